@@ -1,0 +1,30 @@
+"""Demo guards: deny a destructive command, rewrite an argument, add context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookwright import HookInput, HookResult, add_context, deny, rewrite_input
+
+
+def deny_rm(inp: HookInput) -> HookResult | None:
+    command = inp.tool_input.get("command", "")
+    if "-r" in command or "-f" in command:
+        return deny(f"recursive or forced rm is not allowed here: {command!r}")
+    return None
+
+
+def dry_run_push(inp: HookInput) -> HookResult | None:
+    command = inp.tool_input.get("command", "")
+    if "--dry-run" in command:
+        return None
+    new_input: dict[str, Any] = {**inp.tool_input, "command": f"{command} --dry-run"}
+    return rewrite_input(new_input, reason="pushes are rehearsed with --dry-run first")
+
+
+def project_facts(inp: HookInput) -> HookResult:
+    return add_context("This demo project has no remote; pushes are dry runs.")
+
+
+def note_write(inp: HookInput) -> None:
+    return None

@@ -1,0 +1,220 @@
+"""The audit trail: one record per hook run, written off the dispatch path.
+
+`dispatch` hands the finished verdict to `AuditLog.submit`, which only appends it to a deque.
+A writer thread turns verdicts into records, writes them as JSONL and calls the Python
+callbacks, so a slow disk or a slow callback never delays the host.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import json
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from hookwright.results import HookResult, Verdict
+
+log = logging.getLogger("hookwright.audit")
+
+STDERR_TAIL = 2000
+
+
+@dataclass(slots=True, frozen=True)
+class AuditRecord:
+    ts: float
+    event: str
+    hook: str
+    source: str
+    dialect: str
+    status: str
+    decision: str | None
+    duration_ms: float
+    exit_code: int | None
+    reason: str | None
+    error: str | None
+    stderr_tail: str | None
+    session_id: str | None
+    origin: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+AuditCallback = Callable[[AuditRecord], None]
+
+
+def default_audit_path() -> Path:
+    override = os.environ.get("HOOKWRIGHT_AUDIT_LOG")
+    if override:
+        return Path(override)
+    return Path.home() / ".hookwright" / "audit.jsonl"
+
+
+class AuditLog:
+    """Collects verdicts and writes one record per hook run.
+
+    `max_pending` bounds memory if the writer falls behind; verdicts past it are dropped and
+    counted in `dropped`.
+    """
+
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        max_pending: int = 10_000,
+        flush_interval: float = 0.05,
+    ) -> None:
+        self.path = path
+        self.callbacks: list[AuditCallback] = []
+        self.dropped = 0
+        self.written = 0
+        self._secrets: set[str] = set()
+        self._pending: collections.deque[tuple[Verdict, str | None, float]] = collections.deque()
+        self._max_pending = max_pending
+        self._interval = flush_interval
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def active(self) -> bool:
+        return self.path is not None or bool(self.callbacks)
+
+    def add_callback(self, callback: AuditCallback) -> None:
+        self.callbacks.append(callback)
+
+    def add_secret(self, value: str) -> None:
+        """Never write `value` to the audit: it is replaced by `***`."""
+        if value:
+            self._secrets.add(value)
+
+    def submit(self, verdict: Verdict, session_id: str | None) -> None:
+        if not verdict.runs or not self.active:
+            return
+        if len(self._pending) >= self._max_pending:
+            self.dropped += 1
+            return
+        self._pending.append((verdict, session_id, time.time()))
+        if self._thread is None:
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                return
+            thread = threading.Thread(target=self._run, name="hookwright-audit", daemon=True)
+            self._thread = thread
+            thread.start()
+            _live_logs.add(self)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait(self._interval)
+            self._wake.clear()
+            self._drain()
+            if self._closed and not self._pending:
+                return
+
+    def _drain(self) -> None:
+        if not self._pending:
+            return
+        self._idle.clear()
+        try:
+            records: list[AuditRecord] = []
+            while self._pending:
+                verdict, session_id, ts = self._pending.popleft()
+                records.extend(self._records(verdict, session_id, ts))
+            self._write(records)
+        finally:
+            self._idle.set()
+
+    def _redact(self, text: str | None) -> str | None:
+        if text is None or not self._secrets:
+            return text
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def _records(self, verdict: Verdict, session_id: str | None, ts: float) -> list[AuditRecord]:
+        out: list[AuditRecord] = []
+        for result in verdict.results:
+            out.append(self._record(verdict, result, session_id, ts))
+        return out
+
+    def _record(
+        self, verdict: Verdict, result: HookResult, session_id: str | None, ts: float
+    ) -> AuditRecord:
+        spec = result.hook
+        stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
+        return AuditRecord(
+            ts=ts,
+            event=verdict.event.value,
+            hook=spec.name if spec else "?",
+            source=spec.source if spec else "?",
+            dialect=spec.dialect if spec else "?",
+            status=result.status.value,
+            decision=result.decision.value if result.decision else None,
+            duration_ms=round(result.duration_ms, 3),
+            exit_code=result.exit_code,
+            reason=self._redact(result.reason),
+            error=self._redact(result.error),
+            stderr_tail=self._redact(stderr),
+            session_id=session_id,
+            origin=spec.origin if spec else None,
+        )
+
+    def _write(self, records: list[AuditRecord]) -> None:
+        if self.path is not None and records:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as fh:
+                    fh.write(
+                        "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
+                    )
+            except OSError as exc:
+                log.warning("cannot write audit log %s: %s", self.path, exc)
+        for record in records:
+            self.written += 1
+            for callback in self.callbacks:
+                try:
+                    callback(record)
+                except Exception:
+                    log.exception("audit callback %r failed", callback)
+
+    def flush(self, timeout: float = 5.0) -> None:
+        """Wait until every submitted verdict is written."""
+        if self._thread is None:
+            return
+        deadline = time.monotonic() + timeout
+        while (self._pending or not self._idle.is_set()) and time.monotonic() < deadline:
+            self._wake.set()
+            time.sleep(0.005)
+
+    def close(self) -> None:
+        self.flush()
+        self._closed = True
+        self._wake.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=5.0)
+        _live_logs.discard(self)
+
+
+_live_logs: weakref.WeakSet[AuditLog] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_all() -> None:
+    for audit in list(_live_logs):
+        audit.flush(timeout=2.0)

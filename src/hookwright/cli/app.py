@@ -1,0 +1,164 @@
+"""`hookwright` command line: hooks list / hooks test / schema."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hookwright.engine import HookEngine
+from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
+from hookwright.loading import LoadContext, LoadResult, load_into
+
+app = typer.Typer(
+    name="hookwright",
+    help="One lifecycle-hook engine for LLM agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+hooks_app = typer.Typer(help="Inspect and exercise the hooks a project would run.")
+app.add_typer(hooks_app, name="hooks")
+
+err = Console(stderr=True, highlight=False)
+
+ProjectOpt = Annotated[
+    Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
+]
+ConfigOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--config", "-c", help="Extra hook config file (repeatable)."),
+]
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit code 2."""
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"hookwright: error: {message}", markup=False)
+    return typer.Exit(code=2)
+
+
+def _load(project: Path, configs: list[Path] | None) -> tuple[HookEngine, LoadResult]:
+    project = project.resolve()
+    if not project.is_dir():
+        raise CliError(f"project directory {project} does not exist")
+    files = [Path(c) for c in configs or []]
+    for file in files:
+        if not file.is_file():
+            raise CliError(f"config file {file} does not exist")
+    engine = HookEngine()
+    result = load_into(
+        engine, LoadContext(project_dir=project, home=Path.home(), config_files=files)
+    )
+    for diagnostic in result.diagnostics:
+        err.print(str(diagnostic), markup=False)
+    return engine, result
+
+
+@hooks_app.command("list")
+def hooks_list(
+    project: ProjectOpt = Path("."),
+    config: ConfigOpt = None,
+    event: Annotated[str | None, typer.Option(help="Only this event.")] = None,
+) -> None:
+    """A table of the resolved hooks per event and source."""
+    try:
+        engine, _ = _load(project, config)
+        wanted = resolve_event(event) if event else None
+    except (CliError, UnknownEventError) as exc:
+        raise _fail(str(exc)) from None
+    table = Table(title=f"hooks for {project.resolve()}")
+    for column in ("event", "#", "name", "source", "dialect", "matcher", "if", "mode", "timeout"):
+        table.add_column(column)
+    count = 0
+    for ev in Event:
+        if wanted is not None and ev is not wanted:
+            continue
+        for index, spec in enumerate(engine.hooks(ev), start=1):
+            count += 1
+            table.add_row(
+                ev.value,
+                str(index),
+                spec.name,
+                spec.source,
+                spec.dialect,
+                spec.matcher.pattern or "*" if spec.matcher else "*",
+                spec.if_rule.source if spec.if_rule else "",
+                spec.mode,
+                f"{spec.timeout:g}s" if spec.timeout else "-",
+            )
+    engine.close()
+    if count == 0:
+        Console().print("no hooks configured")
+        return
+    Console().print(table)
+
+
+def _read_input(source: str | None) -> dict[str, Any]:
+    if source is None:
+        return {}
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read input {source}: {exc.strerror or exc}") from None
+    name = "stdin" if source == "-" else source
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"invalid JSON in {name}: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(data, dict):
+        raise CliError(f"input {name} must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+@hooks_app.command("test")
+def hooks_test(
+    event: Annotated[str, typer.Argument(help="Canonical event name or dialect alias.")],
+    input_file: Annotated[
+        str | None, typer.Option("--input", "-i", help="Input JSON file, or - for stdin.")
+    ] = None,
+    project: ProjectOpt = Path("."),
+    config: ConfigOpt = None,
+) -> None:
+    """Dispatch one event and print the merged verdict as one JSON object."""
+    try:
+        canonical = resolve_event(event)
+        data = _read_input(input_file)
+        engine, _ = _load(project, config)
+    except (CliError, UnknownEventError) as exc:
+        raise _fail(str(exc)) from None
+    data.setdefault("session_id", f"test-{uuid.uuid4().hex[:8]}")
+    data.setdefault("cwd", str(project.resolve()))
+    inp = HookInput.from_wire(canonical, data)
+    try:
+        verdict = engine.dispatch_sync(inp)
+    finally:
+        engine.close()
+    sys.stdout.write(json.dumps(verdict.to_json(), ensure_ascii=False) + "\n")
+
+
+@app.command("schema")
+def schema(
+    dialect: Annotated[str, typer.Argument(help="native")] = "native",
+) -> None:
+    """Print the JSON Schema of a dialect's hook config."""
+    if dialect == "native":
+        from hookwright.dialects import native
+
+        sys.stdout.write(json.dumps(native.json_schema(), indent=2) + "\n")
+        return
+    raise _fail(f"unknown schema {dialect!r} (known: native)")
+
+
+def main() -> None:
+    app()

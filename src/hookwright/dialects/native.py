@@ -1,0 +1,219 @@
+"""hookwright's own config: `.hookwright/hooks.yaml` of Python hooks named by entry point.
+
+```yaml
+hooks:
+  - name: no-rm
+    event: PreToolUse          # canonical name or any dialect alias
+    matcher: Bash
+    if: "Bash(rm *)"
+    call: guards:deny_rm       # module:function, module looked up beside the YAML file first
+    priority: 0
+    timeout: 5                 # seconds; omitted = run inline, no limit
+    on_error: continue         # or block
+    mode: parallel             # or chain
+```
+
+Read from `~/.hookwright/hooks.yaml` (source `user`), `<project>/.hookwright/hooks.yaml`
+(`project`) and any `--config FILE` given in this format (`project`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from hookwright.events import UnknownEventError, resolve_event
+from hookwright.loading import Diagnostic, LoadContext, LoadResult, register_loader
+from hookwright.matching import IfRule, IfRuleError, compile_matcher
+from hookwright.spec import HookSpec, PythonHandler
+
+FILE_NAME = "hooks.yaml"
+
+
+class NativeHook(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    name: str = Field(min_length=1)
+    event: str
+    call: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+    matcher: str | None = None
+    if_: str | None = Field(default=None, alias="if")
+    priority: int = 0
+    timeout: float | None = Field(default=None, gt=0)
+    on_error: Literal["continue", "block"] = "continue"
+    mode: Literal["parallel", "chain"] = "parallel"
+    enabled: bool = True
+    description: str | None = None
+
+    @field_validator("event")
+    @classmethod
+    def _known_event(cls, value: str) -> str:
+        try:
+            resolve_event(value)
+        except UnknownEventError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("if_")
+    @classmethod
+    def _valid_if(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                IfRule.parse(value)
+            except IfRuleError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+
+class NativeConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    hooks: list[NativeHook] = Field(default_factory=list)
+
+
+def json_schema() -> dict[str, Any]:
+    return NativeConfig.model_json_schema(by_alias=True)
+
+
+def _import_from(base: Path, target: str) -> Any:
+    module_name, _, attr = target.partition(":")
+    module: ModuleType
+    candidate = base.joinpath(*module_name.split(".")).with_suffix(".py")
+    if candidate.is_file():
+        digest = hashlib.sha1(str(candidate.resolve()).encode()).hexdigest()[:12]
+        unique = f"_hookwright_user_{digest}_{module_name.replace('.', '_')}"
+        module = sys.modules.get(unique) or _load_file(unique, candidate)
+    else:
+        module = importlib.import_module(module_name)
+    obj: Any = module
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"{target} is not callable")
+    return obj
+
+
+def _load_file(unique: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(unique, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[unique] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[unique]
+        raise
+    return module
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def load_file(path: Path, source: str) -> LoadResult:
+    result = LoadResult()
+    file = str(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        result.diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
+        return result
+    if data is None:
+        return result
+    if not isinstance(data, dict) or not isinstance(data.get("hooks", []), list):
+        result.diagnostics.append(Diagnostic(file, "hooks", "expected a mapping with a list"))
+        return result
+    unknown = sorted(set(data) - {"hooks"})
+    for key in unknown:
+        result.diagnostics.append(Diagnostic(file, key, "unknown field", "warning"))
+    names: set[str] = set()
+    for index, raw in enumerate(data.get("hooks") or []):
+        where = f"hooks[{index}]"
+        try:
+            hook = NativeHook.model_validate(raw)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = _field_path((*("hooks", index), *err["loc"]))
+                result.diagnostics.append(Diagnostic(file, loc, err["msg"]))
+            continue
+        if hook.name in names:
+            result.diagnostics.append(
+                Diagnostic(file, f"{where}.name", f"duplicate hook name {hook.name!r}")
+            )
+            continue
+        names.add(hook.name)
+        try:
+            func = _import_from(path.parent, hook.call)
+        except Exception as exc:
+            result.diagnostics.append(
+                Diagnostic(file, f"{where}.call", f"cannot import {hook.call}: {exc}")
+            )
+            continue
+        matcher = compile_matcher(hook.matcher) if hook.matcher is not None else None
+        if matcher is not None and matcher.error:
+            result.diagnostics.append(
+                Diagnostic(file, f"{where}.matcher", matcher.error, "warning")
+            )
+        result.specs.append(
+            HookSpec(
+                name=hook.name,
+                event=resolve_event(hook.event),
+                handler=PythonHandler(func),
+                matcher=matcher,
+                if_rule=IfRule.parse(hook.if_) if hook.if_ else None,
+                source=source,
+                dialect="native",
+                mode=hook.mode,
+                priority=hook.priority,
+                timeout=hook.timeout,
+                on_error=hook.on_error,
+                enabled=hook.enabled,
+                origin=f"{file}:{where}",
+                description=hook.description,
+            )
+        )
+    return result
+
+
+def load(ctx: LoadContext) -> LoadResult:
+    result = LoadResult()
+    candidates: list[tuple[Path, str]] = [
+        (ctx.home / ".hookwright" / FILE_NAME, "user"),
+        (ctx.project_dir / ".hookwright" / FILE_NAME, "project"),
+    ]
+    candidates += [(Path(p), "project") for p in ctx.config_files if _is_native(Path(p))]
+    seen: set[Path] = set()
+    for path, source in candidates:
+        resolved = path.resolve()
+        if resolved in seen or not path.is_file():
+            continue
+        seen.add(resolved)
+        result.extend(load_file(path, source))
+    return result
+
+
+def _is_native(path: Path) -> bool:
+    """A --config file is native when it is YAML whose `hooks` is a list of hooks with `call`."""
+    if path.suffix not in (".yaml", ".yml"):
+        return False
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return path.name == FILE_NAME
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return isinstance(hooks, list)
+
+
+register_loader("native", load)

@@ -1,0 +1,559 @@
+"""HookEngine: select -> plan stages -> run with timeouts -> merge -> Verdict.
+
+Selection keeps a hook when its event matches, it is enabled, its scope (session/agent) is the
+input's, its matcher accepts the event's match value, and its `if` rule (tool events only)
+accepts the tool call. Identical dedup keys run once.
+
+Planning orders the selected hooks by priority (lower first), then source
+(`spec.SOURCE_ORDER`), then declaration order. Consecutive parallel-mode hooks form one stage
+whose hooks run concurrently and merge in completion order; each chain-mode hook is a stage of
+one. Stages run in order; each stage sees the input as rewritten by the stages before it, and a
+terminal verdict (deny, block, defer, respond, abort, continue: false) ends the dispatch after
+its stage.
+
+Failure is a value: a timeout, exception or bad return becomes a result with status
+`timeout`/`error`. With `on_error: block` it also blocks (deny on PreToolUse and
+PermissionRequest, block elsewhere); otherwise the dispatch goes on as if the hook had no
+opinion. Nothing a hook does escapes `dispatch`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Coroutine, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hookwright.audit import AuditCallback, AuditLog, default_audit_path
+from hookwright.events import (
+    INPUT_FIELD,
+    MODEL_REQUEST_FIELDS,
+    OUTPUT_FIELD,
+    TOOL_EVENTS,
+    Event,
+    HookInput,
+    resolve_event,
+)
+from hookwright.matching import IfRule, MatcherStyle, compile_matcher
+from hookwright.observers import ObserverBus, ObserverFunc
+from hookwright.results import Decision, HookResult, Status, Verdict
+from hookwright.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
+
+log = logging.getLogger("hookwright.engine")
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+_DEFAULT: Any = object()
+
+_SCOPE_ENDING = frozenset({Event.SessionEnd, Event.SubagentStop})
+
+#: Events whose blocking answer is called "deny" rather than "block".
+_DENY_EVENTS = frozenset({Event.PreToolUse, Event.PermissionRequest})
+
+
+def _error_result(spec: HookSpec, status: Status, message: str) -> HookResult:
+    result = HookResult(status=status, error=message, hook=spec)
+    if spec.on_error == "block":
+        result.decision = Decision.deny if spec.event in _DENY_EVENTS else Decision.block
+        result.reason = f"hook {spec.name} {'timed out' if status is Status.timeout else 'failed'}"
+        if message:
+            result.reason += f": {message}"
+    return result
+
+
+def _finish(spec: HookSpec, result: HookResult | None, duration_ns: int) -> HookResult | None:
+    if result is None:
+        return None
+    result.hook = spec
+    result.duration_ms = duration_ns / 1e6
+    if (
+        result.status in (Status.error, Status.timeout)
+        and spec.on_error == "block"
+        and result.decision not in (Decision.deny, Decision.block)
+    ):
+        blocked = _error_result(spec, result.status, result.error or "")
+        result.decision = blocked.decision
+        result.reason = blocked.reason
+    return result
+
+
+def apply_to_input(inp: HookInput, verdict: Verdict) -> HookInput:
+    """The input the next stage sees: the current one with the verdict's rewrites applied."""
+    updates: dict[str, Any] = dict(verdict.payload_updates)
+    if verdict.updated_input is not None:
+        field_name = INPUT_FIELD.get(inp.event)
+        if field_name is not None:
+            updates[field_name] = verdict.updated_input
+        elif inp.event is Event.PreModelCall:
+            for key in MODEL_REQUEST_FIELDS:
+                if key in verdict.updated_input:
+                    updates[key] = verdict.updated_input[key]
+    if verdict.updated_output is not None:
+        out_field = OUTPUT_FIELD.get(inp.event)
+        if out_field is not None:
+            updates[out_field] = verdict.updated_output
+    return inp.with_payload(**updates) if updates else inp
+
+
+class _LoopThread:
+    """A private event loop in a daemon thread, for sync hosts running async hooks."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="hookwright-loop", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5.0)
+        self.loop.close()
+
+
+class HookEngine:
+    """The one engine every dialect and every host uses."""
+
+    def __init__(
+        self,
+        *,
+        audit_path: Path | str | None = _DEFAULT,
+        observer_capacity: int = 1024,
+        observer_timeout: float = 0.5,
+    ) -> None:
+        path = default_audit_path() if audit_path is _DEFAULT else audit_path
+        self.audit = AuditLog(Path(path) if path is not None else None)
+        self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
+        self._by_event: dict[Event, list[HookSpec]] = {}
+        self._order = itertools.count()
+        self._loop_thread: _LoopThread | None = None
+        self._loop_lock = threading.Lock()
+        self._empty: dict[Event, Verdict] = {}
+
+    # Registration ---------------------------------------------------------------------------
+
+    def register(self, spec: HookSpec) -> HookSpec:
+        spec.order = next(self._order)
+        hooks = [*self._by_event.get(spec.event, ()), spec]
+        hooks.sort(key=lambda s: s.sort_key)
+        self._by_event[spec.event] = hooks
+        return spec
+
+    def unregister(self, spec: HookSpec) -> bool:
+        hooks = self._by_event.get(spec.event)
+        if not hooks or spec not in hooks:
+            return False
+        remaining = [s for s in hooks if s is not spec]
+        if remaining:
+            self._by_event[spec.event] = remaining
+        else:
+            del self._by_event[spec.event]
+        return True
+
+    def hooks(self, event: Event | str | None = None) -> list[HookSpec]:
+        if event is not None:
+            return list(self._by_event.get(resolve_event(event), ()))
+        return [spec for specs in self._by_event.values() for spec in specs]
+
+    def add(
+        self,
+        func: Callable[..., Any],
+        event: Event | str,
+        *,
+        matcher: str | None = None,
+        if_: str | None = None,
+        priority: int = 0,
+        timeout: float | None = None,
+        on_error: OnError = "continue",
+        mode: Mode = "parallel",
+        name: str | None = None,
+        scope: str | None = None,
+        once: bool = False,
+        matcher_style: MatcherStyle = "claude",
+        source: str = "in-process",
+    ) -> HookSpec:
+        """Register a Python callable `func(inp: HookInput)` returning a HookResult, a dict of
+        its fields, or None (no opinion). Sync or async."""
+        canonical = resolve_event(event)
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"hook {name or func.__name__}: timeout must be > 0, got {timeout}")
+        spec = HookSpec(
+            name=name or str(getattr(func, "__qualname__", repr(func))),
+            event=canonical,
+            handler=PythonHandler(func),
+            matcher=compile_matcher(matcher, matcher_style) if matcher is not None else None,
+            if_rule=IfRule.parse(if_) if if_ is not None else None,
+            source=source,
+            mode=mode,
+            priority=priority,
+            timeout=timeout,
+            on_error=on_error,
+            once=once,
+            scope=scope,
+            origin=_origin_of(func),
+        )
+        return self.register(spec)
+
+    def on(
+        self,
+        event: Event | str,
+        *,
+        matcher: str | None = None,
+        if_: str | None = None,
+        priority: int = 0,
+        timeout: float | None = None,
+        on_error: OnError = "continue",
+        mode: Mode = "parallel",
+        name: str | None = None,
+        scope: str | None = None,
+        once: bool = False,
+        matcher_style: MatcherStyle = "claude",
+    ) -> Callable[[F], F]:
+        """Decorator form of `add`: `@engine.on("PreToolUse", matcher="Bash", if_="Bash(rm *)")`."""
+
+        def decorate(func: F) -> F:
+            self.add(
+                func,
+                event,
+                matcher=matcher,
+                if_=if_,
+                priority=priority,
+                timeout=timeout,
+                on_error=on_error,
+                mode=mode,
+                name=name,
+                scope=scope,
+                once=once,
+                matcher_style=matcher_style,
+            )
+            return func
+
+        return decorate
+
+    @contextmanager
+    def scoped(self, scope_id: str) -> Iterator[ScopedHooks]:
+        """Register hooks for one session or agent; they are removed when the block exits."""
+        scoped = ScopedHooks(self, scope_id)
+        try:
+            yield scoped
+        finally:
+            self.end_scope(scope_id)
+
+    def end_scope(self, scope_id: str) -> int:
+        """Remove every hook registered for `scope_id`; returns how many were removed."""
+        removed = 0
+        for event in list(self._by_event):
+            hooks = self._by_event[event]
+            kept = [s for s in hooks if s.scope != scope_id]
+            removed += len(hooks) - len(kept)
+            if kept:
+                self._by_event[event] = kept
+            else:
+                del self._by_event[event]
+        return removed
+
+    # Observers and audit --------------------------------------------------------------------
+
+    def add_observer(
+        self, func: ObserverFunc, kinds: Collection[str] | None = None, name: str | None = None
+    ) -> None:
+        self.observers.add(func, kinds, name)
+
+    def publish(self, kind: str, payload: dict[str, Any] | None = None) -> bool:
+        """Send a runtime event to the observers without waiting for them."""
+        return self.observers.publish(kind, payload)
+
+    def add_audit_callback(self, callback: AuditCallback) -> None:
+        self.audit.add_callback(callback)
+
+    # Selection ------------------------------------------------------------------------------
+
+    def select(self, inp: HookInput) -> list[HookSpec]:
+        hooks = self._by_event.get(inp.event)
+        if not hooks:
+            return []
+        selected: list[HookSpec] = []
+        seen_keys: set[Any] | None = None
+        default_value: Any = _DEFAULT
+        for spec in hooks:
+            if not spec.enabled:
+                continue
+            if (
+                spec.scope is not None
+                and spec.scope != inp.session_id
+                and spec.scope != (inp.agent_id)
+            ):
+                continue
+            matcher = spec.matcher
+            if matcher is not None and not matcher.matches_all:
+                if spec.match_field is None:
+                    if default_value is _DEFAULT:
+                        default_value = inp.match_value()
+                    value = default_value
+                else:
+                    value = inp.match_value(spec.match_field)
+                if not matcher.matches(value):
+                    continue
+            if spec.if_rule is not None and not self._if_matches(spec.if_rule, inp):
+                continue
+            if spec.dedup_key is not None:
+                if seen_keys is None:
+                    seen_keys = set()
+                if spec.dedup_key in seen_keys:
+                    continue
+                seen_keys.add(spec.dedup_key)
+            selected.append(spec)
+        return selected
+
+    @staticmethod
+    def _if_matches(rule: IfRule, inp: HookInput) -> bool:
+        if inp.event not in TOOL_EVENTS:
+            return False
+        return rule.matches(
+            inp.tool_name or "",
+            inp.tool_input,
+            cwd=inp.cwd,
+            project_dir=inp.payload.get("project_dir"),
+        )
+
+    # Dispatch -------------------------------------------------------------------------------
+
+    def _empty_verdict(self, event: Event) -> Verdict:
+        """The shared verdict of a dispatch that selected no hook. Verdicts are read-only for
+        hosts; sharing this one keeps the no-hook path allocation-free."""
+        verdict = self._empty.get(event)
+        if verdict is None:
+            verdict = self._empty[event] = Verdict(event)
+        return verdict
+
+    async def dispatch(self, inp: HookInput) -> Verdict:
+        """Run every hook selected for `inp` and return the merged verdict."""
+        selected = self.select(inp)
+        if not selected:
+            if inp.event in _SCOPE_ENDING:
+                self._end_scopes(inp)
+            return self._empty_verdict(inp.event)
+        if all(spec.inline for spec in selected):
+            verdict = self._run_inline(inp, selected)
+        else:
+            verdict = await self._run_staged(inp, selected)
+        self._after_dispatch(inp, verdict)
+        return verdict
+
+    def dispatch_sync(self, inp: HookInput) -> Verdict:
+        """The sync facade. Sync Python hooks run on the calling thread; anything else runs on
+        the engine's private event loop thread."""
+        selected = self.select(inp)
+        if not selected:
+            if inp.event in _SCOPE_ENDING:
+                self._end_scopes(inp)
+            return self._empty_verdict(inp.event)
+        if all(spec.inline for spec in selected):
+            verdict = self._run_inline(inp, selected)
+        else:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+            else:
+                raise RuntimeError(
+                    "dispatch_sync() called from a running event loop with async hooks "
+                    "selected; use `await engine.dispatch(inp)`"
+                )
+            verdict = self._loop().run(self._run_staged(inp, selected))
+        self._after_dispatch(inp, verdict)
+        return verdict
+
+    def _loop(self) -> _LoopThread:
+        with self._loop_lock:
+            if self._loop_thread is None:
+                self._loop_thread = _LoopThread()
+            return self._loop_thread
+
+    def _after_dispatch(self, inp: HookInput, verdict: Verdict) -> None:
+        for spec, _result, _duration in verdict.runs:
+            if spec.once:
+                self.unregister(spec)
+        self.audit.submit(verdict, inp.session_id)
+        if inp.event in _SCOPE_ENDING:
+            self._end_scopes(inp)
+
+    def _end_scopes(self, inp: HookInput) -> None:
+        if inp.event is Event.SessionEnd and inp.session_id:
+            self.end_scope(inp.session_id)
+        elif inp.event is Event.SubagentStop and inp.agent_id:
+            self.end_scope(inp.agent_id)
+
+    def _run_inline(self, inp: HookInput, selected: list[HookSpec]) -> Verdict:
+        """Every selected hook is a sync callable: run them in plan order on this thread. A
+        parallel stage of sync callables completes in call order, so the merge is the same as
+        in `_run_staged`; hooks of one stage all see the stage's input."""
+        verdict = Verdict(inp.event)
+        runs = verdict.runs
+        current = inp
+        perf = time.perf_counter_ns
+        last = len(selected) - 1
+        for index, spec in enumerate(selected):
+            handler: PythonHandler = spec.handler  # type: ignore[assignment]
+            started = perf()
+            try:
+                raw = handler.func(current)
+                result = raw if raw is None or type(raw) is HookResult else handler.decode(raw)
+            except Exception as exc:
+                result = _error_result(spec, Status.error, _describe_exception(exc))
+            duration = perf() - started
+            if result is None:
+                runs.append((spec, None, duration))
+            else:
+                _finish(spec, result, duration)
+                runs.append((spec, result, duration))
+                verdict.absorb(result)
+            stage_ends = (
+                spec.mode == "chain" or index == last or selected[index + 1].mode == "chain"
+            )
+            if stage_ends:
+                if verdict.terminal:
+                    break
+                current = apply_to_input(current, verdict)
+        return verdict
+
+    async def _run_staged(self, inp: HookInput, selected: list[HookSpec]) -> Verdict:
+        verdict = Verdict(inp.event)
+        current = inp
+        for stage in _plan(selected):
+            if len(stage) == 1:
+                results = [await self._run_one(stage[0], current)]
+            else:
+                tasks = [asyncio.ensure_future(self._run_one(spec, current)) for spec in stage]
+                results = []
+                try:
+                    for next_done in asyncio.as_completed(tasks):
+                        results.append(await next_done)
+                except asyncio.CancelledError:
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    raise
+            for spec, result, duration in results:
+                verdict.runs.append((spec, result, duration))
+                if result is not None:
+                    verdict.absorb(result)
+            if verdict.terminal:
+                break
+            current = apply_to_input(current, verdict)
+        return verdict
+
+    async def _run_one(
+        self, spec: HookSpec, inp: HookInput
+    ) -> tuple[HookSpec, HookResult | None, int]:
+        started = time.perf_counter_ns()
+        timeout = spec.timeout
+        try:
+            if timeout is None:
+                result = await spec.handler(inp, RunContext(spec, None))
+            else:
+                result = await asyncio.wait_for(
+                    spec.handler(inp, RunContext(spec, timeout)), timeout
+                )
+        except TimeoutError:
+            result = _error_result(spec, Status.timeout, f"timed out after {timeout:g}s")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            result = _error_result(spec, Status.error, _describe_exception(exc))
+        duration = time.perf_counter_ns() - started
+        return spec, _finish(spec, result, duration), duration
+
+    # Shutdown -------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close handlers that hold resources (processes, clients), then flush the audit."""
+        for spec in self.hooks():
+            closer = getattr(spec.handler, "aclose", None)
+            if closer is not None:
+                try:
+                    await closer()
+                except Exception:
+                    log.exception("closing hook %s failed", spec.name)
+        self._shutdown()
+
+    def close(self) -> None:
+        closers = [
+            closer
+            for spec in self.hooks()
+            if (closer := getattr(spec.handler, "aclose", None)) is not None
+        ]
+        if closers:
+            loop = self._loop()
+
+            async def close_all() -> None:
+                for closer in closers:
+                    try:
+                        await closer()
+                    except Exception:
+                        log.exception("closing a hook failed")
+
+            loop.run(close_all())
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        self.audit.close()
+        self.observers.close()
+        with self._loop_lock:
+            if self._loop_thread is not None:
+                self._loop_thread.stop()
+                self._loop_thread = None
+
+
+class ScopedHooks:
+    """Registers hooks bound to one session or agent id."""
+
+    def __init__(self, engine: HookEngine, scope_id: str) -> None:
+        self.engine = engine
+        self.scope_id = scope_id
+
+    def add(self, func: Callable[..., Any], event: Event | str, **options: Any) -> HookSpec:
+        return self.engine.add(func, event, scope=self.scope_id, source="session", **options)
+
+    def on(self, event: Event | str, **options: Any) -> Callable[[F], F]:
+        def decorate(func: F) -> F:
+            self.add(func, event, **options)
+            return func
+
+        return decorate
+
+
+def _plan(selected: list[HookSpec]) -> list[list[HookSpec]]:
+    stages: list[list[HookSpec]] = []
+    for spec in selected:
+        if spec.mode == "parallel" and stages and stages[-1][0].mode == "parallel":
+            stages[-1].append(spec)
+        else:
+            stages.append([spec])
+    return stages
+
+
+def plan_stages(selected: list[HookSpec]) -> list[list[HookSpec]]:
+    """The stages `dispatch` would run for these (already ordered) hooks."""
+    return _plan(selected)
+
+
+def _describe_exception(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _origin_of(func: Callable[..., Any]) -> str | None:
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return None
+    return f"{code.co_filename}:{code.co_firstlineno}"
