@@ -13,8 +13,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+DEMO := examples/demo
+
 demo: $(STAMP)
-	$(BIN)/hookwright demo
+	@echo "== PreToolUse: Bash 'cd build && rm -rf /' (a hook denies it)"
+	@$(BIN)/hookwright hooks test PreToolUse --project $(DEMO) --input $(DEMO)/inputs/rm.json
+	@echo "== PreToolUse: Bash 'FORCE=1 git push origin main' (a hook rewrites it)"
+	@$(BIN)/hookwright hooks test PreToolUse --project $(DEMO) --input $(DEMO)/inputs/push.json
+	@echo "== SessionStart (a hook adds context)"
+	@$(BIN)/hookwright hooks test SessionStart --project $(DEMO) --input $(DEMO)/inputs/start.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

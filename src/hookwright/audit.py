@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from hookwright.results import HookResult, Verdict
 log = logging.getLogger("hookwright.audit")
 
 STDERR_TAIL = 2000
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 @dataclass(slots=True, frozen=True)
@@ -45,8 +46,10 @@ class AuditRecord:
     origin: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: getattr(self, name) for name in _RECORD_FIELDS}
 
+
+_RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord))
 
 AuditCallback = Callable[[AuditRecord], None]
 

@@ -26,8 +26,9 @@ import threading
 import time
 from collections.abc import Callable, Collection, Coroutine, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from hookwright.audit import AuditCallback, AuditLog, default_audit_path
 from hookwright.events import (
@@ -67,9 +68,16 @@ def _error_result(spec: HookSpec, status: Status, message: str) -> HookResult:
     return result
 
 
+@overload
+def _finish(spec: HookSpec, result: HookResult, duration_ns: int) -> HookResult: ...
+@overload
+def _finish(spec: HookSpec, result: None, duration_ns: int) -> None: ...
 def _finish(spec: HookSpec, result: HookResult | None, duration_ns: int) -> HookResult | None:
+    """Stamp provenance and duration; a result object shared between hooks is copied."""
     if result is None:
         return None
+    if result.hook is not None and result.hook is not spec:
+        result = replace(result)
     result.hook = spec
     result.duration_ms = duration_ns / 1e6
     if (
@@ -134,6 +142,11 @@ class HookEngine:
         self.audit = AuditLog(Path(path) if path is not None else None)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
+        #: (event, default match value) -> hooks whose matcher accepts it; cleared on change.
+        self._candidates: dict[tuple[Event, str | None], list[HookSpec]] = {}
+        self._once_hooks = 0
+        #: Events whose hooks are all sync Python callables (no event loop needed).
+        self._inline_events: set[Event] = set()
         self._order = itertools.count()
         self._loop_thread: _LoopThread | None = None
         self._loop_lock = threading.Lock()
@@ -145,19 +158,26 @@ class HookEngine:
         spec.order = next(self._order)
         hooks = [*self._by_event.get(spec.event, ()), spec]
         hooks.sort(key=lambda s: s.sort_key)
-        self._by_event[spec.event] = hooks
+        self._set_hooks(spec.event, hooks)
         return spec
 
     def unregister(self, spec: HookSpec) -> bool:
         hooks = self._by_event.get(spec.event)
         if not hooks or spec not in hooks:
             return False
-        remaining = [s for s in hooks if s is not spec]
-        if remaining:
-            self._by_event[spec.event] = remaining
-        else:
-            del self._by_event[spec.event]
+        self._set_hooks(spec.event, [s for s in hooks if s is not spec])
         return True
+
+    def _set_hooks(self, event: Event, hooks: list[HookSpec]) -> None:
+        if hooks:
+            self._by_event[event] = hooks
+        else:
+            self._by_event.pop(event, None)
+        self._candidates.clear()
+        self._once_hooks = sum(1 for specs in self._by_event.values() for s in specs if s.once)
+        self._inline_events = {
+            ev for ev, specs in self._by_event.items() if all(s.inline for s in specs)
+        }
 
     def hooks(self, event: Event | str | None = None) -> list[HookSpec]:
         if event is not None:
@@ -254,11 +274,9 @@ class HookEngine:
         for event in list(self._by_event):
             hooks = self._by_event[event]
             kept = [s for s in hooks if s.scope != scope_id]
-            removed += len(hooks) - len(kept)
-            if kept:
-                self._by_event[event] = kept
-            else:
-                del self._by_event[event]
+            if len(kept) != len(hooks):
+                removed += len(hooks) - len(kept)
+                self._set_hooks(event, kept)
         return removed
 
     # Observers and audit --------------------------------------------------------------------
@@ -281,28 +299,34 @@ class HookEngine:
         hooks = self._by_event.get(inp.event)
         if not hooks:
             return []
+        value = inp.match_value()
+        key = (inp.event, value)
+        candidates = self._candidates.get(key)
+        if candidates is None:
+            candidates = [
+                spec
+                for spec in hooks
+                if spec.matcher is None
+                or spec.match_field is not None
+                or spec.matcher.matches(value)
+            ]
+            if len(self._candidates) > 4096:
+                self._candidates.clear()
+            self._candidates[key] = candidates
         selected: list[HookSpec] = []
         seen_keys: set[Any] | None = None
-        default_value: Any = _DEFAULT
-        for spec in hooks:
+        for spec in candidates:
             if not spec.enabled:
                 continue
+            scope = spec.scope
+            if scope is not None and scope != inp.session_id and scope != inp.agent_id:
+                continue
             if (
-                spec.scope is not None
-                and spec.scope != inp.session_id
-                and spec.scope != (inp.agent_id)
+                spec.match_field is not None
+                and spec.matcher is not None
+                and not spec.matcher.matches(inp.match_value(spec.match_field))
             ):
                 continue
-            matcher = spec.matcher
-            if matcher is not None and not matcher.matches_all:
-                if spec.match_field is None:
-                    if default_value is _DEFAULT:
-                        default_value = inp.match_value()
-                    value = default_value
-                else:
-                    value = inp.match_value(spec.match_field)
-                if not matcher.matches(value):
-                    continue
             if spec.if_rule is not None and not self._if_matches(spec.if_rule, inp):
                 continue
             if spec.dedup_key is not None:
@@ -342,7 +366,7 @@ class HookEngine:
             if inp.event in _SCOPE_ENDING:
                 self._end_scopes(inp)
             return self._empty_verdict(inp.event)
-        if all(spec.inline for spec in selected):
+        if inp.event in self._inline_events or all(spec.inline for spec in selected):
             verdict = self._run_inline(inp, selected)
         else:
             verdict = await self._run_staged(inp, selected)
@@ -357,7 +381,7 @@ class HookEngine:
             if inp.event in _SCOPE_ENDING:
                 self._end_scopes(inp)
             return self._empty_verdict(inp.event)
-        if all(spec.inline for spec in selected):
+        if inp.event in self._inline_events or all(spec.inline for spec in selected):
             verdict = self._run_inline(inp, selected)
         else:
             try:
@@ -380,9 +404,10 @@ class HookEngine:
             return self._loop_thread
 
     def _after_dispatch(self, inp: HookInput, verdict: Verdict) -> None:
-        for spec, _result, _duration in verdict.runs:
-            if spec.once:
-                self.unregister(spec)
+        if self._once_hooks:
+            for spec, _result, _duration in verdict.runs:
+                if spec.once:
+                    self.unregister(spec)
         self.audit.submit(verdict, inp.session_id)
         if inp.event in _SCOPE_ENDING:
             self._end_scopes(inp)
@@ -399,11 +424,29 @@ class HookEngine:
         in `_run_staged`; hooks of one stage all see the stage's input."""
         verdict = Verdict(inp.event)
         runs = verdict.runs
-        current = inp
         perf = time.perf_counter_ns
+        if all(spec.mode == "parallel" for spec in selected):
+            started = perf()
+            for spec in selected:
+                handler: PythonHandler = spec.handler  # type: ignore[assignment]
+                try:
+                    raw = handler.func(inp)
+                    result = raw if raw is None or type(raw) is HookResult else handler.decode(raw)
+                except Exception as exc:
+                    result = _error_result(spec, Status.error, _describe_exception(exc))
+                finished = perf()
+                if result is None:
+                    runs.append((spec, None, finished - started))
+                else:
+                    result = _finish(spec, result, finished - started)
+                    runs.append((spec, result, finished - started))
+                    verdict.absorb(result)
+                started = finished
+            return verdict
+        current = inp
         last = len(selected) - 1
         for index, spec in enumerate(selected):
-            handler: PythonHandler = spec.handler  # type: ignore[assignment]
+            handler = spec.handler  # type: ignore[assignment]
             started = perf()
             try:
                 raw = handler.func(current)
@@ -414,7 +457,7 @@ class HookEngine:
             if result is None:
                 runs.append((spec, None, duration))
             else:
-                _finish(spec, result, duration)
+                result = _finish(spec, result, duration)
                 runs.append((spec, result, duration))
                 verdict.absorb(result)
             stage_ends = (
@@ -423,7 +466,8 @@ class HookEngine:
             if stage_ends:
                 if verdict.terminal:
                     break
-                current = apply_to_input(current, verdict)
+                if verdict.rewritten:
+                    current = apply_to_input(current, verdict)
         return verdict
 
     async def _run_staged(self, inp: HookInput, selected: list[HookSpec]) -> Verdict:
@@ -449,7 +493,8 @@ class HookEngine:
                     verdict.absorb(result)
             if verdict.terminal:
                 break
-            current = apply_to_input(current, verdict)
+            if verdict.rewritten:
+                current = apply_to_input(current, verdict)
         return verdict
 
     async def _run_one(

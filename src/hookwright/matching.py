@@ -445,7 +445,19 @@ class IfRule:
 
     ``tool`` is the canonical tool name (``Task`` becomes ``Agent``); a ``*`` in it is a glob
     over tool names (``mcp__srv__*``). ``pattern`` is ``None`` for ``Tool``, ``Tool()`` and
-    ``Tool(*)``, which match every call of the tool.
+    ``Tool(*)``, which match every call of the tool. How a pattern is read depends on the
+    tool:
+
+    * ``Bash``/``PowerShell``: command pattern checked against every simple command (both go
+      through the Bash grammar); unparseable commands, and expansions under a pattern that
+      names more than the command, match (fail-open, so the hook runs).
+    * ``Read``/``Edit``/``Write``/``MultiEdit``/``NotebookEdit``/``Glob``/``Grep``: gitignore
+      pattern anchored like Claude Code permission rules (``//`` root, ``~/`` home, ``/``
+      project dir, otherwise cwd; slash-free patterns match at any depth anywhere). Glob and
+      Grep paths are directories.
+    * ``WebFetch``: ``domain:host`` (host or a subdomain), otherwise a glob on the URL.
+    * ``WebSearch``: glob on ``query``. ``Agent``: exact ``subagent_type``.
+    * anything else: glob on any top-level string value of the input.
     """
 
     source: str

@@ -17,6 +17,7 @@ answer; a parallel stage applies it to every result in completion order.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
@@ -109,7 +110,7 @@ class HookResult:
         )
 
 
-def _merge_extra(target: dict[str, Any], extra: dict[str, Any]) -> None:
+def _merge_extra(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
     for key, value in extra.items():
         current = target.get(key)
         if isinstance(current, list) and isinstance(value, list):
@@ -123,9 +124,37 @@ def _merge_extra(target: dict[str, Any], extra: dict[str, Any]) -> None:
 HookRun = tuple["HookSpec", HookResult | None, int]
 
 
+class _EmptyMapping(Mapping[str, Any]):
+    """The shared, immutable (and so hashable) empty default of a verdict's mappings."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+_EMPTY: Mapping[str, Any] = _EmptyMapping()
+
+
 @dataclass(slots=True)
 class Verdict:
-    """Every answer to one dispatch, merged. The host applies it at one place per checkpoint."""
+    """Every answer to one dispatch, merged. The host applies it at one place per checkpoint.
+
+    Verdicts are read-only for hosts: collections start as shared empty values and are
+    replaced (never mutated in place) when a hook contributes, which keeps a dispatch cheap.
+    """
 
     event: Event
     decision: Decision | None = None
@@ -134,15 +163,18 @@ class Verdict:
     stop_reason: str | None = None
     updated_input: dict[str, Any] | None = None
     updated_output: Any = None
-    payload_updates: dict[str, Any] = field(default_factory=dict)
-    patches: dict[str, Any] = field(default_factory=dict)
+    payload_updates: Mapping[str, Any] = _EMPTY
+    patches: Mapping[str, Any] = _EMPTY
     respond: Any = None
     abort: Abort | None = None
-    additional_context: list[str] = field(default_factory=list)
-    system_messages: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    additional_context: Sequence[str] = ()
+    system_messages: Sequence[str] = ()
+    extra: Mapping[str, Any] = _EMPTY
     runs: list[HookRun] = field(default_factory=list)
-    _reasons: list[str] = field(default_factory=list)
+    #: True once a hook rewrote the input, output or payload (the engine then re-derives the
+    #: input the next stage sees).
+    rewritten: bool = False
+    _reasons: tuple[str, ...] = ()
     _results: list[HookResult] | None = None
 
     @property
@@ -177,26 +209,31 @@ class Verdict:
             current = self.decision
             if current is None or DECISION_RANK[decision] > DECISION_RANK[current]:
                 self.decision = decision
-                self._reasons = [result.reason] if result.reason else []
+                self._reasons = (result.reason,) if result.reason else ()
             elif (
                 DECISION_RANK[decision] == DECISION_RANK[current]
                 and result.reason
                 and result.reason not in self._reasons
             ):
-                self._reasons.append(result.reason)
+                self._reasons = (*self._reasons, result.reason)
             self.reason = "\n".join(self._reasons) if self._reasons else None
         if result.updated_input is not None and decision in REWRITE_DECISIONS:
             self.updated_input = result.updated_input
+            self.rewritten = True
         if result.updated_output is not None:
             self.updated_output = result.updated_output
+            self.rewritten = True
         if result.payload_updates:
-            self.payload_updates.update(result.payload_updates)
+            self.payload_updates = {**self.payload_updates, **result.payload_updates}
+            self.rewritten = True
         if result.patches:
-            self.patches.update(result.patches)
-        if result.additional_context and result.additional_context not in self.additional_context:
-            self.additional_context.append(result.additional_context)
-        if result.system_message and result.system_message not in self.system_messages:
-            self.system_messages.append(result.system_message)
+            self.patches = {**self.patches, **result.patches}
+        context = result.additional_context
+        if context and context not in self.additional_context:
+            self.additional_context = [*self.additional_context, context]
+        message = result.system_message
+        if message and message not in self.system_messages:
+            self.system_messages = [*self.system_messages, message]
         if not result.continue_:
             self.continue_ = False
             if self.stop_reason is None and result.stop_reason:
@@ -206,7 +243,9 @@ class Verdict:
         if result.respond is not None and self.respond is None:
             self.respond = result.respond
         if result.extra:
-            _merge_extra(self.extra, result.extra)
+            merged = dict(self.extra)
+            _merge_extra(merged, result.extra)
+            self.extra = merged
 
     def to_json(self) -> dict[str, Any]:
         """The verdict in the shape `hookwright hooks test` prints."""

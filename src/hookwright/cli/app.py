@@ -26,7 +26,15 @@ app = typer.Typer(
 hooks_app = typer.Typer(help="Inspect and exercise the hooks a project would run.")
 app.add_typer(hooks_app, name="hooks")
 
-err = Console(stderr=True, highlight=False)
+
+def _stdout_console() -> Console:
+    console = Console()
+    return console if console.is_terminal else Console(width=200)
+
+
+def _say_err(line: str) -> None:
+    sys.stderr.write(line.rstrip("\n") + "\n")
+
 
 ProjectOpt = Annotated[
     Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
@@ -42,7 +50,7 @@ class CliError(Exception):
 
 
 def _fail(message: str) -> typer.Exit:
-    err.print(f"hookwright: error: {message}", markup=False)
+    _say_err(f"hookwright: error: {' '.join(message.split())}")
     return typer.Exit(code=2)
 
 
@@ -59,7 +67,7 @@ def _load(project: Path, configs: list[Path] | None) -> tuple[HookEngine, LoadRe
         engine, LoadContext(project_dir=project, home=Path.home(), config_files=files)
     )
     for diagnostic in result.diagnostics:
-        err.print(str(diagnostic), markup=False)
+        _say_err(str(diagnostic))
     return engine, result
 
 
@@ -97,9 +105,9 @@ def hooks_list(
             )
     engine.close()
     if count == 0:
-        Console().print("no hooks configured")
+        _stdout_console().print("no hooks configured")
         return
-    Console().print(table)
+    _stdout_console().print(table)
 
 
 def _read_input(source: str | None) -> dict[str, Any]:

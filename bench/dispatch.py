@@ -1,0 +1,136 @@
+"""Dispatch benchmark: hookwright vs pluggy calling the same number of implementations.
+
+Prints a table and writes bench/results.json: {"name": ratio}, ratio = hookwright time per
+event / pluggy time per event, both measured in this run (lower is better; 1.0 = parity).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pluggy
+from rich.console import Console
+from rich.table import Table
+
+from hookwright import Event, HookEngine, HookInput
+
+ROUNDS = 7
+RESULTS = Path(__file__).resolve().parent / "results.json"
+
+hookspec = pluggy.HookspecMarker("benchapp")
+hookimpl = pluggy.HookimplMarker("benchapp")
+
+
+class Spec:
+    @hookspec
+    def pre_tool_use(self, inp: Any) -> None: ...
+
+
+def best_ns_per_call(func: Callable[[], Any], number: int) -> float:
+    """The best of ROUNDS timings of `number` calls, in ns per call."""
+    timings = []
+    for _ in range(ROUNDS):
+        start = time.perf_counter_ns()
+        for _ in range(number):
+            func()
+        timings.append((time.perf_counter_ns() - start) / number)
+    return min(timings)
+
+
+def noop(inp: HookInput) -> None:
+    return None
+
+
+def pluggy_caller(n: int) -> Callable[[], Any]:
+    pm = pluggy.PluginManager("benchapp")
+    pm.add_hookspecs(Spec)
+    for i in range(n):
+
+        class Plugin:
+            @hookimpl
+            def pre_tool_use(self, inp: Any) -> None:
+                return None
+
+        pm.register(Plugin(), name=f"p{i}")
+    inp = {"tool_name": "Bash"}
+    hook = pm.hook.pre_tool_use
+    return lambda: hook(inp=inp)
+
+
+def engine_with(n: int, audit: Path | None) -> HookEngine:
+    engine = HookEngine(audit_path=audit)
+    for i in range(n):
+        engine.add(noop, Event.PreToolUse, matcher="Bash", name=f"h{i}")
+    return engine
+
+
+def hookwright_sync(engine: HookEngine) -> Callable[[], Any]:
+    inp = HookInput(
+        Event.PreToolUse, session_id="s", payload={"tool_name": "Bash", "tool_input": {}}
+    )
+    dispatch = engine.dispatch_sync
+    return lambda: dispatch(inp)
+
+
+def hookwright_async_ns(engine: HookEngine, number: int) -> float:
+    inp = HookInput(
+        Event.PreToolUse, session_id="s", payload={"tool_name": "Bash", "tool_input": {}}
+    )
+
+    async def loop() -> float:
+        timings = []
+        for _ in range(ROUNDS):
+            start = time.perf_counter_ns()
+            for _ in range(number):
+                await engine.dispatch(inp)
+            timings.append((time.perf_counter_ns() - start) / number)
+        return min(timings)
+
+    return asyncio.run(loop())
+
+
+def main() -> int:
+    rows: list[tuple[str, float, float]] = []
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, number in ((0, 200_000), (1, 100_000), (10, 30_000)):
+            baseline = best_ns_per_call(pluggy_caller(n), number)
+            engine = engine_with(n, None)
+            ours = best_ns_per_call(hookwright_sync(engine), number)
+            rows.append((f"sync dispatch, {n} hooks", ours, baseline))
+            results[f"dispatch_sync_{n}_hooks"] = ours / baseline
+            ours_async = hookwright_async_ns(engine, number)
+            rows.append((f"await dispatch, {n} hooks", ours_async, baseline))
+            results[f"dispatch_async_{n}_hooks"] = ours_async / baseline
+            engine.close()
+            if n:
+                audited = engine_with(n, Path(tmp) / "audit.jsonl")
+                ours_audit = best_ns_per_call(hookwright_sync(audited), number)
+                audited.close()
+                rows.append((f"sync dispatch + JSONL audit, {n} hooks", ours_audit, baseline))
+                results[f"dispatch_sync_audit_{n}_hooks"] = ours_audit / baseline
+    table = Table(title=f"hookwright dispatch vs pluggy (best of {ROUNDS} rounds)")
+    for column in ("case", "hookwright ns/event", "pluggy ns/event", "ratio", "events/s"):
+        table.add_column(column, justify="right")
+    for name, ours, base in rows:
+        table.add_row(
+            name, f"{ours:,.0f}", f"{base:,.0f}", f"{ours / base:.2f}", f"{1e9 / ours:,.0f}"
+        )
+    Console().print(table)
+    results["_absolute_ns_no_hooks"] = rows[0][1]
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    ratios = [v for k, v in results.items() if not k.startswith("_")]
+    print(f"wrote {RESULTS}; median ratio {statistics.median(ratios):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+from hookwright.cli.app import main
+
+main()

@@ -1,0 +1,333 @@
+"""Skill prompt hooks on disk: `skills/<skill>/hooks/hooks.json` plus the `.md` texts it names.
+
+```json
+{"hooks": [{"name": "truncated-content-hint", "file": "truncated-content-hint.md",
+            "timing": "after_tool_call", "role": "system", "persistent": false,
+            "tool_filter": ["read_file", "search_text"]}]}
+```
+
+Loading is permissive per hook: a bad entry is rejected with a `SkillHookError` (logged as a
+warning on the ``hookwright.skills`` logger and, when the caller passes ``errors``, appended to
+it) and every other hook and skill still loads. A `hooks.json` that cannot be parsed, or whose
+top level is not ``{"hooks": [...]}``, rejects the whole file.
+
+Decisions beyond the seed:
+
+- ``name`` must be unique within one skill; the first entry with a name wins and later ones are
+  rejected. The same name in two skills is allowed: `HookInfo.skill` tells them apart.
+- ``file`` must resolve (symlinks followed) to a regular file inside that skill's ``hooks/``.
+- ``tool_filter`` may be omitted or ``null`` (every tool); an empty list is rejected because it
+  could never match. It is only consulted for ``after_tool_call`` and ignored elsewhere.
+- A prompt that is empty after stripping whitespace is rejected: providers refuse empty messages.
+- Unknown keys are ignored so newer configs still load on older hosts.
+- A skill name in ``enabled_skills`` that is not a single path component is rejected; a name
+  listed twice is scanned once.
+- A missing skills directory, an enabled skill without a directory, without ``hooks/`` or
+  without ``hooks/hooks.json`` simply contributes no hooks.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeAlias
+
+__all__ = ["HOOKS_FILE", "ROLES", "TIMINGS", "HookInfo", "SkillHookError", "scan_hooks"]
+
+logger = logging.getLogger("hookwright.skills")
+
+TIMINGS: Final[tuple[str, ...]] = (
+    "after_user_input",
+    "before_planning",
+    "before_first_agent",
+    "before_each_agent",
+    "after_tool_call",
+)
+"""The five checkpoints, in the order a request reaches them."""
+
+ROLES: Final[tuple[str, ...]] = ("system", "user")
+
+HOOKS_DIR: Final = "hooks"
+HOOKS_FILE: Final = "hooks.json"
+DEFAULT_SKILLS_DIR: Final = "skills"
+
+_Fail: TypeAlias = Callable[[str, str], None]
+
+
+@dataclass(slots=True)
+class HookInfo:
+    """One loaded hook. ``file`` is as written in hooks.json; ``content`` is the prompt text."""
+
+    name: str
+    file: str
+    timing: str
+    role: str
+    persistent: bool
+    tool_filter: list[str] | None
+    content: str
+    skill: str
+
+
+@dataclass(slots=True, frozen=True)
+class SkillHookError:
+    """Why a hook (or a whole hooks.json) was rejected.
+
+    ``field`` is a path into the file such as ``hooks[2].timing``; it is empty when the error is
+    about the file as a whole (unparseable JSON) or about the skill name.
+    """
+
+    skill: str
+    file: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}, field {self.field}" if self.field else self.file
+        return f"skill {self.skill!r}: {where}: {self.message}"
+
+
+class _Collector:
+    def __init__(self, sink: list[SkillHookError] | None) -> None:
+        self._sink = sink
+        self.count = 0
+
+    def report(self, skill: str, file: Path | str, field: str, message: str) -> None:
+        error = SkillHookError(skill=skill, file=str(file), field=field, message=message)
+        self.count += 1
+        logger.warning("rejected skill hook: %s", error)
+        if self._sink is not None:
+            self._sink.append(error)
+
+
+def scan_hooks(
+    enabled_skills: list[str],
+    skills_dir: str | None = None,
+    *,
+    errors: list[SkillHookError] | None = None,
+) -> list[HookInfo]:
+    """Load the hooks of the enabled skills, in ``enabled_skills`` order then hooks.json order.
+
+    ``skills_dir`` defaults to ``./skills`` relative to the current directory. Skills not in
+    ``enabled_skills`` are never read. Rejections are logged and, if ``errors`` is given,
+    appended to it; nothing is raised for bad configuration.
+    """
+    root = Path(skills_dir if skills_dir is not None else DEFAULT_SKILLS_DIR)
+    collector = _Collector(errors)
+    hooks: list[HookInfo] = []
+    seen: set[str] = set()
+    for index, skill in enumerate(enabled_skills):
+        if not _is_plain_name(skill):
+            collector.report(
+                str(skill),
+                root,
+                f"enabled_skills[{index}]",
+                "skill name must be a single directory name inside the skills directory",
+            )
+            continue
+        if skill in seen:
+            continue
+        seen.add(skill)
+        hooks.extend(_load_skill(root, skill, collector))
+    return hooks
+
+
+def _is_plain_name(skill: object) -> bool:
+    if not isinstance(skill, str) or skill in ("", ".", ".."):
+        return False
+    return "/" not in skill and "\\" not in skill and "\0" not in skill
+
+
+def _load_skill(root: Path, skill: str, collector: _Collector) -> list[HookInfo]:
+    hooks_dir = root / skill / HOOKS_DIR
+    config = hooks_dir / HOOKS_FILE
+    if not hooks_dir.is_dir() or not config.exists():
+        logger.debug("skill %r has no %s", skill, config)
+        return []
+    entries = _read_entries(config, skill, collector)
+    if entries is None:
+        return []
+    loaded: list[HookInfo] = []
+    names: set[str] = set()
+    for index, entry in enumerate(entries):
+        hook = _parse_entry(entry, f"hooks[{index}]", hooks_dir, config, skill, names, collector)
+        if hook is not None:
+            loaded.append(hook)
+    return loaded
+
+
+def _read_entries(config: Path, skill: str, collector: _Collector) -> list[Any] | None:
+    try:
+        text = config.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        collector.report(skill, config, "", f"cannot read file: {exc}")
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        collector.report(skill, config, "", f"invalid JSON, whole file rejected: {exc}")
+        return None
+    if not isinstance(data, dict):
+        collector.report(skill, config, "", f"top level must be an object, got {_type_name(data)}")
+        return None
+    if "hooks" not in data:
+        collector.report(skill, config, "hooks", "missing required field")
+        return None
+    entries = data["hooks"]
+    if not isinstance(entries, list):
+        collector.report(skill, config, "hooks", f"must be an array, got {_type_name(entries)}")
+        return None
+    return entries
+
+
+_REQUIRED: Final[tuple[tuple[str, type], ...]] = (
+    ("name", str),
+    ("file", str),
+    ("timing", str),
+    ("role", str),
+    ("persistent", bool),
+)
+
+
+def _parse_entry(
+    entry: object,
+    where: str,
+    hooks_dir: Path,
+    config: Path,
+    skill: str,
+    names: set[str],
+    collector: _Collector,
+) -> HookInfo | None:
+    if not isinstance(entry, dict):
+        collector.report(skill, config, where, f"hook must be an object, got {_type_name(entry)}")
+        return None
+    before = collector.count
+    label = f"hook {entry['name']!r}: " if isinstance(entry.get("name"), str) else ""
+
+    def fail(field: str, message: str) -> None:
+        collector.report(skill, config, f"{where}.{field}", label + message)
+
+    for field, kind in _REQUIRED:
+        if field not in entry:
+            fail(field, "missing required field")
+        elif not isinstance(entry[field], kind):
+            fail(field, f"must be {_json_type(kind)}, got {_type_name(entry[field])}")
+
+    name = entry.get("name")
+    if isinstance(name, str):
+        if not name.strip():
+            fail("name", "must not be empty")
+        elif name in names:
+            fail("name", f"duplicate hook name {name!r} in this skill; the first one is kept")
+        else:
+            names.add(name)
+
+    timing = entry.get("timing")
+    if isinstance(timing, str) and timing not in TIMINGS:
+        fail("timing", f"unknown timing {timing!r}; expected one of: {', '.join(TIMINGS)}")
+
+    role = entry.get("role")
+    if isinstance(role, str) and role not in ROLES:
+        fail("role", f"unknown role {role!r}; expected one of: {', '.join(ROLES)}")
+
+    tool_filter = _parse_tool_filter(entry.get("tool_filter"), fail)
+
+    content: str | None = None
+    file = entry.get("file")
+    if isinstance(file, str):
+        content = _read_prompt(hooks_dir, file, fail)
+
+    if collector.count != before or content is None:
+        return None
+    return HookInfo(
+        name=entry["name"],
+        file=entry["file"],
+        timing=entry["timing"],
+        role=entry["role"],
+        persistent=entry["persistent"],
+        tool_filter=tool_filter,
+        content=content,
+        skill=skill,
+    )
+
+
+def _parse_tool_filter(value: object, fail: _Fail) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        fail("tool_filter", f"must be an array of strings, got {_type_name(value)}")
+        return None
+    if not value:
+        fail("tool_filter", "empty array would match no tool; omit the field to match every tool")
+        return None
+    tools: list[str] = []
+    for index, item in enumerate(value):
+        if not isinstance(item, str) or not item:
+            fail(f"tool_filter[{index}]", f"must be a non-empty string, got {_type_name(item)}")
+        else:
+            tools.append(item)
+    return tools
+
+
+def _read_prompt(hooks_dir: Path, file: str, fail: _Fail) -> str | None:
+    if not file:
+        fail("file", "must not be empty")
+        return None
+    if Path(file).is_absolute() or file.startswith(("/", "\\")):
+        fail("file", f"{file!r} must be a path relative to hooks/")
+        return None
+    try:
+        target = (hooks_dir / file).resolve()
+        inside = target.is_relative_to(hooks_dir.resolve())
+    except (OSError, RuntimeError) as exc:
+        fail("file", f"cannot resolve {file!r}: {exc}")
+        return None
+    if not inside:
+        fail("file", f"{file!r} escapes hooks/ (resolves to {target})")
+        return None
+    if not target.exists():
+        fail("file", f"prompt file {file!r} not found in {hooks_dir}")
+        return None
+    if not target.is_file():
+        fail("file", f"prompt file {file!r} is not a regular file")
+        return None
+    try:
+        text = target.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail("file", f"cannot read prompt file {file!r} as UTF-8: {exc}")
+        return None
+    text = _strip_one_newline(text)
+    if not text.strip():
+        fail("file", f"prompt file {file!r} is empty")
+        return None
+    return text
+
+
+def _strip_one_newline(text: str) -> str:
+    if text.endswith("\r\n"):
+        return text[:-2]
+    if text.endswith("\n"):
+        return text[:-1]
+    return text
+
+
+def _json_type(kind: type) -> str:
+    return {str: "a string", bool: "a boolean (true or false)"}.get(kind, kind.__name__)
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

@@ -1,0 +1,217 @@
+"""The `hookwright` command, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo"
+
+
+def hookwright(
+    *args: str, stdin: str | None = None, home: Path
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "hookwright", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def write_project(root: Path) -> Path:
+    hooks = root / ".hookwright"
+    hooks.mkdir(parents=True)
+    (hooks / "guards.py").write_text(
+        "from hookwright import deny, add_context, rewrite_input\n"
+        "def no_rm(inp):\n"
+        "    return deny('rm is blocked: ' + inp.tool_input['command'])\n"
+        "def ctx(inp):\n"
+        "    return add_context('remember the tests')\n"
+        "def boom(inp):\n"
+        "    raise RuntimeError('broken hook')\n"
+    )
+    (hooks / "hooks.yaml").write_text(
+        "hooks:\n"
+        "  - {name: no-rm, event: PreToolUse, matcher: Bash, if: 'Bash(rm *)',\n"
+        "     call: 'guards:no_rm'}\n"
+        "  - {name: ctx, event: PreToolUse, call: 'guards:ctx'}\n"
+        "  - {name: boom, event: Stop, call: 'guards:boom'}\n"
+    )
+    return root
+
+
+def test_hooks_test_prints_exactly_one_json_verdict(tmp_path: Path, isolated_home: Path) -> None:
+    project = write_project(tmp_path / "proj")
+    data = {"tool_name": "Bash", "tool_input": {"command": "ls && rm -rf build"}}
+    proc = hookwright(
+        "hooks",
+        "test",
+        "PreToolUse",
+        "--input",
+        "-",
+        "--project",
+        str(project),
+        stdin=json.dumps(data),
+        home=isolated_home,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1
+    verdict = json.loads(lines[0])
+    assert verdict["event"] == "PreToolUse"
+    assert verdict["decision"] == "deny"
+    assert verdict["reason"] == "rm is blocked: ls && rm -rf build"
+    assert verdict["additional_context"] == ["remember the tests"]
+    assert verdict["abort"] is None
+    assert [(h["name"], h["source"], h["dialect"], h["status"]) for h in verdict["hooks"]] == [
+        ("no-rm", "project", "native", "ok"),
+        ("ctx", "project", "native", "ok"),
+    ]
+    assert set(verdict["hooks"][0]) == {
+        "name",
+        "source",
+        "dialect",
+        "status",
+        "decision",
+        "exit_code",
+        "duration_ms",
+    }
+    audit = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(line)["hook"] for line in audit] == ["no-rm", "ctx"]
+
+
+def test_hooks_test_reads_an_input_file_and_aliases(tmp_path: Path, isolated_home: Path) -> None:
+    project = write_project(tmp_path / "proj")
+    (tmp_path / "in.json").write_text(json.dumps({"tool_name": "Read", "tool_input": {}}))
+    proc = hookwright(
+        "hooks",
+        "test",
+        "before_tool_dispatch",
+        "-i",
+        str(tmp_path / "in.json"),
+        "-p",
+        str(project),
+        home=isolated_home,
+    )
+    verdict = json.loads(proc.stdout)
+    assert verdict["decision"] is None
+    assert [h["name"] for h in verdict["hooks"]] == ["ctx"]
+
+
+def test_a_failing_hook_is_reported_not_raised(tmp_path: Path, isolated_home: Path) -> None:
+    project = write_project(tmp_path / "proj")
+    proc = hookwright("hooks", "test", "Stop", "-p", str(project), home=isolated_home)
+    assert proc.returncode == 0
+    verdict = json.loads(proc.stdout)
+    assert verdict["hooks"][0]["status"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["hooks", "test", "PreToolUze"], None, "unknown event 'PreToolUze'"),
+        (["hooks", "test", "PreToolUse", "-i", "-"], "{not json", "invalid JSON in stdin"),
+        (["hooks", "test", "PreToolUse", "-i", "-"], "[1, 2]", "must be a JSON object"),
+        (["hooks", "test", "Stop", "-i", "/nonexistent/in.json"], None, "cannot read input"),
+        (["hooks", "test", "Stop", "-p", "/nonexistent/dir"], None, "does not exist"),
+        (["hooks", "test", "Stop", "-c", "/nonexistent/c.json"], None, "config file"),
+        (["schema", "klingon"], None, "unknown schema 'klingon'"),
+    ],
+)
+def test_bad_input_exits_non_zero_with_one_line(
+    args: list[str], stdin: str | None, message: str, isolated_home: Path
+) -> None:
+    proc = hookwright(*args, stdin=stdin, home=isolated_home)
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("hookwright: error: ")
+    assert message in lines[0]
+
+
+def test_bad_config_is_reported_with_file_and_field(tmp_path: Path, isolated_home: Path) -> None:
+    project = write_project(tmp_path / "proj")
+    config = project / ".hookwright" / "hooks.yaml"
+    config.write_text(
+        config.read_text()
+        + "  - {name: typo, event: PreToolUse, call: 'guards:no_rm', timeout: -1}\n"
+        + "  - {name: ghost, event: NoSuchEvent, call: 'guards:no_rm'}\n"
+        + "  - {name: gone, event: Stop, call: 'guards:missing'}\n"
+    )
+    proc = hookwright("hooks", "test", "Stop", "-p", str(project), home=isolated_home)
+    assert proc.returncode == 0
+    assert f"{config}: hooks[3].timeout:" in proc.stderr
+    assert f"{config}: hooks[4].event:" in proc.stderr
+    assert "unknown event 'NoSuchEvent'" in proc.stderr
+    assert f"{config}: hooks[5].call: cannot import guards:missing" in proc.stderr
+    assert json.loads(proc.stdout)["hooks"][0]["name"] == "boom"
+
+
+def test_hooks_list_shows_a_table(tmp_path: Path, isolated_home: Path) -> None:
+    project = write_project(tmp_path / "proj")
+    proc = hookwright("hooks", "list", "-p", str(project), home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    for text in ("PreToolUse", "no-rm", "Bash(rm *)", "project", "native", "Stop", "boom"):
+        assert text in proc.stdout
+
+
+def test_hooks_list_with_no_hooks(tmp_path: Path, isolated_home: Path) -> None:
+    proc = hookwright("hooks", "list", "-p", str(tmp_path), home=isolated_home)
+    assert proc.returncode == 0
+    assert "no hooks configured" in proc.stdout
+
+
+def test_schema_native_is_json_schema(isolated_home: Path) -> None:
+    proc = hookwright("schema", "native", home=isolated_home)
+    schema = json.loads(proc.stdout)
+    hook = schema["$defs"]["NativeHook"]
+    assert {"name", "event", "call", "if"} <= set(hook["properties"])
+    assert hook["additionalProperties"] is False
+
+
+def test_demo_project_denies_rewrites_and_adds_context(isolated_home: Path) -> None:
+    deny = hookwright(
+        "hooks",
+        "test",
+        "PreToolUse",
+        "-i",
+        str(DEMO / "inputs" / "rm.json"),
+        "-p",
+        str(DEMO),
+        home=isolated_home,
+    )
+    assert json.loads(deny.stdout)["decision"] == "deny"
+    push = hookwright(
+        "hooks",
+        "test",
+        "PreToolUse",
+        "-i",
+        str(DEMO / "inputs" / "push.json"),
+        "-p",
+        str(DEMO),
+        home=isolated_home,
+    )
+    assert json.loads(push.stdout)["updated_input"] == {
+        "command": "FORCE=1 git push origin main --dry-run"
+    }
+    start = hookwright(
+        "hooks",
+        "test",
+        "SessionStart",
+        "-i",
+        str(DEMO / "inputs" / "start.json"),
+        "-p",
+        str(DEMO),
+        home=isolated_home,
+    )
+    assert json.loads(start.stdout)["additional_context"]
