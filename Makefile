@@ -16,12 +16,8 @@ $(STAMP): pyproject.toml
 DEMO := examples/demo
 
 demo: $(STAMP)
-	@echo "== PreToolUse: Bash 'cd build && rm -rf /' (a hook denies it)"
-	@$(BIN)/hookwright hooks test PreToolUse --project $(DEMO) --input $(DEMO)/inputs/rm.json
-	@echo "== PreToolUse: Bash 'FORCE=1 git push origin main' (a hook rewrites it)"
-	@$(BIN)/hookwright hooks test PreToolUse --project $(DEMO) --input $(DEMO)/inputs/push.json
-	@echo "== SessionStart (a hook adds context)"
-	@$(BIN)/hookwright hooks test SessionStart --project $(DEMO) --input $(DEMO)/inputs/start.json
+	$(BIN)/hookwright run "Clean the build, publish the branch and read the notes." \
+		--project $(DEMO) --trust
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

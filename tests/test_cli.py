@@ -202,7 +202,7 @@ def test_demo_project_denies_rewrites_and_adds_context(isolated_home: Path) -> N
         home=isolated_home,
     )
     assert json.loads(push.stdout)["updated_input"] == {
-        "command": "FORCE=1 git push origin main --dry-run"
+        "command": "echo 'dry run: FORCE=1 git push origin main'"
     }
     start = hookwright(
         "hooks",

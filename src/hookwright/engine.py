@@ -155,7 +155,11 @@ class HookEngine:
     # Registration ---------------------------------------------------------------------------
 
     def register(self, spec: HookSpec) -> HookSpec:
+        """Add a hook. Secret values it carries (`spec.meta["secrets"]`, e.g. resolved
+        `${secrets.X}`) are registered with the audit so they are never written."""
         spec.order = next(self._order)
+        for secret in spec.meta.get("secrets", ()):
+            self.audit.add_secret(str(secret))
         hooks = [*self._by_event.get(spec.event, ()), spec]
         hooks.sort(key=lambda s: s.sort_key)
         self._set_hooks(spec.event, hooks)
@@ -409,7 +413,7 @@ class HookEngine:
                 if spec.once:
                     self.unregister(spec)
         self.audit.submit(verdict, inp.session_id)
-        if inp.event in _SCOPE_ENDING:
+        if inp.event in _SCOPE_ENDING and not (verdict.blocked and verdict.continue_):
             self._end_scopes(inp)
 
     def _end_scopes(self, inp: HookInput) -> None:

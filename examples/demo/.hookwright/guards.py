@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from hookwright import HookInput, HookResult, add_context, deny, rewrite_input
@@ -14,12 +15,14 @@ def deny_rm(inp: HookInput) -> HookResult | None:
     return None
 
 
-def dry_run_push(inp: HookInput) -> HookResult | None:
+def dry_run_push(inp: HookInput) -> HookResult:
+    """Pushes are rehearsed: the command is replaced by an echo of what would run."""
     command = inp.tool_input.get("command", "")
-    if "--dry-run" in command:
-        return None
-    new_input: dict[str, Any] = {**inp.tool_input, "command": f"{command} --dry-run"}
-    return rewrite_input(new_input, reason="pushes are rehearsed with --dry-run first")
+    new_input: dict[str, Any] = {
+        **inp.tool_input,
+        "command": f"echo {shlex.quote('dry run: ' + command)}",
+    }
+    return rewrite_input(new_input, reason="pushes are rehearsed as dry runs")
 
 
 def project_facts(inp: HookInput) -> HookResult:

@@ -168,5 +168,16 @@ def schema(
     raise _fail(f"unknown schema {dialect!r} (known: native)")
 
 
+def _register_runtime_commands() -> None:
+    from hookwright.cli import run as run_commands
+
+    app.command("run")(run_commands.run)
+    app.command("chat")(run_commands.chat)
+    app.command("trust")(run_commands.trust)
+
+
+_register_runtime_commands()
+
+
 def main() -> None:
     app()

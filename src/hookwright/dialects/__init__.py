@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-BUILTIN = ("hookwright.dialects.native",)
+BUILTIN = ("hookwright.dialects.native", "hookwright.dialects.openharness")
 
 
 def load_builtin() -> None:

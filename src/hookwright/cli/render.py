@@ -1,0 +1,128 @@
+"""How agent events look in a terminal (rich) or to scripts (`--json`: one JSON object a line)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+from rich.text import Text
+
+
+class JsonRenderer:
+    def __call__(self, event: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.flush()
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class RichRenderer:
+    """Streams assistant text, shows tool calls and results, and says which hook decided what."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(highlight=False)
+        self._streaming = False
+        self._status: Status | None = None
+
+    def _end_stream(self) -> None:
+        if self._streaming:
+            self.console.print()
+            self._streaming = False
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        prefix = f"[{event['agent_id']}] " if event.get("agent_id") else ""
+        if kind == "text_delta":
+            self.console.print(Text(event["text"]), end="")
+            self._streaming = True
+            return
+        if kind == "hooks_running":
+            if self._status is None:
+                self._status = self.console.status(f"running {event['event']} hooks…")
+                self._status.start()
+            return
+        if kind == "hooks_done":
+            if self._status is not None:
+                self._status.stop()
+                self._status = None
+            return
+        self._end_stream()
+        if kind == "tool_call":
+            self.console.print(
+                Text.assemble(
+                    (f"{prefix}⏺ ", "cyan"),
+                    (event["name"], "bold cyan"),
+                    f"({_short(event['input'])})",
+                )
+            )
+        elif kind == "tool_result":
+            style = "red" if event["is_error"] else "dim"
+            note = f" [{event['skipped']}]" if event.get("skipped") else ""
+            self.console.print(
+                Text(f"{prefix}  ⎿ {_short(event['content'], 300)}{note}", style=style)
+            )
+        elif kind == "hook_result":
+            decision = event.get("decision")
+            style = {
+                "deny": "bold red",
+                "block": "bold red",
+                "ask": "yellow",
+                "allow": "green",
+            }.get(decision or "", "magenta")
+            what = event.get("effect") or decision or "note"
+            detail = event.get("reason") or event.get("error") or ""
+            self.console.print(
+                Text.assemble(
+                    (f"{prefix}⚑ {event['event']} ", "magenta"),
+                    (f"{event['hook']} ", "bold"),
+                    (f"({event['dialect']}, {event['source']}): ", "dim"),
+                    (what, style),
+                    (f" — {_short(detail, 300)}" if detail else "", ""),
+                )
+            )
+        elif kind == "permission":
+            style = "green" if event["behavior"] == "allow" else "red"
+            self.console.print(
+                Text(
+                    f"{prefix}  permission {event['tool']}: {event['behavior']} "
+                    f"({event['reason']})",
+                    style=style,
+                )
+            )
+        elif kind == "notice":
+            self.console.print(Text(f"{prefix}! {event['text']}", style="yellow"))
+        elif kind == "hook":
+            self.console.print(
+                Text(
+                    f"{prefix}✚ skill hook {event.get('name')} ({event.get('role')})", style="blue"
+                )
+            )
+        elif kind == "compact":
+            self.console.print(
+                Text(
+                    f"{prefix}⟳ context compacted ({event['trigger']}, "
+                    f"{event['dropped']} messages summarized)",
+                    style="blue",
+                )
+            )
+        elif kind == "error":
+            self.console.print(
+                Text(f"{prefix}✗ {event['kind']}: {event['message']}", style="bold red")
+            )
+        elif kind == "prompt_blocked":
+            self.console.print(Text(f"✗ prompt blocked: {event['reason']}", style="bold red"))
+        elif kind == "turn_end" and not prefix:
+            if event["status"] != "completed":
+                reason = f": {event['reason']}" if event.get("reason") else ""
+                self.console.print(
+                    Text(f"— turn ended ({event['status']}){reason}", style="yellow")
+                )
+        elif kind == "session_start" and not prefix:
+            self.console.print(Text(f"session {event['session_id']}", style="dim"))

@@ -1,0 +1,74 @@
+"""OpenHarness hooks: `.openharness/hooks/*.yaml`, one hook per file.
+
+Public API for hosts:
+
+* :func:`load` (registered as the `openharness` source loader) and :func:`load_workspace`;
+* :func:`install`: load a workspace into an engine and register its secrets for redaction;
+* :func:`register_secrets`: what a host that registers specs itself must call;
+* :func:`set_evaluator`: the model seam for prompt and agent hooks;
+* :func:`json_schema`: the JSON Schema of one hook file.
+
+The runtime's side (how a verdict's fields apply per event) is documented in
+README.md in this package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from hookwright.dialects.openharness.evaluator import Evaluator, get_evaluator, set_evaluator
+from hookwright.dialects.openharness.loader import discover, load, load_workspace
+from hookwright.dialects.openharness.notices import NOTICES_KEY
+from hookwright.dialects.openharness.output import IGNORED_KEY
+from hookwright.dialects.openharness.schema import json_schema
+from hookwright.engine import HookEngine
+from hookwright.loading import LoadResult, register_loader
+from hookwright.spec import HookSpec
+
+DIALECT = "openharness"
+
+
+def register_secrets(engine: HookEngine, specs: Iterable[HookSpec]) -> int:
+    """Tell the engine's audit every resolved secret value these hooks use (it writes `***`
+    instead). Returns how many values were registered."""
+    values: set[str] = set()
+    for spec in specs:
+        values.update(spec.meta.get("secrets", ()))
+    for value in values:
+        engine.audit.add_secret(value)
+    return len(values)
+
+
+def install(
+    engine: HookEngine,
+    root: Path,
+    *,
+    home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    evaluator: Evaluator | None = None,
+) -> LoadResult:
+    """Load a workspace's hooks, register them on `engine` and their secrets with its audit."""
+    result = load_workspace(root, home=home, environ=environ, evaluator=evaluator)
+    register_secrets(engine, result.specs)
+    for spec in result.specs:
+        engine.register(spec)
+    return result
+
+
+register_loader(DIALECT, load)
+
+__all__ = [
+    "DIALECT",
+    "IGNORED_KEY",
+    "NOTICES_KEY",
+    "Evaluator",
+    "discover",
+    "get_evaluator",
+    "install",
+    "json_schema",
+    "load",
+    "load_workspace",
+    "register_secrets",
+    "set_evaluator",
+]

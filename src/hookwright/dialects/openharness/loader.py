@@ -1,0 +1,308 @@
+"""Load `<workspace>/.openharness/hooks/*.yaml` into HookSpecs.
+
+Discovery: regular files directly in `.openharness/hooks/` ending in `.yaml`, or `.yml` (the
+real project ignores those silently; hookwright loads them with a warning), sorted by file
+name: that order is the chain order (upstream uses `readdir` order by accident). Sub-
+directories (`scripts/`, `prompts/`, `resources/`) and other files are never read as hooks.
+
+Per file: YAML -> `${env.*}` / `${secrets.*}` substitution -> schema validation -> duplicate
+name check -> matcher regex compiled -> paths checked. Any problem is a `Diagnostic` naming
+the file and the field path and skips that file only; the others still load (upstream one bad
+file fails the whole workspace).
+
+One `HookSpec` per (file, event): `dialect="openharness"`, `source="project"`,
+`mode="chain"`, the matcher on the event's target field (`tool_name`, `model_ref`,
+`trigger_type`; none on context and compaction events). `spec.timeout` is the handler's
+timeout (default 30 s) plus a grace period: the handler enforces its own timeout and reports
+it; the engine's limit is only the backstop. `spec.meta` holds `openharness_event`, `file`,
+`handler_type`, `capabilities`, `timeout_seconds` and `secrets` (the resolved secret values
+the hook uses, a :class:`SecretValues` that never prints them).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from hookwright.dialects.openharness import capabilities as caps
+from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
+from hookwright.dialects.openharness.command import CommandTransport
+from hookwright.dialects.openharness.evaluator import Evaluator
+from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD
+from hookwright.dialects.openharness.http import HttpTransport
+from hookwright.dialects.openharness.prompt import PromptTransport
+from hookwright.dialects.openharness.prompt_source import PromptSourceError, source_path
+from hookwright.dialects.openharness.reply import Transport
+from hookwright.dialects.openharness.runner import OpenHarnessHandler
+from hookwright.dialects.openharness.schema import (
+    AgentHandler,
+    CommandHandler,
+    HookFile,
+    HttpHandler,
+    PromptHandler,
+)
+from hookwright.dialects.openharness.secret_store import SecretStore
+from hookwright.dialects.openharness.substitution import Substitution
+from hookwright.dialects.openharness.workspace import (
+    OH_DIR,
+    WORKSPACE_FILE,
+    read_kind,
+    resolve_inside,
+)
+from hookwright.loading import Diagnostic, LoadContext, LoadResult
+from hookwright.matching import Matcher, MatcherError, compile_matcher
+from hookwright.spec import HookSpec
+
+HOOKS_DIR = "hooks"
+DEFAULT_TIMEOUT = 30.0
+#: Extra seconds before the engine cancels a handler that enforces its own timeout.
+ENGINE_GRACE = 2.0
+
+_HANDLER_TAGS = frozenset({"command", "http", "prompt", "agent"})
+
+
+def discover(root: Path) -> list[Path]:
+    """Hook definition files of a workspace, in chain order."""
+    hooks_dir = root / OH_DIR / HOOKS_DIR
+    if not hooks_dir.is_dir():
+        return []
+    files = [
+        entry
+        for entry in hooks_dir.iterdir()
+        if entry.suffix in (".yaml", ".yml") and entry.is_file()
+    ]
+    return sorted(files, key=lambda p: p.name)
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """`('handler', 'command', 'timeout_seconds')` -> `handler.timeout_seconds`."""
+    parts = list(loc)
+    if len(parts) >= 2 and parts[0] == "handler" and parts[1] in _HANDLER_TAGS:
+        del parts[1]
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _message(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown field"
+    msg = str(error["msg"])
+    return msg.removeprefix("Value error, ")
+
+
+@dataclass(slots=True)
+class _FileLoad:
+    """One file's outcome."""
+
+    hook: HookFile | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    secrets: set[str] = field(default_factory=set)
+
+    def error(self, file: str, path: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(file, path, redact_all(message, self.secrets)))
+
+    def warn(self, file: str, path: str, message: str) -> None:
+        self.diagnostics.append(
+            Diagnostic(file, path, redact_all(message, self.secrets), "warning")
+        )
+
+
+def _parse(path: Path, environ: Mapping[str, str], store: SecretStore) -> _FileLoad:
+    out = _FileLoad()
+    file = str(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        out.error(file, "", f"cannot read: {exc}")
+        return out
+    except yaml.YAMLError as exc:
+        out.error(file, "", f"invalid YAML: {exc}")
+        return out
+    if raw is None:
+        out.error(file, "", "empty hook file: name, events and handler are required")
+        return out
+    if not isinstance(raw, dict):
+        out.error(file, "", f"expected a mapping, got {type(raw).__name__}")
+        return out
+    substitution = Substitution(environ, store)
+    data = substitution.expand(raw)
+    out.secrets = substitution.used_secrets
+    for problem in substitution.errors:
+        out.error(file, problem.path, problem.message)
+    try:
+        hook = HookFile.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            out.error(file, field_path(tuple(err["loc"])), _message(err))
+        return out
+    if not out.diagnostics:
+        out.hook = hook
+    return out
+
+
+def _matcher(hook: HookFile, file: str, out: _FileLoad) -> Matcher | None:
+    if hook.matcher is None:
+        return None
+    try:
+        matcher = compile_matcher(hook.matcher, "regex", strict=True)
+    except MatcherError as exc:
+        out.error(file, "matcher", f"invalid regex: {exc.error}")
+        return None
+    if not any(name in MATCH_FIELD for name in hook.events):
+        out.warn(file, "matcher", "ignored: none of this hook's events has a matcher target")
+    return matcher
+
+
+def _transport(
+    hook: HookFile, root: Path, file: str, out: _FileLoad, evaluator: Evaluator | None
+) -> Transport | None:
+    handler = hook.handler
+    timeout = float(handler.timeout_seconds or DEFAULT_TIMEOUT)
+    if isinstance(handler, CommandHandler):
+        cwd = resolve_inside(root, handler.cwd or ".")
+        if cwd is None:
+            out.error(file, "handler.cwd", f"{handler.cwd!r} resolves outside the workspace")
+            return None
+        return CommandTransport(handler.command, cwd, dict(handler.environment or {}), timeout)
+    if isinstance(handler, HttpHandler):
+        headers = dict(handler.headers or {})
+        return HttpTransport(handler.url, handler.method or "POST", headers, timeout)
+    source, where = (
+        (handler.prompt, "handler.prompt")
+        if isinstance(handler, PromptHandler)
+        else (handler.task, "handler.task")
+    )
+    try:
+        prompt_file = source_path(source, root)
+    except PromptSourceError as exc:
+        out.error(file, f"{where}.file", str(exc))
+        return None
+    if prompt_file is not None and not prompt_file.is_file():
+        out.warn(file, f"{where}.file", f"{source.file} does not exist (yet)")
+    if isinstance(handler, AgentHandler):
+        return PromptTransport(source, root, timeout, agent=handler.agent, evaluator=evaluator)
+    return PromptTransport(source, root, timeout, model_ref=handler.model_ref, evaluator=evaluator)
+
+
+def _specs(
+    hook: HookFile,
+    root: Path,
+    file: str,
+    matcher: Matcher | None,
+    transport: Transport,
+    secrets: SecretValues,
+) -> list[HookSpec]:
+    capabilities = caps.normalize(hook.capabilities)
+    timeout = float(hook.handler.timeout_seconds or DEFAULT_TIMEOUT)
+    specs: list[HookSpec] = []
+    for index, oh_event in enumerate(hook.events):
+        event = CANONICAL[oh_event]
+        match_field = MATCH_FIELD.get(oh_event)
+        binding = HookBinding(
+            name=hook.name,
+            oh_event=oh_event,
+            event=event,
+            handler_type=hook.handler.type,
+            capabilities=capabilities,
+            workspace_root=root,
+            file=file,
+            secrets=secrets,
+        )
+        specs.append(
+            HookSpec(
+                name=hook.name,
+                event=event,
+                handler=OpenHarnessHandler(binding, transport),
+                matcher=matcher if match_field is not None else None,
+                match_field=match_field if matcher is not None else None,
+                source="project",
+                dialect="openharness",
+                mode="chain",
+                timeout=timeout + ENGINE_GRACE,
+                origin=f"{file}:events[{index}]",
+                meta={
+                    "openharness_event": oh_event,
+                    "file": file,
+                    "handler_type": hook.handler.type,
+                    "capabilities": sorted(capabilities),
+                    "timeout_seconds": timeout,
+                    "secrets": secrets,
+                },
+            )
+        )
+    return specs
+
+
+def load_workspace(
+    root: Path,
+    *,
+    home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    evaluator: Evaluator | None = None,
+) -> LoadResult:
+    """Load one workspace's hooks. `environ` defaults to `os.environ` (for `${env.*}` and
+    `${secrets.*}`), `home` to the user's home (for the secrets file)."""
+    result = LoadResult()
+    root = root.resolve()
+    env = os.environ if environ is None else environ
+    files = discover(root)
+    kind = read_kind(root)
+    result.diagnostics.extend(kind.diagnostics)
+    if kind.kind == "chat":
+        if files:
+            result.diagnostics.append(
+                Diagnostic(
+                    str(root / OH_DIR / WORKSPACE_FILE),
+                    "kind",
+                    f"kind is 'chat': {len(files)} hook definition(s) ignored; only "
+                    "kind: project workspaces run hooks",
+                    "warning",
+                )
+            )
+        return result
+    store = SecretStore(home if home is not None else Path.home(), env)
+    first_file: dict[str, str] = {}
+    for path in files:
+        file = str(path)
+        if path.suffix == ".yml":
+            result.diagnostics.append(
+                Diagnostic(
+                    file,
+                    "",
+                    "loaded, but the real OpenHarness reads only *.yaml and ignores this "
+                    "file; rename it to .yaml",
+                    "warning",
+                )
+            )
+        out = _parse(path, env, store)
+        hook = out.hook
+        if hook is not None and hook.name in first_file:
+            out.error(
+                file,
+                "name",
+                f"duplicate hook name {hook.name!r} (first in {first_file[hook.name]})",
+            )
+            hook = None
+        if hook is not None:
+            first_file[hook.name] = file
+            matcher = _matcher(hook, file, out)
+            transport = _transport(hook, root, file, out, evaluator)
+            if transport is not None and (matcher is not None or hook.matcher is None):
+                secrets = SecretValues(out.secrets)
+                result.specs.extend(_specs(hook, root, file, matcher, transport, secrets))
+        result.diagnostics.extend(out.diagnostics)
+    result.diagnostics.extend(store.diagnostics)
+    return result
+
+
+def load(ctx: LoadContext) -> LoadResult:
+    """The registered source loader: the project directory is the workspace."""
+    return load_workspace(ctx.project_dir, home=ctx.home)

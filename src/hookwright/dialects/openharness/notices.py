@@ -1,0 +1,52 @@
+"""Failures become values: a `HookResult` with status error/timeout and a `hook.notice`.
+
+The real project fails open on every handler error (non-zero exit other than 2, timeout,
+non-2xx, invalid JSON, missing agent or prompt file): it logs, writes a failed audit row and
+appends a `hook.notice` session event, and the run goes on. hookwright returns the same
+notice in `HookResult.extra["hook_notices"]` (a list, so a verdict collects every hook's) for
+the runtime to show to the operator; it is never sent to the model.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from hookwright.dialects.openharness.binding import HookBinding
+from hookwright.results import HookResult, Status
+
+log = logging.getLogger("hookwright.dialects.openharness")
+
+NOTICES_KEY = "hook_notices"
+
+
+def failure(
+    binding: HookBinding,
+    message: str,
+    *,
+    timed_out: bool = False,
+    code: str = "hook_execution_failed",
+    exit_code: int | None = None,
+    stderr: str | None = None,
+) -> HookResult:
+    text = binding.redact(message)
+    log.warning(
+        "openharness hook %s (%s, %s) failed, continuing: %s",
+        binding.name,
+        binding.oh_event,
+        binding.handler_type,
+        text,
+    )
+    notice = {
+        "hookName": binding.name,
+        "eventName": binding.oh_event,
+        "handlerType": binding.handler_type,
+        "errorCode": code,
+        "errorMessage": text,
+    }
+    return HookResult(
+        status=Status.timeout if timed_out else Status.error,
+        error=text,
+        exit_code=exit_code,
+        stderr=binding.redact(stderr) if stderr else None,
+        extra={NOTICES_KEY: [notice]},
+    )

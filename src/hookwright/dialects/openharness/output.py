@@ -1,0 +1,267 @@
+"""The unified output every OpenHarness handler returns, and what it does to the run.
+
+```json
+{"continue": true, "stopReason": "...", "suppressOutput": false, "systemMessage": "...",
+ "decision": "block", "reason": "...",
+ "hookSpecificOutput": {"hookEventName": "...", "additionalContext": "...",
+                        "patch": {"tool_input": {"command": "npm run lint"}}}}
+```
+
+Reading (as the real project): trim, take the first `{` through the last `}` (prose around the
+JSON is tolerated), parse. hookwright also type-checks the known fields; a wrong type is a
+failure like invalid JSON. `hookSpecificOutput.hookEventName` is not checked (nor upstream).
+
+Mapping to a `HookResult`:
+
+* `continue: false` or `decision: "block"` blocks, with `stopReason`, else `reason`, else
+  "Hook <name> blocked execution.": `Decision.deny` on before_tool_dispatch, `Decision.block`
+  elsewhere (the runtime turns a tool-dispatch block into a tool error the model sees, and a
+  block at model or context events into a failed run). `continue_` stays true: a block is not
+  "stop the agent". Nothing else in a blocking answer is applied. Another `decision` value
+  is ignored with a warning.
+* run_completed / run_failed hooks only observe: their answers are decoded and dropped.
+* `systemMessage` -> `system_message`, `hookSpecificOutput.additionalContext` ->
+  `additional_context`; the runtime places them per event (README.md beside this module).
+* each `patch.<scope>` applies only with its capability and on its event (see
+  `capabilities.py`); otherwise it is ignored, a warning is logged and an entry is added to
+  `extra["ignored_patches"]`. Applied patches become:
+  `tool_input` -> `updated_input` (the shallow-merged input); `tool_output` ->
+  `updated_output`; `model_request` -> `updated_input` with the canonical request fields
+  (`model`, `messages`, `options`) and `payload_updates["model_ref"]` when the model changes;
+  `model_response` -> `updated_output` (the canonical response); `context` ->
+  `patches["context"]` = the merged context, plus `payload_updates` with the canonical fields
+  it changes (`messages`, `compact_summary`, `custom_instructions`). `patches` always holds
+  each applied scope's raw patch (the merged value for `context`).
+* `suppressOutput` needs `suppress_output`: `extra["suppress_output"] = True`, and on
+  after_tool_dispatch the tool output becomes `""` (the real project's effect).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookwright.dialects.openharness import envelope as env
+from hookwright.dialects.openharness import patches
+from hookwright.dialects.openharness.binding import HookBinding
+from hookwright.dialects.openharness.capabilities import (
+    SCOPE_CAPABILITY,
+    SCOPE_EVENTS,
+    SUPPRESS_OUTPUT,
+)
+from hookwright.dialects.openharness.events import LIFECYCLE_EVENTS
+from hookwright.events import Event, HookInput
+from hookwright.results import Decision, HookResult
+
+log = logging.getLogger("hookwright.dialects.openharness")
+
+IGNORED_KEY = "ignored_patches"
+
+_OBJECT = re.compile(r"\{[\s\S]*\}")
+
+
+class OutputError(ValueError):
+    """Output that is not the unified JSON."""
+
+
+@dataclass(slots=True)
+class UnifiedOutput:
+    continue_: bool = True
+    stop_reason: str | None = None
+    suppress_output: bool = False
+    system_message: str | None = None
+    decision: str | None = None
+    reason: str | None = None
+    additional_context: str | None = None
+    patch: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def blocks(self) -> bool:
+        return not self.continue_ or self.decision == "block"
+
+
+def _typed(data: dict[str, Any], key: str, kind: type, where: str = "") -> Any:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise OutputError(f"`{where}{key}` must be {_KIND_NAMES[kind]}")
+    return value
+
+
+_KIND_NAMES: dict[type, str] = {bool: "a boolean", str: "a string", dict: "an object"}
+
+
+def parse_output(text: str) -> UnifiedOutput:
+    match = _OBJECT.search(text.strip())
+    if match is None:
+        raise OutputError("returned invalid JSON output: no JSON object found")
+    try:
+        data = json.loads(match.group(0))
+    except json.JSONDecodeError as exc:
+        raise OutputError(f"returned invalid JSON output: {exc.msg} at char {exc.pos}") from None
+    if not isinstance(data, dict):
+        raise OutputError("returned invalid JSON output: not an object")
+    specific = _typed(data, "hookSpecificOutput", dict) or {}
+    patch = _typed(specific, "patch", dict, "hookSpecificOutput.") or {}
+    cont = _typed(data, "continue", bool)
+    return UnifiedOutput(
+        continue_=True if cont is None else cont,
+        stop_reason=_typed(data, "stopReason", str),
+        suppress_output=bool(_typed(data, "suppressOutput", bool)),
+        system_message=_typed(data, "systemMessage", str),
+        decision=_typed(data, "decision", str),
+        reason=_typed(data, "reason", str),
+        additional_context=_typed(specific, "additionalContext", str, "hookSpecificOutput."),
+        patch=patch,
+    )
+
+
+def blocked(binding: HookBinding, reason: str) -> HookResult:
+    """A blocking answer (exit 2, `continue: false`, `decision: block`)."""
+    text = binding.redact(reason)
+    if binding.event in LIFECYCLE_EVENTS:
+        log.info(
+            "openharness hook %s asked to block %s; lifecycle hooks only observe: %s",
+            binding.name,
+            binding.oh_event,
+            text,
+        )
+        return HookResult()
+    decision = Decision.deny if binding.event is Event.PreToolUse else Decision.block
+    return HookResult(decision=decision, reason=text)
+
+
+class _Decoder:
+    """Applies one answer's patches against the input the hook saw."""
+
+    def __init__(self, binding: HookBinding, inp: HookInput, envelope: dict[str, Any]) -> None:
+        self.binding = binding
+        self.inp = inp
+        self.envelope = envelope
+        self.result = HookResult()
+        self.raw: dict[str, Any] = {}
+        self.payload_updates: dict[str, Any] = {}
+        self.ignored: list[dict[str, Any]] = []
+
+    def ignore(self, scope: str, capability: str | None, reason: str) -> None:
+        b = self.binding
+        log.warning("openharness hook %s (%s): %s ignored: %s", b.name, b.oh_event, scope, reason)
+        self.ignored.append(
+            {
+                "hook": b.name,
+                "event": b.oh_event,
+                "scope": scope,
+                "capability": capability,
+                "reason": reason,
+            }
+        )
+
+    def apply(self, scope: str, value: Any) -> None:
+        capability = SCOPE_CAPABILITY.get(scope)
+        if capability is None:
+            self.ignore(scope, None, "unknown patch scope")
+        elif self.binding.event not in SCOPE_EVENTS[scope]:
+            self.ignore(scope, capability, f"does not apply to {self.binding.oh_event}")
+        elif capability not in self.binding.capabilities:
+            self.ignore(scope, capability, f"needs capability {capability}")
+        else:
+            try:
+                self._apply(scope, value)
+            except patches.PatchError as exc:
+                self.ignore(scope, capability, str(exc))
+
+    def _apply(self, scope: str, value: Any) -> None:
+        result, payload = self.result, self.inp.payload
+        if scope == "tool_input":
+            result.updated_input = patches.tool_input(self.envelope.get("tool_input"), value)
+        elif scope == "tool_output":
+            result.updated_output = patches.tool_output(self.envelope.get("tool_output"), value)
+        elif scope == "model_request":
+            fields, unknown = patches.model_request(payload, value)
+            request: dict[str, Any] = {
+                k: payload[k] for k in ("model", "messages", "options") if k in payload
+            }
+            result.updated_input = {**request, **fields}
+            if "model" in fields:
+                self.payload_updates["model_ref"] = fields["model"]
+            self._unsupported(scope, unknown)
+        elif scope == "model_response":
+            result.updated_output, unknown = patches.model_response(payload.get("response"), value)
+            self._unsupported(scope, unknown)
+        else:
+            merged = patches.context(self.envelope.get("context") or {}, value)
+            self.payload_updates.update(_context_fields(self.binding.event, merged))
+            self.raw[scope] = merged
+            return
+        self.raw[scope] = value
+
+    def _unsupported(self, scope: str, keys: list[str]) -> None:
+        if keys:
+            self.ignore(
+                f"{scope}.{{{','.join(keys)}}}", SCOPE_CAPABILITY[scope], "unsupported keys"
+            )
+
+    def suppress(self) -> None:
+        if SUPPRESS_OUTPUT not in self.binding.capabilities:
+            self.ignore("suppressOutput", SUPPRESS_OUTPUT, f"needs capability {SUPPRESS_OUTPUT}")
+            return
+        self.result.extra = {**(self.result.extra or {}), "suppress_output": True}
+        if self.binding.event is Event.PostToolUse:
+            self.result.updated_output = ""
+
+    def finish(self) -> HookResult:
+        result = self.result
+        if self.raw:
+            result.patches = self.raw
+        if self.payload_updates:
+            result.payload_updates = self.payload_updates
+        if self.ignored:
+            result.extra = {**(result.extra or {}), IGNORED_KEY: self.ignored}
+        return result
+
+
+def _context_fields(event: Event, merged: dict[str, Any]) -> dict[str, Any]:
+    """The merged context for the next hook in the chain, plus the canonical payload fields
+    it changes."""
+    updates: dict[str, Any] = {env.CHAIN_CONTEXT_KEY: merged}
+    if event is Event.PostCompact:
+        if isinstance(merged.get("summaryText"), str):
+            updates["compact_summary"] = merged["summaryText"]
+        return updates
+    if isinstance(merged.get("messages"), list):
+        updates["messages"] = merged["messages"]
+    if event is Event.PreCompact and isinstance(merged.get("customInstructions"), str):
+        updates["custom_instructions"] = merged["customInstructions"]
+    return updates
+
+
+def to_result(
+    out: UnifiedOutput, binding: HookBinding, inp: HookInput, envelope: dict[str, Any]
+) -> HookResult:
+    """What one hook's answer does, given the input it saw."""
+    if binding.event in LIFECYCLE_EVENTS:
+        if out.blocks:
+            return blocked(binding, out.stop_reason or out.reason or "")
+        return HookResult()
+    if out.blocks:
+        return blocked(
+            binding, out.stop_reason or out.reason or f"Hook {binding.name} blocked execution."
+        )
+    if out.decision is not None:
+        log.warning(
+            "openharness hook %s: decision %r ignored (only 'block' is supported)",
+            binding.name,
+            out.decision,
+        )
+    decoder = _Decoder(binding, inp, envelope)
+    decoder.result.system_message = out.system_message
+    decoder.result.additional_context = out.additional_context
+    for scope, value in out.patch.items():
+        decoder.apply(scope, value)
+    if out.suppress_output:
+        decoder.suppress()
+    return decoder.finish()

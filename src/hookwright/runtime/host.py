@@ -1,0 +1,186 @@
+"""Building a session for a project: hooks from every source (minus untrusted ones), the model,
+tools, permissions and skills."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hookwright.dialects.skills import scan_hooks
+from hookwright.dialects.skills.config import SkillHookError
+from hookwright.engine import HookEngine
+from hookwright.loading import Diagnostic, LoadContext, LoadResult, load_sources
+from hookwright.runtime import transcript as transcripts
+from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
+from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
+from hookwright.runtime.models.retry import RetryCallback
+from hookwright.runtime.models.scripted import ScriptedModel
+from hookwright.runtime.permissions import PermissionMode, load_policy
+from hookwright.runtime.subagent import AgentTool
+from hookwright.runtime.tools import ToolRegistry, default_tools
+from hookwright.runtime.trust import TrustStore
+from hookwright.spec import HookSpec
+
+#: Sources that come from the repository itself and need the folder to be trusted.
+PROJECT_SOURCES = frozenset({"project", "local"})
+DEFAULT_SCRIPT = Path(".hookwright") / "script.yaml"
+NO_MODEL_TEXT = (
+    "No model is configured. Pass --model openai:NAME (OPENAI_BASE_URL / OPENAI_API_KEY), "
+    "--model anthropic:NAME (ANTHROPIC_API_KEY) or --model scripted:FILE."
+)
+
+AskTrust = Callable[[Path, int], Awaitable[bool]]
+
+
+@dataclass(slots=True)
+class SessionSetup:
+    agent: Agent
+    engine: HookEngine
+    diagnostics: list[str] = field(default_factory=list)
+    untrusted_hooks: int = 0
+
+
+def default_model_spec(project_dir: Path) -> str | None:
+    """HOOKWRIGHT_MODEL, else a configured provider, else the project's scripted model."""
+    if spec := os.environ.get("HOOKWRIGHT_MODEL"):
+        return spec
+    if os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
+        return f"openai:{os.environ.get('OPENAI_MODEL', 'gpt-4o-mini')}"
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return f"anthropic:{os.environ.get('ANTHROPIC_MODEL', 'claude-sonnet-4-5')}"
+    script = project_dir / DEFAULT_SCRIPT
+    if script.is_file():
+        return f"scripted:{script}"
+    return None
+
+
+def resolve_model(
+    spec: str | None, project_dir: Path, on_retry: RetryCallback | None = None
+) -> Model:
+    chosen = spec or default_model_spec(project_dir)
+    if chosen is None:
+        return ScriptedModel.from_turns([{"content": NO_MODEL_TEXT}])
+    return make_model(chosen, base_dir=project_dir, on_retry=on_retry)
+
+
+def _needs_trust(spec: HookSpec, project_dir: Path) -> bool:
+    if spec.source in PROJECT_SOURCES:
+        return True
+    origin = (spec.origin or "").split(":", 1)[0]
+    if spec.source == "plugin" and origin:
+        try:
+            Path(origin).resolve().relative_to(project_dir)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+async def open_session(
+    project_dir: Path,
+    *,
+    home: Path | None = None,
+    model: str | Model | None = None,
+    permission_mode: PermissionMode = "default",
+    max_turns: int = 20,
+    planning: bool = False,
+    interactive: bool = False,
+    trust: bool = False,
+    config_files: Sequence[Path] = (),
+    skills: Sequence[str] = (),
+    resume: str | None = None,
+    on_event: EventSink | None = None,
+    ask_user: AskUser | None = None,
+    ask_trust: AskTrust | None = None,
+    compact_tokens: int = 100_000,
+    tools: ToolRegistry | None = None,
+    engine: HookEngine | None = None,
+) -> SessionSetup:
+    """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
+    ValueError (bad resume id, bad trust file) with a message for the user."""
+    project_dir = project_dir.resolve()
+    home = home or Path.home()
+    engine = engine or HookEngine()
+    loaded: LoadResult = load_sources(
+        LoadContext(project_dir=project_dir, home=home, config_files=list(config_files))
+    )
+    diagnostics = [str(d) for d in loaded.diagnostics]
+    needing = [spec for spec in loaded.specs if _needs_trust(spec, project_dir)]
+    store = TrustStore(home)
+    trusted = trust or not needing or store.is_trusted(project_dir)
+    if not trusted and interactive and ask_trust is not None:
+        trusted = await ask_trust(project_dir, len(needing))
+        if trusted:
+            store.trust(project_dir)
+    skipped = 0
+    for spec in loaded.specs:
+        if not trusted and spec in needing:
+            skipped += 1
+            continue
+        engine.register(spec)
+    if skipped:
+        diagnostics.append(
+            str(
+                Diagnostic(
+                    str(project_dir),
+                    "",
+                    f"{skipped} project hook(s) not run: this folder is not trusted; "
+                    + store.how_to_trust(project_dir),
+                    "warning",
+                )
+            )
+        )
+    holder: list[Agent] = []
+
+    def on_retry(attempt: int, error: ModelError, delay: float) -> None:
+        if holder:
+            holder[0].model_retry(attempt, error, delay)
+
+    chosen_model = model if model is not None and not isinstance(model, str) else None
+    resolved_model = chosen_model or resolve_model(
+        model if isinstance(model, str) else None, project_dir, on_retry
+    )
+    policy = load_policy(project_dir, home, permission_mode)
+    diagnostics += policy.problems
+    skill_errors: list[SkillHookError] = []
+    skill_hooks = (
+        scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors) if skills else []
+    )
+    diagnostics += [f"error: {e}" for e in skill_errors]
+    config = AgentConfig(
+        project_dir=project_dir,
+        home=home,
+        permission_mode=permission_mode,
+        max_turns=max_turns,
+        planning=planning,
+        interactive=interactive,
+        skill_hooks=skill_hooks,
+        compact_tokens=compact_tokens,
+    )
+    messages = None
+    if resume:
+        path = transcripts.transcript_path(home, project_dir, resume)
+        messages = transcripts.load(path)
+        if not messages:
+            raise ValueError(f"session {resume} has an empty transcript at {path}")
+    registry = tools or default_tools()
+    agent = Agent(
+        engine,
+        resolved_model,
+        registry,
+        config,
+        policy=policy,
+        session_id=resume,
+        messages=messages,
+        on_event=on_event,
+        ask_user=ask_user,
+    )
+    holder.append(agent)
+    if registry.get("Agent") is None:
+        registry.register(AgentTool(agent))
+    return SessionSetup(agent, engine, diagnostics, skipped)
+
+
+__all__ = ["ModelConfigError", "SessionSetup", "default_model_spec", "open_session"]

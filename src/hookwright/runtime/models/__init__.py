@@ -1,0 +1,81 @@
+"""The reference agent's model layer: one `Model` protocol, scripted and real backends.
+
+`make_model` turns a `--model` spec into a model: `scripted:PATH`, `openai:NAME` or
+`anthropic:NAME`. The network backends come wrapped in a `RetryingModel`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hookwright.runtime.models.base import (
+    ERROR_KINDS,
+    ErrorKind,
+    Message,
+    Model,
+    ModelConfigError,
+    ModelError,
+    ModelResponse,
+    TextCallback,
+    ToolCall,
+    ToolDefinition,
+    Usage,
+)
+from hookwright.runtime.models.retry import RetryCallback, RetryingModel
+from hookwright.runtime.models.scripted import END_OF_SCRIPT, ScriptedCall, ScriptedModel
+
+SPEC_HELP = "use scripted:PATH, openai:NAME or anthropic:NAME"
+
+
+def make_model(
+    spec: str, *, base_dir: Path | None = None, on_retry: RetryCallback | None = None
+) -> Model:
+    """Build the model a spec names; a relative scripted PATH resolves against `base_dir` or cwd.
+
+    The SDK-backed modules are imported only when asked for, so a scripted run works without
+    the `openai`/`anthropic` extras installed.
+    """
+    backend, sep, rest = spec.partition(":")
+    if not sep or backend not in ("scripted", "openai", "anthropic"):
+        raise ModelConfigError(f"unknown model {spec!r}: {SPEC_HELP}")
+    if not rest.strip():
+        raise ModelConfigError(
+            f"model {spec!r} has no {'PATH' if backend == 'scripted' else 'NAME'}: {SPEC_HELP}"
+        )
+    if backend == "scripted":
+        path = Path(rest).expanduser()
+        if not path.is_absolute():
+            path = (base_dir or Path.cwd()) / path
+        return ScriptedModel.from_file(path)
+    inner: Model
+    if backend == "openai":
+        from hookwright.runtime.models.openai_model import OpenAIModel
+
+        inner = OpenAIModel.from_env(rest)
+    else:
+        from hookwright.runtime.models.anthropic_model import AnthropicModel
+
+        inner = AnthropicModel.from_env(rest)
+    return RetryingModel(inner, on_retry=on_retry)
+
+
+__all__ = [
+    "END_OF_SCRIPT",
+    "ERROR_KINDS",
+    "SPEC_HELP",
+    "ErrorKind",
+    "Message",
+    "Model",
+    "ModelConfigError",
+    "ModelError",
+    "ModelResponse",
+    "RetryCallback",
+    "RetryingModel",
+    "ScriptedCall",
+    "ScriptedModel",
+    "TextCallback",
+    "ToolCall",
+    "ToolDefinition",
+    "Usage",
+    "make_model",
+]

@@ -1,0 +1,279 @@
+"""A model that replays a script of turns: deterministic agent runs for tests and demos.
+
+A script file (JSON or YAML) is either a list of turns or `{"model": NAME, "turns": [...]}`::
+
+    - content: "Let me look."
+      tool_calls:
+        - {name: Read, arguments: {path: README.md}}
+    - match: "hookwright"          # regex the conversation since the last reply must contain
+      content: "Done."
+    - error: rate_limit            # this call raises ModelError("rate_limit")
+
+Each `complete` call consumes the next turn; once the script runs out the model answers
+"(end of script)" without tool calls, so a runaway agent loop ends instead of crashing.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from hookwright.runtime.models.base import (
+    ErrorKind,
+    Message,
+    ModelConfigError,
+    ModelError,
+    ModelResponse,
+    TextCallback,
+    ToolCall,
+    ToolDefinition,
+    parse_arguments,
+)
+
+END_OF_SCRIPT = "(end of script)"
+_STREAM_CHUNKS = 3
+
+
+class _ScriptToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    arguments: Any = Field(default_factory=dict)
+    id: str | None = Field(default=None, min_length=1)
+
+    @field_validator("arguments")
+    @classmethod
+    def _object_or_string(cls, value: Any) -> dict[str, Any] | str:
+        if isinstance(value, dict | str):
+            return value
+        raise ValueError(
+            "must be an object, or a string to send verbatim as the model's raw arguments"
+        )
+
+
+class _ScriptTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = ""
+    tool_calls: list[_ScriptToolCall] = Field(default_factory=list)
+    error: ErrorKind | None = None
+    match: str | None = None
+    finish_reason: str | None = Field(default=None, min_length=1)
+
+    @field_validator("match")
+    @classmethod
+    def _valid_regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression: {exc}") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _error_stands_alone(self) -> _ScriptTurn:
+        if self.error is not None and (self.content or self.tool_calls):
+            raise ValueError("a turn with 'error' cannot also have 'content' or 'tool_calls'")
+        return self
+
+
+class _Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(default="scripted", min_length=1)
+    turns: list[_ScriptTurn]
+
+
+@dataclass(slots=True)
+class ScriptedCall:
+    """What one `complete` call received (deep copies) and which turn answered it."""
+
+    messages: list[Message]
+    tools: list[ToolDefinition] | None
+    options: dict[str, Any] | None
+    turn_index: int | None
+    """Index into the script's turns; None once the script was exhausted."""
+
+
+class ScriptedModel:
+    def __init__(
+        self, turns: Sequence[_ScriptTurn], *, name: str = "scripted", source: str = "<script>"
+    ) -> None:
+        self.name = name
+        self.source = source
+        self.calls: list[ScriptedCall] = []
+        self._turns = list(turns)
+        self._next = 0
+        reserved = {call.id for turn in self._turns for call in turn.tool_calls if call.id}
+        self._ids: Iterator[str] = (
+            f"call_{n}" for n in itertools.count(1) if f"call_{n}" not in reserved
+        )
+
+    @classmethod
+    def from_turns(
+        cls, turns: Sequence[dict[str, Any]], *, name: str = "scripted"
+    ) -> ScriptedModel:
+        """Build from turn dicts in the file format, validated the same way."""
+        script = _validate({"model": name, "turns": list(turns)}, "<turns>")
+        return cls(script.turns, name=script.model, source="<turns>")
+
+    @classmethod
+    def from_file(cls, path: Path | str) -> ScriptedModel:
+        path = Path(path)
+        data = _load(path)
+        if isinstance(data, list):
+            data = {"turns": data}
+        elif not isinstance(data, dict):
+            raise ModelConfigError(
+                f"{path}: expected a list of turns or a mapping with 'turns', "
+                f"got {type(data).__name__}"
+            )
+        script = _validate(data, str(path))
+        return cls(script.turns, name=script.model, source=str(path))
+
+    @property
+    def remaining(self) -> int:
+        """Turns not yet consumed."""
+        return len(self._turns) - self._next
+
+    async def complete(
+        self,
+        messages: list[Message],
+        tools: list[ToolDefinition] | None = None,
+        *,
+        options: dict[str, Any] | None = None,
+        on_text: TextCallback | None = None,
+    ) -> ModelResponse:
+        index = self._next if self._next < len(self._turns) else None
+        self.calls.append(
+            ScriptedCall(
+                messages=copy.deepcopy(messages),
+                tools=copy.deepcopy(tools),
+                options=copy.deepcopy(options),
+                turn_index=index,
+            )
+        )
+        if index is None:
+            return self._reply(END_OF_SCRIPT, [], "stop", on_text)
+        self._next += 1
+        turn = self._turns[index]
+        if turn.match is not None:
+            self._check_match(index, turn.match, messages)
+        if turn.error is not None:
+            raise ModelError(
+                turn.error, f"{self.source}: turns[{index}]: scripted {turn.error} error"
+            )
+        calls = [self._tool_call(call) for call in turn.tool_calls]
+        finish = turn.finish_reason or ("tool_calls" if calls else "stop")
+        return self._reply(turn.content, calls, finish, on_text)
+
+    def _reply(
+        self, content: str, calls: list[ToolCall], finish: str, on_text: TextCallback | None
+    ) -> ModelResponse:
+        if on_text is not None:
+            for chunk in _chunks(content, _STREAM_CHUNKS):
+                on_text(chunk)
+        return ModelResponse(
+            content=content, tool_calls=calls, finish_reason=finish, model=self.name
+        )
+
+    def _tool_call(self, call: _ScriptToolCall) -> ToolCall:
+        if isinstance(call.arguments, str):
+            raw = call.arguments
+            arguments = parse_arguments(raw)
+        else:
+            arguments = copy.deepcopy(call.arguments)
+            raw = json.dumps(arguments)
+        return ToolCall(
+            id=call.id or next(self._ids), name=call.name, arguments=arguments, raw_arguments=raw
+        )
+
+    def _check_match(self, index: int, pattern: str, messages: list[Message]) -> None:
+        """Fail loudly when the conversation drifted from what the script expects."""
+        text = _text_since_last_reply(messages)
+        if re.search(pattern, text) is None:
+            raise ModelConfigError(
+                f"{self.source}: turns[{index}].match: {pattern!r} not found in the messages "
+                f"since the last assistant reply: {text[:500]!r}"
+            )
+
+
+def _load(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelConfigError(f"{path}: scripted model file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelConfigError(f"{path}: cannot read scripted model file: {exc}") from exc
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ModelConfigError(
+                f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            ) from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ModelConfigError(f"{path}: invalid YAML{where}: {problem}") from exc
+    if data is None:
+        raise ModelConfigError(f"{path}: scripted model file is empty")
+    return data
+
+
+def _validate(data: dict[str, Any], source: str) -> _Script:
+    try:
+        return _Script.model_validate(data)
+    except ValidationError as exc:
+        lines = [
+            f"{source}: {_location(err['loc'])}: {_describe(err['msg'])}" for err in exc.errors()
+        ]
+        raise ModelConfigError("\n".join(lines)) from None
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _describe(message: str) -> str:
+    message = message.removeprefix("Value error, ")
+    return message[:1].lower() + message[1:]
+
+
+def _text_since_last_reply(messages: list[Message]) -> str:
+    tail: list[Message] = []
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            break
+        tail.append(message)
+    return "\n".join(_content_text(m.get("content")) for m in reversed(tail))
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def _chunks(text: str, count: int) -> Iterator[str]:
+    size = max(1, math.ceil(len(text) / count))
+    for start in range(0, len(text), size):
+        yield text[start : start + size]

@@ -1,0 +1,242 @@
+"""Permission checks: Claude Code's modes and `permissions` rules (allow / ask / deny).
+
+Rules use the permission-rule syntax of `IfRule` (`Bash(git push *)`, `Edit(src/**)`,
+`mcp__srv__tool`). Deny rules win over ask rules, ask rules over allow rules; deny and ask rules
+apply even when a hook allowed the call. A call that no rule decides falls to the mode:
+
+| mode | read-only tools | Edit / Write | other tools |
+|---|---|---|---|
+| default | allow | ask | ask |
+| acceptEdits | allow | allow | ask |
+| plan | allow | deny | deny |
+| dontAsk | allow | deny (what would ask is denied) | deny |
+| bypassPermissions | allow | allow | allow |
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from hookwright.matching import IfRule, IfRuleError
+
+log = logging.getLogger("hookwright.permissions")
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+Behavior = Literal["allow", "ask", "deny"]
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+
+#: Settings files whose `permissions` block is read, with the destination name Claude Code uses
+#: for `updatedPermissions` entries.
+DESTINATIONS: dict[str, str] = {
+    "userSettings": "~/.claude/settings.json",
+    "projectSettings": ".claude/settings.json",
+    "localSettings": ".claude/settings.local.json",
+}
+
+
+@dataclass(slots=True, frozen=True)
+class PermissionOutcome:
+    behavior: Behavior
+    reason: str
+    rule: str | None = None
+
+
+@dataclass(slots=True)
+class PermissionPolicy:
+    mode: PermissionMode = "default"
+    allow: list[IfRule] = field(default_factory=list)
+    ask: list[IfRule] = field(default_factory=list)
+    deny: list[IfRule] = field(default_factory=list)
+    project_dir: Path | None = None
+    home: Path | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def add_rules(self, behavior: Behavior, rules: Iterable[str], origin: str = "") -> None:
+        target = {"allow": self.allow, "ask": self.ask, "deny": self.deny}[behavior]
+        for index, text in enumerate(rules):
+            try:
+                target.append(IfRule.parse(text))
+            except (IfRuleError, TypeError) as exc:
+                where = f"{origin}: permissions.{behavior}[{index}]" if origin else behavior
+                self.problems.append(f"{where}: {exc}")
+
+    def remove_rules(self, behavior: Behavior, rules: Iterable[str]) -> None:
+        drop = set(rules)
+        target = {"allow": self.allow, "ask": self.ask, "deny": self.deny}[behavior]
+        target[:] = [rule for rule in target if rule.source not in drop]
+
+    def _first(
+        self, rules: list[IfRule], tool: str, tool_input: Mapping[str, Any], cwd: str | None
+    ) -> IfRule | None:
+        for rule in rules:
+            if rule.matches(
+                tool,
+                tool_input,
+                cwd=cwd,
+                project_dir=str(self.project_dir) if self.project_dir else None,
+                home=str(self.home) if self.home else None,
+            ):
+                return rule
+        return None
+
+    def rule_decision(
+        self, tool: str, tool_input: Mapping[str, Any], cwd: str | None
+    ) -> PermissionOutcome | None:
+        """What the deny, ask and allow rules say, in that precedence; None if none matches."""
+        if rule := self._first(self.deny, tool, tool_input, cwd):
+            return PermissionOutcome("deny", f"denied by rule {rule.source}", rule.source)
+        if rule := self._first(self.ask, tool, tool_input, cwd):
+            return PermissionOutcome("ask", f"rule {rule.source} asks", rule.source)
+        if rule := self._first(self.allow, tool, tool_input, cwd):
+            return PermissionOutcome("allow", f"allowed by rule {rule.source}", rule.source)
+        return None
+
+    def check(
+        self,
+        tool: str,
+        tool_input: Mapping[str, Any],
+        *,
+        read_only: bool,
+        cwd: str | None,
+        hook_allowed: bool = False,
+    ) -> PermissionOutcome:
+        """The decision before any PermissionRequest hook or prompt runs.
+
+        `hook_allowed`: a PreToolUse hook answered allow, which skips the prompt but not the deny
+        and ask rules.
+        """
+        by_rule = self.rule_decision(tool, tool_input, cwd)
+        if by_rule is not None and by_rule.behavior in ("deny", "ask"):
+            if by_rule.behavior == "ask" and self.mode == "dontAsk":
+                return PermissionOutcome("deny", f"{by_rule.reason} (mode dontAsk)", by_rule.rule)
+            return by_rule
+        if hook_allowed:
+            return PermissionOutcome("allow", "allowed by hook")
+        if by_rule is not None:
+            return by_rule
+        return self._by_mode(tool, read_only)
+
+    def _by_mode(self, tool: str, read_only: bool) -> PermissionOutcome:
+        mode = self.mode
+        if read_only or mode == "bypassPermissions":
+            return PermissionOutcome("allow", f"mode {mode}")
+        if mode == "acceptEdits" and tool in EDIT_TOOLS:
+            return PermissionOutcome("allow", "mode acceptEdits")
+        if mode == "plan":
+            return PermissionOutcome("deny", f"{tool} is not allowed in plan mode")
+        if mode == "dontAsk":
+            return PermissionOutcome("deny", f"{tool} needs permission and mode is dontAsk")
+        return PermissionOutcome("ask", f"{tool} needs permission")
+
+    def apply_updates(self, updates: Iterable[Mapping[str, Any]]) -> list[str]:
+        """Apply Claude Code `updatedPermissions` entries; returns a note per entry applied.
+
+        `session` entries change this policy only; settings destinations are also written to
+        their file. `bypassPermissions` is never persisted.
+        """
+        notes: list[str] = []
+        for entry in updates:
+            kind = entry.get("type")
+            destination = str(entry.get("destination", "session"))
+            if kind in ("addRules", "replaceRules", "removeRules"):
+                behavior = entry.get("behavior", "allow")
+                if behavior not in ("allow", "ask", "deny"):
+                    notes.append(f"ignored {kind}: unknown behavior {behavior!r}")
+                    continue
+                rules = [_rule_text(rule) for rule in entry.get("rules", [])]
+                if kind == "replaceRules":
+                    {"allow": self.allow, "ask": self.ask, "deny": self.deny}[behavior].clear()
+                if kind == "removeRules":
+                    self.remove_rules(behavior, rules)
+                else:
+                    self.add_rules(behavior, rules, origin=f"updatedPermissions ({destination})")
+                if destination != "session":
+                    self._persist(destination, kind, behavior, rules)
+                notes.append(f"{kind} {behavior} {rules} -> {destination}")
+            elif kind == "setMode":
+                mode = entry.get("mode")
+                if mode == "auto" or mode == "manual":
+                    mode = "default"
+                if mode in MODES:
+                    self.mode = mode
+                    notes.append(f"mode -> {mode}")
+                else:
+                    notes.append(f"ignored setMode: unknown mode {mode!r}")
+            else:
+                notes.append(f"ignored permission update of type {kind!r}")
+        return notes
+
+    def _settings_path(self, destination: str) -> Path | None:
+        if destination == "userSettings" and self.home is not None:
+            return self.home / ".claude" / "settings.json"
+        if destination == "projectSettings" and self.project_dir is not None:
+            return self.project_dir / ".claude" / "settings.json"
+        if destination == "localSettings" and self.project_dir is not None:
+            return self.project_dir / ".claude" / "settings.local.json"
+        return None
+
+    def _persist(self, destination: str, kind: str, behavior: str, rules: list[str]) -> None:
+        path = self._settings_path(destination)
+        if path is None:
+            log.warning("cannot persist permissions to unknown destination %s", destination)
+            return
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except (OSError, json.JSONDecodeError) as exc:
+            log.warning("not updating %s: %s", path, exc)
+            return
+        permissions = data.setdefault("permissions", {})
+        current: list[str] = list(permissions.get(behavior, []))
+        if kind == "replaceRules":
+            current = []
+        if kind == "removeRules":
+            current = [rule for rule in current if rule not in rules]
+        else:
+            current += [rule for rule in rules if rule not in current]
+        permissions[behavior] = current
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+
+def _rule_text(rule: Any) -> str:
+    if isinstance(rule, str):
+        return rule
+    if isinstance(rule, Mapping):
+        name = str(rule.get("toolName", ""))
+        content = rule.get("ruleContent")
+        return f"{name}({content})" if content else name
+    return str(rule)
+
+
+def load_policy(
+    project_dir: Path, home: Path, mode: PermissionMode = "default"
+) -> PermissionPolicy:
+    """Read `permissions` from the user, project and local Claude Code settings files."""
+    policy = PermissionPolicy(mode=mode, project_dir=project_dir, home=home)
+    for destination in ("userSettings", "projectSettings", "localSettings"):
+        path = policy._settings_path(destination)
+        if path is None or not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            policy.problems.append(f"{path}: cannot read permissions: {exc}")
+            continue
+        block = data.get("permissions") if isinstance(data, dict) else None
+        if not isinstance(block, dict):
+            continue
+        for behavior in ("allow", "ask", "deny"):
+            rules = block.get(behavior, [])
+            if isinstance(rules, list):
+                policy.add_rules(behavior, rules, origin=str(path))
+            else:
+                policy.problems.append(f"{path}: permissions.{behavior}: expected a list")
+    return policy

@@ -1,0 +1,97 @@
+"""The `Agent` tool: a subagent runs its own loop, with hooks firing inside it.
+
+Inputs carry `agent_id`/`agent_type`; SubagentStart fires before it starts (its
+additionalContext goes into the subagent), SubagentStop when it finishes (a block keeps it
+working). Its transcript is a sidechain file beside the session's.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hookwright.events import Event
+from hookwright.runtime.tools import ToolContext, ToolInputError, ToolOutput, ToolRegistry
+from hookwright.runtime.tools.base import json_schema_of, parse_arguments
+
+if TYPE_CHECKING:
+    from hookwright.runtime.agent import Agent
+
+
+class AgentInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str = Field(description="The task for the subagent.")
+    description: str = Field(default="", description="A 3-5 word summary of the task.")
+    subagent_type: str = Field(default="general-purpose", description="Which kind of agent.")
+    model: str | None = Field(default=None, description="Ignored: the parent's model is used.")
+
+
+class AgentTool:
+    name = "Agent"
+    description = (
+        "Launch a subagent with its own context to work on a task with the same tools (except "
+        "Agent). Returns the subagent's final answer."
+    )
+    read_only = True
+
+    def __init__(self, parent: Agent) -> None:
+        self.parent = parent
+
+    def input_schema(self) -> dict[str, Any]:
+        return json_schema_of(AgentInput)
+
+    def validate(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        return parse_arguments(AgentInput, arguments).model_dump(exclude_none=True)
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        from hookwright.runtime.agent import Agent
+
+        try:
+            args = parse_arguments(AgentInput, arguments)
+        except ToolInputError as exc:
+            return ToolOutput(content=f"InputValidationError: {exc}", is_error=True)
+        parent = self.parent
+        agent_id = f"agent-{uuid.uuid4().hex[:12]}"
+        tools = ToolRegistry()
+        for name in parent.tools.names():
+            tool = parent.tools.get(name)
+            if tool is not None and name != self.name:
+                tools.register(tool)
+        sidechain = parent.transcript.path.parent / parent.session_id / "subagents"
+        child = Agent(
+            parent.engine,
+            parent.model,
+            tools,
+            replace(parent.config, planning=False, skill_hooks=[]),
+            policy=parent.policy,
+            session_id=parent.session_id,
+            on_event=parent.on_event,
+            ask_user=parent.ask_user,
+            agent_id=agent_id,
+            agent_type=args.subagent_type,
+            transcript_file=sidechain / f"{agent_id}.jsonl",
+        )
+        child.turn_id = parent.turn_id
+        start = await child.fire(
+            Event.SubagentStart, agent_id=agent_id, agent_type=args.subagent_type
+        )
+        child._pending_context.extend(start.additional_context)
+        try:
+            result = await child.run(args.prompt)
+        finally:
+            child.transcript.close()
+            parent.engine.end_scope(agent_id)
+        content = result.final_text or f"(subagent ended: {result.status})"
+        data = {
+            "status": "completed" if result.status == "completed" else result.status,
+            "agentId": agent_id,
+            "agentType": args.subagent_type,
+            "content": [{"type": "text", "text": result.final_text}],
+            "totalRounds": result.rounds,
+        }
+        return ToolOutput(content=content, is_error=result.status == "failed", data=data)

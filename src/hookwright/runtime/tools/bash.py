@@ -1,0 +1,357 @@
+"""The Bash tool: one `/bin/bash -c` per call, in its own process group.
+
+Output arrives through a subprocess protocol rather than stream readers, so every chunk is
+decoded and folded into a bounded head/tail window the moment it lands: a command printing
+gigabytes costs CPU, never memory, and neither pipe can fill up and deadlock the child.
+
+Three things end a call besides a normal exit, and each one kills the whole process group
+(SIGTERM, then SIGKILL a second later) so nothing the command started is left behind:
+
+* the timeout;
+* bash exiting while something it started in the background still holds stdout/stderr open
+  (after a short grace period, so late output is still collected);
+* cancellation of the awaiting task (the group is killed at once and the cancel re-raised).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hookwright.runtime.tools.base import ModelTool, ToolContext, ToolOutput, failure
+
+MAX_OUTPUT_CHARS = 30_000
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+KILL_GRACE_S = 1.0
+PIPE_GRACE_S = 2.0
+"""How long background children may keep the output pipes open after bash itself has exited."""
+
+_STDOUT, _STDERR = 1, 2
+
+
+class BashInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(min_length=1, description="The command to execute")
+    description: str | None = Field(
+        default=None, description="Clear, concise description of what this command does"
+    )
+    timeout: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TIMEOUT_MS,
+        description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
+    )
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Accepted for compatibility; the command always runs in the foreground",
+    )
+
+
+class CappedText:
+    """Decoded text of one stream, keeping only its first and last `limit` characters."""
+
+    def __init__(self, limit: int) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._limit = limit
+        self._head = ""
+        self._tail = ""
+        self._dropped = 0
+        self.total = 0
+
+    def feed(self, data: bytes, *, final: bool = False) -> None:
+        text = self._decoder.decode(data, final)
+        if not text:
+            return
+        self.total += len(text)
+        room = self._limit - len(self._head)
+        if room > 0:
+            self._head += text[:room]
+            text = text[room:]
+        if text:
+            tail = self._tail + text
+            excess = len(tail) - self._limit
+            if excess > 0:
+                self._dropped += excess
+                tail = tail[excess:]
+            self._tail = tail
+
+    def render(self, budget: int) -> str:
+        """At most `budget` characters (plus a marker saying how many were cut from the middle)."""
+        budget = min(budget, self._limit)
+        if self.total <= budget:
+            return self._head + self._tail
+        if self._dropped:
+            head, tail = self._head, self._tail
+        else:
+            head = tail = self._head + self._tail
+        keep_head = budget // 2
+        keep_tail = budget - keep_head
+        omitted = self.total - budget
+        return (
+            f"{head[:keep_head]}\n\n... [{omitted} characters truncated] ...\n\n"
+            f"{tail[len(tail) - keep_tail :]}"
+        )
+
+
+def split_budget(out_total: int, err_total: int, limit: int) -> tuple[int, int]:
+    """Share `limit` characters between stdout and stderr; a short stream keeps all of its text."""
+    if out_total + err_total <= limit:
+        return out_total, err_total
+    err = min(err_total, max(limit // 2, limit - out_total))
+    return min(out_total, limit - err), err
+
+
+class _Collector(asyncio.SubprocessProtocol):
+    def __init__(self, limit: int) -> None:
+        self.streams = {_STDOUT: CappedText(limit), _STDERR: CappedText(limit)}
+        self.exited = asyncio.Event()
+        self.pipes_closed = asyncio.Event()
+        self._open = {_STDOUT, _STDERR}
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        self.streams[fd].feed(bytes(data))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self.streams[fd].feed(b"", final=True)
+        self._open.discard(fd)
+        if not self._open:
+            self.pipes_closed.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+
+@dataclass(slots=True)
+class ShellResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    interrupted: bool
+    stray_killed: bool
+
+
+async def run_shell(
+    command: str, *, cwd: Path, env: dict[str, str], timeout_s: float
+) -> ShellResult:
+    """Run `command` with `/bin/bash -c`; see the module docstring for how it can end."""
+    loop = asyncio.get_running_loop()
+    transport, proto = await _spawn(command, cwd=cwd, env=env)
+    pgid = transport.get_pid()
+    interrupted = stray_killed = False
+    try:
+        deadline = loop.time() + timeout_s
+        if not await _wait(proto.exited, timeout_s):
+            interrupted = True
+            await _kill_group(pgid, proto)
+        elif not await _wait(proto.pipes_closed, min(PIPE_GRACE_S, deadline - loop.time())):
+            stray_killed = True
+            await _kill_group(pgid, proto)
+        await _wait(proto.pipes_closed, KILL_GRACE_S)
+    except asyncio.CancelledError:
+        await _abort(pgid, proto)
+        raise
+    finally:
+        transport.close()
+    returncode = transport.get_returncode()
+    exit_code = -signal.SIGKILL if returncode is None else returncode
+    out, err = proto.streams[_STDOUT], proto.streams[_STDERR]
+    out_budget, err_budget = split_budget(out.total, err.total, MAX_OUTPUT_CHARS)
+    return ShellResult(
+        exit_code=128 - exit_code if exit_code < 0 else exit_code,
+        stdout=out.render(out_budget),
+        stderr=err.render(err_budget),
+        interrupted=interrupted,
+        stray_killed=stray_killed,
+    )
+
+
+async def _spawn(
+    command: str, *, cwd: Path, env: dict[str, str]
+) -> tuple[asyncio.SubprocessTransport, _Collector]:
+    """Start bash, shielded from cancellation.
+
+    If asyncio itself were cancelled half-way through connecting the pipes, it would kill only
+    bash and then wait for the pipes to close, i.e. for every background child to finish. So a
+    cancel lands here instead, the start is allowed to complete, and the whole group is killed.
+    """
+    loop = asyncio.get_running_loop()
+    spawn = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: _Collector(MAX_OUTPUT_CHARS),
+            "/bin/bash",
+            "-c",
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await spawn
+    except asyncio.CancelledError:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait([spawn], timeout=KILL_GRACE_S)
+        if spawn.done() and not spawn.cancelled() and spawn.exception() is None:
+            transport, proto = spawn.result()
+            try:
+                await _abort(transport.get_pid(), proto)
+            finally:
+                transport.close()
+        raise
+
+
+async def _abort(pgid: int, proto: _Collector) -> None:
+    """SIGKILL the group at once and wait (briefly) for it to die; used on cancellation."""
+    _signal_group(pgid, signal.SIGKILL)
+    with contextlib.suppress(asyncio.CancelledError):
+        await _until_group_gone(pgid, KILL_GRACE_S)
+        await _wait(proto.exited, KILL_GRACE_S)
+
+
+async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
+    if event.is_set():
+        return True
+    try:
+        await asyncio.wait_for(event.wait(), max(timeout_s, 0.0))
+    except TimeoutError:
+        return False
+    return True
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group `pgid` still runs; zombies do not count.
+
+    Orphans re-parented to an init that reaps lazily linger as zombies, so `killpg(pgid, 0)`
+    alone would report a dead group as alive. Where /proc exists the members' states are read;
+    elsewhere the `killpg` answer is all there is.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return True
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(os.path.join(entry.path, "stat"), "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+                return True
+    return False
+
+
+async def _until_group_gone(pgid: int, timeout_s: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while group_alive(pgid) and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+
+
+async def _kill_group(pgid: int, proto: _Collector) -> None:
+    """SIGTERM the group, SIGKILL whatever is left a second later, and wait for the deaths."""
+    _signal_group(pgid, signal.SIGTERM)
+    await _until_group_gone(pgid, KILL_GRACE_S)
+    _signal_group(pgid, signal.SIGKILL)
+    await _until_group_gone(pgid, KILL_GRACE_S)
+    await _wait(proto.exited, KILL_GRACE_S)
+
+
+def shell_environment(ctx: ToolContext) -> dict[str, str]:
+    env = dict(os.environ)
+    if ctx.env:
+        env.update(ctx.env)
+    return env
+
+
+def with_env_files(command: str, ctx: ToolContext) -> str:
+    """Prefix `source FILE;` for each existing env file (Claude Code's CLAUDE_ENV_FILE semantics).
+
+    Paths are made absolute first: `source name` without a slash would search $PATH.
+    """
+    prefix = ""
+    for env_file in ctx.env_files:
+        path = env_file if env_file.is_absolute() else ctx.cwd / env_file
+        if path.is_file():
+            prefix += f"source {shlex.quote(str(path.absolute()))}; "
+    return prefix + command
+
+
+class BashTool(ModelTool[BashInput]):
+    name = "Bash"
+    description = (
+        "Executes a bash command in the session's working directory and returns its output. "
+        "Each call runs in a fresh shell (state such as `cd` does not persist); stdin is "
+        f"/dev/null. Default timeout {DEFAULT_TIMEOUT_MS} ms, at most {MAX_TIMEOUT_MS} ms. "
+        f"Output beyond {MAX_OUTPUT_CHARS} characters is cut from the middle. Processes left "
+        "running in the background are stopped unless their output is redirected."
+    )
+    read_only = False
+    args_model = BashInput
+
+    async def call(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
+        if not ctx.cwd.is_dir():
+            return failure(f"Working directory does not exist: {ctx.cwd}")
+        timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
+        result = await run_shell(
+            with_env_files(args.command, ctx),
+            cwd=ctx.cwd,
+            env=shell_environment(ctx),
+            timeout_s=timeout_ms / 1000,
+        )
+        return _to_output(result, args, timeout_ms)
+
+
+def _to_output(result: ShellResult, args: BashInput, timeout_ms: int) -> ToolOutput:
+    data: dict[str, Any] = {
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "interrupted": result.interrupted,
+        "isImage": False,
+    }
+    body = "\n".join(
+        text for text in (result.stdout.rstrip("\n"), result.stderr.rstrip("\n")) if text
+    )
+    notes: list[str] = []
+    if result.interrupted:
+        notes.append(f"Command timed out after {timeout_ms} ms and was killed.")
+    if result.stray_killed:
+        notes.append(
+            "Background processes still holding the command's output were stopped; redirect "
+            "their output (e.g. `cmd > log 2>&1 &`) to keep them running."
+        )
+    if args.run_in_background:
+        notes.append("run_in_background is not supported here; the command ran in the foreground.")
+    if result.exit_code == 0 and not result.interrupted:
+        content = "\n".join([body or "(no output)", *notes])
+        return ToolOutput(content=content, data=data)
+    error = "\n".join([f"Exit code {result.exit_code}", *notes, *([body] if body else [])])
+    return ToolOutput(content=error, is_error=True, data=data, error=error)

@@ -1,0 +1,78 @@
+"""The set of tools the model may call, and the one place a call is turned into a `ToolOutput`.
+
+`execute` never raises for anything the model can cause (unknown tool, bad arguments, a tool that
+blows up): the failure becomes an error result the model reads, so the agent loop keeps going.
+Cancellation is the exception and always propagates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hookwright.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput, failure
+
+ALIASES: dict[str, str] = {"Task": "Agent"}
+"""Legacy tool names still used by models and hook matchers, mapped to their current name."""
+
+
+class ToolRegistry:
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool] = {}
+
+    def register(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        tool = self._tools.get(name)
+        if tool is None and name in ALIASES:
+            tool = self._tools.get(ALIASES[name])
+        return tool
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """OpenAI-style function-tool definitions, in registration order."""
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.input_schema(),
+                },
+            }
+            for tool in self._tools.values()
+        ]
+
+    async def execute(
+        self, name: str, arguments: Mapping[str, Any] | None, ctx: ToolContext
+    ) -> ToolOutput:
+        tool = self.get(name)
+        if tool is None:
+            return failure(f"Error: No such tool available: {name}")
+        try:
+            validated = tool.validate(arguments)
+        except ToolInputError as exc:
+            return failure(f"InputValidationError: {name} failed due to the following issue: {exc}")
+        except Exception as exc:
+            return failure(_describe_exception(exc))
+        try:
+            return await tool.run(validated, ctx)
+        except Exception as exc:
+            return failure(_describe_exception(exc))
+
+
+def _describe_exception(exc: Exception) -> str:
+    detail = str(exc)
+    kind = type(exc).__name__
+    return f"Error: {kind}: {detail}" if detail else f"Error: {kind}"

@@ -1,0 +1,10 @@
+"""Transports: how bytes reach a hook and come back, with no idea of what the bytes mean.
+
+* :mod:`hookwright.transports.process`: one-shot child process (shell or exec form) with
+  stdin delivery, capped output capture, timeouts and process-group cleanup.
+* :mod:`hookwright.transports.http`: one JSON request to an endpoint, guarded against
+  server-side request forgery.
+
+Dialect codecs sit on top: the same process transport runs a Claude Code command hook and an
+OpenHarness command hook; only the reading of stdout and the exit code differs.
+"""

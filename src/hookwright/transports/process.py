@@ -1,0 +1,411 @@
+"""One-shot child processes: spawn, feed stdin, capture output, and leave nothing behind.
+
+Every child starts in a new session, so it leads its own process group and everything it
+spawns stays in that group. The group is the unit of cleanup:
+
+* when the main process exits, the output pipes get :data:`EOF_GRACE` more seconds to reach
+  EOF (a background child may still hold them), then the whole group is terminated;
+* on timeout or cancellation the group is terminated at once;
+* "terminated" means SIGTERM, then SIGKILL for whatever is still alive after
+  :data:`KILL_GRACE` seconds.
+
+A grandchild that leaves the group on purpose (``setsid``, a double-forking daemon) escapes
+this; its hold on the pipes is cut when the capture gives up :data:`KILL_GRACE` seconds after
+the group was killed.
+
+Detaching (``on_first_line``): Claude Code lets a command hook declare itself asynchronous by
+printing ``{"async": true}`` as its first stdout line. When ``on_first_line(line)`` returns
+True, :func:`run_process` returns at once with ``exit_code=None``, ``stdout`` = that first line
+and ``background`` = a task that keeps supervising the same process (same deadline, same
+cleanup) and resolves to the complete outcome, whose ``stdout`` includes the first line.
+Cancelling that task kills the process group; whoever detaches owns the task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("hookwright.transports.process")
+
+#: Seconds the output pipes may stay open after the main process exited.
+EOF_GRACE = 0.2
+#: Seconds between SIGTERM and SIGKILL, and the bound on collecting output after a kill.
+KILL_GRACE = 0.5
+_READ_CHUNK = 1 << 16
+#: A first line longer than this is not a declaration; stop looking for it.
+_FIRST_LINE_LIMIT = 1 << 16
+_POLL = 0.01
+
+
+@dataclass(slots=True)
+class ProcessOutcome:
+    """What a finished (or detached) process produced.
+
+    ``exit_code`` is None when the process was killed by us (timeout, cancellation) or is still
+    running in the background; a process that died of another signal N reports ``128 + N``,
+    as a shell would.
+    """
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool = False
+    timed_out: bool = False
+    spawn_error: str | None = None
+    duration_ms: float = 0.0
+    stderr_truncated: bool = False
+    pid: int | None = None
+    #: Set when the process was detached by ``on_first_line``: resolves to the full outcome.
+    background: asyncio.Task[ProcessOutcome] | None = None
+
+    @property
+    def detached(self) -> bool:
+        return self.background is not None
+
+
+class _Sink:
+    """Keeps the first `limit` bytes of a stream and counts the rest."""
+
+    __slots__ = ("chunks", "discarded", "limit", "size")
+
+    def __init__(self, limit: int) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.discarded = 0
+        self.limit = limit
+
+    def add(self, data: bytes) -> None:
+        room = self.limit - self.size
+        if room > 0:
+            kept = data[:room]
+            self.chunks.append(kept)
+            self.size += len(kept)
+            self.discarded += len(data) - len(kept)
+        else:
+            self.discarded += len(data)
+
+    @property
+    def truncated(self) -> bool:
+        return self.discarded > 0
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", errors="replace")
+
+
+class _FirstLine:
+    """Watches the start of stdout for its first complete line."""
+
+    __slots__ = ("callback", "detach", "head", "line", "pending")
+
+    def __init__(self, callback: Callable[[str], bool], detach: asyncio.Future[None]) -> None:
+        self.callback = callback
+        self.detach = detach
+        self.head = b""
+        self.line = ""
+        self.pending = True
+
+    def feed(self, data: bytes) -> None:
+        if not self.pending:
+            return
+        self.head += data
+        newline = self.head.find(b"\n")
+        if newline == -1:
+            if len(self.head) > _FIRST_LINE_LIMIT:
+                self.pending = False
+            return
+        self.pending = False
+        self.line = self.head[:newline].decode("utf-8", errors="replace").rstrip("\r")
+        try:
+            wanted = self.callback(self.line)
+        except Exception:
+            log.exception("on_first_line callback failed; not detaching")
+            wanted = False
+        if wanted and not self.detach.done():
+            self.detach.set_result(None)
+
+
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """The stock stream protocol plus a future that resolves when the process exits.
+
+    ``Process.wait()`` also waits for the pipes to close, which a background child holding
+    stdout can postpone forever; ``exited`` does not.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=_READ_CHUNK, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """Send `sig` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        log.warning("not allowed to signal process group %d", pgid)
+        return False
+    return True
+
+
+def _proc_stat_fields(entry: str) -> tuple[str, int] | None:
+    try:
+        with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    if len(fields) < 3:
+        return None
+    return fields[0], int(fields[2])
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any live (non-zombie) process is in group `pgid`.
+
+    ``killpg(pgid, 0)`` also counts zombies, which linger when the reaper (PID 1 in a
+    container) does not reap; on Linux /proc tells them apart.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not os.path.isdir("/proc/self"):
+        return True
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        fields = _proc_stat_fields(entry)
+        if fields is not None and fields[1] == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+async def kill_group(pgid: int, exited: asyncio.Future[None] | None = None) -> None:
+    """SIGTERM the group, SIGKILL it if anything survives `KILL_GRACE` seconds.
+
+    With `exited` (the leader's exit future) also wait briefly for the leader to be reaped so
+    its exit status is collected. A second cancellation while waiting still sends SIGKILL.
+    """
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    gone = False
+    try:
+        deadline = time.monotonic() + KILL_GRACE
+        while time.monotonic() < deadline:
+            await asyncio.sleep(_POLL)
+            if (exited is None or exited.done()) and not group_alive(pgid):
+                gone = True
+                return
+    finally:
+        if not gone:
+            _signal_group(pgid, signal.SIGKILL)
+    if exited is not None and not exited.done():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(exited), KILL_GRACE)
+
+
+async def _drain(
+    reader: asyncio.StreamReader | None, sink: _Sink, first: _FirstLine | None
+) -> None:
+    if reader is None:
+        return
+    while True:
+        data = await reader.read(_READ_CHUNK)
+        if not data:
+            return
+        sink.add(data)
+        if first is not None:
+            first.feed(data)
+
+
+async def _feed(writer: asyncio.StreamWriter | None, data: bytes) -> None:
+    """Write stdin and close it; a child that exits without reading is not an error."""
+    if writer is None:
+        return
+    try:
+        if data:
+            writer.write(data)
+            await writer.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            writer.close()
+
+
+def _exit_code(returncode: int | None) -> int | None:
+    if returncode is None or returncode >= 0:
+        return returncode
+    return 128 - returncode
+
+
+@dataclass(slots=True)
+class _Run:
+    proc: asyncio.subprocess.Process
+    transport: asyncio.SubprocessTransport
+    exited: asyncio.Future[None]
+    stdout: _Sink
+    stderr: _Sink
+    first: _FirstLine | None
+    started: float
+    deadline: float | None
+
+    def outcome(self, *, killed: bool, timed_out: bool) -> ProcessOutcome:
+        return ProcessOutcome(
+            exit_code=None if killed else _exit_code(self.proc.returncode),
+            stdout=self.stdout.text(),
+            stderr=self.stderr.text(),
+            stdout_truncated=self.stdout.truncated,
+            timed_out=timed_out,
+            duration_ms=(time.monotonic() - self.started) * 1000.0,
+            stderr_truncated=self.stderr.truncated,
+            pid=self.proc.pid,
+        )
+
+
+async def _settle(tasks: list[asyncio.Task[None]], timeout: float) -> None:
+    """Give the pipe readers `timeout` seconds to reach EOF, then stop them."""
+    pending = [task for task in tasks if not task.done()]
+    if pending:
+        await asyncio.wait(pending, timeout=timeout)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _supervise(run: _Run, stdin_data: bytes) -> ProcessOutcome:
+    proc = run.proc
+    readers = [
+        asyncio.ensure_future(_drain(proc.stdout, run.stdout, run.first)),
+        asyncio.ensure_future(_drain(proc.stderr, run.stderr, None)),
+    ]
+    writer = asyncio.ensure_future(_feed(proc.stdin, stdin_data))
+    tasks = [*readers, writer]
+    timed_out = False
+    try:
+        remaining = None if run.deadline is None else max(0.0, run.deadline - time.monotonic())
+        try:
+            await asyncio.wait_for(asyncio.shield(run.exited), remaining)
+        except TimeoutError:
+            timed_out = True
+            await kill_group(proc.pid, run.exited)
+        else:
+            await asyncio.wait(readers, timeout=EOF_GRACE)
+            await kill_group(proc.pid)
+        await _settle(tasks, KILL_GRACE)
+        return run.outcome(killed=timed_out, timed_out=timed_out)
+    except asyncio.CancelledError:
+        await kill_group(proc.pid, run.exited)
+        raise
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        run.transport.close()
+
+
+def _spawn_error(args: list[str], cwd: str | Path | None, exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        if cwd is not None and not os.path.isdir(cwd):
+            return f"working directory not found: {cwd}"
+        return f"executable not found: {args[0]}"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {args[0]}"
+    return f"cannot start {args[0]}: {exc}"
+
+
+async def run_process(
+    *,
+    command: str | None = None,
+    argv: list[str] | None = None,
+    shell: str = "sh",
+    stdin_data: bytes = b"",
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    max_output: int = 10_000_000,
+    on_first_line: Callable[[str], bool] | None = None,
+) -> ProcessOutcome:
+    """Run one process to completion (or detachment) and return what it did.
+
+    Shell form runs ``[shell, "-c", command]``; exec form runs `argv` without a shell.
+    `max_output` caps each of stdout and stderr separately; output past the cap is read and
+    discarded so the child never blocks on a full pipe. Never raises for anything the child
+    does; raises ValueError for a call that names neither or both of `command` and `argv`, and
+    re-raises cancellation after killing the process group.
+    """
+    if (command is None) == (argv is None):
+        raise ValueError("run_process needs exactly one of command= or argv=")
+    args = [shell, "-c", command] if command is not None else list(argv or ())
+    if not args or not args[0]:
+        raise ValueError("run_process: empty argv")
+    started = time.monotonic()
+    loop = asyncio.get_running_loop()
+    popen_options: dict[str, Any] = {
+        "stdin": asyncio.subprocess.PIPE,
+        "stdout": asyncio.subprocess.PIPE,
+        "stderr": asyncio.subprocess.PIPE,
+        "cwd": cwd,
+        "env": dict(env) if env is not None else None,
+        "start_new_session": True,
+    }
+    try:
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(loop), *args, **popen_options
+        )
+    except OSError as exc:
+        return ProcessOutcome(
+            exit_code=None,
+            stdout="",
+            stderr="",
+            spawn_error=_spawn_error(args, cwd, exc),
+            duration_ms=(time.monotonic() - started) * 1000.0,
+        )
+    detach: asyncio.Future[None] = loop.create_future()
+    run = _Run(
+        proc=asyncio.subprocess.Process(transport, protocol, loop),
+        transport=transport,
+        exited=protocol.exited,
+        stdout=_Sink(max_output),
+        stderr=_Sink(max_output),
+        first=_FirstLine(on_first_line, detach) if on_first_line is not None else None,
+        started=started,
+        deadline=None if timeout is None else started + timeout,
+    )
+    if run.first is None:
+        return await _supervise(run, stdin_data)
+    task = asyncio.ensure_future(_supervise(run, stdin_data))
+    try:
+        waiters: set[asyncio.Future[Any]] = {task, detach}
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        raise
+    if task.done():
+        return task.result()
+    return ProcessOutcome(
+        exit_code=None,
+        stdout=run.first.line,
+        stderr="",
+        duration_ms=(time.monotonic() - started) * 1000.0,
+        pid=run.proc.pid,
+        background=task,
+    )

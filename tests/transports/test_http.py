@@ -1,0 +1,201 @@
+"""The HTTP transport against a real server on 127.0.0.1, and the SSRF guard."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+
+from hookwright.transports.http import check_destination, clean_header_value, post_json
+
+
+@dataclass
+class Seen:
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    release: threading.Event = field(default_factory=threading.Event)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False
+    block_on_close = True
+    seen: Seen
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _reply(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        self.server.seen.requests.append(
+            {
+                "path": self.path,
+                "headers": dict(self.headers.items()),
+                "body": json.loads(body) if body else None,
+            }
+        )
+        if self.path == "/json":
+            reply = {"hookSpecificOutput": {"hookEventName": "PreToolUse"}, "echo": body.decode()}
+            self._reply(200, json.dumps(reply).encode(), {"Content-Type": "application/json"})
+        elif self.path == "/empty":
+            self._reply(200, b"")
+        elif self.path == "/error":
+            self._reply(500, b"boom")
+        elif self.path == "/redirect":
+            self._reply(302, b"", {"Location": "/json"})
+        elif self.path == "/slow":
+            self.server.seen.release.wait(10)
+            self._reply(200, b"{}")
+        else:
+            self._reply(404, b"not found")
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Seen]]:
+    httpd = _Server(("127.0.0.1", 0), _Handler)
+    httpd.seen = Seen()
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", httpd.seen
+    finally:
+        httpd.seen.release.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+async def test_2xx_json(server: tuple[str, Seen]) -> None:
+    base, seen = server
+    outcome = await post_json(f"{base}/json", {"tool_name": "Bash"}, timeout=10)
+    assert outcome.status == 200 and outcome.ok and outcome.error is None
+    reply = json.loads(outcome.text)
+    assert json.loads(reply["echo"]) == {"tool_name": "Bash"}
+    assert seen.requests[0]["headers"]["Content-Type"] == "application/json"
+
+
+async def test_empty_body(server: tuple[str, Seen]) -> None:
+    base, _ = server
+    outcome = await post_json(f"{base}/empty", {}, timeout=10)
+    assert (outcome.status, outcome.text, outcome.error) == (200, "", None)
+
+
+async def test_non_2xx_is_returned_not_raised(server: tuple[str, Seen]) -> None:
+    base, _ = server
+    outcome = await post_json(f"{base}/error", {}, timeout=10)
+    assert (outcome.status, outcome.text, outcome.ok) == (500, "boom", False)
+
+
+async def test_redirect_is_not_followed(server: tuple[str, Seen]) -> None:
+    base, seen = server
+    outcome = await post_json(f"{base}/redirect", {}, timeout=10)
+    assert outcome.status == 302
+    assert outcome.headers["location"] == "/json"
+    assert [r["path"] for r in seen.requests] == ["/redirect"]
+
+
+async def test_timeout(server: tuple[str, Seen]) -> None:
+    base, _ = server
+    started = time.monotonic()
+    outcome = await post_json(f"{base}/slow", {}, timeout=0.3)
+    assert outcome.timed_out and outcome.status is None
+    assert outcome.error == "timed out after 0.3s"
+    assert time.monotonic() - started < 0.3 + 0.5
+
+
+async def test_connection_refused() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    outcome = await post_json(f"http://127.0.0.1:{port}/", {}, timeout=10)
+    assert outcome.status is None and not outcome.timed_out
+    assert outcome.error is not None and outcome.error.startswith("request failed: ConnectError")
+
+
+@pytest.mark.parametrize("url", ["http://10.0.0.1/hook", "https://192.168.1.1:8443/x"])
+async def test_private_address_is_refused_before_connecting(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_client(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a client was created for a refused destination")
+
+    monkeypatch.setattr(httpx.AsyncClient, "__init__", no_client)
+    outcome = await post_json(url, {}, timeout=10)
+    assert outcome.status is None
+    assert outcome.error is not None and outcome.error.startswith("destination refused:")
+    assert "blocked network" in outcome.error
+
+
+async def test_header_values_are_stripped(server: tuple[str, Seen]) -> None:
+    base, seen = server
+    headers = {"X-Token": "abc\r\nX-Injected: 1\x00", "Authorization": "Bearer t"}
+    outcome = await post_json(f"{base}/json", {}, headers=headers, timeout=10)
+    assert outcome.status == 200
+    received = seen.requests[0]["headers"]
+    assert received["X-Token"] == "abcX-Injected: 1"
+    assert "X-Injected" not in received
+    assert received["Authorization"] == "Bearer t"
+
+
+async def test_put_method(server: tuple[str, Seen]) -> None:
+    base, _ = server
+    outcome = await post_json(f"{base}/json", {}, method="PUT", timeout=10)
+    assert outcome.status == 501
+
+
+def test_clean_header_value() -> None:
+    assert clean_header_value("a\rb\nc\0d") == "abcd"
+
+
+@pytest.mark.parametrize(
+    ("url", "refused"),
+    [
+        ("http://127.0.0.1:8080/x", False),
+        ("http://127.9.9.9/x", False),
+        ("http://[::1]:9/x", False),
+        ("http://localhost:9/x", False),
+        ("https://8.8.8.8/x", False),
+        ("http://172.32.0.1/x", False),
+        ("http://10.1.2.3/x", True),
+        ("http://172.16.0.1/x", True),
+        ("http://172.31.255.255/x", True),
+        ("http://192.168.0.10/x", True),
+        ("http://169.254.169.254/latest/meta-data", True),
+        ("http://100.100.100.200/x", True),
+        ("http://0.0.0.0:80/x", True),
+        ("http://224.0.0.1/x", True),
+        ("http://[fc00::1]/x", True),
+        ("http://[fd12:3456::1]/x", True),
+        ("http://[fe80::1]/x", True),
+        ("http://[::]/x", True),
+        ("http://[ff02::1]/x", True),
+        ("http://[::ffff:10.0.0.1]/x", True),
+        ("ftp://127.0.0.1/x", True),
+        ("file:///etc/passwd", True),
+        ("http:///nohost", True),
+        ("http://127.0.0.1:99999/x", True),
+    ],
+)
+def test_check_destination(url: str, refused: bool) -> None:
+    reason = check_destination(url)
+    assert (reason is not None) == refused, reason
