@@ -215,3 +215,13 @@ def test_demo_project_denies_rewrites_and_adds_context(isolated_home: Path) -> N
         home=isolated_home,
     )
     assert json.loads(start.stdout)["additional_context"]
+
+
+def test_unrecognised_config_file_is_reported(tmp_path: Path, isolated_home: Path) -> None:
+    config = tmp_path / "notes.txt"
+    config.write_text("just text")
+    proc = hookwright(
+        "hooks", "test", "Stop", "-c", str(config), "-p", str(tmp_path), home=isolated_home
+    )
+    assert proc.returncode == 0
+    assert f"warning: {config}: no hooks found: not a hook config of any dialect" in proc.stderr

@@ -62,14 +62,35 @@ def loaders() -> dict[str, SourceLoader]:
 
 def load_sources(ctx: LoadContext) -> LoadResult:
     result = LoadResult()
-    for dialect, loader in loaders().items():
+    known = loaders()
+    for dialect, loader in known.items():
         try:
             result.extend(loader(ctx))
         except Exception as exc:
             result.diagnostics.append(
                 Diagnostic(str(ctx.project_dir), dialect, f"loader failed: {exc}")
             )
+    for config in ctx.config_files:
+        if not _mentioned(Path(config), result):
+            result.diagnostics.append(
+                Diagnostic(
+                    str(config),
+                    "",
+                    "no hooks found: not a hook config of any dialect "
+                    f"({', '.join(sorted(known))})",
+                    "warning",
+                )
+            )
     return result
+
+
+def _mentioned(config: Path, result: LoadResult) -> bool:
+    """True when a loaded hook or a diagnostic comes from `config`."""
+    names = {str(config), str(config.resolve())}
+    origins = ((spec.origin or "").rsplit(":", 1)[0] for spec in result.specs)
+    return any(
+        origin in names or any(origin.startswith(name) for name in names) for origin in origins
+    ) or any(d.file in names for d in result.diagnostics)
 
 
 def load_into(engine: HookEngine, ctx: LoadContext) -> LoadResult:

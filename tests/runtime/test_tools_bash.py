@@ -307,7 +307,7 @@ async def test_cancellation_while_starting_leaves_nothing_behind(
 ) -> None:
     """Cancel at each early scheduling point, including while asyncio is still connecting pipes."""
     pid_file = ctx.cwd / "child"
-    command = f"sleep 600 & echo $! > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; wait"
+    command = f"sleep 120 & echo $! > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; wait"
     task = asyncio.create_task(run_bash(ctx, command=command))
     for _ in range(ticks):
         await asyncio.sleep(0)
@@ -319,3 +319,32 @@ async def test_cancellation_while_starting_leaves_nothing_behind(
     assert task.cancelled()
     if pid_file.exists():
         assert not running(int(pid_file.read_text()))
+
+
+async def test_cancellation_during_a_slow_start_still_kills_the_group(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A start that completes only after the caller gave up (a loaded machine) is not leaked."""
+    loop = asyncio.get_running_loop()
+    real_exec = loop.subprocess_exec
+    pid_file = ctx.cwd / "child"
+    started = asyncio.Event()
+
+    async def late_exec(*args: Any, **kwargs: Any) -> Any:
+        result = await real_exec(*args, **kwargs)
+        while not pid_file.exists():
+            await asyncio.sleep(0.01)
+        started.set()
+        await asyncio.sleep(bash_module.KILL_GRACE_S * 1.5)
+        return result
+
+    monkeypatch.setattr(loop, "subprocess_exec", late_exec)
+    command = f"sleep 120 & echo $! > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; wait"
+    task = asyncio.create_task(run_bash(ctx, command=command))
+    await started.wait()
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert not running(int(pid_file.read_text()))

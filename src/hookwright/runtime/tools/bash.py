@@ -202,17 +202,29 @@ async def _spawn(
         )
     )
     try:
-        return await spawn
+        return await asyncio.shield(spawn)
     except asyncio.CancelledError:
+        spawn.add_done_callback(_kill_spawned)
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait([spawn], timeout=KILL_GRACE_S)
-        if spawn.done() and not spawn.cancelled() and spawn.exception() is None:
-            transport, proto = spawn.result()
-            try:
-                await _abort(transport.get_pid(), proto)
-            finally:
-                transport.close()
+            await asyncio.wait([spawn])
+            if not spawn.cancelled() and spawn.exception() is None:
+                await _until_group_gone(spawn.result()[0].get_pid(), KILL_GRACE_S)
         raise
+
+
+def _kill_spawned(
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Collector]],
+) -> None:
+    """Kill the group of a start that finished after its caller was cancelled.
+
+    A done-callback rather than code after an `await`, so it runs however many times the caller
+    is cancelled while waiting: a process that gets started is never left running.
+    """
+    if spawn.cancelled() or spawn.exception() is not None:
+        return
+    transport, _ = spawn.result()
+    _signal_group(transport.get_pid(), signal.SIGKILL)
+    transport.close()
 
 
 async def _abort(pgid: int, proto: _Collector) -> None:

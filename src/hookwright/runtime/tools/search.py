@@ -3,8 +3,9 @@
 Glob patterns follow the usual shell rules plus `**` (any number of directories) and `{a,b}`
 alternatives; `*` also matches dot-files. Grep's `glob` filter follows ripgrep: a pattern with no
 `/` is matched against the file name at any depth, one with `/` against the path below the
-search root, and a leading `!` excludes. Both tools skip VCS metadata, `node_modules`, `.venv`
-and `__pycache__` unless the pattern itself names such a directory.
+search root, and a leading `!` excludes. Both tools skip VCS metadata, `node_modules`, `.venv`,
+`__pycache__` and linters' caches unless the pattern itself names such a directory; `.gitignore`
+is not consulted.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ GLOB_LIMIT = 100
 MAX_OUTPUT_CHARS = 30_000
 MAX_LINE_CHARS = 2000
 BINARY_SNIFF_BYTES = 8192
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
+_VCS_DIRS = (".git", ".hg", ".svn")
+_CACHE_DIRS = ("__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache")
+SKIP_DIRS = frozenset((*_VCS_DIRS, "node_modules", ".venv", *_CACHE_DIRS))
 _MAGIC = re.compile(r"[*?\[{]")
 
 OutputMode = Literal["content", "files_with_matches", "count"]
