@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hookwright.transports.process import EOF_GRACE, KILL_GRACE, run_process
+from hookwright.transports.process import KILL_GRACE, run_process
 
 
 def alive(pid: int) -> bool:
@@ -236,10 +236,6 @@ async def test_detached_process_keeps_its_deadline() -> None:
     final = await outcome.background
     assert final.timed_out and final.exit_code is None
     assert final.pid is not None and not alive(final.pid)
-
-
-async def test_eof_grace_is_short() -> None:
-    assert EOF_GRACE <= 0.5
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import importlib
 
-BUILTIN = ("hookwright.dialects.native", "hookwright.dialects.openharness")
+BUILTIN = (
+    "hookwright.dialects.native",
+    "hookwright.dialects.claude_code.loader",
+    "hookwright.dialects.openharness",
+)
 
 
 def load_builtin() -> None:

@@ -43,6 +43,9 @@ from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 
 AgentEvent = dict[str, Any]
 EventSink = Callable[[AgentEvent], None]
+#: Called before each model call with the session id; returns context texts to deliver (e.g.
+#: what asynchronous hooks reported since the last call).
+ContextSource = Callable[[str], list[str]]
 AskUser = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
 TurnStatus = Literal[
     "completed", "blocked", "failed", "aborted", "stopped", "max_turns", "deferred"
@@ -78,6 +81,8 @@ class AgentConfig:
     keep_recent: int = 4
     interactive: bool = False
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    #: Whether the repository's own hook definitions may run (subagent frontmatter hooks).
+    project_trusted: bool = False
     skill_hooks: list[HookInfo] = field(default_factory=list)
     model_options: dict[str, Any] = field(default_factory=dict)
     channel: str = "cli"
@@ -167,6 +172,9 @@ class Agent:
         self._pending_context: list[str] = []
         self._stop_blocks = 0
         self._iteration = 0
+        self.context_sources: list[ContextSource] = []
+        #: Run once when the session closes (e.g. undo process-wide dialect settings).
+        self.closers: list[Callable[[], None]] = []
         self.last_assistant_message = ""
         self.closed = False
         path = transcript_file or transcripts.transcript_path(
@@ -291,6 +299,8 @@ class Agent:
 
     def _flush_context(self) -> None:
         """Deliver queued additionalContext once, as a system reminder before the next call."""
+        for source in self.context_sources:
+            self._pending_context.extend(source(self.session_id))
         if not self._pending_context:
             return
         text = _reminder(self._pending_context)
@@ -316,6 +326,8 @@ class Agent:
         try:
             await self.fire(Event.SessionEnd, reason=reason)
         finally:
+            for closer in self.closers:
+                closer()
             self.transcript.close()
             self.emit("session_end", session_id=self.session_id, reason=reason)
 
@@ -359,6 +371,9 @@ class Agent:
         finally:
             if flow is not None:
                 self._skill_events(flow.finish())
+                # The seed drops these with its per-request list; this history outlives the turn.
+                flow.manager.remove("after_user_input")
+                flow.manager.remove("before_each_agent")
         self.observe(
             "agent.turn.end",
             {
@@ -412,6 +427,8 @@ class Agent:
             plan = await self._planning_round(prompt, flow)
             if plan is not None:
                 return plan
+        if not tools_available:
+            flow = None  # without tools the seed makes one plain call: no agent-loop checkpoints
         round_index = 0
         while True:
             round_index += 1

@@ -7,11 +7,14 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from hookwright.dialects import claude_code
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine import HookEngine
 from hookwright.loading import Diagnostic, LoadContext, LoadResult, load_sources
+from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
@@ -91,6 +94,7 @@ async def open_session(
     config_files: Sequence[Path] = (),
     skills: Sequence[str] = (),
     resume: str | None = None,
+    history: Sequence[dict[str, Any]] | None = None,
     on_event: EventSink | None = None,
     ask_user: AskUser | None = None,
     ask_trust: AskTrust | None = None,
@@ -99,7 +103,12 @@ async def open_session(
     engine: HookEngine | None = None,
 ) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
-    ValueError (bad resume id, bad trust file) with a message for the user."""
+    ValueError (bad resume id, bad trust file) with a message for the user.
+
+    ``history`` (OpenAI-format messages kept by a client) starts the agent from
+    ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``."""
+    if history is not None and resume:
+        raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
     home = home or Path.home()
     engine = engine or HookEngine()
@@ -150,6 +159,7 @@ async def open_session(
     )
     diagnostics += [f"error: {e}" for e in skill_errors]
     config = AgentConfig(
+        project_trusted=trusted,
         project_dir=project_dir,
         home=home,
         permission_mode=permission_mode,
@@ -160,6 +170,8 @@ async def open_session(
         compact_tokens=compact_tokens,
     )
     messages = None
+    if history is not None:
+        messages = [{"role": "system", "content": config.system_prompt}, *history]
     if resume:
         path = transcripts.transcript_path(home, project_dir, resume)
         messages = transcripts.load(path)
@@ -180,7 +192,31 @@ async def open_session(
     holder.append(agent)
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
+    _connect_dialects(agent, engine, resolved_model, project_dir, home)
     return SessionSetup(agent, engine, diagnostics, skipped)
+
+
+def _connect_dialects(
+    agent: Agent, engine: HookEngine, model: Model, project_dir: Path, home: Path
+) -> None:
+    """Claude Code async hooks report into the agent's context; prompt and agent hooks of every
+    dialect use the session's model."""
+    inbox = claude_code.async_inbox(engine)
+
+    def async_hook_context(session_id: str) -> list[str]:
+        texts: list[str] = []
+        for delivery in inbox.drain(session_id):
+            if delivery.rewake and delivery.rewake_message:
+                name = delivery.result.hook.name if delivery.result.hook else "async hook"
+                texts.append(
+                    f"Stop hook blocking error from command {name}: {delivery.rewake_message}"
+                )
+                agent.emit("notice", text=f"{name} woke the agent: {delivery.rewake_message}")
+            texts += [t for t in (delivery.additional_context, delivery.system_message) if t]
+        return texts
+
+    agent.context_sources.append(async_hook_context)
+    agent.closers.append(evaluators.install(evaluators.HookModels(model, project_dir, home)))
 
 
 __all__ = ["ModelConfigError", "SessionSetup", "default_model_spec", "open_session"]

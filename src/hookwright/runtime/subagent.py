@@ -48,6 +48,26 @@ class AgentTool:
     def validate(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         return parse_arguments(AgentInput, arguments).model_dump(exclude_none=True)
 
+    def _load_definition_hooks(self, agent_type: str, agent_id: str) -> None:
+        """Hooks in the subagent definition's frontmatter (`.claude/agents/<type>.md`; the
+        project's only when it is trusted) are active while this subagent runs."""
+        from hookwright.dialects.claude_code import load_frontmatter_hooks
+
+        config = self.parent.config
+        candidates = [config.home / ".claude" / "agents" / f"{agent_type}.md"]
+        if config.project_trusted:
+            candidates.insert(0, config.project_dir / ".claude" / "agents" / f"{agent_type}.md")
+        for path in candidates:
+            if path.is_file():
+                loaded = load_frontmatter_hooks(
+                    path, "agent", agent_id, project_dir=config.project_dir, home=config.home
+                )
+                for diagnostic in loaded.diagnostics:
+                    self.parent.emit("notice", text=str(diagnostic))
+                for spec in loaded.specs:
+                    self.parent.engine.register(spec)
+                return
+
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         from hookwright.runtime.agent import Agent
 
@@ -77,6 +97,7 @@ class AgentTool:
             transcript_file=sidechain / f"{agent_id}.jsonl",
         )
         child.turn_id = parent.turn_id
+        self._load_definition_hooks(args.subagent_type, agent_id)
         start = await child.fire(
             Event.SubagentStart, agent_id=agent_id, agent_type=args.subagent_type
         )

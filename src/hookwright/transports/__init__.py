@@ -4,6 +4,7 @@
   stdin delivery, capped output capture, timeouts and process-group cleanup.
 * :mod:`hookwright.transports.http`: one JSON request to an endpoint, guarded against
   server-side request forgery.
+* :mod:`hookwright.transports.rpc`: JSON-RPC 2.0 over a long-lived child process's stdio.
 
 Dialect codecs sit on top: the same process transport runs a Claude Code command hook and an
 OpenHarness command hook; only the reading of stdout and the exit code differs.

@@ -1,0 +1,216 @@
+"""Command hooks (spec §1.5, §3.1, §4): run the process, decode what it said.
+
+Shell form runs ``sh -c <command>`` as Claude Code does on Linux (node's ``shell: true``);
+``"shell": "bash"`` runs ``bash -c`` and ``"shell": "powershell"`` runs ``pwsh -NoProfile
+-NonInteractive -Command``. Exec form (``args`` present) spawns ``command`` directly with the
+args, no shell. Placeholders are substituted textually in the command and every arg, and are
+also exported as environment variables.
+
+Async hooks (``async``/``asyncRewake``, or a first stdout line ``{"async": true}``) return an
+empty result at once and report to the `AsyncInbox` when they finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+
+from hookwright.dialects.claude_code.codec import (
+    ExitRules,
+    async_timeout,
+    decode_async,
+    decode_command,
+    encode_stdin,
+    first_line,
+    is_async_declaration,
+)
+from hookwright.dialects.claude_code.config import CommandHook
+from hookwright.dialects.claude_code.environment import HookSite, env_file_path
+from hookwright.dialects.claude_code.inbox import AsyncDelivery, AsyncInbox
+from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.events import HookInput
+from hookwright.results import HookResult, Status
+from hookwright.spec import HookSpec, RunContext
+from hookwright.transports.process import ProcessOutcome, run_process
+
+_CANT_OPEN = re.compile(r"can't open file '([^']+)'")
+_NO_SUCH_FILE = re.compile(r"([^\s:'\"]+)'?: (?:\[Errno 2\] )?No such file or directory")
+
+
+def missing_script(stderr: str, command: str) -> str | None:
+    """The stderr line saying the hook's own script does not exist, if any.
+
+    ``python3 missing.py`` exits 2, which Claude Code takes as a block; the line is only
+    reported when the missing path is named in the command, so a hook that blocks because
+    some *other* file is missing is not mistaken for a missing script.
+    """
+    for line in stderr.splitlines():
+        match = _CANT_OPEN.search(line) or _NO_SUCH_FILE.search(line)
+        if match is None:
+            continue
+        path = match.group(1)
+        if path in command or os.path.basename(path) in command:
+            return line.strip()
+    return None
+
+
+class CommandHandler:
+    """Runs one `command` hook from a settings file, plugin or frontmatter."""
+
+    def __init__(
+        self,
+        config: CommandHook,
+        *,
+        site: HookSite,
+        rules: ExitRules,
+        inbox: AsyncInbox,
+        timeout: float,
+        env_file_index: int | None = None,
+    ) -> None:
+        self.config = config
+        self.site = site
+        self.rules = rules
+        self.inbox = inbox
+        self.timeout = timeout
+        self.env_file_index = env_file_index
+        parts = [config.command, *(config.args or [])]
+        self.label = " ".join(parts)
+
+    def _spawn_args(self) -> tuple[str | None, list[str] | None, str]:
+        """(shell command, argv, shell) for `run_process`."""
+        config = self.config
+        command = self.site.substitute(config.command)
+        if config.args is not None:
+            return None, [command, *(self.site.substitute(arg) for arg in config.args)], "sh"
+        if config.shell == "powershell":
+            return None, ["pwsh", "-NoProfile", "-NonInteractive", "-Command", command], "sh"
+        return command, None, "bash" if config.shell == "bash" else "sh"
+
+    def _env_file(self, inp: HookInput) -> Path | None:
+        if self.env_file_index is None:
+            return None
+        path = env_file_path(self.site.home, inp.session_id, self.env_file_index)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    async def _run(
+        self, inp: HookInput, timeout: float | None, *, detachable: bool
+    ) -> tuple[ProcessOutcome, Path | None]:
+        env_file = self._env_file(inp)
+        if self.site.plugin_data is not None:
+            self.site.plugin_data.mkdir(parents=True, exist_ok=True)
+        command, argv, shell = self._spawn_args()
+        outcome = await run_process(
+            command=command,
+            argv=argv,
+            shell=shell,
+            stdin_data=encode_stdin(inp),
+            cwd=inp.cwd or self.site.project_dir,
+            env=self.site.environment(inp.session_id, env_file),
+            timeout=timeout,
+            on_first_line=is_async_declaration if detachable else None,
+        )
+        return outcome, env_file
+
+    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+        if self.config.is_async:
+            self.inbox.spawn(self._background(inp, ctx.spec), owner=self, session_id=inp.session_id)
+            return HookResult()
+        timeout = ctx.timeout if ctx.timeout is not None else self.timeout
+        outcome, env_file = await self._run(inp, timeout, detachable=True)
+        if outcome.background is not None:
+            self.inbox.spawn(
+                self._detached(inp, ctx.spec, outcome), owner=self, session_id=inp.session_id
+            )
+            return HookResult()
+        return self._decode(inp, outcome, env_file)
+
+    def _decode(self, inp: HookInput, outcome: ProcessOutcome, env_file: Path | None) -> HookResult:
+        if outcome.spawn_error is not None:
+            return HookResult(status=Status.error, error=f"cannot run hook: {outcome.spawn_error}")
+        if outcome.timed_out or outcome.exit_code is None:
+            return HookResult(
+                status=Status.timeout,
+                error=f"timed out after {self.timeout:g}s",
+                stderr=outcome.stderr or None,
+            )
+        result = decode_command(
+            inp,
+            exit_code=outcome.exit_code,
+            stdout=outcome.stdout,
+            stderr=outcome.stderr,
+            label=self.label,
+            rules=self.rules,
+        )
+        if outcome.exit_code == 2:
+            missing = missing_script(outcome.stderr, self.label)
+            if missing is not None:
+                result.status = Status.error
+                result.error = f"hook script missing: {missing}"
+                result.extra = {**(result.extra or {}), "script_missing": True}
+        if env_file is not None and env_file.is_file() and env_file.stat().st_size > 0:
+            result.extra = {**(result.extra or {}), "env_file": [str(env_file)]}
+        return cap_result(result, output_dir(self.site.home))
+
+    async def _background(self, inp: HookInput, spec: HookSpec) -> AsyncDelivery:
+        outcome, _env_file = await self._run(inp, self.timeout, detachable=False)
+        return self._deliver(inp, spec, outcome, outcome.stdout)
+
+    async def _detached(
+        self, inp: HookInput, spec: HookSpec, outcome: ProcessOutcome
+    ) -> AsyncDelivery:
+        assert outcome.background is not None
+        declared = outcome.stdout
+        limit = async_timeout(declared)
+        try:
+            final = await asyncio.wait_for(outcome.background, limit)
+        except TimeoutError:
+            final = ProcessOutcome(exit_code=None, stdout="", stderr="", timed_out=True)
+        rest = final.stdout.split("\n", 1)[1] if "\n" in final.stdout else ""
+        return self._deliver(inp, spec, final, rest)
+
+    def _deliver(
+        self, inp: HookInput, spec: HookSpec, outcome: ProcessOutcome, stdout: str
+    ) -> AsyncDelivery:
+        result = HookResult(
+            exit_code=outcome.exit_code,
+            stderr=outcome.stderr or None,
+            duration_ms=outcome.duration_ms,
+            hook=spec,
+        )
+        if outcome.spawn_error is not None:
+            result.status, result.error = Status.error, f"cannot run hook: {outcome.spawn_error}"
+        elif outcome.timed_out or outcome.exit_code is None:
+            result.status, result.error = (
+                Status.timeout,
+                f"async hook timed out after {self.timeout:g}s",
+            )
+        elif outcome.exit_code not in (0, 2):
+            result.status = Status.error
+            result.error = f"async hook exited {outcome.exit_code}: {first_line(outcome.stderr)}"
+        context, message = decode_async(stdout) if outcome.exit_code is not None else (None, None)
+        rewake = self.config.asyncRewake and outcome.exit_code == 2
+        text = (outcome.stderr.strip() or stdout.strip()) if rewake else None
+        if rewake and self.config.rewakeMessage:
+            text = f"{self.config.rewakeMessage}\n{text}" if text else self.config.rewakeMessage
+        capped = cap_result(
+            HookResult(additional_context=context, system_message=message),
+            output_dir(self.site.home),
+        )
+        return AsyncDelivery(
+            session_id=inp.session_id,
+            agent_id=inp.agent_id,
+            event=inp.event,
+            result=result,
+            additional_context=capped.additional_context,
+            system_message=capped.system_message,
+            rewake=rewake,
+            rewake_message=text,
+            rewake_summary=self.config.rewakeSummary if rewake else None,
+        )
+
+    async def aclose(self) -> None:
+        """Kill this hook's async runs that are still going (engine shutdown)."""
+        await self.inbox.aclose(owner=self)

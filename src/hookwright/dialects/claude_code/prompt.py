@@ -1,0 +1,125 @@
+"""Prompt and agent hooks (spec §1.3, §7.4): a model judges the event.
+
+The model must answer ``{"ok": true}`` or ``{"ok": false, "reason": "...", "impossible"?:
+true}`` (the Nov-2025 ``{"decision": "approve"|"block", "reason"}`` shape is accepted too).
+hookwright has no model of its own here: the host plugs one in with `set_prompt_evaluator`
+(and `set_agent_evaluator` for agent hooks, which may use tools), or per loader through
+`LoaderOptions`. An evaluator is ``async (prompt, model, timeout) -> reply text``. Without one
+a prompt hook is a non-blocking error and the event goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from hookwright.dialects.claude_code.codec import encode_input
+from hookwright.dialects.claude_code.config import AgentHook, PromptHook
+from hookwright.dialects.claude_code.tables import (
+    PROMPT_CONTINUE_ON_BLOCK,
+    PROMPT_ENDS_TURN,
+    PROMPT_NO_EFFECT,
+)
+from hookwright.events import Event, HookInput
+from hookwright.results import Decision, HookResult, Status
+from hookwright.spec import RunContext
+
+Evaluator = Callable[[str, str | None, float], Awaitable[str]]
+PromptKind = Literal["prompt", "agent"]
+
+DEFAULT_BLOCK_REASON = "Blocked by prompt hook"
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+
+_evaluators: dict[PromptKind, Evaluator | None] = {"prompt": None, "agent": None}
+
+
+def set_prompt_evaluator(evaluator: Evaluator | None) -> None:
+    """The model prompt hooks use from now on (None: prompt hooks become errors)."""
+    _evaluators["prompt"] = evaluator
+
+
+def set_agent_evaluator(evaluator: Evaluator | None) -> None:
+    """The sub-agent runner agent hooks use from now on."""
+    _evaluators["agent"] = evaluator
+
+
+def build_prompt(template: str, inp: HookInput) -> str:
+    """`$ARGUMENTS` becomes the input JSON; without it the JSON is appended."""
+    payload = json.dumps(encode_input(inp), ensure_ascii=False)
+    if "$ARGUMENTS" in template:
+        return template.replace("$ARGUMENTS", payload)
+    return f"{template}\n\n{payload}"
+
+
+def _reply_object(text: str) -> dict[str, Any] | None:
+    body = _FENCE.sub("", text.strip())
+    start, end = body.find("{"), body.rfind("}")
+    if start == -1 or end < start:
+        return None
+    try:
+        value = json.loads(body[start : end + 1])
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def decode_prompt_reply(event: Event, text: str, *, continue_on_block: bool) -> HookResult:
+    """The model's answer as a result (§7.4)."""
+    data = _reply_object(text)
+    if data is None:
+        return HookResult(status=Status.error, error=f"prompt hook reply is not JSON: {text[:200]}")
+    ok = data.get("ok")
+    if ok is None and data.get("decision") in ("approve", "block"):
+        ok = data["decision"] == "approve"
+    if not isinstance(ok, bool):
+        return HookResult(status=Status.error, error="prompt hook reply has no boolean 'ok'")
+    if ok or event in PROMPT_NO_EFFECT:
+        return HookResult()
+    reason = data.get("reason") if isinstance(data.get("reason"), str) else None
+    reason = reason or DEFAULT_BLOCK_REASON
+    if event in (Event.Stop, Event.SubagentStop):
+        if data.get("impossible") is True:
+            return HookResult(reason=reason)
+        return HookResult(decision=Decision.block, reason=reason)
+    decision = Decision.deny if event is Event.PreToolUse else Decision.block
+    result = HookResult(decision=decision, reason=reason)
+    ends_turn = event in PROMPT_ENDS_TURN
+    if ends_turn and not (continue_on_block and event in PROMPT_CONTINUE_ON_BLOCK):
+        result.abort = "turn"
+    return result
+
+
+class PromptHandler:
+    def __init__(
+        self,
+        config: PromptHook | AgentHook,
+        *,
+        timeout: float,
+        evaluator: Evaluator | None = None,
+    ) -> None:
+        self.config = config
+        self.kind: PromptKind = "agent" if isinstance(config, AgentHook) else "prompt"
+        self.timeout = timeout
+        self.evaluator = evaluator
+        #: Agent hooks behave as if continueOnBlock were set (§7.4).
+        self.continue_on_block = self.kind == "agent" or (
+            isinstance(config, PromptHook) and config.continueOnBlock
+        )
+
+    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+        evaluator = self.evaluator or _evaluators[self.kind]
+        if evaluator is None:
+            what = "model" if self.kind == "prompt" else "agent runner"
+            return HookResult(
+                status=Status.error, error=f"no {what} configured for {self.kind} hooks"
+            )
+        timeout = ctx.timeout if ctx.timeout is not None else self.timeout
+        try:
+            reply = await evaluator(
+                build_prompt(self.config.prompt, inp), self.config.model, timeout
+            )
+        except Exception as exc:
+            return HookResult(status=Status.error, error=f"{self.kind} hook failed: {exc}")
+        return decode_prompt_reply(inp.event, reply, continue_on_block=self.continue_on_block)

@@ -1,0 +1,353 @@
+"""Where Claude Code hooks come from, and the policy switches that govern them (spec §1.2).
+
+Settings files, all merged (never overridden), with their HookSpec source:
+
+* managed: ``managed-settings.json`` then ``managed-settings.d/*.json`` (sorted) in
+  ``/etc/claude-code``, or in ``$HOOKWRIGHT_CLAUDE_MANAGED_DIR`` when set;
+* user: ``<home>/.claude/settings.json``;
+* project: ``<project>/.claude/settings.json``;
+* local: ``<project>/.claude/settings.local.json``;
+* flag (source ``project``): each ``--config FILE`` that is Claude Code settings JSON (Claude
+  Code's ``--settings``).
+
+Plugins: every directory directly under ``<home>/.claude/plugins/`` or
+``<project>/.claude/plugins/`` that holds ``hooks/hooks.json`` (or a
+``.claude-plugin/plugin.json`` manifest naming hooks files or inline hooks). Real Claude Code
+installs plugins from marketplaces and enables them with ``enabledPlugins``; hookwright takes
+the directories as installed and honours ``enabledPlugins`` entries set to false (keyed
+``name`` or ``name@marketplace``). A plugin's data directory is
+``<home>/.claude/plugins/data/<name>``.
+
+Policy, resolved with settings precedence managed > flag > local > project > user:
+
+* ``disableAllHooks``: the highest-precedence file that sets it decides; it turns off managed
+  hooks only when that file is a managed one;
+* ``allowManagedHooksOnly`` (read from managed files only): only managed hooks load;
+* ``allowedHttpHookUrls`` and ``httpHookAllowedEnvVars``: lists concatenated across files;
+  unset everywhere means no restriction;
+* ``hookwrightDedupAcrossSources`` (hookwright's own, default true): see `loader`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from hookwright.dialects.claude_code.http import HttpPolicy
+from hookwright.dialects.claude_code.tables import EVENT_NAMES
+from hookwright.loading import Diagnostic, LoadContext
+
+MANAGED_DIR_ENV = "HOOKWRIGHT_CLAUDE_MANAGED_DIR"
+DEFAULT_MANAGED_DIR = Path("/etc/claude-code")
+
+SettingsKind = Literal["managed", "flag", "local", "project", "user"]
+#: Highest precedence first.
+PRECEDENCE: tuple[SettingsKind, ...] = ("managed", "flag", "local", "project", "user")
+SPEC_SOURCE: dict[SettingsKind, str] = {
+    "managed": "managed",
+    "flag": "project",
+    "local": "local",
+    "project": "project",
+    "user": "user",
+}
+DEDUP_SETTING = "hookwrightDedupAcrossSources"
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsFile:
+    path: Path
+    kind: SettingsKind
+    data: dict[str, Any]
+
+
+HooksBlock = tuple[Path, Any, str]
+
+
+def hooks_block(path: Path, data: Any, diagnostics: list[Diagnostic]) -> HooksBlock | None:
+    """The `hooks` object of a hooks file (``{"description"?, "hooks": {...}}``)."""
+    if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+        diagnostics.append(
+            Diagnostic(str(path), "hooks", "expected an object with a 'hooks' object")
+        )
+        return None
+    return path, data["hooks"], "hooks"
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    root: Path
+    name: str
+    data_dir: Path
+    #: (file, hooks object, field path of that object) for each place the plugin declares hooks.
+    hooks: tuple[HooksBlock, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    disable_all: bool = False
+    disable_managed: bool = False
+    managed_only: bool = False
+    allowed_http_urls: tuple[str, ...] | None = None
+    http_allowed_env_vars: frozenset[str] | None = None
+    dedup_across_sources: bool = True
+    enabled_plugins: dict[str, bool] = field(default_factory=dict)
+
+    def allows(self, source: str) -> bool:
+        """Whether hooks from `source` (a HookSpec source label) may load."""
+        if source == "managed":
+            return not self.disable_managed
+        return not (self.disable_all or self.managed_only)
+
+    @property
+    def http(self) -> HttpPolicy:
+        return HttpPolicy(self.allowed_http_urls, self.http_allowed_env_vars)
+
+    def plugin_enabled(self, name: str) -> bool:
+        for key, enabled in self.enabled_plugins.items():
+            if key == name or key.split("@", 1)[0] == name:
+                return enabled
+        return True
+
+
+def managed_dir() -> Path:
+    override = os.environ.get(MANAGED_DIR_ENV)
+    return Path(override) if override else DEFAULT_MANAGED_DIR
+
+
+def read_json(path: Path) -> tuple[Any, Diagnostic | None]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return None, Diagnostic(str(path), "", f"cannot read: {exc.strerror or exc}")
+    if not text.strip():
+        return {}, None
+    try:
+        return json.loads(text), None
+    except ValueError as exc:
+        return None, Diagnostic(str(path), "", f"invalid JSON: {exc}")
+
+
+def is_claude_settings(data: Any) -> bool:
+    """Whether a `--config` JSON file is Claude Code settings: a top-level `hooks` object keyed
+    by Claude Code event names (PicoClaw's `hooks` object has other keys)."""
+    if not isinstance(data, dict):
+        return False
+    hooks = data.get("hooks")
+    return isinstance(hooks, dict) and any(name in EVENT_NAMES for name in hooks)
+
+
+def _candidates(ctx: LoadContext) -> list[tuple[Path, SettingsKind]]:
+    managed = managed_dir()
+    found: list[tuple[Path, SettingsKind]] = [(managed / "managed-settings.json", "managed")]
+    dropins = managed / "managed-settings.d"
+    if dropins.is_dir():
+        found += [(p, "managed") for p in sorted(dropins.glob("*.json")) if p.is_file()]
+    found += [
+        (ctx.home / ".claude" / "settings.json", "user"),
+        (ctx.project_dir / ".claude" / "settings.json", "project"),
+        (ctx.project_dir / ".claude" / "settings.local.json", "local"),
+    ]
+    return found
+
+
+def read_settings(ctx: LoadContext) -> tuple[list[SettingsFile], list[Diagnostic]]:
+    files: list[SettingsFile] = []
+    diagnostics: list[Diagnostic] = []
+    seen: set[Path] = set()
+
+    def add(path: Path, kind: SettingsKind, data: Any) -> None:
+        if not isinstance(data, dict):
+            diagnostics.append(Diagnostic(str(path), "", "expected a JSON object"))
+            return
+        files.append(SettingsFile(path, kind, data))
+
+    for path, kind in _candidates(ctx):
+        if not path.is_file() or path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        data, problem = read_json(path)
+        if problem is not None:
+            diagnostics.append(problem)
+            continue
+        add(path, kind, data)
+    for raw in ctx.config_files:
+        path = Path(raw)
+        if path.suffix != ".json" or not path.is_file() or path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        data, problem = read_json(path)
+        if problem is not None:
+            diagnostics.append(problem)
+        elif is_claude_settings(data):
+            add(path, "flag", data)
+    return files, diagnostics
+
+
+def _by_precedence(files: Iterable[SettingsFile]) -> list[SettingsFile]:
+    """Highest precedence first; within a kind the later file (a drop-in) first."""
+    ordered = list(files)
+    ranked = sorted(enumerate(ordered), key=lambda item: (PRECEDENCE.index(item[1].kind), -item[0]))
+    return [f for _, f in ranked]
+
+
+def _scalar(
+    files: list[SettingsFile], key: str, diagnostics: list[Diagnostic]
+) -> tuple[bool, SettingsFile] | None:
+    for settings in _by_precedence(files):
+        if key not in settings.data:
+            continue
+        value = settings.data[key]
+        if not isinstance(value, bool):
+            diagnostics.append(
+                Diagnostic(str(settings.path), key, "expected true or false; ignored", "warning")
+            )
+            continue
+        return value, settings
+    return None
+
+
+def _concat(files: list[SettingsFile], key: str, diagnostics: list[Diagnostic]) -> list[str] | None:
+    values: list[str] | None = None
+    for settings in files:
+        if key not in settings.data:
+            continue
+        value = settings.data[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            diagnostics.append(
+                Diagnostic(str(settings.path), key, "expected a list of strings; ignored")
+            )
+            continue
+        values = [*(values or []), *value]
+    return values
+
+
+def _enabled_plugins(files: list[SettingsFile], diagnostics: list[Diagnostic]) -> dict[str, bool]:
+    merged: dict[str, bool] = {}
+    for settings in reversed(_by_precedence(files)):
+        value = settings.data.get("enabledPlugins")
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            diagnostics.append(
+                Diagnostic(str(settings.path), "enabledPlugins", "expected an object; ignored")
+            )
+            continue
+        merged.update({str(k): bool(v) for k, v in value.items()})
+    return merged
+
+
+def resolve_policy(files: list[SettingsFile]) -> tuple[Policy, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    disable = _scalar(files, "disableAllHooks", diagnostics)
+    managed = [f for f in files if f.kind == "managed"]
+    for settings in files:
+        if settings.kind != "managed" and "allowManagedHooksOnly" in settings.data:
+            diagnostics.append(
+                Diagnostic(
+                    str(settings.path),
+                    "allowManagedHooksOnly",
+                    "only honoured in managed settings; ignored",
+                    "warning",
+                )
+            )
+    managed_only = _scalar(managed, "allowManagedHooksOnly", diagnostics)
+    dedup = _scalar(files, DEDUP_SETTING, diagnostics)
+    urls = _concat(files, "allowedHttpHookUrls", diagnostics)
+    env_vars = _concat(files, "httpHookAllowedEnvVars", diagnostics)
+    disabled = disable is not None and disable[0]
+    policy = Policy(
+        disable_all=disabled,
+        disable_managed=disabled and disable is not None and disable[1].kind == "managed",
+        managed_only=managed_only is not None and managed_only[0],
+        allowed_http_urls=tuple(urls) if urls is not None else None,
+        http_allowed_env_vars=frozenset(env_vars) if env_vars is not None else None,
+        dedup_across_sources=True if dedup is None else dedup[0],
+        enabled_plugins=_enabled_plugins(files, diagnostics),
+    )
+    return policy, diagnostics
+
+
+def _manifest_hooks(
+    root: Path, manifest: Path, diagnostics: list[Diagnostic]
+) -> tuple[str | None, list[HooksBlock]]:
+    data, problem = read_json(manifest)
+    if problem is not None:
+        diagnostics.append(problem)
+        return None, []
+    if not isinstance(data, dict):
+        diagnostics.append(Diagnostic(str(manifest), "", "expected a JSON object"))
+        return None, []
+    name = data.get("name") if isinstance(data.get("name"), str) else None
+    declared = data.get("hooks")
+    found: list[HooksBlock] = []
+    if isinstance(declared, dict):
+        if isinstance(declared.get("hooks"), dict):
+            found.append((manifest, declared["hooks"], "hooks.hooks"))
+        else:
+            found.append((manifest, declared, "hooks"))
+    elif declared is not None:
+        paths = [declared] if isinstance(declared, str) else declared
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            diagnostics.append(
+                Diagnostic(str(manifest), "hooks", "expected a path, a list of paths or an object")
+            )
+            return name, []
+        default = (root / "hooks" / "hooks.json").resolve()
+        for index, rel in enumerate(paths):
+            path = (root / rel).resolve()
+            if path == default:
+                diagnostics.append(
+                    Diagnostic(
+                        str(manifest),
+                        f"hooks[{index}]" if isinstance(declared, list) else "hooks",
+                        "Duplicate hooks file detected: hooks/hooks.json is loaded by default",
+                    )
+                )
+                continue
+            data_file, problem = read_json(path)
+            if problem is not None:
+                diagnostics.append(problem)
+            elif (block := hooks_block(path, data_file, diagnostics)) is not None:
+                found.append(block)
+    return name, found
+
+
+def _plugin(root: Path, home: Path, diagnostics: list[Diagnostic]) -> Plugin | None:
+    default = root / "hooks" / "hooks.json"
+    manifest = root / ".claude-plugin" / "plugin.json"
+    if not default.is_file() and not manifest.is_file():
+        return None
+    name: str | None = None
+    hooks: list[HooksBlock] = []
+    if manifest.is_file():
+        name, hooks = _manifest_hooks(root, manifest, diagnostics)
+    if default.is_file():
+        data, problem = read_json(default)
+        if problem is not None:
+            diagnostics.append(problem)
+        elif (block := hooks_block(default, data, diagnostics)) is not None:
+            hooks.insert(0, block)
+    name = name or root.name
+    data_dir = home / ".claude" / "plugins" / "data" / name
+    return Plugin(root=root, name=name, data_dir=data_dir, hooks=tuple(hooks))
+
+
+def find_plugins(ctx: LoadContext, policy: Policy) -> tuple[list[Plugin], list[Diagnostic]]:
+    plugins: list[Plugin] = []
+    diagnostics: list[Diagnostic] = []
+    seen: set[Path] = set()
+    for base in (ctx.home / ".claude" / "plugins", ctx.project_dir / ".claude" / "plugins"):
+        if not base.is_dir():
+            continue
+        for root in sorted(p for p in base.iterdir() if p.is_dir()):
+            if root.resolve() in seen:
+                continue
+            seen.add(root.resolve())
+            plugin = _plugin(root, ctx.home, diagnostics)
+            if plugin is not None and policy.plugin_enabled(plugin.name):
+                plugins.append(plugin)
+    return plugins, diagnostics

@@ -1,0 +1,245 @@
+"""One parsed handler -> one `HookSpec`: name, matcher, `if` rule, timeout, dedup key, handler.
+
+Dedup key (spec §3): ``(root, type, ...)`` where root is ``""`` for every settings file and
+the plugin (or skill) directory otherwise; command hooks add shell, command, args and `if`;
+http hooks URL and `if`; prompt and agent hooks prompt and `if`. So one command in user and
+project settings runs once.
+
+Claude Code keeps a plugin's root in the key, so the same command in settings and in a plugin
+runs twice (its bug #76297). hookwright drops the plugin root from the key, and so runs such a
+command once, unless ``hookwrightDedupAcrossSources`` is false (settings) or the loader option
+``dedup_across_sources=False`` is given. A command that uses ``CLAUDE_PLUGIN_ROOT`` or
+``CLAUDE_PLUGIN_DATA`` keeps its root either way: the same text means a different script in
+each plugin.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hookwright.dialects.claude_code.codec import ExitRules
+from hookwright.dialects.claude_code.command import CommandHandler
+from hookwright.dialects.claude_code.config import (
+    AgentHook,
+    CommandHook,
+    HandlerConfig,
+    HttpHook,
+    ParsedHandler,
+)
+from hookwright.dialects.claude_code.environment import HookSite, references_plugin_vars
+from hookwright.dialects.claude_code.http import HttpHandler
+from hookwright.dialects.claude_code.inbox import AsyncInbox
+from hookwright.dialects.claude_code.prompt import Evaluator, PromptHandler
+from hookwright.dialects.claude_code.sources import Policy
+from hookwright.dialects.claude_code.tables import (
+    ENV_FILE_EVENTS,
+    MATCHER_EVENTS,
+    NARROW_MATCHER_EVENTS,
+    SESSION_END_BUDGET,
+    SESSION_END_MAX,
+    default_timeout,
+)
+from hookwright.events import TOOL_EVENTS, Event
+from hookwright.loading import Diagnostic
+from hookwright.matching import IfRule, IfRuleError, Matcher, MatcherStyle
+from hookwright.spec import HookSpec, Runner
+
+SESSION_END_ENV = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
+_NAME_LIMIT = 80
+
+#: Process-wide, so two hooks never share a `CLAUDE_ENV_FILE` whatever loaded them.
+_env_file_numbers = itertools.count(1)
+
+
+class BasenameMatcher(Matcher):
+    """FileChanged matchers are tested against the basename of `file_path` (spec §2.2)."""
+
+    __slots__ = ()
+
+    def matches(self, value: str | None) -> bool:
+        return Matcher.matches(self, os.path.basename(value) if value else value)
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A parsed handler and the place that declared it."""
+
+    parsed: ParsedHandler
+    file: Path
+    source: str
+    site: HookSite
+    #: Dedup root: "" for settings files, the plugin or skill directory otherwise.
+    root: str
+    from_settings: bool
+    scope: str | None = None
+    honour_once: bool = False
+    #: The event the hook fires on when it differs from the declared one (agent Stop).
+    event: Event | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    rules: ExitRules
+    policy: Policy
+    inbox: AsyncInbox
+    dedup_across_sources: bool
+    session_end_budget: float = SESSION_END_BUDGET
+    prompt_evaluator: Evaluator | None = None
+    agent_evaluator: Evaluator | None = None
+
+
+def session_end_budget(timeouts: Iterable[float]) -> float:
+    """The shared SessionEnd budget (spec §1.4): 1.5 s, raised to the largest SessionEnd hook
+    timeout set in settings (at most 60 s); the env variable (milliseconds) overrides."""
+    override = os.environ.get(SESSION_END_ENV)
+    if override:
+        try:
+            return max(0.001, float(override) / 1000.0)
+        except ValueError:
+            pass
+    return max([SESSION_END_BUDGET, *(min(t, SESSION_END_MAX) for t in timeouts)])
+
+
+def label(config: HandlerConfig) -> str:
+    if isinstance(config, CommandHook):
+        return " ".join([config.command, *(config.args or [])])
+    if isinstance(config, HttpHook):
+        return config.url
+    return config.prompt
+
+
+def dedup_key(config: HandlerConfig, root: str, across_sources: bool) -> Hashable:
+    if isinstance(config, CommandHook):
+        text = label(config)
+        if across_sources and not references_plugin_vars(text):
+            root = ""
+        args = tuple(config.args) if config.args is not None else None
+        return (root, "command", config.shell or "bash", config.command, args, config.if_)
+    if isinstance(config, HttpHook):
+        return (root, "http", config.url, config.if_)
+    return (root, config.type, config.prompt, config.if_)
+
+
+def _matcher(decl: Declaration, event: Event, diagnostics: list[Diagnostic]) -> Matcher | None:
+    pattern = decl.parsed.matcher
+    if pattern is None or event not in MATCHER_EVENTS:
+        return None
+    style: MatcherStyle = "claude_narrow" if event in NARROW_MATCHER_EVENTS else "claude"
+    matcher = (
+        BasenameMatcher(pattern, style) if event is Event.FileChanged else Matcher(pattern, style)
+    )
+    if matcher.error is not None:
+        diagnostics.append(
+            Diagnostic(
+                str(decl.file),
+                decl.parsed.path.rsplit(".hooks[", 1)[0] + ".matcher",
+                f"invalid matcher regex {pattern!r}: {matcher.error}; the group never matches",
+                "warning",
+            )
+        )
+    return matcher
+
+
+def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOptions) -> Runner:
+    config = decl.parsed.config
+    if isinstance(config, CommandHook):
+        return CommandHandler(
+            config,
+            site=decl.site,
+            rules=options.rules,
+            inbox=options.inbox,
+            timeout=timeout,
+            env_file_index=next(_env_file_numbers) if event in ENV_FILE_EVENTS else None,
+        )
+    if isinstance(config, HttpHook):
+        return HttpHandler(config, policy=options.policy.http, home=decl.site.home, timeout=timeout)
+    evaluator = (
+        options.agent_evaluator if isinstance(config, AgentHook) else options.prompt_evaluator
+    )
+    return PromptHandler(config, timeout=timeout, evaluator=evaluator)
+
+
+def build_spec(
+    decl: Declaration, options: BuildOptions, diagnostics: list[Diagnostic]
+) -> HookSpec | None:
+    """The spec for one declaration, or None (with a diagnostic) when it cannot run."""
+    parsed = decl.parsed
+    config = parsed.config
+    file = str(decl.file)
+    event = decl.event or parsed.event
+    text = label(config)
+    if decl.from_settings and isinstance(config, CommandHook) and references_plugin_vars(text):
+        diagnostics.append(
+            Diagnostic(
+                file,
+                f"{parsed.path}.command",
+                f"hook {text!r} references CLAUDE_PLUGIN_ROOT/CLAUDE_PLUGIN_DATA, which only "
+                "plugin hooks have; skipped",
+            )
+        )
+        return None
+    if_rule = None
+    if config.if_ is not None:
+        try:
+            if_rule = IfRule.parse(config.if_)
+        except IfRuleError as exc:
+            diagnostics.append(Diagnostic(file, f"{parsed.path}.if", f"{exc}; hook skipped"))
+            return None
+        if event not in TOOL_EVENTS:
+            diagnostics.append(
+                Diagnostic(
+                    file,
+                    f"{parsed.path}.if",
+                    f"'if' is only evaluated on tool events; this {event.value} hook never runs",
+                    "warning",
+                )
+            )
+    if isinstance(config, HttpHook) and not options.policy.http.url_allowed(config.url):
+        diagnostics.append(
+            Diagnostic(
+                file,
+                f"{parsed.path}.url",
+                f"{config.url} is not allowed by allowedHttpHookUrls; the hook will fail",
+                "warning",
+            )
+        )
+    own_timeout = config.timeout or default_timeout(config.type, event)
+    timeout = own_timeout
+    if event is Event.SessionEnd:
+        timeout = min(own_timeout, options.session_end_budget)
+    short = text if len(text) <= _NAME_LIMIT else text[: _NAME_LIMIT - 1] + "…"
+    return HookSpec(
+        name=f"{config.type}:{short}",
+        event=event,
+        handler=_handler(decl, event, own_timeout, options),
+        matcher=_matcher(decl, event, diagnostics),
+        if_rule=if_rule,
+        source=decl.source,
+        dialect="claude_code",
+        mode="parallel",
+        timeout=timeout,
+        once=decl.honour_once and config.once,
+        scope=decl.scope,
+        dedup_key=dedup_key(config, decl.root, options.dedup_across_sources),
+        origin=f"{file}:{parsed.path}",
+        description=config.statusMessage,
+        meta={
+            "type": config.type,
+            "file": file,
+            "path": parsed.path,
+            "async": isinstance(config, CommandHook) and config.is_async,
+        },
+    )
+
+
+def watched_file_names(specs: Iterable[HookSpec]) -> set[str]:
+    """The file names FileChanged hooks watch: the literal names of their matchers."""
+    names: set[str] = set()
+    for spec in specs:
+        if spec.event is Event.FileChanged and spec.matcher is not None and spec.matcher.pattern:
+            names.update(part.strip() for part in spec.matcher.pattern.split("|") if part.strip())
+    return names
