@@ -225,3 +225,11 @@ def test_unrecognised_config_file_is_reported(tmp_path: Path, isolated_home: Pat
     )
     assert proc.returncode == 0
     assert f"warning: {config}: no hooks found: not a hook config of any dialect" in proc.stderr
+
+
+def test_schema_openharness_rejects_unknown_fields(isolated_home: Path) -> None:
+    proc = hookwright("schema", "openharness", home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    schema = json.loads(proc.stdout)
+    assert schema["additionalProperties"] is False
+    assert {"name", "events", "handler"} <= set(schema["required"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -155,17 +156,21 @@ def hooks_test(
     sys.stdout.write(json.dumps(verdict.to_json(), ensure_ascii=False) + "\n")
 
 
+def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
+    from hookwright.dialects import native, openharness
+
+    return {"native": native.json_schema, "openharness": openharness.json_schema}
+
+
 @app.command("schema")
 def schema(
-    dialect: Annotated[str, typer.Argument(help="native")] = "native",
+    dialect: Annotated[str, typer.Argument(help="native or openharness")] = "native",
 ) -> None:
-    """Print the JSON Schema of a dialect's hook config."""
-    if dialect == "native":
-        from hookwright.dialects import native
-
-        sys.stdout.write(json.dumps(native.json_schema(), indent=2) + "\n")
-        return
-    raise _fail(f"unknown schema {dialect!r} (known: native)")
+    """Print the JSON Schema of a dialect's hook config (one hook file for openharness)."""
+    schemas = _schemas()
+    if dialect not in schemas:
+        raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")
+    sys.stdout.write(json.dumps(schemas[dialect](), indent=2) + "\n")
 
 
 def _register_runtime_commands() -> None:

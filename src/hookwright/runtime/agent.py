@@ -517,16 +517,11 @@ class Agent:
             await self.compact("auto")
         self._flush_context()
         before = await self.fire(Event.PreContextBuild, messages=self.messages, iteration=iteration)
-        await self._model_gate(before)
-        messages = copy.deepcopy(self.messages)
-        context_patch = before.patches.get("context")
-        if isinstance(context_patch, dict) and isinstance(context_patch.get("messages"), list):
-            messages = list(context_patch["messages"])
+        await self._model_gate(before, defer_context=False)
+        messages = _context_messages(before, copy.deepcopy(self.messages))
         after = await self.fire(Event.PostContextBuild, messages=messages, iteration=iteration)
-        await self._model_gate(after)
-        context_patch = after.patches.get("context")
-        if isinstance(context_patch, dict) and isinstance(context_patch.get("messages"), list):
-            messages = list(context_patch["messages"])
+        await self._model_gate(after, defer_context=False)
+        messages = _context_messages(after, messages)
         tools = self.tools.definitions() if with_tools else []
         request: dict[str, Any] = {
             "model": self.model.name,
@@ -541,11 +536,14 @@ class Agent:
             iteration=iteration,
             graceful_terminal=False,
         )
-        await self._model_gate(pre)
+        await self._model_gate(pre, defer_context=False)
         if pre.updated_input:
             request.update(
                 {k: v for k, v in pre.updated_input.items() if k in request and v is not None}
             )
+        notes = [*before.additional_context, *after.additional_context, *pre.additional_context]
+        if notes:
+            request["messages"] = _insert_system_notes(request["messages"], notes)
         self.observe(
             "agent.llm.request",
             {
@@ -575,9 +573,11 @@ class Agent:
             iteration=iteration,
             response=_response_dict(response),
         )
-        await self._model_gate(post)
+        await self._model_gate(post, defer_context=False)
         if isinstance(post.updated_output, dict):
             response = _response_from_dict(post.updated_output, response)
+        if post.additional_context:
+            response.content = "\n\n".join([response.content, *post.additional_context]).strip()
         self.observe(
             "agent.llm.response",
             {
@@ -598,14 +598,16 @@ class Agent:
             self.last_assistant_message = response.content
         return response
 
-    async def _model_gate(self, verdict: Verdict) -> None:
-        """Model and context checkpoints: a block fails the run (OpenHarness run_failed)."""
+    async def _model_gate(self, verdict: Verdict, *, defer_context: bool = True) -> None:
+        """Model and context checkpoints: a block fails the run (OpenHarness run_failed).
+        Their context goes into this very call (`defer_context=False`: the caller inserts it)."""
         if verdict.blocked:
             reason = verdict.reason or "blocked by hook"
             await self._fail_run("hook_blocked", reason)
             raise _TurnEnded("failed", reason)
         self._check_control(verdict)
-        self._queue_context(verdict)
+        if defer_context:
+            self._queue_context(verdict)
 
     # Tools ------------------------------------------------------------------------------------
 
@@ -970,6 +972,25 @@ class Agent:
             if self.messages[index].get("role") in ("user", "assistant"):
                 return index if index > 2 else None
         return None
+
+
+def _context_messages(verdict: Verdict, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The context a context-build hook rewrote: `payload_updates.messages` or the
+    `patches.context.messages` of an OpenHarness context patch; else `messages` unchanged."""
+    rewritten = verdict.payload_updates.get("messages")
+    patch = verdict.patches.get("context")
+    if not isinstance(rewritten, list) and isinstance(patch, dict):
+        rewritten = patch.get("messages")
+    return list(rewritten) if isinstance(rewritten, list) else messages
+
+
+def _insert_system_notes(messages: list[dict[str, Any]], notes: list[str]) -> list[dict[str, Any]]:
+    """Insert hook notes as system messages after the leading system messages."""
+    index = 0
+    while index < len(messages) and messages[index].get("role") == "system":
+        index += 1
+    extra = [{"role": "system", "content": note} for note in notes]
+    return [*messages[:index], *extra, *messages[index:]]
 
 
 def _effect_of(result: HookResult) -> str:
