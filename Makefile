@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench clean browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,10 +26,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) browser
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# Headless Chromium and its driver for tests/server/test_page.py (Debian packages; no download
+# by the tests themselves). Installs only when missing and when running as root.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && apt-get install -y -qq chromium chromium-driver; \
+	else \
+		echo "browser: chromium/chromedriver missing; run 'make browser' as root" >&2; \
+	fi
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py

@@ -175,8 +175,10 @@ def schema(
 
 def _register_runtime_commands() -> None:
     from hookwright.cli import run as run_commands
+    from hookwright.cli import serve as serve_commands
 
     app.command("run")(run_commands.run)
+    app.command("serve")(serve_commands.serve)
     app.command("chat")(run_commands.chat)
     app.command("trust")(run_commands.trust)
 

@@ -1,0 +1,225 @@
+"""The frames of `hookwright serve`'s WebSocket endpoint, as pydantic models.
+
+The client sends one kind of frame, `ChatRequest`; the server answers with a stream of the
+`OutFrame` models below, ending in one `DoneFrame` (or an `ErrorFrame` when the request could
+not run). The server keeps no conversation state: the client sends its whole history each time
+and appends ``DoneFrame.messages`` to it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+__all__ = [
+    "FRAME_TYPES",
+    "ChatRequest",
+    "DoneFrame",
+    "ErrorFrame",
+    "HistoryMessage",
+    "HookFrame",
+    "HookResultFrame",
+    "NoticeFrame",
+    "OutFrame",
+    "ProtocolError",
+    "TextFrame",
+    "ToolCallFrame",
+    "ToolResultFrame",
+    "parse_request",
+]
+
+FRAME_TYPES: tuple[str, ...] = ("chat",)
+"""Frame types a client may send."""
+
+SKILL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+class ProtocolError(ValueError):
+    """A frame the server cannot accept; the text is sent back in an `ErrorFrame`."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class FunctionCall(_Strict):
+    name: str = Field(min_length=1)
+    arguments: str
+
+
+class ToolCallPart(_Strict):
+    id: str = Field(min_length=1)
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class HistoryMessage(_Strict):
+    """One OpenAI-format message of the client's history.
+
+    ``_hook`` is the name of the persistent skill hook that produced the message: the server
+    sets it in `DoneFrame.messages` so a client can show the message as a hook, and drops it
+    before the message reaches the model.
+    """
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | list[dict[str, Any]] | None = None
+    tool_calls: list[ToolCallPart] | None = None
+    tool_call_id: str | None = Field(default=None, min_length=1)
+    name: str | None = None
+    hook: str | None = Field(default=None, alias="_hook")
+
+    @model_validator(mode="after")
+    def _shape_fits_role(self) -> HistoryMessage:
+        if self.tool_calls is not None and self.role != "assistant":
+            raise ValueError(f"tool_calls is only allowed on assistant messages, not {self.role}")
+        if self.role == "tool" and self.tool_call_id is None:
+            raise ValueError("a tool message needs tool_call_id")
+        if self.content is None and not (self.role == "assistant" and self.tool_calls):
+            raise ValueError("content is required (null only for an assistant tool call)")
+        return self
+
+    def to_message(self) -> dict[str, Any]:
+        """The message as the agent and the model see it."""
+        return self.model_dump(exclude_none=True, exclude={"hook"}, mode="json")
+
+
+class ChatRequest(_Strict):
+    type: Literal["chat"]
+    history: list[HistoryMessage] = Field(default_factory=list)
+    message: str = Field(min_length=1)
+    skills: list[Annotated[str, Field(pattern=SKILL_NAME)]] | None = None
+    """Skills for this request; None means the server's ``--skill`` list, [] means none."""
+
+
+class TextFrame(_Strict):
+    type: Literal["text"] = "text"
+    delta: str
+
+
+class ToolCallFrame(_Strict):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    input: dict[str, Any] | None
+    """None when the model's arguments were not a JSON object."""
+
+
+class ToolResultFrame(_Strict):
+    type: Literal["tool_result"] = "tool_result"
+    id: str
+    name: str
+    content: str
+    is_error: bool
+
+
+class HookFrame(_Strict):
+    """A persistent skill hook was injected; its message is also in `DoneFrame.messages`."""
+
+    type: Literal["hook"] = "hook"
+    name: str
+    role: str
+    content: str
+
+
+class HookResultFrame(_Strict):
+    """A dialect hook (Claude Code, PicoClaw, ...) had an effect at a checkpoint."""
+
+    type: Literal["hook_result"] = "hook_result"
+    event: str
+    hook: str
+    source: str
+    dialect: str
+    effect: str
+    status: str
+    decision: str | None = None
+    reason: str | None = None
+    error: str | None = None
+
+
+class NoticeFrame(_Strict):
+    """Something the user should know that is not part of the answer (retries, denials)."""
+
+    type: Literal["notice"] = "notice"
+    text: str
+
+
+class DoneFrame(_Strict):
+    type: Literal["done"] = "done"
+    status: str
+    text: str
+    reason: str | None = None
+    messages: list[dict[str, Any]]
+    """What the client appends to its history: the user message, persistent hook messages
+    (marked with ``_hook``), assistant and tool messages."""
+
+
+class ErrorFrame(_Strict):
+    type: Literal["error"] = "error"
+    message: str
+
+
+OutFrame: TypeAlias = (
+    TextFrame
+    | ToolCallFrame
+    | ToolResultFrame
+    | HookFrame
+    | HookResultFrame
+    | NoticeFrame
+    | DoneFrame
+    | ErrorFrame
+)
+
+
+def parse_request(text: str, *, max_history: int) -> ChatRequest:
+    """Read one client frame; raise `ProtocolError` saying what is wrong and where."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProtocolError(
+            f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ProtocolError(f"a frame must be a JSON object, got {_json_type(data)}")
+    if "type" not in data:
+        raise ProtocolError(f"field 'type' is missing; expected one of: {', '.join(FRAME_TYPES)}")
+    if data["type"] not in FRAME_TYPES:
+        raise ProtocolError(
+            f"unknown frame type {data['type']!r}; expected one of: {', '.join(FRAME_TYPES)}"
+        )
+    history = data.get("history")
+    if isinstance(history, list) and len(history) > max_history:
+        raise ProtocolError(
+            f"history has {len(history)} messages; the limit is {max_history} "
+            "(start a new conversation or drop old messages)"
+        )
+    try:
+        return ChatRequest.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            f"{_location(error['loc'])}: {error['msg'].removeprefix('Value error, ')}"
+            for error in exc.errors()
+        ]
+        raise ProtocolError("invalid chat frame: " + "; ".join(problems)) from None
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(frame)"
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__

@@ -1,0 +1,197 @@
+"""One chat request of `hookwright serve`: a fresh agent on the client's history, run once.
+
+Nothing survives the request on the server side: the engine, the agent and its skill hooks are
+built from the project on every request and closed at its end (also when the client goes away
+and the run is cancelled). What the conversation needs next time travels back to the client in
+`DoneFrame.messages`, persistent skill hook messages included.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookwright.runtime.agent import Agent, AgentEvent
+from hookwright.runtime.host import open_session
+from hookwright.runtime.models import Model, ModelConfigError
+from hookwright.runtime.permissions import PermissionMode
+from hookwright.server.protocol import (
+    ChatRequest,
+    DoneFrame,
+    HookFrame,
+    HookResultFrame,
+    NoticeFrame,
+    OutFrame,
+    TextFrame,
+    ToolCallFrame,
+    ToolResultFrame,
+)
+
+__all__ = ["ModelSource", "RequestError", "ServerSettings", "frame_for_event", "run_chat"]
+
+logger = logging.getLogger("hookwright.server")
+
+ModelSource = str | Callable[[], Model] | None
+"""A ``--model`` spec (a fresh model per request), a factory, or None for the default."""
+
+MAX_FRAME_BYTES = 1024 * 1024
+MAX_HISTORY = 500
+
+
+@dataclass(slots=True)
+class ServerSettings:
+    project_dir: Path
+    model: ModelSource = None
+    skills: tuple[str, ...] = ()
+    """Skills enabled for requests that do not name their own."""
+    trust: bool = False
+    permission_mode: PermissionMode = "default"
+    planning: bool = False
+    max_turns: int = 20
+    home: Path | None = None
+    max_frame_bytes: int = MAX_FRAME_BYTES
+    max_history: int = MAX_HISTORY
+    config_files: tuple[Path, ...] = field(default_factory=tuple)
+
+
+class RequestError(Exception):
+    """The request is well-formed but cannot run (unknown skill, bad model); sent as an error."""
+
+
+def available_skills(project_dir: Path) -> list[str]:
+    root = project_dir / "skills"
+    if not root.is_dir():
+        return []
+    return sorted(entry.name for entry in root.iterdir() if entry.is_dir())
+
+
+def _skills_for(settings: ServerSettings, request: ChatRequest) -> list[str]:
+    wanted = list(settings.skills) if request.skills is None else request.skills
+    known = available_skills(settings.project_dir)
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        listed = ", ".join(known) if known else "none"
+        raise RequestError(
+            f"unknown skill(s): {', '.join(unknown)}; skills in "
+            f"{settings.project_dir / 'skills'}: {listed}"
+        )
+    return wanted
+
+
+def frame_for_event(event: AgentEvent) -> OutFrame | None:
+    """The frame a client gets for one agent event, or None for events it does not need.
+
+    Events of subagents (they carry ``agent_id``) are left out: their text would interleave with
+    the answer, and their outcome reaches the client as the Agent tool's result.
+    """
+    if event.get("agent_id"):
+        return None
+    kind = event["type"]
+    if kind == "text_delta":
+        return TextFrame(delta=event["text"])
+    if kind == "tool_call":
+        return ToolCallFrame(id=event["id"], name=event["name"], input=event["input"])
+    if kind == "tool_result":
+        return ToolResultFrame(
+            id=event["id"],
+            name=event["name"],
+            content=event["content"],
+            is_error=event["is_error"],
+        )
+    if kind == "hook":
+        return HookFrame(name=event["name"], role=event["role"], content=event["content"])
+    if kind == "hook_result":
+        fields = {
+            k: v for k, v in event.items() if k != "type" and k in HookResultFrame.model_fields
+        }
+        return HookResultFrame(**fields)
+    if kind == "notice":
+        return NoticeFrame(text=event["text"])
+    if kind == "permission" and event.get("behavior") == "deny":
+        return NoticeFrame(text=f"{event['tool']}: {event['reason']}")
+    if kind == "error":
+        return NoticeFrame(text=f"model error {event['kind']}: {event['message']}")
+    return None
+
+
+def mark_hooks(messages: list[dict[str, Any]], hooks: list[HookFrame]) -> list[dict[str, Any]]:
+    """Copies of ``messages`` with ``_hook`` set on the persistent hook messages.
+
+    Hooks were injected in the order they were yielded, so each one is matched to the next
+    message after the previous match with the same role and content.
+    """
+    marked = [dict(message) for message in messages]
+    start = 0
+    for hook in hooks:
+        for index in range(start, len(marked)):
+            message = marked[index]
+            if message.get("role") == hook.role and message.get("content") == hook.content:
+                message["_hook"] = hook.name
+                start = index + 1
+                break
+    return marked
+
+
+async def run_chat(
+    settings: ServerSettings, request: ChatRequest, emit: Callable[[OutFrame], None]
+) -> DoneFrame:
+    """Run ``request`` on a fresh agent, passing every frame to ``emit`` as it happens.
+
+    Raises `RequestError` before anything runs when the request names an unknown skill or the
+    model cannot be built. Cancelling the calling task stops the run; the agent and its hook
+    engine are closed either way.
+    """
+    skills = _skills_for(settings, request)
+    history = [message.to_message() for message in request.history]
+    hooks: list[HookFrame] = []
+
+    def on_event(event: AgentEvent) -> None:
+        frame = frame_for_event(event)
+        if frame is None:
+            return
+        if isinstance(frame, HookFrame):
+            hooks.append(frame)
+        emit(frame)
+
+    model = settings.model() if callable(settings.model) else settings.model
+    try:
+        setup = await open_session(
+            settings.project_dir,
+            home=settings.home,
+            model=model,
+            permission_mode=settings.permission_mode,
+            max_turns=settings.max_turns,
+            planning=settings.planning,
+            trust=settings.trust,
+            config_files=settings.config_files,
+            skills=skills,
+            history=history,
+            on_event=on_event,
+            # Compaction would rewrite history the client owns and sends back.
+            compact_tokens=sys.maxsize,
+        )
+    except (ModelConfigError, ValueError) as exc:
+        raise RequestError(str(exc)) from None
+    agent: Agent = setup.agent
+    for line in setup.diagnostics:
+        logger.warning("%s", line)
+        emit(NoticeFrame(text=line))
+    try:
+        await agent.start("resume" if history else "startup")
+        result = await agent.run(request.message)
+    finally:
+        try:
+            await agent.close("other")
+        finally:
+            await setup.engine.aclose()
+    new_messages = agent.messages[1 + len(history) :]
+    return DoneFrame(
+        status=result.status,
+        text=result.final_text,
+        reason=result.reason,
+        messages=mark_hooks(new_messages, hooks),
+    )

@@ -1,0 +1,203 @@
+// hookwright chat page. The server keeps no conversation: this page keeps the history (in
+// localStorage), sends all of it with every message and appends the messages of each "done"
+// frame, persistent skill hook messages included, so those hooks come back on the next request.
+"use strict";
+
+const HISTORY_KEY = "hookwright.history";
+const SKILLS_KEY = "hookwright.skills";
+
+const log = document.getElementById("log");
+const form = document.getElementById("chat");
+const input = document.getElementById("input");
+const sendButton = document.getElementById("send");
+const skillsInput = document.getElementById("skills");
+const statusLine = document.getElementById("status");
+
+let history = loadHistory();
+let socket = null;
+let turn = null; // the request being streamed: {answer: element or null}
+
+function loadHistory() {
+  try {
+    const stored = JSON.parse(localStorage.getItem(HISTORY_KEY) || "[]");
+    return Array.isArray(stored) ? stored : [];
+  } catch (error) {
+    return [];
+  }
+}
+
+function saveHistory() {
+  localStorage.setItem(HISTORY_KEY, JSON.stringify(history));
+}
+
+function setState(state, text) {
+  document.body.dataset.state = state;
+  statusLine.textContent = text;
+  sendButton.disabled = state === "running";
+}
+
+function add(kind, label, text) {
+  const element = document.createElement("div");
+  element.className = `msg ${kind}`;
+  if (label) {
+    const caption = document.createElement("span");
+    caption.className = "label";
+    caption.textContent = label;
+    element.appendChild(caption);
+  }
+  const body = document.createElement("span");
+  body.className = "body";
+  body.textContent = text;
+  element.appendChild(body);
+  log.appendChild(element);
+  log.scrollTop = log.scrollHeight;
+  return body;
+}
+
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => part.text || "").join("\n");
+  return "";
+}
+
+function renderMessage(message, toolNames) {
+  const text = contentText(message.content);
+  if (message._hook) {
+    add("hook", `hook ${message._hook} (${message.role})`, text);
+  } else if (message.role === "user") {
+    add("user", "you", text);
+  } else if (message.role === "system") {
+    add("hook", "system message", text);
+  } else if (message.role === "assistant") {
+    if (text) add("assistant", "agent", text);
+    for (const call of message.tool_calls || []) {
+      toolNames[call.id] = call.function.name;
+      add("tool", `→ ${call.function.name}`, call.function.arguments);
+    }
+  } else if (message.role === "tool") {
+    add("tool", `← ${toolNames[message.tool_call_id] || "tool"}`, text);
+  }
+}
+
+function renderHistory() {
+  log.textContent = "";
+  const toolNames = {};
+  for (const message of history) renderMessage(message, toolNames);
+}
+
+function requestedSkills() {
+  const raw = skillsInput.value.trim();
+  if (raw === "") return null;
+  if (raw === "-") return [];
+  return raw.split(",").map((name) => name.trim()).filter(Boolean);
+}
+
+function connect() {
+  if (socket && socket.readyState === WebSocket.OPEN) return Promise.resolve(socket);
+  return new Promise((resolve, reject) => {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const next = new WebSocket(`${scheme}//${location.host}/ws`);
+    next.onopen = () => {
+      socket = next;
+      setState("idle", "connected");
+      resolve(next);
+    };
+    next.onerror = () => reject(new Error("cannot connect to the server"));
+    next.onmessage = (event) => handleFrame(JSON.parse(event.data));
+    next.onclose = () => {
+      if (socket === next) socket = null;
+      if (turn) {
+        add("error", "error", "connection lost; the request was cancelled");
+        turn = null;
+      }
+      setState("idle", "disconnected");
+    };
+  });
+}
+
+function handleFrame(frame) {
+  switch (frame.type) {
+    case "text":
+      if (!turn) return;
+      if (!turn.answer) turn.answer = add("assistant", "agent", "");
+      turn.answer.textContent += frame.delta;
+      break;
+    case "tool_call":
+      if (turn) turn.answer = null;
+      add("tool", `→ ${frame.name}`, JSON.stringify(frame.input));
+      break;
+    case "tool_result":
+      add(frame.is_error ? "tool failed" : "tool", `← ${frame.name}`, frame.content);
+      break;
+    case "hook":
+      add("hook", `hook ${frame.name} (${frame.role})`, frame.content);
+      break;
+    case "hook_result":
+      add("note", "hook", `${frame.event}: ${frame.hook} → ${frame.effect}` +
+        (frame.reason ? ` (${frame.reason})` : ""));
+      break;
+    case "notice":
+      add("note", "notice", frame.text);
+      break;
+    case "done":
+      history = history.concat(frame.messages);
+      saveHistory();
+      renderHistory();
+      if (frame.status !== "completed") {
+        add("note", "turn ended", `${frame.status}${frame.reason ? `: ${frame.reason}` : ""}`);
+      }
+      turn = null;
+      setState("idle", "connected");
+      break;
+    case "error":
+      add("error", "error", frame.message);
+      turn = null;
+      setState("idle", "connected");
+      break;
+  }
+}
+
+async function send(text) {
+  if (turn) return;
+  let open;
+  try {
+    open = await connect();
+  } catch (error) {
+    add("error", "error", error.message);
+    return;
+  }
+  turn = { answer: null };
+  setState("running", "running");
+  add("user", "you", text);
+  const frame = { type: "chat", history, message: text };
+  const skills = requestedSkills();
+  if (skills !== null) frame.skills = skills;
+  open.send(JSON.stringify(frame));
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = input.value.trim();
+  if (!text || turn) return;
+  input.value = "";
+  send(text);
+});
+
+input.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey) {
+    event.preventDefault();
+    form.requestSubmit();
+  }
+});
+
+skillsInput.value = localStorage.getItem(SKILLS_KEY) || "";
+skillsInput.addEventListener("change", () => localStorage.setItem(SKILLS_KEY, skillsInput.value));
+
+document.getElementById("clear").addEventListener("click", () => {
+  history = [];
+  saveHistory();
+  renderHistory();
+});
+
+renderHistory();
+setState("idle", "disconnected");

@@ -1,0 +1,140 @@
+"""The chat page in headless Chromium (Debian's ``chromium`` + ``chromium-driver``, via Selenium).
+
+Nothing is downloaded: the browser and driver are the system's. Without them the test is
+skipped locally and fails under CI (``CI`` set), where ``make browser`` installs them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from hookwright.runtime.models.scripted import ScriptedModel
+
+from .conftest import ServerFactory
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+WAIT = 30.0
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+REMEMBER = {"role": "system", "content": "H:remember"}
+
+# Records what #log shows after every change while a request is running, so the test can tell
+# what streamed in before the done frame re-rendered the history.
+WATCH_LOG = """
+window.__running = [];
+new MutationObserver(() => {
+  if (document.body.dataset.state === "running") {
+    window.__running.push(document.getElementById("log").textContent);
+  }
+}).observe(document.getElementById("log"), {childList: true, subtree: true, characterData: true});
+"""
+
+
+def _browser_missing() -> str | None:
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not os.access(path, os.X_OK)]
+    return ", ".join(missing) or None
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    missing = _browser_missing()
+    if missing:
+        reason = f"{missing} not installed (run `make browser` as root)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; the page test must run under CI")
+        pytest.skip(reason)
+    options = Options()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_idle(driver: webdriver.Chrome, text: str) -> None:
+    """Wait until no request is running and the log shows ``text``."""
+
+    def ready(d: Any) -> bool:
+        body = d.find_element(By.TAG_NAME, "body")
+        log = d.find_element(By.ID, "log").text
+        return body.get_attribute("data-state") == "idle" and text in log
+
+    WebDriverWait(driver, WAIT).until(ready)
+
+
+def send(driver: webdriver.Chrome, text: str) -> None:
+    box = driver.find_element(By.ID, "input")
+    box.send_keys(text)
+    box.send_keys(Keys.ENTER)
+
+
+def texts(driver: webdriver.Chrome, css: str) -> list[str]:
+    return [element.text for element in driver.find_elements(By.CSS_SELECTOR, css)]
+
+
+def stored_history(driver: webdriver.Chrome) -> list[dict[str, Any]]:
+    raw = driver.execute_script("return localStorage.getItem('hookwright.history');")
+    history = json.loads(raw)
+    assert isinstance(history, list)
+    return history
+
+
+def test_chat_streams_keeps_history_and_sends_it_back(
+    browser: webdriver.Chrome, serve: ServerFactory
+) -> None:
+    model = ScriptedModel.from_turns([{"content": "Answer one."}, {"content": "Answer two."}])
+    server = serve(model=lambda: model, skills=("memory",))
+    browser.get(server.http_url)
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "idle"
+    )
+    browser.execute_script(WATCH_LOG)
+
+    send(browser, "hello")
+    wait_idle(browser, "Answer one.")
+
+    running: list[str] = browser.execute_script("return window.__running;")
+    assert any("H:remember" in snapshot for snapshot in running), running
+    assert any("Answer one." in snapshot for snapshot in running), running
+    assert any("H:remember" in t for t in texts(browser, ".msg.hook"))
+    assert [m["role"] for m in stored_history(browser)] == ["user", "system", "assistant"]
+    assert stored_history(browser)[1] == {**REMEMBER, "_hook": "remember"}
+
+    browser.refresh()
+    wait_idle(browser, "Answer one.")
+    assert texts(browser, ".msg.user .body") == ["hello"]
+    assert texts(browser, ".msg.hook .body") == ["H:remember"]
+    assert texts(browser, ".msg.assistant .body") == ["Answer one."]
+
+    send(browser, "again")
+    wait_idle(browser, "Answer two.")
+    assert model.calls[-1].messages.count(REMEMBER) == 2
+    assert model.calls[-1].messages[1] == {"role": "user", "content": "hello"}
+    assert texts(browser, ".msg.hook .body") == ["H:remember", "H:remember"]
+    assert len(stored_history(browser)) == 6
