@@ -333,6 +333,8 @@ class HookEngine:
                 continue
             if spec.if_rule is not None and not self._if_matches(spec.if_rule, inp):
                 continue
+            if spec.when is not None and not spec.when(inp):
+                continue
             if spec.dedup_key is not None:
                 if seen_keys is None:
                     seen_keys = set()

@@ -136,6 +136,9 @@ class HookSpec:
     scope: str | None = None
     #: Identical keys run once per dispatch (Claude Code's dedup key).
     dedup_key: Hashable | None = None
+    #: An extra selection condition a dialect needs (e.g. Claude Code PermissionRequest hooks
+    #: run only when a permission prompt would show, PicoClaw approvers on every call).
+    when: Callable[[Any], bool] | None = None
     #: Where the hook was declared (file and field path), for diagnostics.
     origin: str | None = None
     description: str | None = None

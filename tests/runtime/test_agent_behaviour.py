@@ -355,7 +355,9 @@ async def test_permission_request_hook_allows_and_updates_permissions(
     )
     calls: list[str] = []
 
-    def approve(inp: HookInput) -> HookResult:
+    def approve(inp: HookInput) -> HookResult | None:
+        if not inp.payload["permission_prompt"]:
+            return None
         calls.append(inp.tool_input["command"])
         update = {
             "type": "addRules",

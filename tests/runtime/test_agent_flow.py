@@ -100,13 +100,13 @@ EXPECTED_ORDER = [
     "PreContextBuild", "PostContextBuild", "PreModelCall", "PostModelCall",
     "PreAgentStep",
     "PreContextBuild", "PostContextBuild", "PreModelCall", "PostModelCall",
-    "PreToolUse", "PostToolUse",
+    "PreToolUse", "PermissionRequest", "PostToolUse",
     "PreToolUse",
     "PostToolBatch",
     "PreAgentStep",
     "PreContextBuild", "PostContextBuild", "PreModelCall", "PostModelCall",
     "PreToolUse", "PermissionRequest", "PostToolUseFailure",
-    "PreToolUse", "SubagentStart",
+    "PreToolUse", "PermissionRequest", "SubagentStart",
     "PreAgentStep", "PreContextBuild", "PostContextBuild", "PreModelCall", "PostModelCall",
     "SubagentStop",
     "PostToolUse",
@@ -200,7 +200,10 @@ async def test_every_checkpoint_fires_in_order_with_exact_fields(session: Any) -
     assert post_read["tool_response"]["file"]["content"].rstrip("\n") == "hello"
     assert post_read["tool_result"]["is_error"] is False
 
-    permission = recorder.of("PermissionRequest")[0]
+    read_check, permission, agent_check = recorder.of("PermissionRequest")
+    assert (read_check["tool_name"], read_check["permission_prompt"]) == ("Read", False)
+    assert (agent_check["tool_name"], agent_check["permission_prompt"]) == ("Agent", False)
+    assert permission["permission_prompt"] is True
     assert permission["tool_name"] == "Bash"
     assert permission["tool_input"] == {"command": "echo oops >&2; exit 3"}
     failure = recorder.of("PostToolUseFailure")[0]

@@ -8,6 +8,7 @@ BUILTIN = (
     "hookwright.dialects.native",
     "hookwright.dialects.claude_code.loader",
     "hookwright.dialects.openharness",
+    "hookwright.dialects.picoclaw.loader",
 )
 
 

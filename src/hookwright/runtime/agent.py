@@ -203,16 +203,21 @@ class Agent:
             self.on_event(event)
 
     def observe(self, kind: str, payload: dict[str, Any]) -> None:
-        """Publish a runtime event (PicoClaw's observation stream) without waiting."""
+        """Publish a runtime event (PicoClaw's observation stream) without waiting: PascalCase
+        payload fields plus the lowercase envelope keys `scope`, `correlation`, `attrs`."""
         self.engine.publish(
             kind,
             {
-                "payload": payload,
-                "agent_id": self.agent_id or "main",
-                "session_key": self.session_id,
-                "turn_id": self.turn_id or "",
-                "channel": self.config.channel,
-                "chat_id": self.session_id,
+                **payload,
+                "scope": {
+                    "agent_id": self.agent_id or "main",
+                    "session_key": self.session_id,
+                    "turn_id": self.turn_id or "",
+                    "channel": self.config.channel,
+                    "chat_id": self.session_id,
+                },
+                "correlation": {"trace_id": kind},
+                "attrs": {"agent_source": "runTurn", "iteration": self._iteration},
             },
         )
 
@@ -675,7 +680,8 @@ class Agent:
             self.emit("notice", text=f"{name}: answered by a hook without running the tool")
             return self._finish_call(call, output, outcome, skipped="answered by hook", pre=pre)
         if pre.decision in (Decision.deny, Decision.block):
-            output = ToolOutput(pre.reason or "Blocked by hook", is_error=True)
+            message = pre.extra.get("tool_message") or pre.reason or "Blocked by hook"
+            output = ToolOutput(str(message), is_error=True)
             return self._finish_call(call, output, outcome, skipped="denied by hook", pre=pre)
         if pre.decision is Decision.defer:
             if single and not self.config.interactive:
@@ -811,7 +817,12 @@ class Agent:
         read_only: bool,
         pre: Verdict,
     ) -> str | Literal[True]:
-        """True when the call may run, else the message the model sees."""
+        """True when the call may run, else the message the model sees.
+
+        PermissionRequest fires for every call that rules and mode do not deny, with
+        `permission_prompt` saying whether a prompt would show: approval gates (PicoClaw
+        `approve_tool`) see every call and can deny it; Claude Code hooks only see the calls
+        that would prompt, as in Claude Code."""
         cwd = str(self.config.working_dir)
         outcome = self.policy.check(
             name,
@@ -826,13 +837,12 @@ class Agent:
         if behavior == "deny":
             self.emit("permission", tool=name, behavior="deny", reason=outcome.reason)
             return f"Permission to use {name} was denied: {outcome.reason}"
-        if behavior == "allow":
-            return True
         request = await self.fire(
             Event.PermissionRequest,
             tool_name=name,
             tool_input=tool_input,
             tool_use_id=call_id,
+            permission_prompt=behavior == "ask",
             permission_suggestions=[
                 {
                     "type": "addRules",
@@ -852,7 +862,14 @@ class Agent:
         if request.decision in (Decision.deny, Decision.block):
             reason = request.reason or "denied by a PermissionRequest hook"
             self.emit("permission", tool=name, behavior="deny", reason=reason)
-            return f"Permission to use {name} was denied: {reason}"
+            tool_message = request.extra.get("tool_message")
+            return (
+                str(tool_message)
+                if tool_message
+                else f"Permission to use {name} was denied: {reason}"
+            )
+        if behavior == "allow":
+            return True
         if request.decision is Decision.allow:
             if request.updated_input is not None:
                 tool_input.clear()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookwright.dialects import claude_code
+from hookwright.dialects import claude_code, picoclaw
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine import HookEngine
@@ -216,6 +216,7 @@ def _connect_dialects(
         return texts
 
     agent.context_sources.append(async_hook_context)
+    picoclaw.attach_observers(engine)
     agent.closers.append(evaluators.install(evaluators.HookModels(model, project_dir, home)))
 
 

@@ -66,6 +66,7 @@ EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")
 INTERNAL_FIELDS: frozenset[str] = frozenset(
     {
         "tool_result",
+        "permission_prompt",
         "iteration",
         "trigger_type",
         "run_status",
@@ -81,6 +82,7 @@ INTERNAL_FIELDS: frozenset[str] = frozenset(
         "first",
         "graceful_terminal",
         "project_dir",
+        "permission_prompt",
     }
 )
 
@@ -97,11 +99,14 @@ def encode_input(inp: HookInput) -> dict[str, Any]:
     """The JSON object Claude Code would send: the wire form minus hookwright-internal keys.
 
     `turn_id` is hookwright's own common field, except on MessageDisplay where Claude Code
-    sends a field of that name.
+    sends a field of that name. PermissionRequest carries no `tool_use_id` in Claude Code
+    (spec §6), although the canonical payload has one.
     """
     wire = inp.to_wire()
     for key in INTERNAL_FIELDS:
         wire.pop(key, None)
+    if inp.event is Event.PermissionRequest:
+        wire.pop("tool_use_id", None)
     if inp.event is not Event.MessageDisplay and "turn_id" not in inp.payload:
         wire.pop("turn_id", None)
     return wire

@@ -43,7 +43,7 @@ from hookwright.dialects.claude_code.tables import (
     SESSION_END_MAX,
     default_timeout,
 )
-from hookwright.events import TOOL_EVENTS, Event
+from hookwright.events import TOOL_EVENTS, Event, HookInput
 from hookwright.loading import Diagnostic
 from hookwright.matching import IfRule, IfRuleError, Matcher, MatcherStyle
 from hookwright.spec import HookSpec, Runner
@@ -225,6 +225,7 @@ def build_spec(
         once=decl.honour_once and config.once,
         scope=decl.scope,
         dedup_key=dedup_key(config, decl.root, options.dedup_across_sources),
+        when=_prompting if event is Event.PermissionRequest else None,
         origin=f"{file}:{parsed.path}",
         description=config.statusMessage,
         meta={
@@ -234,6 +235,13 @@ def build_spec(
             "async": isinstance(config, CommandHook) and config.is_async,
         },
     )
+
+
+def _prompting(inp: HookInput) -> bool:
+    """Claude Code fires PermissionRequest only when a permission prompt would show; hosts that
+    also dispatch it for calls already allowed (PicoClaw approvals) say so with
+    `permission_prompt: false`."""
+    return inp.payload.get("permission_prompt", True) is not False
 
 
 def watched_file_names(specs: Iterable[HookSpec]) -> set[str]:

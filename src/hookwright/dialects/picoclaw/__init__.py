@@ -1,0 +1,40 @@
+"""PicoClaw hooks: JSON-RPC process hooks and in-process builtins (see README.md here).
+
+Public API for hosts:
+
+* the ``picoclaw`` source loader (`hookwright.dialects.picoclaw.loader`), used by
+  `hookwright.loading.load_into`;
+* `attach_observers(engine)`: forward runtime events published with `engine.publish` to the
+  processes that observe them;
+* `start_processes(engine)`: spawn every loaded process now instead of on first use;
+* `register_builtin(name, factory)`: make an in-process builtin available to configs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from hookwright.dialects.picoclaw.builtins import register_builtin, unregister_builtin
+from hookwright.dialects.picoclaw.loader import build, load
+from hookwright.dialects.picoclaw.observe import attach_observers, registered_processes
+from hookwright.dialects.picoclaw.process import ProcessTarget
+from hookwright.engine import HookEngine
+
+__all__ = [
+    "ProcessTarget",
+    "attach_observers",
+    "build",
+    "load",
+    "register_builtin",
+    "registered_processes",
+    "start_processes",
+    "unregister_builtin",
+]
+
+
+async def start_processes(engine: HookEngine) -> list[BaseException | None]:
+    """Spawn and greet every PicoClaw process now; one entry per process, None on success."""
+    results = await asyncio.gather(
+        *(target.start() for target in registered_processes(engine)), return_exceptions=True
+    )
+    return [r if isinstance(r, BaseException) else None for r in results]

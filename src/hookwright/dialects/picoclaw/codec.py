@@ -1,0 +1,320 @@
+"""Canonical `HookInput` -> PicoClaw JSON-RPC params, with PicoClaw's exact names and casing.
+
+Top-level keys are snake_case, `meta` is Go PascalCase (`AgentID, TurnID, ParentTurnID,
+SessionKey, Iteration, TracePath, Source`, always all present), ToolResult keys follow
+`pkg/tools/shared/result.go` with its omitempty rules, `duration` is integer nanoseconds and
+`arguments` is left out when empty.
+
+Two protocol versions:
+
+* ``seed`` (default): what the seed documents show (PicoClaw v0.2.6). `meta.TracePath` is
+  ``runTurn`` and `meta.Source` the stage (``turn.llm.request`` ...), as the documents print them;
+  `model`, `messages` and `tools` are always present in before_llm (hooks written against the
+  documents index `params["messages"]`), `graceful_terminal` too, and the LLM response carries
+  ``"role": "assistant"`` as in the documents' examples.
+* ``current``: what PicoClaw's code sends today: `meta.Source` is ``runTurn`` and `meta.TracePath`
+  the stage, every optional key omitted when empty, the LLM response in `LLMResponse` shape.
+
+In both modes interceptor params carry the top-level `channel`/`chat_id` (seed era) and the
+`context` object (current era).
+
+Payload fields read beyond docs/payloads.md: `channel`, `chat_id`, `sender_id`, `context` (a
+PicoClaw context object used as is), `parent_turn_id`, `turn_source` (``runTurn``, or
+``askSideQuestion`` for a side question, whose other meta fields are sent empty as PicoClaw
+does) and `duration_ns` (preferred over `duration_ms`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal, TypeGuard
+
+from hookwright.events import Event, HookInput
+
+Protocol = Literal["seed", "current"]
+
+#: Canonical event -> PicoClaw method (without the `hook.` prefix).
+METHODS: dict[Event, str] = {
+    Event.PreModelCall: "before_llm",
+    Event.PostModelCall: "after_llm",
+    Event.PreToolUse: "before_tool",
+    Event.PostToolUse: "after_tool",
+    Event.PermissionRequest: "approve_tool",
+}
+EVENTS: dict[str, Event] = {method: event for event, method in METHODS.items()}
+
+TRACE_PATHS: dict[str, str] = {
+    "before_llm": "turn.llm.request",
+    "after_llm": "turn.llm.response",
+    "before_tool": "turn.tool.before",
+    "approve_tool": "turn.tool.approve",
+    "after_tool": "turn.tool.after",
+}
+
+MAIN_TURN_SOURCE = "runTurn"
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def meta_fields(
+    *,
+    agent_id: str = "",
+    turn_id: str = "",
+    parent_turn_id: str = "",
+    session_key: str = "",
+    iteration: int = 0,
+    trace_path: str = "",
+    source: str = "",
+) -> dict[str, Any]:
+    return {
+        "AgentID": agent_id,
+        "TurnID": turn_id,
+        "ParentTurnID": parent_turn_id,
+        "SessionKey": session_key,
+        "Iteration": iteration,
+        "TracePath": trace_path,
+        "Source": source,
+    }
+
+
+def build_meta(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
+    payload = inp.payload
+    source = _str(payload.get("turn_source")) or MAIN_TURN_SOURCE
+    stage = TRACE_PATHS[method]
+    trace_path, source = (source, stage) if protocol == "seed" else (stage, source)
+    if _str(payload.get("turn_source")) not in ("", MAIN_TURN_SOURCE):
+        return meta_fields(trace_path=trace_path, source=source)
+    iteration = payload.get("iteration")
+    return meta_fields(
+        agent_id=inp.agent_id or "",
+        turn_id=inp.turn_id or "",
+        parent_turn_id=_str(payload.get("parent_turn_id")),
+        session_key=inp.session_id or "",
+        iteration=iteration if type(iteration) is int else 0,
+        trace_path=trace_path,
+        source=source,
+    )
+
+
+def channel_of(inp: HookInput) -> tuple[str, str]:
+    """The payload's `channel`/`chat_id`, else those of the context's `inbound` part."""
+    payload = inp.payload
+    context = payload.get("context")
+    inbound = context.get("inbound") if isinstance(context, Mapping) else None
+    inbound = inbound if isinstance(inbound, Mapping) else {}
+    channel = _str(payload.get("channel")) or _str(inbound.get("channel"))
+    return channel, _str(payload.get("chat_id")) or _str(inbound.get("chat_id"))
+
+
+def build_context(inp: HookInput) -> dict[str, Any]:
+    """The runtime's PicoClaw context object, or an `inbound` part built from the payload."""
+    context = inp.payload.get("context")
+    if isinstance(context, Mapping):
+        return dict(context)
+    channel, chat_id = channel_of(inp)
+    return {
+        "inbound": {
+            "channel": channel,
+            "chat_id": chat_id,
+            "sender_id": _str(inp.payload.get("sender_id")),
+        }
+    }
+
+
+# ToolResult ----------------------------------------------------------------------------------
+
+
+def is_tool_result(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(value, Mapping) and "for_llm" in value
+
+
+def _strings(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def tool_result_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A decoded ToolResult with every field set, absent ones zero (Go decoding)."""
+    return {
+        "for_llm": _str(value.get("for_llm")),
+        "for_user": _str(value.get("for_user")),
+        "silent": value.get("silent") is True,
+        "is_error": value.get("is_error") is True,
+        "async": value.get("async") is True,
+        "media": _strings(value.get("media")),
+        "artifact_tags": _strings(value.get("artifact_tags")),
+        "response_handled": value.get("response_handled") is True,
+    }
+
+
+def tool_result_to_wire(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A ToolResult as PicoClaw serialises it: optional fields omitted when empty."""
+    full = tool_result_from_wire(value)
+    wire: dict[str, Any] = {"for_llm": full["for_llm"]}
+    if full["for_user"]:
+        wire["for_user"] = full["for_user"]
+    wire["silent"] = full["silent"]
+    wire["is_error"] = full["is_error"]
+    wire["async"] = full["async"]
+    if full["media"]:
+        wire["media"] = full["media"]
+    if full["artifact_tags"]:
+        wire["artifact_tags"] = full["artifact_tags"]
+    if full["response_handled"]:
+        wire["response_handled"] = True
+    return wire
+
+
+def tool_result_of(inp: HookInput) -> dict[str, Any] | None:
+    """The PostToolUse result as a ToolResult: a PicoClaw ToolResult in `tool_response` (set
+    by the runtime or an earlier hook) or the model-facing `tool_result`."""
+    payload = inp.payload
+    response = payload.get("tool_response")
+    if is_tool_result(response):
+        return tool_result_from_wire(response)
+    model_facing = payload.get("tool_result")
+    if isinstance(model_facing, Mapping):
+        return tool_result_from_wire(
+            {
+                "for_llm": _str(model_facing.get("content")),
+                "is_error": model_facing.get("is_error") is True,
+            }
+        )
+    if isinstance(response, str):
+        return tool_result_from_wire({"for_llm": response})
+    if response is not None:
+        return tool_result_from_wire({"for_llm": json.dumps(response, ensure_ascii=False)})
+    return None
+
+
+# LLMResponse ---------------------------------------------------------------------------------
+
+_RESPONSE_OPTIONAL = ("reasoning_content", "usage")
+
+
+def llm_response_to_wire(response: Mapping[str, Any], protocol: Protocol) -> dict[str, Any]:
+    wire: dict[str, Any] = {}
+    if protocol == "seed":
+        wire["role"] = "assistant"
+    wire["content"] = _str(response.get("content"))
+    if response.get("reasoning_content"):
+        wire["reasoning_content"] = response["reasoning_content"]
+    if response.get("tool_calls"):
+        wire["tool_calls"] = response["tool_calls"]
+    if protocol == "current" or response.get("finish_reason"):
+        wire["finish_reason"] = _str(response.get("finish_reason"))
+    if response.get("usage"):
+        wire["usage"] = response["usage"]
+    if protocol == "current":
+        wire["reasoning"] = _str(response.get("reasoning"))
+        wire["reasoning_details"] = response.get("reasoning_details")
+    known = {"role", "content", "tool_calls", "finish_reason", "reasoning", "reasoning_details"}
+    for key, value in response.items():
+        if key not in known and key not in _RESPONSE_OPTIONAL:
+            wire[key] = value
+    return wire
+
+
+def llm_response_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A hook's LLMResponse as the canonical `response` (replace semantics: absent fields
+    become empty)."""
+    response: dict[str, Any] = {
+        "content": _str(value.get("content")),
+        "tool_calls": list(value.get("tool_calls") or []),
+        "finish_reason": _str(value.get("finish_reason")),
+        "usage": value.get("usage"),
+    }
+    for key in ("reasoning_content", "reasoning", "reasoning_details"):
+        if value.get(key):
+            response[key] = value[key]
+    return response
+
+
+# Params per method ---------------------------------------------------------------------------
+
+
+def _head(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
+    return {"meta": build_meta(inp, method, protocol), "context": build_context(inp)}
+
+
+def _tail(params: dict[str, Any], inp: HookInput) -> dict[str, Any]:
+    params["channel"], params["chat_id"] = channel_of(inp)
+    return params
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+def before_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
+    payload = inp.payload
+    params = _head(inp, "before_llm", protocol)
+    params["model"] = _str(payload.get("model"))
+    messages, tools = _list(payload.get("messages")), _list(payload.get("tools"))
+    if protocol == "seed" or messages:
+        params["messages"] = messages
+    if protocol == "seed" or tools:
+        params["tools"] = tools
+    options = payload.get("options")
+    if isinstance(options, Mapping) and options:
+        params["options"] = dict(options)
+    _tail(params, inp)
+    graceful = payload.get("graceful_terminal") is True
+    if protocol == "seed" or graceful:
+        params["graceful_terminal"] = graceful
+    return params
+
+
+def after_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
+    params = _head(inp, "after_llm", protocol)
+    params["model"] = _str(inp.payload.get("model"))
+    response = inp.payload.get("response")
+    if isinstance(response, Mapping):
+        params["response"] = llm_response_to_wire(response, protocol)
+    return _tail(params, inp)
+
+
+def tool_call_params(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
+    """before_tool and approve_tool: `{meta, context, tool, arguments?, channel, chat_id}`."""
+    params = _head(inp, method, protocol)
+    params["tool"] = inp.tool_name or ""
+    if inp.tool_input:
+        params["arguments"] = dict(inp.tool_input)
+    return _tail(params, inp)
+
+
+def duration_ns(inp: HookInput) -> int:
+    ns = inp.payload.get("duration_ns")
+    if type(ns) is int:
+        return ns
+    ms = inp.payload.get("duration_ms")
+    if isinstance(ms, int | float) and not isinstance(ms, bool):
+        return round(ms * 1_000_000)
+    return 0
+
+
+def after_tool_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
+    params = _head(inp, "after_tool", protocol)
+    params["tool"] = inp.tool_name or ""
+    if inp.tool_input:
+        params["arguments"] = dict(inp.tool_input)
+    result = tool_result_of(inp)
+    if result is not None:
+        params["result"] = tool_result_to_wire(result)
+    params["duration"] = duration_ns(inp)
+    return _tail(params, inp)
+
+
+def encode_params(method: str, inp: HookInput, protocol: Protocol) -> dict[str, Any]:
+    """The params of `hook.<method>` for `inp`."""
+    if method == "before_llm":
+        return before_llm_params(inp, protocol)
+    if method == "after_llm":
+        return after_llm_params(inp, protocol)
+    if method in ("before_tool", "approve_tool"):
+        return tool_call_params(inp, method, protocol)
+    if method == "after_tool":
+        return after_tool_params(inp, protocol)
+    raise ValueError(f"unknown PicoClaw method {method!r}")

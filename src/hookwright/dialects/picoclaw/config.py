@@ -1,0 +1,325 @@
+"""PicoClaw's `hooks` config section, read permissively.
+
+Files, in order (later files override earlier ones key by key; a process or builtin defined in
+several files takes the whole entry of the last one):
+
+* ``~/.picoclaw/config.json`` (source ``user``);
+* ``<project>/.picoclaw/config.json`` (source ``project``);
+* each ``--config FILE`` that is JSON with a top-level ``hooks`` object holding ``processes`` or
+  ``builtins`` (source ``project``).
+
+Validation follows PicoClaw (spec §1) with our additions: ``timeout_ms`` per hook, ``protocol``
+(``seed``, the default, or ``current``) globally and per process, and ``restart``. Unlike
+PicoClaw, where one bad hook stops the agent, an invalid hook yields a `Diagnostic` naming the
+file and key (``hooks.processes.<name>.intercept[1]``) and only that hook is left out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from hookwright.dialects.picoclaw.kinds import UnknownKindError, normalize_kind
+from hookwright.loading import Diagnostic, LoadContext
+
+Protocol = Literal["seed", "current"]
+
+DEFAULT_OBSERVER_TIMEOUT_MS = 500
+DEFAULT_INTERCEPTOR_TIMEOUT_MS = 5000
+DEFAULT_APPROVAL_TIMEOUT_MS = 60000
+
+INTERCEPTS = ("before_llm", "after_llm", "before_tool", "after_tool", "approve_tool")
+
+
+def _check_intercept(value: str) -> str:
+    if value not in INTERCEPTS and value != "":
+        raise ValueError(
+            f"unsupported intercept {value!r} (expected one of {', '.join(INTERCEPTS)})"
+        )
+    return value
+
+
+def _check_observe(value: str) -> str:
+    if value in ("*", "all", ""):
+        return value
+    try:
+        normalize_kind(value)
+    except UnknownKindError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+class Defaults(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    observer_timeout_ms: int = 0
+    interceptor_timeout_ms: int = 0
+    approval_timeout_ms: int = 0
+
+
+class RestartConfig(BaseModel):
+    """Our addition: what to do when a hook process dies (PicoClaw never restarts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    policy: Literal["on-failure", "never"] = "on-failure"
+    backoff_ms: int = Field(default=1000, gt=0)
+    max_backoff_ms: int = Field(default=30000, gt=0)
+    max_restarts: int | None = Field(default=None, ge=0)
+
+
+class ProcessConfig(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool = True
+    priority: int = 0
+    transport: str = ""
+    command: list[str] = Field(default_factory=list, validate_default=True)
+    dir: str = ""
+    env: dict[str, str] = Field(default_factory=dict)
+    observe: list[Annotated[str, AfterValidator(_check_observe)]] = Field(default_factory=list)
+    intercept: list[Annotated[str, AfterValidator(_check_intercept)]] = Field(default_factory=list)
+    timeout_ms: int | None = Field(default=None, gt=0)
+    protocol: Protocol | None = None
+    seed_event_kind: Literal["name", "index"] = "name"
+    restart: RestartConfig = Field(default_factory=RestartConfig)
+
+    @field_validator("transport")
+    @classmethod
+    def _stdio_only(cls, value: str) -> str:
+        if value not in ("", "stdio"):
+            raise ValueError(f"unsupported transport {value!r}")
+        return value
+
+    @field_validator("command")
+    @classmethod
+    def _command_required(cls, value: list[str]) -> list[str]:
+        if not value or not value[0]:
+            raise ValueError("command is required")
+        return value
+
+    @model_validator(mode="after")
+    def _some_mode(self) -> ProcessConfig:
+        if not (self.observe or self.intercepts):
+            raise ValueError("no hook modes enabled")
+        return self
+
+    @property
+    def intercepts(self) -> frozenset[str]:
+        return frozenset(i for i in self.intercept if i)
+
+    @property
+    def intercept_llm(self) -> bool:
+        return bool(self.intercepts & {"before_llm", "after_llm"})
+
+    @property
+    def intercept_tool(self) -> bool:
+        return bool(self.intercepts & {"before_tool", "after_tool"})
+
+    @property
+    def approve(self) -> bool:
+        return "approve_tool" in self.intercepts
+
+    @property
+    def modes(self) -> list[str]:
+        """The `hook.hello` modes, in PicoClaw's order."""
+        flags = (
+            ("observe", bool(self.observe)),
+            ("llm", self.intercept_llm),
+            ("tool", self.intercept_tool),
+            ("approve", self.approve),
+        )
+        return [mode for mode, on in flags if on]
+
+
+class BuiltinConfig(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool = True
+    priority: int = 0
+    #: Our addition: ``module:factory``. Without it the name is looked up among the builtins
+    #: registered in-process, then tried as ``module:factory`` itself.
+    factory: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+    config: Any = None
+    timeout_ms: int | None = Field(default=None, gt=0)
+
+
+@dataclass(slots=True)
+class Timeouts:
+    observer: float = DEFAULT_OBSERVER_TIMEOUT_MS / 1000
+    interceptor: float = DEFAULT_INTERCEPTOR_TIMEOUT_MS / 1000
+    approval: float = DEFAULT_APPROVAL_TIMEOUT_MS / 1000
+
+
+@dataclass(slots=True)
+class ProcessEntry:
+    name: str
+    config: ProcessConfig
+    file: str
+    source: str
+    protocol: Protocol
+
+
+@dataclass(slots=True)
+class BuiltinEntry:
+    name: str
+    config: BuiltinConfig
+    file: str
+    protocol: Protocol
+
+
+@dataclass(slots=True)
+class HooksSettings:
+    """The merged `hooks` sections: valid entries plus a diagnostic per invalid one."""
+
+    enabled: bool = True
+    protocol: Protocol = "seed"
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    processes: list[ProcessEntry] = field(default_factory=list)
+    builtins: list[BuiltinEntry] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def _ms(value: int, default: int) -> float:
+    return (value if value > 0 else default) / 1000
+
+
+def _loc(prefix: str, loc: tuple[int | str, ...]) -> str:
+    out = prefix
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _errors(file: str, prefix: str, exc: ValidationError) -> list[Diagnostic]:
+    out = []
+    for err in exc.errors():
+        message = str(err["msg"]).removeprefix("Value error, ")
+        out.append(Diagnostic(file, _loc(prefix, tuple(err["loc"])), message))
+    return out
+
+
+def candidate_files(ctx: LoadContext) -> list[tuple[Path, str]]:
+    """Existing config files in load order, with their source."""
+    candidates: list[tuple[Path, str]] = [
+        (ctx.home / ".picoclaw" / "config.json", "user"),
+        (ctx.project_dir / ".picoclaw" / "config.json", "project"),
+    ]
+    candidates += [(Path(p), "project") for p in ctx.config_files if is_picoclaw_file(Path(p))]
+    out: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
+    for path, source in candidates:
+        if not path.is_file():
+            continue
+        resolved = path.resolve()
+        if resolved not in seen:
+            seen.add(resolved)
+            out.append((path, source))
+    return out
+
+
+def is_picoclaw_file(path: Path) -> bool:
+    """A --config file is PicoClaw's when it is JSON whose `hooks` has processes or builtins."""
+    if path.suffix.lower() != ".json":
+        return False
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return isinstance(hooks, dict) and ("processes" in hooks or "builtins" in hooks)
+
+
+def read_settings(files: list[tuple[Path, str]]) -> HooksSettings:
+    settings = HooksSettings()
+    defaults: dict[str, Any] = {}
+    processes: dict[str, tuple[Any, str, str]] = {}
+    builtins: dict[str, tuple[Any, str]] = {}
+    for path, source in files:
+        file = str(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            settings.diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
+            continue
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        if hooks is None:
+            continue
+        if not isinstance(hooks, dict):
+            settings.diagnostics.append(Diagnostic(file, "hooks", "expected an object"))
+            continue
+        settings.files.append(file)
+        if "enabled" in hooks:
+            if isinstance(hooks["enabled"], bool):
+                settings.enabled = hooks["enabled"]
+            else:
+                settings.diagnostics.append(
+                    Diagnostic(file, "hooks.enabled", "expected true or false")
+                )
+        if "protocol" in hooks:
+            if hooks["protocol"] in ("seed", "current"):
+                settings.protocol = hooks["protocol"]
+            else:
+                settings.diagnostics.append(
+                    Diagnostic(file, "hooks.protocol", "expected 'seed' or 'current'")
+                )
+        for key in ("defaults", "processes", "builtins"):
+            section = hooks.get(key)
+            if section is None:
+                continue
+            if not isinstance(section, dict):
+                settings.diagnostics.append(Diagnostic(file, f"hooks.{key}", "expected an object"))
+            elif key == "defaults":
+                try:
+                    Defaults.model_validate(section)
+                except ValidationError as exc:
+                    settings.diagnostics.extend(_errors(file, "hooks.defaults", exc))
+                else:
+                    defaults.update(section)
+            elif key == "processes":
+                processes.update({name: (raw, file, source) for name, raw in section.items()})
+            else:
+                builtins.update({name: (raw, file) for name, raw in section.items()})
+    merged = Defaults.model_validate(defaults)
+    settings.timeouts = Timeouts(
+        observer=_ms(merged.observer_timeout_ms, DEFAULT_OBSERVER_TIMEOUT_MS),
+        interceptor=_ms(merged.interceptor_timeout_ms, DEFAULT_INTERCEPTOR_TIMEOUT_MS),
+        approval=_ms(merged.approval_timeout_ms, DEFAULT_APPROVAL_TIMEOUT_MS),
+    )
+    for name in sorted(processes):
+        raw, file, source = processes[name]
+        prefix = f"hooks.processes.{name}"
+        try:
+            proc = ProcessConfig.model_validate(raw)
+        except ValidationError as exc:
+            settings.diagnostics.extend(_errors(file, prefix, exc))
+            continue
+        settings.processes.append(
+            ProcessEntry(name, proc, file, source, proc.protocol or settings.protocol)
+        )
+    for name in sorted(builtins):
+        raw, file = builtins[name]
+        try:
+            builtin = BuiltinConfig.model_validate(raw)
+        except ValidationError as exc:
+            settings.diagnostics.extend(_errors(file, f"hooks.builtins.{name}", exc))
+            continue
+        settings.builtins.append(BuiltinEntry(name, builtin, file, settings.protocol))
+    return settings
+
+
+def read_context(ctx: LoadContext) -> HooksSettings:
+    return read_settings(candidate_files(ctx))

@@ -1,0 +1,92 @@
+"""The engine-facing handler of one PicoClaw method of one hook (process or builtin).
+
+It encodes the canonical input, calls the target under the stage's timeout and decodes the
+answer. Failures follow PicoClaw (spec §3): an interceptor that times out, errors, crashes or
+answers something undecodable is skipped (fail-open); an approver is a denial (fail-closed)
+with reason ``tool approval hook "<name>" timed out`` or ``... failed``. The timeout is
+enforced here, not by the engine, so the denial carries PicoClaw's reason; the HookSpec's own
+timeout is only a backstop slightly above it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol
+
+from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
+from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
+from hookwright.dialects.picoclaw.codec import encode_params
+from hookwright.events import HookInput
+from hookwright.results import HookResult, Status
+from hookwright.spec import RunContext
+
+log = logging.getLogger("hookwright.picoclaw")
+
+#: Added to a handler's own timeout to get the engine's backstop timeout.
+BACKSTOP_GRACE = 1.0
+
+
+class Target(Protocol):
+    name: str
+    kind: str
+
+    async def invoke(self, method: str, params: dict[str, Any]) -> Any: ...
+
+    def stderr_tail(self) -> str | None: ...
+
+    async def aclose(self) -> None: ...
+
+
+class PicoClawHandler:
+    def __init__(self, target: Target, method: str, protocol: WireProtocol, timeout: float):
+        self.target = target
+        self.method = method
+        self.protocol = protocol
+        self.timeout = timeout
+
+    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+        params = encode_params(self.method, inp, self.protocol)
+        try:
+            raw = await asyncio.wait_for(self.target.invoke(self.method, params), self.timeout)
+        except TimeoutError:
+            return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
+        except Exception as exc:
+            return self._failed(Status.error, str(exc) or type(exc).__name__)
+        try:
+            return decode(self.method, raw, params, hook=self.target.name, protocol=self.protocol)
+        except DecodeError as exc:
+            return self._failed(Status.error, f"cannot decode result: {exc}")
+
+    def _failed(self, status: Status, message: str) -> HookResult:
+        name = self.target.name
+        log.warning("%s of hook %s %s: %s", self.method, name, self._consequence(), message)
+        if self.method == "approve_tool":
+            word = "timed out" if status is Status.timeout else "failed"
+            result = approval_denied(f'tool approval hook "{name}" {word}')
+        else:
+            result = HookResult()
+        result.status = status
+        result.error = message
+        result.stderr = self.target.stderr_tail()
+        return result
+
+    def _consequence(self) -> str:
+        return "denied the call" if self.method == "approve_tool" else "skipped"
+
+    async def aclose(self) -> None:
+        await self.target.aclose()
+
+
+class ObserverCarrier:
+    """Holds an observe-only process so the engine closes it with the other hooks: it is
+    registered as a disabled HookSpec, which the engine never dispatches."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+
+    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+        return None
+
+    async def aclose(self) -> None:
+        await self.target.aclose()

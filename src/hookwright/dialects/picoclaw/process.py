@@ -1,0 +1,59 @@
+"""A configured PicoClaw process hook: its `RpcProcess`, hello params and observation kinds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
+from hookwright.dialects.picoclaw.kinds import normalize_observe
+from hookwright.transports.rpc import RestartPolicy, RpcProcess
+
+
+class ProcessTarget:
+    """Sends `hook.<method>` requests to one process. One instance per configured process,
+    shared by every HookSpec of that process and by its observer."""
+
+    kind = "process"
+
+    def __init__(self, entry: ProcessEntry, timeouts: Timeouts, project_dir: Path) -> None:
+        config = entry.config
+        self.name = entry.name
+        self.entry = entry
+        self.protocol = entry.protocol
+        self.observer_timeout = timeouts.observer
+        self.observes = bool(config.observe)
+        #: Normalised kinds; None observes every kind.
+        self.observe_kinds = normalize_observe(config.observe) if self.observes else ()
+        workdir = None
+        if config.dir:
+            workdir = Path(config.dir)
+            if not workdir.is_absolute():
+                workdir = project_dir / workdir
+        restart = config.restart
+        self.rpc = RpcProcess(
+            entry.name,
+            config.command,
+            cwd=workdir,
+            env=config.env or None,
+            hello_params={"name": entry.name, "version": 1, "modes": config.modes},
+            restart=RestartPolicy(
+                enabled=restart.policy != "never",
+                initial_backoff=restart.backoff_ms / 1000,
+                max_backoff=max(restart.max_backoff_ms, restart.backoff_ms) / 1000,
+                max_restarts=restart.max_restarts,
+            ),
+        )
+        self.attached_to: set[int] = set()
+
+    async def invoke(self, method: str, params: dict[str, Any]) -> Any:
+        return await self.rpc.call(f"hook.{method}", params)
+
+    def stderr_tail(self) -> str | None:
+        return self.rpc.stderr_tail() or None
+
+    async def start(self) -> None:
+        await self.rpc.start()
+
+    async def aclose(self) -> None:
+        await self.rpc.aclose()
