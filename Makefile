@@ -43,6 +43,7 @@ browser:
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py
+	$(BIN)/python bench/rpc.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

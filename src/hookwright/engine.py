@@ -512,9 +512,8 @@ class HookEngine:
             if timeout is None:
                 result = await spec.handler(inp, RunContext(spec, None))
             else:
-                result = await asyncio.wait_for(
-                    spec.handler(inp, RunContext(spec, timeout)), timeout
-                )
+                async with asyncio.timeout(timeout):
+                    result = await spec.handler(inp, RunContext(spec, timeout))
         except TimeoutError:
             result = _error_result(spec, Status.timeout, f"timed out after {timeout:g}s")
         except asyncio.CancelledError:

@@ -221,6 +221,11 @@ async def spawn(
     return asyncio.subprocess.Process(transport, protocol, loop), protocol, transport
 
 
+def _expire(future: asyncio.Future[Any], timeout: float) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError(f"no response within {timeout:g}s"))
+
+
 class _Connection:
     """A spawned child and its pipes. Lives on the I/O loop."""
 
@@ -255,15 +260,21 @@ class _Connection:
         if self.lost is not None:
             raise RpcProcessError(str(self.lost))
 
-    async def request(self, method: str, params: Any) -> Any:
+    async def request(self, method: str, params: Any, timeout: float | None = None) -> Any:
+        """Send one request and wait for its response. The timeout is a timer on the pending
+        future rather than `asyncio.wait_for`, which would cost a task per call."""
         self.check_alive()
         msg_id = next(self.ids)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
         self.pending[msg_id] = future
+        timer = loop.call_later(timeout, _expire, future, timeout) if timeout is not None else None
         try:
             await self.write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
             return await future
         finally:
+            if timer is not None:
+                timer.cancel()
             self.pending.pop(msg_id, None)
 
     async def write(self, message: Mapping[str, Any]) -> None:
@@ -507,10 +518,7 @@ class RpcProcess:
 
     async def _call(self, method: str, params: Any, timeout: float | None) -> Any:
         conn = await self._ensure()
-        if timeout is None:
-            result = await conn.request(method, params)
-        else:
-            result = await asyncio.wait_for(conn.request(method, params), timeout)
+        result = await conn.request(method, params, timeout)
         self.failures = 0
         return result
 

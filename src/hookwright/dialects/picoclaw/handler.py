@@ -48,7 +48,8 @@ class PicoClawHandler:
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
         params = encode_params(self.method, inp, self.protocol)
         try:
-            raw = await asyncio.wait_for(self.target.invoke(self.method, params), self.timeout)
+            async with asyncio.timeout(self.timeout):
+                raw = await self.target.invoke(self.method, params)
         except TimeoutError:
             return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
         except Exception as exc:
