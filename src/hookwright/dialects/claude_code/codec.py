@@ -82,7 +82,6 @@ INTERNAL_FIELDS: frozenset[str] = frozenset(
         "first",
         "graceful_terminal",
         "project_dir",
-        "permission_prompt",
     }
 )
 
