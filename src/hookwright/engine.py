@@ -526,7 +526,9 @@ class HookEngine:
     # Shutdown -------------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Close handlers that hold resources (processes, clients), then flush the audit."""
+        """Deliver queued observer events, close handlers that hold resources (processes,
+        clients), then flush the audit."""
+        await asyncio.to_thread(self.observers.drain, 2.0)
         for spec in self.hooks():
             closer = getattr(spec.handler, "aclose", None)
             if closer is not None:
@@ -542,6 +544,7 @@ class HookEngine:
             for spec in self.hooks()
             if (closer := getattr(spec.handler, "aclose", None)) is not None
         ]
+        self.observers.drain(timeout=2.0)
         if closers:
             loop = self._loop()
 

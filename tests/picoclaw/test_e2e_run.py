@@ -96,6 +96,7 @@ def test_plugin_tool_injection_end_to_end(tmp_path: Path, isolated_home: Path) -
                 "plugin": {
                     "command": [sys.executable, str(plugin), str(log)],
                     "intercept": ["before_llm", "before_tool", "approve_tool"],
+                    "observe": ["turn_start", "tool_exec_skipped", "turn_end"],
                 }
             },
         }
@@ -143,6 +144,14 @@ def test_plugin_tool_injection_end_to_end(tmp_path: Path, isolated_home: Path) -
     before_tool = next(m for m in received if m.get("method") == "hook.before_tool")
     assert before_tool["params"]["tool"] == "my_plugin_tool"
     assert before_tool["params"]["arguments"] == {"input": "hello plugin"}
+    kinds = [m["params"]["Kind"] for m in received if m.get("method") == "hook.event"]
+    assert kinds == ["turn_start", "tool_exec_skipped", "turn_end"]
+    skipped = next(
+        m
+        for m in received
+        if m.get("method") == "hook.event" and m["params"]["Kind"] == "tool_exec_skipped"
+    )
+    assert skipped["params"]["Payload"]["Tool"] == "my_plugin_tool"
     assert set(before_tool["params"]["meta"]) == {
         "AgentID",
         "TurnID",
