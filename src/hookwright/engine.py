@@ -478,6 +478,13 @@ class HookEngine:
 
     async def _run_staged(self, inp: HookInput, selected: list[HookSpec]) -> Verdict:
         verdict = Verdict(inp.event)
+        if len(selected) == 1:
+            # One hook, one stage: no plan to build.
+            spec, result, duration = await self._run_one(selected[0], inp)
+            verdict.runs.append((spec, result, duration))
+            if result is not None:
+                verdict.absorb(result)
+            return verdict
         current = inp
         for stage in _plan(selected):
             if len(stage) == 1:
@@ -511,6 +518,10 @@ class HookEngine:
         try:
             if timeout is None:
                 result = await spec.handler(inp, RunContext(spec, None))
+            elif getattr(spec.handler, "enforces_timeout", False) is True:
+                # The handler bounds every await by a timeout below `spec.timeout` (a PicoClaw
+                # handler): a second scope would only add a timer per call.
+                result = await spec.handler(inp, RunContext(spec, timeout))
             else:
                 async with asyncio.timeout(timeout):
                     result = await spec.handler(inp, RunContext(spec, timeout))

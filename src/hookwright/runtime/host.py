@@ -3,6 +3,7 @@ tools, permissions and skills."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tools import ToolRegistry, default_tools
 from hookwright.runtime.trust import TrustStore
 from hookwright.spec import HookSpec
+from hookwright.transports import rpc
 
 #: Sources that come from the repository itself and need the folder to be trusted.
 PROJECT_SOURCES = frozenset({"project", "local"})
@@ -111,6 +113,7 @@ async def open_session(
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
     home = home or Path.home()
+    rpc.use_loop(asyncio.get_running_loop())
     engine = engine or HookEngine()
     loaded: LoadResult = load_sources(
         LoadContext(project_dir=project_dir, home=home, config_files=list(config_files))

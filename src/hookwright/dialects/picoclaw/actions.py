@@ -77,6 +77,10 @@ def decode(
     """Decode an interceptor's result for `hook.<method>` whose params were `sent`."""
     if method == "approve_tool":
         return decode_approval(raw)
+    # The usual answer, `{"action": "continue"}` with no object: nothing changes.
+    plain = type(raw) is dict and len(raw) == 1 and raw.get("action") == "continue"
+    if plain and method in STAGE_ACTIONS:
+        return None
     result = _object(raw, "result")
     if result is None:
         return None

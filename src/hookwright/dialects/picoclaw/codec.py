@@ -82,46 +82,60 @@ def meta_fields(
 
 def build_meta(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
     payload = inp.payload
-    source = _str(payload.get("turn_source")) or MAIN_TURN_SOURCE
+    turn_source = _str(payload.get("turn_source"))
+    source = turn_source or MAIN_TURN_SOURCE
     stage = TRACE_PATHS[method]
     trace_path, source = (source, stage) if protocol == "seed" else (stage, source)
-    if _str(payload.get("turn_source")) not in ("", MAIN_TURN_SOURCE):
+    if turn_source and turn_source != MAIN_TURN_SOURCE:
         return meta_fields(trace_path=trace_path, source=source)
     iteration = payload.get("iteration")
-    return meta_fields(
-        agent_id=inp.agent_id or "",
-        turn_id=inp.turn_id or "",
-        parent_turn_id=_str(payload.get("parent_turn_id")),
-        session_key=inp.session_id or "",
-        iteration=iteration if type(iteration) is int else 0,
-        trace_path=trace_path,
-        source=source,
-    )
+    return {
+        "AgentID": inp.agent_id or "",
+        "TurnID": inp.turn_id or "",
+        "ParentTurnID": _str(payload.get("parent_turn_id")),
+        "SessionKey": inp.session_id or "",
+        "Iteration": iteration if type(iteration) is int else 0,
+        "TracePath": trace_path,
+        "Source": source,
+    }
+
+
+def _channel(payload: Mapping[str, Any], context: Any) -> tuple[str, str]:
+    """`channel_of` given the payload's `context` value."""
+    if context is not None and isinstance(context, Mapping):
+        inbound = context.get("inbound")
+        if inbound is not None and isinstance(inbound, Mapping):
+            return (
+                _str(payload.get("channel")) or _str(inbound.get("channel")),
+                _str(payload.get("chat_id")) or _str(inbound.get("chat_id")),
+            )
+    return _str(payload.get("channel")), _str(payload.get("chat_id"))
 
 
 def channel_of(inp: HookInput) -> tuple[str, str]:
     """The payload's `channel`/`chat_id`, else those of the context's `inbound` part."""
     payload = inp.payload
-    context = payload.get("context")
-    inbound = context.get("inbound") if isinstance(context, Mapping) else None
-    inbound = inbound if isinstance(inbound, Mapping) else {}
-    channel = _str(payload.get("channel")) or _str(inbound.get("channel"))
-    return channel, _str(payload.get("chat_id")) or _str(inbound.get("chat_id"))
+    return _channel(payload, payload.get("context"))
+
+
+def _context(payload: Mapping[str, Any], context: Any, channel: tuple[str, str]) -> dict[str, Any]:
+    """`build_context` given the payload's `context` value and `channel_of` the input."""
+    if context is not None and isinstance(context, Mapping):
+        return dict(context)
+    return {
+        "inbound": {
+            "channel": channel[0],
+            "chat_id": channel[1],
+            "sender_id": _str(payload.get("sender_id")),
+        }
+    }
 
 
 def build_context(inp: HookInput) -> dict[str, Any]:
     """The runtime's PicoClaw context object, or an `inbound` part built from the payload."""
-    context = inp.payload.get("context")
-    if isinstance(context, Mapping):
-        return dict(context)
-    channel, chat_id = channel_of(inp)
-    return {
-        "inbound": {
-            "channel": channel,
-            "chat_id": chat_id,
-            "sender_id": _str(inp.payload.get("sender_id")),
-        }
-    }
+    payload = inp.payload
+    context = payload.get("context")
+    return _context(payload, context, _channel(payload, context))
 
 
 # ToolResult ----------------------------------------------------------------------------------
@@ -235,12 +249,22 @@ def llm_response_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
 # Params per method ---------------------------------------------------------------------------
 
 
-def _head(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
-    return {"meta": build_meta(inp, method, protocol), "context": build_context(inp)}
+def _head(
+    inp: HookInput, method: str, protocol: Protocol
+) -> tuple[dict[str, Any], tuple[str, str]]:
+    """`{meta, context}` and `channel_of(inp)` for `_tail` (worked out once)."""
+    payload = inp.payload
+    context = payload.get("context")
+    channel = _channel(payload, context)
+    params = {
+        "meta": build_meta(inp, method, protocol),
+        "context": _context(payload, context, channel),
+    }
+    return params, channel
 
 
-def _tail(params: dict[str, Any], inp: HookInput) -> dict[str, Any]:
-    params["channel"], params["chat_id"] = channel_of(inp)
+def _tail(params: dict[str, Any], channel: tuple[str, str]) -> dict[str, Any]:
+    params["channel"], params["chat_id"] = channel
     return params
 
 
@@ -250,7 +274,7 @@ def _list(value: Any) -> list[Any]:
 
 def before_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     payload = inp.payload
-    params = _head(inp, "before_llm", protocol)
+    params, channel = _head(inp, "before_llm", protocol)
     params["model"] = _str(payload.get("model"))
     messages, tools = _list(payload.get("messages")), _list(payload.get("tools"))
     if protocol == "seed" or messages:
@@ -260,7 +284,7 @@ def before_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     options = payload.get("options")
     if isinstance(options, Mapping) and options:
         params["options"] = dict(options)
-    _tail(params, inp)
+    _tail(params, channel)
     graceful = payload.get("graceful_terminal") is True
     if protocol == "seed" or graceful:
         params["graceful_terminal"] = graceful
@@ -268,21 +292,22 @@ def before_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
 
 
 def after_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
-    params = _head(inp, "after_llm", protocol)
+    params, channel = _head(inp, "after_llm", protocol)
     params["model"] = _str(inp.payload.get("model"))
     response = inp.payload.get("response")
     if isinstance(response, Mapping):
         params["response"] = llm_response_to_wire(response, protocol)
-    return _tail(params, inp)
+    return _tail(params, channel)
 
 
 def tool_call_params(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
     """before_tool and approve_tool: `{meta, context, tool, arguments?, channel, chat_id}`."""
-    params = _head(inp, method, protocol)
+    params, channel = _head(inp, method, protocol)
     params["tool"] = inp.tool_name or ""
-    if inp.tool_input:
-        params["arguments"] = dict(inp.tool_input)
-    return _tail(params, inp)
+    arguments = inp.tool_input
+    if arguments:
+        params["arguments"] = dict(arguments)
+    return _tail(params, channel)
 
 
 def duration_ns(inp: HookInput) -> int:
@@ -296,25 +321,26 @@ def duration_ns(inp: HookInput) -> int:
 
 
 def after_tool_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
-    params = _head(inp, "after_tool", protocol)
+    params, channel = _head(inp, "after_tool", protocol)
     params["tool"] = inp.tool_name or ""
-    if inp.tool_input:
-        params["arguments"] = dict(inp.tool_input)
+    arguments = inp.tool_input
+    if arguments:
+        params["arguments"] = dict(arguments)
     result = tool_result_of(inp)
     if result is not None:
         params["result"] = tool_result_to_wire(result)
     params["duration"] = duration_ns(inp)
-    return _tail(params, inp)
+    return _tail(params, channel)
 
 
 def encode_params(method: str, inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     """The params of `hook.<method>` for `inp`."""
+    if method == "before_tool" or method == "approve_tool":
+        return tool_call_params(inp, method, protocol)
     if method == "before_llm":
         return before_llm_params(inp, protocol)
     if method == "after_llm":
         return after_llm_params(inp, protocol)
-    if method in ("before_tool", "approve_tool"):
-        return tool_call_params(inp, method, protocol)
     if method == "after_tool":
         return after_tool_params(inp, protocol)
     raise ValueError(f"unknown PicoClaw method {method!r}")

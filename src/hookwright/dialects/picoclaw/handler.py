@@ -4,14 +4,18 @@ It encodes the canonical input, calls the target under the stage's timeout and d
 answer. Failures follow PicoClaw (spec §3): an interceptor that times out, errors, crashes or
 answers something undecodable is skipped (fail-open); an approver is a denial (fail-closed)
 with reason ``tool approval hook "<name>" timed out`` or ``... failed``. The timeout is
-enforced here, not by the engine, so the denial carries PicoClaw's reason; the HookSpec's own
-timeout is only a backstop slightly above it.
+enforced here, not by the engine, so the denial carries PicoClaw's reason. A target with
+`invoke_within` (a process) enforces it itself, without a timer per call; any other is awaited
+in an `asyncio.timeout` scope. Either way every await of the handler is bounded, so the handler
+declares `enforces_timeout` and the engine opens no scope of its own for it; the HookSpec's
+timeout, slightly above the handler's, stays the backstop for engines that do not honour that.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
@@ -39,17 +43,28 @@ class Target(Protocol):
 
 
 class PicoClawHandler:
+    #: Every await of the handler runs under its own timeout: the engine adds none.
+    enforces_timeout = True
+
     def __init__(self, target: Target, method: str, protocol: WireProtocol, timeout: float):
         self.target = target
         self.method = method
         self.protocol = protocol
         self.timeout = timeout
+        self._invoke_within: Callable[[str, dict[str, Any], float], Awaitable[Any]] | None = (
+            getattr(target, "invoke_within", None)
+        )
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        params = encode_params(self.method, inp, self.protocol)
+        method = self.method
+        params = encode_params(method, inp, self.protocol)
+        invoke_within = self._invoke_within
         try:
-            async with asyncio.timeout(self.timeout):
-                raw = await self.target.invoke(self.method, params)
+            if invoke_within is not None:
+                raw = await invoke_within(method, params, self.timeout)
+            else:
+                async with asyncio.timeout(self.timeout):
+                    raw = await self.target.invoke(method, params)
         except TimeoutError:
             return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
         except Exception as exc:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.kinds import normalize_observe
 from hookwright.transports.rpc import RestartPolicy, RpcProcess
+
+_RPC_METHODS = {
+    method: f"hook.{method}"
+    for method in ("before_llm", "after_llm", "before_tool", "after_tool", "approve_tool")
+}
 
 
 class ProcessTarget:
@@ -47,7 +53,13 @@ class ProcessTarget:
         self.attached_to: set[int] = set()
 
     async def invoke(self, method: str, params: dict[str, Any]) -> Any:
-        return await self.rpc.call(f"hook.{method}", params)
+        return await self.rpc.call(_RPC_METHODS.get(method) or f"hook.{method}", params)
+
+    def invoke_within(self, method: str, params: dict[str, Any], timeout: float) -> Awaitable[Any]:
+        """`invoke` bounded as a whole by `timeout` (a lazy start included), enforced by the
+        transport (no timer per call); raises TimeoutError when it runs out. Returns the
+        transport's coroutine itself (one frame less per call)."""
+        return self.rpc.call_within(_RPC_METHODS.get(method) or f"hook.{method}", params, timeout)
 
     def stderr_tail(self) -> str | None:
         return self.rpc.stderr_tail() or None
