@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright.transports.groups import group_alive, signal_group
+
 log = logging.getLogger("hookwright.transports.process")
 
 #: Seconds the output pipes may stay open after the main process exited.
@@ -150,60 +152,13 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
             self.exited.set_result(None)
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> bool:
-    """Send `sig` to the group; False when the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        log.warning("not allowed to signal process group %d", pgid)
-        return False
-    return True
-
-
-def _proc_stat_fields(entry: str) -> tuple[str, int] | None:
-    try:
-        with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
-            stat = fh.read()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(")") + 2 :].split()
-    if len(fields) < 3:
-        return None
-    return fields[0], int(fields[2])
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any live (non-zombie) process is in group `pgid`.
-
-    ``killpg(pgid, 0)`` also counts zombies, which linger when the reaper (PID 1 in a
-    container) does not reap; on Linux /proc tells them apart.
-    """
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if not os.path.isdir("/proc/self"):
-        return True
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        fields = _proc_stat_fields(entry)
-        if fields is not None and fields[1] == pgid and fields[0] not in ("Z", "X"):
-            return True
-    return False
-
-
 async def kill_group(pgid: int, exited: asyncio.Future[None] | None = None) -> None:
     """SIGTERM the group, SIGKILL it if anything survives `KILL_GRACE` seconds.
 
     With `exited` (the leader's exit future) also wait briefly for the leader to be reaped so
     its exit status is collected. A second cancellation while waiting still sends SIGKILL.
     """
-    if not _signal_group(pgid, signal.SIGTERM):
+    if not signal_group(pgid, signal.SIGTERM):
         return
     gone = False
     try:
@@ -215,7 +170,7 @@ async def kill_group(pgid: int, exited: asyncio.Future[None] | None = None) -> N
                 return
     finally:
         if not gone:
-            _signal_group(pgid, signal.SIGKILL)
+            signal_group(pgid, signal.SIGKILL)
     if exited is not None and not exited.done():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(exited), KILL_GRACE)

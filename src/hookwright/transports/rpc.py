@@ -45,6 +45,8 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from hookwright.transports.groups import signal_group
+
 log = logging.getLogger("hookwright.rpc")
 
 T = TypeVar("T")
@@ -318,11 +320,6 @@ def decode_line(line: bytes) -> Any:
 # One spawned process ------------------------------------------------------------------------
 
 _live: weakref.WeakSet[_Connection] = weakref.WeakSet()
-
-
-def _signal_group(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
 
 
 class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
@@ -637,7 +634,7 @@ class _Connection:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.protocol.stdout_done.wait(), 0.5)
         # Whatever the hook left running in its group goes with it.
-        _signal_group(self.proc.pid, signal.SIGKILL)
+        signal_group(self.proc.pid, signal.SIGKILL)
         self._fail(RpcProcessError(f"hook {self.name}: process exited with code {code}"))
         return code if code is not None else -1
 
@@ -662,7 +659,7 @@ class _Connection:
         steps = ((None, close_timeout), (signal.SIGTERM, term_timeout), (signal.SIGKILL, 5.0))
         for sig, grace in steps:
             if sig is not None:
-                _signal_group(self.proc.pid, sig)
+                signal_group(self.proc.pid, sig)
             try:
                 await asyncio.wait_for(asyncio.shield(self.exited), grace)
                 break
@@ -672,7 +669,7 @@ class _Connection:
         self._fail(self.lost)
 
     async def kill(self) -> None:
-        _signal_group(self.proc.pid, signal.SIGKILL)
+        signal_group(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.exited), 5.0)
         await self._finish()
@@ -699,7 +696,7 @@ class _Connection:
 def _kill_leftovers() -> None:
     for conn in list(_live):
         if not conn.transport.is_closing():
-            _signal_group(conn.proc.pid, signal.SIGKILL)
+            signal_group(conn.proc.pid, signal.SIGKILL)
 
 
 # The supervised process ---------------------------------------------------------------------

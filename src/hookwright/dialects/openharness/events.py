@@ -6,9 +6,9 @@ ten are accepted.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
-from hookwright.events import Event
+from hookwright.events import ALIASES, Event
 
 OhEventName = Literal[
     "before_context_build",
@@ -23,18 +23,8 @@ OhEventName = Literal[
     "after_context_compact",
 ]
 
-CANONICAL: Final[dict[str, Event]] = {
-    "before_context_build": Event.PreContextBuild,
-    "after_context_build": Event.PostContextBuild,
-    "before_model_call": Event.PreModelCall,
-    "after_model_call": Event.PostModelCall,
-    "before_tool_dispatch": Event.PreToolUse,
-    "after_tool_dispatch": Event.PostToolUse,
-    "run_completed": Event.Stop,
-    "run_failed": Event.StopFailure,
-    "before_context_compact": Event.PreCompact,
-    "after_context_compact": Event.PostCompact,
-}
+#: Each OpenHarness event's canonical event, from the kernel's alias table.
+CANONICAL: Final[dict[str, Event]] = {name: ALIASES[name] for name in get_args(OhEventName)}
 
 OH_NAME: Final[dict[Event, str]] = {event: name for name, event in CANONICAL.items()}
 

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.tools.base import ModelTool, ToolContext, ToolOutput, failure
+from hookwright.transports.groups import group_alive, signal_group
 
 MAX_OUTPUT_CHARS = 30_000
 DEFAULT_TIMEOUT_MS = 120_000
@@ -223,13 +224,13 @@ def _kill_spawned(
     if spawn.cancelled() or spawn.exception() is not None:
         return
     transport, _ = spawn.result()
-    _signal_group(transport.get_pid(), signal.SIGKILL)
+    signal_group(transport.get_pid(), signal.SIGKILL)
     transport.close()
 
 
 async def _abort(pgid: int, proto: _Collector) -> None:
     """SIGKILL the group at once and wait (briefly) for it to die; used on cancellation."""
-    _signal_group(pgid, signal.SIGKILL)
+    signal_group(pgid, signal.SIGKILL)
     with contextlib.suppress(asyncio.CancelledError):
         await _until_group_gone(pgid, KILL_GRACE_S)
         await _wait(proto.exited, KILL_GRACE_S)
@@ -245,42 +246,6 @@ async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
     return True
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether a process of group `pgid` still runs; zombies do not count.
-
-    Orphans re-parented to an init that reaps lazily linger as zombies, so `killpg(pgid, 0)`
-    alone would report a dead group as alive. Where /proc exists the members' states are read;
-    elsewhere the `killpg` answer is all there is.
-    """
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        entries = os.scandir("/proc")
-    except OSError:
-        return True
-    with entries:
-        for entry in entries:
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(os.path.join(entry.path, "stat"), "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-                return True
-    return False
-
-
 async def _until_group_gone(pgid: int, timeout_s: float) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
@@ -290,9 +255,9 @@ async def _until_group_gone(pgid: int, timeout_s: float) -> None:
 
 async def _kill_group(pgid: int, proto: _Collector) -> None:
     """SIGTERM the group, SIGKILL whatever is left a second later, and wait for the deaths."""
-    _signal_group(pgid, signal.SIGTERM)
+    signal_group(pgid, signal.SIGTERM)
     await _until_group_gone(pgid, KILL_GRACE_S)
-    _signal_group(pgid, signal.SIGKILL)
+    signal_group(pgid, signal.SIGKILL)
     await _until_group_gone(pgid, KILL_GRACE_S)
     await _wait(proto.exited, KILL_GRACE_S)
 

@@ -1,0 +1,60 @@
+"""Process groups: every hook and tool process runs in a group of its own, so it and whatever
+it spawned can be signalled together and checked for leftovers."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+
+log = logging.getLogger("hookwright.transports")
+
+
+def signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """Send `sig` to the group; False when the group no longer exists (or may not be
+    signalled)."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        log.warning("not allowed to signal process group %d", pgid)
+        return False
+    return True
+
+
+def _proc_stat_fields(entry: str) -> tuple[str, int] | None:
+    """State and process group of /proc/<entry>, or None when it is gone or unreadable."""
+    try:
+        with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    if len(fields) < 3:
+        return None
+    return fields[0], int(fields[2])
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any live (non-zombie) process is in group `pgid`.
+
+    ``killpg(pgid, 0)`` also counts zombies, which linger when the reaper (PID 1 in a
+    container) does not reap; on Linux /proc tells them apart, elsewhere the `killpg` answer is
+    all there is.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not os.path.isdir("/proc/self"):
+        return True
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        fields = _proc_stat_fields(entry)
+        if fields is not None and fields[1] == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
