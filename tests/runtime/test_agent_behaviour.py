@@ -461,3 +461,25 @@ def test_kill_9_leaves_a_readable_transcript(tmp_path: Path) -> None:
     messages = transcripts.load(path)
     assert len(messages) >= len(parsed)
     assert all(m["content"].startswith("x" * 5000) for m in messages)
+
+
+async def test_pre_compact_block_skips_compaction(make_agent: Any) -> None:
+    agent, engine, model, events = make_agent(
+        [{"content": "one"}, {"content": "two"}, {"content": "three"}], keep_recent=1
+    )
+    await agent.run("first")
+    await agent.run("second")
+    engine.add(lambda i: block("keep the full history"), "PreCompact")
+    seen: list[str] = []
+    engine.add(lambda i: seen.append("post"), "PostCompact")
+    agent.config.compact_tokens = 1
+    await agent.run("third")
+    assert seen == []
+    assert [e["text"] for e in events if e["type"] == "notice"] == [
+        "compaction skipped: keep the full history"
+    ]
+    assert [m["content"] for m in model.calls[2].messages if m["role"] == "user"] == [
+        "first",
+        "second",
+        "third",
+    ]
