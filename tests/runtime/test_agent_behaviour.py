@@ -276,6 +276,20 @@ async def test_stop_block_cap(make_agent: Any) -> None:
     assert any("blocked 8 times" in e.get("text", "") for e in events)
 
 
+@pytest.mark.parametrize(
+    ("cap", "calls", "status"), [("2", 3, "completed"), ("0", 20, "max_turns")]
+)
+async def test_stop_block_cap_from_the_environment(
+    make_agent: Any, monkeypatch: pytest.MonkeyPatch, cap: str, calls: int, status: str
+) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", cap)
+    agent, engine, model, _ = make_agent([{"content": f"try {n}"} for n in range(12)])
+    engine.add(lambda i: block("keep going"), "Stop")
+    result = await agent.run("loop")
+    assert len(model.calls) == calls
+    assert result.status == status
+
+
 async def test_post_tool_use_block_feedback_reaches_the_model(make_agent: Any) -> None:
     agent, engine, model, _ = make_agent(
         [{"tool_calls": [call("Read", file_path="a")]}, {"content": "ok"}]

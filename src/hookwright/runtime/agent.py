@@ -86,7 +86,12 @@ class AgentConfig:
     skill_hooks: list[HookInfo] = field(default_factory=list)
     model_options: dict[str, Any] = field(default_factory=dict)
     channel: str = "cli"
-    stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP
+    #: Consecutive Stop blocks honoured before stopping anyway; 0 disables the cap.
+    stop_block_cap: int = field(
+        default_factory=lambda: env_flag_int(
+            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", DEFAULT_STOP_BLOCK_CAP
+        )
+    )
 
     @property
     def working_dir(self) -> Path:
@@ -1074,6 +1079,7 @@ def _response_from_dict(data: dict[str, Any], original: ModelResponse) -> ModelR
 
 
 def env_flag_int(name: str, default: int) -> int:
+    """An integer from the environment; `default` when unset or not a number."""
     try:
         return int(os.environ.get(name, default))
     except ValueError:
