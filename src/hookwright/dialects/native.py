@@ -34,6 +34,7 @@ from hookwright.events import UnknownEventError, resolve_event
 from hookwright.loading import Diagnostic, LoadContext, LoadResult, register_loader
 from hookwright.matching import IfRule, IfRuleError, compile_matcher
 from hookwright.spec import HookSpec, PythonHandler
+from hookwright.validation import field_path
 
 FILE_NAME = "hooks.yaml"
 
@@ -115,13 +116,6 @@ def _load_file(unique: str, path: Path) -> ModuleType:
     return module
 
 
-def _field_path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
 def load_file(path: Path, source: str) -> LoadResult:
     result = LoadResult()
     file = str(path)
@@ -145,7 +139,7 @@ def load_file(path: Path, source: str) -> LoadResult:
             hook = NativeHook.model_validate(raw)
         except ValidationError as exc:
             for err in exc.errors():
-                loc = _field_path((*("hooks", index), *err["loc"]))
+                loc = field_path(("hooks", index, *err["loc"]))
                 result.diagnostics.append(Diagnostic(file, loc, err["msg"]))
             continue
         if hook.name in names:

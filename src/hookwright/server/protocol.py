@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from hookwright.validation import field_path, json_type_name
+
 __all__ = [
     "FRAME_TYPES",
     "ChatRequest",
@@ -181,7 +183,7 @@ def parse_request(text: str, *, max_history: int) -> ChatRequest:
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
     if not isinstance(data, dict):
-        raise ProtocolError(f"a frame must be a JSON object, got {_json_type(data)}")
+        raise ProtocolError(f"a frame must be a JSON object, got {json_type_name(data)}")
     if "type" not in data:
         raise ProtocolError(f"field 'type' is missing; expected one of: {', '.join(FRAME_TYPES)}")
     if data["type"] not in FRAME_TYPES:
@@ -198,28 +200,7 @@ def parse_request(text: str, *, max_history: int) -> ChatRequest:
         return ChatRequest.model_validate(data)
     except ValidationError as exc:
         problems = [
-            f"{_location(error['loc'])}: {error['msg'].removeprefix('Value error, ')}"
+            f"{field_path(error['loc']) or '(frame)'}: {error['msg'].removeprefix('Value error, ')}"
             for error in exc.errors()
         ]
         raise ProtocolError("invalid chat frame: " + "; ".join(problems)) from None
-
-
-def _location(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(frame)"
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return type(value).__name__

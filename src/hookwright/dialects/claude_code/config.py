@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hookwright.dialects.claude_code.tables import ACCEPTED_TYPES, EVENT_NAMES
 from hookwright.events import Event
 from hookwright.loading import Diagnostic
+from hookwright.validation import field_path
 
 #: A timeout at or above this many seconds is almost certainly meant as milliseconds.
 MILLISECONDS_HINT = 1000
@@ -96,13 +97,6 @@ class ParsedHooks:
     diagnostics: list[Diagnostic]
 
 
-def field_path(base: str, loc: tuple[int | str, ...]) -> str:
-    out = base
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
-
-
 def _handler(
     raw: Any, event: Event, where: str, file: str, diagnostics: list[Diagnostic]
 ) -> HandlerConfig | None:
@@ -138,7 +132,7 @@ def _handler(
         config = _MODELS[hook_type].model_validate(raw)
     except ValidationError as exc:
         for err in exc.errors():
-            diagnostics.append(Diagnostic(file, field_path(where, tuple(err["loc"])), err["msg"]))
+            diagnostics.append(Diagnostic(file, field_path(err["loc"], where), err["msg"]))
         return None
     if config.timeout is not None and config.timeout >= MILLISECONDS_HINT:
         diagnostics.append(

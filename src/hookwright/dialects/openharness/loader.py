@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from hookwright import validation
 from hookwright.dialects.openharness import capabilities as caps
 from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
 from hookwright.dialects.openharness.command import CommandTransport
@@ -85,10 +86,7 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     parts = list(loc)
     if len(parts) >= 2 and parts[0] == "handler" and parts[1] in _HANDLER_TAGS:
         del parts[1]
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+    return validation.field_path(parts)
 
 
 def _message(error: Any) -> str:

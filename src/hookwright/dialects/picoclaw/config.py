@@ -33,6 +33,7 @@ from pydantic import (
 
 from hookwright.dialects.picoclaw.kinds import UnknownKindError, normalize_kind
 from hookwright.loading import Diagnostic, LoadContext
+from hookwright.validation import field_path
 
 Protocol = Literal["seed", "current"]
 
@@ -197,18 +198,11 @@ def _ms(value: int, default: int) -> float:
     return (value if value > 0 else default) / 1000
 
 
-def _loc(prefix: str, loc: tuple[int | str, ...]) -> str:
-    out = prefix
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
-
-
 def _errors(file: str, prefix: str, exc: ValidationError) -> list[Diagnostic]:
     out = []
     for err in exc.errors():
         message = str(err["msg"]).removeprefix("Value error, ")
-        out.append(Diagnostic(file, _loc(prefix, tuple(err["loc"])), message))
+        out.append(Diagnostic(file, field_path(err["loc"], prefix), message))
     return out
 
 

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeAlias
 
+from hookwright.validation import json_type_name
+
 __all__ = ["HOOKS_FILE", "ROLES", "TIMINGS", "HookInfo", "SkillHookError", "scan_hooks"]
 
 logger = logging.getLogger("hookwright.skills")
@@ -170,14 +172,16 @@ def _read_entries(config: Path, skill: str, collector: _Collector) -> list[Any] 
         collector.report(skill, config, "", f"invalid JSON, whole file rejected: {exc}")
         return None
     if not isinstance(data, dict):
-        collector.report(skill, config, "", f"top level must be an object, got {_type_name(data)}")
+        collector.report(
+            skill, config, "", f"top level must be an object, got {json_type_name(data)}"
+        )
         return None
     if "hooks" not in data:
         collector.report(skill, config, "hooks", "missing required field")
         return None
     entries = data["hooks"]
     if not isinstance(entries, list):
-        collector.report(skill, config, "hooks", f"must be an array, got {_type_name(entries)}")
+        collector.report(skill, config, "hooks", f"must be an array, got {json_type_name(entries)}")
         return None
     return entries
 
@@ -201,7 +205,9 @@ def _parse_entry(
     collector: _Collector,
 ) -> HookInfo | None:
     if not isinstance(entry, dict):
-        collector.report(skill, config, where, f"hook must be an object, got {_type_name(entry)}")
+        collector.report(
+            skill, config, where, f"hook must be an object, got {json_type_name(entry)}"
+        )
         return None
     before = collector.count
     label = f"hook {entry['name']!r}: " if isinstance(entry.get("name"), str) else ""
@@ -213,7 +219,7 @@ def _parse_entry(
         if field not in entry:
             fail(field, "missing required field")
         elif not isinstance(entry[field], kind):
-            fail(field, f"must be {_json_type(kind)}, got {_type_name(entry[field])}")
+            fail(field, f"must be {_json_type(kind)}, got {json_type_name(entry[field])}")
 
     name = entry.get("name")
     if isinstance(name, str):
@@ -257,7 +263,7 @@ def _parse_tool_filter(value: object, fail: _Fail) -> list[str] | None:
     if value is None:
         return None
     if not isinstance(value, list):
-        fail("tool_filter", f"must be an array of strings, got {_type_name(value)}")
+        fail("tool_filter", f"must be an array of strings, got {json_type_name(value)}")
         return None
     if not value:
         fail("tool_filter", "empty array would match no tool; omit the field to match every tool")
@@ -265,7 +271,7 @@ def _parse_tool_filter(value: object, fail: _Fail) -> list[str] | None:
     tools: list[str] = []
     for index, item in enumerate(value):
         if not isinstance(item, str) or not item:
-            fail(f"tool_filter[{index}]", f"must be a non-empty string, got {_type_name(item)}")
+            fail(f"tool_filter[{index}]", f"must be a non-empty string, got {json_type_name(item)}")
         else:
             tools.append(item)
     return tools
@@ -315,19 +321,3 @@ def _strip_one_newline(text: str) -> str:
 
 def _json_type(kind: type) -> str:
     return {str: "a string", bool: "a boolean (true or false)"}.get(kind, kind.__name__)
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__

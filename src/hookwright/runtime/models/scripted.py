@@ -39,6 +39,7 @@ from hookwright.runtime.models.base import (
     ToolDefinition,
     parse_arguments,
 )
+from hookwright.validation import field_path
 
 END_OF_SCRIPT = "(end of script)"
 _STREAM_CHUNKS = 3
@@ -239,16 +240,10 @@ def _validate(data: dict[str, Any], source: str) -> _Script:
         return _Script.model_validate(data)
     except ValidationError as exc:
         lines = [
-            f"{source}: {_location(err['loc'])}: {_describe(err['msg'])}" for err in exc.errors()
+            f"{source}: {field_path(err['loc']) or '(top level)'}: {_describe(err['msg'])}"
+            for err in exc.errors()
         ]
         raise ModelConfigError("\n".join(lines)) from None
-
-
-def _location(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
 
 
 def _describe(message: str) -> str:
