@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_hookwright
+
 DEMO = Path(__file__).resolve().parent.parent / "examples" / "demo"
 
-
-def hookwright(
-    *args: str, stdin: str | None = None, home: Path
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+hookwright = functools.partial(run_hookwright, timeout=60)
 
 
 def write_project(root: Path) -> Path:

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from cli_runner import run_hookwright
 
 HOOK_YAML = """\
 name: block-dangerous-commands
@@ -85,28 +85,18 @@ def test_seed_example_blocks_rm_and_lets_ls_through(
         HOOK_YAML.format(command=command)
     )
     (tmp_path / "script.yaml").write_text(SCRIPT)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    env["HOME"] = str(isolated_home)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hookwright",
-            "run",
-            "clean up",
-            "--project",
-            str(project),
-            "--model",
-            f"scripted:{tmp_path / 'script.yaml'}",
-            "--trust",
-            "--json",
-            "--permission-mode",
-            "bypassPermissions",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+    proc = run_hookwright(
+        "run",
+        "clean up",
+        "--project",
+        str(project),
+        "--model",
+        f"scripted:{tmp_path / 'script.yaml'}",
+        "--trust",
+        "--json",
+        "--permission-mode",
+        "bypassPermissions",
+        home=isolated_home,
     )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]

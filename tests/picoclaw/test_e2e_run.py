@@ -5,10 +5,10 @@ before_tool; the model calls the injected tool and receives the hook's answer.""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from cli_runner import run_hookwright
 
 PLUGIN = r"""
 import json
@@ -103,26 +103,16 @@ def test_plugin_tool_injection_end_to_end(tmp_path: Path, isolated_home: Path) -
     }
     (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
     (tmp_path / "script.yaml").write_text(SCRIPT)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    env["HOME"] = str(isolated_home)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hookwright",
-            "run",
-            "use the plugin",
-            "--project",
-            str(project),
-            "--model",
-            f"scripted:{tmp_path / 'script.yaml'}",
-            "--trust",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+    proc = run_hookwright(
+        "run",
+        "use the plugin",
+        "--project",
+        str(project),
+        "--model",
+        f"scripted:{tmp_path / 'script.yaml'}",
+        "--trust",
+        "--json",
+        home=isolated_home,
     )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]

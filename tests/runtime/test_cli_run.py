@@ -3,31 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_runner import run_hookwright as hookwright
+
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
-
-
-def hookwright(
-    *args: str, home: Path, stdin: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    full_env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OPENAI_", "ANTHROPIC_", "HOOKWRIGHT_"))
-    }
-    full_env.update({"HOME": str(home), "COLUMNS": "200", **(env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=120,
-    )
 
 
 def test_demo_shows_every_hook_decision(isolated_home: Path) -> None:

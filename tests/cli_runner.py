@@ -1,0 +1,32 @@
+"""`python -m hookwright` as a real subprocess, for the command-line tests: an isolated HOME,
+no model credentials or hookwright settings from the developer's environment, a wide terminal."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_hookwright(
+    *args: str,
+    home: Path,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    full_env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("OPENAI_", "ANTHROPIC_", "HOOKWRIGHT_"))
+    }
+    full_env.update({"HOME": str(home), "COLUMNS": "200", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "hookwright", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+    )
