@@ -365,13 +365,18 @@ class HookEngine:
             verdict = self._empty[event] = Verdict(event)
         return verdict
 
-    async def dispatch(self, inp: HookInput) -> Verdict:
-        """Run every hook selected for `inp` and return the merged verdict."""
-        selected = self.select(inp)
+    def _nothing_selected(self, inp: HookInput) -> Verdict:
+        if inp.event in _SCOPE_ENDING:
+            self._end_scopes(inp)
+        return self._empty_verdict(inp.event)
+
+    async def dispatch(self, inp: HookInput, selected: list[HookSpec] | None = None) -> Verdict:
+        """Run every hook selected for `inp` and return the merged verdict. `selected`: what
+        `select(inp)` returned, when the caller already asked (it is not selected again)."""
+        if selected is None:
+            selected = self.select(inp)
         if not selected:
-            if inp.event in _SCOPE_ENDING:
-                self._end_scopes(inp)
-            return self._empty_verdict(inp.event)
+            return self._nothing_selected(inp)
         if inp.event in self._inline_events or all(spec.inline for spec in selected):
             verdict = self._run_inline(inp, selected)
         else:
@@ -384,9 +389,7 @@ class HookEngine:
         the engine's private event loop thread."""
         selected = self.select(inp)
         if not selected:
-            if inp.event in _SCOPE_ENDING:
-                self._end_scopes(inp)
-            return self._empty_verdict(inp.event)
+            return self._nothing_selected(inp)
         if inp.event in self._inline_events or all(spec.inline for spec in selected):
             verdict = self._run_inline(inp, selected)
         else:

@@ -271,12 +271,10 @@ class Agent:
         """Dispatch one checkpoint and report what the hooks did."""
         inp = self._input(event, **payload)
         selected = self.engine.select(inp)
-        if not selected and event not in (Event.SessionEnd, Event.SubagentStop):
-            return Verdict(event)
         slow = any(not spec.inline for spec in selected)
         if slow:
             self.emit("hooks_running", event=event.value, count=len(selected))
-        verdict = await self.engine.dispatch(inp)
+        verdict = await self.engine.dispatch(inp, selected)
         if slow:
             self.emit("hooks_done", event=event.value)
         for result in verdict.results:
