@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from hookwright.effects import Effects
 from hookwright.events import Event
 from hookwright.results import Decision, HookResult, Verdict, respond
 
@@ -101,12 +102,15 @@ def test_first_respond_wins_and_is_terminal() -> None:
     assert verdict.terminal
 
 
-def test_extras_merge_lists_and_override_scalars() -> None:
+def test_effects_concatenate_tuples_or_flags_and_override_scalars() -> None:
     verdict = merged(
-        HookResult(extra={"updatedPermissions": [1], "retry": False}),
-        HookResult(extra={"updatedPermissions": [2], "retry": True}),
+        HookResult(effects=Effects(permission_updates=({"a": 1},), session_title="one")),
+        HookResult(effects=Effects(permission_updates=({"b": 2},), retry=True)),
+        HookResult(effects=Effects(session_title="three")),
     )
-    assert verdict.extra == {"updatedPermissions": [1, 2], "retry": True}
+    assert verdict.effects == Effects(
+        permission_updates=({"a": 1}, {"b": 2}), retry=True, session_title="three"
+    )
 
 
 def test_patches_and_payload_updates_later_override() -> None:

@@ -1,5 +1,6 @@
 """hookwright: one lifecycle-hook engine for LLM agents."""
 
+from hookwright.effects import Effects, Notice
 from hookwright.engine import HookEngine, ScopedHooks, apply_to_input, plan_stages
 from hookwright.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
 from hookwright.observers import RuntimeEvent
@@ -28,11 +29,13 @@ __all__ = [
     "ALIASES",
     "CLAUDE_CODE_EVENTS",
     "Decision",
+    "Effects",
     "Event",
     "HookEngine",
     "HookInput",
     "HookResult",
     "HookSpec",
+    "Notice",
     "PythonHandler",
     "RunContext",
     "RuntimeEvent",

@@ -9,7 +9,7 @@ Merge rules (ARCHITECTURE.md, Claude Code spec §7, PicoClaw spec §4):
 * `additional_context` and `system_message` strings are all kept, once each, in order;
 * any `continue: false` stops the agent; the first `stop_reason` is kept;
 * `abort` "hard" beats "turn"; the first `respond` (synthetic tool result) wins;
-* patches and dialect extras merge per key, later hooks overriding, lists concatenated.
+* patches merge per key, later hooks overriding; typed effects merge as `Effects.merge` says.
 
 A chain is the same merge applied one hook at a time, the engine stopping at the first terminal
 answer; a parallel stage applies it to every result in completion order.
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
+from hookwright.effects import NO_EFFECTS, Effects
 from hookwright.events import Event
 
 if TYPE_CHECKING:
@@ -83,8 +84,12 @@ class HookResult:
     stderr: str | None = None
     duration_ms: float = 0.0
     hook: HookSpec | None = None
-    #: Dialect-specific outputs the host may act on (updatedPermissions, retry, watchPaths, ...).
-    extra: dict[str, Any] | None = None
+    #: Typed effects beyond the fields above (tool message, permission updates, notices, ...).
+    effects: Effects | None = None
+
+    def add_effects(self, **changes: Any) -> None:
+        """Merge typed effects (`Effects` field names) into this result's."""
+        self.effects = (self.effects or NO_EFFECTS).merge(Effects(**changes))
 
     @property
     def terminal(self) -> bool:
@@ -106,17 +111,8 @@ class HookResult:
             or self.updated_output is not None
             or bool(self.payload_updates)
             or bool(self.patches)
-            or bool(self.extra)
+            or bool(self.effects)
         )
-
-
-def _merge_extra(target: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    for key, value in extra.items():
-        current = target.get(key)
-        if isinstance(current, list) and isinstance(value, list):
-            target[key] = current + value
-        else:
-            target[key] = value
 
 
 #: One executed hook as the engine records it: the spec, its decoded result (None when an
@@ -169,7 +165,7 @@ class Verdict:
     abort: Abort | None = None
     additional_context: Sequence[str] = ()
     system_messages: Sequence[str] = ()
-    extra: Mapping[str, Any] = _EMPTY
+    effects: Effects = NO_EFFECTS
     runs: list[HookRun] = field(default_factory=list)
     #: True once a hook rewrote the input, output or payload (the engine then re-derives the
     #: input the next stage sees).
@@ -242,10 +238,8 @@ class Verdict:
             self.abort = result.abort
         if result.respond is not None and self.respond is None:
             self.respond = result.respond
-        if result.extra:
-            merged = dict(self.extra)
-            _merge_extra(merged, result.extra)
-            self.extra = merged
+        if result.effects:
+            self.effects = self.effects.merge(result.effects)
 
     def to_json(self) -> dict[str, Any]:
         """The verdict in the shape `hookwright hooks test` prints."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from hookwright import Verdict
@@ -15,7 +16,7 @@ TOOL: dict[str, Any] = {
 
 def check(verdict: Verdict, expected: dict[str, Any]) -> None:
     """Keys: decision, reason, reason_has, status, error_has, context, messages, continue_,
-    stop_reason, extra, updated_input, updated_output, abort."""
+    stop_reason, effects, updated_input, updated_output, abort."""
     result = verdict.results[0] if verdict.results else None
     for key, want in expected.items():
         got: Any
@@ -41,8 +42,8 @@ def check(verdict: Verdict, expected: dict[str, Any]) -> None:
             got = verdict.continue_
         elif key == "stop_reason":
             got = verdict.stop_reason
-        elif key == "extra":
-            got = {k: verdict.extra.get(k) for k in want}
+        elif key == "effects":
+            got = {k: _plain(getattr(verdict.effects, k)) for k in want}
         elif key == "updated_input":
             got = verdict.updated_input
         elif key == "updated_output":
@@ -52,3 +53,12 @@ def check(verdict: Verdict, expected: dict[str, Any]) -> None:
         else:
             raise KeyError(key)
         assert got == want, f"{key}: {got!r} != {want!r}"
+
+
+def _plain(value: Any) -> Any:
+    """An effect as plain data: tuples as lists, records as dicts."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return value

@@ -215,7 +215,7 @@ PERMISSION_ROWS: list[tuple[str, Any, dict[str, Any]]] = [
         {
             "decision": "allow",
             "updated_input": {"command": "npm test -- --bail"},
-            "extra": {"updated_permissions": [RULE]},
+            "effects": {"permission_updates": [RULE]},
         },
     ),
     (

@@ -97,7 +97,7 @@ async def test_env_file_events(h: Harness, event: str) -> None:
     silent = cmd('test -n "$CLAUDE_ENV_FILE"')
     h.hooks(group(event, writer, silent))
     verdict = await h.fire(event, source="startup", file_path="/p/.envrc", event="change")
-    [path] = verdict.extra["env_file"]
+    [path] = verdict.effects.env_files
     env_file = Path(path)
     assert env_file.parent == h.home / ".hookwright" / "claude-env" / "s1"
     assert env_file.name.startswith("hook-") and env_file.suffix == ".sh"
@@ -108,7 +108,7 @@ async def test_env_file_events(h: Harness, event: str) -> None:
 async def test_no_env_file_on_other_events(h: Harness) -> None:
     h.hooks(group("PreToolUse", cmd('test -z "$CLAUDE_ENV_FILE" || exit 2')))
     verdict = await h.fire("PreToolUse", **TOOL)
-    assert verdict.decision is None and "env_file" not in verdict.extra
+    assert verdict.decision is None and not verdict.effects.env_files
 
 
 async def test_two_hooks_get_two_env_files(h: Harness) -> None:
@@ -120,7 +120,7 @@ async def test_two_hooks_get_two_env_files(h: Harness) -> None:
         )
     )
     verdict = await h.fire("SessionStart", source="startup")
-    files = sorted(Path(p).read_text() for p in verdict.extra["env_file"])
+    files = sorted(Path(p).read_text() for p in verdict.effects.env_files)
     assert files == ["export A=1\n", "export B=2\n"]
 
 

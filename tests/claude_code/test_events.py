@@ -146,7 +146,7 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         ),
         {
             "context": ["ctx"],
-            "extra": {
+            "effects": {
                 "session_title": "T",
                 "watch_paths": ["a"],
                 "initial_user_message": "go",
@@ -179,7 +179,7 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         hso(
             "UserPromptSubmit", additionalContext="c", sessionTitle="t", suppressOriginalPrompt=True
         ),
-        {"context": ["c"], "extra": {"session_title": "t", "suppress_original_prompt": True}},
+        {"context": ["c"], "effects": {"session_title": "t", "suppress_original_prompt": True}},
     ),
     (
         "UserPromptExpansion-block",
@@ -191,13 +191,13 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         "MessageDisplay-displayContent",
         "MessageDisplay",
         hso("MessageDisplay", displayContent="HELLO"),
-        {"extra": {"display_content": "HELLO"}},
+        {"effects": {"display_content": "HELLO"}},
     ),
     (
         "PermissionDenied-retry",
         "PermissionDenied",
         hso("PermissionDenied", retry=True),
-        {"extra": {"retry": True}, "decision": None},
+        {"effects": {"retry": True}, "decision": None},
     ),
     (
         "PostToolUse-block-feedback",
@@ -217,7 +217,7 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         {
             "updated_output": {"stdout": "redacted"},
             "context": ["c"],
-            "extra": {"classifier_context": "note"},
+            "effects": {"classifier_context": "note"},
         },
     ),
     (
@@ -302,7 +302,7 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         "StopFailure-terminalSequence-only",
         "StopFailure",
         {"terminalSequence": "\u0007", "systemMessage": "x"},
-        {"messages": [], "extra": {"terminal_sequence": ["\u0007"]}},
+        {"messages": [], "effects": {"terminal_sequences": ["\u0007"]}},
     ),
     (
         "TeammateIdle-continue-false",
@@ -320,7 +320,7 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         "CwdChanged-watchPaths",
         "CwdChanged",
         {**hso("CwdChanged", watchPaths=["/b/.envrc"]), "systemMessage": "cd", "continue": False},
-        {"extra": {"watch_paths": ["/b/.envrc"]}, "messages": ["cd"], "continue_": True},
+        {"effects": {"watch_paths": ["/b/.envrc"]}, "messages": ["cd"], "continue_": True},
     ),
     (
         "DirectoryAdded-systemMessage",
@@ -332,13 +332,13 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         "FileChanged-watchPaths",
         "FileChanged",
         hso("FileChanged", watchPaths=["x"]),
-        {"extra": {"watch_paths": ["x"]}},
+        {"effects": {"watch_paths": ["x"]}},
     ),
     (
         "WorktreeCreate-path-last-line",
         "WorktreeCreate",
         "creating...\n/tmp/wt-1\n\n",
-        {"extra": {"worktree_path": "/tmp/wt-1"}, "decision": None},
+        {"effects": {"worktree_path": "/tmp/wt-1"}, "decision": None},
     ),
     ("WorktreeCreate-no-path-fails", "WorktreeCreate", "", {"decision": "block"}),
     ("WorktreeRemove-discarded", "WorktreeRemove", {"systemMessage": "m"}, {"messages": []}),
@@ -352,7 +352,7 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         "PreCompact-instructions",
         "PreCompact",
         "keep the API notes\n",
-        {"extra": {"compact_instructions": ["keep the API notes"]}},
+        {"effects": {"compact_instructions": ["keep the API notes"]}},
     ),
     (
         "PostCompact-discarded",
@@ -364,13 +364,13 @@ OUTPUT_ROWS: list[tuple[str, str, Any, dict[str, Any]]] = [
         "Elicitation-action",
         "Elicitation",
         hso("Elicitation", action="accept", content={"name": "x"}),
-        {"extra": {"elicitation": {"action": "accept", "content": {"name": "x"}}}},
+        {"effects": {"elicitation": {"action": "accept", "content": {"name": "x"}}}},
     ),
     (
         "ElicitationResult-action",
         "ElicitationResult",
         hso("ElicitationResult", action="decline"),
-        {"extra": {"elicitation": {"action": "decline", "content": None}}},
+        {"effects": {"elicitation": {"action": "decline", "content": None}}},
     ),
     (
         "SessionEnd-discarded",

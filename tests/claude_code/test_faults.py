@@ -104,7 +104,7 @@ async def test_python_missing_script_blocks_and_says_so(h: Harness) -> None:
     verdict = await h.fire("PreToolUse", **TOOL)
     assert verdict.decision == "deny"
     result = verdict.results[0]
-    assert result.extra == {"script_missing": True}
+    assert [n.kind for n in result.effects.notices] == ["script_missing"]
     [record] = h.audit()
     assert record["exit_code"] == 2 and record["decision"] == "deny"
     assert record["error"].startswith("hook script missing:")

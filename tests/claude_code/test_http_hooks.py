@@ -91,7 +91,7 @@ async def test_worktree_path_from_http(h: Harness, endpoint: Endpoint) -> None:
         "/wt", {"hookSpecificOutput": {"hookEventName": "WorktreeCreate", "worktreePath": "/w"}}
     )
     h.hooks(group("WorktreeCreate", http(url)))
-    check(await h.fire("WorktreeCreate", name="x"), {"extra": {"worktree_path": "/w"}})
+    check(await h.fire("WorktreeCreate", name="x"), {"effects": {"worktree_path": "/w"}})
 
 
 async def test_headers_interpolate_only_allowed_variables(

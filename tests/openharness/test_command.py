@@ -174,7 +174,7 @@ async def test_exit_0_with_invalid_json_fails_and_continues(
     failed, _ = verdict.results
     assert failed.status is Status.error and failed.error is not None
     assert "invalid JSON" in failed.error
-    notice = verdict.extra["hook_notices"][0]
+    notice = verdict.effects.notices[0].detail
     assert notice["hookName"] == "bad-json" and notice["errorCode"] == "hook_execution_failed"
     assert notice["eventName"] == "before_tool_dispatch" and notice["handlerType"] == "command"
     assert verdict.system_messages == ["ran"] and verdict.decision is None
@@ -257,7 +257,7 @@ async def test_timeout_fails_open_and_late_output_is_ignored(
     (result,) = verdict.results
     assert result.status is Status.timeout
     assert verdict.decision is None and not verdict.system_messages
-    assert verdict.extra["hook_notices"][0]["errorCode"] == "hook_execution_failed"
+    assert verdict.effects.notices[0].detail["errorCode"] == "hook_execution_failed"
     assert "timed out after 1s" in (result.error or "")
 
 

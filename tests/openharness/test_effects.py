@@ -310,7 +310,7 @@ async def test_failures_never_escape_dispatch(ws: Workspace, engine: HookEngine)
     verdict = await engine.dispatch(tool_call(command="ls"))
     (result,) = verdict.results
     assert result.status is Status.error and result.exit_code == 137
-    assert verdict.extra["hook_notices"][0]["hookName"] == "crash"
+    assert verdict.effects.notices[0].detail["hookName"] == "crash"
 
 
 # The real project's tests (spec §7) ---------------------------------------------------------

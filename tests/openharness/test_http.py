@@ -81,7 +81,7 @@ async def test_non_2xx_fails_open(
     (result,) = verdict.results
     assert verdict.decision is None
     assert result.status is Status.error and "status 500" in (result.error or "")
-    assert verdict.extra["hook_notices"][0]["handlerType"] == "http"
+    assert verdict.effects.notices[0].detail["handlerType"] == "http"
 
 
 async def test_status_codes_never_block(

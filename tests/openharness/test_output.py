@@ -15,6 +15,7 @@ from hookwright.dialects.openharness.capabilities import normalize
 from hookwright.dialects.openharness.envelope import build_envelope
 from hookwright.dialects.openharness.events import OH_NAME
 from hookwright.dialects.openharness.output import OutputError, parse_output, to_result
+from hookwright.effects import Effects
 
 from .helpers import (
     MESSAGES,
@@ -42,7 +43,7 @@ def decode(inp: HookInput, output: dict[str, Any], *caps: str) -> HookResult:
 
 
 def ignored(result: HookResult) -> list[tuple[str, str | None]]:
-    entries = (result.extra or {}).get("ignored_patches", [])
+    entries = [n.detail for n in (result.effects or Effects()).notices]
     return [(e["scope"], e["capability"]) for e in entries]
 
 
@@ -368,7 +369,7 @@ def test_after_compact_summary_text_patch() -> None:
 
 def test_suppress_output_with_capability() -> None:
     result = decode(tool_result({"stdout": "secret"}), {"suppressOutput": True}, "suppress_output")
-    assert result.extra == {"suppress_output": True}
+    assert result.effects == Effects(suppress_output=True)
     assert result.updated_output == ""
 
 
@@ -376,10 +377,10 @@ def test_suppress_output_without_capability_is_ignored() -> None:
     result = decode(tool_result({"stdout": "x"}), {"suppressOutput": True})
     assert result.updated_output is None
     assert ignored(result) == [("suppressOutput", "suppress_output")]
-    assert "suppress_output" not in (result.extra or {})
+    assert not (result.effects or Effects()).suppress_output
 
 
 def test_suppress_output_elsewhere_only_flags() -> None:
     result = decode(model_reply(), {"suppressOutput": True}, "suppress_output")
-    assert result.extra == {"suppress_output": True}
+    assert result.effects == Effects(suppress_output=True)
     assert result.updated_output is None

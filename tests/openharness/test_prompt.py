@@ -109,7 +109,7 @@ async def test_without_a_model_the_hook_fails_open(ws: Workspace, engine: HookEn
     verdict = await engine.dispatch(tool_call(command="ls"))
     (result,) = verdict.results
     assert result.status is Status.error and "no model configured" in (result.error or "")
-    assert verdict.extra["hook_notices"][0]["handlerType"] == "prompt"
+    assert verdict.effects.notices[0].detail["handlerType"] == "prompt"
 
 
 async def test_evaluator_errors_fail_open(ws: Workspace, engine: HookEngine) -> None:

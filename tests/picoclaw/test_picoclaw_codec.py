@@ -9,6 +9,7 @@ from picoclaw_support import after_llm, after_tool, before_llm, before_tool
 
 from hookwright.dialects.picoclaw.actions import DecodeError, decode, decode_approval
 from hookwright.dialects.picoclaw.codec import encode_params, tool_result_to_wire
+from hookwright.effects import Effects
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision
 
@@ -165,7 +166,7 @@ def test_approval_needs_an_explicit_true(raw: Any, approved: bool) -> None:
     assert (result.decision is Decision.allow) is approved
     if not approved:
         assert result.reason is None
-        assert result.extra == {"tool_message": "Tool execution denied by approval hook"}
+        assert result.effects == Effects(tool_message="Tool execution denied by approval hook")
 
 
 def test_approval_with_a_non_bool_is_a_decode_error() -> None:

@@ -304,7 +304,7 @@ async def test_case11_approver_denial_reason(pico: Pico) -> None:
     pico.load({"processes": {"gate": hook.config(intercept=["approve_tool"])}})
     verdict = await pico.engine.dispatch(approve_tool(command="rm -rf /"))
     assert verdict.decision is Decision.deny and verdict.reason == "blocked"
-    assert verdict.extra["tool_message"] == "Tool execution denied by approval hook: blocked"
+    assert verdict.effects.tool_message == "Tool execution denied by approval hook: blocked"
 
 
 async def test_case12_respond_answers_the_tool_call(pico: Pico) -> None:
@@ -334,7 +334,7 @@ async def test_case13_deny_tool_reason(pico: Pico) -> None:
     verdict = await pico.engine.dispatch(before_tool(text="x"))
     assert verdict.decision is Decision.deny
     assert verdict.reason == "Tool execution denied by hook: tool denied by hook"
-    assert verdict.extra["tool_message"] == verdict.reason
+    assert verdict.effects.tool_message == verdict.reason
 
 
 async def test_case14_respond_is_terminal_and_flags_skipped_approval(pico: Pico) -> None:
@@ -359,7 +359,7 @@ async def test_case14_respond_is_terminal_and_flags_skipped_approval(pico: Pico)
     )
     verdict = await pico.engine.dispatch(before_tool(text="x"))
     assert verdict.terminal and verdict.respond is not None
-    assert verdict.extra["skipped_approval"] is True
+    assert verdict.effects.skip_approval is True
     (result,) = [r for r in verdict.results if r.hook and r.hook.name == "a"]
     assert result.respond == {
         "for_llm": "cached",
@@ -484,7 +484,7 @@ async def test_case22_process_approver_denies(pico: Pico) -> None:
     verdict = await pico.engine.dispatch(approve_tool(command="ls"))
     assert verdict.blocked
     assert (
-        verdict.extra["tool_message"]
+        verdict.effects.tool_message
         == "Tool execution denied by approval hook: blocked by ipc hook"
     )
 

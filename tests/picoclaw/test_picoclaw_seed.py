@@ -382,7 +382,7 @@ async def test_seed_plugin_tool_is_injected_and_answered(pico: Pico, tmp_path: P
         "artifact_tags": [],
         "response_handled": True,
     }
-    assert call.extra["skipped_approval"] is True
+    assert call.effects.skip_approval is True
 
     other = await pico.engine.dispatch(before_tool("echo", text="x"))
     assert other.respond is None and other.decision is None

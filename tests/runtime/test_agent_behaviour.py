@@ -26,6 +26,7 @@ from hookwright import (
     rewrite_input,
     stop,
 )
+from hookwright.effects import Effects
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig
 from hookwright.runtime.host import open_session
@@ -379,7 +380,7 @@ async def test_permission_request_hook_allows_and_updates_permissions(
             "behavior": "allow",
             "destination": "localSettings",
         }
-        return HookResult(decision=allow().decision, extra={"updated_permissions": [update]})
+        return HookResult(decision=allow().decision, effects=Effects(permission_updates=(update,)))
 
     engine.add(approve, "PermissionRequest")
     await agent.run("go")

@@ -295,9 +295,8 @@ class Agent:
             )
         for message in verdict.system_messages:
             self.emit("notice", text=message, event=event.value)
-        env_file = verdict.extra.get("env_file")
-        for path in env_file if isinstance(env_file, list) else [env_file] if env_file else []:
-            candidate = Path(str(path))
+        for path in verdict.effects.env_files:
+            candidate = Path(path)
             if candidate not in self.env_files:
                 self.env_files.append(candidate)
         return verdict
@@ -683,7 +682,7 @@ class Agent:
             self.emit("notice", text=f"{name}: answered by a hook without running the tool")
             return self._finish_call(call, output, outcome, skipped="answered by hook", pre=pre)
         if pre.decision in (Decision.deny, Decision.block):
-            message = pre.extra.get("tool_message") or pre.reason or "Blocked by hook"
+            message = pre.effects.tool_message or pre.reason or "Blocked by hook"
             output = ToolOutput(str(message), is_error=True)
             return self._finish_call(call, output, outcome, skipped="denied by hook", pre=pre)
         if pre.decision is Decision.defer:
@@ -855,8 +854,8 @@ class Agent:
                 }
             ],
         )
-        updates = request.extra.get("updated_permissions")
-        if isinstance(updates, list) and request.decision is Decision.allow:
+        updates = request.effects.permission_updates
+        if updates and request.decision is Decision.allow:
             for note in self.policy.apply_updates(updates):
                 self.emit("notice", text=f"permissions: {note}")
         if request.abort is not None:
@@ -865,7 +864,7 @@ class Agent:
         if request.decision in (Decision.deny, Decision.block):
             reason = request.reason or "denied by a PermissionRequest hook"
             self.emit("permission", tool=name, behavior="deny", reason=reason)
-            tool_message = request.extra.get("tool_message")
+            tool_message = request.effects.tool_message
             return (
                 str(tool_message)
                 if tool_message
@@ -946,9 +945,8 @@ class Agent:
         if pre.blocked:
             self.emit("notice", text=f"compaction skipped: {pre.reason or 'blocked by hook'}")
             return False
-        extra = pre.extra.get("compact_instructions")
         prompt = COMPACT_PROMPT
-        for text in (instructions, extra if isinstance(extra, str) else ""):
+        for text in (instructions, *pre.effects.compact_instructions):
             if text:
                 prompt += f"\n\nAdditional instructions:\n{text}"
         try:

@@ -11,11 +11,8 @@ What a host uses:
 * `async_inbox(engine)`: where asynchronous hooks deliver their context on the next turn and
   their asyncRewake wake-ups (see `inbox`);
 * `set_prompt_evaluator` / `set_agent_evaluator`: the models prompt and agent hooks use;
-* verdict extras a host acts on: ``env_file`` (list of CLAUDE_ENV_FILE paths to source before
-  each Bash command), ``worktree_path``, ``compact_instructions``, ``updated_permissions``,
-  ``retry``, ``watch_paths``, ``session_title``, ``initial_user_message``,
-  ``suppress_original_prompt``, ``reload_skills``, ``display_content``, ``elicitation``,
-  ``classifier_context``, ``terminal_sequence``, ``script_missing``.
+* typed effects a host acts on are in `verdict.effects` (`hookwright.effects.Effects`):
+  env files, worktree path, compaction instructions, permission updates, notices, ...
 """
 
 from __future__ import annotations

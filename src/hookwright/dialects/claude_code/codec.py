@@ -56,6 +56,7 @@ from hookwright.dialects.claude_code.tables import (
     SYSTEM_MESSAGE_KEPT,
     TOP_LEVEL_BLOCK,
 )
+from hookwright.effects import ElicitationAnswer
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult, Status
 
@@ -159,12 +160,6 @@ def _can_block(inp: HookInput) -> bool:
     return not (inp.event is Event.ConfigChange and inp.payload.get("source") == "policy_settings")
 
 
-def _add_extra(result: HookResult, key: str, value: Any) -> None:
-    if result.extra is None:
-        result.extra = {}
-    result.extra[key] = value
-
-
 def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> None:
     event = inp.event
     if specific.additionalContext and event in ADDITIONAL_CONTEXT:
@@ -185,50 +180,48 @@ def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> 
         if decision.behavior == "allow":
             result.updated_input = decision.updatedInput
             if decision.updatedPermissions:
-                _add_extra(result, "updated_permissions", decision.updatedPermissions)
+                result.add_effects(permission_updates=tuple(decision.updatedPermissions))
         else:
             result.reason = decision.message
             if decision.interrupt:
                 result.abort = "turn"
     elif isinstance(specific, PermissionDeniedOutput):
         if specific.retry:
-            _add_extra(result, "retry", True)
+            result.add_effects(retry=True)
     elif isinstance(specific, PostToolUseOutput):
         if specific.updatedToolOutput is not None:
             result.updated_output = specific.updatedToolOutput
         elif specific.updatedMCPToolOutput is not None:
             result.updated_output = specific.updatedMCPToolOutput
         if specific.classifierContext:
-            _add_extra(
-                result, "classifier_context", specific.classifierContext[:CLASSIFIER_CONTEXT_CAP]
+            result.add_effects(
+                classifier_context=specific.classifierContext[:CLASSIFIER_CONTEXT_CAP]
             )
     elif isinstance(specific, SessionStartOutput):
         if specific.initialUserMessage is not None:
-            _add_extra(result, "initial_user_message", specific.initialUserMessage)
+            result.add_effects(initial_user_message=specific.initialUserMessage)
         if specific.sessionTitle is not None:
-            _add_extra(result, "session_title", specific.sessionTitle)
+            result.add_effects(session_title=specific.sessionTitle)
         if specific.watchPaths is not None:
-            _add_extra(result, "watch_paths", list(specific.watchPaths))
+            result.add_effects(watch_paths=tuple(specific.watchPaths))
         if specific.reloadSkills:
-            _add_extra(result, "reload_skills", True)
+            result.add_effects(reload_skills=True)
     elif isinstance(specific, UserPromptSubmitOutput):
         if specific.sessionTitle is not None:
-            _add_extra(result, "session_title", specific.sessionTitle)
+            result.add_effects(session_title=specific.sessionTitle)
         if specific.suppressOriginalPrompt:
-            _add_extra(result, "suppress_original_prompt", True)
+            result.add_effects(suppress_original_prompt=True)
     elif isinstance(specific, WatchOutput):
         if specific.watchPaths is not None:
-            _add_extra(result, "watch_paths", list(specific.watchPaths))
+            result.add_effects(watch_paths=tuple(specific.watchPaths))
     elif isinstance(specific, MessageDisplayOutput):
         if specific.displayContent is not None:
-            _add_extra(result, "display_content", specific.displayContent)
+            result.add_effects(display_content=specific.displayContent)
     elif isinstance(specific, ElicitationOutput):
         if specific.action is not None or specific.content is not None:
-            _add_extra(
-                result, "elicitation", {"action": specific.action, "content": specific.content}
-            )
+            result.add_effects(elicitation=ElicitationAnswer(specific.action, specific.content))
     elif isinstance(specific, WorktreeCreateOutput) and specific.worktreePath:
-        _add_extra(result, "worktree_path", specific.worktreePath)
+        result.add_effects(worktree_path=specific.worktreePath)
 
 
 def apply_output(
@@ -238,7 +231,7 @@ def apply_output(
     output, specific = parsed
     event = inp.event
     if output.terminalSequence:
-        _add_extra(result, "terminal_sequence", [output.terminalSequence])
+        result.add_effects(terminal_sequences=(output.terminalSequence,))
     if event in OUTPUT_DISCARDED:
         return result
     if not output.continue_ and event in CONTINUE_HONOURED:
@@ -291,7 +284,7 @@ def _worktree(exit_code: int, stdout: str, stderr: str, result: HookResult) -> H
         result.decision = Decision.block
         result.reason = "WorktreeCreate hook printed no worktree path"
         return _error(result, result.reason)
-    _add_extra(result, "worktree_path", lines[-1])
+    result.add_effects(worktree_path=lines[-1])
     return result
 
 
@@ -328,7 +321,7 @@ def decode_command(
             if event in PLAIN_STDOUT_CONTEXT:
                 result.additional_context = text
             elif event is Event.PreCompact:
-                _add_extra(result, "compact_instructions", [text])
+                result.add_effects(compact_instructions=(text,))
         return result
     if exit_code == 2 and event in EXIT2_IGNORED:
         if parsed is not None:

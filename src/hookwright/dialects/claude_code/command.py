@@ -30,6 +30,7 @@ from hookwright.dialects.claude_code.config import CommandHook
 from hookwright.dialects.claude_code.environment import HookSite, env_file_path
 from hookwright.dialects.claude_code.inbox import AsyncDelivery, AsyncInbox
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.effects import Notice
 from hookwright.events import HookInput
 from hookwright.results import HookResult, Status
 from hookwright.spec import HookSpec, RunContext
@@ -149,9 +150,11 @@ class CommandHandler:
             if missing is not None:
                 result.status = Status.error
                 result.error = f"hook script missing: {missing}"
-                result.extra = {**(result.extra or {}), "script_missing": True}
+                result.add_effects(
+                    notices=(Notice("script_missing", self.label, inp.event.value, result.error),)
+                )
         if env_file is not None and env_file.is_file() and env_file.stat().st_size > 0:
-            result.extra = {**(result.extra or {}), "env_file": [str(env_file)]}
+            result.add_effects(env_files=(str(env_file),))
         return cap_result(result, output_dir(self.site.home))
 
     async def _background(self, inp: HookInput, spec: HookSpec) -> AsyncDelivery:

@@ -19,8 +19,6 @@ from pathlib import Path
 
 from hookwright.dialects.openharness.evaluator import Evaluator, get_evaluator, set_evaluator
 from hookwright.dialects.openharness.loader import discover, load, load_workspace
-from hookwright.dialects.openharness.notices import NOTICES_KEY
-from hookwright.dialects.openharness.output import IGNORED_KEY
 from hookwright.dialects.openharness.schema import json_schema
 from hookwright.engine import HookEngine
 from hookwright.loading import LoadResult, register_loader
@@ -60,8 +58,6 @@ register_loader(DIALECT, load)
 
 __all__ = [
     "DIALECT",
-    "IGNORED_KEY",
-    "NOTICES_KEY",
     "Evaluator",
     "discover",
     "get_evaluator",

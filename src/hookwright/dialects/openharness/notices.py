@@ -3,8 +3,8 @@
 The real project fails open on every handler error (non-zero exit other than 2, timeout,
 non-2xx, invalid JSON, missing agent or prompt file): it logs, writes a failed audit row and
 appends a `hook.notice` session event, and the run goes on. hookwright returns the same
-notice in `HookResult.extra["hook_notices"]` (a list, so a verdict collects every hook's) for
-the runtime to show to the operator; it is never sent to the model.
+notice as a typed `Notice` (kind ``hook_failed``, the upstream record in `detail`) in the
+result's effects, for the host to show to the operator; it is never sent to the model.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from __future__ import annotations
 import logging
 
 from hookwright.dialects.openharness.binding import HookBinding
+from hookwright.effects import Effects, Notice
 from hookwright.results import HookResult, Status
 
 log = logging.getLogger("hookwright.dialects.openharness")
-
-NOTICES_KEY = "hook_notices"
 
 
 def failure(
@@ -48,5 +47,7 @@ def failure(
         error=text,
         exit_code=exit_code,
         stderr=binding.redact(stderr) if stderr else None,
-        extra={NOTICES_KEY: [notice]},
+        effects=Effects(
+            notices=(Notice("hook_failed", binding.name, binding.oh_event, text, notice),)
+        ),
     )

@@ -23,8 +23,8 @@ Mapping to a `HookResult`:
 * `systemMessage` -> `system_message`, `hookSpecificOutput.additionalContext` ->
   `additional_context`; the runtime places them per event (README.md beside this module).
 * each `patch.<scope>` applies only with its capability and on its event (see
-  `capabilities.py`); otherwise it is ignored, a warning is logged and an entry is added to
-  `extra["ignored_patches"]`. Applied patches become:
+  `capabilities.py`); otherwise it is ignored, a warning is logged and an ``ignored_patch``
+  `Notice` is added to the result's effects. Applied patches become:
   `tool_input` -> `updated_input` (the shallow-merged input); `tool_output` ->
   `updated_output`; `model_request` -> `updated_input` with the canonical request fields
   (`model`, `messages`, `options`) and `payload_updates["model_ref"]` when the model changes;
@@ -32,7 +32,7 @@ Mapping to a `HookResult`:
   `patches["context"]` = the merged context, plus `payload_updates` with the canonical fields
   it changes (`messages`, `compact_summary`, `custom_instructions`). `patches` always holds
   each applied scope's raw patch (the merged value for `context`).
-* `suppressOutput` needs `suppress_output`: `extra["suppress_output"] = True`, and on
+* `suppressOutput` needs `suppress_output`: `Effects.suppress_output`, and on
   after_tool_dispatch the tool output becomes `""` (the real project's effect).
 """
 
@@ -53,12 +53,12 @@ from hookwright.dialects.openharness.capabilities import (
     SUPPRESS_OUTPUT,
 )
 from hookwright.dialects.openharness.events import LIFECYCLE_EVENTS
+from hookwright.effects import Notice
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult
 
 log = logging.getLogger("hookwright.dialects.openharness")
 
-IGNORED_KEY = "ignored_patches"
 
 _OBJECT = re.compile(r"\{[\s\S]*\}")
 
@@ -145,20 +145,14 @@ class _Decoder:
         self.result = HookResult()
         self.raw: dict[str, Any] = {}
         self.payload_updates: dict[str, Any] = {}
-        self.ignored: list[dict[str, Any]] = []
+        self.ignored: list[Notice] = []
 
     def ignore(self, scope: str, capability: str | None, reason: str) -> None:
         b = self.binding
         log.warning("openharness hook %s (%s): %s ignored: %s", b.name, b.oh_event, scope, reason)
-        self.ignored.append(
-            {
-                "hook": b.name,
-                "event": b.oh_event,
-                "scope": scope,
-                "capability": capability,
-                "reason": reason,
-            }
-        )
+        detail = {"scope": scope, "capability": capability, "reason": reason}
+        message = f"{scope} ignored: {reason}"
+        self.ignored.append(Notice("ignored_patch", b.name, b.oh_event, message, detail))
 
     def apply(self, scope: str, value: Any) -> None:
         capability = SCOPE_CAPABILITY.get(scope)
@@ -209,7 +203,7 @@ class _Decoder:
         if SUPPRESS_OUTPUT not in self.binding.capabilities:
             self.ignore("suppressOutput", SUPPRESS_OUTPUT, f"needs capability {SUPPRESS_OUTPUT}")
             return
-        self.result.extra = {**(self.result.extra or {}), "suppress_output": True}
+        self.result.add_effects(suppress_output=True)
         if self.binding.event is Event.PostToolUse:
             self.result.updated_output = ""
 
@@ -220,7 +214,7 @@ class _Decoder:
         if self.payload_updates:
             result.payload_updates = self.payload_updates
         if self.ignored:
-            result.extra = {**(result.extra or {}), IGNORED_KEY: self.ignored}
+            result.add_effects(notices=tuple(self.ignored))
         return result
 
 

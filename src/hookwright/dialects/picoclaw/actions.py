@@ -27,6 +27,7 @@ from hookwright.dialects.picoclaw.codec import (
     llm_response_from_wire,
     tool_result_from_wire,
 )
+from hookwright.effects import Effects
 from hookwright.results import Decision, HookResult
 
 log = logging.getLogger("hookwright.picoclaw")
@@ -95,7 +96,9 @@ def decode(
         return HookResult(abort="hard", reason=reason)
     if action == "deny_tool":
         message = tool_message(DENIED_BY_HOOK, reason)
-        return HookResult(decision=Decision.deny, reason=message, extra={"tool_message": message})
+        return HookResult(
+            decision=Decision.deny, reason=message, effects=Effects(tool_message=message)
+        )
     if action == "respond":
         return _respond(result, reason, hook)
     if method == "before_llm":
@@ -180,7 +183,7 @@ def _respond(result: Mapping[str, Any], reason: str | None, hook: str) -> HookRe
     return HookResult(
         respond=tool_result_from_wire(value),
         reason=reason,
-        extra={"skipped_approval": True},
+        effects=Effects(skip_approval=True),
     )
 
 
@@ -216,5 +219,5 @@ def approval_denied(reason: str | None) -> HookResult:
     return HookResult(
         decision=Decision.deny,
         reason=reason,
-        extra={"tool_message": tool_message(DENIED_BY_APPROVER, reason)},
+        effects=Effects(tool_message=tool_message(DENIED_BY_APPROVER, reason)),
     )

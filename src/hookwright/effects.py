@@ -1,0 +1,99 @@
+"""Typed effects: what a hook's answer asks the host to do beyond the core decision fields of
+`HookResult` (decision, reason, rewrites, context, continue, abort, respond).
+
+A dialect's codec produces an `Effects` record; the engine merges the records of every hook of a
+dispatch (`Effects.merge`); a host reads the merged record from the verdict. No host ever reads a
+dialect's own key names, and no codec ever sees another dialect's effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+NoticeKind = Literal["hook_failed", "ignored_patch", "script_missing", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the operator should see and the model never does: a failed hook, a patch
+    dropped for lack of a capability, a missing hook script."""
+
+    kind: NoticeKind
+    hook: str
+    event: str
+    message: str
+    #: The dialect's own record (OpenHarness `hook.notice`: hookName, handlerType, errorCode...).
+    detail: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationAnswer:
+    """A Claude Code Elicitation hook answering for the user."""
+
+    action: str | None
+    content: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Effects:
+    """Every typed effect of one hook, or of a whole dispatch once merged.
+
+    Merge rule (`merge`): tuples concatenate, booleans are or-ed, other fields take the later
+    hook's value when it has one.
+    """
+
+    #: The exact text the model sees as the tool result when the call is denied.
+    tool_message: str | None = None
+    #: A synthetic tool result that also skips the approval step (PicoClaw `respond`).
+    skip_approval: bool = False
+    #: The tool already answered the user: the turn ends without another model call.
+    response_handled: bool = False
+    #: Media references a tool result carries for the user (PicoClaw ToolResult `media`).
+    media: tuple[str, ...] = ()
+    #: Hide the tool output from the model (OpenHarness `suppressOutput`).
+    suppress_output: bool = False
+    #: Permission rule updates to store (Claude Code `updatedPermissions`), each a rule update.
+    permission_updates: tuple[Mapping[str, Any], ...] = ()
+    #: Extra instructions for the compaction summary (Claude Code PreCompact stdout).
+    compact_instructions: tuple[str, ...] = ()
+    #: Files of `export` lines sourced before each Bash command (CLAUDE_ENV_FILE).
+    env_files: tuple[str, ...] = ()
+    #: Retry the denied call (Claude Code PermissionDenied `retry`).
+    retry: bool = False
+    session_title: str | None = None
+    watch_paths: tuple[str, ...] = ()
+    initial_user_message: str | None = None
+    reload_skills: bool = False
+    suppress_original_prompt: bool = False
+    display_content: str | None = None
+    elicitation: ElicitationAnswer | None = None
+    worktree_path: str | None = None
+    classifier_context: str | None = None
+    terminal_sequences: tuple[str, ...] = ()
+    notices: tuple[Notice, ...] = ()
+
+    def merge(self, later: Effects) -> Effects:
+        """This record with `later`'s effects added (see the class docstring)."""
+        changes: dict[str, Any] = {}
+        for item in fields(self):
+            name = item.name
+            mine, theirs = getattr(self, name), getattr(later, name)
+            if isinstance(mine, tuple):
+                if theirs:
+                    changes[name] = mine + theirs
+            elif isinstance(mine, bool):
+                if theirs and not mine:
+                    changes[name] = True
+            elif theirs is not None:
+                changes[name] = theirs
+        if not changes:
+            return self
+        return Effects(**{f.name: changes.get(f.name, getattr(self, f.name)) for f in fields(self)})
+
+    def __bool__(self) -> bool:
+        return self != NO_EFFECTS
+
+
+NO_EFFECTS = Effects()
