@@ -266,6 +266,7 @@ class BlockingModel:
         *,
         options: dict[str, Any] | None = None,
         on_text: TextCallback | None = None,
+        model: str | None = None,
     ) -> ModelResponse:
         if on_text is not None:
             on_text("thinking")

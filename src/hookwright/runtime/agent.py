@@ -15,9 +15,11 @@
       model error: StopFailure
     close(): SessionEnd
 
-Each checkpoint applies its verdict in one place (`_apply_*` helpers below): deny / respond /
-updated input / additional context / continue: false / abort. Inside a subagent the same loop
-runs with `agent_id`/`agent_type` on every input and SubagentStop instead of Stop.
+Each checkpoint asks the public host API (`hookwright.host.HookSession`) for a typed decision
+and applies it: run / deny / respond / ask / defer for a tool call, the rewritten request for a
+model call, context for the next call, the turn's end. The agent never reads a verdict. Inside a
+subagent the same loop runs with `agent_id`/`agent_type` on every input and SubagentStop
+instead of Stop.
 """
 
 from __future__ import annotations
@@ -27,15 +29,27 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from hookwright.dialects.skills import HookInfo, HookManager, SkillHookFlow
 from hookwright.engine import HookEngine
-from hookwright.events import Event, HookInput
-from hookwright.results import Decision, HookResult, Status, Verdict
+from hookwright.events import Event
+from hookwright.host import (
+    Ask,
+    Checkpoint,
+    Defer,
+    Deny,
+    EndTurn,
+    HookSession,
+    ModelRequest,
+    Respond,
+    Run,
+    SessionIdentity,
+    ToolResult,
+)
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
@@ -124,25 +138,6 @@ def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return sum(len(json.dumps(m, ensure_ascii=False, default=str)) for m in messages) // 4
 
 
-def tool_output_from_value(value: Any, *, default_error: bool = False) -> ToolOutput:
-    """Read a hook-supplied tool result (`respond`, `updated_output`): a string is the content;
-    a PicoClaw ToolResult dict (`for_llm`) gives content and `is_error`; anything else is the
-    structured result, shown to the model as JSON."""
-    if isinstance(value, str):
-        return ToolOutput(content=value, is_error=default_error)
-    if isinstance(value, dict) and "for_llm" in value:
-        return ToolOutput(
-            content=str(value.get("for_llm") or ""),
-            is_error=bool(value.get("is_error", default_error)),
-            data=dict(value),
-        )
-    return ToolOutput(
-        content=json.dumps(value, ensure_ascii=False, default=str),
-        is_error=default_error,
-        data=value if isinstance(value, dict) else {"result": value},
-    )
-
-
 class Agent:
     def __init__(
         self,
@@ -172,10 +167,8 @@ class Agent:
         self.agent_type = agent_type
         self.on_event = on_event
         self.ask_user = ask_user
-        self.turn_id: str | None = None
         self.env_files: list[Path] = []
         self._pending_context: list[str] = []
-        self._stop_blocks = 0
         self._iteration = 0
         self.context_sources: list[ContextSource] = []
         #: Run once when the session closes (e.g. undo process-wide dialect settings).
@@ -187,6 +180,21 @@ class Agent:
         )
         self.transcript = transcripts.Transcript(
             path, self.session_id, str(config.working_dir), sidechain=agent_id is not None
+        )
+        self.hooks = HookSession(
+            engine,
+            SessionIdentity(
+                session_id=self.session_id,
+                cwd=str(config.working_dir),
+                project_dir=str(config.project_dir),
+                transcript_path=str(self.transcript.path),
+                permission_mode=self.policy.mode,
+                agent_id=agent_id,
+                agent_type=agent_type,
+                channel=config.channel,
+            ),
+            report=self.emit,
+            stop_block_cap=config.stop_block_cap,
         )
         self.messages: list[dict[str, Any]] = []
         if messages:
@@ -200,6 +208,14 @@ class Agent:
     def transcript_path(self) -> str:
         return str(self.transcript.path)
 
+    @property
+    def turn_id(self) -> str | None:
+        return self.hooks.identity.turn_id
+
+    @turn_id.setter
+    def turn_id(self, value: str | None) -> None:
+        self.hooks.identity.turn_id = value
+
     def emit(self, event_type: str, /, **data: Any) -> None:
         if self.on_event is not None:
             event: AgentEvent = {"type": event_type, **data}
@@ -207,24 +223,8 @@ class Agent:
                 event["agent_id"] = self.agent_id
             self.on_event(event)
 
-    def observe(self, kind: str, payload: dict[str, Any]) -> None:
-        """Publish a runtime event (PicoClaw's observation stream) without waiting: PascalCase
-        payload fields plus the lowercase envelope keys `scope`, `correlation`, `attrs`."""
-        self.engine.publish(
-            kind,
-            {
-                **payload,
-                "scope": {
-                    "agent_id": self.agent_id or "main",
-                    "session_key": self.session_id,
-                    "turn_id": self.turn_id or "",
-                    "channel": self.config.channel,
-                    "chat_id": self.session_id,
-                },
-                "correlation": {"trace_id": kind},
-                "attrs": {"agent_source": "runTurn", "iteration": self._iteration},
-            },
-        )
+    def observe(self, kind: str, fields: dict[str, Any]) -> None:
+        self.hooks.observe(kind, fields, self._iteration)
 
     def model_retry(self, attempt: int, error: ModelError, delay: float) -> None:
         """A transient model error is being retried: the streamed text starts over."""
@@ -247,62 +247,15 @@ class Agent:
         self.messages.append(message)
         self.transcript.message(message, **meta)
 
-    def _input(self, event: Event, **payload: Any) -> HookInput:
-        base = {
-            "channel": self.config.channel,
-            "chat_id": self.session_id,
-            "workspace_id": str(self.config.project_dir),
-            "run_id": self.turn_id or "",
-            "project_dir": str(self.config.project_dir),
-        }
-        return HookInput(
-            event,
-            session_id=self.session_id,
-            turn_id=self.turn_id,
-            agent_id=self.agent_id,
-            agent_type=self.agent_type,
-            cwd=str(self.config.working_dir),
-            transcript_path=self.transcript_path,
-            permission_mode=self.policy.mode,
-            payload={**base, **payload},
-        )
+    def queue_context(self, texts: Sequence[str]) -> None:
+        """Context for the next model call (delivered once, as a system reminder)."""
+        self._pending_context.extend(texts)
 
-    async def fire(self, event: Event, **payload: Any) -> Verdict:
-        """Dispatch one checkpoint and report what the hooks did."""
-        inp = self._input(event, **payload)
-        selected = self.engine.select(inp)
-        slow = any(not spec.inline for spec in selected)
-        if slow:
-            self.emit("hooks_running", event=event.value, count=len(selected))
-        verdict = await self.engine.dispatch(inp, selected)
-        if slow:
-            self.emit("hooks_done", event=event.value)
-        for result in verdict.results:
-            spec = result.hook
-            if not result.has_effect and result.status.value == "ok" and not result.error:
-                continue
-            self.emit(
-                "hook_result",
-                effect=_effect_of(result),
-                event=event.value,
-                hook=spec.name if spec else "?",
-                source=spec.source if spec else "?",
-                dialect=spec.dialect if spec else "?",
-                status=result.status.value,
-                decision=result.decision.value if result.decision else None,
-                reason=result.reason,
-                error=result.error,
-            )
-        for message in verdict.system_messages:
-            self.emit("notice", text=message, event=event.value)
-        for path in verdict.effects.env_files:
+    def _use_env_files(self, paths: Sequence[str]) -> None:
+        for path in paths:
             candidate = Path(path)
             if candidate not in self.env_files:
                 self.env_files.append(candidate)
-        return verdict
-
-    def _queue_context(self, verdict: Verdict) -> None:
-        self._pending_context.extend(verdict.additional_context)
 
     def _flush_context(self) -> None:
         """Deliver queued additionalContext once, as a system reminder before the next call."""
@@ -323,15 +276,16 @@ class Agent:
 
     async def start(self, source: str = "startup") -> None:
         self.emit("session_start", session_id=self.session_id, transcript=self.transcript_path)
-        verdict = await self.fire(Event.SessionStart, source=source, model=self.model.name)
-        self._queue_context(verdict)
+        decision = await self.hooks.start(source, model=self.model.name)
+        self.queue_context(decision.context)
+        self._use_env_files(decision.env_files)
 
     async def close(self, reason: str = "other") -> None:
         if self.closed:
             return
         self.closed = True
         try:
-            await self.fire(Event.SessionEnd, reason=reason)
+            await self.hooks.end(reason)
         finally:
             for closer in self.closers:
                 closer()
@@ -342,27 +296,20 @@ class Agent:
 
     async def run(self, prompt: str) -> TurnResult:
         self.turn_id = f"turn-{uuid.uuid4().hex[:12]}"
+        self.hooks.identity.permission_mode = self.policy.mode
         turn_start = len(self.messages)
         started = time.monotonic_ns()
         self.observe("agent.turn.start", {"UserMessage": prompt, "MediaCount": 0})
-        self._stop_blocks = 0
         self._iteration = 0
         flow: SkillHookFlow | None = None
         result: TurnResult
         try:
-            verdict = (
-                Verdict(Event.UserPromptSubmit)
-                if self.agent_id
-                else await self.fire(Event.UserPromptSubmit, prompt=prompt)
-            )
-            if verdict.blocked:
-                reason = verdict.reason or "prompt blocked by a hook"
-                self.emit("prompt_blocked", reason=reason)
-                raise _TurnEnded("blocked", reason)
-            if not verdict.continue_:
-                raise _TurnEnded("stopped", verdict.stop_reason)
+            submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
+            if submitted.end is not None and submitted.end.status == "blocked":
+                self.emit("prompt_blocked", reason=submitted.end.reason)
+            self._end_if(submitted.end)
             self._append({"role": "user", "content": prompt})
-            self._queue_context(verdict)
+            self.queue_context(submitted.context)
             self._flush_context()
             if self.config.skill_hooks:
                 flow = SkillHookFlow(HookManager(self.messages, self.config.skill_hooks))
@@ -381,23 +328,14 @@ class Agent:
                 # The seed drops these with its per-request list; this history outlives the turn.
                 flow.manager.remove("after_user_input")
                 flow.manager.remove("before_each_agent")
-        self.observe(
-            "agent.turn.end",
-            {
-                "Status": "completed"
-                if result.status == "completed"
-                else "error"
-                if result.status == "failed"
-                else "aborted",
-                "Iterations": result.rounds,
-                "Duration": time.monotonic_ns() - started,
-                "FinalContentLen": len(result.final_text),
-                "UserMessage": prompt,
-                "FinalContent": result.final_text,
-            },
-        )
+        self.observe("agent.turn.end", _turn_end_fields(result, prompt, started))
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
+
+    def _end_if(self, end: EndTurn | None) -> None:
+        """Unwind the turn when a checkpoint's decision ends it."""
+        if end is not None:
+            raise _TurnEnded(end.status, end.reason, rollback=end.rollback)
 
     def _skill_events(self, events: list[dict[str, Any]]) -> None:
         for event in events:
@@ -442,22 +380,24 @@ class Agent:
             if round_index > self.config.max_turns:
                 self.emit("notice", text=f"stopped after {self.config.max_turns} rounds")
                 return TurnResult("max_turns", self.last_assistant_message, rounds=round_index - 1)
-            step = await self.fire(
+            step = await self.hooks.checkpoint(
                 Event.PreAgentStep,
                 round=round_index,
                 first=round_index == 1,
                 messages=self.messages,
             )
-            self._check_control(step)
-            self._queue_context(step)
+            self._end_if(step.end)
+            self.queue_context(step.context)
             if flow is not None:
                 self._skill_events(flow.before_round(round_index, STEP_PROMPT))
             response = await self._model_round(with_tools=tools_available)
             if response.tool_calls:
-                names = await self._tool_batch(response.tool_calls, self._iteration - 1)
+                batch = await self._tool_batch(response.tool_calls, self._iteration - 1)
                 if flow is not None:
-                    self._skill_events(flow.after_tools(names))
+                    self._skill_events(flow.after_tools([o.tool_name for o in batch]))
                     self._skill_events(flow.end_round())
+                if any(o.response_handled for o in batch):
+                    return TurnResult("completed", self.last_assistant_message, rounds=round_index)
                 continue
             if flow is not None:
                 self._skill_events(flow.end_round())
@@ -466,9 +406,11 @@ class Agent:
             return TurnResult("completed", self.last_assistant_message, rounds=round_index)
 
     async def _planning_round(self, prompt: str, flow: SkillHookFlow | None) -> TurnResult | None:
-        verdict = await self.fire(Event.PrePlanning, prompt=prompt, messages=self.messages)
-        self._check_control(verdict)
-        self._queue_context(verdict)
+        planning = await self.hooks.checkpoint(
+            Event.PrePlanning, prompt=prompt, messages=self.messages
+        )
+        self._end_if(planning.end)
+        self.queue_context(planning.context)
         manager = HookManager(self.messages, [])
         if flow is not None:
             self._skill_events(flow.before_planning(PLANNING_PROMPT))
@@ -494,26 +436,16 @@ class Agent:
             self._append({"role": "assistant", "content": plan}, model=self.model.name)
         return None
 
-    def _check_control(self, verdict: Verdict) -> None:
-        """The common tail of every checkpoint: abort and continue: false end the turn."""
-        if verdict.abort == "hard":
-            raise _TurnEnded("aborted", verdict.reason or "hard abort by hook", rollback=True)
-        if verdict.abort == "turn":
-            raise _TurnEnded("aborted", verdict.reason or "turn aborted by hook")
-        if not verdict.continue_:
-            raise _TurnEnded("stopped", verdict.stop_reason or "stopped by hook")
-
     async def _fail_run(self, error: str, details: str) -> None:
-        await self.fire(
-            Event.StopFailure,
-            error=error,
-            error_details=details,
-            last_assistant_message=details,
-            trigger_type="message",
-            run_status="failed",
-        )
+        await self.hooks.stop_failure(error, details)
         self.observe("agent.error", {"Stage": "model", "Message": details})
         self.emit("error", kind=error, message=details)
+
+    async def _end_run(self, end: EndTurn | None) -> None:
+        """A model or context checkpoint ended the turn; a hook block fails the run."""
+        if end is not None and end.failure is not None:
+            await self._fail_run(end.failure, end.reason)
+        self._end_if(end)
 
     # Model round -----------------------------------------------------------------------------
 
@@ -523,76 +455,44 @@ class Agent:
         if _estimate_tokens(self.messages) > self.config.compact_tokens:
             await self.compact("auto")
         self._flush_context()
-        before = await self.fire(Event.PreContextBuild, messages=self.messages, iteration=iteration)
-        await self._model_gate(before, defer_context=False)
-        messages = _context_messages(before, copy.deepcopy(self.messages))
-        after = await self.fire(Event.PostContextBuild, messages=messages, iteration=iteration)
-        await self._model_gate(after, defer_context=False)
-        messages = _context_messages(after, messages)
-        tools = self.tools.definitions() if with_tools else []
-        request: dict[str, Any] = {
-            "model": self.model.name,
-            "messages": messages,
-            "tools": tools,
-            "options": dict(self.config.model_options),
-        }
-        pre = await self.fire(
-            Event.PreModelCall,
-            **request,
-            model_ref=f"{type(self.model).__name__.lower()}/{self.model.name}",
+        model_ref = f"{type(self.model).__name__.lower()}/{self.model.name}"
+        planned = await self.hooks.model_request(
+            ModelRequest(
+                self.model.name,
+                self.messages,
+                self.tools.definitions() if with_tools else [],
+                dict(self.config.model_options),
+            ),
             iteration=iteration,
-            graceful_terminal=False,
+            model_ref=model_ref,
         )
-        await self._model_gate(pre, defer_context=False)
-        if pre.updated_input:
-            request.update(
-                {k: v for k, v in pre.updated_input.items() if k in request and v is not None}
-            )
-        notes = [*before.additional_context, *after.additional_context, *pre.additional_context]
-        if notes:
-            request["messages"] = _insert_system_notes(request["messages"], notes)
+        await self._end_run(planned.end)
+        request = planned.request
+        messages = [dict(m) for m in request.messages]
+        tools = [dict(t) for t in request.tools]
+        options = dict(request.options or {})
         self.observe(
             "agent.llm.request",
             {
-                "Model": request["model"],
-                "MessagesCount": len(request["messages"]),
-                "ToolsCount": len(request["tools"]),
-                "MaxTokens": request["options"].get("max_tokens", 0),
-                "Temperature": request["options"].get("temperature", 0),
+                "Model": request.model,
+                "MessagesCount": len(messages),
+                "ToolsCount": len(tools),
+                "MaxTokens": options.get("max_tokens", 0),
+                "Temperature": options.get("temperature", 0),
             },
         )
         try:
             response = await self.model.complete(
-                request["messages"],
-                request["tools"] or None,
-                options=request["options"],
+                messages,
+                tools or None,
+                options=options,
                 on_text=lambda text: self.emit("text_delta", text=text),
+                model=request.model,
             )
         except ModelError as exc:
             await self._fail_run(exc.kind, str(exc))
             raise _TurnEnded("failed", f"{exc.kind}: {exc}") from None
-        post = await self.fire(
-            Event.PostModelCall,
-            model=request["model"],
-            model_ref=f"{type(self.model).__name__.lower()}/{self.model.name}",
-            messages=request["messages"],
-            options=request["options"],
-            iteration=iteration,
-            response=_response_dict(response),
-        )
-        await self._model_gate(post, defer_context=False)
-        if isinstance(post.updated_output, dict):
-            response = _response_from_dict(post.updated_output, response)
-        if post.additional_context:
-            response.content = "\n\n".join([response.content, *post.additional_context]).strip()
-        self.observe(
-            "agent.llm.response",
-            {
-                "ContentLen": len(response.content),
-                "ToolCalls": len(response.tool_calls),
-                "HasReasoning": False,
-            },
-        )
+        response = await self._after_model(request, response, iteration, model_ref)
         self.emit(
             "assistant",
             text=response.content,
@@ -605,42 +505,44 @@ class Agent:
             self.last_assistant_message = response.content
         return response
 
-    async def _model_gate(self, verdict: Verdict, *, defer_context: bool = True) -> None:
-        """Model and context checkpoints: a block fails the run (OpenHarness run_failed).
-        Their context goes into this very call (`defer_context=False`: the caller inserts it)."""
-        if verdict.blocked:
-            reason = verdict.reason or "blocked by hook"
-            await self._fail_run("hook_blocked", reason)
-            raise _TurnEnded("failed", reason)
-        self._check_control(verdict)
-        if defer_context:
-            self._queue_context(verdict)
+    async def _after_model(
+        self, request: ModelRequest, response: ModelResponse, iteration: int, model_ref: str
+    ) -> ModelResponse:
+        decision = await self.hooks.model_response(
+            request, _response_dict(response), iteration=iteration, model_ref=model_ref
+        )
+        await self._end_run(decision.end)
+        if decision.response is not None:
+            response = _response_from_dict(dict(decision.response), response)
+        if decision.notes:
+            response.content = "\n\n".join([response.content, *decision.notes]).strip()
+        self.observe(
+            "agent.llm.response",
+            {
+                "ContentLen": len(response.content),
+                "ToolCalls": len(response.tool_calls),
+                "HasReasoning": False,
+            },
+        )
+        return response
 
     # Tools ------------------------------------------------------------------------------------
 
-    async def _tool_batch(self, calls: list[ToolCall], iteration: int) -> list[str]:
-        batch: list[dict[str, Any]] = []
+    async def _tool_batch(self, calls: list[ToolCall], iteration: int) -> list[CallOutcome]:
+        batch: list[CallOutcome] = []
         stop_after: str | None = None
         for call in calls:
             outcome = await self._tool_call(call, iteration, single=len(calls) == 1)
             batch.append(outcome)
-            if outcome.get("stop") and stop_after is None:
-                stop_after = outcome["stop"]
+            if outcome.stop and stop_after is None:
+                stop_after = outcome.stop
         self._flush_context()
-        verdict = await self.fire(
-            Event.PostToolBatch,
-            tool_calls=[
-                {k: o[k] for k in ("tool_name", "tool_input", "tool_use_id", "tool_response")}
-                for o in batch
-            ],
-        )
-        self._queue_context(verdict)
+        checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
+        self.queue_context(checkpoint.context)
         if stop_after is not None:
             raise _TurnEnded("stopped", stop_after)
-        if verdict.blocked:
-            raise _TurnEnded("stopped", verdict.reason or "PostToolBatch hook stopped the loop")
-        self._check_control(verdict)
-        return [o["tool_name"] for o in batch]
+        self._end_if(checkpoint.end)
+        return batch
 
     def _tool_message(self, call_id: str, output: ToolOutput, *, data: Any = None) -> None:
         self._append(
@@ -649,15 +551,9 @@ class Agent:
             is_error=output.is_error,
         )
 
-    async def _tool_call(self, call: ToolCall, iteration: int, *, single: bool) -> dict[str, Any]:
-        name = call.name
-        outcome: dict[str, Any] = {
-            "tool_name": name,
-            "tool_input": call.arguments,
-            "tool_use_id": call.id,
-            "tool_response": None,
-        }
-        self.emit("tool_call", id=call.id, name=name, input=call.arguments)
+    async def _tool_call(self, call: ToolCall, iteration: int, *, single: bool) -> CallOutcome:
+        outcome = CallOutcome(call.name, call.arguments, call.id)
+        self.emit("tool_call", id=call.id, name=call.name, input=call.arguments)
         if call.arguments is None:
             output = ToolOutput(
                 content="InputValidationError: the tool arguments are not a JSON object: "
@@ -665,51 +561,46 @@ class Agent:
                 is_error=True,
             )
             return self._finish_call(call, output, outcome, skipped="invalid arguments")
-        tool_input: dict[str, Any] = dict(call.arguments)
-        pre = await self.fire(
-            Event.PreToolUse,
-            tool_name=name,
-            tool_input=tool_input,
-            tool_use_id=call.id,
-            iteration=iteration,
+        self.hooks.identity.permission_mode = self.policy.mode
+        decision = await self.hooks.before_tool(
+            call.name, dict(call.arguments), call.id, iteration=iteration
         )
-        self._queue_context(pre)
-        if pre.abort is not None:
+        self.queue_context(decision.context)
+        if decision.end is not None:
             self._tool_message(call.id, ToolOutput("Tool call aborted by hook.", is_error=True))
-            self._check_control(pre)
-        if pre.respond is not None:
-            output = tool_output_from_value(pre.respond)
-            self.emit("notice", text=f"{name}: answered by a hook without running the tool")
-            return self._finish_call(call, output, outcome, skipped="answered by hook", pre=pre)
-        if pre.decision in (Decision.deny, Decision.block):
-            message = pre.effects.tool_message or pre.reason or "Blocked by hook"
-            output = ToolOutput(str(message), is_error=True)
-            return self._finish_call(call, output, outcome, skipped="denied by hook", pre=pre)
-        if pre.decision is Decision.defer:
+            self._end_if(decision.end)
+        outcome.stop = decision.stop_after
+        action = decision.action
+        if isinstance(action, Respond):
+            self.emit("notice", text=f"{call.name}: answered by a hook without running the tool")
+            output = _tool_output(action.result)
+            outcome.response_handled = action.result.response_handled
+            return self._finish_call(call, output, outcome, skipped="answered by hook")
+        if isinstance(action, Deny):
+            output = ToolOutput(action.message, is_error=True)
+            return self._finish_call(call, output, outcome, skipped="denied by hook")
+        if isinstance(action, Defer):
             if single and not self.config.interactive:
                 self._tool_message(call.id, ToolOutput("Tool call deferred.", is_error=True))
-                outcome["stop"] = "tool_deferred"
+                outcome.stop = "tool_deferred"
                 return outcome
             self.emit("notice", text="a hook answered defer; ignored (only for a single call)")
-        if pre.payload_updates.get("tool_name"):
-            name = str(pre.payload_updates["tool_name"])
-            outcome["tool_name"] = name
-        if pre.updated_input is not None:
-            tool_input = dict(pre.updated_input)
-        outcome["tool_input"] = tool_input
-        if not pre.continue_:
-            outcome["stop"] = pre.stop_reason or "stopped by hook"
+            action = Run(call.name, dict(call.arguments))
+        return await self._run_tool(call, action, outcome)
+
+    async def _run_tool(
+        self, call: ToolCall, action: Run | Ask, outcome: CallOutcome
+    ) -> CallOutcome:
+        name, tool_input = action.tool_name, dict(action.tool_input)
+        outcome.tool_name, outcome.tool_input = name, tool_input
         tool = self.tools.get(name)
         if tool is None:
             output = ToolOutput(f"Error: No such tool available: {name}", is_error=True)
             return self._finish_call(call, output, outcome, skipped="unknown tool")
-        permitted = await self._permission(
-            name, tool_input, call.id, read_only=tool.read_only, pre=pre
-        )
+        permitted = await self._permission(name, tool_input, call.id, tool.read_only, action)
         if permitted is not True:
             output = ToolOutput(permitted, is_error=True)
             return self._finish_call(call, output, outcome, skipped="permission denied")
-        tool_input = outcome["tool_input"]
         self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": tool_input})
         started = time.monotonic_ns()
         output = await self.tools.execute(
@@ -722,92 +613,56 @@ class Agent:
             ),
         )
         duration_ns = time.monotonic_ns() - started
-        self.observe(
-            "agent.tool.exec_end",
-            {
-                "Tool": name,
-                "Duration": duration_ns,
-                "ForLLMLen": len(output.content),
-                "ForUserLen": 0,
-                "IsError": output.is_error,
-                "Async": False,
-            },
+        self.observe("agent.tool.exec_end", _exec_end_fields(name, output, duration_ns))
+        after = await self.hooks.after_tool(
+            name,
+            tool_input,
+            call.id,
+            ToolResult(output.content, output.is_error, output.data),
+            duration_ms=round(duration_ns / 1e6, 3),
+            error=output.error,
         )
-        duration_ms = round(duration_ns / 1e6, 3)
-        tool_result = {"content": output.content, "is_error": output.is_error}
-        if output.is_error:
-            failure = await self.fire(
-                Event.PostToolUseFailure,
-                tool_name=name,
-                tool_input=tool_input,
-                tool_use_id=call.id,
-                error=output.error or output.content,
-                tool_result=tool_result,
-                duration_ms=duration_ms,
-                is_interrupt=False,
-            )
-            self._queue_context(failure)
-            if not failure.continue_:
-                outcome["stop"] = failure.stop_reason or "stopped by hook"
-            if failure.abort is not None:
-                self._tool_message(call.id, output)
-                self._check_control(failure)
-            return self._finish_call(call, output, outcome)
-        post = await self.fire(
-            Event.PostToolUse,
-            tool_name=name,
-            tool_input=tool_input,
-            tool_use_id=call.id,
-            tool_response=output.data if output.data is not None else {"content": output.content},
-            tool_result=tool_result,
-            duration_ms=duration_ms,
+        self.queue_context(after.context)
+        output = ToolOutput(
+            after.result.content,
+            after.result.is_error,
+            after.result.data if isinstance(after.result.data, dict) else output.data,
+            output.error,
         )
-        if post.updated_output is not None:
-            replaced = tool_output_from_value(post.updated_output)
+        outcome.response_handled = after.result.response_handled
+        if after.feedback is not None:
             output = ToolOutput(
-                content=replaced.content,
-                is_error=replaced.is_error,
-                data=replaced.data if replaced.data is not None else output.data,
-            )
-        if post.decision is Decision.block and post.reason:
-            output = ToolOutput(
-                f"{output.content}\n\nPostToolUse hook feedback:\n{post.reason}",
+                f"{output.content}\n\nPostToolUse hook feedback:\n{after.feedback}",
                 is_error=output.is_error,
                 data=output.data,
             )
-        self._queue_context(post)
-        if not post.continue_:
-            outcome["stop"] = post.stop_reason or "stopped by hook"
-        if post.abort is not None:
+        if after.stop_after is not None:
+            outcome.stop = after.stop_after
+        if after.end is not None:
             self._tool_message(call.id, output)
-            self._check_control(post)
+            self._end_if(after.end)
         return self._finish_call(call, output, outcome)
 
     def _finish_call(
         self,
         call: ToolCall,
         output: ToolOutput,
-        outcome: dict[str, Any],
+        outcome: CallOutcome,
         *,
         skipped: str | None = None,
-        pre: Verdict | None = None,
-    ) -> dict[str, Any]:
+    ) -> CallOutcome:
         if skipped is not None:
-            self.observe(
-                "agent.tool.exec_skipped", {"Tool": outcome["tool_name"], "Reason": skipped}
-            )
+            self.observe("agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": skipped})
         self._tool_message(call.id, output)
-        outcome["tool_response"] = output.data if output.data is not None else output.content
+        outcome.tool_response = output.data if output.data is not None else output.content
         self.emit(
             "tool_result",
             id=call.id,
-            name=outcome["tool_name"],
+            name=outcome.tool_name,
             content=output.content,
             is_error=output.is_error,
             skipped=skipped,
         )
-        if pre is not None and not pre.continue_:
-            outcome["stop"] = pre.stop_reason or "stopped by hook"
         return outcome
 
     async def _permission(
@@ -815,9 +670,8 @@ class Agent:
         name: str,
         tool_input: dict[str, Any],
         call_id: str,
-        *,
         read_only: bool,
-        pre: Verdict,
+        action: Run | Ask,
     ) -> str | Literal[True]:
         """True when the call may run, else the message the model sees.
 
@@ -826,62 +680,44 @@ class Agent:
         `approve_tool`) see every call and can deny it; Claude Code hooks only see the calls
         that would prompt, as in Claude Code."""
         cwd = str(self.config.working_dir)
+        approved = isinstance(action, Run) and action.approved
         outcome = self.policy.check(
-            name,
-            tool_input,
-            read_only=read_only,
-            cwd=cwd,
-            hook_allowed=pre.decision is Decision.allow,
+            name, tool_input, read_only=read_only, cwd=cwd, hook_allowed=approved
         )
         behavior = outcome.behavior
-        if pre.decision is Decision.ask and behavior == "allow":
+        if isinstance(action, Ask) and behavior == "allow":
             behavior = "ask"
         if behavior == "deny":
             self.emit("permission", tool=name, behavior="deny", reason=outcome.reason)
             return f"Permission to use {name} was denied: {outcome.reason}"
-        request = await self.fire(
-            Event.PermissionRequest,
-            tool_name=name,
-            tool_input=tool_input,
-            tool_use_id=call_id,
-            permission_prompt=behavior == "ask",
-            permission_suggestions=[
-                {
-                    "type": "addRules",
-                    "rules": [{"toolName": name}],
-                    "behavior": "allow",
-                    "destination": "session",
-                }
-            ],
-        )
-        updates = request.effects.permission_updates
-        if updates and request.decision is Decision.allow:
-            for note in self.policy.apply_updates(updates):
+        request = await self.hooks.permission(name, tool_input, call_id, prompt=behavior == "ask")
+        if request.permission_updates and request.behavior == "allow":
+            for note in self.policy.apply_updates(request.permission_updates):
                 self.emit("notice", text=f"permissions: {note}")
-        if request.abort is not None:
+            self.hooks.identity.permission_mode = self.policy.mode
+        if request.end is not None:
             self._tool_message(call_id, ToolOutput("Permission denied; interrupted.", True))
-            self._check_control(request)
-        if request.decision in (Decision.deny, Decision.block):
-            reason = request.reason or "denied by a PermissionRequest hook"
-            self.emit("permission", tool=name, behavior="deny", reason=reason)
-            tool_message = request.effects.tool_message
-            return (
-                str(tool_message)
-                if tool_message
-                else f"Permission to use {name} was denied: {reason}"
-            )
+            self._end_if(request.end)
+        if request.behavior == "deny":
+            self.emit("permission", tool=name, behavior="deny", reason=request.reason)
+            return request.message or f"Permission to use {name} was denied"
         if behavior == "allow":
             return True
-        if request.decision is Decision.allow:
-            if request.updated_input is not None:
+        if request.behavior == "allow":
+            if request.tool_input is not None:
                 tool_input.clear()
-                tool_input.update(request.updated_input)
+                tool_input.update(request.tool_input)
                 recheck = self.policy.rule_decision(name, tool_input, cwd)
                 if recheck is not None and recheck.behavior == "deny":
                     return f"Permission to use {name} was denied: {recheck.reason}"
             self.emit("permission", tool=name, behavior="allow", reason="allowed by hook")
             return True
-        question = pre.reason if pre.decision is Decision.ask and pre.reason else outcome.reason
+        question = action.reason if isinstance(action, Ask) and action.reason else outcome.reason
+        return await self._ask_user(name, question, tool_input)
+
+    async def _ask_user(
+        self, name: str, question: str, tool_input: dict[str, Any]
+    ) -> str | Literal[True]:
         if self.ask_user is not None and self.config.interactive:
             if await self.ask_user(name, question, tool_input):
                 self.emit("permission", tool=name, behavior="allow", reason="allowed by user")
@@ -900,33 +736,15 @@ class Agent:
 
     async def _stop_continues(self) -> bool:
         """Fire Stop (SubagentStop in a subagent); True when a hook made the loop go on."""
-        event = Event.SubagentStop if self.agent_id else Event.Stop
-        payload: dict[str, Any] = {
-            "stop_hook_active": self._stop_blocks > 0,
-            "last_assistant_message": self.last_assistant_message,
-            "trigger_type": "message",
-            "run_status": "completed",
-        }
-        if self.agent_id:
-            payload["agent_transcript_path"] = self.transcript_path
-        verdict = await self.fire(event, **payload)
-        if not verdict.continue_:
-            raise _TurnEnded("stopped", verdict.stop_reason or "stopped by hook")
-        feedback: str | None = None
-        if verdict.blocked:
-            feedback = f"Stop hook feedback:\n{verdict.reason or 'continue working'}"
-        elif verdict.additional_context:
-            feedback = "\n".join(verdict.additional_context)
-        if feedback is None:
-            self._stop_blocks = 0
-            return False
-        cap = self.config.stop_block_cap
-        if cap and self._stop_blocks >= cap:
+        extra = {"agent_transcript_path": self.transcript_path} if self.agent_id else {}
+        decision = await self.hooks.stop(self.last_assistant_message, **extra)
+        self._end_if(decision.end)
+        if decision.capped:
+            cap = self.config.stop_block_cap
             self.emit("notice", text=f"Stop hooks blocked {cap} times in a row; stopping anyway")
-            self._stop_blocks = 0
+        if decision.continue_with is None:
             return False
-        self._stop_blocks += 1
-        self._append({"role": "user", "content": feedback})
+        self._append({"role": "user", "content": decision.continue_with})
         return True
 
     # Compaction --------------------------------------------------------------------------------
@@ -936,32 +754,36 @@ class Agent:
         cut = self._compaction_cut()
         if cut is None:
             return False
-        pre = await self.fire(
-            Event.PreCompact,
-            trigger=trigger,
-            custom_instructions=instructions,
-            messages=self.messages,
-        )
-        if pre.blocked:
-            self.emit("notice", text=f"compaction skipped: {pre.reason or 'blocked by hook'}")
+        pre = await self.hooks.pre_compact(trigger, instructions, self.messages)
+        if pre.skip is not None:
+            self.emit("notice", text=f"compaction skipped: {pre.skip}")
             return False
         prompt = COMPACT_PROMPT
-        for text in (instructions, *pre.effects.compact_instructions):
+        for text in (instructions, *pre.instructions):
             if text:
                 prompt += f"\n\nAdditional instructions:\n{text}"
+        history = [dict(m) for m in pre.messages] if pre.messages is not None else self.messages
         try:
             summary = await self.model.complete(
-                [*copy.deepcopy(self.messages[:cut]), {"role": "user", "content": prompt}], None
+                [*copy.deepcopy(history[:cut]), {"role": "user", "content": prompt}], None
             )
         except ModelError as exc:
             self.emit("notice", text=f"compaction failed: {exc}")
             return False
+        compacted = await self.hooks.post_compact(trigger, summary.content)
+        text = compacted.summary if compacted.summary is not None else summary.content
+        self._replace_history(cut, text, trigger)
+        start = await self.hooks.start("compact", model=self.model.name)
+        self.queue_context(start.context)
+        self._use_env_files(start.env_files)
+        return True
+
+    def _replace_history(self, cut: int, summary: str, trigger: str) -> None:
         system = self.messages[0]
         kept = self.messages[cut:]
         summary_message = {
             "role": "user",
-            "content": "This session continues an earlier conversation. Summary:\n"
-            + summary.content,
+            "content": "This session continues an earlier conversation. Summary:\n" + summary,
         }
         dropped = cut - 1
         self.messages[:] = [system, summary_message, *kept]
@@ -976,11 +798,7 @@ class Agent:
                 "RemainingMessages": len(self.messages),
             },
         )
-        self.emit("compact", trigger=trigger, summary=summary.content, dropped=dropped)
-        await self.fire(Event.PostCompact, trigger=trigger, compact_summary=summary.content)
-        start = await self.fire(Event.SessionStart, source="compact", model=self.model.name)
-        self._queue_context(start)
-        return True
+        self.emit("compact", trigger=trigger, summary=summary, dropped=dropped)
 
     def _compaction_cut(self) -> int | None:
         """Index of the first kept message: at least `keep_recent` messages stay, and the cut
@@ -992,43 +810,52 @@ class Agent:
         return None
 
 
-def _context_messages(verdict: Verdict, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The context a context-build hook rewrote: `payload_updates.messages` or the
-    `patches.context.messages` of an OpenHarness context patch; else `messages` unchanged."""
-    rewritten = verdict.payload_updates.get("messages")
-    patch = verdict.patches.get("context")
-    if not isinstance(rewritten, list) and isinstance(patch, dict):
-        rewritten = patch.get("messages")
-    return list(rewritten) if isinstance(rewritten, list) else messages
+@dataclass(slots=True)
+class CallOutcome:
+    """One tool call of a batch as PostToolBatch reports it, and whether it ends the turn."""
+
+    tool_name: str
+    tool_input: dict[str, Any] | None
+    tool_use_id: str
+    tool_response: Any = None
+    stop: str | None = None
+    response_handled: bool = False
+
+    def batch_entry(self) -> dict[str, Any]:
+        return {
+            "tool_name": self.tool_name,
+            "tool_input": self.tool_input,
+            "tool_use_id": self.tool_use_id,
+            "tool_response": self.tool_response,
+        }
 
 
-def _insert_system_notes(messages: list[dict[str, Any]], notes: list[str]) -> list[dict[str, Any]]:
-    """Insert hook notes as system messages after the leading system messages."""
-    index = 0
-    while index < len(messages) and messages[index].get("role") == "system":
-        index += 1
-    extra = [{"role": "system", "content": note} for note in notes]
-    return [*messages[:index], *extra, *messages[index:]]
+def _tool_output(result: ToolResult) -> ToolOutput:
+    data = result.data if isinstance(result.data, dict) else None
+    return ToolOutput(result.content, result.is_error, data)
 
 
-def _effect_of(result: HookResult) -> str:
-    if result.status is not Status.ok:
-        return result.status.value
-    if result.decision is not None:
-        return result.decision.value
-    for effect, present in (
-        ("abort", result.abort is not None),
-        ("stop", not result.continue_),
-        ("respond", result.respond is not None),
-        ("rewrite input", result.updated_input is not None or bool(result.payload_updates)),
-        ("rewrite output", result.updated_output is not None),
-        ("patch", bool(result.patches)),
-        ("context", result.additional_context is not None),
-        ("message", result.system_message is not None),
-    ):
-        if present:
-            return effect
-    return "note"
+def _exec_end_fields(name: str, output: ToolOutput, duration_ns: int) -> dict[str, Any]:
+    return {
+        "Tool": name,
+        "Duration": duration_ns,
+        "ForLLMLen": len(output.content),
+        "ForUserLen": 0,
+        "IsError": output.is_error,
+        "Async": False,
+    }
+
+
+def _turn_end_fields(result: TurnResult, prompt: str, started: int) -> dict[str, Any]:
+    status = {"completed": "completed", "failed": "error"}.get(result.status, "aborted")
+    return {
+        "Status": status,
+        "Iterations": result.rounds,
+        "Duration": time.monotonic_ns() - started,
+        "FinalContentLen": len(result.final_text),
+        "UserMessage": prompt,
+        "FinalContent": result.final_text,
+    }
 
 
 def _response_dict(response: ModelResponse) -> dict[str, Any]:

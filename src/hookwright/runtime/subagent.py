@@ -98,10 +98,10 @@ class AgentTool:
         )
         child.turn_id = parent.turn_id
         self._load_definition_hooks(args.subagent_type, agent_id)
-        start = await child.fire(
+        start = await child.hooks.checkpoint(
             Event.SubagentStart, agent_id=agent_id, agent_type=args.subagent_type
         )
-        child._pending_context.extend(start.additional_context)
+        child.queue_context(start.context)
         try:
             result = await child.run(args.prompt)
         finally:

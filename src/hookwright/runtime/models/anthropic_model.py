@@ -208,6 +208,7 @@ class AnthropicModel:
         *,
         options: dict[str, Any] | None = None,
         on_text: TextCallback | None = None,
+        model: str | None = None,
     ) -> ModelResponse:
         extra_body = dict(options or {})
         clash = sorted(_RESERVED_OPTIONS & extra_body.keys())
@@ -229,7 +230,7 @@ class AnthropicModel:
         try:
             async with client:
                 stream = await client.messages.create(
-                    model=self.name,
+                    model=model or self.name,
                     max_tokens=max_tokens,
                     messages=cast(Any, request.messages),
                     system=request.system or anthropic.omit,

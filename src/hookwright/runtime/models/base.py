@@ -121,6 +121,7 @@ class Model(Protocol):
         *,
         options: dict[str, Any] | None = None,
         on_text: TextCallback | None = None,
+        model: str | None = None,
     ) -> ModelResponse: ...
 
 

@@ -79,6 +79,7 @@ class OpenAIModel:
         *,
         options: dict[str, Any] | None = None,
         on_text: TextCallback | None = None,
+        model: str | None = None,
     ) -> ModelResponse:
         extra_body = _extra_body(options)
         # A client per call: its connection pool belongs to the running event loop, and the
@@ -89,7 +90,7 @@ class OpenAIModel:
         try:
             async with client:
                 stream = await client.chat.completions.create(
-                    model=self.name,
+                    model=model or self.name,
                     messages=cast(Any, messages),
                     tools=cast(Any, tools) if tools else openai.omit,
                     stream=True,

@@ -76,11 +76,14 @@ class RetryingModel:
         *,
         options: dict[str, Any] | None = None,
         on_text: TextCallback | None = None,
+        model: str | None = None,
     ) -> ModelResponse:
         attempt = 0
         while True:
             try:
-                return await self.inner.complete(messages, tools, options=options, on_text=on_text)
+                return await self.inner.complete(
+                    messages, tools, options=options, on_text=on_text, model=model
+                )
             except ModelError as error:
                 if not error.transient or attempt >= self.max_retries:
                     raise

@@ -104,6 +104,8 @@ class ScriptedCall:
     options: dict[str, Any] | None
     turn_index: int | None
     """Index into the script's turns; None once the script was exhausted."""
+    model: str = ""
+    """The model name the call asked for (a hook may have rewritten it)."""
 
 
 class ScriptedModel:
@@ -154,6 +156,7 @@ class ScriptedModel:
         *,
         options: dict[str, Any] | None = None,
         on_text: TextCallback | None = None,
+        model: str | None = None,
     ) -> ModelResponse:
         index = self._next if self._next < len(self._turns) else None
         self.calls.append(
@@ -162,6 +165,7 @@ class ScriptedModel:
                 tools=copy.deepcopy(tools),
                 options=copy.deepcopy(options),
                 turn_index=index,
+                model=model or self.name,
             )
         )
         if index is None:

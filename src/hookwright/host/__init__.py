@@ -1,0 +1,72 @@
+"""The host contract: what any agent loop calls at each lifecycle checkpoint, and the typed
+decision it applies (docs/embedding.md shows a whole loop).
+
+    session = HookSession(engine, SessionIdentity(cwd=...))
+    decision = await session.before_tool("Bash", {"command": "ls"}, "call_1")
+    match decision.action:
+        case Run(tool_name, tool_input): ...      # run it with these arguments
+        case Deny(message): ...                   # the model sees `message` as the result
+        case Respond(result): ...                 # the tool's answer, without running it
+        case Ask(reason=reason): ...              # ask the user
+        case Defer(): ...
+"""
+
+from hookwright.host.decisions import (
+    Ask,
+    Checkpoint,
+    CompactDecision,
+    CompactedDecision,
+    Defer,
+    Deny,
+    EndTurn,
+    ModelRequest,
+    ModelRequestDecision,
+    ModelResponseDecision,
+    PermissionDecision,
+    Respond,
+    Run,
+    SessionStartDecision,
+    StopDecision,
+    ToolAction,
+    ToolDecision,
+    ToolResult,
+    ToolResultDecision,
+)
+from hookwright.host.reports import Reporter
+from hookwright.host.session import (
+    DEFAULT_STOP_BLOCK_CAP,
+    HookSession,
+    SessionIdentity,
+    tool_result_from_value,
+)
+from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
+
+__all__ = [
+    "DEFAULT_STOP_BLOCK_CAP",
+    "Ask",
+    "Checkpoint",
+    "CompactDecision",
+    "CompactedDecision",
+    "Defer",
+    "Deny",
+    "EndTurn",
+    "HookSession",
+    "ModelRequest",
+    "ModelRequestDecision",
+    "ModelResponseDecision",
+    "PermissionDecision",
+    "Reporter",
+    "Respond",
+    "Run",
+    "SessionIdentity",
+    "SessionStartDecision",
+    "StopDecision",
+    "ToolAction",
+    "ToolAlias",
+    "ToolDecision",
+    "ToolMap",
+    "ToolResult",
+    "ToolResultDecision",
+    "tool_result_from_value",
+    "unmatched_tool_hooks",
+]

@@ -1,0 +1,192 @@
+"""The typed decisions a host applies, one kind per checkpoint.
+
+A host never reads a verdict or a dialect's vocabulary: it calls a `HookSession` method and
+applies what comes back. Every record is frozen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+EndStatus = Literal["stopped", "aborted", "failed", "blocked"]
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """The turn ends at this checkpoint.
+
+    `rollback` (a hard abort) asks the host to drop the turn's messages; `failure` (a model or
+    context hook blocked) asks it to report the run as failed (StopFailure)."""
+
+    status: EndStatus
+    reason: str
+    rollback: bool = False
+    failure: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A tool's answer as hooks see and replace it: the model-facing text, whether it is an
+    error, and the structured result (`tool_response`)."""
+
+    content: str
+    is_error: bool = False
+    data: Any = None
+    #: The tool already answered the user: the turn ends without another model call.
+    response_handled: bool = False
+    media: tuple[str, ...] = ()
+
+
+# Tool call actions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Run the tool: `tool_name` and `tool_input` are what the hooks left (renamed, rewritten).
+    `approved`: a hook allowed the call (a permission prompt is not needed)."""
+
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    approved: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A hook wants the user asked before the tool runs."""
+
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Deny:
+    """Do not run the tool; `message` is the tool result the model sees."""
+
+    message: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Respond:
+    """Do not run the tool; `result` is its answer."""
+
+    result: ToolResult
+    skip_approval: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Defer:
+    """A hook deferred the call to the host (Claude Code `defer`)."""
+
+    reason: str | None
+
+
+ToolAction = Run | Ask | Deny | Respond | Defer
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDecision:
+    """PreToolUse. `end` (an abort) ends the turn before the tool runs; `stop_after` ends it
+    once this call's result is recorded."""
+
+    action: ToolAction
+    context: tuple[str, ...] = ()
+    stop_after: str | None = None
+    end: EndTurn | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionDecision:
+    """PermissionRequest. `behavior` None: no hook decided (ask the user or apply the mode)."""
+
+    behavior: Literal["allow", "deny"] | None
+    tool_input: Mapping[str, Any] | None = None
+    message: str | None = None
+    reason: str | None = None
+    permission_updates: tuple[Mapping[str, Any], ...] = ()
+    end: EndTurn | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultDecision:
+    """PostToolUse / PostToolUseFailure: `result` is what the model sees (replaced by a hook
+    or not); `feedback` is a blocking hook's reason, for the model."""
+
+    result: ToolResult
+    feedback: str | None = None
+    context: tuple[str, ...] = ()
+    stop_after: str | None = None
+    end: EndTurn | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A checkpoint whose effects are context for the next model call and the turn's end."""
+
+    context: tuple[str, ...] = ()
+    end: EndTurn | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStartDecision:
+    context: tuple[str, ...] = ()
+    env_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One model call: the hooks may rewrite each field."""
+
+    model: str
+    messages: Sequence[Mapping[str, Any]]
+    tools: Sequence[Mapping[str, Any]] = ()
+    options: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequestDecision:
+    """What to send: the request after context-build and model-call hooks, with their notes
+    already placed (system messages after the leading system block)."""
+
+    request: ModelRequest
+    end: EndTurn | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponseDecision:
+    """PostModelCall: `response` replaces the model's answer (same shape as given) when set;
+    `notes` are appended to the reply text."""
+
+    response: Mapping[str, Any] | None = None
+    notes: tuple[str, ...] = ()
+    end: EndTurn | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StopDecision:
+    """Stop / SubagentStop: `continue_with` is the feedback to give the model when a hook
+    made the loop go on (the session enforces the consecutive-block cap)."""
+
+    continue_with: str | None = None
+    end: EndTurn | None = None
+    capped: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CompactDecision:
+    """PreCompact: `skip` says why compaction must not happen; otherwise `instructions` go into
+    the summary prompt and `messages`, when set, replace the history to summarise."""
+
+    skip: str | None = None
+    instructions: tuple[str, ...] = ()
+    messages: Sequence[Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompactedDecision:
+    """PostCompact: `summary` replaces the summary when a hook rewrote it."""
+
+    summary: str | None = None

@@ -1,0 +1,60 @@
+"""What a session tells its host's operator about each dispatch: which hook had which effect,
+failures, and the hooks' messages for the user. Never shown to the model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hookwright.results import HookResult, Status, Verdict
+
+#: `report(kind, **fields)`: kinds ``hooks_running``, ``hooks_done``, ``hook_result``,
+#: ``notice``.
+Reporter = Callable[..., None]
+
+
+def report_verdict(report: Reporter, verdict: Verdict) -> None:
+    event = verdict.event.value
+    for result in verdict.results:
+        spec = result.hook
+        if not result.has_effect and result.status is Status.ok and not result.error:
+            continue
+        report(
+            "hook_result",
+            effect=effect_of(result),
+            event=event,
+            hook=spec.name if spec else "?",
+            source=spec.source if spec else "?",
+            dialect=spec.dialect if spec else "?",
+            status=result.status.value,
+            decision=result.decision.value if result.decision else None,
+            reason=result.reason,
+            error=result.error,
+        )
+    for message in verdict.system_messages:
+        report("notice", text=message, event=event)
+    for notice in verdict.effects.notices:
+        if notice.kind == "ignored_patch":
+            report("notice", text=f"{notice.hook}: {notice.message}", event=event)
+
+
+def effect_of(result: HookResult) -> str:
+    """A one-word summary of what a hook did."""
+    if result.status is not Status.ok:
+        return result.status.value
+    if result.decision is not None:
+        return result.decision.value
+    checks: tuple[tuple[str, Any], ...] = (
+        ("abort", result.abort is not None),
+        ("stop", not result.continue_),
+        ("respond", result.respond is not None),
+        ("rewrite input", result.updated_input is not None or bool(result.payload_updates)),
+        ("rewrite output", result.updated_output is not None),
+        ("patch", bool(result.patches)),
+        ("context", result.additional_context is not None),
+        ("message", result.system_message is not None),
+    )
+    for effect, present in checks:
+        if present:
+            return effect
+    return "note"

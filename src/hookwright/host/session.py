@@ -1,0 +1,527 @@
+"""`HookSession`: one agent session's hooks, as typed decisions per checkpoint.
+
+A host (the reference agent, a framework adapter, a bridge) calls one method per lifecycle
+checkpoint and applies the decision it gets back; it never reads a `Verdict`. The session keeps
+what spans checkpoints: the session's identity, the consecutive Stop-block count and the
+first decision per `tool_use_id` (a host that replays a step gets the first answer back instead
+of running the hooks twice).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookwright.engine import HookEngine
+from hookwright.events import Event, HookInput
+from hookwright.host.decisions import (
+    Ask,
+    Checkpoint,
+    CompactDecision,
+    CompactedDecision,
+    Defer,
+    Deny,
+    EndTurn,
+    ModelRequest,
+    ModelRequestDecision,
+    ModelResponseDecision,
+    PermissionDecision,
+    Respond,
+    Run,
+    SessionStartDecision,
+    StopDecision,
+    ToolDecision,
+    ToolResult,
+    ToolResultDecision,
+)
+from hookwright.host.reports import Reporter, report_verdict
+from hookwright.host.toolmap import ToolMap
+from hookwright.results import Decision, Verdict
+
+DEFAULT_STOP_BLOCK_CAP = 8
+
+
+@dataclass(slots=True)
+class SessionIdentity:
+    """The common fields every hook input carries; the host updates them as the session
+    moves (a new turn, a permission-mode change, a new working directory)."""
+
+    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    cwd: str | None = None
+    project_dir: str | None = None
+    transcript_path: str | None = None
+    permission_mode: str | None = None
+    turn_id: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+    channel: str = "cli"
+
+
+class HookSession:
+    """Fires the canonical events of one session on `engine` and turns each verdict into the
+    decision a host applies."""
+
+    def __init__(
+        self,
+        engine: HookEngine,
+        identity: SessionIdentity | None = None,
+        *,
+        report: Reporter | None = None,
+        tool_map: ToolMap | None = None,
+        stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
+        host_objects: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.identity = identity or SessionIdentity()
+        self.report = report
+        self.tool_map = tool_map or ToolMap()
+        self.stop_block_cap = stop_block_cap
+        self.host_objects = dict(host_objects or {})
+        self._stop_blocks = 0
+        self._tool_decisions: dict[str, ToolDecision] = {}
+
+    @property
+    def session_id(self) -> str:
+        return self.identity.session_id
+
+    # Dispatch -----------------------------------------------------------------------------
+
+    def input(self, event: Event, **payload: Any) -> HookInput:
+        ident = self.identity
+        base = {
+            "channel": ident.channel,
+            "chat_id": ident.session_id,
+            "workspace_id": ident.project_dir or ident.cwd or "",
+            "run_id": ident.turn_id or "",
+            "project_dir": ident.project_dir or ident.cwd or "",
+        }
+        return HookInput(
+            event,
+            session_id=ident.session_id,
+            turn_id=ident.turn_id,
+            agent_id=ident.agent_id,
+            agent_type=ident.agent_type,
+            cwd=ident.cwd,
+            transcript_path=ident.transcript_path,
+            permission_mode=ident.permission_mode,
+            payload={**base, **payload},
+        )
+
+    async def fire(self, event: Event, **payload: Any) -> Verdict:
+        """Dispatch one checkpoint and report what the hooks did."""
+        inp = self.input(event, **payload)
+        selected = self.engine.select(inp)
+        slow = self.report is not None and any(not spec.inline for spec in selected)
+        if slow and self.report is not None:
+            self.report("hooks_running", event=event.value, count=len(selected))
+        verdict = await self.engine.dispatch(inp, selected)
+        if self.report is not None:
+            if slow:
+                self.report("hooks_done", event=event.value)
+            report_verdict(self.report, verdict)
+        return verdict
+
+    def observe(self, kind: str, fields: Mapping[str, Any], iteration: int = 0) -> None:
+        """Publish a runtime event (the observation stream) without waiting: the event's
+        PascalCase fields plus the scope of this session."""
+        ident = self.identity
+        self.engine.publish(
+            kind,
+            {
+                **fields,
+                "scope": {
+                    "agent_id": ident.agent_id or "main",
+                    "session_key": ident.session_id,
+                    "turn_id": ident.turn_id or "",
+                    "channel": ident.channel,
+                    "chat_id": ident.session_id,
+                },
+                "correlation": {"trace_id": kind},
+                "attrs": {"agent_source": "runTurn", "iteration": iteration},
+            },
+        )
+
+    # Session and turn ------------------------------------------------------------------------
+
+    async def start(
+        self, source: str = "startup", model: str | None = None
+    ) -> SessionStartDecision:
+        payload: dict[str, Any] = {"source": source}
+        if model is not None:
+            payload["model"] = model
+        verdict = await self.fire(Event.SessionStart, **payload)
+        return SessionStartDecision(tuple(verdict.additional_context), verdict.effects.env_files)
+
+    async def end(self, reason: str = "other") -> None:
+        await self.fire(Event.SessionEnd, reason=reason)
+
+    async def prompt(self, prompt: str) -> Checkpoint:
+        """UserPromptSubmit: a block or stop ends the turn before the prompt is recorded."""
+        self._stop_blocks = 0
+        verdict = await self.fire(Event.UserPromptSubmit, prompt=prompt)
+        if verdict.blocked:
+            return Checkpoint(end=EndTurn("blocked", verdict.reason or "prompt blocked by a hook"))
+        if not verdict.continue_:
+            return Checkpoint(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
+        return Checkpoint(tuple(verdict.additional_context))
+
+    async def checkpoint(self, event: Event, **payload: Any) -> Checkpoint:
+        """Any checkpoint whose effects are context and control (PreAgentStep, PrePlanning,
+        PostToolBatch, SubagentStart, ...): abort and `continue: false` end the turn; a block
+        ends it too where the event can block."""
+        verdict = await self.fire(event, **payload)
+        end = control(verdict)
+        if end is None and verdict.blocked and event is Event.PostToolBatch:
+            end = EndTurn("stopped", verdict.reason or "PostToolBatch hook stopped the loop")
+        return Checkpoint(tuple(verdict.additional_context), end)
+
+    async def stop(self, last_assistant_message: str, **payload: Any) -> StopDecision:
+        """Stop (SubagentStop in a subagent): a block makes the loop go on with its reason as
+        feedback, at most `stop_block_cap` times in a row (0: no cap)."""
+        event = Event.SubagentStop if self.identity.agent_id else Event.Stop
+        verdict = await self.fire(
+            event,
+            stop_hook_active=self._stop_blocks > 0,
+            last_assistant_message=last_assistant_message,
+            trigger_type="message",
+            run_status="completed",
+            **payload,
+        )
+        if not verdict.continue_:
+            return StopDecision(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
+        feedback: str | None = None
+        if verdict.blocked:
+            feedback = f"Stop hook feedback:\n{verdict.reason or 'continue working'}"
+        elif verdict.additional_context:
+            feedback = "\n".join(verdict.additional_context)
+        if feedback is None:
+            self._stop_blocks = 0
+            return StopDecision()
+        cap = self.stop_block_cap
+        if cap and self._stop_blocks >= cap:
+            self._stop_blocks = 0
+            return StopDecision(capped=True)
+        self._stop_blocks += 1
+        return StopDecision(continue_with=feedback)
+
+    async def stop_failure(self, error: str, details: str) -> None:
+        await self.fire(
+            Event.StopFailure,
+            error=error,
+            error_details=details,
+            last_assistant_message=details,
+            trigger_type="message",
+            run_status="failed",
+        )
+
+    # Model calls ------------------------------------------------------------------------------
+
+    async def model_request(
+        self, request: ModelRequest, *, iteration: int = 0, model_ref: str | None = None
+    ) -> ModelRequestDecision:
+        """PreContextBuild -> PostContextBuild -> PreModelCall. Context hooks may rewrite the
+        messages, PreModelCall hooks the whole request; every hook's context goes into this
+        very call as system messages after the leading system block."""
+        notes: list[str] = []
+        messages = [dict(m) for m in copy.deepcopy(list(request.messages))]
+        for event in (Event.PreContextBuild, Event.PostContextBuild):
+            verdict = await self.fire(event, messages=messages, iteration=iteration)
+            end = model_gate(verdict)
+            if end is not None:
+                return ModelRequestDecision(request, end)
+            messages = context_messages(verdict, messages)
+            notes += verdict.additional_context
+        fields: dict[str, Any] = {
+            "model": request.model,
+            "messages": messages,
+            "tools": list(request.tools),
+            "options": dict(request.options or {}),
+        }
+        pre = await self.fire(
+            Event.PreModelCall,
+            **fields,
+            model_ref=model_ref or request.model,
+            iteration=iteration,
+            graceful_terminal=False,
+        )
+        end = model_gate(pre)
+        if end is not None:
+            return ModelRequestDecision(request, end)
+        if pre.updated_input:
+            fields.update(
+                {k: v for k, v in pre.updated_input.items() if k in fields and v is not None}
+            )
+        notes += pre.additional_context
+        if notes:
+            fields["messages"] = insert_system_notes(fields["messages"], notes)
+        return ModelRequestDecision(
+            ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"])
+        )
+
+    async def model_response(
+        self,
+        request: ModelRequest,
+        response: Mapping[str, Any],
+        *,
+        iteration: int = 0,
+        model_ref: str | None = None,
+    ) -> ModelResponseDecision:
+        post = await self.fire(
+            Event.PostModelCall,
+            model=request.model,
+            model_ref=model_ref or request.model,
+            messages=list(request.messages),
+            options=dict(request.options or {}),
+            iteration=iteration,
+            response=dict(response),
+        )
+        end = model_gate(post)
+        if end is not None:
+            return ModelResponseDecision(end=end)
+        replaced = post.updated_output if isinstance(post.updated_output, dict) else None
+        return ModelResponseDecision(replaced, tuple(post.additional_context))
+
+    # Tools ------------------------------------------------------------------------------------
+
+    async def before_tool(
+        self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, **payload: Any
+    ) -> ToolDecision:
+        """PreToolUse, once per `tool_use_id`: a replayed call gets the first decision."""
+        known = self._tool_decisions.get(tool_use_id)
+        if known is not None:
+            return known
+        name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
+        verdict = await self.fire(
+            Event.PreToolUse,
+            tool_name=name,
+            tool_input=dict(arguments),
+            tool_use_id=tool_use_id,
+            **payload,
+        )
+        decision = self._tool_decision(verdict, name, arguments)
+        self._tool_decisions[tool_use_id] = decision
+        return decision
+
+    def _tool_decision(
+        self, verdict: Verdict, name: str, arguments: Mapping[str, Any]
+    ) -> ToolDecision:
+        context = tuple(verdict.additional_context)
+        stop_after = None if verdict.continue_ else verdict.stop_reason or "stopped by hook"
+        end = abort_of(verdict)
+        if end is not None:
+            return ToolDecision(Deny("Tool call aborted by hook."), context, None, end)
+        action: Run | Ask | Deny | Respond | Defer
+        if verdict.respond is not None:
+            action = Respond(tool_result_from_value(verdict.respond), verdict.effects.skip_approval)
+        elif verdict.blocked:
+            message = verdict.effects.tool_message or verdict.reason or "Blocked by hook"
+            action = Deny(message, verdict.reason)
+        elif verdict.decision is Decision.defer:
+            action = Defer(verdict.reason)
+        else:
+            renamed = verdict.payload_updates.get("tool_name")
+            new_name = str(renamed) if renamed else name
+            new_input = dict(
+                verdict.updated_input if verdict.updated_input is not None else arguments
+            )
+            host_name, host_input = self.tool_map.to_host(new_name, new_input)
+            if verdict.decision is Decision.ask:
+                action = Ask(host_name, host_input, verdict.reason)
+            else:
+                action = Run(host_name, host_input, approved=verdict.decision is Decision.allow)
+        return ToolDecision(action, context, stop_after)
+
+    async def permission(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_use_id: str,
+        *,
+        prompt: bool,
+    ) -> PermissionDecision:
+        """PermissionRequest for a call the host's rules do not deny; `prompt`: whether a
+        permission prompt would show (Claude Code hooks fire only then, approval gates
+        always)."""
+        name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
+        verdict = await self.fire(
+            Event.PermissionRequest,
+            tool_name=name,
+            tool_input=dict(arguments),
+            tool_use_id=tool_use_id,
+            permission_prompt=prompt,
+            permission_suggestions=[
+                {
+                    "type": "addRules",
+                    "rules": [{"toolName": name}],
+                    "behavior": "allow",
+                    "destination": "session",
+                }
+            ],
+        )
+        end = abort_of(verdict)
+        if verdict.blocked:
+            reason = verdict.reason or "denied by a PermissionRequest hook"
+            message = (
+                verdict.effects.tool_message
+                or f"Permission to use {tool_name} was denied: {reason}"
+            )
+            return PermissionDecision("deny", message=message, reason=reason, end=end)
+        if verdict.decision is Decision.allow:
+            new_input = None
+            if verdict.updated_input is not None:
+                _, new_input = self.tool_map.to_host(name, verdict.updated_input)
+            return PermissionDecision(
+                "allow", new_input, permission_updates=verdict.effects.permission_updates, end=end
+            )
+        return PermissionDecision(None, end=end)
+
+    async def after_tool(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_use_id: str,
+        result: ToolResult,
+        *,
+        duration_ms: float,
+        error: str | None = None,
+    ) -> ToolResultDecision:
+        """PostToolUse, or PostToolUseFailure when `result.is_error`."""
+        name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
+        common: dict[str, Any] = {
+            "tool_name": name,
+            "tool_input": dict(arguments),
+            "tool_use_id": tool_use_id,
+            "tool_result": {"content": result.content, "is_error": result.is_error},
+            "duration_ms": duration_ms,
+        }
+        if result.is_error:
+            verdict = await self.fire(
+                Event.PostToolUseFailure,
+                **common,
+                error=error or result.content,
+                is_interrupt=False,
+            )
+        else:
+            response = result.data if result.data is not None else {"content": result.content}
+            verdict = await self.fire(Event.PostToolUse, **common, tool_response=response)
+        final = result
+        if verdict.updated_output is not None:
+            replaced = tool_result_from_value(verdict.updated_output, default_error=result.is_error)
+            final = ToolResult(
+                replaced.content,
+                replaced.is_error,
+                replaced.data if replaced.data is not None else result.data,
+                replaced.response_handled,
+                replaced.media,
+            )
+        feedback = verdict.reason if verdict.decision is Decision.block and verdict.reason else None
+        stop_after = None if verdict.continue_ else verdict.stop_reason or "stopped by hook"
+        return ToolResultDecision(
+            final, feedback, tuple(verdict.additional_context), stop_after, abort_of(verdict)
+        )
+
+    async def tool_batch(self, calls: Sequence[Mapping[str, Any]]) -> Checkpoint:
+        return await self.checkpoint(Event.PostToolBatch, tool_calls=[dict(c) for c in calls])
+
+    # Compaction -------------------------------------------------------------------------------
+
+    async def pre_compact(
+        self, trigger: str, instructions: str, messages: Sequence[Mapping[str, Any]]
+    ) -> CompactDecision:
+        verdict = await self.fire(
+            Event.PreCompact,
+            trigger=trigger,
+            custom_instructions=instructions,
+            messages=list(messages),
+        )
+        if verdict.blocked:
+            return CompactDecision(skip=verdict.reason or "blocked by hook")
+        texts = [*verdict.effects.compact_instructions]
+        custom = verdict.payload_updates.get("custom_instructions")
+        if isinstance(custom, str) and custom and custom != instructions:
+            texts.append(custom)
+        rewritten = verdict.payload_updates.get("messages")
+        return CompactDecision(
+            instructions=tuple(texts),
+            messages=rewritten if isinstance(rewritten, list) else None,
+        )
+
+    async def post_compact(self, trigger: str, summary: str) -> CompactedDecision:
+        verdict = await self.fire(Event.PostCompact, trigger=trigger, compact_summary=summary)
+        rewritten = verdict.payload_updates.get("compact_summary")
+        notes = list(verdict.additional_context)
+        text = rewritten if isinstance(rewritten, str) else summary
+        if notes:
+            text = "\n\n".join([text, *notes])
+        return CompactedDecision(text if text != summary else None)
+
+
+def control(verdict: Verdict) -> EndTurn | None:
+    """Abort and `continue: false`, the common tail of every checkpoint."""
+    end = abort_of(verdict)
+    if end is not None:
+        return end
+    if not verdict.continue_:
+        return EndTurn("stopped", verdict.stop_reason or "stopped by hook")
+    return None
+
+
+def abort_of(verdict: Verdict) -> EndTurn | None:
+    if verdict.abort == "hard":
+        return EndTurn("aborted", verdict.reason or "hard abort by hook", rollback=True)
+    if verdict.abort == "turn":
+        return EndTurn("aborted", verdict.reason or "turn aborted by hook")
+    return None
+
+
+def model_gate(verdict: Verdict) -> EndTurn | None:
+    """Model and context checkpoints: a block fails the run (OpenHarness run_failed)."""
+    if verdict.blocked:
+        reason = verdict.reason or "blocked by hook"
+        return EndTurn("failed", reason, failure="hook_blocked")
+    return control(verdict)
+
+
+def context_messages(verdict: Verdict, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages a context-build hook rewrote (`payload_updates.messages`), else
+    `messages` unchanged."""
+    rewritten = verdict.payload_updates.get("messages")
+    return list(rewritten) if isinstance(rewritten, list) else messages
+
+
+def insert_system_notes(
+    messages: Sequence[Mapping[str, Any]], notes: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Insert hook notes as system messages after the leading system messages."""
+    items = [dict(m) for m in messages]
+    index = 0
+    while index < len(items) and items[index].get("role") == "system":
+        index += 1
+    extra = [{"role": "system", "content": note} for note in notes]
+    return [*items[:index], *extra, *items[index:]]
+
+
+def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolResult:
+    """Read a hook-supplied tool result (`respond`, a replaced output): a string is the
+    content; a PicoClaw ToolResult (`for_llm`) gives content, `is_error`, `response_handled`
+    and `media`; anything else is the structured result, shown to the model as JSON."""
+    if isinstance(value, str):
+        return ToolResult(value, default_error)
+    if isinstance(value, dict) and "for_llm" in value:
+        media = value.get("media")
+        return ToolResult(
+            str(value.get("for_llm") or ""),
+            bool(value.get("is_error", default_error)),
+            dict(value),
+            response_handled=bool(value.get("response_handled")),
+            media=tuple(str(m) for m in media) if isinstance(media, list) else (),
+        )
+    return ToolResult(
+        json.dumps(value, ensure_ascii=False, default=str),
+        default_error,
+        value if isinstance(value, dict) else {"result": value},
+    )
