@@ -37,6 +37,20 @@ class ElicitationAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptInjection:
+    """A prompt message to insert into the model's history at a checkpoint (skill prompt
+    hooks): `timing` says when it is removed again, unless it is `persistent`."""
+
+    name: str
+    timing: str
+    role: str
+    content: str
+    persistent: bool
+    #: For a hook that follows tool calls: the index of the call in its batch.
+    position: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Effects:
     """Every typed effect of one hook, or of a whole dispatch once merged.
 
@@ -73,6 +87,8 @@ class Effects:
     classifier_context: str | None = None
     terminal_sequences: tuple[str, ...] = ()
     notices: tuple[Notice, ...] = ()
+    #: Prompt messages to insert (skill prompt hooks), in hook order.
+    prompt_injections: tuple[PromptInjection, ...] = ()
 
     def merge(self, later: Effects) -> Effects:
         """This record with `later`'s effects added (see the class docstring)."""

@@ -163,6 +163,8 @@ class Verdict:
     patches: Mapping[str, Any] = _EMPTY
     respond: Any = None
     abort: Abort | None = None
+    #: The reason of the hook whose abort won.
+    abort_reason: str | None = None
     additional_context: Sequence[str] = ()
     system_messages: Sequence[str] = ()
     effects: Effects = NO_EFFECTS
@@ -235,6 +237,8 @@ class Verdict:
             if self.stop_reason is None and result.stop_reason:
                 self.stop_reason = result.stop_reason
         if result.abort == "hard" or (result.abort == "turn" and self.abort is None):
+            if self.abort != result.abort or self.abort_reason is None:
+                self.abort_reason = result.reason
             self.abort = result.abort
         if result.respond is not None and self.respond is None:
             self.respond = result.respond

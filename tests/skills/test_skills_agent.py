@@ -449,3 +449,21 @@ async def test_step_and_planning_prompts_are_removed_by_reference(harness: Harne
     assert labels(agent.messages).count("step-prompt") == 1
     assert agent.messages[1] is lookalikes[0]
     assert agent.messages[2] is lookalikes[1]
+
+
+async def test_skill_hooks_are_selected_and_audited_by_the_engine(harness: Harness) -> None:
+    agent, _, _ = harness.agent(planned_turns(), ("flow",))
+    records: list[tuple[str, str]] = []
+    agent.engine.add_audit_callback(lambda record: records.append((record.event, record.hook)))
+    await run(agent)
+    agent.engine.close()
+    skill_runs = [(event, hook) for event, hook in records if hook.startswith("flow/")]
+    assert ("UserPromptSubmit", "flow/aui") in skill_runs
+    assert ("PrePlanning", "flow/bp") in skill_runs
+    assert skill_runs.count(("PreAgentStep", "flow/bfa")) == 1
+    assert skill_runs.count(("PreAgentStep", "flow/bea")) == 3
+    assert skill_runs.count(("PostToolBatch", "flow/atc-read")) == 2
+    assert [h.name for h in agent.engine.hooks() if h.dialect == "skill"][:2] == [
+        "flow/aui",
+        "flow/bp",
+    ]

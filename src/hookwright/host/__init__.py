@@ -11,6 +11,10 @@ decision it applies (docs/embedding.md shows a whole loop).
         case Defer(): ...
 """
 
+from hookwright.dialects.skills import HookInfo
+from hookwright.effects import PromptInjection
+from hookwright.engine import HookEngine
+from hookwright.events import Event
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -32,6 +36,7 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
+from hookwright.host.prompts import PromptFlow
 from hookwright.host.reports import Reporter
 from hookwright.host.session import (
     DEFAULT_STOP_BLOCK_CAP,
@@ -50,11 +55,16 @@ __all__ = [
     "Defer",
     "Deny",
     "EndTurn",
+    "Event",
+    "HookEngine",
+    "HookInfo",
     "HookSession",
     "ModelRequest",
     "ModelRequestDecision",
     "ModelResponseDecision",
     "PermissionDecision",
+    "PromptFlow",
+    "PromptInjection",
     "Reporter",
     "Respond",
     "Run",

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hookwright.effects import PromptInjection
+
 EndStatus = Literal["stopped", "aborted", "failed", "blocked"]
 
 
@@ -124,10 +126,12 @@ class ToolResultDecision:
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
-    """A checkpoint whose effects are context for the next model call and the turn's end."""
+    """A checkpoint whose effects are context for the next model call, prompt messages to
+    insert (`PromptFlow` places them) and the turn's end."""
 
     context: tuple[str, ...] = ()
     end: EndTurn | None = None
+    prompts: tuple[PromptInjection, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

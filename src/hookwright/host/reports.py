@@ -19,9 +19,12 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
         spec = result.hook
         if not result.has_effect and result.status is Status.ok and not result.error:
             continue
+        effect = effect_of(result)
+        if effect == "prompt":
+            continue  # the host's PromptFlow reports the persistent ones to its client
         report(
             "hook_result",
-            effect=effect_of(result),
+            effect=effect,
             event=event,
             hook=spec.name if spec else "?",
             source=spec.source if spec else "?",
@@ -53,6 +56,7 @@ def effect_of(result: HookResult) -> str:
         ("patch", bool(result.patches)),
         ("context", result.additional_context is not None),
         ("message", result.system_message is not None),
+        ("prompt", bool(result.effects and result.effects.prompt_injections)),
     )
     for effect, present in checks:
         if present:

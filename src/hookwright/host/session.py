@@ -12,10 +12,14 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
+from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
+from hookwright.dialects.skills import HookInfo
+from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput
 from hookwright.host.decisions import (
@@ -87,6 +91,31 @@ class HookSession:
     @property
     def session_id(self) -> str:
         return self.identity.session_id
+
+    def add_frontmatter_hooks(
+        self,
+        path: Path,
+        kind: Literal["skill", "agent"],
+        scope: str,
+        *,
+        project_dir: Path,
+        home: Path,
+    ) -> list[str]:
+        """Register the hooks of a skill's or subagent definition's frontmatter for `scope`
+        (removed by `end_scope`); returns one line per problem."""
+        loaded = load_frontmatter_hooks(path, kind, scope, project_dir=project_dir, home=home)
+        for spec in loaded.specs:
+            self.engine.register(spec)
+        return [str(d) for d in loaded.diagnostics]
+
+    def end_scope(self, scope: str) -> None:
+        self.engine.end_scope(scope)
+
+    def add_skill_hooks(self, hooks: Iterable[HookInfo]) -> None:
+        """Register skill prompt hooks for this session; their injections come back on the
+        decisions (`Checkpoint.prompts`) for a `PromptFlow` to place."""
+        for spec in skill_specs(hooks, scope=self.identity.session_id):
+            self.engine.register(spec)
 
     # Dispatch -----------------------------------------------------------------------------
 
@@ -167,7 +196,9 @@ class HookSession:
             return Checkpoint(end=EndTurn("blocked", verdict.reason or "prompt blocked by a hook"))
         if not verdict.continue_:
             return Checkpoint(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
-        return Checkpoint(tuple(verdict.additional_context))
+        return Checkpoint(
+            tuple(verdict.additional_context), prompts=verdict.effects.prompt_injections
+        )
 
     async def checkpoint(self, event: Event, **payload: Any) -> Checkpoint:
         """Any checkpoint whose effects are context and control (PreAgentStep, PrePlanning,
@@ -177,7 +208,7 @@ class HookSession:
         end = control(verdict)
         if end is None and verdict.blocked and event is Event.PostToolBatch:
             end = EndTurn("stopped", verdict.reason or "PostToolBatch hook stopped the loop")
-        return Checkpoint(tuple(verdict.additional_context), end)
+        return Checkpoint(tuple(verdict.additional_context), end, verdict.effects.prompt_injections)
 
     async def stop(self, last_assistant_message: str, **payload: Any) -> StopDecision:
         """Stop (SubagentStop in a subagent): a block makes the loop go on with its reason as
@@ -471,10 +502,11 @@ def control(verdict: Verdict) -> EndTurn | None:
 
 
 def abort_of(verdict: Verdict) -> EndTurn | None:
+    reason = verdict.abort_reason or verdict.reason
     if verdict.abort == "hard":
-        return EndTurn("aborted", verdict.reason or "hard abort by hook", rollback=True)
+        return EndTurn("aborted", reason or "hard abort by hook", rollback=True)
     if verdict.abort == "turn":
-        return EndTurn("aborted", verdict.reason or "turn aborted by hook")
+        return EndTurn("aborted", reason or "turn aborted by hook")
     return None
 
 

@@ -34,17 +34,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hookwright.dialects.skills import HookInfo, HookManager, SkillHookFlow
-from hookwright.engine import HookEngine
-from hookwright.events import Event
 from hookwright.host import (
     Ask,
     Checkpoint,
     Defer,
     Deny,
     EndTurn,
+    Event,
+    HookEngine,
+    HookInfo,
     HookSession,
     ModelRequest,
+    PromptFlow,
+    PromptInjection,
     Respond,
     Run,
     SessionIdentity,
@@ -196,6 +198,8 @@ class Agent:
             report=self.emit,
             stop_block_cap=config.stop_block_cap,
         )
+        if config.skill_hooks:
+            self.hooks.add_skill_hooks(config.skill_hooks)
         self.messages: list[dict[str, Any]] = []
         if messages:
             self.messages = list(messages)
@@ -301,7 +305,7 @@ class Agent:
         started = time.monotonic_ns()
         self.observe("agent.turn.start", {"UserMessage": prompt, "MediaCount": 0})
         self._iteration = 0
-        flow: SkillHookFlow | None = None
+        flow: PromptFlow | None = None
         result: TurnResult
         try:
             submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
@@ -312,8 +316,8 @@ class Agent:
             self.queue_context(submitted.context)
             self._flush_context()
             if self.config.skill_hooks:
-                flow = SkillHookFlow(HookManager(self.messages, self.config.skill_hooks))
-                self._skill_events(flow.start())
+                flow = PromptFlow(self.messages)
+                self._skill_events(flow.start(submitted.prompts))
             result = await self._turn(prompt, flow)
         except _TurnEnded as ended:
             if ended.rollback:
@@ -325,9 +329,6 @@ class Agent:
         finally:
             if flow is not None:
                 self._skill_events(flow.finish())
-                # The seed drops these with its per-request list; this history outlives the turn.
-                flow.manager.remove("after_user_input")
-                flow.manager.remove("before_each_agent")
         self.observe("agent.turn.end", _turn_end_fields(result, prompt, started))
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
@@ -366,7 +367,7 @@ class Agent:
             if message.get("role") == "user":
                 return
 
-    async def _turn(self, prompt: str, flow: SkillHookFlow | None) -> TurnResult:
+    async def _turn(self, prompt: str, flow: PromptFlow | None) -> TurnResult:
         tools_available = len(self.tools) > 0
         if self.config.planning and tools_available:
             plan = await self._planning_round(prompt, flow)
@@ -389,12 +390,12 @@ class Agent:
             self._end_if(step.end)
             self.queue_context(step.context)
             if flow is not None:
-                self._skill_events(flow.before_round(round_index, STEP_PROMPT))
+                self._skill_events(flow.before_round(round_index, STEP_PROMPT, step.prompts))
             response = await self._model_round(with_tools=tools_available)
             if response.tool_calls:
-                batch = await self._tool_batch(response.tool_calls, self._iteration - 1)
+                batch, prompts = await self._tool_batch(response.tool_calls, self._iteration - 1)
                 if flow is not None:
-                    self._skill_events(flow.after_tools([o.tool_name for o in batch]))
+                    self._skill_events(flow.after_tools(prompts))
                     self._skill_events(flow.end_round())
                 if any(o.response_handled for o in batch):
                     return TurnResult("completed", self.last_assistant_message, rounds=round_index)
@@ -405,23 +406,23 @@ class Agent:
                 continue
             return TurnResult("completed", self.last_assistant_message, rounds=round_index)
 
-    async def _planning_round(self, prompt: str, flow: SkillHookFlow | None) -> TurnResult | None:
+    async def _planning_round(self, prompt: str, flow: PromptFlow | None) -> TurnResult | None:
         planning = await self.hooks.checkpoint(
             Event.PrePlanning, prompt=prompt, messages=self.messages
         )
         self._end_if(planning.end)
         self.queue_context(planning.context)
-        manager = HookManager(self.messages, [])
+        ref: dict[str, Any] | None = None
         if flow is not None:
-            self._skill_events(flow.before_planning(PLANNING_PROMPT))
-            ref = None
+            self._skill_events(flow.before_planning(PLANNING_PROMPT, planning.prompts))
         else:
-            ref = manager.inject_prompt(PLANNING_PROMPT)
+            ref = {"role": "system", "content": PLANNING_PROMPT}
+            self.messages.append(ref)
         try:
             response = await self._model_round(with_tools=False, record=False)
         finally:
             if ref is not None:
-                manager.remove_prompt(ref)
+                self.messages[:] = [m for m in self.messages if m is not ref]
             if flow is not None:
                 self._skill_events(flow.after_planning())
         content = response.content.strip()
@@ -528,7 +529,9 @@ class Agent:
 
     # Tools ------------------------------------------------------------------------------------
 
-    async def _tool_batch(self, calls: list[ToolCall], iteration: int) -> list[CallOutcome]:
+    async def _tool_batch(
+        self, calls: list[ToolCall], iteration: int
+    ) -> tuple[list[CallOutcome], tuple[PromptInjection, ...]]:
         batch: list[CallOutcome] = []
         stop_after: str | None = None
         for call in calls:
@@ -542,7 +545,7 @@ class Agent:
         if stop_after is not None:
             raise _TurnEnded("stopped", stop_after)
         self._end_if(checkpoint.end)
-        return batch
+        return batch, checkpoint.prompts
 
     def _tool_message(self, call_id: str, output: ToolOutput, *, data: Any = None) -> None:
         self._append(

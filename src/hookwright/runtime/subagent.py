@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hookwright.events import Event
+from hookwright.host import Event
 from hookwright.runtime.tools import ToolContext, ToolInputError, ToolOutput, ToolRegistry
 from hookwright.runtime.tools.base import json_schema_of, parse_arguments
 
@@ -51,21 +51,17 @@ class AgentTool:
     def _load_definition_hooks(self, agent_type: str, agent_id: str) -> None:
         """Hooks in the subagent definition's frontmatter (`.claude/agents/<type>.md`; the
         project's only when it is trusted) are active while this subagent runs."""
-        from hookwright.dialects.claude_code import load_frontmatter_hooks
-
         config = self.parent.config
         candidates = [config.home / ".claude" / "agents" / f"{agent_type}.md"]
         if config.project_trusted:
             candidates.insert(0, config.project_dir / ".claude" / "agents" / f"{agent_type}.md")
         for path in candidates:
             if path.is_file():
-                loaded = load_frontmatter_hooks(
+                problems = self.parent.hooks.add_frontmatter_hooks(
                     path, "agent", agent_id, project_dir=config.project_dir, home=config.home
                 )
-                for diagnostic in loaded.diagnostics:
-                    self.parent.emit("notice", text=str(diagnostic))
-                for spec in loaded.specs:
-                    self.parent.engine.register(spec)
+                for problem in problems:
+                    self.parent.emit("notice", text=problem)
                 return
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -106,7 +102,7 @@ class AgentTool:
             result = await child.run(args.prompt)
         finally:
             child.transcript.close()
-            parent.engine.end_scope(agent_id)
+            parent.hooks.end_scope(agent_id)
         content = result.final_text or f"(subagent ended: {result.status})"
         data = {
             "status": "completed" if result.status == "completed" else result.status,

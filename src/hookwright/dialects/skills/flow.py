@@ -44,10 +44,12 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from hookwright.dialects.skills.config import HookInfo
-from hookwright.dialects.skills.manager import HookManager
+from hookwright.dialects.skills.manager import HookManager, Prompt
 
 __all__ = ["SkillHookFlow"]
 
+#: Hooks a host's engine selected for a checkpoint; None: the manager's own matching hooks.
+Selected = Sequence[Prompt] | None
 _Phase = Literal["new", "started", "planning", "planned", "round", "tools", "between", "finished"]
 
 
@@ -73,14 +75,23 @@ class SkillHookFlow:
         """The ``round_index`` of the last `before_round`, or None before the agent loop."""
         return self._round
 
-    def start(self) -> list[dict[str, str]]:
-        self._advance("start", ("new",), "started")
-        return _events(self.manager.inject("after_user_input"))
+    def _inject(self, timing: str, selected: Selected) -> list[dict[str, str]]:
+        """Inject the hooks of `timing`: the manager's own matching hooks, or exactly the ones
+        a host's engine selected."""
+        if selected is None:
+            return _events(self.manager.inject(timing))
+        return _events(self.manager.inject_hooks(timing, selected))
 
-    def before_planning(self, planning_prompt: str | None) -> list[dict[str, str]]:
+    def start(self, selected: Selected = None) -> list[dict[str, str]]:
+        self._advance("start", ("new",), "started")
+        return self._inject("after_user_input", selected)
+
+    def before_planning(
+        self, planning_prompt: str | None, selected: Selected = None
+    ) -> list[dict[str, str]]:
         """Call just before the planning model call; a None or empty prompt injects none."""
         self._advance("before_planning", ("started",), "planning")
-        events = _events(self.manager.inject("before_planning"))
+        events = self._inject("before_planning", selected)
         if planning_prompt:
             self._planning_ref = self.manager.inject_prompt(planning_prompt)
         return events
@@ -90,11 +101,18 @@ class SkillHookFlow:
         self._drop_planning()
         return []
 
-    def before_round(self, round_index: int, step_prompt: str | None) -> list[dict[str, str]]:
+    def before_round(
+        self,
+        round_index: int,
+        step_prompt: str | None,
+        each: Selected = None,
+        first: Selected = None,
+    ) -> list[dict[str, str]]:
         """Call just before each agent model call.
 
         The first call of the flow is the first round, whatever index the host counts from;
         ``round_index`` must grow from round to round. A None or empty prompt injects none.
+        `each` and `first`: the before_each_agent / before_first_agent hooks a host selected.
         """
         self._require("before_round", ("started", "planned", "between"))
         if self._round is not None and round_index <= self._round:
@@ -102,20 +120,25 @@ class SkillHookFlow:
                 f"round_index must increase: got {round_index} after round {self._round}"
             )
         self._advance("before_round", ("started", "planned", "between"), "round")
-        first = self._round is None
+        is_first = self._round is None
         self._round = round_index
         self.manager.remove("before_each_agent")
-        events = _events(self.manager.inject("before_each_agent"))
-        if first:
-            events += _events(self.manager.inject("before_first_agent"))
+        events = self._inject("before_each_agent", each)
+        if is_first:
+            events += self._inject("before_first_agent", first)
         if step_prompt:
             self._step_ref = self.manager.inject_prompt(step_prompt)
         return events
 
-    def after_tools(self, tool_names: Sequence[str]) -> list[dict[str, str]]:
-        """Call once per round, after every result of the round's tool calls is in the list."""
+    def after_tools(
+        self, tool_names: Sequence[str], selected: Selected = None
+    ) -> list[dict[str, str]]:
+        """Call once per round, after every result of the round's tool calls is in the list.
+        `selected`: the hooks a host selected, already once per tool in call order."""
         self._advance("after_tools", ("round",), "tools")
         self.manager.remove("after_tool_call")
+        if selected is not None:
+            return self._inject("after_tool_call", selected)
         events: list[dict[str, str]] = []
         for tool_name in tool_names:
             events += _events(self.manager.inject("after_tool_call", tool_name=tool_name))

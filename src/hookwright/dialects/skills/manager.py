@@ -8,13 +8,27 @@ message with the same text that the client sent back in its history is never tou
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from hookwright.dialects.skills.config import ROLES, TIMINGS, HookInfo
 
 __all__ = ["HookManager", "check_timing"]
 
 Message = dict[str, Any]
+
+
+class Prompt(Protocol):
+    """What an injection needs of a hook: a `HookInfo`, or a `PromptInjection` from an engine
+    dispatch."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def persistent(self) -> bool: ...
 
 
 def check_timing(timing: str) -> None:
@@ -45,7 +59,7 @@ class HookManager:
                 )
         self.full_messages = full_messages
         self.hooks: tuple[HookInfo, ...] = tuple(hooks)
-        self._injected: dict[str, list[tuple[HookInfo, Message]]] = {t: [] for t in TIMINGS}
+        self._injected: dict[str, list[tuple[Prompt, Message]]] = {t: [] for t in TIMINGS}
 
     def inject(self, timing: str, **kwargs: Any) -> list[dict[str, str]]:
         """Append the messages of the hooks of ``timing`` that match.
@@ -59,10 +73,16 @@ class HookManager:
         if unknown:
             raise TypeError(f"inject() got unexpected keyword(s): {', '.join(sorted(unknown))}")
         tool_name = kwargs.get("tool_name")
+        matching = [h for h in self.hooks if h.timing == timing and _matches(h, tool_name)]
+        return self.inject_hooks(timing, matching)
+
+    def inject_hooks(self, timing: str, hooks: Iterable[Prompt]) -> list[dict[str, str]]:
+        """Append the messages of exactly `hooks` (a host that selected them itself, e.g. an
+        engine dispatch), recorded under `timing`; returns the persistent ones as `inject`
+        does."""
+        check_timing(timing)
         persistent: list[dict[str, str]] = []
-        for hook in self.hooks:
-            if hook.timing != timing or not _matches(hook, tool_name):
-                continue
+        for hook in hooks:
             message: Message = {"role": hook.role, "content": hook.content}
             self.full_messages.append(message)
             self._injected[timing].append((hook, message))

@@ -1,0 +1,97 @@
+"""Skill prompt hooks as engine hooks: each `HookInfo` becomes a `HookSpec` on its checkpoint's
+canonical event, so it is selected, ordered and audited like every other hook. Its answer is a
+typed `PromptInjection`; the host inserts and removes the messages with `SkillHookFlow`, which
+keeps the seed's inject/remove table exactly.
+
+| timing | event | fires |
+|---|---|---|
+| after_user_input | UserPromptSubmit | every prompt |
+| before_planning | PrePlanning | the planning round |
+| before_each_agent | PreAgentStep | every agent round |
+| before_first_agent | PreAgentStep | the first agent round (`first`) |
+| after_tool_call | PostToolBatch | once per tool of the batch that passes `tool_filter` |
+
+after_tool_call injections carry the tool's index in the batch, so a host places them in call
+order.
+
+Skill hooks belong to the main agent: subagent inputs never select them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from hookwright.dialects.skills.config import HookInfo
+from hookwright.effects import Effects, PromptInjection
+from hookwright.events import Event, HookInput
+from hookwright.results import HookResult
+from hookwright.spec import HookSpec, PythonHandler
+
+DIALECT = "skill"
+
+TIMING_EVENTS: dict[str, Event] = {
+    "after_user_input": Event.UserPromptSubmit,
+    "before_planning": Event.PrePlanning,
+    "before_each_agent": Event.PreAgentStep,
+    "before_first_agent": Event.PreAgentStep,
+    "after_tool_call": Event.PostToolBatch,
+}
+
+
+def injection(hook: HookInfo) -> PromptInjection:
+    return PromptInjection(hook.name, hook.timing, hook.role, hook.content, hook.persistent)
+
+
+def _main_agent(inp: HookInput) -> bool:
+    return inp.agent_id is None
+
+
+def _first_round(inp: HookInput) -> bool:
+    return inp.agent_id is None and bool(inp.payload.get("first"))
+
+
+class _Inject:
+    """The hook: one injection, or for after_tool_call one per matching tool of the batch."""
+
+    def __init__(self, hook: HookInfo) -> None:
+        self.hook = hook
+        self.injection = injection(hook)
+
+    def __call__(self, inp: HookInput) -> HookResult | None:
+        if self.hook.timing != "after_tool_call":
+            return HookResult(effects=Effects(prompt_injections=(self.injection,)))
+        calls: Any = inp.payload.get("tool_calls") or []
+        found = tuple(
+            replace(self.injection, position=index)
+            for index, call in enumerate(calls)
+            if self._matches(call)
+        )
+        return HookResult(effects=Effects(prompt_injections=found)) if found else None
+
+    def _matches(self, call: Any) -> bool:
+        wanted = self.hook.tool_filter
+        name = call.get("tool_name") if isinstance(call, dict) else None
+        return wanted is None or (isinstance(name, str) and name in wanted)
+
+
+def skill_specs(hooks: Iterable[HookInfo], scope: str | None = None) -> list[HookSpec]:
+    """One spec per hook, in hook order; `scope` limits them to one session."""
+    specs: list[HookSpec] = []
+    for hook in hooks:
+        first = hook.timing == "before_first_agent"
+        specs.append(
+            HookSpec(
+                name=f"{hook.skill}/{hook.name}",
+                event=TIMING_EVENTS[hook.timing],
+                handler=PythonHandler(_Inject(hook)),
+                source="skill",
+                dialect=DIALECT,
+                scope=scope,
+                when=_first_round if first else _main_agent,
+                origin=f"skills/{hook.skill}/hooks/{hook.file}",
+                description=f"skill prompt hook ({hook.timing})",
+            )
+        )
+    return specs
