@@ -31,8 +31,9 @@ app.add_typer(hooks_app, name="hooks")
 
 
 def _stdout_console() -> Console:
+    """The terminal's width, or for scripts wide enough that a table row stays on one line."""
     console = Console()
-    return console if console.is_terminal else Console(width=200)
+    return console if console.is_terminal else Console(width=1000)
 
 
 def _say_err(line: str) -> None:
