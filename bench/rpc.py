@@ -49,7 +49,8 @@ async def interleaved(tmp: Path) -> dict[str, float]:
     one host loop (the loop the agent runs on), so a slow moment of the machine hits all three
     alike. Best round of each, in ns per call."""
     from hookwright.engine import HookEngine
-    from hookwright.loading import LoadContext, load_into
+    from hookwright.loading import LoadContext, discover
+    from hookwright.trust import TrustPolicy
 
     use_loop(asyncio.get_running_loop())
     echo = await asyncio.create_subprocess_exec(
@@ -78,7 +79,9 @@ async def interleaved(tmp: Path) -> dict[str, float]:
     }
     (tmp / ".picoclaw" / "config.json").write_text(json.dumps(config))
     engine = HookEngine(audit_path=None)
-    load_into(engine, LoadContext(project_dir=tmp, home=tmp / "home"))
+    loaded = discover(LoadContext(project_dir=tmp, home=tmp / "home"))
+    for spec in loaded.bind(TrustPolicy(everything=True)).specs:
+        engine.register(spec)
     inp = HookInput(
         Event.PreToolUse,
         session_id="s",

@@ -1,4 +1,12 @@
-"""Hook sources: each dialect registers a loader that reads its config files into HookSpecs.
+"""Hook sources in three phases: discover -> trust decision -> bind.
+
+* `discover(ctx)` reads and validates every dialect's config files. It imports no hook module,
+  calls no factory, starts no process and sends no request. Each `DiscoveredHook` carries the
+  folder that must be trusted before its code may run (`trust_root`), or None when it needs no
+  trust (user-level and managed files, config files named on the command line).
+* `Discovery.bind(policy)` binds the hooks whose root the `TrustPolicy` trusts: it imports
+  native modules, calls PicoClaw builtin factories and hands over the specs. Hooks it does not
+  trust are kept in `LoadResult.untrusted` (for listing) and never bound.
 
 Loading is permissive: a bad file, hook or field becomes a `Diagnostic` naming the file and the
 field path, and everything else still loads.
@@ -11,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from hookwright.engine import HookEngine
-from hookwright.spec import HookSpec
+from hookwright.events import Event
+from hookwright.spec import HookSpec, Mode
+from hookwright.trust import TrustPolicy
 
 
 @dataclass(slots=True, frozen=True)
@@ -31,6 +40,7 @@ class Diagnostic:
 class LoadContext:
     project_dir: Path
     home: Path
+    #: Files named on the command line (`--config`): the user chose them, they need no trust.
     config_files: Sequence[Path] = ()
 
 
@@ -38,41 +48,122 @@ class LoadContext:
 class LoadResult:
     specs: list[HookSpec] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Discovered hooks left unbound because their folder is not trusted.
+    untrusted: list[DiscoveredHook] = field(default_factory=list)
 
     def extend(self, other: LoadResult) -> None:
         self.specs.extend(other.specs)
         self.diagnostics.extend(other.diagnostics)
+        self.untrusted.extend(other.untrusted)
 
 
-SourceLoader = Callable[[LoadContext], LoadResult]
-
-_LOADERS: dict[str, SourceLoader] = {}
+Binder = Callable[[], LoadResult]
 
 
-def register_loader(dialect: str, loader: SourceLoader) -> None:
-    _LOADERS[dialect] = loader
+@dataclass(frozen=True, slots=True)
+class DiscoveredHook:
+    """One declared hook, read and validated, none of its code loaded.
+
+    `events` is empty when only the hook's code can tell (a PicoClaw builtin's events are the
+    methods of the object its factory returns); `note` then says so for listings. `binder`
+    produces the hook's specs: it is called only by `Discovery.bind` for a trusted root.
+    """
+
+    name: str
+    dialect: str
+    source: str
+    origin: str
+    trust_root: Path | None
+    binder: Binder = field(compare=False, repr=False)
+    events: tuple[Event, ...] = ()
+    matcher: str | None = None
+    if_rule: str | None = None
+    mode: Mode = "parallel"
+    timeout: float | None = None
+    priority: int = 0
+    note: str | None = None
+
+    @classmethod
+    def of_specs(cls, specs: Sequence[HookSpec], trust_root: Path | None) -> DiscoveredHook:
+        """A hook whose specs are already built because their handlers are inert until
+        dispatched (a command runs, a request is sent, only when the engine calls them)."""
+        first = specs[0]
+        built = list(specs)
+        return cls(
+            name=first.name,
+            dialect=first.dialect,
+            source=first.source,
+            origin=first.origin or "",
+            trust_root=trust_root,
+            binder=lambda: LoadResult(specs=built),
+            events=tuple(dict.fromkeys(spec.event for spec in specs)),
+            matcher=first.matcher.pattern if first.matcher is not None else None,
+            if_rule=first.if_rule.source if first.if_rule is not None else None,
+            mode=first.mode,
+            timeout=first.timeout,
+            priority=first.priority,
+        )
 
 
-def loaders() -> dict[str, SourceLoader]:
+@dataclass(slots=True)
+class Discovery:
+    hooks: list[DiscoveredHook] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def extend(self, other: Discovery) -> None:
+        self.hooks.extend(other.hooks)
+        self.diagnostics.extend(other.diagnostics)
+
+    def needing_trust(self, policy: TrustPolicy) -> list[DiscoveredHook]:
+        return [hook for hook in self.hooks if not policy.trusts(hook.trust_root)]
+
+    def bind(self, policy: TrustPolicy) -> LoadResult:
+        """Bind the hooks `policy` trusts, in discovery order; keep the others unbound."""
+        result = LoadResult(diagnostics=list(self.diagnostics))
+        for hook in self.hooks:
+            if not policy.trusts(hook.trust_root):
+                result.untrusted.append(hook)
+                continue
+            try:
+                result.extend(hook.binder())
+            except Exception as exc:
+                file, _, where = hook.origin.rpartition(":")
+                result.diagnostics.append(
+                    Diagnostic(file or hook.origin, where if file else "", f"cannot bind: {exc}")
+                )
+        return result
+
+
+SourceDiscoverer = Callable[[LoadContext], Discovery]
+
+_DISCOVERERS: dict[str, SourceDiscoverer] = {}
+
+
+def register_source(dialect: str, discoverer: SourceDiscoverer) -> None:
+    _DISCOVERERS[dialect] = discoverer
+
+
+def sources() -> dict[str, SourceDiscoverer]:
     from hookwright import dialects
 
     dialects.load_builtin()
-    return dict(_LOADERS)
+    return dict(_DISCOVERERS)
 
 
-def load_sources(ctx: LoadContext) -> LoadResult:
-    result = LoadResult()
-    known = loaders()
-    for dialect, loader in known.items():
+def discover(ctx: LoadContext) -> Discovery:
+    """Every dialect's hooks as declared; no hook code runs."""
+    discovery = Discovery()
+    known = sources()
+    for dialect, discoverer in known.items():
         try:
-            result.extend(loader(ctx))
+            discovery.extend(discoverer(ctx))
         except Exception as exc:
-            result.diagnostics.append(
-                Diagnostic(str(ctx.project_dir), dialect, f"loader failed: {exc}")
+            discovery.diagnostics.append(
+                Diagnostic(str(ctx.project_dir), dialect, f"discovery failed: {exc}")
             )
     for config in ctx.config_files:
-        if not _mentioned(Path(config), result):
-            result.diagnostics.append(
+        if not _mentioned(Path(config), discovery):
+            discovery.diagnostics.append(
                 Diagnostic(
                     str(config),
                     "",
@@ -81,21 +172,13 @@ def load_sources(ctx: LoadContext) -> LoadResult:
                     "warning",
                 )
             )
-    return result
+    return discovery
 
 
-def _mentioned(config: Path, result: LoadResult) -> bool:
-    """True when a loaded hook or a diagnostic comes from `config`."""
+def _mentioned(config: Path, discovery: Discovery) -> bool:
+    """True when a discovered hook or a diagnostic comes from `config`."""
     names = {str(config), str(config.resolve())}
-    origins = ((spec.origin or "").rsplit(":", 1)[0] for spec in result.specs)
+    origins = (hook.origin.rsplit(":", 1)[0] for hook in discovery.hooks)
     return any(
         origin in names or any(origin.startswith(name) for name in names) for origin in origins
-    ) or any(d.file in names for d in result.diagnostics)
-
-
-def load_into(engine: HookEngine, ctx: LoadContext) -> LoadResult:
-    """Load every source and register its hooks on `engine`."""
-    result = load_sources(ctx)
-    for spec in result.specs:
-        engine.register(spec)
-    return result
+    ) or any(d.file in names for d in discovery.diagnostics)

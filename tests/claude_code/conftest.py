@@ -21,8 +21,9 @@ import pytest
 
 from hookwright import Event, HookEngine, HookInput, Verdict
 from hookwright.dialects.claude_code.inbox import AsyncInbox
-from hookwright.dialects.claude_code.loader import LoaderOptions, load
+from hookwright.dialects.claude_code.loader import LoaderOptions, discover
 from hookwright.loading import LoadContext, LoadResult
+from hookwright.trust import TrustPolicy
 
 MARK = "HOOKWRIGHT_TEST_MARK"
 SETTINGS = {
@@ -137,7 +138,8 @@ class Harness:
 
     def load(self, **options: Any) -> LoadResult:
         ctx = LoadContext(self.project, self.home, self.config_files)
-        result = load(ctx, LoaderOptions(inbox=self.inbox, **options))
+        discovery = discover(ctx, LoaderOptions(inbox=self.inbox, **options))
+        result = discovery.bind(TrustPolicy(everything=True))
         for spec in result.specs:
             self.engine.register(spec)
         self.result = result

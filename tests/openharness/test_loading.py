@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from hookwright import Event
-from hookwright.dialects.openharness import json_schema, load, load_workspace
-from hookwright.loading import Diagnostic, LoadContext, LoadResult, loaders
+from hookwright.dialects.openharness import discover, json_schema, load_workspace
+from hookwright.loading import Diagnostic, LoadContext, LoadResult, sources
+from hookwright.trust import TrustPolicy
 
 from .helpers import Workspace
 
@@ -119,10 +120,13 @@ def test_timeout_seconds_is_kept(ws: Workspace) -> None:
     assert spec.timeout is not None and 5.0 <= spec.timeout < 30.0
 
 
-def test_registered_loader_reads_the_project(ws: Workspace) -> None:
+def test_registered_source_needs_the_project_trusted(ws: Workspace) -> None:
     ws.hook("a.yaml", hook("a"))
-    assert loaders()["openharness"] is load
-    result = load(LoadContext(project_dir=ws.root, home=ws.home))
+    assert sources()["openharness"] is discover
+    discovery = discover(LoadContext(project_dir=ws.root, home=ws.home))
+    assert [(h.name, h.trust_root) for h in discovery.hooks] == [("a", ws.root.resolve())]
+    assert discovery.bind(TrustPolicy()).specs == []
+    result = discovery.bind(TrustPolicy().with_folder(ws.root))
     assert [s.name for s in result.specs] == ["a"]
 
 

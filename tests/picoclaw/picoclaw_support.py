@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookwright.dialects.picoclaw.loader import load
+from hookwright.dialects.picoclaw.loader import discover
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput
 from hookwright.loading import LoadContext, LoadResult
+from hookwright.trust import TrustPolicy
 
 HOOKPROC = Path(__file__).with_name("hookproc.py")
 
@@ -123,7 +124,8 @@ class Pico:
     def load(self, hooks: dict[str, Any] | None = None, *extra: Path) -> LoadResult:
         if hooks is not None:
             self.write(hooks)
-        result = load(LoadContext(self.project, self.home, list(extra)))
+        discovery = discover(LoadContext(self.project, self.home, list(extra)))
+        result = discovery.bind(TrustPolicy(everything=True))
         for spec in result.specs:
             self.engine.register(spec)
         return result

@@ -277,7 +277,7 @@ def test_builtin_import_failure_is_reported_and_others_run(pico: Pico) -> None:
         ("good", Event.PreModelCall),
         ("good", Event.PostModelCall),
     }
-    assert all(s.source == "in-process" for s in result.specs)
+    assert all(s.source == "project" for s in result.specs)
 
 
 def test_builtin_found_by_registered_name(pico: Pico) -> None:

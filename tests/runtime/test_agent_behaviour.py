@@ -434,11 +434,15 @@ async def test_untrusted_project_hooks_do_not_run(tmp_path: Path, isolated_home:
 async def test_resume_continues_from_the_transcript(tmp_path: Path, isolated_home: Path) -> None:
     project = tmp_path / "repo"
     write_hooks(project)
-    setup = await open_session(project, home=isolated_home, permission_mode="bypassPermissions")
+    setup = await open_session(
+        project, home=isolated_home, permission_mode="bypassPermissions", trust=True
+    )
     await setup.agent.run("say hi")
     await setup.agent.close()
     setup.engine.close()
-    resumed = await open_session(project, home=isolated_home, resume=setup.agent.session_id)
+    resumed = await open_session(
+        project, home=isolated_home, resume=setup.agent.session_id, trust=True
+    )
     assert resumed.agent.messages == transcripts.load(Path(setup.agent.transcript_path))
     assert resumed.agent.messages[-1] == {"role": "assistant", "content": "finished"}
     resumed.engine.close()

@@ -109,7 +109,7 @@ def test_chat_streams_keeps_history_and_sends_it_back(
     browser: webdriver.Chrome, serve: ServerFactory
 ) -> None:
     model = ScriptedModel.from_turns([{"content": "Answer one."}, {"content": "Answer two."}])
-    server = serve(model=lambda: model, skills=("memory",))
+    server = serve(model=lambda: model, skills=("memory",), trust=True)
     browser.get(server.http_url)
     WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "idle"

@@ -92,7 +92,7 @@ def test_persistent_hook_travels_through_the_client_history(serve: ServerFactory
             {"content": "Answer three."},
         ]
     )
-    server = serve(model=lambda: model, skills=("memory", "flow"))
+    server = serve(model=lambda: model, skills=("memory", "flow"), trust=True)
     with client(server) as ws:
         first = ws.chat("read the notes", [])
         assert kinds(first) == ["hook", "text", "tool_call", "tool_result", "text", "done"]
@@ -144,7 +144,7 @@ def test_persistent_hook_travels_through_the_client_history(serve: ServerFactory
 
 def test_skills_named_by_the_request_replace_the_server_list(serve: ServerFactory) -> None:
     model = ScriptedModel.from_turns([{"content": "ok"}])
-    server = serve(model=lambda: model)
+    server = serve(model=lambda: model, trust=True)
     with client(server) as ws:
         frames = ws.chat("hi", [], skills=["memory"])
     assert kinds(frames) == ["hook", "text", "done"]

@@ -392,6 +392,7 @@ async def test_persistent_user_role_hook_through_open_session(harness: Harness) 
         model=f"scripted:{script}",
         planning=True,
         skills=["user-note"],
+        trust=True,
         on_event=events.append,
     )
     try:

@@ -15,7 +15,9 @@ from rich.table import Table
 
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
-from hookwright.loading import LoadContext, LoadResult, load_into
+from hookwright.loading import DiscoveredHook, LoadContext, LoadResult, discover
+from hookwright.spec import HookSpec
+from hookwright.trust import TrustPolicy, TrustStore
 
 app = typer.Typer(
     name="hookwright",
@@ -29,8 +31,9 @@ app.add_typer(hooks_app, name="hooks")
 
 
 def _stdout_console() -> Console:
+    """The terminal's width, or for scripts wide enough that a table row stays on one line."""
     console = Console()
-    return console if console.is_terminal else Console(width=200)
+    return console if console.is_terminal else Console(width=1000)
 
 
 def _say_err(line: str) -> None:
@@ -55,7 +58,10 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _load(project: Path, configs: list[Path] | None) -> tuple[HookEngine, LoadResult]:
+def _load(
+    project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
+) -> tuple[HookEngine, LoadResult]:
+    """Discover the project's hooks and bind those `policy` trusts (default: the trust store)."""
     project = project.resolve()
     if not project.is_dir():
         raise CliError(f"project directory {project} does not exist")
@@ -63,13 +69,47 @@ def _load(project: Path, configs: list[Path] | None) -> tuple[HookEngine, LoadRe
     for file in files:
         if not file.is_file():
             raise CliError(f"config file {file} does not exist")
+    try:
+        policy = policy or TrustPolicy.load(Path.home())
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    discovery = discover(LoadContext(project_dir=project, home=Path.home(), config_files=files))
+    result = discovery.bind(policy)
     engine = HookEngine()
-    result = load_into(
-        engine, LoadContext(project_dir=project, home=Path.home(), config_files=files)
-    )
+    for spec in result.specs:
+        engine.register(spec)
     for diagnostic in result.diagnostics:
         _say_err(str(diagnostic))
     return engine, result
+
+
+NOT_TRUSTED = "not trusted: will not run"
+
+
+def _untrusted_rows(hooks: list[DiscoveredHook], event: Event | None) -> list[tuple[str, ...]]:
+    """Rows for the unbound hooks declared for `event`; for None, those whose events only
+    their code can tell (shown with event "-" under any event filter)."""
+    rows: list[tuple[str, ...]] = []
+    for hook in hooks:
+        listed_here = event in hook.events if event is not None else not hook.events
+        if not listed_here:
+            continue
+        note = f"{NOT_TRUSTED}; {hook.note}" if hook.note else NOT_TRUSTED
+        rows.append(
+            (
+                event.value if event is not None else "-",
+                "-",
+                hook.name,
+                hook.source,
+                hook.dialect,
+                hook.matcher or "*",
+                hook.if_rule or "",
+                hook.mode,
+                f"{hook.timeout:g}s" if hook.timeout else "-",
+                note,
+            )
+        )
+    return rows
 
 
 @hooks_app.command("list")
@@ -78,37 +118,55 @@ def hooks_list(
     config: ConfigOpt = None,
     event: Annotated[str | None, typer.Option(help="Only this event.")] = None,
 ) -> None:
-    """A table of the resolved hooks per event and source."""
+    """A table of the resolved hooks per event and source.
+
+    Hooks of a folder that is not trusted are listed from their config files, marked "not
+    trusted: will not run"; none of their code is imported, called or started."""
     try:
-        engine, _ = _load(project, config)
+        engine, result = _load(project, config)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
     table = Table(title=f"hooks for {project.resolve()}")
-    for column in ("event", "#", "name", "source", "dialect", "matcher", "if", "mode", "timeout"):
+    for column in COLUMNS:
         table.add_column(column)
-    count = 0
+    rows: list[tuple[str, ...]] = []
     for ev in Event:
         if wanted is not None and ev is not wanted:
             continue
-        for index, spec in enumerate(engine.hooks(ev), start=1):
-            count += 1
-            table.add_row(
-                ev.value,
-                str(index),
-                spec.name,
-                spec.source,
-                spec.dialect,
-                spec.matcher.pattern or "*" if spec.matcher else "*",
-                spec.if_rule.source if spec.if_rule else "",
-                spec.mode,
-                f"{spec.timeout:g}s" if spec.timeout else "-",
-            )
+        rows += [_bound_row(ev, i, spec) for i, spec in enumerate(engine.hooks(ev), start=1)]
+        rows += _untrusted_rows(result.untrusted, ev)
+    rows += _untrusted_rows(result.untrusted, None)
     engine.close()
-    if count == 0:
+    for row in rows:
+        table.add_row(*row)
+    if not rows:
         _stdout_console().print("no hooks configured")
         return
     _stdout_console().print(table)
+    if result.untrusted:
+        _stdout_console().print(
+            f"{len(result.untrusted)} hook(s) {NOT_TRUSTED}: "
+            + TrustStore(Path.home()).how_to_trust(project.resolve())
+        )
+
+
+COLUMNS = ("event", "#", "name", "source", "dialect", "matcher", "if", "mode", "timeout", "note")
+
+
+def _bound_row(event: Event, index: int, spec: HookSpec) -> tuple[str, ...]:
+    return (
+        event.value,
+        str(index),
+        spec.name,
+        spec.source,
+        spec.dialect,
+        spec.matcher.pattern or "*" if spec.matcher else "*",
+        spec.if_rule.source if spec.if_rule else "",
+        spec.mode,
+        f"{spec.timeout:g}s" if spec.timeout else "-",
+        "",
+    )
 
 
 def _read_input(source: str | None) -> dict[str, Any]:
@@ -139,11 +197,14 @@ def hooks_test(
     project: ProjectOpt = Path("."),
     config: ConfigOpt = None,
 ) -> None:
-    """Dispatch one event and print the merged verdict as one JSON object."""
+    """Dispatch one event and print the merged verdict as one JSON object.
+
+    This runs the project's hooks (imports its modules, calls its factories, starts its
+    commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
     try:
         canonical = resolve_event(event)
         data = _read_input(input_file)
-        engine, _ = _load(project, config)
+        engine, _ = _load(project, config, TrustPolicy(everything=True))
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
     data.setdefault("session_id", f"test-{uuid.uuid4().hex[:8]}")

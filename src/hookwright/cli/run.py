@@ -16,7 +16,7 @@ from hookwright.runtime.agent import EventSink
 from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models import ModelConfigError
 from hookwright.runtime.permissions import MODES, PermissionMode
-from hookwright.runtime.trust import TrustStore
+from hookwright.trust import TrustStore
 
 from .render import JsonRenderer, RichRenderer
 

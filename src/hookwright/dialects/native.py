@@ -14,11 +14,13 @@ hooks:
 ```
 
 Read from `~/.hookwright/hooks.yaml` (source `user`), `<project>/.hookwright/hooks.yaml`
-(`project`) and any `--config FILE` given in this format (`project`).
+(`project`, runs only when the project is trusted) and any `--config FILE` given in this format
+(`project`). Discovery validates the files; a hook's module is imported only when it is bound.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -31,8 +33,15 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hookwright.events import UnknownEventError, resolve_event
-from hookwright.loading import Diagnostic, LoadContext, LoadResult, register_loader
-from hookwright.matching import IfRule, IfRuleError, compile_matcher
+from hookwright.loading import (
+    Diagnostic,
+    DiscoveredHook,
+    Discovery,
+    LoadContext,
+    LoadResult,
+    register_source,
+)
+from hookwright.matching import IfRule, IfRuleError, Matcher, compile_matcher
 from hookwright.spec import HookSpec, PythonHandler
 from hookwright.validation import field_path
 
@@ -116,22 +125,23 @@ def _load_file(unique: str, path: Path) -> ModuleType:
     return module
 
 
-def load_file(path: Path, source: str) -> LoadResult:
-    result = LoadResult()
+def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery:
+    """The hooks of one file, validated; their modules are imported only when bound."""
+    discovery = Discovery()
+    diagnostics = discovery.diagnostics
     file = str(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
-        result.diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
-        return result
+        diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
+        return discovery
     if data is None:
-        return result
+        return discovery
     if not isinstance(data, dict) or not isinstance(data.get("hooks", []), list):
-        result.diagnostics.append(Diagnostic(file, "hooks", "expected a mapping with a list"))
-        return result
-    unknown = sorted(set(data) - {"hooks"})
-    for key in unknown:
-        result.diagnostics.append(Diagnostic(file, key, "unknown field", "warning"))
+        diagnostics.append(Diagnostic(file, "hooks", "expected a mapping with a list"))
+        return discovery
+    for key in sorted(set(data) - {"hooks"}):
+        diagnostics.append(Diagnostic(file, key, "unknown field", "warning"))
     names: set[str] = set()
     for index, raw in enumerate(data.get("hooks") or []):
         where = f"hooks[{index}]"
@@ -140,62 +150,82 @@ def load_file(path: Path, source: str) -> LoadResult:
         except ValidationError as exc:
             for err in exc.errors():
                 loc = field_path(("hooks", index, *err["loc"]))
-                result.diagnostics.append(Diagnostic(file, loc, err["msg"]))
+                diagnostics.append(Diagnostic(file, loc, err["msg"]))
             continue
         if hook.name in names:
-            result.diagnostics.append(
+            diagnostics.append(
                 Diagnostic(file, f"{where}.name", f"duplicate hook name {hook.name!r}")
             )
             continue
         names.add(hook.name)
-        try:
-            func = _import_from(path.parent, hook.call)
-        except Exception as exc:
-            result.diagnostics.append(
-                Diagnostic(file, f"{where}.call", f"cannot import {hook.call}: {exc}")
-            )
-            continue
         matcher = compile_matcher(hook.matcher) if hook.matcher is not None else None
         if matcher is not None and matcher.error:
-            result.diagnostics.append(
-                Diagnostic(file, f"{where}.matcher", matcher.error, "warning")
-            )
-        result.specs.append(
-            HookSpec(
+            diagnostics.append(Diagnostic(file, f"{where}.matcher", matcher.error, "warning"))
+        discovery.hooks.append(
+            DiscoveredHook(
                 name=hook.name,
-                event=resolve_event(hook.event),
-                handler=PythonHandler(func),
-                matcher=matcher,
-                if_rule=IfRule.parse(hook.if_) if hook.if_ else None,
-                source=source,
                 dialect="native",
-                mode=hook.mode,
-                priority=hook.priority,
-                timeout=hook.timeout,
-                on_error=hook.on_error,
-                enabled=hook.enabled,
+                source=source,
                 origin=f"{file}:{where}",
-                description=hook.description,
+                trust_root=trust_root,
+                binder=functools.partial(_bind, hook, path, source, where, matcher),
+                events=(resolve_event(hook.event),),
+                matcher=hook.matcher,
+                if_rule=hook.if_,
+                mode=hook.mode,
+                timeout=hook.timeout,
+                priority=hook.priority,
             )
         )
-    return result
+    return discovery
 
 
-def load(ctx: LoadContext) -> LoadResult:
-    result = LoadResult()
-    candidates: list[tuple[Path, str]] = [
-        (ctx.home / ".hookwright" / FILE_NAME, "user"),
-        (ctx.project_dir / ".hookwright" / FILE_NAME, "project"),
+def _bind(
+    hook: NativeHook, path: Path, source: str, where: str, matcher: Matcher | None
+) -> LoadResult:
+    """Import the hook's callable (running its module) and build its spec."""
+    file = str(path)
+    try:
+        func = _import_from(path.parent, hook.call)
+    except Exception as exc:
+        message = f"cannot import {hook.call}: {exc}"
+        return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
+    spec = HookSpec(
+        name=hook.name,
+        event=resolve_event(hook.event),
+        handler=PythonHandler(func),
+        matcher=matcher,
+        if_rule=IfRule.parse(hook.if_) if hook.if_ else None,
+        source=source,
+        dialect="native",
+        mode=hook.mode,
+        priority=hook.priority,
+        timeout=hook.timeout,
+        on_error=hook.on_error,
+        enabled=hook.enabled,
+        origin=f"{file}:{where}",
+        description=hook.description,
+    )
+    return LoadResult(specs=[spec])
+
+
+def discover(ctx: LoadContext) -> Discovery:
+    """User file (no trust needed), project file (the project must be trusted), and each
+    `--config` file in this format (named by the user: no trust needed)."""
+    discovery = Discovery()
+    candidates: list[tuple[Path, str, Path | None]] = [
+        (ctx.home / ".hookwright" / FILE_NAME, "user", None),
+        (ctx.project_dir / ".hookwright" / FILE_NAME, "project", ctx.project_dir),
     ]
-    candidates += [(Path(p), "project") for p in ctx.config_files if _is_native(Path(p))]
+    candidates += [(Path(p), "project", None) for p in ctx.config_files if _is_native(Path(p))]
     seen: set[Path] = set()
-    for path, source in candidates:
+    for path, source, trust_root in candidates:
         resolved = path.resolve()
         if resolved in seen or not path.is_file():
             continue
         seen.add(resolved)
-        result.extend(load_file(path, source))
-    return result
+        discovery.extend(discover_file(path, source, trust_root))
+    return discovery
 
 
 def _is_native(path: Path) -> bool:
@@ -210,4 +240,4 @@ def _is_native(path: Path) -> bool:
     return isinstance(hooks, list)
 
 
-register_loader("native", load)
+register_source("native", discover)

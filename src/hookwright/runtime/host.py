@@ -1,5 +1,6 @@
-"""Building a session for a project: hooks from every source (minus untrusted ones), the model,
-tools, permissions and skills."""
+"""Building a session for a project: hooks from every source (bound only where the
+`TrustPolicy` trusts their folder), the model, tools, permissions and skills. The project's own
+permission rules, scripted model and skills count only once the folder is trusted."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from hookwright.dialects import claude_code, picoclaw
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine import HookEngine
-from hookwright.loading import Diagnostic, LoadContext, LoadResult, load_sources
+from hookwright.loading import Diagnostic, LoadContext, discover
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
@@ -24,12 +25,9 @@ from hookwright.runtime.models.scripted import ScriptedModel
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tools import ToolRegistry, default_tools
-from hookwright.runtime.trust import TrustStore
-from hookwright.spec import HookSpec
 from hookwright.transports import rpc
+from hookwright.trust import TrustPolicy, TrustStore
 
-#: Sources that come from the repository itself and need the folder to be trusted.
-PROJECT_SOURCES = frozenset({"project", "local"})
 DEFAULT_SCRIPT = Path(".hookwright") / "script.yaml"
 NO_MODEL_TEXT = (
     "No model is configured. Pass --model openai:NAME (OPENAI_BASE_URL / OPENAI_API_KEY), "
@@ -47,8 +45,9 @@ class SessionSetup:
     untrusted_hooks: int = 0
 
 
-def default_model_spec(project_dir: Path) -> str | None:
-    """HOOKWRIGHT_MODEL, else a configured provider, else the project's scripted model."""
+def default_model_spec(project_dir: Path, *, project_trusted: bool) -> str | None:
+    """HOOKWRIGHT_MODEL, else a configured provider, else the (trusted) project's scripted
+    model."""
     if spec := os.environ.get("HOOKWRIGHT_MODEL"):
         return spec
     if os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
@@ -56,31 +55,25 @@ def default_model_spec(project_dir: Path) -> str | None:
     if os.environ.get("ANTHROPIC_API_KEY"):
         return f"anthropic:{os.environ.get('ANTHROPIC_MODEL', 'claude-sonnet-4-5')}"
     script = project_dir / DEFAULT_SCRIPT
-    if script.is_file():
+    if project_trusted and script.is_file():
         return f"scripted:{script}"
     return None
 
 
 def resolve_model(
-    spec: str | None, project_dir: Path, on_retry: RetryCallback | None = None
+    spec: str | None,
+    project_dir: Path,
+    on_retry: RetryCallback | None = None,
+    *,
+    project_trusted: bool,
 ) -> Model:
-    chosen = spec or default_model_spec(project_dir)
+    chosen = spec or default_model_spec(project_dir, project_trusted=project_trusted)
     if chosen is None:
-        return ScriptedModel.from_turns([{"content": NO_MODEL_TEXT}])
+        text = NO_MODEL_TEXT
+        if (project_dir / DEFAULT_SCRIPT).is_file():
+            text += f" {DEFAULT_SCRIPT} is not used: this folder is not trusted."
+        return ScriptedModel.from_turns([{"content": text}])
     return make_model(chosen, base_dir=project_dir, on_retry=on_retry)
-
-
-def _needs_trust(spec: HookSpec, project_dir: Path) -> bool:
-    if spec.source in PROJECT_SOURCES:
-        return True
-    origin = (spec.origin or "").split(":", 1)[0]
-    if spec.source == "plugin" and origin:
-        try:
-            Path(origin).resolve().relative_to(project_dir)
-        except ValueError:
-            return False
-        return True
-    return False
 
 
 async def open_session(
@@ -115,23 +108,21 @@ async def open_session(
     home = home or Path.home()
     rpc.use_loop(asyncio.get_running_loop())
     engine = engine or HookEngine()
-    loaded: LoadResult = load_sources(
+    discovery = discover(
         LoadContext(project_dir=project_dir, home=home, config_files=list(config_files))
     )
-    diagnostics = [str(d) for d in loaded.diagnostics]
-    needing = [spec for spec in loaded.specs if _needs_trust(spec, project_dir)]
     store = TrustStore(home)
-    trusted = trust or not needing or store.is_trusted(project_dir)
-    if not trusted and interactive and ask_trust is not None:
-        trusted = await ask_trust(project_dir, len(needing))
-        if trusted:
-            store.trust(project_dir)
-    skipped = 0
+    trust_policy = TrustPolicy.load(home, everything=trust)
+    needing = discovery.needing_trust(trust_policy)
+    if needing and interactive and ask_trust and await ask_trust(project_dir, len(needing)):
+        store.trust(project_dir)
+        trust_policy = trust_policy.with_folder(project_dir)
+    loaded = discovery.bind(trust_policy)
+    trusted = trust_policy.trusts(project_dir)
+    diagnostics = [str(d) for d in loaded.diagnostics]
     for spec in loaded.specs:
-        if not trusted and spec in needing:
-            skipped += 1
-            continue
         engine.register(spec)
+    skipped = len(loaded.untrusted)
     if skipped:
         diagnostics.append(
             str(
@@ -152,14 +143,21 @@ async def open_session(
 
     chosen_model = model if model is not None and not isinstance(model, str) else None
     resolved_model = chosen_model or resolve_model(
-        model if isinstance(model, str) else None, project_dir, on_retry
+        model if isinstance(model, str) else None,
+        project_dir,
+        on_retry,
+        project_trusted=trusted,
     )
-    policy = load_policy(project_dir, home, permission_mode)
+    policy = load_policy(project_dir, home, permission_mode, project_trusted=trusted)
     diagnostics += policy.problems
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
-        scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors) if skills else []
+        scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors)
+        if skills and trusted
+        else []
     )
+    if skills and not trusted:
+        diagnostics.append(f"warning: skills {', '.join(skills)}: not used, folder not trusted")
     diagnostics += [f"error: {e}" for e in skill_errors]
     config = AgentConfig(
         project_trusted=trusted,

@@ -217,9 +217,10 @@ def _rule_text(rule: Any) -> str:
 
 
 def load_policy(
-    project_dir: Path, home: Path, mode: PermissionMode = "default"
+    project_dir: Path, home: Path, mode: PermissionMode = "default", *, project_trusted: bool
 ) -> PermissionPolicy:
-    """Read `permissions` from the user, project and local Claude Code settings files."""
+    """Read `permissions` from the user, project and local Claude Code settings files; like
+    Claude Code, the project's own files count only once the folder is trusted."""
     policy = PermissionPolicy(mode=mode, project_dir=project_dir, home=home)
     for destination in ("userSettings", "projectSettings", "localSettings"):
         path = policy._settings_path(destination)
@@ -232,6 +233,11 @@ def load_policy(
             continue
         block = data.get("permissions") if isinstance(data, dict) else None
         if not isinstance(block, dict):
+            continue
+        if destination != "userSettings" and not project_trusted:
+            policy.problems.append(
+                f"warning: {path}: permissions: not used, this folder is not trusted"
+            )
             continue
         for behavior in ("allow", "ask", "deny"):
             rules = block.get(behavior, [])

@@ -7,12 +7,13 @@ working). Its transcript is a sidechain file beside the session's.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from hookwright.host import Event
 from hookwright.runtime.tools import ToolContext, ToolInputError, ToolOutput, ToolRegistry
@@ -21,14 +22,30 @@ from hookwright.runtime.tools.base import json_schema_of, parse_arguments
 if TYPE_CHECKING:
     from hookwright.runtime.agent import Agent
 
+AGENT_TYPE = re.compile(r"[A-Za-z0-9_-]+")
+
 
 class AgentInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     prompt: str = Field(description="The task for the subagent.")
     description: str = Field(default="", description="A 3-5 word summary of the task.")
-    subagent_type: str = Field(default="general-purpose", description="Which kind of agent.")
+    subagent_type: str = Field(
+        default="general-purpose",
+        description="Which kind of agent: a plain name (letters, digits, '-', '_').",
+    )
     model: str | None = Field(default=None, description="Ignored: the parent's model is used.")
+
+    @field_validator("subagent_type")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        """The type names a definition file (`.claude/agents/<type>.md`): never a path."""
+        if not AGENT_TYPE.fullmatch(value):
+            raise ValueError(
+                f"subagent_type {value!r} is not an agent name (letters, digits, '-' and '_' "
+                "only; no paths)"
+            )
+        return value
 
 
 class AgentTool:

@@ -4,8 +4,8 @@ command, http, prompt and agent handlers with Claude Code's exact semantics.
 What a host uses:
 
 * loading: importing `hookwright.dialects.claude_code.loader` registers the ``claude_code``
-  source loader; `LoaderOptions` / `make_loader` for non-default options; `load_policy(ctx)`
-  for the settings' policy;
+  source (`discover`); `LoaderOptions` / `make_loader` for non-default options;
+  `load_policy(ctx)` for the settings' policy;
 * `load_frontmatter_hooks(path, "skill"|"agent", scope, policy=...)` when a skill is invoked or
   a subagent starts;
 * `async_inbox(engine)`: where asynchronous hooks deliver their context on the next turn and
@@ -26,7 +26,12 @@ from hookwright.dialects.claude_code.codec import (
 )
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.inbox import AsyncDelivery, AsyncInbox, default_inbox
-from hookwright.dialects.claude_code.loader import LoaderOptions, load, load_policy, make_loader
+from hookwright.dialects.claude_code.loader import (
+    LoaderOptions,
+    discover,
+    load_policy,
+    make_loader,
+)
 from hookwright.dialects.claude_code.prompt import (
     Evaluator,
     decode_prompt_reply,
@@ -60,9 +65,9 @@ __all__ = [
     "decode_command",
     "decode_http",
     "decode_prompt_reply",
+    "discover",
     "encode_input",
     "encode_stdin",
-    "load",
     "load_frontmatter_hooks",
     "load_policy",
     "make_loader",

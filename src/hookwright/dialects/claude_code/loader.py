@@ -1,4 +1,4 @@
-"""The Claude Code source loader: settings files and plugins -> HookSpecs (see `sources` for
+"""The Claude Code source: settings files and plugins -> discovered hooks (see `sources` for
 where they are read from and the policy switches).
 
 Options come from `LoaderOptions` (``make_loader(options)`` builds a loader to register), else
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from hookwright.dialects.claude_code.codec import EXIT_RULES, ExitRules
 from hookwright.dialects.claude_code.config import parse_hooks
@@ -20,6 +21,7 @@ from hookwright.dialects.claude_code.prompt import Evaluator
 from hookwright.dialects.claude_code.sources import (
     SPEC_SOURCE,
     Policy,
+    SettingsKind,
     find_plugins,
     read_settings,
     resolve_policy,
@@ -31,7 +33,14 @@ from hookwright.dialects.claude_code.specs import (
     session_end_budget,
 )
 from hookwright.events import Event
-from hookwright.loading import Diagnostic, LoadContext, LoadResult, SourceLoader, register_loader
+from hookwright.loading import (
+    Diagnostic,
+    DiscoveredHook,
+    Discovery,
+    LoadContext,
+    SourceDiscoverer,
+    register_source,
+)
 
 EXIT_RULES_ENV = "HOOKWRIGHT_CLAUDE_EXIT_RULES"
 
@@ -98,16 +107,24 @@ def _policy_notice(policy: Policy, skipped: int, diagnostics: list[Diagnostic]) 
     )
 
 
-def load(ctx: LoadContext, options: LoaderOptions | None = None) -> LoadResult:
-    """Every Claude Code hook `ctx` reaches, as specs, with a diagnostic per problem."""
+def _trust_root(kind: SettingsKind, ctx: LoadContext) -> Path | None:
+    """Project and local settings are the repository's; managed, user and `--config` files
+    need no trust."""
+    return ctx.project_dir if kind in ("project", "local") else None
+
+
+def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discovery:
+    """Every Claude Code hook `ctx` reaches, with a diagnostic per problem. Building a spec runs
+    nothing (a command starts only when dispatched), so discovery builds them; plugins inside
+    the project need the plugin's folder trusted, wherever their hooks files are."""
     options = options or LoaderOptions()
-    result = LoadResult()
-    diagnostics = result.diagnostics
+    discovery = Discovery()
+    diagnostics = discovery.diagnostics
     files, problems = read_settings(ctx)
     diagnostics.extend(problems)
     policy, problems = resolve_policy(files)
     diagnostics.extend(problems)
-    declarations: list[Declaration] = []
+    declarations: list[tuple[Declaration, Path | None]] = []
     skipped = 0
     settings_site = HookSite(ctx.project_dir, ctx.home)
     for settings in files:
@@ -117,8 +134,12 @@ def load(ctx: LoadContext, options: LoaderOptions | None = None) -> LoadResult:
         if not policy.allows(source):
             skipped += len(parsed.handlers)
             continue
+        root = _trust_root(settings.kind, ctx)
         declarations += [
-            Declaration(h, settings.path, source, settings_site, root="", from_settings=True)
+            (
+                Declaration(h, settings.path, source, settings_site, root="", from_settings=True),
+                root,
+            )
             for h in parsed.handlers
         ]
     plugins, problems = find_plugins(ctx, policy)
@@ -132,30 +153,35 @@ def load(ctx: LoadContext, options: LoaderOptions | None = None) -> LoadResult:
                 skipped += len(parsed.handlers)
                 continue
             declarations += [
-                Declaration(h, file, "plugin", site, root=str(plugin.root), from_settings=False)
+                (
+                    Declaration(
+                        h, file, "plugin", site, root=str(plugin.root), from_settings=False
+                    ),
+                    plugin.trust_root,
+                )
                 for h in parsed.handlers
             ]
     _policy_notice(policy, skipped, diagnostics)
     budget = session_end_budget(
         d.parsed.config.timeout
-        for d in declarations
+        for d, _ in declarations
         if d.from_settings and d.parsed.event is Event.SessionEnd and d.parsed.config.timeout
     )
     build = build_options(options, policy, diagnostics, budget)
-    for declaration in declarations:
+    for declaration, trust_root in declarations:
         spec = build_spec(declaration, build, diagnostics)
         if spec is not None:
-            result.specs.append(spec)
-    return result
+            discovery.hooks.append(DiscoveredHook.of_specs([spec], trust_root))
+    return discovery
 
 
-def make_loader(options: LoaderOptions) -> SourceLoader:
-    """A loader with fixed options, to register in place of the default one."""
+def make_loader(options: LoaderOptions) -> SourceDiscoverer:
+    """A source with fixed options, to register (`register_source`) in place of the default."""
 
-    def configured(ctx: LoadContext) -> LoadResult:
-        return load(ctx, options)
+    def configured(ctx: LoadContext) -> Discovery:
+        return discover(ctx, options)
 
     return configured
 
 
-register_loader("claude_code", load)
+register_source("claude_code", discover)

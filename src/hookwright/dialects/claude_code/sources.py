@@ -12,7 +12,8 @@ Settings files, all merged (never overridden), with their HookSpec source:
 
 Plugins: every directory directly under ``<home>/.claude/plugins/`` or
 ``<project>/.claude/plugins/`` that holds ``hooks/hooks.json`` (or a
-``.claude-plugin/plugin.json`` manifest naming hooks files or inline hooks). Real Claude Code
+``.claude-plugin/plugin.json`` manifest naming hooks files or inline hooks). A project's plugin
+runs only when its folder is trusted, wherever its manifest points. Real Claude Code
 installs plugins from marketplaces and enables them with ``enabledPlugins``; hookwright takes
 the directories as installed and honours ``enabledPlugins`` entries set to false (keyed
 ``name`` or ``name@marketplace``). A plugin's data directory is
@@ -84,6 +85,9 @@ class Plugin:
     data_dir: Path
     #: (file, hooks object, field path of that object) for each place the plugin declares hooks.
     hooks: tuple[HooksBlock, ...]
+    #: The plugin's own folder when it lies in the project (its hooks run only once that is
+    #: trusted, wherever its manifest points); None for the user's plugins.
+    trust_root: Path | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,7 +320,9 @@ def _manifest_hooks(
     return name, found
 
 
-def _plugin(root: Path, home: Path, diagnostics: list[Diagnostic]) -> Plugin | None:
+def _plugin(
+    root: Path, home: Path, trust_root: Path | None, diagnostics: list[Diagnostic]
+) -> Plugin | None:
     default = root / "hooks" / "hooks.json"
     manifest = root / ".claude-plugin" / "plugin.json"
     if not default.is_file() and not manifest.is_file():
@@ -333,21 +339,27 @@ def _plugin(root: Path, home: Path, diagnostics: list[Diagnostic]) -> Plugin | N
             hooks.insert(0, block)
     name = name or root.name
     data_dir = home / ".claude" / "plugins" / "data" / name
-    return Plugin(root=root, name=name, data_dir=data_dir, hooks=tuple(hooks))
+    return Plugin(
+        root=root, name=name, data_dir=data_dir, hooks=tuple(hooks), trust_root=trust_root
+    )
 
 
 def find_plugins(ctx: LoadContext, policy: Policy) -> tuple[list[Plugin], list[Diagnostic]]:
     plugins: list[Plugin] = []
     diagnostics: list[Diagnostic] = []
     seen: set[Path] = set()
-    for base in (ctx.home / ".claude" / "plugins", ctx.project_dir / ".claude" / "plugins"):
+    bases = (
+        (ctx.home / ".claude" / "plugins", False),
+        (ctx.project_dir / ".claude" / "plugins", True),
+    )
+    for base, in_project in bases:
         if not base.is_dir():
             continue
         for root in sorted(p for p in base.iterdir() if p.is_dir()):
             if root.resolve() in seen:
                 continue
             seen.add(root.resolve())
-            plugin = _plugin(root, ctx.home, diagnostics)
+            plugin = _plugin(root, ctx.home, root if in_project else None, diagnostics)
             if plugin is not None and policy.plugin_enabled(plugin.name):
                 plugins.append(plugin)
     return plugins, diagnostics

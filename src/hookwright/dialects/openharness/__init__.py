@@ -2,8 +2,10 @@
 
 Public API for hosts:
 
-* :func:`load` (registered as the `openharness` source loader) and :func:`load_workspace`;
-* :func:`install`: load a workspace into an engine and register its secrets for redaction;
+* :func:`discover` (registered as the `openharness` source; the workspace needs trust),
+  :func:`discover_workspace` and :func:`load_workspace` (binds a workspace the host names);
+* :func:`install`: load a workspace the host names into an engine and register its secrets
+  for redaction;
 * :func:`register_secrets`: what a host that registers specs itself must call;
 * :func:`set_evaluator`: the model seam for prompt and agent hooks;
 * :func:`json_schema`: the JSON Schema of one hook file.
@@ -18,10 +20,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from hookwright.dialects.openharness.evaluator import Evaluator, get_evaluator, set_evaluator
-from hookwright.dialects.openharness.loader import discover, load, load_workspace
+from hookwright.dialects.openharness.loader import (
+    discover,
+    discover_workspace,
+    hook_files,
+    load_workspace,
+)
 from hookwright.dialects.openharness.schema import json_schema
 from hookwright.engine import HookEngine
-from hookwright.loading import LoadResult, register_loader
+from hookwright.loading import LoadResult, register_source
 from hookwright.spec import HookSpec
 
 DIALECT = "openharness"
@@ -54,16 +61,17 @@ def install(
     return result
 
 
-register_loader(DIALECT, load)
+register_source(DIALECT, discover)
 
 __all__ = [
     "DIALECT",
     "Evaluator",
     "discover",
+    "discover_workspace",
     "get_evaluator",
+    "hook_files",
     "install",
     "json_schema",
-    "load",
     "load_workspace",
     "register_secrets",
     "set_evaluator",

@@ -1,6 +1,6 @@
 """Load `<workspace>/.openharness/hooks/*.yaml` into HookSpecs.
 
-Discovery: regular files directly in `.openharness/hooks/` ending in `.yaml`, or `.yml` (the
+Files: regular files directly in `.openharness/hooks/` ending in `.yaml`, or `.yml` (the
 real project ignores those silently; hookwright loads them with a warning), sorted by file
 name: that order is the chain order (upstream uses `readdir` order by accident). Sub-
 directories (`scripts/`, `prompts/`, `resources/`) and other files are never read as hooks.
@@ -9,6 +9,9 @@ Per file: YAML -> `${env.*}` / `${secrets.*}` substitution -> schema validation 
 name check -> matcher regex compiled -> paths checked. Any problem is a `Diagnostic` naming
 the file and the field path and skips that file only; the others still load (upstream one bad
 file fails the whole workspace).
+
+The workspace is the project: its hooks run only when it is trusted. Discovery builds the
+specs (handlers are inert until dispatched) and `Discovery.bind` hands them over.
 
 One `HookSpec` per (file, event): `dialect="openharness"`, `source="project"`,
 `mode="chain"`, the matcher on the event's target field (`tool_name`, `model_ref`,
@@ -56,9 +59,10 @@ from hookwright.dialects.openharness.workspace import (
     read_kind,
     resolve_inside,
 )
-from hookwright.loading import Diagnostic, LoadContext, LoadResult
+from hookwright.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, LoadResult
 from hookwright.matching import Matcher, MatcherError, compile_matcher
 from hookwright.spec import HookSpec
+from hookwright.trust import TrustPolicy
 
 HOOKS_DIR = "hooks"
 DEFAULT_TIMEOUT = 30.0
@@ -68,7 +72,7 @@ ENGINE_GRACE = 2.0
 _HANDLER_TAGS = frozenset({"command", "http", "prompt", "agent"})
 
 
-def discover(root: Path) -> list[Path]:
+def hook_files(root: Path) -> list[Path]:
     """Hook definition files of a workspace, in chain order."""
     hooks_dir = root / OH_DIR / HOOKS_DIR
     if not hooks_dir.is_dir():
@@ -239,19 +243,21 @@ def _specs(
     return specs
 
 
-def load_workspace(
+def discover_workspace(
     root: Path,
     *,
     home: Path | None = None,
     environ: Mapping[str, str] | None = None,
     evaluator: Evaluator | None = None,
-) -> LoadResult:
-    """Load one workspace's hooks. `environ` defaults to `os.environ` (for `${env.*}` and
-    `${secrets.*}`), `home` to the user's home (for the secrets file)."""
-    result = LoadResult()
+) -> Discovery:
+    """One workspace's hooks, one discovered hook per file; they need `root` trusted. Their
+    handlers only run a command, send a request or ask a model when dispatched. `environ`
+    defaults to `os.environ` (for `${env.*}` and `${secrets.*}`), `home` to the user's home
+    (for the secrets file)."""
+    result = Discovery()
     root = root.resolve()
     env = os.environ if environ is None else environ
-    files = discover(root)
+    files = hook_files(root)
     kind = read_kind(root)
     result.diagnostics.extend(kind.diagnostics)
     if kind.kind == "chat":
@@ -295,12 +301,25 @@ def load_workspace(
             transport = _transport(hook, root, file, out, evaluator)
             if transport is not None and (matcher is not None or hook.matcher is None):
                 secrets = SecretValues(out.secrets)
-                result.specs.extend(_specs(hook, root, file, matcher, transport, secrets))
+                specs = _specs(hook, root, file, matcher, transport, secrets)
+                result.hooks.append(DiscoveredHook.of_specs(specs, root))
         result.diagnostics.extend(out.diagnostics)
     result.diagnostics.extend(store.diagnostics)
     return result
 
 
-def load(ctx: LoadContext) -> LoadResult:
-    """The registered source loader: the project directory is the workspace."""
-    return load_workspace(ctx.project_dir, home=ctx.home)
+def load_workspace(
+    root: Path,
+    *,
+    home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    evaluator: Evaluator | None = None,
+) -> LoadResult:
+    """Bind every hook of a workspace the host chose to run (it is trusted by being named)."""
+    discovery = discover_workspace(root, home=home, environ=environ, evaluator=evaluator)
+    return discovery.bind(TrustPolicy(everything=True))
+
+
+def discover(ctx: LoadContext) -> Discovery:
+    """The registered source: the project directory is the workspace."""
+    return discover_workspace(ctx.project_dir, home=ctx.home)

@@ -2,8 +2,8 @@
 
 Public API for hosts:
 
-* the ``picoclaw`` source loader (`hookwright.dialects.picoclaw.loader`), used by
-  `hookwright.loading.load_into`;
+* the ``picoclaw`` source (`hookwright.dialects.picoclaw.loader`), found by
+  `hookwright.loading.discover`;
 * `attach_observers(engine)`: forward runtime events published with `engine.publish` to the
   processes that observe them;
 * `start_processes(engine)`: spawn every loaded process now instead of on first use;
@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 
 from hookwright.dialects.picoclaw.builtins import register_builtin, unregister_builtin
-from hookwright.dialects.picoclaw.loader import build, load
+from hookwright.dialects.picoclaw.loader import discover, discover_settings
 from hookwright.dialects.picoclaw.observe import attach_observers, registered_processes
 from hookwright.dialects.picoclaw.process import ProcessTarget
 from hookwright.engine import HookEngine
@@ -23,8 +23,8 @@ from hookwright.engine import HookEngine
 __all__ = [
     "ProcessTarget",
     "attach_observers",
-    "build",
-    "load",
+    "discover",
+    "discover_settings",
     "register_builtin",
     "registered_processes",
     "start_processes",

@@ -4,9 +4,12 @@ Files, in order (later files override earlier ones key by key; a process or buil
 several files takes the whole entry of the last one):
 
 * ``~/.picoclaw/config.json`` (source ``user``);
-* ``<project>/.picoclaw/config.json`` (source ``project``);
+* ``<project>/.picoclaw/config.json`` (source ``project``; its processes and builtins run only
+  when the project is trusted);
 * each ``--config FILE`` that is JSON with a top-level ``hooks`` object holding ``processes`` or
-  ``builtins`` (source ``project``).
+  ``builtins`` (source ``project``; named by the user, so it needs no trust).
+
+Every entry remembers its file's source and trust root (`ConfigFile`).
 
 Validation follows PicoClaw (spec §1) with our additions: ``timeout_ms`` per hook, ``protocol``
 (``seed``, the default, or ``current``) globally and per process, and ``restart``. Unlike
@@ -164,6 +167,14 @@ class Timeouts:
     approval: float = DEFAULT_APPROVAL_TIMEOUT_MS / 1000
 
 
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    path: Path
+    source: str
+    #: The folder that must be trusted before this file's hooks run; None: no trust needed.
+    trust_root: Path | None
+
+
 @dataclass(slots=True)
 class ProcessEntry:
     name: str
@@ -171,6 +182,8 @@ class ProcessEntry:
     file: str
     source: str
     protocol: Protocol
+    #: None: needs no trust (see `ConfigFile`).
+    trust_root: Path | None
 
 
 @dataclass(slots=True)
@@ -179,6 +192,8 @@ class BuiltinEntry:
     config: BuiltinConfig
     file: str
     protocol: Protocol
+    source: str
+    trust_root: Path | None
 
 
 @dataclass(slots=True)
@@ -206,22 +221,24 @@ def _errors(file: str, prefix: str, exc: ValidationError) -> list[Diagnostic]:
     return out
 
 
-def candidate_files(ctx: LoadContext) -> list[tuple[Path, str]]:
-    """Existing config files in load order, with their source."""
-    candidates: list[tuple[Path, str]] = [
-        (ctx.home / ".picoclaw" / "config.json", "user"),
-        (ctx.project_dir / ".picoclaw" / "config.json", "project"),
+def candidate_files(ctx: LoadContext) -> list[ConfigFile]:
+    """Existing config files in load order."""
+    candidates = [
+        ConfigFile(ctx.home / ".picoclaw" / "config.json", "user", None),
+        ConfigFile(ctx.project_dir / ".picoclaw" / "config.json", "project", ctx.project_dir),
     ]
-    candidates += [(Path(p), "project") for p in ctx.config_files if is_picoclaw_file(Path(p))]
-    out: list[tuple[Path, str]] = []
+    candidates += [
+        ConfigFile(Path(p), "project", None) for p in ctx.config_files if is_picoclaw_file(Path(p))
+    ]
+    out: list[ConfigFile] = []
     seen: set[Path] = set()
-    for path, source in candidates:
-        if not path.is_file():
+    for candidate in candidates:
+        if not candidate.path.is_file():
             continue
-        resolved = path.resolve()
+        resolved = candidate.path.resolve()
         if resolved not in seen:
             seen.add(resolved)
-            out.append((path, source))
+            out.append(candidate)
     return out
 
 
@@ -237,12 +254,13 @@ def is_picoclaw_file(path: Path) -> bool:
     return isinstance(hooks, dict) and ("processes" in hooks or "builtins" in hooks)
 
 
-def read_settings(files: list[tuple[Path, str]]) -> HooksSettings:
+def read_settings(files: list[ConfigFile]) -> HooksSettings:
     settings = HooksSettings()
     defaults: dict[str, Any] = {}
-    processes: dict[str, tuple[Any, str, str]] = {}
-    builtins: dict[str, tuple[Any, str]] = {}
-    for path, source in files:
+    processes: dict[str, tuple[Any, ConfigFile]] = {}
+    builtins: dict[str, tuple[Any, ConfigFile]] = {}
+    for config in files:
+        path = config.path
         file = str(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -284,9 +302,9 @@ def read_settings(files: list[tuple[Path, str]]) -> HooksSettings:
                 else:
                     defaults.update(section)
             elif key == "processes":
-                processes.update({name: (raw, file, source) for name, raw in section.items()})
+                processes.update({name: (raw, config) for name, raw in section.items()})
             else:
-                builtins.update({name: (raw, file) for name, raw in section.items()})
+                builtins.update({name: (raw, config) for name, raw in section.items()})
     merged = Defaults.model_validate(defaults)
     settings.timeouts = Timeouts(
         observer=_ms(merged.observer_timeout_ms, DEFAULT_OBSERVER_TIMEOUT_MS),
@@ -294,24 +312,29 @@ def read_settings(files: list[tuple[Path, str]]) -> HooksSettings:
         approval=_ms(merged.approval_timeout_ms, DEFAULT_APPROVAL_TIMEOUT_MS),
     )
     for name in sorted(processes):
-        raw, file, source = processes[name]
+        raw, origin = processes[name]
+        file = str(origin.path)
         prefix = f"hooks.processes.{name}"
         try:
             proc = ProcessConfig.model_validate(raw)
         except ValidationError as exc:
             settings.diagnostics.extend(_errors(file, prefix, exc))
             continue
+        protocol = proc.protocol or settings.protocol
         settings.processes.append(
-            ProcessEntry(name, proc, file, source, proc.protocol or settings.protocol)
+            ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root)
         )
     for name in sorted(builtins):
-        raw, file = builtins[name]
+        raw, origin = builtins[name]
+        file = str(origin.path)
         try:
             builtin = BuiltinConfig.model_validate(raw)
         except ValidationError as exc:
             settings.diagnostics.extend(_errors(file, f"hooks.builtins.{name}", exc))
             continue
-        settings.builtins.append(BuiltinEntry(name, builtin, file, settings.protocol))
+        settings.builtins.append(
+            BuiltinEntry(name, builtin, file, settings.protocol, origin.source, origin.trust_root)
+        )
     return settings
 
 

@@ -7,12 +7,17 @@ object has. Interceptors time out after `interceptor_timeout_ms` and fail open; 
 `approval_timeout_ms` and fail closed (`on_error="block"`); a process's `timeout_ms` overrides
 both for that process.
 
-Ordering. PicoClaw runs in-process hooks before process hooks, then by priority, then by name.
-The engine orders by priority, then source, then declaration. Builtins get
-``source="in-process"``, processes ``user`` or ``project`` after their config file, and specs
-are declared in PicoClaw's order. So that PicoClaw's rule holds among PicoClaw hooks, a
-builtin's engine priority is lifted to ``min(its priority, lowest process priority)`` (its
-configured priority stays in ``spec.meta["picoclaw_priority"]``). Among hooks of several
+Trust. Builtins and processes are the code of the file that configures them: each takes its
+file's source (``user`` or ``project``) and trust root (see `config.ConfigFile`). Discovery
+calls no factory and starts no process; a builtin's factory is called when it is bound.
+Discovery shows one hook per builtin with no events: they are the methods of the object the
+factory returns, known only once it ran.
+
+Ordering. PicoClaw runs in-process hooks (builtins) before process hooks, then by priority,
+then by name. The engine orders by priority, then source, then declaration, and specs are
+declared in PicoClaw's order. So that PicoClaw's rule holds among PicoClaw hooks, a builtin's
+engine priority is ``min(its priority, lowest process priority - 1)`` when there are processes
+(its configured priority stays in ``spec.meta["picoclaw_priority"]``). Among hooks of several
 dialects the engine's rule applies to those engine priorities.
 
 A process that only observes has no spec to dispatch; it is carried by a disabled spec (never
@@ -21,12 +26,18 @@ selected) so that `engine.aclose()` stops it and `attach_observers(engine)` find
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from hookwright.dialects.picoclaw.builtins import BuiltinTarget, resolve_factory
 from hookwright.dialects.picoclaw.codec import EVENTS
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
-from hookwright.dialects.picoclaw.config import HooksSettings, ProcessEntry, read_context
+from hookwright.dialects.picoclaw.config import (
+    BuiltinEntry,
+    HooksSettings,
+    ProcessEntry,
+    read_context,
+)
 from hookwright.dialects.picoclaw.handler import (
     BACKSTOP_GRACE,
     ObserverCarrier,
@@ -35,7 +46,14 @@ from hookwright.dialects.picoclaw.handler import (
 )
 from hookwright.dialects.picoclaw.process import ProcessTarget
 from hookwright.events import Event
-from hookwright.loading import Diagnostic, LoadContext, LoadResult, register_loader
+from hookwright.loading import (
+    Diagnostic,
+    DiscoveredHook,
+    Discovery,
+    LoadContext,
+    LoadResult,
+    register_source,
+)
 from hookwright.spec import HookSpec
 
 DIALECT = "picoclaw"
@@ -90,86 +108,112 @@ def _spec(
     )
 
 
-def build(settings: HooksSettings, project_dir: Path) -> LoadResult:
-    """Specs for the valid hooks of `settings`, in PicoClaw's order."""
-    result = LoadResult(diagnostics=list(settings.diagnostics))
+def discover_settings(settings: HooksSettings, project_dir: Path) -> Discovery:
+    """One discovered hook per enabled builtin and process, in PicoClaw's order."""
+    discovery = Discovery(diagnostics=list(settings.diagnostics))
     if not settings.enabled:
-        return result
+        return discovery
     processes = [e for e in settings.processes if e.config.enabled]
     processes.sort(key=lambda e: (e.config.priority, e.name))
     builtins = [e for e in settings.builtins if e.config.enabled]
     builtins.sort(key=lambda e: (e.config.priority, e.name))
     ceiling = min((e.config.priority for e in processes), default=None)
     for builtin in builtins:
-        where = f"hooks.builtins.{builtin.name}"
-        try:
-            factory = resolve_factory(builtin.name, builtin.config.factory)
-            target = BuiltinTarget(builtin.name, factory(builtin.config.config))
-        except Exception as exc:
-            result.diagnostics.append(
-                Diagnostic(builtin.file, where, f"cannot create builtin: {exc}")
-            )
-            continue
-        methods = target.methods()
-        if not methods:
-            result.diagnostics.append(
-                Diagnostic(builtin.file, where, "builtin implements none of the hook methods")
-            )
-            continue
         configured = builtin.config.priority
-        priority = configured if ceiling is None else min(configured, ceiling)
-        for method in methods:
-            result.specs.append(
-                _spec(
-                    target,
-                    method,
-                    settings=settings,
-                    timeout_ms=builtin.config.timeout_ms,
-                    source="in-process",
-                    priority=priority,
-                    configured_priority=configured,
-                    origin=f"{builtin.file}:{where}",
-                    protocol=builtin.protocol,
-                )
+        priority = configured if ceiling is None else min(configured, ceiling - 1)
+        where = f"hooks.builtins.{builtin.name}"
+        discovery.hooks.append(
+            DiscoveredHook(
+                name=builtin.name,
+                dialect=DIALECT,
+                source=builtin.source,
+                origin=f"{builtin.file}:{where}",
+                trust_root=builtin.trust_root,
+                binder=functools.partial(_bind_builtin, builtin, settings, priority),
+                mode="chain",
+                priority=priority,
+                note="builtin: its events are the methods of the object its factory returns",
             )
+        )
     for entry in processes:
-        where = f"hooks.processes.{entry.name}"
-        process = ProcessTarget(entry, settings.timeouts, project_dir)
-        methods = process_methods(entry)
-        for method in methods:
-            result.specs.append(
-                _spec(
-                    process,
-                    method,
-                    settings=settings,
-                    timeout_ms=entry.config.timeout_ms,
-                    source=entry.source,
-                    priority=entry.config.priority,
-                    configured_priority=entry.config.priority,
-                    origin=f"{entry.file}:{where}",
-                    protocol=entry.protocol,
-                )
+        discovery.hooks.append(
+            DiscoveredHook.of_specs(_process_specs(entry, settings, project_dir), entry.trust_root)
+        )
+    return discovery
+
+
+def _bind_builtin(builtin: BuiltinEntry, settings: HooksSettings, priority: int) -> LoadResult:
+    """Call the builtin's factory (running its code) and build a spec per method it has."""
+    result = LoadResult()
+    where = f"hooks.builtins.{builtin.name}"
+    try:
+        factory = resolve_factory(builtin.name, builtin.config.factory)
+        target = BuiltinTarget(builtin.name, factory(builtin.config.config))
+    except Exception as exc:
+        result.diagnostics.append(Diagnostic(builtin.file, where, f"cannot create builtin: {exc}"))
+        return result
+    methods = target.methods()
+    if not methods:
+        result.diagnostics.append(
+            Diagnostic(builtin.file, where, "builtin implements none of the hook methods")
+        )
+    for method in methods:
+        result.specs.append(
+            _spec(
+                target,
+                method,
+                settings=settings,
+                timeout_ms=builtin.config.timeout_ms,
+                source=builtin.source,
+                priority=priority,
+                configured_priority=builtin.config.priority,
+                origin=f"{builtin.file}:{where}",
+                protocol=builtin.protocol,
             )
-        if not methods:
-            result.specs.append(
-                HookSpec(
-                    name=entry.name,
-                    event=Event.Notification,
-                    handler=ObserverCarrier(process),
-                    source=entry.source,
-                    dialect=DIALECT,
-                    enabled=False,
-                    priority=entry.config.priority,
-                    origin=f"{entry.file}:{where}",
-                    description="PicoClaw observe-only process (never dispatched)",
-                    meta={"picoclaw_kind": "process", "picoclaw_observer_carrier": True},
-                )
-            )
+        )
     return result
 
 
-def load(ctx: LoadContext) -> LoadResult:
-    return build(read_context(ctx), ctx.project_dir)
+def _process_specs(
+    entry: ProcessEntry, settings: HooksSettings, project_dir: Path
+) -> list[HookSpec]:
+    """A process's specs; the process starts only when one of them is dispatched."""
+    where = f"hooks.processes.{entry.name}"
+    process = ProcessTarget(entry, settings.timeouts, project_dir)
+    methods = process_methods(entry)
+    specs = [
+        _spec(
+            process,
+            method,
+            settings=settings,
+            timeout_ms=entry.config.timeout_ms,
+            source=entry.source,
+            priority=entry.config.priority,
+            configured_priority=entry.config.priority,
+            origin=f"{entry.file}:{where}",
+            protocol=entry.protocol,
+        )
+        for method in methods
+    ]
+    if methods:
+        return specs
+    carrier = HookSpec(
+        name=entry.name,
+        event=Event.Notification,
+        handler=ObserverCarrier(process),
+        source=entry.source,
+        dialect=DIALECT,
+        enabled=False,
+        priority=entry.config.priority,
+        origin=f"{entry.file}:{where}",
+        description="PicoClaw observe-only process (never dispatched)",
+        meta={"picoclaw_kind": "process", "picoclaw_observer_carrier": True},
+    )
+    return [carrier]
 
 
-register_loader(DIALECT, load)
+def discover(ctx: LoadContext) -> Discovery:
+    return discover_settings(read_context(ctx), ctx.project_dir)
+
+
+register_source(DIALECT, discover)
