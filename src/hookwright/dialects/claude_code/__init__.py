@@ -8,9 +8,9 @@ What a host uses:
   for the settings' policy;
 * `load_frontmatter_hooks(path, "skill"|"agent", scope, policy=...)` when a skill is invoked or
   a subagent starts;
-* the engine's `services` (`hookwright.services.Services`): `inbox`, where asynchronous hooks
-  deliver their context for the next turn and their asyncRewake wake-ups, and `evaluator`, the
-  model prompt and agent hooks use;
+* the engine's `services` (`hookwright.services.Services`): `inbox` (`hookwright.inbox`), where
+  asynchronous hooks deliver their context for the next turn and their asyncRewake wake-ups,
+  and `evaluator`, the model prompt and agent hooks use;
 * verdict extras a host acts on: ``env_file`` (list of CLAUDE_ENV_FILE paths to source before
   each Bash command), ``worktree_path``, ``compact_instructions``, ``updated_permissions``,
   ``retry``, ``watch_paths``, ``session_title``, ``initial_user_message``,
@@ -32,12 +32,9 @@ from hookwright.dialects.claude_code.loader import LoaderOptions, load, load_pol
 from hookwright.dialects.claude_code.prompt import decode_prompt_reply
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import watched_file_names
-from hookwright.inbox import AsyncDelivery, AsyncInbox
 
 __all__ = [
     "INTERNAL_FIELDS",
-    "AsyncDelivery",
-    "AsyncInbox",
     "LoaderOptions",
     "Policy",
     "decode_command",
