@@ -18,8 +18,9 @@ from rich.console import Console
 from rich.table import Table
 
 from hookwright.events import Event, HookInput
+from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.process import run_process
-from hookwright.transports.rpc import RpcProcess, use_loop
+from hookwright.transports.rpc import RpcProcess
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 ROUNDS = 12
@@ -50,9 +51,10 @@ async def interleaved(tmp: Path) -> dict[str, float]:
     alike. Best round of each, in ns per call."""
     from hookwright.engine import HookEngine
     from hookwright.loading import LoadContext, discover
+    from hookwright.services import Services
     from hookwright.trust import TrustPolicy
 
-    use_loop(asyncio.get_running_loop())
+    io = IoLoop(asyncio.get_running_loop())
     echo = await asyncio.create_subprocess_exec(
         sys.executable, "-c", ECHO, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
     )
@@ -67,7 +69,7 @@ async def interleaved(tmp: Path) -> dict[str, float]:
         await echo_in.drain()
         json.loads(await echo_out.readline())
 
-    hook = RpcProcess("bench", [sys.executable, "-c", RPC_HOOK])
+    hook = RpcProcess("bench", [sys.executable, "-c", RPC_HOOK], io=io)
     await hook.start()
     (tmp / ".picoclaw").mkdir(parents=True, exist_ok=True)
     config = {
@@ -78,7 +80,7 @@ async def interleaved(tmp: Path) -> dict[str, float]:
         }
     }
     (tmp / ".picoclaw" / "config.json").write_text(json.dumps(config))
-    engine = HookEngine(audit_path=None)
+    engine = HookEngine(audit_path=None, services=Services(io=io))
     loaded = discover(LoadContext(project_dir=tmp, home=tmp / "home"))
     for spec in loaded.bind(TrustPolicy(everything=True)).specs:
         engine.register(spec)
@@ -110,7 +112,8 @@ async def interleaved(tmp: Path) -> dict[str, float]:
 
 
 async def cross_loop() -> float:
-    """A call from a loop other than the one the process does its I/O on (thread hop)."""
+    """A call from a loop other than the one the process does its I/O on (thread hop: the
+    process gets a private I/O loop of its own)."""
     hook = RpcProcess("bench", [sys.executable, "-c", RPC_HOOK])
     timings = []
     try:
@@ -141,7 +144,6 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         best = asyncio.run(interleaved(Path(tmp)))
-    use_loop(None)
     hop = asyncio.run(cross_loop())
     spawn = asyncio.run(one_shot())
     floor = best["floor"]

@@ -43,6 +43,7 @@ from hookwright.events import (
 from hookwright.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.observers import ObserverBus, ObserverFunc
 from hookwright.results import Decision, HookResult, Status, Verdict
+from hookwright.services import Services
 from hookwright.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
 
 log = logging.getLogger("hookwright.engine")
@@ -129,7 +130,13 @@ class _LoopThread:
 
 
 class HookEngine:
-    """The one engine every dialect and every host uses."""
+    """The one engine every dialect and every host uses.
+
+    `services` are what the session lends its hooks at run time (`RunContext.services`): the
+    model prompt/agent hooks use, the async-hook inbox, the I/O loop of hook processes and
+    counters. Each engine gets its own unless given some; the engine closes their I/O loop when
+    it closes. Replace `engine.services` (e.g. `dataclasses.replace(engine.services,
+    evaluator=...)`) to plug in a model later."""
 
     def __init__(
         self,
@@ -137,9 +144,12 @@ class HookEngine:
         audit_path: Path | str | None = _DEFAULT,
         observer_capacity: int = 1024,
         observer_timeout: float = 0.5,
+        services: Services | None = None,
     ) -> None:
         path = default_audit_path() if audit_path is _DEFAULT else audit_path
         self.audit = AuditLog(Path(path) if path is not None else None)
+        self.services = services if services is not None else Services()
+        self.services.inbox.bind_audit(self.audit)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
         #: (event, default match value) -> hooks whose matcher accepts it; cleared on change.
@@ -520,14 +530,14 @@ class HookEngine:
         timeout = spec.timeout
         try:
             if timeout is None:
-                result = await spec.handler(inp, RunContext(spec, None))
+                result = await spec.handler(inp, RunContext(spec, None, self.services))
             elif getattr(spec.handler, "enforces_timeout", False) is True:
                 # The handler bounds every await by a timeout below `spec.timeout` (a PicoClaw
                 # handler): a second scope would only add a timer per call.
-                result = await spec.handler(inp, RunContext(spec, timeout))
+                result = await spec.handler(inp, RunContext(spec, timeout, self.services))
             else:
                 async with asyncio.timeout(timeout):
-                    result = await spec.handler(inp, RunContext(spec, timeout))
+                    result = await spec.handler(inp, RunContext(spec, timeout, self.services))
         except TimeoutError:
             result = _error_result(spec, Status.timeout, f"timed out after {timeout:g}s")
         except asyncio.CancelledError:
@@ -575,6 +585,7 @@ class HookEngine:
     def _shutdown(self) -> None:
         self.audit.close()
         self.observers.close()
+        self.services.io.close()
         with self._loop_lock:
             if self._loop_thread is not None:
                 self._loop_thread.stop()

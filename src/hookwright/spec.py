@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from hookwright.events import Event
 from hookwright.matching import IfRule, Matcher
 from hookwright.results import Decision, HookResult
+from hookwright.services import Services
 
 Mode = Literal["parallel", "chain"]
 OnError = Literal["continue", "block"]
@@ -41,6 +42,8 @@ class RunContext:
 
     spec: HookSpec
     timeout: float | None
+    #: The services of the session running the hook (its model, inbox, I/O loop, counters).
+    services: Services
 
 
 @runtime_checkable

@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 from hookwright import Event, HookEngine, HookInput, Verdict
-from hookwright.dialects.claude_code.inbox import AsyncInbox
 from hookwright.dialects.claude_code.loader import LoaderOptions, discover
+from hookwright.inbox import AsyncInbox
 from hookwright.loading import LoadContext, LoadResult
+from hookwright.services import ModelEvaluator
 from hookwright.trust import TrustPolicy
 
 MARK = "HOOKWRIGHT_TEST_MARK"
@@ -76,12 +77,19 @@ class Harness:
     home: Path
     managed: Path
     audit_path: Path
-    inbox: AsyncInbox
     engine: HookEngine
     scripts: Path
     result: LoadResult | None = None
     config_files: list[Path] = field(default_factory=list)
     _count: int = 0
+
+    @property
+    def inbox(self) -> AsyncInbox:
+        return self.engine.services.inbox
+
+    def use_model(self, evaluator: ModelEvaluator | None) -> None:
+        """The model prompt and agent hooks of this engine ask."""
+        self.engine.services = replace(self.engine.services, evaluator=evaluator)
 
     # Writing hooks -------------------------------------------------------------------------
 
@@ -138,7 +146,7 @@ class Harness:
 
     def load(self, **options: Any) -> LoadResult:
         ctx = LoadContext(self.project, self.home, self.config_files)
-        discovery = discover(ctx, LoaderOptions(inbox=self.inbox, **options))
+        discovery = discover(ctx, LoaderOptions(**options))
         result = discovery.bind(TrustPolicy(everything=True))
         for spec in result.specs:
             self.engine.register(spec)
@@ -194,21 +202,18 @@ async def h(
     scripts = project / ".claude" / "hooks"
     scripts.mkdir(parents=True)
     engine = HookEngine(audit_path=tmp_path / "audit.jsonl")
-    inbox = AsyncInbox()
-    inbox.bind_audit(engine.audit)
     harness = Harness(
         project=project,
         home=isolated_home,
         managed=managed,
         audit_path=tmp_path / "audit.jsonl",
-        inbox=inbox,
         engine=engine,
         scripts=scripts,
     )
     try:
         yield harness
     finally:
-        await inbox.aclose()
+        await engine.services.inbox.aclose()
         await engine.aclose()
         deadline = time.monotonic() + 2.0
         while leftover_processes(mark) and time.monotonic() < deadline:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hookwright.dialects.claude_code import AsyncDelivery
+from hookwright.inbox import AsyncDelivery
 
 from .conftest import Harness, alive, cmd, group
 from .expect import TOOL

@@ -1,15 +1,15 @@
-"""Spec §1.3/§7.4: prompt and agent hooks through the evaluator seam."""
+"""Spec §1.3/§7.4: prompt and agent hooks through the session's evaluator
+(`engine.services.evaluator`)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from hookwright.dialects.claude_code import set_agent_evaluator, set_prompt_evaluator
+from hookwright.services import ModelRequest
 
 from .conftest import Harness, group
 from .expect import TOOL, check
@@ -20,18 +20,11 @@ class Model:
 
     def __init__(self, reply: str) -> None:
         self.reply = reply
-        self.calls: list[tuple[str, str | None, float]] = []
+        self.calls: list[ModelRequest] = []
 
-    async def __call__(self, prompt: str, model: str | None, timeout: float) -> str:
-        self.calls.append((prompt, model, timeout))
+    async def __call__(self, request: ModelRequest) -> str:
+        self.calls.append(request)
         return self.reply
-
-
-@pytest.fixture(autouse=True)
-def no_global_evaluators() -> Iterator[None]:
-    yield
-    set_prompt_evaluator(None)
-    set_agent_evaluator(None)
 
 
 def prompt(text: str = "Is this safe? $ARGUMENTS", **fields: Any) -> dict[str, Any]:
@@ -189,7 +182,8 @@ async def test_reply(
     continue_on_block: bool,
     expected: dict[str, Any],
 ) -> None:
-    h.hooks(group(event, prompt(continueOnBlock=continue_on_block)), prompt_evaluator=Model(reply))
+    h.use_model(Model(reply))
+    h.hooks(group(event, prompt(continueOnBlock=continue_on_block)))
     check(await h.fire(event, **payload), expected)
 
 
@@ -204,38 +198,47 @@ async def test_no_model_is_a_non_blocking_error(h: Harness) -> None:
 
 async def test_arguments_model_and_timeout_reach_the_evaluator(h: Harness) -> None:
     model = Model('{"ok": true}')
-    set_prompt_evaluator(model)
+    h.use_model(model)
     h.hooks(group("Stop", prompt("Check: $ARGUMENTS.", model="small"), prompt("Plain check")))
     await h.fire("Stop", **STOP, iteration=1)
-    by_text = {text.split(":", 1)[0].split("\n", 1)[0]: (text, m, t) for text, m, t in model.calls}
-    text, name, timeout = by_text["Check"]
-    sent = json.loads(text[len("Check: ") : -1])
+    by_text = {r.prompt.split(":", 1)[0].split("\n", 1)[0]: r for r in model.calls}
+    checked = by_text["Check"]
+    sent = json.loads(checked.prompt[len("Check: ") : -1])
     assert sent["hook_event_name"] == "Stop" and "iteration" not in sent
-    assert (name, timeout) == ("small", 30)
-    plain, name, _ = by_text["Plain check"]
-    assert plain.startswith("Plain check\n\n{") and name is None
+    assert (checked.kind, checked.model, checked.agent, checked.timeout) == (
+        "prompt",
+        "small",
+        None,
+        30,
+    )
+    plain = by_text["Plain check"]
+    assert plain.prompt.startswith("Plain check\n\n{") and plain.model is None
 
 
-async def test_agent_hooks_continue_on_block(h: Harness) -> None:
-    set_agent_evaluator(Model(NO))
+async def test_agent_hooks_ask_for_an_agent_and_continue_on_block(h: Harness) -> None:
+    model = Model(NO)
+    h.use_model(model)
     h.hooks(group("PreToolUse", {"type": "agent", "prompt": "verify $ARGUMENTS"}))
     check(await h.fire("PreToolUse", **TOOL), {"decision": "deny", "abort": None})
+    [request] = model.calls
+    assert request.kind == "agent" and request.prompt.startswith("verify {")
+    assert request.agent is None and request.timeout == 60
 
 
-async def test_agent_hook_without_runner(h: Harness) -> None:
-    set_prompt_evaluator(Model(NO))
+async def test_agent_hook_without_model_is_a_non_blocking_error(h: Harness) -> None:
     h.hooks(group("Stop", {"type": "agent", "prompt": "verify"}))
     check(
         await h.fire("Stop", **STOP),
-        {"decision": None, "status": "error", "error_has": "no agent runner configured"},
+        {"decision": None, "status": "error", "error_has": "no model configured for agent hooks"},
     )
 
 
 async def test_evaluator_failure_is_a_non_blocking_error(h: Harness) -> None:
-    async def broken(prompt: str, model: str | None, timeout: float) -> str:
+    async def broken(request: ModelRequest) -> str:
         raise ConnectionError("model unreachable")
 
-    h.hooks(group("Stop", prompt()), prompt_evaluator=broken)
+    h.use_model(broken)
+    h.hooks(group("Stop", prompt()))
     check(
         await h.fire("Stop", **STOP),
         {"decision": None, "status": "error", "error_has": "model unreachable"},
@@ -243,9 +246,10 @@ async def test_evaluator_failure_is_a_non_blocking_error(h: Harness) -> None:
 
 
 async def test_slow_evaluator_times_out(h: Harness) -> None:
-    async def slow(prompt: str, model: str | None, timeout: float) -> str:
+    async def slow(request: ModelRequest) -> str:
         await asyncio.sleep(30)
         return '{"ok": false}'
 
-    h.hooks(group("Stop", prompt(timeout=0.2)), prompt_evaluator=slow)
+    h.use_model(slow)
+    h.hooks(group("Stop", prompt(timeout=0.2)))
     check(await h.fire("Stop", **STOP), {"decision": None, "status": "timeout"})

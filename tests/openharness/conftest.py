@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from hookwright import HookEngine
-from hookwright.dialects.openharness import set_evaluator
 
 from .helpers import HookServer, Workspace, server_handler
 
@@ -27,12 +26,6 @@ async def engine() -> AsyncIterator[HookEngine]:
     eng = HookEngine(audit_path=None)
     yield eng
     await eng.aclose()
-
-
-@pytest.fixture(autouse=True)
-def _reset_evaluator() -> Iterator[None]:
-    yield
-    set_evaluator(None)
 
 
 @pytest.fixture

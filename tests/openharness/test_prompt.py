@@ -1,16 +1,16 @@
-"""Prompt and agent handlers through the evaluator seam (a real in-process async callable
-standing in for the runtime's models)."""
+"""Prompt and agent handlers through the session's evaluator (`engine.services.evaluator`; a
+real in-process async callable standing in for the runtime's models)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hookwright import Decision, Event, HookEngine, Status
-from hookwright.dialects.openharness import set_evaluator
 from hookwright.dialects.openharness.prompt import INSTRUCTION
+from hookwright.services import ModelRequest
 
 from .helpers import Workspace, install_ws, model_call, model_reply, tool_call
 
@@ -20,17 +20,19 @@ class FakeModel:
     reply: str = "{}"
     delay: float = 0.0
     error: Exception | None = None
-    calls: list[tuple[str, str | None, str | None, float]] = field(default_factory=list)
+    calls: list[ModelRequest] = field(default_factory=list)
 
-    async def __call__(
-        self, prompt_text: str, model_ref: str | None, agent: str | None, timeout: float
-    ) -> str:
-        self.calls.append((prompt_text, model_ref, agent, timeout))
+    async def __call__(self, request: ModelRequest) -> str:
+        self.calls.append(request)
         if self.delay:
             await asyncio.sleep(self.delay)
         if self.error is not None:
             raise self.error
         return self.reply
+
+
+def use_model(engine: HookEngine, model: FakeModel) -> None:
+    engine.services = replace(engine.services, evaluator=model)
 
 
 def prompt_hook(ws: Workspace, events: list[str], prompt: dict[str, str], **extra: Any) -> None:
@@ -46,7 +48,7 @@ async def test_prompt_hook_sends_prompt_model_ref_and_envelope(
     ws: Workspace, engine: HookEngine
 ) -> None:
     model = FakeModel(reply='Sure.\n{"decision": "block", "reason": "looks risky"}')
-    set_evaluator(model)
+    use_model(engine, model)
     prompt_hook(
         ws,
         ["before_tool_dispatch"],
@@ -57,9 +59,14 @@ async def test_prompt_hook_sends_prompt_model_ref_and_envelope(
     install_ws(engine, ws)
     verdict = await engine.dispatch(tool_call(command="rm -rf /"))
     assert (verdict.decision, verdict.reason) == (Decision.deny, "looks risky")
-    ((text, model_ref, agent, timeout),) = model.calls
-    assert (model_ref, agent, timeout) == ("platform/openai-default", None, 20.0)
-    head, instruction, payload = text.split("\n\n")
+    (request,) = model.calls
+    assert (request.kind, request.model, request.agent, request.timeout) == (
+        "prompt",
+        "platform/openai-default",
+        None,
+        20.0,
+    )
+    head, instruction, payload = request.prompt.split("\n\n")
     assert (head, instruction) == ("Review this call.", INSTRUCTION)
     sent = json.loads(payload)
     assert sent["hook"] == "review"
@@ -71,13 +78,13 @@ async def test_prompt_file_is_read_inside_the_workspace(ws: Workspace, engine: H
     prompts.mkdir()
     (prompts / "review.md").write_text("Check for secrets.")
     model = FakeModel(reply='{"systemMessage": "checked"}')
-    set_evaluator(model)
+    use_model(engine, model)
     prompt_hook(ws, ["before_model_call"], {"file": "./.openharness/hooks/prompts/review.md"})
     install_ws(engine, ws)
     verdict = await engine.dispatch(model_call())
     assert verdict.system_messages == ["checked"]
-    assert model.calls[0][0].startswith("Check for secrets.\n\n")
-    assert model.calls[0][1] is None, "no model_ref: the runtime's default model"
+    assert model.calls[0].prompt.startswith("Check for secrets.\n\n")
+    assert model.calls[0].model is None, "no model_ref: the runtime's default model"
 
 
 async def test_agent_hook_names_its_agent_and_task(ws: Workspace, engine: HookEngine) -> None:
@@ -95,12 +102,13 @@ async def test_agent_hook_names_its_agent_and_task(ws: Workspace, engine: HookEn
             },
         },
     )
-    install_ws(engine, ws, evaluator=model)
+    use_model(engine, model)
+    install_ws(engine, ws)
     verdict = await engine.dispatch(tool_call(command="ls"))
     assert verdict.decision is None and verdict.results[0].status is Status.ok
-    ((text, model_ref, agent, _),) = model.calls
-    assert (model_ref, agent) == (None, "policy-reviewer")
-    assert text.startswith("Inspect the invocation and return a structured decision.\n\n")
+    (request,) = model.calls
+    assert (request.kind, request.model, request.agent) == ("agent", None, "policy-reviewer")
+    assert request.prompt.startswith("Inspect the invocation and return a structured decision.\n\n")
 
 
 async def test_without_a_model_the_hook_fails_open(ws: Workspace, engine: HookEngine) -> None:
@@ -113,7 +121,7 @@ async def test_without_a_model_the_hook_fails_open(ws: Workspace, engine: HookEn
 
 
 async def test_evaluator_errors_fail_open(ws: Workspace, engine: HookEngine) -> None:
-    set_evaluator(FakeModel(error=LookupError("agent_not_found: policy-reviewer")))
+    use_model(engine, FakeModel(error=LookupError("agent_not_found: policy-reviewer")))
     prompt_hook(ws, ["before_tool_dispatch"], {"inline": "x"})
     install_ws(engine, ws)
     verdict = await engine.dispatch(tool_call(command="ls"))
@@ -123,7 +131,7 @@ async def test_evaluator_errors_fail_open(ws: Workspace, engine: HookEngine) -> 
 async def test_prompt_timeout_is_non_blocking(ws: Workspace, engine: HookEngine) -> None:
     """Upstream test 3: a model delayed by 2 s against a 1 s timeout."""
     model = FakeModel(reply='{"decision": "block", "systemMessage": "late"}', delay=2.0)
-    set_evaluator(model)
+    use_model(engine, model)
     prompt_hook(ws, ["before_tool_dispatch"], {"inline": "x"}, timeout_seconds=1)
     install_ws(engine, ws)
     verdict = await engine.dispatch(tool_call(command="ls"))
@@ -136,13 +144,13 @@ async def test_blank_or_invalid_replies_fail(ws: Workspace, engine: HookEngine) 
     prompt_hook(ws, ["before_tool_dispatch"], {"inline": "x"})
     install_ws(engine, ws)
     for reply in ("", "no json, sorry"):
-        set_evaluator(FakeModel(reply=reply))
+        use_model(engine, FakeModel(reply=reply))
         verdict = await engine.dispatch(tool_call(command="ls"))
         assert verdict.results[0].status is Status.error
 
 
 async def test_missing_prompt_file_fails_at_run_time(ws: Workspace, engine: HookEngine) -> None:
-    set_evaluator(FakeModel())
+    use_model(engine, FakeModel())
     prompt_hook(ws, ["before_tool_dispatch"], {"file": ".openharness/hooks/prompts/gone.md"})
     install_ws(engine, ws)
     verdict = await engine.dispatch(tool_call(command="ls"))
@@ -154,7 +162,7 @@ async def test_after_model_call_prompt_hook_rewrites_the_reply(
 ) -> None:
     """Upstream test 6."""
     out = {"hookSpecificOutput": {"patch": {"model_response": {"text": "hooked reply"}}}}
-    set_evaluator(FakeModel(reply=json.dumps(out)))
+    use_model(engine, FakeModel(reply=json.dumps(out)))
     prompt_hook(ws, ["after_model_call"], {"inline": "x"}, capabilities=["rewrite_model_response"])
     install_ws(engine, ws)
     verdict = await engine.dispatch(model_reply("original"))

@@ -173,8 +173,6 @@ class Agent:
         self._pending_context: list[str] = []
         self._iteration = 0
         self.context_sources: list[ContextSource] = []
-        #: Run once when the session closes (e.g. undo process-wide dialect settings).
-        self.closers: list[Callable[[], None]] = []
         self.last_assistant_message = ""
         self.closed = False
         path = transcript_file or transcripts.transcript_path(
@@ -291,8 +289,6 @@ class Agent:
         try:
             await self.hooks.end(reason)
         finally:
-            for closer in self.closers:
-                closer()
             self.transcript.close()
             self.emit("session_end", session_id=self.session_id, reason=reason)
 

@@ -1,17 +1,18 @@
 """Models for hooks that are themselves model calls: Claude Code `prompt` and `agent` hooks and
-OpenHarness `prompt` and `agent` handlers all run through the session's model here."""
+OpenHarness `prompt` and `agent` handlers all run through the session's model here. A
+`HookModels` is the session's `Services.evaluator`."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from hookwright.engine import HookEngine
 from hookwright.runtime.models import Model, make_model
 from hookwright.runtime.tools import GlobTool, GrepTool, ReadTool, ToolRegistry
+from hookwright.services import ModelRequest
 
 HOOK_AGENT_MAX_TURNS = 50
 HOOK_AGENT_PROMPT = (
@@ -21,11 +22,18 @@ HOOK_AGENT_PROMPT = (
 )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class HookModels:
     model: Model
     project_dir: Path
     home: Path
+
+    async def __call__(self, request: ModelRequest) -> str:
+        """Agent hooks (Claude Code's, and OpenHarness's, which name an agent) get a read-only
+        sub-agent; prompt hooks one model call."""
+        if request.kind == "agent":
+            return await self.agent(request.prompt, request.model, request.timeout)
+        return await self.prompt(request.prompt, request.model, request.timeout)
 
     def _model_for(self, name: str | None) -> Model:
         """A hook may name its own model: `provider:name` specs are honoured, bare names
@@ -65,26 +73,3 @@ class HookModels:
             agent.transcript.close()
             engine.close()
         return result.final_text
-
-    async def openharness(
-        self, prompt: str, model_ref: str | None, agent_name: str | None, timeout: float
-    ) -> str:
-        if agent_name:
-            return await self.agent(prompt, model_ref, timeout)
-        return await self.prompt(prompt, model_ref, timeout)
-
-
-def install(models: HookModels) -> Callable[[], None]:
-    """Point every dialect's prompt/agent seam at `models`; returns an undo function."""
-    from hookwright.dialects import claude_code, openharness
-
-    claude_code.set_prompt_evaluator(models.prompt)
-    claude_code.set_agent_evaluator(models.agent)
-    openharness.set_evaluator(models.openharness)
-
-    def undo() -> None:
-        claude_code.set_prompt_evaluator(None)
-        claude_code.set_agent_evaluator(None)
-        openharness.set_evaluator(None)
-
-    return undo

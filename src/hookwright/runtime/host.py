@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hookwright.dialects import claude_code, picoclaw
+from hookwright.dialects import picoclaw
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine import HookEngine
@@ -25,7 +25,8 @@ from hookwright.runtime.models.scripted import ScriptedModel
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tools import ToolRegistry, default_tools
-from hookwright.transports import rpc
+from hookwright.services import Services
+from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy, TrustStore
 
 DEFAULT_SCRIPT = Path(".hookwright") / "script.yaml"
@@ -106,8 +107,7 @@ async def open_session(
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
     home = home or Path.home()
-    rpc.use_loop(asyncio.get_running_loop())
-    engine = engine or HookEngine()
+    engine = engine or HookEngine(services=Services(io=IoLoop(asyncio.get_running_loop())))
     discovery = discover(
         LoadContext(project_dir=project_dir, home=home, config_files=list(config_files))
     )
@@ -202,7 +202,10 @@ def _connect_dialects(
 ) -> None:
     """Claude Code async hooks report into the agent's context; prompt and agent hooks of every
     dialect use the session's model."""
-    inbox = claude_code.async_inbox(engine)
+    engine.services = replace(
+        engine.services, evaluator=evaluators.HookModels(model, project_dir, home)
+    )
+    inbox = engine.services.inbox
 
     def async_hook_context(session_id: str) -> list[str]:
         texts: list[str] = []
@@ -218,7 +221,6 @@ def _connect_dialects(
 
     agent.context_sources.append(async_hook_context)
     picoclaw.attach_observers(engine)
-    agent.closers.append(evaluators.install(evaluators.HookModels(model, project_dir, home)))
 
 
 __all__ = ["ModelConfigError", "SessionSetup", "default_model_spec", "open_session"]

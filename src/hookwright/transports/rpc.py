@@ -19,9 +19,10 @@
 * `aclose` closes stdin, waits `close_timeout`, then sends SIGTERM and finally SIGKILL to the
   process group.
 
-All process I/O runs on one private event loop thread shared by every `RpcProcess`, so the
-public coroutines can be awaited from any event loop (a host's, the engine's sync facade, an
-observer thread) and `notify_nowait` can be called from any thread without blocking it.
+All I/O of a process runs on its `IoLoop` (its session's, bound with `use_io` before the first
+use; a process used without one gets a private one, stopped by `aclose`), so the public
+coroutines can be awaited from any event loop (a host's, the engine's sync facade, an observer
+thread) and `notify_nowait` can be called from any thread without blocking it.
 Cancelling an awaiting caller (a timeout) cancels its request; a response arriving later
 matches nothing and is dropped. Request timeouts share one watchdog timer per process (no timer
 per call); a write goes straight to the pipe unless another write is waiting for room in it.
@@ -46,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hookwright.transports.groups import signal_group
+from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 
 log = logging.getLogger("hookwright.rpc")
 
@@ -101,59 +103,6 @@ class RestartPolicy:
         return float(
             min(self.initial_backoff * self.multiplier ** (failures - 1), self.max_backoff)
         )
-
-
-# The shared I/O loop -------------------------------------------------------------------------
-
-
-class _IoThread:
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._run, name="hookwright-rpc", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-
-_io: _IoThread | None = None
-_io_lock = threading.Lock()
-_host_loop: asyncio.AbstractEventLoop | None = None
-
-
-def use_loop(loop: asyncio.AbstractEventLoop | None) -> None:
-    """Do hook-process I/O on a host's long-lived event loop instead of the private I/O thread.
-
-    A call made from that loop then needs no thread hop (about 140 µs on a 2-core machine, twice
-    the whole pipe round trip); calls from other threads still reach it thread-safely. Set it
-    before processes start; when that loop closes, I/O falls back to the private thread.
-    """
-    global _host_loop
-    _host_loop = loop
-
-
-def io_loop() -> asyncio.AbstractEventLoop:
-    """The event loop every RpcProcess does its I/O on (started on first use)."""
-    global _io
-    host = _host_loop
-    if host is not None and not host.is_closed():
-        return host
-    with _io_lock:
-        if _io is None:
-            _io = _IoThread()
-        return _io.loop
-
-
-async def _on_io(coro: Coroutine[Any, Any, T]) -> T:
-    loop = io_loop()
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
-        return await coro
-    return await _hop(coro, loop)
 
 
 async def _hop(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop) -> T:
@@ -719,6 +668,7 @@ class RpcProcess:
         restart: RestartPolicy | None = None,
         max_line: int = MAX_LINE,
         max_pending_notifications: int = 64,
+        io: IoLoop | None = None,
     ) -> None:
         if not argv:
             raise ValueError(f"hook {name}: command is required")
@@ -748,8 +698,49 @@ class RpcProcess:
         self._closed = False
         self._notify_lock = threading.Lock()
         self._inflight_notifications = 0
+        self._io = io
+        #: True when this process made its own IoLoop (no session's was bound) and stops it.
+        self._owns_io = False
 
     # Public API (any loop) -------------------------------------------------------------------
+
+    def use_io(self, io: IoLoop) -> None:
+        """Do this process's I/O on `io` (its session's). A process is bound once, before its
+        first use; binding it to another loop afterwards is an error."""
+        if self._io is io:
+            return
+        with self._notify_lock:
+            if self._io is not None:
+                raise RpcProcessError(f"hook {self.name}: already bound to another I/O loop")
+            self._io = io
+
+    def io_loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop this process does its I/O on; RpcProcessError once it is closed."""
+        io = self._io
+        if io is None:
+            with self._notify_lock:
+                if self._io is None:
+                    self._io = IoLoop()
+                    self._owns_io = True
+                io = self._io
+        try:
+            return io.loop
+        except IoLoopClosed:
+            raise RpcProcessError(f"hook {self.name}: closed (its session ended)") from None
+
+    async def _on_io(self, coro: Coroutine[Any, Any, T]) -> T:
+        try:
+            loop = self.io_loop()
+        except RpcProcessError:
+            coro.close()
+            raise
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            return await coro
+        return await _hop(coro, loop)
 
     @property
     def pid(self) -> int | None:
@@ -771,7 +762,7 @@ class RpcProcess:
 
     async def start(self) -> None:
         """Spawn the process and complete the handshake now rather than on first use."""
-        await _on_io(self._ensure())
+        await self._on_io(self._ensure())
 
     async def call(self, method: str, params: Any = None, timeout: float | None = None) -> Any:
         """Send a request and return its `result`; raises RpcError subclasses or TimeoutError.
@@ -780,7 +771,7 @@ class RpcProcess:
         `hello_timeout`)."""
         if params is None:
             params = {}
-        loop = io_loop()
+        loop = self.io_loop()
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -801,7 +792,7 @@ class RpcProcess:
         On the I/O loop with the process running this is the request's own timeout (the
         connection's watchdog, no timer per call); from another thread's loop the caller's
         loop enforces it (a timeout scope around the hop, which cancels the request)."""
-        loop = io_loop()
+        loop = self.io_loop()
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -820,7 +811,7 @@ class RpcProcess:
         return result
 
     async def notify(self, method: str, params: Any = None, timeout: float | None = None) -> None:
-        await _on_io(self._notify(method, {} if params is None else params, timeout))
+        await self._on_io(self._notify(method, {} if params is None else params, timeout))
 
     def notify_nowait(self, method: str, params: Any = None, timeout: float | None = None) -> bool:
         """Queue a notification from any thread without waiting; False when it was dropped
@@ -830,14 +821,27 @@ class RpcProcess:
                 self.dropped_notifications += 1
                 return False
             self._inflight_notifications += 1
+        try:
+            loop = self.io_loop()
+        except RpcProcessError:
+            with self._notify_lock:
+                self._inflight_notifications -= 1
+                self.dropped_notifications += 1
+            return False
         asyncio.run_coroutine_threadsafe(
-            self._queued_notify(method, {} if params is None else params, timeout), io_loop()
+            self._queued_notify(method, {} if params is None else params, timeout), loop
         )
         return True
 
     async def aclose(self) -> None:
         """Stop the process (idempotent). Later calls fail with RpcProcessError."""
-        await _on_io(self._close())
+        io = self._io
+        if io is None or io.closed:
+            self._closed = True
+            return
+        await self._on_io(self._close())
+        if self._owns_io:
+            io.close()
 
     # I/O loop side ---------------------------------------------------------------------------
 

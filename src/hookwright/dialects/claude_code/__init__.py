@@ -8,9 +8,9 @@ What a host uses:
   `load_policy(ctx)` for the settings' policy;
 * `load_frontmatter_hooks(path, "skill"|"agent", scope, policy=...)` when a skill is invoked or
   a subagent starts;
-* `async_inbox(engine)`: where asynchronous hooks deliver their context on the next turn and
-  their asyncRewake wake-ups (see `inbox`);
-* `set_prompt_evaluator` / `set_agent_evaluator`: the models prompt and agent hooks use;
+* the engine's `services` (`hookwright.services.Services`): `inbox` (`hookwright.inbox`), where
+  asynchronous hooks deliver their context for the next turn and their asyncRewake wake-ups,
+  and `evaluator`, the model prompt and agent hooks use;
 * typed effects a host acts on are in `verdict.effects` (`hookwright.effects.Effects`):
   env files, worktree path, compaction instructions, permission updates, notices, ...
 """
@@ -25,43 +25,20 @@ from hookwright.dialects.claude_code.codec import (
     encode_stdin,
 )
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
-from hookwright.dialects.claude_code.inbox import AsyncDelivery, AsyncInbox, default_inbox
 from hookwright.dialects.claude_code.loader import (
     LoaderOptions,
     discover,
     load_policy,
     make_loader,
 )
-from hookwright.dialects.claude_code.prompt import (
-    Evaluator,
-    decode_prompt_reply,
-    set_agent_evaluator,
-    set_prompt_evaluator,
-)
+from hookwright.dialects.claude_code.prompt import decode_prompt_reply
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import watched_file_names
-from hookwright.engine import HookEngine
-
-
-def async_inbox(engine: HookEngine | None = None) -> AsyncInbox:
-    """The inbox Claude Code async hooks report to (loaded without a custom inbox).
-
-    Given an engine, completions are also written to that engine's audit.
-    """
-    inbox = default_inbox()
-    if engine is not None:
-        inbox.bind_audit(engine.audit)
-    return inbox
-
 
 __all__ = [
     "INTERNAL_FIELDS",
-    "AsyncDelivery",
-    "AsyncInbox",
-    "Evaluator",
     "LoaderOptions",
     "Policy",
-    "async_inbox",
     "decode_command",
     "decode_http",
     "decode_prompt_reply",
@@ -71,7 +48,5 @@ __all__ = [
     "load_frontmatter_hooks",
     "load_policy",
     "make_loader",
-    "set_agent_evaluator",
-    "set_prompt_evaluator",
     "watched_file_names",
 ]

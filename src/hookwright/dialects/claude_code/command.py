@@ -7,7 +7,7 @@ args, no shell. Placeholders are substituted textually in the command and every 
 also exported as environment variables.
 
 Async hooks (``async``/``asyncRewake``, or a first stdout line ``{"async": true}``) return an
-empty result at once and report to the `AsyncInbox` when they finish.
+empty result at once and report to their session's inbox (`Services.inbox`) when they finish.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ from hookwright.dialects.claude_code.codec import (
 )
 from hookwright.dialects.claude_code.config import CommandHook
 from hookwright.dialects.claude_code.environment import HookSite, env_file_path
-from hookwright.dialects.claude_code.inbox import AsyncDelivery, AsyncInbox
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.effects import Notice
 from hookwright.events import HookInput
+from hookwright.inbox import AsyncDelivery, AsyncInbox, Job
 from hookwright.results import HookResult, Status
+from hookwright.services import Services
 from hookwright.spec import HookSpec, RunContext
 from hookwright.transports.process import ProcessOutcome, run_process
 
@@ -58,7 +59,10 @@ def missing_script(stderr: str, command: str) -> str | None:
 
 
 class CommandHandler:
-    """Runs one `command` hook from a settings file, plugin or frontmatter."""
+    """Runs one `command` hook from a settings file, plugin or frontmatter.
+
+    With `env_file` (the events that get ``CLAUDE_ENV_FILE``) the hook gets its own file,
+    numbered per session in the order hooks first run."""
 
     def __init__(
         self,
@@ -66,18 +70,18 @@ class CommandHandler:
         *,
         site: HookSite,
         rules: ExitRules,
-        inbox: AsyncInbox,
         timeout: float,
-        env_file_index: int | None = None,
+        env_file: bool = False,
     ) -> None:
         self.config = config
         self.site = site
         self.rules = rules
-        self.inbox = inbox
         self.timeout = timeout
-        self.env_file_index = env_file_index
+        self.env_file = env_file
         parts = [config.command, *(config.args or [])]
         self.label = " ".join(parts)
+        #: The inboxes this hook's async runs went to, to stop them on close.
+        self._inboxes: list[AsyncInbox] = []
 
     def _spawn_args(self) -> tuple[str | None, list[str] | None, str]:
         """(shell command, argv, shell) for `run_process`."""
@@ -89,17 +93,18 @@ class CommandHandler:
             return None, ["pwsh", "-NoProfile", "-NonInteractive", "-Command", command], "sh"
         return command, None, "bash" if config.shell == "bash" else "sh"
 
-    def _env_file(self, inp: HookInput) -> Path | None:
-        if self.env_file_index is None:
+    def _env_file(self, inp: HookInput, services: Services) -> Path | None:
+        if not self.env_file:
             return None
-        path = env_file_path(self.site.home, inp.session_id, self.env_file_index)
+        index = services.counters.number("claude_code.env_file", self)
+        path = env_file_path(self.site.home, inp.session_id, index)
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
 
     async def _run(
-        self, inp: HookInput, timeout: float | None, *, detachable: bool
+        self, inp: HookInput, ctx: RunContext, timeout: float | None, *, detachable: bool
     ) -> tuple[ProcessOutcome, Path | None]:
-        env_file = self._env_file(inp)
+        env_file = self._env_file(inp, ctx.services)
         if self.site.plugin_data is not None:
             self.site.plugin_data.mkdir(parents=True, exist_ok=True)
         command, argv, shell = self._spawn_args()
@@ -117,16 +122,19 @@ class CommandHandler:
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
         if self.config.is_async:
-            self.inbox.spawn(self._background(inp, ctx.spec), owner=self, session_id=inp.session_id)
+            self._spawn(ctx.services.inbox, self._background(inp, ctx), inp)
             return HookResult()
         timeout = ctx.timeout if ctx.timeout is not None else self.timeout
-        outcome, env_file = await self._run(inp, timeout, detachable=True)
+        outcome, env_file = await self._run(inp, ctx, timeout, detachable=True)
         if outcome.background is not None:
-            self.inbox.spawn(
-                self._detached(inp, ctx.spec, outcome), owner=self, session_id=inp.session_id
-            )
+            self._spawn(ctx.services.inbox, self._detached(inp, ctx.spec, outcome), inp)
             return HookResult()
         return self._decode(inp, outcome, env_file)
+
+    def _spawn(self, inbox: AsyncInbox, job: Job, inp: HookInput) -> None:
+        if all(known is not inbox for known in self._inboxes):
+            self._inboxes.append(inbox)
+        inbox.spawn(job, owner=self, session_id=inp.session_id)
 
     def _decode(self, inp: HookInput, outcome: ProcessOutcome, env_file: Path | None) -> HookResult:
         if outcome.spawn_error is not None:
@@ -157,9 +165,9 @@ class CommandHandler:
             result.add_effects(env_files=(str(env_file),))
         return cap_result(result, output_dir(self.site.home))
 
-    async def _background(self, inp: HookInput, spec: HookSpec) -> AsyncDelivery:
-        outcome, _env_file = await self._run(inp, self.timeout, detachable=False)
-        return self._deliver(inp, spec, outcome, outcome.stdout)
+    async def _background(self, inp: HookInput, ctx: RunContext) -> AsyncDelivery:
+        outcome, _env_file = await self._run(inp, ctx, self.timeout, detachable=False)
+        return self._deliver(inp, ctx.spec, outcome, outcome.stdout)
 
     async def _detached(
         self, inp: HookInput, spec: HookSpec, outcome: ProcessOutcome
@@ -216,4 +224,5 @@ class CommandHandler:
 
     async def aclose(self) -> None:
         """Kill this hook's async runs that are still going (engine shutdown)."""
-        await self.inbox.aclose(owner=self)
+        for inbox in self._inboxes:
+            await inbox.aclose(owner=self)

@@ -16,8 +16,6 @@ from pathlib import Path
 from hookwright.dialects.claude_code.codec import EXIT_RULES, ExitRules
 from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
-from hookwright.dialects.claude_code.inbox import AsyncInbox, default_inbox
-from hookwright.dialects.claude_code.prompt import Evaluator
 from hookwright.dialects.claude_code.sources import (
     SPEC_SOURCE,
     Policy,
@@ -51,10 +49,6 @@ class LoaderOptions:
     exit_code_rules: ExitRules | None = None
     #: None: the settings' ``hookwrightDedupAcrossSources``, else true.
     dedup_across_sources: bool | None = None
-    #: Where async hooks report; None: the process-wide inbox (`async_inbox()`).
-    inbox: AsyncInbox | None = None
-    prompt_evaluator: Evaluator | None = None
-    agent_evaluator: Evaluator | None = None
 
 
 def exit_rules(options: LoaderOptions, diagnostics: list[Diagnostic]) -> ExitRules:
@@ -90,11 +84,8 @@ def build_options(
     return BuildOptions(
         rules=exit_rules(options, diagnostics),
         policy=policy,
-        inbox=options.inbox or default_inbox(),
         dedup_across_sources=policy.dedup_across_sources if dedup is None else dedup,
         session_end_budget=budget,
-        prompt_evaluator=options.prompt_evaluator,
-        agent_evaluator=options.agent_evaluator,
     )
 
 

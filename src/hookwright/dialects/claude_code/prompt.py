@@ -2,18 +2,17 @@
 
 The model must answer ``{"ok": true}`` or ``{"ok": false, "reason": "...", "impossible"?:
 true}`` (the Nov-2025 ``{"decision": "approve"|"block", "reason"}`` shape is accepted too).
-hookwright has no model of its own here: the host plugs one in with `set_prompt_evaluator`
-(and `set_agent_evaluator` for agent hooks, which may use tools), or per loader through
-`LoaderOptions`. An evaluator is ``async (prompt, model, timeout) -> reply text``. Without one
-a prompt hook is a non-blocking error and the event goes on.
+hookwright has no model of its own here: the hook asks its session's evaluator
+(`RunContext.services.evaluator`) with a `ModelRequest` of kind ``prompt`` or ``agent`` (an
+agent may use read-only tools). Without one the hook is a non-blocking error and the event goes
+on.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any
 
 from hookwright.dialects.claude_code.codec import encode_input
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
@@ -24,25 +23,11 @@ from hookwright.dialects.claude_code.tables import (
 )
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult, Status
+from hookwright.services import ModelKind, ModelRequest
 from hookwright.spec import RunContext
-
-Evaluator = Callable[[str, str | None, float], Awaitable[str]]
-PromptKind = Literal["prompt", "agent"]
 
 DEFAULT_BLOCK_REASON = "Blocked by prompt hook"
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
-
-_evaluators: dict[PromptKind, Evaluator | None] = {"prompt": None, "agent": None}
-
-
-def set_prompt_evaluator(evaluator: Evaluator | None) -> None:
-    """The model prompt hooks use from now on (None: prompt hooks become errors)."""
-    _evaluators["prompt"] = evaluator
-
-
-def set_agent_evaluator(evaluator: Evaluator | None) -> None:
-    """The sub-agent runner agent hooks use from now on."""
-    _evaluators["agent"] = evaluator
 
 
 def build_prompt(template: str, inp: HookInput) -> str:
@@ -92,34 +77,31 @@ def decode_prompt_reply(event: Event, text: str, *, continue_on_block: bool) -> 
 
 
 class PromptHandler:
-    def __init__(
-        self,
-        config: PromptHook | AgentHook,
-        *,
-        timeout: float,
-        evaluator: Evaluator | None = None,
-    ) -> None:
+    def __init__(self, config: PromptHook | AgentHook, *, timeout: float) -> None:
         self.config = config
-        self.kind: PromptKind = "agent" if isinstance(config, AgentHook) else "prompt"
+        self.kind: ModelKind = "agent" if isinstance(config, AgentHook) else "prompt"
         self.timeout = timeout
-        self.evaluator = evaluator
         #: Agent hooks behave as if continueOnBlock were set (§7.4).
         self.continue_on_block = self.kind == "agent" or (
             isinstance(config, PromptHook) and config.continueOnBlock
         )
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        evaluator = self.evaluator or _evaluators[self.kind]
+        evaluator = ctx.services.evaluator
         if evaluator is None:
-            what = "model" if self.kind == "prompt" else "agent runner"
             return HookResult(
-                status=Status.error, error=f"no {what} configured for {self.kind} hooks"
+                status=Status.error, error=f"no model configured for {self.kind} hooks"
             )
         timeout = ctx.timeout if ctx.timeout is not None else self.timeout
+        request = ModelRequest(
+            kind=self.kind,
+            prompt=build_prompt(self.config.prompt, inp),
+            model=self.config.model,
+            agent=None,
+            timeout=timeout,
+        )
         try:
-            reply = await evaluator(
-                build_prompt(self.config.prompt, inp), self.config.model, timeout
-            )
+            reply = await evaluator(request)
         except Exception as exc:
             return HookResult(status=Status.error, error=f"{self.kind} hook failed: {exc}")
         return decode_prompt_reply(inp.event, reply, continue_on_block=self.continue_on_block)

@@ -15,7 +15,6 @@ each plugin.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -24,7 +23,6 @@ from pathlib import Path
 from hookwright.dialects.claude_code.codec import ExitRules
 from hookwright.dialects.claude_code.command import CommandHandler
 from hookwright.dialects.claude_code.config import (
-    AgentHook,
     CommandHook,
     HandlerConfig,
     HttpHook,
@@ -32,8 +30,7 @@ from hookwright.dialects.claude_code.config import (
 )
 from hookwright.dialects.claude_code.environment import HookSite, references_plugin_vars
 from hookwright.dialects.claude_code.http import HttpHandler
-from hookwright.dialects.claude_code.inbox import AsyncInbox
-from hookwright.dialects.claude_code.prompt import Evaluator, PromptHandler
+from hookwright.dialects.claude_code.prompt import PromptHandler
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.tables import (
     ENV_FILE_EVENTS,
@@ -50,9 +47,6 @@ from hookwright.spec import HookSpec, Runner
 
 SESSION_END_ENV = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
 _NAME_LIMIT = 80
-
-#: Process-wide, so two hooks never share a `CLAUDE_ENV_FILE` whatever loaded them.
-_env_file_numbers = itertools.count(1)
 
 
 class BasenameMatcher(Matcher):
@@ -85,11 +79,8 @@ class Declaration:
 class BuildOptions:
     rules: ExitRules
     policy: Policy
-    inbox: AsyncInbox
     dedup_across_sources: bool
     session_end_budget: float = SESSION_END_BUDGET
-    prompt_evaluator: Evaluator | None = None
-    agent_evaluator: Evaluator | None = None
 
 
 def session_end_budget(timeouts: Iterable[float]) -> float:
@@ -151,16 +142,12 @@ def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOpti
             config,
             site=decl.site,
             rules=options.rules,
-            inbox=options.inbox,
             timeout=timeout,
-            env_file_index=next(_env_file_numbers) if event in ENV_FILE_EVENTS else None,
+            env_file=event in ENV_FILE_EVENTS,
         )
     if isinstance(config, HttpHook):
         return HttpHandler(config, policy=options.policy.http, home=decl.site.home, timeout=timeout)
-    evaluator = (
-        options.agent_evaluator if isinstance(config, AgentHook) else options.prompt_evaluator
-    )
-    return PromptHandler(config, timeout=timeout, evaluator=evaluator)
+    return PromptHandler(config, timeout=timeout)
 
 
 def build_spec(

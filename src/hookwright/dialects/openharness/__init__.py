@@ -7,7 +7,7 @@ Public API for hosts:
 * :func:`install`: load a workspace the host names into an engine and register its secrets
   for redaction;
 * :func:`register_secrets`: what a host that registers specs itself must call;
-* :func:`set_evaluator`: the model seam for prompt and agent hooks;
+* prompt and agent hooks ask the engine's model (`engine.services.evaluator`);
 * :func:`json_schema`: the JSON Schema of one hook file.
 
 The runtime's side (how a verdict's fields apply per event) is documented in
@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from hookwright.dialects.openharness.evaluator import Evaluator, get_evaluator, set_evaluator
 from hookwright.dialects.openharness.loader import (
     discover,
     discover_workspace,
@@ -51,10 +50,9 @@ def install(
     *,
     home: Path | None = None,
     environ: Mapping[str, str] | None = None,
-    evaluator: Evaluator | None = None,
 ) -> LoadResult:
     """Load a workspace's hooks, register them on `engine` and their secrets with its audit."""
-    result = load_workspace(root, home=home, environ=environ, evaluator=evaluator)
+    result = load_workspace(root, home=home, environ=environ)
     register_secrets(engine, result.specs)
     for spec in result.specs:
         engine.register(spec)
@@ -65,14 +63,11 @@ register_source(DIALECT, discover)
 
 __all__ = [
     "DIALECT",
-    "Evaluator",
     "discover",
     "discover_workspace",
-    "get_evaluator",
     "hook_files",
     "install",
     "json_schema",
     "load_workspace",
     "register_secrets",
-    "set_evaluator",
 ]

@@ -16,6 +16,7 @@ from typing import Any
 
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.reply import Block, Failure, Output, Reply
+from hookwright.services import Services
 from hookwright.transports.process import run_process
 
 
@@ -30,7 +31,9 @@ class CommandTransport:
         self.environment = environment
         self.timeout = timeout
 
-    async def __call__(self, envelope: dict[str, Any], binding: HookBinding) -> Reply:
+    async def __call__(
+        self, envelope: dict[str, Any], binding: HookBinding, services: Services
+    ) -> Reply:
         outcome = await run_process(
             command=self.command,
             shell="sh",

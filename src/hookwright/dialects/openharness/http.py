@@ -22,6 +22,7 @@ import httpx
 
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.reply import Failure, Output, Reply
+from hookwright.services import Services
 from hookwright.transports.http import (
     MAX_BODY,
     HttpOutcome,
@@ -70,7 +71,9 @@ class HttpTransport:
         self.headers = headers
         self.timeout = timeout
 
-    async def __call__(self, envelope: dict[str, Any], binding: HookBinding) -> Reply:
+    async def __call__(
+        self, envelope: dict[str, Any], binding: HookBinding, services: Services
+    ) -> Reply:
         if self.method == "GET":
             outcome = await get_json(self.url, headers=self.headers, timeout=self.timeout)
         else:

@@ -37,7 +37,6 @@ from hookwright import validation
 from hookwright.dialects.openharness import capabilities as caps
 from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
 from hookwright.dialects.openharness.command import CommandTransport
-from hookwright.dialects.openharness.evaluator import Evaluator
 from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD
 from hookwright.dialects.openharness.http import HttpTransport
 from hookwright.dialects.openharness.prompt import PromptTransport
@@ -163,9 +162,7 @@ def _matcher(hook: HookFile, file: str, out: _FileLoad) -> Matcher | None:
     return matcher
 
 
-def _transport(
-    hook: HookFile, root: Path, file: str, out: _FileLoad, evaluator: Evaluator | None
-) -> Transport | None:
+def _transport(hook: HookFile, root: Path, file: str, out: _FileLoad) -> Transport | None:
     handler = hook.handler
     timeout = float(handler.timeout_seconds or DEFAULT_TIMEOUT)
     if isinstance(handler, CommandHandler):
@@ -190,8 +187,8 @@ def _transport(
     if prompt_file is not None and not prompt_file.is_file():
         out.warn(file, f"{where}.file", f"{source.file} does not exist (yet)")
     if isinstance(handler, AgentHandler):
-        return PromptTransport(source, root, timeout, agent=handler.agent, evaluator=evaluator)
-    return PromptTransport(source, root, timeout, model_ref=handler.model_ref, evaluator=evaluator)
+        return PromptTransport(source, root, timeout, agent=handler.agent)
+    return PromptTransport(source, root, timeout, model_ref=handler.model_ref)
 
 
 def _specs(
@@ -248,7 +245,6 @@ def discover_workspace(
     *,
     home: Path | None = None,
     environ: Mapping[str, str] | None = None,
-    evaluator: Evaluator | None = None,
 ) -> Discovery:
     """One workspace's hooks, one discovered hook per file; they need `root` trusted. Their
     handlers only run a command, send a request or ask a model when dispatched. `environ`
@@ -298,7 +294,7 @@ def discover_workspace(
         if hook is not None:
             first_file[hook.name] = file
             matcher = _matcher(hook, file, out)
-            transport = _transport(hook, root, file, out, evaluator)
+            transport = _transport(hook, root, file, out)
             if transport is not None and (matcher is not None or hook.matcher is None):
                 secrets = SecretValues(out.secrets)
                 specs = _specs(hook, root, file, matcher, transport, secrets)
@@ -313,10 +309,9 @@ def load_workspace(
     *,
     home: Path | None = None,
     environ: Mapping[str, str] | None = None,
-    evaluator: Evaluator | None = None,
 ) -> LoadResult:
     """Bind every hook of a workspace the host chose to run (it is trusted by being named)."""
-    discovery = discover_workspace(root, home=home, environ=environ, evaluator=evaluator)
+    discovery = discover_workspace(root, home=home, environ=environ)
     return discovery.bind(TrustPolicy(everything=True))
 
 

@@ -3,8 +3,10 @@
 The prompt text is built as in the real project:
 `<prompt or task>\\n\\nReturn only JSON matching the Open Agent Harness hook output
 protocol.\\n\\n{"hook": <name>, "envelope": {...}}`. The reply must decode as the unified
-output (prose around the JSON is tolerated); a blank or invalid reply, an evaluator error or
-a timeout (default 30 s; upstream has none) is logged and the run goes on.
+output (prose around the JSON is tolerated). The model is the running session's
+(`Services.evaluator`), asked with a `ModelRequest`: a prompt hook names its `model_ref`, an
+agent hook its agent. No model, a blank or invalid reply, an evaluator error (e.g. an unknown
+agent) or a timeout (default 30 s; upstream has none) is logged and the run goes on.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.openharness.binding import HookBinding
-from hookwright.dialects.openharness.evaluator import Evaluator, get_evaluator
 from hookwright.dialects.openharness.prompt_source import PromptSourceError, read_source
 from hookwright.dialects.openharness.reply import Failure, Output, Reply
 from hookwright.dialects.openharness.schema import PromptSource
+from hookwright.services import ModelRequest, Services
 
 INSTRUCTION = "Return only JSON matching the Open Agent Harness hook output protocol."
 
@@ -31,7 +33,7 @@ def compose(text: str, hook_name: str, envelope: dict[str, Any]) -> str:
 class PromptTransport:
     """Both handler kinds: a prompt hook has `model_ref`, an agent hook has `agent`."""
 
-    __slots__ = ("agent", "evaluator", "kind", "model_ref", "root", "source", "timeout")
+    __slots__ = ("agent", "kind", "model_ref", "root", "source", "timeout")
 
     def __init__(
         self,
@@ -41,27 +43,33 @@ class PromptTransport:
         *,
         model_ref: str | None = None,
         agent: str | None = None,
-        evaluator: Evaluator | None = None,
     ) -> None:
         self.source = source
         self.root = root
         self.timeout = timeout
         self.model_ref = model_ref
         self.agent = agent
-        self.evaluator = evaluator
         self.kind = "Agent" if agent is not None else "Prompt"
 
-    async def __call__(self, envelope: dict[str, Any], binding: HookBinding) -> Reply:
+    async def __call__(
+        self, envelope: dict[str, Any], binding: HookBinding, services: Services
+    ) -> Reply:
         try:
             text = read_source(self.source, self.root)
         except PromptSourceError as exc:
             return Failure(f"{self.kind} hook: {exc}")
-        evaluate = self.evaluator or get_evaluator()
-        prompt_text = compose(text, binding.name, envelope)
+        evaluate = services.evaluator
+        if evaluate is None:
+            return Failure(f"{self.kind} hook failed: no model configured")
+        request = ModelRequest(
+            kind="agent" if self.agent is not None else "prompt",
+            prompt=compose(text, binding.name, envelope),
+            model=self.model_ref,
+            agent=self.agent,
+            timeout=self.timeout,
+        )
         try:
-            reply = await asyncio.wait_for(
-                evaluate(prompt_text, self.model_ref, self.agent, self.timeout), self.timeout
-            )
+            reply = await asyncio.wait_for(evaluate(request), self.timeout)
         except TimeoutError:
             return Failure(f"{self.kind} hook timed out after {self.timeout:g}s", timed_out=True)
         except Exception as exc:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hookwright.dialects.openharness.binding import HookBinding
+from hookwright.services import Services
 
 
 @dataclass(slots=True, frozen=True)
@@ -43,6 +44,9 @@ Reply = Output | Block | Failure
 
 
 class Transport(Protocol):
-    """Runs one handler with the envelope and says what came back."""
+    """Runs one handler with the envelope and says what came back. `services` are the running
+    session's (prompt and agent handlers ask its model)."""
 
-    async def __call__(self, envelope: dict[str, Any], binding: HookBinding) -> Reply: ...
+    async def __call__(
+        self, envelope: dict[str, Any], binding: HookBinding, services: Services
+    ) -> Reply: ...

@@ -36,7 +36,7 @@ class OpenHarnessHandler:
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult:
         b = self.binding
         envelope = self.envelope(inp)
-        reply = await self.transport(envelope, b)
+        reply = await self.transport(envelope, b, ctx.services)
         if isinstance(reply, Failure):
             return failure(
                 b,

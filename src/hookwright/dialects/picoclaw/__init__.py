@@ -19,6 +19,7 @@ from hookwright.dialects.picoclaw.loader import discover, discover_settings
 from hookwright.dialects.picoclaw.observe import attach_observers, registered_processes
 from hookwright.dialects.picoclaw.process import ProcessTarget
 from hookwright.engine import HookEngine
+from hookwright.transports.ioloop import IoLoop
 
 __all__ = [
     "ProcessTarget",
@@ -33,8 +34,15 @@ __all__ = [
 
 
 async def start_processes(engine: HookEngine) -> list[BaseException | None]:
-    """Spawn and greet every PicoClaw process now; one entry per process, None on success."""
+    """Spawn and greet every PicoClaw process now, on the engine's I/O loop; one entry per
+    process, None on success."""
+    io = engine.services.io
     results = await asyncio.gather(
-        *(target.start() for target in registered_processes(engine)), return_exceptions=True
+        *(_start(target, io) for target in registered_processes(engine)), return_exceptions=True
     )
     return [r if isinstance(r, BaseException) else None for r in results]
+
+
+async def _start(target: ProcessTarget, io: IoLoop) -> None:
+    target.use_io(io)
+    await target.start()

@@ -9,6 +9,9 @@ enforced here, not by the engine, so the denial carries PicoClaw's reason. A tar
 in an `asyncio.timeout` scope. Either way every await of the handler is bounded, so the handler
 declares `enforces_timeout` and the engine opens no scope of its own for it; the HookSpec's
 timeout, slightly above the handler's, stays the backstop for engines that do not honour that.
+
+A process target does its I/O on the I/O loop of the session that runs it (`Services.io`),
+bound on its first run.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from hookwright.dialects.picoclaw.codec import encode_params
 from hookwright.events import HookInput
 from hookwright.results import HookResult, Status
 from hookwright.spec import RunContext
+from hookwright.transports.ioloop import IoLoop
 
 log = logging.getLogger("hookwright.picoclaw")
 
@@ -54,8 +58,14 @@ class PicoClawHandler:
         self._invoke_within: Callable[[str, dict[str, Any], float], Awaitable[Any]] | None = (
             getattr(target, "invoke_within", None)
         )
+        self._use_io: Callable[[IoLoop], None] | None = getattr(target, "use_io", None)
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+        if self._use_io is not None:
+            try:
+                self._use_io(ctx.services.io)
+            except Exception as exc:
+                return self._failed(Status.error, str(exc))
         method = self.method
         params = encode_params(method, inp, self.protocol)
         invoke_within = self._invoke_within

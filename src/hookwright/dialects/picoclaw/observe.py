@@ -169,6 +169,7 @@ def attach_observers(
     for target in registered_processes(engine) if processes is None else processes:
         if not target.observes or id(engine) in target.attached_to:
             continue
+        target.use_io(engine.services.io)
         target.attached_to.add(id(engine))
         kinds = None if target.observe_kinds is None else list(target.observe_kinds)
         engine.add_observer(ProcessObserver(target), kinds, name=f"picoclaw:{target.name}")

@@ -8,6 +8,7 @@ from typing import Any
 
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.kinds import normalize_observe
+from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.rpc import RestartPolicy, RpcProcess
 
 _RPC_METHODS = {
@@ -51,6 +52,10 @@ class ProcessTarget:
             ),
         )
         self.attached_to: set[int] = set()
+
+    def use_io(self, io: IoLoop) -> None:
+        """Run the process on its session's I/O loop (`Services.io`); bound once."""
+        self.rpc.use_io(io)
 
     async def invoke(self, method: str, params: dict[str, Any]) -> Any:
         return await self.rpc.call(_RPC_METHODS.get(method) or f"hook.{method}", params)

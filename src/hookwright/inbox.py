@@ -1,8 +1,9 @@
-"""Where asynchronous command hooks report when they finish (spec §3.1).
+"""Where asynchronous hooks report when they finish: one inbox per session (`Services.inbox`).
 
-A hook with ``"async": true`` or ``"asyncRewake": true``, or one whose first stdout line is
-``{"async": true}``, runs in the background: the dispatch does not wait for it and its decision
-fields have no effect. When it exits, the inbox receives an `AsyncDelivery`:
+Claude Code command hooks use it (its spec §3.1): a hook with ``"async": true`` or
+``"asyncRewake": true``, or one whose first stdout line is ``{"async": true}``, runs in the
+background: the dispatch does not wait for it and its decision fields have no effect. When it
+exits, the inbox receives an `AsyncDelivery`:
 
 * its ``additionalContext`` and ``systemMessage``, which the host gives to Claude on the next
   turn (``drain(session_id)`` at the start of each turn);
@@ -11,9 +12,10 @@ fields have no effect. When it exits, the inbox receives an `AsyncDelivery`:
   Claude at once even when idle; listeners added with ``add_listener`` are called the moment
   such a delivery arrives.
 
-Every completion is also written to the audit of each engine bound with ``bind_audit`` (the
-dispatch's own record only says the hook was started). ``aclose()`` kills what is still
-running (the ``-p`` teardown); `HookEngine.aclose` does it through the handlers.
+Every completion is also written to the audit of each engine bound with ``bind_audit`` (an
+engine binds its own services' inbox; the dispatch's own record only says the hook was
+started). ``aclose()`` kills what is still running (the ``-p`` teardown); `HookEngine.aclose`
+does it through the handlers.
 """
 
 from __future__ import annotations
@@ -135,10 +137,3 @@ class AsyncInbox:
                 task.get_loop().call_soon_threadsafe(task.cancel)
         if mine:
             await asyncio.gather(*mine, return_exceptions=True)
-
-
-_DEFAULT = AsyncInbox()
-
-
-def default_inbox() -> AsyncInbox:
-    return _DEFAULT

@@ -1,0 +1,84 @@
+"""What one session owns at run time and lends to its hooks: `Services`.
+
+A hook engine has one `Services` (`HookEngine(services=...)`, a fresh one by default) and hands
+it to every handler run in `RunContext.services`. Specs built at load time hold no services,
+so two sessions in one process never share a model, an inbox, an I/O loop or a counter:
+
+* `evaluator`: the model prompt and agent hooks of every dialect consult (one signature,
+  `ModelEvaluator`); None means no model, and such hooks fail the way their dialect fails an
+  unavailable model (Claude Code and OpenHarness: open, with an error in the result);
+* `inbox`: where asynchronous hooks (Claude Code ``async``/``asyncRewake``) deliver when they
+  finish;
+* `io`: the event loop the session's hook processes (PicoClaw JSON-RPC) do their I/O on;
+* `counters`: per-session numbering handlers need (one ``CLAUDE_ENV_FILE`` per hook).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from hookwright.inbox import AsyncInbox
+from hookwright.transports.ioloop import IoLoop
+
+ModelKind = Literal["prompt", "agent"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One prompt or agent hook asking the session's model.
+
+    A prompt hook wants one model call with `prompt`; an agent hook wants an agent that may
+    use read-only tools and whose final answer is the reply.
+    """
+
+    kind: ModelKind
+    #: The full text to send, already built by the dialect.
+    prompt: str
+    #: The hook's own model name or ``provider:name`` ref; None: the session's model.
+    model: str | None
+    #: The agent an OpenHarness agent hook names; None for Claude Code and prompt hooks.
+    agent: str | None
+    #: Seconds the hook waits for the reply.
+    timeout: float
+
+
+ModelEvaluator = Callable[[ModelRequest], Awaitable[str]]
+"""Answers a `ModelRequest` with the model's reply text; raises to fail the hook."""
+
+
+class Counters:
+    """Numbers handed out per session: `number(kind, owner)` is 1, 2, ... in the order owners
+    first ask, and the same number every time the same owner asks again."""
+
+    __slots__ = ("_kinds", "_lock")
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, tuple[itertools.count[int], weakref.WeakKeyDictionary[object, int]]]
+        self._kinds = {}
+        self._lock = threading.Lock()
+
+    def number(self, kind: str, owner: object) -> int:
+        with self._lock:
+            counter, numbered = self._kinds.setdefault(
+                kind, (itertools.count(1), weakref.WeakKeyDictionary())
+            )
+            found = numbered.get(owner)
+            if found is None:
+                found = numbered[owner] = next(counter)
+            return found
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    evaluator: ModelEvaluator | None = None
+    inbox: AsyncInbox = field(default_factory=AsyncInbox)
+    io: IoLoop = field(default_factory=IoLoop)
+    counters: Counters = field(default_factory=Counters)
+
+
+__all__ = ["Counters", "ModelEvaluator", "ModelKind", "ModelRequest", "Services"]
