@@ -15,12 +15,13 @@ from typing import Any
 
 from hookwright import Event, HookEngine, HookInput
 from hookwright.dialects import picoclaw
-from hookwright.dialects.claude_code.loader import load
+from hookwright.dialects.claude_code.loader import discover
 from hookwright.loading import LoadContext
 from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models.scripted import ScriptedModel
 from hookwright.services import Services
 from hookwright.transports.ioloop import IoLoop
+from hookwright.trust import TrustPolicy
 
 WAIT = 20.0
 
@@ -152,7 +153,8 @@ async def test_a_prompt_hook_without_a_model_fails_open_with_an_error(tmp_path: 
     project = guarded_project(tmp_path / "A", "A")
     engine = HookEngine(audit_path=None)
     try:
-        for spec in load(LoadContext(project, tmp_path / "home")).specs:
+        discovery = discover(LoadContext(project, tmp_path / "home"))
+        for spec in discovery.bind(TrustPolicy(everything=True)).specs:
             engine.register(spec)
         inp = HookInput(
             Event.PreToolUse,
