@@ -11,6 +11,9 @@ What a host uses:
 * `async_inbox(engine)`: where asynchronous hooks deliver their context on the next turn and
   their asyncRewake wake-ups (see `inbox`);
 * `set_prompt_evaluator` / `set_agent_evaluator`: the models prompt and agent hooks use;
+* the wire both ways: `encode_input` / `encode_stdin` / `encode_body` (what a hook reads, an
+  allow-list per event in Claude Code's bytes) and `encode_output` / `encode_output_json` (a
+  verdict as the JSON a hook answering Claude Code would print);
 * verdict extras a host acts on: ``env_file`` (list of CLAUDE_ENV_FILE paths to source before
   each Bash command), ``worktree_path``, ``compact_instructions``, ``updated_permissions``,
   ``retry``, ``watch_paths``, ``session_title``, ``initial_user_message``,
@@ -20,13 +23,8 @@ What a host uses:
 
 from __future__ import annotations
 
-from hookwright.dialects.claude_code.codec import (
-    INTERNAL_FIELDS,
-    decode_command,
-    decode_http,
-    encode_input,
-    encode_stdin,
-)
+from hookwright.dialects.claude_code.answer import encode_output, encode_output_json
+from hookwright.dialects.claude_code.codec import decode_command, decode_http
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.inbox import AsyncDelivery, AsyncInbox, default_inbox
 from hookwright.dialects.claude_code.loader import LoaderOptions, load, load_policy, make_loader
@@ -38,6 +36,13 @@ from hookwright.dialects.claude_code.prompt import (
 )
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import watched_file_names
+from hookwright.dialects.claude_code.stdin import (
+    EVENT_FIELDS,
+    PERMISSION_MODE_EVENTS,
+    encode_body,
+    encode_input,
+    encode_stdin,
+)
 from hookwright.engine import HookEngine
 
 
@@ -53,7 +58,8 @@ def async_inbox(engine: HookEngine | None = None) -> AsyncInbox:
 
 
 __all__ = [
-    "INTERNAL_FIELDS",
+    "EVENT_FIELDS",
+    "PERMISSION_MODE_EVENTS",
     "AsyncDelivery",
     "AsyncInbox",
     "Evaluator",
@@ -63,7 +69,10 @@ __all__ = [
     "decode_command",
     "decode_http",
     "decode_prompt_reply",
+    "encode_body",
     "encode_input",
+    "encode_output",
+    "encode_output_json",
     "encode_stdin",
     "load",
     "load_frontmatter_hooks",

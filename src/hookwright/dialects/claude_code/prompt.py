@@ -15,8 +15,8 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from hookwright.dialects.claude_code.codec import encode_input
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
+from hookwright.dialects.claude_code.stdin import encode_body
 from hookwright.dialects.claude_code.tables import (
     PROMPT_CONTINUE_ON_BLOCK,
     PROMPT_ENDS_TURN,
@@ -47,7 +47,7 @@ def set_agent_evaluator(evaluator: Evaluator | None) -> None:
 
 def build_prompt(template: str, inp: HookInput) -> str:
     """`$ARGUMENTS` becomes the input JSON; without it the JSON is appended."""
-    payload = json.dumps(encode_input(inp), ensure_ascii=False)
+    payload = encode_body(inp).decode("utf-8")
     if "$ARGUMENTS" in template:
         return template.replace("$ARGUMENTS", payload)
     return f"{template}\n\n{payload}"
