@@ -320,3 +320,64 @@ def test_command_hooks_read_claude_code_bytes_on_every_event(
     seen = [json.loads(line) for line in (project / "oh-seen.jsonl").read_text().splitlines()]
     [compaction] = [s for s in seen if s["hook_event_name"] == "before_context_compact"]
     assert compaction["context"]["meta"] == {"from": "oh"}
+
+
+ANSWERING_HOOK = """\
+import json, sys
+from hookwright import Event, Verdict
+from hookwright.dialects.claude_code import encode_output_json
+from hookwright.results import Decision, HookResult
+
+command = json.load(sys.stdin)["tool_input"]["command"]
+verdict = Verdict(Event.PreToolUse)
+if command.startswith("rm"):
+    verdict.absorb(HookResult(decision=Decision.deny, reason="rm is not allowed here"))
+else:
+    rewrite = {"command": "echo rewritten > out.txt"}
+    verdict.absorb(HookResult(decision=Decision.allow, updated_input=rewrite))
+sys.stdout.buffer.write(encode_output_json(verdict))
+"""
+
+
+def test_a_hook_printing_an_encoded_verdict_drives_the_agent(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "answer.py").write_text(ANSWERING_HOOK)
+    hook = {
+        "type": "command",
+        "command": f'{sys.executable} "$CLAUDE_PROJECT_DIR"/.claude/answer.py',
+    }
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    turns = [
+        {
+            "content": "",
+            "tool_calls": [
+                call("Bash", command="rm -rf src"),
+                call("Bash", command="touch original.txt"),
+            ],
+        },
+        {"match": "rm is not allowed here", "content": "finished"},
+    ]
+    script = tmp_path / "model.yaml"
+    script.write_text(yaml.safe_dump({"turns": turns}, sort_keys=False))
+    proc = run_hookwright(
+        "run",
+        "go",
+        "--project",
+        str(project),
+        "--model",
+        f"scripted:{script}",
+        "--trust",
+        "--json",
+        home=isolated_home,
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    denied, rewritten = [e for e in events if e["type"] == "tool_result"]
+    assert (denied["content"], denied["skipped"]) == ("rm is not allowed here", "denied by hook")
+    assert rewritten["is_error"] is False and rewritten["skipped"] is None
+    assert (project / "out.txt").read_text() == "rewritten\n"
+    assert not (project / "original.txt").exists()
