@@ -54,11 +54,12 @@ def tool_input(event: Event = Event.PreToolUse, **payload: Any) -> HookInput:
 
 
 def test_pre_tool_use_bytes_are_claude_codes() -> None:
-    assert encode_stdin(tool_input()) == (
+    expected = (
         '{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"default",'
         '"hook_event_name":"PreToolUse","tool_name":"Bash",'
         '"tool_input":{"command":"echo ünïcode ✓"},"tool_use_id":"toolu_1"}\n'
-    ).encode()
+    )
+    assert encode_stdin(tool_input()) == expected.encode()
 
 
 def test_optional_common_fields_keep_their_place_when_present() -> None:
