@@ -93,7 +93,8 @@ def _finish(spec: HookSpec, result: HookResult | None, duration_ns: int) -> Hook
 
 
 def apply_to_input(inp: HookInput, verdict: Verdict) -> HookInput:
-    """The input the next stage sees: the current one with the verdict's rewrites applied."""
+    """The input the next stage sees: the current one with the verdict's rewrites applied,
+    and the dialects' chain state carried along."""
     updates: dict[str, Any] = dict(verdict.payload_updates)
     if verdict.updated_input is not None:
         field_name = INPUT_FIELD.get(inp.event)
@@ -107,7 +108,10 @@ def apply_to_input(inp: HookInput, verdict: Verdict) -> HookInput:
         out_field = OUTPUT_FIELD.get(inp.event)
         if out_field is not None:
             updates[out_field] = verdict.updated_output
-    return inp.with_payload(**updates) if updates else inp
+    rewritten = inp.with_payload(**updates) if updates else inp
+    if verdict.chain_state:
+        rewritten = rewritten.with_chain_state(verdict.chain_state)
+    return rewritten
 
 
 class _LoopThread:

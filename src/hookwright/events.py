@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 
@@ -174,12 +175,29 @@ COMMON_FIELDS: tuple[str, ...] = (
 )
 
 
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
+
+
+def _nothing() -> Mapping[str, Any]:
+    """The shared, read-only empty mapping of an input's side channels."""
+    return _NOTHING
+
+
 @dataclass(slots=True)
 class HookInput:
     """What a hook sees: the common fields plus the event's payload.
 
     Hosts build one per checkpoint; the engine copies it (never mutates it) when a chain hook
     rewrites the input for the hooks after it.
+
+    Two mappings ride along and are never serialised (no codec, wire form or audit record
+    reads them):
+
+    * `host_objects`: objects the host hands to in-process Python hooks (a database handle, a
+      lock, the framework's run context). Anything goes; nothing is copied or encoded.
+    * `chain_state`: a dialect's private state carried from one hook of a chain to the next,
+      keyed by dialect name (OpenHarness keeps its merged context patch here). Hosts leave it
+      empty; the engine fills it between stages.
     """
 
     event: Event
@@ -191,6 +209,8 @@ class HookInput:
     transcript_path: str | None = None
     permission_mode: str | None = None
     payload: dict[str, Any] = field(default_factory=dict)
+    host_objects: Mapping[str, Any] = field(default_factory=_nothing, repr=False, compare=False)
+    chain_state: Mapping[str, Any] = field(default_factory=_nothing, repr=False, compare=False)
 
     @property
     def hook_event_name(self) -> str:
@@ -236,9 +256,14 @@ class HookInput:
     def with_payload(self, **updates: Any) -> HookInput:
         return replace(self, payload={**self.payload, **updates})
 
+    def with_chain_state(self, updates: Mapping[str, Any]) -> HookInput:
+        """A copy whose chain state has `updates` (dialect name -> state) merged in."""
+        return replace(self, chain_state=MappingProxyType({**self.chain_state, **updates}))
+
     def to_wire(self) -> dict[str, Any]:
         """Flat JSON object in Claude Code's shape: common fields (omitted when unset),
-        `hook_event_name`, then the payload."""
+        `hook_event_name`, then the payload. `host_objects` and `chain_state` are not part
+        of it."""
         wire: dict[str, Any] = {}
         for name in COMMON_FIELDS:
             value = getattr(self, name)

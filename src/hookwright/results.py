@@ -75,6 +75,9 @@ class HookResult:
     payload_updates: dict[str, Any] | None = None
     #: OpenHarness-style scoped patches: scope -> patch, applied by the host.
     patches: dict[str, Any] | None = None
+    #: Dialect name -> private state for the next hook of the chain (`HookInput.chain_state`);
+    #: never an effect for the host and never on any wire.
+    chain_state: dict[str, Any] | None = None
     #: A synthetic tool result: the tool is not executed.
     respond: Any = None
     abort: Abort | None = None
@@ -161,6 +164,7 @@ class Verdict:
     updated_output: Any = None
     payload_updates: Mapping[str, Any] = _EMPTY
     patches: Mapping[str, Any] = _EMPTY
+    chain_state: Mapping[str, Any] = _EMPTY
     respond: Any = None
     abort: Abort | None = None
     #: The reason of the hook whose abort won.
@@ -226,6 +230,9 @@ class Verdict:
             self.rewritten = True
         if result.patches:
             self.patches = {**self.patches, **result.patches}
+        if result.chain_state:
+            self.chain_state = {**self.chain_state, **result.chain_state}
+            self.rewritten = True
         context = result.additional_context
         if context and context not in self.additional_context:
             self.additional_context = [*self.additional_context, context]

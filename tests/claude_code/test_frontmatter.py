@@ -67,7 +67,7 @@ async def test_skill_hooks_only_fire_in_their_session(h: Harness) -> None:
 
 
 async def test_agent_stop_becomes_subagent_stop_and_ends_with_the_agent(h: Harness) -> None:
-    hook = h.sh("grep -q '\"stop_hook_active\": true' || { echo again >&2; exit 2; }\n")
+    hook = h.sh("grep -q '\"stop_hook_active\":true' || { echo again >&2; exit 2; }\n")
     path = write_md(
         h.project / ".claude" / "agents" / "reviewer.md",
         "name: reviewer\nhooks:\n  Stop:\n    - hooks:\n"

@@ -55,7 +55,7 @@ PERMISSION_REQUEST = {
         "    'decision': {'behavior': behavior}}}))\n"
     ),
     "bash": lambda h: h.sh(
-        'if cat | grep -q \'"command": "npm\'; then b=allow; else b=deny; fi\n'
+        'if cat | grep -q \'"command":"npm\'; then b=allow; else b=deny; fi\n'
         'printf \'{"hookSpecificOutput": {"hookEventName": "PermissionRequest", '
         '"decision": {"behavior": "%s"}}}\' "$b"\n'
     ),
@@ -69,7 +69,7 @@ STOP_BLOCK = {
     ),
     "bash": lambda h: h.sh(
         "input=$(cat)\n"
-        'if echo "$input" | grep -q \'"stop_hook_active": true\'; then exit 0; fi\n'
+        'if echo "$input" | grep -q \'"stop_hook_active":true\'; then exit 0; fi\n'
         'echo \'{"decision": "block", "reason": "Run the tests first"}\'\n'
     ),
 }

@@ -328,8 +328,8 @@ def test_model_response_takes_text_and_finish_reason() -> None:
 
 def test_context_messages_replace_and_objects_merge_deeply() -> None:
     inp = context_event(Event.PreContextBuild)
-    inp = inp.with_payload(
-        openharness_context={"messages": MESSAGES, "meta": {"a": 1, "b": {"c": 1}}}
+    inp = inp.with_chain_state(
+        {"openharness": {"context": {"messages": MESSAGES, "meta": {"a": 1, "b": {"c": 1}}}}}
     )
     result = decode(
         inp,
@@ -350,7 +350,8 @@ def test_context_messages_replace_and_objects_merge_deeply() -> None:
         "meta": {"a": 1, "b": {"c": 1, "d": 2}},
     }
     assert result.patches == {"context": merged}
-    assert result.payload_updates == {"openharness_context": merged, "messages": merged["messages"]}
+    assert result.payload_updates == {"messages": merged["messages"]}
+    assert result.chain_state == {"openharness": {"context": merged}}
 
 
 def test_after_compact_summary_text_patch() -> None:

@@ -133,7 +133,8 @@ async def post_json(
     timeout: float | None = None,
     max_body: int = MAX_BODY,
 ) -> HttpOutcome:
-    """Send `body` as JSON and return the response; never raises for network trouble.
+    """Send `body` as JSON (bytes are sent as they are: JSON the caller encoded) and return
+    the response; never raises for network trouble.
 
     `timeout` bounds the whole exchange (guard, connect, send, read).
     """
@@ -159,7 +160,7 @@ async def _exchange(
     for name, value in headers.items():
         request_headers[clean_header_value(name)] = clean_header_value(value)
     try:
-        payload = json.dumps(body).encode("utf-8")
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
     except (TypeError, ValueError) as exc:
         return _failure(f"request body is not JSON-serializable: {exc}")
     try:

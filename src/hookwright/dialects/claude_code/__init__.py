@@ -13,17 +13,15 @@ What a host uses:
   and `evaluator`, the model prompt and agent hooks use;
 * typed effects a host acts on are in `verdict.effects` (`hookwright.effects.Effects`):
   env files, worktree path, compaction instructions, permission updates, notices, ...
+* the wire both ways: `encode_input` / `encode_stdin` / `encode_body` (what a hook reads, an
+  allow-list per event in Claude Code's bytes) and `encode_output` / `encode_output_json` (a
+  verdict as the JSON a hook answering Claude Code would print);
 """
 
 from __future__ import annotations
 
-from hookwright.dialects.claude_code.codec import (
-    INTERNAL_FIELDS,
-    decode_command,
-    decode_http,
-    encode_input,
-    encode_stdin,
-)
+from hookwright.dialects.claude_code.answer import encode_output, encode_output_json
+from hookwright.dialects.claude_code.codec import decode_command, decode_http
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import (
     LoaderOptions,
@@ -34,16 +32,27 @@ from hookwright.dialects.claude_code.loader import (
 from hookwright.dialects.claude_code.prompt import decode_prompt_reply
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import watched_file_names
+from hookwright.dialects.claude_code.stdin import (
+    EVENT_FIELDS,
+    PERMISSION_MODE_EVENTS,
+    encode_body,
+    encode_input,
+    encode_stdin,
+)
 
 __all__ = [
-    "INTERNAL_FIELDS",
+    "EVENT_FIELDS",
+    "PERMISSION_MODE_EVENTS",
     "LoaderOptions",
     "Policy",
     "decode_command",
     "decode_http",
     "decode_prompt_reply",
     "discover",
+    "encode_body",
     "encode_input",
+    "encode_output",
+    "encode_output_json",
     "encode_stdin",
     "load_frontmatter_hooks",
     "load_policy",

@@ -1,5 +1,5 @@
-"""Claude Code's wire contract: the stdin JSON a hook reads, and how its stdout, stderr and exit
-code (or HTTP response) become a `HookResult` (spec §4, §6, §7).
+"""Claude Code's wire contract: the stdin JSON a hook reads (built in `stdin`), and how its
+stdout, stderr and exit code (or HTTP response) become a `HookResult` (spec §4, §6, §7).
 
 Pure functions: no process, no file, no clock. The handlers run the hook and call these.
 
@@ -63,58 +63,10 @@ from hookwright.results import Decision, HookResult, Status
 ExitRules = Literal["current", "classic"]
 EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")
 
-#: Payload keys hookwright uses internally and Claude Code never sends; dropped from stdin.
-INTERNAL_FIELDS: frozenset[str] = frozenset(
-    {
-        "tool_result",
-        "permission_prompt",
-        "iteration",
-        "trigger_type",
-        "run_status",
-        "model_ref",
-        "messages",
-        "tools",
-        "options",
-        "channel",
-        "chat_id",
-        "workspace_id",
-        "run_id",
-        "round",
-        "first",
-        "graceful_terminal",
-        "project_dir",
-    }
-)
-
 DEFAULT_DENY_REASON = "Blocked by hook"
 NO_STDERR = "No stderr output"
 
 Parsed = tuple[HookOutput, _Specific | None]
-
-
-# Input ----------------------------------------------------------------------------------------
-
-
-def encode_input(inp: HookInput) -> dict[str, Any]:
-    """The JSON object Claude Code would send: the wire form minus hookwright-internal keys.
-
-    `turn_id` is hookwright's own common field, except on MessageDisplay where Claude Code
-    sends a field of that name. PermissionRequest carries no `tool_use_id` in Claude Code
-    (spec §6), although the canonical payload has one.
-    """
-    wire = inp.to_wire()
-    for key in INTERNAL_FIELDS:
-        wire.pop(key, None)
-    if inp.event is Event.PermissionRequest:
-        wire.pop("tool_use_id", None)
-    if inp.event is not Event.MessageDisplay and "turn_id" not in inp.payload:
-        wire.pop("turn_id", None)
-    return wire
-
-
-def encode_stdin(inp: HookInput) -> bytes:
-    """What a command hook reads: the input JSON and a single newline."""
-    return (json.dumps(encode_input(inp), ensure_ascii=False) + "\n").encode("utf-8")
 
 
 # Output -----------------------------------------------------------------------------------------

@@ -22,13 +22,13 @@ from hookwright.dialects.claude_code.codec import (
     async_timeout,
     decode_async,
     decode_command,
-    encode_stdin,
     first_line,
     is_async_declaration,
 )
 from hookwright.dialects.claude_code.config import CommandHook
 from hookwright.dialects.claude_code.environment import HookSite, env_file_path
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.effects import Notice
 from hookwright.events import HookInput
 from hookwright.inbox import AsyncDelivery, AsyncInbox, Job

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookwright.dialects.claude_code.codec import decode_http, encode_input
+from hookwright.dialects.claude_code.codec import decode_http
 from hookwright.dialects.claude_code.config import HttpHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.dialects.claude_code.stdin import encode_body
 from hookwright.events import HookInput
 from hookwright.results import HookResult, Status
 from hookwright.spec import RunContext
@@ -76,7 +77,7 @@ class HttpHandler:
         }
         outcome = await post_json(
             url,
-            encode_input(inp),
+            encode_body(inp),
             headers=headers,
             timeout=ctx.timeout if ctx.timeout is not None else self.timeout,
         )

@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from hookwright.dialects.claude_code.codec import encode_input
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
+from hookwright.dialects.claude_code.stdin import encode_body
 from hookwright.dialects.claude_code.tables import (
     PROMPT_CONTINUE_ON_BLOCK,
     PROMPT_ENDS_TURN,
@@ -32,7 +32,7 @@ _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 def build_prompt(template: str, inp: HookInput) -> str:
     """`$ARGUMENTS` becomes the input JSON; without it the JSON is appended."""
-    payload = json.dumps(encode_input(inp), ensure_ascii=False)
+    payload = encode_body(inp).decode("utf-8")
     if "$ARGUMENTS" in template:
         return template.replace("$ARGUMENTS", payload)
     return f"{template}\n\n{payload}"

@@ -22,18 +22,21 @@ Per-event fields:
 * before_context_compact: `context` = `{messages, trigger, customInstructions?}`;
 * after_context_compact: `context` = `{summaryText, trigger}`.
 
-Within one chain, a context patch is carried to the next hook under the payload key
-:data:`CHAIN_CONTEXT_KEY`, so keys without a canonical field survive from hook to hook.
+Within one chain, a context patch is carried to the next hook in the input's chain state
+(`HookInput.chain_state[CHAIN_STATE_KEY]["context"]`, never in the payload, so no other
+dialect's wire sees it), and keys without a canonical field survive from hook to hook.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from hookwright.events import Event, HookInput
 
-CHAIN_CONTEXT_KEY: Final = "openharness_context"
+#: This dialect's key in `HookInput.chain_state`.
+CHAIN_STATE_KEY: Final = "openharness"
 
 _RUN_STATUS: Final[dict[Event, str]] = {Event.Stop: "completed", Event.StopFailure: "failed"}
 
@@ -83,10 +86,23 @@ def tool_output(payload: dict[str, Any]) -> Any:
     return result.get("content") if isinstance(result, dict) else None
 
 
-def context(event: Event, payload: dict[str, Any]) -> dict[str, Any]:
-    carried = payload.get(CHAIN_CONTEXT_KEY)
-    if isinstance(carried, dict):
+def chain_state(context: dict[str, Any]) -> dict[str, Any]:
+    """The `HookResult.chain_state` that hands a merged context to the next hook."""
+    return {CHAIN_STATE_KEY: {"context": context}}
+
+
+def carried_context(inp: HookInput) -> dict[str, Any] | None:
+    """The context an earlier hook of this chain left, if any."""
+    state = inp.chain_state.get(CHAIN_STATE_KEY)
+    carried = state.get("context") if isinstance(state, Mapping) else None
+    return carried if isinstance(carried, dict) else None
+
+
+def context(inp: HookInput) -> dict[str, Any]:
+    carried = carried_context(inp)
+    if carried is not None:
         return carried
+    event, payload = inp.event, inp.payload
     if event is Event.PostCompact:
         return {"summaryText": payload.get("compact_summary"), "trigger": payload.get("trigger")}
     messages = payload.get("messages")
@@ -131,5 +147,5 @@ def build_envelope(inp: HookInput, *, oh_event: str, workspace_root: Path) -> di
         Event.PreCompact,
         Event.PostCompact,
     ):
-        envelope["context"] = context(event, payload)
+        envelope["context"] = context(inp)
     return envelope

@@ -30,7 +30,8 @@ Mapping to a `HookResult`:
   (`model`, `messages`, `options`) and `payload_updates["model_ref"]` when the model changes;
   `model_response` -> `updated_output` (the canonical response); `context` ->
   `patches["context"]` = the merged context, plus `payload_updates` with the canonical fields
-  it changes (`messages`, `compact_summary`, `custom_instructions`). `patches` always holds
+  it changes (`messages`, `compact_summary`, `custom_instructions`), and `chain_state` that
+  hands the merged context to the next hook of the chain. `patches` always holds
   each applied scope's raw patch (the merged value for `context`).
 * `suppressOutput` needs `suppress_output`: `Effects.suppress_output`, and on
   after_tool_dispatch the tool output becomes `""` (the real project's effect).
@@ -189,6 +190,7 @@ class _Decoder:
         else:
             merged = patches.context(self.envelope.get("context") or {}, value)
             self.payload_updates.update(_context_fields(self.binding.event, merged))
+            self.result.chain_state = env.chain_state(merged)
             self.raw[scope] = merged
             return
         self.raw[scope] = value
@@ -219,9 +221,8 @@ class _Decoder:
 
 
 def _context_fields(event: Event, merged: dict[str, Any]) -> dict[str, Any]:
-    """The merged context for the next hook in the chain, plus the canonical payload fields
-    it changes."""
-    updates: dict[str, Any] = {env.CHAIN_CONTEXT_KEY: merged}
+    """The canonical payload fields a merged context changes."""
+    updates: dict[str, Any] = {}
     if event is Event.PostCompact:
         if isinstance(merged.get("summaryText"), str):
             updates["compact_summary"] = merged["summaryText"]

@@ -1,0 +1,153 @@
+"""A merged `Verdict` back on Claude Code's wire: the JSON a hook answering Claude Code would
+print for that event (spec §4.5, §6, §7), so hookwright can itself answer as a Claude Code hook.
+
+Read back with the Claude Code codec, the answer gives the verdict's decision, reason, input and
+output rewrites, context, system message and `continue` again. Per event:
+
+* PreToolUse: ``hookSpecificOutput.permissionDecision`` (allow, deny, ask, defer; a block is a
+  deny) with ``permissionDecisionReason``; ``updatedInput`` unless the call is denied;
+* PermissionRequest: ``hookSpecificOutput.decision`` = ``{behavior: "allow", updatedInput?,
+  updatedPermissions?}`` or ``{behavior: "deny", message?, interrupt?}`` (``interrupt`` when the
+  verdict aborts); ask and defer leave the prompt to the user, so they print no decision;
+* the events of top-level blocks (UserPromptSubmit, UserPromptExpansion, PostToolUse,
+  PostToolUseFailure, PostToolBatch, Stop, SubagentStop, ConfigChange, PreCompact,
+  TaskCreated): ``decision: "block"`` and ``reason``;
+* ``hookSpecificOutput.additionalContext`` (every context, one per line) where Claude Code
+  reads it; PostToolUse ``updatedToolOutput`` and ``classifierContext``; the typed extras of
+  SessionStart, UserPromptSubmit, PermissionDenied, CwdChanged, FileChanged, MessageDisplay,
+  Elicitation, ElicitationResult and WorktreeCreate under their Claude Code names;
+* top level: ``continue: false`` with ``stopReason`` when the verdict stops (or aborts) on an
+  event that honours it, ``systemMessage`` (every message, one per line) where it is kept,
+  ``suppressOutput`` and ``terminalSequence`` when the verdict carries them.
+
+Effects Claude Code has no field for are not printed: a synthetic tool result (`respond`),
+OpenHarness patches, other payload rewrites, and blocks that only an exit code expresses
+(TaskCompleted, TeammateIdle, WorktreeCreate).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from hookwright.dialects.claude_code.stdin import js_json
+from hookwright.dialects.claude_code.tables import (
+    ADDITIONAL_CONTEXT,
+    CONTINUE_HONOURED,
+    SYSTEM_MESSAGE_KEPT,
+    TOP_LEVEL_BLOCK,
+)
+from hookwright.events import Event
+from hookwright.results import REWRITE_DECISIONS, Decision, Verdict
+
+E = Event
+
+#: Typed effects a hook answers with, per event: (`Effects` field, hookSpecificOutput field).
+EXTRA_FIELDS: Final[dict[Event, tuple[tuple[str, str], ...]]] = {
+    E.SessionStart: (
+        ("initial_user_message", "initialUserMessage"),
+        ("session_title", "sessionTitle"),
+        ("watch_paths", "watchPaths"),
+        ("reload_skills", "reloadSkills"),
+    ),
+    E.UserPromptSubmit: (
+        ("session_title", "sessionTitle"),
+        ("suppress_original_prompt", "suppressOriginalPrompt"),
+    ),
+    E.PermissionDenied: (("retry", "retry"),),
+    E.PostToolUse: (("classifier_context", "classifierContext"),),
+    E.CwdChanged: (("watch_paths", "watchPaths"),),
+    E.FileChanged: (("watch_paths", "watchPaths"),),
+    E.MessageDisplay: (("display_content", "displayContent"),),
+    E.WorktreeCreate: (("worktree_path", "worktreePath"),),
+}
+
+_ELICITATION_EVENTS: Final = frozenset({E.Elicitation, E.ElicitationResult})
+
+
+def _pre_tool_use(verdict: Verdict, specific: dict[str, Any]) -> None:
+    decision = verdict.decision
+    if decision is not None:
+        specific["permissionDecision"] = "deny" if verdict.blocked else decision.value
+        if verdict.reason:
+            specific["permissionDecisionReason"] = verdict.reason
+    if verdict.updated_input is not None and decision in REWRITE_DECISIONS:
+        specific["updatedInput"] = verdict.updated_input
+
+
+def _permission_request(verdict: Verdict, specific: dict[str, Any]) -> None:
+    if verdict.decision is Decision.allow:
+        answer: dict[str, Any] = {"behavior": "allow"}
+        if verdict.updated_input is not None:
+            answer["updatedInput"] = verdict.updated_input
+        permissions = verdict.effects.permission_updates
+        if permissions:
+            answer["updatedPermissions"] = [dict(p) for p in permissions]
+        specific["decision"] = answer
+    elif verdict.blocked:
+        answer = {"behavior": "deny"}
+        if verdict.reason:
+            answer["message"] = verdict.reason
+        if verdict.abort is not None:
+            answer["interrupt"] = True
+        specific["decision"] = answer
+
+
+def _specific(verdict: Verdict) -> dict[str, Any]:
+    event = verdict.event
+    specific: dict[str, Any] = {}
+    if event is E.PreToolUse:
+        _pre_tool_use(verdict, specific)
+    elif event is E.PermissionRequest:
+        _permission_request(verdict, specific)
+    elif event is E.PostToolUse and verdict.updated_output is not None:
+        specific["updatedToolOutput"] = verdict.updated_output
+    if event in ADDITIONAL_CONTEXT and verdict.additional_context:
+        specific["additionalContext"] = "\n".join(verdict.additional_context)
+    for effect, name in EXTRA_FIELDS.get(event, ()):
+        value = getattr(verdict.effects, effect)
+        if value is not None and value is not False and value != ():
+            specific[name] = list(value) if isinstance(value, tuple) else value
+    elicitation = verdict.effects.elicitation
+    if event in _ELICITATION_EVENTS and elicitation is not None:
+        if elicitation.action is not None:
+            specific["action"] = elicitation.action
+        if elicitation.content is not None:
+            specific["content"] = dict(elicitation.content)
+    return specific
+
+
+def _stops(verdict: Verdict) -> bool:
+    if verdict.event is E.PermissionRequest:
+        return not verdict.continue_
+    return not verdict.continue_ or verdict.abort is not None
+
+
+def encode_output(verdict: Verdict) -> dict[str, Any]:
+    """The JSON object a Claude Code hook would print to have `verdict`'s effect."""
+    event = verdict.event
+    out: dict[str, Any] = {}
+    if _stops(verdict) and event in CONTINUE_HONOURED:
+        out["continue"] = False
+        reason = verdict.stop_reason or (verdict.reason if verdict.continue_ else None)
+        if reason:
+            out["stopReason"] = reason
+    if verdict.effects.suppress_output:
+        out["suppressOutput"] = True
+    if verdict.blocked and event in TOP_LEVEL_BLOCK:
+        out["decision"] = "block"
+        if verdict.reason:
+            out["reason"] = verdict.reason
+    if verdict.system_messages and event in SYSTEM_MESSAGE_KEPT:
+        out["systemMessage"] = "\n".join(verdict.system_messages)
+    sequences = verdict.effects.terminal_sequences
+    if sequences:
+        out["terminalSequence"] = "".join(sequences)
+    specific = _specific(verdict)
+    if specific:
+        out["hookSpecificOutput"] = {"hookEventName": event.value, **specific}
+    return out
+
+
+def encode_output_json(verdict: Verdict) -> bytes:
+    """`encode_output` as the bytes a hook prints: compact JSON and a newline."""
+    return js_json(encode_output(verdict)) + b"\n"

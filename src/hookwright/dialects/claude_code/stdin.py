@@ -1,0 +1,183 @@
+"""The input JSON a Claude Code hook reads, byte for byte as Claude Code 2.1.240 writes it.
+
+An allow-list, per event, of the fields Claude Code sends (spec §5, §6); nothing else in the
+canonical payload (other dialects' context, hookwright's own bookkeeping) reaches the hook.
+Field order is Claude Code's: ``session_id, transcript_path, cwd, [prompt_id],
+[permission_mode], [effort], [agent_id], [agent_type], hook_event_name``, then the event's
+fields in the order of :data:`EVENT_FIELDS`. A field appears only when the host has a value
+for it (a ``None`` is "not known", as ``undefined`` is to ``JSON.stringify``).
+
+The bytes are ``JSON.stringify``'s: no spaces after ``,`` and ``:``, non-ASCII as UTF-8, an
+integral float as an integer, NaN and infinities as ``null``, a lone surrogate as a ``\\u``
+escape (non-integral numbers below 1e-4 keep Python's exponent form, ``1e-05`` where
+JavaScript writes ``0.00001``). Command hooks read them plus one newline; HTTP hooks get them
+as the request body.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Final
+
+from hookwright.events import Event, HookInput
+
+E = Event
+
+_TOOL: Final = ("tool_name", "tool_input")
+_STOP: Final = ("stop_hook_active", "last_assistant_message", "background_tasks", "session_crons")
+_TASK: Final = ("task_id", "task_subject", "task_description", "teammate_name", "team_name")
+
+#: The event-specific fields Claude Code sends, in its order (spec §6).
+EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
+    E.SessionStart: ("source", "model", "agent_type", "session_title"),
+    E.Setup: ("trigger",),
+    E.InstructionsLoaded: (
+        "file_path",
+        "memory_type",
+        "load_reason",
+        "globs",
+        "trigger_file_path",
+        "parent_file_path",
+    ),
+    E.UserPromptSubmit: ("prompt", "session_title"),
+    E.UserPromptExpansion: (
+        "expansion_type",
+        "command_name",
+        "command_args",
+        "command_source",
+        "prompt",
+    ),
+    E.MessageDisplay: ("turn_id", "message_id", "index", "final", "delta"),
+    E.PreToolUse: (*_TOOL, "tool_use_id"),
+    E.PermissionRequest: (*_TOOL, "permission_suggestions"),
+    E.PermissionDenied: (*_TOOL, "tool_use_id", "reason"),
+    E.PostToolUse: (*_TOOL, "tool_response", "tool_use_id", "duration_ms"),
+    E.PostToolUseFailure: (*_TOOL, "tool_use_id", "error", "is_interrupt", "duration_ms"),
+    E.PostToolBatch: ("tool_calls",),
+    E.Notification: ("message", "title", "notification_type"),
+    E.SubagentStart: ("agent_id", "agent_type"),
+    E.SubagentStop: (
+        "stop_hook_active",
+        "agent_id",
+        "agent_type",
+        "agent_transcript_path",
+        "last_assistant_message",
+        "background_tasks",
+        "session_crons",
+    ),
+    E.TaskCreated: _TASK,
+    E.TaskCompleted: _TASK,
+    E.Stop: _STOP,
+    E.StopFailure: ("error", "error_details", "last_assistant_message"),
+    E.TeammateIdle: ("teammate_name", "team_name"),
+    E.ConfigChange: ("source", "file_path"),
+    E.CwdChanged: ("old_cwd", "new_cwd"),
+    E.DirectoryAdded: ("directory", "source"),
+    E.FileChanged: ("file_path", "event"),
+    E.WorktreeCreate: ("name",),
+    E.WorktreeRemove: ("worktree_path",),
+    E.PreCompact: ("trigger", "custom_instructions"),
+    E.PostCompact: ("trigger", "compact_summary"),
+    E.Elicitation: (
+        "mcp_server_name",
+        "message",
+        "mode",
+        "url",
+        "elicitation_id",
+        "requested_schema",
+    ),
+    E.ElicitationResult: ("mcp_server_name", "action", "mode", "elicitation_id", "content"),
+    E.SessionEnd: ("reason",),
+}
+
+#: Events that carry `permission_mode`: those fired inside a turn (prompt, tool, stop, task,
+#: teammate and elicitation events). Session, notification, subagent-start, configuration,
+#: file, worktree and compaction events do not (spec §5).
+PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
+    {
+        E.UserPromptSubmit,
+        E.UserPromptExpansion,
+        E.PreToolUse,
+        E.PermissionRequest,
+        E.PermissionDenied,
+        E.PostToolUse,
+        E.PostToolUseFailure,
+        E.PostToolBatch,
+        E.SubagentStop,
+        E.Stop,
+        E.TaskCreated,
+        E.TaskCompleted,
+        E.TeammateIdle,
+        E.Elicitation,
+        E.ElicitationResult,
+    }
+)
+
+#: `JSON.stringify` writes an integral number below this without a fraction or exponent.
+_PLAIN_INTEGER_LIMIT: Final = 1e21
+
+
+def _value(inp: HookInput, name: str) -> Any:
+    """A field from the payload, else from the input's common fields."""
+    value = inp.payload.get(name)
+    if value is None and name in ("turn_id", "agent_id", "agent_type"):
+        value = getattr(inp, name)
+    return value
+
+
+def encode_input(inp: HookInput) -> dict[str, Any]:
+    """The JSON object Claude Code would send for `inp`, in Claude Code's field order."""
+    event = inp.event
+    fields = EVENT_FIELDS.get(event, ())
+    wire: dict[str, Any] = {}
+
+    def put(name: str, value: Any) -> None:
+        if value is not None:
+            wire[name] = value
+
+    put("session_id", inp.session_id)
+    put("transcript_path", inp.transcript_path)
+    put("cwd", inp.cwd)
+    put("prompt_id", inp.payload.get("prompt_id"))
+    if event in PERMISSION_MODE_EVENTS:
+        put("permission_mode", inp.permission_mode)
+    put("effort", inp.payload.get("effort"))
+    for name in ("agent_id", "agent_type"):
+        if name not in fields:
+            put(name, _value(inp, name))
+    wire["hook_event_name"] = event.value
+    for name in fields:
+        put(name, _value(inp, name))
+    return wire
+
+
+def _js(value: Any) -> Any:
+    """`value` with numbers as `JSON.stringify` writes them."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        if value.is_integer() and abs(value) < _PLAIN_INTEGER_LIMIT:
+            return int(value)
+        return value
+    if isinstance(value, dict):
+        return {key: _js(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_js(item) for item in value]
+    return value
+
+
+def js_json(value: Any) -> bytes:
+    """`JSON.stringify(value)` as UTF-8 bytes."""
+    text = json.dumps(_js(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.encode("utf-8", errors="backslashreplace")
+
+
+def encode_body(inp: HookInput) -> bytes:
+    """The HTTP hook request body: the input JSON."""
+    return js_json(encode_input(inp))
+
+
+def encode_stdin(inp: HookInput) -> bytes:
+    """What a command hook reads: the input JSON and a single newline."""
+    return encode_body(inp) + b"\n"
