@@ -1,6 +1,8 @@
 """PicoClaw config -> HookSpecs. Registered as the ``picoclaw`` source loader.
 
-One HookSpec per (hook, canonical event) the hook intercepts, all `mode="chain"`:
+One HookSpec per (hook, canonical event) the hook intercepts, all `mode="chain"`. PicoClaw
+sends after_tool for every executed tool, failed or not, so after_tool has a spec on
+PostToolUse and one on PostToolUseFailure (whose `tool_result` is the failed ToolResult).
 `intercept` is coarse (before_llm or after_llm gives both LLM methods, before_tool or
 after_tool both tool methods, approve_tool on its own) and a builtin gets a spec per method its
 object has. Interceptors time out after `interceptor_timeout_ms` and fail open; approvers after
@@ -53,9 +55,17 @@ def process_methods(entry: ProcessEntry) -> list[str]:
     return methods
 
 
+def method_events(method: str) -> tuple[Event, ...]:
+    """The canonical events that carry `hook.<method>`."""
+    if method == "after_tool":
+        return (Event.PostToolUse, Event.PostToolUseFailure)
+    return (EVENTS[method],)
+
+
 def _spec(
     target: Target,
     method: str,
+    event: Event,
     *,
     settings: HooksSettings,
     timeout_ms: int | None,
@@ -72,7 +82,7 @@ def _spec(
         timeout = settings.timeouts.approval if approve else settings.timeouts.interceptor
     return HookSpec(
         name=target.name,
-        event=EVENTS[method],
+        event=event,
         handler=PicoClawHandler(target, method, protocol, timeout),
         source=source,
         dialect=DIALECT,
@@ -119,10 +129,11 @@ def build(settings: HooksSettings, project_dir: Path) -> LoadResult:
         configured = builtin.config.priority
         priority = configured if ceiling is None else min(configured, ceiling)
         for method in methods:
-            result.specs.append(
+            result.specs += [
                 _spec(
                     target,
                     method,
+                    event,
                     settings=settings,
                     timeout_ms=builtin.config.timeout_ms,
                     source="in-process",
@@ -131,16 +142,18 @@ def build(settings: HooksSettings, project_dir: Path) -> LoadResult:
                     origin=f"{builtin.file}:{where}",
                     protocol=builtin.protocol,
                 )
-            )
+                for event in method_events(method)
+            ]
     for entry in processes:
         where = f"hooks.processes.{entry.name}"
         process = ProcessTarget(entry, settings.timeouts, project_dir)
         methods = process_methods(entry)
         for method in methods:
-            result.specs.append(
+            result.specs += [
                 _spec(
                     process,
                     method,
+                    event,
                     settings=settings,
                     timeout_ms=entry.config.timeout_ms,
                     source=entry.source,
@@ -149,7 +162,8 @@ def build(settings: HooksSettings, project_dir: Path) -> LoadResult:
                     origin=f"{entry.file}:{where}",
                     protocol=entry.protocol,
                 )
-            )
+                for event in method_events(method)
+            ]
         if not methods:
             result.specs.append(
                 HookSpec(
