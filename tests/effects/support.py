@@ -15,6 +15,7 @@ from hookwright.runtime.agent import Agent, TurnResult
 from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models.base import Message, ModelResponse, TextCallback, ToolDefinition
 from hookwright.runtime.models.scripted import ScriptedCall, ScriptedModel
+from hookwright.runtime.permissions import PermissionMode
 
 #: Reads the hook's stdin as JSON into `data` and appends it to the log file named by argv[1].
 SCRIPT_PRELUDE = """\
@@ -123,7 +124,7 @@ async def session(
     home: Path,
     turns: list[dict[str, Any]],
     *,
-    permission_mode: str = "bypassPermissions",
+    permission_mode: PermissionMode = "bypassPermissions",
     **options: Any,
 ) -> AsyncIterator[Live]:
     """A trusted session on `project` with the scripted `turns`; closed (SessionEnd, every hook
@@ -135,7 +136,7 @@ async def session(
         home=home,
         model=recording,
         trust=True,
-        permission_mode=permission_mode,  # type: ignore[arg-type]
+        permission_mode=permission_mode,
         on_event=events.append,
         **options,
     )
@@ -158,7 +159,7 @@ async def run_once(
     turns: list[dict[str, Any]],
     prompt: str = "Do the task.",
     *,
-    then: Callable[[Live], Awaitable[None]] | None = None,
+    then: Callable[[Live], Awaitable[object]] | None = None,
     **options: Any,
 ) -> Live:
     """Open a session, run one prompt (and `then`), close it; the record of it all."""

@@ -34,12 +34,19 @@ class Project:
         self.settings: dict[str, Any] = {"hooks": {}}
         root.mkdir(parents=True, exist_ok=True)
 
-    def on(self, event: str, body: str, *, matcher: str | None = None, **fields: Any) -> Path:
+    def on(
+        self, event: str, body: str, *, matcher: str | None = None, async_: bool = False
+    ) -> Path:
         """Add a command hook running `body`; returns the file its stdin inputs are logged to."""
         name = f"{event}-{len(self.settings['hooks'].get(event, []))}"
         script, log = write_script(self.hooks_dir, name, body)
-        handler = {"type": "command", "command": f'"{sys.executable}" "{script}" "{log}"'}
-        group: dict[str, Any] = {"hooks": [{**handler, **fields}]}
+        handler: dict[str, Any] = {
+            "type": "command",
+            "command": f'"{sys.executable}" "{script}" "{log}"',
+        }
+        if async_:
+            handler["async"] = True
+        group: dict[str, Any] = {"hooks": [handler]}
         if matcher is not None:
             group["matcher"] = matcher
         self.settings["hooks"].setdefault(event, []).append(group)
@@ -61,7 +68,7 @@ def specific(event: str, **fields: Any) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, **fields}}
 
 
-# UserPromptSubmit --------------------------------------------------------------------------------
+# UserPromptSubmit ---------------------------------------------------------------------------------
 
 
 async def test_user_prompt_block_erases_the_prompt_and_calls_no_model(
@@ -279,7 +286,7 @@ async def test_post_tool_batch_block_stops_the_loop(project: Project, isolated_h
     assert [c["tool_input"] for c in seen["tool_calls"]] == [{"command": "echo a"}]
 
 
-# Stop -----------------------------------------------------------------------------------------------
+# Stop ---------------------------------------------------------------------------------------------
 
 
 async def test_stop_blocks_continue_the_loop_up_to_the_cap(
@@ -301,7 +308,7 @@ async def test_stop_blocks_continue_the_loop_up_to_the_cap(
     assert (live.results[0].status, live.results[0].final_text) == ("completed", "third")
 
 
-# Compaction --------------------------------------------------------------------------------------------
+# Compaction ---------------------------------------------------------------------------------------
 
 COMPACT_TURNS = [{"content": "one"}, {"content": "two"}, {"content": "SUMMARY"}]
 
@@ -335,7 +342,7 @@ async def test_pre_compact_block_skips_compaction(project: Project, isolated_hom
     assert any("not during a release" in e["text"] for e in live.of("notice"))
 
 
-# Environment files and async hooks ---------------------------------------------------------------------
+# Environment files and async hooks ----------------------------------------------------------------
 
 
 async def test_session_start_env_file_is_sourced_before_bash(
@@ -366,7 +373,7 @@ async def test_async_hook_context_reaches_a_later_model_call(
         "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'UserPromptSubmit',\n"
         "    'additionalContext': 'async says hi'}}))\n"
         f"open({str(marker)!r}, 'w').close()\n",
-        **{"async": True},
+        async_=True,
     )
     wait = f"while [ ! -f {marker} ]; do sleep 0.05; done; sleep 1; echo waited"
     live = await run_once(

@@ -82,13 +82,13 @@ def answer(result: Any, **when: Any) -> dict[str, Any]:
     return rule
 
 
-BASH_THEN_DONE = [
+BASH_THEN_DONE: list[dict[str, Any]] = [
     {"content": "", "tool_calls": [call("Bash", command="touch original.txt")]},
     {"content": "done"},
 ]
 
 
-# before_llm / after_llm --------------------------------------------------------------------------
+# before_llm / after_llm ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("protocol", ["seed", "current"])
@@ -143,12 +143,14 @@ async def test_after_llm_response_rewrite_is_the_reply(
     async def again(live: Live) -> None:
         await live.run("And again.")
 
-    live = await run_once(project.root, isolated_home, [{"content": "provider content"}], then=again)
+    live = await run_once(
+        project.root, isolated_home, [{"content": "provider content"}], then=again
+    )
     assert live.results[0].final_text == "provider content|ipc"
     assert "provider content|ipc" in [m["content"] for m in live.calls[1].messages]
 
 
-# before_tool / approve_tool / after_tool -----------------------------------------------------------
+# before_tool / approve_tool / after_tool ----------------------------------------------------------
 
 
 async def test_before_tool_arguments_rewrite_is_what_runs_and_what_approval_sees(
@@ -204,7 +206,7 @@ async def test_after_tool_result_rewrite_is_what_the_model_sees(
     assert tool_messages(live.calls[1]) == ["ipc:hi"]
 
 
-FAILING = [
+FAILING: list[dict[str, Any]] = [
     {"content": "", "tool_calls": [call("Bash", command="echo broken >&2; exit 3")]},
     {"content": "done"},
 ]
@@ -282,7 +284,7 @@ async def test_approval_timeout_denies(project: Project, isolated_home: Path) ->
     ]
 
 
-# respond ---------------------------------------------------------------------------------------------
+# respond ------------------------------------------------------------------------------------------
 
 
 def respond(**result: Any) -> list[dict[str, Any]]:
@@ -354,7 +356,7 @@ async def test_respond_media_not_handled_is_shown_to_the_model(
     assert content.startswith("chart ready") and "media://chart.png" in content
 
 
-# Aborts ----------------------------------------------------------------------------------------------
+# Aborts -------------------------------------------------------------------------------------------
 
 
 async def test_abort_turn_ends_the_turn_and_keeps_the_history(
@@ -372,7 +374,7 @@ async def test_abort_turn_ends_the_turn_and_keeps_the_history(
     )
     assert live.results[0].status == "aborted"
     assert not (project.root / "original.txt").exists()
-    first, second = live.calls  # no follow-up call in the aborted turn
+    _, second = live.calls  # no follow-up call in the aborted turn
     assert "First prompt." in [m["content"] for m in second.messages]
     assert second.messages[-1]["content"] == "Second prompt."
 
@@ -389,6 +391,6 @@ async def test_hard_abort_rolls_the_history_back(project: Project, isolated_home
         project.root, isolated_home, [*BASH_THEN_DONE], "First prompt.", then=again
     )
     assert live.results[0].status == "aborted"
-    first, second = live.calls
+    _, second = live.calls
     assert [m["role"] for m in second.messages] == ["system", "user"]
     assert second.messages[-1]["content"] == "Second prompt."
