@@ -35,7 +35,12 @@ class Project:
         root.mkdir(parents=True, exist_ok=True)
 
     def on(
-        self, event: str, body: str, *, matcher: str | None = None, async_: bool = False
+        self,
+        event: str,
+        body: str,
+        *,
+        matcher: str | None = None,
+        flags: dict[str, bool] | None = None,
     ) -> Path:
         """Add a command hook running `body`; returns the file its stdin inputs are logged to."""
         name = f"{event}-{len(self.settings['hooks'].get(event, []))}"
@@ -44,8 +49,7 @@ class Project:
             "type": "command",
             "command": f'"{sys.executable}" "{script}" "{log}"',
         }
-        if async_:
-            handler["async"] = True
+        handler.update(flags or {})
         group: dict[str, Any] = {"hooks": [handler]}
         if matcher is not None:
             group["matcher"] = matcher
@@ -373,7 +377,7 @@ async def test_async_hook_context_reaches_a_later_model_call(
         "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'UserPromptSubmit',\n"
         "    'additionalContext': 'async says hi'}}))\n"
         f"open({str(marker)!r}, 'w').close()\n",
-        async_=True,
+        flags={"async": True},
     )
     wait = f"while [ ! -f {marker} ]; do sleep 0.05; done; sleep 1; echo waited"
     live = await run_once(
@@ -383,3 +387,26 @@ async def test_async_hook_context_reaches_a_later_model_call(
     )
     assert "async says hi" not in json.dumps(live.calls[0].messages)
     assert live.calls[1].messages[-1]["content"] == reminder("async says hi")
+
+
+async def test_async_rewake_exit_2_reaches_a_later_model_call(
+    project: Project, isolated_home: Path
+) -> None:
+    marker = project.root / "rewake-done"
+    project.on(
+        "UserPromptSubmit",
+        f"open({str(marker)!r}, 'w').close()\n"
+        "print('tests are failing on main', file=sys.stderr)\n"
+        "sys.exit(2)\n",
+        flags={"asyncRewake": True},
+    )
+    wait = f"while [ ! -f {marker} ]; do sleep 0.05; done; sleep 1; echo waited"
+    live = await run_once(
+        project.root,
+        isolated_home,
+        [{"content": "", "tool_calls": [call("Bash", command=wait)]}, {"content": "done"}],
+    )
+    assert live.results[0].status == "completed"  # exit 2 of an async hook blocks nothing
+    woke = live.calls[1].messages[-1]["content"]
+    assert woke.startswith("<system-reminder>\nStop hook blocking error from command ")
+    assert woke.endswith(": tests are failing on main\n</system-reminder>")
