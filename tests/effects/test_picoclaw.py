@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +63,23 @@ class Project:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "project")
+def project(tmp_path: Path) -> Iterator[Project]:
+    """The project; afterwards every hook process it started must be gone."""
+    yield Project(tmp_path / "project")
+    pids = [r["pid"] for log in tmp_path.glob("*.jsonl") for r in jsonl(log) if "pid" in r]
+    assert pids, "no hook process started"
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not [pid for pid in pids if alive(pid)], "hook processes left behind"
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def received(log: Path, method: str) -> list[dict[str, Any]]:
