@@ -167,7 +167,11 @@ async def test_exit_0_with_invalid_json_fails_and_continues(
 ) -> None:
     ws.command_hook("a.yaml", "bad-json", ["before_tool_dispatch"], "print('{oops')\n")
     ws.command_hook(
-        "b.yaml", "after", ["before_tool_dispatch"], reply_script({"systemMessage": "ran"})
+        "b.yaml",
+        "after",
+        ["before_tool_dispatch"],
+        reply_script({"hookSpecificOutput": {"patch": {"tool_input": {"command": "pwd"}}}}),
+        capabilities=["rewrite_tool_request"],
     )
     install_ws(engine, ws)
     verdict = await engine.dispatch(tool_call(command="ls"))
@@ -177,7 +181,7 @@ async def test_exit_0_with_invalid_json_fails_and_continues(
     notice = verdict.effects.notices[0].detail
     assert notice["hookName"] == "bad-json" and notice["errorCode"] == "hook_execution_failed"
     assert notice["eventName"] == "before_tool_dispatch" and notice["handlerType"] == "command"
-    assert verdict.system_messages == ["ran"] and verdict.decision is None
+    assert verdict.updated_input == {"command": "pwd"} and verdict.decision is None
 
 
 async def test_exit_2_blocks_with_stderr_as_the_reason(ws: Workspace, engine: HookEngine) -> None:

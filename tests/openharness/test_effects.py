@@ -337,8 +337,9 @@ async def test_upstream_1_before_model_call_patches_request_and_injects_context(
     verdict = await engine.dispatch(model_call())
     assert verdict.updated_input is not None
     assert verdict.updated_input["options"] == {"temperature": 0.7, "top_p": 0.6}
-    assert verdict.system_messages == ["Hook system note"]
-    assert verdict.additional_context == ["Hook additional context"]
+    # both are notes for the model, inserted as system messages by the runtime
+    assert not verdict.system_messages
+    assert verdict.additional_context == ["Hook system note\n\nHook additional context"]
     assert verdict.results[0].status is Status.ok
 
 
@@ -365,7 +366,7 @@ async def test_upstream_4_context_build_hooks(ws: Workspace, engine: HookEngine)
         "rewritten hello", ""
     )
     after = await engine.dispatch(context_event(Event.PostContextBuild))
-    assert after.system_messages == ["Context assembled."]
+    assert after.additional_context == ["Context assembled."]
 
 
 async def test_upstream_5_tool_dispatch_hooks(ws: Workspace, engine: HookEngine) -> None:
@@ -425,8 +426,9 @@ async def test_upstream_8_after_context_compact_patches_the_summary(
     verdict = await engine.dispatch(
         HookInput(Event.PostCompact, payload={"trigger": "auto", "compact_summary": "orig"})
     )
-    assert verdict.payload_updates["compact_summary"] == "HOOKED SUMMARY"
-    assert verdict.system_messages == ["compacted note"]
+    # no messages in this context: the note is appended to the summary
+    assert verdict.payload_updates["compact_summary"] == "HOOKED SUMMARY\n\ncompacted note"
+    assert not verdict.system_messages
     build = await engine.dispatch(context_event(Event.PreContextBuild))
     assert [s.name for s, _, _ in build.runs] == ["build"]
 

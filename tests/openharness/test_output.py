@@ -157,8 +157,8 @@ def test_system_message_and_additional_context() -> None:
             },
         },
     )
-    assert result.system_message == "Optional warning"
-    assert result.additional_context == "Extra context"
+    assert result.system_message is None  # a note for the model, not for the user
+    assert result.additional_context == "Optional warning\n\nExtra context"
 
 
 # Capability gating: every scope, with and without its capability ----------------------------

@@ -82,7 +82,7 @@ async def test_prompt_file_is_read_inside_the_workspace(ws: Workspace, engine: H
     prompt_hook(ws, ["before_model_call"], {"file": "./.openharness/hooks/prompts/review.md"})
     install_ws(engine, ws)
     verdict = await engine.dispatch(model_call())
-    assert verdict.system_messages == ["checked"]
+    assert verdict.additional_context == ["checked"]
     assert model.calls[0].prompt.startswith("Check for secrets.\n\n")
     assert model.calls[0].model is None, "no model_ref: the runtime's default model"
 

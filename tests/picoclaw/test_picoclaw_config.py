@@ -116,6 +116,7 @@ def test_coarse_intercept_gives_both_methods_of_a_pair(pico: Pico) -> None:
         ("llm", Event.PostModelCall),
         ("tool", Event.PreToolUse),
         ("tool", Event.PostToolUse),
+        ("tool", Event.PostToolUseFailure),  # after_tool is sent for failed tools too
         ("approver", Event.PermissionRequest),
     }
     assert all(s.mode == "chain" and s.dialect == "picoclaw" for s in result.specs)

@@ -20,8 +20,14 @@ Mapping to a `HookResult`:
   "stop the agent". Nothing else in a blocking answer is applied. Another `decision` value
   is ignored with a warning.
 * run_completed / run_failed hooks only observe: their answers are decoded and dropped.
-* `systemMessage` -> `system_message`, `hookSpecificOutput.additionalContext` ->
-  `additional_context`; the runtime places them per event (README.md beside this module).
+* `systemMessage` and `hookSpecificOutput.additionalContext` are notes for the model, placed
+  as the real project places them (spec §5): on model, context and before-compact events
+  they become `additional_context` (one text, `systemMessage` first, joined by a blank line),
+  which the runtime inserts as system messages; on after_context_compact, whose context has
+  no messages, they are appended to the summary (`payload_updates["compact_summary"]`); on
+  after_tool_dispatch they are appended to the tool output (`updated_output`: a string gets
+  `"\n\n" + note` per note, an object a `hookNotes` list); on before_tool_dispatch they are
+  ignored. They never become a user-facing `system_message`.
 * each `patch.<scope>` applies only with its capability and on its event (see
   `capabilities.py`); otherwise it is ignored, a warning is logged and an ``ignored_patch``
   `Notice` is added to the result's effects. Applied patches become:
@@ -201,6 +207,23 @@ class _Decoder:
                 f"{scope}.{{{','.join(keys)}}}", SCOPE_CAPABILITY[scope], "unsupported keys"
             )
 
+    def notes(self, notes: list[str]) -> None:
+        """Place `systemMessage` / `additionalContext` where OpenHarness puts them."""
+        event = self.binding.event
+        if not notes or event is Event.PreToolUse:
+            return
+        if event is Event.PostToolUse:
+            current = self.result.updated_output
+            output = self.envelope.get("tool_output") if current is None else current
+            self.result.updated_output = patches.with_notes(output, notes)
+        elif event is Event.PostCompact:
+            context = self.raw.get("context") or self.envelope.get("context") or {}
+            summary = patches.with_notes(context.get("summaryText") or "", notes)
+            self.payload_updates["compact_summary"] = summary
+            self.result.chain_state = env.chain_state({**context, "summaryText": summary})
+        else:
+            self.result.additional_context = "\n\n".join(notes)
+
     def suppress(self) -> None:
         if SUPPRESS_OUTPUT not in self.binding.capabilities:
             self.ignore("suppressOutput", SUPPRESS_OUTPUT, f"needs capability {SUPPRESS_OUTPUT}")
@@ -253,10 +276,9 @@ def to_result(
             out.decision,
         )
     decoder = _Decoder(binding, inp, envelope)
-    decoder.result.system_message = out.system_message
-    decoder.result.additional_context = out.additional_context
     for scope, value in out.patch.items():
         decoder.apply(scope, value)
+    decoder.notes([note for note in (out.system_message, out.additional_context) if note])
     if out.suppress_output:
         decoder.suppress()
     return decoder.finish()

@@ -11,11 +11,15 @@ None of this is RFC 7396 JSON Merge Patch: `null` never deletes a key.
 * `context`: `messages` (array) replaces the list; a key where both sides are objects is
   merged recursively; anything else replaces.
 
+* notes (`systemMessage`, `additionalContext`) appended to a value: an object gets them in a
+  `hookNotes` list, anything else becomes text with each note after a blank line.
+
 Each function returns the new value, or raises :class:`PatchError` when the patch cannot apply.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -46,6 +50,16 @@ def tool_output(current: Any, patch: Any) -> Any:
     if patch is None:
         raise PatchError("tool_output patch null cannot replace a tool result")
     return shallow(current, patch)
+
+
+def with_notes(value: Any, notes: list[str]) -> Any:
+    if isinstance(value, dict):
+        existing = value.get("hookNotes")
+        return {**value, "hookNotes": [*(existing if isinstance(existing, list) else []), *notes]}
+    if value is None or value == "":
+        return "\n\n".join(notes)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return "\n\n".join([text, *notes])
 
 
 def messages(value: list[Any]) -> list[dict[str, Any]]:

@@ -71,9 +71,18 @@ def process_methods(entry: ProcessEntry) -> list[str]:
     return methods
 
 
+def method_events(method: str) -> tuple[Event, ...]:
+    """The canonical events that carry `hook.<method>`: after_tool also reports failed
+    tools (PicoClaw sends it for every executed tool)."""
+    if method == "after_tool":
+        return (Event.PostToolUse, Event.PostToolUseFailure)
+    return (EVENTS[method],)
+
+
 def _spec(
     target: Target,
     method: str,
+    event: Event,
     *,
     settings: HooksSettings,
     timeout_ms: int | None,
@@ -90,7 +99,7 @@ def _spec(
         timeout = settings.timeouts.approval if approve else settings.timeouts.interceptor
     return HookSpec(
         name=target.name,
-        event=EVENTS[method],
+        event=event,
         handler=PicoClawHandler(target, method, protocol, timeout),
         source=source,
         dialect=DIALECT,
@@ -158,10 +167,11 @@ def _bind_builtin(builtin: BuiltinEntry, settings: HooksSettings, priority: int)
             Diagnostic(builtin.file, where, "builtin implements none of the hook methods")
         )
     for method in methods:
-        result.specs.append(
+        result.specs += [
             _spec(
                 target,
                 method,
+                event,
                 settings=settings,
                 timeout_ms=builtin.config.timeout_ms,
                 source=builtin.source,
@@ -170,7 +180,8 @@ def _bind_builtin(builtin: BuiltinEntry, settings: HooksSettings, priority: int)
                 origin=f"{builtin.file}:{where}",
                 protocol=builtin.protocol,
             )
-        )
+            for event in method_events(method)
+        ]
     return result
 
 
@@ -185,6 +196,7 @@ def _process_specs(
         _spec(
             process,
             method,
+            event,
             settings=settings,
             timeout_ms=entry.config.timeout_ms,
             source=entry.source,
@@ -194,6 +206,7 @@ def _process_specs(
             protocol=entry.protocol,
         )
         for method in methods
+        for event in method_events(method)
     ]
     if methods:
         return specs
