@@ -317,11 +317,6 @@ async def test_stop_blocks_continue_the_loop_up_to_the_cap(
 COMPACT_TURNS = [{"content": "one"}, {"content": "two"}, {"content": "SUMMARY"}]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: join the PreCompact verdict.extra['compact_instructions'] list (plain stdout of "
-    "each hook) into the compaction request's last user message, after 'Additional instructions:'",
-)
 async def test_pre_compact_instructions_reach_the_compactor(
     project: Project, isolated_home: Path
 ) -> None:

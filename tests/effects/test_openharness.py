@@ -221,11 +221,6 @@ async def test_model_request_patch_and_notes_reach_the_model(
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: call the model with the PreModelCall verdict.updated_input['model'] from a "
-    "model_request patch's model_ref (the provider request must use 'other/model')",
-)
 async def test_model_ref_patch_switches_the_model(project: Project, isolated_home: Path) -> None:
     project.hook(
         "router",
@@ -335,11 +330,6 @@ async def test_prompt_hook_asks_the_session_model_and_blocks_the_tool(
 COMPACT_TURNS = [{"content": "one"}, {"content": "two"}, {"content": "SUMMARY"}, {"content": "x"}]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: summarise the PreCompact verdict.payload_updates['messages'] (an OpenHarness "
-    "before_context_compact context patch) instead of the history",
-)
 async def test_before_compact_patch_rewrites_the_summarizer_input(
     project: Project, isolated_home: Path
 ) -> None:
@@ -354,11 +344,6 @@ async def test_before_compact_patch_rewrites_the_summarizer_input(
     assert "Do the task." not in summary_request
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: use the PostCompact verdict.payload_updates['compact_summary'] (an OpenHarness "
-    "after_context_compact summaryText patch, notes appended) as the summary kept in the history",
-)
 async def test_after_compact_patch_rewrites_the_summary(
     project: Project, isolated_home: Path
 ) -> None:

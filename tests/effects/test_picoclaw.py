@@ -134,11 +134,6 @@ async def test_before_llm_request_rewrite_reaches_the_model(
     assert "Bash" in names
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: call the model with the PreModelCall verdict.updated_input['model'] "
-    "(the provider request must use 'process-model', e.g. Model.complete(model=...))",
-)
 async def test_before_llm_model_rewrite_reaches_the_model_call(
     project: Project, isolated_home: Path
 ) -> None:
@@ -240,11 +235,6 @@ async def test_after_tool_is_sent_for_a_failing_tool(project: Project, isolated_
     assert tool_messages(live.calls[1])[0].startswith("Exit code 3")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: apply the PostToolUseFailure verdict.updated_output (a ToolResult dict) to the "
-    "tool result the model sees, as for PostToolUse",
-)
 async def test_after_tool_rewrite_of_a_failing_tool_is_what_the_model_sees(
     project: Project, isolated_home: Path
 ) -> None:
