@@ -58,7 +58,8 @@ class Effects:
     hook's value when it has one.
     """
 
-    #: The exact text the model sees as the tool result when the call is denied.
+    #: The exact text the model sees as the tool result when the call is denied (PreToolUse,
+    #: PermissionRequest), or, on PostToolUse, the error that replaces the tool's result.
     tool_message: str | None = None
     #: A synthetic tool result that also skips the approval step (PicoClaw `respond`).
     skip_approval: bool = False

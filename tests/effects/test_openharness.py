@@ -172,12 +172,6 @@ async def test_suppress_output_hides_the_result(project: Project, isolated_home:
     assert tool_messages(live.calls[1]) == [""]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: an OpenHarness after_tool_dispatch block (PostToolUse Decision.block) replaces "
-    "the tool result by an error whose content is the reason; the original output is not shown "
-    "(today the reason is appended as 'PostToolUse hook feedback')",
-)
 async def test_after_tool_block_replaces_the_result_with_the_reason(
     project: Project, isolated_home: Path
 ) -> None:

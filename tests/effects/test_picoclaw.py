@@ -298,12 +298,6 @@ def respond(**result: Any) -> list[dict[str, Any]]:
     return [answer({"action": "respond", "result": {"silent": False, "is_error": False, **result}})]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: a respond (PreToolUse verdict.respond ToolResult) still emits "
-    "agent.tool.exec_start and agent.tool.exec_end (Duration 0, ForLLMLen = len(for_llm)), "
-    "not exec_skipped (PicoClaw spec §6, upstream case 12)",
-)
 async def test_respond_is_observed_as_an_execution(project: Project, isolated_home: Path) -> None:
     log = project.process(
         "responder",
@@ -318,12 +312,6 @@ async def test_respond_is_observed_as_an_execution(project: Project, isolated_ho
     assert events["tool_exec_end"]["ForLLMLen"] == len("hook-responded")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: a respond ToolResult with response_handled=true delivers for_user and each "
-    "media ref to the user (an agent event) and, when every result of the round is handled, "
-    "ends the turn without another model call",
-)
 async def test_respond_handled_goes_to_the_user_and_ends_the_turn(
     project: Project, isolated_home: Path
 ) -> None:
@@ -347,11 +335,6 @@ async def test_respond_handled_goes_to_the_user_and_ends_the_turn(
     assert "Here is your report" in json.dumps(to_user)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: a respond ToolResult with media and response_handled=false attaches the media "
-    "to the tool result: the model-facing content lists each ref (artifact tag)",
-)
 async def test_respond_media_not_handled_is_shown_to_the_model(
     project: Project, isolated_home: Path
 ) -> None:
@@ -407,11 +390,6 @@ async def test_hard_abort_rolls_the_history_back(project: Project, isolated_home
     assert ends == ["aborted", "completed"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent: an abort_turn (verdict.abort == 'turn' from PicoClaw) ends the turn with status "
-    "error and error 'hook requested turn abort' (agent.turn.end Status 'error'), not 'aborted'",
-)
 async def test_abort_turn_is_observed_as_an_error(project: Project, isolated_home: Path) -> None:
     log = project.process(
         "stopper",

@@ -96,7 +96,7 @@ def test_plugin_tool_injection_end_to_end(tmp_path: Path, isolated_home: Path) -
                 "plugin": {
                     "command": [sys.executable, str(plugin), str(log)],
                     "intercept": ["before_llm", "before_tool", "approve_tool"],
-                    "observe": ["turn_start", "tool_exec_skipped", "turn_end"],
+                    "observe": ["turn_start", "tool_exec_start", "tool_exec_skipped", "turn_end"],
                 }
             },
         }
@@ -135,13 +135,14 @@ def test_plugin_tool_injection_end_to_end(tmp_path: Path, isolated_home: Path) -
     assert before_tool["params"]["tool"] == "my_plugin_tool"
     assert before_tool["params"]["arguments"] == {"input": "hello plugin"}
     kinds = [m["params"]["Kind"] for m in received if m.get("method") == "hook.event"]
-    assert kinds == ["turn_start", "tool_exec_skipped", "turn_end"]
-    skipped = next(
+    # a respond is observed as an execution of duration 0, never as a skip (PicoClaw §6)
+    assert kinds == ["turn_start", "tool_exec_start", "turn_end"]
+    started = next(
         m
         for m in received
-        if m.get("method") == "hook.event" and m["params"]["Kind"] == "tool_exec_skipped"
+        if m.get("method") == "hook.event" and m["params"]["Kind"] == "tool_exec_start"
     )
-    assert skipped["params"]["Payload"]["Tool"] == "my_plugin_tool"
+    assert started["params"]["Payload"]["Tool"] == "my_plugin_tool"
     assert set(before_tool["params"]["meta"]) == {
         "AgentID",
         "TurnID",

@@ -36,9 +36,12 @@ class ToolResult:
     content: str
     is_error: bool = False
     data: Any = None
-    #: The tool already answered the user: the turn ends without another model call.
+    #: The tool already answered the user: the turn ends without another model call once
+    #: every result of the round is handled.
     response_handled: bool = False
+    #: Media references for the user (PicoClaw `media`), and text for the user (`for_user`).
     media: tuple[str, ...] = ()
+    for_user: str | None = None
 
 
 # Tool call actions ------------------------------------------------------------------------------
@@ -114,8 +117,9 @@ class PermissionDecision:
 
 @dataclass(frozen=True, slots=True)
 class ToolResultDecision:
-    """PostToolUse / PostToolUseFailure: `result` is what the model sees (replaced by a hook
-    or not); `feedback` is a blocking hook's reason, for the model."""
+    """PostToolUse / PostToolUseFailure: `result` is what the model sees (replaced by a hook,
+    or by a blocking hook's error, or not); `feedback` is a blocking hook's reason shown next to
+    the result."""
 
     result: ToolResult
     feedback: str | None = None

@@ -448,8 +448,11 @@ class HookSession:
                 replaced.data if replaced.data is not None else result.data,
                 replaced.response_handled,
                 replaced.media,
+                replaced.for_user,
             )
         feedback = verdict.reason if verdict.decision is Decision.block and verdict.reason else None
+        if feedback is not None and verdict.effects.tool_message is not None:
+            final, feedback = ToolResult(verdict.effects.tool_message, True, result.data), None
         stop_after = None if verdict.continue_ else verdict.stop_reason or "stopped by hook"
         return ToolResultDecision(
             final, feedback, tuple(verdict.additional_context), stop_after, abort_of(verdict)
@@ -551,6 +554,7 @@ def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolRe
             dict(value),
             response_handled=bool(value.get("response_handled")),
             media=tuple(str(m) for m in media) if isinstance(media, list) else (),
+            for_user=None if value.get("silent") else (str(value.get("for_user") or "") or None),
         )
     return ToolResult(
         json.dumps(value, ensure_ascii=False, default=str),

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hookwright.host import (
+    DEFAULT_STOP_BLOCK_CAP,
     Ask,
     Checkpoint,
     Defer,
@@ -81,7 +82,8 @@ COMPACT_PROMPT = (
     "Summarize the conversation so far for a continuation: the user's goals, decisions, files "
     "touched, and what remains. Be complete but brief."
 )
-DEFAULT_STOP_BLOCK_CAP = 8
+#: Stored as the assistant's reply when every tool result of a round already answered the user.
+HANDLED_REPLY = "The tools delivered the response to the user."
 
 
 @dataclass(slots=True)
@@ -303,6 +305,7 @@ class Agent:
         self._iteration = 0
         flow: PromptFlow | None = None
         result: TurnResult
+        rollback = False
         try:
             submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
             if submitted.end is not None and submitted.end.status == "blocked":
@@ -322,10 +325,11 @@ class Agent:
             else:
                 self._close_open_tool_calls(ended.reason or ended.status)
             result = TurnResult(ended.status, reason=ended.reason)
+            rollback = ended.rollback
         finally:
             if flow is not None:
                 self._skill_events(flow.finish())
-        self.observe("agent.turn.end", _turn_end_fields(result, prompt, started))
+        self.observe("agent.turn.end", _turn_end_fields(result, rollback, prompt, started))
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
 
@@ -393,8 +397,10 @@ class Agent:
                 if flow is not None:
                     self._skill_events(flow.after_tools(prompts))
                     self._skill_events(flow.end_round())
-                if any(o.response_handled for o in batch):
-                    return TurnResult("completed", self.last_assistant_message, rounds=round_index)
+                if all(o.response_handled for o in batch):
+                    self._append({"role": "assistant", "content": HANDLED_REPLY})
+                    self.last_assistant_message = HANDLED_REPLY
+                    return TurnResult("completed", HANDLED_REPLY, rounds=round_index)
                 continue
             if flow is not None:
                 self._skill_events(flow.end_round())
@@ -572,9 +578,13 @@ class Agent:
         action = decision.action
         if isinstance(action, Respond):
             self.emit("notice", text=f"{call.name}: answered by a hook without running the tool")
-            output = _tool_output(action.result)
+            output = self._result_output(call.name, action.result, None)
             outcome.response_handled = action.result.response_handled
-            return self._finish_call(call, output, outcome, skipped="answered by hook")
+            self.observe("agent.tool.exec_start", {"Tool": call.name, "Arguments": call.arguments})
+            self.observe("agent.tool.exec_end", _exec_end_fields(call.name, output, 0))
+            return self._finish_call(
+                call, output, outcome, skipped="answered by hook", observed=True
+            )
         if isinstance(action, Deny):
             output = ToolOutput(action.message, is_error=True)
             return self._finish_call(call, output, outcome, skipped="denied by hook")
@@ -622,12 +632,7 @@ class Agent:
             error=output.error,
         )
         self.queue_context(after.context)
-        output = ToolOutput(
-            after.result.content,
-            after.result.is_error,
-            after.result.data if isinstance(after.result.data, dict) else output.data,
-            output.error,
-        )
+        output = self._result_output(name, after.result, output)
         outcome.response_handled = after.result.response_handled
         if after.feedback is not None:
             output = ToolOutput(
@@ -642,6 +647,18 @@ class Agent:
             self._end_if(after.end)
         return self._finish_call(call, output, outcome)
 
+    def _result_output(self, name: str, result: ToolResult, ran: ToolOutput | None) -> ToolOutput:
+        """What the model sees of a (hook-supplied) result; what it carries for the user goes to
+        the user now when the tool handled the response, else its media refs are listed for the
+        model (PicoClaw's artifact tags)."""
+        content = result.content
+        if result.response_handled and (result.for_user or result.media):
+            self.emit("to_user", tool=name, text=result.for_user, media=list(result.media))
+        elif result.media:
+            content = "\n".join([content, *(f"[{ref}]" for ref in result.media)])
+        data = result.data if isinstance(result.data, dict) else ran.data if ran else None
+        return ToolOutput(content, result.is_error, data, ran.error if ran else None)
+
     def _finish_call(
         self,
         call: ToolCall,
@@ -649,8 +666,9 @@ class Agent:
         outcome: CallOutcome,
         *,
         skipped: str | None = None,
+        observed: bool = False,
     ) -> CallOutcome:
-        if skipped is not None:
+        if skipped is not None and not observed:
             self.observe("agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": skipped})
         self._tool_message(call.id, output)
         outcome.tool_response = output.data if output.data is not None else output.content
@@ -829,11 +847,6 @@ class CallOutcome:
         }
 
 
-def _tool_output(result: ToolResult) -> ToolOutput:
-    data = result.data if isinstance(result.data, dict) else None
-    return ToolOutput(result.content, result.is_error, data)
-
-
 def _exec_end_fields(name: str, output: ToolOutput, duration_ns: int) -> dict[str, Any]:
     return {
         "Tool": name,
@@ -845,8 +858,17 @@ def _exec_end_fields(name: str, output: ToolOutput, duration_ns: int) -> dict[st
     }
 
 
-def _turn_end_fields(result: TurnResult, prompt: str, started: int) -> dict[str, Any]:
-    status = {"completed": "completed", "failed": "error"}.get(result.status, "aborted")
+def _turn_end_fields(
+    result: TurnResult, rollback: bool, prompt: str, started: int
+) -> dict[str, Any]:
+    """PicoClaw's turn-end record: a failed run and a turn abort are errors, a hard abort
+    (history rolled back) and any other early end are aborted."""
+    if result.status == "completed":
+        status = "completed"
+    elif result.status == "failed" or (result.status == "aborted" and not rollback):
+        status = "error"
+    else:
+        status = "aborted"
     return {
         "Status": status,
         "Iterations": result.rounds,

@@ -60,7 +60,7 @@ from hookwright.dialects.openharness.capabilities import (
     SUPPRESS_OUTPUT,
 )
 from hookwright.dialects.openharness.events import LIFECYCLE_EVENTS
-from hookwright.effects import Notice
+from hookwright.effects import Effects, Notice
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult
 
@@ -138,8 +138,12 @@ def blocked(binding: HookBinding, reason: str) -> HookResult:
             text,
         )
         return HookResult()
-    decision = Decision.deny if binding.event is Event.PreToolUse else Decision.block
-    return HookResult(decision=decision, reason=text)
+    if binding.event is Event.PreToolUse:
+        return HookResult(decision=Decision.deny, reason=text)
+    if binding.event is Event.PostToolUse:
+        # The real engine replaces the tool result by an error carrying the reason.
+        return HookResult(decision=Decision.block, reason=text, effects=Effects(tool_message=text))
+    return HookResult(decision=Decision.block, reason=text)
 
 
 class _Decoder:
