@@ -29,7 +29,7 @@ ModelKind = Literal["prompt", "agent"]
 
 
 @dataclass(frozen=True, slots=True)
-class ModelRequest:
+class HookModelRequest:
     """One prompt or agent hook asking the session's model.
 
     A prompt hook wants one model call with `prompt`; an agent hook wants an agent that may
@@ -47,8 +47,8 @@ class ModelRequest:
     timeout: float
 
 
-ModelEvaluator = Callable[[ModelRequest], Awaitable[str]]
-"""Answers a `ModelRequest` with the model's reply text; raises to fail the hook."""
+ModelEvaluator = Callable[[HookModelRequest], Awaitable[str]]
+"""Answers a `HookModelRequest` with the model's reply text; raises to fail the hook."""
 
 
 class Counters:
@@ -81,4 +81,4 @@ class Services:
     counters: Counters = field(default_factory=Counters)
 
 
-__all__ = ["Counters", "ModelEvaluator", "ModelKind", "ModelRequest", "Services"]
+__all__ = ["Counters", "HookModelRequest", "ModelEvaluator", "ModelKind", "Services"]

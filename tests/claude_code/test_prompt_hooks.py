@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hookwright.services import ModelRequest
+from hookwright.services import HookModelRequest
 
 from .conftest import Harness, group
 from .expect import TOOL, check
@@ -20,9 +20,9 @@ class Model:
 
     def __init__(self, reply: str) -> None:
         self.reply = reply
-        self.calls: list[ModelRequest] = []
+        self.calls: list[HookModelRequest] = []
 
-    async def __call__(self, request: ModelRequest) -> str:
+    async def __call__(self, request: HookModelRequest) -> str:
         self.calls.append(request)
         return self.reply
 
@@ -234,7 +234,7 @@ async def test_agent_hook_without_model_is_a_non_blocking_error(h: Harness) -> N
 
 
 async def test_evaluator_failure_is_a_non_blocking_error(h: Harness) -> None:
-    async def broken(request: ModelRequest) -> str:
+    async def broken(request: HookModelRequest) -> str:
         raise ConnectionError("model unreachable")
 
     h.use_model(broken)
@@ -246,7 +246,7 @@ async def test_evaluator_failure_is_a_non_blocking_error(h: Harness) -> None:
 
 
 async def test_slow_evaluator_times_out(h: Harness) -> None:
-    async def slow(request: ModelRequest) -> str:
+    async def slow(request: HookModelRequest) -> str:
         await asyncio.sleep(30)
         return '{"ok": false}'
 

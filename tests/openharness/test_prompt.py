@@ -10,7 +10,7 @@ from typing import Any
 
 from hookwright import Decision, Event, HookEngine, Status
 from hookwright.dialects.openharness.prompt import INSTRUCTION
-from hookwright.services import ModelRequest
+from hookwright.services import HookModelRequest
 
 from .helpers import Workspace, install_ws, model_call, model_reply, tool_call
 
@@ -20,9 +20,9 @@ class FakeModel:
     reply: str = "{}"
     delay: float = 0.0
     error: Exception | None = None
-    calls: list[ModelRequest] = field(default_factory=list)
+    calls: list[HookModelRequest] = field(default_factory=list)
 
-    async def __call__(self, request: ModelRequest) -> str:
+    async def __call__(self, request: HookModelRequest) -> str:
         self.calls.append(request)
         if self.delay:
             await asyncio.sleep(self.delay)

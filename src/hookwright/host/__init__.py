@@ -36,6 +36,7 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
+from hookwright.host.project import ProjectHooks
 from hookwright.host.prompts import PromptFlow
 from hookwright.host.reports import Reporter
 from hookwright.host.session import (
@@ -44,6 +45,7 @@ from hookwright.host.session import (
     SessionIdentity,
     tool_result_from_value,
 )
+from hookwright.host.sync import SyncHookSession
 from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "ModelRequestDecision",
     "ModelResponseDecision",
     "PermissionDecision",
+    "ProjectHooks",
     "PromptFlow",
     "PromptInjection",
     "Reporter",
@@ -71,6 +74,7 @@ __all__ = [
     "SessionIdentity",
     "SessionStartDecision",
     "StopDecision",
+    "SyncHookSession",
     "ToolAction",
     "ToolAlias",
     "ToolDecision",

@@ -9,12 +9,14 @@ of running the hooks twice).
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
@@ -42,9 +44,14 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
+from hookwright.host.project import bind_project, discover_project, start_session_processes
 from hookwright.host.reports import Reporter, report_verdict
-from hookwright.host.toolmap import ToolMap
-from hookwright.results import Decision, Verdict
+from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
+from hookwright.loading import DiscoveredHook
+from hookwright.results import Decision, HookResult, Verdict
+from hookwright.services import ModelEvaluator, Services
+from hookwright.transports.ioloop import IoLoop
+from hookwright.trust import TrustPolicy
 
 DEFAULT_STOP_BLOCK_CAP = 8
 
@@ -84,9 +91,99 @@ class HookSession:
         self.report = report
         self.tool_map = tool_map or ToolMap()
         self.stop_block_cap = stop_block_cap
-        self.host_objects = dict(host_objects or {})
+        #: Objects in-process Python hooks may read (`HookInput.host_objects`); never sent
+        #: to a hook process.
+        self.host_objects = MappingProxyType(dict(host_objects or {}))
+        #: Set by `open`: one line per loading problem, and the hooks left unbound.
+        self.diagnostics: tuple[str, ...] = ()
+        self.untrusted: tuple[DiscoveredHook, ...] = ()
         self._stop_blocks = 0
         self._tool_decisions: dict[str, ToolDecision] = {}
+        self._started = False
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls,
+        project_dir: Path,
+        *,
+        home: Path | None = None,
+        trust: TrustPolicy | None = None,
+        config_files: Sequence[Path] = (),
+        dialects: Collection[str] | None = None,
+        exclude_dialects: Collection[str] = (),
+        tool_map: ToolMap | None = None,
+        host_tools: Sequence[str] = (),
+        evaluator: ModelEvaluator | None = None,
+        audit_path: Path | None = None,
+        identity: SessionIdentity | None = None,
+        report: Reporter | None = None,
+        host_objects: Mapping[str, Any] | None = None,
+        stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
+    ) -> HookSession:
+        """A session on a project's hooks, for any host. Discovery runs no hook code; only
+        folders `trust` trusts (default: the user's trust store, `hookwright trust DIR`) are
+        bound. The audit file is off unless `audit_path` is given. `host_tools` (the host's
+        tool names) turns hooks whose matcher matches none of them into diagnostics."""
+        project_dir = project_dir.resolve()
+        home = home or Path.home()
+        policy = trust or TrustPolicy.load(home)
+        engine = HookEngine(
+            audit_path=audit_path,
+            services=Services(evaluator=evaluator, io=IoLoop(asyncio.get_running_loop())),
+        )
+        discovery = discover_project(
+            project_dir,
+            home,
+            config_files=config_files,
+            dialects=dialects,
+            exclude=exclude_dialects,
+        )
+        bound = bind_project(engine, discovery, policy, project_dir, home)
+        ident = identity or SessionIdentity()
+        ident.cwd = ident.cwd or str(project_dir)
+        ident.project_dir = ident.project_dir or str(project_dir)
+        session = cls(
+            engine,
+            ident,
+            report=report,
+            tool_map=tool_map,
+            stop_block_cap=stop_block_cap,
+            host_objects=host_objects,
+        )
+        names = session.tool_map.hook_names(host_tools)
+        session.diagnostics = (*bound.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
+        session.untrusted = bound.untrusted
+        return session
+
+    async def __aenter__(self) -> HookSession:
+        await self.begin()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def begin(self) -> list[str]:
+        """Start the session's hook processes (PicoClaw observers see every event from the
+        first); one line per process that failed to start."""
+        if self._started:
+            return []
+        self._started = True
+        problems = await start_session_processes(self.engine)
+        self.diagnostics = (*self.diagnostics, *problems)
+        return problems
+
+    async def aclose(self, reason: str | None = None) -> None:
+        """Fire SessionEnd (when `reason` is given), deliver pending observer events, stop
+        hook processes and flush the audit. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if reason is not None:
+                await self.end(reason)
+        finally:
+            await self.engine.aclose()
 
     @property
     def session_id(self) -> str:
@@ -130,6 +227,7 @@ class HookSession:
         }
         return HookInput(
             event,
+            host_objects=self.host_objects,
             session_id=ident.session_id,
             turn_id=ident.turn_id,
             agent_id=ident.agent_id,
@@ -147,7 +245,10 @@ class HookSession:
         slow = self.report is not None and any(not spec.inline for spec in selected)
         if slow and self.report is not None:
             self.report("hooks_running", event=event.value, count=len(selected))
-        verdict = await self.engine.dispatch(inp, selected)
+        try:
+            verdict = await self.engine.dispatch(inp, selected)
+        except Exception as exc:  # the engine turns hook failures into values; this is a bug
+            verdict = failed_dispatch(event, exc)
         if self.report is not None:
             if slow:
                 self.report("hooks_done", event=event.value)
@@ -561,3 +662,19 @@ def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolRe
         default_error,
         value if isinstance(value, dict) else {"result": value},
     )
+
+
+#: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they
+#: deny (fail closed) instead of letting the action through.
+GATES = frozenset(
+    {Event.PreToolUse, Event.PermissionRequest, Event.UserPromptSubmit, Event.PreModelCall}
+)
+
+
+def failed_dispatch(event: Event, error: BaseException) -> Verdict:
+    """The verdict of a dispatch that could not happen: a denial on a gate, nothing elsewhere."""
+    verdict = Verdict(event)
+    if event in GATES:
+        reason = f"hookwright could not run the {event.value} hooks: {error}"
+        verdict.absorb(HookResult(decision=Decision.deny, reason=reason))
+    return verdict

@@ -12,7 +12,7 @@ from pathlib import Path
 from hookwright.engine import HookEngine
 from hookwright.runtime.models import Model, make_model
 from hookwright.runtime.tools import GlobTool, GrepTool, ReadTool, ToolRegistry
-from hookwright.services import ModelRequest
+from hookwright.services import HookModelRequest
 
 HOOK_AGENT_MAX_TURNS = 50
 HOOK_AGENT_PROMPT = (
@@ -28,7 +28,7 @@ class HookModels:
     project_dir: Path
     home: Path
 
-    async def __call__(self, request: ModelRequest) -> str:
+    async def __call__(self, request: HookModelRequest) -> str:
         """Agent hooks (Claude Code's, and OpenHarness's, which name an agent) get a read-only
         sub-agent; prompt hooks one model call."""
         if request.kind == "agent":

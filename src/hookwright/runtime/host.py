@@ -11,11 +11,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hookwright.dialects import picoclaw
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine import HookEngine
-from hookwright.loading import Diagnostic, LoadContext, discover
+from hookwright.host.project import bind_project, discover_project, start_session_processes
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
@@ -108,33 +107,16 @@ async def open_session(
     project_dir = project_dir.resolve()
     home = home or Path.home()
     engine = engine or HookEngine(services=Services(io=IoLoop(asyncio.get_running_loop())))
-    discovery = discover(
-        LoadContext(project_dir=project_dir, home=home, config_files=list(config_files))
-    )
-    store = TrustStore(home)
+    discovery = discover_project(project_dir, home, config_files=config_files)
     trust_policy = TrustPolicy.load(home, everything=trust)
     needing = discovery.needing_trust(trust_policy)
     if needing and interactive and ask_trust and await ask_trust(project_dir, len(needing)):
-        store.trust(project_dir)
+        TrustStore(home).trust(project_dir)
         trust_policy = trust_policy.with_folder(project_dir)
-    loaded = discovery.bind(trust_policy)
-    trusted = trust_policy.trusts(project_dir)
-    diagnostics = [str(d) for d in loaded.diagnostics]
-    for spec in loaded.specs:
-        engine.register(spec)
-    skipped = len(loaded.untrusted)
-    if skipped:
-        diagnostics.append(
-            str(
-                Diagnostic(
-                    str(project_dir),
-                    "",
-                    f"{skipped} project hook(s) not run: this folder is not trusted; "
-                    + store.how_to_trust(project_dir),
-                    "warning",
-                )
-            )
-        )
+    bound = bind_project(engine, discovery, trust_policy, project_dir, home)
+    trusted = bound.trusted
+    diagnostics = list(bound.diagnostics)
+    skipped = len(bound.untrusted)
     holder: list[Agent] = []
 
     def on_retry(attempt: int, error: ModelError, delay: float) -> None:
@@ -194,6 +176,7 @@ async def open_session(
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
+    diagnostics += await start_session_processes(engine)
     return SessionSetup(agent, engine, diagnostics, skipped)
 
 
@@ -220,7 +203,6 @@ def _connect_dialects(
         return texts
 
     agent.context_sources.append(async_hook_context)
-    picoclaw.attach_observers(engine)
 
 
 __all__ = ["ModelConfigError", "SessionSetup", "default_model_spec", "open_session"]

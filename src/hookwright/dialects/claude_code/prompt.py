@@ -3,7 +3,7 @@
 The model must answer ``{"ok": true}`` or ``{"ok": false, "reason": "...", "impossible"?:
 true}`` (the Nov-2025 ``{"decision": "approve"|"block", "reason"}`` shape is accepted too).
 hookwright has no model of its own here: the hook asks its session's evaluator
-(`RunContext.services.evaluator`) with a `ModelRequest` of kind ``prompt`` or ``agent`` (an
+(`RunContext.services.evaluator`) with a `HookModelRequest` of kind ``prompt`` or ``agent`` (an
 agent may use read-only tools). Without one the hook is a non-blocking error and the event goes
 on.
 """
@@ -23,7 +23,7 @@ from hookwright.dialects.claude_code.tables import (
 )
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult, Status
-from hookwright.services import ModelKind, ModelRequest
+from hookwright.services import HookModelRequest, ModelKind
 from hookwright.spec import RunContext
 
 DEFAULT_BLOCK_REASON = "Blocked by prompt hook"
@@ -93,7 +93,7 @@ class PromptHandler:
                 status=Status.error, error=f"no model configured for {self.kind} hooks"
             )
         timeout = ctx.timeout if ctx.timeout is not None else self.timeout
-        request = ModelRequest(
+        request = HookModelRequest(
             kind=self.kind,
             prompt=build_prompt(self.config.prompt, inp),
             model=self.config.model,

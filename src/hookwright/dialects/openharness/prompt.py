@@ -4,7 +4,7 @@ The prompt text is built as in the real project:
 `<prompt or task>\\n\\nReturn only JSON matching the Open Agent Harness hook output
 protocol.\\n\\n{"hook": <name>, "envelope": {...}}`. The reply must decode as the unified
 output (prose around the JSON is tolerated). The model is the running session's
-(`Services.evaluator`), asked with a `ModelRequest`: a prompt hook names its `model_ref`, an
+(`Services.evaluator`), asked with a `HookModelRequest`: a prompt hook names its `model_ref`, an
 agent hook its agent. No model, a blank or invalid reply, an evaluator error (e.g. an unknown
 agent) or a timeout (default 30 s; upstream has none) is logged and the run goes on.
 """
@@ -20,7 +20,7 @@ from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.prompt_source import PromptSourceError, read_source
 from hookwright.dialects.openharness.reply import Failure, Output, Reply
 from hookwright.dialects.openharness.schema import PromptSource
-from hookwright.services import ModelRequest, Services
+from hookwright.services import HookModelRequest, Services
 
 INSTRUCTION = "Return only JSON matching the Open Agent Harness hook output protocol."
 
@@ -61,7 +61,7 @@ class PromptTransport:
         evaluate = services.evaluator
         if evaluate is None:
             return Failure(f"{self.kind} hook failed: no model configured")
-        request = ModelRequest(
+        request = HookModelRequest(
             kind="agent" if self.agent is not None else "prompt",
             prompt=compose(text, binding.name, envelope),
             model=self.model_ref,
