@@ -91,9 +91,19 @@ def test_if_rule_never_runs_on_non_tool_events(engine: HookEngine) -> None:
 
 
 def test_disabled_hooks_do_not_run(engine: HookEngine) -> None:
-    spec = engine.add(lambda inp: deny("x"), "PreToolUse")
-    spec.enabled = False
+    spec = HookSpec("off", Event.PreToolUse, PythonHandler(lambda inp: deny("x")), enabled=False)
+    engine.register(spec)
     assert engine.dispatch_sync(bash("ls")).runs == []
+
+
+def test_registered_specs_are_immutable_numbered_copies(engine: HookEngine) -> None:
+    first = engine.add(lambda inp: None, "PreToolUse")
+    spec = HookSpec("second", Event.PreToolUse, PythonHandler(lambda inp: None))
+    registered = engine.register(spec)
+    assert registered is not spec and (first.order, registered.order) == (0, 1)
+    with pytest.raises(AttributeError):
+        registered.enabled = False  # type: ignore[misc]
+    assert engine.unregister(registered) and engine.hooks(Event.PreToolUse) == [first]
 
 
 def test_match_field_override(engine: HookEngine) -> None:

@@ -106,7 +106,7 @@ def test_picoclaw_builtins_are_project_code_called_only_when_bound(
         ctx.project_dir,
     )
     assert builtin.note is not None and "factory" in builtin.note
-    assert process.events == (Event.PreToolUse, Event.PostToolUse)
+    assert process.events == (Event.PreToolUse, Event.PostToolUse, Event.PostToolUseFailure)
     assert discovery.bind(TrustPolicy()).specs == [] and not marker.exists()
     bound = discovery.bind(TrustPolicy(everything=True))
     assert marker.exists()

@@ -169,9 +169,10 @@ class HookEngine:
     # Registration ---------------------------------------------------------------------------
 
     def register(self, spec: HookSpec) -> HookSpec:
-        """Add a hook. Secret values it carries (`spec.meta["secrets"]`, e.g. resolved
+        """Add a hook; returns the registered spec (a copy numbered in declaration order: keep
+        it to `unregister`). Secret values it carries (`spec.meta["secrets"]`, e.g. resolved
         `${secrets.X}`) are registered with the audit so they are never written."""
-        spec.order = next(self._order)
+        spec = replace(spec, order=next(self._order))
         for secret in spec.meta.get("secrets", ()):
             self.audit.add_secret(str(secret))
         hooks = [*self._by_event.get(spec.event, ()), spec]

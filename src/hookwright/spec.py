@@ -117,8 +117,10 @@ class PythonHandler:
 Runner = Callable[[Any, RunContext], Awaitable[HookResult | None]]
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, frozen=True)
 class HookSpec:
+    """One hook as the engine runs it; immutable (the engine registers a numbered copy)."""
+
     name: str
     event: Event
     handler: Runner
