@@ -467,13 +467,20 @@ def test_sync_facade_runs_async_hooks_on_its_own_loop(engine: HookEngine) -> Non
     assert engine.dispatch_sync(bash("ls")).reason == "async says no"
 
 
-async def test_sync_facade_refuses_to_block_a_running_loop(engine: HookEngine) -> None:
+async def test_sync_facade_in_a_running_loop_fails_closed_without_raising(
+    engine: HookEngine,
+) -> None:
+    ran: list[str] = []
+
     async def ahook(inp: HookInput) -> None:
-        return None
+        ran.append(inp.event.value)
 
     engine.add(ahook, "PreToolUse")
-    with pytest.raises(RuntimeError, match=r"await engine\.dispatch"):
-        engine.dispatch_sync(bash("ls"))
+    engine.add(ahook, "PostToolUse")
+    gate = engine.dispatch_sync(bash("ls"))
+    assert gate.blocked and "await engine.dispatch" in (gate.reason or "")
+    after = engine.dispatch_sync(HookInput(Event.PostToolUse, payload={"tool_name": "Bash"}))
+    assert after.decision is None and ran == []
 
 
 def test_decorator_api(engine: HookEngine) -> None:

@@ -42,7 +42,7 @@ from hookwright.events import (
 )
 from hookwright.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.observers import ObserverBus, ObserverFunc
-from hookwright.results import Decision, HookResult, Status, Verdict
+from hookwright.results import Decision, HookResult, Status, Verdict, failed_dispatch
 from hookwright.services import Services
 from hookwright.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
 
@@ -413,9 +413,11 @@ class HookEngine:
             except RuntimeError:
                 pass
             else:
-                raise RuntimeError(
-                    "dispatch_sync() called from a running event loop with async hooks "
-                    "selected; use `await engine.dispatch(inp)`"
+                return failed_dispatch(
+                    inp.event,
+                    f"hookwright could not run the {inp.event} hooks: dispatch_sync() was "
+                    "called from a running event loop with hooks that need one; use `await "
+                    "engine.dispatch(inp)` or hookwright.host.SyncHookSession",
                 )
             verdict = self._loop().run(self._run_staged(inp, selected))
         self._after_dispatch(inp, verdict)

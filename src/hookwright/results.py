@@ -281,6 +281,22 @@ class Verdict:
         }
 
 
+#: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they
+#: deny (fail closed) instead of letting the action through.
+GATE_EVENTS = frozenset(
+    {Event.PreToolUse, Event.PermissionRequest, Event.UserPromptSubmit, Event.PreModelCall}
+)
+
+
+def failed_dispatch(event: Event, reason: str) -> Verdict:
+    """The verdict of a dispatch that could not happen: a denial with `reason` on a gate,
+    no effect elsewhere."""
+    verdict = Verdict(event)
+    if event in GATE_EVENTS:
+        verdict.absorb(HookResult(decision=Decision.deny, reason=reason))
+    return verdict
+
+
 # Result helpers for Python hooks.
 
 

@@ -48,7 +48,7 @@ from hookwright.host.project import bind_project, discover_project, start_sessio
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.loading import DiscoveredHook
-from hookwright.results import Decision, HookResult, Verdict
+from hookwright.results import Decision, Verdict, failed_dispatch
 from hookwright.services import ModelEvaluator, Services
 from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy
@@ -248,7 +248,7 @@ class HookSession:
         try:
             verdict = await self.engine.dispatch(inp, selected)
         except Exception as exc:  # the engine turns hook failures into values; this is a bug
-            verdict = failed_dispatch(event, exc)
+            verdict = failed_dispatch(event, f"hookwright could not run the {event} hooks: {exc}")
         if self.report is not None:
             if slow:
                 self.report("hooks_done", event=event.value)
@@ -662,19 +662,3 @@ def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolRe
         default_error,
         value if isinstance(value, dict) else {"result": value},
     )
-
-
-#: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they
-#: deny (fail closed) instead of letting the action through.
-GATES = frozenset(
-    {Event.PreToolUse, Event.PermissionRequest, Event.UserPromptSubmit, Event.PreModelCall}
-)
-
-
-def failed_dispatch(event: Event, error: BaseException) -> Verdict:
-    """The verdict of a dispatch that could not happen: a denial on a gate, nothing elsewhere."""
-    verdict = Verdict(event)
-    if event in GATES:
-        reason = f"hookwright could not run the {event.value} hooks: {error}"
-        verdict.absorb(HookResult(decision=Decision.deny, reason=reason))
-    return verdict
