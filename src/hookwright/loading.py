@@ -6,7 +6,9 @@
   trust (user-level and managed files, config files named on the command line).
 * `Discovery.bind(policy)` binds the hooks whose root the `TrustPolicy` trusts: it imports
   native modules, calls PicoClaw builtin factories and hands over the specs. Hooks it does not
-  trust are kept in `LoadResult.untrusted` (for listing) and never bound.
+  trust are kept in `LoadResult.untrusted` (for listing) and never bound. Binders receive the
+  policy, so settings that change other hooks (Claude Code's `disableAllHooks`, PicoClaw's
+  file-level `enabled`) are resolved from trusted files only.
 
 Loading is permissive: a bad file, hook or field becomes a `Diagnostic` naming the file and the
 field path, and everything else still loads.
@@ -57,7 +59,8 @@ class LoadResult:
         self.untrusted.extend(other.untrusted)
 
 
-Binder = Callable[[], LoadResult]
+#: Builds a trusted hook's specs; the policy says which files' settings apply to them.
+Binder = Callable[[TrustPolicy], LoadResult]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,7 @@ class DiscoveredHook:
             source=first.source,
             origin=first.origin or "",
             trust_root=trust_root,
-            binder=lambda: LoadResult(specs=built),
+            binder=lambda _policy: LoadResult(specs=built),
             events=tuple(dict.fromkeys(spec.event for spec in specs)),
             matcher=first.matcher.pattern if first.matcher is not None else None,
             if_rule=first.if_rule.source if first.if_rule is not None else None,
@@ -118,19 +121,21 @@ class Discovery:
         return [hook for hook in self.hooks if not policy.trusts(hook.trust_root)]
 
     def bind(self, policy: TrustPolicy) -> LoadResult:
-        """Bind the hooks `policy` trusts, in discovery order; keep the others unbound."""
+        """Bind the hooks `policy` trusts, in discovery order; keep the others unbound. A
+        problem several binders report (a setting shared by their file) is listed once."""
         result = LoadResult(diagnostics=list(self.diagnostics))
         for hook in self.hooks:
             if not policy.trusts(hook.trust_root):
                 result.untrusted.append(hook)
                 continue
             try:
-                result.extend(hook.binder())
+                result.extend(hook.binder(policy))
             except Exception as exc:
                 file, _, where = hook.origin.rpartition(":")
                 result.diagnostics.append(
                     Diagnostic(file or hook.origin, where if file else "", f"cannot bind: {exc}")
                 )
+        result.diagnostics = list(dict.fromkeys(result.diagnostics))
         return result
 
 

@@ -14,6 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+#: The warning for a setting of an untrusted folder that would change other hooks.
+NOT_APPLIED = "not applied: folder not trusted"
+
 
 class TrustStore:
     def __init__(self, home: Path) -> None:

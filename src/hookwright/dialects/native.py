@@ -43,6 +43,7 @@ from hookwright.loading import (
 )
 from hookwright.matching import IfRule, IfRuleError, Matcher, compile_matcher
 from hookwright.spec import HookSpec, PythonHandler
+from hookwright.trust import TrustPolicy
 from hookwright.validation import field_path
 
 FILE_NAME = "hooks.yaml"
@@ -181,7 +182,12 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
 
 
 def _bind(
-    hook: NativeHook, path: Path, source: str, where: str, matcher: Matcher | None
+    hook: NativeHook,
+    path: Path,
+    source: str,
+    where: str,
+    matcher: Matcher | None,
+    _policy: TrustPolicy,
 ) -> LoadResult:
     """Import the hook's callable (running its module) and build its spec."""
     file = str(path)

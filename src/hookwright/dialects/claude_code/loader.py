@@ -9,8 +9,10 @@ exit-code rules (codec docstring). Settings may turn off hookwright's cross-sour
 
 from __future__ import annotations
 
+import functools
 import os
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hookwright.dialects.claude_code.codec import EXIT_RULES, ExitRules
@@ -19,10 +21,11 @@ from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.sources import (
     SPEC_SOURCE,
     Policy,
-    SettingsKind,
+    SettingsFile,
     find_plugins,
     read_settings,
     resolve_policy,
+    trusted_files,
 )
 from hookwright.dialects.claude_code.specs import (
     BuildOptions,
@@ -36,9 +39,12 @@ from hookwright.loading import (
     DiscoveredHook,
     Discovery,
     LoadContext,
+    LoadResult,
     SourceDiscoverer,
     register_source,
 )
+from hookwright.spec import HookSpec
+from hookwright.trust import TrustPolicy
 
 EXIT_RULES_ENV = "HOOKWRIGHT_CLAUDE_EXIT_RULES"
 
@@ -70,10 +76,11 @@ def exit_rules(options: LoaderOptions, diagnostics: list[Diagnostic]) -> ExitRul
     return value
 
 
-def load_policy(ctx: LoadContext) -> Policy:
-    """The policy the settings files of `ctx` set (for `load_frontmatter_hooks`)."""
+def load_policy(ctx: LoadContext, trust: TrustPolicy | None = None) -> Policy:
+    """The policy the settings files of `ctx` set (for `load_frontmatter_hooks`), from the files
+    `trust` trusts (None: only those that need no trust, so not the project's)."""
     files, _ = read_settings(ctx)
-    policy, _ = resolve_policy(files)
+    policy, _ = resolve_policy(trusted_files(files, trust or TrustPolicy(), []))
     return policy
 
 
@@ -98,71 +105,122 @@ def _policy_notice(policy: Policy, skipped: int, diagnostics: list[Diagnostic]) 
     )
 
 
-def _trust_root(kind: SettingsKind, ctx: LoadContext) -> Path | None:
-    """Project and local settings are the repository's; managed, user and `--config` files
-    need no trust."""
-    return ctx.project_dir if kind in ("project", "local") else None
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """A declared handler, the folder that must be trusted before it runs, and the plugin
+    that declares it (None for settings files)."""
+
+    declaration: Declaration
+    trust_root: Path | None
+    plugin: str | None = None
 
 
-def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discovery:
-    """Every Claude Code hook `ctx` reaches, with a diagnostic per problem. Building a spec runs
-    nothing (a command starts only when dispatched), so discovery builds them; plugins inside
-    the project need the plugin's folder trusted, wherever their hooks files are."""
-    options = options or LoaderOptions()
-    discovery = Discovery()
-    diagnostics = discovery.diagnostics
-    files, problems = read_settings(ctx)
-    diagnostics.extend(problems)
-    policy, problems = resolve_policy(files)
-    diagnostics.extend(problems)
-    declarations: list[tuple[Declaration, Path | None]] = []
-    skipped = 0
+def _declarations(
+    ctx: LoadContext, files: list[SettingsFile], diagnostics: list[Diagnostic]
+) -> list[Declared]:
+    """Every handler of the settings files and plugins, in load order; no policy applied."""
+    declared: list[Declared] = []
     settings_site = HookSite(ctx.project_dir, ctx.home)
     for settings in files:
-        source = SPEC_SOURCE[settings.kind]
         parsed = parse_hooks(settings.data.get("hooks"), str(settings.path))
         diagnostics.extend(parsed.diagnostics)
-        if not policy.allows(source):
-            skipped += len(parsed.handlers)
-            continue
-        root = _trust_root(settings.kind, ctx)
-        declarations += [
-            (
+        source = SPEC_SOURCE[settings.kind]
+        declared += [
+            Declared(
                 Declaration(h, settings.path, source, settings_site, root="", from_settings=True),
-                root,
+                settings.trust_root,
             )
             for h in parsed.handlers
         ]
-    plugins, problems = find_plugins(ctx, policy)
+    plugins, problems = find_plugins(ctx)
     diagnostics.extend(problems)
     for plugin in plugins:
         site = HookSite(ctx.project_dir, ctx.home, plugin.root, plugin.data_dir)
         for file, hooks, base in plugin.hooks:
             parsed = parse_hooks(hooks, str(file), base)
             diagnostics.extend(parsed.diagnostics)
-            if not policy.allows("plugin"):
-                skipped += len(parsed.handlers)
-                continue
-            declarations += [
-                (
+            declared += [
+                Declared(
                     Declaration(
                         h, file, "plugin", site, root=str(plugin.root), from_settings=False
                     ),
                     plugin.trust_root,
+                    plugin.name,
                 )
                 for h in parsed.handlers
             ]
-    _policy_notice(policy, skipped, diagnostics)
-    budget = session_end_budget(
-        d.parsed.config.timeout
-        for d, _ in declarations
-        if d.from_settings and d.parsed.event is Event.SessionEnd and d.parsed.config.timeout
+    return declared
+
+
+def _budget(declared: Iterable[Declared]) -> float:
+    return session_end_budget(
+        d.declaration.parsed.config.timeout
+        for d in declared
+        if d.declaration.from_settings
+        and d.declaration.parsed.event is Event.SessionEnd
+        and d.declaration.parsed.config.timeout
     )
-    build = build_options(options, policy, diagnostics, budget)
-    for declaration, trust_root in declarations:
-        spec = build_spec(declaration, build, diagnostics)
+
+
+class SettingsBinder:
+    """Builds the specs of trusted declarations under the policy of the trusted settings files,
+    resolved once per trust policy (every hook of a discovery is bound with the same one)."""
+
+    def __init__(
+        self, files: list[SettingsFile], declared: list[Declared], options: LoaderOptions
+    ) -> None:
+        self._files = files
+        self._declared = declared
+        self._options = options
+        self._resolved: tuple[TrustPolicy, list[HookSpec | None], list[Diagnostic]] | None = None
+
+    def bind(self, index: int, trust: TrustPolicy) -> LoadResult:
+        if self._resolved is None or self._resolved[0] != trust:
+            self._resolved = (trust, *self._resolve(trust))
+        _, specs, diagnostics = self._resolved
+        spec = specs[index]
+        return LoadResult(specs=[spec] if spec is not None else [], diagnostics=list(diagnostics))
+
+    def _resolve(self, trust: TrustPolicy) -> tuple[list[HookSpec | None], list[Diagnostic]]:
+        diagnostics: list[Diagnostic] = []
+        policy, problems = resolve_policy(trusted_files(self._files, trust, diagnostics))
+        diagnostics += problems
+        trusted = [d for d in self._declared if trust.trusts(d.trust_root)]
+        _policy_notice(
+            policy, sum(not policy.allows(d.declaration.source) for d in trusted), diagnostics
+        )
+        allowed = [
+            d
+            for d in trusted
+            if policy.allows(d.declaration.source) and policy.plugin_enabled(d.plugin)
+        ]
+        build = build_options(self._options, policy, diagnostics, _budget(allowed))
+        built = {id(d): build_spec(d.declaration, build, diagnostics) for d in allowed}
+        specs = [built.get(id(d)) for d in self._declared]
+        return specs, diagnostics
+
+
+def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discovery:
+    """Every Claude Code hook `ctx` reaches, with a diagnostic per problem; plugins inside the
+    project need the plugin's folder trusted, wherever their hooks files are. Building a spec
+    runs nothing, so discovery builds one per hook for listing; the policy switches
+    (`disableAllHooks`, `enabledPlugins`, the http allow-lists, dedup) are applied when binding,
+    from the trusted settings files only."""
+    options = options or LoaderOptions()
+    discovery = Discovery()
+    diagnostics = discovery.diagnostics
+    files, problems = read_settings(ctx)
+    diagnostics.extend(problems)
+    _, problems = resolve_policy(files)
+    diagnostics.extend(problems)
+    declared = _declarations(ctx, files, diagnostics)
+    binder = SettingsBinder(files, declared, options)
+    listing = build_options(options, Policy(), diagnostics, _budget(declared))
+    for index, item in enumerate(declared):
+        spec = build_spec(item.declaration, listing, diagnostics)
         if spec is not None:
-            discovery.hooks.append(DiscoveredHook.of_specs([spec], trust_root))
+            hook = DiscoveredHook.of_specs([spec], item.trust_root)
+            discovery.hooks.append(replace(hook, binder=functools.partial(binder.bind, index)))
     return discovery
 
 

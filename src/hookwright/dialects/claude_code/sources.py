@@ -19,7 +19,9 @@ the directories as installed and honours ``enabledPlugins`` entries set to false
 ``name`` or ``name@marketplace``). A plugin's data directory is
 ``<home>/.claude/plugins/data/<name>``.
 
-Policy, resolved with settings precedence managed > flag > local > project > user:
+Policy, resolved at bind time from the files whose folder is trusted (a project's or local
+settings file in a folder that is not trusted changes nothing: see `trusted_files`), with
+settings precedence managed > flag > local > project > user:
 
 * ``disableAllHooks``: the highest-precedence file that sets it decides; it turns off managed
   hooks only when that file is a managed one;
@@ -41,6 +43,7 @@ from typing import Any, Literal
 from hookwright.dialects.claude_code.http import HttpPolicy
 from hookwright.dialects.claude_code.tables import EVENT_NAMES
 from hookwright.loading import Diagnostic, LoadContext
+from hookwright.trust import NOT_APPLIED, TrustPolicy
 
 MANAGED_DIR_ENV = "HOOKWRIGHT_CLAUDE_MANAGED_DIR"
 DEFAULT_MANAGED_DIR = Path("/etc/claude-code")
@@ -56,6 +59,15 @@ SPEC_SOURCE: dict[SettingsKind, str] = {
     "user": "user",
 }
 DEDUP_SETTING = "hookwrightDedupAcrossSources"
+#: The switches that govern hooks other than the file's own.
+POLICY_KEYS = (
+    "disableAllHooks",
+    "allowManagedHooksOnly",
+    "allowedHttpHookUrls",
+    "httpHookAllowedEnvVars",
+    "enabledPlugins",
+    DEDUP_SETTING,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +75,8 @@ class SettingsFile:
     path: Path
     kind: SettingsKind
     data: dict[str, Any]
+    #: The project folder for project and local settings; None: the file needs no trust.
+    trust_root: Path | None = None
 
 
 HooksBlock = tuple[Path, Any, str]
@@ -110,7 +124,10 @@ class Policy:
     def http(self) -> HttpPolicy:
         return HttpPolicy(self.allowed_http_urls, self.http_allowed_env_vars)
 
-    def plugin_enabled(self, name: str) -> bool:
+    def plugin_enabled(self, name: str | None) -> bool:
+        """Whether `enabledPlugins` lets plugin `name` load (None: not a plugin's hook)."""
+        if name is None:
+            return True
         for key, enabled in self.enabled_plugins.items():
             if key == name or key.split("@", 1)[0] == name:
                 return enabled
@@ -167,7 +184,8 @@ def read_settings(ctx: LoadContext) -> tuple[list[SettingsFile], list[Diagnostic
         if not isinstance(data, dict):
             diagnostics.append(Diagnostic(str(path), "", "expected a JSON object"))
             return
-        files.append(SettingsFile(path, kind, data))
+        root = ctx.project_dir if kind in ("project", "local") else None
+        files.append(SettingsFile(path, kind, data, root))
 
     for path, kind in _candidates(ctx):
         if not path.is_file() or path.resolve() in seen:
@@ -242,6 +260,24 @@ def _enabled_plugins(files: list[SettingsFile], diagnostics: list[Diagnostic]) -
             continue
         merged.update({str(k): bool(v) for k, v in value.items()})
     return merged
+
+
+def trusted_files(
+    files: list[SettingsFile], trust: TrustPolicy, diagnostics: list[Diagnostic]
+) -> list[SettingsFile]:
+    """The files whose folder `trust` trusts; a warning per switch an untrusted file sets.
+    Claude Code ignores a folder's settings until the folder is trusted."""
+    kept: list[SettingsFile] = []
+    for settings in files:
+        if trust.trusts(settings.trust_root):
+            kept.append(settings)
+            continue
+        diagnostics += [
+            Diagnostic(str(settings.path), key, NOT_APPLIED, "warning")
+            for key in POLICY_KEYS
+            if key in settings.data
+        ]
+    return kept
 
 
 def resolve_policy(files: list[SettingsFile]) -> tuple[Policy, list[Diagnostic]]:
@@ -344,7 +380,8 @@ def _plugin(
     )
 
 
-def find_plugins(ctx: LoadContext, policy: Policy) -> tuple[list[Plugin], list[Diagnostic]]:
+def find_plugins(ctx: LoadContext) -> tuple[list[Plugin], list[Diagnostic]]:
+    """Every installed plugin with hooks; `enabledPlugins` is applied when binding."""
     plugins: list[Plugin] = []
     diagnostics: list[Diagnostic] = []
     seen: set[Path] = set()
@@ -360,6 +397,6 @@ def find_plugins(ctx: LoadContext, policy: Policy) -> tuple[list[Plugin], list[D
                 continue
             seen.add(root.resolve())
             plugin = _plugin(root, ctx.home, root if in_project else None, diagnostics)
-            if plugin is not None and policy.plugin_enabled(plugin.name):
+            if plugin is not None:
                 plugins.append(plugin)
     return plugins, diagnostics

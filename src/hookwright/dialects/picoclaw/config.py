@@ -9,7 +9,9 @@ several files takes the whole entry of the last one):
 * each ``--config FILE`` that is JSON with a top-level ``hooks`` object holding ``processes`` or
   ``builtins`` (source ``project``; named by the user, so it needs no trust).
 
-Every entry remembers its file's source and trust root (`ConfigFile`).
+Every entry remembers its file's source and trust root (`ConfigFile`). The loader merges the
+files when binding, from the trusted ones only (`read_sections`, then `merge_sections`): an
+untrusted project file changes nothing, not even the user's own hooks.
 
 Validation follows PicoClaw (spec §1) with our additions: ``timeout_ms`` per hook, ``protocol``
 (``seed``, the default, or ``current``) globally and per process, and ``restart``. Unlike
@@ -254,25 +256,50 @@ def is_picoclaw_file(path: Path) -> bool:
     return isinstance(hooks, dict) and ("processes" in hooks or "builtins" in hooks)
 
 
-def read_settings(files: list[ConfigFile]) -> HooksSettings:
-    settings = HooksSettings()
-    defaults: dict[str, Any] = {}
-    processes: dict[str, tuple[Any, ConfigFile]] = {}
-    builtins: dict[str, tuple[Any, ConfigFile]] = {}
+@dataclass(frozen=True, slots=True)
+class FileSection:
+    """One config file's `hooks` object, as read."""
+
+    config: ConfigFile
+    hooks: dict[str, Any]
+
+
+#: The keys of a `hooks` object that apply to the hooks of every file.
+FILE_SETTINGS = ("enabled", "protocol", "defaults")
+
+
+def read_sections(files: list[ConfigFile]) -> tuple[list[FileSection], list[Diagnostic]]:
+    """The `hooks` object of each file that has one, in load order."""
+    sections: list[FileSection] = []
+    diagnostics: list[Diagnostic] = []
     for config in files:
-        path = config.path
-        file = str(path)
+        file = str(config.path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(config.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            settings.diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
+            diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
             continue
         hooks = data.get("hooks") if isinstance(data, dict) else None
         if hooks is None:
             continue
         if not isinstance(hooks, dict):
-            settings.diagnostics.append(Diagnostic(file, "hooks", "expected an object"))
+            diagnostics.append(Diagnostic(file, "hooks", "expected an object"))
             continue
+        sections.append(FileSection(config, hooks))
+    return sections, diagnostics
+
+
+@dataclass(slots=True)
+class _Merge:
+    """The sections merged so far: later files override earlier ones key by key."""
+
+    settings: HooksSettings = field(default_factory=HooksSettings)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    processes: dict[str, tuple[Any, ConfigFile]] = field(default_factory=dict)
+    builtins: dict[str, tuple[Any, ConfigFile]] = field(default_factory=dict)
+
+    def add(self, section: FileSection) -> None:
+        settings, hooks, file = self.settings, section.hooks, str(section.config.path)
         settings.files.append(file)
         if "enabled" in hooks:
             if isinstance(hooks["enabled"], bool):
@@ -289,52 +316,71 @@ def read_settings(files: list[ConfigFile]) -> HooksSettings:
                     Diagnostic(file, "hooks.protocol", "expected 'seed' or 'current'")
                 )
         for key in ("defaults", "processes", "builtins"):
-            section = hooks.get(key)
-            if section is None:
+            value = hooks.get(key)
+            if value is None:
                 continue
-            if not isinstance(section, dict):
+            if not isinstance(value, dict):
                 settings.diagnostics.append(Diagnostic(file, f"hooks.{key}", "expected an object"))
             elif key == "defaults":
                 try:
-                    Defaults.model_validate(section)
+                    Defaults.model_validate(value)
                 except ValidationError as exc:
                     settings.diagnostics.extend(_errors(file, "hooks.defaults", exc))
                 else:
-                    defaults.update(section)
-            elif key == "processes":
-                processes.update({name: (raw, config) for name, raw in section.items()})
+                    self.defaults.update(value)
             else:
-                builtins.update({name: (raw, config) for name, raw in section.items()})
-    merged = Defaults.model_validate(defaults)
-    settings.timeouts = Timeouts(
-        observer=_ms(merged.observer_timeout_ms, DEFAULT_OBSERVER_TIMEOUT_MS),
-        interceptor=_ms(merged.interceptor_timeout_ms, DEFAULT_INTERCEPTOR_TIMEOUT_MS),
-        approval=_ms(merged.approval_timeout_ms, DEFAULT_APPROVAL_TIMEOUT_MS),
-    )
-    for name in sorted(processes):
-        raw, origin = processes[name]
-        file = str(origin.path)
-        prefix = f"hooks.processes.{name}"
-        try:
-            proc = ProcessConfig.model_validate(raw)
-        except ValidationError as exc:
-            settings.diagnostics.extend(_errors(file, prefix, exc))
-            continue
-        protocol = proc.protocol or settings.protocol
-        settings.processes.append(
-            ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root)
+                entries = self.processes if key == "processes" else self.builtins
+                entries.update({name: (raw, section.config) for name, raw in value.items()})
+
+    def finish(self) -> None:
+        """Validate the winning entries and the merged defaults into `settings`."""
+        settings = self.settings
+        merged = Defaults.model_validate(self.defaults)
+        settings.timeouts = Timeouts(
+            observer=_ms(merged.observer_timeout_ms, DEFAULT_OBSERVER_TIMEOUT_MS),
+            interceptor=_ms(merged.interceptor_timeout_ms, DEFAULT_INTERCEPTOR_TIMEOUT_MS),
+            approval=_ms(merged.approval_timeout_ms, DEFAULT_APPROVAL_TIMEOUT_MS),
         )
-    for name in sorted(builtins):
-        raw, origin = builtins[name]
-        file = str(origin.path)
-        try:
-            builtin = BuiltinConfig.model_validate(raw)
-        except ValidationError as exc:
-            settings.diagnostics.extend(_errors(file, f"hooks.builtins.{name}", exc))
-            continue
-        settings.builtins.append(
-            BuiltinEntry(name, builtin, file, settings.protocol, origin.source, origin.trust_root)
-        )
+        for name in sorted(self.processes):
+            raw, origin = self.processes[name]
+            file = str(origin.path)
+            try:
+                proc = ProcessConfig.model_validate(raw)
+            except ValidationError as exc:
+                settings.diagnostics.extend(_errors(file, f"hooks.processes.{name}", exc))
+                continue
+            protocol = proc.protocol or settings.protocol
+            settings.processes.append(
+                ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root)
+            )
+        for name in sorted(self.builtins):
+            raw, origin = self.builtins[name]
+            file = str(origin.path)
+            try:
+                builtin = BuiltinConfig.model_validate(raw)
+            except ValidationError as exc:
+                settings.diagnostics.extend(_errors(file, f"hooks.builtins.{name}", exc))
+                continue
+            settings.builtins.append(
+                BuiltinEntry(
+                    name, builtin, file, settings.protocol, origin.source, origin.trust_root
+                )
+            )
+
+
+def merge_sections(sections: list[FileSection]) -> HooksSettings:
+    """The sections merged in order, as PicoClaw merges its config files."""
+    merge = _Merge()
+    for section in sections:
+        merge.add(section)
+    merge.finish()
+    return merge.settings
+
+
+def read_settings(files: list[ConfigFile]) -> HooksSettings:
+    sections, problems = read_sections(files)
+    settings = merge_sections(sections)
+    settings.diagnostics[:0] = problems
     return settings
 
 

@@ -27,16 +27,21 @@ selected) so that `engine.aclose()` stops it and `attach_observers(engine)` find
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 
 from hookwright.dialects.picoclaw.builtins import BuiltinTarget, resolve_factory
 from hookwright.dialects.picoclaw.codec import EVENTS
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.config import (
+    FILE_SETTINGS,
     BuiltinEntry,
+    FileSection,
     HooksSettings,
     ProcessEntry,
-    read_context,
+    candidate_files,
+    merge_sections,
+    read_sections,
 )
 from hookwright.dialects.picoclaw.handler import (
     BACKSTOP_GRACE,
@@ -55,6 +60,7 @@ from hookwright.loading import (
     register_source,
 )
 from hookwright.spec import HookSpec
+from hookwright.trust import NOT_APPLIED, TrustPolicy
 
 DIALECT = "picoclaw"
 
@@ -151,7 +157,9 @@ def discover_settings(settings: HooksSettings, project_dir: Path) -> Discovery:
     return discovery
 
 
-def _bind_builtin(builtin: BuiltinEntry, settings: HooksSettings, priority: int) -> LoadResult:
+def _bind_builtin(
+    builtin: BuiltinEntry, settings: HooksSettings, priority: int, _trust: TrustPolicy
+) -> LoadResult:
     """Call the builtin's factory (running its code) and build a spec per method it has."""
     result = LoadResult()
     where = f"hooks.builtins.{builtin.name}"
@@ -225,8 +233,57 @@ def _process_specs(
     return [carrier]
 
 
+class TrustedSettings:
+    """What the trusted files configure, merged as PicoClaw merges its files, resolved once per
+    trust policy: a file in a folder that is not trusted changes nothing (not the file-level
+    `enabled`, `protocol` and `defaults`, not another file's entry of the same name)."""
+
+    def __init__(self, sections: list[FileSection], project_dir: Path) -> None:
+        self._sections = sections
+        self._project_dir = project_dir
+        self._resolved: tuple[TrustPolicy, dict[str, DiscoveredHook], list[Diagnostic]] | None
+        self._resolved = None
+
+    def bind(self, origin: str, trust: TrustPolicy) -> LoadResult:
+        """The specs of the hook declared at `origin` (none when a trusted setting turns it off
+        or a later trusted file replaces it)."""
+        if self._resolved is None or self._resolved[0] != trust:
+            self._resolved = (trust, *self._resolve(trust))
+        _, hooks, ignored = self._resolved
+        hook = hooks.get(origin)
+        result = hook.binder(trust) if hook is not None else LoadResult()
+        result.diagnostics[:0] = ignored
+        return result
+
+    def _resolve(self, trust: TrustPolicy) -> tuple[dict[str, DiscoveredHook], list[Diagnostic]]:
+        trusted = [s for s in self._sections if trust.trusts(s.config.trust_root)]
+        found = discover_settings(merge_sections(trusted), self._project_dir)
+        ignored = [
+            Diagnostic(str(s.config.path), f"hooks.{key}", NOT_APPLIED, "warning")
+            for s in self._sections
+            if not trust.trusts(s.config.trust_root)
+            for key in FILE_SETTINGS
+            if key in s.hooks
+        ]
+        return {hook.origin: hook for hook in found.hooks}, ignored
+
+
 def discover(ctx: LoadContext) -> Discovery:
-    return discover_settings(read_context(ctx), ctx.project_dir)
+    """Each file's hooks as declared (for listing and trust); binding one builds it from the
+    merged settings of the trusted files."""
+    sections, problems = read_sections(candidate_files(ctx))
+    discovery = Discovery(diagnostics=problems)
+    trusted = TrustedSettings(sections, ctx.project_dir)
+    for section in sections:
+        own = merge_sections([section])
+        own.enabled = True
+        found = discover_settings(own, ctx.project_dir)
+        discovery.diagnostics += found.diagnostics
+        discovery.hooks += [
+            replace(hook, binder=functools.partial(trusted.bind, hook.origin))
+            for hook in found.hooks
+        ]
+    return discovery
 
 
 register_source(DIALECT, discover)
