@@ -47,6 +47,7 @@ from hookwright.host.session import (
 )
 from hookwright.host.sync import SyncHookSession
 from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
+from hookwright.trust import TrustPolicy
 
 __all__ = [
     "DEFAULT_STOP_BLOCK_CAP",
@@ -81,6 +82,7 @@ __all__ = [
     "ToolMap",
     "ToolResult",
     "ToolResultDecision",
+    "TrustPolicy",
     "tool_result_from_value",
     "unmatched_tool_hooks",
 ]

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
+from hookwright.dialects.claude_code.loader import load_policy
 from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine import HookEngine
@@ -47,7 +48,7 @@ from hookwright.host.decisions import (
 from hookwright.host.project import bind_project, discover_project, start_session_processes
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
-from hookwright.loading import DiscoveredHook
+from hookwright.loading import DiscoveredHook, LoadContext
 from hookwright.results import Decision, Verdict, failed_dispatch
 from hookwright.services import ModelEvaluator, Services
 from hookwright.transports.ioloop import IoLoop
@@ -197,10 +198,15 @@ class HookSession:
         *,
         project_dir: Path,
         home: Path,
+        trust: TrustPolicy | None = None,
     ) -> list[str]:
         """Register the hooks of a skill's or subagent definition's frontmatter for `scope`
-        (removed by `end_scope`); returns one line per problem."""
-        loaded = load_frontmatter_hooks(path, kind, scope, project_dir=project_dir, home=home)
+        (removed by `end_scope`), under the settings' policy (`disableAllHooks`, ...) of the
+        files `trust` trusts; returns one line per problem."""
+        policy = load_policy(LoadContext(project_dir, home), trust)
+        loaded = load_frontmatter_hooks(
+            path, kind, scope, project_dir=project_dir, home=home, policy=policy
+        )
         for spec in loaded.specs:
             self.engine.register(spec)
         return [str(d) for d in loaded.diagnostics]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from hookwright.host import Event
+from hookwright.host import Event, TrustPolicy
 from hookwright.runtime.tools import ToolContext, ToolInputError, ToolOutput, ToolRegistry
 from hookwright.runtime.tools.base import json_schema_of, parse_arguments
 
@@ -74,8 +74,14 @@ class AgentTool:
             candidates.insert(0, config.project_dir / ".claude" / "agents" / f"{agent_type}.md")
         for path in candidates:
             if path.is_file():
+                trusted = (config.project_dir,) if config.project_trusted else ()
                 problems = self.parent.hooks.add_frontmatter_hooks(
-                    path, "agent", agent_id, project_dir=config.project_dir, home=config.home
+                    path,
+                    "agent",
+                    agent_id,
+                    project_dir=config.project_dir,
+                    home=config.home,
+                    trust=TrustPolicy(frozenset(trusted)),
                 )
                 for problem in problems:
                     self.parent.emit("notice", text=problem)
