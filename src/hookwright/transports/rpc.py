@@ -669,6 +669,7 @@ class RpcProcess:
         max_line: int = MAX_LINE,
         max_pending_notifications: int = 64,
         io: IoLoop | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not argv:
             raise ValueError(f"hook {name}: command is required")
@@ -685,6 +686,8 @@ class RpcProcess:
         self.restart = restart if restart is not None else RestartPolicy()
         self.max_line = max_line
         self.max_pending_notifications = max_pending_notifications
+        #: Seconds on a monotonic scale; the restart backoff is measured on it (tests inject one).
+        self.clock = clock
         #: Processes spawned successfully after the first one.
         self.restarts = 0
         #: Consecutive failures since the last successful call.
@@ -899,7 +902,7 @@ class RpcProcess:
             raise RpcProcessError(f"hook {self.name}: process is down, restart disabled{why}")
         if policy.max_restarts is not None and self.restarts >= policy.max_restarts:
             raise RpcProcessError(f"hook {self.name}: process is down, restart limit reached{why}")
-        wait = self._next_start - time.monotonic()
+        wait = self._next_start - self.clock()
         if wait > 0:
             raise RpcUnavailable(f"hook {self.name}: process is down, restart in {wait:.2f}s{why}")
 
@@ -951,7 +954,7 @@ class RpcProcess:
     def _record_failure(self, exc: BaseException) -> None:
         self.failures += 1
         self.last_error = str(exc) or type(exc).__name__
-        self._next_start = time.monotonic() + self.restart.backoff(self.failures)
+        self._next_start = self.clock() + self.restart.backoff(self.failures)
 
     def _on_exit(self, conn: _Connection) -> None:
         if self._conn is not conn:
