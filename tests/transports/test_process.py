@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hookwright.transports.process import KILL_GRACE, run_process
+from bounds import GENEROUS_BOUND
+from hookwright.transports.process import run_process
 
 
 def alive(pid: int) -> bool:
@@ -104,7 +105,7 @@ async def test_timeout_kills_the_group_with_a_background_child_holding_stdout(
     leader, child = await wait_for_lines(pids, 2)
     assert outcome.timed_out
     assert outcome.exit_code is None
-    assert elapsed < 0.5 + KILL_GRACE + 0.5
+    assert elapsed < GENEROUS_BOUND
     assert not alive(leader)
     assert not alive(child)
 
