@@ -35,13 +35,15 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 
+from bounds import GENEROUS_BOUND
+
 from .conftest import MARK, alive, leftover_processes
 
 LANGS = ["python", "bash"]
 #: A safety net against a hung run, not a performance bound.
 RUN_TIMEOUT = 120.0
 #: How long hook processes may take to disappear after the run exited.
-REAP_GRACE = 3.0
+REAP_GRACE = GENEROUS_BOUND
 NON_INTERACTIVE = "nobody can answer a permission prompt in a non-interactive run"
 
 # Claude Code's input fields (spec §5, §6): what a hook may see on each event.
