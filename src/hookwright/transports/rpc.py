@@ -15,7 +15,8 @@
   is not a positive integer or matches nothing is logged and skipped (the matching call then
   times out); a line longer than `max_line` is discarded up to its newline without stalling;
 * when the process exits every pending call fails at once; the next call after the backoff
-  window of `RestartPolicy` spawns it again, calls before that fail immediately;
+  window of `RestartPolicy` spawns it again, calls before that fail immediately (the window is
+  measured on the process's `clock`, `time.monotonic` unless a test injects another);
 * `aclose` closes stdin, waits `close_timeout`, then sends SIGTERM and finally SIGKILL to the
   process group.
 
