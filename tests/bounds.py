@@ -3,11 +3,15 @@
 A test that proves a timeout or a kill cut something short asserts that it ended within
 `GENEROUS_BOUND`, while the thing cut short would take far longer (`SLOW`) if the cut did not
 work. Nothing tighter is asserted: a loaded 2-core machine stalls for a second now and then.
-Where the length of a wait is the point (a restart backoff), the code under test reads a
-`FakeClock` and the test moves it.
+A signalled process is gone a moment after the signal, not at once: a test checks that with
+`eventually`. Where the length of a wait is the point (a restart backoff), the code under test
+reads a `FakeClock` and the test moves it.
 """
 
 from __future__ import annotations
+
+import time
+from collections.abc import Callable
 
 #: The tightest wall-clock upper bound a test asserts, in seconds.
 GENEROUS_BOUND = 5.0
@@ -27,3 +31,13 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+
+def eventually(predicate: Callable[[], bool], within: float = GENEROUS_BOUND) -> bool:
+    """Whether `predicate` holds at some point in the next `within` seconds (polled)."""
+    deadline = time.monotonic() + within
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
