@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from bounds import GENEROUS_BOUND, SLOW
 from hookwright import (
     Decision,
     Event,
@@ -159,7 +160,7 @@ async def test_parallel_stage_runs_concurrently_and_all_complete(engine: HookEng
         started.append(name)
         if len(started) == 2:
             both_started.set()
-        await asyncio.wait_for(both_started.wait(), 2)
+        await asyncio.wait_for(both_started.wait(), GENEROUS_BOUND)
 
     engine.add(lambda i: hook("a"), "Stop", name="a")
     engine.add(lambda i: hook("b"), "Stop", name="b")
@@ -297,7 +298,7 @@ async def test_async_hook_past_its_timeout_is_cancelled(engine: HookEngine) -> N
 
     async def sleeper(inp: HookInput) -> HookResult:
         try:
-            await asyncio.sleep(30)
+            await asyncio.sleep(SLOW)
         except asyncio.CancelledError:
             cancelled.set()
             raise
@@ -306,7 +307,7 @@ async def test_async_hook_past_its_timeout_is_cancelled(engine: HookEngine) -> N
     engine.add(sleeper, "PreToolUse", timeout=0.3)
     started = time.monotonic()
     verdict = await engine.dispatch(bash("ls"))
-    assert time.monotonic() - started < 0.3 + 0.5
+    assert time.monotonic() - started < GENEROUS_BOUND
     assert cancelled.is_set()
     assert verdict.decision is None
     assert verdict.results[0].status is Status.timeout
@@ -317,7 +318,7 @@ def test_sync_hook_past_its_timeout_is_abandoned(engine: HookEngine) -> None:
     release = threading.Event()
 
     def sleeper(inp: HookInput) -> HookResult:
-        release.wait(10)
+        release.wait(SLOW)
         return deny("late")
 
     engine.add(sleeper, "PreToolUse", timeout=0.3, on_error="block")
@@ -325,7 +326,7 @@ def test_sync_hook_past_its_timeout_is_abandoned(engine: HookEngine) -> None:
     verdict = engine.dispatch_sync(bash("ls"))
     elapsed = time.monotonic() - started
     release.set()
-    assert elapsed < 0.3 + 0.5
+    assert elapsed < GENEROUS_BOUND
     assert verdict.results[0].status is Status.timeout
     assert verdict.decision is Decision.deny
     assert verdict.reason and "timed out" in verdict.reason

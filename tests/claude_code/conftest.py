@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from bounds import GENEROUS_BOUND, SLOW
 from hookwright import Event, HookEngine, HookInput, Verdict
 from hookwright.dialects.claude_code.loader import LoaderOptions, discover
 from hookwright.inbox import AsyncInbox
@@ -215,7 +216,7 @@ async def h(
     finally:
         await engine.services.inbox.aclose()
         await engine.aclose()
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + GENEROUS_BOUND
         while leftover_processes(mark) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
         assert leftover_processes(mark) == [], "hook processes were left behind"
@@ -257,7 +258,7 @@ class _Handler(BaseHTTPRequestHandler):
             {"path": self.path, "headers": dict(self.headers.items()), "body": json.loads(body)}
         )
         if self.path == "/slow":
-            endpoint.release.wait(10)
+            endpoint.release.wait(SLOW)
         status, text, headers = endpoint.replies.get(self.path, (404, "", {}))
         data = text.encode()
         self.send_response(status)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bounds import eventually
 from hookwright.inbox import AsyncDelivery
 
 from .conftest import Harness, alive, cmd, group
@@ -119,7 +120,7 @@ async def test_async_timeout_from_the_declaration(h: Harness) -> None:
     assert await h.inbox.wait(20)
     [delivery] = h.inbox.history
     assert delivery.result.status.value == "timeout"
-    assert not alive(int(pidfile.read_text()))
+    assert eventually(lambda: not alive(int(pidfile.read_text())))
 
 
 async def test_engine_close_kills_running_async_hooks(h: Harness) -> None:
@@ -135,7 +136,7 @@ async def test_engine_close_kills_running_async_hooks(h: Harness) -> None:
     assert alive(pid)
     await h.engine.aclose()
     assert h.inbox.running() == 0
-    assert not alive(pid)
+    assert eventually(lambda: not alive(pid))
 
 
 async def test_drain_is_per_session(h: Harness) -> None:

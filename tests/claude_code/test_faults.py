@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from bounds import GENEROUS_BOUND, eventually
+
 from .conftest import Harness, alive, cmd, group
 from .expect import TOOL
 
@@ -18,11 +20,11 @@ async def test_hanging_hook_times_out(h: Harness) -> None:
     h.hooks(group("PreToolUse", cmd(hang, timeout=1)))
     started = time.monotonic()
     verdict = await h.fire("PreToolUse", **TOOL)
-    assert time.monotonic() - started < 1 + 0.5
+    assert time.monotonic() - started < GENEROUS_BOUND
     assert verdict.decision is None
     [record] = h.audit()
     assert record["status"] == "timeout" and record["error"] == "timed out after 1s"
-    assert not any(alive(int(pid)) for pid in pids.read_text().split())
+    assert eventually(lambda: not any(alive(int(pid)) for pid in pids.read_text().split()))
 
 
 async def test_background_child_holding_stdout(h: Harness) -> None:
@@ -37,7 +39,7 @@ async def test_background_child_holding_stdout(h: Harness) -> None:
     verdict = await h.fire("Stop", stop_hook_active=False)
     assert time.monotonic() - started < 10
     assert verdict.decision == "block" and verdict.reason == "keep going"
-    assert not alive(int(pidfile.read_text()))
+    assert eventually(lambda: not alive(int(pidfile.read_text())))
     assert h.audit()[0]["status"] == "ok"
 
 

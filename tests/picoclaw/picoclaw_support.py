@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bounds import GENEROUS_BOUND
 from hookwright.dialects.picoclaw.loader import discover
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput
@@ -76,7 +77,7 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def wait_dead(pids: list[int], timeout: float = 5.0) -> list[int]:
+def wait_dead(pids: list[int], timeout: float = GENEROUS_BOUND) -> list[int]:
     """The pids still alive after waiting up to `timeout`."""
     deadline = time.monotonic() + timeout
     while True:
@@ -86,7 +87,7 @@ def wait_dead(pids: list[int], timeout: float = 5.0) -> list[int]:
         time.sleep(0.02)
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+async def until(predicate: Callable[[], bool], timeout: float = GENEROUS_BOUND) -> bool:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from picoclaw_support import Pico, until
 
+from bounds import GENEROUS_BOUND, SLOW
 from hookwright.dialects.picoclaw import attach_observers, registered_processes
 from hookwright.dialects.picoclaw.observe import legacy_event_params, runtime_event_params
 from hookwright.observers import RuntimeEvent
@@ -101,13 +102,13 @@ async def test_publishing_never_waits_for_a_stuck_observer(pico: Pico) -> None:
     hook = observer(
         pico,
         ["*"],
-        spec={"hello": {"delay": 30, "result": {}}},
+        spec={"hello": {"delay": SLOW, "result": {}}},
     )
     started = time.monotonic()
     for n in range(200):
         pico.engine.publish("agent.llm.delta", {"ContentDeltaLen": n})
-    assert time.monotonic() - started < 0.5
-    pico.engine.observers.drain(timeout=2)
+    assert time.monotonic() - started < GENEROUS_BOUND
+    pico.engine.observers.drain(timeout=GENEROUS_BOUND)
     (target,) = registered_processes(pico.engine)
     # 64 notifications wait for the slow handshake; the rest are dropped and counted.
     assert target.rpc.dropped_notifications == 200 - 64

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from picoclaw_support import HookProc, alive, until, wait_dead
 
+from bounds import GENEROUS_BOUND, SLOW, FakeClock
 from hookwright.transports.rpc import (
     RestartPolicy,
     RpcProcess,
@@ -94,7 +95,7 @@ async def test_hello_never_answered_times_out(rpc: Factory) -> None:
     started = time.monotonic()
     with pytest.raises(RpcProcessError, match=r"no hook\.hello answer within 0\.3s"):
         await process.start()
-    assert time.monotonic() - started < 0.3 + 0.5
+    assert time.monotonic() - started < GENEROUS_BOUND
     assert wait_dead(hook.pids()) == []
 
 
@@ -187,7 +188,7 @@ async def test_unusable_responses_are_skipped_and_the_call_times_out(
     started = time.monotonic()
     with pytest.raises(TimeoutError):
         await process.call("hook.before_tool", {}, timeout=0.5)
-    assert time.monotonic() - started < 0.5 + 0.5
+    assert time.monotonic() - started < GENEROUS_BOUND
     assert logged in caplog.text
     assert await process.call("hook.before_tool", {}) == {}
 
@@ -231,7 +232,7 @@ async def test_crash_mid_call_fails_every_pending_call_at_once(rpc: Factory) -> 
     process, hook = rpc(
         {
             "methods": {
-                "hook.slow": [{"delay": 30, "result": "never"}],
+                "hook.slow": [{"delay": SLOW, "result": "never"}],
                 "hook.die": [{"delay": 0.2, "exit": 3}],
             }
         },
@@ -246,29 +247,31 @@ async def test_crash_mid_call_fails_every_pending_call_at_once(rpc: Factory) -> 
     for call in slow:
         with pytest.raises(RpcProcessError, match="exited with code 3"):
             await call
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < GENEROUS_BOUND
     assert not alive(pid)
     with pytest.raises(RpcUnavailable, match="restart in"):
         await process.call("hook.before_tool", {})
 
 
 async def test_restart_after_backoff_with_exponential_growth(rpc: Factory) -> None:
-    policy = RestartPolicy(initial_backoff=0.2, multiplier=2.0, max_backoff=10)
-    process, hook = rpc({"methods": {"hook.die": [{"exit": 1}]}}, restart=policy)
+    clock = FakeClock()
+    policy = RestartPolicy(initial_backoff=0.5, multiplier=2.0, max_backoff=10)
+    process, hook = rpc({"methods": {"hook.die": [{"exit": 1}]}}, restart=policy, clock=clock)
     with pytest.raises(RpcProcessError):
         await process.call("hook.die", {})
     first_pid = started_pid(hook)
-    with pytest.raises(RpcUnavailable):
+    clock.advance(0.25)
+    with pytest.raises(RpcUnavailable, match=r"restart in 0\.25s"):
         await process.call("hook.before_tool", {})
-    await asyncio.sleep(0.25)
+    clock.advance(0.25)
     with pytest.raises(RpcProcessError, match="exited"):
         await process.call("hook.die", {})
     assert process.restarts == 1 and process.failures == 2
-    # The second failure doubles the window: 0.25 s later it is still closed.
-    await asyncio.sleep(0.25)
-    with pytest.raises(RpcUnavailable):
+    # The second failure doubles the window: 0.5 s later it is still closed.
+    clock.advance(0.5)
+    with pytest.raises(RpcUnavailable, match=r"restart in 0\.50s"):
         await process.call("hook.before_tool", {})
-    await asyncio.sleep(0.2)
+    clock.advance(0.5)
     assert await process.call("hook.before_tool", {}) == {}
     assert process.restarts == 2 and process.failures == 0
     pids = [start["pid"] for start in hook.events("start")]
@@ -287,12 +290,13 @@ async def test_restart_disabled_keeps_the_process_down(rpc: Factory) -> None:
 
 
 async def test_max_restarts_is_honoured(rpc: Factory) -> None:
+    clock = FakeClock()
     policy = RestartPolicy(initial_backoff=0.01, max_restarts=1)
-    process, hook = rpc({"methods": {"hook.die": [{"exit": 1}]}}, restart=policy)
+    process, hook = rpc({"methods": {"hook.die": [{"exit": 1}]}}, restart=policy, clock=clock)
     for _ in range(2):
         with pytest.raises(RpcProcessError):
             await process.call("hook.die", {})
-        await asyncio.sleep(0.05)
+        clock.advance(policy.max_backoff)
     with pytest.raises(RpcProcessError, match="restart limit reached"):
         await process.call("hook.before_tool", {})
     assert len(hook.events("start")) == 2
@@ -302,24 +306,24 @@ async def test_max_restarts_is_honoured(rpc: Factory) -> None:
 
 
 async def test_close_ends_a_well_behaved_process_through_stdin(rpc: Factory) -> None:
-    process, hook = rpc()
+    process, hook = rpc(close_timeout=SLOW, term_timeout=SLOW)
     await process.start()
     pid = started_pid(hook)
     started = time.monotonic()
     await process.aclose()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < GENEROUS_BOUND
     assert hook.events("eof") and not alive(pid)
     with pytest.raises(RpcProcessError, match="closed"):
         await process.call("hook.before_tool", {})
 
 
 async def test_close_sends_sigterm_to_a_process_ignoring_stdin(rpc: Factory) -> None:
-    process, hook = rpc({"on_eof": "ignore"}, close_timeout=0.3)
+    process, hook = rpc({"on_eof": "ignore"}, close_timeout=0.3, term_timeout=SLOW)
     await process.start()
     pid = started_pid(hook)
     started = time.monotonic()
     await process.aclose()
-    assert 0.3 <= time.monotonic() - started < 0.3 + 0.5
+    assert 0.3 <= time.monotonic() - started < GENEROUS_BOUND
     assert hook.events("eof") and not alive(pid)
 
 
@@ -334,12 +338,12 @@ async def test_close_kills_a_process_ignoring_stdin_and_sigterm(rpc: Factory) ->
     assert len(pids) == 2 and all(alive(pid) for pid in pids)
     started = time.monotonic()
     await process.aclose()
-    assert time.monotonic() - started < 0.4 + 0.5
-    assert wait_dead(pids, timeout=2) == []
+    assert 0.4 <= time.monotonic() - started < GENEROUS_BOUND
+    assert wait_dead(pids) == []
 
 
 async def test_close_fails_pending_calls(rpc: Factory) -> None:
-    process, _ = rpc({"methods": {"hook.slow": [{"delay": 30}]}}, close_timeout=0.1)
+    process, _ = rpc({"methods": {"hook.slow": [{"delay": SLOW}]}}, close_timeout=0.1)
     await process.start()
     pending = asyncio.ensure_future(process.call("hook.slow", {}))
     await asyncio.sleep(0.1)
@@ -406,7 +410,7 @@ async def test_notify_nowait_from_another_thread_never_blocks(rpc: Factory) -> N
 
     thread = threading.Thread(target=worker)
     thread.start()
-    thread.join(timeout=2)
+    thread.join(timeout=GENEROUS_BOUND)
     assert sent == [True] * 5
     assert await until(lambda: len(hook.messages("hook.event")) == 5)
     assert sorted(m["params"]["n"] for m in hook.messages("hook.event")) == list(range(5))
@@ -425,4 +429,4 @@ async def test_sigterm_reaches_the_whole_group_on_close(rpc: Factory) -> None:
     await process.start()
     child = hook.events("start")[0]["child_pid"]
     await process.aclose()
-    assert wait_dead([child], timeout=2) == []
+    assert wait_dead([child]) == []

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bounds import eventually
 from hookwright.runtime.tools import bash as bash_module
 from hookwright.runtime.tools.base import ToolContext, ToolInputError, ToolOutput
 from hookwright.runtime.tools.bash import BashTool, CappedText, split_budget
@@ -158,7 +159,7 @@ async def test_timeout_kills_the_whole_process_group(ctx: ToolContext) -> None:
     assert output.error.splitlines()[0] == "Exit code 143"
     assert "timed out after 300 ms" in output.error
     child = int(output.data["stdout"])
-    assert not running(child)
+    assert eventually(lambda: not running(child))
 
 
 async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(ctx: ToolContext) -> None:
@@ -168,7 +169,7 @@ async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(ctx: ToolCon
     assert output.data["interrupted"] is True
     assert output.error is not None
     assert output.error.splitlines()[0] == "Exit code 137"
-    assert not running(int(output.data["stdout"]))
+    assert eventually(lambda: not running(int(output.data["stdout"])))
 
 
 async def test_default_timeout_applies_when_none_is_given(
@@ -191,7 +192,7 @@ async def test_background_child_holding_stdout_is_stopped_after_bash_exits(
     assert output.data["interrupted"] is False
     assert not output.is_error
     assert "Background processes" in output.content
-    assert not running(int(output.data["stdout"]))
+    assert eventually(lambda: not running(int(output.data["stdout"])))
 
 
 async def test_background_child_with_redirected_output_does_not_delay_the_result(
@@ -222,8 +223,7 @@ async def test_cancellation_kills_the_process_group_and_reraises(ctx: ToolContex
     with pytest.raises(asyncio.CancelledError):
         await task
 
-    assert not running(child)
-    assert not running(shell)
+    assert eventually(lambda: not running(child) and not running(shell))
 
 
 async def test_run_in_background_is_accepted_and_run_in_the_foreground(
@@ -318,7 +318,7 @@ async def test_cancellation_while_starting_leaves_nothing_behind(
     assert task in done, "the cancelled call is waiting for a leaked background child"
     assert task.cancelled()
     if pid_file.exists():
-        assert not running(int(pid_file.read_text()))
+        assert eventually(lambda: not running(int(pid_file.read_text())))
 
 
 async def test_cancellation_during_a_slow_start_still_kills_the_group(
@@ -347,4 +347,4 @@ async def test_cancellation_during_a_slow_start_still_kills_the_group(
     with pytest.raises(asyncio.CancelledError):
         await task
 
-    assert not running(int(pid_file.read_text()))
+    assert eventually(lambda: not running(int(pid_file.read_text())))

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bounds import GENEROUS_BOUND, SLOW
 from hookwright.transports.http import check_destination, clean_header_value, post_json
 
 
@@ -63,7 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/redirect":
             self._reply(302, b"", {"Location": "/json"})
         elif self.path == "/slow":
-            self.server.seen.release.wait(10)
+            self.server.seen.release.wait(SLOW)
             self._reply(200, b"{}")
         else:
             self._reply(404, b"not found")
@@ -81,7 +82,7 @@ def server() -> Iterator[tuple[str, Seen]]:
         httpd.seen.release.set()
         httpd.shutdown()
         httpd.server_close()
-        thread.join(5)
+        thread.join(GENEROUS_BOUND)
         assert not thread.is_alive()
 
 
@@ -120,7 +121,7 @@ async def test_timeout(server: tuple[str, Seen]) -> None:
     outcome = await post_json(f"{base}/slow", {}, timeout=0.3)
     assert outcome.timed_out and outcome.status is None
     assert outcome.error == "timed out after 0.3s"
-    assert time.monotonic() - started < 0.3 + 0.5
+    assert time.monotonic() - started < GENEROUS_BOUND
 
 
 async def test_connection_refused() -> None:

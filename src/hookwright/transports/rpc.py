@@ -15,7 +15,8 @@
   is not a positive integer or matches nothing is logged and skipped (the matching call then
   times out); a line longer than `max_line` is discarded up to its newline without stalling;
 * when the process exits every pending call fails at once; the next call after the backoff
-  window of `RestartPolicy` spawns it again, calls before that fail immediately;
+  window of `RestartPolicy` spawns it again, calls before that fail immediately (the window is
+  measured on the process's `clock`, `time.monotonic` unless a test injects another);
 * `aclose` closes stdin, waits `close_timeout`, then sends SIGTERM and finally SIGKILL to the
   process group.
 
@@ -669,6 +670,7 @@ class RpcProcess:
         max_line: int = MAX_LINE,
         max_pending_notifications: int = 64,
         io: IoLoop | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not argv:
             raise ValueError(f"hook {name}: command is required")
@@ -685,6 +687,8 @@ class RpcProcess:
         self.restart = restart if restart is not None else RestartPolicy()
         self.max_line = max_line
         self.max_pending_notifications = max_pending_notifications
+        #: Seconds on a monotonic scale; the restart backoff is measured on it (tests inject one).
+        self.clock = clock
         #: Processes spawned successfully after the first one.
         self.restarts = 0
         #: Consecutive failures since the last successful call.
@@ -899,7 +903,7 @@ class RpcProcess:
             raise RpcProcessError(f"hook {self.name}: process is down, restart disabled{why}")
         if policy.max_restarts is not None and self.restarts >= policy.max_restarts:
             raise RpcProcessError(f"hook {self.name}: process is down, restart limit reached{why}")
-        wait = self._next_start - time.monotonic()
+        wait = self._next_start - self.clock()
         if wait > 0:
             raise RpcUnavailable(f"hook {self.name}: process is down, restart in {wait:.2f}s{why}")
 
@@ -951,7 +955,7 @@ class RpcProcess:
     def _record_failure(self, exc: BaseException) -> None:
         self.failures += 1
         self.last_error = str(exc) or type(exc).__name__
-        self._next_start = time.monotonic() + self.restart.backoff(self.failures)
+        self._next_start = self.clock() + self.restart.backoff(self.failures)
 
     def _on_exit(self, conn: _Connection) -> None:
         if self._conn is not conn:
