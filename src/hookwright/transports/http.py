@@ -230,7 +230,9 @@ def check_destination(url: str) -> str | None:
 
 
 class _PinnedBackend(httpcore.AsyncNetworkBackend):
-    """Opens every TCP connection to the checked addresses of one destination, in order."""
+    """Opens every TCP connection to the checked addresses of one destination, in order,
+    whatever host httpcore names (one client per request, redirects never followed: the
+    only host is the checked one)."""
 
     def __init__(self, destination: Destination) -> None:
         self._destination = destination
@@ -244,11 +246,8 @@ class _PinnedBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        wanted = self._destination
-        if host.lower() != wanted.host.lower() or port != wanted.port:
-            raise httpcore.ConnectError(f"{host}:{port} was not checked")
         failure: httpcore.ConnectError | None = None
-        for address in wanted.addresses:
+        for address in self._destination.addresses:
             try:
                 return await self._backend.connect_tcp(
                     str(address),
