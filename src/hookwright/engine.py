@@ -11,10 +11,11 @@ one. Stages run in order; each stage sees the input as rewritten by the stages b
 terminal verdict (deny, block, defer, respond, abort, continue: false) ends the dispatch after
 its stage.
 
-Failure is a value: a timeout, exception or bad return becomes a result with status
-`timeout`/`error`. With `on_error: block` it also blocks (deny on PreToolUse and
-PermissionRequest, block elsewhere); otherwise the dispatch goes on as if the hook had no
-opinion. Nothing a hook does escapes `dispatch`.
+Failure is a value: a timeout, exception (any `BaseException`, `SystemExit` included) or bad
+return becomes a result with status `timeout`/`error`. With `on_error: block` it also blocks
+(deny on PreToolUse and PermissionRequest, block elsewhere); otherwise the dispatch goes on as
+if the hook had no opinion. Nothing a hook does escapes `dispatch`: only the host's own
+KeyboardInterrupt and the cancellation of the dispatch itself propagate.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ from hookwright.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.observers import ObserverBus, ObserverFunc
 from hookwright.results import Decision, HookResult, Status, Verdict, failed_dispatch
 from hookwright.services import Services
-from hookwright.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
+from hookwright.spec import HookSpec, Mode, OnError, PythonHandler, RunContext, escapes_hook
+from hookwright.transports.workers import HookCrashed
 
 log = logging.getLogger("hookwright.engine")
 
@@ -458,7 +460,9 @@ class HookEngine:
                 try:
                     raw = handler.func(inp)
                     result = raw if raw is None or type(raw) is HookResult else handler.decode(raw)
-                except Exception as exc:
+                except BaseException as exc:
+                    if escapes_hook(exc):
+                        raise
                     result = _error_result(spec, Status.error, _describe_exception(exc))
                 finished = perf()
                 if result is None:
@@ -477,7 +481,9 @@ class HookEngine:
             try:
                 raw = handler.func(current)
                 result = raw if raw is None or type(raw) is HookResult else handler.decode(raw)
-            except Exception as exc:
+            except BaseException as exc:
+                if escapes_hook(exc):
+                    raise
                 result = _error_result(spec, Status.error, _describe_exception(exc))
             duration = perf() - started
             if result is None:
@@ -547,9 +553,9 @@ class HookEngine:
                     result = await spec.handler(inp, RunContext(spec, timeout, self.services))
         except TimeoutError:
             result = _error_result(spec, Status.timeout, f"timed out after {timeout:g}s")
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
+        except BaseException as exc:
+            if escapes_hook(exc):
+                raise
             result = _error_result(spec, Status.error, _describe_exception(exc))
         duration = time.perf_counter_ns() - started
         return spec, _finish(spec, result, duration), duration
@@ -593,6 +599,7 @@ class HookEngine:
         self.audit.close()
         self.observers.close()
         self.services.io.close()
+        self.services.workers.close()
         with self._loop_lock:
             if self._loop_thread is not None:
                 self._loop_thread.stop()
@@ -633,6 +640,8 @@ def plan_stages(selected: list[HookSpec]) -> list[list[HookSpec]]:
 
 
 def _describe_exception(exc: BaseException) -> str:
+    if isinstance(exc, HookCrashed):
+        return str(exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

@@ -10,7 +10,10 @@ so two sessions in one process never share a model, an inbox, an I/O loop or a c
 * `inbox`: where asynchronous hooks (Claude Code ``async``/``asyncRewake``) deliver when they
   finish;
 * `io`: the event loop the session's hook processes (PicoClaw JSON-RPC) do their I/O on;
-* `counters`: per-session numbering handlers need (one ``CLAUDE_ENV_FILE`` per hook).
+* `counters`: per-session numbering handlers need (one ``CLAUDE_ENV_FILE`` per hook);
+* `workers`: the bounded thread pool timed sync Python hooks and PicoClaw sync builtins run
+  on (never the event loop's default executor); its `abandoned` and `stuck` counters show
+  hooks that outlived their timeout.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Literal
 
 from hookwright.inbox import AsyncInbox
 from hookwright.transports.ioloop import IoLoop
+from hookwright.transports.workers import WorkerPool
 
 ModelKind = Literal["prompt", "agent"]
 
@@ -79,6 +83,7 @@ class Services:
     inbox: AsyncInbox = field(default_factory=AsyncInbox)
     io: IoLoop = field(default_factory=IoLoop)
     counters: Counters = field(default_factory=Counters)
+    workers: WorkerPool = field(default_factory=WorkerPool)
 
 
 __all__ = ["Counters", "HookModelRequest", "ModelEvaluator", "ModelKind", "Services"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -88,10 +89,26 @@ def decode_native(value: Any) -> HookResult | None:
     raise HookReturnError(f"returned {type(value).__name__}, expected HookResult, dict or None")
 
 
+def escapes_hook(exc: BaseException) -> bool:
+    """Whether `exc`, raised while a hook ran, must propagate instead of becoming the hook's
+    error result: a KeyboardInterrupt on the main thread (the host's Ctrl-C; on any other
+    thread it can only come from the hook) or the cancellation of the dispatching task."""
+    if isinstance(exc, KeyboardInterrupt):
+        return threading.current_thread() is threading.main_thread()
+    if isinstance(exc, asyncio.CancelledError):
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:
+            return False
+        return task is not None and task.cancelling() > 0
+    return False
+
+
 class PythonHandler:
     """An in-process callable. Sync callables without a timeout run inline on the dispatching
-    thread (the fast path); with a timeout they run in a worker thread that the dispatch stops
-    waiting for at the limit. Async callables are awaited and cancelled at the limit."""
+    thread (the fast path); with a timeout they run on the session's bounded worker pool
+    (`Services.workers`), which the dispatch stops waiting for at the limit, abandoning the
+    thread. Async callables are awaited and cancelled at the limit."""
 
     __slots__ = ("decode", "func", "is_async")
 
@@ -110,7 +127,7 @@ class PythonHandler:
         if self.is_async:
             return self.decode(await self.func(inp))
         if ctx.timeout is not None:
-            return self.decode(await asyncio.to_thread(self.func, inp))
+            return self.decode(await ctx.services.workers.run(self.func, inp, name=ctx.spec.name))
         return self.decode(self.func(inp))
 
 

@@ -259,6 +259,9 @@ class _Handler(BaseHTTPRequestHandler):
         )
         if self.path == "/slow":
             endpoint.release.wait(SLOW)
+        if self.path == "/endless":
+            self._endless(endpoint.release)
+            return
         status, text, headers = endpoint.replies.get(self.path, (404, "", {}))
         data = text.encode()
         self.send_response(status)
@@ -267,6 +270,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def _endless(self, release: threading.Event) -> None:
+        """200 with a body without length until the client goes away (at most a minute)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        deadline = time.monotonic() + 60
+        try:
+            while time.monotonic() < deadline and not release.is_set():
+                self.wfile.write(b" " * 65536)
+        except OSError:
+            pass
 
 
 @pytest.fixture

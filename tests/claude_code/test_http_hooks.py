@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -9,6 +10,7 @@ import httpx
 import pytest
 
 from bounds import GENEROUS_BOUND
+from hookwright import Status
 
 from .conftest import Endpoint, Harness, group
 from .expect import TOOL, check
@@ -169,3 +171,31 @@ async def test_private_destination_is_refused_before_connecting(
     verdict = await h.fire("PreToolUse", **TOOL)
     check(verdict, {"decision": None, "status": "error", "error_has": "destination refused"})
     assert h.audit()[0]["error"].startswith("destination refused")
+
+
+async def test_an_endless_reply_stops_at_the_cap(h: Harness, endpoint: Endpoint) -> None:
+    h.hooks(group("PreToolUse", http(f"{endpoint.base}/endless", timeout=60)))
+    started = time.monotonic()
+    verdict = await h.fire("PreToolUse", **TOOL)
+    assert time.monotonic() - started < 30
+    check(verdict, {"decision": None, "status": "error", "error_has": "exceeds 10000000 bytes"})
+
+
+async def test_hung_timed_python_hooks_do_not_starve_http_hooks(
+    h: Harness, endpoint: Endpoint
+) -> None:
+    """Eight hooks stuck past their timeout (more threads than the event loop's default
+    executor has on this machine): an HTTP hook whose host needs a DNS lookup still answers."""
+    gate = threading.Event()
+    for index in range(8):
+        h.engine.add(lambda inp: gate.wait(60), "Notification", timeout=0.2, name=f"hung{index}")
+    try:
+        stuck = await h.fire("Notification", message="hi")
+        assert [r.status for r in stuck.results] == [Status.timeout] * 8
+        assert h.engine.services.workers.stuck == 8
+        url = endpoint.reply("/deny", DENY).replace("127.0.0.1", "localhost")
+        h.hooks(group("PreToolUse", http(url, timeout=10), matcher="Bash"))
+        check(await h.fire("PreToolUse", **TOOL), {"decision": "deny", "reason": "remote policy"})
+        assert [r["path"] for r in endpoint.requests] == ["/deny"]
+    finally:
+        gate.set()

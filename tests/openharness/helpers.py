@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -223,6 +224,20 @@ class HookServer:
         return self.url + path
 
 
+def stream_endlessly(handler: BaseHTTPRequestHandler, release: threading.Event) -> None:
+    """Answer 200 with a body without length until the client goes away (at most a minute)."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.end_headers()
+    chunk = b"{" * 65536
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and not release.is_set():
+            handler.wfile.write(chunk)
+    except OSError:
+        pass
+
+
 def server_handler(holder: dict[str, HookServer]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def _serve(self) -> None:
@@ -234,6 +249,9 @@ def server_handler(holder: dict[str, HookServer]) -> type[BaseHTTPRequestHandler
             )
             if self.path == "/hang":
                 server.release.wait(30)
+            if self.path == "/endless":
+                stream_endlessly(self, server.release)
+                return
             reply = server.replies.get(self.path, Reply(404, "no such hook"))
             data = reply.body.encode()
             self.send_response(reply.status)

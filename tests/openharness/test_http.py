@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from typing import Any
 
 from hookwright import Decision, HookEngine, Status
@@ -149,3 +150,18 @@ async def test_other_methods_send_the_envelope(
     await engine.dispatch(tool_call(command="ls"))
     (request,) = http_server.requests
     assert request.method == "PUT" and json.loads(request.body)["tool_input"] == {"command": "ls"}
+
+
+async def test_get_stops_reading_an_endless_body_at_the_cap(
+    ws: Workspace, engine: HookEngine, http_server: HookServer
+) -> None:
+    http_hook(ws, f"{http_server.url}/endless", method="GET", timeout_seconds=60)
+    install_ws(engine, ws)
+    started = time.monotonic()
+    verdict = await engine.dispatch(tool_call(command="ls"))
+    assert time.monotonic() - started < 30
+    (result,) = verdict.results
+    assert result.status is Status.error
+    assert result.error is not None and "response body exceeds 10000000 bytes" in result.error
+    assert verdict.updated_input is None
+    assert [r.method for r in http_server.requests] == ["GET"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 import threading
@@ -15,13 +16,22 @@ import httpx
 import pytest
 
 from bounds import GENEROUS_BOUND, SLOW
-from hookwright.transports.http import check_destination, clean_header_value, post_json
+from hookwright.transports.http import (
+    MAX_BODY,
+    DestinationRefused,
+    check_destination,
+    check_url,
+    clean_header_value,
+    get,
+    post_json,
+)
 
 
 @dataclass
 class Seen:
     requests: list[dict[str, Any]] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
+    streamed: int = 0
 
 
 class _Server(ThreadingHTTPServer):
@@ -66,8 +76,31 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/slow":
             self.server.seen.release.wait(SLOW)
             self._reply(200, b"{}")
+        elif self.path == "/endless":
+            self._endless()
         else:
             self._reply(404, b"not found")
+
+    def do_GET(self) -> None:
+        self.server.seen.requests.append({"path": self.path, "headers": dict(self.headers.items())})
+        if self.path == "/endless":
+            self._endless()
+        else:
+            self._reply(200, b'{"ok": true}', {"Content-Type": "application/json"})
+
+    def _endless(self) -> None:
+        """Stream without a length until the client goes away (or a minute passes)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        chunk = b"{" * 65536
+        deadline = time.monotonic() + 60
+        try:
+            while time.monotonic() < deadline and not self.server.seen.release.is_set():
+                self.wfile.write(chunk)
+                self.server.seen.streamed += len(chunk)
+        except OSError:
+            pass
 
 
 @pytest.fixture
@@ -191,6 +224,39 @@ def test_clean_header_value() -> None:
         ("http://[::]/x", True),
         ("http://[ff02::1]/x", True),
         ("http://[::ffff:10.0.0.1]/x", True),
+        ("http://[::ffff:127.0.0.1]:9/x", False),
+        ("http://[::169.254.169.254]/x", True),
+        ("http://[::ffff:169.254.169.254]/x", True),
+        ("http://[::ffff:a9fe:a9fe]/x", True),
+        ("http://[::127.0.0.1]/x", True),
+        ("http://[::8.8.8.8]/x", False),
+        ("http://[64:ff9b::169.254.169.254]/x", True),
+        ("http://[64:ff9b::a00:1]/x", True),
+        ("http://[64:ff9b::7f00:1]/x", True),
+        ("http://[64:ff9b::8.8.8.8]/x", False),
+        ("http://[64:ff9b:1::1]/x", True),
+        ("http://[2002:a9fe:a9fe::1]/x", True),
+        ("http://[2002:c0a8:0101::]/x", True),
+        ("http://[2002:7f00:1::]/x", True),
+        ("http://[2002:808:808::1]/x", False),
+        ("http://[2001:db8::1]/x", True),
+        ("http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x", True),
+        ("http://[100::1]/x", True),
+        ("http://[fec0::1]/x", True),
+        ("http://[3fff::1]/x", True),
+        ("http://[2606:4700:4700::1111]/x", False),
+        ("http://198.18.0.1/x", True),
+        ("http://198.19.255.254/x", True),
+        ("http://192.0.0.1/x", True),
+        ("http://192.0.0.8/x", True),
+        ("http://192.0.0.170/x", True),
+        ("http://192.0.2.10/x", True),
+        ("http://198.51.100.7/x", True),
+        ("http://203.0.113.7/x", True),
+        ("http://240.0.0.1/x", True),
+        ("http://255.255.255.255/x", True),
+        ("http://192.88.99.1/x", True),
+        ("http://1.1.1.1/x", False),
         ("ftp://127.0.0.1/x", True),
         ("file:///etc/passwd", True),
         ("http:///nohost", True),
@@ -200,3 +266,118 @@ def test_clean_header_value() -> None:
 def test_check_destination(url: str, refused: bool) -> None:
     reason = check_destination(url)
     assert (reason is not None) == refused, reason
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::169.254.169.254]/latest/meta-data",
+        "http://[64:ff9b::a9fe:a9fe]/",
+        "http://[2002:a9fe:a9fe::]/",
+        "http://198.18.0.1/",
+        "http://192.0.0.1/",
+        "http://192.0.2.1/",
+        "http://240.0.0.1/",
+    ],
+)
+async def test_embedded_and_reserved_forms_are_refused_before_connecting(url: str) -> None:
+    with pytest.raises(DestinationRefused):
+        await check_url(url)
+    outcome = await post_json(url, {}, timeout=10)
+    assert outcome.status is None
+    assert outcome.error is not None and outcome.error.startswith("destination refused:")
+
+
+async def test_a_name_resolving_to_a_blocked_address_is_refused() -> None:
+    async def resolver(host: str, port: int) -> list[Any]:
+        return [ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("64:ff9b::a9fe:a9fe")]
+
+    outcome = await get("http://hook.invalid/x", resolver=resolver, timeout=10)
+    assert outcome.error is not None
+    assert outcome.error.startswith("destination refused: hook.invalid: address 64:ff9b::a9fe:a9fe")
+
+
+class FlippingResolver:
+    """Answers loopback first and a private address on every later lookup (a rebinding DNS)."""
+
+    def __init__(self) -> None:
+        self.lookups: list[tuple[str, int]] = []
+
+    async def __call__(self, host: str, port: int) -> list[Any]:
+        self.lookups.append((host, port))
+        answer = "127.0.0.1" if len(self.lookups) == 1 else "10.0.0.1"
+        return [ipaddress.ip_address(answer)]
+
+
+@pytest.mark.parametrize("method", ["POST", "GET"])
+async def test_the_connection_goes_to_the_checked_address(
+    server: tuple[str, Seen], monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """`hook.invalid` never resolves in real DNS and the resolver flips after its first
+    answer: only a connection pinned to the checked 127.0.0.1 reaches the server."""
+    base, seen = server
+    port = int(base.rsplit(":", 1)[1])
+    resolver = FlippingResolver()
+    monkeypatch.setattr("hookwright.transports.http.resolve_host", resolver)
+    url = f"http://hook.invalid:{port}/json"
+    if method == "GET":
+        outcome = await get(url, timeout=10)
+    else:
+        outcome = await post_json(url, {"n": 1}, timeout=10)
+    assert (outcome.status, outcome.error) == (200, None)
+    assert resolver.lookups == [("hook.invalid", port)]
+    [request] = seen.requests
+    assert request["headers"]["Host"] == f"hook.invalid:{port}"
+
+
+async def test_tls_names_the_original_host() -> None:
+    """The pinned TLS connection sends the URL's host name as SNI (read from the ClientHello
+    a plain TCP listener on 127.0.0.1 receives)."""
+    received = bytearray()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        listener.settimeout(10)
+        port = listener.getsockname()[1]
+
+        def accept() -> None:
+            connection, _ = listener.accept()
+            with connection:
+                connection.settimeout(10)
+                received.extend(connection.recv(16384))
+
+        thread = threading.Thread(target=accept)
+        thread.start()
+        resolver = FlippingResolver()
+        outcome = await post_json(
+            f"https://hooks.example.test:{port}/x", {}, resolver=resolver, timeout=10
+        )
+        thread.join(10)
+    assert not thread.is_alive()
+    assert outcome.status is None and outcome.error is not None
+    assert received[:1] == b"\x16"
+    assert b"hooks.example.test" in received
+    assert resolver.lookups == [("hooks.example.test", port)]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_an_endless_body_stops_at_the_cap(server: tuple[str, Seen], method: str) -> None:
+    base, seen = server
+    started = time.monotonic()
+    if method == "GET":
+        outcome = await get(f"{base}/endless", timeout=60)
+    else:
+        outcome = await post_json(f"{base}/endless", {}, timeout=60)
+    assert time.monotonic() - started < 30
+    assert outcome.status == 200 and outcome.truncated
+    assert outcome.error == f"response body exceeds {MAX_BODY} bytes"
+    assert len(outcome.text) <= MAX_BODY
+    seen.release.set()
+
+
+async def test_a_small_cap_stops_early(server: tuple[str, Seen]) -> None:
+    base, seen = server
+    outcome = await get(f"{base}/endless", timeout=60, max_body=100_000)
+    assert outcome.error == "response body exceeds 100000 bytes" and outcome.truncated
+    assert len(outcome.text) <= 100_000
+    seen.release.set()

@@ -1,33 +1,50 @@
-"""One JSON request to a hook endpoint, with an SSRF guard.
+"""One JSON request to a hook endpoint, with an SSRF guard and a pinned connection.
 
-The guard (:func:`check_destination`) refuses non-http(s) URLs and any host that resolves to a
-private, shared (CGNAT), link-local, unspecified or multicast address; loopback is allowed so
-a hook server on the same machine works. It runs before any connection is opened.
+The guard (:func:`check_url`) refuses non-http(s) URLs and any host that resolves to an
+address a hook may not reach (:func:`blocked_reason`): private, shared (CGNAT), link-local,
+unspecified, multicast, reserved, documentation, benchmarking and every other special-purpose
+range (the networks named in `BLOCKED_NETWORKS`, and whatever else `ipaddress` does not call
+globally reachable), including IPv4 addresses embedded in IPv6 (``::a.b.c.d``, NAT64
+``64:ff9b::/96``, 6to4 ``2002::/16``). Loopback (``127.0.0.0/8``, ``::1`` and its
+``::ffff:`` mapped form) is allowed so a hook server on the same machine works; loopback
+embedded in a translated form is not (it is the translator's loopback, not this machine's).
 
-Known limits, by design: the address is checked at resolution time and httpx resolves again
-when connecting, so a DNS answer that changes between the two (rebinding) is not caught; and
-proxies from the environment are ignored (``trust_env=False``) so the guard always applies.
+The connection then goes to the addresses that were checked, never to a second DNS answer
+(:class:`PinnedTransport`): the URL's host still names the Host header, TLS SNI and the
+certificate check. Resolution runs on a small thread pool of its own, so neither the event
+loop's default executor nor the hook worker pool can starve it. Proxies from the environment
+are ignored (``trust_env=False``) so the guard always applies, and redirects are never
+followed: a 3xx is returned as is.
 
-Redirects are never followed: a 3xx is returned as is.
+Bodies are streamed for every method and reading stops at `max_body` bytes, with an error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import json
 import socket
+import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
+
+from hookwright.transports.workers import WorkerPool
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-#: Networks a hook request may never reach (loopback is deliberately absent).
+#: Resolves a host name to the addresses a connection may use (port for the lookup).
+Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
+
+#: Networks a hook request may never reach, named in refusals (loopback is deliberately
+#: absent). Any other address `ipaddress` does not call globally reachable is refused too.
 BLOCKED_NETWORKS: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
     ipaddress.ip_network(net)
     for net in (
@@ -36,18 +53,48 @@ BLOCKED_NETWORKS: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tu
         "100.64.0.0/10",
         "169.254.0.0/16",
         "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.88.99.0/24",
         "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
         "224.0.0.0/4",
-        "255.255.255.255/32",
+        "240.0.0.0/4",
         "::/128",
+        "64:ff9b:1::/48",
+        "100::/64",
+        "2001::/23",
+        "2001:db8::/32",
+        "3fff::/20",
         "fc00::/7",
         "fe80::/10",
+        "fec0::/10",
         "ff00::/8",
     )
 )
 
-#: Response bodies longer than this are cut (and `truncated` set).
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+#: Response bodies longer than this are refused (reading stops there).
 MAX_BODY = 10_000_000
+
+_DNS_POOL = WorkerPool(4, name="hookwright-dns", idle_seconds=10.0)
+
+
+class DestinationRefused(ValueError):
+    """A URL the guard refuses; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    """A checked URL: its host and port and the addresses a connection may go to."""
+
+    host: str
+    port: int
+    addresses: tuple[IPAddress, ...]
 
 
 @dataclass(slots=True)
@@ -67,56 +114,182 @@ class HttpOutcome:
 
 def blocked_reason(address: IPAddress) -> str | None:
     """Why `address` may not be contacted, or None when it may."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return blocked_reason(address.ipv4_mapped)
-    if address.is_loopback:
+    if isinstance(address, ipaddress.IPv6Address):
+        mapped = address.ipv4_mapped
+        if mapped is not None:
+            reason = blocked_reason(mapped)
+            return None if reason is None else f"{address} maps {reason}"
+        if address.is_loopback:
+            return None
+        embedded = _embedded_ipv4(address)
+        if embedded is not None:
+            form, ipv4 = embedded
+            reason = "it is loopback" if ipv4.is_loopback else _special_purpose(ipv4)
+            return None if reason is None else f"address {address} embeds {ipv4} ({form}): {reason}"
+    elif address.is_loopback:
         return None
-    for network in BLOCKED_NETWORKS:
-        if address.version == network.version and address in network:
-            return f"address {address} is in blocked network {network}"
+    return _special_purpose(address)
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
+    if address.sixtofour is not None:
+        return "6to4", address.sixtofour
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address in _NAT64:
+        return "NAT64", low
+    if address in _IPV4_COMPATIBLE:
+        return "IPv4-compatible", low
     return None
 
 
-def _resolve(host: str, port: int) -> list[IPAddress]:
+def _special_purpose(address: IPAddress) -> str | None:
+    for network in BLOCKED_NETWORKS:
+        if address.version == network.version and address in network:
+            return f"address {address} is in blocked network {network}"
+    if not address.is_global or address.is_reserved or address.is_multicast:
+        return f"address {address} is a special-purpose address, not globally reachable"
+    return None
+
+
+def _getaddrinfo(host: str, port: int) -> list[IPAddress]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     addresses: list[IPAddress] = []
     for info in infos:
         raw = str(info[4][0]).split("%", 1)[0]
-        addresses.append(ipaddress.ip_address(raw))
+        address = ipaddress.ip_address(raw)
+        if address not in addresses:
+            addresses.append(address)
     return addresses
 
 
-def check_destination(url: str) -> str | None:
-    """The reason a request to `url` is refused, or None when it is allowed.
+async def resolve_host(host: str, port: int) -> list[IPAddress]:
+    """The system resolver, on the guard's own small thread pool."""
+    return await _DNS_POOL.run(_getaddrinfo, host, port, name=f"resolve {host}")
 
-    Resolves the host (a blocking DNS lookup); every resolved address must be allowed.
-    """
+
+def _parse(url: str) -> tuple[str, int, IPAddress | None]:
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        return f"invalid URL {url!r}: {exc}"
+        raise DestinationRefused(f"invalid URL {url!r}: {exc}") from exc
     if parts.scheme not in ("http", "https"):
-        return f"scheme {parts.scheme or '(none)'!r} is not allowed, only http and https"
+        raise DestinationRefused(
+            f"scheme {parts.scheme or '(none)'!r} is not allowed, only http and https"
+        )
     host = parts.hostname
     if not host:
-        return f"URL {url!r} has no host"
+        raise DestinationRefused(f"URL {url!r} has no host")
     try:
         literal: IPAddress | None = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
         literal = None
-    if literal is not None:
-        addresses = [literal]
-    else:
-        try:
-            addresses = _resolve(host, port or (443 if parts.scheme == "https" else 80))
-        except (OSError, UnicodeError) as exc:
-            return f"cannot resolve {host}: {exc}"
-    for address in addresses:
+    return host, port or (443 if parts.scheme == "https" else 80), literal
+
+
+def _judge(host: str, port: int, addresses: Iterable[IPAddress], literal: bool) -> Destination:
+    checked = tuple(addresses)
+    if not checked:
+        raise DestinationRefused(f"cannot resolve {host}: no address")
+    for address in checked:
         reason = blocked_reason(address)
         if reason is not None:
-            return f"{host}: {reason}" if literal is None else reason
+            raise DestinationRefused(reason if literal else f"{host}: {reason}")
+    return Destination(host, port, checked)
+
+
+async def check_url(url: str, resolver: Resolver | None = None) -> Destination:
+    """The checked destination of `url`; raises `DestinationRefused`. Every address the host
+    resolves to must be allowed. `resolver` defaults to :func:`resolve_host`."""
+    host, port, literal = _parse(url)
+    if literal is not None:
+        return _judge(host, port, [literal], True)
+    try:
+        addresses = await (resolver or resolve_host)(host, port)
+    except (OSError, UnicodeError) as exc:
+        raise DestinationRefused(f"cannot resolve {host}: {exc}") from exc
+    return _judge(host, port, addresses, False)
+
+
+def check_destination(url: str) -> str | None:
+    """The reason a request to `url` is refused, or None when it is allowed (a blocking DNS
+    lookup on the calling thread; requests use :func:`check_url`)."""
+    try:
+        host, port, literal = _parse(url)
+        if literal is not None:
+            _judge(host, port, [literal], True)
+            return None
+        try:
+            addresses = _getaddrinfo(host, port)
+        except (OSError, UnicodeError) as exc:
+            return f"cannot resolve {host}: {exc}"
+        _judge(host, port, addresses, False)
+    except DestinationRefused as exc:
+        return str(exc)
     return None
+
+
+class _PinnedBackend(httpcore.AsyncNetworkBackend):
+    """Opens every TCP connection to the checked addresses of one destination, in order,
+    whatever host httpcore names (one client per request, redirects never followed: the
+    only host is the checked one)."""
+
+    def __init__(self, destination: Destination) -> None:
+        self._destination = destination
+        self._backend = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        failure: httpcore.ConnectError | None = None
+        for address in self._destination.addresses:
+            try:
+                return await self._backend.connect_tcp(
+                    str(address),
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except httpcore.ConnectError as exc:
+                failure = exc
+        raise failure or httpcore.ConnectError(f"no checked address for {host}")
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("hook requests never use Unix sockets")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._backend.sleep(seconds)
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    return httpx.create_ssl_context(trust_env=False)
+
+
+class PinnedTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport, connecting only to a checked destination's addresses.
+
+    httpcore opens TLS with the URL's host as ``server_hostname``, so SNI and certificate
+    verification still name the original host; the Host header comes from the URL too. The
+    connection pool is swapped for one with a pinned network backend (httpx's transport takes
+    no backend of its own)."""
+
+    def __init__(self, destination: Destination) -> None:
+        super().__init__(verify=_ssl_context(), trust_env=False)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=_ssl_context(), network_backend=_PinnedBackend(destination)
+        )
 
 
 def clean_header_value(value: str) -> str:
@@ -132,62 +305,87 @@ async def post_json(
     headers: Mapping[str, str] | None = None,
     timeout: float | None = None,
     max_body: int = MAX_BODY,
+    resolver: Resolver | None = None,
 ) -> HttpOutcome:
     """Send `body` as JSON (bytes are sent as they are: JSON the caller encoded) and return
     the response; never raises for network trouble.
 
     `timeout` bounds the whole exchange (guard, connect, send, read).
     """
-    started = time.monotonic()
-    result = await _exchange(url, body, method, headers or {}, timeout, max_body)
-    result.duration_ms = (time.monotonic() - started) * 1000.0
-    return result
+    try:
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        return _failure(f"request body is not JSON-serializable: {exc}")
+    request_headers = {"Content-Type": "application/json", **(headers or {})}
+    return await _timed(url, method, payload, request_headers, timeout, max_body, resolver)
+
+
+async def get(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    max_body: int = MAX_BODY,
+    resolver: Resolver | None = None,
+) -> HttpOutcome:
+    """A body-less GET (no Content-Type) with `post_json`'s guard, pinning, timeout and cap."""
+    return await _timed(url, "GET", None, headers or {}, timeout, max_body, resolver)
 
 
 def _failure(error: str, *, timed_out: bool = False) -> HttpOutcome:
     return HttpOutcome(status=None, text="", error=error, timed_out=timed_out)
 
 
-async def _exchange(
+async def _timed(
     url: str,
-    body: Any,
     method: str,
+    payload: bytes | None,
     headers: Mapping[str, str],
     timeout: float | None,
     max_body: int,
+    resolver: Resolver | None,
 ) -> HttpOutcome:
-    request_headers = {"Content-Type": "application/json"}
+    started = time.monotonic()
+    clean = {"Accept-Encoding": "identity"}
     for name, value in headers.items():
-        request_headers[clean_header_value(name)] = clean_header_value(value)
-    try:
-        payload = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
-    except (TypeError, ValueError) as exc:
-        return _failure(f"request body is not JSON-serializable: {exc}")
+        clean[clean_header_value(name)] = clean_header_value(value)
     try:
         async with asyncio.timeout(timeout):
-            refused = await asyncio.to_thread(check_destination, url)
-            if refused is not None:
-                return _failure(f"destination refused: {refused}")
-            return await _send(url, method, payload, request_headers, max_body)
+            try:
+                destination = await check_url(url, resolver)
+            except DestinationRefused as exc:
+                result = _failure(f"destination refused: {exc}")
+            else:
+                result = await _send(url, method, payload, clean, max_body, destination)
     except TimeoutError:
-        return _failure(f"timed out after {timeout:g}s", timed_out=True)
+        result = _failure(f"timed out after {timeout:g}s", timed_out=True)
+    result.duration_ms = (time.monotonic() - started) * 1000.0
+    return result
 
 
 async def _send(
-    url: str, method: str, payload: bytes, headers: dict[str, str], max_body: int
+    url: str,
+    method: str,
+    payload: bytes | None,
+    headers: dict[str, str],
+    max_body: int,
+    destination: Destination,
 ) -> HttpOutcome:
     try:
         async with (
-            httpx.AsyncClient(follow_redirects=False, trust_env=False, timeout=None) as client,
+            httpx.AsyncClient(
+                transport=PinnedTransport(destination),
+                follow_redirects=False,
+                trust_env=False,
+                timeout=None,
+            ) as client,
             client.stream(method, url, content=payload, headers=headers) as response,
         ):
             chunks: list[bytes] = []
             size = 0
             truncated = False
             async for chunk in response.aiter_bytes():
-                room = max_body - size
-                if len(chunk) > room:
-                    chunks.append(chunk[:room])
+                if len(chunk) > max_body - size:
                     truncated = True
                     break
                 chunks.append(chunk)
@@ -195,7 +393,7 @@ async def _send(
             return HttpOutcome(
                 status=response.status_code,
                 text=b"".join(chunks).decode(response.encoding or "utf-8", errors="replace"),
-                error=None,
+                error=f"response body exceeds {max_body} bytes" if truncated else None,
                 timed_out=False,
                 headers=dict(response.headers.items()),
                 truncated=truncated,

@@ -10,12 +10,13 @@ None; sync or async. A factory is found by `register_builtin(name, factory)`, by
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any
+
+from hookwright.services import Services
 
 BuiltinFactory = Callable[[Any], Any]
 
@@ -64,8 +65,8 @@ def resolve_factory(name: str, factory: str | None) -> BuiltinFactory:
 
 
 class BuiltinTarget:
-    """Calls one builtin object's methods; sync methods run in a worker thread so the
-    interceptor and approval timeouts apply to them too."""
+    """Calls one builtin object's methods; sync methods run on the session's bounded worker
+    pool (`Services.workers`) so the interceptor and approval timeouts apply to them too."""
 
     kind = "builtin"
 
@@ -76,12 +77,12 @@ class BuiltinTarget:
     def methods(self) -> list[str]:
         return [m for m in METHOD_ORDER if callable(getattr(self.obj, m, None))]
 
-    async def invoke(self, method: str, params: dict[str, Any]) -> Any:
+    async def invoke(self, method: str, params: dict[str, Any], services: Services) -> Any:
         func = getattr(self.obj, method)
         argument = copy.deepcopy(params)
         if inspect.iscoroutinefunction(func):
             return await func(argument)
-        result = await asyncio.to_thread(func, argument)
+        result = await services.workers.run(func, argument, name=f"{self.name}.{method}")
         if inspect.isawaitable(result):
             return await result
         return result

@@ -26,7 +26,8 @@ from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import encode_params
 from hookwright.events import HookInput
 from hookwright.results import HookResult, Status
-from hookwright.spec import RunContext
+from hookwright.services import Services
+from hookwright.spec import RunContext, escapes_hook
 from hookwright.transports.ioloop import IoLoop
 
 log = logging.getLogger("hookwright.picoclaw")
@@ -39,7 +40,7 @@ class Target(Protocol):
     name: str
     kind: str
 
-    async def invoke(self, method: str, params: dict[str, Any]) -> Any: ...
+    async def invoke(self, method: str, params: dict[str, Any], services: Services) -> Any: ...
 
     def stderr_tail(self) -> str | None: ...
 
@@ -74,10 +75,12 @@ class PicoClawHandler:
                 raw = await invoke_within(method, params, self.timeout)
             else:
                 async with asyncio.timeout(self.timeout):
-                    raw = await self.target.invoke(method, params)
+                    raw = await self.target.invoke(method, params, ctx.services)
         except TimeoutError:
             return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
-        except Exception as exc:
+        except BaseException as exc:
+            if escapes_hook(exc):
+                raise
             return self._failed(Status.error, str(exc) or type(exc).__name__)
         try:
             return decode(self.method, raw, params, hook=self.target.name, protocol=self.protocol)

@@ -8,6 +8,7 @@ from typing import Any
 
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.kinds import normalize_observe
+from hookwright.services import Services
 from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.rpc import RestartPolicy, RpcProcess
 
@@ -57,7 +58,7 @@ class ProcessTarget:
         """Run the process on its session's I/O loop (`Services.io`); bound once."""
         self.rpc.use_io(io)
 
-    async def invoke(self, method: str, params: dict[str, Any]) -> Any:
+    async def invoke(self, method: str, params: dict[str, Any], services: Services) -> Any:
         return await self.rpc.call(_RPC_METHODS.get(method) or f"hook.{method}", params)
 
     def invoke_within(self, method: str, params: dict[str, Any], timeout: float) -> Awaitable[Any]:
