@@ -127,9 +127,10 @@ class AccessPolicy:
 
     @classmethod
     def create(cls, token: str, host: str, allow_origins: Iterable[str] = ()) -> AccessPolicy:
-        if len(token) < MIN_TOKEN_LENGTH or not token.isascii() or not token.isprintable():
+        if not TOKEN_SHAPE.fullmatch(token):
             raise ValueError(
-                f"the access token must be at least {MIN_TOKEN_LENGTH} ASCII characters"
+                f"the access token must be at least {MIN_TOKEN_LENGTH} characters of A-Z, a-z, "
+                "0-9, '-' and '_'"
             )
         origins = frozenset(normalize_origin(origin) for origin in allow_origins)
         return cls(token=token, host=_host_name(host), allowed_origins=origins)
