@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated, cast
 
 import typer
+import uvicorn
 
 from hookwright.cli.run import MaxTurnsOpt, ModelOpt, ModeOpt, PlanOpt, SkillOpt, TrustOpt
 from hookwright.runtime.models import ModelConfigError, make_model
@@ -143,6 +145,23 @@ class RedactToken(logging.Filter):
         return True
 
 
+class _AnnouncingServer(uvicorn.Server):
+    """Prints the page URL, with the bound port and the token, once the socket listens."""
+
+    def __init__(self, config: uvicorn.Config, project_dir: Path, token: str) -> None:
+        super().__init__(config)
+        self.project_dir = project_dir
+        self.token = token
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.should_exit or not self.servers:
+            return
+        port = int(self.servers[0].sockets[0].getsockname()[1])
+        url = page_url(self.config.host, port, self.token)
+        sys.stderr.write(f"hookwright: serving {self.project_dir}; open {url}\n")
+
+
 def serve(
     project: ServeProjectOpt = Path("."),
     host: HostOpt = "127.0.0.1",
@@ -162,8 +181,6 @@ def serve(
     Open the printed URL: it carries a fresh access token, and the server only accepts
     WebSockets from its own page (or --allow-origin) that present it.
     """
-    import uvicorn
-
     settings = settings_from_options(
         project=project,
         model=model,
@@ -190,7 +207,4 @@ def serve(
     )
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactToken(token))
-    sys.stderr.write(
-        f"hookwright: serving {settings.project_dir}; open {page_url(host, port, token)}\n"
-    )
-    uvicorn.Server(config).run()
+    _AnnouncingServer(config, settings.project_dir, token).run()
