@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 from websockets.sync.client import connect
+from websockets.typing import Origin
 
 from cli_runner import run_hookwright
 from terminal import Terminal
@@ -282,6 +283,7 @@ class Served:
         )
         self.lines: list[str] = []
         self.port: int | None = None
+        self.token = ""
         self.ready = threading.Event()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -290,15 +292,17 @@ class Served:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             self.lines.append(line)
-            if match := re.search(r"running on http://127\.0\.0\.1:(\d+)", line):
-                self.port = int(match.group(1))
+            if match := re.search(r"open http://127\.0\.0\.1:(\d+)/\?token=(\S+)", line):
+                self.port, self.token = int(match.group(1)), match.group(2)
                 self.ready.set()
         self.ready.set()
 
     def chat(self, message: str) -> list[dict[str, Any]]:
         assert self.ready.wait(60) and self.port is not None, "".join(self.lines)
         frames: list[dict[str, Any]] = []
-        with connect(f"ws://127.0.0.1:{self.port}/ws", open_timeout=30) as ws:
+        url = f"ws://127.0.0.1:{self.port}/ws?token={self.token}"
+        origin = Origin(f"http://127.0.0.1:{self.port}")
+        with connect(url, origin=origin, open_timeout=30) as ws:
             ws.send(json.dumps({"type": "chat", "history": [], "message": message}))
             while not frames or frames[-1]["type"] not in ("done", "error"):
                 frames.append(json.loads(ws.recv(timeout=60)))

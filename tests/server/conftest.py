@@ -2,6 +2,7 @@
 
 The thread has its own event loop, so blocking clients (the `websockets` sync client,
 Selenium) can drive it from the test. Every server started is stopped and its thread joined.
+Each server has its own access token, which `LiveServer.http_url` and `LiveServer.ws_url` carry.
 """
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ import pytest
 import uvicorn
 
 from hookwright.server import ServerSettings, create_app
+from hookwright.server.access import new_token
 
 STARTUP_TIMEOUT = 30.0
 
 
 class LiveServer:
     def __init__(self, settings: ServerSettings) -> None:
+        self.token = new_token()
         config = uvicorn.Config(
-            create_app(settings),
+            create_app(settings, token=self.token),
             host="127.0.0.1",
             port=0,
             log_level="warning",
@@ -40,12 +43,18 @@ class LiveServer:
         return int(sockets[0].getsockname()[1])
 
     @property
+    def origin(self) -> str:
+        """The origin of the served page, which the WebSocket accepts."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
     def http_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
+        """The page URL ``hookwright serve`` prints: with the token."""
+        return f"{self.origin}/?token={self.token}"
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"ws://127.0.0.1:{self.port}/ws?token={self.token}"
 
     def start(self) -> None:
         self.thread.start()

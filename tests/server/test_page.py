@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from hookwright.runtime.models.scripted import ScriptedModel
 
-from .conftest import ServerFactory
+from .conftest import LiveServer, ServerFactory
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -138,3 +141,93 @@ def test_chat_streams_keeps_history_and_sends_it_back(
     assert model.calls[-1].messages[1] == {"role": "user", "content": "hello"}
     assert texts(browser, ".msg.hook .body") == ["H:remember", "H:remember"]
     assert len(stored_history(browser)) == 6
+
+
+# Another origin ----------------------------------------------------------------------------
+
+# The page another local site would serve: it knows the real token (the worst case) and records
+# what its WebSocket saw.
+FOREIGN_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>elsewhere</title></head><body><script>
+window.__ws = {open: false, error: false, closed: false, code: null};
+const ws = new WebSocket(%s);
+ws.onopen = () => { window.__ws.open = true; };
+ws.onerror = () => { window.__ws.error = true; };
+ws.onclose = (event) => { window.__ws.closed = true; window.__ws.code = event.code; };
+</script></body></html>
+"""
+
+
+@contextmanager
+def foreign_site(pages: dict[str, str]) -> Iterator[str]:
+    """A second origin: a static HTTP server on another 127.0.0.1 port serving ``pages`` by path.
+
+    Yields its origin; ``pages`` may be filled after it started.
+    """
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = pages.get(self.path, "not here").encode("utf-8")
+            self.send_response(200 if self.path in pages else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, name="foreign-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=30)
+
+
+def socket_outcome(driver: webdriver.Chrome) -> dict[str, Any]:
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script("return window.__ws.open || window.__ws.closed;")
+    )
+    outcome: dict[str, Any] = driver.execute_script("return window.__ws;")
+    return outcome
+
+
+def test_a_page_from_another_local_origin_cannot_open_the_socket(
+    browser: webdriver.Chrome, serve: ServerFactory
+) -> None:
+    model = ScriptedModel.from_turns([{"content": "Only for the real page."}])
+    server: LiveServer = serve(model=lambda: model, trust=True)
+    pages: dict[str, str] = {}
+    with foreign_site(pages) as elsewhere:
+        assert elsewhere != server.origin
+        pages["/attack"] = FOREIGN_PAGE % json.dumps(server.ws_url)
+        browser.get(elsewhere + "/attack")
+        refused = socket_outcome(browser)
+
+        # The control: the same page opens a socket to a server that allows its origin.
+        allowing = serve(allow_origins=(elsewhere,))
+        pages["/allowed"] = FOREIGN_PAGE % json.dumps(allowing.ws_url)
+        browser.get(elsewhere + "/allowed")
+        allowed = socket_outcome(browser)
+    assert refused == {"open": False, "error": True, "closed": True, "code": 1006}
+    assert allowed["open"] is True
+    assert model.calls == []
+
+    browser.get(server.http_url)
+    send(browser, "hello")
+    wait_idle(browser, "Only for the real page.")
+    assert len(model.calls) == 1
+
+
+def test_the_page_without_its_token_is_only_a_pointer_to_the_printed_url(
+    browser: webdriver.Chrome, serve: ServerFactory
+) -> None:
+    server = serve()
+    browser.get(server.origin + "/")
+    text = browser.find_element(By.TAG_NAME, "body").text
+    assert "Open the URL that hookwright serve printed" in text
+    assert browser.find_elements(By.ID, "input") == []

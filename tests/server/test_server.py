@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import typer
 from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Origin
 
 from hookwright.cli.serve import settings_from_options
 from hookwright.runtime.models import Message, ModelResponse, TextCallback, ToolDefinition
@@ -59,7 +60,9 @@ class Client:
 
 @contextmanager
 def client(server: LiveServer) -> Iterator[Client]:
-    with connect(server.ws_url, open_timeout=RECV_TIMEOUT) as connection:
+    with connect(
+        server.ws_url, origin=Origin(server.origin), open_timeout=RECV_TIMEOUT
+    ) as connection:
         yield Client(connection)
 
 
@@ -185,7 +188,7 @@ def test_the_page_is_served(serve: ServerFactory) -> None:
     with urllib.request.urlopen(server.http_url, timeout=RECV_TIMEOUT) as response:
         page = response.read().decode()
     assert 'src="app.js"' in page
-    with urllib.request.urlopen(server.http_url + "app.js", timeout=RECV_TIMEOUT) as response:
+    with urllib.request.urlopen(server.origin + "/app.js", timeout=RECV_TIMEOUT) as response:
         assert "localStorage" in response.read().decode()
 
 

@@ -2,29 +2,43 @@
 
 from __future__ import annotations
 
+import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated, cast
 
 import typer
+import uvicorn
 
 from hookwright.cli.run import MaxTurnsOpt, ModelOpt, ModeOpt, PlanOpt, SkillOpt, TrustOpt
 from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.permissions import MODES, PermissionMode
 from hookwright.server import ServerSettings, create_app
+from hookwright.server.access import is_loopback_host, new_token, normalize_origin
 from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY, available_skills
 from hookwright.skills import SkillHookError, scan_hooks
 
 ServeProjectOpt = Annotated[
     Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
 ]
-HostOpt = Annotated[str, typer.Option("--host", help="Interface to listen on.")]
+HostOpt = Annotated[
+    str, typer.Option("--host", help="Interface to listen on (a warning unless loopback).")
+]
 PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any).")]
 FrameOpt = Annotated[
     int, typer.Option("--max-frame-bytes", min=1, help="Largest client frame accepted.")
 ]
 HistoryOpt = Annotated[
     int, typer.Option("--max-history", min=0, help="Most history messages per request.")
+]
+AllowOriginOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-origin",
+        help="Also accept WebSockets from pages of this origin, e.g. http://localhost:3000 "
+        "(repeatable; they still need the token).",
+    ),
 ]
 
 
@@ -44,6 +58,8 @@ def settings_from_options(
     max_turns: int = 20,
     max_frame_bytes: int = MAX_FRAME_BYTES,
     max_history: int = MAX_HISTORY,
+    host: str = "127.0.0.1",
+    allow_origin: list[str] | None = None,
 ) -> ServerSettings:
     """Check the options the way `hookwright run` does; raise `typer.Exit(2)` on bad ones."""
     project = project.resolve()
@@ -64,6 +80,12 @@ def settings_from_options(
             f"unknown skill(s) {', '.join(unknown)}: not in {project / 'skills'} "
             f"(available: {', '.join(known) or 'none'})"
         )
+    origins: list[str] = []
+    for origin in allow_origin or []:
+        try:
+            origins.append(normalize_origin(origin))
+        except ValueError as exc:
+            raise _fail(f"--allow-origin: {exc}") from None
     errors: list[SkillHookError] = []
     scan_hooks(skills, str(project / "skills"), errors=errors)
     for error in errors:
@@ -78,7 +100,66 @@ def settings_from_options(
         max_turns=max_turns,
         max_frame_bytes=max_frame_bytes,
         max_history=max_history,
+        host=host,
+        allow_origins=tuple(dict.fromkeys(origins)),
     )
+
+
+def page_url(host: str, port: int, token: str) -> str:
+    """The URL to open; a wildcard bind is reached through loopback on this machine."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    authority = f"[{host}]" if ":" in host else host
+    return f"http://{authority}:{port}/?token={token}"
+
+
+def warn_if_exposed(host: str, project: Path) -> None:
+    if is_loopback_host(host):
+        return
+    rule = "!" * 78
+    sys.stderr.write(
+        f"{rule}\n"
+        f"hookwright: WARNING: --host {host} is not a loopback address. Anyone who can reach\n"
+        f"this machine and learns the URL's token can run the agent and its tools (shell,\n"
+        f"files) in {project}. The connection is plain HTTP: the token crosses the network\n"
+        "in clear text. Use --host 127.0.0.1 unless you mean this.\n"
+        f"{rule}\n"
+    )
+
+
+class RedactToken(logging.Filter):
+    """Keep the token out of uvicorn's request lines (``GET /?token=...``)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                arg.replace(self.token, "<token>") if isinstance(arg, str) else arg
+                for arg in record.args
+            )
+        return True
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """Prints the page URL, with the bound port and the token, once the socket listens."""
+
+    def __init__(self, config: uvicorn.Config, project_dir: Path, token: str) -> None:
+        super().__init__(config)
+        self.project_dir = project_dir
+        self.token = token
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.should_exit or not self.servers:
+            return
+        port = int(self.servers[0].sockets[0].getsockname()[1])
+        url = page_url(self.config.host, port, self.token)
+        sys.stderr.write(f"hookwright: serving {self.project_dir}; open {url}\n")
 
 
 def serve(
@@ -93,10 +174,13 @@ def serve(
     max_turns: MaxTurnsOpt = 20,
     max_frame_bytes: FrameOpt = MAX_FRAME_BYTES,
     max_history: HistoryOpt = MAX_HISTORY,
+    allow_origin: AllowOriginOpt = None,
 ) -> None:
-    """Serve the agent over WebSocket (/ws) with a chat page (/); no state between requests."""
-    import uvicorn
+    """Serve the agent over WebSocket (/ws) with a chat page (/); no state between requests.
 
+    Open the printed URL: it carries a fresh access token, and the server only accepts
+    WebSockets from its own page (or --allow-origin) that present it.
+    """
     settings = settings_from_options(
         project=project,
         model=model,
@@ -107,10 +191,13 @@ def serve(
         max_turns=max_turns,
         max_frame_bytes=max_frame_bytes,
         max_history=max_history,
+        host=host,
+        allow_origin=allow_origin,
     )
-    sys.stderr.write(f"hookwright: serving {settings.project_dir} on http://{host}:{port}/\n")
-    uvicorn.run(
-        create_app(settings),
+    warn_if_exposed(host, settings.project_dir)
+    token = new_token()
+    config = uvicorn.Config(
+        create_app(settings, token=token),
         host=host,
         port=port,
         log_level="info",
@@ -118,3 +205,6 @@ def serve(
         # anything far beyond is dropped by uvicorn (close code 1009).
         ws_max_size=max(16 * 1024 * 1024, 2 * max_frame_bytes),
     )
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logging.getLogger(name).addFilter(RedactToken(token))
+    _AnnouncingServer(config, settings.project_dir, token).run()

@@ -1,9 +1,12 @@
 """The Starlette app of `hookwright serve`: the chat WebSocket at ``/ws`` and the page at ``/``.
 
-Each connection has one reader (this module's `_Connection.serve`) and one writer task, so
-frames go out in order whoever produces them. At most one chat request runs per connection; a
-frame that cannot be accepted gets an error frame and the connection stays open. When the client
-disconnects, the request still running is cancelled.
+`hookwright.server.access` checks Host, Origin and the token before anything here runs; the page
+itself is only served to a URL carrying the token. Each connection has one reader and one writer
+task, so frames go out in order whoever produces them. At most one chat request runs per
+connection; a frame that cannot be accepted gets an error frame and the connection stays open.
+When the client disconnects, the request still running is cancelled. Frames wait for the writer
+in a bounded queue: a client that does not read them fast enough is closed (code 1008) and its
+request cancelled, so a stalled reader cannot make the server buffer without end.
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ import logging
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.routing import Mount, WebSocketRoute
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message
 from starlette.websockets import WebSocket
 
+from hookwright.server.access import TOKEN_PARAM, AccessGuard, AccessPolicy, new_token
 from hookwright.server.protocol import (
     ChatRequest,
     ErrorFrame,
@@ -28,62 +35,114 @@ from hookwright.server.protocol import (
 )
 from hookwright.server.runner import RequestError, ServerSettings, run_chat
 
-__all__ = ["STATIC_DIR", "create_app"]
+__all__ = ["SLOW_CLIENT_CLOSE_CODE", "STATIC_DIR", "create_app"]
 
 logger = logging.getLogger("hookwright.server")
 
 STATIC_DIR = Path(__file__).parent / "static"
+SLOW_CLIENT_CLOSE_CODE = 1008
+PAGE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+NO_TOKEN_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>hookwright</title></head>
+<body><p>This page needs the access token. Open the URL that <code>hookwright serve</code>
+printed when it started (it ends with <code>/?token=...</code>).</p></body></html>
+"""
 
 
-def create_app(settings: ServerSettings) -> Starlette:
-    """The ASGI app for ``settings``; run it with uvicorn (``hookwright serve`` does)."""
+def create_app(settings: ServerSettings, *, token: str | None = None) -> Starlette:
+    """The ASGI app for ``settings``; run it with uvicorn (``hookwright serve`` does).
+
+    ``token`` is the access token the page URL and the WebSocket must carry; None draws a fresh
+    random one (read it back from ``app.state.token``).
+    """
     if settings.max_frame_bytes < 1 or settings.max_history < 0:
         raise ValueError("max_frame_bytes must be positive and max_history not negative")
+    if settings.max_queued_frames < 1:
+        raise ValueError("max_queued_frames must be positive")
+    policy = AccessPolicy.create(
+        new_token() if token is None else token, settings.host, settings.allow_origins
+    )
+
+    async def page(request: Request) -> Response:
+        if not policy.token_matches(request.query_params.get(TOKEN_PARAM)):
+            return HTMLResponse(NO_TOKEN_PAGE, status_code=403, headers=PAGE_HEADERS)
+        return FileResponse(STATIC_DIR / "index.html", headers=PAGE_HEADERS)
 
     async def chat_socket(websocket: WebSocket) -> None:
         await websocket.accept()
         await _Connection(websocket, settings).serve()
 
-    return Starlette(
+    app = Starlette(
         routes=[
+            Route("/", page),
+            Route("/index.html", page),
             WebSocketRoute("/ws", chat_socket),
-            Mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="page"),
-        ]
+            Mount("/", StaticFiles(directory=STATIC_DIR), name="static"),
+        ],
+        middleware=[Middleware(AccessGuard, policy=policy)],
     )
+    app.state.token = policy.token
+    return app
 
 
 class _Connection:
     def __init__(self, websocket: WebSocket, settings: ServerSettings) -> None:
         self._websocket = websocket
         self._settings = settings
-        self._outbox: asyncio.Queue[OutFrame] = asyncio.Queue()
+        self._outbox: asyncio.Queue[OutFrame] = asyncio.Queue(settings.max_queued_frames)
+        self._overflowed = asyncio.Event()
         self._run: asyncio.Task[None] | None = None
 
     async def serve(self) -> None:
-        writer = asyncio.create_task(self._write())
+        tasks = [
+            asyncio.create_task(self._read()),
+            asyncio.create_task(self._write()),
+            asyncio.create_task(self._overflowed.wait()),
+        ]
         try:
-            while True:
-                message = await self._websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    return
-                self._accept(message)
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
             await self._cancel_run()
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self._overflowed.is_set():
+            await self._close_slow_client()
+
+    async def _read(self) -> None:
+        while True:
+            message = await self._websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            self._accept(message)
 
     def _send(self, frame: OutFrame) -> None:
-        self._outbox.put_nowait(frame)
+        """Queue ``frame``; when the queue is full the connection is marked for closing."""
+        if self._overflowed.is_set():
+            return
+        try:
+            self._outbox.put_nowait(frame)
+        except asyncio.QueueFull:
+            self._overflowed.set()
 
     async def _write(self) -> None:
         while True:
             frame = await self._outbox.get()
             try:
                 await self._websocket.send_text(frame.model_dump_json())
-            except Exception:  # the client went away; the reader sees the disconnect
+            except Exception:  # the client went away
                 logger.debug("dropping %s frame: the socket is closed", frame.type)
                 return
+
+    async def _close_slow_client(self) -> None:
+        """Close with a reason; it reaches the client after the frames its socket still holds."""
+        limit = self._settings.max_queued_frames
+        logger.warning("closing a client that does not read: %d frames were waiting", limit)
+        with contextlib.suppress(Exception):
+            await self._websocket.close(
+                SLOW_CLIENT_CLOSE_CODE,
+                f"client too slow: {limit} frames were waiting; the request was cancelled",
+            )
 
     def _accept(self, message: Message) -> None:
         try:

@@ -40,6 +40,7 @@ ModelSource = str | Callable[[], Model] | None
 
 MAX_FRAME_BYTES = 1024 * 1024
 MAX_HISTORY = 500
+MAX_QUEUED_FRAMES = 256
 
 
 @dataclass(slots=True)
@@ -56,6 +57,12 @@ class ServerSettings:
     max_frame_bytes: int = MAX_FRAME_BYTES
     max_history: int = MAX_HISTORY
     config_files: tuple[Path, ...] = field(default_factory=tuple)
+    host: str = "127.0.0.1"
+    """The ``--host`` the server binds; requests may name it in their Host header."""
+    allow_origins: tuple[str, ...] = ()
+    """Origins besides the page's own whose pages may open the WebSocket."""
+    max_queued_frames: int = MAX_QUEUED_FRAMES
+    """Frames waiting for a slow client before its connection is closed."""
 
 
 class RequestError(Exception):

@@ -1,8 +1,11 @@
 // hookwright chat page. The server keeps no conversation: this page keeps the history (in
 // localStorage), sends all of it with every message and appends the messages of each "done"
 // frame, persistent skill hook messages included, so those hooks come back on the next request.
+// The server only accepts a WebSocket that carries the access token of the page's own URL
+// (/?token=...), passed on as /ws?token=....
 "use strict";
 
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
 const HISTORY_KEY = "hookwright.history";
 const SKILLS_KEY = "hookwright.skills";
 
@@ -96,18 +99,21 @@ function connect() {
   if (socket && socket.readyState === WebSocket.OPEN) return Promise.resolve(socket);
   return new Promise((resolve, reject) => {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const next = new WebSocket(`${scheme}//${location.host}/ws`);
+    const url = `${scheme}//${location.host}/ws?token=${encodeURIComponent(TOKEN)}`;
+    const next = new WebSocket(url);
     next.onopen = () => {
       socket = next;
       setState("idle", "connected");
       resolve(next);
     };
-    next.onerror = () => reject(new Error("cannot connect to the server"));
+    next.onerror = () =>
+      reject(new Error("cannot connect to the server (is it running? open the URL it printed)"));
     next.onmessage = (event) => handleFrame(JSON.parse(event.data));
-    next.onclose = () => {
+    next.onclose = (event) => {
       if (socket === next) socket = null;
       if (turn) {
-        add("error", "error", "connection lost; the request was cancelled");
+        const why = event.reason ? ` (${event.reason})` : "";
+        add("error", "error", `connection lost${why}; the request was cancelled`);
         turn = null;
       }
       setState("idle", "disconnected");
