@@ -15,6 +15,8 @@ must stay bounded in time and memory:
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,13 @@ MAX_YAML_NODES = 100_000
 
 
 class ParseError(ValueError):
-    """Input that cannot be parsed within the bounds; the message is one line for a user."""
+    """Input that cannot be parsed within the bounds: `reason` is one line for a user, `where`
+    names the input (a file) when the caller gave it; `str()` is both."""
+
+    def __init__(self, reason: str, where: str = "") -> None:
+        super().__init__(f"{where}: {reason}" if where else reason)
+        self.reason = reason
+        self.where = where
 
 
 def decode_utf8(data: bytes, *, where: str = "") -> str:
@@ -40,23 +48,40 @@ def decode_utf8(data: bytes, *, where: str = "") -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         bad = f"byte 0x{data[exc.start : exc.start + 1].hex()} at offset {exc.start}"
-        raise ParseError(_at(where, f"not valid UTF-8 ({bad})")) from None
+        raise ParseError(f"not valid UTF-8 ({bad})", where) from None
 
 
 def read_text(path: Path, *, limit: int = MAX_TEXT_CHARS) -> str:
-    """The UTF-8 text of `path`; `ParseError` for an unreadable, oversized or non-UTF-8 file or
-    an impossible path (a NUL byte)."""
+    """The UTF-8 text of `path`; `ParseError` for an unreadable, oversized or non-UTF-8 file, a
+    FIFO or device (opened without blocking, never read), or a path with a NUL byte."""
     where = str(path).replace("\x00", "\\0")
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise ParseError(_at(where, f"cannot read: {exc.strerror or exc}")) from None
+        raise ParseError(f"cannot read: {exc.strerror or exc}", where) from None
     except ValueError:
-        raise ParseError(_at(where, "cannot read: the path contains a NUL byte")) from None
+        raise ParseError("cannot read: the path contains a NUL byte", where) from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise ParseError("cannot read: not a regular file", where)
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise ParseError(f"cannot read: {exc.strerror or exc}", where) from None
     if len(data) > limit:
-        raise ParseError(_at(where, f"file is larger than {limit:,} bytes"))
+        raise ParseError(f"file is larger than {limit:,} bytes", where)
     return decode_utf8(data, where=where)
+
+
+def resolve_path(path: Path, *, where: str = "") -> Path:
+    """`path.resolve()`, or `ParseError` for a path with a NUL byte or a symlink loop."""
+    try:
+        return path.resolve()
+    except ValueError:
+        raise ParseError("the path contains a NUL byte", where) from None
+    except (OSError, RuntimeError) as exc:
+        raise ParseError(f"cannot resolve {str(path)!r}: {exc}", where) from None
 
 
 def load_json_text(text: str | bytes, *, where: str = "") -> Any:
@@ -64,17 +89,16 @@ def load_json_text(text: str | bytes, *, where: str = "") -> Any:
     if isinstance(text, bytes):
         text = decode_utf8(text, where=where)
     if len(text) > MAX_TEXT_CHARS:
-        raise ParseError(_at(where, f"JSON text is longer than {MAX_TEXT_CHARS:,} characters"))
+        raise ParseError(f"JSON text is longer than {MAX_TEXT_CHARS:,} characters", where)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(
-            _at(where, f"invalid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})")
-        ) from None
+        at = f"line {exc.lineno} column {exc.colno}"
+        raise ParseError(f"invalid JSON: {exc.msg} ({at})", where) from None
     except ValueError:
-        raise ParseError(_at(where, f"a number has more than {MAX_INT_DIGITS} digits")) from None
+        raise ParseError(f"a number has more than {MAX_INT_DIGITS} digits", where) from None
     except RecursionError:
-        raise ParseError(_at(where, _TOO_DEEP)) from None
+        raise ParseError(_TOO_DEEP, where) from None
     if text.count("[") + text.count("{") > MAX_DEPTH:
         check_depth(value, where=where)
     return value
@@ -97,15 +121,11 @@ def check_depth(value: Any, *, where: str = "", limit: int = MAX_DEPTH) -> None:
         else:
             continue
         if depth > limit:
-            raise ParseError(_at(where, _TOO_DEEP))
+            raise ParseError(_TOO_DEEP, where)
         stack.extend((child, depth + 1) for child in children)
 
 
 _TOO_DEEP = f"nesting is deeper than {MAX_DEPTH} levels"
-
-
-def _at(where: str, message: str) -> str:
-    return f"{where}: {message}" if where else message
 
 
 # YAML -------------------------------------------------------------------------------------------
@@ -164,16 +184,16 @@ def load_yaml_text(text: str | bytes, *, where: str = "") -> Any:
     if isinstance(text, bytes):
         text = decode_utf8(text, where=where)
     if len(text) > MAX_TEXT_CHARS:
-        raise ParseError(_at(where, f"YAML text is longer than {MAX_TEXT_CHARS:,} characters"))
+        raise ParseError(f"YAML text is longer than {MAX_TEXT_CHARS:,} characters", where)
     loader = BoundedLoader(text)
     try:
         return loader.get_single_data()
     except yaml.YAMLError as exc:
-        raise ParseError(_at(where, f"invalid YAML: {_one_line(exc)}")) from None
+        raise ParseError(f"invalid YAML: {_one_line(exc)}", where) from None
     except (ValueError, OverflowError) as exc:
-        raise ParseError(_at(where, f"invalid YAML value: {_one_line(exc)}")) from None
+        raise ParseError(f"invalid YAML value: {_one_line(exc)}", where) from None
     except RecursionError:
-        raise ParseError(_at(where, _TOO_DEEP)) from None
+        raise ParseError(_TOO_DEEP, where) from None
     finally:
         loader.dispose()
 
