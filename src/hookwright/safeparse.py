@@ -189,7 +189,7 @@ def load_yaml_text(text: str | bytes, *, where: str = "") -> Any:
     try:
         return loader.get_single_data()
     except yaml.YAMLError as exc:
-        raise ParseError(f"invalid YAML: {_one_line(exc)}", where) from None
+        raise ParseError(f"invalid YAML: {_yaml_problem(exc)}", where) from None
     except (ValueError, OverflowError) as exc:
         raise ParseError(f"invalid YAML value: {_one_line(exc)}", where) from None
     except RecursionError:
@@ -203,5 +203,14 @@ def read_yaml(path: Path) -> Any:
     return load_yaml_text(read_text(path), where=str(path))
 
 
-def _one_line(exc: BaseException) -> str:
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """The problem and where it is, without the parser's context lines."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if problem is None or mark is None:
+        return _one_line(exc)
+    return f"{_one_line(problem)} (line {mark.line + 1} column {mark.column + 1})"
+
+
+def _one_line(exc: object) -> str:
     return " ".join(str(exc).split())
