@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node, SequenceNode
 
@@ -177,6 +178,18 @@ class BoundedLoader(yaml.SafeLoader):
         else:
             return 1
         return 1 + sum(self._sizes[id(child)] for child in children)
+
+
+def _bounded_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    if len(node.value) > MAX_INT_DIGITS:
+        raise ConstructorError(
+            None, None, f"a number has more than {MAX_INT_DIGITS} digits", node.start_mark
+        )
+    value: int = loader.construct_yaml_int(node)
+    return value
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
 
 
 def load_yaml_text(text: str | bytes, *, where: str = "") -> Any:

@@ -94,7 +94,10 @@ async def test_json_mapping_with_model_name(tmp_path: Path) -> None:
         ("model: x\n", "script.yaml: turns: field required"),
         ("model: x\nturns: []\nextra: 1\n", "script.yaml: extra: extra inputs are not permitted"),
         ("just text\n", "script.yaml: expected a list of turns or a mapping with 'turns', got str"),
-        ("- content: [unclosed\n", "script.yaml: invalid YAML: expected ',' or ']', but got '<stream end>' (line 2"),
+        (
+            "- content: [unclosed\n",
+            "script.yaml: invalid YAML: expected ',' or ']', but got '<stream end>' (line 2",
+        ),
         ("", "script.yaml: scripted model file is empty"),
     ],
 )
