@@ -198,15 +198,20 @@ def load_yaml_text(text: str | bytes, *, where: str = "") -> Any:
         text = decode_utf8(text, where=where)
     if len(text) > MAX_TEXT_CHARS:
         raise ParseError(f"YAML text is longer than {MAX_TEXT_CHARS:,} characters", where)
-    loader = BoundedLoader(text)
     try:
-        return loader.get_single_data()
+        return _construct(text)
     except yaml.YAMLError as exc:
         raise ParseError(f"invalid YAML: {_yaml_problem(exc)}", where) from None
     except (ValueError, OverflowError) as exc:
         raise ParseError(f"invalid YAML value: {_one_line(exc)}", where) from None
     except RecursionError:
         raise ParseError(_TOO_DEEP, where) from None
+
+
+def _construct(text: str) -> Any:
+    loader = BoundedLoader(text)
+    try:
+        return loader.get_single_data()
     finally:
         loader.dispose()
 
