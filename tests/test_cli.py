@@ -107,7 +107,7 @@ def test_a_failing_hook_is_reported_not_raised(tmp_path: Path, isolated_home: Pa
     ("args", "stdin", "message"),
     [
         (["hooks", "test", "PreToolUze"], None, "unknown event 'PreToolUze'"),
-        (["hooks", "test", "PreToolUse", "-i", "-"], "{not json", "invalid JSON in stdin"),
+        (["hooks", "test", "PreToolUse", "-i", "-"], "{not json", "input stdin: invalid JSON"),
         (["hooks", "test", "PreToolUse", "-i", "-"], "[1, 2]", "must be a JSON object"),
         (["hooks", "test", "Stop", "-i", "/nonexistent/in.json"], None, "cannot read input"),
         (["hooks", "test", "Stop", "-p", "/nonexistent/dir"], None, "does not exist"),

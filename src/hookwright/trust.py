@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookwright.safeparse import ParseError, read_json
+
 #: The warning for a setting of an untrusted folder that would change other hooks.
 NOT_APPLIED = "not applied: folder not trusted"
 
@@ -24,12 +26,12 @@ class TrustStore:
 
     def folders(self) -> list[str]:
         """The trusted folders as stored; raises ValueError when the file is unreadable."""
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not self.path.exists():
             return []
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{self.path}: cannot read trust list: {exc}") from None
+        try:
+            data = read_json(self.path)
+        except ParseError as exc:
+            raise ValueError(f"{self.path}: cannot read trust list: {exc.reason}") from None
         trusted = data.get("trusted") if isinstance(data, dict) else None
         if not isinstance(trusted, list):
             raise ValueError(f'{self.path}: expected {{"trusted": [folders]}}')

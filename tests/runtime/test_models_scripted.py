@@ -94,7 +94,10 @@ async def test_json_mapping_with_model_name(tmp_path: Path) -> None:
         ("model: x\n", "script.yaml: turns: field required"),
         ("model: x\nturns: []\nextra: 1\n", "script.yaml: extra: extra inputs are not permitted"),
         ("just text\n", "script.yaml: expected a list of turns or a mapping with 'turns', got str"),
-        ("- content: [unclosed\n", "script.yaml: invalid YAML at line 2 column 1"),
+        (
+            "- content: [unclosed\n",
+            "script.yaml: invalid YAML: expected ',' or ']', but got '<stream end>' (line 2",
+        ),
         ("", "script.yaml: scripted model file is empty"),
     ],
 )
@@ -122,7 +125,7 @@ def test_every_validation_error_is_listed(tmp_path: Path) -> None:
 
 def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
     script = write(tmp_path / "s.json", '[\n  {"content": }\n]')
-    with pytest.raises(ModelConfigError, match=r"s\.json: invalid JSON at line 2 column 15"):
+    with pytest.raises(ModelConfigError, match=r"s\.json: invalid JSON: .* \(line 2 column 15\)"):
         ScriptedModel.from_file(script)
 
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
 from hookwright.loading import DiscoveredHook, LoadContext, LoadResult, discover
+from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
 from hookwright.spec import HookSpec
 from hookwright.trust import TrustPolicy, TrustStore
 
@@ -172,20 +173,27 @@ def _bound_row(event: Event, index: int, spec: HookSpec) -> tuple[str, ...]:
 def _read_input(source: str | None) -> dict[str, Any]:
     if source is None:
         return {}
-    try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CliError(f"cannot read input {source}: {exc.strerror or exc}") from None
     name = "stdin" if source == "-" else source
+    try:
+        text = _read_stdin() if source == "-" else read_text(Path(source))
+    except ParseError as exc:
+        raise CliError(f"cannot read input {name}: {exc.reason}") from None
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"invalid JSON in {name}: {exc.msg} at line {exc.lineno}") from None
+        data = load_json_text(text)
+    except ParseError as exc:
+        raise CliError(f"input {name}: {exc.reason}") from None
     if not isinstance(data, dict):
         raise CliError(f"input {name} must be a JSON object, got {type(data).__name__}")
     return data
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_TEXT_CHARS + 1)
+    if len(data) > MAX_TEXT_CHARS:
+        raise ParseError(f"larger than {MAX_TEXT_CHARS:,} bytes")
+    return decode_utf8(data)
 
 
 @hooks_app.command("test")

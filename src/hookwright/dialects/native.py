@@ -29,7 +29,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hookwright.events import UnknownEventError, resolve_event
@@ -42,6 +41,7 @@ from hookwright.loading import (
     register_source,
 )
 from hookwright.matching import IfRule, IfRuleError, Matcher, compile_matcher
+from hookwright.safeparse import ParseError, read_yaml
 from hookwright.spec import HookSpec, PythonHandler
 from hookwright.trust import TrustPolicy
 from hookwright.validation import field_path
@@ -132,16 +132,16 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
     diagnostics = discovery.diagnostics
     file = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
+        data = read_yaml(path)
+    except ParseError as exc:
+        diagnostics.append(Diagnostic(file, "", exc.reason))
         return discovery
     if data is None:
         return discovery
     if not isinstance(data, dict) or not isinstance(data.get("hooks", []), list):
         diagnostics.append(Diagnostic(file, "hooks", "expected a mapping with a list"))
         return discovery
-    for key in sorted(set(data) - {"hooks"}):
+    for key in sorted(str(key) for key in data if key != "hooks"):
         diagnostics.append(Diagnostic(file, key, "unknown field", "warning"))
     names: set[str] = set()
     for index, raw in enumerate(data.get("hooks") or []):
@@ -239,8 +239,8 @@ def _is_native(path: Path) -> bool:
     if path.suffix not in (".yaml", ".yml"):
         return False
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        data = read_yaml(path)
+    except ParseError:
         return path.name == FILE_NAME
     hooks = data.get("hooks") if isinstance(data, dict) else None
     return isinstance(hooks, list)

@@ -903,7 +903,7 @@ def _response_from_dict(data: dict[str, Any], original: ModelResponse) -> ModelR
             arguments_raw = json.dumps(arguments_raw)
         try:
             parsed = json.loads(arguments_raw or "{}")
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # a hook's text: bad JSON, huge numbers, deep
             parsed = None
         calls.append(
             ToolCall(

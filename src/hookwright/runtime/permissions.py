@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hookwright.matching import IfRule, IfRuleError
+from hookwright.safeparse import ParseError, read_json
 
 log = logging.getLogger("hookwright.permissions")
 
@@ -187,9 +188,12 @@ class PermissionPolicy:
             log.warning("cannot persist permissions to unknown destination %s", destination)
             return
         try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        except (OSError, json.JSONDecodeError) as exc:
-            log.warning("not updating %s: %s", path, exc)
+            data = read_json(path) if path.exists() else {}
+        except ParseError as exc:
+            log.warning("not updating %s: %s", path, exc.reason)
+            return
+        if not isinstance(data, dict) or not isinstance(data.get("permissions", {}), dict):
+            log.warning("not updating %s: expected an object with a `permissions` object", path)
             return
         permissions = data.setdefault("permissions", {})
         current: list[str] = list(permissions.get(behavior, []))
@@ -227,9 +231,9 @@ def load_policy(
         if path is None or not path.is_file():
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            policy.problems.append(f"{path}: cannot read permissions: {exc}")
+            data = read_json(path)
+        except ParseError as exc:
+            policy.problems.append(f"{path}: cannot read permissions: {exc.reason}")
             continue
         block = data.get("permissions") if isinstance(data, dict) else None
         if not isinstance(block, dict):

@@ -47,6 +47,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from hookwright.safeparse import MAX_DEPTH, check_depth, load_json_text
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 
@@ -253,18 +254,21 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once
 
 
 def decode_line(line: bytes) -> Any:
-    """``json.loads(line)``, with a fast path for a UTF-8 line holding one object."""
+    """The JSON value of `line` within `safeparse`'s bounds (`ParseError` otherwise), with a
+    fast path for a UTF-8 line holding one object."""
     # What json.detect_encoding calls UTF-8: no BOM, first two bytes non-zero.
     if len(line) > 3 and line[0] == 0x7B and line[1]:
         try:
             text = line.decode("utf-8", "surrogatepass")
             value, end = _scan_once(text, 0)
-        except (ValueError, StopIteration):
-            pass  # json.loads raises the proper error below
+        except (ValueError, StopIteration, RecursionError):
+            pass  # load_json_text raises the proper error below
         else:
             if end == len(text) or not text[end:].strip(" \t\n\r"):
+                if line.count(b"[") + line.count(b"{") > MAX_DEPTH:
+                    check_depth(value)
                 return value
-    return json.loads(line)
+    return load_json_text(line)
 
 
 # One spawned process ------------------------------------------------------------------------
@@ -530,10 +534,12 @@ class _Connection:
     def _handle_line(self, line: bytes) -> None:
         try:
             message = decode_line(line)
-        except ValueError:
+        except ValueError as exc:
             # A blank line never decodes; it is skipped silently.
             if line.strip():
-                log.warning("hook %s: non-JSON stdout line skipped: %.200r", self.name, line)
+                log.warning(
+                    "hook %s: non-JSON stdout line skipped (%s): %.200r", self.name, exc, line
+                )
             return
         if not isinstance(message, dict):
             log.warning("hook %s: non-object message skipped: %.200r", self.name, line)

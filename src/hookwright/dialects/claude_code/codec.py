@@ -23,7 +23,6 @@ compaction is skipped).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -59,6 +58,7 @@ from hookwright.dialects.claude_code.tables import (
 from hookwright.effects import ElicitationAnswer
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult, Status
+from hookwright.safeparse import ParseError, load_json_text
 
 ExitRules = Literal["current", "classic"]
 EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")
@@ -78,8 +78,8 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
     if not stripped.startswith("{"):
         return None
     try:
-        value = json.loads(stripped)
-    except ValueError:
+        value = load_json_text(stripped)
+    except ParseError:
         return None
     return value if isinstance(value, dict) else None
 

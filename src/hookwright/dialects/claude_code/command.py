@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from pathlib import Path
 
 from hookwright.dialects.claude_code.codec import (
@@ -37,8 +36,35 @@ from hookwright.services import Services
 from hookwright.spec import HookSpec, RunContext
 from hookwright.transports.process import ProcessOutcome, run_process
 
-_CANT_OPEN = re.compile(r"can't open file '([^']+)'")
-_NO_SUCH_FILE = re.compile(r"([^\s:'\"]+)'?: (?:\[Errno 2\] )?No such file or directory")
+_CANT_OPEN = "can't open file '"
+_NO_SUCH_FILE = "No such file or directory"
+_NOT_IN_PATH = frozenset(" \t:'\"")
+#: How much of stderr is searched: the last lines (interpreters print this error last), each
+#: cut to the length of a long path, so a hook's output cannot make the search slow.
+_TAIL_LINES = 8
+_LINE_CHARS = 8_192
+
+
+def _named_paths(line: str) -> list[str]:
+    """The paths an interpreter or shell says it could not open in `line`."""
+    paths: list[str] = []
+    start = line.find(_CANT_OPEN)
+    if start != -1:
+        end = line.find("'", start + len(_CANT_OPEN))
+        if end != -1:
+            paths.append(line[start + len(_CANT_OPEN) : end])
+    at = line.find(_NO_SUCH_FILE)
+    while at != -1:
+        head = line[:at].removesuffix("[Errno 2] ")
+        if head.endswith(": "):
+            head = head[:-2].removesuffix("'")
+            first = len(head)
+            while first > 0 and head[first - 1] not in _NOT_IN_PATH:
+                first -= 1
+            if first < len(head):
+                paths.append(head[first:])
+        at = line.find(_NO_SUCH_FILE, at + 1)
+    return paths
 
 
 def missing_script(stderr: str, command: str) -> str | None:
@@ -46,15 +72,14 @@ def missing_script(stderr: str, command: str) -> str | None:
 
     ``python3 missing.py`` exits 2, which Claude Code takes as a block; the line is only
     reported when the missing path is named in the command, so a hook that blocks because
-    some *other* file is missing is not mistaken for a missing script.
+    some *other* file is missing is not mistaken for a missing script. Only the last lines
+    of stderr are read, each cut short, so the scan stays linear and small.
     """
-    for line in stderr.splitlines():
-        match = _CANT_OPEN.search(line) or _NO_SUCH_FILE.search(line)
-        if match is None:
-            continue
-        path = match.group(1)
-        if path in command or os.path.basename(path) in command:
-            return line.strip()
+    tail = stderr[-_TAIL_LINES * _LINE_CHARS :].splitlines()[-_TAIL_LINES:]
+    for line in (full[:_LINE_CHARS] for full in tail):
+        for path in _named_paths(line):
+            if path and (path in command or os.path.basename(path) in command):
+                return line.strip()
     return None
 
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.loader import LoaderOptions, build_options
@@ -28,6 +26,7 @@ from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import Declaration, build_spec, session_end_budget
 from hookwright.events import Event
 from hookwright.loading import Diagnostic, LoadResult
+from hookwright.safeparse import ParseError, load_yaml_text, read_text
 
 FrontmatterKind = Literal["skill", "agent"]
 
@@ -35,9 +34,9 @@ FrontmatterKind = Literal["skill", "agent"]
 def read_frontmatter(path: Path) -> tuple[dict[str, Any] | None, Diagnostic | None]:
     """The YAML mapping between the leading ``---`` lines of a Markdown file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        return None, Diagnostic(str(path), "", f"cannot read: {exc.strerror or exc}")
+        text = read_text(path)
+    except ParseError as exc:
+        return None, Diagnostic(str(path), "", exc.reason)
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         return {}, None
@@ -46,9 +45,9 @@ def read_frontmatter(path: Path) -> tuple[dict[str, Any] | None, Diagnostic | No
     except StopIteration:
         return None, Diagnostic(str(path), "frontmatter", "frontmatter has no closing '---'")
     try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        return None, Diagnostic(str(path), "frontmatter", f"invalid YAML: {exc}")
+        data = load_yaml_text("\n".join(lines[1:end]))
+    except ParseError as exc:
+        return None, Diagnostic(str(path), "frontmatter", exc.reason)
     if data is None:
         return {}, None
     if not isinstance(data, dict):

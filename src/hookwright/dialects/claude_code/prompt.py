@@ -10,8 +10,6 @@ on.
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
@@ -23,11 +21,12 @@ from hookwright.dialects.claude_code.tables import (
 )
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult, Status
+from hookwright.safeparse import ParseError, load_json_text
 from hookwright.services import HookModelRequest, ModelKind
 from hookwright.spec import RunContext
 
 DEFAULT_BLOCK_REASON = "Blocked by prompt hook"
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+_FENCE = "```"
 
 
 def build_prompt(template: str, inp: HookInput) -> str:
@@ -38,14 +37,27 @@ def build_prompt(template: str, inp: HookInput) -> str:
     return f"{template}\n\n{payload}"
 
 
+def _unfenced(text: str) -> str:
+    """`text` without a Markdown code fence around it (```` ```json ... ``` ````)."""
+    body = text.strip()
+    if body.startswith(_FENCE):
+        language = len(_FENCE)
+        while language < len(body) and body[language].isascii() and body[language].isalpha():
+            language += 1
+        body = body[language:].lstrip()
+    if body.endswith(_FENCE):
+        body = body[: -len(_FENCE)].rstrip()
+    return body
+
+
 def _reply_object(text: str) -> dict[str, Any] | None:
-    body = _FENCE.sub("", text.strip())
+    body = _unfenced(text)
     start, end = body.find("{"), body.rfind("}")
     if start == -1 or end < start:
         return None
     try:
-        value = json.loads(body[start : end + 1])
-    except ValueError:
+        value = load_json_text(body[start : end + 1])
+    except ParseError:
         return None
     return value if isinstance(value, dict) else None
 

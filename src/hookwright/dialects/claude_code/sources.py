@@ -33,7 +33,7 @@ settings precedence managed > flag > local > project > user:
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -43,6 +43,7 @@ from typing import Any, Literal
 from hookwright.dialects.claude_code.http import HttpPolicy
 from hookwright.dialects.claude_code.tables import EVENT_NAMES
 from hookwright.loading import Diagnostic, LoadContext
+from hookwright.safeparse import ParseError, load_json_text, read_text, resolve_path
 from hookwright.trust import NOT_APPLIED, TrustPolicy
 
 MANAGED_DIR_ENV = "HOOKWRIGHT_CLAUDE_MANAGED_DIR"
@@ -140,16 +141,12 @@ def managed_dir() -> Path:
 
 
 def read_json(path: Path) -> tuple[Any, Diagnostic | None]:
+    """The JSON value of `path` (an empty file is an empty object), or one diagnostic."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        return None, Diagnostic(str(path), "", f"cannot read: {exc.strerror or exc}")
-    if not text.strip():
-        return {}, None
-    try:
-        return json.loads(text), None
-    except ValueError as exc:
-        return None, Diagnostic(str(path), "", f"invalid JSON: {exc}")
+        text = read_text(path)
+        return (load_json_text(text) if text.strip() else {}), None
+    except ParseError as exc:
+        return None, Diagnostic(str(path), "", exc.reason)
 
 
 def is_claude_settings(data: Any) -> bool:
@@ -336,14 +333,21 @@ def _manifest_hooks(
                 Diagnostic(str(manifest), "hooks", "expected a path, a list of paths or an object")
             )
             return name, []
-        default = (root / "hooks" / "hooks.json").resolve()
+        default = root / "hooks" / "hooks.json"
+        with contextlib.suppress(ParseError):  # a broken default is reported when it is read
+            default = resolve_path(default)
         for index, rel in enumerate(paths):
-            path = (root / rel).resolve()
+            field = f"hooks[{index}]" if isinstance(declared, list) else "hooks"
+            try:
+                path = resolve_path(root / rel)
+            except ParseError as exc:
+                diagnostics.append(Diagnostic(str(manifest), field, exc.reason))
+                continue
             if path == default:
                 diagnostics.append(
                     Diagnostic(
                         str(manifest),
-                        f"hooks[{index}]" if isinstance(declared, list) else "hooks",
+                        field,
                         "Duplicate hooks file detected: hooks/hooks.json is loaded by default",
                     )
                 )

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from hookwright import validation
@@ -60,6 +59,7 @@ from hookwright.dialects.openharness.workspace import (
 )
 from hookwright.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, LoadResult
 from hookwright.matching import Matcher, MatcherError, compile_matcher
+from hookwright.safeparse import ParseError, read_yaml
 from hookwright.spec import HookSpec
 from hookwright.trust import TrustPolicy
 
@@ -120,12 +120,9 @@ def _parse(path: Path, environ: Mapping[str, str], store: SecretStore) -> _FileL
     out = _FileLoad()
     file = str(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        out.error(file, "", f"cannot read: {exc}")
-        return out
-    except yaml.YAMLError as exc:
-        out.error(file, "", f"invalid YAML: {exc}")
+        raw = read_yaml(path)
+    except ParseError as exc:
+        out.error(file, "", exc.reason)
         return out
     if raw is None:
         out.error(file, "", "empty hook file: name, events and handler are required")

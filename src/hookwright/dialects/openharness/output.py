@@ -45,9 +45,7 @@ Mapping to a `HookResult`:
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,11 +61,9 @@ from hookwright.dialects.openharness.events import LIFECYCLE_EVENTS
 from hookwright.effects import Effects, Notice
 from hookwright.events import Event, HookInput
 from hookwright.results import Decision, HookResult
+from hookwright.safeparse import ParseError, load_json_text
 
 log = logging.getLogger("hookwright.dialects.openharness")
-
-
-_OBJECT = re.compile(r"\{[\s\S]*\}")
 
 
 class OutputError(ValueError):
@@ -103,13 +99,13 @@ _KIND_NAMES: dict[type, str] = {bool: "a boolean", str: "a string", dict: "an ob
 
 
 def parse_output(text: str) -> UnifiedOutput:
-    match = _OBJECT.search(text.strip())
-    if match is None:
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end < start:
         raise OutputError("returned invalid JSON output: no JSON object found")
     try:
-        data = json.loads(match.group(0))
-    except json.JSONDecodeError as exc:
-        raise OutputError(f"returned invalid JSON output: {exc.msg} at char {exc.pos}") from None
+        data = load_json_text(text[start : end + 1])
+    except ParseError as exc:
+        raise OutputError(f"returned invalid JSON output: {exc}") from None
     if not isinstance(data, dict):
         raise OutputError("returned invalid JSON output: not an object")
     specific = _typed(data, "hookSpecificOutput", dict) or {}

@@ -14,15 +14,13 @@ The caller must register every value it uses for redaction (logs, diagnostics, t
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
 from hookwright.loading import Diagnostic
+from hookwright.safeparse import ParseError, load_json_text, load_yaml_text, read_text
 
 SECRETS_DIR = ".openharness"
 SECRETS_FILES = ("secrets.yaml", "secrets.json")
@@ -85,11 +83,11 @@ class SecretStore:
                 path, "", f"mode {mode:04o} lets others read it; it must be 0600 (chmod 600)"
             )
         try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        except (OSError, ValueError, yaml.YAMLError) as exc:
-            # The parser's message may quote file content, i.e. a secret: keep only its kind.
-            return self._problem(path, "", f"cannot parse ({type(exc).__name__})")
+            text = read_text(path)
+            data = load_json_text(text) if path.suffix == ".json" else load_yaml_text(text)
+        except ParseError:
+            # The parser's message may quote file content, i.e. a secret: say only that it failed.
+            return self._problem(path, "", "cannot read or parse it")
         if data is None:
             return {}
         if not isinstance(data, dict):

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
-
 from hookwright.loading import Diagnostic
+from hookwright.safeparse import ParseError, read_yaml
 
 OH_DIR = ".openharness"
 WORKSPACE_FILE = "workspace.yaml"
@@ -37,9 +36,9 @@ def read_kind(root: Path) -> WorkspaceKind:
         return result
     file = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        result.diagnostics.append(Diagnostic(file, "", f"cannot read, assuming project: {exc}"))
+        data = read_yaml(path)
+    except ParseError as exc:
+        result.diagnostics.append(Diagnostic(file, "", f"{exc.reason}; assuming project"))
         return result
     if data is None:
         return result

@@ -21,7 +21,6 @@ file and key (``hooks.processes.<name>.intercept[1]``) and only that hook is lef
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -38,6 +37,7 @@ from pydantic import (
 
 from hookwright.dialects.picoclaw.kinds import UnknownKindError, normalize_kind
 from hookwright.loading import Diagnostic, LoadContext
+from hookwright.safeparse import ParseError, read_json
 from hookwright.validation import field_path
 
 Protocol = Literal["seed", "current"]
@@ -249,8 +249,8 @@ def is_picoclaw_file(path: Path) -> bool:
     if path.suffix.lower() != ".json":
         return False
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json(path)
+    except ParseError:
         return False
     hooks = data.get("hooks") if isinstance(data, dict) else None
     return isinstance(hooks, dict) and ("processes" in hooks or "builtins" in hooks)
@@ -275,9 +275,9 @@ def read_sections(files: list[ConfigFile]) -> tuple[list[FileSection], list[Diag
     for config in files:
         file = str(config.path)
         try:
-            data = json.loads(config.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            diagnostics.append(Diagnostic(file, "", f"cannot read: {exc}"))
+            data = read_json(config.path)
+        except ParseError as exc:
+            diagnostics.append(Diagnostic(file, "", exc.reason))
             continue
         hooks = data.get("hooks") if isinstance(data, dict) else None
         if hooks is None:

@@ -28,13 +28,13 @@ Decisions beyond the seed:
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeAlias
 
+from hookwright.safeparse import ParseError, read_json, read_text, resolve_path
 from hookwright.validation import json_type_name
 
 __all__ = ["HOOKS_FILE", "ROLES", "TIMINGS", "HookInfo", "SkillHookError", "scan_hooks"]
@@ -162,14 +162,9 @@ def _load_skill(root: Path, skill: str, collector: _Collector) -> list[HookInfo]
 
 def _read_entries(config: Path, skill: str, collector: _Collector) -> list[Any] | None:
     try:
-        text = config.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        collector.report(skill, config, "", f"cannot read file: {exc}")
-        return None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        collector.report(skill, config, "", f"invalid JSON, whole file rejected: {exc}")
+        data = read_json(config)
+    except ParseError as exc:
+        collector.report(skill, config, "", f"{exc.reason}; whole file rejected")
         return None
     if not isinstance(data, dict):
         collector.report(
@@ -285,10 +280,10 @@ def _read_prompt(hooks_dir: Path, file: str, fail: _Fail) -> str | None:
         fail("file", f"{file!r} must be a path relative to hooks/")
         return None
     try:
-        target = (hooks_dir / file).resolve()
-        inside = target.is_relative_to(hooks_dir.resolve())
-    except (OSError, RuntimeError) as exc:
-        fail("file", f"cannot resolve {file!r}: {exc}")
+        target = resolve_path(hooks_dir / file)
+        inside = target.is_relative_to(resolve_path(hooks_dir))
+    except ParseError as exc:
+        fail("file", f"{file!r}: {exc.reason}")
         return None
     if not inside:
         fail("file", f"{file!r} escapes hooks/ (resolves to {target})")
@@ -300,9 +295,9 @@ def _read_prompt(hooks_dir: Path, file: str, fail: _Fail) -> str | None:
         fail("file", f"prompt file {file!r} is not a regular file")
         return None
     try:
-        text = target.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        fail("file", f"cannot read prompt file {file!r} as UTF-8: {exc}")
+        text = read_text(target)
+    except ParseError as exc:
+        fail("file", f"prompt file {file!r}: {exc.reason}")
         return None
     text = _strip_one_newline(text)
     if not text.strip():

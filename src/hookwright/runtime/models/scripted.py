@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hookwright.runtime.models.base import (
@@ -39,6 +38,7 @@ from hookwright.runtime.models.base import (
     ToolDefinition,
     parse_arguments,
 )
+from hookwright.safeparse import ParseError, load_json_text, load_yaml_text, read_text
 from hookwright.validation import field_path
 
 END_OF_SCRIPT = "(end of script)"
@@ -214,26 +214,13 @@ class ScriptedModel:
 
 
 def _load(path: Path) -> Any:
+    if not path.exists():
+        raise ModelConfigError(f"{path}: scripted model file not found")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelConfigError(f"{path}: scripted model file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelConfigError(f"{path}: cannot read scripted model file: {exc}") from exc
-    if path.suffix.lower() == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ModelConfigError(
-                f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-            ) from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ModelConfigError(f"{path}: invalid YAML{where}: {problem}") from exc
+        text = read_text(path)
+        data = load_json_text(text) if path.suffix.lower() == ".json" else load_yaml_text(text)
+    except ParseError as exc:
+        raise ModelConfigError(f"{path}: {exc.reason}") from None
     if data is None:
         raise ModelConfigError(f"{path}: scripted model file is empty")
     return data
