@@ -201,6 +201,8 @@ def test_bad_frames_get_clear_errors_and_the_socket_stays_usable(serve: ServerFa
     chat: dict[str, Any] = {"type": "chat", "history": [], "message": "hi"}
     with client(server) as ws:
         assert ws.error_for("{not json").startswith("malformed JSON: ")
+        assert "nest" in ws.error_for("[" * 5000 + "]" * 5000)
+        assert "digits" in ws.error_for('{"type": "chat", "n": ' + "9" * 5000 + "}")
         assert ws.error_for("[1, 2]") == "a frame must be a JSON object, got array"
         assert ws.error_for({"message": "hi"}).startswith("field 'type' is missing")
         assert ws.error_for({"type": "ping"}) == (

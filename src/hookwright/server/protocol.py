@@ -8,11 +8,11 @@ and appends ``DoneFrame.messages`` to it.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from hookwright.safeparse import ParseError, load_json_text
 from hookwright.validation import field_path, json_type_name
 
 __all__ = [
@@ -177,11 +177,9 @@ OutFrame: TypeAlias = (
 def parse_request(text: str, *, max_history: int) -> ChatRequest:
     """Read one client frame; raise `ProtocolError` saying what is wrong and where."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ProtocolError(
-            f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
+        data = load_json_text(text)
+    except ParseError as exc:
+        raise ProtocolError(f"malformed JSON: {exc.reason}") from None
     if not isinstance(data, dict):
         raise ProtocolError(f"a frame must be a JSON object, got {json_type_name(data)}")
     if "type" not in data:
