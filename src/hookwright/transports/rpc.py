@@ -49,6 +49,7 @@ from typing import Any, TypeVar
 
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
+from hookwright.transports.reaper import enable_subreaper, end_leftovers, mark_environment
 
 log = logging.getLogger("hookwright.rpc")
 
@@ -289,6 +290,8 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
         self.stdout_done = asyncio.Event()
         self._early: list[bytes | None] = []
         self.stdout_lines = LineSplitter(max_line, self._early.append)
+        #: The run token in the child's environment (`hookwright.transports.reaper`).
+        self.run_token = ""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -369,6 +372,8 @@ async def spawn(
     """Start `argv` without a shell, in a new session (its own process group), all three
     standard streams piped. Stdout lines go to the consumer `_Protocol.attach_stdout` sets."""
     loop = asyncio.get_running_loop()
+    enable_subreaper()
+    mark = mark_environment(env)
     transport, protocol = await loop.subprocess_exec(
         lambda: _Protocol(loop, max_line),
         *argv,
@@ -376,9 +381,10 @@ async def spawn(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=cwd,
-        env=env,
+        env=mark.env,
         start_new_session=True,
     )
+    protocol.run_token = mark.token
     return asyncio.subprocess.Process(transport, protocol, loop), protocol, transport
 
 
@@ -583,8 +589,9 @@ class _Connection:
         # Responses written just before exiting are still in the pipe: read them first.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.protocol.stdout_done.wait(), 0.5)
-        # Whatever the hook left running in its group goes with it.
+        # Whatever the hook left running, in its group or out of it, goes with it.
         signal_group(self.proc.pid, signal.SIGKILL)
+        await end_leftovers(self.protocol.run_token, self.proc.pid, 0.5)
         self._fail(RpcProcessError(f"hook {self.name}: process exited with code {code}"))
         return code if code is not None else -1
 
