@@ -32,6 +32,7 @@ from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.effects import Notice
 from hookwright.events import HookInput
 from hookwright.inbox import AsyncDelivery, AsyncInbox, Job
+from hookwright.private_files import touch_private
 from hookwright.results import HookResult, Status
 from hookwright.services import Services
 from hookwright.spec import HookSpec, RunContext
@@ -98,7 +99,7 @@ class CommandHandler:
             return None
         index = services.counters.number("claude_code.env_file", self)
         path = env_file_path(self.site.home, inp.session_id, index)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        touch_private(path)
         return path
 
     async def _run(

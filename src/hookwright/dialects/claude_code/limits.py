@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 from hookwright.dialects.claude_code.tables import OUTPUT_CAP
+from hookwright.private_files import open_private
 from hookwright.results import HookResult
 
 log = logging.getLogger("hookwright.claude_code")
@@ -30,8 +31,8 @@ def cap_text(text: str, directory: Path, *, limit: int = OUTPUT_CAP) -> str:
     digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:16]
     path = directory / f"{digest}.txt"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="replace")
+        with open_private(path) as fh:
+            fh.write(text)
         where = f"full output ({len(text)} characters) saved to {path}"
     except OSError as exc:
         log.warning("cannot save long hook output to %s: %s", path, exc)
