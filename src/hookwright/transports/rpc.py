@@ -49,6 +49,7 @@ from typing import Any, TypeVar
 
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
+from hookwright.transports.ratelimit import RateLimitedLog
 from hookwright.transports.reaper import enable_subreaper, end_leftovers, mark_environment
 
 log = logging.getLogger("hookwright.rpc")
@@ -414,6 +415,7 @@ class _Connection:
         self.write_lock = asyncio.Lock()
         self.lost: RpcProcessError | None = None
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self.warnings = RateLimitedLog(log, name)
         assert proc.stdin is not None
         self.stdin = proc.stdin
         self.stdin_transport = proc.stdin.transport
@@ -529,7 +531,9 @@ class _Connection:
 
     def _on_stdout_line(self, line: bytes | None) -> None:
         if line is None:
-            log.warning("hook %s: stdout line over %d bytes discarded", self.name, self.max_line)
+            self.warnings.warning(
+                "hook %s: stdout line over %d bytes discarded", self.name, self.max_line
+            )
         else:
             self._handle_line(line)
 
@@ -539,13 +543,15 @@ class _Connection:
         except ValueError:
             # A blank line never decodes; it is skipped silently.
             if line.strip():
-                log.warning("hook %s: non-JSON stdout line skipped: %.200r", self.name, line)
+                self.warnings.warning(
+                    "hook %s: non-JSON stdout line skipped: %.200r", self.name, line
+                )
             return
         if not isinstance(message, dict):
-            log.warning("hook %s: non-object message skipped: %.200r", self.name, line)
+            self.warnings.warning("hook %s: non-object message skipped: %.200r", self.name, line)
             return
         if "method" in message:
-            log.warning(
+            self.warnings.warning(
                 "hook %s: messages from the hook are not served (method %.100r)",
                 self.name,
                 message.get("method"),
@@ -553,11 +559,15 @@ class _Connection:
             return
         msg_id = message.get("id")
         if type(msg_id) is not int or msg_id <= 0:
-            log.warning("hook %s: response with invalid id %.50r skipped", self.name, msg_id)
+            self.warnings.warning(
+                "hook %s: response with invalid id %.50r skipped", self.name, msg_id
+            )
             return
         future = self.pending.get(msg_id)
         if future is None or future.done():
-            log.warning("hook %s: response id %d matches no pending request", self.name, msg_id)
+            self.warnings.warning(
+                "hook %s: response id %d matches no pending request", self.name, msg_id
+            )
             return
         error = message.get("error")
         if error is not None:
@@ -581,7 +591,7 @@ class _Connection:
                     "<line too long>" if line is None else line.decode("utf-8", "replace").rstrip()
                 )
                 self.stderr_tail.append(text)
-                log.warning("hook %s stderr: %s", self.name, text, extra={"hook": self.name})
+                self.warnings.warning("hook %s stderr: %s", self.name, text)
 
     async def _wait_exit(self) -> int:
         await self.protocol.exited.wait()
@@ -646,6 +656,7 @@ class _Connection:
                 await asyncio.wait_for(asyncio.shield(task), 0.5)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+        self.warnings.flush()
         self.transport.close()
 
 
