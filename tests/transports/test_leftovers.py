@@ -1,15 +1,30 @@
-"""Processes a hook detaches from its group (setsid, double fork) end with the hook."""
+"""Processes a hook detaches from its group (setsid, double fork) end with the hook, and the
+child subreaper's zombies are reaped."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from bounds import eventually
+from hookwright.runtime.tools.bash import run_shell
+from hookwright.transports.adoption import enable_subreaper, sweep
 from hookwright.transports.process import run_process
 from hookwright.transports.rpc import RpcProcess
+
+
+@pytest.fixture(autouse=True)
+def subreaper() -> Iterator[None]:
+    """hookwright's command line is the child subreaper; these tests are too, while they run."""
+    assert enable_subreaper()
+    yield
+    enable_subreaper(False)
 
 
 def running(pid: int) -> bool:
@@ -114,3 +129,41 @@ async def test_an_rpc_hook_takes_its_setsid_children_with_it(tmp_path: Path) -> 
     finally:
         await process.aclose()
     assert eventually(lambda: gone(pid))
+
+
+async def test_killed_group_members_are_not_left_as_zombies() -> None:
+    outcome = await run_process(command="sleep 120 >/dev/null 2>&1 & echo $!", timeout=20)
+    pid = int(outcome.stdout)
+    assert eventually(lambda: gone(pid))
+
+
+async def test_a_detached_tool_process_that_exits_later_is_reaped(tmp_path: Path) -> None:
+    pids = tmp_path / "pid"
+    result = await run_shell(
+        f"setsid sh -c 'echo $$ > {pids}; sleep 1' >/dev/null 2>&1 & "
+        f"while [ ! -s {pids} ]; do sleep 0.01; done",
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout_s=20,
+    )
+    assert result.exit_code == 0
+    pid = await read_pid(pids)
+    assert running(pid)  # a tool may leave a process running on purpose
+    assert Path(f"/proc/{pid}/status").read_text().count(f"PPid:\t{os.getpid()}\n") == 1
+
+    def swept_away() -> bool:
+        sweep()
+        return gone(pid)
+
+    assert eventually(swept_away)
+
+
+def test_zombies_of_processes_hookwright_did_not_start_are_left_alone() -> None:
+    """A child started elsewhere in the process is its starter's to wait for."""
+    child = os.fork()
+    if child == 0:
+        os._exit(7)
+    assert eventually(lambda: not running(child))
+    sweep()
+    assert Path(f"/proc/{child}").exists()
+    assert os.waitpid(child, 0) == (child, 7 << 8)

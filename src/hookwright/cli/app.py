@@ -17,6 +17,7 @@ from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
 from hookwright.loading import DiscoveredHook, LoadContext, LoadResult, discover
 from hookwright.spec import HookSpec
+from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
 
 app = typer.Typer(
@@ -248,4 +249,6 @@ _register_runtime_commands()
 
 
 def main() -> None:
+    # hookwright's own process adopts what its hooks and tools detach (see transports.adoption).
+    enable_subreaper()
     app()

@@ -34,8 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright.transports import adoption
+from hookwright.transports.adoption import RunMark, mark_environment
 from hookwright.transports.groups import group_alive, signal_group
-from hookwright.transports.reaper import RunMark, enable_subreaper, end_leftovers, mark_environment
+from hookwright.transports.reaper import end_leftovers
 
 log = logging.getLogger("hookwright.transports.process")
 
@@ -69,6 +71,8 @@ class ProcessOutcome:
     pid: int | None = None
     #: Set when the process was detached by ``on_first_line``: resolves to the full outcome.
     background: asyncio.Task[ProcessOutcome] | None = None
+    #: Bytes the process wrote to stdout, kept or not.
+    stdout_size: int = 0
 
     @property
     def detached(self) -> bool:
@@ -239,6 +243,7 @@ class _Run:
             duration_ms=(time.monotonic() - self.started) * 1000.0,
             stderr_truncated=self.stderr.truncated,
             pid=self.proc.pid,
+            stdout_size=self.stdout.size + self.stdout.discarded,
         )
 
 
@@ -320,7 +325,6 @@ async def run_process(
         raise ValueError("run_process: empty argv")
     started = time.monotonic()
     loop = asyncio.get_running_loop()
-    enable_subreaper()
     mark = mark_environment(env)
     popen_options: dict[str, Any] = {
         "stdin": asyncio.subprocess.PIPE,
@@ -331,9 +335,11 @@ async def run_process(
         "start_new_session": True,
     }
     try:
-        transport, protocol = await loop.subprocess_exec(
-            lambda: _Protocol(loop), *args, **popen_options
-        )
+        with adoption.starting():
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _Protocol(loop), *args, **popen_options
+            )
+            adoption.started(transport.get_pid())
     except OSError as exc:
         return ProcessOutcome(
             exit_code=None,

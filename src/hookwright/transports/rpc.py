@@ -47,10 +47,11 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from hookwright.transports.adoption import mark_environment, started, starting
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 from hookwright.transports.ratelimit import RateLimitedLog
-from hookwright.transports.reaper import enable_subreaper, end_leftovers, mark_environment
+from hookwright.transports.reaper import end_leftovers
 
 log = logging.getLogger("hookwright.rpc")
 
@@ -373,18 +374,19 @@ async def spawn(
     """Start `argv` without a shell, in a new session (its own process group), all three
     standard streams piped. Stdout lines go to the consumer `_Protocol.attach_stdout` sets."""
     loop = asyncio.get_running_loop()
-    enable_subreaper()
     mark = mark_environment(env)
-    transport, protocol = await loop.subprocess_exec(
-        lambda: _Protocol(loop, max_line),
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=cwd,
-        env=mark.env,
-        start_new_session=True,
-    )
+    with starting():
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(loop, max_line),
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=mark.env,
+            start_new_session=True,
+        )
+        started(transport.get_pid())
     protocol.run_token = mark.token
     return asyncio.subprocess.Process(transport, protocol, loop), protocol, transport
 
