@@ -17,6 +17,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,11 @@ class AuditLog:
 
     def add_callback(self, callback: AuditCallback) -> None:
         self.callbacks.append(callback)
+
+    @property
+    def secrets(self) -> AbstractSet[str]:
+        """The registered secret values (read-only view)."""
+        return self._secrets
 
     def add_secret(self, value: str) -> None:
         """Never write `value` to the audit: it is replaced by `***`."""
