@@ -27,7 +27,12 @@ from hookwright.dialects.claude_code.codec import (
 )
 from hookwright.dialects.claude_code.config import CommandHook
 from hookwright.dialects.claude_code.environment import HookSite, env_file_path
-from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.dialects.claude_code.limits import (
+    MAX_ANSWER_BYTES,
+    cap_result,
+    output_dir,
+    over_cap_answer,
+)
 from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.effects import Notice
 from hookwright.events import HookInput
@@ -117,6 +122,7 @@ class CommandHandler:
             cwd=inp.cwd or self.site.project_dir,
             env=self.site.environment(inp.session_id, env_file),
             timeout=timeout,
+            max_output=MAX_ANSWER_BYTES,
             on_first_line=is_async_declaration if detachable else None,
         )
         return outcome, env_file
@@ -144,6 +150,14 @@ class CommandHandler:
             return HookResult(
                 status=Status.timeout,
                 error=f"timed out after {self.timeout:g}s",
+                stderr=outcome.stderr or None,
+            )
+        too_big = over_cap_answer(outcome.stdout, outcome.stdout_size, outcome.stdout_truncated)
+        if too_big is not None:
+            return HookResult(
+                status=Status.error,
+                error=f"hook {self.label}: {too_big}",
+                exit_code=outcome.exit_code,
                 stderr=outcome.stderr or None,
             )
         result = decode_command(

@@ -18,6 +18,9 @@ from hookwright.results import HookResult
 log = logging.getLogger("hookwright.claude_code")
 
 PREVIEW_CHARS = 2_000
+#: The most stdout a command hook's answer may have, in bytes; a JSON answer past it is an
+#: error, not silently read as text.
+MAX_ANSWER_BYTES = 10_000_000
 
 
 def output_dir(home: Path) -> Path:
@@ -38,6 +41,13 @@ def cap_text(text: str, directory: Path, *, limit: int = OUTPUT_CAP) -> str:
         log.warning("cannot save long hook output to %s: %s", path, exc)
         where = f"output of {len(text)} characters truncated; saving it failed: {exc}"
     return f"{text[:PREVIEW_CHARS]}\n\n[... {where}]"
+
+
+def over_cap_answer(stdout: str, size: int, truncated: bool) -> str | None:
+    """The error for a JSON answer cut at `MAX_ANSWER_BYTES`, or None."""
+    if not truncated or not stdout.lstrip().startswith("{"):
+        return None
+    return f"JSON answer of {size} bytes is over the {MAX_ANSWER_BYTES}-byte limit; ignored"
 
 
 def cap_result(result: HookResult, directory: Path) -> HookResult:
