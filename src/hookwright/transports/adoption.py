@@ -84,14 +84,55 @@ def _read_stat(entry: str) -> Proc | None:
     return Proc(int(entry), int(fields[1]), int(fields[3]), fields[0] in (b"Z", b"X"))
 
 
-def processes() -> list[Proc]:
-    """Every process but this one (empty where there is no /proc)."""
+def _last_pid() -> int | None:
+    """The most recently allocated pid (``/proc/loadavg``), or None."""
     try:
-        entries = os.listdir("/proc")
+        with open("/proc/loadavg", "rb") as fh:
+            return int(fh.read().rsplit(b" ", 1)[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _newer(entries: list[str], since: int) -> list[str]:
+    """The pids allocated after `since`, allowing for one wrap of the pid counter."""
+    last = _last_pid()
+    if last is None:
+        return entries
+    if last >= since:
+        return [entry for entry in entries if since < int(entry) <= last]
+    return [entry for entry in entries if int(entry) > since or int(entry) <= last]
+
+
+def processes(since: int | None = None) -> list[Proc]:
+    """Every process but this one (empty where there is no /proc); with `since`, only those
+    started after the process `since` (by pid order, so a hook run that outlasts a whole cycle
+    of the pid counter is not covered)."""
+    try:
+        entries = [entry for entry in os.listdir("/proc") if entry.isdigit()]
     except OSError:
         return []
-    found = (_read_stat(entry) for entry in entries if entry.isdigit())
+    if since is not None:
+        entries = _newer(entries, since)
+    found = (_read_stat(entry) for entry in entries)
     return [proc for proc in found if proc is not None and proc.pid != os.getpid()]
+
+
+def _children() -> list[Proc]:
+    """This process's children (every thread's), read from ``/proc/<pid>/task/*/children``
+    where the kernel has it, else from a scan of every process."""
+    me = os.getpid()
+    try:
+        tasks = os.listdir(f"/proc/{me}/task")
+        pids: set[str] = set()
+        for task in tasks:
+            with open(f"/proc/{me}/task/{task}/children", "rb") as fh:
+                pids.update(fh.read().decode().split())
+    except FileNotFoundError:
+        return [proc for proc in processes() if proc.ppid == me]
+    except OSError:
+        return []
+    found = (_read_stat(pid) for pid in pids)
+    return [proc for proc in found if proc is not None and proc.ppid == me]
 
 
 def carries(pid: int, needle: bytes) -> bool:
@@ -148,19 +189,23 @@ def started(leader: int) -> None:
 
 def sweep() -> None:
     """Reap the attributable zombie children; note adopted marked processes seen alive."""
-    procs = processes()
-    me = os.getpid()
+    children = _children()
     with _adoptions.lock:
         leaders, seen = _adoptions.leaders, _adoptions.seen
         record = _adoptions.starting == 0
-        for proc in procs:
-            if proc.ppid != me or proc.pid in leaders:
+        for proc in children:
+            if proc.pid in leaders:
                 continue
             if proc.zombie:
                 if (proc.session in leaders or proc.pid in seen) and reap(proc.pid):
                     seen.discard(proc.pid)
             elif record and proc.pid not in seen and carries(proc.pid, _ANY_MARK):
                 seen.add(proc.pid)
-        live_sessions = {proc.session for proc in procs}
-        leaders.intersection_update(live_sessions)
-        seen.intersection_update(proc.pid for proc in procs)
+        sessions = {proc.session for proc in children}
+        gone = {pid for pid in leaders if pid not in sessions and not _exists(pid)}
+        leaders.difference_update(gone)
+        seen.intersection_update(proc.pid for proc in children)
+
+
+def _exists(pid: int) -> bool:
+    return os.path.exists(f"/proc/{pid}")

@@ -29,7 +29,7 @@ log = logging.getLogger("hookwright.transports")
 
 _REAP_POLL = 0.01
 _MAX_ROUNDS = 20
-_RESCAN_DELAY = 0.002
+_RESCAN_DELAY = 0.0
 
 
 @dataclass(slots=True)
@@ -52,7 +52,7 @@ class _Hunt:
     def scan(self) -> set[int]:
         """Live processes of the run not stopped yet: marked ones, members of the hook's
         session, and every descendant of those, of the leader and of the stopped ones."""
-        procs = processes()
+        procs = processes(since=self.leader)
         children: dict[int, list[Proc]] = {}
         for proc in procs:
             children.setdefault(proc.ppid, []).append(proc)
