@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
+from typing import Any
 
 from hookwright.effects import Effects
 from hookwright.results import HookResult
@@ -38,6 +39,29 @@ def outward(text: str | None, secrets: Collection[str]) -> str | None:
     if text is None:
         return None
     return cap(redact(text, secrets))
+
+
+def redact_data(value: Any, secrets: Collection[str]) -> Any:
+    """`value` with every secret redacted from every string in it (dicts and lists walked)."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {key: redact_data(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_data(item, secrets) for item in value]
+    return value
+
+
+def _outward_data(result: HookResult, secrets: Collection[str]) -> None:
+    """Rewritten tool output and patches bound for the model: secrets redacted, not capped.
+    A tool input rewrite goes to the tool, which may need the secret, and is left alone."""
+    if result.updated_output is not None:
+        result.updated_output = redact_data(result.updated_output, secrets)
+    if result.patches:
+        result.patches = {
+            scope: patch if scope == "tool_input" else redact_data(patch, secrets)
+            for scope, patch in result.patches.items()
+        }
 
 
 def _outward_effects(effects: Effects, secrets: Collection[str]) -> Effects:
@@ -68,3 +92,5 @@ def make_outward(result: HookResult, secrets: Collection[str]) -> None:
     result.stderr = outward(result.stderr, secrets)
     if result.effects is not None:
         result.effects = _outward_effects(result.effects, secrets)
+    if secrets:
+        _outward_data(result, secrets)

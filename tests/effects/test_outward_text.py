@@ -23,12 +23,20 @@ ECHO: list[dict[str, Any]] = [
 ]
 
 
-def secret_hook(root: Path, name: str, events: list[str], body: str) -> None:
+def secret_hook(
+    root: Path, name: str, events: list[str], body: str, capabilities: list[str] | None = None
+) -> None:
     """An OpenHarness command hook that gets `${secrets.T}` as argv[2]."""
     hooks = root / ".openharness" / "hooks"
     script, log = write_script(hooks / "scripts", name, "secret = sys.argv[2]\n" + body)
     command = f'"{sys.executable}" "{script}" "{log}" ${{secrets.T}}'
-    data = {"name": name, "events": events, "handler": {"type": "command", "command": command}}
+    data: dict[str, Any] = {
+        "name": name,
+        "events": events,
+        "handler": {"type": "command", "command": command},
+    }
+    if capabilities:
+        data["capabilities"] = capabilities
     hooks.mkdir(parents=True, exist_ok=True)
     (hooks / f"{name}.yaml").write_text(yaml.safe_dump(data))
 
@@ -65,6 +73,22 @@ async def test_a_hook_echoing_its_secret_everywhere_leaks_it_nowhere(
     assert "blocked ***" in audit
     assert SECRET not in audit
     assert SECRET not in json.dumps(live.events, default=str)
+
+
+async def test_a_tool_output_rewrite_carrying_the_secret_reaches_the_model_redacted(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("T", SECRET)
+    root = tmp_path / "workspace"
+    secret_hook(
+        root,
+        "rewriter",
+        ["after_tool_dispatch"],
+        answer("{'hookSpecificOutput': {'patch': {'tool_output': 'output ' + secret}}}"),
+        capabilities=["rewrite_tool_response"],
+    )
+    live = await run_once(root, isolated_home, ECHO)
+    assert [m["content"] for m in live.calls[1].messages if m["role"] == "tool"] == ["output ***"]
 
 
 async def test_a_huge_block_reason_is_capped_for_the_model_and_the_audit(
