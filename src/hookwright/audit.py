@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import json
 import logging
 import os
@@ -16,10 +17,12 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from hookwright.private_files import open_private
 from hookwright.results import HookResult, Verdict
 
 log = logging.getLogger("hookwright.audit")
@@ -54,6 +57,33 @@ _RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord))
 AuditCallback = Callable[[AuditRecord], None]
 
 
+#: Size past which the audit file is rotated, and how many rotated files are kept.
+DEFAULT_MAX_BYTES = 50_000_000
+DEFAULT_KEEP = 5
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return max(0, int(value))
+    except ValueError:
+        log.warning("%s=%r is not a whole number; using %d", name, value, default)
+        return default
+
+
+def rotate(path: Path, keep: int) -> None:
+    """`path` becomes `path.1`, `path.1` becomes `path.2`, ...; the one past `keep` goes."""
+    for index in range(keep, 0, -1):
+        older = path.with_name(f"{path.name}.{index}")
+        newer = path if index == 1 else path.with_name(f"{path.name}.{index - 1}")
+        if newer.exists():
+            os.replace(newer, older)
+    if keep == 0:
+        path.unlink(missing_ok=True)
+
+
 def default_audit_path() -> Path:
     override = os.environ.get("HOOKWRIGHT_AUDIT_LOG")
     if override:
@@ -65,7 +95,9 @@ class AuditLog:
     """Collects verdicts and writes one record per hook run.
 
     `max_pending` bounds memory if the writer falls behind; verdicts past it are dropped and
-    counted in `dropped`.
+    counted in `dropped`. The file is created 0600 (its folder 0700 when hookwright creates
+    it) and rotated once it reaches `max_bytes` (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 50 MB),
+    keeping `keep` rotated files (``HOOKWRIGHT_AUDIT_KEEP``, default 5).
     """
 
     def __init__(
@@ -74,8 +106,16 @@ class AuditLog:
         *,
         max_pending: int = 10_000,
         flush_interval: float = 0.05,
+        max_bytes: int | None = None,
+        keep: int | None = None,
     ) -> None:
         self.path = path
+        self.max_bytes = (
+            _env_int("HOOKWRIGHT_AUDIT_MAX_BYTES", DEFAULT_MAX_BYTES)
+            if max_bytes is None
+            else max_bytes
+        )
+        self.keep = _env_int("HOOKWRIGHT_AUDIT_KEEP", DEFAULT_KEEP) if keep is None else keep
         self.callbacks: list[AuditCallback] = []
         self.dropped = 0
         self.written = 0
@@ -96,6 +136,11 @@ class AuditLog:
 
     def add_callback(self, callback: AuditCallback) -> None:
         self.callbacks.append(callback)
+
+    @property
+    def secrets(self) -> AbstractSet[str]:
+        """The registered secret values (read-only view)."""
+        return self._secrets
 
     def add_secret(self, value: str) -> None:
         """Never write `value` to the audit: it is replaced by `***`."""
@@ -180,11 +225,9 @@ class AuditLog:
     def _write(self, records: list[AuditRecord]) -> None:
         if self.path is not None and records:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as fh:
-                    fh.write(
-                        "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
-                    )
+                self._append(
+                    "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
+                )
             except OSError as exc:
                 log.warning("cannot write audit log %s: %s", self.path, exc)
         for record in records:
@@ -194,6 +237,15 @@ class AuditLog:
                     callback(record)
                 except Exception:
                     log.exception("audit callback %r failed", callback)
+
+    def _append(self, text: str) -> None:
+        assert self.path is not None
+        if self.max_bytes > 0:
+            with contextlib.suppress(FileNotFoundError):
+                if self.path.stat().st_size >= self.max_bytes:
+                    rotate(self.path, self.keep)
+        with open_private(self.path, "a") as fh:
+            fh.write(text)
 
     def flush(self, timeout: float = 5.0) -> None:
         """Wait until every submitted verdict is written."""

@@ -43,6 +43,7 @@ from hookwright.events import (
 )
 from hookwright.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.observers import ObserverBus, ObserverFunc
+from hookwright.outward import make_outward
 from hookwright.results import Decision, HookResult, Status, Verdict, failed_dispatch
 from hookwright.services import Services
 from hookwright.spec import HookSpec, Mode, OnError, PythonHandler, RunContext, escapes_hook
@@ -72,11 +73,16 @@ def _error_result(spec: HookSpec, status: Status, message: str) -> HookResult:
 
 
 @overload
-def _finish(spec: HookSpec, result: HookResult, duration_ns: int) -> HookResult: ...
+def _finish(
+    spec: HookSpec, result: HookResult, duration_ns: int, secrets: Collection[str]
+) -> HookResult: ...
 @overload
-def _finish(spec: HookSpec, result: None, duration_ns: int) -> None: ...
-def _finish(spec: HookSpec, result: HookResult | None, duration_ns: int) -> HookResult | None:
-    """Stamp provenance and duration; a result object shared between hooks is copied."""
+def _finish(spec: HookSpec, result: None, duration_ns: int, secrets: Collection[str]) -> None: ...
+def _finish(
+    spec: HookSpec, result: HookResult | None, duration_ns: int, secrets: Collection[str]
+) -> HookResult | None:
+    """Stamp provenance and duration, redact `secrets` and cap the texts (`outward`); a
+    result object shared between hooks is copied."""
     if result is None:
         return None
     if result.hook is not None and result.hook is not spec:
@@ -91,6 +97,7 @@ def _finish(spec: HookSpec, result: HookResult | None, duration_ns: int) -> Hook
         blocked = _error_result(spec, result.status, result.error or "")
         result.decision = blocked.decision
         result.reason = blocked.reason
+    make_outward(result, secrets)
     return result
 
 
@@ -468,7 +475,7 @@ class HookEngine:
                 if result is None:
                     runs.append((spec, None, finished - started))
                 else:
-                    result = _finish(spec, result, finished - started)
+                    result = _finish(spec, result, finished - started, self.audit.secrets)
                     runs.append((spec, result, finished - started))
                     verdict.absorb(result)
                 started = finished
@@ -489,7 +496,7 @@ class HookEngine:
             if result is None:
                 runs.append((spec, None, duration))
             else:
-                result = _finish(spec, result, duration)
+                result = _finish(spec, result, duration, self.audit.secrets)
                 runs.append((spec, result, duration))
                 verdict.absorb(result)
             stage_ends = (
@@ -558,7 +565,7 @@ class HookEngine:
                 raise
             result = _error_result(spec, Status.error, _describe_exception(exc))
         duration = time.perf_counter_ns() - started
-        return spec, _finish(spec, result, duration), duration
+        return spec, _finish(spec, result, duration, self.audit.secrets), duration
 
     # Shutdown -------------------------------------------------------------------------------
 

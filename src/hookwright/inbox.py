@@ -24,11 +24,12 @@ import asyncio
 import collections
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hookwright.audit import AuditLog
 from hookwright.events import Event
+from hookwright.outward import make_outward, outward
 from hookwright.results import HookResult, Verdict
 
 log = logging.getLogger("hookwright.claude_code")
@@ -89,6 +90,7 @@ class AsyncInbox:
         except Exception:
             log.exception("async hook job failed")
             return
+        delivery = self._outward(delivery)
         self.history.append(delivery)
         if delivery.has_content:
             self._pending.append(delivery)
@@ -104,6 +106,17 @@ class AsyncInbox:
                     listener(delivery)
                 except Exception:
                     log.exception("async inbox listener %r failed", listener)
+
+    def _outward(self, delivery: AsyncDelivery) -> AsyncDelivery:
+        """Redact the bound audits' secrets from the delivery's texts and cap them."""
+        secrets = {secret for audit in self._audits for secret in audit.secrets}
+        make_outward(delivery.result, secrets)
+        return replace(
+            delivery,
+            additional_context=outward(delivery.additional_context, secrets),
+            system_message=outward(delivery.system_message, secrets),
+            rewake_message=outward(delivery.rewake_message, secrets),
+        )
 
     def running(self, session_id: str | None = None) -> int:
         """How many async hooks are still running (for `session_id`, or all)."""

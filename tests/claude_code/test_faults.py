@@ -61,12 +61,28 @@ async def test_fifty_megabytes_of_context_are_capped(h: Harness) -> None:
     assert h.audit()[0]["status"] == "ok"
 
 
-async def test_fifty_megabytes_on_a_tool_event_are_ignored(h: Harness) -> None:
+async def test_fifty_megabytes_of_json_are_a_clear_error(h: Harness) -> None:
     flood = h.py("sys.stdout.write('{' + 'y' * (50 << 20))\n")
     h.hooks(group("PreToolUse", cmd(flood, timeout=60)))
     verdict = await h.fire("PreToolUse", **TOOL)
     assert verdict.decision is None
-    assert h.audit()[0]["exit_code"] == 0
+    [record] = h.audit()
+    assert record["exit_code"] == 0 and record["status"] == "error"
+    assert record["error"].startswith("hook ")
+    expected = f"JSON answer of {(50 << 20) + 1} bytes is over the 10000000-byte limit"
+    assert expected in record["error"]
+
+
+async def test_a_json_answer_just_under_the_limit_is_read(h: Harness) -> None:
+    answer = (
+        "import json\n"
+        "reason = 'r' * (10_000_000 - 200)\n"
+        "print(json.dumps({'decision': 'block', 'reason': reason}))\n"
+    )
+    h.hooks(group("Stop", cmd(h.py(answer), timeout=60)))
+    verdict = await h.fire("Stop", stop_hook_active=False)
+    assert verdict.decision == "block"
+    assert verdict.reason is not None and verdict.reason.endswith("truncated by hookwright]")
 
 
 async def test_invalid_utf8(h: Harness) -> None:

@@ -18,6 +18,7 @@ from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
 from hookwright.loading import DiscoveredHook, LoadContext, LoadResult, discover
 from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
 from hookwright.spec import HookSpec
+from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
 
 app = typer.Typer(
@@ -256,4 +257,6 @@ _register_runtime_commands()
 
 
 def main() -> None:
+    # hookwright's own process adopts what its hooks and tools detach (see transports.adoption).
+    enable_subreaper()
     app()

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright import __version__
+from hookwright.private_files import private_dir
 
 Message = dict[str, Any]
 
@@ -48,7 +49,7 @@ class Transcript:
         self.cwd = cwd
         self.sidechain = sidechain
         self._parent: str | None = None
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def close(self) -> None:

@@ -9,9 +9,9 @@ spawns stays in that group. The group is the unit of cleanup:
 * "terminated" means SIGTERM, then SIGKILL for whatever is still alive after
   :data:`KILL_GRACE` seconds.
 
-A grandchild that leaves the group on purpose (``setsid``, a double-forking daemon) escapes
-this; its hold on the pipes is cut when the capture gives up :data:`KILL_GRACE` seconds after
-the group was killed.
+A grandchild that leaves the group on purpose (``setsid``, a double-forking daemon) is found
+by the run's environment marker and killed right after the group (see
+:mod:`hookwright.transports.reaper` for how and for the limits).
 
 Detaching (``on_first_line``): Claude Code lets a command hook declare itself asynchronous by
 printing ``{"async": true}`` as its first stdout line. When ``on_first_line(line)`` returns
@@ -34,7 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright.transports import adoption
+from hookwright.transports.adoption import RunMark, mark_environment
 from hookwright.transports.groups import group_alive, signal_group
+from hookwright.transports.reaper import end_leftovers
 
 log = logging.getLogger("hookwright.transports.process")
 
@@ -68,6 +71,8 @@ class ProcessOutcome:
     pid: int | None = None
     #: Set when the process was detached by ``on_first_line``: resolves to the full outcome.
     background: asyncio.Task[ProcessOutcome] | None = None
+    #: Bytes the process wrote to stdout, kept or not.
+    stdout_size: int = 0
 
     @property
     def detached(self) -> bool:
@@ -221,6 +226,12 @@ class _Run:
     first: _FirstLine | None
     started: float
     deadline: float | None
+    mark: RunMark
+
+    async def end(self, exited: asyncio.Future[None] | None = None) -> None:
+        """Kill the process group, then whatever left it."""
+        await kill_group(self.proc.pid, exited)
+        await end_leftovers(self.mark.token, self.proc.pid, KILL_GRACE)
 
     def outcome(self, *, killed: bool, timed_out: bool) -> ProcessOutcome:
         return ProcessOutcome(
@@ -232,6 +243,7 @@ class _Run:
             duration_ms=(time.monotonic() - self.started) * 1000.0,
             stderr_truncated=self.stderr.truncated,
             pid=self.proc.pid,
+            stdout_size=self.stdout.size + self.stdout.discarded,
         )
 
 
@@ -260,14 +272,14 @@ async def _supervise(run: _Run, stdin_data: bytes) -> ProcessOutcome:
             await asyncio.wait_for(asyncio.shield(run.exited), remaining)
         except TimeoutError:
             timed_out = True
-            await kill_group(proc.pid, run.exited)
+            await run.end(run.exited)
         else:
             await asyncio.wait(readers, timeout=EOF_GRACE)
-            await kill_group(proc.pid)
+            await run.end()
         await _settle(tasks, KILL_GRACE)
         return run.outcome(killed=timed_out, timed_out=timed_out)
     except asyncio.CancelledError:
-        await kill_group(proc.pid, run.exited)
+        await run.end(run.exited)
         raise
     finally:
         for task in tasks:
@@ -313,18 +325,21 @@ async def run_process(
         raise ValueError("run_process: empty argv")
     started = time.monotonic()
     loop = asyncio.get_running_loop()
+    mark = mark_environment(env)
     popen_options: dict[str, Any] = {
         "stdin": asyncio.subprocess.PIPE,
         "stdout": asyncio.subprocess.PIPE,
         "stderr": asyncio.subprocess.PIPE,
         "cwd": cwd,
-        "env": dict(env) if env is not None else None,
+        "env": mark.env,
         "start_new_session": True,
     }
     try:
-        transport, protocol = await loop.subprocess_exec(
-            lambda: _Protocol(loop), *args, **popen_options
-        )
+        with adoption.starting():
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _Protocol(loop), *args, **popen_options
+            )
+            adoption.started(transport.get_pid())
     except OSError as exc:
         return ProcessOutcome(
             exit_code=None,
@@ -343,6 +358,7 @@ async def run_process(
         first=_FirstLine(on_first_line, detach) if on_first_line is not None else None,
         started=started,
         deadline=None if timeout is None else started + timeout,
+        mark=mark,
     )
     if run.first is None:
         return await _supervise(run, stdin_data)

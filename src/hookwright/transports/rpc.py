@@ -48,8 +48,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hookwright.safeparse import MAX_DEPTH, check_depth, load_json_text
+from hookwright.transports.adoption import mark_environment, started, starting
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
+from hookwright.transports.ratelimit import RateLimitedLog
+from hookwright.transports.reaper import end_leftovers
 
 log = logging.getLogger("hookwright.rpc")
 
@@ -293,6 +296,8 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
         self.stdout_done = asyncio.Event()
         self._early: list[bytes | None] = []
         self.stdout_lines = LineSplitter(max_line, self._early.append)
+        #: The run token in the child's environment (`hookwright.transports.reaper`).
+        self.run_token = ""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -373,16 +378,20 @@ async def spawn(
     """Start `argv` without a shell, in a new session (its own process group), all three
     standard streams piped. Stdout lines go to the consumer `_Protocol.attach_stdout` sets."""
     loop = asyncio.get_running_loop()
-    transport, protocol = await loop.subprocess_exec(
-        lambda: _Protocol(loop, max_line),
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
-    )
+    mark = mark_environment(env)
+    with starting():
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(loop, max_line),
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=mark.env,
+            start_new_session=True,
+        )
+        started(transport.get_pid())
+    protocol.run_token = mark.token
     return asyncio.subprocess.Process(transport, protocol, loop), protocol, transport
 
 
@@ -412,6 +421,7 @@ class _Connection:
         self.write_lock = asyncio.Lock()
         self.lost: RpcProcessError | None = None
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self.warnings = RateLimitedLog(log, name)
         assert proc.stdin is not None
         self.stdin = proc.stdin
         self.stdin_transport = proc.stdin.transport
@@ -527,7 +537,9 @@ class _Connection:
 
     def _on_stdout_line(self, line: bytes | None) -> None:
         if line is None:
-            log.warning("hook %s: stdout line over %d bytes discarded", self.name, self.max_line)
+            self.warnings.warning(
+                "hook %s: stdout line over %d bytes discarded", self.name, self.max_line
+            )
         else:
             self._handle_line(line)
 
@@ -537,15 +549,15 @@ class _Connection:
         except ValueError as exc:
             # A blank line never decodes; it is skipped silently.
             if line.strip():
-                log.warning(
+                self.warnings.warning(
                     "hook %s: non-JSON stdout line skipped (%s): %.200r", self.name, exc, line
                 )
             return
         if not isinstance(message, dict):
-            log.warning("hook %s: non-object message skipped: %.200r", self.name, line)
+            self.warnings.warning("hook %s: non-object message skipped: %.200r", self.name, line)
             return
         if "method" in message:
-            log.warning(
+            self.warnings.warning(
                 "hook %s: messages from the hook are not served (method %.100r)",
                 self.name,
                 message.get("method"),
@@ -553,11 +565,15 @@ class _Connection:
             return
         msg_id = message.get("id")
         if type(msg_id) is not int or msg_id <= 0:
-            log.warning("hook %s: response with invalid id %.50r skipped", self.name, msg_id)
+            self.warnings.warning(
+                "hook %s: response with invalid id %.50r skipped", self.name, msg_id
+            )
             return
         future = self.pending.get(msg_id)
         if future is None or future.done():
-            log.warning("hook %s: response id %d matches no pending request", self.name, msg_id)
+            self.warnings.warning(
+                "hook %s: response id %d matches no pending request", self.name, msg_id
+            )
             return
         error = message.get("error")
         if error is not None:
@@ -581,7 +597,7 @@ class _Connection:
                     "<line too long>" if line is None else line.decode("utf-8", "replace").rstrip()
                 )
                 self.stderr_tail.append(text)
-                log.warning("hook %s stderr: %s", self.name, text, extra={"hook": self.name})
+                self.warnings.warning("hook %s stderr: %s", self.name, text)
 
     async def _wait_exit(self) -> int:
         await self.protocol.exited.wait()
@@ -589,8 +605,9 @@ class _Connection:
         # Responses written just before exiting are still in the pipe: read them first.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.protocol.stdout_done.wait(), 0.5)
-        # Whatever the hook left running in its group goes with it.
+        # Whatever the hook left running, in its group or out of it, goes with it.
         signal_group(self.proc.pid, signal.SIGKILL)
+        await end_leftovers(self.protocol.run_token, self.proc.pid, 0.5)
         self._fail(RpcProcessError(f"hook {self.name}: process exited with code {code}"))
         return code if code is not None else -1
 
@@ -645,6 +662,7 @@ class _Connection:
                 await asyncio.wait_for(asyncio.shield(task), 0.5)
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+        self.warnings.flush()
         self.transport.close()
 
 

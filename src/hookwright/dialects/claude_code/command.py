@@ -26,11 +26,17 @@ from hookwright.dialects.claude_code.codec import (
 )
 from hookwright.dialects.claude_code.config import CommandHook
 from hookwright.dialects.claude_code.environment import HookSite, env_file_path
-from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.dialects.claude_code.limits import (
+    MAX_ANSWER_BYTES,
+    cap_result,
+    output_dir,
+    over_cap_answer,
+)
 from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.effects import Notice
 from hookwright.events import HookInput
 from hookwright.inbox import AsyncDelivery, AsyncInbox, Job
+from hookwright.private_files import touch_private
 from hookwright.results import HookResult, Status
 from hookwright.services import Services
 from hookwright.spec import HookSpec, RunContext
@@ -123,7 +129,7 @@ class CommandHandler:
             return None
         index = services.counters.number("claude_code.env_file", self)
         path = env_file_path(self.site.home, inp.session_id, index)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        touch_private(path)
         return path
 
     async def _run(
@@ -141,6 +147,7 @@ class CommandHandler:
             cwd=inp.cwd or self.site.project_dir,
             env=self.site.environment(inp.session_id, env_file),
             timeout=timeout,
+            max_output=MAX_ANSWER_BYTES,
             on_first_line=is_async_declaration if detachable else None,
         )
         return outcome, env_file
@@ -168,6 +175,14 @@ class CommandHandler:
             return HookResult(
                 status=Status.timeout,
                 error=f"timed out after {self.timeout:g}s",
+                stderr=outcome.stderr or None,
+            )
+        too_big = over_cap_answer(outcome.stdout, outcome.stdout_size, outcome.stdout_truncated)
+        if too_big is not None:
+            return HookResult(
+                status=Status.error,
+                error=f"hook {self.label}: {too_big}",
+                exit_code=outcome.exit_code,
                 stderr=outcome.stderr or None,
             )
         result = decode_command(

@@ -12,11 +12,15 @@ import logging
 from pathlib import Path
 
 from hookwright.dialects.claude_code.tables import OUTPUT_CAP
+from hookwright.private_files import open_private
 from hookwright.results import HookResult
 
 log = logging.getLogger("hookwright.claude_code")
 
 PREVIEW_CHARS = 2_000
+#: The most stdout a command hook's answer may have, in bytes; a JSON answer past it is an
+#: error, not silently read as text.
+MAX_ANSWER_BYTES = 10_000_000
 
 
 def output_dir(home: Path) -> Path:
@@ -30,13 +34,20 @@ def cap_text(text: str, directory: Path, *, limit: int = OUTPUT_CAP) -> str:
     digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:16]
     path = directory / f"{digest}.txt"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", errors="replace")
+        with open_private(path) as fh:
+            fh.write(text)
         where = f"full output ({len(text)} characters) saved to {path}"
     except OSError as exc:
         log.warning("cannot save long hook output to %s: %s", path, exc)
         where = f"output of {len(text)} characters truncated; saving it failed: {exc}"
     return f"{text[:PREVIEW_CHARS]}\n\n[... {where}]"
+
+
+def over_cap_answer(stdout: str, size: int, truncated: bool) -> str | None:
+    """The error for a JSON answer cut at `MAX_ANSWER_BYTES`, or None."""
+    if not truncated or not stdout.lstrip().startswith("{"):
+        return None
+    return f"JSON answer of {size} bytes is over the {MAX_ANSWER_BYTES}-byte limit; ignored"
 
 
 def cap_result(result: HookResult, directory: Path) -> HookResult:

@@ -22,6 +22,7 @@ import os
 import shlex
 import signal
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.tools.base import ModelTool, ToolContext, ToolOutput, failure
+from hookwright.transports import adoption
+from hookwright.transports.adoption import mark_environment
 from hookwright.transports.groups import group_alive, signal_group
 
 MAX_OUTPUT_CHARS = 30_000
@@ -165,6 +168,7 @@ async def run_shell(
         raise
     finally:
         transport.close()
+        adoption.sweep()
     returncode = transport.get_returncode()
     exit_code = -signal.SIGKILL if returncode is None else returncode
     out, err = proto.streams[_STDOUT], proto.streams[_STDERR]
@@ -189,7 +193,8 @@ async def _spawn(
     """
     loop = asyncio.get_running_loop()
     spawn = asyncio.ensure_future(
-        loop.subprocess_exec(
+        _start_marked(
+            loop,
             lambda: _Collector(MAX_OUTPUT_CHARS),
             "/bin/bash",
             "-c",
@@ -198,7 +203,7 @@ async def _spawn(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env=env,
+            env=mark_environment(env).env,
             start_new_session=True,
         )
     )
@@ -211,6 +216,16 @@ async def _spawn(
             if not spawn.cancelled() and spawn.exception() is None:
                 await _until_group_gone(spawn.result()[0].get_pid(), KILL_GRACE_S)
         raise
+
+
+async def _start_marked(
+    loop: asyncio.AbstractEventLoop, factory: Callable[[], _Collector], *args: str, **options: Any
+) -> tuple[asyncio.SubprocessTransport, _Collector]:
+    """Start the process, registered so the zombies it leaves are reaped (`adoption`)."""
+    with adoption.starting():
+        transport, proto = await loop.subprocess_exec(factory, *args, **options)
+        adoption.started(transport.get_pid())
+    return transport, proto
 
 
 def _kill_spawned(

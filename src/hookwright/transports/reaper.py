@@ -1,0 +1,117 @@
+"""Ending what a hook left behind outside its process group.
+
+Every hook process starts in a process group of its own, and the group is killed when the hook
+ends. A descendant that calls ``setsid`` (or double-forks into a daemon) leaves that group; it
+is found by the run's marker (:mod:`hookwright.transports.adoption`): each run gets a unique
+token in its environment, which every descendant inherits whatever session or group it moves
+to. When the hook ends, ``/proc`` is scanned for processes whose initial environment carries
+the token, the members of the hook's session, and every descendant of those (and of the hook's
+own process while it is alive), so a process that cleared its environment is still found
+through a marked parent. They are stopped first (so none can fork while the scan repeats), then
+killed, and reaped when they are hookwright's children (the subreaper made them so).
+
+Limits: Linux only (elsewhere only the group is killed). A process that clears its environment
+*and* whose marked ancestors have all exited before the hook ends is not found. A process
+running as another user cannot be read or signalled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from dataclasses import dataclass
+
+from hookwright.transports.adoption import MARKER, Proc, carries, processes, reap, sweep
+
+log = logging.getLogger("hookwright.transports")
+
+_REAP_POLL = 0.01
+_MAX_ROUNDS = 20
+_RESCAN_DELAY = 0.0
+
+
+@dataclass(slots=True)
+class _Hunt:
+    """One run's leftovers as found so far: `stopped` (live, SIGSTOPped so they cannot fork)
+    and `zombies` (dead children of this process that belong to the run, to reap)."""
+
+    token: str
+    leader: int | None
+    stopped: set[int]
+    zombies: set[int]
+
+    def _belongs(self, proc: Proc, needle: bytes) -> bool:
+        return (
+            proc.pid in self.stopped
+            or (self.leader is not None and proc.session == self.leader)
+            or carries(proc.pid, needle)
+        )
+
+    def scan(self) -> set[int]:
+        """Live processes of the run not stopped yet: marked ones, members of the hook's
+        session, and every descendant of those, of the leader and of the stopped ones."""
+        procs = processes(since=self.leader)
+        children: dict[int, list[Proc]] = {}
+        for proc in procs:
+            children.setdefault(proc.ppid, []).append(proc)
+        needle = f"\0{MARKER}={self.token}\0".encode()
+        seeds = [proc for proc in procs if self._belongs(proc, needle)]
+        for parent in (self.leader, *self.stopped):
+            seeds.extend(children.get(parent or 0, ()))
+        found: set[int] = set()
+        while seeds:
+            proc = seeds.pop()
+            if proc.pid in found or proc.pid == self.leader:
+                continue
+            if proc.zombie:
+                if proc.ppid == os.getpid():
+                    self.zombies.add(proc.pid)
+                continue
+            found.add(proc.pid)
+            seeds.extend(children.get(proc.pid, ()))
+        return found - self.stopped
+
+    async def stop_all(self) -> None:
+        """Scan and SIGSTOP until two scans in a row find nothing new (a process caught in
+        the middle of `exec` may not show its environment to the first)."""
+        quiet = 0
+        for _ in range(_MAX_ROUNDS):
+            new = self.scan()
+            self.stopped.update(pid for pid in new if _signal(pid, signal.SIGSTOP))
+            quiet = 0 if new else quiet + 1
+            if quiet == 2:
+                return
+            await asyncio.sleep(_RESCAN_DELAY)
+
+
+def _signal(pid: int, sig: signal.Signals) -> bool:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        log.warning("not allowed to signal process %d left by a hook", pid)
+        return False
+    return True
+
+
+async def end_leftovers(token: str, leader: int | None, grace: float) -> int:
+    """Kill every process the run `token` left behind and reap the adopted ones (waiting up to
+    `grace` seconds for them to die). Returns how many were killed."""
+    if not os.path.isdir("/proc/self"):
+        return 0
+    hunt = _Hunt(token, leader, set(), set())
+    await hunt.stop_all()
+    if hunt.stopped:
+        log.debug("killing %d process(es) left by hook run %s", len(hunt.stopped), token)
+    killed = {pid for pid in hunt.stopped if _signal(pid, signal.SIGKILL)}
+    pending = {pid for pid in killed | hunt.zombies if not reap(pid)}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    while pending and loop.time() < deadline:
+        await asyncio.sleep(_REAP_POLL)
+        pending = {pid for pid in pending if not reap(pid)}
+    sweep()
+    return len(killed)
