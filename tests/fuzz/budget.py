@@ -17,8 +17,9 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from bounds import GENEROUS_BOUND
 from hypothesis import HealthCheck, settings
+
+from bounds import GENEROUS_BOUND
 
 #: Inputs run per property (test function name -> count), for the end-of-run summary.
 RUN_COUNTS: Counter[str] = Counter()

@@ -23,15 +23,24 @@ ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=20
 SYNTAX_TEXT = st.text(st.sampled_from(SYNTAX_CHARS), max_size=40)
 
 
+#: Strategies are built once: building one per draw costs more than the code under test.
+_UNITS = st.sampled_from(["{", "[", " ", "\n", "a", "'", '"', "\\", "{\n", "é", "\x00"])
+_REPEATS = st.integers(min_value=1, max_value=200_000)
+#: An index into a sequence whose length is only known while drawing (taken modulo it).
+_INDEX = st.integers(min_value=0, max_value=1 << 20)
+_SMALL = st.integers(min_value=0, max_value=9)
+
+
 @st.composite
 def long_texts(draw: st.DrawFn) -> str:
-    """A short unit repeated up to 200,000 times: where quadratic scanning would show."""
-    unit = draw(st.sampled_from(["{", "[", " ", "\n", "a", "'", '"', "\\", "{\n", "é", "\x00"]))
-    unit = draw(st.just(unit) | SYNTAX_TEXT.filter(bool))
-    return unit * draw(st.integers(min_value=1, max_value=200_000 // max(len(unit), 1)))
+    """A short unit repeated up to 200,000 characters: where quadratic scanning would show."""
+    unit = draw(_UNITS | SYNTAX_TEXT.filter(bool))
+    return unit * max(1, draw(_REPEATS) // len(unit))
 
 
 TEXTS = st.one_of(ANY_TEXT, SYNTAX_TEXT, long_texts())
+_JUNK = SYNTAX_TEXT | ANY_TEXT
+_BYTES = st.binary(min_size=1, max_size=8)
 
 HUGE_INTS = st.integers(min_value=4000, max_value=6000).map(lambda n: int("9" * min(n, 4300)))
 
@@ -103,9 +112,10 @@ def removed(value: Any, path: tuple[Any, ...]) -> Any:
 def mutated(draw: st.DrawFn, template: Any) -> Any:
     """`template` with up to three fields replaced by hostile values or dropped."""
     doc = template
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        path = draw(st.sampled_from(paths_of(doc)))
-        if path and draw(st.integers(0, 4)) == 0:
+    for _ in range(1 + draw(_SMALL) % 3):
+        paths = paths_of(doc)
+        path = paths[draw(_INDEX) % len(paths)]
+        if path and draw(_SMALL) < 2:
             doc = removed(doc, path)
         else:
             doc = replaced(doc, path, draw(HOSTILE))
@@ -137,38 +147,49 @@ def _serialised(value: Any, dump: Callable[[Any], str]) -> str | None:
 
 
 @st.composite
-def text_mutation(draw: st.DrawFn, text: str) -> str:
+def _text_mutation(draw: st.DrawFn, text: str) -> str:
     """`text` with a slice replaced: truncations, stray brackets, bytes in the middle."""
-    start = draw(st.integers(min_value=0, max_value=len(text)))
-    end = draw(st.integers(min_value=start, max_value=len(text)))
-    return text[:start] + draw(SYNTAX_TEXT | ANY_TEXT) + text[end:]
+    start = draw(_INDEX) % (len(text) + 1)
+    end = start + draw(_INDEX) % (len(text) + 1 - start)
+    return text[:start] + draw(_JUNK) + text[end:]
 
 
-@st.composite
-def documents(draw: st.DrawFn, template: Any, kind: str = "json") -> str:
+def documents(template: Any, kind: str = "json") -> st.SearchStrategy[str]:
     """Text a file or frame of `template`'s shape may hold: the template itself, its fields
     mutated, its text mutated, or raw junk and pathological text."""
     dump = to_json if kind == "json" else to_yaml
-    choice = draw(st.integers(min_value=0, max_value=9))
-    if choice <= 4:
-        doc = template if choice == 0 else draw(mutated(template))
-        return _serialised(doc, dump) or dump(template)
-    if choice <= 6:
-        return draw(text_mutation(dump(template)))
-    if choice == 7:
-        depth = draw(st.integers(min_value=150, max_value=5000))
-        return "[" * depth + "1" + "]" * depth
-    if choice == 8:
-        return "9" * draw(st.integers(min_value=4000, max_value=20_000))
-    return draw(TEXTS)
+    written = dump(template)
+    fields, text = mutated(template), _text_mutation(written)
+
+    @st.composite
+    def document(draw: st.DrawFn) -> str:
+        choice = draw(_SMALL)
+        if choice == 0:
+            return written
+        if choice <= 4:
+            return _serialised(draw(fields), dump) or written
+        if choice <= 6:
+            return draw(text)
+        if choice == 7:
+            depth = 150 + draw(_INDEX) % 5000
+            return "[" * depth + "1" + "]" * depth
+        if choice == 8:
+            return "9" * (4000 + draw(_INDEX) % 16_000)
+        return draw(TEXTS)
+
+    return document()
 
 
-@st.composite
-def document_bytes(draw: st.DrawFn, template: Any, kind: str = "json") -> bytes:
+def document_bytes(template: Any, kind: str = "json") -> st.SearchStrategy[bytes]:
     """`documents` as UTF-8, or with bytes that are not UTF-8 spliced in."""
-    text = draw(documents(template, kind))
-    data = text.encode("utf-8", "surrogatepass")
-    if draw(st.integers(min_value=0, max_value=4)) == 0:
-        at = draw(st.integers(min_value=0, max_value=len(data)))
-        data = data[:at] + draw(st.binary(min_size=1, max_size=8)) + data[at:]
-    return data
+    texts = documents(template, kind)
+
+    @st.composite
+    def encoded(draw: st.DrawFn) -> bytes:
+        data = draw(texts).encode("utf-8", "surrogatepass")
+        if draw(_SMALL) < 2:
+            at = draw(_INDEX) % (len(data) + 1)
+            data = data[:at] + draw(_BYTES) + data[at:]
+        return data
+
+    return encoded()

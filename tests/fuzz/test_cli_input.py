@@ -66,7 +66,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@budget(0.6)
+@budget(0.3)
 @given(document_bytes(STDIN), EVENTS | SYNTAX_TEXT)
 def test_hooks_test_stdin_is_a_verdict_or_one_error_line(
     project: Path, data: bytes, event: str

@@ -30,7 +30,7 @@ from hookwright.events import CLAUDE_CODE_EVENTS, Event, HookInput
 from hookwright.results import HookResult
 
 from .budget import budget
-from .strategies import TEXTS, VALUES, documents, long_texts
+from .strategies import ANY_TEXT, SCALARS, TEXTS, documents, long_texts
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]
 
@@ -53,15 +53,35 @@ PAYLOAD = {
 }
 
 
+#: Tool inputs and outputs as tools and models produce them: anything JSON can hold.
+TOOL_VALUES = [
+    {"command": "git push origin main"},
+    {"command": "\x00" * 3 + "é" * 50_000},
+    {"path": ["not", "a", "string"], "x": None},
+    {"command": {"nested": [[[[1]]]]}},
+    {},
+]
+
+
 @st.composite
 def inputs(draw: st.DrawFn, events: list[Event]) -> HookInput:
     payload: dict[str, Any] = {
         **PAYLOAD,
-        "tool_input": draw(st.dictionaries(st.sampled_from(["command", "path", "x"]), VALUES)),
-        "tool_response": draw(VALUES),
-        "response": {"content": draw(TEXTS), "tool_calls": [], "finish_reason": "stop"},
+        "tool_input": draw(st.sampled_from(TOOL_VALUES)),
+        "tool_response": draw(st.sampled_from(TOOL_VALUES) | SCALARS),
+        "response": {"content": draw(ANY_TEXT), "tool_calls": [], "finish_reason": "stop"},
     }
     return HookInput(draw(st.sampled_from(events)), session_id="s1", turn_id="t1", payload=payload)
+
+
+CLAUDE_INPUTS = inputs(list(CLAUDE_CODE_EVENTS))
+
+
+@st.composite
+def answered(draw: st.DrawFn) -> tuple[HookInput, str]:
+    """A Claude Code input and a hook's stdout for its event."""
+    inp = draw(CLAUDE_INPUTS)
+    return inp, draw(STDOUT_PREFIXES) + draw(CLAUDE_STDOUT[inp.event])
 
 
 def claude_output(event: Event) -> dict[str, Any]:
@@ -104,11 +124,8 @@ def claude_output(event: Event) -> dict[str, Any]:
     }
 
 
-@st.composite
-def claude_stdout(draw: st.DrawFn, event: Event) -> str:
-    text = draw(documents(claude_output(event)))
-    prefix = draw(st.sampled_from(["", " \n", "log line\n", '{"async": true}\n']))
-    return prefix + text
+CLAUDE_STDOUT = {event: documents(claude_output(event)) for event in CLAUDE_CODE_EVENTS}
+STDOUT_PREFIXES = st.sampled_from(["", " \n", "log line\n", '{"async": true}\n'])
 
 
 STDERR = st.one_of(
@@ -125,9 +142,7 @@ EXIT_CODES = st.sampled_from([0, 1, 2, 127, 137]) | st.integers(min_value=-300, 
 
 @budget(1.5)
 @given(
-    inputs(list(CLAUDE_CODE_EVENTS)).flatmap(
-        lambda inp: st.tuples(st.just(inp), claude_stdout(inp.event))
-    ),
+    answered(),
     STDERR,
     EXIT_CODES,
     st.sampled_from(EXIT_RULES),
@@ -147,9 +162,7 @@ def test_a_command_hooks_output_is_a_result(
 
 @budget(1.0)
 @given(
-    inputs(list(CLAUDE_CODE_EVENTS)).flatmap(
-        lambda inp: st.tuples(st.just(inp), claude_stdout(inp.event))
-    ),
+    answered(),
     st.none() | st.sampled_from([200, 204, 301, 404, 500]) | st.integers(),
     st.none() | TEXTS,
     st.booleans(),

@@ -114,7 +114,7 @@ USER_SETTINGS = to_json(
 ).encode()
 
 
-@budget(2.0)
+@budget(0.8)
 @given(project_files())
 def test_discovery_and_binding_of_any_project_return_diagnostics(files: dict[str, bytes]) -> None:
     with project(files) as (root, home):
@@ -134,7 +134,7 @@ FRONTMATTER = {
 }
 
 
-@budget(1.0)
+@budget(0.4)
 @given(documents(FRONTMATTER, "yaml"), st.sampled_from(["skill", "agent"]), st.booleans())
 def test_frontmatter_hooks_of_any_file_return_diagnostics(
     text: str, kind: Any, fenced: bool
@@ -163,7 +163,7 @@ SKILL_HOOKS = {
 }
 
 
-@budget(1.0)
+@budget(0.4)
 @given(
     document_bytes(SKILL_HOOKS),
     st.binary(max_size=64) | documents("Read the file again.").map(str.encode),
