@@ -71,7 +71,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_hooks_test_stdin_is_a_verdict_or_one_error_line(
     project: Path, data: bytes, event: str
 ) -> None:
-    args = ["hooks", "test", event, "--input", "-", "--project", str(project)]
+    args = ["hooks", "test", "--input", "-", "--project", str(project), "--", event]
     result = CliRunner().invoke(app, args, input=data)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     if result.exit_code == 0:
