@@ -31,5 +31,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for name, count in sorted(RUN_COUNTS.items()):
         terminalreporter.write_line(f"{count:>9,}  {name}")
     terminalreporter.write_line(
-        f"{total:>9,}  generated inputs in {len(RUN_COUNTS)} properties, {elapsed:.0f} s"
+        f"{total:>9,}  generated inputs in {len(RUN_COUNTS)} properties "
+        f"({elapsed:.0f} s of this run)"
     )
