@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean browser
+.PHONY: demo test lint typecheck unit fuzz bench clean browser
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ unit: $(STAMP) browser
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# The fuzz suite with its long profile: over 100,000 generated inputs (`make test` runs the
+# same properties with a few examples each); prints the count of inputs at the end.
+fuzz: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider tests/fuzz --hypothesis-profile=fuzz
 
 # Headless Chromium and its driver for tests/server/test_page.py (Debian packages; no download
 # by the tests themselves). Installs only when missing and when running as root.

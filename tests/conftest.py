@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +16,8 @@ def isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("HOOKWRIGHT_AUDIT_LOG", raising=False)
     yield home
+
+
+#: `make fuzz`: each fuzz property runs its share (tests/fuzz/budget.py) of 10,000 inputs instead
+#: of the default 100; the shares add up to more than 100,000 inputs.
+settings.register_profile("fuzz", max_examples=10_000, print_blob=True)

@@ -3,16 +3,28 @@ pydantic error location (`hooks[3].timeout`) and the JSON type name of a value."
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 
 def field_path(loc: Iterable[int | str], base: str = "") -> str:
     """`("handler", "timeout_seconds")` -> `handler.timeout_seconds`; indices as `[n]`; `base`
-    is the path of the object the location is relative to."""
+    is the path of the object the location is relative to. A key that is empty or holds a
+    space, a control character, `.` or a bracket is quoted (`["a\\nb"]`), so the path stays
+    one unambiguous line."""
     out = base
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not _plain_key(part):
+            out += f"[{json.dumps(part)}]"
+        else:
+            out += f".{part}" if out else part
     return out
+
+
+def _plain_key(key: str) -> bool:
+    return key.isprintable() and not any(char in key for char in " .[]") and key != ""
 
 
 def json_type_name(value: object) -> str:

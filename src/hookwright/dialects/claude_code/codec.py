@@ -65,6 +65,9 @@ EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")
 
 DEFAULT_DENY_REASON = "Blocked by hook"
 NO_STDERR = "No stderr output"
+#: An `asyncTimeout` above this (a day, in milliseconds) is this: a 400-digit number is not a
+#: float, and no async hook outlives a day.
+MAX_ASYNC_TIMEOUT_MS = 86_400_000
 
 Parsed = tuple[HookOutput, _Specific | None]
 
@@ -338,7 +341,7 @@ def async_timeout(line: str) -> float | None:
     data = parse_json_object(line) or {}
     value = data.get("asyncTimeout")
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value) / 1000.0
+        return min(value, MAX_ASYNC_TIMEOUT_MS) / 1000.0
     return None
 
 
