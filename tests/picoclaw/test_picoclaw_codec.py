@@ -172,3 +172,14 @@ def test_approval_needs_an_explicit_true(raw: Any, approved: bool) -> None:
 def test_approval_with_a_non_bool_is_a_decode_error() -> None:
     with pytest.raises(DecodeError):
         decode_approval({"approved": 1})
+
+
+@pytest.mark.parametrize("calls", [5, "x", {"a": 1}, None])
+def test_an_after_llm_answer_with_non_list_tool_calls_has_none(calls: Any) -> None:
+    params = encode_params("after_llm", after_llm(), "seed")
+    answer = {"action": "modify", "response": {**params, "response": {"content": "hi"}}}
+    answer["response"]["response"]["tool_calls"] = calls
+    result = decode("after_llm", answer, params, hook="h", protocol="seed")
+    assert result is not None
+    assert result.updated_output["content"] == "hi"
+    assert result.updated_output["tool_calls"] == []

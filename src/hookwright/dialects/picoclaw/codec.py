@@ -234,9 +234,10 @@ def llm_response_to_wire(response: Mapping[str, Any], protocol: Protocol) -> dic
 def llm_response_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
     """A hook's LLMResponse as the canonical `response` (replace semantics: absent fields
     become empty)."""
+    calls = value.get("tool_calls")
     response: dict[str, Any] = {
         "content": _str(value.get("content")),
-        "tool_calls": list(value.get("tool_calls") or []),
+        "tool_calls": list(calls) if isinstance(calls, list) else [],
         "finish_reason": _str(value.get("finish_reason")),
         "usage": value.get("usage"),
     }
