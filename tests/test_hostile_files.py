@@ -186,3 +186,25 @@ def test_a_fifo_or_a_symlink_loop_is_a_diagnostic_not_a_hang(ctx: LoadContext) -
     write(hooks / "good.yaml", OH_GOOD)
     discovery = discover(ctx)
     assert [h.name for h in discovery.hooks] == ["oh-good"]
+
+
+def test_a_prompt_file_name_too_long_for_the_system_rejects_that_hook_only(
+    tmp_path: Path,
+) -> None:
+    from hookwright.skills import SkillHookError, scan_hooks
+
+    hooks_dir = tmp_path / "skills" / "s" / "hooks"
+    hooks_dir.mkdir(parents=True)
+    (hooks_dir / "ok.md").write_text("fine\n", encoding="utf-8")
+    entries = [
+        {"name": "long", "file": "ab\n" * 400, "timing": "after_user_input", "role": "system",
+         "persistent": False},
+        {"name": "ok", "file": "ok.md", "timing": "after_user_input", "role": "system",
+         "persistent": False},
+    ]  # fmt: skip
+    (hooks_dir / "hooks.json").write_text(json.dumps({"hooks": entries}), encoding="utf-8")
+    errors: list[SkillHookError] = []
+    loaded = scan_hooks(["s"], str(tmp_path / "skills"), errors=errors)
+    assert [hook.name for hook in loaded] == ["ok"]
+    assert len(errors) == 1 and errors[0].field == "hooks[0].file"
+    assert "cannot be read" in errors[0].message

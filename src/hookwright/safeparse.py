@@ -85,6 +85,15 @@ def resolve_path(path: Path, *, where: str = "") -> Path:
         raise ParseError(f"cannot resolve {str(path)!r}: {exc}", where) from None
 
 
+def is_regular_file(path: Path) -> bool:
+    """`path.is_file()` for a path from a config file: False, never an exception, for a name
+    that is too long, has a NUL byte or cannot be examined."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def load_json_text(text: str | bytes, *, where: str = "") -> Any:
     """`json.loads(text)` within the bounds above."""
     if isinstance(text, bytes):

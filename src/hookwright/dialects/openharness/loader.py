@@ -59,7 +59,7 @@ from hookwright.dialects.openharness.workspace import (
 )
 from hookwright.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, LoadResult
 from hookwright.matching import Matcher, MatcherError, compile_matcher
-from hookwright.safeparse import ParseError, read_yaml
+from hookwright.safeparse import ParseError, is_regular_file, read_yaml
 from hookwright.spec import HookSpec
 from hookwright.trust import TrustPolicy
 
@@ -181,7 +181,7 @@ def _transport(hook: HookFile, root: Path, file: str, out: _FileLoad) -> Transpo
     except PromptSourceError as exc:
         out.error(file, f"{where}.file", str(exc))
         return None
-    if prompt_file is not None and not prompt_file.is_file():
+    if prompt_file is not None and not is_regular_file(prompt_file):
         out.warn(file, f"{where}.file", f"{source.file} does not exist (yet)")
     if isinstance(handler, AgentHandler):
         return PromptTransport(source, root, timeout, agent=handler.agent)

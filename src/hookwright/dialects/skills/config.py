@@ -28,7 +28,9 @@ Decisions beyond the seed:
 
 from __future__ import annotations
 
+import errno
 import logging
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,10 +290,14 @@ def _read_prompt(hooks_dir: Path, file: str, fail: _Fail) -> str | None:
     if not inside:
         fail("file", f"{file!r} escapes hooks/ (resolves to {target})")
         return None
-    if not target.exists():
-        fail("file", f"prompt file {file!r} not found in {hooks_dir}")
+    try:
+        mode = target.stat().st_mode
+    except OSError as exc:
+        missing = exc.errno in (errno.ENOENT, errno.ENOTDIR)
+        why = f"not found in {hooks_dir}" if missing else f"cannot be read: {exc.strerror}"
+        fail("file", f"prompt file {file!r} {why}")
         return None
-    if not target.is_file():
+    if not stat.S_ISREG(mode):
         fail("file", f"prompt file {file!r} is not a regular file")
         return None
     try:
