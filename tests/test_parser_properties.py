@@ -14,6 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuzz.strategies import paths_of, replaced
 from hookwright.dialects.claude_code.codec import parse_json_object
 from hookwright.dialects.claude_code.command import missing_script
 from hookwright.dialects.claude_code.prompt import decode_prompt_reply
@@ -194,26 +195,6 @@ FILES = [
     (".openharness/hooks/o.yaml", OPENHARNESS, "yaml"),
     (".picoclaw/config.json", PICOCLAW, "json"),
 ]
-
-
-def paths_of(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every place in `value` a mutation can go."""
-    found = [prefix]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found += paths_of(child, (*prefix, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found += paths_of(child, (*prefix, index))
-    return found
-
-
-def replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    if not path:
-        return new
-    copy = dict(value) if isinstance(value, dict) else list(value)
-    copy[path[0]] = replaced(value[path[0]], path[1:], new)
-    return copy
 
 
 @st.composite
