@@ -14,7 +14,7 @@ import copy
 import json
 import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -248,17 +248,18 @@ class HookSession:
         """Dispatch one checkpoint and report what the hooks did."""
         inp = self.input(event, **payload)
         selected = self.engine.select(inp)
-        slow = self.report is not None and any(not spec.inline for spec in selected)
-        if slow and self.report is not None:
-            self.report("hooks_running", event=event.value, count=len(selected))
+        report = self.report
+        slow = report is not None and any(not spec.inline for spec in selected)
+        if report is not None and slow:
+            report("hooks_running", event=event.value, count=len(selected))
         try:
             verdict = await self.engine.dispatch(inp, selected)
         except Exception as exc:  # the engine turns hook failures into values; this is a bug
             verdict = failed_dispatch(event, f"hookwright could not run the {event} hooks: {exc}")
-        if self.report is not None:
+        if report is not None:
             if slow:
-                self.report("hooks_done", event=event.value)
-            report_verdict(self.report, verdict)
+                report("hooks_done", event=event.value)
+            report_verdict(report, verdict)
         return verdict
 
     def observe(self, kind: str, fields: Mapping[str, Any], iteration: int = 0) -> None:
@@ -448,7 +449,7 @@ class HookSession:
         self, verdict: Verdict, name: str, arguments: Mapping[str, Any]
     ) -> ToolDecision:
         context = tuple(verdict.additional_context)
-        stop_after = None if verdict.continue_ else verdict.stop_reason or "stopped by hook"
+        stop_after = stop_reason_of(verdict)
         end = abort_of(verdict)
         if end is not None:
             return ToolDecision(Deny("Tool call aborted by hook."), context, None, end)
@@ -549,18 +550,11 @@ class HookSession:
         final = result
         if verdict.updated_output is not None:
             replaced = tool_result_from_value(verdict.updated_output, default_error=result.is_error)
-            final = ToolResult(
-                replaced.content,
-                replaced.is_error,
-                replaced.data if replaced.data is not None else result.data,
-                replaced.response_handled,
-                replaced.media,
-                replaced.for_user,
-            )
+            final = replaced if replaced.data is not None else replace(replaced, data=result.data)
         feedback = verdict.reason if verdict.decision is Decision.block and verdict.reason else None
         if feedback is not None and verdict.effects.tool_message is not None:
             final, feedback = ToolResult(verdict.effects.tool_message, True, result.data), None
-        stop_after = None if verdict.continue_ else verdict.stop_reason or "stopped by hook"
+        stop_after = stop_reason_of(verdict)
         return ToolResultDecision(
             final, feedback, tuple(verdict.additional_context), stop_after, abort_of(verdict)
         )
@@ -601,14 +595,18 @@ class HookSession:
         return CompactedDecision(text if text != summary else None)
 
 
+def stop_reason_of(verdict: Verdict) -> str | None:
+    """Why a hook said `continue: false`, or None when none did."""
+    return None if verdict.continue_ else verdict.stop_reason or "stopped by hook"
+
+
 def control(verdict: Verdict) -> EndTurn | None:
     """Abort and `continue: false`, the common tail of every checkpoint."""
     end = abort_of(verdict)
     if end is not None:
         return end
-    if not verdict.continue_:
-        return EndTurn("stopped", verdict.stop_reason or "stopped by hook")
-    return None
+    stopped = stop_reason_of(verdict)
+    return EndTurn("stopped", stopped) if stopped is not None else None
 
 
 def abort_of(verdict: Verdict) -> EndTurn | None:

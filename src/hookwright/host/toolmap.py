@@ -44,7 +44,7 @@ class ToolMap:
         return alias.host_name, {back.get(k, k): v for k, v in arguments.items()}
 
     def hook_names(self, host_tools: Iterable[str]) -> list[str]:
-        return [self._by_host[n].hook_name if n in self._by_host else n for n in host_tools]
+        return [self.to_hooks(name, {})[0] for name in host_tools]
 
 
 def unmatched_tool_hooks(specs: Iterable[HookSpec], hook_tool_names: Iterable[str]) -> list[str]:
