@@ -1,0 +1,199 @@
+"""A scripted Anthropic Messages API on 127.0.0.1, shared by real Claude Code and hookwright.
+
+Requests that offer a `Bash` tool belong to the agent loop and take the next scripted turn;
+every other request (titles, hook models, summaries) is a side request and gets `side_reply`.
+Tool-use ids come from the script, so both agents see the same ids. Every request body is
+recorded, so a case can compare what each model was given.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One scripted assistant message: optional text, then tool calls."""
+
+    text: str = ""
+    tools: Sequence[ToolUse] = ()
+
+
+@dataclass(slots=True)
+class Recorded:
+    path: str
+    body: dict[str, Any]
+    loop: bool
+
+
+@dataclass(slots=True)
+class Script:
+    turns: deque[Turn] = field(default_factory=deque)
+    side_reply: str = "ok"
+    requests: list[Recorded] = field(default_factory=list)
+
+
+def is_loop_request(body: dict[str, Any]) -> bool:
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return False
+    return any(isinstance(tool, dict) and tool.get("name") == "Bash" for tool in tools)
+
+
+class FakeAnthropic:
+    """Context manager; `load` replaces the script between runs of one case."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.script = Script()
+        self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeAnthropic:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def load(self, turns: Sequence[Turn], side_reply: str = "ok") -> Script:
+        with self._lock:
+            self.script = Script(deque(turns), side_reply)
+            return self.script
+
+    def take(self, path: str, body: dict[str, Any]) -> Turn:
+        loop = is_loop_request(body)
+        with self._lock:
+            self.script.requests.append(Recorded(path, body, loop))
+            if loop and self.script.turns:
+                return self.script.turns.popleft()
+            if loop:
+                return Turn("(script exhausted)")
+            return Turn(self.script.side_reply)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(
+        self, address: tuple[str, int], handler: type[_Handler], fake: FakeAnthropic
+    ) -> None:
+        super().__init__(address, handler)
+        self.fake = fake
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    timeout = 30
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            body = {}
+        if not path.endswith("/messages") or not isinstance(body, dict):
+            self._send(200 if path.endswith("count_tokens") else 404, {"input_tokens": 10})
+            return
+        turn = self.server.fake.take(path, body)
+        model = str(body.get("model", "claude"))
+        if body.get("stream"):
+            self._stream(turn, model)
+        else:
+            self._send(200, _message(turn, model))
+
+    def do_GET(self) -> None:
+        self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": ""}})
+
+    def do_HEAD(self) -> None:
+        self._send(200, {})
+
+    def _send(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, turn: Turn, model: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        start = _message(Turn(), model) | {"stop_reason": None}
+        self._event("message_start", {"message": start})
+        for index, block in enumerate(_blocks(turn)):
+            empty = {**block, "input": {}} if block["type"] == "tool_use" else {**block, "text": ""}
+            self._event("content_block_start", {"index": index, "content_block": empty})
+            if block["type"] == "tool_use":
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            else:
+                delta = {"type": "text_delta", "text": block["text"]}
+            self._event("content_block_delta", {"index": index, "delta": delta})
+            self._event("content_block_stop", {"index": index})
+        stop = {"stop_reason": _stop_reason(turn), "stop_sequence": None}
+        self._event("message_delta", {"delta": stop, "usage": {"output_tokens": 5}})
+        self._event("message_stop", {})
+
+    def _event(self, name: str, data: dict[str, Any]) -> None:
+        payload = json.dumps({"type": name, **data})
+        self.wfile.write(f"event: {name}\ndata: {payload}\n\n".encode())
+        self.wfile.flush()
+
+
+def _blocks(turn: Turn) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+    blocks += [
+        {"type": "tool_use", "id": use.id, "name": use.name, "input": use.input}
+        for use in turn.tools
+    ]
+    return blocks
+
+
+def _stop_reason(turn: Turn) -> str:
+    return "tool_use" if turn.tools else "end_turn"
+
+
+def _message(turn: Turn, model: str) -> dict[str, Any]:
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": _blocks(turn),
+        "stop_reason": _stop_reason(turn),
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }

@@ -1,0 +1,195 @@
+"""Run one case in real Claude Code and in `hookwright run`, and observe what a hook author can.
+
+Each run gets a fresh temporary HOME (whose `~/.claude.json` marks the project trusted) and a
+fresh project holding the case's settings and files. Both agents talk to the same scripted
+fake API. What is observed: every hook's raw stdin, working directory and order; every request
+the agent loop sent to the model; the project's files afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.fake_api import FakeAnthropic, ToolUse, Turn
+
+HOOK_PROGRAM = Path(__file__).with_name("hook.py")
+MODEL = "claude-opus-5"
+RUN_TIMEOUT = 180.0
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    stdout: str = ""
+    stderr: str = ""
+    exit: int = 0
+
+    @classmethod
+    def json(cls, payload: Mapping[str, Any], exit: int = 0) -> Action:
+        return cls(stdout=json.dumps(payload), exit=exit)
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    event: str
+    label: str
+    action: Action = Action()
+    matcher: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """More fields of the hook entry (`if`, `statusMessage`, `timeout`, ...)."""
+    command: str | None = None
+    """A shell command to run instead of the logging hook program."""
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    name: str
+    prompt: str
+    turns: Sequence[Turn]
+    hooks: Sequence[Hook] = ()
+    files: Mapping[str, str] = field(default_factory=dict)
+    permission_mode: str = "bypassPermissions"
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    side_reply: str = "ok"
+    compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
+
+
+@dataclass(slots=True)
+class Observation:
+    agent: str
+    hooks: list[dict[str, str]]
+    requests: list[dict[str, Any]]
+    files: dict[str, str]
+    returncode: int
+    stdout: str
+    stderr: str
+    root: Path
+    project: Path
+    home: Path
+
+
+def settings_for(case: Case) -> dict[str, Any]:
+    hooks: dict[str, list[dict[str, Any]]] = {}
+    for hook in case.hooks:
+        command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
+        entry: dict[str, Any] = {"hooks": [{"type": "command", "command": command, **hook.extra}]}
+        if hook.matcher is not None:
+            entry = {"matcher": hook.matcher, **entry}
+        hooks.setdefault(hook.event, []).append(entry)
+    return {**case.settings, "hooks": hooks}
+
+
+def prepare(case: Case) -> tuple[Path, Path, Path]:
+    root = Path(tempfile.mkdtemp(prefix="hw-conf-")).resolve()
+    home, project = root / "home", root / "project"
+    (home / ".claude").mkdir(parents=True)
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings_for(case)))
+    trusted = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+    state = {"hasCompletedOnboarding": True, "projects": {str(project): trusted}}
+    (home / ".claude.json").write_text(json.dumps(state))
+    for name, text in case.files.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    actions = {hook.label: _action(hook.action) for hook in case.hooks}
+    (root / "actions.json").write_text(json.dumps(actions))
+    return root, home, project
+
+
+def _action(action: Action) -> dict[str, Any]:
+    return {"stdout": action.stdout, "stderr": action.stderr, "exit": action.exit}
+
+
+def base_env(root: Path, home: Path, fake: FakeAnthropic) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-conformance",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "IS_SANDBOX": "1",
+        "HW_CONF_LOG": str(root / "hooks.jsonl"),
+        "HW_CONF_ACTIONS": str(root / "actions.json"),
+    }
+
+
+def claude_command(claude: Path, case: Case) -> list[str]:
+    command = [str(claude), "-p", case.prompt, "--output-format", "json", "--model", MODEL]
+    if case.permission_mode == "bypassPermissions":
+        return [*command, "--dangerously-skip-permissions"]
+    return [*command, "--permission-mode", case.permission_mode]
+
+
+def hookwright_command(case: Case, project: Path) -> list[str]:
+    program = Path(sys.executable).with_name("hookwright")
+    return [
+        str(program), "run", case.prompt, "--project", str(project), "--trust",
+        "--model", f"anthropic:{MODEL}", "--permission-mode", case.permission_mode,
+    ]
+
+
+def run(agent: str, case: Case, fake: FakeAnthropic, claude: Path | None = None) -> Observation:
+    root, home, project = prepare(case)
+    script = fake.load(with_paths(case.turns, project), case.side_reply)
+    env = base_env(root, home, fake)
+    command = claude_command(claude, case) if claude else hookwright_command(case, project)
+    done = subprocess.run(
+        command, cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    log = root / "hooks.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return Observation(
+        agent=agent,
+        hooks=records,
+        requests=[r.body for r in script.requests if r.loop],
+        files=project_files(project),
+        returncode=done.returncode,
+        stdout=done.stdout,
+        stderr=done.stderr,
+        root=root,
+        project=project,
+        home=home,
+    )
+
+
+def project_files(project: Path) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for path in sorted(project.rglob("*")):
+        relative = path.relative_to(project)
+        if relative.parts[0].startswith(".") or not path.is_file():
+            continue
+        files[str(relative)] = path.read_text(errors="replace")
+    return files
+
+
+def cleanup(observation: Observation) -> None:
+    shutil.rmtree(observation.root, ignore_errors=True)
+
+
+def with_paths(turns: Sequence[Turn], project: Path) -> list[Turn]:
+    """Turns with `{project}` in tool inputs replaced by the run's project folder."""
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace("{project}", str(project))
+        if isinstance(value, dict):
+            return {key: fill(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [fill(item) for item in value]
+        return value
+
+    return [
+        Turn(turn.text, [ToolUse(use.id, use.name, fill(use.input)) for use in turn.tools])
+        for turn in turns
+    ]
