@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit fuzz bench clean browser
+.PHONY: demo test lint typecheck unit fuzz bench clean browser conformance
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,8 +20,8 @@ demo: $(STAMP)
 		--project $(DEMO) --trust
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench conformance
+	$(BIN)/ruff format --check src tests bench conformance
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -45,6 +45,11 @@ browser:
 	else \
 		echo "browser: chromium/chromedriver missing; run 'make browser' as root" >&2; \
 	fi
+
+# Differential suite against the real Claude Code CLI (installed from npm into a temporary
+# folder for the run; SKIP when npm or the CLI is unavailable). Not part of `make test`.
+conformance: $(STAMP)
+	$(BIN)/python -m conformance
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py

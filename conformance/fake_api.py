@@ -31,6 +31,8 @@ class Turn:
 
     text: str = ""
     tools: Sequence[ToolUse] = ()
+    error: int | None = None
+    """Answer with this HTTP status and the API's error body instead (e.g. 400)."""
 
 
 @dataclass(slots=True)
@@ -128,6 +130,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         turn = self.server.fake.take(path, body)
         model = str(body.get("model", "claude"))
+        if turn.error is not None:
+            self._send(turn.error, _error_body(turn.error))
+            return
         if body.get("stream"):
             self._stream(turn, model)
         else:
@@ -197,3 +202,11 @@ def _message(turn: Turn, model: str) -> dict[str, Any]:
         "stop_sequence": None,
         "usage": {"input_tokens": 10, "output_tokens": 5},
     }
+
+
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
+
+
+def _error_body(status: int) -> dict[str, Any]:
+    kind = _ERROR_TYPES.get(status, "api_error")
+    return {"type": "error", "error": {"type": kind, "message": f"scripted {status}"}}

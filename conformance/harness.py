@@ -133,8 +133,16 @@ def claude_command(claude: Path, case: Case) -> list[str]:
 def hookwright_command(case: Case, project: Path) -> list[str]:
     program = Path(sys.executable).with_name("hookwright")
     return [
-        str(program), "run", case.prompt, "--project", str(project), "--trust",
-        "--model", f"anthropic:{MODEL}", "--permission-mode", case.permission_mode,
+        str(program),
+        "run",
+        case.prompt,
+        "--project",
+        str(project),
+        "--trust",
+        "--model",
+        f"anthropic:{MODEL}",
+        "--permission-mode",
+        case.permission_mode,
     ]
 
 
@@ -144,7 +152,12 @@ def run(agent: str, case: Case, fake: FakeAnthropic, claude: Path | None = None)
     env = base_env(root, home, fake)
     command = claude_command(claude, case) if claude else hookwright_command(case, project)
     done = subprocess.run(
-        command, cwd=project, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        command,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
         stdin=subprocess.DEVNULL,
     )
     log = root / "hooks.jsonl"
@@ -190,6 +203,6 @@ def with_paths(turns: Sequence[Turn], project: Path) -> list[Turn]:
         return value
 
     return [
-        Turn(turn.text, [ToolUse(use.id, use.name, fill(use.input)) for use in turn.tools])
+        Turn(turn.text, [ToolUse(u.id, u.name, fill(u.input)) for u in turn.tools], turn.error)
         for turn in turns
     ]

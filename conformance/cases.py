@@ -1,0 +1,433 @@
+"""The conformance cases: every hook output field of the Claude Code tables that a one-shot
+`-p` run can reach, on every event the reference agent fires in such a run.
+
+Each hook logs its stdin and answers as its `Action` says. Text a hook gives contains `MARK` so
+a reader of a diff can see where it went.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.fake_api import ToolUse, Turn
+from conformance.harness import Action, Case, Hook
+
+
+def bash(use_id: str, command: str) -> ToolUse:
+    return ToolUse(use_id, "Bash", {"command": command, "description": "run it"})
+
+
+def write(use_id: str, name: str, content: str) -> ToolUse:
+    return ToolUse(use_id, "Write", {"file_path": "{project}/" + name, "content": content})
+
+
+def out(payload: dict[str, Any], exit: int = 0) -> Action:
+    return Action.json(payload, exit)
+
+
+def specific(event: str, **fields: Any) -> Action:
+    return Action.json({"hookSpecificOutput": {"hookEventName": event, **fields}})
+
+
+def blocked(stderr: str) -> Action:
+    return Action(stderr=stderr, exit=2)
+
+
+ONE_BASH = [Turn(tools=[bash("toolu_a", "echo hi")]), Turn("done")]
+EVERY_EVENT = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PostToolBatch")
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
+
+
+def observers(*events: str, matcher: str = "*") -> list[Hook]:
+    """A hook that only logs, on each event (tool events with `matcher`)."""
+    return [
+        Hook(event, f"log-{event}", matcher=matcher if event in TOOL_EVENTS else None)
+        for event in events
+    ]
+
+
+def _wire_cases() -> list[Case]:
+    return [
+        Case(
+            "wire-every-event",
+            "run it",
+            [
+                Turn(tools=[bash("toolu_a", "echo out; echo err >&2; echo out2")]),
+                Turn(tools=[bash("toolu_b", "mkdir -p sub && cd sub"), bash("toolu_c", "true")]),
+                Turn(tools=[bash("toolu_d", "pwd > where.txt; exit 3")]),
+                Turn(tools=[write("toolu_e", "note.txt", "hello\n")]),
+                Turn("done"),
+            ],
+            observers(*EVERY_EVENT, *TOOL_EVENTS),
+        ),
+        Case(
+            "wire-grep-raw-stdin",
+            "clean up",
+            [Turn(tools=[bash("toolu_a", "rm -rf build")]), Turn("done")],
+            [
+                Hook(
+                    "PreToolUse",
+                    "grep",
+                    matcher="Bash",
+                    command='grep -q \'"command":"rm\' && '
+                    "{ echo 'MARK no rm from grep' >&2; exit 2; } || exit 0",
+                )
+            ],
+            files={"build/keep.txt": "kept\n"},
+        ),
+        Case(
+            "wire-transcript-stop-loop",
+            "work",
+            [Turn("first answer"), Turn("second answer")],
+            [
+                Hook(
+                    "Stop",
+                    "loop",
+                    command='t=$(sed -n \'s/.*"transcript_path":"\\([^"]*\\)".*/\\1/p\'); '
+                    'n=$(grep -c \'"role":"assistant"\' "$t"); '
+                    'if [ "$n" -lt 2 ]; then echo "MARK keep going $n" >&2; exit 2; fi',
+                )
+            ],
+        ),
+    ]
+
+
+def _context_cases() -> list[Case]:
+    return [
+        Case(
+            "context-every-event",
+            "go",
+            ONE_BASH,
+            [
+                Hook(
+                    "SessionStart", "ss-ctx", specific("SessionStart", additionalContext="MARK ss")
+                ),
+                Hook("SessionStart", "ss-plain", Action(stdout="MARK ss plain")),
+                Hook("UserPromptSubmit", "ups-plain", Action(stdout="MARK ups plain")),
+                Hook(
+                    "UserPromptSubmit",
+                    "ups-ctx",
+                    specific("UserPromptSubmit", additionalContext="MARK ups"),
+                ),
+                Hook(
+                    "PreToolUse",
+                    "pre",
+                    specific("PreToolUse", additionalContext="MARK pre"),
+                    "Bash",
+                ),
+                Hook(
+                    "PostToolUse",
+                    "post",
+                    specific("PostToolUse", additionalContext="MARK post"),
+                    "Bash",
+                ),
+                Hook(
+                    "PostToolBatch",
+                    "batch",
+                    specific("PostToolBatch", additionalContext="MARK batch"),
+                ),
+            ],
+        ),
+        Case(
+            "context-failure",
+            "go",
+            [Turn(tools=[bash("toolu_a", "echo bad >&2; exit 3")]), Turn("done")],
+            [
+                Hook(
+                    "PostToolUseFailure",
+                    "fail",
+                    specific("PostToolUseFailure", additionalContext="MARK failed"),
+                    "Bash",
+                ),
+                Hook("PostToolUse", "post", matcher="Bash"),
+            ],
+        ),
+        Case(
+            "context-silent-outputs",
+            "go",
+            ONE_BASH,
+            [
+                Hook("PreToolUse", "exit1", Action(stderr="MARK exit 1", exit=1), "Bash"),
+                Hook("PostToolUse", "plain", Action(stdout="MARK post plain"), "Bash"),
+                Hook("Stop", "sysmsg", out({"systemMessage": "MARK to the user"})),
+                Hook("UserPromptSubmit", "suppress", out({"suppressOutput": True})),
+            ],
+        ),
+    ]
+
+
+def _pre_tool_cases() -> list[Case]:
+    pre = "PreToolUse"
+    return [
+        Case(
+            "pre-deny-json",
+            "go",
+            [Turn(tools=[bash("toolu_a", "echo hi"), bash("toolu_b", "echo two")]), Turn("done")],
+            [
+                Hook(
+                    pre,
+                    "deny",
+                    specific(
+                        pre,
+                        permissionDecision="deny",
+                        permissionDecisionReason="MARK no",
+                        additionalContext="MARK ctx",
+                    ),
+                    "Bash",
+                ),
+                *observers("PostToolBatch", "Stop"),
+            ],
+        ),
+        Case("pre-deny-exit2", "go", ONE_BASH, [Hook(pre, "e2", blocked("MARK stop"), "Bash")]),
+        Case(
+            "pre-legacy-block",
+            "go",
+            ONE_BASH,
+            [Hook(pre, "legacy", out({"decision": "block", "reason": "MARK legacy"}), "Bash")],
+        ),
+        Case(
+            "pre-legacy-approve",
+            "go",
+            ONE_BASH,
+            [Hook(pre, "approve", out({"decision": "approve", "reason": "fine"}), "Bash")],
+            permission_mode="default",
+        ),
+        Case(
+            "pre-rewrite",
+            "go",
+            ONE_BASH,
+            [
+                Hook(
+                    pre,
+                    "rewrite",
+                    specific(
+                        pre,
+                        permissionDecision="allow",
+                        updatedInput={
+                            "command": "echo rewritten > out.txt; echo rewritten",
+                            "description": "run it",
+                        },
+                    ),
+                    "Bash",
+                ),
+                *observers("PostToolUse", "PostToolBatch", matcher="Bash"),
+            ],
+        ),
+        Case(
+            "pre-ask-headless",
+            "go",
+            ONE_BASH,
+            [
+                Hook(
+                    pre,
+                    "ask",
+                    specific(pre, permissionDecision="ask", permissionDecisionReason="MARK ask"),
+                    "Bash",
+                ),
+                *observers("PermissionRequest", "PostToolBatch"),
+            ],
+            permission_mode="default",
+        ),
+        Case(
+            "pre-allow-default-mode",
+            "go",
+            [Turn(tools=[bash("toolu_a", "touch made.txt")]), Turn("done")],
+            [Hook(pre, "allow", specific(pre, permissionDecision="allow"), "Bash")],
+            permission_mode="default",
+        ),
+        Case(
+            "pre-if-rule",
+            "go",
+            [Turn(tools=[bash("toolu_a", "git status"), bash("toolu_b", "echo hi")]), Turn("done")],
+            [Hook(pre, "if-git", blocked("MARK no git"), "Bash", extra={"if": "Bash(git *)"})],
+        ),
+    ]
+
+
+def _post_tool_cases() -> list[Case]:
+    post = "PostToolUse"
+    return [
+        Case(
+            "post-block-json",
+            "go",
+            ONE_BASH,
+            [Hook(post, "block", out({"decision": "block", "reason": "MARK post"}), "Bash")],
+        ),
+        Case("post-exit2", "go", ONE_BASH, [Hook(post, "e2", blocked("MARK post e2"), "Bash")]),
+        Case(
+            "post-updated-output",
+            "go",
+            ONE_BASH,
+            [
+                Hook(
+                    post,
+                    "replace",
+                    specific(
+                        post,
+                        updatedToolOutput={
+                            "stdout": "MARK new",
+                            "stderr": "",
+                            "interrupted": False,
+                            "isImage": False,
+                        },
+                    ),
+                    "Bash",
+                ),
+                *observers("PostToolBatch"),
+            ],
+        ),
+        Case(
+            "post-updated-output-string",
+            "go",
+            ONE_BASH,
+            [Hook(post, "string", specific(post, updatedToolOutput="MARK ignored"), "Bash")],
+        ),
+        Case(
+            "post-classifier-context",
+            "go",
+            ONE_BASH,
+            [Hook(post, "classifier", specific(post, classifierContext="MARK note"), "Bash")],
+        ),
+    ]
+
+
+def _stop_cases() -> list[Case]:
+    return [
+        Case(
+            "stop-continue-false-pre",
+            "go",
+            ONE_BASH,
+            [
+                Hook("PreToolUse", "halt", out({"continue": False, "stopReason": "MARK"}), "Bash"),
+                *observers("PostToolUse", "PostToolBatch", "Stop", matcher="Bash"),
+            ],
+        ),
+        Case(
+            "stop-continue-false-post",
+            "go",
+            ONE_BASH,
+            [
+                Hook("PostToolUse", "halt", out({"continue": False, "stopReason": "MARK"}), "Bash"),
+                *observers("PostToolBatch", "Stop"),
+            ],
+        ),
+        Case(
+            "stop-batch-block",
+            "go",
+            ONE_BASH,
+            [
+                Hook("PostToolBatch", "block", out({"decision": "block", "reason": "MARK batch"})),
+                *observers("Stop"),
+            ],
+        ),
+        Case(
+            "stop-block-json",
+            "go",
+            [Turn("first"), Turn("second"), Turn("third")],
+            [Hook("Stop", "again", out({"decision": "block", "reason": "MARK again"}))],
+            settings={"env": {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "2"}},
+        ),
+        Case(
+            "stop-block-exit2-cap",
+            "go",
+            [Turn("first"), Turn("second")],
+            [Hook("Stop", "again", blocked("MARK again"))],
+        ),
+        Case(
+            "stop-additional-context",
+            "go",
+            [Turn("first"), Turn("second")],
+            [
+                Hook(
+                    "Stop",
+                    "once",
+                    command="grep -q '\"stop_hook_active\":false' && printf '%s' "
+                    '\'{"hookSpecificOutput":{"hookEventName":"Stop",'
+                    '"additionalContext":"MARK more"}}\' || true',
+                )
+            ],
+        ),
+        Case(
+            "stop-prompt-block",
+            "go",
+            [Turn("never")],
+            [
+                Hook("UserPromptSubmit", "block", out({"decision": "block", "reason": "MARK no"})),
+                *observers("Stop", "SessionEnd"),
+            ],
+        ),
+        Case(
+            "stop-prompt-continue-false",
+            "go",
+            [Turn("never")],
+            [
+                Hook("UserPromptSubmit", "halt", out({"continue": False, "stopReason": "MARK"})),
+                *observers("Stop", "SessionEnd"),
+            ],
+        ),
+        Case(
+            "stop-failure",
+            "go",
+            [Turn(error=400)],
+            observers("StopFailure", "Stop", "SessionEnd"),
+        ),
+    ]
+
+
+def _session_cases() -> list[Case]:
+    return [
+        Case(
+            "session-start-fields",
+            "go",
+            [Turn("done")],
+            [
+                Hook(
+                    "SessionStart",
+                    "fields",
+                    specific(
+                        "SessionStart",
+                        additionalContext="MARK",
+                        sessionTitle="MARK title",
+                        initialUserMessage="MARK first",
+                        watchPaths=[],
+                        reloadSkills=False,
+                    ),
+                ),
+                *observers("UserPromptSubmit"),
+            ],
+        ),
+        Case(
+            "session-env-file",
+            "go",
+            [Turn(tools=[bash("toolu_a", 'echo "$MARK_VAR"')]), Turn("done")],
+            [
+                Hook(
+                    "SessionStart",
+                    "env",
+                    command="echo 'export MARK_VAR=from-env-file' >> \"$CLAUDE_ENV_FILE\"",
+                )
+            ],
+        ),
+        Case(
+            "session-prompt-title",
+            "go",
+            [Turn("done")],
+            [
+                Hook(
+                    "UserPromptSubmit",
+                    "title",
+                    specific("UserPromptSubmit", sessionTitle="MARK", additionalContext="MARK c"),
+                )
+            ],
+        ),
+    ]
+
+
+CASES: list[Case] = [
+    *_wire_cases(),
+    *_context_cases(),
+    *_pre_tool_cases(),
+    *_post_tool_cases(),
+    *_stop_cases(),
+    *_session_cases(),
+]

@@ -1,0 +1,164 @@
+"""Normalise two observations of one case and say where they differ.
+
+What is compared, after ids, paths and durations are replaced by placeholders:
+- `stdin`: the exact bytes every hook read, in event order (hooks of one event run in
+  parallel, so a run of records of the same event is ordered by tool-use id and label);
+- `order`: the sequence of (event, hook label);
+- `model`: per request of the agent loop, what hooks put in front of the model: tool results
+  (id, text, error flag), user texts, and the hook paragraphs of system messages;
+- `files`: the project's files afterwards.
+Text the agent itself adds on its own (Claude Code's date, agent and skill listings, token
+budget) is not hook text and is left out.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conformance.harness import Observation
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+DURATION = re.compile(r'"duration_ms":\d+')
+TRANSCRIPT = re.compile(r'"(transcript_path|agent_transcript_path)":"[^"]*"')
+AGENT_NOISE = (
+    "<system-reminder>\nAs you answer",
+    "<total_tokens>",
+    "Available agent types",
+    "The following skills are available",
+    "- ",
+)
+
+
+class Normaliser:
+    """Replaces run-specific values by stable placeholders, numbering ids by first sight."""
+
+    def __init__(self, observation: Observation) -> None:
+        self._paths = [
+            (str(observation.project), "<project>"),
+            (str(observation.home), "<home>"),
+            (str(observation.root), "<root>"),
+        ]
+        self._ids: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        text = TRANSCRIPT.sub(lambda m: f'"{m.group(1)}":"<transcript>"', text)
+        text = DURATION.sub('"duration_ms":<ms>', text)
+        for path, placeholder in self._paths:
+            text = text.replace(path, placeholder)
+        return UUID.sub(self._id, text)
+
+    def _id(self, match: re.Match[str]) -> str:
+        return self._ids.setdefault(match.group(0), f"<id{len(self._ids) + 1}>")
+
+
+def hook_view(observation: Observation, normalise: Callable[[str], str]) -> list[dict[str, str]]:
+    records = []
+    for record in observation.hooks:
+        event, tool_use = _event_of(record["stdin"])
+        records.append(
+            {
+                "event": event,
+                "tool_use": tool_use,
+                "label": record["label"],
+                "cwd": normalise(record["cwd"]),
+                "stdin": normalise(record["stdin"]),
+            }
+        )
+    return _parallel_runs_sorted(records)
+
+
+def _event_of(stdin: str) -> tuple[str, str]:
+    try:
+        payload = json.loads(stdin)
+    except ValueError:
+        return "?", ""
+    if not isinstance(payload, dict):
+        return "?", ""
+    return str(payload.get("hook_event_name", "?")), str(payload.get("tool_use_id", ""))
+
+
+def _parallel_runs_sorted(records: list[dict[str, str]]) -> list[dict[str, str]]:
+    ordered: list[dict[str, str]] = []
+    run: list[dict[str, str]] = []
+    for record in [*records, {"event": "", "tool_use": "", "label": ""}]:
+        if run and record["event"] != run[-1]["event"]:
+            ordered += sorted(run, key=lambda r: (r["tool_use"], r["label"]))
+            run = []
+        run.append(record)
+    return ordered
+
+
+def model_view(observation: Observation, normalise: Callable[[str], str]) -> list[list[str]]:
+    return [sorted(_request_items(body, normalise)) for body in observation.requests]
+
+
+def _request_items(body: dict[str, Any], normalise: Callable[[str], str]) -> list[str]:
+    items: list[str] = []
+    for message in body.get("messages") or []:
+        role = message.get("role")
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for block in blocks:
+            items += _block_items(str(role), block, normalise)
+    return items
+
+
+def _block_items(role: str, block: dict[str, Any], normalise: Callable[[str], str]) -> list[str]:
+    kind = block.get("type")
+    if kind == "tool_result":
+        text = _result_text(block.get("content"))
+        error = bool(block.get("is_error"))
+        return [f"tool_result {block.get('tool_use_id')} error={error}: {normalise(text)}"]
+    if kind != "text" or role == "assistant":
+        return []
+    text = str(block.get("text", ""))
+    if role == "system":
+        return [f"system: {normalise(p)}" for p in text.split("\n\n") if _is_hook_text(p)]
+    return [] if text.startswith(AGENT_NOISE) else [f"{role}: {normalise(text)}"]
+
+
+def _is_hook_text(paragraph: str) -> bool:
+    return not paragraph.startswith(AGENT_NOISE) and bool(paragraph.strip())
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+def view(observation: Observation, aspects: frozenset[str]) -> dict[str, Any]:
+    normalise = Normaliser(observation)
+    hooks = hook_view(observation, normalise)
+    result: dict[str, Any] = {}
+    if "order" in aspects:
+        result["order"] = [f"{r['event']} {r['label']}" for r in hooks]
+    if "stdin" in aspects:
+        result["stdin"] = [f"{r['label']} cwd={r['cwd']} {r['stdin']}" for r in hooks]
+    if "model" in aspects:
+        result["model"] = model_view(observation, normalise)
+    if "files" in aspects:
+        result["files"] = {name: normalise(text) for name, text in observation.files.items()}
+    return result
+
+
+def differences(expected: Observation, actual: Observation, aspects: frozenset[str]) -> str:
+    """A unified diff of the two views ('' when they agree)."""
+    want = json.dumps(view(expected, aspects), indent=1, ensure_ascii=False).splitlines()
+    got = json.dumps(view(actual, aspects), indent=1, ensure_ascii=False).splitlines()
+    diff = difflib.unified_diff(want, got, expected.agent, actual.agent, lineterm="", n=2)
+    return "\n".join(diff)
+
+
+def write_views(directory: Path, *observations: Observation, aspects: frozenset[str]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for observation in observations:
+        text = json.dumps(view(observation, aspects), indent=1, ensure_ascii=False)
+        (directory / f"{observation.agent}.json").write_text(text + "\n")

@@ -1,0 +1,108 @@
+"""The differential suite's own parts: the fake API, the harness (hookwright side), the
+normaliser and the SKIP path. Claude Code itself only runs under `make conformance`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conformance.compare import Normaliser, differences, view
+from conformance.fake_api import FakeAnthropic, ToolUse, Turn
+from conformance.harness import Action, Case, Hook, cleanup, run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CASE = Case(
+    "machinery",
+    "go",
+    [
+        Turn(tools=[ToolUse("toolu_a", "Bash", {"command": "echo hi > {project}/f.txt"})]),
+        Turn("ok"),
+    ],
+    [
+        Hook("PreToolUse", "pre", matcher="Bash"),
+        Hook("PostToolUse", "post", Action(stderr="MARK post", exit=2), matcher="Bash"),
+    ],
+)
+
+
+def test_hookwright_run_is_observed_through_the_fake_api() -> None:
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", CASE, fake)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        assert [r["label"] for r in observation.hooks] == ["pre", "post"]
+        pre = json.loads(observation.hooks[0]["stdin"])
+        assert pre["tool_input"] == {"command": f"echo hi > {observation.project}/f.txt"}
+        assert observation.hooks[0]["stdin"].endswith("\n")
+        assert len(observation.requests) == 2
+        assert observation.files == {"f.txt": "hi\n"}
+        rendered = view(observation, CASE.compare)
+        assert rendered["order"] == ["PreToolUse pre", "PostToolUse post"]
+        assert any("MARK post" in item for item in rendered["model"][1])
+        assert str(observation.project) not in json.dumps(rendered)
+    finally:
+        cleanup(observation)
+
+
+def test_a_differing_byte_is_reported() -> None:
+    with FakeAnthropic() as fake:
+        first = run("hookwright", CASE, fake)
+        second = run("hookwright", CASE, fake)
+    try:
+        assert differences(first, second, frozenset({"order", "model", "files"})) == ""
+        second.hooks[0]["stdin"] = second.hooks[0]["stdin"].replace('":"', '": "', 1)
+        assert '+  "pre cwd=<project> {\\"session_id\\": \\"<id1>' in differences(
+            first, second, CASE.compare
+        )
+    finally:
+        cleanup(first)
+        cleanup(second)
+
+
+def test_normaliser_numbers_ids_by_first_sight(tmp_path: Path) -> None:
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", CASE, fake)
+    cleanup(observation)
+    normalise = Normaliser(observation)
+    a, b = "0b6f5a1e-0000-4000-8000-000000000001", "0b6f5a1e-0000-4000-8000-000000000002"
+    text = f'{{"session_id":"{b}","prompt_id":"{a}","x":"{b}","duration_ms":42}}'
+    assert (
+        normalise(text)
+        == '{"session_id":"<id1>","prompt_id":"<id2>","x":"<id1>","duration_ms":<ms>}'
+    )
+
+
+def test_without_npm_the_suite_skips_and_succeeds(tmp_path: Path) -> None:
+    env = {
+        key: value for key, value in os.environ.items() if key != "HOOKWRIGHT_CONFORMANCE_CLAUDE"
+    }
+    env["PATH"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("SKIP conformance: npm is not on PATH")
+
+
+def test_a_claude_that_does_not_start_skips(tmp_path: Path) -> None:
+    broken = tmp_path / "claude"
+    broken.write_text("#!/bin/sh\necho 1.0.0\n")
+    broken.chmod(0o755)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "--claude", str(broken)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "SKIP conformance:" in done.stdout and "1.0.0" in done.stdout
