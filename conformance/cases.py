@@ -365,12 +365,6 @@ def _stop_cases() -> list[Case]:
                 *observers("Stop", "SessionEnd"),
             ],
         ),
-        Case(
-            "stop-failure",
-            "go",
-            [Turn(error=400)],
-            observers("StopFailure", "Stop", "SessionEnd"),
-        ),
     ]
 
 

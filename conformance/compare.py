@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.harness import Observation
+from conformance.harness import HOOK_PROGRAM, Observation
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 DURATION = re.compile(r'"duration_ms":\d+')
@@ -39,6 +39,7 @@ class Normaliser:
 
     def __init__(self, observation: Observation) -> None:
         self._paths = [
+            (str(HOOK_PROGRAM), "<hook.py>"),
             (str(observation.project), "<project>"),
             (str(observation.home), "<home>"),
             (str(observation.root), "<root>"),
