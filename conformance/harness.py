@@ -131,9 +131,10 @@ def claude_command(claude: Path, case: Case) -> list[str]:
 
 
 def hookwright_command(case: Case, project: Path) -> list[str]:
-    program = Path(sys.executable).with_name("hookwright")
     return [
-        str(program),
+        sys.executable,
+        "-m",
+        "hookwright",
         "run",
         case.prompt,
         "--project",
