@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -37,7 +37,9 @@ class HookModelRequest:
     """One prompt or agent hook asking the session's model.
 
     A prompt hook wants one model call with `prompt`; an agent hook wants an agent that may
-    use read-only tools and whose final answer is the reply.
+    use read-only tools and whose final answer is the reply: an OpenHarness agent hook names
+    the agent (`agent`), whose prompt is the `system` prompt, which gets `task` and then
+    `prompt`, with the agent's sampling `options`.
     """
 
     kind: ModelKind
@@ -49,6 +51,12 @@ class HookModelRequest:
     agent: str | None
     #: Seconds the hook waits for the reply.
     timeout: float
+    #: The system prompt of the agent an OpenHarness agent hook names; None: the host's own.
+    system: str | None = None
+    #: An OpenHarness agent hook's task: a user message sent before `prompt`.
+    task: str | None = None
+    #: Sampling options the named agent sets (`temperature`, `top_p`, `max_tokens`).
+    options: Mapping[str, float] = field(default_factory=dict)
 
 
 ModelEvaluator = Callable[[HookModelRequest], Awaitable[str]]

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
+from hookwright.runtime.agent import DEFAULT_SYSTEM_PROMPT
+
 from .support import (
     Live,
     call,
@@ -209,8 +211,7 @@ async def test_model_request_patch_and_notes_reach_the_model(
     [request] = live.calls
     assert request.options == {"temperature": 0.7, "top_p": 0.6, "max_tokens": 64}
     assert request.messages == [
-        {"role": "system", "content": "patched system"},
-        {"role": "system", "content": "sys\n\nctx"},
+        {"role": "system", "content": "patched system\n\nsys\n\nctx"},
         {"role": "user", "content": "patched question"},
     ]
 
@@ -244,29 +245,97 @@ async def test_model_response_patch_and_notes_are_the_persisted_reply(
     assert texts(live.calls[1], "assistant") == ["hooked reply\n\nsigned"]
 
 
+async def test_after_model_call_fires_once_on_the_final_response(
+    project: Project, isolated_home: Path
+) -> None:
+    """Once per run, on the response the run ends with: the tool-calling reply before it is
+    neither seen nor patched (spec §2)."""
+    log = project.hook(
+        "replier",
+        ["after_model_call"],
+        reply(output(patch={"model_response": {"text": "hooked reply"}}, systemMessage="signed")),
+        capabilities=["rewrite_model_response"],
+    )
+    turns = [
+        {"content": "let me look", "tool_calls": [call("Bash", command="echo hi")]},
+        {"content": "final answer"},
+    ]
+    live = await run_once(project.root, isolated_home, turns)
+    [seen] = jsonl(log)
+    assert seen["model_response"]["text"] == "final answer"
+    assert seen["model_request"]["messages"][-1]["role"] == "tool"  # the last request
+    assert texts(live.calls[1], "assistant") == ["let me look"]
+    assert live.results[0].final_text == "hooked reply\n\nsigned"
+
+
 # Context build ------------------------------------------------------------------------------------
 
 
 async def test_context_build_rewrite_and_note_reach_the_model(
     project: Project, isolated_home: Path
 ) -> None:
+    """before_context_build gets the history only and rewrites it; its note goes into the
+    context, which after_context_build gets with the system prompt; the model gets the system
+    prompt and every note as one system message (spec §3, §5; upstream test 4)."""
     rewritten = [{"role": "user", "content": "rewritten hello"}]
     before = project.hook(
         "before",
         ["before_context_build"],
-        reply(output(patch={"context": {"messages": rewritten}})),
+        reply(output(patch={"context": {"messages": rewritten}}, systemMessage="Before note.")),
         capabilities=["rewrite_context"],
     )
     after = project.hook(
         "after", ["after_context_build"], reply(output(systemMessage="Context assembled."))
     )
+    model = project.hook("model", ["before_model_call"], reply({}))
     live = await run_once(project.root, isolated_home, [{"content": "ok"}], "hello")
-    assert jsonl(before)[0]["context"]["messages"][-1]["content"] == "hello"
-    assert jsonl(after)[0]["context"]["messages"] == rewritten
+    assert jsonl(before)[0]["context"]["messages"] == [{"role": "user", "content": "hello"}]
+    assert jsonl(after)[0]["context"]["messages"] == [
+        {"role": "system", "content": DEFAULT_SYSTEM_PROMPT},
+        {"role": "system", "content": "Before note."},
+        *rewritten,
+    ]
+    sent = [
+        {
+            "role": "system",
+            "content": f"{DEFAULT_SYSTEM_PROMPT}\n\nBefore note.\n\nContext assembled.",
+        },
+        *rewritten,
+    ]
+    assert jsonl(model)[0]["model_request"]["messages"] == sent
     [request] = live.calls
-    assert request.messages == [
-        {"role": "system", "content": "Context assembled."},
-        {"role": "user", "content": "rewritten hello"},
+    assert request.messages == sent
+
+
+# The envelope -------------------------------------------------------------------------------------
+
+
+async def test_every_envelope_names_the_agent_and_the_trigger(
+    project: Project, isolated_home: Path
+) -> None:
+    """`agent_name`, `effective_agent_name` and `trigger_type` on every event, as the real
+    engine sends them: the main agent is `main`, a subagent its type (spec §3)."""
+    events = ["before_context_build", "before_model_call", "before_tool_dispatch", "run_completed"]
+    log = project.hook("observer", events, reply({}))
+    turns = [
+        {"content": "", "tool_calls": [call("Agent", prompt="Look.", subagent_type="explorer")]},
+        {"content": "sub answer"},
+        {"content": "done"},
+    ]
+    await run_once(project.root, isolated_home, turns)
+    seen = [
+        (e["hook_event_name"], e["agent_name"], e["effective_agent_name"], e["trigger_type"])
+        for e in jsonl(log)
+    ]
+    assert seen == [
+        ("before_context_build", "main", "main", "message"),
+        ("before_model_call", "main", "main", "message"),
+        ("before_tool_dispatch", "main", "main", "message"),
+        ("before_context_build", "explorer", "explorer", "message"),
+        ("before_model_call", "explorer", "explorer", "message"),
+        ("before_context_build", "main", "main", "message"),
+        ("before_model_call", "main", "main", "message"),
+        ("run_completed", "main", "main", "message"),
     ]
 
 
@@ -317,6 +386,59 @@ async def test_prompt_hook_asks_the_session_model_and_blocks_the_tool(
     assert asked.startswith("Is this command safe?\n\n")
     assert '"tool_input": {"command": "touch original.txt"}' in asked
     assert tool_messages(live.calls[2]) == ["prompt hook says no"]
+
+
+def reviewer_agent(project: Project) -> None:
+    """`.openharness/agents/reviewer.md`, and an agent hook naming it on before_tool_dispatch."""
+    agents = project.root / ".openharness" / "agents"
+    agents.mkdir()
+    (agents / "reviewer.md").write_text(
+        "---\ntemperature: 0.1\nmax_tokens: 200\n---\nYou review shell commands.\n"
+    )
+    task = {"inline": "Is this command safe?"}
+    project.write(
+        "guard", ["before_tool_dispatch"], {"type": "agent", "agent": "reviewer", "task": task}
+    )
+
+
+async def test_agent_hook_runs_the_named_agent_and_can_block(
+    project: Project, isolated_home: Path
+) -> None:
+    """The named agent's prompt, task and the instruction with the envelope, with its sampling
+    options; an answer in the OpenHarness protocol blocks the tool (spec §4)."""
+    reviewer_agent(project)
+    verdict = json.dumps({"decision": "block", "reason": "reviewer says no"})
+    live = await run_once(
+        project.root, isolated_home, [BASH[0], {"content": verdict}, {"content": "done"}]
+    )
+    assert not (project.root / "original.txt").exists()
+    asked = live.calls[1]
+    system, task, instruction = asked.messages
+    assert system == {"role": "system", "content": "You review shell commands."}
+    assert task == {"role": "user", "content": "Is this command safe?"}
+    assert instruction["content"].startswith(
+        "Return only JSON matching the Open Agent Harness hook output protocol.\n\n"
+    )
+    sent = json.loads(instruction["content"].split("\n\n", 1)[1])
+    assert sent["hook"] == "guard"
+    assert sent["envelope"]["tool_input"] == {"command": "touch original.txt"}
+    assert asked.options == {"temperature": 0.1, "max_tokens": 200}
+    assert tool_messages(live.calls[2]) == ["reviewer says no"]
+
+
+async def test_agent_hook_with_an_unknown_agent_fails_open(
+    project: Project, isolated_home: Path
+) -> None:
+    task = {"inline": "Is this command safe?"}
+    project.write(
+        "guard", ["before_tool_dispatch"], {"type": "agent", "agent": "ghost", "task": task}
+    )
+    live = await run_once(project.root, isolated_home, BASH)
+    assert (project.root / "original.txt").exists()
+    assert len(live.calls) == 2  # no model call for the hook
+    [failed] = [e for e in live.of("hook_result") if e["hook"] == "guard"]
+    assert failed["code"] == "agent_not_found"
+    assert failed["error"].startswith("Agent ghost was not found in workspace")
 
 
 # Compaction ---------------------------------------------------------------------------------------

@@ -366,7 +366,13 @@ async def test_upstream_4_context_build_hooks(ws: Workspace, engine: HookEngine)
         "rewritten hello", ""
     )
     after = await engine.dispatch(context_event(Event.PostContextBuild))
-    assert after.additional_context == ["Context assembled."]
+    # the note goes into the context itself (the next hook of the chain sees it): after the
+    # leading system message, with which it is sent as one
+    assert not after.additional_context
+    assert after.payload_updates["messages"] == [
+        {"role": "system", "content": "You are helpful.\n\nContext assembled."},
+        {"role": "user", "content": "hello"},
+    ]
 
 
 async def test_upstream_5_tool_dispatch_hooks(ws: Workspace, engine: HookEngine) -> None:

@@ -57,9 +57,10 @@ from hookwright.dialects.openharness.capabilities import (
     SCOPE_EVENTS,
     SUPPRESS_OUTPUT,
 )
-from hookwright.dialects.openharness.events import LIFECYCLE_EVENTS
+from hookwright.dialects.openharness.events import CONTEXT_EVENTS, LIFECYCLE_EVENTS
 from hookwright.effects import Effects, Notice
 from hookwright.events import Event, HookInput
+from hookwright.messages import insert_system_notes
 from hookwright.results import Decision, HookResult
 from hookwright.safeparse import ParseError, load_json_text
 
@@ -216,13 +217,24 @@ class _Decoder:
             current = self.result.updated_output
             output = self.envelope.get("tool_output") if current is None else current
             self.result.updated_output = patches.with_notes(output, notes)
-        elif event is Event.PostCompact:
-            context = self.raw.get("context") or self.envelope.get("context") or {}
-            summary = patches.with_notes(context.get("summaryText") or "", notes)
-            self.payload_updates["compact_summary"] = summary
-            self.result.chain_state = env.chain_state({**context, "summaryText": summary})
+        elif event in CONTEXT_EVENTS:
+            self._context_notes(notes)
         else:
             self.result.additional_context = "\n\n".join(notes)
+
+    def _context_notes(self, notes: list[str]) -> None:
+        """Context events put the notes into the context itself, so the next hook of the
+        chain sees them: system messages after the leading ones (which become one), or, for
+        a context without messages (after compaction), appended to the summary."""
+        context = self.raw.get("context") or self.envelope.get("context") or {}
+        messages = context.get("messages")
+        if isinstance(messages, list):
+            context = {**context, "messages": insert_system_notes(messages, notes)}
+        else:
+            summary = patches.with_notes(context.get("summaryText") or "", notes)
+            context = {**context, "summaryText": summary}
+        self.payload_updates.update(_context_fields(self.binding.event, context))
+        self.result.chain_state = env.chain_state(context)
 
     def suppress(self) -> None:
         if SUPPRESS_OUTPUT not in self.binding.capabilities:
