@@ -339,6 +339,26 @@ async def test_every_envelope_names_the_agent_and_the_trigger(
     ]
 
 
+async def test_the_audit_records_capabilities_and_the_applied_patch(
+    project: Project, isolated_home: Path
+) -> None:
+    """The real engine's hookrun record: the hook's capabilities and the patch it applied
+    (upstream test 10)."""
+    project.hook(
+        "tuner",
+        ["before_model_call"],
+        reply(output(patch={"model_request": {"temperature": 0.2}})),
+        capabilities=["rewrite_model_request"],
+    )
+    live = await run_once(project.root, isolated_home, [{"content": "ok"}])
+    assert live.calls[0].options == {"temperature": 0.2}
+    audit = jsonl(isolated_home / ".hookwright" / "audit.jsonl")
+    [record] = [r for r in audit if r["hook"] == "tuner"]
+    assert (record["event"], record["status"]) == ("PreModelCall", "ok")
+    assert record["capabilities"] == ["rewrite_model_request"]
+    assert record["patch"] == {"model_request": {"temperature": 0.2}}
+
+
 # Blocks and lifecycle -----------------------------------------------------------------------------
 
 

@@ -228,7 +228,9 @@ async def test_context_patches_accumulate_along_the_chain(
     install_ws(engine, ws)
     verdict = await engine.dispatch(context_event(Event.PostContextBuild))
     assert read_records(record)[1]["context"]["tags"] == {"a": 1}
-    assert verdict.patches["context"] == {"messages": MESSAGES, "tags": {"a": 1, "b": 2}}
+    merged = {"messages": MESSAGES, "tags": {"a": 1, "b": 2}}
+    assert verdict.chain_state["openharness"]["context"] == merged
+    assert verdict.patches["context"] == {"tags": {"b": 2}}  # the last hook's own patch
 
 
 # Where blocks land ---------------------------------------------------------------------------

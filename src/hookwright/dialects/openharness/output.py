@@ -35,10 +35,10 @@ Mapping to a `HookResult`:
   `updated_output`; `model_request` -> `updated_input` with the canonical request fields
   (`model`, `messages`, `options`) and `payload_updates["model_ref"]` when the model changes;
   `model_response` -> `updated_output` (the canonical response); `context` ->
-  `patches["context"]` = the merged context, plus `payload_updates` with the canonical fields
-  it changes (`messages`, `compact_summary`, `custom_instructions`), and `chain_state` that
-  hands the merged context to the next hook of the chain. `patches` always holds
-  each applied scope's raw patch (the merged value for `context`).
+  `payload_updates` with the canonical fields the merged context changes (`messages`,
+  `compact_summary`, `custom_instructions`), and `chain_state` that hands the merged context
+  to the next hook of the chain. `patches` holds each applied scope's patch as the hook sent
+  it (the audit records it).
 * `suppressOutput` needs `suppress_output`: `Effects.suppress_output`, and on
   after_tool_dispatch the tool output becomes `""` (the real project's effect).
 """
@@ -154,6 +154,8 @@ class _Decoder:
         self.raw: dict[str, Any] = {}
         self.payload_updates: dict[str, Any] = {}
         self.ignored: list[Notice] = []
+        #: The context after this hook's `context` patch (None: not patched).
+        self.context: dict[str, Any] | None = None
 
     def ignore(self, scope: str, capability: str | None, reason: str) -> None:
         b = self.binding
@@ -198,8 +200,7 @@ class _Decoder:
             merged = patches.context(self.envelope.get("context") or {}, value)
             self.payload_updates.update(_context_fields(self.binding.event, merged))
             self.result.chain_state = env.chain_state(merged)
-            self.raw[scope] = merged
-            return
+            self.context = merged
         self.raw[scope] = value
 
     def _unsupported(self, scope: str, keys: list[str]) -> None:
@@ -226,7 +227,7 @@ class _Decoder:
         """Context events put the notes into the context itself, so the next hook of the
         chain sees them: system messages after the leading ones (which become one), or, for
         a context without messages (after compaction), appended to the summary."""
-        context = self.raw.get("context") or self.envelope.get("context") or {}
+        context = self.context or self.envelope.get("context") or {}
         messages = context.get("messages")
         if isinstance(messages, list):
             context = {**context, "messages": insert_system_notes(messages, notes)}
