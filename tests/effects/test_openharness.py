@@ -216,15 +216,61 @@ async def test_model_request_patch_and_notes_reach_the_model(
     ]
 
 
-async def test_model_ref_patch_switches_the_model(project: Project, isolated_home: Path) -> None:
+def router(project: Project, model_ref: str) -> Path:
+    """A before_model_call hook that switches the model to `model_ref`, and an
+    after_model_call hook that logs what it sees; returns the latter's log."""
     project.hook(
-        "router",
+        "a-router",
         ["before_model_call"],
-        reply(output(patch={"model_request": {"model_ref": "other/model"}})),
+        reply(output(patch={"model_request": {"model_ref": model_ref}})),
         capabilities=["rewrite_model_request"],
+        matcher="^scripted/",
     )
+    return project.hook("b-after", ["after_model_call"], reply({}))
+
+
+@pytest.mark.parametrize(
+    ("patched", "called", "ref"),
+    [
+        ("scripted/other-model", "other-model", "scripted/other-model"),
+        ("platform/other-model", "other-model", "scripted/other-model"),
+        ("other-model", "other-model", "scripted/other-model"),
+        ("vendor/model", "vendor/model", "scripted/vendor/model"),
+    ],
+)
+async def test_model_ref_patch_switches_the_model(
+    project: Project, isolated_home: Path, patched: str, called: str, ref: str
+) -> None:
+    """The call is made with the patched model; after_model_call sees its ref (spec §5)."""
+    after = router(project, patched)
     live = await run_once(project.root, isolated_home, [{"content": "ok"}])
-    assert live.model.requested_models == ["other/model"]
+    assert live.model.requested_models == [called]
+    [seen] = jsonl(after)
+    assert (seen["model_ref"], seen["model_request"]["canonicalModelRef"]) == (ref, ref)
+
+
+async def test_model_ref_patch_to_a_model_spec_switches_the_provider(
+    project: Project, isolated_home: Path
+) -> None:
+    other = project.root / "other.yaml"
+    other.write_text(yaml.safe_dump({"model": "second", "turns": [{"content": "from other"}]}))
+    after = router(project, f"scripted:{other}")
+    live = await run_once(project.root, isolated_home, [{"content": "never"}])
+    assert live.calls == []  # the session's model was not asked
+    assert live.results[0].final_text == "from other"
+    assert jsonl(after)[0]["model_ref"] == "scripted/second"
+
+
+async def test_a_model_ref_that_cannot_be_built_fails_the_run(
+    project: Project, isolated_home: Path
+) -> None:
+    failed = project.hook("on-failed", ["run_failed"], reply({}))
+    router(project, "scripted:missing-script.yaml")
+    live = await run_once(project.root, isolated_home, [{"content": "never"}])
+    assert live.calls == []
+    result = live.results[0]
+    assert result.status == "failed" and "missing-script.yaml" in (result.reason or "")
+    assert jsonl(failed)[0]["run_status"] == "failed"
 
 
 async def test_model_response_patch_and_notes_are_the_persisted_reply(
