@@ -543,3 +543,46 @@ async def test_after_compact_patch_rewrites_the_summary(
     history = json.dumps(live.calls[3].messages)
     assert "HOOKED SUMMARY\\n\\nthe note" in history
     assert "Summary:\\nSUMMARY" not in history
+
+
+async def test_auto_compaction_hooks_rewrite_the_input_and_the_summary_in_order(
+    project: Project, isolated_home: Path
+) -> None:
+    """before_context_compact -> summary -> after_context_compact -> before_context_build, and
+    the final model input holds the hooked summary and the note (upstream tests 7 and 8)."""
+    order = project.root / "order.txt"
+    mark = f"open({str(order)!r}, 'a').write(data['hook_event_name'] + '\\n')\n"
+    summarize = [{"role": "user", "content": "HOOK-SUMMARIZE"}]
+    project.hook(
+        "a-before-compact",
+        ["before_context_compact"],
+        mark + reply(output(patch={"context": {"messages": summarize}})),
+        capabilities=["rewrite_context"],
+    )
+    project.hook(
+        "b-after-compact",
+        ["after_context_compact"],
+        mark + reply(output(patch={"context": {"summaryText": "HOOKED"}}, systemMessage="note")),
+        capabilities=["rewrite_context"],
+    )
+    build = project.hook("c-build", ["before_context_build"], mark + reply({}))
+
+    async def second_turn(live: Live) -> None:
+        order.write_text("")
+        live.agent.config.keep_recent = 1
+        await live.run("Second prompt.")
+
+    turns = [{"content": "one"}, {"content": "SUMMARY"}, {"content": "two"}]
+    live = await run_once(
+        project.root, isolated_home, turns, "First prompt.", then=second_turn, compact_tokens=1
+    )
+    assert order.read_text().split() == [
+        "before_context_compact",
+        "after_context_compact",
+        "before_context_build",
+    ]
+    summary_request = json.dumps(live.calls[1].messages)
+    assert "HOOK-SUMMARIZE" in summary_request and "First prompt." not in summary_request
+    summary = "This session continues an earlier conversation. Summary:\nHOOKED\n\nnote"
+    assert {"role": "user", "content": summary} in jsonl(build)[-1]["context"]["messages"]
+    assert {"role": "user", "content": summary} in live.calls[2].messages
