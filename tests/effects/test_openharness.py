@@ -6,7 +6,9 @@ example) is tests/openharness/test_e2e_run.py."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 import yaml
 
 from hookwright.runtime.agent import DEFAULT_SYSTEM_PROMPT
+from hookwright.services import LeaseMode, WorkspaceLease
 
 from .support import (
     Live,
@@ -586,3 +589,75 @@ async def test_auto_compaction_hooks_rewrite_the_input_and_the_summary_in_order(
     summary = "This session continues an earlier conversation. Summary:\nHOOKED\n\nnote"
     assert {"role": "user", "content": summary} in jsonl(build)[-1]["context"]["messages"]
     assert {"role": "user", "content": summary} in live.calls[2].messages
+
+
+# The workspace file-access lease ------------------------------------------------------------------
+
+
+@dataclass
+class Materializer:
+    """A host's workspace file-access provider: each lease is a fresh copy of the workspace's
+    `.openharness` folder plus `extra` files, which exist only in the copies."""
+
+    copies: Path
+    extra: dict[str, str]
+    leases: list[tuple[Path, str, Path]] = field(default_factory=list)
+    released: list[bool] = field(default_factory=list)
+
+    async def __call__(self, root: Path, mode: LeaseMode) -> WorkspaceLease:
+        copy = self.copies / f"lease-{len(self.leases)}"
+        shutil.copytree(root / ".openharness", copy / ".openharness")
+        for name, text in self.extra.items():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            (copy / name).write_text(text)
+        self.leases.append((root, mode, copy))
+        return Lease(copy, self)
+
+
+@dataclass
+class Lease:
+    root: Path
+    owner: Materializer
+
+    async def release(self, *, dirty: bool = False) -> None:
+        self.owner.released.append(dirty)
+
+
+async def test_hooks_run_under_a_read_lease_of_the_workspace_files(
+    project: Project, isolated_home: Path, tmp_path: Path
+) -> None:
+    """A command hook runs in the lease's root, a prompt file is read from it, and every lease
+    is released clean (upstream test 11)."""
+    project.hook(
+        "a-tuner",
+        ["before_model_call"],
+        "print(json.dumps({'hookSpecificOutput': {'patch': {'model_request': "
+        "{'temperature': 0.2}}}, 'systemMessage': os.getcwd()}))\n",
+        capabilities=["rewrite_model_request"],
+    )
+    prompt = {"file": ".openharness/prompts/review.md"}
+    project.write("b-reviewer", ["before_tool_dispatch"], {"type": "prompt", "prompt": prompt})
+    access = Materializer(tmp_path / "copies", {".openharness/prompts/review.md": "LEASED PROMPT"})
+    turns = [BASH[0], {"content": "{}"}, {"content": "done"}]
+    live = await run_once(project.root, isolated_home, turns, workspace_access=access)
+    assert [(root, mode) for root, mode, _ in access.leases] == [(project.root, "read")] * 3
+    assert access.released == [False, False, False]
+    first, _, second = (copy for _, _, copy in access.leases)
+    assert live.calls[0].options == {"temperature": 0.2}
+    assert live.calls[0].messages[0]["content"].endswith(f"\n\n{first}")  # the hook's cwd
+    assert texts(live.calls[1], "user")[0].startswith("LEASED PROMPT\n\n")
+    assert live.calls[2].messages[0]["content"].endswith(f"\n\n{second}")
+    assert (project.root / "original.txt").exists()
+
+
+async def test_a_lease_that_cannot_be_had_fails_the_hook_open(
+    project: Project, isolated_home: Path
+) -> None:
+    async def unavailable(root: Path, mode: LeaseMode) -> WorkspaceLease:
+        raise OSError("sandbox offline")
+
+    log = project.hook("guard", ["before_tool_dispatch"], reply({"decision": "block"}))
+    live = await run_once(project.root, isolated_home, BASH, workspace_access=unavailable)
+    assert jsonl(log) == [] and (project.root / "original.txt").exists()
+    [failed] = [e for e in live.of("hook_result") if e["hook"] == "guard"]
+    assert "sandbox offline" in failed["error"]

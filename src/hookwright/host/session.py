@@ -55,7 +55,7 @@ from hookwright.messages import (
     split_leading_system,
 )
 from hookwright.results import Decision, Verdict, failed_dispatch
-from hookwright.services import ModelEvaluator, Services
+from hookwright.services import ModelEvaluator, Services, WorkspaceAccess
 from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy
 
@@ -121,6 +121,7 @@ class HookSession:
         tool_map: ToolMap | None = None,
         host_tools: Sequence[str] = (),
         evaluator: ModelEvaluator | None = None,
+        workspace_access: WorkspaceAccess | None = None,
         audit_path: Path | None = None,
         identity: SessionIdentity | None = None,
         report: Reporter | None = None,
@@ -130,13 +131,19 @@ class HookSession:
         """A session on a project's hooks, for any host. Discovery runs no hook code; only
         folders `trust` trusts (default: the user's trust store, `hookwright trust DIR`) are
         bound. The audit file is off unless `audit_path` is given. `host_tools` (the host's
-        tool names) turns hooks whose matcher matches none of them into diagnostics."""
+        tool names) turns hooks whose matcher matches none of them into diagnostics.
+        `workspace_access` leases the workspace's files to hooks that touch them (OpenHarness
+        command hooks and prompt files) when the host keeps them elsewhere."""
         project_dir = project_dir.resolve()
         home = home or Path.home()
         policy = trust or TrustPolicy.load(home)
         engine = HookEngine(
             audit_path=audit_path,
-            services=Services(evaluator=evaluator, io=IoLoop(asyncio.get_running_loop())),
+            services=Services(
+                evaluator=evaluator,
+                io=IoLoop(asyncio.get_running_loop()),
+                workspace_access=workspace_access,
+            ),
         )
         discovery = discover_project(
             project_dir,

@@ -8,7 +8,9 @@ agent's prompt is the system prompt, the task the first user message and the ins
 the envelope the second, with the agent's model and sampling options. The reply must decode as
 the unified output (prose around the JSON is tolerated).
 
-The model is the running session's (`Services.evaluator`), asked with a `HookModelRequest`. No
+Prompt and agent files are read under a read lease of the workspace's files when the host
+provides one (`lease.py`). The model is the running session's (`Services.evaluator`), asked
+with a `HookModelRequest`. No
 model, an unknown agent (`agent_not_found`), a blank or invalid reply, an evaluator error or a
 timeout (default 30 s; upstream has none) is logged and the run goes on.
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from hookwright.dialects.openharness.agents import AgentDefinition, AgentError, load_agent
 from hookwright.dialects.openharness.binding import HookBinding
+from hookwright.dialects.openharness.lease import LeaseError, workspace_files
 from hookwright.dialects.openharness.prompt_source import PromptSourceError, read_source
 from hookwright.dialects.openharness.reply import Failure, Output, Reply
 from hookwright.dialects.openharness.schema import PromptSource
@@ -64,11 +67,12 @@ class PromptTransport:
         self, envelope: dict[str, Any], binding: HookBinding, services: Services
     ) -> Reply:
         try:
-            agent = load_agent(self.root, self.agent) if self.agent is not None else None
-            text = read_source(self.source, self.root)
+            async with workspace_files(services, self.root) as files:
+                agent = load_agent(files, self.agent) if self.agent is not None else None
+                text = read_source(self.source, files)
         except AgentError as exc:
             return Failure(str(exc), code=exc.code)
-        except PromptSourceError as exc:
+        except (PromptSourceError, LeaseError) as exc:
             return Failure(f"{self.kind} hook: {exc}")
         evaluate = services.evaluator
         if evaluate is None:
