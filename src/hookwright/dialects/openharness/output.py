@@ -21,11 +21,13 @@ Mapping to a `HookResult`:
   is ignored with a warning.
 * run_completed / run_failed hooks only observe: their answers are decoded and dropped.
 * `systemMessage` and `hookSpecificOutput.additionalContext` are notes for the model, placed
-  as the real project places them (spec §5): on model, context and before-compact events
-  they become `additional_context` (one text, `systemMessage` first, joined by a blank line),
-  which the runtime inserts as system messages; on after_context_compact, whose context has
-  no messages, they are appended to the summary (`payload_updates["compact_summary"]`); on
-  after_tool_dispatch they are appended to the tool output (`updated_output`: a string gets
+  as the real project places them (spec §5): on model events they become
+  `additional_context` (one text, `systemMessage` first, joined by a blank line), which the
+  runtime inserts as system messages; on context and compaction events they go into the
+  context at once, so the next hook of the chain sees them: system messages after the
+  leading ones, which become one (`payload_updates["messages"]`), or, on
+  after_context_compact, whose context has no messages, appended to the summary
+  (`payload_updates["compact_summary"]`); on after_tool_dispatch they are appended to the tool output (`updated_output`: a string gets
   `"\n\n" + note` per note, an object a `hookNotes` list); on before_tool_dispatch they are
   ignored. They never become a user-facing `system_message`.
 * each `patch.<scope>` applies only with its capability and on its event (see
