@@ -27,9 +27,10 @@ Mapping to a `HookResult`:
   context at once, so the next hook of the chain sees them: system messages after the
   leading ones, which become one (`payload_updates["messages"]`), or, on
   after_context_compact, whose context has no messages, appended to the summary
-  (`payload_updates["compact_summary"]`); on after_tool_dispatch they are appended to the tool output (`updated_output`: a string gets
-  `"\n\n" + note` per note, an object a `hookNotes` list); on before_tool_dispatch they are
-  ignored. They never become a user-facing `system_message`.
+  (`payload_updates["compact_summary"]`); on after_tool_dispatch they are appended to the
+  tool output (`updated_output`: a string gets `"\n\n" + note` per note, an object a
+  `hookNotes` list); on before_tool_dispatch they are ignored. They never become a
+  user-facing `system_message`.
 * each `patch.<scope>` applies only with its capability and on its event (see
   `capabilities.py`); otherwise it is ignored, a warning is logged and an ``ignored_patch``
   `Notice` is added to the result's effects. Applied patches become:
