@@ -16,7 +16,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -47,6 +47,10 @@ class AuditRecord:
     stderr_tail: str | None
     session_id: str | None
     origin: str | None
+    #: The capabilities the hook declared (OpenHarness), else None.
+    capabilities: tuple[str, ...] | None
+    #: The patches the hook applied, by scope (OpenHarness `hookSpecificOutput.patch`).
+    patch: dict[str, Any] | None
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _RECORD_FIELDS}
@@ -220,7 +224,19 @@ class AuditLog:
             stderr_tail=self._redact(stderr),
             session_id=session_id,
             origin=spec.origin if spec else None,
+            capabilities=_capabilities(spec.meta) if spec else None,
+            patch=self._redact_value(result.patches) if result.patches else None,
         )
+
+    def _redact_value(self, value: Any) -> Any:
+        """`value` with every registered secret in its strings written as `***`."""
+        if isinstance(value, str):
+            return self._redact(value)
+        if isinstance(value, dict):
+            return {str(k): self._redact_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._redact_value(v) for v in value]
+        return value
 
     def _write(self, records: list[AuditRecord]) -> None:
         if self.path is not None and records:
@@ -264,6 +280,13 @@ class AuditLog:
         if thread is not None:
             thread.join(timeout=5.0)
         _live_logs.discard(self)
+
+
+def _capabilities(meta: Mapping[str, Any]) -> tuple[str, ...] | None:
+    declared = meta.get("capabilities")
+    if isinstance(declared, list | tuple | frozenset | set):
+        return tuple(sorted(str(c) for c in declared))
+    return None
 
 
 _live_logs: weakref.WeakSet[AuditLog] = weakref.WeakSet()

@@ -13,7 +13,10 @@ so two sessions in one process never share a model, an inbox, an I/O loop or a c
 * `counters`: per-session numbering handlers need (one ``CLAUDE_ENV_FILE`` per hook);
 * `workers`: the bounded thread pool timed sync Python hooks and PicoClaw sync builtins run
   on (never the event loop's default executor); its `abandoned` and `stuck` counters show
-  hooks that outlived their timeout.
+  hooks that outlived their timeout;
+* `workspace_access`: how hooks get at the workspace's files when the host keeps them
+  elsewhere (OpenHarness command hooks and prompt files take a read lease and run in its
+  root); None: the workspace folder itself.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Literal, Protocol
 
 from hookwright.inbox import AsyncInbox
 from hookwright.transports.ioloop import IoLoop
@@ -37,7 +41,9 @@ class HookModelRequest:
     """One prompt or agent hook asking the session's model.
 
     A prompt hook wants one model call with `prompt`; an agent hook wants an agent that may
-    use read-only tools and whose final answer is the reply.
+    use read-only tools and whose final answer is the reply: an OpenHarness agent hook names
+    the agent (`agent`), whose prompt is the `system` prompt, which gets `task` and then
+    `prompt`, with the agent's sampling `options`.
     """
 
     kind: ModelKind
@@ -49,10 +55,34 @@ class HookModelRequest:
     agent: str | None
     #: Seconds the hook waits for the reply.
     timeout: float
+    #: The system prompt of the agent an OpenHarness agent hook names; None: the host's own.
+    system: str | None = None
+    #: An OpenHarness agent hook's task: a user message sent before `prompt`.
+    task: str | None = None
+    #: Sampling options the named agent sets (`temperature`, `top_p`, `max_tokens`).
+    options: Mapping[str, float] = field(default_factory=dict)
 
 
 ModelEvaluator = Callable[[HookModelRequest], Awaitable[str]]
 """Answers a `HookModelRequest` with the model's reply text; raises to fail the hook."""
+
+LeaseMode = Literal["read", "write"]
+
+
+class WorkspaceLease(Protocol):
+    """Access to a workspace's files while it is held: `root` is where they are (the workspace
+    itself, or a copy the host materialized for the holder)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    async def release(self, *, dirty: bool = False) -> None:
+        """Give the files back; `dirty`: the holder changed them (never for a read lease)."""
+
+
+WorkspaceAccess = Callable[[Path, LeaseMode], Awaitable[WorkspaceLease]]
+"""Leases the workspace at a root (OpenHarness' workspace file-access provider); raises when
+the files cannot be had."""
 
 
 class Counters:
@@ -84,6 +114,16 @@ class Services:
     io: IoLoop = field(default_factory=IoLoop)
     counters: Counters = field(default_factory=Counters)
     workers: WorkerPool = field(default_factory=WorkerPool)
+    workspace_access: WorkspaceAccess | None = None
 
 
-__all__ = ["Counters", "HookModelRequest", "ModelEvaluator", "ModelKind", "Services"]
+__all__ = [
+    "Counters",
+    "HookModelRequest",
+    "LeaseMode",
+    "ModelEvaluator",
+    "ModelKind",
+    "Services",
+    "WorkspaceAccess",
+    "WorkspaceLease",
+]

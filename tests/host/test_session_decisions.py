@@ -181,11 +181,25 @@ async def test_model_request_notes_and_rewrites(engine: HookEngine) -> None:
     )
     decision = await session(engine).model_request(request)
     assert decision.request.model == "other"
-    assert [m["content"] for m in decision.request.messages] == [
-        "sys",
-        "from context build",
-        "hi",
-    ]
+    assert [m["content"] for m in decision.request.messages] == ["sys\n\nfrom context build", "hi"]
+
+
+async def test_context_build_hooks_see_the_history_then_the_whole_context(
+    engine: HookEngine,
+) -> None:
+    seen: dict[str, list[Any]] = {}
+
+    def record(inp: HookInput) -> None:
+        seen[inp.event.value] = [m["role"] for m in inp.payload["messages"]]
+
+    engine.add(record, "PreContextBuild")
+    engine.add(record, "PostContextBuild")
+    request = ModelRequest(
+        "m", [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}]
+    )
+    decision = await session(engine).model_request(request)
+    assert seen == {"PreContextBuild": ["user"], "PostContextBuild": ["system", "user"]}
+    assert list(decision.request.messages) == list(request.messages)
 
 
 async def test_a_blocked_model_call_fails_the_run(engine: HookEngine) -> None:

@@ -37,6 +37,14 @@ class Workspace:
         path.write_text(text, encoding="utf-8")
         return path
 
+    def agent(self, name: str, text: str) -> Path:
+        """An agent definition, `.openharness/agents/<name>.md`."""
+        folder = self.root / ".openharness" / "agents"
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{name}.md"
+        path.write_text(text, encoding="utf-8")
+        return path
+
     def script(self, name: str, body: str) -> str:
         """Write a Python hook script; returns the command that runs it."""
         path = self.hooks / "scripts" / name

@@ -228,7 +228,9 @@ async def test_context_patches_accumulate_along_the_chain(
     install_ws(engine, ws)
     verdict = await engine.dispatch(context_event(Event.PostContextBuild))
     assert read_records(record)[1]["context"]["tags"] == {"a": 1}
-    assert verdict.patches["context"] == {"messages": MESSAGES, "tags": {"a": 1, "b": 2}}
+    merged = {"messages": MESSAGES, "tags": {"a": 1, "b": 2}}
+    assert verdict.chain_state["openharness"]["context"] == merged
+    assert verdict.patches["context"] == {"tags": {"b": 2}}  # the last hook's own patch
 
 
 # Where blocks land ---------------------------------------------------------------------------
@@ -366,7 +368,13 @@ async def test_upstream_4_context_build_hooks(ws: Workspace, engine: HookEngine)
         "rewritten hello", ""
     )
     after = await engine.dispatch(context_event(Event.PostContextBuild))
-    assert after.additional_context == ["Context assembled."]
+    # the note goes into the context itself (the next hook of the chain sees it): after the
+    # leading system message, with which it is sent as one
+    assert not after.additional_context
+    assert after.payload_updates["messages"] == [
+        {"role": "system", "content": "You are helpful.\n\nContext assembled."},
+        {"role": "user", "content": "hello"},
+    ]
 
 
 async def test_upstream_5_tool_dispatch_hooks(ws: Workspace, engine: HookEngine) -> None:

@@ -258,6 +258,7 @@ def test_prompt_file_must_stay_inside_the_workspace(ws: Workspace, tmp_path: Pat
 
 
 def test_missing_prompt_file_is_a_warning(ws: Workspace) -> None:
+    ws.agent("x", "You check.")
     ws.hook(
         "p.yaml",
         hook("p", handler={"type": "agent", "agent": "x", "task": {"file": "nope.md"}}),
@@ -265,6 +266,15 @@ def test_missing_prompt_file_is_a_warning(ws: Workspace) -> None:
     result = loaded(ws)
     assert len(result.specs) == 1
     assert only(result, "warning").path == "handler.task.file"
+
+
+@pytest.mark.parametrize("agent", ["ghost", "../hooks/p"])
+def test_an_agent_without_a_definition_is_a_warning(ws: Workspace, agent: str) -> None:
+    ws.hook("p.yaml", hook("p", handler={"type": "agent", "agent": agent, "task": {"inline": "t"}}))
+    result = loaded(ws)
+    assert len(result.specs) == 1
+    warning = only(result, "warning")
+    assert warning.path == "handler.agent" and "agent_not_found" in warning.message
 
 
 # ${env.NAME} --------------------------------------------------------------------------------

@@ -349,7 +349,12 @@ def test_context_messages_replace_and_objects_merge_deeply() -> None:
         "messages": [{"role": "user", "content": "rewritten hello"}],
         "meta": {"a": 1, "b": {"c": 1, "d": 2}},
     }
-    assert result.patches == {"context": merged}
+    assert result.patches == {
+        "context": {
+            "messages": [{"role": "user", "content": "rewritten hello"}],
+            "meta": {"b": {"d": 2}},
+        }
+    }
     assert result.payload_updates == {"messages": merged["messages"]}
     assert result.chain_state == {"openharness": {"context": merged}}
 

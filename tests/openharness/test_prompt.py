@@ -8,6 +8,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import pytest
+
 from hookwright import Decision, Event, HookEngine, Status
 from hookwright.dialects.openharness.prompt import INSTRUCTION
 from hookwright.services import HookModelRequest
@@ -89,26 +91,66 @@ async def test_prompt_file_is_read_inside_the_workspace(ws: Workspace, engine: H
 
 async def test_agent_hook_names_its_agent_and_task(ws: Workspace, engine: HookEngine) -> None:
     model = FakeModel(reply='{"continue": true}')
-    ws.hook(
-        "agent.yaml",
-        {
-            "name": "policy",
-            "events": ["before_tool_dispatch"],
-            "handler": {
-                "type": "agent",
-                "agent": "policy-reviewer",
-                "task": {"inline": "Inspect the invocation and return a structured decision."},
-                "timeout_seconds": 30,
-            },
-        },
+    ws.agent(
+        "policy-reviewer",
+        "---\nmodel:\n  model_ref: openai:gpt-4o-mini\n  temperature: 0.5\ntop_p: 0.9\n---\n"
+        "You review tool calls.\n",
     )
+    ws.hook("agent.yaml", agent_hook("policy-reviewer"))
     use_model(engine, model)
     install_ws(engine, ws)
     verdict = await engine.dispatch(tool_call(command="ls"))
     assert verdict.decision is None and verdict.results[0].status is Status.ok
     (request,) = model.calls
-    assert (request.kind, request.model, request.agent) == ("agent", None, "policy-reviewer")
-    assert request.prompt.startswith("Inspect the invocation and return a structured decision.\n\n")
+    assert (request.kind, request.model, request.agent) == (
+        "agent",
+        "openai:gpt-4o-mini",
+        "policy-reviewer",
+    )
+    assert request.system == "You review tool calls."
+    assert request.task == "Inspect the invocation and return a structured decision."
+    assert request.options == {"temperature": 0.5, "top_p": 0.9}
+    assert request.prompt.startswith(
+        "Return only JSON matching the Open Agent Harness hook output protocol.\n\n"
+    )
+    assert json.loads(request.prompt.split("\n\n", 1)[1])["hook"] == "policy"
+
+
+def agent_hook(agent: str) -> dict[str, Any]:
+    return {
+        "name": "policy",
+        "events": ["before_tool_dispatch"],
+        "handler": {
+            "type": "agent",
+            "agent": agent,
+            "task": {"inline": "Inspect the invocation and return a structured decision."},
+            "timeout_seconds": 30,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("agent", "text", "code", "message"),
+    [
+        ("ghost", None, "agent_not_found", "Agent ghost was not found in workspace"),
+        ("empty", "---\nmodel: x\n---\n\n", "hook_execution_failed", "missing markdown prompt"),
+        ("broken", "---\nmodel: [x\n---\nPrompt.", "hook_execution_failed", "Agent definition"),
+    ],
+)
+async def test_an_unusable_agent_fails_open_with_its_code(
+    ws: Workspace, engine: HookEngine, agent: str, text: str | None, code: str, message: str
+) -> None:
+    model = FakeModel(reply='{"decision": "block"}')
+    if text is not None:
+        ws.agent(agent, text)
+    ws.hook("agent.yaml", agent_hook(agent))
+    use_model(engine, model)
+    install_ws(engine, ws)
+    verdict = await engine.dispatch(tool_call(command="ls"))
+    assert verdict.decision is None and model.calls == []
+    (result,) = verdict.results
+    assert result.status is Status.error and message in (result.error or "")
+    assert verdict.effects.notices[0].detail["errorCode"] == code
 
 
 async def test_without_a_model_the_hook_fails_open(ws: Workspace, engine: HookEngine) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hookwright.runtime.evaluators import HookModels
 from hookwright.runtime.models.scripted import ScriptedModel
+from hookwright.services import HookModelRequest
 
 
 def mode(path: Path) -> int:
@@ -17,7 +18,8 @@ async def test_a_hook_agent_transcript_is_private(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     models = HookModels(ScriptedModel.from_turns([{"content": '{"ok": true}'}]), tmp_path, home)
-    answer = await models.agent("Is the build green?", None, 30)
+    request = HookModelRequest("agent", "Is the build green?", None, None, 30)
+    answer = await models(request)
     assert answer == '{"ok": true}'
     folder = home / ".hookwright" / "hook-agents"
     [transcript] = list(folder.iterdir())

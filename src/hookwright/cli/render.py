@@ -77,6 +77,8 @@ class RichRenderer:
                 "allow": "green",
             }.get(decision or "", "magenta")
             what = event.get("effect") or decision or "note"
+            if event.get("code"):
+                what = f"{what} ({event['code']})"
             detail = event.get("reason") or event.get("error") or ""
             self.console.print(
                 Text.assemble(

@@ -47,6 +47,7 @@ from hookwright.host.session import (
 )
 from hookwright.host.sync import SyncHookSession
 from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
+from hookwright.services import WorkspaceAccess, WorkspaceLease
 from hookwright.trust import TrustPolicy
 
 __all__ = [
@@ -83,6 +84,8 @@ __all__ = [
     "ToolResult",
     "ToolResultDecision",
     "TrustPolicy",
+    "WorkspaceAccess",
+    "WorkspaceLease",
     "tool_result_from_value",
     "unmatched_tool_hooks",
 ]

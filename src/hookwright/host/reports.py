@@ -8,8 +8,8 @@ from typing import Any
 
 from hookwright.results import HookResult, Status, Verdict
 
-#: `report(kind, **fields)`: kinds ``hooks_running``, ``hooks_done``, ``hook_result``,
-#: ``notice``.
+#: `report(kind, **fields)`: kinds ``hooks_running``, ``hooks_done``, ``hook_result`` (with
+#: ``code``: a failed hook's error code, when its dialect gives one), ``notice``.
 Reporter = Callable[..., None]
 
 
@@ -33,12 +33,23 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
             decision=result.decision.value if result.decision else None,
             reason=result.reason,
             error=result.error,
+            code=failure_code(result),
         )
     for message in verdict.system_messages:
         report("notice", text=message, event=event)
     for notice in verdict.effects.notices:
         if notice.kind == "ignored_patch":
             report("notice", text=f"{notice.hook}: {notice.message}", event=event)
+
+
+def failure_code(result: HookResult) -> str | None:
+    """The error code a failed hook's dialect gave (OpenHarness `hook.notice` `errorCode`:
+    `hook_execution_failed`, `agent_not_found`), or None."""
+    for notice in result.effects.notices if result.effects else ():
+        code = notice.detail.get("errorCode") if notice.detail else None
+        if notice.kind == "hook_failed" and isinstance(code, str):
+            return code
+    return None
 
 
 def effect_of(result: HookResult) -> str:

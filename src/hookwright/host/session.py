@@ -49,8 +49,13 @@ from hookwright.host.project import bind_project, discover_project, start_sessio
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.loading import DiscoveredHook, LoadContext
+from hookwright.messages import (
+    collapse_leading_system,
+    insert_system_notes,
+    split_leading_system,
+)
 from hookwright.results import Decision, Verdict, failed_dispatch
-from hookwright.services import ModelEvaluator, Services
+from hookwright.services import ModelEvaluator, Services, WorkspaceAccess
 from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy
 
@@ -116,6 +121,7 @@ class HookSession:
         tool_map: ToolMap | None = None,
         host_tools: Sequence[str] = (),
         evaluator: ModelEvaluator | None = None,
+        workspace_access: WorkspaceAccess | None = None,
         audit_path: Path | None = None,
         identity: SessionIdentity | None = None,
         report: Reporter | None = None,
@@ -125,13 +131,19 @@ class HookSession:
         """A session on a project's hooks, for any host. Discovery runs no hook code; only
         folders `trust` trusts (default: the user's trust store, `hookwright trust DIR`) are
         bound. The audit file is off unless `audit_path` is given. `host_tools` (the host's
-        tool names) turns hooks whose matcher matches none of them into diagnostics."""
+        tool names) turns hooks whose matcher matches none of them into diagnostics.
+        `workspace_access` leases the workspace's files to hooks that touch them (OpenHarness
+        command hooks and prompt files) when the host keeps them elsewhere."""
         project_dir = project_dir.resolve()
         home = home or Path.home()
         policy = trust or TrustPolicy.load(home)
         engine = HookEngine(
             audit_path=audit_path,
-            services=Services(evaluator=evaluator, io=IoLoop(asyncio.get_running_loop())),
+            services=Services(
+                evaluator=evaluator,
+                io=IoLoop(asyncio.get_running_loop()),
+                workspace_access=workspace_access,
+            ),
         )
         discovery = discover_project(
             project_dir,
@@ -362,41 +374,51 @@ class HookSession:
     async def model_request(
         self, request: ModelRequest, *, iteration: int = 0, model_ref: str | None = None
     ) -> ModelRequestDecision:
-        """PreContextBuild -> PostContextBuild -> PreModelCall. Context hooks may rewrite the
+        """PreContextBuild (the history, without the leading system messages) ->
+        PostContextBuild (the whole context) -> PreModelCall. Context hooks may rewrite the
         messages, PreModelCall hooks the whole request; every hook's context goes into this
-        very call as system messages after the leading system block."""
+        very call as system messages after the leading system block. Once a hook changed the
+        messages, the leading system messages are sent as one (joined by a blank line)."""
         notes: list[str] = []
-        messages = [dict(m) for m in copy.deepcopy(list(request.messages))]
-        for event in (Event.PreContextBuild, Event.PostContextBuild):
-            verdict = await self.fire(event, messages=messages, iteration=iteration)
-            end = model_gate(verdict)
-            if end is not None:
-                return ModelRequestDecision(request, end)
-            messages = context_messages(verdict, messages)
-            notes += verdict.additional_context
+        system, history = split_leading_system(copy.deepcopy(list(request.messages)))
+        pre = await self.fire(Event.PreContextBuild, messages=history, iteration=iteration)
+        end = model_gate(pre)
+        if end is not None:
+            return ModelRequestDecision(request, end)
+        messages = [*system, *context_messages(pre, history)]
+        post = await self.fire(Event.PostContextBuild, messages=messages, iteration=iteration)
+        end = model_gate(post)
+        if end is not None:
+            return ModelRequestDecision(request, end)
+        messages = context_messages(post, messages)
+        if _rewrote_messages(pre) or _rewrote_messages(post):
+            messages = collapse_leading_system(messages)
+        notes += [*pre.additional_context, *post.additional_context]
         fields: dict[str, Any] = {
             "model": request.model,
             "messages": messages,
             "tools": list(request.tools),
             "options": dict(request.options or {}),
         }
-        pre = await self.fire(
+        model = await self.fire(
             Event.PreModelCall,
             **fields,
             model_ref=model_ref or request.model,
             iteration=iteration,
             graceful_terminal=False,
         )
-        end = model_gate(pre)
+        end = model_gate(model)
         if end is not None:
             return ModelRequestDecision(request, end)
-        if pre.updated_input:
+        if model.updated_input:
             fields.update(
-                {k: v for k, v in pre.updated_input.items() if k in fields and v is not None}
+                {k: v for k, v in model.updated_input.items() if k in fields and v is not None}
             )
-        notes += pre.additional_context
+        notes += model.additional_context
         if notes:
             fields["messages"] = insert_system_notes(fields["messages"], notes)
+        elif _rewrote_messages(model):
+            fields["messages"] = collapse_leading_system(fields["messages"])
         return ModelRequestDecision(
             ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"])
         )
@@ -417,6 +439,7 @@ class HookSession:
             options=dict(request.options or {}),
             iteration=iteration,
             response=dict(response),
+            final_response=not response.get("tool_calls"),
         )
         end = model_gate(post)
         if end is not None:
@@ -633,16 +656,14 @@ def context_messages(verdict: Verdict, messages: list[dict[str, Any]]) -> list[d
     return list(rewritten) if isinstance(rewritten, list) else messages
 
 
-def insert_system_notes(
-    messages: Sequence[Mapping[str, Any]], notes: Sequence[str]
-) -> list[dict[str, Any]]:
-    """Insert hook notes as system messages after the leading system messages."""
-    items = [dict(m) for m in messages]
-    index = 0
-    while index < len(items) and items[index].get("role") == "system":
-        index += 1
-    extra = [{"role": "system", "content": note} for note in notes]
-    return [*items[:index], *extra, *items[index:]]
+def _rewrote_messages(verdict: Verdict) -> bool:
+    """Whether a context or model hook changed the messages or added notes to them."""
+    updated = verdict.updated_input or {}
+    return (
+        isinstance(verdict.payload_updates.get("messages"), list)
+        or isinstance(updated.get("messages"), list)
+        or bool(verdict.additional_context)
+    )
 
 
 def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolResult:

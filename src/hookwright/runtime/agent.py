@@ -54,7 +54,7 @@ from hookwright.host import (
     ToolResult,
 )
 from hookwright.runtime import transcript as transcripts
-from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall
+from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 
@@ -172,6 +172,7 @@ class Agent:
         self.on_event = on_event
         self.ask_user = ask_user
         self.env_files: list[Path] = []
+        self.models = refs.ModelSwitch(config.project_dir)
         self._pending_context: list[str] = []
         self._iteration = 0
         self.context_sources: list[ContextSource] = []
@@ -458,7 +459,6 @@ class Agent:
         if _estimate_tokens(self.messages) > self.config.compact_tokens:
             await self.compact("auto")
         self._flush_context()
-        model_ref = f"{type(self.model).__name__.lower()}/{self.model.name}"
         planned = await self.hooks.model_request(
             ModelRequest(
                 self.model.name,
@@ -467,10 +467,11 @@ class Agent:
                 dict(self.config.model_options),
             ),
             iteration=iteration,
-            model_ref=model_ref,
+            model_ref=refs.model_ref(self.model),
         )
         await self._end_run(planned.end)
         request = planned.request
+        model, model_name = self.models.resolve(self.model, request.model)
         messages = [dict(m) for m in request.messages]
         tools = [dict(t) for t in request.tools]
         options = dict(request.options or {})
@@ -485,16 +486,17 @@ class Agent:
             },
         )
         try:
-            response = await self.model.complete(
+            response = await model.complete(
                 messages,
                 tools or None,
                 options=options,
                 on_text=lambda text: self.emit("text_delta", text=text),
-                model=request.model,
+                model=model_name,
             )
         except ModelError as exc:
             await self._fail_run(exc.kind, str(exc))
             raise _TurnEnded("failed", f"{exc.kind}: {exc}") from None
+        model_ref = refs.model_ref(model, model_name)
         response = await self._after_model(request, response, iteration, model_ref)
         self.emit(
             "assistant",

@@ -32,7 +32,7 @@ class HookModels:
         """Agent hooks (Claude Code's, and OpenHarness's, which name an agent) get a read-only
         sub-agent; prompt hooks one model call."""
         if request.kind == "agent":
-            return await self.agent(request.prompt, request.model, request.timeout)
+            return await self.agent(request)
         return await self.prompt(request.prompt, request.model, request.timeout)
 
     def _model_for(self, name: str | None) -> Model:
@@ -48,9 +48,11 @@ class HookModels:
         )
         return response.content
 
-    async def agent(self, prompt: str, model: str | None, timeout: float) -> str:
+    async def agent(self, request: HookModelRequest) -> str:
         """A real read-only sub-agent (Read, Glob, Grep; at most 50 rounds); its final answer
-        is the hook's reply. Hooks do not fire inside it."""
+        is the hook's reply. Hooks do not fire inside it. An OpenHarness agent hook's agent
+        brings its system prompt, its task (the first user message) and sampling options;
+        Claude Code's agent hooks get the `{"ok": ...}` verifier prompt."""
         from hookwright.runtime.agent import Agent, AgentConfig
 
         tools = ToolRegistry()
@@ -62,13 +64,24 @@ class HookModels:
             home=self.home,
             permission_mode="plan",
             max_turns=HOOK_AGENT_MAX_TURNS,
-            system_prompt=HOOK_AGENT_PROMPT,
+            system_prompt=request.system or HOOK_AGENT_PROMPT,
+            model_options=dict(request.options),
         )
+        history = [{"role": "system", "content": config.system_prompt}]
+        if request.task is not None:
+            history.append({"role": "user", "content": request.task})
         session = f"hook-agent-{uuid.uuid4().hex[:12]}"
         path = self.home / ".hookwright" / "hook-agents" / f"{session}.jsonl"
-        agent = Agent(engine, self._model_for(model), tools, config, transcript_file=path)
+        agent = Agent(
+            engine,
+            self._model_for(request.model),
+            tools,
+            config,
+            messages=history,
+            transcript_file=path,
+        )
         try:
-            result = await asyncio.wait_for(agent.run(prompt), timeout)
+            result = await asyncio.wait_for(agent.run(request.prompt), request.timeout)
         finally:
             agent.transcript.close()
             engine.close()

@@ -24,7 +24,7 @@ from hookwright.runtime.models.scripted import ScriptedModel
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tools import ToolRegistry, default_tools
-from hookwright.services import Services
+from hookwright.services import Services, WorkspaceAccess
 from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy, TrustStore
 
@@ -96,17 +96,22 @@ async def open_session(
     compact_tokens: int = 100_000,
     tools: ToolRegistry | None = None,
     engine: HookEngine | None = None,
+    workspace_access: WorkspaceAccess | None = None,
 ) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
     ValueError (bad resume id, bad trust file) with a message for the user.
 
     ``history`` (OpenAI-format messages kept by a client) starts the agent from
-    ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``."""
+    ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
+    ``workspace_access`` leases the project's files to the hooks that touch them (see
+    `hookwright.services.WorkspaceAccess`)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
     home = home or Path.home()
     engine = engine or HookEngine(services=Services(io=IoLoop(asyncio.get_running_loop())))
+    if workspace_access is not None:
+        engine.services = replace(engine.services, workspace_access=workspace_access)
     discovery = discover_project(project_dir, home, config_files=config_files)
     trust_policy = TrustPolicy.load(home, everything=trust)
     needing = discovery.needing_trust(trust_policy)

@@ -1,10 +1,12 @@
 """`type: command` handlers: a shell command fed the envelope on stdin.
 
 Runs `sh -c <command>` in `cwd` (resolved inside the workspace by the loader; the workspace
-root by default) with the process environment plus `environment`. Exit 0: stdout is the
-unified output (blank = no effect). Exit 2: block, stderr is the reason (else "Hook blocked
-execution: <command>"). Any other exit, a timeout (default 30 s; upstream has none) or a
-failure to start: logged, and the run goes on.
+root by default) with the process environment plus `environment`. When the host provides
+workspace access, the command runs under a read lease of the workspace's files, in the same
+place inside the lease's root (see `lease.py`). Exit 0: stdout is the unified output (blank =
+no effect). Exit 2: block, stderr is the reason (else "Hook blocked execution: <command>").
+Any other exit, a timeout (default 30 s; upstream has none), a failure to start or to lease the
+files: logged, and the run goes on.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.openharness.binding import HookBinding
+from hookwright.dialects.openharness.lease import LeaseError, moved, workspace_files
 from hookwright.dialects.openharness.reply import Block, Failure, Output, Reply
 from hookwright.services import Services
 from hookwright.transports.process import run_process
@@ -34,14 +37,19 @@ class CommandTransport:
     async def __call__(
         self, envelope: dict[str, Any], binding: HookBinding, services: Services
     ) -> Reply:
-        outcome = await run_process(
-            command=self.command,
-            shell="sh",
-            stdin_data=json.dumps(envelope).encode("utf-8"),
-            cwd=self.cwd,
-            env={**os.environ, **self.environment},
-            timeout=self.timeout,
-        )
+        root = binding.workspace_root
+        try:
+            async with workspace_files(services, root) as files:
+                outcome = await run_process(
+                    command=self.command,
+                    shell="sh",
+                    stdin_data=json.dumps(envelope).encode("utf-8"),
+                    cwd=moved(self.cwd, root, files),
+                    env={**os.environ, **self.environment},
+                    timeout=self.timeout,
+                )
+        except LeaseError as exc:
+            return Failure(f"Command hook could not start: {exc}")
         stderr = outcome.stderr.strip()
         if outcome.spawn_error is not None:
             return Failure(f"Command hook could not start: {outcome.spawn_error}")

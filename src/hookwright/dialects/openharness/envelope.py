@@ -6,9 +6,10 @@ Common fields (the real project sends all of them on every event, including `tri
 `effective_agent_name`, `trigger_type`, `run_status`.
 
 Where the canonical payload (docs/payloads.md) lacks a value: `run_id` falls back to the turn
-id, `cwd` to the workspace root, `agent_name` to `HookInput.agent_type`,
-`effective_agent_name` to `agent_name`, `run_status` to `running` (`completed` / `failed` on
-run_completed / run_failed); anything else missing is `null`.
+id, `cwd` to the workspace root, `agent_name` to `HookInput.agent_type` (the subagent's type),
+else `main`, `effective_agent_name` to `agent_name`, `trigger_type` to `message` (a run the
+user's prompt started), `run_status` to `running` (`completed` / `failed` on run_completed /
+run_failed); anything else missing is `null`.
 
 Per-event fields:
 
@@ -37,6 +38,10 @@ from hookwright.events import Event, HookInput
 
 #: This dialect's key in `HookInput.chain_state`.
 CHAIN_STATE_KEY: Final = "openharness"
+
+#: The agent of a run outside any subagent, and what starts a run, when the host does not say.
+MAIN_AGENT: Final = "main"
+DEFAULT_TRIGGER: Final = "message"
 
 _RUN_STATUS: Final[dict[Event, str]] = {Event.Stop: "completed", Event.StopFailure: "failed"}
 
@@ -116,7 +121,7 @@ def context(inp: HookInput) -> dict[str, Any]:
 
 def build_envelope(inp: HookInput, *, oh_event: str, workspace_root: Path) -> dict[str, Any]:
     payload = inp.payload
-    agent_name = payload.get("agent_name") or inp.agent_type
+    agent_name = payload.get("agent_name") or inp.agent_type or MAIN_AGENT
     envelope: dict[str, Any] = {
         "workspace_id": payload.get("workspace_id"),
         "session_id": inp.session_id,
@@ -125,7 +130,7 @@ def build_envelope(inp: HookInput, *, oh_event: str, workspace_root: Path) -> di
         "hook_event_name": oh_event,
         "agent_name": agent_name,
         "effective_agent_name": payload.get("effective_agent_name") or agent_name,
-        "trigger_type": payload.get("trigger_type"),
+        "trigger_type": payload.get("trigger_type") or DEFAULT_TRIGGER,
         "run_status": payload.get("run_status") or _RUN_STATUS.get(inp.event, "running"),
     }
     event = inp.event

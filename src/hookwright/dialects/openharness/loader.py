@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from hookwright import validation
 from hookwright.dialects.openharness import capabilities as caps
+from hookwright.dialects.openharness.agents import AGENTS_DIR, agent_path
 from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
 from hookwright.dialects.openharness.command import CommandTransport
 from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD
@@ -57,6 +58,7 @@ from hookwright.dialects.openharness.workspace import (
     read_kind,
     resolve_inside,
 )
+from hookwright.events import Event, HookInput
 from hookwright.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, LoadResult
 from hookwright.matching import Matcher, MatcherError, compile_matcher
 from hookwright.safeparse import ParseError, is_regular_file, read_yaml
@@ -184,8 +186,18 @@ def _transport(hook: HookFile, root: Path, file: str, out: _FileLoad) -> Transpo
     if prompt_file is not None and not is_regular_file(prompt_file):
         out.warn(file, f"{where}.file", f"{source.file} does not exist (yet)")
     if isinstance(handler, AgentHandler):
+        path = agent_path(root, handler.agent)
+        if path is None or not is_regular_file(path):
+            where = f"{OH_DIR}/{AGENTS_DIR}/{handler.agent}.md"
+            out.warn(file, "handler.agent", f"{where} does not exist (yet): agent_not_found")
         return PromptTransport(source, root, timeout, agent=handler.agent)
     return PromptTransport(source, root, timeout, model_ref=handler.model_ref)
+
+
+def final_response(inp: HookInput) -> bool:
+    """after_model_call fires once per run, on the response the run ends with (one without
+    tool calls); a host that does not say (`final_response` absent) gets every response."""
+    return inp.payload.get("final_response") is not False
 
 
 def _specs(
@@ -223,6 +235,7 @@ def _specs(
                 dialect="openharness",
                 mode="chain",
                 timeout=timeout + ENGINE_GRACE,
+                when=final_response if event is Event.PostModelCall else None,
                 origin=f"{file}:events[{index}]",
                 meta={
                     "openharness_event": oh_event,

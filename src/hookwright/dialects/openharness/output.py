@@ -21,13 +21,16 @@ Mapping to a `HookResult`:
   is ignored with a warning.
 * run_completed / run_failed hooks only observe: their answers are decoded and dropped.
 * `systemMessage` and `hookSpecificOutput.additionalContext` are notes for the model, placed
-  as the real project places them (spec §5): on model, context and before-compact events
-  they become `additional_context` (one text, `systemMessage` first, joined by a blank line),
-  which the runtime inserts as system messages; on after_context_compact, whose context has
-  no messages, they are appended to the summary (`payload_updates["compact_summary"]`); on
-  after_tool_dispatch they are appended to the tool output (`updated_output`: a string gets
-  `"\n\n" + note` per note, an object a `hookNotes` list); on before_tool_dispatch they are
-  ignored. They never become a user-facing `system_message`.
+  as the real project places them (spec §5): on model events they become
+  `additional_context` (one text, `systemMessage` first, joined by a blank line), which the
+  runtime inserts as system messages; on context and compaction events they go into the
+  context at once, so the next hook of the chain sees them: system messages after the
+  leading ones, which become one (`payload_updates["messages"]`), or, on
+  after_context_compact, whose context has no messages, appended to the summary
+  (`payload_updates["compact_summary"]`); on after_tool_dispatch they are appended to the
+  tool output (`updated_output`: a string gets `"\n\n" + note` per note, an object a
+  `hookNotes` list); on before_tool_dispatch they are ignored. They never become a
+  user-facing `system_message`.
 * each `patch.<scope>` applies only with its capability and on its event (see
   `capabilities.py`); otherwise it is ignored, a warning is logged and an ``ignored_patch``
   `Notice` is added to the result's effects. Applied patches become:
@@ -35,10 +38,10 @@ Mapping to a `HookResult`:
   `updated_output`; `model_request` -> `updated_input` with the canonical request fields
   (`model`, `messages`, `options`) and `payload_updates["model_ref"]` when the model changes;
   `model_response` -> `updated_output` (the canonical response); `context` ->
-  `patches["context"]` = the merged context, plus `payload_updates` with the canonical fields
-  it changes (`messages`, `compact_summary`, `custom_instructions`), and `chain_state` that
-  hands the merged context to the next hook of the chain. `patches` always holds
-  each applied scope's raw patch (the merged value for `context`).
+  `payload_updates` with the canonical fields the merged context changes (`messages`,
+  `compact_summary`, `custom_instructions`), and `chain_state` that hands the merged context
+  to the next hook of the chain. `patches` holds each applied scope's patch as the hook sent
+  it (the audit records it).
 * `suppressOutput` needs `suppress_output`: `Effects.suppress_output`, and on
   after_tool_dispatch the tool output becomes `""` (the real project's effect).
 """
@@ -57,9 +60,10 @@ from hookwright.dialects.openharness.capabilities import (
     SCOPE_EVENTS,
     SUPPRESS_OUTPUT,
 )
-from hookwright.dialects.openharness.events import LIFECYCLE_EVENTS
+from hookwright.dialects.openharness.events import CONTEXT_EVENTS, LIFECYCLE_EVENTS
 from hookwright.effects import Effects, Notice
 from hookwright.events import Event, HookInput
+from hookwright.messages import insert_system_notes
 from hookwright.results import Decision, HookResult
 from hookwright.safeparse import ParseError, load_json_text
 
@@ -153,6 +157,8 @@ class _Decoder:
         self.raw: dict[str, Any] = {}
         self.payload_updates: dict[str, Any] = {}
         self.ignored: list[Notice] = []
+        #: The context after this hook's `context` patch (None: not patched).
+        self.context: dict[str, Any] | None = None
 
     def ignore(self, scope: str, capability: str | None, reason: str) -> None:
         b = self.binding
@@ -197,8 +203,7 @@ class _Decoder:
             merged = patches.context(self.envelope.get("context") or {}, value)
             self.payload_updates.update(_context_fields(self.binding.event, merged))
             self.result.chain_state = env.chain_state(merged)
-            self.raw[scope] = merged
-            return
+            self.context = merged
         self.raw[scope] = value
 
     def _unsupported(self, scope: str, keys: list[str]) -> None:
@@ -216,13 +221,24 @@ class _Decoder:
             current = self.result.updated_output
             output = self.envelope.get("tool_output") if current is None else current
             self.result.updated_output = patches.with_notes(output, notes)
-        elif event is Event.PostCompact:
-            context = self.raw.get("context") or self.envelope.get("context") or {}
-            summary = patches.with_notes(context.get("summaryText") or "", notes)
-            self.payload_updates["compact_summary"] = summary
-            self.result.chain_state = env.chain_state({**context, "summaryText": summary})
+        elif event in CONTEXT_EVENTS:
+            self._context_notes(notes)
         else:
             self.result.additional_context = "\n\n".join(notes)
+
+    def _context_notes(self, notes: list[str]) -> None:
+        """Context events put the notes into the context itself, so the next hook of the
+        chain sees them: system messages after the leading ones (which become one), or, for
+        a context without messages (after compaction), appended to the summary."""
+        context = self.context or self.envelope.get("context") or {}
+        messages = context.get("messages")
+        if isinstance(messages, list):
+            context = {**context, "messages": insert_system_notes(messages, notes)}
+        else:
+            summary = patches.with_notes(context.get("summaryText") or "", notes)
+            context = {**context, "summaryText": summary}
+        self.payload_updates.update(_context_fields(self.binding.event, context))
+        self.result.chain_state = env.chain_state(context)
 
     def suppress(self) -> None:
         if SUPPRESS_OUTPUT not in self.binding.capabilities:
