@@ -36,6 +36,7 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
+from hookwright.host.framework import Abilities, FrameworkSession, ToolStep, reminder
 from hookwright.host.project import ProjectHooks
 from hookwright.host.prompts import PromptFlow
 from hookwright.host.reports import Reporter
@@ -51,6 +52,7 @@ from hookwright.trust import TrustPolicy
 
 __all__ = [
     "DEFAULT_STOP_BLOCK_CAP",
+    "Abilities",
     "Ask",
     "Checkpoint",
     "CompactDecision",
@@ -59,6 +61,7 @@ __all__ = [
     "Deny",
     "EndTurn",
     "Event",
+    "FrameworkSession",
     "HookEngine",
     "HookInfo",
     "HookSession",
@@ -82,7 +85,9 @@ __all__ = [
     "ToolMap",
     "ToolResult",
     "ToolResultDecision",
+    "ToolStep",
     "TrustPolicy",
+    "reminder",
     "tool_result_from_value",
     "unmatched_tool_hooks",
 ]
