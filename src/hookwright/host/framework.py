@@ -107,6 +107,11 @@ class FrameworkSession:
             texts, self._context = self._context, []
         return texts
 
+    @property
+    def ending(self) -> EndTurn | None:
+        """The end a hook asked for this turn, not yet taken."""
+        return self._end
+
     def take_end(self) -> EndTurn | None:
         """The end a hook asked for since the last call (`continue: false`, an abort)."""
         with self._lock:
