@@ -67,6 +67,7 @@ class OpenAIAgentsHooks:
         self.session = session
         #: Context notes given to the model this turn, by input position, kept in later calls.
         self._notes: list[tuple[int, TResponseInputItem]] = []
+        self._late = False
         #: Calls whose tool raised (the SDK answers them with its error text).
         self._failed: set[str] = set()
 
@@ -99,13 +100,13 @@ class OpenAIAgentsHooks:
         end = await self.session.aprompt(prompt)
         if end is not None:
             return HookedRun(None, None, end)
-        self._notes = []
+        self._notes, self._late = [], False
         governed = self.govern(agent)
         config = self._config(run_config)
         items: list[TResponseInputItem] = [*history, {"role": "user", "content": prompt}]
         while True:
             result = await Runner.run(governed, items, run_config=config, **options)
-            end = self.session.take_end()
+            end = self.session.ending
             if end is not None:
                 return HookedRun(result.final_output, result, end)
             feedback = await self.session.astop(str(result.final_output))
@@ -194,8 +195,9 @@ class OpenAIAgentsHooks:
             self._notes.append((len(items), {"role": "user", "content": reminder(texts)}))
         for offset, (position, note) in enumerate(self._notes):
             items.insert(position + offset, note)
-        late = self.session.take_end()
-        if late is not None:
+        late = self.session.ending
+        if late is not None and not self._late:
+            self._late = True
             what = f"ending the turn ({late.reason}) under the agent's own tool_use_behavior"
             self.session.unexpressed(Event.PostToolUse, what)
         return ModelInputData(input=items, instructions=data.instructions)

@@ -109,14 +109,9 @@ class FrameworkSession:
 
     @property
     def ending(self) -> EndTurn | None:
-        """The end a hook asked for this turn, not yet taken."""
+        """The end a hook asked for this turn (`continue: false`, an abort, a blocked prompt);
+        the framework ends the turn at its next checkpoint and Stop does not fire."""
         return self._end
-
-    def take_end(self) -> EndTurn | None:
-        """The end a hook asked for since the last call (`continue: false`, an abort)."""
-        with self._lock:
-            end, self._end = self._end, None
-        return end
 
     def _end_turn(self, event: Event, end: EndTurn | None) -> None:
         if end is None:
@@ -146,9 +141,9 @@ class FrameworkSession:
         """SessionStart (first time), then UserPromptSubmit; an `EndTurn` means the prompt must
         not reach the model."""
         self.start()
-        with self._lock:
-            self._end = None
         checkpoint = self.hooks.prompt(prompt)
+        with self._lock:
+            self._end = checkpoint.end
         if checkpoint.end is not None:
             return checkpoint.end
         self.queue(checkpoint.context)
@@ -159,7 +154,7 @@ class FrameworkSession:
     def stop(self, last_assistant_message: str) -> str | None:
         """Stop, unless a hook already ended the turn: the feedback to continue with (the
         session bounds consecutive blocks), or None to let the turn end."""
-        if self.take_end() is not None:
+        if self.ending is not None:
             return None
         decision = self.hooks.stop(last_assistant_message)
         return None if decision.end is not None else decision.continue_with
