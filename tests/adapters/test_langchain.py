@@ -18,12 +18,14 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatResult
 from langchain_core.tools import StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 from pydantic import Field
 
 from hookwright.adapters.langchain import HookwrightMiddleware
 from hookwright.host import FrameworkSession
 
-from .scenario import EXHAUSTED, ConformanceScenario, Reply, Seen, Tools
+from .native import native_project, options, runs
+from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
 
 THREAD = {"configurable": {"thread_id": "scenario"}}
 ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
@@ -110,3 +112,56 @@ class TestLangChainSync(ConformanceScenario):
 
 class TestLangChainAsync(ConformanceScenario):
     driver = LangChainDriver(aio=True)
+
+
+# Beyond the scenario --------------------------------------------------------------------------
+
+
+def case_agent(middleware: HookwrightMiddleware, model: RecordingChatModel, tools: Tools) -> Any:
+    shell = StructuredTool.from_function(tools.shell)
+    return create_agent(model, [shell], middleware=[middleware], checkpointer=InMemorySaver())
+
+
+@pytest.mark.parametrize(
+    ("answer", "executed", "result"),
+    [
+        (True, [("shell", {"cmd": "echo approved"})], ("approved", False)),
+        ({"approved": False, "message": "not now"}, [], ("not now", True)),
+    ],
+)
+def test_ask_pauses_for_the_user_and_resumes_without_running_hooks_twice(
+    tmp_path: Path, answer: Any, executed: list[Any], result: tuple[str, bool]
+) -> None:
+    root = native_project(tmp_path, {"PreToolUse": "ask('sure?')", "PermissionRequest": "None"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo approved"})
+    model = RecordingChatModel(messages=scripted([Reply("", (call,)), Reply("done")]))
+    with HookwrightMiddleware(root, **options(tmp_path)) as middleware:
+        agent = case_agent(middleware, model, tools)
+        paused = agent.invoke({"messages": [{"role": "user", "content": "go"}]}, THREAD)
+        [pending] = paused["__interrupt__"]
+        assert pending.value == {
+            "hookwright": "ask",
+            "tool": "shell",
+            "input": {"cmd": "echo approved"},
+            "reason": "sure?",
+        }
+        assert tools.executed == []
+        agent.invoke(Command(resume=answer), THREAD)
+    assert tools.executed == executed
+    assert runs(root) == [("PreToolUse", "c1"), ("PermissionRequest", "c1")]
+    [tool_result] = [m for m in seen(model.received[-1]) if m.role == "tool"]
+    assert (tool_result.text, tool_result.is_error) == result
+
+
+def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"UserPromptSubmit": "block('not today')", "Stop": "None"})
+    model = RecordingChatModel(messages=scripted([]))
+    with HookwrightMiddleware(root, **options(tmp_path)) as middleware:
+        agent = case_agent(middleware, model, Tools(root))
+        state = agent.invoke({"messages": [{"role": "user", "content": "go"}]}, THREAD)
+    assert [m.text for m in state["messages"]] == [
+        "UserPromptSubmit operation blocked by hook:\nnot today"
+    ]
+    assert model.received == []
+    assert runs(root) == [("UserPromptSubmit", None)]

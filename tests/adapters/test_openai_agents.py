@@ -15,10 +15,13 @@ pytest.importorskip("agents")
 from agents import Agent, RunConfig, function_tool
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
-from hookwright.adapters.openai_agents import OpenAIAgentsHooks
-from hookwright.host import FrameworkSession
+from hookwright.adapters.openai_agents import HookedRun, OpenAIAgentsHooks
+from hookwright.host import EndTurn, FrameworkSession
 
-from .scenario import EXHAUSTED, ConformanceScenario, Reply, Seen, Tools
+from .native import native_project, options, runs
+from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
+
+QUIET = RunConfig(tracing_disabled=True)
 
 
 def step(reply: Reply) -> ModelStep:
@@ -57,8 +60,7 @@ class OpenAIAgentsSession:
     def turn(self, prompt: str, replies: Sequence[Reply]) -> list[list[Seen]]:
         model = ScriptedModel([*map(step, replies), *[step(Reply(EXHAUSTED))] * 3])
         agent = Agent(name="scenario", instructions="Test hooks.", model=model, tools=self.tools)
-        quiet = RunConfig(tracing_disabled=True)
-        self.loop.run_until_complete(self.adapter.run(agent, prompt, run_config=quiet))
+        self.loop.run_until_complete(self.adapter.run(agent, prompt, run_config=QUIET))
         return [seen(c.input, c.system_instructions) for c in model.calls]
 
     def close(self) -> None:
@@ -78,3 +80,34 @@ class OpenAIAgentsDriver:
 
 class TestOpenAIAgents(ConformanceScenario):
     driver = OpenAIAgentsDriver()
+
+
+# Beyond the scenario --------------------------------------------------------------------------
+
+
+def scenario_agent(model: ScriptedModel, tools: Tools) -> Agent[Any]:
+    return Agent(name="case", model=model, tools=[function_tool(tools.shell)])
+
+
+async def test_a_hook_ending_the_turn_ends_the_run_without_stop(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PostToolUse": "stop('enough')", "Stop": "block('never')"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo hi"})
+    model = ScriptedModel([step(Reply("", (call,))), step(Reply("not asked"))])
+    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(scenario_agent(model, tools), "go", run_config=QUIET)
+    assert outcome.end == EndTurn("stopped", "enough")
+    assert outcome.final_output == "enough"
+    assert len(model.calls) == 1
+    assert tools.executed == [("shell", {"cmd": "echo hi"})]
+    assert runs(root) == [("PostToolUse", "c1")]
+
+
+async def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"UserPromptSubmit": "block('not today')", "Stop": "None"})
+    model = ScriptedModel([])
+    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(scenario_agent(model, Tools(root)), "go", run_config=QUIET)
+    assert outcome == HookedRun(None, None, EndTurn("blocked", "not today"))
+    assert model.calls == ()
+    assert runs(root) == [("UserPromptSubmit", None)]
