@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +124,9 @@ class AuditLog:
         self.dropped = 0
         self.written = 0
         self._secrets: set[str] = set()
-        self._pending: collections.deque[tuple[Verdict, str | None, float]] = collections.deque()
+        self._pending: collections.deque[tuple[Verdict, str | None, float] | AuditRecord] = (
+            collections.deque()
+        )
         self._max_pending = max_pending
         self._interval = flush_interval
         self._wake = threading.Event()
@@ -152,12 +154,21 @@ class AuditLog:
             self._secrets.add(value)
 
     def submit(self, verdict: Verdict, session_id: str | None) -> None:
-        if not verdict.runs or not self.active:
+        if verdict.runs:
+            self._enqueue((verdict, session_id, time.time()))
+
+    def note(self, record: AuditRecord) -> None:
+        """Write a record that is not a hook run (a host reporting an effect it could not
+        apply)."""
+        self._enqueue(record)
+
+    def _enqueue(self, item: tuple[Verdict, str | None, float] | AuditRecord) -> None:
+        if not self.active:
             return
         if len(self._pending) >= self._max_pending:
             self.dropped += 1
             return
-        self._pending.append((verdict, session_id, time.time()))
+        self._pending.append(item)
         if self._thread is None:
             self._start()
 
@@ -185,8 +196,11 @@ class AuditLog:
         try:
             records: list[AuditRecord] = []
             while self._pending:
-                verdict, session_id, ts = self._pending.popleft()
-                records.extend(self._records(verdict, session_id, ts))
+                item = self._pending.popleft()
+                if isinstance(item, AuditRecord):
+                    records.append(replace(item, reason=self._redact(item.reason)))
+                else:
+                    records.extend(self._records(*item))
             self._write(records)
         finally:
             self._idle.set()

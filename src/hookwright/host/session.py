@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import logging
+import time
 import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,6 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from hookwright.audit import AuditRecord
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import load_policy
 from hookwright.dialects.skills import HookInfo
@@ -60,6 +63,7 @@ from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy
 
 DEFAULT_STOP_BLOCK_CAP = 8
+log = logging.getLogger("hookwright.host")
 
 
 @dataclass(slots=True)
@@ -293,6 +297,34 @@ class HookSession:
                 "attrs": {"agent_source": "runTurn", "iteration": iteration},
             },
         )
+
+    def unexpressed(self, event: Event, what: str, host: str) -> None:
+        """A decision field the host cannot apply (`what`, e.g. "for_user of a tool answer"):
+        a warning in the log and for the operator, and an audit record with status
+        ``unexpressed``; never dropped silently. Safe to call from any thread."""
+        text = f"{host} cannot apply {what} from the {event.value} hooks; it was not applied"
+        log.warning("%s", text)
+        if self.report is not None:
+            self.report("notice", text=text, event=event.value)
+        record = AuditRecord(
+            ts=time.time(),
+            event=event.value,
+            hook=host,
+            source="host",
+            dialect="host",
+            status="unexpressed",
+            decision=None,
+            duration_ms=0.0,
+            exit_code=None,
+            reason=text,
+            error=None,
+            stderr_tail=None,
+            session_id=self.session_id,
+            origin=None,
+            capabilities=None,
+            patch=None,
+        )
+        self.engine.audit.note(record)
 
     # Session and turn ------------------------------------------------------------------------
 

@@ -52,6 +52,7 @@ from hookwright.host import (
     Run,
     SessionIdentity,
     ToolResult,
+    reminder,
 )
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
@@ -132,10 +133,6 @@ class _TurnEnded(Exception):
         self.status = status
         self.reason = reason
         self.rollback = rollback
-
-
-def _reminder(texts: list[str]) -> str:
-    return "\n".join(f"<system-reminder>\n{text}\n</system-reminder>" for text in texts)
 
 
 def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
@@ -268,7 +265,7 @@ class Agent:
             self._pending_context.extend(source(self.session_id))
         if not self._pending_context:
             return
-        text = _reminder(self._pending_context)
+        text = reminder(self._pending_context)
         self._pending_context = []
         last = self.messages[-1] if self.messages else None
         if last is not None and last.get("role") == "user" and isinstance(last.get("content"), str):
