@@ -303,6 +303,7 @@ async def test_respond_is_observed_as_an_execution(project: Project, isolated_ho
         "responder",
         {"before_tool": respond(for_llm="hook-responded")},
         observe=["tool_exec_start", "tool_exec_end", "tool_exec_skipped"],
+        seed_event_kind="name",
     )
     live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
     assert tool_messages(live.calls[1]) == ["hook-responded"]
@@ -362,7 +363,9 @@ async def test_abort_turn_ends_the_turn_and_keeps_the_history(
     live = await run_once(
         project.root, isolated_home, [*BASH_THEN_DONE], "First prompt.", then=again
     )
-    assert live.results[0].status == "aborted"
+    # PicoClaw ends the turn with an error that leaves the hook's reason out
+    assert live.results[0].status == "failed"
+    assert live.results[0].reason == "hook requested turn abort"
     assert not (project.root / "original.txt").exists()
     _, second = live.calls  # no follow-up call in the aborted turn
     assert "First prompt." in [m["content"] for m in second.messages]

@@ -277,8 +277,7 @@ class HookSession:
                     "channel": ident.channel,
                     "chat_id": ident.session_id,
                 },
-                "correlation": {"trace_id": kind},
-                "attrs": {"agent_source": "runTurn", "iteration": iteration},
+                "attrs": {"iteration": iteration},
             },
         )
 
@@ -463,7 +462,7 @@ class HookSession:
             action = Defer(verdict.reason)
         else:
             renamed = verdict.payload_updates.get("tool_name")
-            new_name = str(renamed) if renamed else name
+            new_name = renamed if isinstance(renamed, str) else name
             new_input = dict(
                 verdict.updated_input if verdict.updated_input is not None else arguments
             )
@@ -614,6 +613,8 @@ def abort_of(verdict: Verdict) -> EndTurn | None:
     if verdict.abort == "hard":
         return EndTurn("aborted", reason or "hard abort by hook", rollback=True)
     if verdict.abort == "turn":
+        if verdict.effects.abort_error:
+            return EndTurn("failed", verdict.effects.abort_error)
         return EndTurn("aborted", reason or "turn aborted by hook")
     return None
 

@@ -274,6 +274,57 @@ def decode_line(line: bytes) -> Any:
     return load_json_text(line)
 
 
+# The JSON-RPC envelope, as PicoClaw's Go struct reads it -------------------------------------
+
+_MEMBERS = {"JSONRPC": "jsonrpc", "ID": "id", "METHOD": "method", "PARAMS": "params"}
+_MEMBERS.update({"RESULT": "result", "ERROR": "error"})
+_ERROR_MEMBERS = {"CODE": "code", "MESSAGE": "message"}
+_FOLD_SPECIAL = {"\u017f": "S", "\u212a": "K"}
+
+
+def _fold(key: str) -> str:
+    """Go's case folding of an object key, for ASCII member names."""
+    if key.isascii():
+        return key.upper()
+    return "".join(c.upper() if c.isascii() else _FOLD_SPECIAL.get(c, c) for c in key)
+
+
+def _members(message: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The members `names` lists (folded key -> name), matched as Go matches struct fields:
+    case-insensitively, a later key overriding an earlier one, a null leaving a scalar unset."""
+    out: dict[str, Any] = {}
+    for key, value in message.items():
+        name = names.get(_fold(key)) if key not in names.values() else key
+        if name is not None and (value is not None or name in ("result", "params", "error")):
+            out[name] = value
+    return out
+
+
+def envelope(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A message's JSON-RPC members as PicoClaw decodes them (`processHookRPCMessage`):
+    `jsonrpc` and `method` strings, `id` an unsigned integer, `error` an object with an
+    integer `code` and a string `message`; keys match case-insensitively, others are ignored,
+    `"method": null` is no method. Raises ValueError for a member of the wrong type (Go drops
+    such a line)."""
+    fields = _members(message, _MEMBERS)
+    for name in ("jsonrpc", "method"):
+        if not isinstance(fields.get(name, ""), str):
+            raise ValueError(f"{name} is not a string")
+    msg_id = fields.get("id", 0)
+    if type(msg_id) is not int or msg_id < 0:
+        raise ValueError(f"invalid id {msg_id!r}")
+    error = fields.get("error")
+    if error is not None:
+        if not isinstance(error, Mapping):
+            raise ValueError("error is not an object")
+        members = _members(error, _ERROR_MEMBERS)
+        code, text = members.get("code", 0), members.get("message", "")
+        if type(code) is not int or not isinstance(text, str):
+            raise ValueError("error has a code that is not an integer or a non-string message")
+        fields["error"] = {"code": code, "message": text}
+    return fields
+
+
 # One spawned process ------------------------------------------------------------------------
 
 _live: weakref.WeakSet[_Connection] = weakref.WeakSet()
@@ -556,18 +607,21 @@ class _Connection:
         if not isinstance(message, dict):
             self.warnings.warning("hook %s: non-object message skipped: %.200r", self.name, line)
             return
-        if "method" in message:
+        try:
+            fields = envelope(message)
+        except ValueError as exc:
+            self.warnings.warning("hook %s: message skipped (%s): %.200r", self.name, exc, line)
+            return
+        if fields.get("method"):
             self.warnings.warning(
                 "hook %s: messages from the hook are not served (method %.100r)",
                 self.name,
-                message.get("method"),
+                fields["method"],
             )
             return
-        msg_id = message.get("id")
-        if type(msg_id) is not int or msg_id <= 0:
-            self.warnings.warning(
-                "hook %s: response with invalid id %.50r skipped", self.name, msg_id
-            )
+        msg_id = fields.get("id")
+        if not msg_id:
+            self.warnings.warning("hook %s: response without an id skipped", self.name)
             return
         future = self.pending.get(msg_id)
         if future is None or future.done():
@@ -575,18 +629,11 @@ class _Connection:
                 "hook %s: response id %d matches no pending request", self.name, msg_id
             )
             return
-        error = message.get("error")
+        error = fields.get("error")
         if error is not None:
-            if isinstance(error, dict):
-                future.set_exception(
-                    RpcRemoteError(
-                        error.get("code"), str(error.get("message", "")), error.get("data")
-                    )
-                )
-            else:
-                future.set_exception(RpcRemoteError(None, str(error)))
+            future.set_exception(RpcRemoteError(error["code"], error["message"]))
         else:
-            future.set_result(message.get("result"))
+            future.set_result(fields.get("result"))
 
     async def _read_stderr(self) -> None:
         stderr = self.proc.stderr

@@ -99,7 +99,7 @@ class ProcessConfig(BaseModel):
     intercept: list[Annotated[str, AfterValidator(_check_intercept)]] = Field(default_factory=list)
     timeout_ms: int | None = Field(default=None, gt=0)
     protocol: Protocol | None = None
-    seed_event_kind: Literal["name", "index"] = "name"
+    seed_event_kind: Literal["name", "index"] = "index"
     restart: RestartConfig = Field(default_factory=RestartConfig)
 
     @field_validator("transport")
