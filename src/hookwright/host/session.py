@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import load_policy
+from hookwright.dialects.picoclaw.codec import content_for_llm
 from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine import HookEngine
@@ -99,6 +100,9 @@ class HookSession:
         self.diagnostics: tuple[str, ...] = ()
         self.untrusted: tuple[DiscoveredHook, ...] = ()
         self._stop_blocks = 0
+        #: The 0-based index of the turn's latest model call: the `iteration` of the tool
+        #: checkpoints that follow it.
+        self._iteration = 0
         self._tool_decisions: dict[str, ToolDecision] = {}
         self._started = False
         self._closed = False
@@ -364,6 +368,7 @@ class HookSession:
         """PreContextBuild -> PostContextBuild -> PreModelCall. Context hooks may rewrite the
         messages, PreModelCall hooks the whole request; every hook's context goes into this
         very call as system messages after the leading system block."""
+        self._iteration = iteration
         notes: list[str] = []
         messages = [dict(m) for m in copy.deepcopy(list(request.messages))]
         for event in (Event.PreContextBuild, Event.PostContextBuild):
@@ -491,6 +496,7 @@ class HookSession:
             tool_input=dict(arguments),
             tool_use_id=tool_use_id,
             permission_prompt=prompt,
+            iteration=self._iteration,
             permission_suggestions=[
                 {
                     "type": "addRules",
@@ -535,6 +541,7 @@ class HookSession:
             "tool_use_id": tool_use_id,
             "tool_result": {"content": result.content, "is_error": result.is_error},
             "duration_ms": duration_ms,
+            "iteration": self._iteration,
         }
         if result.is_error:
             verdict = await self.fire(
@@ -648,14 +655,15 @@ def insert_system_notes(
 
 def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolResult:
     """Read a hook-supplied tool result (`respond`, a replaced output): a string is the
-    content; a PicoClaw ToolResult (`for_llm`) gives content, `is_error`, `response_handled`
-    and `media`; anything else is the structured result, shown to the model as JSON."""
+    content; a PicoClaw ToolResult (`for_llm`) gives the content PicoClaw shows the model
+    (`for_llm` with its notes), `is_error`, `response_handled` and `media`; anything else
+    is the structured result, shown to the model as JSON."""
     if isinstance(value, str):
         return ToolResult(value, default_error)
     if isinstance(value, dict) and "for_llm" in value:
         media = value.get("media")
         return ToolResult(
-            str(value.get("for_llm") or ""),
+            content_for_llm(value),
             bool(value.get("is_error", default_error)),
             dict(value),
             response_handled=bool(value.get("response_handled")),

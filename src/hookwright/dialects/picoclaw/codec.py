@@ -173,6 +173,37 @@ def tool_result_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+#: What PicoClaw appends for the model to a result that already answered the user.
+HANDLED_NOTE = (
+    "The requested output has already been delivered to the user in the current chat. Do not "
+    "call send_file or any other delivery tool again. If you reply, provide only a brief "
+    "confirmation."
+)
+ARTIFACT_NOTE = (
+    "Use `send_file` with one of these paths to send it to the user, or use file/exec tools to "
+    "save it inside the workspace if requested."
+)
+
+
+def content_for_llm(value: Mapping[str, Any]) -> str:
+    """What the model sees of a ToolResult (`ToolResult.ContentForLLM`): `for_llm`, the note
+    for a result that answered the user, and the artifact paths."""
+    content = _str(value.get("for_llm"))
+    if value.get("response_handled") is True:
+        if not content:
+            return HANDLED_NOTE
+        if HANDLED_NOTE not in content:
+            content += "\n" + HANDLED_NOTE
+    tags = _strings(value.get("artifact_tags"))
+    if tags:
+        note = "Local artifact paths: " + " ".join(tags) + "\n" + ARTIFACT_NOTE
+        if not content:
+            content = note
+        elif note not in content:
+            content += "\n" + note
+    return content
+
+
 def tool_result_to_wire(value: Mapping[str, Any]) -> dict[str, Any]:
     """A ToolResult as PicoClaw serialises it: optional fields omitted when empty."""
     full = tool_result_from_wire(value)

@@ -186,6 +186,8 @@ class ProcessEntry:
     protocol: Protocol
     #: None: needs no trust (see `ConfigFile`).
     trust_root: Path | None
+    #: No file chose the protocol: `seed` is the default.
+    protocol_assumed: bool = False
 
 
 @dataclass(slots=True)
@@ -204,6 +206,8 @@ class HooksSettings:
 
     enabled: bool = True
     protocol: Protocol = "seed"
+    #: Whether a file sets `protocol` (the default `seed` was chosen, not assumed).
+    protocol_set: bool = False
     timeouts: Timeouts = field(default_factory=Timeouts)
     processes: list[ProcessEntry] = field(default_factory=list)
     builtins: list[BuiltinEntry] = field(default_factory=list)
@@ -311,6 +315,7 @@ class _Merge:
         if "protocol" in hooks:
             if hooks["protocol"] in ("seed", "current"):
                 settings.protocol = hooks["protocol"]
+                settings.protocol_set = True
             else:
                 settings.diagnostics.append(
                     Diagnostic(file, "hooks.protocol", "expected 'seed' or 'current'")
@@ -350,8 +355,9 @@ class _Merge:
                 settings.diagnostics.extend(_errors(file, f"hooks.processes.{name}", exc))
                 continue
             protocol = proc.protocol or settings.protocol
+            assumed = proc.protocol is None and not settings.protocol_set
             settings.processes.append(
-                ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root)
+                ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root, assumed)
             )
         for name in sorted(self.builtins):
             raw, origin = self.builtins[name]
@@ -366,6 +372,23 @@ class _Merge:
                     name, builtin, file, settings.protocol, origin.source, origin.trust_root
                 )
             )
+
+
+def current_era_notice(entry: ProcessEntry) -> list[Diagnostic]:
+    """A warning for a process that gets the default `seed` protocol although its config is
+    written for current PicoClaw: it observes kinds by their runtime names (``agent.*``,
+    ``gateway.*``, ...), which only PicoClaw v0.2.9 and later know."""
+    runtime = [kind for kind in entry.config.observe if "." in kind]
+    if not entry.protocol_assumed or not runtime:
+        return []
+    message = (
+        f"observes {runtime[0]!r}, a runtime event name of PicoClaw v0.2.9 and later, but "
+        'speaks the default "seed" protocol (PicoClaw v0.2.6: hook.event with integer kinds, '
+        'no context object); set "protocol": "current" in the hooks section or on the process '
+        "for current PicoClaw hooks"
+    )
+    where = f"hooks.processes.{entry.name}.observe"
+    return [Diagnostic(entry.file, where, message, "warning")]
 
 
 def merge_sections(sections: list[FileSection]) -> HooksSettings:

@@ -40,6 +40,7 @@ from hookwright.dialects.picoclaw.config import (
     HooksSettings,
     ProcessEntry,
     candidate_files,
+    current_era_notice,
     merge_sections,
     read_sections,
 )
@@ -257,7 +258,9 @@ class TrustedSettings:
 
     def _resolve(self, trust: TrustPolicy) -> tuple[dict[str, DiscoveredHook], list[Diagnostic]]:
         trusted = [s for s in self._sections if trust.trusts(s.config.trust_root)]
-        found = discover_settings(merge_sections(trusted), self._project_dir)
+        merged = merge_sections(trusted)
+        found = discover_settings(merged, self._project_dir)
+        notices = [n for entry in merged.processes for n in current_era_notice(entry)]
         ignored = [
             Diagnostic(str(s.config.path), f"hooks.{key}", NOT_APPLIED, "warning")
             for s in self._sections
@@ -265,7 +268,7 @@ class TrustedSettings:
             for key in FILE_SETTINGS
             if key in s.hooks
         ]
-        return {hook.origin: hook for hook in found.hooks}, ignored
+        return {hook.origin: hook for hook in found.hooks}, [*ignored, *notices]
 
 
 def discover(ctx: LoadContext) -> Discovery:
