@@ -449,7 +449,7 @@ class Agent:
 
     async def _fail_run(self, error: str, details: str) -> None:
         await self.hooks.stop_failure(error, details)
-        self.observe("agent.error", {"Stage": "model", "Message": details})
+        self.observe("agent.error", {"Stage": "llm", "Message": details})
         self.emit("error", kind=error, message=details)
 
     async def _end_run(self, end: EndTurn | None) -> None:

@@ -723,6 +723,13 @@ def _kill_leftovers() -> None:
 # The supervised process ---------------------------------------------------------------------
 
 
+#: Turns (argv, cwd, full environment) into what is actually started (a sandbox wrapper);
+#: raises to refuse the start.
+Launcher = Callable[
+    [Sequence[str], str | None, dict[str, str]], tuple[Sequence[str], str | None, dict[str, str]]
+]
+
+
 class RpcProcess:
     """One hook process: lazy start, handshake, calls, restart with backoff, shutdown."""
 
@@ -742,6 +749,7 @@ class RpcProcess:
         max_pending_notifications: int = 64,
         io: IoLoop | None = None,
         clock: Callable[[], float] = time.monotonic,
+        launcher: Launcher | None = None,
     ) -> None:
         if not argv:
             raise ValueError(f"hook {name}: command is required")
@@ -760,6 +768,7 @@ class RpcProcess:
         self.max_pending_notifications = max_pending_notifications
         #: Seconds on a monotonic scale; the restart backoff is measured on it (tests inject one).
         self.clock = clock
+        self.launcher = launcher
         #: Processes spawned successfully after the first one.
         self.restarts = 0
         #: Consecutive failures since the last successful call.
@@ -999,8 +1008,15 @@ class RpcProcess:
 
     async def _spawn_and_greet(self) -> _Connection:
         env = None if self.env is None else {**os.environ, **self.env}
+        argv: Sequence[str] = self.argv
+        cwd = self.cwd
+        if self.launcher is not None:
+            try:
+                argv, cwd, env = self.launcher(argv, cwd, dict(os.environ if env is None else env))
+            except Exception as exc:
+                raise RpcProcessError(f"hook {self.name}: {exc}") from exc
         try:
-            proc, protocol, transport = await spawn(self.argv, self.cwd, env, self.max_line)
+            proc, protocol, transport = await spawn(argv, cwd, env, self.max_line)
         except OSError as exc:
             raise RpcProcessError(
                 f"hook {self.name}: cannot start {self.argv[0]!r}: {exc}"

@@ -50,6 +50,7 @@ from hookwright.dialects.picoclaw.handler import (
     PicoClawHandler,
     Target,
 )
+from hookwright.dialects.picoclaw.isolation import instance_root
 from hookwright.dialects.picoclaw.process import ProcessTarget
 from hookwright.events import Event
 from hookwright.loading import (
@@ -199,7 +200,7 @@ def _process_specs(
 ) -> list[HookSpec]:
     """A process's specs; the process starts only when one of them is dispatched."""
     where = f"hooks.processes.{entry.name}"
-    process = ProcessTarget(entry, settings.timeouts, project_dir)
+    process = ProcessTarget(entry, settings.timeouts, project_dir, settings.isolation)
     methods = process_methods(entry)
     specs = [
         _spec(
@@ -239,9 +240,10 @@ class TrustedSettings:
     trust policy: a file in a folder that is not trusted changes nothing (not the file-level
     `enabled`, `protocol` and `defaults`, not another file's entry of the same name)."""
 
-    def __init__(self, sections: list[FileSection], project_dir: Path) -> None:
+    def __init__(self, sections: list[FileSection], project_dir: Path, home: Path) -> None:
         self._sections = sections
         self._project_dir = project_dir
+        self._home = home
         self._resolved: tuple[TrustPolicy, dict[str, DiscoveredHook], list[Diagnostic]] | None
         self._resolved = None
 
@@ -259,6 +261,7 @@ class TrustedSettings:
     def _resolve(self, trust: TrustPolicy) -> tuple[dict[str, DiscoveredHook], list[Diagnostic]]:
         trusted = [s for s in self._sections if trust.trusts(s.config.trust_root)]
         merged = merge_sections(trusted)
+        merged.isolation = replace(merged.isolation, root=instance_root(self._home))
         found = discover_settings(merged, self._project_dir)
         notices = [n for entry in merged.processes for n in current_era_notice(entry)]
         ignored = [
@@ -268,6 +271,11 @@ class TrustedSettings:
             for key in FILE_SETTINGS
             if key in s.hooks
         ]
+        ignored += [
+            Diagnostic(str(s.config.path), "isolation", NOT_APPLIED, "warning")
+            for s in self._sections
+            if not trust.trusts(s.config.trust_root) and s.isolation is not None
+        ]
         return {hook.origin: hook for hook in found.hooks}, [*ignored, *notices]
 
 
@@ -276,7 +284,7 @@ def discover(ctx: LoadContext) -> Discovery:
     merged settings of the trusted files."""
     sections, problems = read_sections(candidate_files(ctx))
     discovery = Discovery(diagnostics=problems)
-    trusted = TrustedSettings(sections, ctx.project_dir)
+    trusted = TrustedSettings(sections, ctx.project_dir, ctx.home)
     for section in sections:
         own = merge_sections([section])
         own.enabled = True

@@ -118,7 +118,7 @@ def runtime_event_params(event: RuntimeEvent) -> dict[str, Any]:
         "kind": event.kind,
         "time": rfc3339(event.time),
         "source": _mapping(envelope.get("source"))
-        or {"component": component, "name": str(origin.scope.get("agent_id", ""))},
+        or _compact({"component": component, "name": origin.scope.get("agent_id")}),
         "scope": origin.scope,
         "correlation": origin.correlation,
         "severity": str(envelope.get("severity") or severity_of(event.kind, fields)),

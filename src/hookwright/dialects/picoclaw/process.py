@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
+from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
 from hookwright.services import Services
 from hookwright.transports.ioloop import IoLoop
@@ -24,7 +26,13 @@ class ProcessTarget:
 
     kind = "process"
 
-    def __init__(self, entry: ProcessEntry, timeouts: Timeouts, project_dir: Path) -> None:
+    def __init__(
+        self,
+        entry: ProcessEntry,
+        timeouts: Timeouts,
+        project_dir: Path,
+        isolation: Isolation | None = None,
+    ) -> None:
         config = entry.config
         self.name = entry.name
         self.entry = entry
@@ -51,6 +59,9 @@ class ProcessTarget:
                 max_backoff=max(restart.max_backoff_ms, restart.backoff_ms) / 1000,
                 max_restarts=restart.max_restarts,
             ),
+            launcher=functools.partial(sandbox, isolation=isolation)
+            if isolation is not None and isolation.enabled
+            else None,
         )
         self.attached_to: set[int] = set()
 
