@@ -46,7 +46,12 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
-from hookwright.host.project import bind_project, discover_project, start_session_processes
+from hookwright.host.project import (
+    bind_project,
+    config_watch,
+    discover_project,
+    start_session_processes,
+)
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.loading import DiscoveredHook, LoadContext
@@ -99,6 +104,8 @@ class HookSession:
         #: Set by `open`: one line per loading problem, and the hooks left unbound.
         self.diagnostics: tuple[str, ...] = ()
         self.untrusted: tuple[DiscoveredHook, ...] = ()
+        #: Set by `open`: the config to watch for changes while the session runs.
+        self.watch: tuple[LoadContext, TrustPolicy] | None = None
         self._stop_blocks = 0
         #: The 0-based index of the turn's latest model call: the `iteration` of the tool
         #: checkpoints that follow it.
@@ -159,6 +166,14 @@ class HookSession:
         names = session.tool_map.hook_names(host_tools)
         session.diagnostics = (*bound.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
         session.untrusted = bound.untrusted
+        session.watch = config_watch(
+            project_dir,
+            home,
+            policy,
+            config_files=config_files,
+            dialects=dialects,
+            exclude=exclude_dialects,
+        )
         return session
 
     async def __aenter__(self) -> HookSession:
@@ -174,7 +189,7 @@ class HookSession:
         if self._started:
             return []
         self._started = True
-        problems = await start_session_processes(self.engine)
+        problems = await start_session_processes(self.engine, self.watch)
         self.diagnostics = (*self.diagnostics, *problems)
         return problems
 

@@ -26,7 +26,9 @@ selected) so that `engine.aclose()` stops it and `attach_observers(engine)` find
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -201,6 +203,7 @@ def _process_specs(
     """A process's specs; the process starts only when one of them is dispatched."""
     where = f"hooks.processes.{entry.name}"
     process = ProcessTarget(entry, settings.timeouts, project_dir, settings.isolation)
+    fingerprint = process_fingerprint(entry, settings, project_dir)
     methods = process_methods(entry)
     specs = [
         _spec(
@@ -218,6 +221,8 @@ def _process_specs(
         for method in methods
         for event in method_events(method)
     ]
+    for spec in specs:
+        spec.meta["picoclaw_fingerprint"] = fingerprint
     if methods:
         return specs
     carrier = HookSpec(
@@ -230,9 +235,31 @@ def _process_specs(
         priority=entry.config.priority,
         origin=f"{entry.file}:{where}",
         description="PicoClaw observe-only process (never dispatched)",
-        meta={"picoclaw_kind": "process", "picoclaw_observer_carrier": True},
+        meta={
+            "picoclaw_kind": "process",
+            "picoclaw_observer_carrier": True,
+            "picoclaw_fingerprint": fingerprint,
+        },
     )
     return [carrier]
+
+
+def process_fingerprint(entry: ProcessEntry, settings: HooksSettings, project_dir: Path) -> str:
+    """Everything a process's behaviour depends on: a config reload restarts the process when
+    this changes."""
+    return json.dumps(
+        {
+            "config": entry.config.model_dump(mode="json"),
+            "protocol": entry.protocol,
+            "source": entry.source,
+            "file": entry.file,
+            "timeouts": dataclasses.asdict(settings.timeouts),
+            "isolation": dataclasses.asdict(settings.isolation),
+            "project": str(project_dir),
+        },
+        sort_keys=True,
+        default=str,
+    )
 
 
 class TrustedSettings:

@@ -206,6 +206,7 @@ def attach_observers(
         target.use_io(engine.services.io)
         target.attached_to.add(id(engine))
         kinds = None if target.observe_kinds is None else list(target.observe_kinds)
-        engine.add_observer(ProcessObserver(target), kinds, name=f"picoclaw:{target.name}")
+        target.observer = ProcessObserver(target)
+        engine.add_observer(target.observer, kinds, name=f"picoclaw:{target.name}")
         attached.append(target)
     return attached

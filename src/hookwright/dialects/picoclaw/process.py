@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
+from hookwright.observers import RuntimeEvent
 from hookwright.services import Services
 from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.rpc import RestartPolicy, RpcProcess
@@ -64,6 +65,8 @@ class ProcessTarget:
             else None,
         )
         self.attached_to: set[int] = set()
+        #: The engine observer that forwards its events (`observe.attach_observers`).
+        self.observer: Callable[[RuntimeEvent], None] | None = None
 
     def use_io(self, io: IoLoop) -> None:
         """Run the process on its session's I/O loop (`Services.io`); bound once."""
