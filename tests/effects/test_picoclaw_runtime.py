@@ -10,7 +10,7 @@ from typing import Any
 from hookwright.dialects.picoclaw.codec import HANDLED_NOTE
 
 from .pico import PicoProject, answer, echo, received
-from .support import Live, call, jsonl, run_once, session, tool_messages
+from .support import Live, call, jsonl, run_once, session, tool_messages, two_turns_then_compact
 
 BASH_THEN_DONE: list[dict[str, Any]] = [
     {"content": "", "tool_calls": [call("Bash", command="touch original.txt")]},
@@ -439,3 +439,80 @@ async def test_a_config_written_for_current_picoclaw_gets_a_notice(
     pico_project.process("modern", {}, intercept=[], observe=["agent.turn.end"])
     async with session(pico_project.root, isolated_home, [{"content": "ok"}]) as live:
         assert not [d for d in live.setup.diagnostics if "modern" in d]
+
+
+# 7. Runtime event kinds the reference agent has a counterpart for --------------------------------
+
+
+async def test_a_subagent_is_observed_as_a_subturn(
+    pico_project: PicoProject, isolated_home: Path
+) -> None:
+    pico_project.protocol = "current"
+    log = pico_project.process("watch", {}, intercept=[], observe=["*"])
+    turns = [
+        {"content": "", "tool_calls": [call("Agent", prompt="Look around.", description="look")]},
+        {"content": "nothing here"},
+        {"content": "done"},
+    ]
+    live = await run_once(pico_project.root, isolated_home, turns)
+    events = runtime_events(log)
+    kinds = [e["kind"] for e in events]
+    spawn_at, end_at = kinds.index("agent.subturn.spawn"), kinds.index("agent.subturn.end")
+    assert kinds[spawn_at : end_at + 1] == [
+        "agent.subturn.spawn",
+        "agent.turn.start",
+        "agent.llm.request",
+        "agent.llm.response",
+        "agent.turn.end",
+        "agent.subturn.end",
+    ]
+    spawn, child_start, *_, child_end, end = events[spawn_at : end_at + 1]
+    child = spawn["payload"]["AgentID"]
+    assert child.startswith("agent-") and spawn["payload"]["Label"] == child
+    assert spawn["payload"]["ParentTurnID"] == live.agent.turn_id
+    assert spawn["correlation"]["trace_id"] == "subturn.spawn"
+    assert spawn["attrs"] == {"agent_source": "spawnSubTurn"}
+    assert end["payload"] == {"AgentID": child, "Status": "completed"}
+    # the child's own turn is the subagent's
+    assert child_start["scope"]["agent_id"] == child and child_end["scope"]["agent_id"] == child
+    assert child_end["payload"]["FinalContent"] == "nothing here"
+    assert kinds[spawn_at - 1] == "agent.tool.exec_start" and kinds[end_at + 1] == (
+        "agent.tool.exec_end"
+    )
+
+
+async def test_a_model_failure_and_a_compaction_are_observed(
+    pico_project: PicoProject, isolated_home: Path
+) -> None:
+    pico_project.protocol = "current"
+    log = pico_project.process(
+        "watch",
+        {},
+        intercept=[],
+        observe=["agent.error", "agent.session.summarize", "agent.turn.end"],
+    )
+    turns = [
+        {"content": "first"},
+        {"content": "second"},
+        {"content": "the summary"},
+        {"error": "invalid_request"},
+    ]
+
+    async def more(live: Live) -> None:
+        assert await two_turns_then_compact(live)
+        await live.run("Fail now.")
+
+    await run_once(pico_project.root, isolated_home, turns, then=more)
+    events = runtime_events(log)
+    assert [e["kind"] for e in events] == [
+        "agent.turn.end",
+        "agent.turn.end",
+        "agent.session.summarize",
+        "agent.error",
+        "agent.turn.end",
+    ]
+    summary, error, end = events[2:]
+    assert summary["payload"]["SummaryLen"] == len("the summary")
+    assert summary["attrs"] == {"agent_source": "summarizeSession"}
+    assert (error["payload"]["Stage"], error["severity"]) == ("llm", "error")
+    assert end["payload"]["Status"] == "error"
