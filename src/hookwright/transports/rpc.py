@@ -3,7 +3,8 @@
 `RpcProcess` owns one long-lived hook process:
 
 * spawned from an argv without a shell, in its own process group, with stdin, stdout and stderr
-  as pipes; stderr is logged line by line on ``hookwright.rpc`` with the hook's name;
+  as pipes (through a `launcher`, e.g. a sandbox, when one is given); stderr is logged line by
+  line on ``hookwright.rpc`` with the hook's name;
 * started lazily by the first `call`/`notify` (or eagerly by `start`), with a ``hook.hello``
   handshake (id 1 of each spawned process) that must answer within `hello_timeout`; its result is
   ignored, a JSON-RPC error or an exit fails it;
@@ -11,9 +12,11 @@
   requests be in flight; notifications carry no id;
 * stdout is split into lines as it arrives, in the pipe's protocol callback (no reader task):
   a response completes its call in the same event loop iteration that read it;
-* a stdout line that is not JSON, not an object, a request from the hook, or a response whose id
-  is not a positive integer or matches nothing is logged and skipped (the matching call then
-  times out); a line longer than `max_line` is discarded up to its newline without stalling;
+* a response is read as PicoClaw's Go struct reads it (`envelope`): member names match
+  case-insensitively, ``"method": null`` is no method; a stdout line that is not JSON, not an
+  object, has a member of the wrong type, is a request from the hook, or a response whose id is
+  0, missing or matches nothing is logged and skipped (the matching call then times out); a line
+  longer than `max_line` is discarded up to its newline without stalling;
 * when the process exits every pending call fails at once; the next call after the backoff
   window of `RestartPolicy` spawns it again, calls before that fail immediately (the window is
   measured on the process's `clock`, `time.monotonic` unless a test injects another);
