@@ -24,6 +24,7 @@ from typing import Any, Literal
 from hookwright.audit import AuditRecord
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import load_policy
+from hookwright.dialects.picoclaw.codec import content_for_llm
 from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine import HookEngine
@@ -48,7 +49,12 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
-from hookwright.host.project import bind_project, discover_project, start_session_processes
+from hookwright.host.project import (
+    bind_project,
+    config_watch,
+    discover_project,
+    start_session_processes,
+)
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.loading import DiscoveredHook, LoadContext
@@ -107,7 +113,12 @@ class HookSession:
         #: Set by `open`: one line per loading problem, and the hooks left unbound.
         self.diagnostics: tuple[str, ...] = ()
         self.untrusted: tuple[DiscoveredHook, ...] = ()
+        #: Set by `open`: the config to watch for changes while the session runs.
+        self.watch: tuple[LoadContext, TrustPolicy] | None = None
         self._stop_blocks = 0
+        #: The 0-based index of the turn's latest model call: the `iteration` of the tool
+        #: checkpoints that follow it.
+        self._iteration = 0
         self._tool_decisions: dict[str, ToolDecision] = {}
         self._started = False
         self._closed = False
@@ -171,6 +182,14 @@ class HookSession:
         names = session.tool_map.hook_names(host_tools)
         session.diagnostics = (*bound.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
         session.untrusted = bound.untrusted
+        session.watch = config_watch(
+            project_dir,
+            home,
+            policy,
+            config_files=config_files,
+            dialects=dialects,
+            exclude=exclude_dialects,
+        )
         return session
 
     async def __aenter__(self) -> HookSession:
@@ -186,7 +205,7 @@ class HookSession:
         if self._started:
             return []
         self._started = True
-        problems = await start_session_processes(self.engine)
+        problems = await start_session_processes(self.engine, self.watch)
         self.diagnostics = (*self.diagnostics, *problems)
         return problems
 
@@ -293,8 +312,7 @@ class HookSession:
                     "channel": ident.channel,
                     "chat_id": ident.session_id,
                 },
-                "correlation": {"trace_id": kind},
-                "attrs": {"agent_source": "runTurn", "iteration": iteration},
+                "attrs": {"iteration": iteration},
             },
         )
 
@@ -411,6 +429,7 @@ class HookSession:
         messages, PreModelCall hooks the whole request; every hook's context goes into this
         very call as system messages after the leading system block. Once a hook changed the
         messages, the leading system messages are sent as one (joined by a blank line)."""
+        self._iteration = iteration
         notes: list[str] = []
         system, history = split_leading_system(copy.deepcopy(list(request.messages)))
         pre = await self.fire(Event.PreContextBuild, messages=history, iteration=iteration)
@@ -518,7 +537,7 @@ class HookSession:
             action = Defer(verdict.reason)
         else:
             renamed = verdict.payload_updates.get("tool_name")
-            new_name = str(renamed) if renamed else name
+            new_name = renamed if isinstance(renamed, str) else name
             new_input = dict(
                 verdict.updated_input if verdict.updated_input is not None else arguments
             )
@@ -547,6 +566,7 @@ class HookSession:
             tool_input=dict(arguments),
             tool_use_id=tool_use_id,
             permission_prompt=prompt,
+            iteration=self._iteration,
             permission_suggestions=[
                 {
                     "type": "addRules",
@@ -591,6 +611,7 @@ class HookSession:
             "tool_use_id": tool_use_id,
             "tool_result": {"content": result.content, "is_error": result.is_error},
             "duration_ms": duration_ms,
+            "iteration": self._iteration,
         }
         if result.is_error:
             verdict = await self.fire(
@@ -669,6 +690,8 @@ def abort_of(verdict: Verdict) -> EndTurn | None:
     if verdict.abort == "hard":
         return EndTurn("aborted", reason or "hard abort by hook", rollback=True)
     if verdict.abort == "turn":
+        if verdict.effects.abort_error:
+            return EndTurn("failed", verdict.effects.abort_error)
         return EndTurn("aborted", reason or "turn aborted by hook")
     return None
 
@@ -700,14 +723,15 @@ def _rewrote_messages(verdict: Verdict) -> bool:
 
 def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolResult:
     """Read a hook-supplied tool result (`respond`, a replaced output): a string is the
-    content; a PicoClaw ToolResult (`for_llm`) gives content, `is_error`, `response_handled`
-    and `media`; anything else is the structured result, shown to the model as JSON."""
+    content; a PicoClaw ToolResult (`for_llm`) gives the content PicoClaw shows the model
+    (`for_llm` with its notes), `is_error`, `response_handled` and `media`; anything else
+    is the structured result, shown to the model as JSON."""
     if isinstance(value, str):
         return ToolResult(value, default_error)
     if isinstance(value, dict) and "for_llm" in value:
         media = value.get("media")
         return ToolResult(
-            str(value.get("for_llm") or ""),
+            content_for_llm(value),
             bool(value.get("is_error", default_error)),
             dict(value),
             response_handled=bool(value.get("response_handled")),

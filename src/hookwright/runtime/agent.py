@@ -56,6 +56,7 @@ from hookwright.host import (
 )
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
+from hookwright.runtime.observation import TurnRecord, exec_end_fields
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 
@@ -172,6 +173,7 @@ class Agent:
         self.models = refs.ModelSwitch(config.project_dir)
         self._pending_context: list[str] = []
         self._iteration = 0
+        self._turn_record = TurnRecord("", str(config.working_dir))
         self.context_sources: list[ContextSource] = []
         self.last_assistant_message = ""
         self.closed = False
@@ -298,9 +300,9 @@ class Agent:
         self.turn_id = f"turn-{uuid.uuid4().hex[:12]}"
         self.hooks.identity.permission_mode = self.policy.mode
         turn_start = len(self.messages)
-        started = time.monotonic_ns()
-        self.observe("agent.turn.start", {"UserMessage": prompt, "MediaCount": 0})
         self._iteration = 0
+        self._turn_record = TurnRecord(prompt, str(self.config.working_dir))
+        self.observe("agent.turn.start", {"UserMessage": prompt, "MediaCount": 0})
         flow: PromptFlow | None = None
         result: TurnResult
         rollback = False
@@ -327,7 +329,12 @@ class Agent:
         finally:
             if flow is not None:
                 self._skill_events(flow.finish())
-        self.observe("agent.turn.end", _turn_end_fields(result, rollback, prompt, started))
+        self.observe(
+            "agent.turn.end",
+            self._turn_record.end_fields(
+                result.status, rollback, result.final_text, self._iteration
+            ),
+        )
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
 
@@ -396,6 +403,7 @@ class Agent:
                     self._skill_events(flow.after_tools(prompts))
                     self._skill_events(flow.end_round())
                 if all(o.response_handled for o in batch):
+                    self._turn_record.handled = True
                     self._append({"role": "assistant", "content": HANDLED_REPLY})
                     self.last_assistant_message = HANDLED_REPLY
                     return TurnResult("completed", HANDLED_REPLY, rounds=round_index)
@@ -439,7 +447,7 @@ class Agent:
 
     async def _fail_run(self, error: str, details: str) -> None:
         await self.hooks.stop_failure(error, details)
-        self.observe("agent.error", {"Stage": "model", "Message": details})
+        self.observe("agent.error", {"Stage": "llm", "Message": details})
         self.emit("error", kind=error, message=details)
 
     async def _end_run(self, end: EndTurn | None) -> None:
@@ -577,10 +585,11 @@ class Agent:
         action = decision.action
         if isinstance(action, Respond):
             self.emit("notice", text=f"{call.name}: answered by a hook without running the tool")
-            output = self._result_output(call.name, action.result, None)
-            outcome.response_handled = action.result.response_handled
+            result = action.result
             self.observe("agent.tool.exec_start", {"Tool": call.name, "Arguments": call.arguments})
-            self.observe("agent.tool.exec_end", _exec_end_fields(call.name, output, 0))
+            output = self._result_output(call.name, result, None)
+            outcome.response_handled = result.response_handled
+            self._executed(call.name, output, 0, result.for_user)
             return self._finish_call(
                 call, output, outcome, skipped="answered by hook", observed=True
             )
@@ -603,8 +612,7 @@ class Agent:
         outcome.tool_name, outcome.tool_input = name, tool_input
         tool = self.tools.get(name)
         if tool is None:
-            output = ToolOutput(f"Error: No such tool available: {name}", is_error=True)
-            return self._finish_call(call, output, outcome, skipped="unknown tool")
+            return await self._unknown_tool(call, name, tool_input, outcome)
         permitted = await self._permission(name, tool_input, call.id, tool.read_only, action)
         if permitted is not True:
             output = ToolOutput(permitted, is_error=True)
@@ -621,7 +629,6 @@ class Agent:
             ),
         )
         duration_ns = time.monotonic_ns() - started
-        self.observe("agent.tool.exec_end", _exec_end_fields(name, output, duration_ns))
         after = await self.hooks.after_tool(
             name,
             tool_input,
@@ -644,7 +651,36 @@ class Agent:
         if after.end is not None:
             self._tool_message(call.id, output)
             self._end_if(after.end)
+        self._executed(name, output, duration_ns, after.result.for_user)
         return self._finish_call(call, output, outcome)
+
+    async def _unknown_tool(
+        self, call: ToolCall, name: str, tool_input: dict[str, Any], outcome: CallOutcome
+    ) -> CallOutcome:
+        """A call of a tool that does not exist: approval gates still decide on it (PicoClaw
+        asks its approvers before its registry finds no such tool); nothing runs."""
+        request = await self.hooks.permission(name, tool_input, call.id, prompt=False)
+        if request.end is not None:
+            self._tool_message(call.id, ToolOutput("Permission denied; interrupted.", True))
+            self._end_if(request.end)
+        if request.behavior == "deny":
+            message = request.message or f"Permission to use {name} was denied"
+            output = ToolOutput(message, is_error=True)
+            return self._finish_call(call, output, outcome, skipped="permission denied")
+        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": tool_input})
+        output = ToolOutput(f"Error: No such tool available: {name}", is_error=True)
+        self._executed(name, output, 0, None)
+        return self._finish_call(call, output, outcome, skipped="unknown tool", observed=True)
+
+    def _executed(
+        self, name: str, output: ToolOutput, duration_ns: int, for_user: str | None
+    ) -> None:
+        """A tool ran (or a hook answered for it): observed with the result the model sees."""
+        self._turn_record.record_tool(name, output.content, output.is_error)
+        self.observe(
+            "agent.tool.exec_end",
+            exec_end_fields(name, output.content, output.is_error, duration_ns, for_user),
+        )
 
     def _result_output(self, name: str, result: ToolResult, ran: ToolOutput | None) -> ToolOutput:
         """What the model sees of a (hook-supplied) result; what it carries for the user goes to
@@ -668,7 +704,9 @@ class Agent:
         observed: bool = False,
     ) -> CallOutcome:
         if skipped is not None and not observed:
-            self.observe("agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": skipped})
+            self.observe(
+                "agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": output.content}
+            )
         self._tool_message(call.id, output)
         outcome.tool_response = output.data if output.data is not None else output.content
         self.emit(
@@ -807,11 +845,12 @@ class Agent:
         for message in kept:
             self.transcript.message(message)
         self.observe(
-            "agent.context.compress",
+            "agent.session.summarize",
             {
-                "Reason": "summarize",
-                "DroppedMessages": dropped,
-                "RemainingMessages": len(self.messages),
+                "SummarizedMessages": dropped,
+                "KeptMessages": len(kept),
+                "SummaryLen": len(summary.encode()),
+                "OmittedOversized": False,
             },
         )
         self.emit("compact", trigger=trigger, summary=summary, dropped=dropped)
@@ -844,38 +883,6 @@ class CallOutcome:
             "tool_use_id": self.tool_use_id,
             "tool_response": self.tool_response,
         }
-
-
-def _exec_end_fields(name: str, output: ToolOutput, duration_ns: int) -> dict[str, Any]:
-    return {
-        "Tool": name,
-        "Duration": duration_ns,
-        "ForLLMLen": len(output.content),
-        "ForUserLen": 0,
-        "IsError": output.is_error,
-        "Async": False,
-    }
-
-
-def _turn_end_fields(
-    result: TurnResult, rollback: bool, prompt: str, started: int
-) -> dict[str, Any]:
-    """PicoClaw's turn-end record: a failed run and a turn abort are errors, a hard abort
-    (history rolled back) and any other early end are aborted."""
-    if result.status == "completed":
-        status = "completed"
-    elif result.status == "failed" or (result.status == "aborted" and not rollback):
-        status = "error"
-    else:
-        status = "aborted"
-    return {
-        "Status": status,
-        "Iterations": result.rounds,
-        "Duration": time.monotonic_ns() - started,
-        "FinalContentLen": len(result.final_text),
-        "UserMessage": prompt,
-        "FinalContent": result.final_text,
-    }
 
 
 def _response_dict(response: ModelResponse) -> dict[str, Any]:

@@ -14,7 +14,12 @@ from typing import Any
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine import HookEngine
-from hookwright.host.project import bind_project, discover_project, start_session_processes
+from hookwright.host.project import (
+    bind_project,
+    config_watch,
+    discover_project,
+    start_session_processes,
+)
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
@@ -181,7 +186,8 @@ async def open_session(
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
-    diagnostics += await start_session_processes(engine)
+    watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
+    diagnostics += await start_session_processes(engine, watch)
     return SessionSetup(agent, engine, diagnostics, skipped)
 
 

@@ -121,9 +121,14 @@ class AgentTool:
             Event.SubagentStart, agent_id=agent_id, agent_type=args.subagent_type
         )
         child.queue_context(start.context)
+        spawn = {"AgentID": agent_id, "Label": agent_id, "ParentTurnID": parent.turn_id or ""}
+        child.observe("agent.subturn.spawn", spawn)
+        status = "error"
         try:
             result = await child.run(args.prompt)
+            status = "completed" if result.status == "completed" else "error"
         finally:
+            child.observe("agent.subturn.end", {"AgentID": agent_id, "Status": status})
             child.transcript.close()
             parent.hooks.end_scope(agent_id)
         content = result.final_text or f"(subagent ended: {result.status})"
