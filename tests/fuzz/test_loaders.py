@@ -1,8 +1,9 @@
 """Fuzz of every loader over generated files: Claude Code settings, plugins (default hooks
-file, manifest, the installed-plugin and marketplace records) and skill/agent frontmatter, native hooks.yaml, OpenHarness hook files and
-workspace.yaml, PicoClaw config.json, and skill prompt hooks (hooks.json and the texts it
-names). Whatever the files hold, discovery and binding return diagnostics, never raise, and a
-bad project file never hides the user's own hooks."""
+file, manifest, the installed-plugin and marketplace records) and skill/agent frontmatter,
+native hooks.yaml, OpenHarness hook files and workspace.yaml, PicoClaw config.json, and skill
+prompt hooks (hooks.json and the texts it names). Whatever the files hold, discovery and
+binding return diagnostics, never raise, and a bad project file never hides the user's own
+hooks."""
 
 from __future__ import annotations
 

@@ -226,7 +226,7 @@ def read_settings(ctx: LoadContext) -> tuple[list[SettingsFile], list[Diagnostic
     return files, diagnostics
 
 
-def _by_precedence(files: Iterable[SettingsFile]) -> list[SettingsFile]:
+def by_precedence(files: Iterable[SettingsFile]) -> list[SettingsFile]:
     """Highest precedence first; within a kind the later file (a drop-in) first."""
     ordered = list(files)
     ranked = sorted(enumerate(ordered), key=lambda item: (PRECEDENCE.index(item[1].kind), -item[0]))
@@ -236,7 +236,7 @@ def _by_precedence(files: Iterable[SettingsFile]) -> list[SettingsFile]:
 def _scalar(
     files: list[SettingsFile], key: str, diagnostics: list[Diagnostic]
 ) -> tuple[bool, SettingsFile] | None:
-    for settings in _by_precedence(files):
+    for settings in by_precedence(files):
         if key not in settings.data:
             continue
         value = settings.data[key]
@@ -270,7 +270,7 @@ def enabled_plugins(
     """``enabledPlugins`` merged key by key, the higher precedence file winning: each key ->
     (its value is exactly true, the file that decided)."""
     merged: dict[str, tuple[bool, SettingsFile]] = {}
-    for settings in reversed(_by_precedence(files)):
+    for settings in reversed(by_precedence(files)):
         value = settings.data.get("enabledPlugins")
         if value is None:
             continue
