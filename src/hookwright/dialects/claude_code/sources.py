@@ -457,7 +457,8 @@ def find_plugins(
         for item in installed.values()
         if item.root is not None
     ]
-    candidates += [(root, trust_root, None) for root, trust_root in _folders(ctx)]
+    folders = _folders(ctx)
+    candidates += [(root, trust_root, None) for root, trust_root in folders]
     for root, trust_root, plugin_id in candidates:
         if root.resolve() in seen:
             continue
@@ -465,7 +466,7 @@ def find_plugins(
         plugin = _plugin(root, ctx.home, trust_root, diagnostics, plugin_id)
         if plugin is not None:
             plugins.append(plugin)
-    diagnostics += _missing(files, installed, {root.name for root, _ in _folders(ctx)})
+    diagnostics += _missing(files, installed, {root.name for root, _ in folders})
     return plugins, diagnostics
 
 
