@@ -20,6 +20,7 @@ from hookwright import (
     abort,
     add_context,
     allow,
+    ask,
     block,
     deny,
     respond,
@@ -348,14 +349,68 @@ def test_rules_precedence_and_hook_allow() -> None:
     )
 
 
-async def test_unanswered_ask_is_denied_with_a_clear_message(make_agent: Any) -> None:
+async def test_unanswered_ask_is_denied_with_claude_codes_text(make_agent: Any) -> None:
     agent, _, model, _ = make_agent(
         [{"tool_calls": [call("Bash", command="ls")]}, {"content": "ok"}]
     )
     await agent.run("ls")
-    message = tool_messages(model, 1)[0]
-    assert message.startswith("Permission to use Bash was not granted")
-    assert "non-interactive" in message
+    assert tool_messages(model, 1) == ["This command requires approval"]
+
+
+NOT_GRANTED = "Claude requested permissions to {}, but you haven't granted it yet."
+HOOK_ASKED = "Hook PreToolUse:Read asked for confirmation for this tool"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "ask_rule", "hook_answer", "expected"),
+    [
+        (
+            "Write",
+            {"file_path": "new.txt", "content": "x"},
+            None,
+            None,
+            NOT_GRANTED.format("write to {project}/new.txt"),
+        ),
+        (
+            "Edit",
+            {"file_path": "/abs/a", "old_string": "a", "new_string": "b"},
+            None,
+            None,
+            NOT_GRANTED.format("write to /abs/a"),
+        ),
+        ("Bash", {"command": "echo hi"}, "Bash(echo *)", None, NOT_GRANTED.format("use Bash")),
+        ("Bash", {"command": "echo hi"}, None, ask("a human should look"), "a human should look"),
+        ("Read", {"file_path": "a"}, None, ask(), HOOK_ASKED),
+    ],
+    ids=["write-by-mode", "edit-by-mode", "ask-rule", "hook-ask-reason", "hook-ask-bare"],
+)
+async def test_an_unanswered_permission_tells_the_model_what_claude_code_says(
+    make_agent: Any,
+    tool: str,
+    arguments: dict[str, Any],
+    ask_rule: str | None,
+    hook_answer: HookResult | None,
+    expected: str,
+) -> None:
+    """Measured in Claude Code 2.1.240 `-p` (default mode, no one to answer): the tool result
+    is an error whose text is the PreToolUse ask reason, else who asked. PermissionRequest
+    hooks still run in hookwright; this one decides nothing."""
+    agent, engine, model, events = make_agent(
+        [{"tool_calls": [call(tool, **arguments)]}, {"content": "ok"}]
+    )
+    if ask_rule is not None:
+        agent.policy.add_rules("ask", [ask_rule])
+    if hook_answer is not None:
+        engine.add(lambda _: hook_answer, "PreToolUse")
+    asked: list[str] = []
+    engine.add(lambda inp: asked.append(inp.tool_name), "PermissionRequest")
+    await agent.run("go")
+    assert tool_messages(model, 1) == [expected.format(project=agent.config.project_dir)]
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert (result["is_error"], result["skipped"]) == (True, "permission denied")
+    assert asked == [tool]
+    assert (agent.config.project_dir / "a").read_text() == "file a\n"
+    assert not (agent.config.project_dir / "new.txt").exists()
 
 
 async def test_permission_request_hook_allows_and_updates_permissions(

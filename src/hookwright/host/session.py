@@ -286,7 +286,8 @@ class HookSession:
         report = self.report
         slow = report is not None and any(not spec.inline for spec in selected)
         if report is not None and slow:
-            report("hooks_running", event=event.value, count=len(selected))
+            status = [spec.status_message for spec in selected if spec.status_message]
+            report("hooks_running", event=event.value, count=len(selected), status=status)
         try:
             verdict = await self.engine.dispatch(inp, selected)
         except Exception as exc:  # the engine turns hook failures into values; this is a bug

@@ -57,7 +57,12 @@ from hookwright.host import (
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.observation import TurnRecord, exec_end_fields
-from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
+from hookwright.runtime.permissions import (
+    PermissionMode,
+    PermissionOutcome,
+    PermissionPolicy,
+    unanswered_message,
+)
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 
 AgentEvent = dict[str, Any]
@@ -766,22 +771,26 @@ class Agent:
                     return f"Permission to use {name} was denied: {recheck.reason}"
             self.emit("permission", tool=name, behavior="allow", reason="allowed by hook")
             return True
-        question = action.reason if isinstance(action, Ask) and action.reason else outcome.reason
-        return await self._ask_user(name, question, tool_input)
+        return await self._ask_user(name, tool_input, outcome, action)
 
     async def _ask_user(
-        self, name: str, question: str, tool_input: dict[str, Any]
+        self, name: str, tool_input: dict[str, Any], outcome: PermissionOutcome, action: Run | Ask
     ) -> str | Literal[True]:
+        """Ask the user; without one, deny with the text Claude Code's ``-p`` gives the model."""
+        hook_reason = action.reason if isinstance(action, Ask) else None
         if self.ask_user is not None and self.config.interactive:
-            if await self.ask_user(name, question, tool_input):
+            if await self.ask_user(name, hook_reason or outcome.reason, tool_input):
                 self.emit("permission", tool=name, behavior="allow", reason="allowed by user")
                 return True
             self.emit("permission", tool=name, behavior="deny", reason="denied by user")
             return f"Permission to use {name} was denied by the user."
-        message = (
-            f"Permission to use {name} was not granted: {question}, and nobody can answer a "
-            "permission prompt in a non-interactive run (use --permission-mode acceptEdits or "
-            "bypassPermissions, or add an allow rule)."
+        message = unanswered_message(
+            name,
+            tool_input,
+            outcome,
+            cwd=self.config.working_dir,
+            hook_asked=isinstance(action, Ask),
+            hook_reason=hook_reason,
         )
         self.emit("permission", tool=name, behavior="deny", reason=message)
         return message

@@ -26,6 +26,7 @@ from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.models.scripted import ScriptedModel
+from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tools import ToolRegistry, default_tools
@@ -86,7 +87,7 @@ async def open_session(
     *,
     home: Path | None = None,
     model: str | Model | None = None,
-    permission_mode: PermissionMode = "default",
+    permission_mode: PermissionMode | None = None,
     max_turns: int = 20,
     planning: bool = False,
     interactive: bool = False,
@@ -105,6 +106,9 @@ async def open_session(
 ) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
     ValueError (bad resume id, bad trust file) with a message for the user.
+
+    ``permission_mode`` None: the settings files' ``permissions.defaultMode`` (see
+    `permission_mode`), else ``default``.
 
     ``history`` (OpenAI-format messages kept by a client) starts the agent from
     ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
@@ -140,7 +144,9 @@ async def open_session(
         on_retry,
         project_trusted=trusted,
     )
-    policy = load_policy(project_dir, home, permission_mode, project_trusted=trusted)
+    mode = session_mode(permission_mode, project_dir, home, trust_policy, config_files)
+    diagnostics += mode.notes
+    policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
     diagnostics += policy.problems
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
@@ -155,7 +161,7 @@ async def open_session(
         project_trusted=trusted,
         project_dir=project_dir,
         home=home,
-        permission_mode=permission_mode,
+        permission_mode=mode.mode,
         max_turns=max_turns,
         planning=planning,
         interactive=interactive,
