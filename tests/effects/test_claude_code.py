@@ -248,7 +248,7 @@ async def test_post_tool_use_updated_tool_output_replaces_the_result(
         ],
     )
     [seen] = jsonl(log)
-    assert seen["tool_response"]["stdout"] == "token=s3cr3t\n"
+    assert seen["tool_response"]["stdout"] == "token=s3cr3t"
     [content] = tool_messages(live.calls[1])
     assert "token=[REDACTED]" in content and "s3cr3t" not in content
 
