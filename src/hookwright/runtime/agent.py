@@ -317,10 +317,14 @@ class Agent:
     # One user turn ---------------------------------------------------------------------------
 
     async def run(self, prompt: str) -> TurnResult:
+        """Answer one user prompt. Each prompt gets a fresh `prompt_id`; without a person at
+        the terminal the shell starts again from the session's first directory, as in
+        `claude -p` with several prompts (interactive Claude Code keeps it)."""
         self.turn_id = f"turn-{uuid.uuid4().hex[:12]}"
         if self.agent_id is None:
             self.prompt_id = str(uuid.uuid4())
-            self.move_to(self.start_dir)
+            if not self.config.interactive:
+                self.move_to(self.start_dir)
         self.hooks.identity.permission_mode = self.policy.mode
         turn_start = len(self.messages)
         started = time.monotonic_ns()
@@ -658,7 +662,7 @@ class Agent:
             tool_input,
             call.id,
             ToolResult(output.content, output.is_error, output.data),
-            duration_ms=round(duration_ns / 1e6, 3),
+            duration_ms=round(duration_ns / 1e6),
             error=output.error,
         )
         self.queue_context(after.context)

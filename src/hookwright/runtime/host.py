@@ -18,6 +18,7 @@ from hookwright.host.project import bind_project, discover_project, start_sessio
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
+from hookwright.runtime.effort import load_effort
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.models.scripted import ScriptedModel
@@ -132,6 +133,8 @@ async def open_session(
     )
     policy = load_policy(project_dir, home, permission_mode, project_trusted=trusted)
     diagnostics += policy.problems
+    effort, effort_problems = load_effort(project_dir, home, project_trusted=trusted)
+    diagnostics += effort_problems
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
         scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors)
@@ -151,6 +154,7 @@ async def open_session(
         interactive=interactive,
         skill_hooks=skill_hooks,
         compact_tokens=compact_tokens,
+        effort=effort,
     )
     messages = None
     if history is not None:
