@@ -179,7 +179,7 @@ class Agent:
         self.context_sources: list[ContextSource] = []
         self.last_assistant_message = ""
         self.closed = False
-        self.start_dir = config.working_dir
+        self._start_dir = config.working_dir
         path = transcript_file or transcripts.transcript_path(
             config.home, config.project_dir, self.session_id
         )
@@ -324,7 +324,7 @@ class Agent:
         if self.agent_id is None:
             self.prompt_id = str(uuid.uuid4())
             if not self.config.interactive:
-                self.move_to(self.start_dir)
+                self.move_to(self._start_dir)
         self.hooks.identity.permission_mode = self.policy.mode
         turn_start = len(self.messages)
         started = time.monotonic_ns()
@@ -640,23 +640,9 @@ class Agent:
             output = ToolOutput(permitted, is_error=True)
             return self._finish_call(call, output, outcome, skipped="permission denied")
         unchanged = name == call.name and tool_input == observed and call.arguments is not None
-        arguments = dict(call.arguments or {}) if unchanged else tool_input
-        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": arguments})
-        started = time.monotonic_ns()
-        output = await self.tools.execute(
-            name,
-            arguments,
-            ToolContext(
-                cwd=self.config.working_dir,
-                session_id=self.session_id,
-                env_files=list(self.env_files),
-                project_dir=self.config.project_dir,
-            ),
+        output, duration_ns = await self._execute(
+            name, dict(call.arguments or {}) if unchanged else tool_input
         )
-        if output.cwd is not None:
-            self.move_to(output.cwd)
-        duration_ns = time.monotonic_ns() - started
-        self.observe("agent.tool.exec_end", _exec_end_fields(name, output, duration_ns))
         after = await self.hooks.after_tool(
             name,
             tool_input,
@@ -680,6 +666,27 @@ class Agent:
             self._tool_message(call.id, output)
             self._end_if(after.end)
         return self._finish_call(call, output, outcome)
+
+    async def _execute(self, name: str, arguments: dict[str, Any]) -> tuple[ToolOutput, int]:
+        """Run the tool in the session's shell directory (which it may move); the output and
+        how long it took, in nanoseconds."""
+        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": arguments})
+        started = time.monotonic_ns()
+        output = await self.tools.execute(
+            name,
+            arguments,
+            ToolContext(
+                cwd=self.config.working_dir,
+                session_id=self.session_id,
+                env_files=list(self.env_files),
+                project_dir=self.config.project_dir,
+            ),
+        )
+        if output.cwd is not None:
+            self.move_to(output.cwd)
+        duration_ns = time.monotonic_ns() - started
+        self.observe("agent.tool.exec_end", _exec_end_fields(name, output, duration_ns))
+        return output, duration_ns
 
     def _result_output(self, name: str, result: ToolResult, ran: ToolOutput | None) -> ToolOutput:
         """What the model sees of a (hook-supplied) result; what it carries for the user goes to
