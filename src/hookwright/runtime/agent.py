@@ -569,10 +569,10 @@ class Agent:
             if outcome.stop and stop_after is None:
                 stop_after = outcome.stop
         self._flush_context()
+        if stop_after is not None:  # Claude Code ends the turn here: no PostToolBatch, no Stop
+            raise _TurnEnded("stopped", stop_after)
         checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
         self.queue_context(checkpoint.context)
-        if stop_after is not None:
-            raise _TurnEnded("stopped", stop_after)
         self._end_if(checkpoint.end)
         return batch, checkpoint.prompts
 

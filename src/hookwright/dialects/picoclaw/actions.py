@@ -125,15 +125,20 @@ def _before_llm(
         "options": _expect(request.get("options"), dict, "request.options") or {},
     }
     if protocol == "current":
-        original_messages = list(sent.get("messages") or [])
+        original_messages = _list_or_empty(sent.get("messages"))
         if _system_messages(messages) != _system_messages(original_messages):
             log.warning("hook %s: system messages changed; messages restored", hook)
             updated["messages"] = original_messages
-        original_tools = list(sent.get("tools") or [])
+        original_tools = _list_or_empty(sent.get("tools"))
         if tools != original_tools:
             log.warning("hook %s: tool definitions changed; tools restored", hook)
             updated["tools"] = original_tools
     return HookResult(updated_input=updated)
+
+
+def _list_or_empty(value: Any) -> list[Any]:
+    """What the host sent, as a list (a payload from elsewhere may hold anything)."""
+    return list(value) if isinstance(value, list) else []
 
 
 def _system_messages(messages: list[Any]) -> list[tuple[int, Any]]:
