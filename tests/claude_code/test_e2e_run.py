@@ -812,10 +812,11 @@ def test_silent_logger_sees_claude_code_inputs(project: Project, lang: str) -> N
     [post] = by_event["PostToolUse"]
     assert post["tool_use_id"] == ids[0]
     assert post["tool_response"] == {
-        "stdout": "hello\n",
+        "stdout": "hello",
         "stderr": "",
         "interrupted": False,
         "isImage": False,
+        "noOutputExpected": False,
     }
     [failure] = by_event["PostToolUseFailure"]
     assert failure["tool_use_id"] == ids[1]

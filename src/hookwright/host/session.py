@@ -75,7 +75,11 @@ log = logging.getLogger("hookwright.host")
 @dataclass(slots=True)
 class SessionIdentity:
     """The common fields every hook input carries; the host updates them as the session
-    moves (a new turn, a permission-mode change, a new working directory)."""
+    moves (a new turn, a permission-mode change, a new working directory).
+
+    `prompt_id` names the user prompt being answered (Claude Code: a fresh uuid4 per prompt,
+    kept until the next one); `effort` is the model's reasoning effort level (`"high"`), sent
+    as `{"level": effort}` on the events that carry it."""
 
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     cwd: str | None = None
@@ -86,6 +90,8 @@ class SessionIdentity:
     agent_id: str | None = None
     agent_type: str | None = None
     channel: str = "cli"
+    prompt_id: str | None = None
+    effort: str | None = None
 
 
 class HookSession:
@@ -266,6 +272,9 @@ class HookSession:
             "run_id": ident.turn_id or "",
             "project_dir": ident.project_dir or ident.cwd or "",
         }
+        if ident.prompt_id is not None:
+            base["prompt_id"] = ident.prompt_id
+        effort = {"effort": {"level": ident.effort}} if ident.effort else {}
         return HookInput(
             event,
             host_objects=self.host_objects,
@@ -276,7 +285,7 @@ class HookSession:
             cwd=ident.cwd,
             transcript_path=ident.transcript_path,
             permission_mode=ident.permission_mode,
-            payload={**base, **payload},
+            payload={**base, **effort, **payload},
         )
 
     async def fire(self, event: Event, **payload: Any) -> Verdict:
@@ -350,6 +359,8 @@ class HookSession:
     async def start(
         self, source: str = "startup", model: str | None = None
     ) -> SessionStartDecision:
+        """SessionStart. Claude Code names the `model` only when the session restarts after a
+        compaction (`source="compact"`); pass it then."""
         payload: dict[str, Any] = {"source": source}
         if model is not None:
             payload["model"] = model
@@ -389,6 +400,8 @@ class HookSession:
             event,
             stop_hook_active=self._stop_blocks > 0,
             last_assistant_message=last_assistant_message,
+            background_tasks=[],
+            session_crons=[],
             trigger_type="message",
             run_status="completed",
             **payload,
@@ -647,7 +660,7 @@ class HookSession:
         verdict = await self.fire(
             Event.PreCompact,
             trigger=trigger,
-            custom_instructions=instructions,
+            custom_instructions=instructions or None,
             messages=list(messages),
         )
         if verdict.blocked:

@@ -111,6 +111,8 @@ class AgentConfig:
     skill_hooks: list[HookInfo] = field(default_factory=list)
     model_options: dict[str, Any] = field(default_factory=dict)
     channel: str = "cli"
+    #: The model's reasoning effort level, sent to Claude Code hooks as `{"level": effort}`.
+    effort: str | None = "high"
     #: Consecutive Stop blocks honoured before stopping anyway; 0 disables the cap.
     stop_block_cap: int = field(
         default_factory=lambda: env_flag_int(
@@ -182,6 +184,7 @@ class Agent:
         self.context_sources: list[ContextSource] = []
         self.last_assistant_message = ""
         self.closed = False
+        self._start_dir = config.working_dir
         path = transcript_file or transcripts.transcript_path(
             config.home, config.project_dir, self.session_id
         )
@@ -199,6 +202,7 @@ class Agent:
                 agent_id=agent_id,
                 agent_type=agent_type,
                 channel=config.channel,
+                effort=config.effort,
             ),
             report=self.emit,
             stop_block_cap=config.stop_block_cap,
@@ -224,6 +228,22 @@ class Agent:
     @turn_id.setter
     def turn_id(self, value: str | None) -> None:
         self.hooks.identity.turn_id = value
+
+    @property
+    def prompt_id(self) -> str | None:
+        return self.hooks.identity.prompt_id
+
+    @prompt_id.setter
+    def prompt_id(self, value: str | None) -> None:
+        self.hooks.identity.prompt_id = value
+        self.transcript.prompt_id = value
+
+    def move_to(self, cwd: Path) -> None:
+        """The shell's working directory changed: later tools, hook inputs and hook processes
+        and the transcript's lines use it."""
+        self.config.cwd = cwd
+        self.hooks.identity.cwd = str(cwd)
+        self.transcript.cwd = str(cwd)
 
     def emit(self, event_type: str, /, **data: Any) -> None:
         if self.on_event is not None:
@@ -285,7 +305,7 @@ class Agent:
 
     async def start(self, source: str = "startup") -> None:
         self.emit("session_start", session_id=self.session_id, transcript=self.transcript_path)
-        decision = await self.hooks.start(source, model=self.model.name)
+        decision = await self.hooks.start(source)
         self.queue_context(decision.context)
         self._use_env_files(decision.env_files)
 
@@ -302,7 +322,14 @@ class Agent:
     # One user turn ---------------------------------------------------------------------------
 
     async def run(self, prompt: str) -> TurnResult:
+        """Answer one user prompt. Each prompt gets a fresh `prompt_id`; without a person at
+        the terminal the shell starts again from the session's first directory, as in
+        `claude -p` with several prompts (interactive Claude Code keeps it)."""
         self.turn_id = f"turn-{uuid.uuid4().hex[:12]}"
+        if self.agent_id is None:
+            self.prompt_id = str(uuid.uuid4())
+            if not self.config.interactive:
+                self.move_to(self._start_dir)
         self.hooks.identity.permission_mode = self.policy.mode
         turn_start = len(self.messages)
         self._iteration = 0
@@ -554,10 +581,10 @@ class Agent:
             if outcome.stop and stop_after is None:
                 stop_after = outcome.stop
         self._flush_context()
+        if stop_after is not None:  # Claude Code ends the turn here: no PostToolBatch, no Stop
+            raise _TurnEnded("stopped", stop_after)
         checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
         self.queue_context(checkpoint.context)
-        if stop_after is not None:
-            raise _TurnEnded("stopped", stop_after)
         self._end_if(checkpoint.end)
         return batch, checkpoint.prompts
 
@@ -578,10 +605,10 @@ class Agent:
                 is_error=True,
             )
             return self._finish_call(call, output, outcome, skipped="invalid arguments")
+        outcome.tool_input = self.tools.parsed_input(call.name, call.arguments)
+        observed = self.tools.observed_input(call.name, call.arguments, self.config.working_dir)
         self.hooks.identity.permission_mode = self.policy.mode
-        decision = await self.hooks.before_tool(
-            call.name, dict(call.arguments), call.id, iteration=iteration
-        )
+        decision = await self.hooks.before_tool(call.name, observed, call.id, iteration=iteration)
         self.queue_context(decision.context)
         if decision.end is not None:
             self._tool_message(call.id, ToolOutput("Tool call aborted by hook.", is_error=True))
@@ -607,14 +634,16 @@ class Agent:
                 outcome.stop = "tool_deferred"
                 return outcome
             self.emit("notice", text="a hook answered defer; ignored (only for a single call)")
-            action = Run(call.name, dict(call.arguments))
-        return await self._run_tool(call, action, outcome)
+            action = Run(call.name, observed)
+        return await self._run_tool(call, action, outcome, observed)
 
     async def _run_tool(
-        self, call: ToolCall, action: Run | Ask, outcome: CallOutcome
+        self, call: ToolCall, action: Run | Ask, outcome: CallOutcome, observed: dict[str, Any]
     ) -> CallOutcome:
+        """Run the call. Hooks see `observed` (or what a hook rewrote it to); the tool runs with
+        the model's own arguments unless a hook rewrote them, as in Claude Code."""
         name, tool_input = action.tool_name, dict(action.tool_input)
-        outcome.tool_name, outcome.tool_input = name, tool_input
+        outcome.tool_name = name
         tool = self.tools.get(name)
         if tool is None:
             return await self._unknown_tool(call, name, tool_input, outcome)
@@ -622,24 +651,16 @@ class Agent:
         if permitted is not True:
             output = ToolOutput(permitted, is_error=True)
             return self._finish_call(call, output, outcome, skipped="permission denied")
-        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": tool_input})
-        started = time.monotonic_ns()
-        output = await self.tools.execute(
-            name,
-            tool_input,
-            ToolContext(
-                cwd=self.config.working_dir,
-                session_id=self.session_id,
-                env_files=list(self.env_files),
-            ),
+        unchanged = name == call.name and tool_input == observed and call.arguments is not None
+        output, duration_ns = await self._execute(
+            name, dict(call.arguments or {}) if unchanged else tool_input
         )
-        duration_ns = time.monotonic_ns() - started
         after = await self.hooks.after_tool(
             name,
             tool_input,
             call.id,
             ToolResult(output.content, output.is_error, output.data),
-            duration_ms=round(duration_ns / 1e6, 3),
+            duration_ms=round(duration_ns / 1e6),
             error=output.error,
         )
         self.queue_context(after.context)
@@ -687,6 +708,25 @@ class Agent:
             exec_end_fields(name, output.content, output.is_error, duration_ns, for_user),
         )
 
+    async def _execute(self, name: str, arguments: dict[str, Any]) -> tuple[ToolOutput, int]:
+        """Run the tool in the session's shell directory (which it may move); the output and
+        how long it took, in nanoseconds."""
+        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": arguments})
+        started = time.monotonic_ns()
+        output = await self.tools.execute(
+            name,
+            arguments,
+            ToolContext(
+                cwd=self.config.working_dir,
+                session_id=self.session_id,
+                env_files=list(self.env_files),
+                project_dir=self.config.project_dir,
+            ),
+        )
+        if output.cwd is not None:
+            self.move_to(output.cwd)
+        return output, time.monotonic_ns() - started
+
     def _result_output(self, name: str, result: ToolResult, ran: ToolOutput | None) -> ToolOutput:
         """What the model sees of a (hook-supplied) result; what it carries for the user goes to
         the user now when the tool handled the response, else its media refs are listed for the
@@ -713,7 +753,7 @@ class Agent:
                 "agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": output.content}
             )
         self._tool_message(call.id, output)
-        outcome.tool_response = output.data if output.data is not None else output.content
+        outcome.tool_response = output.content
         self.emit(
             "tool_result",
             id=call.id,
@@ -813,10 +853,15 @@ class Agent:
     # Compaction --------------------------------------------------------------------------------
 
     async def compact(self, trigger: str = "manual", instructions: str = "") -> bool:
-        """Summarize older history; True when it happened (a PreCompact block skips it)."""
+        """Summarize older history; True when it happened (a PreCompact block skips it).
+
+        A manual compaction is a prompt of its own (a new `prompt_id`), as `/compact` is in
+        Claude Code; SessionStart (`compact`) fires before PostCompact."""
         cut = self._compaction_cut()
         if cut is None:
             return False
+        if trigger == "manual" and self.agent_id is None:
+            self.prompt_id = str(uuid.uuid4())
         pre = await self.hooks.pre_compact(trigger, instructions, self.messages)
         if pre.skip is not None:
             self.emit("notice", text=f"compaction skipped: {pre.skip}")
@@ -833,10 +878,10 @@ class Agent:
         except ModelError as exc:
             self.emit("notice", text=f"compaction failed: {exc}")
             return False
+        start = await self.hooks.start("compact", model=self.model.name)
         compacted = await self.hooks.post_compact(trigger, summary.content)
         text = compacted.summary if compacted.summary is not None else summary.content
         self._replace_history(cut, text, trigger)
-        start = await self.hooks.start("compact", model=self.model.name)
         self.queue_context(start.context)
         self._use_env_files(start.env_files)
         return True

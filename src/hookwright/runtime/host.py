@@ -23,6 +23,7 @@ from hookwright.host.project import (
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
+from hookwright.runtime.effort import load_effort
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.models.scripted import ScriptedModel
@@ -148,6 +149,8 @@ async def open_session(
     diagnostics += mode.notes
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
     diagnostics += policy.problems
+    effort, effort_problems = load_effort(project_dir, home, project_trusted=trusted)
+    diagnostics += effort_problems
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
         scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors)
@@ -167,6 +170,7 @@ async def open_session(
         interactive=interactive,
         skill_hooks=skill_hooks,
         compact_tokens=compact_tokens,
+        effort=effort,
     )
     messages = None
     if history is not None:

@@ -116,6 +116,7 @@ class AgentTool:
             transcript_file=sidechain / f"{agent_id}.jsonl",
         )
         child.turn_id = parent.turn_id
+        child.prompt_id = parent.prompt_id
         self._load_definition_hooks(args.subagent_type, agent_id)
         start = await child.hooks.checkpoint(
             Event.SubagentStart, agent_id=agent_id, agent_type=args.subagent_type
