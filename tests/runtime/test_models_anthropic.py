@@ -253,7 +253,7 @@ def test_conversion_edge_cases() -> None:
             "role": "user",
             "content": [
                 {"type": "text", "text": "part one"},
-                {"type": "text", "text": "two"},
+                {"type": "text", "text": "two\n"},  # texts of two messages meet at a newline
                 {"type": "text", "text": "again"},
             ],
         },

@@ -134,8 +134,8 @@ class _TurnEnded(Exception):
         self.rollback = rollback
 
 
-def _reminder(texts: list[str]) -> str:
-    return "\n".join(f"<system-reminder>\n{text}\n</system-reminder>" for text in texts)
+def _reminder(text: str) -> str:
+    return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
 def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
@@ -252,7 +252,7 @@ class Agent:
         self.transcript.message(message, **meta)
 
     def queue_context(self, texts: Sequence[str]) -> None:
-        """Context for the next model call (delivered once, as a system reminder)."""
+        """Hook paragraphs for the model, placed by the next `_flush_context`."""
         self._pending_context.extend(texts)
 
     def _use_env_files(self, paths: Sequence[str]) -> None:
@@ -262,19 +262,15 @@ class Agent:
                 self.env_files.append(candidate)
 
     def _flush_context(self) -> None:
-        """Deliver queued additionalContext once, as a system reminder before the next call."""
+        """Put the queued hook paragraphs (and what async hooks reported) into the history as
+        one system message, as Claude Code does after the prompt and after tool results."""
         for source in self.context_sources:
             self._pending_context.extend(source(self.session_id))
         if not self._pending_context:
             return
-        text = _reminder(self._pending_context)
+        text = "\n\n".join(self._pending_context)
         self._pending_context = []
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.get("role") == "user" and isinstance(last.get("content"), str):
-            last["content"] = f"{last['content']}\n\n{text}"
-            self.transcript.note(text, subtype="hook_additional_context")
-        else:
-            self._append({"role": "user", "content": text})
+        self._append({"role": "system", "content": text})
 
     # Session --------------------------------------------------------------------------------
 
@@ -308,9 +304,7 @@ class Agent:
         rollback = False
         try:
             submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
-            if submitted.end is not None and submitted.end.status == "blocked":
-                self.emit("prompt_blocked", reason=submitted.end.reason)
-            self._end_if(submitted.end)
+            self._prompt_gate(submitted.end, prompt)
             self._append({"role": "user", "content": prompt})
             self.queue_context(submitted.context)
             self._flush_context()
@@ -322,8 +316,9 @@ class Agent:
             if ended.rollback:
                 del self.messages[turn_start:]
                 self.transcript.rollback(len(self.messages))
-            else:
+            elif len(self.messages) > turn_start:
                 self._close_open_tool_calls(ended.reason or ended.status)
+                self._flush_context()
             result = TurnResult(ended.status, reason=ended.reason)
             rollback = ended.rollback
         finally:
@@ -332,6 +327,17 @@ class Agent:
         self.observe("agent.turn.end", _turn_end_fields(result, rollback, prompt, started))
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
+
+    def _prompt_gate(self, end: EndTurn | None, prompt: str) -> None:
+        """End the turn before the prompt is recorded when a UserPromptSubmit hook said so; a
+        block is shown to the user in Claude Code's words."""
+        if end is not None and end.status == "blocked":
+            message = (
+                f"UserPromptSubmit operation blocked by hook:\n{end.reason}\n\n"
+                f"Original prompt: {prompt}"
+            )
+            self.emit("prompt_blocked", reason=end.reason, message=message)
+        self._end_if(end)
 
     def _end_if(self, end: EndTurn | None) -> None:
         """Unwind the turn when a checkpoint's decision ends it."""
@@ -541,17 +547,23 @@ class Agent:
             batch.append(outcome)
             if outcome.stop and stop_after is None:
                 stop_after = outcome.stop
-        self._flush_context()
-        checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
-        self.queue_context(checkpoint.context)
         if stop_after is not None:
             raise _TurnEnded("stopped", stop_after)
+        checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
+        self.queue_context(checkpoint.context)
         self._end_if(checkpoint.end)
         return batch, checkpoint.prompts
 
     def _tool_message(self, call_id: str, output: ToolOutput, *, data: Any = None) -> None:
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": call_id,
+            "content": output.content,
+        }
+        if output.is_error:
+            message["is_error"] = True
         self._append(
-            {"role": "tool", "tool_call_id": call_id, "content": output.content},
+            message,
             tool_data=data if data is not None else output.data,
             is_error=output.is_error,
         )
@@ -601,7 +613,7 @@ class Agent:
         self, call: ToolCall, action: Run | Ask, outcome: CallOutcome
     ) -> CallOutcome:
         name, tool_input = action.tool_name, dict(action.tool_input)
-        outcome.tool_name, outcome.tool_input = name, tool_input
+        outcome.tool_name = name
         tool = self.tools.get(name)
         if tool is None:
             output = ToolOutput(f"Error: No such tool available: {name}", is_error=True)
@@ -632,14 +644,13 @@ class Agent:
             error=output.error,
         )
         self.queue_context(after.context)
-        output = self._result_output(name, after.result, output)
+        rendered = None
+        if after.response is not None:
+            rendered = self.tools.render_response(name, after.response)
+        if rendered is None:
+            rendered = self._result_output(name, after.result, output)
+        output = rendered
         outcome.response_handled = after.result.response_handled
-        if after.feedback is not None:
-            output = ToolOutput(
-                f"{output.content}\n\nPostToolUse hook feedback:\n{after.feedback}",
-                is_error=output.is_error,
-                data=output.data,
-            )
         if after.stop_after is not None:
             outcome.stop = after.stop_after
         if after.end is not None:
@@ -671,7 +682,7 @@ class Agent:
         if skipped is not None and not observed:
             self.observe("agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": skipped})
         self._tool_message(call.id, output)
-        outcome.tool_response = output.data if output.data is not None else output.content
+        outcome.tool_response = output.content
         self.emit(
             "tool_result",
             id=call.id,
@@ -759,9 +770,15 @@ class Agent:
         if decision.capped:
             cap = self.config.stop_block_cap
             self.emit("notice", text=f"Stop hooks blocked {cap} times in a row; stopping anyway")
-        if decision.continue_with is None:
+        if not decision.continues:
             return False
-        self._append({"role": "user", "content": decision.continue_with})
+        for feedback in decision.continue_with:
+            self._append({"role": "user", "content": feedback})
+        context = "\n\n".join(decision.context)
+        if decision.continue_with and context:
+            self._append({"role": "system", "content": context})
+        elif context:
+            self._append({"role": "user", "content": _reminder(context)})
         return True
 
     # Compaction --------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.tools.base import ModelTool, ToolContext, ToolOutput, failure
+from hookwright.runtime.tools.responses import bash_response
 from hookwright.transports import adoption
 from hookwright.transports.adoption import mark_environment
 from hookwright.transports.groups import group_alive, signal_group
@@ -320,6 +321,9 @@ class BashTool(ModelTool[BashInput]):
             timeout_s=timeout_ms / 1000,
         )
         return _to_output(result, args, timeout_ms)
+
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return bash_response(response)
 
 
 def _to_output(result: ShellResult, args: BashInput, timeout_ms: int) -> ToolOutput:

@@ -25,6 +25,7 @@ from hookwright.runtime.tools.base import (
     failure,
     resolve_path,
 )
+from hookwright.runtime.tools.responses import edit_response, read_response, write_response
 
 DEFAULT_READ_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -184,6 +185,16 @@ def _read(path: Path, offset: int | None, limit: int | None) -> ToolOutput:
     return ToolOutput(content=content, data=data)
 
 
+def write_message(created: bool, path: str) -> str:
+    if created:
+        return f"File created successfully at: {path}"
+    return edit_message(path)
+
+
+def edit_message(path: str) -> str:
+    return f"The file {path} has been updated successfully."
+
+
 def _write(path: Path, content: str) -> ToolOutput:
     if path.is_dir():
         raise FileToolError(f"{path} is a directory; cannot write a file there.")
@@ -191,10 +202,7 @@ def _write(path: Path, content: str) -> ToolOutput:
     if path.exists():
         original = path.read_text(encoding="utf-8", errors="replace")
     atomic_write(path, content)
-    if original is None:
-        message = f"File created successfully at: {path}"
-    else:
-        message = f"The file {path} has been updated successfully."
+    message = write_message(original is None, str(path))
     data = {
         "type": "create" if original is None else "update",
         "filePath": str(path),
@@ -216,7 +224,7 @@ def _edit(path: Path, old: str, new: str, replace_all: bool) -> ToolOutput:
     target, replacement = _match_line_endings(original, old, new)
     updated = _replace(original, target, replacement, replace_all)
     atomic_write(path, updated)
-    message = f"The file {path} has been updated successfully."
+    message = edit_message(str(path))
     if not replace_all and target:
         at = original.index(target)
         message += "\n" + _snippet(updated, at, at + len(replacement))
@@ -298,6 +306,9 @@ class ReadTool(ModelTool[ReadInput]):
         path = resolve_path(ctx, args.file_path)
         return await _in_thread(_read, path, args.offset, args.limit)
 
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return read_response(response, number_lines)
+
 
 class WriteTool(ModelTool[WriteInput]):
     name = "Write"
@@ -311,6 +322,9 @@ class WriteTool(ModelTool[WriteInput]):
     async def call(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
         return await _in_thread(_write, path, args.content)
+
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return write_response(response, write_message)
 
 
 class EditTool(ModelTool[EditInput]):
@@ -328,3 +342,6 @@ class EditTool(ModelTool[EditInput]):
         return await _in_thread(
             _edit, path, args.old_string, args.new_string, bool(args.replace_all)
         )
+
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return edit_response(response, edit_message)

@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookwright.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput, failure
+from hookwright.runtime.tools.base import (
+    RendersResponse,
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolOutput,
+    failure,
+)
 
 ALIASES: dict[str, str] = {"Task": "Agent"}
 """Legacy tool names still used by models and hook matchers, mapped to their current name."""
@@ -53,6 +60,14 @@ class ToolRegistry:
             }
             for tool in self._tools.values()
         ]
+
+    def render_response(self, name: str, response: Any) -> ToolOutput | None:
+        """A hook's replacement for the result of tool `name`, shown as the tool shows its own;
+        None when the tool cannot show it (the original result stands)."""
+        tool = self.get(name)
+        if not isinstance(tool, RendersResponse):
+            return None
+        return tool.render_response(response)
 
     async def execute(
         self, name: str, arguments: Mapping[str, Any] | None, ctx: ToolContext
