@@ -115,6 +115,18 @@ def _can_block(inp: HookInput) -> bool:
     return not (inp.event is Event.ConfigChange and inp.payload.get("source") == "policy_settings")
 
 
+def _apply_post_tool_use(specific: PostToolUseOutput, result: HookResult) -> None:
+    """A replaced output is also shown the way the tool shows its own (`tool_response`)."""
+    replacement = specific.updatedToolOutput
+    if replacement is None:
+        replacement = specific.updatedMCPToolOutput
+    if replacement is not None:
+        result.updated_output = replacement
+        result.add_effects(tool_response=replacement)
+    if specific.classifierContext:
+        result.add_effects(classifier_context=specific.classifierContext[:CLASSIFIER_CONTEXT_CAP])
+
+
 def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> None:
     event = inp.event
     if specific.additionalContext and event in ADDITIONAL_CONTEXT:
@@ -145,16 +157,7 @@ def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> 
         if specific.retry:
             result.add_effects(retry=True)
     elif isinstance(specific, PostToolUseOutput):
-        replacement = specific.updatedToolOutput
-        if replacement is None:
-            replacement = specific.updatedMCPToolOutput
-        if replacement is not None:
-            result.updated_output = replacement
-            result.add_effects(tool_response=replacement)
-        if specific.classifierContext:
-            result.add_effects(
-                classifier_context=specific.classifierContext[:CLASSIFIER_CONTEXT_CAP]
-            )
+        _apply_post_tool_use(specific, result)
     elif isinstance(specific, SessionStartOutput):
         if specific.initialUserMessage is not None:
             result.add_effects(initial_user_message=specific.initialUserMessage)
