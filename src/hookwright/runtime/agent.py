@@ -851,7 +851,8 @@ class CallOutcome:
     tool_name: str
     tool_input: dict[str, Any] | None
     tool_use_id: str
-    tool_response: Any = None
+    #: The result as the model reads it.
+    tool_response: str | None = None
     stop: str | None = None
     response_handled: bool = False
 
