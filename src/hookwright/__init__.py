@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from hookwright.effects import Effects, Notice
+from hookwright.effects import Effects, ModelNote, Notice
 from hookwright.engine import HookEngine, ScopedHooks, apply_to_input, plan_stages
 from hookwright.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
 from hookwright.observers import RuntimeEvent
@@ -78,6 +78,7 @@ __all__ = [  # noqa: RUF022 (host names last: they load lazily)
     "HookInput",
     "HookResult",
     "HookSpec",
+    "ModelNote",
     "Notice",
     "PythonHandler",
     "RunContext",

@@ -51,6 +51,20 @@ class PromptInjection:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelNote:
+    """A paragraph of hook text for the model, in its dialect's wording: `label` then `text`
+    (Claude Code: ``PostToolUse:Bash hook additional context: ...``).
+
+    The host places the paragraphs of one checkpoint in a system message after the prompt or
+    after the tool results. Notes with `gather` set and the same label form one paragraph after
+    the others, their texts one per line (Claude Code's SessionStart context)."""
+
+    text: str
+    label: str = ""
+    gather: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Effects:
     """Every typed effect of one hook, or of a whole dispatch once merged.
 
@@ -93,6 +107,13 @@ class Effects:
     notices: tuple[Notice, ...] = ()
     #: Prompt messages to insert (skill prompt hooks), in hook order.
     prompt_injections: tuple[PromptInjection, ...] = ()
+    #: This hook's paragraphs for the model (context, plain output, blocking feedback) in its
+    #: dialect's wording; a result without notes shows its `additional_context` as it is.
+    model_notes: tuple[ModelNote, ...] = ()
+    #: A replacement for the tool's structured result that the host shows the model the way
+    #: the tool shows its own (Claude Code `updatedToolOutput`); when the tool cannot read it,
+    #: the original result stands.
+    tool_response: Any = None
 
     def merge(self, later: Effects) -> Effects:
         """This record with `later`'s effects added (see the class docstring)."""

@@ -8,7 +8,7 @@ exits, the inbox receives an `AsyncDelivery`:
 * its ``additionalContext`` and ``systemMessage``, which the host gives to Claude on the next
   turn (``drain(session_id)`` at the start of each turn);
 * for ``asyncRewake`` hooks that exit 2, a wake-up (``rewake=True``): the host injects
-  ``rewake_message`` (stderr, or stdout when stderr is empty) as a system reminder and wakes
+  ``rewake_message`` (stderr, or stdout when stderr is empty) as hook text and wakes
   Claude at once even when idle; listeners added with ``add_listener`` are called the moment
   such a delivery arrives.
 

@@ -71,14 +71,26 @@ def _outward_effects(effects: Effects, secrets: Collection[str]) -> Effects:
         replace(notice, message=outward(notice.message, secrets) or "")
         for notice in effects.notices
     )
+    notes = tuple(
+        replace(note, text=outward(note.text, secrets) or "", label=redact(note.label, secrets))
+        for note in effects.model_notes
+    )
+    response = redact_data(effects.tool_response, secrets) if secrets else effects.tool_response
     if (
         tool_message == effects.tool_message
         and compact == effects.compact_instructions
         and notices == effects.notices
+        and notes == effects.model_notes
+        and response is effects.tool_response
     ):
         return effects
     return replace(
-        effects, tool_message=tool_message, compact_instructions=compact, notices=notices
+        effects,
+        tool_message=tool_message,
+        compact_instructions=compact,
+        notices=notices,
+        model_notes=notes,
+        tool_response=response,
     )
 
 

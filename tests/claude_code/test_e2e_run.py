@@ -576,13 +576,14 @@ def test_exit_2_with_stderr_blocks_a_bash_call(project: Project, lang: str) -> N
         ],
         mode="bypassPermissions",
     )
-    reason = f"[{guard}]: Dangerous command blocked"
+    reason = f"[{guard}]: Dangerous command blocked\n"  # the stderr verbatim
     [deny] = run.hook_results("PreToolUse")
     assert deny["decision"] == "deny" and deny["reason"] == reason
     assert (deny["source"], deny["dialect"], deny["status"]) == ("project", "claude_code", "ok")
     blocked, allowed = run.tool_results
+    message = f"PreToolUse:Bash hook error: {reason}"
     assert (blocked["content"], blocked["is_error"], blocked["skipped"]) == (
-        reason,
+        message,
         True,
         "denied by hook",
     )
@@ -595,7 +596,7 @@ def test_exit_2_with_stderr_blocks_a_bash_call(project: Project, lang: str) -> N
     assert [(r["exit_code"], r["decision"]) for r in records] == [(2, "deny"), (0, None)]
     assert records[0]["stderr_tail"] == "Dangerous command blocked\n"
     first = run.transcript_tool_results()[0]
-    assert (first["content"], first["is_error"]) == (reason, True)
+    assert (first["content"], first["is_error"]) == (message, True)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -696,7 +697,7 @@ def test_permission_request_allow_and_deny(project: Project, lang: str) -> None:
     allowed, denied = run.tool_results
     assert allowed["skipped"] is None and not allowed["is_error"]
     assert denied["skipped"] == "permission denied"
-    assert denied["content"] == "Permission to use Bash was denied: only allow-me commands may run"
+    assert denied["content"] == "only allow-me commands may run"  # the hook's message verbatim
     assert [(p["behavior"], p["reason"]) for p in run.of("permission")] == [
         ("allow", "allowed by hook"),
         ("deny", "only allow-me commands may run"),
@@ -747,12 +748,11 @@ def test_session_start_context_reaches_the_first_model_call(project: Project, la
     assert kinds == [
         ("system", "hookwright_system"),
         ("user", None),
-        ("system", "hook_additional_context"),
+        ("system", "hookwright_system"),
         ("assistant", None),
     ]
-    assert (
-        lines[2]["content"] == "<system-reminder>\nCurrent branch is feature-x\n</system-reminder>"
-    )
+    context_line = "SessionStart hook additional context: Current branch is feature-x"
+    assert lines[2]["content"] == context_line
     assert run.turn_end["text"] == "On feature-x."
 
 
@@ -938,7 +938,8 @@ def test_fifty_megabytes_of_output_are_capped(project: Project, lang: str) -> No
     assert saved.stat().st_size == 10_000_000
     with saved.open() as fh:
         assert fh.read(1000) == "x" * 1000
-    [note] = [line for line in run.transcript() if line.get("subtype") == "hook_additional_context"]
+    *_, note = [line for line in run.transcript() if line.get("subtype") == "hookwright_system"]
+    assert note["content"].startswith("UserPromptSubmit hook success: xxx")
     assert len(note["content"]) < 10_000 and str(saved) in note["content"]
     [record] = run.audit("UserPromptSubmit")
     assert (record["status"], record["exit_code"]) == ("ok", 0)
@@ -962,7 +963,7 @@ def test_invalid_utf8_in_stdout_and_stderr(project: Project, lang: str) -> None:
     )
     assert_completed(run)
     [deny] = run.hook_results("PreToolUse")
-    assert deny["reason"] == f"[{block}]: bad \ufffd\ufffd bytes"
+    assert deny["reason"] == f"[{block}]: bad \ufffd\ufffd bytes\n"
     assert not (project.root / "tool-ran.txt").exists()
     [record] = run.audit("PreToolUse")
     assert record["stderr_tail"] == "bad \ufffd\ufffd bytes\n"
@@ -992,7 +993,7 @@ def test_hooks_that_exit_without_reading_stdin(project: Project, lang: str) -> N
     assert big.stat().st_size == 1_000_000
     assert not (project.root / "tool-ran.txt").exists()
     [deny] = run.hook_results("PreToolUse")
-    assert deny["reason"] == f"[{blocker}]: blocked without reading"
+    assert deny["reason"] == f"[{blocker}]: blocked without reading\n"
     records = run.audit("PreToolUse")
     assert [(r["status"], r["exit_code"], r["decision"]) for r in records] == [
         ("ok", 0, None),
@@ -1060,14 +1061,15 @@ def test_prompt_hook_denies_a_bash_call(project: Project, continue_on_block: boo
     run = project.run(turns, mode="bypassPermissions", returncode=0 if continue_on_block else 1)
     assert not (project.root / "tool-ran.txt").exists()
     [deny] = run.hook_results("PreToolUse")
-    assert (deny["decision"], deny["reason"]) == ("deny", "touching files is not allowed")
+    reason = "[Is this call safe? $ARGUMENTS]: touching files is not allowed"
+    assert (deny["decision"], deny["reason"]) == ("deny", reason)
     assert deny["status"] == "ok" and deny["dialect"] == "claude_code"
     if continue_on_block:
         assert_completed(run)
-        assert run.tool_results[0]["content"] == "touching files is not allowed"
+        assert run.tool_results[0]["content"] == f"PreToolUse:Bash hook error: {reason}"
     else:  # by default a PreToolUse prompt hook that says no ends the turn
         assert run.turn_end["status"] == "aborted"
-        assert run.turn_end["reason"] == "touching files is not allowed"
+        assert run.turn_end["reason"] == reason
     [record] = run.audit("PreToolUse")
     assert (record["decision"], record["status"]) == ("deny", "ok")
 
@@ -1099,13 +1101,14 @@ def test_agent_hook_reads_the_project_and_denies(project: Project) -> None:
     assert_completed(run)
     assert not (project.root / "tool-ran.txt").exists()
     [deny] = run.hook_results("PreToolUse")
-    assert (deny["decision"], deny["reason"]) == ("deny", "POLICY.md rule 7")
+    reason = "Agent hook condition was not met: POLICY.md rule 7"
+    assert (deny["decision"], deny["reason"]) == ("deny", reason)
     assert run.tool_results == [
         {
             "type": "tool_result",
             "id": run.of("tool_call")[0]["id"],
             "name": "Bash",
-            "content": "POLICY.md rule 7",
+            "content": f"PreToolUse:Bash hook error: {reason}",
             "is_error": True,
             "skipped": "denied by hook",
         }

@@ -109,7 +109,7 @@ async def test_exit_2(h: Harness, event: str) -> None:
     expected = EXIT2[event]
     assert verdict.decision == expected
     if expected is not None and event != "WorktreeCreate":
-        assert verdict.reason is not None and verdict.reason.endswith("]: stop here")
+        assert verdict.reason is not None and verdict.reason.endswith("]: stop here\n")  # verbatim
     if expected is None and event != "PermissionRequest":
         assert verdict.results[0].status.value == "error", "stderr is reported as a hook error"
     assert h.audit()[0]["exit_code"] == 2

@@ -91,7 +91,7 @@ async def test_agent_stop_becomes_subagent_stop_and_ends_with_the_agent(h: Harne
     assert (await h.dispatch(stop("agent-other", False))).runs == []
     verdict = await h.dispatch(stop("agent-7", False))
     assert verdict.decision == "block" and verdict.reason is not None
-    assert verdict.reason.endswith("]: again")
+    assert verdict.reason.endswith("]: again\n")
     assert len(h.engine.hooks(Event.SubagentStop)) == 1, "a blocked subagent keeps running"
     finished = await h.dispatch(stop("agent-7", True))
     assert finished.decision is None and len(finished.runs) == 1

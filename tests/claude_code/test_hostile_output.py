@@ -55,7 +55,8 @@ async def test_a_fenced_prompt_reply_padded_with_whitespace_decodes_in_seconds(
     started = time.monotonic()
     verdict = await h.fire("Stop", stop_hook_active=False)
     assert time.monotonic() - started < 10
-    assert (verdict.decision, verdict.reason) == ("block", "unsafe")
+    assert verdict.decision == "block"
+    assert verdict.reason is not None and verdict.reason.endswith("]: unsafe")
 
 
 async def test_a_prompt_reply_of_whitespace_and_backticks_is_an_error_in_seconds(

@@ -32,6 +32,8 @@ def prompt(text: str = "Is this safe? $ARGUMENTS", **fields: Any) -> dict[str, A
 
 
 NO = json.dumps({"ok": False, "reason": "unsafe"})
+#: A block reads as Claude Code words a prompt hook's: `[<prompt>]: <reason>`.
+UNSAFE = "[Is this safe? $ARGUMENTS]: unsafe"
 STOP: dict[str, Any] = {"stop_hook_active": False}
 
 # (id, event, payload, reply, continueOnBlock, expected)
@@ -43,7 +45,7 @@ ROWS: list[tuple[str, str, dict[str, Any], str, bool, dict[str, Any]]] = [
         TOOL,
         NO,
         False,
-        {"decision": "deny", "reason": "unsafe", "abort": "turn"},
+        {"decision": "deny", "reason": UNSAFE, "abort": "turn"},
     ),
     (
         "PreToolUse-continueOnBlock",
@@ -67,7 +69,7 @@ ROWS: list[tuple[str, str, dict[str, Any], str, bool, dict[str, Any]]] = [
         {**TOOL, "tool_response": {}},
         NO,
         True,
-        {"decision": "block", "reason": "unsafe", "abort": None},
+        {"decision": "block", "reason": UNSAFE, "abort": None},
     ),
     (
         "PostToolBatch-ends-turn",
@@ -107,7 +109,7 @@ ROWS: list[tuple[str, str, dict[str, Any], str, bool, dict[str, Any]]] = [
         STOP,
         NO,
         False,
-        {"decision": "block", "reason": "unsafe", "abort": None},
+        {"decision": "block", "reason": UNSAFE, "abort": None},
     ),
     (
         "Stop-impossible",
@@ -139,7 +141,7 @@ ROWS: list[tuple[str, str, dict[str, Any], str, bool, dict[str, Any]]] = [
         STOP,
         json.dumps({"decision": "block", "reason": "old"}),
         False,
-        {"decision": "block", "reason": "old"},
+        {"decision": "block", "reason": "[Is this safe? $ARGUMENTS]: old"},
     ),
     (
         "legacy-approve",

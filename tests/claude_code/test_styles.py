@@ -94,7 +94,7 @@ async def test_exit_2_with_stderr(h: Harness, lang: str) -> None:
     h.hooks(group("PreToolUse", cmd(EXIT2[lang](h)), matcher="Bash"))
     blocked = await h.fire("PreToolUse", **TOOL)
     assert blocked.decision is not None and blocked.decision.value == "deny"
-    assert blocked.reason is not None and blocked.reason.endswith("]: Dangerous command blocked")
+    assert blocked.reason is not None and blocked.reason.endswith("]: Dangerous command blocked\n")
     fine = await h.fire_tool(command="ls")
     assert fine.decision is None
 

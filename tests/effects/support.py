@@ -5,6 +5,7 @@ what each model request received (messages, tools, options)."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -43,6 +44,53 @@ def reply(output: Any, exit_code: int = 0, stderr: str = "") -> str:
         lines.append(f"print({stderr!r}, file=sys.stderr)")
     lines.append(f"sys.exit({exit_code})")
     return "\n".join(lines) + "\n"
+
+
+def specific(event: str, **fields: Any) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": event, **fields}}
+
+
+class Project:
+    """A project whose `.claude/settings.json` runs Python command hooks."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.hooks_dir = root / ".claude" / "hooks"
+        self.settings: dict[str, Any] = {"hooks": {}}
+        root.mkdir(parents=True, exist_ok=True)
+
+    def on(
+        self,
+        event: str,
+        body: str,
+        *,
+        matcher: str | None = None,
+        flags: dict[str, bool] | None = None,
+    ) -> Path:
+        """Add a command hook running `body`; returns the file its stdin inputs are logged to."""
+        name = f"{event}-{len(self.settings['hooks'].get(event, []))}"
+        script, log = write_script(self.hooks_dir, name, body)
+        handler: dict[str, Any] = {
+            "type": "command",
+            "command": f'"{sys.executable}" "{script}" "{log}"',
+        }
+        handler.update(flags or {})
+        self.add(event, handler, matcher=matcher)
+        return log
+
+    def add(self, event: str, handler: dict[str, Any], *, matcher: str | None = None) -> None:
+        """Add any hook entry (command, http, prompt)."""
+        group: dict[str, Any] = {"hooks": [handler]}
+        if matcher is not None:
+            group["matcher"] = matcher
+        self.settings["hooks"].setdefault(event, []).append(group)
+        path = self.root / ".claude" / "settings.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.settings))
+
+    def command(self, event: str, index: int = 0) -> str:
+        """The command of the `index`th hook added on `event`, as Claude Code quotes it."""
+        return str(self.settings["hooks"][event][index]["hooks"][0]["command"])
 
 
 class RecordingModel(ScriptedModel):

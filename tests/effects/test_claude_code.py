@@ -6,70 +6,27 @@ not already check."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from .support import (
     Live,
+    Project,
     call,
     jsonl,
     reply,
     run_once,
+    specific,
     texts,
     tool_messages,
     two_turns_then_compact,
-    write_script,
 )
-
-
-class Project:
-    """A project whose `.claude/settings.json` runs Python command hooks."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.hooks_dir = root / ".claude" / "hooks"
-        self.settings: dict[str, Any] = {"hooks": {}}
-        root.mkdir(parents=True, exist_ok=True)
-
-    def on(
-        self,
-        event: str,
-        body: str,
-        *,
-        matcher: str | None = None,
-        flags: dict[str, bool] | None = None,
-    ) -> Path:
-        """Add a command hook running `body`; returns the file its stdin inputs are logged to."""
-        name = f"{event}-{len(self.settings['hooks'].get(event, []))}"
-        script, log = write_script(self.hooks_dir, name, body)
-        handler: dict[str, Any] = {
-            "type": "command",
-            "command": f'"{sys.executable}" "{script}" "{log}"',
-        }
-        handler.update(flags or {})
-        group: dict[str, Any] = {"hooks": [handler]}
-        if matcher is not None:
-            group["matcher"] = matcher
-        self.settings["hooks"].setdefault(event, []).append(group)
-        path = self.root / ".claude" / "settings.json"
-        path.write_text(json.dumps(self.settings))
-        return log
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path / "project")
-
-
-def reminder(text: str) -> str:
-    return f"<system-reminder>\n{text}\n</system-reminder>"
-
-
-def specific(event: str, **fields: Any) -> dict[str, Any]:
-    return {"hookSpecificOutput": {"hookEventName": event, **fields}}
 
 
 # UserPromptSubmit ---------------------------------------------------------------------------------
@@ -103,17 +60,21 @@ async def test_user_prompt_block_erases_the_prompt_and_calls_no_model(
     assert allowed.status == "completed"
 
 
-async def test_user_prompt_context_lands_with_the_prompt(
+async def test_user_prompt_context_follows_the_prompt_as_a_system_message(
     project: Project, isolated_home: Path
 ) -> None:
     project.on("UserPromptSubmit", reply(specific("UserPromptSubmit", additionalContext="ctx-42")))
-    project.on("UserPromptSubmit", reply("plain stdout is context too"))
+    project.on("UserPromptSubmit", "import time\ntime.sleep(0.5)\n" + reply("plain stdout"))
     live = await run_once(project.root, isolated_home, [{"content": "ok"}], "Fix the bug.")
     [request] = live.calls
-    [user] = texts(request, "user")
-    assert user.startswith("Fix the bug.\n\n")
-    assert reminder("ctx-42") in user
-    assert reminder("plain stdout is context too") in user
+    assert request.messages[1:] == [
+        {"role": "user", "content": "Fix the bug."},
+        {
+            "role": "system",
+            "content": "UserPromptSubmit hook additional context: ctx-42\n\n"
+            "UserPromptSubmit hook success: plain stdout",
+        },
+    ]
 
 
 # PreToolUse ---------------------------------------------------------------------------------------
@@ -227,7 +188,7 @@ async def test_permission_request_interrupt_ends_the_turn(
 # PostToolUse, PostToolUseFailure, PostToolBatch ---------------------------------------------------
 
 
-async def test_post_tool_use_block_reason_is_shown_next_to_the_result(
+async def test_post_tool_use_block_reason_follows_the_result_as_a_system_message(
     project: Project, isolated_home: Path
 ) -> None:
     project.on("PostToolUse", reply({"decision": "block", "reason": "lint failed"}))
@@ -236,7 +197,13 @@ async def test_post_tool_use_block_reason_is_shown_next_to_the_result(
         isolated_home,
         [{"content": "", "tool_calls": [call("Bash", command="echo built")]}, {"content": "ok"}],
     )
-    assert tool_messages(live.calls[1]) == ["built\n\nPostToolUse hook feedback:\nlint failed"]
+    tool, note = live.calls[1].messages[-2:]
+    assert (tool["role"], tool["content"]) == ("tool", "built")
+    assert note == {
+        "role": "system",
+        "content": "PostToolUse:Bash hook blocking error from command: "
+        f'"{project.command("PostToolUse")}": lint failed',
+    }
 
 
 async def test_post_tool_use_updated_tool_output_replaces_the_result(
@@ -278,8 +245,11 @@ async def test_post_tool_context_reaches_the_next_call_after_the_batch(
     )
     messages = live.calls[1].messages
     roles = [m["role"] for m in messages]
-    assert roles[-3:] == ["tool", "tool", "user"]  # after the whole batch of results
-    assert messages[-1]["content"] == f"{reminder('ran fine')}\n{reminder('try -v')}"
+    assert roles[-3:] == ["tool", "tool", "system"]  # after the whole batch of results
+    assert messages[-1]["content"] == (
+        "PostToolUse:Bash hook additional context: ran fine\n\n"
+        "PostToolUseFailure:Bash hook additional context: try -v"
+    )
 
 
 async def test_post_tool_batch_block_stops_the_loop(project: Project, isolated_home: Path) -> None:
@@ -386,7 +356,7 @@ async def test_async_hook_context_reaches_a_later_model_call(
         [{"content": "", "tool_calls": [call("Bash", command=wait)]}, {"content": "done"}],
     )
     assert "async says hi" not in json.dumps(live.calls[0].messages)
-    assert live.calls[1].messages[-1]["content"] == reminder("async says hi")
+    assert live.calls[1].messages[-1] == {"role": "system", "content": "async says hi"}
 
 
 async def test_async_rewake_exit_2_reaches_a_later_model_call(
@@ -407,6 +377,7 @@ async def test_async_rewake_exit_2_reaches_a_later_model_call(
         [{"content": "", "tool_calls": [call("Bash", command=wait)]}, {"content": "done"}],
     )
     assert live.results[0].status == "completed"  # exit 2 of an async hook blocks nothing
-    woke = live.calls[1].messages[-1]["content"]
-    assert woke.startswith("<system-reminder>\nStop hook blocking error from command ")
-    assert woke.endswith(": tests are failing on main\n</system-reminder>")
+    woke = live.calls[1].messages[-1]
+    assert woke["role"] == "system"
+    assert woke["content"].startswith("Stop hook blocking error from command ")
+    assert woke["content"].endswith(": tests are failing on main")

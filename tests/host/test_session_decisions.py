@@ -170,8 +170,8 @@ async def test_stop_blocks_continue_with_feedback_up_to_the_cap(engine: HookEngi
     first = await hooks.stop("done")
     second = await hooks.stop("done")
     third = await hooks.stop("done")
-    assert first.continue_with == second.continue_with == "Stop hook feedback:\nkeep going"
-    assert third.continue_with is None and third.capped
+    assert first.continue_with == second.continue_with == ("Stop hook feedback:\nkeep going",)
+    assert not third.continues and third.capped
 
 
 async def test_model_request_notes_and_rewrites(engine: HookEngine) -> None:

@@ -127,7 +127,12 @@ async def test_prompt_blocked_by_user_prompt_submit(make_agent: Any) -> None:
     assert result.status == "blocked"
     assert model.calls == []
     assert all(m.get("content") != "my password is hunter2" for m in agent.messages)
-    assert events[-2] == {"type": "prompt_blocked", "reason": "no secrets in prompts"}
+    assert events[-2] == {
+        "type": "prompt_blocked",
+        "reason": "no secrets in prompts",
+        "message": "UserPromptSubmit operation blocked by hook:\nno secrets in prompts\n\n"
+        "Original prompt: my password is hunter2",
+    }
 
 
 async def test_context_from_user_prompt_and_session_start_reaches_the_model_once(
@@ -139,9 +144,10 @@ async def test_context_from_user_prompt_and_session_start_reaches_the_model_once
     await agent.start()
     await agent.run("first")
     await agent.run("second")
-    first_user = model.calls[0].messages[1]["content"]
-    assert "<system-reminder>\nrepo uses tabs\n</system-reminder>" in first_user
-    assert "prompt was first" in first_user
+    assert model.calls[0].messages[1:] == [
+        {"role": "user", "content": "first"},
+        {"role": "system", "content": "repo uses tabs\n\nprompt was first"},
+    ]
     joined = json.dumps(model.calls[1].messages)
     assert joined.count("repo uses tabs") == 1
     assert joined.count("prompt was second") == 1
@@ -298,7 +304,11 @@ async def test_post_tool_use_block_feedback_reaches_the_model(make_agent: Any) -
     )
     engine.add(lambda i: block("lint failed"), "PostToolUse")
     await agent.run("x")
-    assert tool_messages(model, 1)[0].endswith("PostToolUse hook feedback:\nlint failed")
+    assert tool_messages(model, 1)[0] == "1\tfile a\n2\t"
+    assert model.calls[1].messages[-1] == {
+        "role": "system",
+        "content": "PostToolUse hook feedback:\nlint failed",
+    }
 
 
 # Permissions -------------------------------------------------------------------------------

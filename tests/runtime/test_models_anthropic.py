@@ -253,7 +253,7 @@ def test_conversion_edge_cases() -> None:
             "role": "user",
             "content": [
                 {"type": "text", "text": "part one"},
-                {"type": "text", "text": "two"},
+                {"type": "text", "text": "two\n"},  # texts of two messages meet at a newline
                 {"type": "text", "text": "again"},
             ],
         },
@@ -404,3 +404,47 @@ async def test_credentials_from_env(
     server.queue_anthropic("hi")
     assert (await model.complete(USER)).content == "hi"
     assert server.requests[0].headers["authorization"] == authorization
+
+
+def test_later_system_messages_stay_in_messages_as_claude_code_sends_them() -> None:
+    call = {"id": "t1", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}
+    request = to_anthropic(
+        [
+            {"role": "system", "content": "prompt"},
+            {"role": "system", "content": "also leading"},
+            {"role": "user", "content": "go"},
+            {"role": "system", "content": "after the prompt"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "t1", "content": "denied", "is_error": True},
+            {"role": "system", "content": "one"},
+            {"role": "system", "content": "two"},
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "Stop hook feedback:\nA"},
+            {"role": "user", "content": "Stop hook feedback:\nB"},
+        ],
+        None,
+    )
+    assert request.system == "prompt\n\nalso leading"
+    assert request.messages == [
+        {"role": "user", "content": [{"type": "text", "text": "go"}]},
+        {"role": "system", "content": "after the prompt"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "denied", "is_error": True}
+            ],
+        },
+        {"role": "system", "content": "one\n\ntwo"},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Stop hook feedback:\nA\n"},
+                {"type": "text", "text": "Stop hook feedback:\nB"},
+            ],
+        },
+    ]

@@ -131,7 +131,7 @@ class RichRenderer:
                 Text(f"{prefix}✗ {event['kind']}: {event['message']}", style="bold red")
             )
         elif kind == "prompt_blocked":
-            self.console.print(Text(f"✗ prompt blocked: {event['reason']}", style="bold red"))
+            self.console.print(Text(event["message"], style="bold red"))
         elif kind == "turn_end" and not prefix:
             if event["status"] != "completed":
                 reason = f": {event['reason']}" if event.get("reason") else ""

@@ -94,8 +94,9 @@ ToolAction = Run | Ask | Deny | Respond | Defer
 
 @dataclass(frozen=True, slots=True)
 class ToolDecision:
-    """PreToolUse. `end` (an abort) ends the turn before the tool runs; `stop_after` ends it
-    once this call's result is recorded."""
+    """PreToolUse. `context`: the hooks' paragraphs for the model, shown after the tool results
+    (see `Checkpoint`). `end` (an abort) ends the turn before the tool runs; `stop_after` ends
+    it once the round's calls have run."""
 
     action: ToolAction
     context: tuple[str, ...] = ()
@@ -118,20 +119,29 @@ class PermissionDecision:
 @dataclass(frozen=True, slots=True)
 class ToolResultDecision:
     """PostToolUse / PostToolUseFailure: `result` is what the model sees (replaced by a hook,
-    or by a blocking hook's error, or not); `feedback` is a blocking hook's reason shown next to
-    the result."""
+    or by a blocking hook's error, or not); `feedback` is the blocking hooks' reason;
+    `context` the paragraphs for the model after the tool results (blocking feedback and
+    context, worded by each hook's dialect). `response`, when set, is a structured
+    replacement the host shows the way the tool shows its own result (Claude Code
+    `updatedToolOutput`), keeping `result` when the tool cannot read it."""
 
     result: ToolResult
     feedback: str | None = None
     context: tuple[str, ...] = ()
     stop_after: str | None = None
     end: EndTurn | None = None
+    response: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     """A checkpoint whose effects are context for the next model call, prompt messages to
-    insert (`PromptFlow` places them) and the turn's end."""
+    insert (`PromptFlow` places them) and the turn's end.
+
+    `context` holds the hooks' paragraphs for the model, each in its dialect's wording (Claude
+    Code: ``UserPromptSubmit hook additional context: ...``); Claude Code shows a checkpoint's
+    paragraphs, joined by a blank line, as one system message after the prompt or the tool
+    results."""
 
     context: tuple[str, ...] = ()
     end: EndTurn | None = None
@@ -175,12 +185,20 @@ class ModelResponseDecision:
 
 @dataclass(frozen=True, slots=True)
 class StopDecision:
-    """Stop / SubagentStop: `continue_with` is the feedback to give the model when a hook
-    made the loop go on (the session enforces the consecutive-block cap)."""
+    """Stop / SubagentStop: when a hook made the loop go on, `continue_with` holds one user
+    message per blocking hook (``Stop hook feedback:\n<reason>``) and `context` the hooks'
+    context paragraphs (the session enforces the consecutive-block cap). Claude Code shows the
+    context as a system message after the feedback, or, without feedback, as a user message
+    inside ``<system-reminder>`` tags."""
 
-    continue_with: str | None = None
+    continue_with: tuple[str, ...] = ()
+    context: tuple[str, ...] = ()
     end: EndTurn | None = None
     capped: bool = False
+
+    @property
+    def continues(self) -> bool:
+        return bool(self.continue_with or self.context)
 
 
 @dataclass(frozen=True, slots=True)

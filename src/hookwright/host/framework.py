@@ -157,7 +157,10 @@ class FrameworkSession:
         if self.ending is not None:
             return None
         decision = self.hooks.stop(last_assistant_message)
-        return None if decision.end is not None else decision.continue_with
+        if decision.end is not None or not decision.continues:
+            return None
+        context = [reminder(decision.context)] if decision.context else []
+        return "\n\n".join([*decision.continue_with, *context])
 
     def close(self, reason: str = "other") -> None:
         """SessionEnd, then the hook processes stop. Idempotent."""

@@ -49,6 +49,7 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
+from hookwright.host.notes import model_notes
 from hookwright.host.project import (
     bind_project,
     config_watch,
@@ -365,7 +366,7 @@ class HookSession:
         if model is not None:
             payload["model"] = model
         verdict = await self.fire(Event.SessionStart, **payload)
-        return SessionStartDecision(tuple(verdict.additional_context), verdict.effects.env_files)
+        return SessionStartDecision(model_notes(verdict.results), verdict.effects.env_files)
 
     async def end(self, reason: str = "other") -> None:
         await self.fire(Event.SessionEnd, reason=reason)
@@ -375,12 +376,11 @@ class HookSession:
         self._stop_blocks = 0
         verdict = await self.fire(Event.UserPromptSubmit, prompt=prompt)
         if verdict.blocked:
-            return Checkpoint(end=EndTurn("blocked", verdict.reason or "prompt blocked by a hook"))
+            reason = first_block_reason(verdict) or "prompt blocked by a hook"
+            return Checkpoint(end=EndTurn("blocked", reason))
         if not verdict.continue_:
             return Checkpoint(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
-        return Checkpoint(
-            tuple(verdict.additional_context), prompts=verdict.effects.prompt_injections
-        )
+        return Checkpoint(model_notes(verdict.results), prompts=verdict.effects.prompt_injections)
 
     async def checkpoint(self, event: Event, **payload: Any) -> Checkpoint:
         """Any checkpoint whose effects are context and control (PreAgentStep, PrePlanning,
@@ -390,7 +390,7 @@ class HookSession:
         end = control(verdict)
         if end is None and verdict.blocked and event is Event.PostToolBatch:
             end = EndTurn("stopped", verdict.reason or "PostToolBatch hook stopped the loop")
-        return Checkpoint(tuple(verdict.additional_context), end, verdict.effects.prompt_injections)
+        return Checkpoint(model_notes(verdict.results), end, verdict.effects.prompt_injections)
 
     async def stop(self, last_assistant_message: str, **payload: Any) -> StopDecision:
         """Stop (SubagentStop in a subagent): a block makes the loop go on with its reason as
@@ -408,12 +408,13 @@ class HookSession:
         )
         if not verdict.continue_:
             return StopDecision(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
-        feedback: str | None = None
-        if verdict.blocked:
-            feedback = f"Stop hook feedback:\n{verdict.reason or 'continue working'}"
-        elif verdict.additional_context:
-            feedback = "\n".join(verdict.additional_context)
-        if feedback is None:
+        feedback = tuple(
+            f"Stop hook feedback:\n{result.reason or 'continue working'}"
+            for result in verdict.results
+            if result.decision is Decision.block
+        )
+        context = model_notes(verdict.results)
+        if not feedback and not context:
             self._stop_blocks = 0
             return StopDecision()
         cap = self.stop_block_cap
@@ -421,7 +422,7 @@ class HookSession:
             self._stop_blocks = 0
             return StopDecision(capped=True)
         self._stop_blocks += 1
-        return StopDecision(continue_with=feedback)
+        return StopDecision(feedback, context)
 
     async def stop_failure(self, error: str, details: str) -> None:
         await self.fire(
@@ -536,7 +537,7 @@ class HookSession:
     def _tool_decision(
         self, verdict: Verdict, name: str, arguments: Mapping[str, Any]
     ) -> ToolDecision:
-        context = tuple(verdict.additional_context)
+        context = model_notes(verdict.results)
         stop_after = stop_reason_of(verdict)
         end = abort_of(verdict)
         if end is not None:
@@ -637,16 +638,23 @@ class HookSession:
         else:
             response = result.data if result.data is not None else {"content": result.content}
             verdict = await self.fire(Event.PostToolUse, **common, tool_response=response)
-        final = result
-        if verdict.updated_output is not None:
-            replaced = tool_result_from_value(verdict.updated_output, default_error=result.is_error)
-            final = replaced if replaced.data is not None else replace(replaced, data=result.data)
+        final, replaced = result, verdict.effects.tool_response
+        if replaced is None and verdict.updated_output is not None:
+            final = tool_result_from_value(verdict.updated_output, default_error=result.is_error)
+            if final.data is None:
+                final = replace(final, data=result.data)
         feedback = verdict.reason if verdict.decision is Decision.block and verdict.reason else None
+        label: str | None = f"{verdict.event.value} hook feedback:\n"
         if feedback is not None and verdict.effects.tool_message is not None:
-            final, feedback = ToolResult(verdict.effects.tool_message, True, result.data), None
-        stop_after = stop_reason_of(verdict)
+            final = ToolResult(verdict.effects.tool_message, True, result.data)
+            feedback, label = None, None
         return ToolResultDecision(
-            final, feedback, tuple(verdict.additional_context), stop_after, abort_of(verdict)
+            final,
+            feedback,
+            model_notes(verdict.results, feedback_label=label),
+            stop_reason_of(verdict),
+            abort_of(verdict),
+            replaced,
         )
 
     async def tool_batch(self, calls: Sequence[Mapping[str, Any]]) -> Checkpoint:
@@ -683,6 +691,14 @@ class HookSession:
         if notes:
             text = "\n\n".join([text, *notes])
         return CompactedDecision(text if text != summary else None)
+
+
+def first_block_reason(verdict: Verdict) -> str | None:
+    """The reason of the first hook to block: the one Claude Code shows."""
+    for result in verdict.results:
+        if result.decision in (Decision.deny, Decision.block) and result.reason:
+            return result.reason
+    return verdict.reason
 
 
 def stop_reason_of(verdict: Verdict) -> str | None:

@@ -277,7 +277,7 @@ class Agent:
         self.transcript.message(message, **meta)
 
     def queue_context(self, texts: Sequence[str]) -> None:
-        """Context for the next model call (delivered once, as a system reminder)."""
+        """Hook paragraphs for the model, placed by the next `_flush_context`."""
         self._pending_context.extend(texts)
 
     def _use_env_files(self, paths: Sequence[str]) -> None:
@@ -287,19 +287,15 @@ class Agent:
                 self.env_files.append(candidate)
 
     def _flush_context(self) -> None:
-        """Deliver queued additionalContext once, as a system reminder before the next call."""
+        """Put the queued hook paragraphs (and what async hooks reported) into the history as
+        one system message, as Claude Code does after the prompt and after tool results."""
         for source in self.context_sources:
             self._pending_context.extend(source(self.session_id))
         if not self._pending_context:
             return
-        text = reminder(self._pending_context)
+        text = "\n\n".join(self._pending_context)
         self._pending_context = []
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.get("role") == "user" and isinstance(last.get("content"), str):
-            last["content"] = f"{last['content']}\n\n{text}"
-            self.transcript.note(text, subtype="hook_additional_context")
-        else:
-            self._append({"role": "user", "content": text})
+        self._append({"role": "system", "content": text})
 
     # Session --------------------------------------------------------------------------------
 
@@ -340,9 +336,7 @@ class Agent:
         rollback = False
         try:
             submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
-            if submitted.end is not None and submitted.end.status == "blocked":
-                self.emit("prompt_blocked", reason=submitted.end.reason)
-            self._end_if(submitted.end)
+            self._prompt_gate(submitted.end, prompt)
             self._append({"role": "user", "content": prompt})
             self.queue_context(submitted.context)
             self._flush_context()
@@ -354,8 +348,9 @@ class Agent:
             if ended.rollback:
                 del self.messages[turn_start:]
                 self.transcript.rollback(len(self.messages))
-            else:
+            elif len(self.messages) > turn_start:
                 self._close_open_tool_calls(ended.reason or ended.status)
+                self._flush_context()
             result = TurnResult(ended.status, reason=ended.reason)
             rollback = ended.rollback
         finally:
@@ -369,6 +364,17 @@ class Agent:
         )
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
+
+    def _prompt_gate(self, end: EndTurn | None, prompt: str) -> None:
+        """End the turn before the prompt is recorded when a UserPromptSubmit hook said so; a
+        block is shown to the user in Claude Code's words."""
+        if end is not None and end.status == "blocked":
+            message = (
+                f"UserPromptSubmit operation blocked by hook:\n{end.reason}\n\n"
+                f"Original prompt: {prompt}"
+            )
+            self.emit("prompt_blocked", reason=end.reason, message=message)
+        self._end_if(end)
 
     def _end_if(self, end: EndTurn | None) -> None:
         """Unwind the turn when a checkpoint's decision ends it."""
@@ -580,8 +586,8 @@ class Agent:
             batch.append(outcome)
             if outcome.stop and stop_after is None:
                 stop_after = outcome.stop
-        self._flush_context()
         if stop_after is not None:  # Claude Code ends the turn here: no PostToolBatch, no Stop
+            self._flush_context()
             raise _TurnEnded("stopped", stop_after)
         checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
         self.queue_context(checkpoint.context)
@@ -589,8 +595,15 @@ class Agent:
         return batch, checkpoint.prompts
 
     def _tool_message(self, call_id: str, output: ToolOutput, *, data: Any = None) -> None:
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": call_id,
+            "content": output.content,
+        }
+        if output.is_error:
+            message["is_error"] = True
         self._append(
-            {"role": "tool", "tool_call_id": call_id, "content": output.content},
+            message,
             tool_data=data if data is not None else output.data,
             is_error=output.is_error,
         )
@@ -664,14 +677,13 @@ class Agent:
             error=output.error,
         )
         self.queue_context(after.context)
-        output = self._result_output(name, after.result, output)
+        rendered = None
+        if after.response is not None:
+            rendered = self.tools.render_response(name, after.response)
+        if rendered is None:
+            rendered = self._result_output(name, after.result, output)
+        output = rendered
         outcome.response_handled = after.result.response_handled
-        if after.feedback is not None:
-            output = ToolOutput(
-                f"{output.content}\n\nPostToolUse hook feedback:\n{after.feedback}",
-                is_error=output.is_error,
-                data=output.data,
-            )
         if after.stop_after is not None:
             outcome.stop = after.stop_after
         if after.end is not None:
@@ -845,9 +857,15 @@ class Agent:
         if decision.capped:
             cap = self.config.stop_block_cap
             self.emit("notice", text=f"Stop hooks blocked {cap} times in a row; stopping anyway")
-        if decision.continue_with is None:
+        if not decision.continues:
             return False
-        self._append({"role": "user", "content": decision.continue_with})
+        for feedback in decision.continue_with:
+            self._append({"role": "user", "content": feedback})
+        context = "\n\n".join(decision.context)
+        if decision.continue_with and context:
+            self._append({"role": "system", "content": context})
+        elif context:
+            self._append({"role": "user", "content": reminder([context])})
         return True
 
     # Compaction --------------------------------------------------------------------------------
@@ -926,7 +944,8 @@ class CallOutcome:
     tool_name: str
     tool_input: dict[str, Any] | None
     tool_use_id: str
-    tool_response: Any = None
+    #: The result as the model reads it.
+    tool_response: str | None = None
     stop: str | None = None
     response_handled: bool = False
 

@@ -204,8 +204,9 @@ async def open_session(
 def _connect_dialects(
     agent: Agent, engine: HookEngine, model: Model, project_dir: Path, home: Path
 ) -> None:
-    """Claude Code async hooks report into the agent's context; prompt and agent hooks of every
-    dialect use the session's model."""
+    """Claude Code async hooks report into the agent's context (one paragraph per hook: its
+    system message, then its context, as Claude Code shows them); prompt and agent hooks of
+    every dialect use the session's model."""
     engine.services = replace(
         engine.services, evaluator=evaluators.HookModels(model, project_dir, home)
     )
@@ -220,7 +221,9 @@ def _connect_dialects(
                     f"Stop hook blocking error from command {name}: {delivery.rewake_message}"
                 )
                 agent.emit("notice", text=f"{name} woke the agent: {delivery.rewake_message}")
-            texts += [t for t in (delivery.additional_context, delivery.system_message) if t]
+            reported = [t for t in (delivery.system_message, delivery.additional_context) if t]
+            if reported:
+                texts.append("\n".join(reported))
         return texts
 
     agent.context_sources.append(async_hook_context)

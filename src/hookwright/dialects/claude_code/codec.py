@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from hookwright.dialects.claude_code.notes import PERMISSION_DENIED_BY_HOOK, blocking_error
 from hookwright.dialects.claude_code.schema import (
     ElicitationOutput,
     HookOutput,
@@ -95,9 +96,8 @@ def first_line(text: str | None) -> str:
 
 
 def block_message(label: str, stderr: str | None) -> str:
-    """Exit-2 block text: ``[<command>]: <stderr>``."""
-    text = (stderr or "").strip() or NO_STDERR
-    return f"[{label}]: {text}"
+    """Exit-2 block text: ``[<command>]: <stderr>``, the stderr verbatim."""
+    return f"[{label}]: {stderr or NO_STDERR}"
 
 
 def _error(result: HookResult, message: str) -> HookResult:
@@ -113,6 +113,18 @@ def _blocking_decision(event: Event) -> Decision:
 def _can_block(inp: HookInput) -> bool:
     """ConfigChange cannot block a change of policy settings."""
     return not (inp.event is Event.ConfigChange and inp.payload.get("source") == "policy_settings")
+
+
+def _apply_post_tool_use(specific: PostToolUseOutput, result: HookResult) -> None:
+    """A replaced output is also shown the way the tool shows its own (`tool_response`)."""
+    replacement = specific.updatedToolOutput
+    if replacement is None:
+        replacement = specific.updatedMCPToolOutput
+    if replacement is not None:
+        result.updated_output = replacement
+        result.add_effects(tool_response=replacement)
+    if specific.classifierContext:
+        result.add_effects(classifier_context=specific.classifierContext[:CLASSIFIER_CONTEXT_CAP])
 
 
 def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> None:
@@ -138,20 +150,14 @@ def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> 
                 result.add_effects(permission_updates=tuple(decision.updatedPermissions))
         else:
             result.reason = decision.message
+            result.add_effects(tool_message=decision.message or PERMISSION_DENIED_BY_HOOK)
             if decision.interrupt:
                 result.abort = "turn"
     elif isinstance(specific, PermissionDeniedOutput):
         if specific.retry:
             result.add_effects(retry=True)
     elif isinstance(specific, PostToolUseOutput):
-        if specific.updatedToolOutput is not None:
-            result.updated_output = specific.updatedToolOutput
-        elif specific.updatedMCPToolOutput is not None:
-            result.updated_output = specific.updatedMCPToolOutput
-        if specific.classifierContext:
-            result.add_effects(
-                classifier_context=specific.classifierContext[:CLASSIFIER_CONTEXT_CAP]
-            )
+        _apply_post_tool_use(specific, result)
     elif isinstance(specific, SessionStartOutput):
         if specific.initialUserMessage is not None:
             result.add_effects(initial_user_message=specific.initialUserMessage)
@@ -206,6 +212,8 @@ def apply_output(
             result.reason = output.reason
     if specific is not None and not skip_specific:
         _apply_specific(inp, specific, result)
+    if event is Event.PreToolUse and result.decision is Decision.deny and result.reason:
+        result.add_effects(tool_message=result.reason)
     return result
 
 
@@ -286,7 +294,10 @@ def decode_command(
         if parsed is not None:
             apply_output(inp, parsed, result, skip_specific=event in EXIT2_SKIPS_SPECIFIC)
         result.decision = _blocking_decision(event)
-        result.reason = _json_block_reason(parsed, inp) or block_message(label, stderr)
+        json_reason = _json_block_reason(parsed, inp)
+        result.reason = json_reason or block_message(label, stderr)
+        if json_reason is None and event is Event.PreToolUse:
+            result.add_effects(tool_message=blocking_error(inp, result.reason))
         result.updated_input = None
         return result
     if parsed is not None:

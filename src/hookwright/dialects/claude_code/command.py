@@ -23,6 +23,7 @@ from hookwright.dialects.claude_code.codec import (
     decode_command,
     first_line,
     is_async_declaration,
+    parse_json_object,
 )
 from hookwright.dialects.claude_code.config import CommandHook
 from hookwright.dialects.claude_code.environment import HookSite, env_file_path
@@ -32,6 +33,7 @@ from hookwright.dialects.claude_code.limits import (
     output_dir,
     over_cap_answer,
 )
+from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.effects import Notice
 from hookwright.events import HookInput
@@ -210,7 +212,9 @@ class CommandHandler:
                 )
         if env_file is not None and env_file.is_file() and env_file.stat().st_size > 0:
             result.add_effects(env_files=(str(env_file),))
-        return cap_result(result, output_dir(self.site.home))
+        capped = cap_result(result, output_dir(self.site.home))
+        plain = parse_json_object(outcome.stdout) is None
+        return attach_notes(inp, capped, command=self.label, plain=plain)
 
     async def _background(self, inp: HookInput, ctx: RunContext) -> AsyncDelivery:
         outcome, _env_file = await self._run(inp, ctx, self.timeout, detachable=False)

@@ -18,6 +18,7 @@ from pathlib import Path
 from hookwright.dialects.claude_code.codec import decode_http
 from hookwright.dialects.claude_code.config import HttpHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_body
 from hookwright.events import HookInput
 from hookwright.results import HookResult, Status
@@ -88,4 +89,5 @@ class HttpHandler:
             error=outcome.error,
             timed_out=outcome.timed_out,
         )
-        return cap_result(result, output_dir(self.home))
+        capped = cap_result(result, output_dir(self.home))
+        return attach_notes(inp, capped, command=url, plain=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
+from hookwright.dialects.claude_code.notes import attach_notes, blocking_error
 from hookwright.dialects.claude_code.stdin import encode_body
 from hookwright.dialects.claude_code.tables import (
     PROMPT_CONTINUE_ON_BLOCK,
@@ -116,4 +117,18 @@ class PromptHandler:
             reply = await evaluator(request)
         except Exception as exc:
             return HookResult(status=Status.error, error=f"{self.kind} hook failed: {exc}")
-        return decode_prompt_reply(inp.event, reply, continue_on_block=self.continue_on_block)
+        result = decode_prompt_reply(inp.event, reply, continue_on_block=self.continue_on_block)
+        return self._worded(inp, result)
+
+    def _worded(self, inp: HookInput, result: HookResult) -> HookResult:
+        """A block reads as Claude Code words it: ``[<prompt>]: <reason>`` for a prompt hook,
+        ``Agent hook condition was not met: <reason>`` for an agent hook."""
+        label = self.config.prompt
+        if result.decision in (Decision.deny, Decision.block) and result.reason:
+            if self.kind == "agent":
+                result.reason = f"Agent hook condition was not met: {result.reason}"
+            else:
+                result.reason = f"[{label}]: {result.reason}"
+            if inp.event is Event.PreToolUse:
+                result.add_effects(tool_message=blocking_error(inp, result.reason))
+        return attach_notes(inp, result, command=label, plain=False)

@@ -1,8 +1,9 @@
 """Anthropic Messages API behind the OpenAI-format interface the agent speaks.
 
 The agent keeps its history in OpenAI chat format; :func:`to_anthropic` translates it on every
-call (system messages into `system`, tool calls into `tool_use` blocks, tool results into user
-`tool_result` blocks) and the streamed reply is translated back into a `ModelResponse`.
+call (the leading system messages into `system`, later ones into `system` messages, tool calls
+into `tool_use` blocks, tool results into user `tool_result` blocks) and the streamed reply is
+translated back into a `ModelResponse`.
 """
 
 from __future__ import annotations
@@ -59,10 +60,14 @@ class AnthropicRequest:
 
 
 def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None) -> AnthropicRequest:
-    """Translate an OpenAI-format conversation; messages of one role in a row are merged.
+    """Translate an OpenAI-format conversation as Claude Code builds its requests.
 
-    Merging keeps the strict user/assistant alternation the API requires: the tool results of
-    parallel calls, and any user text after them, form one user message.
+    The leading system messages become `system`; a later system message (hook context after
+    the prompt or the tool results) stays a `system` message in `messages`, consecutive ones
+    joined by a blank line. Messages of one role in a row are merged, which keeps the
+    user/assistant alternation the API requires: the tool results of parallel calls form one
+    user message, and consecutive user texts become blocks of one message, each but the last
+    ending in a newline.
     """
     system: list[str] = []
     out: list[dict[str, Any]] = []
@@ -70,8 +75,10 @@ def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None) ->
         role = message.get("role")
         if role == "system":
             text = _text(message.get("content"), index)
-            if text:
-                system.append(text)
+            if not out:
+                system += [text] if text else []
+            elif text:
+                _add_system(out, text)
             continue
         if role == "user":
             blocks = _text_blocks(message.get("content"), index)
@@ -86,12 +93,27 @@ def to_anthropic(messages: list[Message], tools: list[ToolDefinition] | None) ->
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
+            _join(out[-1]["content"], blocks)
         else:
             out.append({"role": role, "content": blocks})
     return AnthropicRequest(
         system="\n\n".join(system), messages=out, tools=[_tool(t) for t in tools or ()]
     )
+
+
+def _add_system(out: list[dict[str, Any]], text: str) -> None:
+    if out[-1]["role"] == "system":
+        out[-1]["content"] += "\n\n" + text
+    else:
+        out.append({"role": "system", "content": text})
+
+
+def _join(content: list[Block], blocks: list[Block]) -> None:
+    """Append `blocks` to a message's `content`; two texts meet across a newline."""
+    last = content[-1]
+    if last.get("type") == "text" and blocks[0].get("type") == "text":
+        content[-1] = {**last, "text": last["text"] + "\n"}
+    content.extend(blocks)
 
 
 def _text(content: Any, index: int) -> str:
@@ -142,11 +164,14 @@ def _tool_result(message: Message, index: int) -> Block:
     tool_call_id = message.get("tool_call_id")
     if not tool_call_id:
         raise ModelError("invalid_request", f"messages[{index}].tool_call_id: missing")
-    return {
+    block: Block = {
         "type": "tool_result",
         "tool_use_id": tool_call_id,
         "content": _text(message.get("content"), index),
     }
+    if message.get("is_error") is True:
+        block["is_error"] = True
+    return block
 
 
 def _tool(tool: ToolDefinition) -> dict[str, Any]:

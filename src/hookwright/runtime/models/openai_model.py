@@ -91,7 +91,7 @@ class OpenAIModel:
             async with client:
                 stream = await client.chat.completions.create(
                     model=model or self.name,
-                    messages=cast(Any, messages),
+                    messages=cast(Any, _wire_messages(messages)),
                     tools=cast(Any, tools) if tools else openai.omit,
                     stream=True,
                     stream_options={"include_usage": True} if self.stream_usage else openai.omit,
@@ -162,6 +162,15 @@ class OpenAIModel:
         if kind == "model_not_found":
             message += f" (check the model name and the base URL {where})"
         return ModelError(kind, message, status=status, retry_after=retry_after)
+
+
+def _wire_messages(messages: list[Message]) -> list[Message]:
+    """The history as the chat API takes it: a tool result's `is_error` mark (read by the
+    Anthropic translation) is not an OpenAI field."""
+    return [
+        {k: v for k, v in message.items() if k != "is_error"} if "is_error" in message else message
+        for message in messages
+    ]
 
 
 def _extra_body(options: dict[str, Any] | None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
@@ -60,6 +60,14 @@ class Tool(Protocol):
     def validate(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]: ...
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+@runtime_checkable
+class RendersResponse(Protocol):
+    """A tool that can show a structured result a hook put in place of its own (Claude Code
+    `updatedToolOutput`) the way it shows its own; None when the object does not fit."""
+
+    def render_response(self, response: Any) -> ToolOutput | None: ...
 
 
 def failure(message: str, *, data: dict[str, Any] | None = None) -> ToolOutput:

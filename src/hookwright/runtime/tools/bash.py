@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.tools.base import ModelTool, ToolContext, ToolOutput, failure
 from hookwright.runtime.tools.quiet import no_output_expected
+from hookwright.runtime.tools.responses import BASH_NO_OUTPUT, bash_response
 from hookwright.runtime.tools.shell_cwd import Settled, cwd_record, settle, start_dir, tracked
 from hookwright.transports import adoption
 from hookwright.transports.adoption import mark_environment
@@ -52,7 +53,6 @@ KILL_GRACE_S = 1.0
 PIPE_GRACE_S = 2.0
 """How long background children may keep the output pipes open after bash itself has exited."""
 
-NO_OUTPUT = "(Bash completed with no output)"
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
 
 
@@ -326,6 +326,9 @@ class BashTool(ModelTool[BashInput]):
             settled = settle(record, ran_in, ctx, env)
         return _to_output(result, args, timeout_ms, settled)
 
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return bash_response(response)
+
 
 def trim_output(text: str) -> str:
     """Claude Code's trim of a command's output: leading blank lines and trailing whitespace."""
@@ -361,7 +364,7 @@ def _to_output(
     }
     notes = _notes(result, args, timeout_ms)
     if result.exit_code == 0 and not result.interrupted:
-        text = trim_output(output + settled.note) or NO_OUTPUT
+        text = trim_output(output + settled.note) or BASH_NO_OUTPUT
         return ToolOutput("\n".join([text, *notes]), data=data, cwd=settled.cwd)
     error = "\n".join([f"Exit code {result.exit_code}", *([output] if output else []), *notes])
     return ToolOutput(error, is_error=True, data=data, error=error, cwd=settled.cwd)

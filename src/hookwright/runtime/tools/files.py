@@ -31,6 +31,7 @@ from hookwright.runtime.tools.base import (
     failure,
     resolve_path,
 )
+from hookwright.runtime.tools.responses import edit_response, read_response, write_response
 
 DEFAULT_READ_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -228,6 +229,23 @@ def _read(path: Path, offset: int | None, limit: int | None, cwd: Path) -> ToolO
     return ToolOutput(content=content, data=data)
 
 
+def write_message(created: bool, path: str) -> str:
+    """The Write tool's sentence for the file it wrote."""
+    if created:
+        return f"File created successfully at: {path} {FRESH_STATE}"
+    return f"The file {path} has been updated successfully. {FRESH_STATE}"
+
+
+def edit_message(path: str, replace_all: bool) -> str:
+    """The Edit tool's sentence for the file it edited."""
+    if replace_all:
+        return (
+            f"The file {path} has been updated. All occurrences were successfully replaced. "
+            f"{FRESH_STATE}"
+        )
+    return f"The file {path} has been updated successfully. {FRESH_STATE}"
+
+
 def _write(path: Path, shown: str, content: str) -> ToolOutput:
     if path.is_dir():
         raise FileToolError(f"{path} is a directory; cannot write a file there.")
@@ -235,10 +253,7 @@ def _write(path: Path, shown: str, content: str) -> ToolOutput:
     if path.exists():
         original = path.read_text(encoding="utf-8", errors="replace")
     atomic_write(path, content)
-    if original is None:
-        message = f"File created successfully at: {shown} {FRESH_STATE}"
-    else:
-        message = f"The file {shown} has been updated successfully. {FRESH_STATE}"
+    message = write_message(original is None, shown)
     data = {
         "type": "create" if original is None else "update",
         "filePath": shown,
@@ -261,10 +276,7 @@ def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> Tool
     target, replacement = _match_line_endings(original, old, new)
     updated = _replace(original, target, replacement, replace_all)
     atomic_write(path, updated)
-    if replace_all:
-        message = f"The file {shown} has been updated. All occurrences were successfully replaced."
-    else:
-        message = f"The file {shown} has been updated successfully."
+    message = edit_message(shown, replace_all)
     data = {
         "filePath": shown,
         "oldString": old,
@@ -274,7 +286,7 @@ def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> Tool
         "userModified": False,
         "replaceAll": replace_all,
     }
-    return ToolOutput(content=f"{message} {FRESH_STATE}", data=data)
+    return ToolOutput(content=message, data=data)
 
 
 def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:
@@ -333,6 +345,9 @@ class ReadTool(ModelTool[ReadInput]):
         path = resolve_path(ctx, args.file_path)
         return await _in_thread(_read, path, args.offset, args.limit, ctx.cwd)
 
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return read_response(response, number_lines)
+
 
 class WriteTool(ModelTool[WriteInput]):
     name = "Write"
@@ -347,6 +362,9 @@ class WriteTool(ModelTool[WriteInput]):
     async def call(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
         return await _in_thread(_write, path, args.file_path, args.content)
+
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return write_response(response, write_message)
 
 
 class EditTool(ModelTool[EditInput]):
@@ -366,3 +384,6 @@ class EditTool(ModelTool[EditInput]):
         return await _in_thread(
             _edit, path, args.file_path, args.old_string, args.new_string, bool(args.replace_all)
         )
+
+    def render_response(self, response: Any) -> ToolOutput | None:
+        return edit_response(response, edit_message)

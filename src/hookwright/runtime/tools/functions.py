@@ -185,6 +185,10 @@ class FunctionTool:
                 result = await result
         return to_tool_output(result)
 
+    def render_response(self, response: Any) -> ToolOutput:
+        """A replaced result reads as the function's own return value would."""
+        return to_tool_output(response)
+
 
 def function_tool(
     func: Callable[..., Any],

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.runtime.tools.base import (
+    RendersResponse,
     Tool,
     ToolContext,
     ToolInputError,
@@ -83,6 +84,14 @@ class ToolRegistry:
     def _missing_defaults(tool: Tool | None, arguments: Mapping[str, Any]) -> dict[str, Any]:
         defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
         return {key: value for key, value in defaults.items() if key not in arguments}
+
+    def render_response(self, name: str, response: Any) -> ToolOutput | None:
+        """A hook's replacement for the result of tool `name`, shown as the tool shows its own;
+        None when the tool cannot show it (the original result stands)."""
+        tool = self.get(name)
+        if not isinstance(tool, RendersResponse):
+            return None
+        return tool.render_response(response)
 
     async def execute(
         self, name: str, arguments: Mapping[str, Any] | None, ctx: ToolContext
