@@ -40,6 +40,8 @@ from hookwright.host import (
     SessionIdentity,
     ToolResult,
     ToolStep,
+    ask_payload,
+    ended_text,
     reminder,
 )
 from hookwright.trust import TrustPolicy
@@ -98,9 +100,8 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
         end = self.session().prompt(prompt.text if prompt is not None else "")
         if end is None:
             return None
-        text = f"UserPromptSubmit operation blocked by hook:\n{end.reason}"
         removed = [RemoveMessage(id=prompt.id)] if prompt is not None and prompt.id else []
-        return {"messages": [*removed, AIMessage(text)], "jump_to": "end"}
+        return {"messages": [*removed, AIMessage(ended_text(end))], "jump_to": "end"}
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> Update:
@@ -191,9 +192,7 @@ def _asked(session: FrameworkSession, step: ToolStep) -> ToolStep:
     ``{"approved": bool, "message": str}``, it runs or answers with the refusal."""
     if step.ask is None:
         return step
-    ask = step.ask
-    payload = {"tool": ask.tool_name, "input": dict(ask.tool_input), "reason": ask.reason}
-    answer = interrupt({"hookwright": "ask", **payload})
+    answer = interrupt(ask_payload(step.ask))
     if isinstance(answer, Mapping):
         message = answer.get("message")
         return session.resolve(step, bool(answer.get("approved")), message and str(message))

@@ -68,6 +68,24 @@ def refused(text: str) -> ToolResult:
     return ToolResult(text, is_error=True)
 
 
+def ended_text(end: EndTurn) -> str:
+    """The answer a turn a hook ended gives in place of the model's: Claude Code's text for a
+    blocked prompt, else the hook's reason."""
+    if end.status == "blocked":
+        return f"UserPromptSubmit operation blocked by hook:\n{end.reason}"
+    return end.reason
+
+
+def ask_payload(ask: Ask) -> dict[str, Any]:
+    """What an adapter hands the user (an interrupt, an approval request) when a hook asks."""
+    return {
+        "hookwright": "ask",
+        "tool": ask.tool_name,
+        "input": dict(ask.tool_input),
+        "reason": ask.reason,
+    }
+
+
 class FrameworkSession:
     """One framework session's hooks; every method is safe from any thread and never raises
     into the framework."""
