@@ -32,6 +32,7 @@ from hookwright.host.decisions import (
     ToolResult,
 )
 from hookwright.host.sync import SyncHookSession
+from hookwright.results import Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +182,21 @@ class FrameworkSession:
         """SessionEnd, then the hook processes stop. Idempotent."""
         self.hooks.close(reason)
 
+    # A host that applies verdicts itself ----------------------------------------------------
+
+    def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
+        """`SyncHookSession.relay`, for a host that asks with its own hook input and applies
+        the verdict itself (a Claude Code CLI): SessionStart fires before the first
+        UserPromptSubmit, and its context joins that verdict's."""
+        self.hooks.session.adopt(hook_input)
+        if event is Event.UserPromptSubmit:
+            self.start()
+        verdict = self.hooks.relay(event, hook_input)
+        texts = self.take_context()
+        if texts:
+            verdict = replace(verdict, additional_context=(*texts, *verdict.additional_context))
+        return verdict
+
     # Tools ------------------------------------------------------------------------------------
 
     def before_tool(self, tool_name: str, tool_input: Mapping[str, Any], call_id: str) -> ToolStep:
@@ -212,7 +228,7 @@ class FrameworkSession:
             case Deny(message=message):
                 return ToolStep(call_id, answer=refused(message))
             case Respond(result=result):
-                return ToolStep(call_id, answer=self._shown(Event.PreToolUse, result))
+                return ToolStep(call_id, answer=self.shown(Event.PreToolUse, result))
             case Ask():
                 return self._permission(tool_name, action, call_id)
             case Defer():
@@ -224,6 +240,16 @@ class FrameworkSession:
             self.unexpressed(Event.PreToolUse, f"running {action.tool_name} instead of {tool_name}")
             return ToolStep(call_id, answer=refused(f"A hook redirected {tool_name}; not run."))
         return ToolStep(call_id, run=action)
+
+    def permission(self, ask: Ask, call_id: str) -> ToolStep:
+        """PermissionRequest for a call the host needs approved (its permission prompt would
+        show): a step that runs, answers with the refusal, or (with `Abilities.ask_user`) asks
+        the user. Fails closed like `before_tool`."""
+        try:
+            return self._permission(ask.tool_name, ask, call_id)
+        except Exception as exc:
+            why = f"hookwright could not run the PermissionRequest hooks: {exc}"
+            return ToolStep(call_id, answer=refused(why))
 
     def _permission(self, tool_name: str, ask: Ask, call_id: str) -> ToolStep:
         verdict: PermissionDecision = self.hooks.permission(
@@ -263,13 +289,13 @@ class FrameworkSession:
         )
         self.queue(after.context)
         self._end_turn(Event.PostToolUse, after.end or _stopped(after.stop_after))
-        shown = self._shown(Event.PostToolUse, after.result)
+        shown = self.shown(Event.PostToolUse, after.result)
         if after.feedback is not None:
             text = f"{shown.content}\n\nPostToolUse hook feedback:\n{after.feedback}"
             shown = replace(shown, content=text)
         return shown
 
-    def _shown(self, event: Event, result: ToolResult) -> ToolResult:
+    def shown(self, event: Event, result: ToolResult) -> ToolResult:
         """What the model sees of a hook-supplied result; what it carries for the user has no
         channel in a framework and is reported."""
         if result.for_user or (result.response_handled and result.media):

@@ -63,6 +63,8 @@ from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy
 
 DEFAULT_STOP_BLOCK_CAP = 8
+#: The fields every hook input of a host carries, adopted by `HookSession.adopt`.
+HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
 log = logging.getLogger("hookwright.host")
 
 
@@ -325,6 +327,36 @@ class HookSession:
             patch=None,
         )
         self.engine.audit.note(record)
+
+    # A host that applies verdicts itself ------------------------------------------------------
+
+    def adopt(self, hook_input: Mapping[str, Any]) -> None:
+        """Take the common fields of a host's own hook input (a Claude Code CLI's session_id,
+        transcript_path, cwd and permission_mode), so hooks see the host's session."""
+        for name in HOST_COMMON_FIELDS:
+            value = hook_input.get(name)
+            if isinstance(value, str) and value:
+                setattr(self.identity, name, value)
+
+    async def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
+        """The verdict of `event`'s hooks on a host's own hook input, for a host that applies
+        verdicts itself (a Claude Code CLI asking through SDK hook callbacks): the common
+        fields are adopted, a tool's name and arguments are mapped to the hooks' (`tool_map`)
+        and a rewritten input back to the host's."""
+        self.adopt(hook_input)
+        skipped = {*HOST_COMMON_FIELDS, "hook_event_name"}
+        payload = {k: v for k, v in hook_input.items() if k not in skipped}
+        name = payload.get("tool_name")
+        if not isinstance(name, str):
+            return await self.fire(event, **payload)
+        hook_name, arguments = self.tool_map.to_hooks(name, payload.get("tool_input") or {})
+        verdict = await self.fire(
+            event, **{**payload, "tool_name": hook_name, "tool_input": arguments}
+        )
+        if verdict.updated_input is None:
+            return verdict
+        _, host_input = self.tool_map.to_host(hook_name, verdict.updated_input)
+        return replace(verdict, updated_input=host_input)
 
     # Session and turn ------------------------------------------------------------------------
 
