@@ -41,6 +41,7 @@ from hookwright.host import (
     ToolResult,
     ToolStep,
     ask_payload,
+    elapsed_ms,
     ended_text,
     reminder,
 )
@@ -147,10 +148,10 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
         except GraphBubbleUp:
             raise
         except Exception as exc:
-            session.after_tool(step, ToolResult(str(exc), is_error=True), _ms_since(started))
+            session.after_tool(step, ToolResult(str(exc), is_error=True), elapsed_ms(started))
             raise
         ran = _result_of(answer)
-        return _shown(session, answer, ran, session.after_tool(step, ran, _ms_since(started)))
+        return _shown(session, answer, ran, session.after_tool(step, ran, elapsed_ms(started)))
 
     async def awrap_tool_call(
         self,
@@ -170,10 +171,10 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
             raise
         except Exception as exc:
             failed = ToolResult(str(exc), is_error=True)
-            await session.aafter_tool(step, failed, _ms_since(started))
+            await session.aafter_tool(step, failed, elapsed_ms(started))
             raise
         ran = _result_of(answer)
-        shown = await session.aafter_tool(step, ran, _ms_since(started))
+        shown = await session.aafter_tool(step, ran, elapsed_ms(started))
         return _shown(session, answer, ran, shown)
 
 
@@ -227,7 +228,3 @@ def _shown(
         return answer.model_copy(update={"content": shown.content, "status": status})
     session.unexpressed(Event.PostToolUse, "a replaced result of a tool that returned a Command")
     return answer
-
-
-def _ms_since(started: float) -> float:
-    return round((time.monotonic() - started) * 1000, 3)

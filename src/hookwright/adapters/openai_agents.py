@@ -42,6 +42,7 @@ from hookwright.host import (
     FrameworkSession,
     ToolResult,
     ToolStep,
+    elapsed_ms,
     reminder,
 )
 
@@ -148,10 +149,10 @@ class OpenAIAgentsHooks:
             output = await invoke(context, json.dumps(dict(step.run.tool_input)))
         except Exception as exc:
             failed = ToolResult(str(exc), is_error=True)
-            await self.session.aafter_tool(step, failed, _ms_since(started))
+            await self.session.aafter_tool(step, failed, elapsed_ms(started))
             raise
         ran = _result_of(output, failed=context.tool_call_id in self._failed)
-        shown = await self.session.aafter_tool(step, ran, _ms_since(started))
+        shown = await self.session.aafter_tool(step, ran, elapsed_ms(started))
         return output if shown == ran else shown.content
 
     def _end_when_asked(
@@ -212,7 +213,3 @@ def _result_of(output: Any, *, failed: bool) -> ToolResult:
         return ToolResult(output, failed)
     data = output if isinstance(output, dict) else None
     return ToolResult(json.dumps(output, default=str) if data else str(output), failed, data)
-
-
-def _ms_since(started: float) -> float:
-    return round((time.monotonic() - started) * 1000, 3)

@@ -53,6 +53,7 @@ from hookwright.host import (
     ToolResult,
     ToolStep,
     ask_payload,
+    elapsed_ms,
     ended_text,
     reminder,
     tool_result_from_value,
@@ -175,10 +176,10 @@ class PydanticAIHooks(AbstractCapability[Any]):
             raise
         except Exception as exc:
             failed = ToolResult(str(exc), is_error=True)
-            await self.session.aafter_tool(step, failed, _ms_since(started))
+            await self.session.aafter_tool(step, failed, elapsed_ms(started))
             raise
         ran = _result_of(output)
-        shown = await self.session.aafter_tool(step, ran, _ms_since(started))
+        shown = await self.session.aafter_tool(step, ran, elapsed_ms(started))
         if shown == ran:
             return output
         if shown.is_error:
@@ -212,7 +213,3 @@ def _answer(step: ToolStep) -> ToolResult:
 
 def _result_of(output: Any) -> ToolResult:
     return ToolResult(output) if isinstance(output, str) else tool_result_from_value(output)
-
-
-def _ms_since(started: float) -> float:
-    return round((time.monotonic() - started) * 1000, 3)

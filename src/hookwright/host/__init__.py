@@ -41,6 +41,7 @@ from hookwright.host.framework import (
     FrameworkSession,
     ToolStep,
     ask_payload,
+    elapsed_ms,
     ended_text,
     reminder,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "WorkspaceAccess",
     "WorkspaceLease",
     "ask_payload",
+    "elapsed_ms",
     "ended_text",
     "reminder",
     "tool_result_from_value",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -67,6 +68,11 @@ def reminder(texts: Sequence[str]) -> str:
 
 def refused(text: str) -> ToolResult:
     return ToolResult(text, is_error=True)
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since `started` (a `time.monotonic()` reading): a hook's duration_ms."""
+    return round((time.monotonic() - started) * 1000, 3)
 
 
 def ended_text(end: EndTurn) -> str:
