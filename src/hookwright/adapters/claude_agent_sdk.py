@@ -139,8 +139,12 @@ class ClaudeSDKHooks:
         return cast(HookJSONOutput, answer)
 
     def _expressible(self, verdict: Verdict) -> Verdict:
-        """What Claude Code has no field for: a hook's tool result (`respond`) becomes a
-        refusal whose text is that result; a renamed tool is refused. Both are reported."""
+        """What Claude Code has no field for is reported: rewritten event fields other than
+        the tool input are left out, a hook's tool result (`respond`) becomes a refusal whose
+        text is that result, and a renamed tool is refused."""
+        rewritten = sorted(set(verdict.payload_updates) - {"tool_name", "tool_input"})
+        if rewritten:
+            self.session.unexpressed(verdict.event, f"rewriting {', '.join(rewritten)}")
         if verdict.event is not Event.PreToolUse:
             return verdict
         if verdict.respond is not None:
