@@ -4,6 +4,7 @@ function that records the messages it is given), the capability in the agent, an
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -200,3 +201,35 @@ def test_an_ask_without_approvals_is_refused(tmp_path: Path) -> None:
     assert tools.executed == []
     [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
     assert (tool_result.text, tool_result.is_error) == ("sure?", True)
+
+
+async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
+    tmp_path: Path,
+) -> None:
+    note = "add_context(f\"{len(inp.payload['messages'])} messages, {inp.payload['model']}\")"
+    root = native_project(tmp_path, {"PreModelCall": note, "PostModelCall": "None"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo hi"})
+    script = ScriptedFunction([Reply("", (call,)), Reply("done")])
+    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = Agent(
+            FunctionModel(script, model_name="scripted"),
+            instructions="Be brief.",
+            tools=[Tool(tools.shell)],
+            capabilities=[capability],
+        )
+        assert (await agent.run("go")).output == "done"
+    first, second = (json.dumps([m.text for m in seen(call)]) for call in script.received)
+    assert "2 messages, scripted" in first
+    assert "4 messages, scripted" in second and "2 messages" not in second
+    assert [event for event, _ in runs(root)] == ["PreModelCall", "PostModelCall"] * 2
+
+
+async def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PreModelCall": "block('no model today')", "Stop": "None"})
+    script = ScriptedFunction([])
+    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = Agent(FunctionModel(script), capabilities=[capability])
+        assert (await agent.run("go")).output == "no model today"
+    assert script.received == []
+    assert runs(root) == [("PreModelCall", None)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +41,19 @@ from pydantic_ai.exceptions import (
     SkipToolValidation,
     ToolFailed,
 )
-from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
 from pydantic_graph import End
 
+from hookwright.adapters._pydantic_ai_chat import assistant_message, model_call_of, prompt_text
 from hookwright.host import (
     Abilities,
     FrameworkSession,
@@ -104,19 +111,30 @@ class PydanticAIHooks(AbstractCapability[Any]):
         self, ctx: RunContext[Any], *, handler: WrapRunHandler
     ) -> AgentRunResult[Any]:
         if ctx.prompt is not None:  # a run resuming deferred calls has no new prompt
-            await self.session.aprompt(_prompt_text(ctx.prompt))
+            await self.session.aprompt(prompt_text(ctx.prompt))
         return await handler()
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
+        notes = await self.session.amodel_call(model_call_of(request_context), ctx.run_step)
         ending = self.session.ending
         if ending is not None:
             raise SkipModelRequest(ModelResponse(parts=[TextPart(ended_text(ending))]))
         texts = self.session.take_context()
         if texts:
             ctx.enqueue(reminder(texts))
+        if notes:  # model-call context: this request only
+            note = ModelRequest([UserPromptPart(reminder(notes))])
+            request_context.messages = [*request_context.messages, note]
         return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        call = model_call_of(request_context)
+        await self.session.amodel_answered(call, assistant_message(response), ctx.run_step)
+        return response
 
     async def after_node_run(
         self, ctx: RunContext[Any], *, node: AgentNode[Any], result: NodeResult[Any]
@@ -185,12 +203,6 @@ class PydanticAIHooks(AbstractCapability[Any]):
         if shown.is_error:
             raise ToolFailed(shown.content)
         return shown.content
-
-
-def _prompt_text(prompt: str | Sequence[Any]) -> str:
-    if isinstance(prompt, str):
-        return prompt
-    return "\n".join(part for part in prompt if isinstance(part, str))
 
 
 def _final_text(output: Any) -> str:

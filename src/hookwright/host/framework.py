@@ -26,6 +26,7 @@ from hookwright.host.decisions import (
     Defer,
     Deny,
     EndTurn,
+    ModelRequest,
     PermissionDecision,
     Respond,
     Run,
@@ -187,6 +188,42 @@ class FrameworkSession:
     def close(self, reason: str = "other") -> None:
         """SessionEnd, then the hook processes stop. Idempotent."""
         self.hooks.close(reason)
+
+    # Model calls ------------------------------------------------------------------------------
+
+    def model_call(self, request: ModelRequest, iteration: int = 0) -> tuple[str, ...]:
+        """PreContextBuild, PostContextBuild and PreModelCall before a framework's model call
+        (`request.messages` in chat format): the hook context to put into this very call only
+        (as the reference agent does). A block ends the turn (`ending`; also when the hooks
+        cannot run); a rewritten request is reported: the framework sends its own."""
+        decision = self.hooks.model_request(request, iteration=iteration)
+        if decision.end is not None:
+            self._end_turn(Event.PreModelCall, decision.end)
+            return ()
+        if decision.rewritten:
+            what = f"rewriting the model request ({', '.join(decision.rewritten)})"
+            self.unexpressed(Event.PreModelCall, what)
+        return decision.notes
+
+    def model_answered(
+        self, request: ModelRequest, response: Mapping[str, Any], iteration: int = 0
+    ) -> None:
+        """PostModelCall after a framework's model call (`response`: the assistant message in
+        chat format): context is queued for the next call, a block ends the turn, a replaced
+        answer is reported."""
+        decision = self.hooks.model_response(request, response, iteration=iteration)
+        self._end_turn(Event.PostModelCall, decision.end)
+        self.queue(decision.notes)
+        if decision.response is not None:
+            self.unexpressed(Event.PostModelCall, "replacing the model's answer")
+
+    async def amodel_call(self, request: ModelRequest, iteration: int = 0) -> tuple[str, ...]:
+        return await asyncio.to_thread(self.model_call, request, iteration)
+
+    async def amodel_answered(
+        self, request: ModelRequest, response: Mapping[str, Any], iteration: int = 0
+    ) -> None:
+        await asyncio.to_thread(self.model_answered, request, response, iteration)
 
     # A host that applies verdicts itself ----------------------------------------------------
 

@@ -474,17 +474,22 @@ class HookSession:
         end = model_gate(model)
         if end is not None:
             return ModelRequestDecision(request, end)
+        rewritten = ["messages"] if _replaced_messages(pre) or _replaced_messages(post) else []
         if model.updated_input:
-            fields.update(
-                {k: v for k, v in model.updated_input.items() if k in fields and v is not None}
-            )
+            updates = {
+                k: v for k, v in model.updated_input.items() if k in fields and v is not None
+            }
+            fields.update(updates)
+            rewritten += [k for k in updates if k not in rewritten]
         notes += model.additional_context
         if notes:
             fields["messages"] = insert_system_notes(fields["messages"], notes)
         elif _rewrote_messages(model):
             fields["messages"] = collapse_leading_system(fields["messages"])
         return ModelRequestDecision(
-            ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"])
+            ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"]),
+            notes=tuple(notes),
+            rewritten=tuple(rewritten),
         )
 
     async def model_response(
@@ -722,11 +727,13 @@ def context_messages(verdict: Verdict, messages: list[dict[str, Any]]) -> list[d
 
 def _rewrote_messages(verdict: Verdict) -> bool:
     """Whether a context or model hook changed the messages or added notes to them."""
+    return _replaced_messages(verdict) or bool(verdict.additional_context)
+
+
+def _replaced_messages(verdict: Verdict) -> bool:
     updated = verdict.updated_input or {}
-    return (
-        isinstance(verdict.payload_updates.get("messages"), list)
-        or isinstance(updated.get("messages"), list)
-        or bool(verdict.additional_context)
+    return isinstance(verdict.payload_updates.get("messages"), list) or isinstance(
+        updated.get("messages"), list
     )
 
 
