@@ -25,7 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, AgentState, hook_config
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    hook_config,
+)
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
@@ -33,6 +38,13 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from hookwright.adapters._langchain_model import (
+    AsyncHandler,
+    Handler,
+    ModelCallResult,
+    acall_model,
+    call_model,
+)
 from hookwright.events import Event
 from hookwright.host import (
     Abilities,
@@ -111,6 +123,14 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
             return {"jump_to": "end"}
         texts = session.take_context()
         return {"messages": [HumanMessage(reminder(texts))]} if texts else None
+
+    def wrap_model_call(self, request: ModelRequest[Any], handler: Handler) -> ModelCallResult:
+        return call_model(self.session(), request, handler)
+
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: AsyncHandler
+    ) -> ModelCallResult:
+        return await acall_model(await asyncio.to_thread(self.session), request, handler)
 
     @hook_config(can_jump_to=["model"])
     def after_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> Update:
