@@ -184,3 +184,24 @@ async def test_a_stop_block_without_run_is_reported(
     assert len(model.received) == 1
     assert runs(root) == [("Stop", None)]
     assert any("continuing after a Stop block" in r.getMessage() for r in caplog.records)
+
+
+async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
+    tmp_path: Path,
+) -> None:
+    note = "add_context(f\"{len(inp.payload['messages'])} messages, {inp.payload['model']}\")"
+    root = native_project(tmp_path, {"PreModelCall": note, "PostModelCall": "None"})
+    replies = [Reply("", (Call("c1", "shell", {"cmd": "echo hi"}),)), Reply("done")]
+    model = await one_turn(root, tmp_path, replies)
+    first, second = ([m.text for m in seen(call)] for call in model.received)
+    assert first[-1] == "<system-reminder>\n2 messages, scripted\n</system-reminder>"
+    assert second[-1] == "<system-reminder>\n4 messages, scripted\n</system-reminder>"
+    assert not any("2 messages" in text for text in second)
+    assert [event for event, _ in runs(root)] == ["PreModelCall", "PostModelCall"] * 2
+
+
+async def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PreModelCall": "block('no model today')", "Stop": "None"})
+    model = await one_turn(root, tmp_path, [Reply("not asked")])
+    assert model.received == []
+    assert runs(root) == [("PreModelCall", None)]

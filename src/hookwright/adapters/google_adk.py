@@ -19,7 +19,6 @@ drives a turn so that a block runs the agent again with the feedback.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -37,6 +36,15 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from hookwright.adapters._google_adk_content import (
+    answer_of,
+    model_call_of,
+    model_text,
+    note,
+    response_of,
+    result_of,
+    text_of,
+)
 from hookwright.events import Event
 from hookwright.host import (
     Abilities,
@@ -46,9 +54,8 @@ from hookwright.host import (
     ToolStep,
     elapsed_ms,
     ended_text,
-    reminder,
-    tool_result_from_value,
 )
+from hookwright.host import ModelRequest as ModelCall
 from hookwright.trust import TrustPolicy
 
 ABILITIES = Abilities("google-adk", ask_user=False, end_turn=True)
@@ -64,6 +71,8 @@ class Conversation:
     started: dict[str, float] = field(default_factory=dict)
     #: `run` is driving the turn: a Stop block's feedback, for it to continue with.
     driven: bool = False
+    #: The model request in flight, as model-call hooks read it.
+    call: ModelCall | None = None
     feedback: str | None = None
     continuing: bool = False
 
@@ -131,7 +140,7 @@ class HookwrightPlugin(BasePlugin):
         self, *, invocation_context: InvocationContext, user_message: types.Content
     ) -> types.Content | None:
         conversation = await self._of(invocation_context.session.id)
-        text = _text(user_message)
+        text = text_of(user_message)
         if not conversation.continuing and text is not None:
             await conversation.session.aprompt(text)
         return None
@@ -140,22 +149,33 @@ class HookwrightPlugin(BasePlugin):
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
         ending = (await self._of(invocation_context.session.id)).session.ending
-        return None if ending is None else _model_text(ended_text(ending))
+        return None if ending is None else model_text(ended_text(ending))
 
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
         conversation = await self._of(callback_context.session.id)
+        conversation.call = model_call_of(llm_request)
+        notes = await conversation.session.amodel_call(conversation.call)
         ending = conversation.session.ending
         if ending is not None:
-            return LlmResponse(content=_model_text(ended_text(ending)))
+            return LlmResponse(content=model_text(ended_text(ending)))
         contents = llm_request.contents
         texts = conversation.session.take_context()
         if texts:
-            note = types.Content(role="user", parts=[types.Part.from_text(text=reminder(texts))])
-            conversation.notes.append((len(contents), note))
-        for offset, (position, note) in enumerate(conversation.notes):
-            contents.insert(position + offset, note)
+            conversation.notes.append((len(contents), note(texts)))
+        for offset, (position, kept) in enumerate(conversation.notes):
+            contents.insert(position + offset, kept)
+        if notes:  # model-call context: this request only
+            contents.append(note(notes))
+        return None
+
+    async def after_model_callback(
+        self, *, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        conversation = await self._of(callback_context.session.id)
+        if conversation.call is not None and not llm_response.partial:
+            await conversation.session.amodel_answered(conversation.call, answer_of(llm_response))
         return None
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
@@ -165,7 +185,7 @@ class HookwrightPlugin(BasePlugin):
             text
             for event in invocation_context.session.events
             if event.invocation_id == invocation and event.author != "user"
-            if (text := _text(event.content)) is not None
+            if (text := text_of(event.content)) is not None
         ]
         feedback = await conversation.session.astop(texts[-1] if texts else "")
         if feedback is None:
@@ -183,7 +203,7 @@ class HookwrightPlugin(BasePlugin):
     ) -> dict[str, Any] | None:
         conversation, step = await self._step(tool, tool_args, tool_context)
         if step.run is None:
-            return _response(step.answer or ToolResult("Tool call not run.", is_error=True))
+            return response_of(step.answer or ToolResult("Tool call not run.", is_error=True))
         conversation.started[step.call_id] = time.monotonic()
         if dict(step.run.tool_input) != tool_args:
             tool_args.clear()
@@ -201,9 +221,9 @@ class HookwrightPlugin(BasePlugin):
         conversation, step = await self._step(tool, tool_args, tool_context)
         if step.run is None:
             return None  # answered by the hooks: it did not run
-        ran = _result_of(result)
+        ran = result_of(result)
         shown = await conversation.session.aafter_tool(step, ran, _elapsed(conversation, step))
-        return None if shown == ran else _response(shown)
+        return None if shown == ran else response_of(shown)
 
     async def on_tool_error_callback(
         self,
@@ -226,29 +246,6 @@ class HookwrightPlugin(BasePlugin):
         conversation = await self._of(tool_context.session.id)
         call_id = tool_context.function_call_id or ""
         return conversation, await conversation.session.abefore_tool(tool.name, tool_args, call_id)
-
-
-def _text(content: types.Content | None) -> str | None:
-    parts = content.parts if content is not None else None
-    texts = [part.text for part in parts or () if part.text]
-    return "".join(texts) if texts else None
-
-
-def _model_text(text: str) -> types.Content:
-    return types.Content(role="model", parts=[types.Part.from_text(text=text)])
-
-
-def _response(result: ToolResult) -> dict[str, Any]:
-    return {"error" if result.is_error else "result": result.content}
-
-
-def _result_of(result: dict[str, Any]) -> ToolResult:
-    """ADK's function response as hooks see it: ``{"result": ...}`` or ``{"error": ...}``."""
-    if set(result) == {"result"} or set(result) == {"error"}:
-        value = result.get("result", result.get("error"))
-        text = value if isinstance(value, str) else json.dumps(value, default=str)
-        return ToolResult(text, "error" in result, result)
-    return tool_result_from_value(result, default_error="error" in result)
 
 
 def _elapsed(conversation: Conversation, step: ToolStep) -> float:
