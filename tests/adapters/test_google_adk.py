@@ -28,7 +28,7 @@ from pydantic import Field
 from hookwright.adapters.google_adk import HookwrightPlugin
 from hookwright.host import FrameworkSession
 
-from .native import native_project, options, runs
+from .native import MODEL_CALL_NOTE, native_project, options, runs
 from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
 
 T = TypeVar("T")
@@ -189,8 +189,7 @@ async def test_a_stop_block_without_run_is_reported(
 async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
     tmp_path: Path,
 ) -> None:
-    note = "add_context(f\"{len(inp.payload['messages'])} messages, {inp.payload['model']}\")"
-    root = native_project(tmp_path, {"PreModelCall": note, "PostModelCall": "None"})
+    root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
     replies = [Reply("", (Call("c1", "shell", {"cmd": "echo hi"}),)), Reply("done")]
     model = await one_turn(root, tmp_path, replies)
     first, second = ([m.text for m in seen(call)] for call in model.received)

@@ -24,7 +24,7 @@ from pydantic import Field
 from hookwright.adapters.langchain import HookwrightMiddleware
 from hookwright.host import FrameworkSession
 
-from .native import native_project, options, runs
+from .native import MODEL_CALL_NOTE, native_project, options, runs
 from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
 
 THREAD = {"configurable": {"thread_id": "scenario"}}
@@ -171,8 +171,7 @@ def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
 def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
     tmp_path: Path, aio: bool
 ) -> None:
-    note = "add_context(f\"{len(inp.payload['messages'])} messages, {inp.payload['model']}\")"
-    root = native_project(tmp_path, {"PreModelCall": note, "PostModelCall": "None"})
+    root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo hi"})
     model = RecordingChatModel(messages=scripted([Reply("", (call,)), Reply("done")]))

@@ -18,7 +18,7 @@ from agents.testing import ModelStep, ScriptedModel, assistant_message, function
 from hookwright.adapters.openai_agents import HookedRun, OpenAIAgentsHooks
 from hookwright.host import EndTurn, FrameworkSession
 
-from .native import native_project, options, runs
+from .native import MODEL_CALL_NOTE, native_project, options, runs
 from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
 
 QUIET = RunConfig(tracing_disabled=True)
@@ -116,8 +116,7 @@ async def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
 async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
     tmp_path: Path,
 ) -> None:
-    note = "add_context(f\"{len(inp.payload['messages'])} messages, {inp.payload['model']}\")"
-    root = native_project(tmp_path, {"PreModelCall": note, "PostModelCall": "None"})
+    root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo hi"})
     model = ScriptedModel([step(Reply("", (call,))), step(Reply("done"))])

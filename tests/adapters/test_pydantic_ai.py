@@ -30,7 +30,7 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDen
 from hookwright.adapters.pydantic_ai import PydanticAIHooks
 from hookwright.host import FrameworkSession
 
-from .native import native_project, options, runs
+from .native import MODEL_CALL_NOTE, native_project, options, runs
 from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
 
 INSTRUCTIONS = "Test hooks."
@@ -206,8 +206,7 @@ def test_an_ask_without_approvals_is_refused(tmp_path: Path) -> None:
 async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
     tmp_path: Path,
 ) -> None:
-    note = "add_context(f\"{len(inp.payload['messages'])} messages, {inp.payload['model']}\")"
-    root = native_project(tmp_path, {"PreModelCall": note, "PostModelCall": "None"})
+    root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo hi"})
     script = ScriptedFunction([Reply("", (call,)), Reply("done")])

@@ -6,8 +6,10 @@ blocking call in a worker thread, so a framework's async path never blocks its l
 meets the session's own loop); SessionStart once; hook context queued for the next model call;
 one `ToolStep` per tool call (PreToolUse, then PermissionRequest when a hook asks), kept per call
 id so a replayed step never runs the hooks twice; the result the model should see after a tool
-ran; Stop feedback; and every decision field the framework cannot express reported through
-`HookSession.unexpressed` (warning + audit) instead of being dropped.
+ran; the model-call hooks around each model call; Stop feedback; and every decision field the
+framework cannot express reported through `HookSession.unexpressed` (warning + audit) instead
+of being dropped. A framework that applies verdicts itself in Claude Code's format (the
+claude-agent-sdk CLI) uses `relay` and `permission` instead of the tool steps.
 """
 
 from __future__ import annotations
