@@ -22,6 +22,11 @@ def run(inp, answer):
     return answer
 """
 
+#: A PreModelCall hook whose context says what it read of the request.
+MODEL_CALL_NOTE = (
+    "add_context(f\"{len(inp.payload['messages'])} messages, {inp.payload['model']}\")"
+)
+
 
 def native_project(root: Path, hooks: dict[str, str]) -> Path:
     """`hooks`: event name -> a Python expression for the answer (e.g. ``ask('why')``)."""

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hookwright.host import Abilities, FrameworkSession, ToolResult
+from hookwright.events import Event
+from hookwright.host import Abilities, Ask, FrameworkSession, ToolAlias, ToolMap, ToolResult
 
 from .native import native_project, options, runs
 
@@ -119,8 +120,65 @@ def test_a_closed_session_fails_closed(tmp_path: Path) -> None:
 def test_the_core_imports_no_framework() -> None:
     code = (
         "import sys, hookwright, hookwright.host, hookwright.adapters, hookwright.cli.app\n"
-        "loaded = {'agents', 'langchain', 'langgraph'} & {m.split('.')[0] for m in sys.modules}\n"
+        "frameworks = {'agents', 'langchain', 'langgraph', 'pydantic_ai', 'claude_agent_sdk'}\n"
+        "loaded = frameworks & {m.split('.')[0] for m in sys.modules}\n"
+        "loaded |= {'google.adk'} & set(sys.modules)\n"
         "print(sorted(loaded))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+# A host that applies verdicts itself (relay) ------------------------------------------------
+
+REWRITE = "__import__('hookwright').rewrite_input({'command': inp.tool_input['command'] + ' -n'})"
+AS_BASH = ToolMap([ToolAlias("shell", "Bash", {"cmd": "command"})])
+
+
+def cli_input(event: Event, **fields: object) -> dict[str, object]:
+    common = {"session_id": "cli-1", "transcript_path": "/cli/t.jsonl", "cwd": "/cli"}
+    return {**common, "permission_mode": "default", "hook_event_name": event.value, **fields}
+
+
+def test_relay_maps_tools_both_ways_and_starts_the_session_before_the_first_prompt(
+    tmp_path: Path, closing: list[FrameworkSession]
+) -> None:
+    hooks = {
+        "SessionStart": "add_context('from the start')",
+        "UserPromptSubmit": "add_context('from the prompt')",
+        "PreToolUse": REWRITE,
+    }
+    root = native_project(tmp_path, hooks)
+    session = FrameworkSession.open(root, PLAIN, **options(root, tool_map=AS_BASH))
+    closing.append(session)
+    first = session.relay(Event.UserPromptSubmit, cli_input(Event.UserPromptSubmit, prompt="go"))
+    assert list(first.additional_context) == ["from the start", "from the prompt"]
+    call = {"tool_name": "shell", "tool_input": {"cmd": "git push"}, "tool_use_id": "c1"}
+    pre = session.relay(Event.PreToolUse, cli_input(Event.PreToolUse, **call))
+    assert pre.updated_input == {"cmd": "git push -n"}
+    again = session.relay(Event.UserPromptSubmit, cli_input(Event.UserPromptSubmit, prompt="more"))
+    assert list(again.additional_context) == ["from the prompt"]
+    identity = session.hooks.session.identity
+    assert (identity.session_id, identity.cwd, identity.transcript_path) == (
+        "cli-1",
+        "/cli",
+        "/cli/t.jsonl",
+    )
+    assert runs(root) == [
+        ("SessionStart", None),
+        ("UserPromptSubmit", None),
+        ("PreToolUse", "c1"),
+        ("UserPromptSubmit", None),
+    ]
+
+
+def test_relay_and_permission_fail_closed(tmp_path: Path) -> None:
+    session = opened(tmp_path, {"PreToolUse": "None", "PermissionRequest": "None"}, PLAIN)
+    session.close()
+    call = {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}, "tool_use_id": "c1"}
+    verdict = session.relay(Event.PreToolUse, cli_input(Event.PreToolUse, **call))
+    assert verdict.blocked and "could not run the PreToolUse hooks" in str(verdict.reason)
+    step = session.permission(Ask("Bash", {"command": "rm -rf /"}, "sure?"), "c1")
+    assert step.run is None and step.answer is not None and step.answer.is_error
+    assert "could not run the PermissionRequest hooks" in step.answer.content
+    assert runs(tmp_path) == []

@@ -24,7 +24,7 @@ from pydantic import Field
 from hookwright.adapters.langchain import HookwrightMiddleware
 from hookwright.host import FrameworkSession
 
-from .native import native_project, options, runs
+from .native import MODEL_CALL_NOTE, native_project, options, runs
 from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
 
 THREAD = {"configurable": {"thread_id": "scenario"}}
@@ -165,3 +165,36 @@ def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
     ]
     assert model.received == []
     assert runs(root) == [("UserPromptSubmit", None)]
+
+
+@pytest.mark.parametrize("aio", [False, True])
+def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
+    tmp_path: Path, aio: bool
+) -> None:
+    root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo hi"})
+    model = RecordingChatModel(messages=scripted([Reply("", (call,)), Reply("done")]))
+    with HookwrightMiddleware(root, **options(tmp_path)) as middleware:
+        agent = case_agent(middleware, model, tools)
+        state = {"messages": [{"role": "user", "content": "go"}]}
+        if aio:
+            asyncio.run(agent.ainvoke(state, THREAD))
+        else:
+            agent.invoke(state, THREAD)
+    first, second = ([m.text for m in call] for call in model.received)
+    assert first[-1] == "<system-reminder>\n1 messages, RecordingChatModel\n</system-reminder>"
+    assert second[-1] == "<system-reminder>\n3 messages, RecordingChatModel\n</system-reminder>"
+    assert not any("1 messages" in text for text in second)
+    assert [event for event, _ in runs(root)] == ["PreModelCall", "PostModelCall"] * 2
+
+
+def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PreModelCall": "block('no model today')", "Stop": "None"})
+    model = RecordingChatModel(messages=scripted([]))
+    with HookwrightMiddleware(root, **options(tmp_path)) as middleware:
+        agent = case_agent(middleware, model, Tools(root))
+        state = agent.invoke({"messages": [{"role": "user", "content": "go"}]}, THREAD)
+    assert state["messages"][-1].text == "no model today"
+    assert model.received == []
+    assert runs(root) == [("PreModelCall", None)]

@@ -18,7 +18,7 @@ from agents.testing import ModelStep, ScriptedModel, assistant_message, function
 from hookwright.adapters.openai_agents import HookedRun, OpenAIAgentsHooks
 from hookwright.host import EndTurn, FrameworkSession
 
-from .native import native_project, options, runs
+from .native import MODEL_CALL_NOTE, native_project, options, runs
 from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
 
 QUIET = RunConfig(tracing_disabled=True)
@@ -111,3 +111,31 @@ async def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
     assert outcome == HookedRun(None, None, EndTurn("blocked", "not today"))
     assert model.calls == ()
     assert runs(root) == [("UserPromptSubmit", None)]
+
+
+async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
+    tmp_path: Path,
+) -> None:
+    root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo hi"})
+    model = ScriptedModel([step(Reply("", (call,))), step(Reply("done"))])
+    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(scenario_agent(model, tools), "go", run_config=QUIET)
+    assert outcome.final_output == "done"
+    first, second = ([m.text for m in seen(c.input, None)] for c in model.calls)
+    assert first[-1] == "<system-reminder>\n1 messages, ScriptedModel\n</system-reminder>"
+    assert second[-1] == "<system-reminder>\n3 messages, ScriptedModel\n</system-reminder>"
+    assert not any("1 messages" in text for text in second)
+    assert [event for event, _ in runs(root)] == ["PreModelCall", "PostModelCall"] * 2
+
+
+async def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PreModelCall": "block('no model today')", "Stop": "None"})
+    model = ScriptedModel([])
+    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(scenario_agent(model, Tools(root)), "go", run_config=QUIET)
+    assert outcome.final_output == "no model today" and outcome.result is None
+    assert outcome.end is not None and outcome.end.status == "failed"
+    assert model.calls == ()
+    assert runs(root) == [("PreModelCall", None)]

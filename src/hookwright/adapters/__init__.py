@@ -5,6 +5,9 @@ core never imports this package):
 
 * `hookwright.adapters.openai_agents` (``pip install 'hookwright[openai-agents]'``)
 * `hookwright.adapters.langchain` (``pip install 'hookwright[langchain]'``)
+* `hookwright.adapters.pydantic_ai` (``pip install 'hookwright[pydantic-ai]'``)
+* `hookwright.adapters.claude_agent_sdk` (``pip install 'hookwright[claude-agent-sdk]'``)
+* `hookwright.adapters.google_adk` (``pip install 'hookwright[google-adk]'``)
 
 Every adapter is a thin translation onto `hookwright.host.FrameworkSession`, which holds all
 framework-neutral behaviour (SessionStart once, context for the next model call, one tool step
@@ -18,7 +21,10 @@ express). An adapter maps the framework's points onto it:
 * the agent's final answer        -> `stop`: feedback means run the model again
 * session close                   -> `close` (SessionEnd)
 
-It declares what the framework can express in `Abilities`; everything else is reported.
+It declares what the framework can express in `Abilities`; everything else is reported. A
+framework that applies hook answers itself in Claude Code's format (the claude-agent-sdk CLI)
+calls `relay` with its own hook input and answers with `encode_output` of the verdict, and
+`permission` when it would ask for permission.
 docs/adapters.md has the event mapping per framework and the limits; tests/adapters/scenario.py
 is the conformance scenario every adapter passes.
 """

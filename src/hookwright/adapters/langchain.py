@@ -25,7 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, AgentState, hook_config
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    hook_config,
+)
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
@@ -33,6 +38,13 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from hookwright.adapters._langchain_model import (
+    AsyncHandler,
+    Handler,
+    ModelCallResult,
+    acall_model,
+    call_model,
+)
 from hookwright.events import Event
 from hookwright.host import (
     Abilities,
@@ -40,6 +52,9 @@ from hookwright.host import (
     SessionIdentity,
     ToolResult,
     ToolStep,
+    ask_payload,
+    elapsed_ms,
+    ended_text,
     reminder,
 )
 from hookwright.trust import TrustPolicy
@@ -98,9 +113,8 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
         end = self.session().prompt(prompt.text if prompt is not None else "")
         if end is None:
             return None
-        text = f"UserPromptSubmit operation blocked by hook:\n{end.reason}"
         removed = [RemoveMessage(id=prompt.id)] if prompt is not None and prompt.id else []
-        return {"messages": [*removed, AIMessage(text)], "jump_to": "end"}
+        return {"messages": [*removed, AIMessage(ended_text(end))], "jump_to": "end"}
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> Update:
@@ -109,6 +123,14 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
             return {"jump_to": "end"}
         texts = session.take_context()
         return {"messages": [HumanMessage(reminder(texts))]} if texts else None
+
+    def wrap_model_call(self, request: ModelRequest[Any], handler: Handler) -> ModelCallResult:
+        return call_model(self.session(), request, handler)
+
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: AsyncHandler
+    ) -> ModelCallResult:
+        return await acall_model(await asyncio.to_thread(self.session), request, handler)
 
     @hook_config(can_jump_to=["model"])
     def after_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> Update:
@@ -146,10 +168,10 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
         except GraphBubbleUp:
             raise
         except Exception as exc:
-            session.after_tool(step, ToolResult(str(exc), is_error=True), _ms_since(started))
+            session.after_tool(step, ToolResult(str(exc), is_error=True), elapsed_ms(started))
             raise
         ran = _result_of(answer)
-        return _shown(session, answer, ran, session.after_tool(step, ran, _ms_since(started)))
+        return _shown(session, answer, ran, session.after_tool(step, ran, elapsed_ms(started)))
 
     async def awrap_tool_call(
         self,
@@ -169,10 +191,10 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
             raise
         except Exception as exc:
             failed = ToolResult(str(exc), is_error=True)
-            await session.aafter_tool(step, failed, _ms_since(started))
+            await session.aafter_tool(step, failed, elapsed_ms(started))
             raise
         ran = _result_of(answer)
-        shown = await session.aafter_tool(step, ran, _ms_since(started))
+        shown = await session.aafter_tool(step, ran, elapsed_ms(started))
         return _shown(session, answer, ran, shown)
 
 
@@ -191,9 +213,7 @@ def _asked(session: FrameworkSession, step: ToolStep) -> ToolStep:
     ``{"approved": bool, "message": str}``, it runs or answers with the refusal."""
     if step.ask is None:
         return step
-    ask = step.ask
-    payload = {"tool": ask.tool_name, "input": dict(ask.tool_input), "reason": ask.reason}
-    answer = interrupt({"hookwright": "ask", **payload})
+    answer = interrupt(ask_payload(step.ask))
     if isinstance(answer, Mapping):
         message = answer.get("message")
         return session.resolve(step, bool(answer.get("approved")), message and str(message))
@@ -228,7 +248,3 @@ def _shown(
         return answer.model_copy(update={"content": shown.content, "status": status})
     session.unexpressed(Event.PostToolUse, "a replaced result of a tool that returned a Command")
     return answer
-
-
-def _ms_since(started: float) -> float:
-    return round((time.monotonic() - started) * 1000, 3)

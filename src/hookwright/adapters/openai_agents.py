@@ -25,6 +25,7 @@ from agents import (
     Agent,
     FunctionTool,
     FunctionToolResult,
+    ModelResponse,
     RunConfig,
     RunContextWrapper,
     Runner,
@@ -35,6 +36,7 @@ from agents import (
 from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
 from agents.tool_context import ToolContext
 
+from hookwright.adapters._openai_agents_model import ModelAnswerHooks, answer_of, model_call_of
 from hookwright.events import Event
 from hookwright.host import (
     Abilities,
@@ -42,8 +44,11 @@ from hookwright.host import (
     FrameworkSession,
     ToolResult,
     ToolStep,
+    elapsed_ms,
+    ended_text,
     reminder,
 )
+from hookwright.host import ModelRequest as ModelCall
 
 ABILITIES = Abilities("openai-agents", ask_user=False, end_turn=True)
 Invoke = Callable[[ToolContext[Any], str], Awaitable[Any]]
@@ -53,7 +58,8 @@ ErrorText = str | None | Awaitable[str | None]
 @dataclass(frozen=True)
 class HookedRun:
     """One turn: the agent's final output and its last `RunResult`; `end` when a hook ended
-    the turn (a blocked prompt has neither output nor result)."""
+    the turn (a blocked prompt has neither output nor result; a model call a hook blocked has
+    the reason as output and no result)."""
 
     final_output: Any
     result: RunResult | None
@@ -70,6 +76,7 @@ class OpenAIAgentsHooks:
         self._late = False
         #: Calls whose tool raised (the SDK answers them with its error text).
         self._failed: set[str] = set()
+        self._call: ModelCall | None = None
 
     @classmethod
     async def open(cls, project_dir: Path, **options: Any) -> OpenAIAgentsHooks:
@@ -103,9 +110,13 @@ class OpenAIAgentsHooks:
         self._notes, self._late = [], False
         governed = self.govern(agent)
         config = self._config(run_config)
+        options["hooks"] = ModelAnswerHooks(self._answered, options.get("hooks"))
         items: list[TResponseInputItem] = [*history, {"role": "user", "content": prompt}]
         while True:
-            result = await Runner.run(governed, items, run_config=config, **options)
+            try:
+                result = await Runner.run(governed, items, run_config=config, **options)
+            except _ModelCallBlocked as blocked:
+                return HookedRun(ended_text(blocked.end), None, blocked.end)
             end = self.session.ending
             if end is not None:
                 return HookedRun(result.final_output, result, end)
@@ -148,10 +159,10 @@ class OpenAIAgentsHooks:
             output = await invoke(context, json.dumps(dict(step.run.tool_input)))
         except Exception as exc:
             failed = ToolResult(str(exc), is_error=True)
-            await self.session.aafter_tool(step, failed, _ms_since(started))
+            await self.session.aafter_tool(step, failed, elapsed_ms(started))
             raise
         ran = _result_of(output, failed=context.tool_call_id in self._failed)
-        shown = await self.session.aafter_tool(step, ran, _ms_since(started))
+        shown = await self.session.aafter_tool(step, ran, elapsed_ms(started))
         return output if shown == ran else shown.content
 
     def _end_when_asked(
@@ -167,7 +178,7 @@ class OpenAIAgentsHooks:
         theirs = config.call_model_input_filter
 
         async def call_model_input_filter(data: CallModelData[Any]) -> ModelInputData:
-            placed = self._place_context(data.model_data)
+            placed = await self._model_call(data)
             if theirs is None:
                 return placed
             outcome = theirs(replace(data, model_data=placed))
@@ -186,6 +197,24 @@ class OpenAIAgentsHooks:
             tool_error_formatter=tool_error_formatter,
         )
 
+    async def _model_call(self, data: CallModelData[Any]) -> ModelInputData:
+        """The model-call hooks (their context for this call only; a block ends the run),
+        then the queued context."""
+        given = data.model_data
+        self._call = model_call_of(data.agent, given.input, given.instructions)
+        ended = self.session.ending
+        notes = await self.session.amodel_call(self._call)
+        if ended is None and self.session.ending is not None:
+            raise _ModelCallBlocked(self.session.ending)
+        placed = self._place_context(given)
+        if notes:
+            placed.input.append({"role": "user", "content": reminder(notes)})
+        return placed
+
+    async def _answered(self, response: ModelResponse) -> None:
+        if self._call is not None:
+            await self.session.amodel_answered(self._call, answer_of(response))
+
     def _place_context(self, data: ModelInputData) -> ModelInputData:
         """Queued hook context becomes a user note after the current input; notes given
         earlier this turn stay where they were."""
@@ -203,6 +232,14 @@ class OpenAIAgentsHooks:
         return ModelInputData(input=items, instructions=data.instructions)
 
 
+class _ModelCallBlocked(Exception):
+    """A model-call hook ended the turn: the model must not be called."""
+
+    def __init__(self, end: EndTurn) -> None:
+        super().__init__(end.reason)
+        self.end = end
+
+
 def _answer(step: ToolStep) -> ToolResult:
     return step.answer or ToolResult("Tool call not run.", is_error=True)
 
@@ -212,7 +249,3 @@ def _result_of(output: Any, *, failed: bool) -> ToolResult:
         return ToolResult(output, failed)
     data = output if isinstance(output, dict) else None
     return ToolResult(json.dumps(output, default=str) if data else str(output), failed, data)
-
-
-def _ms_since(started: float) -> float:
-    return round((time.monotonic() - started) * 1000, 3)

@@ -36,7 +36,15 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
-from hookwright.host.framework import Abilities, FrameworkSession, ToolStep, reminder
+from hookwright.host.framework import (
+    Abilities,
+    FrameworkSession,
+    ToolStep,
+    ask_payload,
+    elapsed_ms,
+    ended_text,
+    reminder,
+)
 from hookwright.host.project import ProjectHooks
 from hookwright.host.prompts import PromptFlow
 from hookwright.host.reports import Reporter
@@ -90,6 +98,9 @@ __all__ = [
     "TrustPolicy",
     "WorkspaceAccess",
     "WorkspaceLease",
+    "ask_payload",
+    "elapsed_ms",
+    "ended_text",
     "reminder",
     "tool_result_from_value",
     "unmatched_tool_hooks",

@@ -171,6 +171,9 @@ class ModelRequestDecision:
 
     request: ModelRequest
     end: EndTurn | None = None
+    #: The hook context placed into `request`, and which of its fields hooks rewrote.
+    notes: tuple[str, ...] = ()
+    rewritten: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,14 +6,17 @@ blocking call in a worker thread, so a framework's async path never blocks its l
 meets the session's own loop); SessionStart once; hook context queued for the next model call;
 one `ToolStep` per tool call (PreToolUse, then PermissionRequest when a hook asks), kept per call
 id so a replayed step never runs the hooks twice; the result the model should see after a tool
-ran; Stop feedback; and every decision field the framework cannot express reported through
-`HookSession.unexpressed` (warning + audit) instead of being dropped.
+ran; the model-call hooks around each model call; Stop feedback; and every decision field the
+framework cannot express reported through `HookSession.unexpressed` (warning + audit) instead
+of being dropped. A framework that applies verdicts itself in Claude Code's format (the
+claude-agent-sdk CLI) uses `relay` and `permission` instead of the tool steps.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,6 +28,7 @@ from hookwright.host.decisions import (
     Defer,
     Deny,
     EndTurn,
+    ModelRequest,
     PermissionDecision,
     Respond,
     Run,
@@ -32,6 +36,7 @@ from hookwright.host.decisions import (
     ToolResult,
 )
 from hookwright.host.sync import SyncHookSession
+from hookwright.results import Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,29 @@ def reminder(texts: Sequence[str]) -> str:
 
 def refused(text: str) -> ToolResult:
     return ToolResult(text, is_error=True)
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since `started` (a `time.monotonic()` reading): a hook's duration_ms."""
+    return round((time.monotonic() - started) * 1000, 3)
+
+
+def ended_text(end: EndTurn) -> str:
+    """The answer a turn a hook ended gives in place of the model's: Claude Code's text for a
+    blocked prompt, else the hook's reason."""
+    if end.status == "blocked":
+        return f"UserPromptSubmit operation blocked by hook:\n{end.reason}"
+    return end.reason
+
+
+def ask_payload(ask: Ask) -> dict[str, Any]:
+    """What an adapter hands the user (an interrupt, an approval request) when a hook asks."""
+    return {
+        "hookwright": "ask",
+        "tool": ask.tool_name,
+        "input": dict(ask.tool_input),
+        "reason": ask.reason,
+    }
 
 
 class FrameworkSession:
@@ -166,6 +194,57 @@ class FrameworkSession:
         """SessionEnd, then the hook processes stop. Idempotent."""
         self.hooks.close(reason)
 
+    # Model calls ------------------------------------------------------------------------------
+
+    def model_call(self, request: ModelRequest, iteration: int = 0) -> tuple[str, ...]:
+        """PreContextBuild, PostContextBuild and PreModelCall before a framework's model call
+        (`request.messages` in chat format): the hook context to put into this very call only
+        (as the reference agent does). A block ends the turn (`ending`; also when the hooks
+        cannot run); a rewritten request is reported: the framework sends its own."""
+        decision = self.hooks.model_request(request, iteration=iteration)
+        if decision.end is not None:
+            self._end_turn(Event.PreModelCall, decision.end)
+            return ()
+        if decision.rewritten:
+            what = f"rewriting the model request ({', '.join(decision.rewritten)})"
+            self.unexpressed(Event.PreModelCall, what)
+        return decision.notes
+
+    def model_answered(
+        self, request: ModelRequest, response: Mapping[str, Any], iteration: int = 0
+    ) -> None:
+        """PostModelCall after a framework's model call (`response`: the assistant message in
+        chat format): context is queued for the next call, a block ends the turn, a replaced
+        answer is reported."""
+        decision = self.hooks.model_response(request, response, iteration=iteration)
+        self._end_turn(Event.PostModelCall, decision.end)
+        self.queue(decision.notes)
+        if decision.response is not None:
+            self.unexpressed(Event.PostModelCall, "replacing the model's answer")
+
+    async def amodel_call(self, request: ModelRequest, iteration: int = 0) -> tuple[str, ...]:
+        return await asyncio.to_thread(self.model_call, request, iteration)
+
+    async def amodel_answered(
+        self, request: ModelRequest, response: Mapping[str, Any], iteration: int = 0
+    ) -> None:
+        await asyncio.to_thread(self.model_answered, request, response, iteration)
+
+    # A host that applies verdicts itself ----------------------------------------------------
+
+    def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
+        """`SyncHookSession.relay`, for a host that asks with its own hook input and applies
+        the verdict itself (a Claude Code CLI): SessionStart fires before the first
+        UserPromptSubmit, and its context joins that verdict's."""
+        self.hooks.session.adopt(hook_input)
+        if event is Event.UserPromptSubmit:
+            self.start()
+        verdict = self.hooks.relay(event, hook_input)
+        texts = self.take_context()
+        if texts:
+            verdict = replace(verdict, additional_context=(*texts, *verdict.additional_context))
+        return verdict
+
     # Tools ------------------------------------------------------------------------------------
 
     def before_tool(self, tool_name: str, tool_input: Mapping[str, Any], call_id: str) -> ToolStep:
@@ -197,7 +276,7 @@ class FrameworkSession:
             case Deny(message=message):
                 return ToolStep(call_id, answer=refused(message))
             case Respond(result=result):
-                return ToolStep(call_id, answer=self._shown(Event.PreToolUse, result))
+                return ToolStep(call_id, answer=self.shown(Event.PreToolUse, result))
             case Ask():
                 return self._permission(tool_name, action, call_id)
             case Defer():
@@ -209,6 +288,16 @@ class FrameworkSession:
             self.unexpressed(Event.PreToolUse, f"running {action.tool_name} instead of {tool_name}")
             return ToolStep(call_id, answer=refused(f"A hook redirected {tool_name}; not run."))
         return ToolStep(call_id, run=action)
+
+    def permission(self, ask: Ask, call_id: str) -> ToolStep:
+        """PermissionRequest for a call the host needs approved (its permission prompt would
+        show): a step that runs, answers with the refusal, or (with `Abilities.ask_user`) asks
+        the user. Fails closed like `before_tool`."""
+        try:
+            return self._permission(ask.tool_name, ask, call_id)
+        except Exception as exc:
+            why = f"hookwright could not run the PermissionRequest hooks: {exc}"
+            return ToolStep(call_id, answer=refused(why))
 
     def _permission(self, tool_name: str, ask: Ask, call_id: str) -> ToolStep:
         verdict: PermissionDecision = self.hooks.permission(
@@ -248,13 +337,13 @@ class FrameworkSession:
         )
         self.queue(after.context)
         self._end_turn(Event.PostToolUse, after.end or _stopped(after.stop_after))
-        shown = self._shown(Event.PostToolUse, after.result)
+        shown = self.shown(Event.PostToolUse, after.result)
         if after.feedback is not None:
             text = f"{shown.content}\n\nPostToolUse hook feedback:\n{after.feedback}"
             shown = replace(shown, content=text)
         return shown
 
-    def _shown(self, event: Event, result: ToolResult) -> ToolResult:
+    def shown(self, event: Event, result: ToolResult) -> ToolResult:
         """What the model sees of a hook-supplied result; what it carries for the user has no
         channel in a framework and is reported."""
         if result.for_user or (result.response_handled and result.media):

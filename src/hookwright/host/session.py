@@ -70,6 +70,8 @@ from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy
 
 DEFAULT_STOP_BLOCK_CAP = 8
+#: The fields every hook input of a host carries, adopted by `HookSession.adopt`.
+HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
 log = logging.getLogger("hookwright.host")
 
 
@@ -355,6 +357,36 @@ class HookSession:
         )
         self.engine.audit.note(record)
 
+    # A host that applies verdicts itself ------------------------------------------------------
+
+    def adopt(self, hook_input: Mapping[str, Any]) -> None:
+        """Take the common fields of a host's own hook input (a Claude Code CLI's session_id,
+        transcript_path, cwd and permission_mode), so hooks see the host's session."""
+        for name in HOST_COMMON_FIELDS:
+            value = hook_input.get(name)
+            if isinstance(value, str) and value:
+                setattr(self.identity, name, value)
+
+    async def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
+        """The verdict of `event`'s hooks on a host's own hook input, for a host that applies
+        verdicts itself (a Claude Code CLI asking through SDK hook callbacks): the common
+        fields are adopted, a tool's name and arguments are mapped to the hooks' (`tool_map`)
+        and a rewritten input back to the host's."""
+        self.adopt(hook_input)
+        skipped = {*HOST_COMMON_FIELDS, "hook_event_name"}
+        payload = {k: v for k, v in hook_input.items() if k not in skipped}
+        name = payload.get("tool_name")
+        if not isinstance(name, str):
+            return await self.fire(event, **payload)
+        hook_name, arguments = self.tool_map.to_hooks(name, payload.get("tool_input") or {})
+        verdict = await self.fire(
+            event, **{**payload, "tool_name": hook_name, "tool_input": arguments}
+        )
+        if verdict.updated_input is None:
+            return verdict
+        _, host_input = self.tool_map.to_host(hook_name, verdict.updated_input)
+        return replace(verdict, updated_input=host_input)
+
     # Session and turn ------------------------------------------------------------------------
 
     async def start(
@@ -476,17 +508,22 @@ class HookSession:
         end = model_gate(model)
         if end is not None:
             return ModelRequestDecision(request, end)
+        rewritten = ["messages"] if _replaced_messages(pre) or _replaced_messages(post) else []
         if model.updated_input:
-            fields.update(
-                {k: v for k, v in model.updated_input.items() if k in fields and v is not None}
-            )
+            updates = {
+                k: v for k, v in model.updated_input.items() if k in fields and v is not None
+            }
+            fields.update(updates)
+            rewritten += [k for k in updates if k not in rewritten]
         notes += model.additional_context
         if notes:
             fields["messages"] = insert_system_notes(fields["messages"], notes)
         elif _rewrote_messages(model):
             fields["messages"] = collapse_leading_system(fields["messages"])
         return ModelRequestDecision(
-            ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"])
+            ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"]),
+            notes=tuple(notes),
+            rewritten=tuple(rewritten),
         )
 
     async def model_response(
@@ -743,11 +780,13 @@ def context_messages(verdict: Verdict, messages: list[dict[str, Any]]) -> list[d
 
 def _rewrote_messages(verdict: Verdict) -> bool:
     """Whether a context or model hook changed the messages or added notes to them."""
+    return _replaced_messages(verdict) or bool(verdict.additional_context)
+
+
+def _replaced_messages(verdict: Verdict) -> bool:
     updated = verdict.updated_input or {}
-    return (
-        isinstance(verdict.payload_updates.get("messages"), list)
-        or isinstance(updated.get("messages"), list)
-        or bool(verdict.additional_context)
+    return isinstance(verdict.payload_updates.get("messages"), list) or isinstance(
+        updated.get("messages"), list
     )
 
 

@@ -35,6 +35,7 @@ from hookwright.host.decisions import (
     ToolResultDecision,
 )
 from hookwright.host.session import HookSession
+from hookwright.results import Verdict, failed_dispatch
 
 T = TypeVar("T")
 #: How long a call waits for its hooks at most; hooks have their own, shorter timeouts.
@@ -203,6 +204,14 @@ class SyncHookSession:
             Event.PostCompact,
             lambda: self.session.post_compact(trigger, summary),
             lambda _: CompactedDecision(),
+        )
+
+    def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
+        """`HookSession.relay`; when the hooks cannot run, a gate is denied with why."""
+        return self._call(
+            event,
+            lambda: self.session.relay(event, hook_input),
+            lambda why: failed_dispatch(event, why),
         )
 
     def close(self, reason: str | None = "other") -> None:

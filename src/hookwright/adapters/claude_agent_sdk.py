@@ -1,0 +1,173 @@
+"""A project's hooks governing a claude-agent-sdk agent
+(``pip install 'hookwright[claude-agent-sdk]'``).
+
+    hooks = await ClaudeSDKHooks.open(project, ClaudeAgentOptions(cwd=project), tool_map=...)
+    async with hooks, ClaudeSDKClient(hooks.options) as client:
+        await client.query("Tidy up and publish.")
+        async for message in client.receive_response(): ...
+
+The SDK's CLI runs the agent loop and applies hook answers itself, with Claude Code's own
+semantics. `options` are yours plus one `HookMatcher` callback per event the SDK can call back
+for: each relays the CLI's hook input to the project's hooks (`FrameworkSession.relay`) and
+answers with what a Claude Code hook would print (`encode_output`). `can_use_tool` runs the
+PermissionRequest hooks when the CLI would ask for permission, then your own `can_use_tool`.
+SessionStart fires before the first prompt (its context goes with that prompt's), SessionEnd
+when the adapter closes. When the CLI reads settings files itself (`setting_sources` None or
+not empty), the Claude Code dialect is not loaded, so no hook runs twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from claude_agent_sdk import (
+    CanUseTool,
+    ClaudeAgentOptions,
+    HookContext,
+    HookJSONOutput,
+    HookMatcher,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+from claude_agent_sdk import HookInput as CLIHookInput
+from claude_agent_sdk.types import HookEvent
+
+from hookwright.dialects.claude_code import encode_output
+from hookwright.events import Event
+from hookwright.host import (
+    DEFAULT_STOP_BLOCK_CAP,
+    Abilities,
+    Ask,
+    FrameworkSession,
+    tool_result_from_value,
+)
+from hookwright.results import Decision, Verdict, failed_dispatch
+
+#: The events the SDK calls back for (PermissionRequest is answered in `can_use_tool`).
+RELAYED: tuple[HookEvent, ...] = (
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "Notification",
+)
+#: The CLI blocks these when a callback fails (`on_failure="block"`).
+GATES = frozenset({"UserPromptSubmit", "PreToolUse"})
+CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: How long the CLI waits for a callback; hooks have their own, shorter timeouts.
+CALLBACK_TIMEOUT = 600.0
+
+
+class ClaudeSDKHooks:
+    """One claude-agent-sdk session governed by a project's hooks; run the SDK with
+    `options`."""
+
+    def __init__(self, session: FrameworkSession, given: ClaudeAgentOptions, cap: int) -> None:
+        self.session = session
+        self._theirs: CanUseTool | None = given.can_use_tool
+        self.options = replace(
+            given,
+            hooks=self._hooks(given.hooks or {}),
+            can_use_tool=self._can_use_tool,
+            env={**given.env, CAP_ENV: str(cap)},
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        project_dir: Path,
+        options: ClaudeAgentOptions | None = None,
+        *,
+        cli_reads_settings: bool | None = None,
+        **hook_options: Any,
+    ) -> ClaudeSDKHooks:
+        """`hook_options` are `HookSession.open`'s (tool_map, trust, stop_block_cap, ...).
+        `cli_reads_settings` overrides what `options.setting_sources` says (a custom transport
+        does not pass it to its CLI)."""
+        given = options or ClaudeAgentOptions(cwd=project_dir)
+        reads = given.setting_sources != [] if cli_reads_settings is None else cli_reads_settings
+        if reads:
+            excluded = hook_options.get("exclude_dialects", ())
+            hook_options["exclude_dialects"] = (*excluded, "claude_code")
+        abilities = Abilities("claude-agent-sdk", ask_user=given.can_use_tool is not None)
+        opened = await asyncio.to_thread(
+            FrameworkSession.open, project_dir, abilities, **hook_options
+        )
+        return cls(opened, given, hook_options.get("stop_block_cap", DEFAULT_STOP_BLOCK_CAP))
+
+    async def aclose(self) -> None:
+        """SessionEnd, then the hook processes stop."""
+        await self.session.aclose()
+
+    async def __aenter__(self) -> ClaudeSDKHooks:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def _hooks(self, theirs: Mapping[HookEvent, list[HookMatcher]]) -> dict[HookEvent, Any]:
+        merged: dict[HookEvent, list[HookMatcher]] = {k: list(v) for k, v in theirs.items()}
+        for event in RELAYED:
+            failure: Literal["block"] | None = "block" if event in GATES else None
+            matcher = HookMatcher(hooks=[self._relay], timeout=CALLBACK_TIMEOUT, on_failure=failure)
+            merged.setdefault(event, []).append(matcher)
+        return merged
+
+    async def _relay(
+        self, hook_input: CLIHookInput, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        data: dict[str, Any] = dict(hook_input)
+        try:
+            event = Event(data["hook_event_name"])
+        except (KeyError, ValueError):
+            return cast(HookJSONOutput, {})
+        try:
+            verdict = await asyncio.to_thread(self.session.relay, event, data)
+            answer = encode_output(self._expressible(verdict))
+        except Exception as exc:
+            answer = encode_output(failed_dispatch(event, f"hookwright failed: {exc}"))
+        return cast(HookJSONOutput, answer)
+
+    def _expressible(self, verdict: Verdict) -> Verdict:
+        """What Claude Code has no field for is reported: rewritten event fields other than
+        the tool input are left out, a hook's tool result (`respond`) becomes a refusal whose
+        text is that result, and a renamed tool is refused."""
+        rewritten = sorted(set(verdict.payload_updates) - {"tool_name", "tool_input"})
+        if rewritten:
+            self.session.unexpressed(verdict.event, f"rewriting {', '.join(rewritten)}")
+        if verdict.event is not Event.PreToolUse:
+            return verdict
+        if verdict.respond is not None:
+            result = self.session.shown(Event.PreToolUse, tool_result_from_value(verdict.respond))
+            what = "a tool result without running the tool (it reaches the model as a refusal)"
+            self.session.unexpressed(Event.PreToolUse, what)
+            return replace(verdict, decision=Decision.deny, reason=result.content, respond=None)
+        renamed = verdict.payload_updates.get("tool_name")
+        if renamed and not verdict.blocked:
+            self.session.unexpressed(Event.PreToolUse, f"running {renamed} instead of the tool")
+            return replace(
+                verdict, decision=Decision.deny, reason="A hook renamed the tool; not run."
+            )
+        return verdict
+
+    async def _can_use_tool(
+        self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        ask = Ask(tool_name, tool_input, context.decision_reason)
+        step = await asyncio.to_thread(self.session.permission, ask, context.tool_use_id or "")
+        if step.run is not None:
+            return PermissionResultAllow(updated_input=dict(step.run.tool_input))
+        if step.ask is not None and self._theirs is not None:
+            return await self._theirs(tool_name, tool_input, context)
+        answer = step.answer
+        return PermissionResultDeny(message=answer.content if answer else "Permission denied.")

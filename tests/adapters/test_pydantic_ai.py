@@ -1,0 +1,234 @@
+"""pydantic-ai: the conformance scenario with pydantic-ai's own `FunctionModel` (a scripted
+function that records the messages it is given), the capability in the agent, and approvals
+(`ApprovalRequired` / `DeferredToolResults`) beyond the scenario."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+from pydantic_ai import Agent, Tool
+from pydantic_ai.messages import (
+    ERROR_OUTCOMES,
+    ModelMessage,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
+
+from hookwright.adapters.pydantic_ai import PydanticAIHooks
+from hookwright.host import FrameworkSession
+
+from .native import MODEL_CALL_NOTE, native_project, options, runs
+from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
+
+INSTRUCTIONS = "Test hooks."
+
+
+class ScriptedFunction:
+    """The function of a `FunctionModel`: answers with the replies in order (then EXHAUSTED)
+    and records the messages of every call."""
+
+    def __init__(self, replies: Sequence[Reply]) -> None:
+        self.replies = list(replies)
+        self.received: list[list[ModelMessage]] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.received.append(list(messages))
+        reply = self.replies.pop(0) if self.replies else Reply(EXHAUSTED)
+        parts: list[Any] = [TextPart(reply.text)] if reply.text else []
+        parts += [ToolCallPart(c.name, c.args, tool_call_id=c.id) for c in reply.calls]
+        return ModelResponse(parts=parts)
+
+
+def seen(messages: list[ModelMessage]) -> list[Seen]:
+    out = [Seen("system", INSTRUCTIONS)]
+    for message in messages:
+        for part in message.parts:
+            out += _seen(part)
+    return out
+
+
+def _seen(part: Any) -> list[Seen]:
+    match part:
+        case SystemPromptPart(content=text):
+            return [Seen("system", text)]
+        case UserPromptPart(content=str() as text):
+            return [Seen("user", text)]
+        case ToolReturnPart():
+            text = part.model_response_str(wrap_if_error=False)
+            return [Seen("tool", text, part.tool_call_id, part.outcome in ERROR_OUTCOMES)]
+        case TextPart(content=text):
+            return [Seen("assistant", text)]
+    return []
+
+
+def tools_of(tools: Tools) -> list[Tool[Any]]:
+    return [Tool(tools.shell), Tool(tools.lookup)]
+
+
+class PydanticAISession:
+    def __init__(self, project: Path, tools: Tools, options: dict[str, Any]) -> None:
+        self.adapter = PydanticAIHooks.open(project, **options)
+        self.hooks: FrameworkSession = self.adapter.session
+        self.tools = tools_of(tools)
+        self.history: list[ModelMessage] = []
+
+    def turn(self, prompt: str, replies: Sequence[Reply]) -> list[list[Seen]]:
+        script = ScriptedFunction(replies)
+        agent = Agent(
+            FunctionModel(script),
+            instructions=INSTRUCTIONS,
+            tools=self.tools,
+            capabilities=[self.adapter],
+        )
+        result = agent.run_sync(prompt, message_history=self.history)
+        self.history = result.all_messages()
+        return [seen(call) for call in script.received]
+
+    def close(self) -> None:
+        self.adapter.close()
+
+
+class PydanticAIDriver:
+    framework = "pydantic-ai"
+    flags_errors = True
+
+    def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> PydanticAISession:
+        return PydanticAISession(project, tools, options)
+
+
+class TestPydanticAI(ConformanceScenario):
+    driver = PydanticAIDriver()
+
+
+# Beyond the scenario --------------------------------------------------------------------------
+
+
+def approving_agent(hooks: PydanticAIHooks, script: ScriptedFunction, tools: Tools) -> Any:
+    return Agent(
+        FunctionModel(script),
+        tools=[Tool(tools.shell)],
+        capabilities=[hooks],
+        output_type=[str, DeferredToolRequests],
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "executed", "result"),
+    [
+        (True, [("shell", {"cmd": "echo approved"})], ("approved", False)),
+        (ToolDenied("not now"), [], ("not now", False)),
+    ],
+)
+async def test_ask_defers_the_call_and_resumes_without_running_hooks_twice(
+    tmp_path: Path, answer: Any, executed: list[Any], result: tuple[str, bool]
+) -> None:
+    hooks = {"PreToolUse": "ask('sure?')", "PermissionRequest": "None", "PostToolUse": "None"}
+    root = native_project(tmp_path, hooks)
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo approved"})
+    script = ScriptedFunction([Reply("", (call,)), Reply("done")])
+    async with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        agent = approving_agent(capability, script, tools)
+        paused = await agent.run("go")
+        assert isinstance(paused.output, DeferredToolRequests)
+        [pending] = paused.output.approvals
+        assert pending.tool_call_id == "c1"
+        assert paused.output.metadata["c1"] == {
+            "hookwright": "ask",
+            "tool": "shell",
+            "input": {"cmd": "echo approved"},
+            "reason": "sure?",
+        }
+        assert tools.executed == []
+        approvals = DeferredToolResults(approvals={"c1": answer})
+        done = await agent.run(
+            message_history=paused.all_messages(), deferred_tool_results=approvals
+        )
+    assert done.output == "done"
+    assert tools.executed == executed
+    posted = [("PostToolUse", "c1")] if executed else []
+    assert runs(root) == [("PreToolUse", "c1"), ("PermissionRequest", "c1"), *posted]
+    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    assert (tool_result.text, tool_result.is_error) == result
+
+
+async def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"UserPromptSubmit": "block('not today')", "Stop": "None"})
+    script = ScriptedFunction([])
+    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = Agent(FunctionModel(script), capabilities=[capability])
+        outcome = await agent.run("go")
+    assert outcome.output == "UserPromptSubmit operation blocked by hook:\nnot today"
+    assert script.received == []
+    assert runs(root) == [("UserPromptSubmit", None)]
+
+
+async def test_a_hook_ending_the_turn_ends_the_run_without_stop(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PostToolUse": "stop('enough')", "Stop": "block('never')"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo hi"})
+    script = ScriptedFunction([Reply("", (call,)), Reply("not asked")])
+    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = Agent(FunctionModel(script), tools=[Tool(tools.shell)], capabilities=[capability])
+        outcome = await agent.run("go")
+    assert outcome.output == "enough"
+    assert len(script.received) == 1
+    assert tools.executed == [("shell", {"cmd": "echo hi"})]
+    assert runs(root) == [("PostToolUse", "c1")]
+
+
+def test_an_ask_without_approvals_is_refused(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PreToolUse": "ask('sure?')", "PermissionRequest": "None"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo no"})
+    script = ScriptedFunction([Reply("", (call,)), Reply("done")])
+    with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = Agent(FunctionModel(script), tools=[Tool(tools.shell)], capabilities=[capability])
+        assert agent.run_sync("go").output == "done"
+    assert tools.executed == []
+    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    assert (tool_result.text, tool_result.is_error) == ("sure?", True)
+
+
+async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
+    tmp_path: Path,
+) -> None:
+    root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo hi"})
+    script = ScriptedFunction([Reply("", (call,)), Reply("done")])
+    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = Agent(
+            FunctionModel(script, model_name="scripted"),
+            instructions="Be brief.",
+            tools=[Tool(tools.shell)],
+            capabilities=[capability],
+        )
+        assert (await agent.run("go")).output == "done"
+    first, second = (json.dumps([m.text for m in seen(call)]) for call in script.received)
+    assert "2 messages, scripted" in first
+    assert "4 messages, scripted" in second and "2 messages" not in second
+    assert [event for event, _ in runs(root)] == ["PreModelCall", "PostModelCall"] * 2
+
+
+async def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PreModelCall": "block('no model today')", "Stop": "None"})
+    script = ScriptedFunction([])
+    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = Agent(FunctionModel(script), capabilities=[capability])
+        assert (await agent.run("go")).output == "no model today"
+    assert script.received == []
+    assert runs(root) == [("PreModelCall", None)]
