@@ -281,6 +281,29 @@ class Verdict:
         }
 
 
+def effect_of(result: HookResult) -> str:
+    """A one-word summary of what a hook did (`deny`, `rewrite input`, `context`, ...)."""
+    if result.status is not Status.ok:
+        return result.status.value
+    if result.decision is not None:
+        return result.decision.value
+    checks: tuple[tuple[str, Any], ...] = (
+        ("abort", result.abort is not None),
+        ("stop", not result.continue_),
+        ("respond", result.respond is not None),
+        ("rewrite input", result.updated_input is not None or bool(result.payload_updates)),
+        ("rewrite output", result.updated_output is not None),
+        ("patch", bool(result.patches)),
+        ("context", result.additional_context is not None),
+        ("message", result.system_message is not None),
+        ("prompt", bool(result.effects and result.effects.prompt_injections)),
+    )
+    for effect, present in checks:
+        if present:
+            return effect
+    return "note"
+
+
 #: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they
 #: deny (fail closed) instead of letting the action through.
 GATE_EVENTS = frozenset(
