@@ -274,6 +274,7 @@ class Verdict:
                     "status": r.status.value,
                     "decision": r.decision.value if r.decision else None,
                     "exit_code": r.exit_code,
+                    "error": r.error,
                     "duration_ms": round(r.duration_ms, 3),
                 }
                 for r in self.results

@@ -108,24 +108,29 @@ def explain(hooks: Sequence[HookSpec], inp: HookInput) -> list[Candidate]:
 
 
 def input_warnings(hooks: Sequence[HookSpec], inp: HookInput) -> list[str]:
-    """What the input lacks that these hooks' matchers or `if` rules read."""
-    warnings: list[str] = []
-    fields = {
-        spec.match_field or MATCH_FIELD.get(inp.event)
-        for spec in hooks
-        if spec.matcher is not None and not spec.matcher.matches_all
-    }
-    for field in sorted(f for f in fields if f):
-        if field not in inp.payload and not (field == "agent_type" and inp.agent_type):
-            warnings.append(
-                f"the input has no {field!r}, which the matchers of {inp.event.value} hooks "
-                "read: every matcher matches when it is missing"
-            )
+    """What the input lacks that these hooks' matchers or `if` rules read, one line a field."""
+    readers: dict[str, list[str]] = {}
+    for spec in hooks:
+        if spec.matcher is not None and not spec.matcher.matches_all:
+            field = spec.match_field or MATCH_FIELD.get(inp.event)
+            if field and not (field == "agent_type" and inp.agent_type):
+                readers.setdefault(field, [])
+                if "matchers" not in readers[field]:
+                    readers[field].append("matchers")
     if inp.event in TOOL_EVENTS and any(spec.if_rule is not None for spec in hooks):
         for field in ("tool_name", "tool_input"):
-            if field not in inp.payload:
-                warnings.append(
-                    f"the input has no {field!r}, which `if` rules read: hooks with an `if` "
-                    "rule will not run"
-                )
+            readers.setdefault(field, []).append("`if` rules")
+    warnings: list[str] = []
+    for field, who in readers.items():
+        if field in inp.payload:
+            continue
+        effects = []
+        if "matchers" in who:
+            effects.append("every matcher matches")
+        if "`if` rules" in who:
+            effects.append("no hook with an `if` rule runs")
+        warnings.append(
+            f"the input has no {field!r}, which the {' and '.join(who)} of "
+            f"{inp.event.value} hooks read: {' and '.join(effects)}"
+        )
     return warnings

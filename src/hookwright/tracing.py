@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from hookwright.debug import short, trace
 from hookwright.events import MATCH_FIELD, HookInput
-from hookwright.results import Verdict, effect_of
+from hookwright.results import Status, Verdict, effect_of
 from hookwright.selection import explain, input_warnings
 from hookwright.spec import HookSpec
 
@@ -34,7 +34,9 @@ def results(verdict: Verdict) -> None:
     for result in verdict.results:
         spec = result.hook
         name = spec.describe() if spec else "?"
-        parts = [result.status.value, effect_of(result) if result.has_effect else "no effect"]
+        parts = [result.status.value]
+        if result.status is Status.ok:
+            parts.append(effect_of(result) if result.has_effect else "no effect")
         parts.append(f"{result.duration_ms:.1f} ms")
         if result.exit_code is not None:
             parts.append(f"exit {result.exit_code}")

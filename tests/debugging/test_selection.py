@@ -113,8 +113,12 @@ def test_input_warnings_name_the_fields_matchers_and_if_rules_read(engine: HookE
     register_mix(engine)
     hooks = engine.hooks(Event.PreToolUse)
     warnings = input_warnings(hooks, HookInput("PreToolUse", payload={}))
-    assert any("no 'tool_name'" in w and "matchers of PreToolUse" in w for w in warnings)
-    assert any("no 'tool_input'" in w and "`if` rule" in w for w in warnings)
+    assert warnings == [
+        "the input has no 'tool_name', which the matchers and `if` rules of PreToolUse hooks "
+        "read: every matcher matches and no hook with an `if` rule runs",
+        "the input has no 'tool_input', which the `if` rules of PreToolUse hooks read: no hook "
+        "with an `if` rule runs",
+    ]
     assert input_warnings(hooks, call("Bash")) == []
 
 
