@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from hookwright import debug as debug_trace
+from hookwright.audit import default_audit_path
+from hookwright.cli import audit_log
 from hookwright.cli import validate as validation
 from hookwright.cli.explain import Explanation, print_explanation, unloaded_for, verdict_json
 from hookwright.cli.recorded import RecordedCallError, recorded_call
@@ -329,6 +331,27 @@ def hooks_validate(
         sys.stdout.write("\n".join(validation.to_lines(report)) + "\n")
     if report.errors:
         raise typer.Exit(code=1)
+
+
+@app.command("audit")
+def audit(
+    session: Annotated[
+        str | None, typer.Option("--session", "-s", help="Only this session (id or prefix).")
+    ] = None,
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep printing records as they are written.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON record per line.")] = False,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            help="Audit file (default: HOOKWRIGHT_AUDIT_LOG, else ~/.hookwright/audit.jsonl).",
+        ),
+    ] = None,
+) -> None:
+    """Print the audit trail: one line per hook run (what it did to which call)."""
+    audit_log.run(file or default_audit_path(), session, follow, json_out)
 
 
 def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:

@@ -31,6 +31,16 @@ class RichRenderer:
         self._streaming = False
         self._status: Status | None = None
 
+    def _session_header(self, event: dict[str, Any]) -> None:
+        """Which model runs, and where the transcript and the audit trail go."""
+        lines = [f"session {event['session_id']}"]
+        if event.get("model"):
+            lines.append(f"model       {event['model']}")
+        lines.append(f"transcript  {event['transcript']}")
+        lines.append(f"audit       {event.get('audit') or 'off'}")
+        for line in lines:
+            self.console.print(Text(line, style="dim"), soft_wrap=True)
+
     def _end_stream(self) -> None:
         if self._streaming:
             self.console.print()
@@ -127,4 +137,4 @@ class RichRenderer:
                     Text(f"— turn ended ({event['status']}){reason}", style="yellow")
                 )
         elif kind == "session_start" and not prefix:
-            self.console.print(Text(f"session {event['session_id']}", style="dim"))
+            self._session_header(event)
