@@ -421,7 +421,12 @@ def write_hooks(project: Path) -> None:
 async def test_untrusted_project_hooks_do_not_run(tmp_path: Path, isolated_home: Path) -> None:
     project = tmp_path / "repo"
     write_hooks(project)
-    setup = await open_session(project, home=isolated_home, permission_mode="bypassPermissions")
+    setup = await open_session(
+        project,
+        home=isolated_home,
+        permission_mode="bypassPermissions",
+        model=f"scripted:{project / '.hookwright' / 'script.yaml'}",
+    )
     assert setup.untrusted_hooks == 1
     assert any("hookwright trust" in line and "--trust" in line for line in setup.diagnostics)
     assert setup.engine.hooks("PreToolUse") == []
@@ -447,7 +452,7 @@ async def test_resume_continues_from_the_transcript(tmp_path: Path, isolated_hom
     assert resumed.agent.messages[-1] == {"role": "assistant", "content": "finished"}
     resumed.engine.close()
     with pytest.raises(ValueError, match="no transcript"):
-        await open_session(project, home=isolated_home, resume="nope")
+        await open_session(project, home=isolated_home, resume="nope", trust=True)
 
 
 def test_kill_9_leaves_a_readable_transcript(tmp_path: Path) -> None:
