@@ -25,7 +25,12 @@ def _from_env() -> bool:
 
 
 class _State:
-    on: bool = _from_env()
+    """Whether the trace is on; read once per dispatch, so a slotted instance attribute."""
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = _from_env()
 
 
 state = _State()
