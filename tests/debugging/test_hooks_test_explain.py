@@ -27,6 +27,7 @@ hooks:
   - {name: ctx, event: PreToolUse, call: 'guards:ctx'}
   - {name: switched-off, event: PreToolUse, call: 'guards:ctx', enabled: false}
   - {name: boom, event: PreToolUse, matcher: Bash, call: 'guards:boom'}
+  - {name: later, event: PostToolUse, matcher: Bash, call: 'guards:ctx'}
 """
 
 FAILING = (
@@ -73,7 +74,8 @@ def test_explain_says_why_each_hook_ran_or_not(tmp_path: Path, isolated_home: Pa
     proc = hooks_test(project, isolated_home, data, "--explain")
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
-    assert "PreToolUse: 6 hook(s) for this event, 3 selected" in err
+    assert "PreToolUse: 6 hook(s) for this event, 3 selected; 1 hook(s) only on other events" in err
+    assert "  skip later (native, project) [not trusted]: event: registered on PostToolUse" in err
     assert (
         "  skip no-rm (native, project) [not trusted]: matcher 'Bash' matches tool_name 'Bash'; "
         "`if` rule 'Bash(rm *)' does not match the call" in err
@@ -92,6 +94,7 @@ def test_explain_says_why_each_hook_ran_or_not(tmp_path: Path, isolated_home: Pa
     assert candidates["writes"]["check"] == "matcher"
     assert candidates["no-rm"]["check"] == "if"
     assert candidates["switched-off"]["check"] == "disabled"
+    assert candidates["later"]["check"] == "event"
     assert candidates["ctx"]["selected"] and candidates["ctx"]["trusted"] is False
     hooks = {h["name"]: h for h in verdict["hooks"]}
     assert hooks["boom"]["error"] == "RuntimeError: broken hook"

@@ -96,6 +96,34 @@ def test_the_terminal_run_names_model_transcript_audit_and_sums_up(isolated_home
     assert f"hookwright audit --session {session}" in summary
 
 
+def test_the_debug_trace_of_the_demo_shows_each_system_at_work(isolated_home: Path) -> None:
+    proc = run_hookwright(
+        "--debug",
+        "run",
+        "go",
+        "--project",
+        str(DEMO),
+        "--trust",
+        "--skill",
+        "careful",
+        "--model",
+        SCRIPT,
+        "--json",
+        home=isolated_home,
+    )
+    assert proc.returncode == 0, proc.stderr
+    trace = [line for line in proc.stderr.splitlines() if line.startswith("[hookwright debug")]
+    text = "\n".join(trace)
+    assert "spawn: redact-secrets: [\"python3\", \".picoclaw/redact_secrets.py\"]" in text
+    assert "call: redact-secrets hook.after_tool: " in text
+    assert "answer: redact-secrets hook.after_tool: {\"action\": \"modify\"" in text
+    assert "no_destructive_rm.py" in text and "exit 0 after" in text
+    assert "permissionDecision" in text
+    assert "match: UserPromptSubmit: 1 hook(s) registered, 1 selected" in text
+    assert "result: PostToolUse note-dry-runs (openharness, project): ok, rewrite output" in text
+    assert "match: Stop: no hooks registered" in text
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_demo_is_offline_with_provider_keys_set(isolated_home: Path) -> None:
     env = {

@@ -17,7 +17,13 @@ from hookwright import debug as debug_trace
 from hookwright.audit import default_audit_path
 from hookwright.cli import audit_log
 from hookwright.cli import validate as validation
-from hookwright.cli.explain import Explanation, print_explanation, unloaded_for, verdict_json
+from hookwright.cli.explain import (
+    Explanation,
+    other_events,
+    print_explanation,
+    unloaded_for,
+    verdict_json,
+)
 from hookwright.cli.recorded import RecordedCallError, recorded_call
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
@@ -291,6 +297,7 @@ def _explain(
         untrusted=untrusted,
         unloaded=unloaded_for(loaded.unloaded, inp.event) if full else [],
         warnings=input_warnings(engine.hooks(inp.event), inp),
+        elsewhere=other_events(engine.hooks(), inp.event) if full else [],
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hookwright.events import Event, HookInput
@@ -37,6 +37,19 @@ class Explanation:
     #: Declared hooks for the event that bound to no spec.
     unloaded: list[DiscoveredHook]
     warnings: list[str]
+    #: Hooks registered only on other events, grouped by (name, dialect, source).
+    elsewhere: list[list[HookSpec]] = field(default_factory=list)
+
+
+def other_events(hooks: list[HookSpec], event: Event) -> list[list[HookSpec]]:
+    """The hooks not registered on `event`: per hook, its specs on the other events."""
+    here = {(s.name, s.dialect, s.source) for s in hooks if s.event is event}
+    found: dict[tuple[str, str, str], list[HookSpec]] = {}
+    for spec in hooks:
+        key = (spec.name, spec.dialect, spec.source)
+        if key not in here:
+            found.setdefault(key, []).append(spec)
+    return list(found.values())
 
 
 def unloaded_for(hooks: list[DiscoveredHook], event: Event) -> list[DiscoveredHook]:
@@ -76,6 +89,25 @@ def _unloaded_json(hook: DiscoveredHook) -> dict[str, Any]:
     }
 
 
+def _elsewhere_json(specs: list[HookSpec], untrusted: Collection[int]) -> dict[str, Any]:
+    first = specs[0]
+    return {
+        "name": first.name,
+        "source": first.source,
+        "dialect": first.dialect,
+        "origin": first.origin,
+        "selected": False,
+        "check": "event",
+        "reason": _elsewhere_reason(specs),
+        "trusted": not any(id(spec) in untrusted for spec in specs),
+    }
+
+
+def _elsewhere_reason(specs: list[HookSpec]) -> str:
+    events = dict.fromkeys(spec.event.value for spec in specs)
+    return f"event: registered on {', '.join(events)}"
+
+
 def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
     """The verdict of `hooks test`, with the explanation added."""
     data = verdict.to_json()
@@ -86,6 +118,7 @@ def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
     data["candidates"] = [
         *(_candidate_json(c, explanation.untrusted) for c in explanation.candidates),
         *(_unloaded_json(hook) for hook in explanation.unloaded),
+        *(_elsewhere_json(specs, explanation.untrusted) for specs in explanation.elsewhere),
     ]
     data["warnings"] = list(explanation.warnings)
     return data
@@ -101,10 +134,14 @@ def _candidate_lines(explanation: Explanation) -> list[str]:
         mark = "run " if candidate.selected else "skip"
         trust = " [not trusted]" if id(candidate.spec) in explanation.untrusted else ""
         lines.append(f"  {mark} {_label(candidate.spec)}{trust}: {candidate.reason}")
-    if any(id(c.spec) in explanation.untrusted for c in explanation.candidates):
-        lines.append(f"  [not trusted]: {NOT_TRUSTED}")
     for hook in explanation.unloaded:
         lines.append(f"  off  {hook.name} ({hook.dialect}, {hook.source}): {UNLOADED}")
+    for specs in explanation.elsewhere:
+        trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
+        lines.append(f"  skip {_label(specs[0])}{trust}: {_elsewhere_reason(specs)}")
+    specs = [c.spec for c in explanation.candidates] + [s[0] for s in explanation.elsewhere]
+    if any(id(spec) in explanation.untrusted for spec in specs):
+        lines.append(f"  [not trusted]: {NOT_TRUSTED}")
     return lines
 
 
@@ -133,6 +170,8 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
     chosen = sum(1 for c in explanation.candidates if c.selected)
     total = len(explanation.candidates) + len(explanation.unloaded)
     lines = [f"{event}: {total} hook(s) for this event, {chosen} selected"]
+    if explanation.elsewhere:
+        lines[0] += f"; {len(explanation.elsewhere)} hook(s) only on other events"
     lines += _candidate_lines(explanation)
     if verdict.results:
         lines.append("results:")
