@@ -114,9 +114,9 @@ def test_the_debug_trace_of_the_demo_shows_each_system_at_work(isolated_home: Pa
     assert proc.returncode == 0, proc.stderr
     trace = [line for line in proc.stderr.splitlines() if line.startswith("[hookwright debug")]
     text = "\n".join(trace)
-    assert "spawn: redact-secrets: [\"python3\", \".picoclaw/redact_secrets.py\"]" in text
+    assert 'spawn: redact-secrets: ["python3", ".picoclaw/redact_secrets.py"]' in text
     assert "call: redact-secrets hook.after_tool: " in text
-    assert "answer: redact-secrets hook.after_tool: {\"action\": \"modify\"" in text
+    assert 'answer: redact-secrets hook.after_tool: {"action": "modify"' in text
     assert "no_destructive_rm.py" in text and "exit 0 after" in text
     assert "permissionDecision" in text
     assert "match: UserPromptSubmit: 1 hook(s) registered, 1 selected" in text
