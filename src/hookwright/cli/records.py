@@ -46,7 +46,8 @@ _VERBS = {"deny": "denied", "block": "blocked", "allow": "allowed", "ask": "aske
 
 def describe(record: Mapping[str, Any]) -> str:
     """One phrase: `denied Bash rm -rf build/: no rm`, `added context: ...`."""
-    effect = record.get("effect")
+    # Records written before `effect` existed: their decision is the best summary.
+    effect = record["effect"] if "effect" in record else record.get("decision")
     status = record.get("status")
     if status in ("error", "timeout"):
         return f"{status}: {clip(record.get('error') or '')}"
