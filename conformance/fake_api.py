@@ -62,6 +62,7 @@ class FakeAnthropic:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.script = Script()
+        self._message_count = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -88,6 +89,12 @@ class FakeAnthropic:
         with self._lock:
             self.script = Script(deque(turns), side_reply)
             return self.script
+
+    def next_message_id(self) -> str:
+        """A fresh id per reply: Claude Code merges replies that share an id into one message."""
+        with self._lock:
+            self._message_count += 1
+            return f"msg_fake_{self._message_count}"
 
     def take(self, path: str, body: dict[str, Any]) -> Turn:
         loop = is_loop_request(body)
@@ -136,7 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream"):
             self._stream(turn, model)
         else:
-            self._send(200, _message(turn, model))
+            self._send(200, _message(turn, model, self.server.fake.next_message_id()))
 
     def do_GET(self) -> None:
         self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": ""}})
@@ -157,7 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
-        start = _message(Turn(), model) | {"stop_reason": None}
+        message_id = self.server.fake.next_message_id()
+        start = _message(Turn(), model, message_id) | {"stop_reason": None}
         self._event("message_start", {"message": start})
         for index, block in enumerate(_blocks(turn)):
             empty = {**block, "input": {}} if block["type"] == "tool_use" else {**block, "text": ""}
@@ -191,9 +199,9 @@ def _stop_reason(turn: Turn) -> str:
     return "tool_use" if turn.tools else "end_turn"
 
 
-def _message(turn: Turn, model: str) -> dict[str, Any]:
+def _message(turn: Turn, model: str, message_id: str) -> dict[str, Any]:
     return {
-        "id": "msg_fake",
+        "id": message_id,
         "type": "message",
         "role": "assistant",
         "model": model,

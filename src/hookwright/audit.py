@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +142,7 @@ class AuditLog:
         self.dropped = 0
         self.written = 0
         self._secrets: set[str] = set()
-        self._pending: collections.deque[_Pending] = collections.deque()
+        self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
         self._max_pending = max_pending
         self._interval = flush_interval
         self._wake = threading.Event()
@@ -174,12 +174,21 @@ class AuditLog:
     ) -> None:
         """Queue one record per hook run of `verdict`; `inp`, the dispatched input, gives the
         records their turn, tool call and inputs."""
-        if not verdict.runs or not self.active:
+        if verdict.runs:
+            self._enqueue((verdict, session_id, time.time(), inp))
+
+    def note(self, record: AuditRecord) -> None:
+        """Write a record that is not a hook run (a host reporting an effect it could not
+        apply)."""
+        self._enqueue(record)
+
+    def _enqueue(self, item: _Pending | AuditRecord) -> None:
+        if not self.active:
             return
         if len(self._pending) >= self._max_pending:
             self.dropped += 1
             return
-        self._pending.append((verdict, session_id, time.time(), inp))
+        self._pending.append(item)
         if self._thread is None:
             self._start()
 
@@ -211,12 +220,15 @@ class AuditLog:
         try:
             records: list[AuditRecord] = []
             while self._pending:
-                verdict, session_id, ts, inp = self._pending.popleft()
+                item = self._pending.popleft()
                 try:
-                    records.extend(self._records(verdict, session_id, ts, inp))
+                    if isinstance(item, AuditRecord):
+                        records.append(replace(item, reason=self._redact(item.reason)))
+                    else:
+                        records.extend(self._records(*item))
                 except Exception:
                     self.dropped += 1
-                    log.exception("audit: cannot record a verdict of %r", verdict.event)
+                    log.exception("audit: a record could not be built and was dropped")
             self._write(records)
         finally:
             self._idle.set()

@@ -63,6 +63,9 @@ class Effects:
     tool_message: str | None = None
     #: A synthetic tool result that also skips the approval step (PicoClaw `respond`).
     skip_approval: bool = False
+    #: A turn abort ends the turn as a failure with this error (PicoClaw `abort_turn`: "hook
+    #: requested turn abort").
+    abort_error: str | None = None
     #: The tool already answered the user: the turn ends without another model call.
     response_handled: bool = False
     #: Media references a tool result carries for the user (PicoClaw ToolResult `media`).

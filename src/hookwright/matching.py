@@ -211,7 +211,8 @@ class _BashAnalysis(NamedTuple):
     has_expansion: bool
 
 
-def _parse_bash(source: bytes) -> Any:
+def parse_bash(source: bytes) -> Any:
+    """The tree-sitter-bash syntax tree of `source` (one parser, shared under a lock)."""
     global _ts_parser
     with _ts_lock:
         if _ts_parser is None:
@@ -266,7 +267,7 @@ def _simple_command(node: Any, extra_args: list[Any]) -> _SimpleCommand | None:
 
 @functools.lru_cache(maxsize=512)
 def _analyse_bash(command: str) -> _BashAnalysis | None:
-    tree = _parse_bash(command.encode("utf-8", "surrogatepass"))
+    tree = parse_bash(command.encode("utf-8", "surrogatepass"))
     root = tree.root_node
     if root.has_error:
         return None

@@ -94,6 +94,14 @@ def is_regular_file(path: Path) -> bool:
         return False
 
 
+def is_directory(path: Path) -> bool:
+    """`path.is_dir()` for a path from a config file, with `is_regular_file`'s guarantees."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def load_json_text(text: str | bytes, *, where: str = "") -> Any:
     """`json.loads(text)` within the bounds above."""
     if isinstance(text, bytes):

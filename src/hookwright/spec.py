@@ -164,6 +164,8 @@ class HookSpec:
     #: Where the hook was declared (file and field path), for diagnostics.
     origin: str | None = None
     description: str | None = None
+    #: Shown to the user while the hook runs (Claude Code's ``statusMessage``).
+    status_message: str | None = None
     #: Set by the engine: global declaration order.
     order: int = 0
     meta: dict[str, Any] = field(default_factory=dict)

@@ -71,9 +71,9 @@ def test_optional_common_fields_keep_their_place_when_present() -> None:
         "cwd",
         "prompt_id",
         "permission_mode",
-        "effort",
         "agent_id",
         "agent_type",
+        "effort",
         "hook_event_name",
         "tool_name",
         "tool_input",
@@ -257,3 +257,86 @@ def test_permission_request_deny_with_interrupt_and_stop_block() -> None:
         "behavior": "allow",
         "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits"}],
     }
+
+
+def common_input(event: Event, **payload: Any) -> HookInput:
+    return HookInput(
+        event,
+        session_id="s",
+        cwd="/p",
+        transcript_path="/t.jsonl",
+        permission_mode="default",
+        agent_id="a1",
+        agent_type="Explore",
+        payload={**FOREIGN, "prompt_id": "p-1", "effort": {"level": "high"}, **payload},
+    )
+
+
+def test_effort_only_on_tool_and_stop_events() -> None:
+    """Measured in Claude Code 2.1.240 (`-p`): the prompt, session, subagent-start and
+    compaction events carry no `effort`."""
+    carrying = {event for event in EVENT_FIELDS if "effort" in encode_input(common_input(event))}
+    assert carrying == {
+        Event.PreToolUse,
+        Event.PermissionRequest,
+        Event.PermissionDenied,
+        Event.PostToolUse,
+        Event.PostToolUseFailure,
+        Event.PostToolBatch,
+        Event.Stop,
+        Event.SubagentStop,
+    }
+
+
+def test_subagent_events_put_the_agent_before_the_event_name() -> None:
+    start = encode_input(common_input(Event.SubagentStart))
+    stop = encode_input(
+        common_input(
+            Event.SubagentStop,
+            stop_hook_active=False,
+            agent_transcript_path="/a.jsonl",
+            last_assistant_message="hi",
+            background_tasks=[],
+            session_crons=[],
+        )
+    )
+
+    assert list(start) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "agent_id",
+        "agent_type",
+        "hook_event_name",
+    ]
+    assert list(stop) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "permission_mode",
+        "agent_id",
+        "agent_type",
+        "effort",
+        "hook_event_name",
+        "stop_hook_active",
+        "agent_transcript_path",
+        "last_assistant_message",
+        "background_tasks",
+        "session_crons",
+    ]
+
+
+def test_pre_compact_without_instructions_sends_null() -> None:
+    inp = HookInput(
+        Event.PreCompact,
+        session_id="s",
+        cwd="/p",
+        payload={"prompt_id": "p-1", "trigger": "manual", "custom_instructions": None},
+    )
+
+    assert encode_stdin(inp) == (
+        b'{"session_id":"s","cwd":"/p","prompt_id":"p-1","hook_event_name":"PreCompact",'
+        b'"trigger":"manual","custom_instructions":null}\n'
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -206,37 +207,49 @@ def test_command_hooks_read_claude_code_bytes_on_every_event(
     assert "héllo".encode() in raw and b"\\u" not in raw
 
     base = {"session_id": session, "transcript_path": transcript, "cwd": str(project)}
-    turn = {**base, "permission_mode": "default"}
     by_event: dict[str, list[bytes]] = {}
     for line, record in zip(lines, records, strict=True):
         by_event.setdefault(record["hook_event_name"], []).append(line)
     assert set(by_event) == set(CLAUDE_EVENTS)
+    prompt_ids = [json.loads(line)["prompt_id"] for line in by_event["UserPromptSubmit"]]
+    compaction_id = json.loads(by_event["PreCompact"][0])["prompt_id"]
+    assert len({*prompt_ids, compaction_id}) == 4
+    assert all(str(uuid.UUID(p, version=4)) == p for p in [*prompt_ids, compaction_id])
+    turn = {**base, "prompt_id": prompt_ids[0], "permission_mode": "default"}
+    tool = {**turn, "effort": {"level": "high"}}
+    compacting = {**base, "prompt_id": compaction_id}
 
     assert by_event["SessionStart"] == [
-        compact(**base, hook_event_name="SessionStart", source="startup", model="scripted"),
-        compact(**base, hook_event_name="SessionStart", source="compact", model="scripted"),
+        compact(**base, hook_event_name="SessionStart", source="startup"),
+        compact(**compacting, hook_event_name="SessionStart", source="compact", model="scripted"),
     ]
     assert by_event["UserPromptSubmit"] == [
-        compact(**turn, hook_event_name="UserPromptSubmit", prompt=prompt)
-        for prompt in PROMPTS.splitlines()[:3]
+        compact(
+            **base,
+            prompt_id=prompt_id,
+            permission_mode="default",
+            hook_event_name="UserPromptSubmit",
+            prompt=prompt,
+        )
+        for prompt_id, prompt in zip(prompt_ids, PROMPTS.splitlines()[:3], strict=True)
     ]
     assert by_event["PreToolUse"][:3] == [
         compact(
-            **turn,
+            **tool,
             hook_event_name="PreToolUse",
             tool_name="Bash",
             tool_input={"command": "echo héllo"},
             tool_use_id=ids[0],
         ),
         compact(
-            **turn,
+            **tool,
             hook_event_name="PreToolUse",
             tool_name="Read",
-            tool_input={"file_path": "missing.txt"},
+            tool_input={"file_path": str(project / "missing.txt")},
             tool_use_id=ids[1],
         ),
         compact(
-            **turn,
+            **tool,
             hook_event_name="PreToolUse",
             tool_name="Bash",
             tool_input={"command": "rm -rf build"},
@@ -248,7 +261,7 @@ def test_command_hooks_read_claude_code_bytes_on_every_event(
     ]
     suggestions = json.loads(permission)["permission_suggestions"]
     assert permission == compact(
-        **turn,
+        **tool,
         hook_event_name="PermissionRequest",
         tool_name="Bash",
         tool_input={"command": "touch nope.txt"},
@@ -259,7 +272,9 @@ def test_command_hooks_read_claude_code_bytes_on_every_event(
         "session_id",
         "transcript_path",
         "cwd",
+        "prompt_id",
         "permission_mode",
+        "effort",
         "hook_event_name",
         "tool_name",
         "tool_input",
@@ -267,9 +282,15 @@ def test_command_hooks_read_claude_code_bytes_on_every_event(
         "tool_use_id",
         "duration_ms",
     ]
-    assert post["tool_response"]["stdout"] == "héllo\n"
+    assert post["tool_response"] == {
+        "stdout": "héllo",
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+    }
     failure = json.loads(by_event["PostToolUseFailure"][0])
-    assert list(failure)[4:] == [
+    assert list(failure)[6:] == [
         "hook_event_name",
         "tool_name",
         "tool_input",
@@ -283,35 +304,52 @@ def test_command_hooks_read_claude_code_bytes_on_every_event(
         "session_id",
         "transcript_path",
         "cwd",
-        "hook_event_name",
+        "prompt_id",
         "agent_id",
         "agent_type",
+        "hook_event_name",
     ]
-    assert sub_start["agent_type"] == "Explore"
+    assert (sub_start["agent_type"], sub_start["prompt_id"]) == ("Explore", prompt_ids[0])
     [sub_stop] = [json.loads(line) for line in by_event["SubagentStop"]]
-    assert list(sub_stop)[:4] == ["session_id", "transcript_path", "cwd", "permission_mode"]
-    assert list(sub_stop)[4:7] == ["hook_event_name", "stop_hook_active", "agent_id"]
-    assert by_event["Stop"][0] == (
-        compact(
-            **turn,
-            hook_event_name="Stop",
-            stop_hook_active=False,
-            last_assistant_message="done ✓",
-        )
+    assert list(sub_stop) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "permission_mode",
+        "agent_id",
+        "agent_type",
+        "effort",
+        "hook_event_name",
+        "stop_hook_active",
+        "agent_transcript_path",
+        "last_assistant_message",
+        "background_tasks",
+        "session_crons",
+    ]
+    assert by_event["Stop"][0] == compact(
+        **tool,
+        hook_event_name="Stop",
+        stop_hook_active=False,
+        last_assistant_message="done ✓",
+        background_tasks=[],
+        session_crons=[],
     )
     assert by_event["PreCompact"] == [
-        compact(**base, hook_event_name="PreCompact", trigger="manual", custom_instructions="")
+        compact(
+            **compacting, hook_event_name="PreCompact", trigger="manual", custom_instructions=None
+        )
     ]
     assert by_event["PostCompact"] == [
         compact(
-            **base,
+            **compacting,
             hook_event_name="PostCompact",
             trigger="manual",
             compact_summary="Summary of the talk.",
         )
     ]
     assert by_event["SessionEnd"] == [
-        compact(**base, hook_event_name="SessionEnd", reason="prompt_input_exit")
+        compact(**compacting, hook_event_name="SessionEnd", reason="prompt_input_exit")
     ]
 
     [denied] = [e for e in events if e["type"] == "tool_result" and e["id"] == ids[2]]

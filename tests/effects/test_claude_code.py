@@ -119,10 +119,13 @@ async def test_user_prompt_context_lands_with_the_prompt(
 # PreToolUse ---------------------------------------------------------------------------------------
 
 
-async def test_pre_tool_use_continue_false_ends_the_turn_after_the_batch(
+async def test_pre_tool_use_continue_false_ends_the_turn_after_the_tool(
     project: Project, isolated_home: Path
 ) -> None:
     project.on("PreToolUse", reply({"continue": False, "stopReason": "budget spent"}))
+    post = project.on("PostToolUse", reply(""))
+    batch = project.on("PostToolBatch", reply(""))
+    stop = project.on("Stop", reply(""))
     live = await run_once(
         project.root,
         isolated_home,
@@ -131,6 +134,8 @@ async def test_pre_tool_use_continue_false_ends_the_turn_after_the_batch(
     [result] = live.results
     assert (result.status, result.reason) == ("stopped", "budget spent")
     assert len(live.calls) == 1  # no follow-up model call
+    assert len(jsonl(post)) == 1  # the tool ran; then, as in Claude Code, the turn just ends
+    assert not batch.exists() and not stop.exists()
 
 
 async def test_system_message_is_shown_to_the_user_not_the_model(
@@ -248,7 +253,7 @@ async def test_post_tool_use_updated_tool_output_replaces_the_result(
         ],
     )
     [seen] = jsonl(log)
-    assert seen["tool_response"]["stdout"] == "token=s3cr3t\n"
+    assert seen["tool_response"]["stdout"] == "token=s3cr3t"
     [content] = tool_messages(live.calls[1])
     assert "token=[REDACTED]" in content and "s3cr3t" not in content
 

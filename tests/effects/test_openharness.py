@@ -136,7 +136,7 @@ async def test_tool_output_patch_replaces_the_result(project: Project, isolated_
     )
     live = await run_once(project.root, isolated_home, ECHO)
     [seen] = jsonl(log)
-    assert seen["tool_output"]["stdout"] == "tool-said-this\n"
+    assert seen["tool_output"]["stdout"] == "tool-said-this"
     assert tool_messages(live.calls[1]) == ["tool output patched"]
 
 
@@ -149,7 +149,7 @@ async def test_notes_on_an_object_output_become_hook_notes(
     live = await run_once(project.root, isolated_home, ECHO)
     [content] = tool_messages(live.calls[1])
     shown = json.loads(content)
-    assert shown["stdout"] == "tool-said-this\n"
+    assert shown["stdout"] == "tool-said-this"
     assert shown["hookNotes"] == ["note 1", "note 2"]
 
 

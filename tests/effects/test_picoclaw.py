@@ -7,97 +7,13 @@ tests/picoclaw/test_e2e_run.py."""
 from __future__ import annotations
 
 import json
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .support import Live, call, jsonl, run_once, tool_messages
-
-HOOKPROC = Path(__file__).parent.parent / "picoclaw" / "hookproc.py"
-
-PLUGIN_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "my_plugin_tool",
-        "description": "Plugin provided tool",
-        "parameters": {"type": "object", "properties": {"input": {"type": "string"}}},
-    },
-}
-
-
-class Project:
-    """A project whose `.picoclaw/config.json` runs scripted hook processes (hookproc.py)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        root.mkdir(parents=True, exist_ok=True)
-        self.processes: dict[str, Any] = {}
-        self.protocol = "seed"
-
-    def process(
-        self,
-        name: str,
-        methods: dict[str, list[dict[str, Any]]],
-        *,
-        intercept: list[str] | None = None,
-        **options: Any,
-    ) -> Path:
-        """Add a hook process answering `methods` (hookproc rules); returns its message log."""
-        log = self.root.parent / f"{name}.jsonl"
-        spec = {"methods": {f"hook.{m}": rules for m, rules in methods.items()}}
-        self.processes[name] = {
-            "command": [sys.executable, str(HOOKPROC)],
-            "env": {"HOOKPROC_SPEC": json.dumps(spec), "HOOKPROC_LOG": str(log)},
-            "intercept": intercept if intercept is not None else list(methods),
-            **options,
-        }
-        config = {"hooks": {"protocol": self.protocol, "processes": self.processes}}
-        path = self.root / ".picoclaw" / "config.json"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps(config))
-        return log
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Iterator[Project]:
-    """The project; afterwards every hook process it started must be gone."""
-    yield Project(tmp_path / "project")
-    pids = [r["pid"] for log in tmp_path.glob("*.jsonl") for r in jsonl(log) if "pid" in r]
-    assert pids, "no hook process started"
-    deadline = time.monotonic() + 5
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not [pid for pid in pids if alive(pid)], "hook processes left behind"
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
-def received(log: Path, method: str) -> list[dict[str, Any]]:
-    """The params of every `hook.<method>` (or notification) the process read."""
-    return [m["params"] for m in jsonl(log) if m.get("method") == method]
-
-
-def echo(wrap: str, action: str = "modify", **edits: Any) -> list[dict[str, Any]]:
-    """One rule: answer with the params edited (hookproc's `set`/`append`/`prefix`/`push`)."""
-    return [{"echo": {"action": action, "wrap": wrap, **edits}}]
-
-
-def answer(result: Any, **when: Any) -> dict[str, Any]:
-    rule: dict[str, Any] = {"result": result}
-    if when:
-        rule["when"] = when
-    return rule
-
+from .pico import PLUGIN_TOOL, PicoProject, answer, echo, received
+from .support import Live, call, run_once, tool_messages
 
 BASH_THEN_DONE: list[dict[str, Any]] = [
     {"content": "", "tool_calls": [call("Bash", command="touch original.txt")]},
@@ -110,11 +26,11 @@ BASH_THEN_DONE: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("protocol", ["seed", "current"])
 async def test_before_llm_request_rewrite_reaches_the_model(
-    project: Project, isolated_home: Path, protocol: str
+    pico_project: PicoProject, isolated_home: Path, protocol: str
 ) -> None:
-    project.protocol = protocol
+    pico_project.protocol = protocol
     note = {"role": "user", "content": "note from the hook"}
-    project.process(
+    pico_project.process(
         "rewriter",
         {
             "before_llm": echo(
@@ -124,7 +40,7 @@ async def test_before_llm_request_rewrite_reaches_the_model(
             )
         },
     )
-    live = await run_once(project.root, isolated_home, [{"content": "ok"}])
+    live = await run_once(pico_project.root, isolated_home, [{"content": "ok"}])
     [request] = live.calls
     assert request.messages[-1] == note
     assert request.options == {"temperature": 0.25}
@@ -135,18 +51,20 @@ async def test_before_llm_request_rewrite_reaches_the_model(
 
 
 async def test_before_llm_model_rewrite_reaches_the_model_call(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    log = project.process("router", {"before_llm": echo("request", set={"model": "process-model"})})
-    live = await run_once(project.root, isolated_home, [{"content": "ok"}])
+    log = pico_project.process(
+        "router", {"before_llm": echo("request", set={"model": "process-model"})}
+    )
+    live = await run_once(pico_project.root, isolated_home, [{"content": "ok"}])
     assert received(log, "hook.before_llm")[0]["model"] == "scripted"
     assert live.model.requested_models == ["process-model"]
 
 
 async def test_after_llm_response_rewrite_is_the_reply(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    project.process(
+    pico_project.process(
         "suffix",
         {"after_llm": echo("response", append={"response.content": "|ipc"})},
         intercept=["after_llm"],
@@ -156,7 +74,7 @@ async def test_after_llm_response_rewrite_is_the_reply(
         await live.run("And again.")
 
     live = await run_once(
-        project.root, isolated_home, [{"content": "provider content"}], then=again
+        pico_project.root, isolated_home, [{"content": "provider content"}], then=again
     )
     assert live.results[0].final_text == "provider content|ipc"
     assert "provider content|ipc" in [m["content"] for m in live.calls[1].messages]
@@ -166,18 +84,18 @@ async def test_after_llm_response_rewrite_is_the_reply(
 
 
 async def test_before_tool_arguments_rewrite_is_what_runs_and_what_approval_sees(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    log = project.process(
+    log = pico_project.process(
         "patcher",
         {
             "before_tool": echo("call", set={"arguments.command": "touch patched.txt"}),
             "approve_tool": [answer({"approved": True})],
         },
     )
-    await run_once(project.root, isolated_home, BASH_THEN_DONE)
-    assert (project.root / "patched.txt").exists()
-    assert not (project.root / "original.txt").exists()
+    await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
+    assert (pico_project.root / "patched.txt").exists()
+    assert not (pico_project.root / "original.txt").exists()
     [approval] = received(log, "hook.approve_tool")
     assert approval["arguments"] == {"command": "touch patched.txt"}
     [after] = received(log, "hook.after_tool")
@@ -185,10 +103,10 @@ async def test_before_tool_arguments_rewrite_is_what_runs_and_what_approval_sees
 
 
 async def test_before_tool_rename_runs_the_other_tool(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    (project.root / "notes.txt").write_text("the notes\n")
-    project.process(
+    (pico_project.root / "notes.txt").write_text("the notes\n")
+    pico_project.process(
         "renamer",
         {
             "before_tool": echo(
@@ -196,20 +114,20 @@ async def test_before_tool_rename_runs_the_other_tool(
             )
         },
     )
-    live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
-    assert not (project.root / "original.txt").exists()
+    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
+    assert not (pico_project.root / "original.txt").exists()
     [content] = tool_messages(live.calls[1])
     assert "the notes" in content
 
 
 async def test_after_tool_result_rewrite_is_what_the_model_sees(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    log = project.process(
+    log = pico_project.process(
         "prefixer", {"after_tool": echo("result", prefix={"result.for_llm": "ipc:"})}
     )
     live = await run_once(
-        project.root,
+        pico_project.root,
         isolated_home,
         [{"content": "", "tool_calls": [call("Bash", command="echo hi")]}, {"content": "done"}],
     )
@@ -224,9 +142,11 @@ FAILING: list[dict[str, Any]] = [
 ]
 
 
-async def test_after_tool_is_sent_for_a_failing_tool(project: Project, isolated_home: Path) -> None:
-    log = project.process("watcher", {"after_tool": [answer({"action": "continue"})]})
-    live = await run_once(project.root, isolated_home, FAILING)
+async def test_after_tool_is_sent_for_a_failing_tool(
+    pico_project: PicoProject, isolated_home: Path
+) -> None:
+    log = pico_project.process("watcher", {"after_tool": [answer({"action": "continue"})]})
+    live = await run_once(pico_project.root, isolated_home, FAILING)
     [after] = received(log, "hook.after_tool")
     assert after["tool"] == "Bash"
     assert after["arguments"] == {"command": "echo broken >&2; exit 3"}
@@ -236,9 +156,9 @@ async def test_after_tool_is_sent_for_a_failing_tool(project: Project, isolated_
 
 
 async def test_after_tool_rewrite_of_a_failing_tool_is_what_the_model_sees(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    project.process(
+    pico_project.process(
         "fixer",
         {
             "after_tool": echo(
@@ -246,30 +166,32 @@ async def test_after_tool_rewrite_of_a_failing_tool_is_what_the_model_sees(
             )
         },
     )
-    live = await run_once(project.root, isolated_home, FAILING)
+    live = await run_once(pico_project.root, isolated_home, FAILING)
     assert tool_messages(live.calls[1]) == ["retry with -v"]
 
 
 async def test_deny_tool_reason_reaches_the_model_and_the_turn_goes_on(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    log = project.process(
+    log = pico_project.process(
         "guard", {"before_tool": [answer({"action": "deny_tool", "reason": "too risky"})]}
     )
-    live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
-    assert not (project.root / "original.txt").exists()
+    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
+    assert not (pico_project.root / "original.txt").exists()
     assert tool_messages(live.calls[1]) == ["Tool execution denied by hook: too risky"]
     assert live.results[0].final_text == "done"
     assert received(log, "hook.after_tool") == []
 
 
-async def test_approval_denial_reaches_the_model(project: Project, isolated_home: Path) -> None:
-    log = project.process(
+async def test_approval_denial_reaches_the_model(
+    pico_project: PicoProject, isolated_home: Path
+) -> None:
+    log = pico_project.process(
         "approver",
         {"approve_tool": [answer({"approved": False, "reason": "blocked by ipc hook"})]},
     )
-    live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
-    assert not (project.root / "original.txt").exists()
+    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
+    assert not (pico_project.root / "original.txt").exists()
     assert tool_messages(live.calls[1]) == [
         "Tool execution denied by approval hook: blocked by ipc hook"
     ]
@@ -278,14 +200,14 @@ async def test_approval_denial_reaches_the_model(project: Project, isolated_home
     assert approval["arguments"] == {"command": "touch original.txt"}
 
 
-async def test_approval_timeout_denies(project: Project, isolated_home: Path) -> None:
-    project.process(
+async def test_approval_timeout_denies(pico_project: PicoProject, isolated_home: Path) -> None:
+    pico_project.process(
         "gate",
         {"approve_tool": [{"delay": 3, "result": {"approved": True}}]},
         timeout_ms=300,
     )
-    live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
-    assert not (project.root / "original.txt").exists()
+    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
+    assert not (pico_project.root / "original.txt").exists()
     assert tool_messages(live.calls[1]) == [
         'Tool execution denied by approval hook: tool approval hook "gate" timed out'
     ]
@@ -298,13 +220,16 @@ def respond(**result: Any) -> list[dict[str, Any]]:
     return [answer({"action": "respond", "result": {"silent": False, "is_error": False, **result}})]
 
 
-async def test_respond_is_observed_as_an_execution(project: Project, isolated_home: Path) -> None:
-    log = project.process(
+async def test_respond_is_observed_as_an_execution(
+    pico_project: PicoProject, isolated_home: Path
+) -> None:
+    log = pico_project.process(
         "responder",
         {"before_tool": respond(for_llm="hook-responded")},
         observe=["tool_exec_start", "tool_exec_end", "tool_exec_skipped"],
+        seed_event_kind="name",
     )
-    live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
+    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
     assert tool_messages(live.calls[1]) == ["hook-responded"]
     events = {e["Kind"]: e["Payload"] for e in received(log, "hook.event")}
     assert set(events) == {"tool_exec_start", "tool_exec_end"}
@@ -313,9 +238,9 @@ async def test_respond_is_observed_as_an_execution(project: Project, isolated_ho
 
 
 async def test_respond_handled_goes_to_the_user_and_ends_the_turn(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    project.process(
+    pico_project.process(
         "sender",
         {
             "before_tool": respond(
@@ -326,7 +251,7 @@ async def test_respond_handled_goes_to_the_user_and_ends_the_turn(
             )
         },
     )
-    live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
+    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
     assert len(live.calls) == 1
     to_user = [
         e for e in live.events if e["type"] not in ("tool_call", "tool_result", "hook_result")
@@ -336,12 +261,12 @@ async def test_respond_handled_goes_to_the_user_and_ends_the_turn(
 
 
 async def test_respond_media_not_handled_is_shown_to_the_model(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    project.process(
+    pico_project.process(
         "charter", {"before_tool": respond(for_llm="chart ready", media=["media://chart.png"])}
     )
-    live = await run_once(project.root, isolated_home, BASH_THEN_DONE)
+    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
     [content] = tool_messages(live.calls[1])
     assert content.startswith("chart ready") and "media://chart.png" in content
 
@@ -350,9 +275,9 @@ async def test_respond_media_not_handled_is_shown_to_the_model(
 
 
 async def test_abort_turn_ends_the_turn_and_keeps_the_history(
-    project: Project, isolated_home: Path
+    pico_project: PicoProject, isolated_home: Path
 ) -> None:
-    project.process(
+    pico_project.process(
         "stopper", {"before_tool": [answer({"action": "abort_turn", "reason": "stop now"})]}
     )
 
@@ -360,17 +285,21 @@ async def test_abort_turn_ends_the_turn_and_keeps_the_history(
         await live.run("Second prompt.")
 
     live = await run_once(
-        project.root, isolated_home, [*BASH_THEN_DONE], "First prompt.", then=again
+        pico_project.root, isolated_home, [*BASH_THEN_DONE], "First prompt.", then=again
     )
-    assert live.results[0].status == "aborted"
-    assert not (project.root / "original.txt").exists()
+    # PicoClaw ends the turn with an error that leaves the hook's reason out
+    assert live.results[0].status == "failed"
+    assert live.results[0].reason == "hook requested turn abort"
+    assert not (pico_project.root / "original.txt").exists()
     _, second = live.calls  # no follow-up call in the aborted turn
     assert "First prompt." in [m["content"] for m in second.messages]
     assert second.messages[-1]["content"] == "Second prompt."
 
 
-async def test_hard_abort_rolls_the_history_back(project: Project, isolated_home: Path) -> None:
-    log = project.process(
+async def test_hard_abort_rolls_the_history_back(
+    pico_project: PicoProject, isolated_home: Path
+) -> None:
+    log = pico_project.process(
         "stopper",
         {"before_tool": [answer({"action": "hard_abort", "reason": "panic"})]},
         observe=["turn_end"],
@@ -380,7 +309,7 @@ async def test_hard_abort_rolls_the_history_back(project: Project, isolated_home
         await live.run("Second prompt.")
 
     live = await run_once(
-        project.root, isolated_home, [*BASH_THEN_DONE], "First prompt.", then=again
+        pico_project.root, isolated_home, [*BASH_THEN_DONE], "First prompt.", then=again
     )
     assert live.results[0].status == "aborted"
     _, second = live.calls
@@ -390,12 +319,14 @@ async def test_hard_abort_rolls_the_history_back(project: Project, isolated_home
     assert ends == ["aborted", "completed"]
 
 
-async def test_abort_turn_is_observed_as_an_error(project: Project, isolated_home: Path) -> None:
-    log = project.process(
+async def test_abort_turn_is_observed_as_an_error(
+    pico_project: PicoProject, isolated_home: Path
+) -> None:
+    log = pico_project.process(
         "stopper",
         {"before_tool": [answer({"action": "abort_turn", "reason": "stop now"})]},
         observe=["turn_end"],
     )
-    await run_once(project.root, isolated_home, BASH_THEN_DONE)
+    await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
     [end] = [e["Payload"] for e in received(log, "hook.event")]
     assert end["Status"] == "error"

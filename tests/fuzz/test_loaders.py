@@ -1,8 +1,9 @@
 """Fuzz of every loader over generated files: Claude Code settings, plugins (default hooks
-file and manifest) and skill/agent frontmatter, native hooks.yaml, OpenHarness hook files and
-workspace.yaml, PicoClaw config.json, and skill prompt hooks (hooks.json and the texts it
-names). Whatever the files hold, discovery and binding return diagnostics, never raise, and a
-bad project file never hides the user's own hooks."""
+file, manifest, the installed-plugin and marketplace records) and skill/agent frontmatter,
+native hooks.yaml, OpenHarness hook files and workspace.yaml, PicoClaw config.json, and skill
+prompt hooks (hooks.json and the texts it names). Whatever the files hold, discovery and
+binding return diagnostics, never raise, and a bad project file never hides the user's own
+hooks."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from .strategies import document_bytes, documents, to_json
 
 CLAUDE = {
     "disableAllHooks": False,
+    "enabledPlugins": {"p@m": True},
     "hooks": {
         "PreToolUse": [
             {
@@ -41,6 +43,15 @@ CLAUDE = {
     },
 }
 PLUGIN_MANIFEST = {"name": "p", "hooks": ["./hooks/extra.json", "../outside.json"]}
+INSTALLED = {
+    "version": 2,
+    "plugins": {
+        "p@m": [
+            {"scope": "project", "projectPath": ".", "installPath": "../proj/.claude/plugins/p"}
+        ]
+    },
+}
+MARKETPLACES = {"m": {"source": {"source": "directory"}, "installLocation": "../proj"}}
 NATIVE = {
     "hooks": [
         {
@@ -82,6 +93,8 @@ FILES = [
     (".claude/plugins/p/hooks/hooks.json", CLAUDE, "json"),
     (".claude/plugins/p/hooks/extra.json", CLAUDE, "json"),
     (".claude/plugins/p/.claude-plugin/plugin.json", PLUGIN_MANIFEST, "json"),
+    ("../home/.claude/plugins/installed_plugins.json", INSTALLED, "json"),
+    ("../home/.claude/plugins/known_marketplaces.json", MARKETPLACES, "json"),
     (".hookwright/hooks.yaml", NATIVE, "yaml"),
     (".openharness/hooks/o.yaml", OPENHARNESS, "yaml"),
     (".openharness/workspace.yaml", {"kind": "project"}, "yaml"),

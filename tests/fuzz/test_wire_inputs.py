@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hookwright.dialects.picoclaw.actions import DecodeError, decode, decode_approval
@@ -171,6 +171,9 @@ PICOCLAW_ANSWERS = st.tuples(
 
 @budget(1.0)
 @given(PICOCLAW_ANSWERS, st.sampled_from(["seed", "current"]))
+@example(  # found by make test: what was sent is not a list
+    ((("before_llm", {"request": {"messages": [], "tools": []}}), {"messages": True})), "current"
+)
 def test_a_picoclaw_result_decodes_or_is_a_decode_error(
     answer: tuple[tuple[str, Any], Any], protocol: Any
 ) -> None:

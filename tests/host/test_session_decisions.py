@@ -88,7 +88,8 @@ async def test_respond_ask_defer_and_allow(engine: HookEngine) -> None:
     hooks = session(engine)
     responded = (await hooks.before_tool("T", {"k": "r"}, "1")).action
     assert isinstance(responded, Respond)
-    assert responded.result.content == "cached"
+    # PicoClaw's note for the model follows a result that already answered the user
+    assert responded.result.content.startswith("cached\nThe requested output has already")
     assert responded.result.response_handled and responded.result.media == ("m1",)
     assert (await hooks.before_tool("T", {"k": "a"}, "2")).action == Ask("T", {"k": "a"}, "sure?")
     assert (await hooks.before_tool("T", {"k": "d"}, "3")).action == Defer("later")

@@ -28,6 +28,8 @@ Rule keys (all optional):
   result   literal result
   echo     {"action", "wrap", "reason", "set", "append", "prefix", "push"}: answer
            {"action": action, wrap: params edited by dotted path}
+  envelope members added to the reply (e.g. {"method": null})
+  rename   {key: new key} renames members of the reply (e.g. {"result": "Result"})
 """
 
 from __future__ import annotations
@@ -153,6 +155,9 @@ def answer(message: dict[str, Any], rule: dict[str, Any] | None) -> None:
         reply["result"] = result
     else:
         reply["result"] = rule.get("result")
+    reply.update(rule.get("envelope", {}))
+    for key, new in rule.get("rename", {}).items():
+        reply[new] = reply.pop(key)
     send(reply)
 
 

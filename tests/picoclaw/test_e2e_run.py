@@ -136,11 +136,10 @@ def test_plugin_tool_injection_end_to_end(tmp_path: Path, isolated_home: Path) -
     assert before_tool["params"]["arguments"] == {"input": "hello plugin"}
     kinds = [m["params"]["Kind"] for m in received if m.get("method") == "hook.event"]
     # a respond is observed as an execution of duration 0, never as a skip (PicoClaw §6)
-    assert kinds == ["turn_start", "tool_exec_start", "turn_end"]
+    # (the integer kinds PicoClaw v0.2.6 sent: turn_start, tool_exec_start, turn_end)
+    assert kinds == [0, 8, 1]
     started = next(
-        m
-        for m in received
-        if m.get("method") == "hook.event" and m["params"]["Kind"] == "tool_exec_start"
+        m for m in received if m.get("method") == "hook.event" and m["params"]["Kind"] == 8
     )
     assert started["params"]["Payload"]["Tool"] == "my_plugin_tool"
     assert set(before_tool["params"]["meta"]) == {

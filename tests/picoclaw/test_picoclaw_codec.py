@@ -14,13 +14,8 @@ from hookwright.events import Event, HookInput
 from hookwright.results import Decision
 
 
-@pytest.mark.parametrize(
-    ("protocol", "trace_path", "source"),
-    [("seed", "runTurn", "turn.tool.before"), ("current", "turn.tool.before", "runTurn")],
-)
-def test_meta_source_and_trace_path_per_protocol(
-    protocol: Any, trace_path: str, source: str
-) -> None:
+@pytest.mark.parametrize("protocol", ["seed", "current"])
+def test_meta_is_what_picoclaw_code_sends_in_both_protocols(protocol: Any) -> None:
     meta = encode_params("before_tool", before_tool(text="x"), protocol)["meta"]
     assert list(meta) == [
         "AgentID",
@@ -31,7 +26,7 @@ def test_meta_source_and_trace_path_per_protocol(
         "TracePath",
         "Source",
     ]
-    assert (meta["TracePath"], meta["Source"]) == (trace_path, source)
+    assert (meta["TracePath"], meta["Source"]) == ("turn.tool.before", "runTurn")
 
 
 @pytest.mark.parametrize(
@@ -48,7 +43,14 @@ def test_trace_path_per_method(method: str, stage: str) -> None:
     inp = HookInput(Event.PreToolUse, payload={"iteration": 4, "parent_turn_id": "p"})
     meta = encode_params(method, inp, "current")["meta"]
     assert meta["TracePath"] == stage
-    assert (meta["Iteration"], meta["ParentTurnID"], meta["AgentID"]) == (4, "p", "")
+    # the canonical 0-based model-call index is PicoClaw's 1-based iteration; the main agent
+    # is "main"
+    assert (meta["Iteration"], meta["ParentTurnID"], meta["AgentID"]) == (5, "p", "main")
+
+
+def test_iteration_without_a_model_call_is_zero() -> None:
+    meta = encode_params("approve_tool", HookInput(Event.PermissionRequest), "current")["meta"]
+    assert meta["Iteration"] == 0
 
 
 def test_arguments_are_omitted_when_empty() -> None:
@@ -56,25 +58,24 @@ def test_arguments_are_omitted_when_empty() -> None:
     assert "arguments" not in params and params["tool"] == "echo_text"
 
 
-def test_current_before_llm_omits_empty_fields_and_seed_keeps_them() -> None:
+def test_before_llm_omits_empty_fields_and_only_seed_has_the_chat_keys() -> None:
     inp = before_llm(messages=[], tools=[], options={})
     current = encode_params("before_llm", inp, "current")
-    assert set(current) == {"meta", "context", "model", "channel", "chat_id"}
+    assert list(current) == ["meta", "context", "model"]
     seed = encode_params("before_llm", inp, "seed")
-    assert seed["messages"] == [] and seed["tools"] == []
-    assert seed["graceful_terminal"] is False and "options" not in seed
+    assert list(seed) == ["meta", "model", "channel", "chat_id"]
 
 
-def test_current_after_llm_uses_the_llm_response_shape() -> None:
-    params = encode_params("after_llm", after_llm("text"), "current")
-    assert params["response"] == {
+def test_after_llm_uses_the_llm_response_shape_in_both_protocols() -> None:
+    expected = {
         "content": "text",
         "finish_reason": "stop",
         "reasoning": "",
         "reasoning_details": None,
     }
-    seed = encode_params("after_llm", after_llm("text"), "seed")
-    assert seed["response"] == {"role": "assistant", "content": "text", "finish_reason": "stop"}
+    for protocol in ("seed", "current"):
+        params = encode_params("after_llm", after_llm("text"), protocol)  # type: ignore[arg-type]
+        assert params["response"] == expected
 
 
 def test_tool_result_omitempty_and_duration_in_nanoseconds() -> None:
@@ -174,12 +175,46 @@ def test_approval_with_a_non_bool_is_a_decode_error() -> None:
         decode_approval({"approved": 1})
 
 
-@pytest.mark.parametrize("calls", [5, "x", {"a": 1}, None])
-def test_an_after_llm_answer_with_non_list_tool_calls_has_none(calls: Any) -> None:
+def test_an_after_llm_answer_without_tool_calls_has_none() -> None:
     params = encode_params("after_llm", after_llm(), "seed")
     answer = {"action": "modify", "response": {**params, "response": {"content": "hi"}}}
-    answer["response"]["response"]["tool_calls"] = calls
+    answer["response"]["response"]["tool_calls"] = None
     result = decode("after_llm", answer, params, hook="h", protocol="seed")
     assert result is not None
     assert result.updated_output["content"] == "hi"
     assert result.updated_output["tool_calls"] == []
+
+
+@pytest.mark.parametrize("calls", [5, "x", {"a": 1}])
+def test_non_list_tool_calls_fail_the_decode_as_in_go(calls: Any) -> None:
+    params = encode_params("after_llm", after_llm(), "seed")
+    answer = {"action": "modify", "response": {**params, "response": {"content": "hi"}}}
+    answer["response"]["response"]["tool_calls"] = calls
+    with pytest.raises(DecodeError):
+        decode("after_llm", answer, params, hook="h", protocol="seed")
+
+
+def test_keys_match_case_insensitively_and_unknown_keys_are_ignored() -> None:
+    sent = encode_params("before_tool", before_tool(text="x"), "current")
+    answer = {
+        "Action": "modify",
+        "CALL": {"Tool": "echo_text", "ARGUMENTS": {"text": "y"}, "extra": 1},
+        "unknown": True,
+    }
+    result = decode("before_tool", answer, sent, hook="h", protocol="current")
+    assert result is not None and result.updated_input == {"text": "y"}
+    # Go folds a long s to an s
+    answer = {"action": "deny_tool", "rea\u017fon": "no"}
+    result = decode("before_tool", answer, sent, hook="h", protocol="current")
+    assert result is not None and result.reason == "Tool execution denied by hook: no"
+
+
+def test_a_call_without_tool_names_no_tool() -> None:
+    sent = encode_params("before_tool", before_tool(text="x"), "current")
+    result = decode("before_tool", {"call": {"arguments": {}}}, sent, hook="h", protocol="current")
+    assert result is not None and result.payload_updates == {"tool_name": ""}
+
+
+def test_abort_turn_ends_the_turn_with_picoclaws_error() -> None:
+    result = decode_tool({"action": "abort_turn", "reason": "stop"}, "before_llm")
+    assert result.effects == Effects(abort_error="hook requested turn abort")

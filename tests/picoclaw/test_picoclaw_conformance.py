@@ -124,9 +124,12 @@ async def test_case03_appended_user_message_is_kept(pico: Pico) -> None:
 
 
 async def test_case04_round_tripped_system_metadata_is_not_a_change(pico: Pico) -> None:
+    # hookwright's messages carry no prompt metadata (Go's `json:"-"` fields); a round trip
+    # that reorders keys and drops unknown ones leaves the system message the same
     system = {**SYSTEM, "system_parts": [{"type": "text", "text": SYSTEM["content"]}]}
     extra = {"role": "user", "content": "appended"}
-    returned = [SYSTEM, USER, extra]
+    round_tripped = {"system_parts": system["system_parts"], "content": SYSTEM["content"]}
+    returned = [{**round_tripped, "role": "system", "prompt_layer": "x"}, USER, extra]
     hook = pico.hook(
         "llm",
         {
@@ -138,7 +141,7 @@ async def test_case04_round_tripped_system_metadata_is_not_a_change(pico: Pico) 
     pico.load({"protocol": "current", "processes": {"llm": hook.config(intercept=["before_llm"])}})
     verdict = await pico.engine.dispatch(before_llm(messages=[system, USER]))
     assert verdict.updated_input is not None
-    assert verdict.updated_input["messages"] == returned
+    assert verdict.updated_input["messages"] == [system, USER, extra]
 
 
 async def test_case05_tool_edits_are_restored_model_change_kept(
@@ -554,11 +557,9 @@ async def test_case24_builtin_factory_gets_its_json_config(pico: Pico) -> None:
     assert response.updated_output["content"] == "done!"
 
 
-@pytest.mark.parametrize(
-    ("protocol", "kind"), [("current", "agent.turn.end"), ("seed", "turn_end")]
-)
+@pytest.mark.parametrize(("protocol", "kind"), [("current", "agent.turn.end"), ("seed", 1)])
 async def test_case25_observe_legacy_name_with_llm_intercept(
-    pico: Pico, protocol: str, kind: str
+    pico: Pico, protocol: str, kind: str | int
 ) -> None:
     hook = pico.hook(
         "both",

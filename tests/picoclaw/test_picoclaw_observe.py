@@ -31,7 +31,7 @@ def observer(pico: Pico, observe: list[str], protocol: str = "seed", **options: 
 
 
 async def test_seed_hook_event_matches_the_seed_example(pico: Pico) -> None:
-    hook = observer(pico, ["tool_exec_start"])
+    hook = observer(pico, ["tool_exec_start"], seed_event_kind="name")
     pico.engine.publish("agent.tool.exec_start", TOOL_START)
     assert await until(lambda: bool(hook.messages("hook.event")))
     (message,) = hook.messages("hook.event")
@@ -52,8 +52,8 @@ async def test_seed_hook_event_matches_the_seed_example(pico: Pico) -> None:
     assert params["Time"].endswith("Z")
 
 
-async def test_seed_kind_as_the_integer_picoclaw_sent(pico: Pico) -> None:
-    hook = observer(pico, ["*"], seed_event_kind="index")
+async def test_seed_kind_is_the_integer_picoclaw_sent(pico: Pico) -> None:
+    hook = observer(pico, ["*"])
     pico.engine.publish("agent.tool.exec_start", TOOL_START)
     pico.engine.publish("gateway.ready", {})
     pico.engine.publish("agent.error", {"Stage": "llm", "Message": "boom"})
@@ -72,8 +72,7 @@ async def test_current_runtime_event_envelope(pico: Pico) -> None:
         "IsError": True,
         "Async": False,
         "scope": {**SCOPE, "channel": "cli", "chat_id": "chat-1"},
-        "correlation": {"trace_id": "turn.tool.after"},
-        "attrs": {"agent_source": "runTurn", "iteration": 2},
+        "attrs": {"iteration": 2},
     }
     pico.engine.publish("agent.tool.exec_start", TOOL_START)
     pico.engine.publish("agent.tool.exec_end", payload)
@@ -84,8 +83,9 @@ async def test_current_runtime_event_envelope(pico: Pico) -> None:
     assert params["kind"] == "agent.tool.exec_end"
     assert params["source"] == {"component": "agent", "name": "agent-1"}
     assert params["scope"] == payload["scope"]
-    assert params["correlation"] == {"trace_id": "turn.tool.after"}
-    assert params["severity"] == "error"
+    # where PicoClaw emits an exec_end; a failed tool is a warning there
+    assert params["correlation"] == {"trace_id": "turn.tool.end"}
+    assert params["severity"] == "warn"
     assert params["attrs"] == {"agent_source": "runTurn", "iteration": 2}
     assert params["payload"] == {
         "Tool": "bash",
@@ -129,7 +129,7 @@ def test_envelope_meta_is_derived_for_legacy_events() -> None:
     )
     params = legacy_event_params(event)
     assert params == {
-        "Kind": "turn_end",
+        "Kind": 1,
         "Time": "1970-01-01T00:00:00Z",
         "Meta": {
             "AgentID": "agent-1",
@@ -151,6 +151,8 @@ def test_envelope_meta_is_derived_for_legacy_events() -> None:
         ("agent.turn.end", {"Status": "aborted"}, "warn"),
         ("agent.turn.end", {"Status": "completed"}, "info"),
         ("agent.llm.retry", {}, "warn"),
+        ("agent.tool.exec_end", {"IsError": True}, "warn"),
+        ("agent.tool.exec_end", {"IsError": False}, "info"),
         ("agent.subturn.orphan", {}, "error"),
         ("gateway.ready", {}, "info"),
     ],
@@ -169,3 +171,30 @@ async def test_attach_is_idempotent(pico: Pico) -> None:
     pico.engine.observers.drain()
     time.sleep(0.1)
     assert len(hook.messages("hook.event")) == 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "trace_id", "source", "iteration"),
+    [
+        ("agent.turn.start", "turn.start", "runTurn", 1),
+        ("agent.tool.exec_skipped", "turn.tool.skipped", "runTurn", 2),
+        ("agent.session.summarize", "turn.session.summarize", "summarizeSession", None),
+        ("agent.subturn.spawn", "subturn.spawn", "spawnSubTurn", 2),
+    ],
+)
+def test_trace_and_source_are_where_picoclaw_emits_the_kind(
+    kind: str, trace_id: str, source: str, iteration: int | None
+) -> None:
+    event = RuntimeEvent(kind, {"scope": SCOPE, "attrs": {"iteration": 2}}, 0.0, 1)
+    params = runtime_event_params(event)
+    assert params["correlation"] == {"trace_id": trace_id}
+    expected = {"agent_source": source, **({"iteration": 2} if iteration else {})}
+    assert params["attrs"] == expected
+    assert params["time"] == "1970-01-01T00:00:00Z"
+
+
+def test_iteration_zero_is_left_out_of_attrs() -> None:
+    event = RuntimeEvent("agent.turn.start", {"scope": SCOPE, "attrs": {"iteration": 0}}, 0.5, 1)
+    params = runtime_event_params(event)
+    assert params["attrs"] == {"agent_source": "runTurn"}
+    assert params["time"] == "1970-01-01T00:00:00.5Z"

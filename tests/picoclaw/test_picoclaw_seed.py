@@ -1,9 +1,12 @@
 """The seed documents (docs/hooks/hook-json-protocol.md, v0.2.6) replayed against the engine in
-`protocol: seed`: a hook written against them must work unchanged.
+`protocol: seed`, which sends what PicoClaw v0.2.6's code sent: a hook written against them must
+work unchanged.
 
 The seed's examples are abbreviated (the complete flow prints no `meta`, no `channel`), so a
 sent message matches a seed line when every field the seed shows is present with the same value;
-the fields the seed leaves out are listed and checked separately.
+the fields the seed leaves out are listed and checked separately. Where the documents print
+what the code never sent (`DOCUMENTED_ONLY`: an empty `tools` list, `role` in an LLM response,
+`graceful_terminal: false`, meta `Source`/`TracePath` swapped), the code wins.
 """
 
 from __future__ import annotations
@@ -41,6 +44,22 @@ SEED_FLOW = r"""
 {"jsonrpc":"2.0","id":6,"method":"hook.after_llm","params":{"model":"claude-sonnet","response":{"role":"assistant","content":"Files listed"}}}
 {"jsonrpc":"2.0","id":6,"result":{"action":"continue"}}
 """  # noqa: E501
+
+
+#: Fields the documents print that v0.2.6's code never sent (Go's omitempty, no `role` field).
+DOCUMENTED_ONLY = {"hook.before_llm": ("tools",), "hook.after_llm": ("response.role",)}
+
+
+def code_form(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A documented params object without the fields the code never sent."""
+    out = json.loads(json.dumps(params))
+    for path in DOCUMENTED_ONLY.get(method, ()):
+        *parents, last = path.split(".")
+        holder = out
+        for part in parents:
+            holder = holder[part]
+        holder.pop(last, None)
+    return out
 
 
 def flow() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -123,16 +142,11 @@ async def test_complete_flow_replayed_line_by_line(pico: Pico) -> None:
     for ours, seed in zip(calls, requests[1:], strict=True):
         assert ours["jsonrpc"] == "2.0" and ours["id"] == seed["id"]
         assert ours["method"] == seed["method"]
-        assert missing(ours["params"], seed["params"]) == [], seed["method"]
-    expected_extras = {
-        "hook.before_llm": {"meta", "context", "channel", "chat_id", "graceful_terminal"},
-        "hook.before_tool": {"meta", "context", "channel", "chat_id"},
-        "hook.approve_tool": {"meta", "context", "channel", "chat_id"},
-        "hook.after_tool": {"meta", "context", "channel", "chat_id"},
-        "hook.after_llm": {"meta", "context", "channel", "chat_id"},
-    }
+        documented = code_form(seed["method"], seed["params"])
+        assert missing(ours["params"], documented) == [], seed["method"]
     for ours, seed in zip(calls, requests[1:], strict=True):
-        assert extras(ours["params"], seed["params"]) == expected_extras[seed["method"]]
+        documented = code_form(seed["method"], seed["params"])
+        assert extras(ours["params"], documented) == {"meta", "channel", "chat_id"}
     after = calls[3]["params"]["result"]
     assert after == {
         "for_llm": "file1.txt\nfile2.txt",
@@ -165,9 +179,9 @@ SEED_BEFORE_LLM = {
         "TurnID": "turn-1",
         "ParentTurnID": "",
         "SessionKey": "session-1",
-        "Iteration": 0,
-        "TracePath": "runTurn",
-        "Source": "turn.llm.request",
+        "Iteration": 1,
+        "TracePath": "turn.llm.request",
+        "Source": "runTurn",
     },
     "model": "claude-sonnet",
     "messages": [{"role": "user", "content": "hello"}],
@@ -184,7 +198,6 @@ SEED_BEFORE_LLM = {
     "options": {"temperature": 0.7},
     "channel": "cli",
     "chat_id": "chat-1",
-    "graceful_terminal": False,
 }
 
 
@@ -194,10 +207,9 @@ async def test_before_llm_example_params_match_the_seed_exactly(pico: Pico) -> N
     inp = before_llm(tools=SEED_BEFORE_LLM["tools"], options={"temperature": 0.7})
     await pico.engine.dispatch(inp)
     (params,) = hook.params("hook.before_llm")
-    context = params.pop("context")
+    # v0.2.6 had no `context` object and left `graceful_terminal: false` out (omitempty)
     assert params == SEED_BEFORE_LLM
     assert list(params) == list(SEED_BEFORE_LLM)
-    assert context == {"inbound": {"channel": "cli", "chat_id": "chat-1", "sender_id": ""}}
 
 
 async def test_after_llm_before_tool_approve_examples(pico: Pico) -> None:
@@ -228,8 +240,15 @@ async def test_after_llm_before_tool_approve_examples(pico: Pico) -> None:
         "chat_id": "chat-1",
     }
     (sent_after_llm,) = hook.params("hook.after_llm")
-    assert missing(sent_after_llm, seed_after_llm) == []
-    assert sent_after_llm["response"] == seed_after_llm["response"]
+    documented = code_form("hook.after_llm", seed_after_llm)
+    assert missing(sent_after_llm, documented) == []
+    # PicoClaw's LLMResponse has no `role`; `reasoning` and `reasoning_details` are never omitted
+    assert sent_after_llm["response"] == {
+        **documented["response"],
+        "finish_reason": "",
+        "reasoning": "",
+        "reasoning_details": None,
+    }
     seed_before_tool = {
         "meta": meta,
         "tool": "echo_text",
@@ -241,7 +260,8 @@ async def test_after_llm_before_tool_approve_examples(pico: Pico) -> None:
     seed_approve = {**seed_before_tool, "tool": "bash", "arguments": {"command": "rm -rf /"}}
     (sent_approve,) = hook.params("hook.approve_tool")
     assert missing(sent_approve, seed_approve) == []
-    assert sent_approve["meta"]["Source"] == "turn.tool.approve"
+    assert sent_approve["meta"]["TracePath"] == "turn.tool.approve"
+    assert sent_approve["meta"]["Source"] == "runTurn"
 
 
 async def test_after_tool_example(pico: Pico) -> None:

@@ -170,8 +170,12 @@ async def test_cancelled_call_late_answer_is_dropped(
     ("rule", "logged"),
     [
         ({"id": "2", "result": "x"}, "invalid id '2'"),
-        ({"id": 0, "result": "x"}, "invalid id 0"),
-        ({"drop_id": True, "result": "x"}, "invalid id None"),
+        ({"id": 0, "result": "x"}, "response without an id"),
+        ({"drop_id": True, "result": "x"}, "response without an id"),
+        ({"id": -1, "result": "x"}, "invalid id -1"),
+        ({"id": 2.0, "result": "x"}, "invalid id 2.0"),
+        ({"before": ['{"id":2,"jsonrpc":2,"result":1}'], "noreply": True}, "not a string"),
+        ({"before": ['{"id":2,"error":"boom"}'], "noreply": True}, "error is not an object"),
         ({"id": 999, "result": "x"}, "id 999 matches no pending request"),
         ({"before": ["not json at all"], "noreply": True}, "non-JSON stdout line"),
         (
@@ -191,6 +195,28 @@ async def test_unusable_responses_are_skipped_and_the_call_times_out(
     assert time.monotonic() - started < GENEROUS_BOUND
     assert logged in caplog.text
     assert await process.call("hook.before_tool", {}) == {}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"jsonrpc":"2.0","id":2,"method":null,"result":"ok"}',
+        '{"JSONRPC":"2.0","Id":2,"Result":"ok"}',
+        '{"jsonrpc":"2.0","id":2,"method":"","error":null,"result":"ok"}',
+    ],
+)
+async def test_responses_decode_as_go_reads_them(rpc: Factory, line: str) -> None:
+    """PicoClaw reads a response into a Go struct: keys match case-insensitively and a null or
+    empty `method` is no method."""
+    process, _ = rpc({"methods": {"hook.before_tool": [{"before": [line], "noreply": True}]}})
+    assert await process.call("hook.before_tool", {}, timeout=10) == "ok"
+
+
+async def test_an_error_object_is_read_case_insensitively(rpc: Factory) -> None:
+    line = '{"jsonrpc":"2.0","id":2,"error":{"Code":-32000,"MESSAGE":"nope"}}'
+    process, _ = rpc({"methods": {"hook.before_tool": [{"before": [line], "noreply": True}]}})
+    with pytest.raises(RpcRemoteError, match="nope"):
+        await process.call("hook.before_tool", {}, timeout=10)
 
 
 async def test_garbage_flood_does_not_wedge_the_reader(rpc: Factory) -> None:

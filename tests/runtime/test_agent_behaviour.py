@@ -20,6 +20,7 @@ from hookwright import (
     abort,
     add_context,
     allow,
+    ask,
     block,
     deny,
     respond,
@@ -348,14 +349,68 @@ def test_rules_precedence_and_hook_allow() -> None:
     )
 
 
-async def test_unanswered_ask_is_denied_with_a_clear_message(make_agent: Any) -> None:
+async def test_unanswered_ask_is_denied_with_claude_codes_text(make_agent: Any) -> None:
     agent, _, model, _ = make_agent(
         [{"tool_calls": [call("Bash", command="ls")]}, {"content": "ok"}]
     )
     await agent.run("ls")
-    message = tool_messages(model, 1)[0]
-    assert message.startswith("Permission to use Bash was not granted")
-    assert "non-interactive" in message
+    assert tool_messages(model, 1) == ["This command requires approval"]
+
+
+NOT_GRANTED = "Claude requested permissions to {}, but you haven't granted it yet."
+HOOK_ASKED = "Hook PreToolUse:Read asked for confirmation for this tool"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "ask_rule", "hook_answer", "expected"),
+    [
+        (
+            "Write",
+            {"file_path": "new.txt", "content": "x"},
+            None,
+            None,
+            NOT_GRANTED.format("write to {project}/new.txt"),
+        ),
+        (
+            "Edit",
+            {"file_path": "/abs/a", "old_string": "a", "new_string": "b"},
+            None,
+            None,
+            NOT_GRANTED.format("write to /abs/a"),
+        ),
+        ("Bash", {"command": "echo hi"}, "Bash(echo *)", None, NOT_GRANTED.format("use Bash")),
+        ("Bash", {"command": "echo hi"}, None, ask("a human should look"), "a human should look"),
+        ("Read", {"file_path": "a"}, None, ask(), HOOK_ASKED),
+    ],
+    ids=["write-by-mode", "edit-by-mode", "ask-rule", "hook-ask-reason", "hook-ask-bare"],
+)
+async def test_an_unanswered_permission_tells_the_model_what_claude_code_says(
+    make_agent: Any,
+    tool: str,
+    arguments: dict[str, Any],
+    ask_rule: str | None,
+    hook_answer: HookResult | None,
+    expected: str,
+) -> None:
+    """Measured in Claude Code 2.1.240 `-p` (default mode, no one to answer): the tool result
+    is an error whose text is the PreToolUse ask reason, else who asked. PermissionRequest
+    hooks still run in hookwright; this one decides nothing."""
+    agent, engine, model, events = make_agent(
+        [{"tool_calls": [call(tool, **arguments)]}, {"content": "ok"}]
+    )
+    if ask_rule is not None:
+        agent.policy.add_rules("ask", [ask_rule])
+    if hook_answer is not None:
+        engine.add(lambda _: hook_answer, "PreToolUse")
+    asked: list[str] = []
+    engine.add(lambda inp: asked.append(inp.tool_name), "PermissionRequest")
+    await agent.run("go")
+    assert tool_messages(model, 1) == [expected.format(project=agent.config.project_dir)]
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert (result["is_error"], result["skipped"]) == (True, "permission denied")
+    assert asked == [tool]
+    assert (agent.config.project_dir / "a").read_text() == "file a\n"
+    assert not (agent.config.project_dir / "new.txt").exists()
 
 
 async def test_permission_request_hook_allows_and_updates_permissions(
@@ -455,6 +510,74 @@ async def test_resume_continues_from_the_transcript(tmp_path: Path, isolated_hom
         await open_session(project, home=isolated_home, resume="nope", trust=True)
 
 
+#: Lines as hookwright wrote them before transcripts were compact JSON in Claude Code's order.
+SPACED_TRANSCRIPT = [
+    {"parentUuid": None, "type": "system", "subtype": "hookwright_system", "content": "sys"},
+    {"type": "user", "message": {"role": "user", "content": "list files"}},
+    {
+        "type": "assistant",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": [
+                {"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "ls"}}
+            ],
+            "stop_reason": "tool_use",
+        },
+    },
+    {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "c1", "content": "a.txt", "is_error": False}
+            ],
+        },
+        "toolUseResult": {"stdout": "a.txt\n", "stderr": ""},
+    },
+    {
+        "type": "assistant",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": "one file"}]},
+    },
+]
+
+
+async def test_resume_reads_transcripts_written_before_lines_were_compact(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "repo"
+    project.mkdir()
+    path = transcripts.transcript_path(isolated_home, project, "old-session")
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in SPACED_TRANSCRIPT))
+
+    resumed = await open_session(project, home=isolated_home, resume="old-session", trust=True)
+
+    assert resumed.agent.messages == [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "list files"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "Bash", "arguments": '{"command": "ls"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+        {"role": "assistant", "content": "one file"},
+    ]
+    resumed.engine.close()
+    path.write_text("not json\n")
+    with pytest.raises(ValueError, match="empty transcript"):
+        await open_session(project, home=isolated_home, resume="old-session", trust=True)
+
+
 def test_kill_9_leaves_a_readable_transcript(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     writer = (
@@ -507,3 +630,46 @@ async def test_pre_compact_block_skips_compaction(make_agent: Any) -> None:
         "second",
         "third",
     ]
+
+
+# Prompts and the shell's directory ---------------------------------------------------------
+
+TWO_PROMPTS = [
+    {"tool_calls": [call("Bash", command="mkdir -p sub && cd sub")]},
+    {"content": "moved"},
+    {"tool_calls": [call("Bash", command="pwd")]},
+    {"content": "looked"},
+]
+
+
+@pytest.mark.parametrize(("interactive", "second_dir"), [(False, ""), (True, "sub")])
+async def test_each_prompt_gets_its_own_id_and_the_shell_directory_as_claude_code_keeps_it(
+    make_agent: Any, interactive: bool, second_dir: str
+) -> None:
+    """`claude -p` with several prompts starts each one in the project; interactive Claude Code
+    keeps the directory the shell was left in (both measured with Claude Code 2.1.240)."""
+    agent, engine, model, _ = make_agent(
+        TWO_PROMPTS, permission_mode="bypassPermissions", interactive=interactive
+    )
+    seen: list[tuple[str, str | None, str | None]] = []
+    for event in ("UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"):
+        engine.add(lambda i: seen.append((i.event.value, i.payload.get("prompt_id"), i.cwd)), event)
+    project = agent.config.project_dir
+    second = str(project / second_dir) if second_dir else str(project)
+
+    await agent.run("first")
+    await agent.run("second")
+    await agent.close()
+
+    first_id, second_id = seen[0][1], seen[3][1]
+    assert first_id != second_id
+    assert seen == [
+        ("UserPromptSubmit", first_id, str(project)),
+        ("PostToolUse", first_id, str(project / "sub")),
+        ("Stop", first_id, str(project / "sub")),
+        ("UserPromptSubmit", second_id, second),
+        ("PostToolUse", second_id, second),
+        ("Stop", second_id, second),
+        ("SessionEnd", second_id, second),
+    ]
+    assert tool_messages(model, 3)[-1] == os.path.realpath(second)

@@ -119,7 +119,7 @@ EXPECTED_ORDER = [
     "Stop",
     "UserPromptSubmit",
     "PreAgentStep",
-    "PreCompact", "PostCompact", "SessionStart",
+    "PreCompact", "SessionStart", "PostCompact",
     "PreContextBuild", "PostContextBuild", "PreModelCall", "PostModelCall",
     "Stop",
     "SessionEnd",
@@ -154,9 +154,10 @@ async def test_every_checkpoint_fires_in_order_with_exact_fields(session: Any) -
         **{k: start[k] for k in ("channel", "chat_id", "workspace_id", "run_id", "project_dir")},
         "hook_event_name": "SessionStart",
         "source": "startup",
-        "model": "scripted",
+        "effort": {"level": "high"},
     }
-    assert recorder.of("SessionStart")[1]["source"] == "compact"
+    compacted = recorder.of("SessionStart")[1]
+    assert (compacted["source"], compacted["model"]) == ("compact", "scripted")
 
     prompt = recorder.of("UserPromptSubmit")[0]
     assert prompt["prompt"] == "Tidy the project."
@@ -191,7 +192,7 @@ async def test_every_checkpoint_fires_in_order_with_exact_fields(session: Any) -
     pre_tools = recorder.of("PreToolUse")
     read, rm, failing, _agent_call = pre_tools
     assert read["tool_name"] == "Read"
-    assert read["tool_input"] == {"file_path": "notes.txt"}
+    assert read["tool_input"] == {"file_path": str(project / "notes.txt")}  # as Claude Code
     assert read["tool_use_id"]
     assert rm["tool_input"] == {"command": "rm -rf /"}
     post_read = recorder.of("PostToolUse")[0]
@@ -248,7 +249,7 @@ async def test_every_checkpoint_fires_in_order_with_exact_fields(session: Any) -
 
     compact = recorder.of("PreCompact")[0]
     assert compact["trigger"] == "auto"
-    assert compact["custom_instructions"] == ""
+    assert compact["custom_instructions"] is None
     assert (
         recorder.of("PostCompact")[0]["compact_summary"] == "Summary of the earlier conversation."
     )
@@ -257,7 +258,7 @@ async def test_every_checkpoint_fires_in_order_with_exact_fields(session: Any) -
     # What the model saw: the denied call's reason, the failure, the Stop feedback.
     round_two = model.calls[2].messages
     tool_contents = [m["content"] for m in round_two if m["role"] == "tool"]
-    assert tool_contents[0].endswith("hello")
+    assert tool_contents[0] == "1\thello\n2\t"
     assert tool_contents[1] == "no rm -rf /"
     after_stop = model.calls[5].messages
     assert after_stop[-1] == {

@@ -29,24 +29,35 @@ def assert_failed(output: ToolOutput, fragment: str) -> None:
 # --- Read -------------------------------------------------------------------------------------
 
 
-async def test_read_numbers_lines_like_cat_n(ctx: ToolContext) -> None:
+async def test_read_numbers_lines_as_claude_code_does(ctx: ToolContext) -> None:
     path = ctx.cwd / "notes.txt"
     path.write_text("alpha\nbeta\ngamma\n")
 
     output = await call(ReadTool(), ctx, file_path=str(path))
 
-    assert output.content == "     1\talpha\n     2\tbeta\n     3\tgamma"
+    assert output.content == "1\talpha\n2\tbeta\n3\tgamma\n4\t"
     assert output.data == {
         "type": "text",
         "file": {
             "filePath": str(path),
-            "content": "alpha\nbeta\ngamma",
-            "numLines": 3,
+            "content": "alpha\nbeta\ngamma\n",
+            "numLines": 4,
             "startLine": 1,
-            "totalLines": 3,
+            "totalLines": 4,
         },
     }
     assert not output.is_error
+
+
+async def test_read_of_a_file_without_a_final_newline(ctx: ToolContext) -> None:
+    path = ctx.cwd / "nonl.txt"
+    path.write_text("x\ny")
+
+    output = await call(ReadTool(), ctx, file_path=str(path))
+
+    assert output.content == "1\tx\n2\ty"
+    assert output.data is not None
+    assert (output.data["file"]["content"], output.data["file"]["totalLines"]) == ("x\ny", 2)
 
 
 async def test_read_resolves_relative_paths_against_the_session_cwd(ctx: ToolContext) -> None:
@@ -57,7 +68,7 @@ async def test_read_resolves_relative_paths_against_the_session_cwd(ctx: ToolCon
 
     assert output.data is not None
     assert output.data["file"]["filePath"] == str(ctx.cwd / "sub" / "f.txt")
-    assert output.content == "     1\tx"
+    assert output.content == "1\tx"
 
 
 async def test_read_offset_is_one_based_and_limit_counts_lines(ctx: ToolContext) -> None:
@@ -66,14 +77,14 @@ async def test_read_offset_is_one_based_and_limit_counts_lines(ctx: ToolContext)
 
     output = await call(ReadTool(), ctx, file_path=str(path), offset=4, limit=2)
 
-    assert output.content == "     4\tline 4\n     5\tline 5"
+    assert output.content == "4\tline 4\n5\tline 5"
     assert output.data is not None
     assert output.data["file"] == {
         "filePath": str(path),
         "content": "line 4\nline 5",
         "numLines": 2,
         "startLine": 4,
-        "totalLines": 10,
+        "totalLines": 11,
     }
 
 
@@ -85,11 +96,11 @@ async def test_read_defaults_to_2000_lines_and_truncates_long_lines(ctx: ToolCon
 
     lines = output.content.split("\n")
     assert len(lines) == 2000
-    assert lines[0] == "     1\t" + "y" * 2000
-    assert lines[-1] == "  2000\t2000"
+    assert lines[0] == "1\t" + "y" * 2000
+    assert lines[-1] == "2000\t2000"
     assert output.data is not None
     assert output.data["file"]["numLines"] == 2000
-    assert output.data["file"]["totalLines"] == 2500
+    assert output.data["file"]["totalLines"] == 2501
 
 
 async def test_read_hides_carriage_returns_and_replaces_invalid_utf8(ctx: ToolContext) -> None:
@@ -98,7 +109,7 @@ async def test_read_hides_carriage_returns_and_replaces_invalid_utf8(ctx: ToolCo
 
     output = await call(ReadTool(), ctx, file_path=str(path))
 
-    assert output.content == "     1\tone\n     2\ttw\ufffdo"
+    assert output.content == "1\tone\n2\ttw\ufffdo\n3\t"
 
 
 async def test_read_past_the_end_warns_without_failing(ctx: ToolContext) -> None:
@@ -109,7 +120,7 @@ async def test_read_past_the_end_warns_without_failing(ctx: ToolContext) -> None
 
     assert not output.is_error
     assert "shorter than the provided offset (5)" in output.content
-    assert "The file has 2 lines" in output.content
+    assert "The file has 3 lines" in output.content
 
 
 async def test_read_empty_file_warns(ctx: ToolContext) -> None:
@@ -121,19 +132,27 @@ async def test_read_empty_file_warns(ctx: ToolContext) -> None:
     assert not output.is_error
     assert "contents are empty" in output.content
     assert output.data is not None
-    assert output.data["file"]["totalLines"] == 0
+    assert output.data["file"] == {
+        "filePath": str(path),
+        "content": "",
+        "numLines": 1,
+        "startLine": 1,
+        "totalLines": 1,
+    }
 
 
 async def test_read_missing_file(ctx: ToolContext) -> None:
     output = await call(ReadTool(), ctx, file_path="nope.txt")
 
-    assert_failed(output, f"File does not exist: {ctx.cwd / 'nope.txt'}")
+    assert_failed(
+        output, f"File does not exist. Note: your current working directory is {ctx.cwd}."
+    )
 
 
 async def test_read_directory(ctx: ToolContext) -> None:
     output = await call(ReadTool(), ctx, file_path=str(ctx.cwd))
 
-    assert_failed(output, "is a directory")
+    assert_failed(output, f"EISDIR: illegal operation on a directory, read '{ctx.cwd}'")
 
 
 async def test_read_binary_file(ctx: ToolContext) -> None:
@@ -166,13 +185,17 @@ async def test_write_creates_parents_and_reports_create(ctx: ToolContext) -> Non
 
     path = ctx.cwd / "a" / "b" / "new.txt"
     assert path.read_text() == "hello\n"
-    assert output.content == f"File created successfully at: {path}"
+    assert output.content == (
+        "File created successfully at: a/b/new.txt (file state is current in your context "
+        "\u2014 no need to Read it back)"
+    )
     assert output.data == {
         "type": "create",
-        "filePath": str(path),
+        "filePath": "a/b/new.txt",
         "content": "hello\n",
         "structuredPatch": [],
         "originalFile": None,
+        "userModified": False,
     }
 
 
@@ -209,8 +232,35 @@ async def test_write_update_keeps_mode_and_leaves_no_temp_files(ctx: ToolContext
             }
         ],
         "originalFile": "a\nb\n",
+        "userModified": False,
     }
-    assert output.content == f"The file {path} has been updated successfully."
+    assert output.content == (
+        f"The file {path} has been updated successfully. (file state is current in your "
+        "context \u2014 no need to Read it back)"
+    )
+
+
+async def test_write_marks_a_missing_final_newline_in_the_patch(ctx: ToolContext) -> None:
+    (ctx.cwd / "rel.txt").write_text("rel")
+
+    output = await call(WriteTool(), ctx, file_path="rel.txt", content="rel2")
+
+    assert output.data is not None
+    assert output.data["filePath"] == "rel.txt"
+    assert output.data["structuredPatch"] == [
+        {
+            "oldStart": 1,
+            "oldLines": 1,
+            "newStart": 1,
+            "newLines": 1,
+            "lines": [
+                "-rel",
+                "\\ No newline at end of file",
+                "+rel2",
+                "\\ No newline at end of file",
+            ],
+        }
+    ]
 
 
 async def test_write_through_a_symlink_updates_its_target(ctx: ToolContext) -> None:
@@ -261,7 +311,7 @@ async def test_edit_replaces_a_unique_string(ctx: ToolContext) -> None:
 
     assert path.read_text() == "def f():\n    return 2\n"
     assert output.data == {
-        "filePath": str(path),
+        "filePath": "app.py",
         "oldString": "return 1",
         "newString": "return 2",
         "originalFile": original,
@@ -277,12 +327,10 @@ async def test_edit_replaces_a_unique_string(ctx: ToolContext) -> None:
         "userModified": False,
         "replaceAll": False,
     }
-    assert output.content.splitlines() == [
-        f"The file {path} has been updated successfully.",
-        "Here's the result of running `cat -n` on a snippet of the edited file:",
-        "     1\tdef f():",
-        "     2\t    return 2",
-    ]
+    assert output.content == (
+        "The file app.py has been updated successfully. (file state is current in your context "
+        "\u2014 no need to Read it back)"
+    )
 
 
 async def test_edit_replace_all(ctx: ToolContext) -> None:
@@ -296,6 +344,10 @@ async def test_edit_replace_all(ctx: ToolContext) -> None:
     assert path.read_text() == "z = 1\ny = z + z\n"
     assert output.data is not None
     assert output.data["replaceAll"] is True
+    assert output.content == (
+        f"The file {path} has been updated. All occurrences were successfully replaced. (file "
+        "state is current in your context \u2014 no need to Read it back)"
+    )
 
 
 async def test_edit_not_found_leaves_file_alone(ctx: ToolContext) -> None:

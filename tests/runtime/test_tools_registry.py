@@ -164,5 +164,24 @@ async def test_builtins_round_trip_through_the_registry(ctx: ToolContext) -> Non
     listed = await registry.execute("Bash", {"command": "cat n.txt"}, ctx)
 
     assert not (written.is_error or edited.is_error or read.is_error or listed.is_error)
-    assert read.content == "     1\ttwo"
+    assert read.content == "1\ttwo\n2\t"
     assert listed.content == "two"
+
+
+def test_hooks_see_absolute_paths_and_filled_defaults(tmp_path: Path) -> None:
+    registry = default_tools()
+    edit = {"file_path": "sub/../a.txt", "old_string": "x", "new_string": "y"}
+
+    observed = registry.observed_input("Edit", edit, tmp_path)
+    parsed = registry.parsed_input("Edit", edit)
+
+    assert list(observed.items()) == [
+        ("file_path", str(tmp_path / "a.txt")),
+        ("old_string", "x"),
+        ("new_string", "y"),
+        ("replace_all", False),
+    ]
+    assert list(parsed) == ["replace_all", "file_path", "old_string", "new_string"]
+    assert parsed["file_path"] == "sub/../a.txt"
+    assert registry.observed_input("Bash", {"command": "ls"}, tmp_path) == {"command": "ls"}
+    assert registry.observed_input("Nope", {"file_path": "x"}, tmp_path) == {"file_path": "x"}

@@ -41,6 +41,20 @@ class RichRenderer:
         for line in lines:
             self.console.print(Text(line, style="dim"), soft_wrap=True)
 
+    def _hooks_running(self, event: dict[str, Any]) -> None:
+        """A spinner while hooks run, saying their status messages (Claude Code's
+        ``statusMessage``); where no spinner can show, each message is a line."""
+        messages = list(dict.fromkeys(event.get("status") or []))
+        text = " · ".join(messages) or f"running {event['event']} hooks…"
+        if messages and (not self.console.is_terminal or self.console.is_dumb_terminal):
+            self._end_stream()
+            self.console.print(Text(f"⋯ {text}", style="dim"))
+        if self._status is None:
+            self._status = self.console.status(Text(text))
+            self._status.start()
+        else:
+            self._status.update(Text(text))
+
     def _end_stream(self) -> None:
         if self._streaming:
             self.console.print()
@@ -54,9 +68,7 @@ class RichRenderer:
             self._streaming = True
             return
         if kind == "hooks_running":
-            if self._status is None:
-                self._status = self.console.status(f"running {event['event']} hooks…")
-                self._status.start()
+            self._hooks_running(event)
             return
         if kind == "hooks_done":
             if self._status is not None:

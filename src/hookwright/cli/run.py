@@ -27,7 +27,14 @@ ModelOpt = Annotated[
     str | None,
     typer.Option("--model", "-m", help="scripted:PATH, openai:NAME or anthropic:NAME."),
 ]
-ModeOpt = Annotated[str, typer.Option("--permission-mode", help=f"One of: {', '.join(MODES)}.")]
+ModeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--permission-mode",
+        help=f"One of: {', '.join(MODES)}. Default: the settings' permissions.defaultMode, "
+        "else default.",
+    ),
+]
 MaxTurnsOpt = Annotated[int, typer.Option("--max-turns", min=1, help="Agent rounds per prompt.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSONL stream of events.")]
 TrustOpt = Annotated[bool, typer.Option("--trust", help="Run this project's hooks this time.")]
@@ -59,7 +66,9 @@ async def _ask_trust(folder: Path, count: int) -> bool:
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 
-def _check_mode(mode: str) -> PermissionMode:
+def _check_mode(mode: str | None) -> PermissionMode | None:
+    if mode is None:
+        return None
     if mode not in MODES:
         raise _fail(f"unknown permission mode {mode!r} (use one of: {', '.join(MODES)})")
     return cast(PermissionMode, mode)
@@ -69,7 +78,7 @@ async def _open(
     *,
     project: Path,
     model: str | None,
-    mode: PermissionMode,
+    mode: PermissionMode | None,
     max_turns: int,
     json_out: bool,
     trust: bool,
@@ -115,7 +124,7 @@ def run(
     prompt: Annotated[str, typer.Argument(help="The prompt (one shot).")],
     project: ProjectOpt = Path("."),
     model: ModelOpt = None,
-    permission_mode: ModeOpt = "default",
+    permission_mode: ModeOpt = None,
     max_turns: MaxTurnsOpt = 20,
     json_out: JsonOpt = False,
     trust: TrustOpt = False,
@@ -164,7 +173,7 @@ def run(
 def chat(
     project: ProjectOpt = Path("."),
     model: ModelOpt = None,
-    permission_mode: ModeOpt = "default",
+    permission_mode: ModeOpt = None,
     max_turns: MaxTurnsOpt = 20,
     json_out: JsonOpt = False,
     trust: TrustOpt = False,

@@ -11,7 +11,7 @@ from typing import Annotated, cast
 import typer
 import uvicorn
 
-from hookwright.cli.run import MaxTurnsOpt, ModelOpt, ModeOpt, PlanOpt, SkillOpt, TrustOpt
+from hookwright.cli.run import MaxTurnsOpt, ModelOpt, PlanOpt, SkillOpt, TrustOpt
 from hookwright.dialects.skills import SkillHookError, scan_hooks, unknown_skills
 from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.permissions import MODES, PermissionMode
@@ -19,6 +19,9 @@ from hookwright.server import ServerSettings, create_app
 from hookwright.server.access import is_loopback_host, new_token, normalize_origin
 from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY
 
+ServeModeOpt = Annotated[
+    str, typer.Option("--permission-mode", help=f"One of: {', '.join(MODES)}.")
+]
 ServeProjectOpt = Annotated[
     Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
 ]
@@ -165,7 +168,7 @@ def serve(
     model: ModelOpt = None,
     skill: SkillOpt = None,
     trust: TrustOpt = False,
-    permission_mode: ModeOpt = "default",
+    permission_mode: ServeModeOpt = "default",
     plan: PlanOpt = False,
     max_turns: MaxTurnsOpt = 20,
     max_frame_bytes: FrameOpt = MAX_FRAME_BYTES,

@@ -36,6 +36,7 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
+from hookwright.host.framework import Abilities, FrameworkSession, ToolStep, reminder
 from hookwright.host.project import ProjectHooks
 from hookwright.host.prompts import PromptFlow
 from hookwright.host.reports import Reporter
@@ -52,6 +53,7 @@ from hookwright.trust import TrustPolicy
 
 __all__ = [
     "DEFAULT_STOP_BLOCK_CAP",
+    "Abilities",
     "Ask",
     "Checkpoint",
     "CompactDecision",
@@ -60,6 +62,7 @@ __all__ = [
     "Deny",
     "EndTurn",
     "Event",
+    "FrameworkSession",
     "HookEngine",
     "HookInfo",
     "HookSession",
@@ -83,9 +86,11 @@ __all__ = [
     "ToolMap",
     "ToolResult",
     "ToolResultDecision",
+    "ToolStep",
     "TrustPolicy",
     "WorkspaceAccess",
     "WorkspaceLease",
+    "reminder",
     "tool_result_from_value",
     "unmatched_tool_hooks",
 ]

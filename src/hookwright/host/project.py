@@ -54,6 +54,22 @@ def discover_project(
     return found
 
 
+def config_watch(
+    project_dir: Path,
+    home: Path,
+    policy: TrustPolicy,
+    *,
+    config_files: Sequence[Path] = (),
+    dialects: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+) -> tuple[LoadContext, TrustPolicy] | None:
+    """What `start_session_processes` needs to watch the PicoClaw config, or None when the
+    session leaves PicoClaw hooks out."""
+    if (dialects is not None and "picoclaw" not in dialects) or "picoclaw" in exclude:
+        return None
+    return LoadContext(project_dir=project_dir, home=home, config_files=config_files), policy
+
+
 def bind_project(
     engine: HookEngine, discovery: Discovery, policy: TrustPolicy, project_dir: Path, home: Path
 ) -> ProjectHooks:
@@ -78,10 +94,16 @@ def bind_project(
     return ProjectHooks(tuple(diagnostics), tuple(loaded.untrusted), policy.trusts(project_dir))
 
 
-async def start_session_processes(engine: HookEngine) -> list[str]:
+async def start_session_processes(
+    engine: HookEngine, watch: tuple[LoadContext, TrustPolicy] | None = None
+) -> list[str]:
     """Start every hook process that lives as long as the session (PicoClaw), so observers
-    see the session's first event; one line per process that failed to start."""
+    see the session's first event; one line per process that failed to start. With `watch`
+    (where the config came from and what is trusted), a process whose config file changes is
+    restarted with its new settings for the rest of the session."""
     picoclaw.attach_observers(engine)
+    if watch is not None:
+        picoclaw.ConfigWatch(engine, *watch).start()
     processes = picoclaw.registered_processes(engine)
     failures = await picoclaw.start_processes(engine)
     return [

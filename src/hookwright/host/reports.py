@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from hookwright.results import HookResult, Status, Verdict, effect_of
 
-#: `report(kind, **fields)`: kinds ``hooks_running``, ``hooks_done``, ``hook_result`` (with
-#: ``code``: a failed hook's error code, when its dialect gives one), ``notice``.
+#: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
+#: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
+#: error code, when its dialect gives one), ``notice``.
 Reporter = Callable[..., None]
 
 

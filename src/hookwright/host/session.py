@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import logging
+import time
 import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,8 +21,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from hookwright.audit import AuditRecord
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import load_policy
+from hookwright.dialects.picoclaw.codec import content_for_llm
 from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine import HookEngine
@@ -45,7 +49,12 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
-from hookwright.host.project import bind_project, discover_project, start_session_processes
+from hookwright.host.project import (
+    bind_project,
+    config_watch,
+    discover_project,
+    start_session_processes,
+)
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.loading import DiscoveredHook, LoadContext
@@ -60,12 +69,17 @@ from hookwright.transports.ioloop import IoLoop
 from hookwright.trust import TrustPolicy
 
 DEFAULT_STOP_BLOCK_CAP = 8
+log = logging.getLogger("hookwright.host")
 
 
 @dataclass(slots=True)
 class SessionIdentity:
     """The common fields every hook input carries; the host updates them as the session
-    moves (a new turn, a permission-mode change, a new working directory)."""
+    moves (a new turn, a permission-mode change, a new working directory).
+
+    `prompt_id` names the user prompt being answered (Claude Code: a fresh uuid4 per prompt,
+    kept until the next one); `effort` is the model's reasoning effort level (`"high"`), sent
+    as `{"level": effort}` on the events that carry it."""
 
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     cwd: str | None = None
@@ -76,6 +90,8 @@ class SessionIdentity:
     agent_id: str | None = None
     agent_type: str | None = None
     channel: str = "cli"
+    prompt_id: str | None = None
+    effort: str | None = None
 
 
 class HookSession:
@@ -103,7 +119,12 @@ class HookSession:
         #: Set by `open`: one line per loading problem, and the hooks left unbound.
         self.diagnostics: tuple[str, ...] = ()
         self.untrusted: tuple[DiscoveredHook, ...] = ()
+        #: Set by `open`: the config to watch for changes while the session runs.
+        self.watch: tuple[LoadContext, TrustPolicy] | None = None
         self._stop_blocks = 0
+        #: The 0-based index of the turn's latest model call: the `iteration` of the tool
+        #: checkpoints that follow it.
+        self._iteration = 0
         self._tool_decisions: dict[str, ToolDecision] = {}
         self._started = False
         self._closed = False
@@ -167,6 +188,14 @@ class HookSession:
         names = session.tool_map.hook_names(host_tools)
         session.diagnostics = (*bound.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
         session.untrusted = bound.untrusted
+        session.watch = config_watch(
+            project_dir,
+            home,
+            policy,
+            config_files=config_files,
+            dialects=dialects,
+            exclude=exclude_dialects,
+        )
         return session
 
     async def __aenter__(self) -> HookSession:
@@ -182,7 +211,7 @@ class HookSession:
         if self._started:
             return []
         self._started = True
-        problems = await start_session_processes(self.engine)
+        problems = await start_session_processes(self.engine, self.watch)
         self.diagnostics = (*self.diagnostics, *problems)
         return problems
 
@@ -243,6 +272,9 @@ class HookSession:
             "run_id": ident.turn_id or "",
             "project_dir": ident.project_dir or ident.cwd or "",
         }
+        if ident.prompt_id is not None:
+            base["prompt_id"] = ident.prompt_id
+        effort = {"effort": {"level": ident.effort}} if ident.effort else {}
         return HookInput(
             event,
             host_objects=self.host_objects,
@@ -253,7 +285,7 @@ class HookSession:
             cwd=ident.cwd,
             transcript_path=ident.transcript_path,
             permission_mode=ident.permission_mode,
-            payload={**base, **payload},
+            payload={**base, **effort, **payload},
         )
 
     async def fire(self, event: Event, **payload: Any) -> Verdict:
@@ -263,7 +295,8 @@ class HookSession:
         report = self.report
         slow = report is not None and any(not spec.inline for spec in selected)
         if report is not None and slow:
-            report("hooks_running", event=event.value, count=len(selected))
+            status = [spec.status_message for spec in selected if spec.status_message]
+            report("hooks_running", event=event.value, count=len(selected), status=status)
         try:
             verdict = await self.engine.dispatch(inp, selected)
         except Exception as exc:  # the engine turns hook failures into values; this is a bug
@@ -289,16 +322,45 @@ class HookSession:
                     "channel": ident.channel,
                     "chat_id": ident.session_id,
                 },
-                "correlation": {"trace_id": kind},
-                "attrs": {"agent_source": "runTurn", "iteration": iteration},
+                "attrs": {"iteration": iteration},
             },
         )
+
+    def unexpressed(self, event: Event, what: str, host: str) -> None:
+        """A decision field the host cannot apply (`what`, e.g. "for_user of a tool answer"):
+        a warning in the log and for the operator, and an audit record with status
+        ``unexpressed``; never dropped silently. Safe to call from any thread."""
+        text = f"{host} cannot apply {what} from the {event.value} hooks; it was not applied"
+        log.warning("%s", text)
+        if self.report is not None:
+            self.report("notice", text=text, event=event.value)
+        record = AuditRecord(
+            ts=time.time(),
+            event=event.value,
+            hook=host,
+            source="host",
+            dialect="host",
+            status="unexpressed",
+            decision=None,
+            duration_ms=0.0,
+            exit_code=None,
+            reason=text,
+            error=None,
+            stderr_tail=None,
+            session_id=self.session_id,
+            origin=None,
+            capabilities=None,
+            patch=None,
+        )
+        self.engine.audit.note(record)
 
     # Session and turn ------------------------------------------------------------------------
 
     async def start(
         self, source: str = "startup", model: str | None = None
     ) -> SessionStartDecision:
+        """SessionStart. Claude Code names the `model` only when the session restarts after a
+        compaction (`source="compact"`); pass it then."""
         payload: dict[str, Any] = {"source": source}
         if model is not None:
             payload["model"] = model
@@ -338,6 +400,8 @@ class HookSession:
             event,
             stop_hook_active=self._stop_blocks > 0,
             last_assistant_message=last_assistant_message,
+            background_tasks=[],
+            session_crons=[],
             trigger_type="message",
             run_status="completed",
             **payload,
@@ -379,6 +443,7 @@ class HookSession:
         messages, PreModelCall hooks the whole request; every hook's context goes into this
         very call as system messages after the leading system block. Once a hook changed the
         messages, the leading system messages are sent as one (joined by a blank line)."""
+        self._iteration = iteration
         notes: list[str] = []
         system, history = split_leading_system(copy.deepcopy(list(request.messages)))
         pre = await self.fire(Event.PreContextBuild, messages=history, iteration=iteration)
@@ -486,7 +551,7 @@ class HookSession:
             action = Defer(verdict.reason)
         else:
             renamed = verdict.payload_updates.get("tool_name")
-            new_name = str(renamed) if renamed else name
+            new_name = renamed if isinstance(renamed, str) else name
             new_input = dict(
                 verdict.updated_input if verdict.updated_input is not None else arguments
             )
@@ -515,6 +580,7 @@ class HookSession:
             tool_input=dict(arguments),
             tool_use_id=tool_use_id,
             permission_prompt=prompt,
+            iteration=self._iteration,
             permission_suggestions=[
                 {
                     "type": "addRules",
@@ -559,6 +625,7 @@ class HookSession:
             "tool_use_id": tool_use_id,
             "tool_result": {"content": result.content, "is_error": result.is_error},
             "duration_ms": duration_ms,
+            "iteration": self._iteration,
         }
         if result.is_error:
             verdict = await self.fire(
@@ -593,7 +660,7 @@ class HookSession:
         verdict = await self.fire(
             Event.PreCompact,
             trigger=trigger,
-            custom_instructions=instructions,
+            custom_instructions=instructions or None,
             messages=list(messages),
         )
         if verdict.blocked:
@@ -637,6 +704,8 @@ def abort_of(verdict: Verdict) -> EndTurn | None:
     if verdict.abort == "hard":
         return EndTurn("aborted", reason or "hard abort by hook", rollback=True)
     if verdict.abort == "turn":
+        if verdict.effects.abort_error:
+            return EndTurn("failed", verdict.effects.abort_error)
         return EndTurn("aborted", reason or "turn aborted by hook")
     return None
 
@@ -668,14 +737,15 @@ def _rewrote_messages(verdict: Verdict) -> bool:
 
 def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolResult:
     """Read a hook-supplied tool result (`respond`, a replaced output): a string is the
-    content; a PicoClaw ToolResult (`for_llm`) gives content, `is_error`, `response_handled`
-    and `media`; anything else is the structured result, shown to the model as JSON."""
+    content; a PicoClaw ToolResult (`for_llm`) gives the content PicoClaw shows the model
+    (`for_llm` with its notes), `is_error`, `response_handled` and `media`; anything else
+    is the structured result, shown to the model as JSON."""
     if isinstance(value, str):
         return ToolResult(value, default_error)
     if isinstance(value, dict) and "for_llm" in value:
         media = value.get("media")
         return ToolResult(
-            str(value.get("for_llm") or ""),
+            content_for_llm(value),
             bool(value.get("is_error", default_error)),
             dict(value),
             response_handled=bool(value.get("response_handled")),

@@ -52,10 +52,17 @@ from hookwright.host import (
     Run,
     SessionIdentity,
     ToolResult,
+    reminder,
 )
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
-from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
+from hookwright.runtime.observation import TurnRecord, exec_end_fields
+from hookwright.runtime.permissions import (
+    PermissionMode,
+    PermissionOutcome,
+    PermissionPolicy,
+    unanswered_message,
+)
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 
 AgentEvent = dict[str, Any]
@@ -104,6 +111,8 @@ class AgentConfig:
     skill_hooks: list[HookInfo] = field(default_factory=list)
     model_options: dict[str, Any] = field(default_factory=dict)
     channel: str = "cli"
+    #: The model's reasoning effort level, sent to Claude Code hooks as `{"level": effort}`.
+    effort: str | None = "high"
     #: Consecutive Stop blocks honoured before stopping anyway; 0 disables the cap.
     stop_block_cap: int = field(
         default_factory=lambda: env_flag_int(
@@ -132,10 +141,6 @@ class _TurnEnded(Exception):
         self.status = status
         self.reason = reason
         self.rollback = rollback
-
-
-def _reminder(texts: list[str]) -> str:
-    return "\n".join(f"<system-reminder>\n{text}\n</system-reminder>" for text in texts)
 
 
 def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
@@ -175,9 +180,11 @@ class Agent:
         self.models = refs.ModelSwitch(config.project_dir)
         self._pending_context: list[str] = []
         self._iteration = 0
+        self._turn_record = TurnRecord("", str(config.working_dir))
         self.context_sources: list[ContextSource] = []
         self.last_assistant_message = ""
         self.closed = False
+        self._start_dir = config.working_dir
         path = transcript_file or transcripts.transcript_path(
             config.home, config.project_dir, self.session_id
         )
@@ -195,6 +202,7 @@ class Agent:
                 agent_id=agent_id,
                 agent_type=agent_type,
                 channel=config.channel,
+                effort=config.effort,
             ),
             report=self.emit,
             stop_block_cap=config.stop_block_cap,
@@ -220,6 +228,22 @@ class Agent:
     @turn_id.setter
     def turn_id(self, value: str | None) -> None:
         self.hooks.identity.turn_id = value
+
+    @property
+    def prompt_id(self) -> str | None:
+        return self.hooks.identity.prompt_id
+
+    @prompt_id.setter
+    def prompt_id(self, value: str | None) -> None:
+        self.hooks.identity.prompt_id = value
+        self.transcript.prompt_id = value
+
+    def move_to(self, cwd: Path) -> None:
+        """The shell's working directory changed: later tools, hook inputs and hook processes
+        and the transcript's lines use it."""
+        self.config.cwd = cwd
+        self.hooks.identity.cwd = str(cwd)
+        self.transcript.cwd = str(cwd)
 
     def emit(self, event_type: str, /, **data: Any) -> None:
         if self.on_event is not None:
@@ -268,7 +292,7 @@ class Agent:
             self._pending_context.extend(source(self.session_id))
         if not self._pending_context:
             return
-        text = _reminder(self._pending_context)
+        text = reminder(self._pending_context)
         self._pending_context = []
         last = self.messages[-1] if self.messages else None
         if last is not None and last.get("role") == "user" and isinstance(last.get("content"), str):
@@ -288,7 +312,7 @@ class Agent:
             model=refs.model_ref(self.model),
             audit=str(audit) if audit is not None else None,
         )
-        decision = await self.hooks.start(source, model=self.model.name)
+        decision = await self.hooks.start(source)
         self.queue_context(decision.context)
         self._use_env_files(decision.env_files)
 
@@ -305,12 +329,19 @@ class Agent:
     # One user turn ---------------------------------------------------------------------------
 
     async def run(self, prompt: str) -> TurnResult:
+        """Answer one user prompt. Each prompt gets a fresh `prompt_id`; without a person at
+        the terminal the shell starts again from the session's first directory, as in
+        `claude -p` with several prompts (interactive Claude Code keeps it)."""
         self.turn_id = f"turn-{uuid.uuid4().hex[:12]}"
+        if self.agent_id is None:
+            self.prompt_id = str(uuid.uuid4())
+            if not self.config.interactive:
+                self.move_to(self._start_dir)
         self.hooks.identity.permission_mode = self.policy.mode
         turn_start = len(self.messages)
-        started = time.monotonic_ns()
-        self.observe("agent.turn.start", {"UserMessage": prompt, "MediaCount": 0})
         self._iteration = 0
+        self._turn_record = TurnRecord(prompt, str(self.config.working_dir))
+        self.observe("agent.turn.start", {"UserMessage": prompt, "MediaCount": 0})
         flow: PromptFlow | None = None
         result: TurnResult
         rollback = False
@@ -337,7 +368,12 @@ class Agent:
         finally:
             if flow is not None:
                 self._skill_events(flow.finish())
-        self.observe("agent.turn.end", _turn_end_fields(result, rollback, prompt, started))
+        self.observe(
+            "agent.turn.end",
+            self._turn_record.end_fields(
+                result.status, rollback, result.final_text, self._iteration
+            ),
+        )
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
 
@@ -406,6 +442,7 @@ class Agent:
                     self._skill_events(flow.after_tools(prompts))
                     self._skill_events(flow.end_round())
                 if all(o.response_handled for o in batch):
+                    self._turn_record.handled = True
                     self._append({"role": "assistant", "content": HANDLED_REPLY})
                     self.last_assistant_message = HANDLED_REPLY
                     return TurnResult("completed", HANDLED_REPLY, rounds=round_index)
@@ -449,7 +486,7 @@ class Agent:
 
     async def _fail_run(self, error: str, details: str) -> None:
         await self.hooks.stop_failure(error, details)
-        self.observe("agent.error", {"Stage": "model", "Message": details})
+        self.observe("agent.error", {"Stage": "llm", "Message": details})
         self.emit("error", kind=error, message=details)
 
     async def _end_run(self, end: EndTurn | None) -> None:
@@ -551,10 +588,10 @@ class Agent:
             if outcome.stop and stop_after is None:
                 stop_after = outcome.stop
         self._flush_context()
+        if stop_after is not None:  # Claude Code ends the turn here: no PostToolBatch, no Stop
+            raise _TurnEnded("stopped", stop_after)
         checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
         self.queue_context(checkpoint.context)
-        if stop_after is not None:
-            raise _TurnEnded("stopped", stop_after)
         self._end_if(checkpoint.end)
         return batch, checkpoint.prompts
 
@@ -575,10 +612,10 @@ class Agent:
                 is_error=True,
             )
             return self._finish_call(call, output, outcome, skipped="invalid arguments")
+        outcome.tool_input = self.tools.parsed_input(call.name, call.arguments)
+        observed = self.tools.observed_input(call.name, call.arguments, self.config.working_dir)
         self.hooks.identity.permission_mode = self.policy.mode
-        decision = await self.hooks.before_tool(
-            call.name, dict(call.arguments), call.id, iteration=iteration
-        )
+        decision = await self.hooks.before_tool(call.name, observed, call.id, iteration=iteration)
         self.queue_context(decision.context)
         if decision.end is not None:
             self._tool_message(call.id, ToolOutput("Tool call aborted by hook.", is_error=True))
@@ -587,10 +624,11 @@ class Agent:
         action = decision.action
         if isinstance(action, Respond):
             self.emit("notice", text=f"{call.name}: answered by a hook without running the tool")
-            output = self._result_output(call.name, action.result, None)
-            outcome.response_handled = action.result.response_handled
+            result = action.result
             self.observe("agent.tool.exec_start", {"Tool": call.name, "Arguments": call.arguments})
-            self.observe("agent.tool.exec_end", _exec_end_fields(call.name, output, 0))
+            output = self._result_output(call.name, result, None)
+            outcome.response_handled = result.response_handled
+            self._executed(call.name, output, 0, result.for_user)
             return self._finish_call(
                 call, output, outcome, skipped="answered by hook", observed=True
             )
@@ -603,41 +641,33 @@ class Agent:
                 outcome.stop = "tool_deferred"
                 return outcome
             self.emit("notice", text="a hook answered defer; ignored (only for a single call)")
-            action = Run(call.name, dict(call.arguments))
-        return await self._run_tool(call, action, outcome)
+            action = Run(call.name, observed)
+        return await self._run_tool(call, action, outcome, observed)
 
     async def _run_tool(
-        self, call: ToolCall, action: Run | Ask, outcome: CallOutcome
+        self, call: ToolCall, action: Run | Ask, outcome: CallOutcome, observed: dict[str, Any]
     ) -> CallOutcome:
+        """Run the call. Hooks see `observed` (or what a hook rewrote it to); the tool runs with
+        the model's own arguments unless a hook rewrote them, as in Claude Code."""
         name, tool_input = action.tool_name, dict(action.tool_input)
-        outcome.tool_name, outcome.tool_input = name, tool_input
+        outcome.tool_name = name
         tool = self.tools.get(name)
         if tool is None:
-            output = ToolOutput(f"Error: No such tool available: {name}", is_error=True)
-            return self._finish_call(call, output, outcome, skipped="unknown tool")
+            return await self._unknown_tool(call, name, tool_input, outcome)
         permitted = await self._permission(name, tool_input, call.id, tool.read_only, action)
         if permitted is not True:
             output = ToolOutput(permitted, is_error=True)
             return self._finish_call(call, output, outcome, skipped="permission denied")
-        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": tool_input})
-        started = time.monotonic_ns()
-        output = await self.tools.execute(
-            name,
-            tool_input,
-            ToolContext(
-                cwd=self.config.working_dir,
-                session_id=self.session_id,
-                env_files=list(self.env_files),
-            ),
+        unchanged = name == call.name and tool_input == observed and call.arguments is not None
+        output, duration_ns = await self._execute(
+            name, dict(call.arguments or {}) if unchanged else tool_input
         )
-        duration_ns = time.monotonic_ns() - started
-        self.observe("agent.tool.exec_end", _exec_end_fields(name, output, duration_ns))
         after = await self.hooks.after_tool(
             name,
             tool_input,
             call.id,
             ToolResult(output.content, output.is_error, output.data),
-            duration_ms=round(duration_ns / 1e6, 3),
+            duration_ms=round(duration_ns / 1e6),
             error=output.error,
         )
         self.queue_context(after.context)
@@ -654,7 +684,55 @@ class Agent:
         if after.end is not None:
             self._tool_message(call.id, output)
             self._end_if(after.end)
+        self._executed(name, output, duration_ns, after.result.for_user)
         return self._finish_call(call, output, outcome)
+
+    async def _unknown_tool(
+        self, call: ToolCall, name: str, tool_input: dict[str, Any], outcome: CallOutcome
+    ) -> CallOutcome:
+        """A call of a tool that does not exist: approval gates still decide on it (PicoClaw
+        asks its approvers before its registry finds no such tool); nothing runs."""
+        request = await self.hooks.permission(name, tool_input, call.id, prompt=False)
+        if request.end is not None:
+            self._tool_message(call.id, ToolOutput("Permission denied; interrupted.", True))
+            self._end_if(request.end)
+        if request.behavior == "deny":
+            message = request.message or f"Permission to use {name} was denied"
+            output = ToolOutput(message, is_error=True)
+            return self._finish_call(call, output, outcome, skipped="permission denied")
+        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": tool_input})
+        output = ToolOutput(f"Error: No such tool available: {name}", is_error=True)
+        self._executed(name, output, 0, None)
+        return self._finish_call(call, output, outcome, skipped="unknown tool", observed=True)
+
+    def _executed(
+        self, name: str, output: ToolOutput, duration_ns: int, for_user: str | None
+    ) -> None:
+        """A tool ran (or a hook answered for it): observed with the result the model sees."""
+        self._turn_record.record_tool(name, output.content, output.is_error)
+        self.observe(
+            "agent.tool.exec_end",
+            exec_end_fields(name, output.content, output.is_error, duration_ns, for_user),
+        )
+
+    async def _execute(self, name: str, arguments: dict[str, Any]) -> tuple[ToolOutput, int]:
+        """Run the tool in the session's shell directory (which it may move); the output and
+        how long it took, in nanoseconds."""
+        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": arguments})
+        started = time.monotonic_ns()
+        output = await self.tools.execute(
+            name,
+            arguments,
+            ToolContext(
+                cwd=self.config.working_dir,
+                session_id=self.session_id,
+                env_files=list(self.env_files),
+                project_dir=self.config.project_dir,
+            ),
+        )
+        if output.cwd is not None:
+            self.move_to(output.cwd)
+        return output, time.monotonic_ns() - started
 
     def _result_output(self, name: str, result: ToolResult, ran: ToolOutput | None) -> ToolOutput:
         """What the model sees of a (hook-supplied) result; what it carries for the user goes to
@@ -678,9 +756,11 @@ class Agent:
         observed: bool = False,
     ) -> CallOutcome:
         if skipped is not None and not observed:
-            self.observe("agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": skipped})
+            self.observe(
+                "agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": output.content}
+            )
         self._tool_message(call.id, output)
-        outcome.tool_response = output.data if output.data is not None else output.content
+        outcome.tool_response = output.content
         self.emit(
             "tool_result",
             id=call.id,
@@ -738,22 +818,26 @@ class Agent:
                     return f"Permission to use {name} was denied: {recheck.reason}"
             self.emit("permission", tool=name, behavior="allow", reason="allowed by hook")
             return True
-        question = action.reason if isinstance(action, Ask) and action.reason else outcome.reason
-        return await self._ask_user(name, question, tool_input)
+        return await self._ask_user(name, tool_input, outcome, action)
 
     async def _ask_user(
-        self, name: str, question: str, tool_input: dict[str, Any]
+        self, name: str, tool_input: dict[str, Any], outcome: PermissionOutcome, action: Run | Ask
     ) -> str | Literal[True]:
+        """Ask the user; without one, deny with the text Claude Code's ``-p`` gives the model."""
+        hook_reason = action.reason if isinstance(action, Ask) else None
         if self.ask_user is not None and self.config.interactive:
-            if await self.ask_user(name, question, tool_input):
+            if await self.ask_user(name, hook_reason or outcome.reason, tool_input):
                 self.emit("permission", tool=name, behavior="allow", reason="allowed by user")
                 return True
             self.emit("permission", tool=name, behavior="deny", reason="denied by user")
             return f"Permission to use {name} was denied by the user."
-        message = (
-            f"Permission to use {name} was not granted: {question}, and nobody can answer a "
-            "permission prompt in a non-interactive run (use --permission-mode acceptEdits or "
-            "bypassPermissions, or add an allow rule)."
+        message = unanswered_message(
+            name,
+            tool_input,
+            outcome,
+            cwd=self.config.working_dir,
+            hook_asked=isinstance(action, Ask),
+            hook_reason=hook_reason,
         )
         self.emit("permission", tool=name, behavior="deny", reason=message)
         return message
@@ -776,10 +860,15 @@ class Agent:
     # Compaction --------------------------------------------------------------------------------
 
     async def compact(self, trigger: str = "manual", instructions: str = "") -> bool:
-        """Summarize older history; True when it happened (a PreCompact block skips it)."""
+        """Summarize older history; True when it happened (a PreCompact block skips it).
+
+        A manual compaction is a prompt of its own (a new `prompt_id`), as `/compact` is in
+        Claude Code; SessionStart (`compact`) fires before PostCompact."""
         cut = self._compaction_cut()
         if cut is None:
             return False
+        if trigger == "manual" and self.agent_id is None:
+            self.prompt_id = str(uuid.uuid4())
         pre = await self.hooks.pre_compact(trigger, instructions, self.messages)
         if pre.skip is not None:
             self.emit("notice", text=f"compaction skipped: {pre.skip}")
@@ -796,10 +885,10 @@ class Agent:
         except ModelError as exc:
             self.emit("notice", text=f"compaction failed: {exc}")
             return False
+        start = await self.hooks.start("compact", model=self.model.name)
         compacted = await self.hooks.post_compact(trigger, summary.content)
         text = compacted.summary if compacted.summary is not None else summary.content
         self._replace_history(cut, text, trigger)
-        start = await self.hooks.start("compact", model=self.model.name)
         self.queue_context(start.context)
         self._use_env_files(start.env_files)
         return True
@@ -817,11 +906,12 @@ class Agent:
         for message in kept:
             self.transcript.message(message)
         self.observe(
-            "agent.context.compress",
+            "agent.session.summarize",
             {
-                "Reason": "summarize",
-                "DroppedMessages": dropped,
-                "RemainingMessages": len(self.messages),
+                "SummarizedMessages": dropped,
+                "KeptMessages": len(kept),
+                "SummaryLen": len(summary.encode()),
+                "OmittedOversized": False,
             },
         )
         self.emit("compact", trigger=trigger, summary=summary, dropped=dropped)
@@ -854,38 +944,6 @@ class CallOutcome:
             "tool_use_id": self.tool_use_id,
             "tool_response": self.tool_response,
         }
-
-
-def _exec_end_fields(name: str, output: ToolOutput, duration_ns: int) -> dict[str, Any]:
-    return {
-        "Tool": name,
-        "Duration": duration_ns,
-        "ForLLMLen": len(output.content),
-        "ForUserLen": 0,
-        "IsError": output.is_error,
-        "Async": False,
-    }
-
-
-def _turn_end_fields(
-    result: TurnResult, rollback: bool, prompt: str, started: int
-) -> dict[str, Any]:
-    """PicoClaw's turn-end record: a failed run and a turn abort are errors, a hard abort
-    (history rolled back) and any other early end are aborted."""
-    if result.status == "completed":
-        status = "completed"
-    elif result.status == "failed" or (result.status == "aborted" and not rollback):
-        status = "error"
-    else:
-        status = "aborted"
-    return {
-        "Status": status,
-        "Iterations": result.rounds,
-        "Duration": time.monotonic_ns() - started,
-        "FinalContentLen": len(result.final_text),
-        "UserMessage": prompt,
-        "FinalContent": result.final_text,
-    }
 
 
 def _response_dict(response: ModelResponse) -> dict[str, Any]:

@@ -14,12 +14,19 @@ from typing import Any
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine import HookEngine
-from hookwright.host.project import bind_project, discover_project, start_session_processes
+from hookwright.host.project import (
+    bind_project,
+    config_watch,
+    discover_project,
+    start_session_processes,
+)
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
+from hookwright.runtime.effort import load_effort
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
+from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tools import ToolRegistry, default_tools
@@ -80,7 +87,7 @@ async def open_session(
     *,
     home: Path | None = None,
     model: str | Model | None = None,
-    permission_mode: PermissionMode = "default",
+    permission_mode: PermissionMode | None = None,
     max_turns: int = 20,
     planning: bool = False,
     interactive: bool = False,
@@ -99,6 +106,9 @@ async def open_session(
 ) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
     ValueError (bad resume id, bad trust file) with a message for the user.
+
+    ``permission_mode`` None: the settings files' ``permissions.defaultMode`` (see
+    `permission_mode`), else ``default``.
 
     ``history`` (OpenAI-format messages kept by a client) starts the agent from
     ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
@@ -140,8 +150,12 @@ async def open_session(
         if owns_engine:
             await engine.aclose()
         raise
-    policy = load_policy(project_dir, home, permission_mode, project_trusted=trusted)
+    mode = session_mode(permission_mode, project_dir, home, trust_policy, config_files)
+    diagnostics += mode.notes
+    policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
     diagnostics += policy.problems
+    effort, effort_problems = load_effort(project_dir, home, project_trusted=trusted)
+    diagnostics += effort_problems
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
         scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors)
@@ -155,12 +169,13 @@ async def open_session(
         project_trusted=trusted,
         project_dir=project_dir,
         home=home,
-        permission_mode=permission_mode,
+        permission_mode=mode.mode,
         max_turns=max_turns,
         planning=planning,
         interactive=interactive,
         skill_hooks=skill_hooks,
         compact_tokens=compact_tokens,
+        effort=effort,
     )
     messages = None
     if history is not None:
@@ -186,7 +201,8 @@ async def open_session(
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
-    diagnostics += await start_session_processes(engine)
+    watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
+    diagnostics += await start_session_processes(engine, watch)
     return SessionSetup(agent, engine, diagnostics, skipped)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,6 +209,28 @@ class PermissionPolicy:
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         tmp.replace(path)
+
+
+def unanswered_message(
+    tool: str,
+    tool_input: Mapping[str, Any],
+    outcome: PermissionOutcome,
+    *,
+    cwd: Path,
+    hook_asked: bool = False,
+    hook_reason: str | None = None,
+) -> str:
+    """The tool result Claude Code 2.1.240 gives the model when a call needs permission and
+    nobody can answer (``-p``; measured): a PreToolUse hook's ask reason, else who asked."""
+    if hook_asked:
+        return hook_reason or f"Hook PreToolUse:{tool} asked for confirmation for this tool"
+    file_path = tool_input.get("file_path")
+    if outcome.rule is None and tool in EDIT_TOOLS and isinstance(file_path, str):
+        where = os.path.normpath(cwd / file_path)
+        return f"Claude requested permissions to write to {where}, but you haven't granted it yet."
+    if outcome.rule is None and tool == "Bash":
+        return "This command requires approval"
+    return f"Claude requested permissions to use {tool}, but you haven't granted it yet."
 
 
 def _rule_text(rule: Any) -> str:

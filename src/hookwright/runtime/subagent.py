@@ -116,14 +116,20 @@ class AgentTool:
             transcript_file=sidechain / f"{agent_id}.jsonl",
         )
         child.turn_id = parent.turn_id
+        child.prompt_id = parent.prompt_id
         self._load_definition_hooks(args.subagent_type, agent_id)
         start = await child.hooks.checkpoint(
             Event.SubagentStart, agent_id=agent_id, agent_type=args.subagent_type
         )
         child.queue_context(start.context)
+        spawn = {"AgentID": agent_id, "Label": agent_id, "ParentTurnID": parent.turn_id or ""}
+        child.observe("agent.subturn.spawn", spawn)
+        status = "error"
         try:
             result = await child.run(args.prompt)
+            status = "completed" if result.status == "completed" else "error"
         finally:
+            child.observe("agent.subturn.end", {"AgentID": agent_id, "Status": status})
             child.transcript.close()
             parent.hooks.end_scope(agent_id)
         content = result.final_text or f"(subagent ended: {result.status})"

@@ -1,14 +1,18 @@
 """Session transcripts in Claude Code's JSONL line format.
 
 Hooks that read `transcript_path` (to find the last assistant message, count tool calls, ...)
-work unchanged: lines have Claude Code's `type`, `uuid`, `parentUuid`, `sessionId`,
-`timestamp`, `cwd` and `message` fields, assistant content is a list of `text` / `tool_use`
-blocks and tool results are user lines with `tool_result` blocks plus `toolUseResult`.
+work unchanged: lines are compact JSON (`JSON.stringify` bytes, so `grep '"role":"assistant"'`
+finds the model's lines) with Claude Code's `type`, `uuid`, `parentUuid`, `sessionId`,
+`timestamp`, `cwd` and `message` fields in Claude Code's order; assistant content is a list of
+`text` / `tool_use` blocks and tool results are user lines with `tool_result` blocks plus
+`toolUseResult`. User lines carry the `promptId` of the prompt they answer, and `cwd` follows
+the shell's working directory.
 
 Each line is written with a single `os.write` on an `O_APPEND` descriptor, so a process killed
 at any moment leaves complete lines (and at worst one truncated last line, which `load` skips).
 hookwright's own lines (`system` prompts and context, compaction boundaries, rollbacks) are
-`type: "system"` lines with a `subtype`, which Claude Code readers ignore.
+`type: "system"` lines with a `subtype`, which Claude Code readers ignore. Transcripts written
+before lines were compact (with spaces after `,` and `:`) load the same way.
 """
 
 from __future__ import annotations
@@ -48,7 +52,9 @@ class Transcript:
         self.session_id = session_id
         self.cwd = cwd
         self.sidechain = sidechain
+        self.prompt_id: str | None = None
         self._parent: str | None = None
+        self._assistant: str | None = None
         private_dir(path.parent)
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
@@ -57,23 +63,36 @@ class Transcript:
             os.close(self._fd)
             self._fd = -1
 
-    def _write(self, line: dict[str, Any]) -> None:
+    def _write(
+        self,
+        body: dict[str, Any],
+        extra: dict[str, Any] | None = None,
+        *,
+        prompt: bool = False,
+    ) -> str:
+        """Append one line: Claude Code's leading fields, `body`, the line's id and time,
+        `extra`, then the session fields. Returns the line's uuid."""
+        line_id = str(uuid.uuid4())
+        head: dict[str, Any] = {"parentUuid": self._parent, "isSidechain": self.sidechain}
+        if prompt and self.prompt_id is not None:
+            head["promptId"] = self.prompt_id
         entry = {
-            "parentUuid": self._parent,
-            "isSidechain": self.sidechain,
+            **head,
+            **body,
+            "uuid": line_id,
+            "timestamp": _now(),
+            **(extra or {}),
             "userType": "external",
             "cwd": self.cwd,
             "sessionId": self.session_id,
             "version": f"hookwright-{__version__}",
-            **line,
-            "uuid": str(uuid.uuid4()),
-            "timestamp": _now(),
         }
-        self._parent = entry["uuid"]
-        data = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        self._parent = line_id
+        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str)
         if self._fd < 0:
             raise ValueError(f"transcript {self.path} is closed")
-        os.write(self._fd, data)
+        os.write(self._fd, (text + "\n").encode("utf-8"))
+        return line_id
 
     def message(
         self,
@@ -85,66 +104,32 @@ class Transcript:
     ) -> None:
         role = message.get("role")
         if role == "assistant":
-            content: list[dict[str, Any]] = []
-            if message.get("content"):
-                content.append({"type": "text", "text": message["content"]})
-            for call in message.get("tool_calls") or []:
-                function = call.get("function", {})
-                try:
-                    arguments = json.loads(function.get("arguments") or "{}")
-                except json.JSONDecodeError:
-                    arguments = {"_raw": function.get("arguments")}
-                content.append(
-                    {
-                        "type": "tool_use",
-                        "id": call.get("id"),
-                        "name": function.get("name"),
-                        "input": arguments,
-                    }
-                )
-            self._write(
-                {
-                    "type": "assistant",
-                    "message": {
-                        "id": f"msg_{uuid.uuid4().hex[:24]}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": model or "",
-                        "content": content,
-                        "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn",
-                    },
-                }
-            )
+            body = {"message": _assistant_message(message, model), "type": "assistant"}
+            self._assistant = self._write(body)
         elif role == "tool":
-            line: dict[str, Any] = {
-                "type": "user",
-                "message": {
-                    "role": "user",
-                    "content": [
-                        {
-                            "type": "tool_result",
-                            "tool_use_id": message.get("tool_call_id"),
-                            "content": message.get("content") or "",
-                            "is_error": is_error,
-                        }
-                    ],
-                },
+            block = {
+                "tool_use_id": message.get("tool_call_id"),
+                "type": "tool_result",
+                "content": message.get("content") or "",
+                "is_error": is_error,
             }
+            extra: dict[str, Any] = {}
             if tool_data is not None:
-                line["toolUseResult"] = tool_data
-            self._write(line)
+                extra["toolUseResult"] = tool_data
+            if self._assistant is not None:
+                extra["sourceToolAssistantUUID"] = self._assistant
+            user = {"type": "user", "message": {"role": "user", "content": [block]}}
+            self._write(user, extra, prompt=True)
         elif role == "user":
-            self._write(
-                {"type": "user", "message": {"role": "user", "content": message["content"]}}
-            )
+            user = {"type": "user", "message": {"role": "user", "content": message["content"]}}
+            self._write(user, prompt=True)
         else:
-            self._write(
-                {
-                    "type": "system",
-                    "subtype": "hookwright_system",
-                    "content": message.get("content", ""),
-                }
-            )
+            body = {
+                "type": "system",
+                "subtype": "hookwright_system",
+                "content": message.get("content", ""),
+            }
+            self._write(body)
 
     def compact_boundary(self, summary: str, trigger: str) -> None:
         self._write(
@@ -161,6 +146,35 @@ class Transcript:
 
     def note(self, text: str, subtype: str = "informational") -> None:
         self._write({"type": "system", "subtype": subtype, "content": text})
+
+
+def _assistant_message(message: Message, model: str | None) -> dict[str, Any]:
+    """An OpenAI-format assistant message as the Anthropic message Claude Code records."""
+    content: list[dict[str, Any]] = []
+    if message.get("content"):
+        content.append({"type": "text", "text": message["content"]})
+    for call in message.get("tool_calls") or []:
+        function = call.get("function", {})
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except json.JSONDecodeError:
+            arguments = {"_raw": function.get("arguments")}
+        content.append(
+            {
+                "type": "tool_use",
+                "id": call.get("id"),
+                "name": function.get("name"),
+                "input": arguments,
+            }
+        )
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:24]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model or "",
+        "content": content,
+        "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn",
+    }
 
 
 def load(path: Path) -> list[Message]:

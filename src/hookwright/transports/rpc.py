@@ -3,7 +3,8 @@
 `RpcProcess` owns one long-lived hook process:
 
 * spawned from an argv without a shell, in its own process group, with stdin, stdout and stderr
-  as pipes; stderr is logged line by line on ``hookwright.rpc`` with the hook's name;
+  as pipes (through a `launcher`, e.g. a sandbox, when one is given); stderr is logged line by
+  line on ``hookwright.rpc`` with the hook's name;
 * started lazily by the first `call`/`notify` (or eagerly by `start`), with a ``hook.hello``
   handshake (id 1 of each spawned process) that must answer within `hello_timeout`; its result is
   ignored, a JSON-RPC error or an exit fails it;
@@ -11,9 +12,11 @@
   requests be in flight; notifications carry no id;
 * stdout is split into lines as it arrives, in the pipe's protocol callback (no reader task):
   a response completes its call in the same event loop iteration that read it;
-* a stdout line that is not JSON, not an object, a request from the hook, or a response whose id
-  is not a positive integer or matches nothing is logged and skipped (the matching call then
-  times out); a line longer than `max_line` is discarded up to its newline without stalling;
+* a response is read as PicoClaw's Go struct reads it (`envelope`): member names match
+  case-insensitively, ``"method": null`` is no method; a stdout line that is not JSON, not an
+  object, has a member of the wrong type, is a request from the hook, or a response whose id is
+  0, missing or matches nothing is logged and skipped (the matching call then times out); a line
+  longer than `max_line` is discarded up to its newline without stalling;
 * when the process exits every pending call fails at once; the next call after the backoff
   window of `RestartPolicy` spawns it again, calls before that fail immediately (the window is
   measured on the process's `clock`, `time.monotonic` unless a test injects another);
@@ -273,6 +276,57 @@ def decode_line(line: bytes) -> Any:
                     check_depth(value)
                 return value
     return load_json_text(line)
+
+
+# The JSON-RPC envelope, as PicoClaw's Go struct reads it -------------------------------------
+
+_MEMBERS = {"JSONRPC": "jsonrpc", "ID": "id", "METHOD": "method", "PARAMS": "params"}
+_MEMBERS.update({"RESULT": "result", "ERROR": "error"})
+_ERROR_MEMBERS = {"CODE": "code", "MESSAGE": "message"}
+_FOLD_SPECIAL = {"\u017f": "S", "\u212a": "K"}
+
+
+def _fold(key: str) -> str:
+    """Go's case folding of an object key, for ASCII member names."""
+    if key.isascii():
+        return key.upper()
+    return "".join(c.upper() if c.isascii() else _FOLD_SPECIAL.get(c, c) for c in key)
+
+
+def _members(message: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The members `names` lists (folded key -> name), matched as Go matches struct fields:
+    case-insensitively, a later key overriding an earlier one, a null leaving a scalar unset."""
+    out: dict[str, Any] = {}
+    for key, value in message.items():
+        name = names.get(_fold(key)) if key not in names.values() else key
+        if name is not None and (value is not None or name in ("result", "params", "error")):
+            out[name] = value
+    return out
+
+
+def envelope(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A message's JSON-RPC members as PicoClaw decodes them (`processHookRPCMessage`):
+    `jsonrpc` and `method` strings, `id` an unsigned integer, `error` an object with an
+    integer `code` and a string `message`; keys match case-insensitively, others are ignored,
+    `"method": null` is no method. Raises ValueError for a member of the wrong type (Go drops
+    such a line)."""
+    fields = _members(message, _MEMBERS)
+    for name in ("jsonrpc", "method"):
+        if not isinstance(fields.get(name, ""), str):
+            raise ValueError(f"{name} is not a string")
+    msg_id = fields.get("id", 0)
+    if type(msg_id) is not int or msg_id < 0:
+        raise ValueError(f"invalid id {msg_id!r}")
+    error = fields.get("error")
+    if error is not None:
+        if not isinstance(error, Mapping):
+            raise ValueError("error is not an object")
+        members = _members(error, _ERROR_MEMBERS)
+        code, text = members.get("code", 0), members.get("message", "")
+        if type(code) is not int or not isinstance(text, str):
+            raise ValueError("error has a code that is not an integer or a non-string message")
+        fields["error"] = {"code": code, "message": text}
+    return fields
 
 
 # One spawned process ------------------------------------------------------------------------
@@ -557,18 +611,21 @@ class _Connection:
         if not isinstance(message, dict):
             self.warnings.warning("hook %s: non-object message skipped: %.200r", self.name, line)
             return
-        if "method" in message:
+        try:
+            fields = envelope(message)
+        except ValueError as exc:
+            self.warnings.warning("hook %s: message skipped (%s): %.200r", self.name, exc, line)
+            return
+        if fields.get("method"):
             self.warnings.warning(
                 "hook %s: messages from the hook are not served (method %.100r)",
                 self.name,
-                message.get("method"),
+                fields["method"],
             )
             return
-        msg_id = message.get("id")
-        if type(msg_id) is not int or msg_id <= 0:
-            self.warnings.warning(
-                "hook %s: response with invalid id %.50r skipped", self.name, msg_id
-            )
+        msg_id = fields.get("id")
+        if not msg_id:
+            self.warnings.warning("hook %s: response without an id skipped", self.name)
             return
         future = self.pending.get(msg_id)
         if future is None or future.done():
@@ -576,18 +633,11 @@ class _Connection:
                 "hook %s: response id %d matches no pending request", self.name, msg_id
             )
             return
-        error = message.get("error")
+        error = fields.get("error")
         if error is not None:
-            if isinstance(error, dict):
-                future.set_exception(
-                    RpcRemoteError(
-                        error.get("code"), str(error.get("message", "")), error.get("data")
-                    )
-                )
-            else:
-                future.set_exception(RpcRemoteError(None, str(error)))
+            future.set_exception(RpcRemoteError(error["code"], error["message"]))
         else:
-            future.set_result(message.get("result"))
+            future.set_result(fields.get("result"))
 
     async def _read_stderr(self) -> None:
         stderr = self.proc.stderr
@@ -677,6 +727,13 @@ def _kill_leftovers() -> None:
 # The supervised process ---------------------------------------------------------------------
 
 
+#: Turns (argv, cwd, full environment) into what is actually started (a sandbox wrapper);
+#: raises to refuse the start.
+Launcher = Callable[
+    [Sequence[str], str | None, dict[str, str]], tuple[Sequence[str], str | None, dict[str, str]]
+]
+
+
 class RpcProcess:
     """One hook process: lazy start, handshake, calls, restart with backoff, shutdown."""
 
@@ -696,6 +753,7 @@ class RpcProcess:
         max_pending_notifications: int = 64,
         io: IoLoop | None = None,
         clock: Callable[[], float] = time.monotonic,
+        launcher: Launcher | None = None,
     ) -> None:
         if not argv:
             raise ValueError(f"hook {name}: command is required")
@@ -714,6 +772,7 @@ class RpcProcess:
         self.max_pending_notifications = max_pending_notifications
         #: Seconds on a monotonic scale; the restart backoff is measured on it (tests inject one).
         self.clock = clock
+        self.launcher = launcher
         #: Processes spawned successfully after the first one.
         self.restarts = 0
         #: Consecutive failures since the last successful call.
@@ -953,8 +1012,15 @@ class RpcProcess:
 
     async def _spawn_and_greet(self) -> _Connection:
         env = None if self.env is None else {**os.environ, **self.env}
+        argv: Sequence[str] = self.argv
+        cwd = self.cwd
+        if self.launcher is not None:
+            try:
+                argv, cwd, env = self.launcher(argv, cwd, dict(os.environ if env is None else env))
+            except Exception as exc:
+                raise RpcProcessError(f"hook {self.name}: {exc}") from exc
         try:
-            proc, protocol, transport = await spawn(self.argv, self.cwd, env, self.max_line)
+            proc, protocol, transport = await spawn(argv, cwd, env, self.max_line)
         except OSError as exc:
             raise RpcProcessError(
                 f"hook {self.name}: cannot start {self.argv[0]!r}: {exc}"

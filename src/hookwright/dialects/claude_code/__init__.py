@@ -33,7 +33,9 @@ from hookwright.dialects.claude_code.prompt import decode_prompt_reply
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import watched_file_names
 from hookwright.dialects.claude_code.stdin import (
+    EFFORT_EVENTS,
     EVENT_FIELDS,
+    NULL_FIELDS,
     PERMISSION_MODE_EVENTS,
     encode_body,
     encode_input,
@@ -41,7 +43,9 @@ from hookwright.dialects.claude_code.stdin import (
 )
 
 __all__ = [
+    "EFFORT_EVENTS",
     "EVENT_FIELDS",
+    "NULL_FIELDS",
     "PERMISSION_MODE_EVENTS",
     "LoaderOptions",
     "Policy",

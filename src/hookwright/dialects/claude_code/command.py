@@ -144,13 +144,20 @@ class CommandHandler:
             argv=argv,
             shell=shell,
             stdin_data=encode_stdin(inp),
-            cwd=inp.cwd or self.site.project_dir,
+            cwd=self._cwd(inp),
             env=self.site.environment(inp.session_id, env_file),
             timeout=timeout,
             max_output=MAX_ANSWER_BYTES,
             on_first_line=is_async_declaration if detachable else None,
         )
         return outcome, env_file
+
+    def _cwd(self, inp: HookInput) -> str | Path:
+        """The session's working directory, or the project when that no longer exists (as
+        Claude Code runs hooks after the shell's directory was removed)."""
+        if inp.cwd and os.path.isdir(inp.cwd):
+            return inp.cwd
+        return self.site.project_dir
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
         if self.config.is_async:

@@ -20,6 +20,7 @@ from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.sources import (
     SPEC_SOURCE,
+    Plugin,
     Policy,
     SettingsFile,
     find_plugins,
@@ -112,7 +113,7 @@ class Declared:
 
     declaration: Declaration
     trust_root: Path | None
-    plugin: str | None = None
+    plugin: Plugin | None = None
 
 
 def _declarations(
@@ -132,7 +133,7 @@ def _declarations(
             )
             for h in parsed.handlers
         ]
-    plugins, problems = find_plugins(ctx)
+    plugins, problems = find_plugins(ctx, files)
     diagnostics.extend(problems)
     for plugin in plugins:
         site = HookSite(ctx.project_dir, ctx.home, plugin.root, plugin.data_dir)
@@ -145,7 +146,7 @@ def _declarations(
                         h, file, "plugin", site, root=str(plugin.root), from_settings=False
                     ),
                     plugin.trust_root,
-                    plugin.name,
+                    plugin,
                 )
                 for h in parsed.handlers
             ]

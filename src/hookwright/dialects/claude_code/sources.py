@@ -10,14 +10,21 @@ Settings files, all merged (never overridden), with their HookSpec source:
 * flag (source ``project``): each ``--config FILE`` that is Claude Code settings JSON (Claude
   Code's ``--settings``).
 
-Plugins: every directory directly under ``<home>/.claude/plugins/`` or
-``<project>/.claude/plugins/`` that holds ``hooks/hooks.json`` (or a
-``.claude-plugin/plugin.json`` manifest naming hooks files or inline hooks). A project's plugin
-runs only when its folder is trusted, wherever its manifest points. Real Claude Code
-installs plugins from marketplaces and enables them with ``enabledPlugins``; hookwright takes
-the directories as installed and honours ``enabledPlugins`` entries set to false (keyed
-``name`` or ``name@marketplace``). A plugin's data directory is
-``<home>/.claude/plugins/data/<name>``.
+Plugins, each with ``hooks/hooks.json`` and/or a ``.claude-plugin/plugin.json`` manifest
+naming hooks files or inline hooks:
+
+* installed by Claude Code (see `installed`): on only when ``enabledPlugins`` maps its id
+  ``name@marketplace`` to true (merged local > project > user, as Claude Code does); data
+  directory ``<home>/.claude/plugins/data/<id with @ and other unsafe characters as ->``. An
+  enabled id that cannot load (not installed, folder gone, marketplace unknown) is a warning
+  naming the settings file that enables it;
+* plugin folders, hookwright's own convention: every directory directly under
+  ``<home>/.claude/plugins/`` or ``<project>/.claude/plugins/``; on unless ``enabledPlugins``
+  sets its ``name`` or ``name@marketplace`` to anything but true; data directory
+  ``<home>/.claude/plugins/data/<name>``.
+
+A plugin whose folder lies in the project runs only when that folder is trusted, wherever its
+manifest points.
 
 Policy, resolved at bind time from the files whose folder is trusted (a project's or local
 settings file in a folder that is not trusted changes nothing: see `trusted_files`), with
@@ -41,6 +48,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hookwright.dialects.claude_code.http import HttpPolicy
+from hookwright.dialects.claude_code.installed import (
+    Installed,
+    data_dir,
+    installed_plugins,
+    plugins_dir,
+    shown,
+)
 from hookwright.dialects.claude_code.tables import EVENT_NAMES
 from hookwright.loading import Diagnostic, LoadContext
 from hookwright.safeparse import ParseError, load_json_text, read_text, resolve_path
@@ -103,6 +117,8 @@ class Plugin:
     #: The plugin's own folder when it lies in the project (its hooks run only once that is
     #: trusted, wherever its manifest points); None for the user's plugins.
     trust_root: Path | None
+    #: ``name@marketplace`` of a plugin Claude Code installed; None for a plugin folder.
+    plugin_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +129,7 @@ class Policy:
     allowed_http_urls: tuple[str, ...] | None = None
     http_allowed_env_vars: frozenset[str] | None = None
     dedup_across_sources: bool = True
+    #: ``enabledPlugins`` merged by precedence: key -> whether its value is exactly true.
     enabled_plugins: dict[str, bool] = field(default_factory=dict)
 
     def allows(self, source: str) -> bool:
@@ -125,12 +142,15 @@ class Policy:
     def http(self) -> HttpPolicy:
         return HttpPolicy(self.allowed_http_urls, self.http_allowed_env_vars)
 
-    def plugin_enabled(self, name: str | None) -> bool:
-        """Whether `enabledPlugins` lets plugin `name` load (None: not a plugin's hook)."""
-        if name is None:
+    def plugin_enabled(self, plugin: Plugin | None) -> bool:
+        """Whether `enabledPlugins` lets `plugin` load (None: not a plugin's hook). An installed
+        plugin needs its id set to true; a plugin folder is on unless its name is set off."""
+        if plugin is None:
             return True
+        if plugin.plugin_id is not None:
+            return self.enabled_plugins.get(plugin.plugin_id, False)
         for key, enabled in self.enabled_plugins.items():
-            if key == name or key.split("@", 1)[0] == name:
+            if key == plugin.name or key.split("@", 1)[0] == plugin.name:
                 return enabled
         return True
 
@@ -206,7 +226,7 @@ def read_settings(ctx: LoadContext) -> tuple[list[SettingsFile], list[Diagnostic
     return files, diagnostics
 
 
-def _by_precedence(files: Iterable[SettingsFile]) -> list[SettingsFile]:
+def by_precedence(files: Iterable[SettingsFile]) -> list[SettingsFile]:
     """Highest precedence first; within a kind the later file (a drop-in) first."""
     ordered = list(files)
     ranked = sorted(enumerate(ordered), key=lambda item: (PRECEDENCE.index(item[1].kind), -item[0]))
@@ -216,7 +236,7 @@ def _by_precedence(files: Iterable[SettingsFile]) -> list[SettingsFile]:
 def _scalar(
     files: list[SettingsFile], key: str, diagnostics: list[Diagnostic]
 ) -> tuple[bool, SettingsFile] | None:
-    for settings in _by_precedence(files):
+    for settings in by_precedence(files):
         if key not in settings.data:
             continue
         value = settings.data[key]
@@ -244,9 +264,13 @@ def _concat(files: list[SettingsFile], key: str, diagnostics: list[Diagnostic]) 
     return values
 
 
-def _enabled_plugins(files: list[SettingsFile], diagnostics: list[Diagnostic]) -> dict[str, bool]:
-    merged: dict[str, bool] = {}
-    for settings in reversed(_by_precedence(files)):
+def enabled_plugins(
+    files: list[SettingsFile], diagnostics: list[Diagnostic]
+) -> dict[str, tuple[bool, SettingsFile]]:
+    """``enabledPlugins`` merged key by key, the higher precedence file winning: each key ->
+    (its value is exactly true, the file that decided)."""
+    merged: dict[str, tuple[bool, SettingsFile]] = {}
+    for settings in reversed(by_precedence(files)):
         value = settings.data.get("enabledPlugins")
         if value is None:
             continue
@@ -255,7 +279,7 @@ def _enabled_plugins(files: list[SettingsFile], diagnostics: list[Diagnostic]) -
                 Diagnostic(str(settings.path), "enabledPlugins", "expected an object; ignored")
             )
             continue
-        merged.update({str(k): bool(v) for k, v in value.items()})
+        merged.update({str(k): (v is True, settings) for k, v in value.items()})
     return merged
 
 
@@ -303,7 +327,7 @@ def resolve_policy(files: list[SettingsFile]) -> tuple[Policy, list[Diagnostic]]
         allowed_http_urls=tuple(urls) if urls is not None else None,
         http_allowed_env_vars=frozenset(env_vars) if env_vars is not None else None,
         dedup_across_sources=True if dedup is None else dedup[0],
-        enabled_plugins=_enabled_plugins(files, diagnostics),
+        enabled_plugins={k: on for k, (on, _) in enabled_plugins(files, diagnostics).items()},
     )
     return policy, diagnostics
 
@@ -361,8 +385,13 @@ def _manifest_hooks(
 
 
 def _plugin(
-    root: Path, home: Path, trust_root: Path | None, diagnostics: list[Diagnostic]
+    root: Path,
+    home: Path,
+    trust_root: Path | None,
+    diagnostics: list[Diagnostic],
+    plugin_id: str | None = None,
 ) -> Plugin | None:
+    """The plugin in `root` if it declares hooks (`plugin_id`: installed under that id)."""
     default = root / "hooks" / "hooks.json"
     manifest = root / ".claude-plugin" / "plugin.json"
     if not default.is_file() and not manifest.is_file():
@@ -372,35 +401,92 @@ def _plugin(
     if manifest.is_file():
         name, hooks = _manifest_hooks(root, manifest, diagnostics)
     if default.is_file():
-        data, problem = read_json(default)
+        data_file, problem = read_json(default)
         if problem is not None:
             diagnostics.append(problem)
-        elif (block := hooks_block(default, data, diagnostics)) is not None:
+        elif (block := hooks_block(default, data_file, diagnostics)) is not None:
             hooks.insert(0, block)
-    name = name or root.name
-    data_dir = home / ".claude" / "plugins" / "data" / name
+    name = name or (plugin_id.partition("@")[0] if plugin_id else root.name)
     return Plugin(
-        root=root, name=name, data_dir=data_dir, hooks=tuple(hooks), trust_root=trust_root
+        root=root,
+        name=name,
+        data_dir=data_dir(home, plugin_id) if plugin_id else plugins_dir(home) / "data" / name,
+        hooks=tuple(hooks),
+        trust_root=trust_root,
+        plugin_id=plugin_id,
     )
 
 
-def find_plugins(ctx: LoadContext) -> tuple[list[Plugin], list[Diagnostic]]:
-    """Every installed plugin with hooks; `enabledPlugins` is applied when binding."""
-    plugins: list[Plugin] = []
-    diagnostics: list[Diagnostic] = []
-    seen: set[Path] = set()
-    bases = (
-        (ctx.home / ".claude" / "plugins", False),
-        (ctx.project_dir / ".claude" / "plugins", True),
-    )
+#: Claude Code's own folders under ``<home>/.claude/plugins/``, never plugin folders.
+CLAUDE_PLUGIN_FOLDERS = frozenset({"cache", "data", "marketplaces"})
+
+
+def _in_project(root: Path, project_dir: Path) -> Path | None:
+    """`root` when it lies in the project (then it needs trust), else None."""
+    try:
+        resolved, project = resolve_path(root), resolve_path(project_dir)
+    except ParseError:
+        return root
+    return root if resolved == project or project in resolved.parents else None
+
+
+def _folders(ctx: LoadContext) -> list[tuple[Path, Path | None]]:
+    """Plugin folders and their trust roots: the home's (none) and the project's (their own)."""
+    found: list[tuple[Path, Path | None]] = []
+    bases = ((plugins_dir(ctx.home), False), (ctx.project_dir / ".claude" / "plugins", True))
     for base, in_project in bases:
         if not base.is_dir():
             continue
         for root in sorted(p for p in base.iterdir() if p.is_dir()):
-            if root.resolve() in seen:
-                continue
-            seen.add(root.resolve())
-            plugin = _plugin(root, ctx.home, root if in_project else None, diagnostics)
-            if plugin is not None:
-                plugins.append(plugin)
+            if in_project or root.name not in CLAUDE_PLUGIN_FOLDERS:
+                found.append((root, root if in_project else None))
+    return found
+
+
+def find_plugins(
+    ctx: LoadContext, files: list[SettingsFile]
+) -> tuple[list[Plugin], list[Diagnostic]]:
+    """Every plugin with hooks, installed ones first; `enabledPlugins` is applied when binding.
+    An id `files` enable that cannot load is a warning."""
+    plugins: list[Plugin] = []
+    diagnostics: list[Diagnostic] = []
+    seen: set[Path] = set()
+    installed = installed_plugins(ctx.home, ctx.project_dir, diagnostics)
+    candidates: list[tuple[Path, Path | None, str | None]] = [
+        (item.root, _in_project(item.root, ctx.project_dir), item.plugin_id)
+        for item in installed.values()
+        if item.root is not None
+    ]
+    folders = _folders(ctx)
+    candidates += [(root, trust_root, None) for root, trust_root in folders]
+    for root, trust_root, plugin_id in candidates:
+        if root.resolve() in seen:
+            continue
+        seen.add(root.resolve())
+        plugin = _plugin(root, ctx.home, trust_root, diagnostics, plugin_id)
+        if plugin is not None:
+            plugins.append(plugin)
+    diagnostics += _missing(files, installed, {root.name for root, _ in folders})
     return plugins, diagnostics
+
+
+def _missing(
+    files: list[SettingsFile], installed: dict[str, Installed], folders: set[str]
+) -> list[Diagnostic]:
+    """A warning per plugin id set to true that cannot load, naming the deciding file."""
+    warnings: list[Diagnostic] = []
+    for key, (on, settings) in enabled_plugins(files, []).items():
+        name, at, _ = key.partition("@")
+        item = installed.get(key)
+        if not on or not at or name in folders or (item is not None and item.root is not None):
+            continue
+        why = item.problem if item is not None else "it is not installed for this project"
+        warnings.append(
+            Diagnostic(
+                str(settings.path),
+                f"enabledPlugins.{shown(key)}",
+                f"plugin {shown(key)} is enabled but {why}; its hooks do not run",
+                "warning",
+            )
+        )
+    return warnings

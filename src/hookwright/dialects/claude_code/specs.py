@@ -214,7 +214,7 @@ def build_spec(
         dedup_key=dedup_key(config, decl.root, options.dedup_across_sources),
         when=_prompting if event is Event.PermissionRequest else None,
         origin=f"{file}:{parsed.path}",
-        description=config.statusMessage,
+        status_message=config.statusMessage,
         meta={
             "type": config.type,
             "file": file,

@@ -3,9 +3,10 @@
 An allow-list, per event, of the fields Claude Code sends (spec §5, §6); nothing else in the
 canonical payload (other dialects' context, hookwright's own bookkeeping) reaches the hook.
 Field order is Claude Code's: ``session_id, transcript_path, cwd, [prompt_id],
-[permission_mode], [effort], [agent_id], [agent_type], hook_event_name``, then the event's
+[permission_mode], [agent_id], [agent_type], [effort], hook_event_name``, then the event's
 fields in the order of :data:`EVENT_FIELDS`. A field appears only when the host has a value
-for it (a ``None`` is "not known", as ``undefined`` is to ``JSON.stringify``).
+for it (a ``None`` is "not known", as ``undefined`` is to ``JSON.stringify``), except the
+fields of :data:`NULL_FIELDS`, which Claude Code writes as ``null``.
 
 The bytes are ``JSON.stringify``'s: no spaces after ``,`` and ``:``, non-ASCII as UTF-8, an
 integral float as an integer, NaN and infinities as ``null``, a lone surrogate as a ``\\u``
@@ -56,11 +57,9 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
     E.PostToolUseFailure: (*_TOOL, "tool_use_id", "error", "is_interrupt", "duration_ms"),
     E.PostToolBatch: ("tool_calls",),
     E.Notification: ("message", "title", "notification_type"),
-    E.SubagentStart: ("agent_id", "agent_type"),
+    E.SubagentStart: (),
     E.SubagentStop: (
         "stop_hook_active",
-        "agent_id",
-        "agent_type",
         "agent_transcript_path",
         "last_assistant_message",
         "background_tasks",
@@ -114,6 +113,27 @@ PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
     }
 )
 
+#: Events that carry `effort` (the model's reasoning effort, ``{"level": "high"}``): the tool
+#: events and the stop events, not the prompt, session, subagent-start or compaction events.
+EFFORT_EVENTS: Final[frozenset[Event]] = frozenset(
+    {
+        E.PreToolUse,
+        E.PermissionRequest,
+        E.PermissionDenied,
+        E.PostToolUse,
+        E.PostToolUseFailure,
+        E.PostToolBatch,
+        E.Stop,
+        E.SubagentStop,
+    }
+)
+
+#: Event fields Claude Code writes as `null` when it has no value (PreCompact without
+#: instructions), rather than leaving them out.
+NULL_FIELDS: Final[frozenset[tuple[Event, str]]] = frozenset(
+    {(E.PreCompact, "custom_instructions")}
+)
+
 #: `JSON.stringify` writes an integral number below this without a fraction or exponent.
 _PLAIN_INTEGER_LIMIT: Final = 1e21
 
@@ -142,13 +162,17 @@ def encode_input(inp: HookInput) -> dict[str, Any]:
     put("prompt_id", inp.payload.get("prompt_id"))
     if event in PERMISSION_MODE_EVENTS:
         put("permission_mode", inp.permission_mode)
-    put("effort", inp.payload.get("effort"))
     for name in ("agent_id", "agent_type"):
         if name not in fields:
             put(name, _value(inp, name))
+    if event in EFFORT_EVENTS:
+        put("effort", inp.payload.get("effort"))
     wire["hook_event_name"] = event.value
     for name in fields:
-        put(name, _value(inp, name))
+        value = _value(inp, name)
+        if value is None and (event, name) in NULL_FIELDS:
+            wire[name] = None
+        put(name, value)
     return wire
 
 

@@ -7,6 +7,7 @@ Public API for hosts:
 * `attach_observers(engine)`: forward runtime events published with `engine.publish` to the
   processes that observe them;
 * `start_processes(engine)`: spawn every loaded process now instead of on first use;
+* `ConfigWatch(engine, ctx, trust).start()`: restart the processes whose config changes;
 * `register_builtin(name, factory)`: make an in-process builtin available to configs.
 """
 
@@ -18,10 +19,12 @@ from hookwright.dialects.picoclaw.builtins import register_builtin, unregister_b
 from hookwright.dialects.picoclaw.loader import discover, discover_settings
 from hookwright.dialects.picoclaw.observe import attach_observers, registered_processes
 from hookwright.dialects.picoclaw.process import ProcessTarget
+from hookwright.dialects.picoclaw.reload import ConfigWatch
 from hookwright.engine import HookEngine
 from hookwright.transports.ioloop import IoLoop
 
 __all__ = [
+    "ConfigWatch",
     "ProcessTarget",
     "attach_observers",
     "discover",

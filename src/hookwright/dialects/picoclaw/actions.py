@@ -11,8 +11,12 @@
 * before_llm in ``current`` protocol: changed system messages restore every message, changed
   tool definitions restore the tools (PicoClaw since caaad601a). ``seed`` protocol lets a hook
   inject tools, as the seed's plugin-tool pattern needs.
+* The answer decodes as Go's `encoding/json` fills PicoClaw's result structs (`gojson`): keys
+  match case-insensitively, unknown keys are ignored, a value of the wrong JSON type is a
+  decode error, handled like a hook failure.
 * An unknown action, or one not valid at this stage, is logged and the result discarded.
-* A result of the wrong JSON type is a decode error, handled like a hook failure.
+* ``abort_turn`` ends the turn as an error, ``hook requested turn abort`` (the hook's reason
+  stays in the audit, not in the error, as in PicoClaw).
 * approve_tool: anything but ``"approved": true`` denies.
 """
 
@@ -24,8 +28,19 @@ from typing import Any
 
 from hookwright.dialects.picoclaw.codec import (
     Protocol,
+    go_messages,
+    go_tools,
     llm_response_from_wire,
     tool_result_from_wire,
+)
+from hookwright.dialects.picoclaw.gojson import (
+    LLM_RESPONSE,
+    RESULTS,
+    GoDecodeError,
+    Struct,
+    decode_struct,
+    encode_struct,
+    fold_name,
 )
 from hookwright.effects import Effects
 from hookwright.results import Decision, HookResult
@@ -43,6 +58,8 @@ STAGE_ACTIONS: dict[str, frozenset[str]] = {
 
 DENIED_BY_HOOK = "Tool execution denied by hook"
 DENIED_BY_APPROVER = "Tool execution denied by approval hook"
+#: The error a turn ends with after `abort_turn` (PicoClaw leaves the hook's reason out).
+TURN_ABORT_ERROR = "hook requested turn abort"
 
 
 class DecodeError(ValueError):
@@ -52,19 +69,6 @@ class DecodeError(ValueError):
 def tool_message(prefix: str, reason: str | None) -> str:
     """The tool message PicoClaw shows the model for a denial."""
     return f"{prefix}: {reason}" if reason else prefix
-
-
-def _expect(value: Any, kind: type, where: str) -> Any:
-    """`value` when it is None or of JSON type `kind` (bools are not numbers)."""
-    if value is None:
-        return None
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise DecodeError(f"{where}: expected {kind.__name__}, got {type(value).__name__}")
-    return value
-
-
-def _object(value: Any, where: str) -> dict[str, Any] | None:
-    return _expect(value, dict, where)  # type: ignore[no-any-return]
 
 
 def decode(
@@ -80,18 +84,18 @@ def decode(
         return decode_approval(raw)
     # The usual answer, `{"action": "continue"}` with no object: nothing changes.
     plain = type(raw) is dict and len(raw) == 1 and raw.get("action") == "continue"
-    if plain and method in STAGE_ACTIONS:
+    if (plain and method in STAGE_ACTIONS) or raw is None:
         return None
-    result = _object(raw, "result")
-    if result is None:
-        return None
-    action = _expect(result.get("action"), str, "action") or "continue"
-    reason = _expect(result.get("reason"), str, "reason") or None
+    result = _struct(raw, RESULTS[method])
+    action = result["action"] or "continue"
+    reason = result["reason"] or None
     if action not in STAGE_ACTIONS[method]:
         log.warning("hook %s: unsupported action %r for stage %s ignored", hook, action, method)
         return None
     if action == "abort_turn":
-        return HookResult(abort="turn", reason=reason)
+        return HookResult(
+            abort="turn", reason=reason, effects=Effects(abort_error=TURN_ABORT_ERROR)
+        )
     if action == "hard_abort":
         return HookResult(abort="hard", reason=reason)
     if action == "deny_tool":
@@ -104,82 +108,94 @@ def decode(
     if method == "before_llm":
         return _before_llm(result, sent, hook, protocol)
     if method == "after_llm":
-        return _after_llm(result, hook)
+        return _after_llm(result, raw, hook)
     if method == "before_tool":
         return _before_tool(result, sent)
-    return _after_tool(result, sent, hook)
+    return _after_tool(result, raw, sent, hook)
+
+
+def _struct(raw: Any, struct: Struct) -> dict[str, Any]:
+    try:
+        return decode_struct(raw, struct)
+    except GoDecodeError as exc:
+        raise DecodeError(str(exc)) from None
 
 
 def _before_llm(
     result: Mapping[str, Any], sent: Mapping[str, Any], hook: str, protocol: Protocol
 ) -> HookResult | None:
-    request = _object(result.get("request"), "request")
+    request = result["request"]
     if request is None:
         return None
-    messages = _expect(request.get("messages"), list, "request.messages") or []
-    tools = _expect(request.get("tools"), list, "request.tools") or []
+    messages, tools = go_messages(request["messages"]), go_tools(request["tools"])
     updated = {
-        "model": _expect(request.get("model"), str, "request.model") or "",
+        "model": request["model"],
         "messages": messages,
         "tools": tools,
-        "options": _expect(request.get("options"), dict, "request.options") or {},
+        "options": request["options"] or {},
     }
     if protocol == "current":
-        original_messages = list(sent.get("messages") or [])
+        original_messages = go_messages(sent.get("messages"))
         if _system_messages(messages) != _system_messages(original_messages):
             log.warning("hook %s: system messages changed; messages restored", hook)
-            updated["messages"] = original_messages
-        original_tools = list(sent.get("tools") or [])
-        if tools != original_tools:
+            updated["messages"] = list(sent.get("messages") or [])
+        if tools != go_tools(sent.get("tools")):
             log.warning("hook %s: tool definitions changed; tools restored", hook)
-            updated["tools"] = original_tools
+            updated["tools"] = list(sent.get("tools") or [])
     return HookResult(updated_input=updated)
 
 
-def _system_messages(messages: list[Any]) -> list[tuple[int, Any]]:
+def _system_messages(messages: list[dict[str, Any]]) -> list[tuple[int, Any]]:
     return [
-        (index, message.get("content"))
-        for index, message in enumerate(messages)
-        if isinstance(message, Mapping) and message.get("role") == "system"
+        (index, message) for index, message in enumerate(messages) if message["role"] == "system"
     ]
 
 
-def _after_llm(result: Mapping[str, Any], hook: str) -> HookResult | None:
-    wrapper = _object(result.get("response"), "response")
-    if wrapper is None:
-        return None
-    inner = _object(wrapper.get("response"), "response.response")
+def _bare(raw: Any, key: str, inner: str, bare_keys: set[str]) -> bool:
+    """Whether the hook answered the bare shape where PicoClaw expects a wrapper: `raw[key]`
+    (matched as Go matches keys) has no `inner` object but keys of the bare value."""
+    if not isinstance(raw, Mapping):
+        return False
+    folded = {fold_name(k): v for k, v in raw.items()}
+    wrapper = folded.get(fold_name(key))
+    if not isinstance(wrapper, Mapping):
+        return False
+    keys = {fold_name(k) for k in wrapper}
+    return fold_name(inner) not in keys and bool(keys & {fold_name(k) for k in bare_keys})
+
+
+def _after_llm(result: Mapping[str, Any], raw: Any, hook: str) -> HookResult | None:
+    wrapper = result["response"]
+    inner = wrapper["response"] if wrapper is not None else None
     if inner is None:
-        if {"content", "tool_calls", "role"} & wrapper.keys():
+        if _bare(raw, "response", "response", {"content", "tool_calls", "role"}):
             log.warning(
                 "hook %s: after_llm `response` is the bare LLM response, not the "
                 "{meta, model, response} wrapper; ignored as PicoClaw does",
                 hook,
             )
         return None
-    return HookResult(updated_output=llm_response_from_wire(inner))
+    return HookResult(updated_output=llm_response_from_wire(encode_struct(inner, LLM_RESPONSE)))
 
 
 def _before_tool(result: Mapping[str, Any], sent: Mapping[str, Any]) -> HookResult | None:
-    call = _object(result.get("call"), "call")
+    call = result["call"]
     if call is None:
         return None
-    tool = _expect(call.get("tool"), str, "call.tool") or ""
-    arguments = _object(call.get("arguments"), "call.arguments") or {}
-    updates = {"tool_name": tool} if tool and tool != sent.get("tool") else None
-    return HookResult(updated_input=arguments, payload_updates=updates)
+    tool = call["tool"]
+    # PicoClaw takes the returned name as it is: a call without `tool` names no tool.
+    updates = {"tool_name": tool} if tool != sent.get("tool") else None
+    return HookResult(updated_input=call["arguments"] or {}, payload_updates=updates)
 
 
 def _respond(result: Mapping[str, Any], reason: str | None, hook: str) -> HookResult | None:
-    call = _object(result.get("call"), "call")
-    value = _object(result.get("result"), "result")
+    call = result.get("call")
+    value = result.get("result")
     if value is None and call is not None:
-        value = _object(call.get("hook_result"), "call.hook_result")
+        value = call["hook_result"]
     if value is None:
         log.warning("hook %s: respond without a result; the tool runs normally", hook)
         return None
-    _expect(value.get("for_llm"), str, "result.for_llm")
-    _expect(value.get("media"), list, "result.media")
     return HookResult(
         respond=tool_result_from_wire(value),
         reason=reason,
@@ -187,30 +203,30 @@ def _respond(result: Mapping[str, Any], reason: str | None, hook: str) -> HookRe
     )
 
 
-def _after_tool(result: Mapping[str, Any], sent: Mapping[str, Any], hook: str) -> HookResult | None:
-    wrapper = _object(result.get("result"), "result")
+def _after_tool(
+    result: Mapping[str, Any], raw: Any, sent: Mapping[str, Any], hook: str
+) -> HookResult | None:
+    wrapper = result["result"]
     if wrapper is None:
         return None
-    tool = _expect(wrapper.get("tool"), str, "result.tool") or ""
+    tool = wrapper["tool"]
     updates = {"tool_name": tool} if tool and tool != sent.get("tool") else None
-    inner = _object(wrapper.get("result"), "result.result")
+    inner = wrapper["result"]
     if inner is None:
-        if "for_llm" in wrapper:
+        if _bare(raw, "result", "result", {"for_llm"}):
             log.warning(
                 "hook %s: after_tool `result` is a bare ToolResult, not the "
                 "{tool, arguments, result, duration} wrapper; ignored as PicoClaw does",
                 hook,
             )
         return HookResult(payload_updates=updates) if updates else None
-    _expect(inner.get("for_llm"), str, "result.result.for_llm")
     return HookResult(updated_output=tool_result_from_wire(inner), payload_updates=updates)
 
 
 def decode_approval(raw: Any) -> HookResult:
-    result = _object(raw, "result") or {}
-    approved = _expect(result.get("approved"), bool, "approved")
-    reason = _expect(result.get("reason"), str, "reason") or None
-    if approved is True:
+    result = _struct(raw if raw is not None else {}, RESULTS["approve_tool"])
+    reason = result["reason"] or None
+    if result["approved"]:
         return HookResult(decision=Decision.allow, reason=reason)
     return approval_denied(reason)
 

@@ -1,22 +1,19 @@
 """Canonical `HookInput` -> PicoClaw JSON-RPC params, with PicoClaw's exact names and casing.
 
 Top-level keys are snake_case, `meta` is Go PascalCase (`AgentID, TurnID, ParentTurnID,
-SessionKey, Iteration, TracePath, Source`, always all present), ToolResult keys follow
-`pkg/tools/shared/result.go` with its omitempty rules, `duration` is integer nanoseconds and
-`arguments` is left out when empty.
+SessionKey, Iteration, TracePath, Source`, always all present: `Source` ``runTurn``,
+`TracePath` the stage, `AgentID` the agent's id, ``main`` for the main agent, `Iteration` the
+1-based model round of the turn), ToolResult keys follow `pkg/tools/shared/result.go` with its
+omitempty rules, `duration` is integer nanoseconds, and `arguments`, `messages`, `tools`,
+`options` and `graceful_terminal` are left out when empty, as Go's `omitempty` does.
 
-Two protocol versions:
+Two protocol versions, each exactly what PicoClaw's code of that era sends:
 
-* ``seed`` (default): what the seed documents show (PicoClaw v0.2.6). `meta.TracePath` is
-  ``runTurn`` and `meta.Source` the stage (``turn.llm.request`` ...), as the documents print them;
-  `model`, `messages` and `tools` are always present in before_llm (hooks written against the
-  documents index `params["messages"]`), `graceful_terminal` too, and the LLM response carries
-  ``"role": "assistant"`` as in the documents' examples.
-* ``current``: what PicoClaw's code sends today: `meta.Source` is ``runTurn`` and `meta.TracePath`
-  the stage, every optional key omitted when empty, the LLM response in `LLMResponse` shape.
-
-In both modes interceptor params carry the top-level `channel`/`chat_id` (seed era) and the
-`context` object (current era).
+* ``seed`` (PicoClaw v0.2.4 to v0.2.6, the release the seed documents describe): no `context`
+  object; the chat's `channel` and `chat_id` as top-level keys after the method's own fields
+  (omitted when empty).
+* ``current`` (PicoClaw v0.2.7 and later): the `context` object after `meta`, no `channel` or
+  `chat_id`.
 
 Payload fields read beyond docs/payloads.md: `channel`, `chat_id`, `sender_id`, `context` (a
 PicoClaw context object used as is), `parent_turn_id`, `turn_source` (``runTurn``, or
@@ -30,6 +27,12 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, TypeGuard
 
+from hookwright.dialects.picoclaw.gojson import (
+    LLM_RESPONSE,
+    MESSAGE,
+    TOOL_DEFINITION,
+    encode_struct,
+)
 from hookwright.events import Event, HookInput
 
 Protocol = Literal["seed", "current"]
@@ -80,23 +83,30 @@ def meta_fields(
     }
 
 
-def build_meta(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
+#: PicoClaw's id of the main agent (`AgentID` of every main-turn meta).
+MAIN_AGENT_ID = "main"
+
+
+def pico_iteration(iteration: Any) -> int:
+    """PicoClaw's `Iteration` (1-based) for the canonical 0-based model-call index; 0 when
+    the input has none."""
+    return iteration + 1 if type(iteration) is int and iteration >= 0 else 0
+
+
+def build_meta(inp: HookInput, method: str) -> dict[str, Any]:
     payload = inp.payload
-    turn_source = _str(payload.get("turn_source"))
-    source = turn_source or MAIN_TURN_SOURCE
+    turn_source = _str(payload.get("turn_source")) or MAIN_TURN_SOURCE
     stage = TRACE_PATHS[method]
-    trace_path, source = (source, stage) if protocol == "seed" else (stage, source)
-    if turn_source and turn_source != MAIN_TURN_SOURCE:
-        return meta_fields(trace_path=trace_path, source=source)
-    iteration = payload.get("iteration")
+    if turn_source != MAIN_TURN_SOURCE:
+        return meta_fields(trace_path=stage, source=turn_source)
     return {
-        "AgentID": inp.agent_id or "",
+        "AgentID": inp.agent_id or MAIN_AGENT_ID,
         "TurnID": inp.turn_id or "",
         "ParentTurnID": _str(payload.get("parent_turn_id")),
         "SessionKey": inp.session_id or "",
-        "Iteration": iteration if type(iteration) is int else 0,
-        "TracePath": trace_path,
-        "Source": source,
+        "Iteration": pico_iteration(payload.get("iteration")),
+        "TracePath": stage,
+        "Source": turn_source,
     }
 
 
@@ -163,6 +173,37 @@ def tool_result_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+#: What PicoClaw appends for the model to a result that already answered the user.
+HANDLED_NOTE = (
+    "The requested output has already been delivered to the user in the current chat. Do not "
+    "call send_file or any other delivery tool again. If you reply, provide only a brief "
+    "confirmation."
+)
+ARTIFACT_NOTE = (
+    "Use `send_file` with one of these paths to send it to the user, or use file/exec tools to "
+    "save it inside the workspace if requested."
+)
+
+
+def content_for_llm(value: Mapping[str, Any]) -> str:
+    """What the model sees of a ToolResult (`ToolResult.ContentForLLM`): `for_llm`, the note
+    for a result that answered the user, and the artifact paths."""
+    content = _str(value.get("for_llm"))
+    if value.get("response_handled") is True:
+        if not content:
+            return HANDLED_NOTE
+        if HANDLED_NOTE not in content:
+            content += "\n" + HANDLED_NOTE
+    tags = _strings(value.get("artifact_tags"))
+    if tags:
+        note = "Local artifact paths: " + " ".join(tags) + "\n" + ARTIFACT_NOTE
+        if not content:
+            content = note
+        elif note not in content:
+            content += "\n" + note
+    return content
+
+
 def tool_result_to_wire(value: Mapping[str, Any]) -> dict[str, Any]:
     """A ToolResult as PicoClaw serialises it: optional fields omitted when empty."""
     full = tool_result_from_wire(value)
@@ -205,30 +246,20 @@ def tool_result_of(inp: HookInput) -> dict[str, Any] | None:
 
 # LLMResponse ---------------------------------------------------------------------------------
 
-_RESPONSE_OPTIONAL = ("reasoning_content", "usage")
+
+def go_messages(messages: Any) -> list[dict[str, Any]]:
+    """Messages as PicoClaw's `[]Message` carries them (unknown keys dropped)."""
+    return [encode_struct(m, MESSAGE) for m in _list(messages) if isinstance(m, Mapping)]
 
 
-def llm_response_to_wire(response: Mapping[str, Any], protocol: Protocol) -> dict[str, Any]:
-    wire: dict[str, Any] = {}
-    if protocol == "seed":
-        wire["role"] = "assistant"
-    wire["content"] = _str(response.get("content"))
-    if response.get("reasoning_content"):
-        wire["reasoning_content"] = response["reasoning_content"]
-    if response.get("tool_calls"):
-        wire["tool_calls"] = response["tool_calls"]
-    if protocol == "current" or response.get("finish_reason"):
-        wire["finish_reason"] = _str(response.get("finish_reason"))
-    if response.get("usage"):
-        wire["usage"] = response["usage"]
-    if protocol == "current":
-        wire["reasoning"] = _str(response.get("reasoning"))
-        wire["reasoning_details"] = response.get("reasoning_details")
-    known = {"role", "content", "tool_calls", "finish_reason", "reasoning", "reasoning_details"}
-    for key, value in response.items():
-        if key not in known and key not in _RESPONSE_OPTIONAL:
-            wire[key] = value
-    return wire
+def go_tools(tools: Any) -> list[dict[str, Any]]:
+    """Tool definitions as PicoClaw's `[]ToolDefinition` carries them."""
+    return [encode_struct(t, TOOL_DEFINITION) for t in _list(tools) if isinstance(t, Mapping)]
+
+
+def llm_response_to_wire(response: Mapping[str, Any]) -> dict[str, Any]:
+    """The canonical `response` as PicoClaw's `LLMResponse` (unknown keys dropped)."""
+    return encode_struct(response, LLM_RESPONSE)
 
 
 def llm_response_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
@@ -253,19 +284,23 @@ def llm_response_from_wire(value: Mapping[str, Any]) -> dict[str, Any]:
 def _head(
     inp: HookInput, method: str, protocol: Protocol
 ) -> tuple[dict[str, Any], tuple[str, str]]:
-    """`{meta, context}` and `channel_of(inp)` for `_tail` (worked out once)."""
+    """`{meta, context?}` and `channel_of(inp)` for `_tail` (worked out once)."""
     payload = inp.payload
     context = payload.get("context")
     channel = _channel(payload, context)
-    params = {
-        "meta": build_meta(inp, method, protocol),
-        "context": _context(payload, context, channel),
-    }
+    params: dict[str, Any] = {"meta": build_meta(inp, method)}
+    if protocol == "current":
+        params["context"] = _context(payload, context, channel)
     return params, channel
 
 
-def _tail(params: dict[str, Any], channel: tuple[str, str]) -> dict[str, Any]:
-    params["channel"], params["chat_id"] = channel
+def _tail(params: dict[str, Any], channel: tuple[str, str], protocol: Protocol) -> dict[str, Any]:
+    """The seed era's top-level `channel` and `chat_id` (omitempty)."""
+    if protocol == "seed":
+        if channel[0]:
+            params["channel"] = channel[0]
+        if channel[1]:
+            params["chat_id"] = channel[1]
     return params
 
 
@@ -277,18 +312,17 @@ def before_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     payload = inp.payload
     params, channel = _head(inp, "before_llm", protocol)
     params["model"] = _str(payload.get("model"))
-    messages, tools = _list(payload.get("messages")), _list(payload.get("tools"))
-    if protocol == "seed" or messages:
+    messages, tools = go_messages(payload.get("messages")), go_tools(payload.get("tools"))
+    if messages:
         params["messages"] = messages
-    if protocol == "seed" or tools:
+    if tools:
         params["tools"] = tools
     options = payload.get("options")
     if isinstance(options, Mapping) and options:
         params["options"] = dict(options)
-    _tail(params, channel)
-    graceful = payload.get("graceful_terminal") is True
-    if protocol == "seed" or graceful:
-        params["graceful_terminal"] = graceful
+    _tail(params, channel, protocol)
+    if payload.get("graceful_terminal") is True:
+        params["graceful_terminal"] = True
     return params
 
 
@@ -297,18 +331,18 @@ def after_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     params["model"] = _str(inp.payload.get("model"))
     response = inp.payload.get("response")
     if isinstance(response, Mapping):
-        params["response"] = llm_response_to_wire(response, protocol)
-    return _tail(params, channel)
+        params["response"] = llm_response_to_wire(response)
+    return _tail(params, channel, protocol)
 
 
 def tool_call_params(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
-    """before_tool and approve_tool: `{meta, context, tool, arguments?, channel, chat_id}`."""
+    """before_tool and approve_tool: `{meta, context?, tool, arguments?, channel?, chat_id?}`."""
     params, channel = _head(inp, method, protocol)
     params["tool"] = inp.tool_name or ""
     arguments = inp.tool_input
     if arguments:
         params["arguments"] = dict(arguments)
-    return _tail(params, channel)
+    return _tail(params, channel, protocol)
 
 
 def duration_ns(inp: HookInput) -> int:
@@ -331,7 +365,7 @@ def after_tool_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     if result is not None:
         params["result"] = tool_result_to_wire(result)
     params["duration"] = duration_ns(inp)
-    return _tail(params, channel)
+    return _tail(params, channel, protocol)
 
 
 def encode_params(method: str, inp: HookInput, protocol: Protocol) -> dict[str, Any]:

@@ -21,7 +21,8 @@ file and key (``hooks.processes.<name>.intercept[1]``) and only that hook is lef
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -35,6 +36,7 @@ from pydantic import (
     model_validator,
 )
 
+from hookwright.dialects.picoclaw.isolation import Isolation, Mount
 from hookwright.dialects.picoclaw.kinds import UnknownKindError, normalize_kind
 from hookwright.loading import Diagnostic, LoadContext
 from hookwright.safeparse import ParseError, read_json
@@ -99,7 +101,7 @@ class ProcessConfig(BaseModel):
     intercept: list[Annotated[str, AfterValidator(_check_intercept)]] = Field(default_factory=list)
     timeout_ms: int | None = Field(default=None, gt=0)
     protocol: Protocol | None = None
-    seed_event_kind: Literal["name", "index"] = "name"
+    seed_event_kind: Literal["name", "index"] = "index"
     restart: RestartConfig = Field(default_factory=RestartConfig)
 
     @field_validator("transport")
@@ -150,6 +152,37 @@ class ProcessConfig(BaseModel):
         return [mode for mode, on in flags if on]
 
 
+class ExposePathConfig(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    source: str = Field(min_length=1)
+    target: str = ""
+    mode: Literal["ro", "rw"]
+
+    @model_validator(mode="after")
+    def _absolute(self) -> ExposePathConfig:
+        if not Path(self.source).is_absolute() or not Path(self.target or "/").is_absolute():
+            raise ValueError("source and target must be absolute paths")
+        return self
+
+
+class IsolationConfig(BaseModel):
+    """PicoClaw's top-level `isolation` section (`config.IsolationConfig`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool = False
+    expose_paths: list[ExposePathConfig] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_rule_per_target(self) -> IsolationConfig:
+        targets = [os.path.normpath(p.target or p.source) for p in self.expose_paths]
+        for target in targets:
+            if targets.count(target) > 1:
+                raise ValueError(f"duplicate expose_path target: {target}")
+        return self
+
+
 class BuiltinConfig(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -186,6 +219,8 @@ class ProcessEntry:
     protocol: Protocol
     #: None: needs no trust (see `ConfigFile`).
     trust_root: Path | None
+    #: No file chose the protocol: `seed` is the default.
+    protocol_assumed: bool = False
 
 
 @dataclass(slots=True)
@@ -204,9 +239,12 @@ class HooksSettings:
 
     enabled: bool = True
     protocol: Protocol = "seed"
+    #: Whether a file sets `protocol` (the default `seed` was chosen, not assumed).
+    protocol_set: bool = False
     timeouts: Timeouts = field(default_factory=Timeouts)
     processes: list[ProcessEntry] = field(default_factory=list)
     builtins: list[BuiltinEntry] = field(default_factory=list)
+    isolation: Isolation = field(default_factory=Isolation)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
 
@@ -258,10 +296,11 @@ def is_picoclaw_file(path: Path) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class FileSection:
-    """One config file's `hooks` object, as read."""
+    """One config file's `hooks` object (empty when it has none) and `isolation` value."""
 
     config: ConfigFile
     hooks: dict[str, Any]
+    isolation: Any = None
 
 
 #: The keys of a `hooks` object that apply to the hooks of every file.
@@ -280,12 +319,13 @@ def read_sections(files: list[ConfigFile]) -> tuple[list[FileSection], list[Diag
             diagnostics.append(Diagnostic(file, "", exc.reason))
             continue
         hooks = data.get("hooks") if isinstance(data, dict) else None
-        if hooks is None:
+        isolation = data.get("isolation") if isinstance(data, dict) else None
+        if hooks is None and isolation is None:
             continue
-        if not isinstance(hooks, dict):
+        if hooks is not None and not isinstance(hooks, dict):
             diagnostics.append(Diagnostic(file, "hooks", "expected an object"))
             continue
-        sections.append(FileSection(config, hooks))
+        sections.append(FileSection(config, hooks or {}, isolation))
     return sections, diagnostics
 
 
@@ -311,10 +351,13 @@ class _Merge:
         if "protocol" in hooks:
             if hooks["protocol"] in ("seed", "current"):
                 settings.protocol = hooks["protocol"]
+                settings.protocol_set = True
             else:
                 settings.diagnostics.append(
                     Diagnostic(file, "hooks.protocol", "expected 'seed' or 'current'")
                 )
+        if section.isolation is not None:
+            self.add_isolation(file, section.isolation)
         for key in ("defaults", "processes", "builtins"):
             value = hooks.get(key)
             if value is None:
@@ -331,6 +374,29 @@ class _Merge:
             else:
                 entries = self.processes if key == "processes" else self.builtins
                 entries.update({name: (raw, section.config) for name, raw in value.items()})
+
+    def add_isolation(self, file: str, raw: Any) -> None:
+        """A file's `isolation`: `enabled` overrides, `expose_paths` replace rules by target.
+        Invalid settings are reported and, once enabled, start no process (fail closed)."""
+        settings = self.settings
+        current = settings.isolation
+        try:
+            config = IsolationConfig.model_validate(raw)
+        except ValidationError as exc:
+            errors = _errors(file, "isolation", exc)
+            settings.diagnostics.extend(errors)
+            enabled = isinstance(raw, dict) and raw.get("enabled") is True
+            problem = "; ".join(f"{e.path}: {e.message}" for e in errors)
+            settings.isolation = replace(
+                current, enabled=current.enabled or enabled, problem=problem
+            )
+            return
+        rules = {os.path.normpath(m.target): m for m in current.expose_paths}
+        for path in config.expose_paths:
+            target = os.path.normpath(path.target or path.source)
+            rules[target] = Mount(os.path.normpath(path.source), target, path.mode)
+        enabled = config.enabled if "enabled" in raw else current.enabled
+        settings.isolation = replace(current, enabled=enabled, expose_paths=tuple(rules.values()))
 
     def finish(self) -> None:
         """Validate the winning entries and the merged defaults into `settings`."""
@@ -350,8 +416,9 @@ class _Merge:
                 settings.diagnostics.extend(_errors(file, f"hooks.processes.{name}", exc))
                 continue
             protocol = proc.protocol or settings.protocol
+            assumed = proc.protocol is None and not settings.protocol_set
             settings.processes.append(
-                ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root)
+                ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root, assumed)
             )
         for name in sorted(self.builtins):
             raw, origin = self.builtins[name]
@@ -366,6 +433,23 @@ class _Merge:
                     name, builtin, file, settings.protocol, origin.source, origin.trust_root
                 )
             )
+
+
+def current_era_notice(entry: ProcessEntry) -> list[Diagnostic]:
+    """A warning for a process that gets the default `seed` protocol although its config is
+    written for current PicoClaw: it observes kinds by their runtime names (``agent.*``,
+    ``gateway.*``, ...), which only PicoClaw v0.2.9 and later know."""
+    runtime = [kind for kind in entry.config.observe if "." in kind]
+    if not entry.protocol_assumed or not runtime:
+        return []
+    message = (
+        f"observes {runtime[0]!r}, a runtime event name of PicoClaw v0.2.9 and later, but "
+        'speaks the default "seed" protocol (PicoClaw v0.2.6: hook.event with integer kinds, '
+        'no context object); set "protocol": "current" in the hooks section or on the process '
+        "for current PicoClaw hooks"
+    )
+    where = f"hooks.processes.{entry.name}.observe"
+    return [Diagnostic(entry.file, where, message, "warning")]
 
 
 def merge_sections(sections: list[FileSection]) -> HooksSettings:

@@ -92,6 +92,30 @@ RUNTIME_KINDS: frozenset[str] = frozenset(
 
 ALL_MARKERS = frozenset({"*", "all", ""})
 
+#: Where PicoClaw emits each agent kind: its meta `Source` and `TracePath` (the event's
+#: `attrs.agent_source` and `correlation.trace_id`), and whether its meta carries the turn's
+#: iteration (compression and summaries run outside the turn, with iteration 0).
+EVENT_ORIGINS: dict[str, tuple[str, str, bool]] = {
+    "agent.turn.start": ("runTurn", "turn.start", True),
+    "agent.turn.end": ("runTurn", "turn.end", True),
+    "agent.llm.request": ("runTurn", "turn.llm.request", True),
+    "agent.llm.response": ("runTurn", "turn.llm.response", True),
+    "agent.llm.retry": ("runTurn", "turn.llm.retry", True),
+    "agent.context.compress": ("forceCompression", "turn.context.compress", False),
+    "agent.session.summarize": ("summarizeSession", "turn.session.summarize", False),
+    "agent.tool.exec_start": ("runTurn", "turn.tool.start", True),
+    "agent.tool.exec_end": ("runTurn", "turn.tool.end", True),
+    "agent.tool.exec_skipped": ("runTurn", "turn.tool.skipped", True),
+    "agent.steering.injected": ("runTurn", "turn.steering.injected", True),
+    "agent.follow_up.queued": ("runTurn", "turn.follow_up.queued", True),
+    "agent.interrupt.received": ("Steer", "turn.interrupt.received", True),
+    "agent.subturn.spawn": ("spawnSubTurn", "subturn.spawn", True),
+    "agent.subturn.end": ("spawnSubTurn", "subturn.end", True),
+    "agent.subturn.result_delivered": ("deliverSubTurnResult", "subturn.result_delivered", True),
+    "agent.subturn.orphan": ("deliverSubTurnResult", "subturn.orphan", True),
+    "agent.error": ("runTurn", "turn.error", True),
+}
+
 
 class UnknownKindError(ValueError):
     pass
@@ -119,7 +143,8 @@ def normalize_observe(kinds: Iterable[str]) -> tuple[str, ...] | None:
 
 
 def severity_of(kind: str, payload: Mapping[str, Any]) -> str:
-    """The severity PicoClaw gives a runtime event (spec §5)."""
+    """The severity PicoClaw gives a runtime event (`runtimeSeverityForAgentEvent`): a failed
+    tool's exec_end is a warning."""
     if kind in ("agent.error", "agent.subturn.orphan"):
         return "error"
     if kind in ("agent.llm.retry", "agent.context.compress", "agent.tool.exec_skipped"):
@@ -128,5 +153,5 @@ def severity_of(kind: str, payload: Mapping[str, Any]) -> str:
         status = payload.get("Status")
         return {"error": "error", "aborted": "warn"}.get(str(status), "info")
     if kind == "agent.tool.exec_end" and payload.get("IsError"):
-        return "error"
+        return "warn"
     return "info"

@@ -26,7 +26,9 @@ selected) so that `engine.aclose()` stops it and `attach_observers(engine)` find
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,6 +42,7 @@ from hookwright.dialects.picoclaw.config import (
     HooksSettings,
     ProcessEntry,
     candidate_files,
+    current_era_notice,
     merge_sections,
     read_sections,
 )
@@ -49,6 +52,7 @@ from hookwright.dialects.picoclaw.handler import (
     PicoClawHandler,
     Target,
 )
+from hookwright.dialects.picoclaw.isolation import instance_root
 from hookwright.dialects.picoclaw.process import ProcessTarget
 from hookwright.events import Event
 from hookwright.loading import (
@@ -198,7 +202,8 @@ def _process_specs(
 ) -> list[HookSpec]:
     """A process's specs; the process starts only when one of them is dispatched."""
     where = f"hooks.processes.{entry.name}"
-    process = ProcessTarget(entry, settings.timeouts, project_dir)
+    process = ProcessTarget(entry, settings.timeouts, project_dir, settings.isolation)
+    fingerprint = process_fingerprint(entry, settings, project_dir)
     methods = process_methods(entry)
     specs = [
         _spec(
@@ -216,6 +221,8 @@ def _process_specs(
         for method in methods
         for event in method_events(method)
     ]
+    for spec in specs:
+        spec.meta["picoclaw_fingerprint"] = fingerprint
     if methods:
         return specs
     carrier = HookSpec(
@@ -228,9 +235,31 @@ def _process_specs(
         priority=entry.config.priority,
         origin=f"{entry.file}:{where}",
         description="PicoClaw observe-only process (never dispatched)",
-        meta={"picoclaw_kind": "process", "picoclaw_observer_carrier": True},
+        meta={
+            "picoclaw_kind": "process",
+            "picoclaw_observer_carrier": True,
+            "picoclaw_fingerprint": fingerprint,
+        },
     )
     return [carrier]
+
+
+def process_fingerprint(entry: ProcessEntry, settings: HooksSettings, project_dir: Path) -> str:
+    """Everything a process's behaviour depends on: a config reload restarts the process when
+    this changes."""
+    return json.dumps(
+        {
+            "config": entry.config.model_dump(mode="json"),
+            "protocol": entry.protocol,
+            "source": entry.source,
+            "file": entry.file,
+            "timeouts": dataclasses.asdict(settings.timeouts),
+            "isolation": dataclasses.asdict(settings.isolation),
+            "project": str(project_dir),
+        },
+        sort_keys=True,
+        default=str,
+    )
 
 
 class TrustedSettings:
@@ -238,9 +267,10 @@ class TrustedSettings:
     trust policy: a file in a folder that is not trusted changes nothing (not the file-level
     `enabled`, `protocol` and `defaults`, not another file's entry of the same name)."""
 
-    def __init__(self, sections: list[FileSection], project_dir: Path) -> None:
+    def __init__(self, sections: list[FileSection], project_dir: Path, home: Path) -> None:
         self._sections = sections
         self._project_dir = project_dir
+        self._home = home
         self._resolved: tuple[TrustPolicy, dict[str, DiscoveredHook], list[Diagnostic]] | None
         self._resolved = None
 
@@ -257,7 +287,10 @@ class TrustedSettings:
 
     def _resolve(self, trust: TrustPolicy) -> tuple[dict[str, DiscoveredHook], list[Diagnostic]]:
         trusted = [s for s in self._sections if trust.trusts(s.config.trust_root)]
-        found = discover_settings(merge_sections(trusted), self._project_dir)
+        merged = merge_sections(trusted)
+        merged.isolation = replace(merged.isolation, root=instance_root(self._home))
+        found = discover_settings(merged, self._project_dir)
+        notices = [n for entry in merged.processes for n in current_era_notice(entry)]
         ignored = [
             Diagnostic(str(s.config.path), f"hooks.{key}", NOT_APPLIED, "warning")
             for s in self._sections
@@ -265,7 +298,12 @@ class TrustedSettings:
             for key in FILE_SETTINGS
             if key in s.hooks
         ]
-        return {hook.origin: hook for hook in found.hooks}, ignored
+        ignored += [
+            Diagnostic(str(s.config.path), "isolation", NOT_APPLIED, "warning")
+            for s in self._sections
+            if not trust.trusts(s.config.trust_root) and s.isolation is not None
+        ]
+        return {hook.origin: hook for hook in found.hooks}, [*ignored, *notices]
 
 
 def discover(ctx: LoadContext) -> Discovery:
@@ -273,7 +311,7 @@ def discover(ctx: LoadContext) -> Discovery:
     merged settings of the trusted files."""
     sections, problems = read_sections(candidate_files(ctx))
     discovery = Discovery(diagnostics=problems)
-    trusted = TrustedSettings(sections, ctx.project_dir)
+    trusted = TrustedSettings(sections, ctx.project_dir, ctx.home)
     for section in sections:
         own = merge_sections([section])
         own.enabled = True

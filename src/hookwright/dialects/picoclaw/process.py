@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+import functools
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
+from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
+from hookwright.observers import RuntimeEvent
 from hookwright.services import Services
 from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.rpc import RestartPolicy, RpcProcess
@@ -24,7 +27,13 @@ class ProcessTarget:
 
     kind = "process"
 
-    def __init__(self, entry: ProcessEntry, timeouts: Timeouts, project_dir: Path) -> None:
+    def __init__(
+        self,
+        entry: ProcessEntry,
+        timeouts: Timeouts,
+        project_dir: Path,
+        isolation: Isolation | None = None,
+    ) -> None:
         config = entry.config
         self.name = entry.name
         self.entry = entry
@@ -51,8 +60,13 @@ class ProcessTarget:
                 max_backoff=max(restart.max_backoff_ms, restart.backoff_ms) / 1000,
                 max_restarts=restart.max_restarts,
             ),
+            launcher=functools.partial(sandbox, isolation=isolation)
+            if isolation is not None and isolation.enabled
+            else None,
         )
         self.attached_to: set[int] = set()
+        #: The engine observer that forwards its events (`observe.attach_observers`).
+        self.observer: Callable[[RuntimeEvent], None] | None = None
 
     def use_io(self, io: IoLoop) -> None:
         """Run the process on its session's I/O loop (`Services.io`); bound once."""

@@ -10,7 +10,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from types import MappingProxyType
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -19,10 +20,14 @@ ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 @dataclass(slots=True)
 class ToolContext:
+    """Where a call runs: `cwd` is the session's shell working directory; `project_dir`, when
+    set, is the folder the shell may not leave (Bash falls back to it)."""
+
     cwd: Path
     session_id: str = ""
     env: dict[str, str] | None = None
     env_files: list[Path] = field(default_factory=list)
+    project_dir: Path | None = None
 
 
 @dataclass(slots=True)
@@ -30,13 +35,15 @@ class ToolOutput:
     """A tool's answer.
 
     `content` is what the model reads; `data` is the structured `tool_response` hooks receive
-    (Claude Code's per-tool shapes); `error` is the PostToolUseFailure `error` string.
+    (Claude Code's per-tool shapes); `error` is the PostToolUseFailure `error` string; `cwd`
+    is the shell's working directory after the call when the tool tracks it (Bash).
     """
 
     content: str
     is_error: bool = False
     data: dict[str, Any] | None = None
     error: str | None = None
+    cwd: Path | None = None
 
 
 class ToolInputError(ValueError):
@@ -125,18 +132,29 @@ def resolve_path(ctx: ToolContext, raw: str) -> Path:
 
     Symlinks are not resolved, so the path reported back is the one the model asked for.
     """
+    return absolute_path(ctx.cwd, raw)
+
+
+def absolute_path(cwd: Path, raw: str) -> Path:
+    """`raw` made absolute against `cwd` (`~` expanded, `..` folded, symlinks kept)."""
     expanded = Path(os.path.expanduser(raw))
-    base = ctx.cwd if ctx.cwd.is_absolute() else Path.cwd() / ctx.cwd
+    base = cwd if cwd.is_absolute() else Path.cwd() / cwd
     return Path(os.path.normpath(base / expanded))
 
 
 class ModelTool(Generic[ArgsT]):
-    """A tool whose arguments are exactly one pydantic model; subclasses implement `call`."""
+    """A tool whose arguments are exactly one pydantic model; subclasses implement `call`.
+
+    `path_fields` and `input_defaults` shape the input hooks see, as Claude Code shows it
+    (`ToolRegistry.observed_input`): those path fields made absolute, those defaults filled in.
+    """
 
     name: str
     description: str
     read_only: bool
     args_model: type[ArgsT]
+    path_fields: ClassVar[tuple[str, ...]] = ()
+    input_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType({})
 
     def input_schema(self) -> dict[str, Any]:
         return json_schema_of(self.args_model)

@@ -1,14 +1,22 @@
-"""The Bash tool: one `/bin/bash -c` per call, in its own process group.
+"""The Bash tool: one `/bin/bash -c` per call, in its own process group, with Claude Code's
+persistent working directory and result shapes.
+
+The command runs as `eval '<command>' && pwd -P >| <file>`, as Claude Code runs it: stdout and
+stderr share one pipe (so the output is merged in the order it was written), error messages
+read `/bin/bash: line N: ...`, and when the command succeeds the shell's final directory is
+written to a private file. The next call starts there (`cd` persists); a directory outside
+the project is not kept (the shell goes back to the project and says so), and one that no
+longer exists makes the next call run in the project.
 
 Output arrives through a subprocess protocol rather than stream readers, so every chunk is
 decoded and folded into a bounded head/tail window the moment it lands: a command printing
-gigabytes costs CPU, never memory, and neither pipe can fill up and deadlock the child.
+gigabytes costs CPU, never memory, and the pipe can never fill up and deadlock the child.
 
 Three things end a call besides a normal exit, and each one kills the whole process group
 (SIGTERM, then SIGKILL a second later) so nothing the command started is left behind:
 
 * the timeout;
-* bash exiting while something it started in the background still holds stdout/stderr open
+* bash exiting while something it started in the background still holds the output pipe open
   (after a short grace period, so late output is still collected);
 * cancellation of the awaiting task (the group is killed at once and the cancel re-raised).
 """
@@ -19,6 +27,7 @@ import asyncio
 import codecs
 import contextlib
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -30,6 +39,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.tools.base import ModelTool, ToolContext, ToolOutput, failure
+from hookwright.runtime.tools.quiet import no_output_expected
+from hookwright.runtime.tools.shell_cwd import Settled, cwd_record, settle, start_dir, tracked
 from hookwright.transports import adoption
 from hookwright.transports.adoption import mark_environment
 from hookwright.transports.groups import group_alive, signal_group
@@ -41,7 +52,8 @@ KILL_GRACE_S = 1.0
 PIPE_GRACE_S = 2.0
 """How long background children may keep the output pipes open after bash itself has exited."""
 
-_STDOUT, _STDERR = 1, 2
+NO_OUTPUT = "(Bash completed with no output)"
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
 
 
 class BashInput(BaseModel):
@@ -109,29 +121,20 @@ class CappedText:
         )
 
 
-def split_budget(out_total: int, err_total: int, limit: int) -> tuple[int, int]:
-    """Share `limit` characters between stdout and stderr; a short stream keeps all of its text."""
-    if out_total + err_total <= limit:
-        return out_total, err_total
-    err = min(err_total, max(limit // 2, limit - out_total))
-    return min(out_total, limit - err), err
-
-
 class _Collector(asyncio.SubprocessProtocol):
+    """The merged output of one call (stderr is sent to the same pipe as stdout)."""
+
     def __init__(self, limit: int) -> None:
-        self.streams = {_STDOUT: CappedText(limit), _STDERR: CappedText(limit)}
+        self.output = CappedText(limit)
         self.exited = asyncio.Event()
         self.pipes_closed = asyncio.Event()
-        self._open = {_STDOUT, _STDERR}
 
     def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
-        self.streams[fd].feed(bytes(data))
+        self.output.feed(bytes(data))
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        self.streams[fd].feed(b"", final=True)
-        self._open.discard(fd)
-        if not self._open:
-            self.pipes_closed.set()
+        self.output.feed(b"", final=True)
+        self.pipes_closed.set()
 
     def process_exited(self) -> None:
         self.exited.set()
@@ -140,8 +143,8 @@ class _Collector(asyncio.SubprocessProtocol):
 @dataclass(slots=True)
 class ShellResult:
     exit_code: int
-    stdout: str
-    stderr: str
+    output: str
+    """stdout and stderr merged, in the order written (capped, not trimmed)."""
     interrupted: bool
     stray_killed: bool
 
@@ -171,12 +174,9 @@ async def run_shell(
         adoption.sweep()
     returncode = transport.get_returncode()
     exit_code = -signal.SIGKILL if returncode is None else returncode
-    out, err = proto.streams[_STDOUT], proto.streams[_STDERR]
-    out_budget, err_budget = split_budget(out.total, err.total, MAX_OUTPUT_CHARS)
     return ShellResult(
         exit_code=128 - exit_code if exit_code < 0 else exit_code,
-        stdout=out.render(out_budget),
-        stderr=err.render(err_budget),
+        output=proto.output.render(MAX_OUTPUT_CHARS),
         interrupted=interrupted,
         stray_killed=stray_killed,
     )
@@ -201,7 +201,7 @@ async def _spawn(
             command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             cwd=cwd,
             env=mark_environment(env).env,
             start_new_session=True,
@@ -300,41 +300,42 @@ def with_env_files(command: str, ctx: ToolContext) -> str:
 class BashTool(ModelTool[BashInput]):
     name = "Bash"
     description = (
-        "Executes a bash command in the session's working directory and returns its output. "
-        "Each call runs in a fresh shell (state such as `cd` does not persist); stdin is "
-        f"/dev/null. Default timeout {DEFAULT_TIMEOUT_MS} ms, at most {MAX_TIMEOUT_MS} ms. "
-        f"Output beyond {MAX_OUTPUT_CHARS} characters is cut from the middle. Processes left "
-        "running in the background are stopped unless their output is redirected."
+        "Executes a bash command and returns its output (stdout and stderr merged). The working "
+        "directory persists between calls: after `cd sub`, later commands run in sub (within "
+        "the project); other shell state does not carry over. stdin is /dev/null. Default "
+        f"timeout {DEFAULT_TIMEOUT_MS} ms, at most {MAX_TIMEOUT_MS} ms. Output beyond "
+        f"{MAX_OUTPUT_CHARS} characters is cut from the middle. Processes left running in the "
+        "background are stopped unless their output is redirected."
     )
     read_only = False
     args_model = BashInput
 
     async def call(self, args: BashInput, ctx: ToolContext) -> ToolOutput:
-        if not ctx.cwd.is_dir():
+        ran_in = start_dir(ctx)
+        if ran_in is None:
             return failure(f"Working directory does not exist: {ctx.cwd}")
         timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
-        result = await run_shell(
-            with_env_files(args.command, ctx),
-            cwd=ctx.cwd,
-            env=shell_environment(ctx),
-            timeout_s=timeout_ms / 1000,
-        )
-        return _to_output(result, args, timeout_ms)
+        env = shell_environment(ctx)
+        with cwd_record() as record:
+            result = await run_shell(
+                with_env_files(tracked(args.command, record), ctx),
+                cwd=ran_in,
+                env=env,
+                timeout_s=timeout_ms / 1000,
+            )
+            settled = settle(record, ran_in, ctx, env)
+        return _to_output(result, args, timeout_ms, settled)
 
 
-def _to_output(result: ShellResult, args: BashInput, timeout_ms: int) -> ToolOutput:
-    data: dict[str, Any] = {
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-        "interrupted": result.interrupted,
-        "isImage": False,
-    }
-    body = "\n".join(
-        text for text in (result.stdout.rstrip("\n"), result.stderr.rstrip("\n")) if text
-    )
+def trim_output(text: str) -> str:
+    """Claude Code's trim of a command's output: leading blank lines and trailing whitespace."""
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()
+
+
+def _notes(result: ShellResult, args: BashInput, timeout_ms: int) -> list[str]:
     notes: list[str] = []
     if result.interrupted:
-        notes.append(f"Command timed out after {timeout_ms} ms and was killed.")
+        notes.append(f"Command timed out after {timeout_ms / 1000:g}s")
     if result.stray_killed:
         notes.append(
             "Background processes still holding the command's output were stopped; redirect "
@@ -342,8 +343,25 @@ def _to_output(result: ShellResult, args: BashInput, timeout_ms: int) -> ToolOut
         )
     if args.run_in_background:
         notes.append("run_in_background is not supported here; the command ran in the foreground.")
+    return notes
+
+
+def _to_output(
+    result: ShellResult, args: BashInput, timeout_ms: int, settled: Settled
+) -> ToolOutput:
+    """Claude Code's Bash result: the trimmed output as `stdout`, a reset notice as `stderr`;
+    the model reads both, or `(Bash completed with no output)`, or `Exit code N` first."""
+    output = trim_output(result.output)
+    data: dict[str, Any] = {
+        "stdout": output,
+        "stderr": settled.note,
+        "interrupted": result.interrupted,
+        "isImage": False,
+        "noOutputExpected": no_output_expected(args.command),
+    }
+    notes = _notes(result, args, timeout_ms)
     if result.exit_code == 0 and not result.interrupted:
-        content = "\n".join([body or "(no output)", *notes])
-        return ToolOutput(content=content, data=data)
-    error = "\n".join([f"Exit code {result.exit_code}", *notes, *([body] if body else [])])
-    return ToolOutput(content=error, is_error=True, data=data, error=error)
+        text = trim_output(output + settled.note) or NO_OUTPUT
+        return ToolOutput("\n".join([text, *notes]), data=data, cwd=settled.cwd)
+    error = "\n".join([f"Exit code {result.exit_code}", *([output] if output else []), *notes])
+    return ToolOutput(error, is_error=True, data=data, error=error, cwd=settled.cwd)

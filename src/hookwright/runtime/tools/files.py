@@ -1,4 +1,9 @@
-"""Read, Write and Edit: the file tools, with Claude Code's argument names and result shapes.
+"""Read, Write and Edit: the file tools, with Claude Code's argument names, result shapes and
+result texts (measured against Claude Code 2.1.240).
+
+A relative `file_path` is taken from the session's shell directory; results name the path as
+the model wrote it. Read counts lines as JavaScript's `split("\\n")` does (a final newline
+ends with an empty line) and numbers them `N<tab>line`.
 
 Filesystem work runs in a worker thread so a large file never stalls the event loop. Writes
 (from Write and Edit alike) go to a temporary file in the target's directory and are renamed
@@ -12,8 +17,9 @@ import difflib
 import os
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,7 +43,8 @@ BINARY_SUFFIXES = frozenset(_DOCUMENTS + _ARCHIVES + _COMPILED + _MEDIA + (".ttf
 EMPTY_FILE_NOTE = (
     "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
 )
-SNIPPET_CONTEXT_LINES = 4
+FRESH_STATE = "(file state is current in your context \u2014 no need to Read it back)"
+NO_NEWLINE_MARK = "\\ No newline at end of file"
 
 
 class ReadInput(BaseModel):
@@ -92,6 +99,16 @@ def check_readable_file(path: Path) -> None:
         raise FileToolError(f"Cannot read {path}: it appears to be a binary file.")
 
 
+def check_file_to_read(path: Path, cwd: Path) -> None:
+    """Read's own errors, worded as Claude Code words them."""
+    if not path.exists():
+        raise FileToolError(f"File does not exist. Note: your current working directory is {cwd}.")
+    if path.is_dir():
+        raise FileToolError(f"EISDIR: illegal operation on a directory, read '{path}'")
+    if looks_binary(path):
+        raise FileToolError(f"Cannot read {path}: it appears to be a binary file.")
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Replace `path` with `text` in one rename, keeping an existing file's permission bits.
 
@@ -118,20 +135,37 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
+def _patch_lines(text: str) -> list[str]:
+    """`text` as lines that keep their `\\n`, so a missing final newline is a difference."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    return [*lines, parts[-1]] if parts[-1] else lines
+
+
+def _hunk_lines(sign: str, lines: list[str], start: int, total: int) -> list[str]:
+    """`sign`ed diff lines for a run starting at line index `start` of a `total`-line file; the
+    file's last line, when it has no newline, is followed by the `\\ No newline` mark."""
+    out: list[str] = []
+    for offset, line in enumerate(lines):
+        out.append(sign + line.removesuffix("\n"))
+        if start + offset == total - 1 and not line.endswith("\n"):
+            out.append(NO_NEWLINE_MARK)
+    return out
+
+
 def structured_patch(old: str, new: str) -> list[dict[str, Any]]:
     """Unified-diff hunks in Claude Code's `structuredPatch` shape."""
-    before, after = old.splitlines(), new.splitlines()
+    before, after = _patch_lines(old), _patch_lines(new)
     hunks: list[dict[str, Any]] = []
-    for group in difflib.SequenceMatcher(None, before, after, autojunk=False).get_grouped_opcodes(
-        3
-    ):
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for group in matcher.get_grouped_opcodes(3):
         lines: list[str] = []
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                lines.extend(" " + line for line in before[i1:i2])
+                lines.extend(_hunk_lines(" ", before[i1:i2], i1, len(before)))
                 continue
-            lines.extend("-" + line for line in before[i1:i2])
-            lines.extend("+" + line for line in after[j1:j2])
+            lines.extend(_hunk_lines("-", before[i1:i2], i1, len(before)))
+            lines.extend(_hunk_lines("+", after[j1:j2], j1, len(after)))
         first, last = group[0], group[-1]
         hunks.append(
             {
@@ -146,23 +180,33 @@ def structured_patch(old: str, new: str) -> list[dict[str, Any]]:
 
 
 def number_lines(lines: list[str], start: int) -> str:
-    """`cat -n` layout: the line number right-aligned in six columns, a tab, the line."""
-    return "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(lines, start))
+    """Claude Code's layout: the line number, a tab, the line."""
+    return "\n".join(f"{number}\t{line}" for number, line in enumerate(lines, start))
 
 
-def _read(path: Path, offset: int | None, limit: int | None) -> ToolOutput:
-    check_readable_file(path)
+def _split_lines(path: Path) -> Iterator[str]:
+    """The file's lines as JavaScript's `text.split("\\n")` gives them (a final newline ends
+    with an empty line), decoded as UTF-8 with a trailing `\\r` dropped."""
+    last = b"\n"
+    with path.open("rb") as handle:
+        for raw in handle:
+            last = raw
+            yield raw.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")
+    if last.endswith(b"\n"):
+        yield ""
+
+
+def _read(path: Path, offset: int | None, limit: int | None, cwd: Path) -> ToolOutput:
+    check_file_to_read(path, cwd)
     start = max(offset or 1, 1)
     wanted = limit or DEFAULT_READ_LIMIT
     selected: list[str] = []
     total = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            total += 1
-            if start <= total < start + wanted:
-                line = raw.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")
-                selected.append(line[:MAX_LINE_CHARS])
-    if total == 0:
+    for line in _split_lines(path):
+        total += 1
+        if start <= total < start + wanted:
+            selected.append(line[:MAX_LINE_CHARS])
+    if selected == [""] and total == 1:
         content = EMPTY_FILE_NOTE
     elif not selected:
         content = (
@@ -184,7 +228,7 @@ def _read(path: Path, offset: int | None, limit: int | None) -> ToolOutput:
     return ToolOutput(content=content, data=data)
 
 
-def _write(path: Path, content: str) -> ToolOutput:
+def _write(path: Path, shown: str, content: str) -> ToolOutput:
     if path.is_dir():
         raise FileToolError(f"{path} is a directory; cannot write a file there.")
     original: str | None = None
@@ -192,20 +236,21 @@ def _write(path: Path, content: str) -> ToolOutput:
         original = path.read_text(encoding="utf-8", errors="replace")
     atomic_write(path, content)
     if original is None:
-        message = f"File created successfully at: {path}"
+        message = f"File created successfully at: {shown} {FRESH_STATE}"
     else:
-        message = f"The file {path} has been updated successfully."
+        message = f"The file {shown} has been updated successfully. {FRESH_STATE}"
     data = {
         "type": "create" if original is None else "update",
-        "filePath": str(path),
+        "filePath": shown,
         "content": content,
         "structuredPatch": [] if original is None else structured_patch(original, content),
         "originalFile": original,
+        "userModified": False,
     }
     return ToolOutput(content=message, data=data)
 
 
-def _edit(path: Path, old: str, new: str, replace_all: bool) -> ToolOutput:
+def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> ToolOutput:
     check_readable_file(path)
     if old == new:
         raise FileToolError("No changes to make: old_string and new_string are exactly the same.")
@@ -216,12 +261,12 @@ def _edit(path: Path, old: str, new: str, replace_all: bool) -> ToolOutput:
     target, replacement = _match_line_endings(original, old, new)
     updated = _replace(original, target, replacement, replace_all)
     atomic_write(path, updated)
-    message = f"The file {path} has been updated successfully."
-    if not replace_all and target:
-        at = original.index(target)
-        message += "\n" + _snippet(updated, at, at + len(replacement))
+    if replace_all:
+        message = f"The file {shown} has been updated. All occurrences were successfully replaced."
+    else:
+        message = f"The file {shown} has been updated successfully."
     data = {
-        "filePath": str(path),
+        "filePath": shown,
         "oldString": old,
         "newString": new,
         "originalFile": original,
@@ -229,7 +274,7 @@ def _edit(path: Path, old: str, new: str, replace_all: bool) -> ToolOutput:
         "userModified": False,
         "replaceAll": replace_all,
     }
-    return ToolOutput(content=message, data=data)
+    return ToolOutput(content=f"{message} {FRESH_STATE}", data=data)
 
 
 def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:
@@ -258,17 +303,6 @@ def _replace(text: str, old: str, new: str, replace_all: bool) -> str:
     return text.replace(old, new) if replace_all else text.replace(old, new, 1)
 
 
-def _snippet(text: str, start: int, end: int) -> str:
-    lines = text.splitlines()
-    first = max(text.count("\n", 0, start) - SNIPPET_CONTEXT_LINES, 0)
-    last = text.count("\n", 0, end) + SNIPPET_CONTEXT_LINES + 1
-    shown = [line.removesuffix("\r") for line in lines[first:last]]
-    return (
-        "Here's the result of running `cat -n` on a snippet of the edited file:\n"
-        + number_lines(shown, first + 1)
-    )
-
-
 async def _in_thread(func: Callable[..., ToolOutput], *args: Any) -> ToolOutput:
     try:
         return await asyncio.to_thread(func, *args)
@@ -293,10 +327,11 @@ class ReadTool(ModelTool[ReadInput]):
     )
     read_only = True
     args_model = ReadInput
+    path_fields = ("file_path",)
 
     async def call(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
-        return await _in_thread(_read, path, args.offset, args.limit)
+        return await _in_thread(_read, path, args.offset, args.limit, ctx.cwd)
 
 
 class WriteTool(ModelTool[WriteInput]):
@@ -307,10 +342,11 @@ class WriteTool(ModelTool[WriteInput]):
     )
     read_only = False
     args_model = WriteInput
+    path_fields = ("file_path",)
 
     async def call(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
-        return await _in_thread(_write, path, args.content)
+        return await _in_thread(_write, path, args.file_path, args.content)
 
 
 class EditTool(ModelTool[EditInput]):
@@ -322,9 +358,11 @@ class EditTool(ModelTool[EditInput]):
     )
     read_only = False
     args_model = EditInput
+    path_fields = ("file_path",)
+    input_defaults = MappingProxyType({"replace_all": False})
 
     async def call(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
         return await _in_thread(
-            _edit, path, args.old_string, args.new_string, bool(args.replace_all)
+            _edit, path, args.file_path, args.old_string, args.new_string, bool(args.replace_all)
         )

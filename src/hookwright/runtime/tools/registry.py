@@ -8,9 +8,17 @@ Cancellation is the exception and always propagates.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from hookwright.runtime.tools.base import Tool, ToolContext, ToolInputError, ToolOutput, failure
+from hookwright.runtime.tools.base import (
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolOutput,
+    absolute_path,
+    failure,
+)
 
 ALIASES: dict[str, str] = {"Task": "Agent"}
 """Legacy tool names still used by models and hook matchers, mapped to their current name."""
@@ -53,6 +61,28 @@ class ToolRegistry:
             }
             for tool in self._tools.values()
         ]
+
+    def observed_input(self, name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
+        """The input as Claude Code shows it to PreToolUse and PostToolUse hooks: relative file
+        paths made absolute against the shell's directory, defaults the model left out added
+        after its own fields (Edit's `replace_all: false`)."""
+        tool = self.get(name)
+        observed = dict(arguments)
+        for field in getattr(tool, "path_fields", ()):
+            value = observed.get(field)
+            if isinstance(value, str) and value:
+                observed[field] = str(absolute_path(cwd, value))
+        return {**observed, **self._missing_defaults(tool, arguments)}
+
+    def parsed_input(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The input as Claude Code shows it to PostToolBatch hooks: the model's own fields, with
+        the defaults it left out in front."""
+        return {**self._missing_defaults(self.get(name), arguments), **arguments}
+
+    @staticmethod
+    def _missing_defaults(tool: Tool | None, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
+        return {key: value for key, value in defaults.items() if key not in arguments}
 
     async def execute(
         self, name: str, arguments: Mapping[str, Any] | None, ctx: ToolContext

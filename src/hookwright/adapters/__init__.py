@@ -1,0 +1,24 @@
+"""A project's hooks, of every dialect, governing agents written with other frameworks.
+
+One module per framework, each needing its optional extra and imported only when used (the
+core never imports this package):
+
+* `hookwright.adapters.openai_agents` (``pip install 'hookwright[openai-agents]'``)
+* `hookwright.adapters.langchain` (``pip install 'hookwright[langchain]'``)
+
+Every adapter is a thin translation onto `hookwright.host.FrameworkSession`, which holds all
+framework-neutral behaviour (SessionStart once, context for the next model call, one tool step
+per call id, failing closed, Stop feedback with its cap, reporting what a framework cannot
+express). An adapter maps the framework's points onto it:
+
+* session start / first run      -> `FrameworkSession.prompt` (fires SessionStart once)
+* before each model call          -> `take_context()` into the model input; `ending` ends the turn
+* each tool call                  -> `before_tool` -> run `step.run`, or answer `step.answer`
+  (or pause for the user on `step.ask` where the framework can) -> `after_tool` for a run
+* the agent's final answer        -> `stop`: feedback means run the model again
+* session close                   -> `close` (SessionEnd)
+
+It declares what the framework can express in `Abilities`; everything else is reported.
+docs/adapters.md has the event mapping per framework and the limits; tests/adapters/scenario.py
+is the conformance scenario every adapter passes.
+"""

@@ -1,0 +1,287 @@
+"""`FrameworkSession`: the framework-neutral half of every adapter (`hookwright.adapters`).
+
+An adapter only translates between a framework's callbacks and this class. Everything else is
+here: one `SyncHookSession`, usable from any thread or event loop (the ``a*`` twins run the
+blocking call in a worker thread, so a framework's async path never blocks its loop and never
+meets the session's own loop); SessionStart once; hook context queued for the next model call;
+one `ToolStep` per tool call (PreToolUse, then PermissionRequest when a hook asks), kept per call
+id so a replayed step never runs the hooks twice; the result the model should see after a tool
+ran; Stop feedback; and every decision field the framework cannot express reported through
+`HookSession.unexpressed` (warning + audit) instead of being dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from hookwright.events import Event
+from hookwright.host.decisions import (
+    Ask,
+    Defer,
+    Deny,
+    EndTurn,
+    PermissionDecision,
+    Respond,
+    Run,
+    ToolDecision,
+    ToolResult,
+)
+from hookwright.host.sync import SyncHookSession
+
+
+@dataclass(frozen=True, slots=True)
+class Abilities:
+    """What a framework can express. A decision that needs anything else is reported
+    (`HookSession.unexpressed`) and applied as closely as the framework allows."""
+
+    framework: str
+    #: Pause the run for the user's approval (an interrupt) when a hook asks.
+    ask_user: bool = False
+    #: End the turn after a tool result (`continue: false`, an abort).
+    end_turn: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStep:
+    """One tool call, decided. Exactly one field besides `call_id` is set: `run` (the tool
+    name and input the hooks left), `answer` (the result the model sees; the tool does not
+    run and no PostToolUse fires) or `ask` (only with `Abilities.ask_user`: pause for the
+    user, then `FrameworkSession.resolve`)."""
+
+    call_id: str
+    run: Run | None = None
+    answer: ToolResult | None = None
+    ask: Ask | None = None
+
+
+def reminder(texts: Sequence[str]) -> str:
+    """Hook context as the model reads it: one system reminder per text."""
+    return "\n".join(f"<system-reminder>\n{text}\n</system-reminder>" for text in texts)
+
+
+def refused(text: str) -> ToolResult:
+    return ToolResult(text, is_error=True)
+
+
+class FrameworkSession:
+    """One framework session's hooks; every method is safe from any thread and never raises
+    into the framework."""
+
+    def __init__(self, hooks: SyncHookSession, abilities: Abilities) -> None:
+        self.hooks = hooks
+        self.abilities = abilities
+        self._lock = threading.Lock()
+        self._context: list[str] = []
+        self._steps: dict[str, ToolStep] = {}
+        self._end: EndTurn | None = None
+        self._started = False
+
+    @classmethod
+    def open(cls, project_dir: Path, abilities: Abilities, **options: Any) -> FrameworkSession:
+        """`HookSession.open(project_dir, **options)` on a loop of its own (`SyncHookSession`).
+        Raises what `HookSession.open` raises (e.g. a bad trust file)."""
+        return cls(SyncHookSession.open(project_dir, **options), abilities)
+
+    @property
+    def diagnostics(self) -> tuple[str, ...]:
+        return self.hooks.diagnostics
+
+    def unexpressed(self, event: Event, what: str) -> None:
+        self.hooks.session.unexpressed(event, what, self.abilities.framework)
+
+    # Context and the turn's end ---------------------------------------------------------------
+
+    def queue(self, texts: Sequence[str]) -> None:
+        with self._lock:
+            self._context.extend(texts)
+
+    def take_context(self) -> list[str]:
+        """The hook context not yet shown to the model; the caller puts it into the next
+        model call (`reminder` formats it)."""
+        with self._lock:
+            texts, self._context = self._context, []
+        return texts
+
+    @property
+    def ending(self) -> EndTurn | None:
+        """The end a hook asked for this turn (`continue: false`, an abort, a blocked prompt);
+        the framework ends the turn at its next checkpoint and Stop does not fire."""
+        return self._end
+
+    def _end_turn(self, event: Event, end: EndTurn | None) -> None:
+        if end is None:
+            return
+        if not self.abilities.end_turn:
+            self.unexpressed(event, f"ending the turn ({end.reason})")
+            return
+        if end.rollback:
+            self.unexpressed(event, "rolling back the turn's messages (hard abort)")
+        with self._lock:
+            self._end = self._end or end
+
+    # Session and turn -------------------------------------------------------------------------
+
+    def start(self, source: str = "startup") -> None:
+        """SessionStart, once per session."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        decision = self.hooks.start(source)
+        self.queue(decision.context)
+        if decision.env_files:
+            self.unexpressed(Event.SessionStart, "environment files (CLAUDE_ENV_FILE)")
+
+    def prompt(self, prompt: str) -> EndTurn | None:
+        """SessionStart (first time), then UserPromptSubmit; an `EndTurn` means the prompt must
+        not reach the model."""
+        self.start()
+        checkpoint = self.hooks.prompt(prompt)
+        with self._lock:
+            self._end = checkpoint.end
+        if checkpoint.end is not None:
+            return checkpoint.end
+        self.queue(checkpoint.context)
+        if checkpoint.prompts:
+            self.unexpressed(Event.UserPromptSubmit, "skill prompt injections")
+        return None
+
+    def stop(self, last_assistant_message: str) -> str | None:
+        """Stop, unless a hook already ended the turn: the feedback to continue with (the
+        session bounds consecutive blocks), or None to let the turn end."""
+        if self.ending is not None:
+            return None
+        decision = self.hooks.stop(last_assistant_message)
+        return None if decision.end is not None else decision.continue_with
+
+    def close(self, reason: str = "other") -> None:
+        """SessionEnd, then the hook processes stop. Idempotent."""
+        self.hooks.close(reason)
+
+    # Tools ------------------------------------------------------------------------------------
+
+    def before_tool(self, tool_name: str, tool_input: Mapping[str, Any], call_id: str) -> ToolStep:
+        """PreToolUse (and PermissionRequest when a hook asks), once per `call_id`; fails
+        closed: when the hooks cannot run, the call is answered with why and never runs."""
+        with self._lock:
+            known = self._steps.get(call_id)
+        if known is not None:
+            return known
+        try:
+            step = self._decide(tool_name, tool_input, call_id)
+        except Exception as exc:
+            why = f"hookwright could not run the PreToolUse hooks: {exc}"
+            step = ToolStep(call_id, answer=refused(why))
+        with self._lock:
+            return self._steps.setdefault(call_id, step)
+
+    def _decide(self, tool_name: str, tool_input: Mapping[str, Any], call_id: str) -> ToolStep:
+        decision: ToolDecision = self.hooks.before_tool(tool_name, tool_input, call_id)
+        self.queue(decision.context)
+        self._end_turn(Event.PreToolUse, decision.end)
+        self._end_turn(Event.PreToolUse, _stopped(decision.stop_after))
+        action = decision.action
+        if decision.end is not None:
+            return ToolStep(call_id, answer=refused("Tool call aborted by hook."))
+        match action:
+            case Run():
+                return self._run(tool_name, action, call_id)
+            case Deny(message=message):
+                return ToolStep(call_id, answer=refused(message))
+            case Respond(result=result):
+                return ToolStep(call_id, answer=self._shown(Event.PreToolUse, result))
+            case Ask():
+                return self._permission(tool_name, action, call_id)
+            case Defer():
+                self.unexpressed(Event.PreToolUse, "defer")
+                return ToolStep(call_id, answer=refused("Tool call deferred."))
+
+    def _run(self, tool_name: str, action: Run, call_id: str) -> ToolStep:
+        if action.tool_name != tool_name:
+            self.unexpressed(Event.PreToolUse, f"running {action.tool_name} instead of {tool_name}")
+            return ToolStep(call_id, answer=refused(f"A hook redirected {tool_name}; not run."))
+        return ToolStep(call_id, run=action)
+
+    def _permission(self, tool_name: str, ask: Ask, call_id: str) -> ToolStep:
+        verdict: PermissionDecision = self.hooks.permission(
+            ask.tool_name, ask.tool_input, call_id, prompt=True
+        )
+        self._end_turn(Event.PermissionRequest, verdict.end)
+        if verdict.permission_updates:
+            self.unexpressed(Event.PermissionRequest, "permission rule updates")
+        if verdict.behavior == "deny":
+            return ToolStep(call_id, answer=refused(verdict.message or "Permission denied."))
+        if verdict.behavior == "allow":
+            run_input = verdict.tool_input if verdict.tool_input is not None else ask.tool_input
+            return self._run(tool_name, Run(ask.tool_name, run_input, approved=True), call_id)
+        if self.abilities.ask_user:
+            return ToolStep(call_id, ask=ask)
+        self.unexpressed(Event.PreToolUse, "ask (no user to ask; the call is refused)")
+        return ToolStep(call_id, answer=refused(ask.reason or f"{tool_name} needs approval."))
+
+    def resolve(self, step: ToolStep, approved: bool, message: str | None = None) -> ToolStep:
+        """The user's answer to `step.ask`."""
+        ask = step.ask
+        if ask is None:
+            return step
+        if approved:
+            return ToolStep(step.call_id, run=Run(ask.tool_name, ask.tool_input, approved=True))
+        text = message or f"The user did not allow {ask.tool_name}."
+        return ToolStep(step.call_id, answer=refused(text))
+
+    def after_tool(self, step: ToolStep, ran: ToolResult, duration_ms: float) -> ToolResult:
+        """PostToolUse (PostToolUseFailure for an error) of a call that ran: what the model
+        sees, with a blocking hook's feedback appended; context is queued."""
+        action = step.run
+        if action is None:
+            return ran
+        after = self.hooks.after_tool(
+            action.tool_name, action.tool_input, step.call_id, ran, duration_ms=duration_ms
+        )
+        self.queue(after.context)
+        self._end_turn(Event.PostToolUse, after.end or _stopped(after.stop_after))
+        shown = self._shown(Event.PostToolUse, after.result)
+        if after.feedback is not None:
+            text = f"{shown.content}\n\nPostToolUse hook feedback:\n{after.feedback}"
+            shown = replace(shown, content=text)
+        return shown
+
+    def _shown(self, event: Event, result: ToolResult) -> ToolResult:
+        """What the model sees of a hook-supplied result; what it carries for the user has no
+        channel in a framework and is reported."""
+        if result.for_user or (result.response_handled and result.media):
+            self.unexpressed(event, "for_user / media of a tool result (no channel to the user)")
+        if result.response_handled:
+            self._end_turn(event, EndTurn("stopped", "the tool answered the user"))
+        if result.media and not result.response_handled:
+            lines = [result.content, *(f"[{ref}]" for ref in result.media)]
+            return replace(result, content="\n".join(lines))
+        return result
+
+    # Async twins for a framework's async path ---------------------------------------------------
+
+    async def aprompt(self, prompt: str) -> EndTurn | None:
+        return await asyncio.to_thread(self.prompt, prompt)
+
+    async def astop(self, last_assistant_message: str) -> str | None:
+        return await asyncio.to_thread(self.stop, last_assistant_message)
+
+    async def abefore_tool(
+        self, tool_name: str, tool_input: Mapping[str, Any], call_id: str
+    ) -> ToolStep:
+        return await asyncio.to_thread(self.before_tool, tool_name, tool_input, call_id)
+
+    async def aafter_tool(self, step: ToolStep, ran: ToolResult, duration_ms: float) -> ToolResult:
+        return await asyncio.to_thread(self.after_tool, step, ran, duration_ms)
+
+    async def aclose(self, reason: str = "other") -> None:
+        await asyncio.to_thread(self.close, reason)
+
+
+def _stopped(reason: str | None) -> EndTurn | None:
+    return None if reason is None else EndTurn("stopped", reason)

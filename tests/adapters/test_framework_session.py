@@ -1,0 +1,126 @@
+"""`FrameworkSession`, the framework-neutral half of every adapter, with real Python hooks and no
+framework: what a framework would be told to do, which hooks ran, what was reported."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hookwright.host import Abilities, FrameworkSession, ToolResult
+
+from .native import native_project, options, runs
+
+PLAIN = Abilities("plain")
+CAPABLE = Abilities("capable", ask_user=True, end_turn=True)
+
+
+def opened(root: Path, hooks: dict[str, str], abilities: Abilities) -> FrameworkSession:
+    return FrameworkSession.open(native_project(root, hooks), abilities, **options(root))
+
+
+@pytest.fixture
+def closing() -> Iterator[list[FrameworkSession]]:
+    sessions: list[FrameworkSession] = []
+    yield sessions
+    for session in sessions:
+        session.close()
+
+
+def unexpressed(root: Path) -> list[str]:
+    records = [json.loads(line) for line in (root / "audit.jsonl").read_text().splitlines()]
+    return [r["reason"] for r in records if r["status"] == "unexpressed"]
+
+
+def test_ask_without_a_user_is_refused_and_reported(
+    tmp_path: Path, closing: list[FrameworkSession], caplog: pytest.LogCaptureFixture
+) -> None:
+    session = opened(tmp_path, {"PreToolUse": "ask('needs a human')"}, PLAIN)
+    closing.append(session)
+    with caplog.at_level(logging.WARNING, "hookwright"):
+        step = session.before_tool("Bash", {"command": "ls"}, "c1")
+    assert step.run is None and step.answer == ToolResult("needs a human", is_error=True)
+    assert runs(tmp_path) == [("PreToolUse", "c1")]
+    session.close()
+    assert any("plain cannot apply ask" in r.getMessage() for r in caplog.records)
+    assert unexpressed(tmp_path) == [
+        "plain cannot apply ask (no user to ask; the call is refused) from the PreToolUse "
+        "hooks; it was not applied"
+    ]
+
+
+def test_a_replayed_call_gets_the_first_step_and_the_users_answer_applies(
+    tmp_path: Path, closing: list[FrameworkSession]
+) -> None:
+    hooks = {"PreToolUse": "ask('sure?')", "PermissionRequest": "None"}
+    session = opened(tmp_path, hooks, CAPABLE)
+    closing.append(session)
+    first = session.before_tool("Bash", {"command": "ls"}, "c1")
+    again = session.before_tool("Bash", {"command": "ls"}, "c1")
+    assert first is again and first.ask is not None and first.ask.reason == "sure?"
+    assert session.resolve(first, True).run is not None
+    refused = session.resolve(first, False, "not today").answer
+    assert refused == ToolResult("not today", is_error=True)
+    assert runs(tmp_path) == [("PreToolUse", "c1"), ("PermissionRequest", "c1")]
+
+
+def test_a_hook_ending_the_turn_skips_stop(tmp_path: Path, closing: list[FrameworkSession]) -> None:
+    hooks = {"PostToolUse": "stop('enough')", "Stop": "block('go on')"}
+    session = opened(tmp_path, hooks, CAPABLE)
+    closing.append(session)
+    assert session.prompt("go") is None
+    step = session.before_tool("Bash", {"command": "ls"}, "c1")
+    session.after_tool(step, ToolResult("listing"), 1.0)
+    assert session.ending is not None and session.ending.reason == "enough"
+    assert session.stop("done") is None
+    assert [event for event, _ in runs(tmp_path)] == ["PostToolUse"]
+    assert session.prompt("again") is None and session.ending is None
+
+
+def test_ending_the_turn_where_the_framework_cannot_is_reported(
+    tmp_path: Path, closing: list[FrameworkSession]
+) -> None:
+    session = opened(tmp_path, {"PostToolUse": "stop('enough')"}, PLAIN)
+    closing.append(session)
+    step = session.before_tool("Bash", {"command": "ls"}, "c1")
+    session.after_tool(step, ToolResult("listing"), 1.0)
+    assert session.ending is None
+    session.close()
+    assert unexpressed(tmp_path) == [
+        "plain cannot apply ending the turn (enough) from the PostToolUse hooks; it was not applied"
+    ]
+
+
+def test_a_blocked_prompt_ends_the_turn_without_stop(
+    tmp_path: Path, closing: list[FrameworkSession]
+) -> None:
+    session = opened(tmp_path, {"UserPromptSubmit": "block('no')", "Stop": "None"}, CAPABLE)
+    closing.append(session)
+    end = session.prompt("hello")
+    assert end is not None and end.reason == "no"
+    assert session.stop("") is None
+    assert [event for event, _ in runs(tmp_path)] == ["UserPromptSubmit"]
+
+
+def test_a_closed_session_fails_closed(tmp_path: Path) -> None:
+    session = opened(tmp_path, {"PreToolUse": "None"}, PLAIN)
+    session.close()
+    step = session.before_tool("Bash", {"command": "rm -rf /"}, "c1")
+    assert step.run is None and step.answer is not None and step.answer.is_error
+    assert "hookwright could not run the PreToolUse hooks: session closed" in step.answer.content
+    assert runs(tmp_path) == []
+
+
+def test_the_core_imports_no_framework() -> None:
+    code = (
+        "import sys, hookwright, hookwright.host, hookwright.adapters, hookwright.cli.app\n"
+        "loaded = {'agents', 'langchain', 'langgraph'} & {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(loaded))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
