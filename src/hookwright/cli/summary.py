@@ -54,12 +54,13 @@ class HookLine:
 
 class RunSummary:
     """Collects the session's audit records (an audit callback, called on the writer thread)
-    and prints the table once the engine is closed."""
+    and prints the table once the engine is closed. Disabled specs (process carriers, hooks
+    with `enabled: false`) are never dispatched and not listed."""
 
     def __init__(self, hooks: Sequence[HookSpec]) -> None:
         self._records: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._declared = [(spec.name, spec.dialect) for spec in hooks]
+        self._declared = [(spec.name, spec.dialect) for spec in hooks if spec.enabled]
 
     def __call__(self, record: AuditRecord) -> None:
         with self._lock:
