@@ -553,7 +553,10 @@ async def test_resume_reads_transcripts_written_before_lines_were_compact(
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in SPACED_TRANSCRIPT))
 
-    resumed = await open_session(project, home=isolated_home, resume="old-session", trust=True)
+    model = ScriptedModel.from_turns([{"content": "unused"}])
+    resumed = await open_session(
+        project, home=isolated_home, resume="old-session", trust=True, model=model
+    )
 
     assert resumed.agent.messages == [
         {"role": "system", "content": "sys"},
@@ -575,7 +578,9 @@ async def test_resume_reads_transcripts_written_before_lines_were_compact(
     resumed.engine.close()
     path.write_text("not json\n")
     with pytest.raises(ValueError, match="empty transcript"):
-        await open_session(project, home=isolated_home, resume="old-session", trust=True)
+        await open_session(
+            project, home=isolated_home, resume="old-session", trust=True, model=model
+        )
 
 
 def test_kill_9_leaves_a_readable_transcript(tmp_path: Path) -> None:
