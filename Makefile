@@ -15,9 +15,12 @@ $(STAMP): pyproject.toml
 
 DEMO := examples/demo
 
+# Always the bundled scripted model, named explicitly: no key, no network, even when
+# OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENAI_BASE_URL are set.
 demo: $(STAMP)
-	$(BIN)/hookwright run "Clean the build, publish the branch and read the notes." \
-		--project $(DEMO) --trust
+	$(BIN)/python -m hookwright run "Clean the build, publish the branch and read the notes." \
+		--project $(DEMO) --trust --skill careful --summary \
+		--model scripted:$(abspath $(DEMO))/.hookwright/script.yaml
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench conformance

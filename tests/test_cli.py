@@ -71,6 +71,7 @@ def test_hooks_test_prints_exactly_one_json_verdict(tmp_path: Path, isolated_hom
         "status",
         "decision",
         "exit_code",
+        "error",
         "duration_ms",
     }
     audit = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()

@@ -22,12 +22,15 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from hookwright.events import INPUT_FIELD, TOOL_EVENTS, HookInput
 from hookwright.private_files import open_private
-from hookwright.results import HookResult, Verdict
+from hookwright.results import Decision, HookResult, Status, Verdict, effect_of
 
 log = logging.getLogger("hookwright.audit")
 
 STDERR_TAIL = 2000
+#: Longest text kept for a hook's added context, and for each string of a recorded tool input.
+TEXT_CAP = 2000
 _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
@@ -48,9 +51,24 @@ class AuditRecord:
     session_id: str | None
     origin: str | None
     #: The capabilities the hook declared (OpenHarness), else None.
-    capabilities: tuple[str, ...] | None
+    capabilities: tuple[str, ...] | None = None
     #: The patches the hook applied, by scope (OpenHarness `hookSpecificOutput.patch`).
-    patch: dict[str, Any] | None
+    patch: dict[str, Any] | None = None
+    #: What the hook did, in one word (`deny`, `rewrite input`, `context`, `prompt`, `error`,
+    #: ...), or None when it had no effect.
+    effect: str | None = None
+    #: The turn the dispatch belongs to, and on tool events the call it was about.
+    turn_id: str | None = None
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    #: The tool input the hooks of this dispatch received (tool events).
+    tool_input: dict[str, Any] | None = None
+    #: The input the call goes on with after this dispatch's rewrites (PreToolUse and
+    #: PermissionRequest), None when the call was not let through (denied, deferred, answered).
+    executed_input: dict[str, Any] | None = None
+    #: The text this hook added for the model: its additional context, or the prompts a
+    #: skill hook injected.
+    context: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _RECORD_FIELDS}
@@ -124,9 +142,7 @@ class AuditLog:
         self.dropped = 0
         self.written = 0
         self._secrets: set[str] = set()
-        self._pending: collections.deque[tuple[Verdict, str | None, float] | AuditRecord] = (
-            collections.deque()
-        )
+        self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
         self._max_pending = max_pending
         self._interval = flush_interval
         self._wake = threading.Event()
@@ -153,16 +169,20 @@ class AuditLog:
         if value:
             self._secrets.add(value)
 
-    def submit(self, verdict: Verdict, session_id: str | None) -> None:
+    def submit(
+        self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
+    ) -> None:
+        """Queue one record per hook run of `verdict`; `inp`, the dispatched input, gives the
+        records their turn, tool call and inputs."""
         if verdict.runs:
-            self._enqueue((verdict, session_id, time.time()))
+            self._enqueue((verdict, session_id, time.time(), inp))
 
     def note(self, record: AuditRecord) -> None:
         """Write a record that is not a hook run (a host reporting an effect it could not
         apply)."""
         self._enqueue(record)
 
-    def _enqueue(self, item: tuple[Verdict, str | None, float] | AuditRecord) -> None:
+    def _enqueue(self, item: _Pending | AuditRecord) -> None:
         if not self.active:
             return
         if len(self._pending) >= self._max_pending:
@@ -182,10 +202,14 @@ class AuditLog:
             _live_logs.add(self)
 
     def _run(self) -> None:
+        """The writer: nothing a record holds may end it (a bad one is dropped and counted)."""
         while True:
             self._wake.wait(self._interval)
             self._wake.clear()
-            self._drain()
+            try:
+                self._drain()
+            except Exception:
+                log.exception("audit writer: a batch of records was lost")
             if self._closed and not self._pending:
                 return
 
@@ -197,10 +221,14 @@ class AuditLog:
             records: list[AuditRecord] = []
             while self._pending:
                 item = self._pending.popleft()
-                if isinstance(item, AuditRecord):
-                    records.append(replace(item, reason=self._redact(item.reason)))
-                else:
-                    records.extend(self._records(*item))
+                try:
+                    if isinstance(item, AuditRecord):
+                        records.append(replace(item, reason=self._redact(item.reason)))
+                    else:
+                        records.extend(self._records(*item))
+                except Exception:
+                    self.dropped += 1
+                    log.exception("audit: a record could not be built and was dropped")
             self._write(records)
         finally:
             self._idle.set()
@@ -212,17 +240,23 @@ class AuditLog:
             text = text.replace(secret, "***")
         return text
 
-    def _records(self, verdict: Verdict, session_id: str | None, ts: float) -> list[AuditRecord]:
-        out: list[AuditRecord] = []
-        for result in verdict.results:
-            out.append(self._record(verdict, result, session_id, ts))
-        return out
+    def _records(
+        self, verdict: Verdict, session_id: str | None, ts: float, inp: HookInput | None
+    ) -> list[AuditRecord]:
+        call = _CallFacts.of(verdict, inp, self._redact_value)
+        return [self._record(verdict, result, session_id, ts, call) for result in verdict.results]
 
     def _record(
-        self, verdict: Verdict, result: HookResult, session_id: str | None, ts: float
+        self,
+        verdict: Verdict,
+        result: HookResult,
+        session_id: str | None,
+        ts: float,
+        call: _CallFacts,
     ) -> AuditRecord:
         spec = result.hook
         stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
+        acted = result.has_effect or result.status is not Status.ok
         return AuditRecord(
             ts=ts,
             event=verdict.event.value,
@@ -240,6 +274,13 @@ class AuditLog:
             origin=spec.origin if spec else None,
             capabilities=_capabilities(spec.meta) if spec else None,
             patch=self._redact_value(result.patches) if result.patches else None,
+            effect=effect_of(result) if acted else None,
+            turn_id=call.turn_id,
+            tool_name=call.tool_name,
+            tool_use_id=call.tool_use_id,
+            tool_input=call.tool_input,
+            executed_input=call.executed_input,
+            context=self._redact(_cap(_added_text(result))),
         )
 
     def _redact_value(self, value: Any) -> Any:
@@ -255,9 +296,7 @@ class AuditLog:
     def _write(self, records: list[AuditRecord]) -> None:
         if self.path is not None and records:
             try:
-                self._append(
-                    "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
-                )
+                self._append("".join(_encode(r) + "\n" for r in records))
             except OSError as exc:
                 log.warning("cannot write audit log %s: %s", self.path, exc)
         for record in records:
@@ -294,6 +333,81 @@ class AuditLog:
         if thread is not None:
             thread.join(timeout=5.0)
         _live_logs.discard(self)
+
+
+_Pending = tuple[Verdict, str | None, float, HookInput | None]
+
+
+def _encode(record: AuditRecord) -> str:
+    """One JSON line; values JSON cannot hold are written as their text."""
+    return _ENCODER.encode(record.to_dict())
+
+
+def _cap(text: str | None) -> str | None:
+    if text is None or len(text) <= TEXT_CAP:
+        return text
+    return text[:TEXT_CAP] + f"…[{len(text) - TEXT_CAP} more characters]"
+
+
+def _capped(value: Any) -> Any:
+    """A tool input with every long string cut to `TEXT_CAP` characters."""
+    if isinstance(value, str):
+        return _cap(value)
+    if isinstance(value, dict):
+        return {str(k): _capped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_capped(v) for v in value]
+    return value
+
+
+def _added_text(result: HookResult) -> str | None:
+    prompts = result.effects.prompt_injections if result.effects else ()
+    texts = [result.additional_context] if result.additional_context else []
+    texts += [prompt.content for prompt in prompts]
+    return "\n\n".join(texts) if texts else None
+
+
+@dataclass(slots=True, frozen=True)
+class _CallFacts:
+    """What every record of one dispatch shares: its turn and, on tool events, the call."""
+
+    turn_id: str | None = None
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    tool_input: dict[str, Any] | None = None
+    executed_input: dict[str, Any] | None = None
+
+    @classmethod
+    def of(
+        cls, verdict: Verdict, inp: HookInput | None, redact: Callable[[Any], Any]
+    ) -> _CallFacts:
+        if inp is None:
+            return cls()
+        if inp.event not in TOOL_EVENTS:
+            return cls(turn_id=inp.turn_id)
+        use_id = inp.payload.get("tool_use_id")
+        tool_input = redact(_capped(inp.tool_input))
+        executed = None
+        if inp.event in INPUT_FIELD and _lets_call_through(verdict):
+            after = verdict.updated_input if verdict.updated_input is not None else inp.tool_input
+            executed = redact(_capped(after))
+        return cls(
+            turn_id=inp.turn_id,
+            tool_name=inp.tool_name,
+            tool_use_id=str(use_id) if use_id is not None else None,
+            tool_input=tool_input,
+            executed_input=executed,
+        )
+
+
+def _lets_call_through(verdict: Verdict) -> bool:
+    """Whether the tool call goes on after this verdict (`continue: false` still runs it)."""
+    return not (
+        verdict.blocked
+        or verdict.decision is Decision.defer
+        or verdict.respond is not None
+        or verdict.abort is not None
+    )
 
 
 def _capabilities(meta: Mapping[str, Any]) -> tuple[str, ...] | None:

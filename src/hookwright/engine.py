@@ -31,12 +31,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
+from hookwright import tracing
 from hookwright.audit import AuditCallback, AuditLog, default_audit_path
+from hookwright.debug import state as _debug
 from hookwright.events import (
     INPUT_FIELD,
     MODEL_REQUEST_FIELDS,
     OUTPUT_FIELD,
-    TOOL_EVENTS,
     Event,
     HookInput,
     resolve_event,
@@ -45,6 +46,8 @@ from hookwright.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.observers import ObserverBus, ObserverFunc
 from hookwright.outward import make_outward
 from hookwright.results import Decision, HookResult, Status, Verdict, failed_dispatch
+from hookwright.selection import Candidate, if_rule_matches
+from hookwright.selection import explain as explain_selection
 from hookwright.services import Services
 from hookwright.spec import HookSpec, Mode, OnError, PythonHandler, RunContext, escapes_hook
 from hookwright.transports.workers import HookCrashed
@@ -355,7 +358,7 @@ class HookEngine:
                 and not spec.matcher.matches(inp.match_value(spec.match_field))
             ):
                 continue
-            if spec.if_rule is not None and not self._if_matches(spec.if_rule, inp):
+            if spec.if_rule is not None and not if_rule_matches(spec.if_rule, inp):
                 continue
             if spec.when is not None and not spec.when(inp):
                 continue
@@ -368,16 +371,10 @@ class HookEngine:
             selected.append(spec)
         return selected
 
-    @staticmethod
-    def _if_matches(rule: IfRule, inp: HookInput) -> bool:
-        if inp.event not in TOOL_EVENTS:
-            return False
-        return rule.matches(
-            inp.tool_name or "",
-            inp.tool_input,
-            cwd=inp.cwd,
-            project_dir=inp.payload.get("project_dir"),
-        )
+    def explain(self, inp: HookInput) -> list[Candidate]:
+        """Every hook registered on the input's event, in run order, selected or not and why
+        (the checks of `select`, spelled out)."""
+        return explain_selection(self._by_event.get(inp.event, ()), inp)
 
     # Dispatch -------------------------------------------------------------------------------
 
@@ -399,6 +396,8 @@ class HookEngine:
         `select(inp)` returned, when the caller already asked (it is not selected again)."""
         if selected is None:
             selected = self.select(inp)
+        if _debug.on:
+            tracing.selection(self._by_event.get(inp.event, ()), inp)
         if not selected:
             return self._nothing_selected(inp)
         if inp.event in self._inline_events or all(spec.inline for spec in selected):
@@ -412,6 +411,8 @@ class HookEngine:
         """The sync facade. Sync Python hooks run on the calling thread; anything else runs on
         the engine's private event loop thread."""
         selected = self.select(inp)
+        if _debug.on:
+            tracing.selection(self._by_event.get(inp.event, ()), inp)
         if not selected:
             return self._nothing_selected(inp)
         if inp.event in self._inline_events or all(spec.inline for spec in selected):
@@ -439,11 +440,13 @@ class HookEngine:
             return self._loop_thread
 
     def _after_dispatch(self, inp: HookInput, verdict: Verdict) -> None:
+        if _debug.on:
+            tracing.results(verdict)
         if self._once_hooks:
             for spec, _result, _duration in verdict.runs:
                 if spec.once:
                     self.unregister(spec)
-        self.audit.submit(verdict, inp.session_id)
+        self.audit.submit(verdict, inp.session_id, inp)
         if inp.event in _SCOPE_ENDING and not (verdict.blocked and verdict.continue_):
             self._end_scopes(inp)
 

@@ -183,7 +183,15 @@ def _nothing() -> Mapping[str, Any]:
     return _NOTHING
 
 
-@dataclass(slots=True)
+def _event_named(name: object) -> Event:
+    if not isinstance(name, str):
+        raise UnknownEventError(
+            f"event must be an Event or an event name, got {type(name).__name__}"
+        )
+    return resolve_event(name)
+
+
+@dataclass(slots=True, init=False)
 class HookInput:
     """What a hook sees: the common fields plus the event's payload.
 
@@ -211,6 +219,34 @@ class HookInput:
     payload: dict[str, Any] = field(default_factory=dict)
     host_objects: Mapping[str, Any] = field(default_factory=_nothing, repr=False, compare=False)
     chain_state: Mapping[str, Any] = field(default_factory=_nothing, repr=False, compare=False)
+
+    def __init__(
+        self,
+        event: Event | str,
+        session_id: str | None = None,
+        turn_id: str | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        cwd: str | None = None,
+        transcript_path: str | None = None,
+        permission_mode: str | None = None,
+        payload: dict[str, Any] | None = None,
+        host_objects: Mapping[str, Any] = _NOTHING,
+        chain_state: Mapping[str, Any] = _NOTHING,
+    ) -> None:
+        """`event` is an `Event` or its name: a canonical name or any dialect alias
+        (``"PreToolUse"``, ``"before_tool"``); anything else raises `UnknownEventError`."""
+        self.event = event if type(event) is Event else _event_named(event)
+        self.session_id = session_id
+        self.turn_id = turn_id
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.cwd = cwd
+        self.transcript_path = transcript_path
+        self.permission_mode = permission_mode
+        self.payload = {} if payload is None else payload
+        self.host_objects = host_objects
+        self.chain_state = chain_state
 
     @property
     def hook_event_name(self) -> str:

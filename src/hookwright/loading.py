@@ -52,11 +52,18 @@ class LoadResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Discovered hooks left unbound because their folder is not trusted.
     untrusted: list[DiscoveredHook] = field(default_factory=list)
+    #: Trusted hooks that bound to no spec: turned off by their settings (Claude Code's
+    #: `disableAllHooks`, `allowManagedHooksOnly`, a disabled plugin) or failed to bind.
+    unloaded: list[DiscoveredHook] = field(default_factory=list)
+    #: `id()` of each spec in `specs` -> the discovered hook it was bound from.
+    declared_by: dict[int, DiscoveredHook] = field(default_factory=dict)
 
     def extend(self, other: LoadResult) -> None:
         self.specs.extend(other.specs)
         self.diagnostics.extend(other.diagnostics)
         self.untrusted.extend(other.untrusted)
+        self.unloaded.extend(other.unloaded)
+        self.declared_by.update(other.declared_by)
 
 
 #: Builds a trusted hook's specs; the policy says which files' settings apply to them.
@@ -129,12 +136,18 @@ class Discovery:
                 result.untrusted.append(hook)
                 continue
             try:
-                result.extend(hook.binder(policy))
+                bound = hook.binder(policy)
             except Exception as exc:
                 file, _, where = hook.origin.rpartition(":")
                 result.diagnostics.append(
                     Diagnostic(file or hook.origin, where if file else "", f"cannot bind: {exc}")
                 )
+                result.unloaded.append(hook)
+                continue
+            result.extend(bound)
+            result.declared_by.update((id(spec), hook) for spec in bound.specs)
+            if not bound.specs:
+                result.unloaded.append(hook)
         result.diagnostics = list(dict.fromkeys(result.diagnostics))
         return result
 
@@ -155,28 +168,38 @@ def sources() -> dict[str, SourceDiscoverer]:
     return dict(_DISCOVERERS)
 
 
+def discover_by_dialect(ctx: LoadContext) -> dict[str, Discovery]:
+    """Each dialect's hooks as declared, by dialect name; no hook code runs."""
+    found: dict[str, Discovery] = {}
+    for dialect, discoverer in sources().items():
+        try:
+            found[dialect] = discoverer(ctx)
+        except Exception as exc:
+            problem = Diagnostic(str(ctx.project_dir), dialect, f"discovery failed: {exc}")
+            found[dialect] = Discovery(diagnostics=[problem])
+    return found
+
+
+def unrecognised_configs(ctx: LoadContext, discovery: Discovery) -> list[Diagnostic]:
+    """A warning for each `--config` file no dialect found a hook or a problem in."""
+    return [
+        Diagnostic(
+            str(config),
+            "",
+            f"no hooks found: not a hook config of any dialect ({', '.join(sorted(sources()))})",
+            "warning",
+        )
+        for config in ctx.config_files
+        if not _mentioned(Path(config), discovery)
+    ]
+
+
 def discover(ctx: LoadContext) -> Discovery:
     """Every dialect's hooks as declared; no hook code runs."""
     discovery = Discovery()
-    known = sources()
-    for dialect, discoverer in known.items():
-        try:
-            discovery.extend(discoverer(ctx))
-        except Exception as exc:
-            discovery.diagnostics.append(
-                Diagnostic(str(ctx.project_dir), dialect, f"discovery failed: {exc}")
-            )
-    for config in ctx.config_files:
-        if not _mentioned(Path(config), discovery):
-            discovery.diagnostics.append(
-                Diagnostic(
-                    str(config),
-                    "",
-                    "no hooks found: not a hook config of any dialect "
-                    f"({', '.join(sorted(known))})",
-                    "warning",
-                )
-            )
+    for part in discover_by_dialect(ctx).values():
+        discovery.extend(part)
+    discovery.diagnostics += unrecognised_configs(ctx, discovery)
     return discovery
 
 

@@ -274,11 +274,35 @@ class Verdict:
                     "status": r.status.value,
                     "decision": r.decision.value if r.decision else None,
                     "exit_code": r.exit_code,
+                    "error": r.error,
                     "duration_ms": round(r.duration_ms, 3),
                 }
                 for r in self.results
             ],
         }
+
+
+def effect_of(result: HookResult) -> str:
+    """A one-word summary of what a hook did (`deny`, `rewrite input`, `context`, ...)."""
+    if result.status is not Status.ok:
+        return result.status.value
+    if result.decision is not None:
+        return result.decision.value
+    checks: tuple[tuple[str, Any], ...] = (
+        ("abort", result.abort is not None),
+        ("stop", not result.continue_),
+        ("respond", result.respond is not None),
+        ("rewrite input", result.updated_input is not None or bool(result.payload_updates)),
+        ("rewrite output", result.updated_output is not None),
+        ("patch", bool(result.patches)),
+        ("context", result.additional_context is not None),
+        ("message", result.system_message is not None),
+        ("prompt", bool(result.effects and result.effects.prompt_injections)),
+    )
+    for effect, present in checks:
+        if present:
+            return effect
+    return "note"
 
 
 #: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they

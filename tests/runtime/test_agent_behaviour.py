@@ -486,7 +486,12 @@ def write_hooks(project: Path) -> None:
 async def test_untrusted_project_hooks_do_not_run(tmp_path: Path, isolated_home: Path) -> None:
     project = tmp_path / "repo"
     write_hooks(project)
-    setup = await open_session(project, home=isolated_home, permission_mode="bypassPermissions")
+    setup = await open_session(
+        project,
+        home=isolated_home,
+        permission_mode="bypassPermissions",
+        model=f"scripted:{project / '.hookwright' / 'script.yaml'}",
+    )
     assert setup.untrusted_hooks == 1
     assert any("hookwright trust" in line and "--trust" in line for line in setup.diagnostics)
     assert setup.engine.hooks("PreToolUse") == []
@@ -512,7 +517,7 @@ async def test_resume_continues_from_the_transcript(tmp_path: Path, isolated_hom
     assert resumed.agent.messages[-1] == {"role": "assistant", "content": "finished"}
     resumed.engine.close()
     with pytest.raises(ValueError, match="no transcript"):
-        await open_session(project, home=isolated_home, resume="nope")
+        await open_session(project, home=isolated_home, resume="nope", trust=True)
 
 
 #: Lines as hookwright wrote them before transcripts were compact JSON in Claude Code's order.
@@ -558,7 +563,10 @@ async def test_resume_reads_transcripts_written_before_lines_were_compact(
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in SPACED_TRANSCRIPT))
 
-    resumed = await open_session(project, home=isolated_home, resume="old-session", trust=True)
+    model = ScriptedModel.from_turns([{"content": "unused"}])
+    resumed = await open_session(
+        project, home=isolated_home, resume="old-session", trust=True, model=model
+    )
 
     assert resumed.agent.messages == [
         {"role": "system", "content": "sys"},
@@ -580,7 +588,9 @@ async def test_resume_reads_transcripts_written_before_lines_were_compact(
     resumed.engine.close()
     path.write_text("not json\n")
     with pytest.raises(ValueError, match="empty transcript"):
-        await open_session(project, home=isolated_home, resume="old-session", trust=True)
+        await open_session(
+            project, home=isolated_home, resume="old-session", trust=True, model=model
+        )
 
 
 def test_kill_9_leaves_a_readable_transcript(tmp_path: Path) -> None:

@@ -3,46 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from cli_runner import run_hookwright as hookwright
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
-
-
-def test_demo_shows_every_hook_decision(isolated_home: Path) -> None:
-    proc = hookwright(
-        "run", "Clean, publish, read.", "--project", str(DEMO), "--trust", home=isolated_home
-    )
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
-    assert "PreToolUse no-destructive-rm (native, project): deny" in out
-    assert "PreToolUse force-dry-run (native, project): rewrite input" in out
-    assert "SessionStart project-facts (native, project): context" in out
-    assert "dry run: git push origin main" in out
-    assert "Done:" in out
-
-
-def test_json_stream_is_one_event_per_line(isolated_home: Path) -> None:
-    proc = hookwright("run", "go", "--project", str(DEMO), "--trust", "--json", home=isolated_home)
-    assert proc.returncode == 0, proc.stderr
-    events = [json.loads(line) for line in proc.stdout.splitlines()]
-    kinds = [e["type"] for e in events]
-    assert kinds[0] == "session_start"
-    assert kinds[-1] == "session_end"
-    decisions = [(e["hook"], e["effect"]) for e in events if e["type"] == "hook_result"]
-    assert ("no-destructive-rm", "deny") in decisions
-    assert ("force-dry-run", "rewrite input") in decisions
-    results = [e for e in events if e["type"] == "tool_result"]
-    assert results[0]["skipped"] == "denied by hook"
-    assert events[-2]["type"] == "turn_end"
-    assert events[-2]["status"] == "completed"
+DEMO_SCRIPT = f"scripted:{DEMO / '.hookwright' / 'script.yaml'}"
 
 
 def test_untrusted_run_says_how_to_trust_and_runs_no_project_hook(
     isolated_home: Path,
 ) -> None:
-    proc = hookwright("run", "go", "--project", str(DEMO), "--json", home=isolated_home)
+    proc = hookwright(
+        "run", "go", "--project", str(DEMO), "--json", "--model", DEMO_SCRIPT, home=isolated_home
+    )
     assert proc.returncode == 0, proc.stderr
     assert "not trusted" in proc.stderr
     assert f"hookwright trust {DEMO}" in proc.stderr
@@ -75,10 +54,55 @@ def test_bad_model_and_mode_exit_2_with_one_line(tmp_path: Path, isolated_home: 
         assert message in lines[0]
 
 
-def test_no_model_configured_says_how(tmp_path: Path, isolated_home: Path) -> None:
-    proc = hookwright("run", "hi", "--project", str(tmp_path), home=isolated_home)
-    assert proc.returncode == 0
-    assert "No model is configured" in proc.stdout
+def test_no_model_configured_exits_2_and_says_how(tmp_path: Path, isolated_home: Path) -> None:
+    for command in (["run", "hi"], ["chat"]):
+        proc = hookwright(*command, "--project", str(tmp_path), home=isolated_home, stdin="")
+        assert proc.returncode == 2, proc.stderr
+        [line] = proc.stderr.strip().splitlines()
+        assert line.startswith("hookwright: error: No model is configured. Pass --model")
+        assert proc.stdout == ""
+
+
+def test_unknown_skill_is_an_error_for_run_and_chat(tmp_path: Path, isolated_home: Path) -> None:
+    (tmp_path / "skills" / "tidy").mkdir(parents=True)
+    for command in (["run", "hi"], ["chat"]):
+        proc = hookwright(
+            *command,
+            "--project",
+            str(tmp_path),
+            "--model",
+            DEMO_SCRIPT,
+            "--skill",
+            "tidy",
+            "--skill",
+            "tiddy",
+            home=isolated_home,
+            stdin="",
+        )
+        assert proc.returncode == 2, proc.stderr
+        [line] = proc.stderr.strip().splitlines()
+        assert f"unknown skill(s) tiddy: not in {tmp_path / 'skills'} (available: tidy)" in line
+
+
+@pytest.mark.parametrize("backend", ["openai", "anthropic"])
+def test_a_missing_sdk_is_one_line_naming_the_extra(
+    backend: str, tmp_path: Path, isolated_home: Path
+) -> None:
+    code = (
+        f"import sys; sys.modules[{backend!r}] = None; "
+        "from hookwright.cli.app import main; "
+        f"sys.argv = ['hookwright', 'run', 'hi', '-p', {str(tmp_path)!r}, "
+        f"'--model', '{backend}:some-model']; main()"
+    )
+    env = {**os.environ, "HOME": str(isolated_home), f"{backend.upper()}_API_KEY": "k"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        f"hookwright: error: --model {backend}:some-model needs the {backend} package, an "
+        f"optional extra: pip install 'hookwright[{backend}]'\n"
+    )
 
 
 def test_chat_reads_prompts_until_eof(tmp_path: Path, isolated_home: Path) -> None:

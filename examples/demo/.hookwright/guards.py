@@ -1,18 +1,11 @@
-"""Demo guards: deny a destructive command, rewrite an argument, add context."""
+"""The demo's Python hooks: rewrite an argument, add context."""
 
 from __future__ import annotations
 
 import shlex
 from typing import Any
 
-from hookwright import HookInput, HookResult, add_context, deny, rewrite_input
-
-
-def deny_rm(inp: HookInput) -> HookResult | None:
-    command = inp.tool_input.get("command", "")
-    if "-r" in command or "-f" in command:
-        return deny(f"recursive or forced rm is not allowed here: {command!r}")
-    return None
+from hookwright import HookInput, HookResult, add_context, rewrite_input
 
 
 def dry_run_push(inp: HookInput) -> HookResult:
@@ -27,7 +20,3 @@ def dry_run_push(inp: HookInput) -> HookResult:
 
 def project_facts(inp: HookInput) -> HookResult:
     return add_context("This demo project has no remote; pushes are dry runs.")
-
-
-def note_write(inp: HookInput) -> None:
-    return None

@@ -13,10 +13,23 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from hookwright import debug as debug_trace
+from hookwright.audit import default_audit_path
+from hookwright.cli import audit_log
+from hookwright.cli import validate as validation
+from hookwright.cli.explain import (
+    Explanation,
+    other_events,
+    print_explanation,
+    unloaded_for,
+    verdict_json,
+)
+from hookwright.cli.recorded import RecordedCallError, recorded_call
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
 from hookwright.loading import DiscoveredHook, LoadContext, LoadResult, discover
 from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
+from hookwright.selection import input_warnings
 from hookwright.spec import HookSpec
 from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
@@ -30,6 +43,21 @@ app = typer.Typer(
 )
 hooks_app = typer.Typer(help="Inspect and exercise the hooks a project would run.")
 app.add_typer(hooks_app, name="hooks")
+
+
+@app.callback()
+def _global_options(
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Trace hook matching, spawning, calls, exit codes and outputs to stderr "
+            "(also HOOKWRIGHT_DEBUG=1).",
+        ),
+    ] = False,
+) -> None:
+    if debug:
+        debug_trace.enable()
 
 
 def _stdout_console() -> Console:
@@ -60,10 +88,7 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _load(
-    project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
-) -> tuple[HookEngine, LoadResult]:
-    """Discover the project's hooks and bind those `policy` trusts (default: the trust store)."""
+def _context(project: Path, configs: list[Path] | None) -> LoadContext:
     project = project.resolve()
     if not project.is_dir():
         raise CliError(f"project directory {project} does not exist")
@@ -71,15 +96,30 @@ def _load(
     for file in files:
         if not file.is_file():
             raise CliError(f"config file {file} does not exist")
+    return LoadContext(project_dir=project, home=Path.home(), config_files=files)
+
+
+def _trust_store() -> TrustPolicy:
     try:
-        policy = policy or TrustPolicy.load(Path.home())
+        return TrustPolicy.load(Path.home())
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    discovery = discover(LoadContext(project_dir=project, home=Path.home(), config_files=files))
-    result = discovery.bind(policy)
+
+
+def _load(
+    project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
+) -> tuple[HookEngine, LoadResult]:
+    """Discover the project's hooks and bind those `policy` trusts (default: the trust store).
+    `LoadResult.declared_by` is keyed by the engine's registered specs."""
+    ctx = _context(project, configs)
+    result = discover(ctx).bind(policy or _trust_store())
     engine = HookEngine()
+    declared_by = result.declared_by
+    result.declared_by = {}
     for spec in result.specs:
-        engine.register(spec)
+        registered = engine.register(spec)
+        if id(spec) in declared_by:
+            result.declared_by[id(registered)] = declared_by[id(spec)]
     for diagnostic in result.diagnostics:
         _say_err(str(diagnostic))
     return engine, result
@@ -205,6 +245,16 @@ def hooks_test(
     ] = None,
     project: ProjectOpt = Path("."),
     config: ConfigOpt = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Say why each hook was selected or skipped.")
+    ] = False,
+    from_transcript: Annotated[
+        Path | None,
+        typer.Option("--from-transcript", help="Replay a tool call recorded in this transcript."),
+    ] = None,
+    tool_use: Annotated[
+        str | None, typer.Option("--tool-use", help="The recorded call's id (default: the last).")
+    ] = None,
 ) -> None:
     """Dispatch one event and print the merged verdict as one JSON object.
 
@@ -212,18 +262,103 @@ def hooks_test(
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
     try:
         canonical = resolve_event(event)
-        data = _read_input(input_file)
-        engine, _ = _load(project, config, TrustPolicy(everything=True))
+        data = _recorded(from_transcript, canonical, tool_use)
+        data.update(_read_input(input_file))
+        engine, loaded = _load(project, config, TrustPolicy(everything=True))
+        trust = _trust_store()
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
     data.setdefault("session_id", f"test-{uuid.uuid4().hex[:8]}")
     data.setdefault("cwd", str(project.resolve()))
     inp = HookInput.from_wire(canonical, data)
+    explanation = _explain(engine, loaded, trust, inp, explain)
+    if not explain:
+        for warning in explanation.warnings:
+            _say_err(f"warning: {warning}")
     try:
         verdict = engine.dispatch_sync(inp)
     finally:
         engine.close()
-    sys.stdout.write(json.dumps(verdict.to_json(), ensure_ascii=False) + "\n")
+    if explain:
+        print_explanation(inp, verdict, explanation)
+    output = verdict_json(verdict, explanation) if explain else verdict.to_json()
+    sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+
+
+def _explain(
+    engine: HookEngine, loaded: LoadResult, trust: TrustPolicy, inp: HookInput, full: bool
+) -> Explanation:
+    """The input warnings, and with `full` every candidate hook and the folders not trusted."""
+    untrusted = {
+        key for key, hook in loaded.declared_by.items() if not trust.trusts(hook.trust_root)
+    }
+    return Explanation(
+        candidates=engine.explain(inp) if full else [],
+        untrusted=untrusted,
+        unloaded=unloaded_for(loaded.unloaded, inp.event) if full else [],
+        warnings=input_warnings(engine.hooks(inp.event), inp),
+        elsewhere=other_events(engine.hooks(), inp.event) if full else [],
+    )
+
+
+def _recorded(transcript: Path | None, event: Event, tool_use: str | None) -> dict[str, Any]:
+    if transcript is None:
+        if tool_use is not None:
+            raise CliError("--tool-use needs --from-transcript FILE")
+        return {}
+    try:
+        return recorded_call(transcript, event, tool_use)
+    except RecordedCallError as exc:
+        raise CliError(str(exc)) from None
+
+
+@hooks_app.command("validate")
+def hooks_validate(
+    project: ProjectOpt = Path("."),
+    config: ConfigOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    trust: Annotated[
+        bool,
+        typer.Option("--trust", help="Also load the code of hooks in a folder not trusted."),
+    ] = False,
+) -> None:
+    """Check every hook config file of every dialect; exit 1 when any has an error.
+
+    Files are read and validated without running anything; hooks of trusted folders (all with
+    --trust) are also loaded as a session loads them (modules imported, factories called)."""
+    try:
+        ctx = _context(project, config)
+        policy = TrustPolicy(everything=True) if trust else _trust_store()
+    except CliError as exc:
+        raise _fail(str(exc)) from None
+    report = validation.validate(ctx, policy)
+    if json_out:
+        sys.stdout.write(json.dumps(validation.to_json(report), ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("\n".join(validation.to_lines(report)) + "\n")
+    if report.errors:
+        raise typer.Exit(code=1)
+
+
+@app.command("audit")
+def audit(
+    session: Annotated[
+        str | None, typer.Option("--session", "-s", help="Only this session (id or prefix).")
+    ] = None,
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep printing records as they are written.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON record per line.")] = False,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            help="Audit file (default: HOOKWRIGHT_AUDIT_LOG, else ~/.hookwright/audit.jsonl).",
+        ),
+    ] = None,
+) -> None:
+    """Print the audit trail: one line per hook run (what it did to which call)."""
+    audit_log.run(file or default_audit_path(), session, follow, json_out)
 
 
 def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:

@@ -31,6 +31,16 @@ class RichRenderer:
         self._streaming = False
         self._status: Status | None = None
 
+    def _session_header(self, event: dict[str, Any]) -> None:
+        """Which model runs, and where the transcript and the audit trail go."""
+        lines = [f"session {event['session_id']}"]
+        if event.get("model"):
+            lines.append(f"model       {event['model']}")
+        lines.append(f"transcript  {event['transcript']}")
+        lines.append(f"audit       {event.get('audit') or 'off'}")
+        for line in lines:
+            self.console.print(Text(line, style="dim"), soft_wrap=True)
+
     def _hooks_running(self, event: dict[str, Any]) -> None:
         """A spinner while hooks run, saying their status messages (Claude Code's
         ``statusMessage``); where no spinner can show, each message is a line."""
@@ -139,4 +149,4 @@ class RichRenderer:
                     Text(f"— turn ended ({event['status']}){reason}", style="yellow")
                 )
         elif kind == "session_start" and not prefix:
-            self.console.print(Text(f"session {event['session_id']}", style="dim"))
+            self._session_header(event)

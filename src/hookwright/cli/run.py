@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.prompt import Confirm
 
+from hookwright.cli.summary import RunSummary
+from hookwright.dialects.skills import unknown_skills
 from hookwright.runtime.agent import EventSink
 from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models import ModelConfigError
@@ -44,6 +46,9 @@ SkillOpt = Annotated[
     list[str] | None, typer.Option("--skill", help="Enable a skill from <project>/skills.")
 ]
 PlanOpt = Annotated[bool, typer.Option("--plan", help="Run a planning round first.")]
+SummaryOpt = Annotated[
+    bool, typer.Option("--summary", help="End with a table: what each hook did in this run.")
+]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -88,6 +93,9 @@ async def _open(
     for file in config or []:
         if not file.is_file():
             raise _fail(f"config file {file} does not exist")
+    problem = unknown_skills(project.resolve(), list(skills or []))
+    if problem is not None:
+        raise _fail(problem)
     sink: EventSink = JsonRenderer() if json_out else RichRenderer()
     try:
         setup = await open_session(
@@ -124,8 +132,10 @@ def run(
     config: ConfigOpt = None,
     skill: SkillOpt = None,
     plan: PlanOpt = False,
+    summary: SummaryOpt = False,
 ) -> None:
-    """Run the agent on one prompt and exit (status 1 when the turn failed)."""
+    """Run the agent on one prompt and exit (status 1 when the turn failed, 2 for bad
+    arguments or no model)."""
     mode = _check_mode(permission_mode)
     interactive = sys.stdin.isatty() and not json_out
 
@@ -144,12 +154,17 @@ def run(
             interactive=interactive,
         )
         agent = setup.agent
+        collector = RunSummary(setup.engine.hooks()) if summary and not json_out else None
+        if collector is not None:
+            setup.engine.add_audit_callback(collector)
         try:
             await agent.start("resume" if resume else "startup")
             result = await agent.run(prompt)
         finally:
             await agent.close("other")
             await setup.engine.aclose()
+        if collector is not None:
+            collector.print(Console(highlight=False), agent.session_id)
         return 0 if result.status in ("completed", "max_turns", "stopped") else 1
 
     raise typer.Exit(code=asyncio.run(main()))

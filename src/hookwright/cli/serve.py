@@ -12,12 +12,12 @@ import typer
 import uvicorn
 
 from hookwright.cli.run import MaxTurnsOpt, ModelOpt, PlanOpt, SkillOpt, TrustOpt
+from hookwright.dialects.skills import SkillHookError, scan_hooks, unknown_skills
 from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.permissions import MODES, PermissionMode
 from hookwright.server import ServerSettings, create_app
 from hookwright.server.access import is_loopback_host, new_token, normalize_origin
-from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY, available_skills
-from hookwright.skills import SkillHookError, scan_hooks
+from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY
 
 ServeModeOpt = Annotated[
     str, typer.Option("--permission-mode", help=f"One of: {', '.join(MODES)}.")
@@ -76,13 +76,9 @@ def settings_from_options(
         except ModelConfigError as exc:
             raise _fail(str(exc)) from None
     skills = list(dict.fromkeys(skill or []))
-    known = available_skills(project)
-    unknown = [name for name in skills if name not in known]
-    if unknown:
-        raise _fail(
-            f"unknown skill(s) {', '.join(unknown)}: not in {project / 'skills'} "
-            f"(available: {', '.join(known) or 'none'})"
-        )
+    problem = unknown_skills(project, skills)
+    if problem is not None:
+        raise _fail(problem)
     origins: list[str] = []
     for origin in allow_origin or []:
         try:

@@ -4,9 +4,8 @@ failures, and the hooks' messages for the user. Never shown to the model."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from hookwright.results import HookResult, Status, Verdict
+from hookwright.results import HookResult, Status, Verdict, effect_of
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
@@ -51,26 +50,3 @@ def failure_code(result: HookResult) -> str | None:
         if notice.kind == "hook_failed" and isinstance(code, str):
             return code
     return None
-
-
-def effect_of(result: HookResult) -> str:
-    """A one-word summary of what a hook did."""
-    if result.status is not Status.ok:
-        return result.status.value
-    if result.decision is not None:
-        return result.decision.value
-    checks: tuple[tuple[str, Any], ...] = (
-        ("abort", result.abort is not None),
-        ("stop", not result.continue_),
-        ("respond", result.respond is not None),
-        ("rewrite input", result.updated_input is not None or bool(result.payload_updates)),
-        ("rewrite output", result.updated_output is not None),
-        ("patch", bool(result.patches)),
-        ("context", result.additional_context is not None),
-        ("message", result.system_message is not None),
-        ("prompt", bool(result.effects and result.effects.prompt_injections)),
-    )
-    for effect, present in checks:
-        if present:
-            return effect
-    return "note"

@@ -300,7 +300,14 @@ class Agent:
     # Session --------------------------------------------------------------------------------
 
     async def start(self, source: str = "startup") -> None:
-        self.emit("session_start", session_id=self.session_id, transcript=self.transcript_path)
+        audit = self.engine.audit.path
+        self.emit(
+            "session_start",
+            session_id=self.session_id,
+            transcript=self.transcript_path,
+            model=refs.model_ref(self.model),
+            audit=str(audit) if audit is not None else None,
+        )
         decision = await self.hooks.start(source)
         self.queue_context(decision.context)
         self._use_env_files(decision.env_files)

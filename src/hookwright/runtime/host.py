@@ -26,7 +26,6 @@ from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
 from hookwright.runtime.effort import load_effort
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
-from hookwright.runtime.models.scripted import ScriptedModel
 from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.subagent import AgentTool
@@ -79,7 +78,7 @@ def resolve_model(
         text = NO_MODEL_TEXT
         if (project_dir / DEFAULT_SCRIPT).is_file():
             text += f" {DEFAULT_SCRIPT} is not used: this folder is not trusted."
-        return ScriptedModel.from_turns([{"content": text}])
+        raise ModelConfigError(text)
     return make_model(chosen, base_dir=project_dir, on_retry=on_retry)
 
 
@@ -119,6 +118,7 @@ async def open_session(
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
     home = home or Path.home()
+    owns_engine = engine is None
     engine = engine or HookEngine(services=Services(io=IoLoop(asyncio.get_running_loop())))
     if workspace_access is not None:
         engine.services = replace(engine.services, workspace_access=workspace_access)
@@ -139,12 +139,17 @@ async def open_session(
             holder[0].model_retry(attempt, error, delay)
 
     chosen_model = model if model is not None and not isinstance(model, str) else None
-    resolved_model = chosen_model or resolve_model(
-        model if isinstance(model, str) else None,
-        project_dir,
-        on_retry,
-        project_trusted=trusted,
-    )
+    try:
+        resolved_model = chosen_model or resolve_model(
+            model if isinstance(model, str) else None,
+            project_dir,
+            on_retry,
+            project_trusted=trusted,
+        )
+    except ModelConfigError:
+        if owns_engine:
+            await engine.aclose()
+        raise
     mode = session_mode(permission_mode, project_dir, home, trust_policy, config_files)
     diagnostics += mode.notes
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)

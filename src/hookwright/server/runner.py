@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookwright.dialects.skills import available_skills
 from hookwright.runtime.agent import Agent, AgentEvent
 from hookwright.runtime.host import open_session
 from hookwright.runtime.models import Model, ModelConfigError
@@ -67,13 +68,6 @@ class ServerSettings:
 
 class RequestError(Exception):
     """The request is well-formed but cannot run (unknown skill, bad model); sent as an error."""
-
-
-def available_skills(project_dir: Path) -> list[str]:
-    root = project_dir / "skills"
-    if not root.is_dir():
-        return []
-    return sorted(entry.name for entry in root.iterdir() if entry.is_dir())
 
 
 def _skills_for(settings: ServerSettings, request: ChatRequest) -> list[str]:

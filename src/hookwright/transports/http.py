@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 
+from hookwright import debug
 from hookwright.transports.workers import WorkerPool
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -346,6 +347,7 @@ async def _timed(
     resolver: Resolver | None,
 ) -> HttpOutcome:
     started = time.monotonic()
+    debug.trace("http", f"{method} {url}; body: {debug.short(payload) if payload else '(none)'}")
     clean = {"Accept-Encoding": "identity"}
     for name, value in headers.items():
         clean[clean_header_value(name)] = clean_header_value(value)
@@ -360,6 +362,9 @@ async def _timed(
     except TimeoutError:
         result = _failure(f"timed out after {timeout:g}s", timed_out=True)
     result.duration_ms = (time.monotonic() - started) * 1000.0
+    if debug.state.on:
+        what = f"status {result.status}" if result.error is None else result.error
+        debug.trace("http", f"{method} {url}: {what}; body: {debug.short(result.text)}")
     return result
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright import debug
 from hookwright.transports import adoption
 from hookwright.transports.adoption import RunMark, mark_environment
 from hookwright.transports.groups import group_alive, signal_group
@@ -288,6 +289,25 @@ async def _supervise(run: _Run, stdin_data: bytes) -> ProcessOutcome:
         run.transport.close()
 
 
+def _traced(outcome: ProcessOutcome) -> ProcessOutcome:
+    """Trace how a process ended (`--debug`) and return its outcome."""
+    if not debug.state.on:
+        return outcome
+    if outcome.spawn_error is not None:
+        debug.trace("spawn", f"failed: {outcome.spawn_error}")
+        return outcome
+    how = "timed out" if outcome.timed_out else f"exit {outcome.exit_code}"
+    if outcome.exit_code is None and not outcome.timed_out:
+        how = "killed"
+    debug.trace(
+        "process",
+        f"pid {outcome.pid} {how} after {outcome.duration_ms:.0f} ms; "
+        f"stdout: {debug.short(outcome.stdout) or '(empty)'}; "
+        f"stderr: {debug.short(outcome.stderr) or '(empty)'}",
+    )
+    return outcome
+
+
 def _spawn_error(args: list[str], cwd: str | Path | None, exc: OSError) -> str:
     if isinstance(exc, FileNotFoundError):
         if cwd is not None and not os.path.isdir(cwd):
@@ -341,12 +361,19 @@ async def run_process(
             )
             adoption.started(transport.get_pid())
     except OSError as exc:
-        return ProcessOutcome(
+        failed = ProcessOutcome(
             exit_code=None,
             stdout="",
             stderr="",
             spawn_error=_spawn_error(args, cwd, exc),
             duration_ms=(time.monotonic() - started) * 1000.0,
+        )
+        return _traced(failed)
+    if debug.state.on:
+        debug.trace(
+            "spawn",
+            f"{debug.short(args)} in {cwd or os.getcwd()}, pid {transport.get_pid()}; "
+            f"stdin: {debug.short(stdin_data) or '(empty)'}",
         )
     detach: asyncio.Future[None] = loop.create_future()
     run = _Run(
@@ -361,7 +388,7 @@ async def run_process(
         mark=mark,
     )
     if run.first is None:
-        return await _supervise(run, stdin_data)
+        return _traced(await _supervise(run, stdin_data))
     task = asyncio.ensure_future(_supervise(run, stdin_data))
     try:
         waiters: set[asyncio.Future[Any]] = {task, detach}
@@ -371,7 +398,8 @@ async def run_process(
         await asyncio.gather(task, return_exceptions=True)
         raise
     if task.done():
-        return task.result()
+        return _traced(task.result())
+    debug.trace("process", f"pid {run.proc.pid} detached (async): {debug.short(run.first.line)}")
     return ProcessOutcome(
         exit_code=None,
         stdout=run.first.line,

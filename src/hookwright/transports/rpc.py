@@ -50,6 +50,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from hookwright import debug
 from hookwright.safeparse import MAX_DEPTH, check_depth, load_json_text
 from hookwright.transports.adoption import mark_environment, started, starting
 from hookwright.transports.groups import signal_group
@@ -1024,6 +1025,8 @@ class RpcProcess:
             raise RpcProcessError(
                 f"hook {self.name}: cannot start {self.argv[0]!r}: {exc}"
             ) from exc
+        where = self.cwd or os.getcwd()
+        debug.trace("spawn", f"{self.name}: {debug.short(self.argv)} in {where}, pid {proc.pid}")
         conn = _Connection(proc, protocol, transport, self.name, self.max_line)
         try:
             await asyncio.wait_for(

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from hookwright import debug
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import encode_params
@@ -69,6 +70,8 @@ class PicoClawHandler:
                 return self._failed(Status.error, str(exc))
         method = self.method
         params = encode_params(method, inp, self.protocol)
+        if debug.state.on:
+            debug.trace("call", f"{self.target.name} hook.{method}: {debug.short(params)}")
         invoke_within = self._invoke_within
         try:
             if invoke_within is not None:
@@ -82,6 +85,8 @@ class PicoClawHandler:
             if escapes_hook(exc):
                 raise
             return self._failed(Status.error, str(exc) or type(exc).__name__)
+        if debug.state.on:
+            debug.trace("answer", f"{self.target.name} hook.{method}: {debug.short(raw)}")
         try:
             return decode(self.method, raw, params, hook=self.target.name, protocol=self.protocol)
         except DecodeError as exc:

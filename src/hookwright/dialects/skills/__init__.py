@@ -6,8 +6,24 @@ Public entry point for users is `hookwright.skills`. This package imports no oth
 
 from __future__ import annotations
 
-from hookwright.dialects.skills.config import TIMINGS, HookInfo, SkillHookError, scan_hooks
+from hookwright.dialects.skills.config import (
+    TIMINGS,
+    HookInfo,
+    SkillHookError,
+    available_skills,
+    scan_hooks,
+    unknown_skills,
+)
 from hookwright.dialects.skills.flow import SkillHookFlow
 from hookwright.dialects.skills.manager import HookManager
 
-__all__ = ["TIMINGS", "HookInfo", "HookManager", "SkillHookError", "SkillHookFlow", "scan_hooks"]
+__all__ = [
+    "TIMINGS",
+    "HookInfo",
+    "HookManager",
+    "SkillHookError",
+    "SkillHookFlow",
+    "available_skills",
+    "scan_hooks",
+    "unknown_skills",
+]

@@ -106,6 +106,26 @@ class _Collector:
             self._sink.append(error)
 
 
+def available_skills(project_dir: Path) -> list[str]:
+    """The skills of a project: the folders of `<project>/skills`, sorted."""
+    root = project_dir / DEFAULT_SKILLS_DIR
+    if not root.is_dir():
+        return []
+    return sorted(entry.name for entry in root.iterdir() if entry.is_dir())
+
+
+def unknown_skills(project_dir: Path, skills: list[str]) -> str | None:
+    """Why `skills` cannot all be enabled in this project (one line), or None when they can."""
+    known = available_skills(project_dir)
+    unknown = [name for name in skills if name not in known]
+    if not unknown:
+        return None
+    return (
+        f"unknown skill(s) {', '.join(unknown)}: not in {project_dir / DEFAULT_SKILLS_DIR} "
+        f"(available: {', '.join(known) or 'none'})"
+    )
+
+
 def scan_hooks(
     enabled_skills: list[str],
     skills_dir: str | None = None,

@@ -47,16 +47,26 @@ def make_model(
         if not path.is_absolute():
             path = (base_dir or Path.cwd()) / path
         return ScriptedModel.from_file(path)
-    inner: Model
-    if backend == "openai":
-        from hookwright.runtime.models.openai_model import OpenAIModel
+    return RetryingModel(_sdk_model(backend, rest), on_retry=on_retry)
 
-        inner = OpenAIModel.from_env(rest)
-    else:
+
+def _sdk_model(backend: str, name: str) -> Model:
+    """An SDK-backed model; a missing SDK is a one-line error naming the extra to install."""
+    try:
+        if backend == "openai":
+            from hookwright.runtime.models.openai_model import OpenAIModel
+
+            return OpenAIModel.from_env(name)
         from hookwright.runtime.models.anthropic_model import AnthropicModel
 
-        inner = AnthropicModel.from_env(rest)
-    return RetryingModel(inner, on_retry=on_retry)
+        return AnthropicModel.from_env(name)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != backend:
+            raise
+        raise ModelConfigError(
+            f"--model {backend}:{name} needs the {backend} package, an optional extra: "
+            f"pip install 'hookwright[{backend}]'"
+        ) from None
 
 
 __all__ = [

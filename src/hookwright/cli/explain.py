@@ -1,0 +1,182 @@
+"""`hooks test --explain`: every hook that could have run on the event, selected or skipped and
+why, how each that ran ended (error text, stderr tail), and what the input lacks.
+
+The explanation goes to stderr as text and into the JSON verdict (`candidates`, `warnings`,
+and per hook `effect`, `reason`, `error`, `stderr_tail`)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookwright.events import Event, HookInput
+from hookwright.loading import DiscoveredHook
+from hookwright.results import Status, Verdict, effect_of
+from hookwright.selection import Candidate
+from hookwright.spec import HookSpec
+
+#: Characters of a hook's stderr kept in the explanation.
+STDERR_TAIL = 1000
+NOT_TRUSTED = (
+    "its folder is not trusted: a session would not run it (`hookwright trust DIR`); "
+    "hooks test runs it anyway"
+)
+UNLOADED = (
+    "not loaded: turned off by its settings (disableAllHooks, allowManagedHooksOnly, a "
+    "disabled plugin) or it failed to load (see the errors above)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    candidates: list[Candidate]
+    #: Registered specs (by `id`) whose folder the user has not trusted.
+    untrusted: Collection[int]
+    #: Declared hooks for the event that bound to no spec.
+    unloaded: list[DiscoveredHook]
+    warnings: list[str]
+    #: Hooks registered only on other events, grouped by (name, dialect, source).
+    elsewhere: list[list[HookSpec]] = field(default_factory=list)
+
+
+def other_events(hooks: list[HookSpec], event: Event) -> list[list[HookSpec]]:
+    """The hooks not registered on `event`: per hook, its specs on the other events."""
+    here = {(s.name, s.dialect, s.source) for s in hooks if s.event is event}
+    found: dict[tuple[str, str, str], list[HookSpec]] = {}
+    for spec in hooks:
+        key = (spec.name, spec.dialect, spec.source)
+        if key not in here:
+            found.setdefault(key, []).append(spec)
+    return list(found.values())
+
+
+def unloaded_for(hooks: list[DiscoveredHook], event: Event) -> list[DiscoveredHook]:
+    return [hook for hook in hooks if event in hook.events]
+
+
+def _tail(text: str | None) -> str | None:
+    if not text:
+        return None
+    return text if len(text) <= STDERR_TAIL else "…" + text[-STDERR_TAIL:]
+
+
+def _candidate_json(candidate: Candidate, untrusted: Collection[int]) -> dict[str, Any]:
+    spec = candidate.spec
+    return {
+        "name": spec.name,
+        "source": spec.source,
+        "dialect": spec.dialect,
+        "origin": spec.origin,
+        "selected": candidate.selected,
+        "check": candidate.check,
+        "reason": candidate.reason,
+        "trusted": id(spec) not in untrusted,
+    }
+
+
+def _unloaded_json(hook: DiscoveredHook) -> dict[str, Any]:
+    return {
+        "name": hook.name,
+        "source": hook.source,
+        "dialect": hook.dialect,
+        "origin": hook.origin,
+        "selected": False,
+        "check": "unloaded",
+        "reason": UNLOADED,
+        "trusted": True,
+    }
+
+
+def _elsewhere_json(specs: list[HookSpec], untrusted: Collection[int]) -> dict[str, Any]:
+    first = specs[0]
+    return {
+        "name": first.name,
+        "source": first.source,
+        "dialect": first.dialect,
+        "origin": first.origin,
+        "selected": False,
+        "check": "event",
+        "reason": _elsewhere_reason(specs),
+        "trusted": not any(id(spec) in untrusted for spec in specs),
+    }
+
+
+def _elsewhere_reason(specs: list[HookSpec]) -> str:
+    events = dict.fromkeys(spec.event.value for spec in specs)
+    return f"event: registered on {', '.join(events)}"
+
+
+def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
+    """The verdict of `hooks test`, with the explanation added."""
+    data = verdict.to_json()
+    for entry, result in zip(data["hooks"], verdict.results, strict=True):
+        entry["effect"] = effect_of(result) if result.has_effect or result.error else None
+        entry["reason"] = result.reason
+        entry["stderr_tail"] = _tail(result.stderr)
+    data["candidates"] = [
+        *(_candidate_json(c, explanation.untrusted) for c in explanation.candidates),
+        *(_unloaded_json(hook) for hook in explanation.unloaded),
+        *(_elsewhere_json(specs, explanation.untrusted) for specs in explanation.elsewhere),
+    ]
+    data["warnings"] = list(explanation.warnings)
+    return data
+
+
+def _label(spec: HookSpec) -> str:
+    return f"{spec.name} ({spec.dialect}, {spec.source})"
+
+
+def _candidate_lines(explanation: Explanation) -> list[str]:
+    lines: list[str] = []
+    for candidate in explanation.candidates:
+        mark = "run " if candidate.selected else "skip"
+        trust = " [not trusted]" if id(candidate.spec) in explanation.untrusted else ""
+        lines.append(f"  {mark} {_label(candidate.spec)}{trust}: {candidate.reason}")
+    for hook in explanation.unloaded:
+        lines.append(f"  off  {hook.name} ({hook.dialect}, {hook.source}): {UNLOADED}")
+    for specs in explanation.elsewhere:
+        trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
+        lines.append(f"  skip {_label(specs[0])}{trust}: {_elsewhere_reason(specs)}")
+    specs = [c.spec for c in explanation.candidates] + [s[0] for s in explanation.elsewhere]
+    if any(id(spec) in explanation.untrusted for spec in specs):
+        lines.append(f"  [not trusted]: {NOT_TRUSTED}")
+    return lines
+
+
+def _result_lines(verdict: Verdict) -> list[str]:
+    lines: list[str] = []
+    for result in verdict.results:
+        spec = result.hook
+        text = f"  {_label(spec) if spec else '?'}: {result.status.value}"
+        if result.status is Status.ok:
+            text += ", " + (effect_of(result) if result.has_effect else "no effect")
+        if result.exit_code is not None:
+            text += f", exit {result.exit_code}"
+        detail = result.error or result.reason
+        if detail:
+            text += f" — {' '.join(detail.split())}"
+        lines.append(text)
+        tail = _tail(result.stderr)
+        if tail:
+            lines += [f"      stderr: {line}" for line in tail.rstrip("\n").splitlines()]
+    return lines
+
+
+def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation) -> None:
+    """The explanation as text, on stderr."""
+    event = inp.event.value
+    chosen = sum(1 for c in explanation.candidates if c.selected)
+    total = len(explanation.candidates) + len(explanation.unloaded)
+    lines = [f"{event}: {total} hook(s) for this event, {chosen} selected"]
+    if explanation.elsewhere:
+        lines[0] += f"; {len(explanation.elsewhere)} hook(s) only on other events"
+    lines += _candidate_lines(explanation)
+    if verdict.results:
+        lines.append("results:")
+        lines += _result_lines(verdict)
+    lines += [f"warning: {warning}" for warning in explanation.warnings]
+    decision = verdict.decision.value if verdict.decision else "none"
+    lines.append(f"decision: {decision}" + (f" — {verdict.reason}" if verdict.reason else ""))
+    sys.stderr.write("\n".join(lines) + "\n")

@@ -1,0 +1,87 @@
+"""`hooks test --from-transcript FILE [--tool-use ID]`: the input of a tool call recorded in a
+session transcript, read through the transcript module (hookwright's own transcripts and
+Claude Code's have the same lines)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hookwright.events import TOOL_EVENTS, Event
+from hookwright.runtime import transcript as transcripts
+
+FAILURE_EVENTS = frozenset({Event.PostToolUseFailure})
+RESULT_EVENTS = frozenset({Event.PostToolUse, Event.PostToolUseFailure})
+
+
+class RecordedCallError(ValueError):
+    """The transcript cannot be read, or has no such call."""
+
+
+def _messages(path: Path) -> list[dict[str, Any]]:
+    try:
+        return transcripts.load(path)
+    except (OSError, UnicodeError, AttributeError, TypeError, ValueError) as exc:
+        raise RecordedCallError(f"cannot read transcript {path}: {exc}") from None
+
+
+def _calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        call
+        for message in messages
+        if message.get("role") == "assistant"
+        for call in message.get("tool_calls") or []
+        if isinstance(call, dict)
+    ]
+
+
+def _pick(calls: list[dict[str, Any]], path: Path, tool_use: str | None) -> dict[str, Any]:
+    if not calls:
+        raise RecordedCallError(f"transcript {path} has no tool calls")
+    if tool_use is None:
+        return calls[-1]
+    for call in calls:
+        if call.get("id") == tool_use:
+            return call
+    ids = ", ".join(str(c.get("id")) for c in calls[-5:])
+    raise RecordedCallError(
+        f"transcript {path} has no tool call {tool_use!r} (the last ones: {ids})"
+    )
+
+
+def _result_of(messages: list[dict[str, Any]], use_id: Any) -> Any:
+    for message in messages:
+        if message.get("role") == "tool" and message.get("tool_call_id") == use_id:
+            return message.get("content")
+    return None
+
+
+def recorded_call(path: Path, event: Event, tool_use: str | None) -> dict[str, Any]:
+    """The event input for a recorded call (the last one without `tool_use`): session and
+    transcript path, tool name, input and use id, and for PostToolUse / PostToolUseFailure
+    the result the model was shown."""
+    if event not in TOOL_EVENTS:
+        names = ", ".join(sorted(e.value for e in TOOL_EVENTS))
+        raise RecordedCallError(f"--from-transcript replays a tool call: use one of {names}")
+    messages = _messages(path)
+    call = _pick(_calls(messages), path, tool_use)
+    function = call.get("function") or {}
+    try:
+        arguments = json.loads(function.get("arguments") or "{}")
+    except json.JSONDecodeError:
+        arguments = {}
+    data: dict[str, Any] = {
+        "session_id": path.stem,
+        "transcript_path": str(path.resolve()),
+        "tool_name": function.get("name"),
+        "tool_input": arguments if isinstance(arguments, dict) else {},
+        "tool_use_id": call.get("id"),
+    }
+    if event in RESULT_EVENTS:
+        content = _result_of(messages, call.get("id"))
+        if event in FAILURE_EVENTS:
+            data["error"] = content if isinstance(content, str) else json.dumps(content)
+        else:
+            data["tool_response"] = {"content": content}
+    return data

@@ -1,0 +1,67 @@
+"""Audit records in words: what one hook did to one call, for `hookwright audit` and the run
+summary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+#: Longest text shown for one value (a command, a reason, a context).
+SHOWN = 100
+
+
+def clip(text: str, limit: int = SHOWN) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def input_text(tool_input: Any) -> str:
+    """A tool input as a person reads it: the command, the file path, else compact JSON."""
+    if isinstance(tool_input, Mapping):
+        for key in ("command", "file_path", "path", "url", "pattern", "query"):
+            value = tool_input.get(key)
+            if isinstance(value, str):
+                return clip(value)
+    return clip(json.dumps(tool_input, ensure_ascii=False, default=str))
+
+
+def _call(record: Mapping[str, Any]) -> str:
+    tool = record.get("tool_name")
+    if not tool:
+        return ""
+    shown = record.get("tool_input")
+    return f"{tool} {input_text(shown)}" if shown else str(tool)
+
+
+def _rewrite(record: Mapping[str, Any]) -> str:
+    before, after = record.get("tool_input"), record.get("executed_input")
+    if before is not None and after is not None and before != after:
+        return f"rewrote {record.get('tool_name')} {input_text(before)} → {input_text(after)}"
+    return f"rewrote the input of {_call(record) or record.get('event')}"
+
+
+_VERBS = {"deny": "denied", "block": "blocked", "allow": "allowed", "ask": "asked about"}
+
+
+def describe(record: Mapping[str, Any]) -> str:
+    """One phrase: `denied Bash rm -rf build/: no rm`, `added context: ...`."""
+    # Records written before `effect` existed: their decision is the best summary.
+    effect = record["effect"] if "effect" in record else record.get("decision")
+    status = record.get("status")
+    if status in ("error", "timeout"):
+        return f"{status}: {clip(record.get('error') or '')}"
+    reason = record.get("reason") or ""
+    detail = f": {clip(reason)}" if reason else ""
+    target = _call(record) or str(record.get("event"))
+    if effect in _VERBS:
+        return f"{_VERBS[effect]} {target}{detail}"
+    if effect == "rewrite input":
+        return _rewrite(record)
+    if effect in ("context", "prompt"):
+        verb = "injected a prompt" if effect == "prompt" else "added context"
+        return f"{verb}: {clip(record.get('context') or '')}"
+    if effect == "rewrite output":
+        tool = record.get("tool_name")
+        return f"rewrote the {tool} result" if tool else "rewrote the output"
+    return "no effect" if effect is None else f"{effect}{detail}"

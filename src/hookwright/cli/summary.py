@@ -1,0 +1,120 @@
+"""`hookwright run --summary`: at the end of the run, per hook, what it did to this run (from the
+audit records of the session), in one screen."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from hookwright.audit import AuditRecord
+from hookwright.cli.records import describe
+from hookwright.spec import HookSpec
+
+SYSTEMS = {
+    "claude_code": "Claude Code",
+    "picoclaw": "PicoClaw",
+    "openharness": "OpenHarness",
+    "skill": "skill prompt",
+    "native": "Python",
+    "python": "Python",
+}
+#: Most distinct actions listed for one hook.
+MOST_ACTIONS = 3
+#: Width of the hook column.
+NAME_WIDTH = 22
+
+
+@dataclass(slots=True)
+class HookLine:
+    name: str
+    dialect: str
+    events: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    runs: int = 0
+    quiet: int = 0
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.runs += 1
+        if record["event"] not in self.events:
+            self.events.append(record["event"])
+        if record.get("effect") is None:
+            self.quiet += 1
+            return
+        action = describe(record)
+        if action not in self.actions:
+            self.actions.append(action)
+
+
+class RunSummary:
+    """Collects the session's audit records (an audit callback, called on the writer thread)
+    and prints the table once the engine is closed. Disabled specs (process carriers, hooks
+    with `enabled: false`) are never dispatched and not listed."""
+
+    def __init__(self, hooks: Sequence[HookSpec]) -> None:
+        self._records: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._declared = [(spec.name, spec.dialect) for spec in hooks if spec.enabled]
+
+    def __call__(self, record: AuditRecord) -> None:
+        with self._lock:
+            self._records.append(record.to_dict())
+
+    def lines(self) -> list[HookLine]:
+        """One line per hook, those that ran first, in the order they first ran."""
+        by_hook: dict[tuple[str, str], HookLine] = {}
+        for name, dialect in self._declared:
+            by_hook.setdefault((name, dialect), HookLine(name, dialect))
+        with self._lock:
+            records = list(self._records)
+        ran: dict[tuple[str, str], HookLine] = {}
+        for record in records:
+            key = (record["hook"], record["dialect"])
+            line = ran.get(key)
+            if line is None:
+                line = ran[key] = by_hook.pop(key, HookLine(*key))
+            line.add(record)
+        return [*ran.values(), *by_hook.values()]
+
+    def print(self, console: Console, session_id: str) -> None:
+        table = Table(
+            title="What each hook did in this run",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        table.add_column("hook", max_width=NAME_WIDTH, overflow="fold")
+        table.add_column("system", no_wrap=True)
+        table.add_column("what it did", overflow="fold")
+        for line in self.lines():
+            table.add_row(_name(line.name), SYSTEMS.get(line.dialect, line.dialect), _did(line))
+        console.print(table)
+        console.print(
+            Text(f"Every hook run: hookwright audit --session {session_id}", style="dim"),
+            soft_wrap=True,
+        )
+
+
+def _name(name: str) -> str:
+    """A long name (a Claude Code command) keeps its end: the script it runs."""
+    return name if len(name) <= NAME_WIDTH else "…" + name[-(NAME_WIDTH - 1) :]
+
+
+def _did(line: HookLine) -> Text:
+    if not line.runs:
+        return Text("did not run", style="dim")
+    text = Text(", ".join(line.events) + ": ", style="dim")
+    shown = line.actions[:MOST_ACTIONS]
+    parts = list(shown)
+    if len(line.actions) > len(shown):
+        parts.append(f"{len(line.actions) - len(shown)} more")
+    if line.quiet:
+        parts.append("no effect " + ("once" if line.quiet == 1 else f"{line.quiet} times"))
+    text.append("; ".join(parts))
+    return text

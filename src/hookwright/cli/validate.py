@@ -1,0 +1,147 @@
+"""`hookwright hooks validate`: every hook config file of every dialect, checked, with a
+non-zero exit status when any has an error (for CI).
+
+Discovery reads and validates the files without running anything; so does reading each skill's
+`hooks/hooks.json` under `<project>/skills`. Hooks of trusted folders are
+then bound as a session binds them (native modules imported, PicoClaw builtin factories
+called), so a `call:` that cannot be imported is an error too; hooks of a folder that is not
+trusted are bound only with `--trust`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookwright.loading import (
+    Diagnostic,
+    Discovery,
+    LoadContext,
+    discover_by_dialect,
+    unrecognised_configs,
+)
+from hookwright.skills import SkillHookError, scan_hooks
+from hookwright.trust import TrustPolicy
+
+
+@dataclass(slots=True)
+class FileReport:
+    file: str
+    dialect: str
+    hooks: int = 0
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for d in self.problems if d.severity == severity)
+
+
+@dataclass(slots=True)
+class Report:
+    project: Path
+    files: dict[str, FileReport] = field(default_factory=dict)
+    #: Hooks of folders not trusted, whose code was not loaded.
+    unchecked: int = 0
+
+    def file(self, name: str, dialect: str) -> FileReport:
+        report = self.files.get(name)
+        if report is None:
+            report = self.files[name] = FileReport(name, dialect)
+        return report
+
+    @property
+    def errors(self) -> int:
+        return sum(f.count("error") for f in self.files.values())
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.count("warning") for f in self.files.values())
+
+
+def _file_of(origin: str) -> str:
+    return origin.rpartition(":")[0] or origin
+
+
+def _add_dialect(report: Report, dialect: str, discovery: Discovery, policy: TrustPolicy) -> None:
+    for hook in discovery.hooks:
+        report.file(_file_of(hook.origin), dialect).hooks += 1
+    bound = discovery.bind(policy)
+    report.unchecked += len(bound.untrusted)
+    for diagnostic in bound.diagnostics:
+        report.file(diagnostic.file, dialect).problems.append(diagnostic)
+
+
+def _add_skills(report: Report, project: Path) -> None:
+    """Every skill's `hooks/hooks.json` under `<project>/skills` (read, nothing runs)."""
+    root = project / "skills"
+    skills = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    for skill in skills:
+        config = root / skill / "hooks" / "hooks.json"
+        if not config.is_file():
+            continue
+        errors: list[SkillHookError] = []
+        loaded = scan_hooks([skill], str(root), errors=errors)
+        report.file(str(config), "skill").hooks += len(loaded)
+        for error in errors:
+            problem = Diagnostic(error.file, error.field, error.message)
+            report.file(error.file, "skill").problems.append(problem)
+
+
+def validate(ctx: LoadContext, policy: TrustPolicy) -> Report:
+    report = Report(ctx.project_dir)
+    everything = Discovery()
+    for dialect, discovery in discover_by_dialect(ctx).items():
+        _add_dialect(report, dialect, discovery, policy)
+        everything.extend(discovery)
+    _add_skills(report, ctx.project_dir)
+    for diagnostic in unrecognised_configs(ctx, everything):
+        report.file(diagnostic.file, "-").problems.append(diagnostic)
+    return report
+
+
+def _shown(name: str, project: Path) -> str:
+    path = Path(name)
+    if path.is_absolute() and path.is_relative_to(project):
+        return str(path.relative_to(project))
+    return name
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    return {
+        "project": str(report.project),
+        "ok": report.errors == 0,
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "unchecked_untrusted_hooks": report.unchecked,
+        "files": [
+            {
+                "file": f.file,
+                "dialect": f.dialect,
+                "hooks": f.hooks,
+                "problems": [
+                    {"severity": d.severity, "path": d.path, "message": d.message}
+                    for d in f.problems
+                ],
+            }
+            for f in report.files.values()
+        ],
+    }
+
+
+def to_lines(report: Report) -> list[str]:
+    lines = [f"hook config files of {report.project}:"]
+    if not report.files:
+        lines.append("  none found")
+    for f in report.files.values():
+        status = "error" if f.count("error") else "warn " if f.problems else "ok   "
+        name = _shown(f.file, report.project)
+        lines.append(f"  {status} {name} ({f.dialect}): {f.hooks} hook(s)")
+        lines += [f"        {d.severity}: {d.path or '-'}: {d.message}" for d in f.problems]
+    if report.unchecked:
+        lines.append(
+            f"{report.unchecked} hook(s) of a folder that is not trusted were checked without "
+            "loading their code (modules, factories); --trust loads them too"
+        )
+    lines.append(
+        f"{report.errors} error(s), {report.warnings} warning(s) in {len(report.files)} file(s)"
+    )
+    return lines

@@ -1,0 +1,66 @@
+"""The debug trace: `hookwright --debug` or ``HOOKWRIGHT_DEBUG=1``.
+
+Like `claude --debug`, it writes to stderr what the engine does with each event: which hooks
+were selected or skipped and why, each process spawned (command, working directory, stdin),
+its exit code and output, each hook process call and answer, and each hook's result. Off by
+default; when off, the engine pays one attribute read per dispatch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any
+
+ENV = "HOOKWRIGHT_DEBUG"
+#: Longest text of one traced value (a stdin, an output, a payload).
+LIMIT = 600
+
+
+def _from_env() -> bool:
+    return os.environ.get(ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+class _State:
+    """Whether the trace is on; read once per dispatch, so a slotted instance attribute."""
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = _from_env()
+
+
+state = _State()
+_lock = threading.Lock()
+
+
+def enable(on: bool = True) -> None:
+    """Turn the trace on (the CLI's `--debug`) or off."""
+    state.on = on
+
+
+def short(value: Any, limit: int = LIMIT) -> str:
+    """One line of at most `limit` characters: strings as they are, anything else as JSON."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    return text if len(text) <= limit else text[:limit] + f"…[{len(text) - limit} more]"
+
+
+def trace(topic: str, message: str) -> None:
+    """Write one trace line to stderr; never raises."""
+    if not state.on:
+        return
+    now = time.time()
+    stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+    line = f"[hookwright debug {stamp}] {topic}: {message}\n"
+    try:
+        with _lock:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,111 @@
+"""`hookwright hooks validate`: every config file of every dialect, exit 1 on any error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_runner import run_hookwright
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
+
+
+def broken_project(root: Path) -> Path:
+    (root / ".hookwright").mkdir(parents=True)
+    (root / ".hookwright" / "guards.py").write_text("def ok(inp):\n    return None\n")
+    (root / ".hookwright" / "hooks.yaml").write_text(
+        "hooks:\n"
+        "  - {name: fine, event: Stop, call: 'guards:ok'}\n"
+        "  - {name: typo, event: PreToolUze, call: 'guards:ok'}\n"
+        "  - {name: gone, event: Stop, call: 'guards:missing'}\n"
+    )
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "cmd"}]}]}})
+    )
+    (root / ".openharness" / "hooks").mkdir(parents=True)
+    (root / ".openharness" / "hooks" / "bad.yaml").write_text("name: bad\nevents: [nope]\n")
+    skill = root / "skills" / "tidy" / "hooks"
+    skill.mkdir(parents=True)
+    (skill / "hooks.json").write_text(
+        json.dumps(
+            {
+                "hooks": [
+                    {
+                        "name": "x",
+                        "file": "x.md",
+                        "timing": "whenever",
+                        "role": "system",
+                        "persistent": False,
+                    }
+                ]
+            }
+        )
+    )
+    return root
+
+
+def test_every_dialect_file_is_checked_and_errors_fail(tmp_path: Path, isolated_home: Path) -> None:
+    project = broken_project(tmp_path / "proj")
+    proc = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    assert "  error .hookwright/hooks.yaml (native): 3 hook(s)" not in out  # typo is not a hook
+    assert "  error .hookwright/hooks.yaml (native): 2 hook(s)" in out
+    assert "hooks[1].event: Value error, unknown event 'PreToolUze'" in out
+    assert "  error .claude/settings.json (claude_code)" in out
+    assert "  error .openharness/hooks/bad.yaml (openharness)" in out
+    assert "  error skills/tidy/hooks/hooks.json (skill): 0 hook(s)" in out
+    assert "hooks[0].timing" in out
+    assert "checked without loading their code" in out
+    assert "guards:missing" not in out  # not trusted: the module is not imported
+
+
+def test_trust_loads_the_code_and_reports_import_errors(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = broken_project(tmp_path / "proj")
+    proc = run_hookwright("hooks", "validate", "-p", str(project), "--trust", home=isolated_home)
+    assert proc.returncode == 1
+    assert "hooks[2].call: cannot import guards:missing" in proc.stdout
+    assert "checked without loading" not in proc.stdout
+
+
+def test_json_report(tmp_path: Path, isolated_home: Path) -> None:
+    project = broken_project(tmp_path / "proj")
+    proc = run_hookwright("hooks", "validate", "-p", str(project), "--json", home=isolated_home)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["ok"] is False and report["errors"] >= 4
+    by_dialect = {f["dialect"]: f for f in report["files"]}
+    assert set(by_dialect) == {"native", "claude_code", "openharness", "skill"}
+    native = by_dialect["native"]
+    assert native["file"] == str(project / ".hookwright" / "hooks.yaml")
+    assert native["hooks"] == 2
+    assert native["problems"][0]["path"] == "hooks[1].event"
+    assert native["problems"][0]["severity"] == "error"
+
+
+def test_the_demo_is_valid(isolated_home: Path) -> None:
+    proc = run_hookwright("hooks", "validate", "-p", str(DEMO), "--trust", home=isolated_home)
+    assert proc.returncode == 0, proc.stdout
+    for name, dialect in (
+        (".claude/settings.json", "claude_code"),
+        (".hookwright/hooks.yaml", "native"),
+        (".picoclaw/config.json", "picoclaw"),
+        (".openharness/hooks/note-dry-runs.yaml", "openharness"),
+        ("skills/careful/hooks/hooks.json", "skill"),
+    ):
+        assert f"  ok    {name} ({dialect})" in proc.stdout
+    assert proc.stdout.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
+
+
+def test_a_project_without_hooks(tmp_path: Path, isolated_home: Path) -> None:
+    proc = run_hookwright("hooks", "validate", "-p", str(tmp_path), home=isolated_home)
+    assert proc.returncode == 0
+    assert "  none found" in proc.stdout
+    missing = run_hookwright(
+        "hooks", "validate", "-p", str(tmp_path / "nowhere"), home=isolated_home
+    )
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("hookwright: error: project directory")
