@@ -46,6 +46,19 @@ def observers(*events: str, matcher: str = "*") -> list[Hook]:
     ]
 
 
+# A Stop-loop plugin in the popular style: it finds the transcript in its stdin and greps it for
+# the assistant's lines. Claude Code writes the transcript shortly after the reply, so the hook
+# waits for the reply's line before it decides: one more round, then stop.
+STOP_LOOP = (
+    'in=$(cat); t=$(printf \'%s\' "$in" | sed -n \'s/.*"transcript_path":"\\([^"]*\\)".*/\\1/p\'); '
+    'want=1; case "$in" in *\'"stop_hook_active":true\'*) want=2;; esac; n=0; '
+    "for i in 1 2 3 4 5 6 7 8 9 10; do "
+    'n=$(grep -c \'"role":"assistant"\' "$t" 2>/dev/null); '
+    '[ "${n:-0}" -ge "$want" ] && break; sleep 0.3; done; '
+    'if [ "${n:-0}" -lt 2 ]; then echo "MARK keep going $n" >&2; exit 2; fi'
+)
+
+
 def _wire_cases() -> list[Case]:
     return [
         Case(
@@ -79,15 +92,7 @@ def _wire_cases() -> list[Case]:
             "wire-transcript-stop-loop",
             "work",
             [Turn("first answer"), Turn("second answer")],
-            [
-                Hook(
-                    "Stop",
-                    "loop",
-                    command='t=$(sed -n \'s/.*"transcript_path":"\\([^"]*\\)".*/\\1/p\'); '
-                    'n=$(grep -c \'"role":"assistant"\' "$t"); '
-                    'if [ "$n" -lt 2 ]; then echo "MARK keep going $n" >&2; exit 2; fi',
-                )
-            ],
+            [Hook("Stop", "loop", command=STOP_LOOP)],
         ),
     ]
 
@@ -224,7 +229,9 @@ def _pre_tool_cases() -> list[Case]:
                     specific(pre, permissionDecision="ask", permissionDecisionReason="MARK ask"),
                     "Bash",
                 ),
-                *observers("PermissionRequest", "PostToolBatch"),
+                # No PermissionRequest hook: hookwright runs them here, Claude Code -p does not
+                # (a deliberate difference, see docs/claude-code.md).
+                *observers("PostToolBatch"),
             ],
             permission_mode="default",
         ),

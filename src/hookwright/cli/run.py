@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, cast
@@ -117,6 +118,8 @@ async def _open(
         raise _fail(str(exc)) from None
     for line in setup.diagnostics:
         sys.stderr.write(line + "\n")
+    # As Claude Code does: the settings' variables are the process's, so hooks see them too.
+    os.environ.update(setup.agent.config.settings_env)
     return setup, sink
 
 

@@ -150,8 +150,12 @@ class Checkpoint:
 
 @dataclass(frozen=True, slots=True)
 class SessionStartDecision:
+    """`initial_user_message`: Claude Code's `-p` runs it as a prompt of its own before the
+    user's (a host without a person at the keyboard should too)."""
+
     context: tuple[str, ...] = ()
     env_files: tuple[str, ...] = ()
+    initial_user_message: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

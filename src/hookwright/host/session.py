@@ -116,6 +116,7 @@ class HookSession:
         self.report = report
         self.tool_map = tool_map or ToolMap()
         self.stop_block_cap = stop_block_cap
+        self.session_title: str | None = None
         #: Objects in-process Python hooks may read (`HookInput.host_objects`); never sent
         #: to a hook process.
         self.host_objects = MappingProxyType(dict(host_objects or {}))
@@ -398,7 +399,18 @@ class HookSession:
         if model is not None:
             payload["model"] = model
         verdict = await self.fire(Event.SessionStart, **payload)
-        return SessionStartDecision(model_notes(verdict.results), verdict.effects.env_files)
+        self._remember_title(verdict)
+        return SessionStartDecision(
+            model_notes(verdict.results),
+            verdict.effects.env_files,
+            verdict.effects.initial_user_message,
+        )
+
+    def _remember_title(self, verdict: Verdict) -> None:
+        """A hook's `sessionTitle` names the session; later prompts carry it (Claude Code's
+        UserPromptSubmit `session_title`)."""
+        if verdict.effects.session_title:
+            self.session_title = verdict.effects.session_title
 
     async def end(self, reason: str = "other") -> None:
         await self.fire(Event.SessionEnd, reason=reason)
@@ -406,7 +418,9 @@ class HookSession:
     async def prompt(self, prompt: str) -> Checkpoint:
         """UserPromptSubmit: a block or stop ends the turn before the prompt is recorded."""
         self._stop_blocks = 0
-        verdict = await self.fire(Event.UserPromptSubmit, prompt=prompt)
+        titled = {"session_title": self.session_title} if self.session_title else {}
+        verdict = await self.fire(Event.UserPromptSubmit, prompt=prompt, **titled)
+        self._remember_title(verdict)
         if verdict.blocked:
             reason = first_block_reason(verdict) or "prompt blocked by a hook"
             return Checkpoint(end=EndTurn("blocked", reason))

@@ -114,11 +114,13 @@ class AgentConfig:
     #: The model's reasoning effort level, sent to Claude Code hooks as `{"level": effort}`.
     effort: str | None = "high"
     #: Consecutive Stop blocks honoured before stopping anyway; 0 disables the cap.
-    stop_block_cap: int = field(
-        default_factory=lambda: env_flag_int(
-            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", DEFAULT_STOP_BLOCK_CAP
-        )
-    )
+    stop_block_cap: int = field(default_factory=lambda: AgentConfig.default_stop_block_cap())
+    #: Claude Code settings `env` (trusted files only): Bash commands run with it.
+    settings_env: dict[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def default_stop_block_cap() -> int:
+        return env_flag_int("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", DEFAULT_STOP_BLOCK_CAP)
 
     @property
     def working_dir(self) -> Path:
@@ -179,6 +181,7 @@ class Agent:
         self.env_files: list[Path] = []
         self.models = refs.ModelSwitch(config.project_dir)
         self._pending_context: list[str] = []
+        self._initial_message: str | None = None
         self._iteration = 0
         self._turn_record = TurnRecord("", str(config.working_dir))
         self.context_sources: list[ContextSource] = []
@@ -311,6 +314,8 @@ class Agent:
         decision = await self.hooks.start(source)
         self.queue_context(decision.context)
         self._use_env_files(decision.env_files)
+        if not self.config.interactive:
+            self._initial_message = decision.initial_user_message
 
     async def close(self, reason: str = "other") -> None:
         if self.closed:
@@ -327,7 +332,11 @@ class Agent:
     async def run(self, prompt: str) -> TurnResult:
         """Answer one user prompt. Each prompt gets a fresh `prompt_id`; without a person at
         the terminal the shell starts again from the session's first directory, as in
-        `claude -p` with several prompts (interactive Claude Code keeps it)."""
+        `claude -p` with several prompts (interactive Claude Code keeps it). A SessionStart
+        hook's `initialUserMessage` is answered first, as a prompt of its own (`claude -p`)."""
+        if self._initial_message is not None:
+            first, self._initial_message = self._initial_message, None
+            await self.run(first)
         self.turn_id = f"turn-{uuid.uuid4().hex[:12]}"
         if self.agent_id is None:
             self.prompt_id = str(uuid.uuid4())
@@ -738,6 +747,7 @@ class Agent:
             ToolContext(
                 cwd=self.config.working_dir,
                 session_id=self.session_id,
+                env=dict(self.config.settings_env) or None,
                 env_files=list(self.env_files),
                 project_dir=self.config.project_dir,
             ),

@@ -28,6 +28,7 @@ from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, load_policy
+from hookwright.runtime.settings_env import load_settings_env, stop_block_cap
 from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tools import ToolRegistry, default_tools
 from hookwright.services import Services, WorkspaceAccess
@@ -156,6 +157,8 @@ async def open_session(
     diagnostics += policy.problems
     effort, effort_problems = load_effort(project_dir, home, project_trusted=trusted)
     diagnostics += effort_problems
+    settings_env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
+    diagnostics += env_problems
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
         scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors)
@@ -176,6 +179,8 @@ async def open_session(
         skill_hooks=skill_hooks,
         compact_tokens=compact_tokens,
         effort=effort,
+        settings_env=settings_env,
+        stop_block_cap=stop_block_cap(settings_env, AgentConfig.default_stop_block_cap()),
     )
     messages = None
     if history is not None:
