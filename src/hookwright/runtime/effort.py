@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from hookwright.safeparse import ParseError, read_json
+from hookwright.runtime.claude_settings import session_settings
 
 DEFAULT_EFFORT: Final = "high"
 EFFORT_LEVELS: Final = ("low", "medium", "high", "xhigh", "max")
@@ -17,16 +17,8 @@ def load_effort(project_dir: Path, home: Path, *, project_trusted: bool) -> tupl
     """The effort level and one line per unusable `effortLevel` value."""
     level = DEFAULT_EFFORT
     problems: list[str] = []
-    files = [home / ".claude" / "settings.json"]
-    if project_trusted:
-        files += [project_dir / ".claude" / "settings.json"]
-        files += [project_dir / ".claude" / "settings.local.json"]
-    for path in files:
-        try:
-            data = read_json(path) if path.is_file() else None
-        except (ParseError, OSError):
-            continue  # the permission loader reports an unreadable settings file
-        value = data.get("effortLevel") if isinstance(data, dict) else None
+    for path, data in session_settings(project_dir, home, project_trusted=project_trusted):
+        value = data.get("effortLevel")
         if value is None:
             continue
         if value in EFFORT_LEVELS:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from hookwright.safeparse import ParseError, read_json
+from hookwright.runtime.claude_settings import session_settings
 
 STOP_CAP_VARIABLE = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 
@@ -19,16 +19,8 @@ def load_settings_env(
     """The variables and one line per unusable entry (a value that is not a string)."""
     env: dict[str, str] = {}
     problems: list[str] = []
-    files = [home / ".claude" / "settings.json"]
-    if project_trusted:
-        files += [project_dir / ".claude" / "settings.json"]
-        files += [project_dir / ".claude" / "settings.local.json"]
-    for path in files:
-        try:
-            data = read_json(path) if path.is_file() else None
-        except (ParseError, OSError):
-            continue  # the permission loader reports an unreadable settings file
-        section = data.get("env") if isinstance(data, dict) else None
+    for path, data in session_settings(project_dir, home, project_trusted=project_trusted):
+        section = data.get("env")
         if section is None:
             continue
         if not isinstance(section, dict):
