@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit fuzz bench clean browser conformance
+.PHONY: demo test lint typecheck unit fuzz bench clean browser conformance conformance-hosts
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ browser:
 # folder for the run; SKIP when npm or the CLI is unavailable). Not part of `make test`.
 conformance: $(STAMP)
 	$(BIN)/python -m conformance
+
+# Real Claude Code governed by a project's OpenHarness and Python hooks (SKIP without the CLI).
+conformance-hosts: $(STAMP)
+	$(BIN)/python -m conformance.hosts
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py

@@ -44,6 +44,7 @@ from hookwright.events import (
 )
 from hookwright.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.observers import ObserverBus, ObserverFunc
+from hookwright.otel import attach_from_environment
 from hookwright.outward import make_outward
 from hookwright.results import Decision, HookResult, Status, Verdict, failed_dispatch
 from hookwright.selection import Candidate, if_rule_matches
@@ -166,6 +167,7 @@ class HookEngine:
         self.audit = AuditLog(Path(path) if path is not None else None)
         self.services = services if services is not None else Services()
         self.services.inbox.bind_audit(self.audit)
+        attach_from_environment(self)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
         #: (event, default match value) -> hooks whose matcher accepts it; cleared on change.

@@ -386,6 +386,9 @@ def _register_runtime_commands() -> None:
     app.command("serve")(serve_commands.serve)
     app.command("chat")(run_commands.chat)
     app.command("trust")(run_commands.trust)
+    from hookwright.cli import hosts
+
+    hosts.register(app)
 
 
 _register_runtime_commands()

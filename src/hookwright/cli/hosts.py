@@ -1,0 +1,85 @@
+"""`hookwright install|uninstall claude-code` and `hookwright hook claude-code`: a project's
+hooks inside a real Claude Code (see docs/hosts.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hookwright.hosts import claude_hook
+from hookwright.hosts.claude_settings import SettingsError, Target, install, target_for, uninstall
+
+HOST = "claude-code"
+install_app = typer.Typer(help="Make a host run the project's hooks.", no_args_is_help=True)
+uninstall_app = typer.Typer(help="Take out what `install` added.", no_args_is_help=True)
+hook_app = typer.Typer(help="Answer one hook event of a host (run by the host).")
+
+ProjectOpt = Annotated[
+    Path | None,
+    typer.Option("--project", "-p", help="Install into this project.", file_okay=False),
+]
+UserOpt = Annotated[bool, typer.Option("--user", help="Install for every project (~/.claude).")]
+
+
+def _fail(message: str) -> typer.Exit:
+    sys.stderr.write(f"hookwright: error: {' '.join(message.split())}\n")
+    return typer.Exit(code=2)
+
+
+def _target(project: Path | None, user: bool) -> Target:
+    if (project is None) == (not user):
+        raise _fail("give exactly one of --project DIR or --user")
+    if project is not None and not project.is_dir():
+        raise _fail(f"project directory {project} does not exist")
+    return target_for(project, Path.home())
+
+
+@install_app.command(HOST)
+def install_claude_code(project: ProjectOpt = None, user: UserOpt = False) -> None:
+    """Add hooks to Claude Code's settings so each of its events runs the project's
+    OpenHarness, PicoClaw, skill and Python hooks (its own Claude Code hooks stay Claude
+    Code's)."""
+    target = _target(project, user)
+    try:
+        changed = install(target, Path.home())
+    except SettingsError as exc:
+        raise _fail(str(exc)) from None
+    verb = "installed into" if changed else "already installed in"
+    typer.echo(f"hookwright {verb} {target.settings}")
+
+
+@uninstall_app.command(HOST)
+def uninstall_claude_code(project: ProjectOpt = None, user: UserOpt = False) -> None:
+    """Remove exactly the hooks `install claude-code` added."""
+    target = _target(project, user)
+    try:
+        changed = uninstall(target, Path.home())
+    except SettingsError as exc:
+        raise _fail(str(exc)) from None
+    verb = "removed from" if changed else "not installed in"
+    typer.echo(f"hookwright {verb} {target.settings}")
+
+
+@hook_app.command(HOST)
+def hook_claude_code(
+    project: Annotated[
+        Path | None, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
+    ] = None,
+) -> None:
+    """Read one Claude Code hook input on stdin; print Claude Code's hook answer."""
+    try:
+        out = claude_hook.answer(sys.stdin.buffer.read(), project)
+    except claude_hook.HookInputError as exc:
+        sys.stderr.write(f"hookwright: error: {exc}\n")
+        raise typer.Exit(code=1) from None
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(install_app, name="install")
+    app.add_typer(uninstall_app, name="uninstall")
+    app.add_typer(hook_app, name="hook")

@@ -1,0 +1,91 @@
+"""The installed command answering Claude Code's measured stdin: the stdout JSON Claude Code
+reads, from the project's OpenHarness and Python hooks only."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.hosts.project import hook_input, make_project, run_installed
+
+from hookwright.trust import TrustStore
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = make_project(tmp_path / "proj")
+    done = subprocess.run(
+        [sys.executable, "-m", "hookwright", "install", "claude-code", "--project", str(root)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def installed_command(project: Path, event: str) -> str:
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
+    [group] = settings["hooks"][event]
+    return str(group["hooks"][0]["command"])
+
+
+def answer(project: Path, event: str, **fields: object) -> dict[str, object]:
+    done = run_installed(
+        installed_command(project, event), hook_input(project, event, **fields), project
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(b"\n")
+    result = json.loads(done.stdout)
+    assert isinstance(result, dict)
+    return result
+
+
+def bash(command: str) -> dict[str, object]:
+    return {
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "d"},
+        "tool_use_id": "toolu_01",
+    }
+
+
+def test_openharness_block_is_a_pretooluse_deny(project: Path) -> None:
+    TrustStore(Path.home()).trust(project)
+    out = answer(project, "PreToolUse", **bash("rm -rf build"))
+    assert out["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "rm -rf is not allowed here",
+    }
+
+
+def test_harmless_command_passes_and_claude_code_hooks_do_not_run_twice(project: Path) -> None:
+    TrustStore(Path.home()).trust(project)
+    out = answer(project, "PreToolUse", **bash("ls"))
+    assert "CLAUDE-HOOK-TWICE" not in json.dumps(out)
+    assert out.get("hookSpecificOutput", {}).get("permissionDecision") != "deny"
+
+
+def test_python_hook_context_reaches_the_prompt(project: Path) -> None:
+    TrustStore(Path.home()).trust(project)
+    out = answer(project, "UserPromptSubmit", prompt="hello")
+    assert out["hookSpecificOutput"] == {
+        "hookEventName": "UserPromptSubmit",
+        "additionalContext": "HOUSE-RULES: answer in one line.",
+    }
+
+
+def test_untrusted_project_runs_no_code(project: Path) -> None:
+    out = answer(project, "PreToolUse", **bash("rm -rf build"))
+    assert "deny" not in json.dumps(out)
+    answer(project, "UserPromptSubmit", prompt="hello")
+    assert not (project / ".hookwright" / "imported").exists()
+
+
+def test_bad_stdin_is_a_one_line_non_blocking_error(project: Path) -> None:
+    done = run_installed(installed_command(project, "Stop"), b"not json", project)
+    assert done.returncode == 1
+    [line] = done.stderr.decode().splitlines()
+    assert line.startswith("hookwright: error: stdin is not a JSON hook input")

@@ -1,0 +1,93 @@
+"""`hookwright install|uninstall claude-code`: what lands in Claude Code's settings and that
+uninstall gives the file back as it was."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from hookwright.hosts.claude_settings import MARK, RELAYED
+
+
+def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def settings_of(project: Path) -> Path:
+    return project / ".claude" / "settings.local.json"
+
+
+def test_install_adds_one_command_group_per_relayed_event(tmp_path: Path) -> None:
+    done = hookwright("install", "claude-code", "--project", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    hooks = json.loads(settings_of(tmp_path).read_text())["hooks"]
+    assert list(hooks) == [event.value for event in RELAYED]
+    for groups in hooks.values():
+        [group] = groups
+        [hook] = group["hooks"]
+        assert hook["type"] == "command"
+        assert MARK in hook["command"] and str(tmp_path.resolve()) in hook["command"]
+
+
+def test_install_is_idempotent_and_uninstall_restores_bytes(tmp_path: Path) -> None:
+    original = (
+        b'{\n    "env": {"A": "1"},\n'
+        b'    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}'
+    )
+    settings_of(tmp_path).parent.mkdir()
+    settings_of(tmp_path).write_bytes(original)
+    assert hookwright("install", "claude-code", "--project", str(tmp_path)).returncode == 0
+    once = settings_of(tmp_path).read_bytes()
+    again = hookwright("install", "claude-code", "--project", str(tmp_path))
+    assert "already installed" in again.stdout
+    assert settings_of(tmp_path).read_bytes() == once
+    data = json.loads(once)
+    assert data["env"] == {"A": "1"}
+    assert data["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "true"}]}
+    assert hookwright("uninstall", "claude-code", "--project", str(tmp_path)).returncode == 0
+    assert settings_of(tmp_path).read_bytes() == original
+    second = hookwright("uninstall", "claude-code", "--project", str(tmp_path))
+    assert "not installed" in second.stdout
+    assert settings_of(tmp_path).read_bytes() == original
+
+
+def test_uninstall_removes_a_file_install_created(tmp_path: Path) -> None:
+    hookwright("install", "claude-code", "--project", str(tmp_path))
+    hookwright("uninstall", "claude-code", "--project", str(tmp_path))
+    assert not settings_of(tmp_path).exists()
+
+
+def test_uninstall_keeps_settings_changed_since(tmp_path: Path) -> None:
+    hookwright("install", "claude-code", "--project", str(tmp_path))
+    data = json.loads(settings_of(tmp_path).read_text())
+    data["model"] = "opus"
+    settings_of(tmp_path).write_text(json.dumps(data))
+    hookwright("uninstall", "claude-code", "--project", str(tmp_path))
+    assert json.loads(settings_of(tmp_path).read_text()) == {"model": "opus"}
+
+
+def test_user_install_goes_to_the_home_settings(isolated_home: Path) -> None:
+    assert hookwright("install", "claude-code", "--user").returncode == 0
+    hooks = json.loads((isolated_home / ".claude" / "settings.json").read_text())["hooks"]
+    assert "--project" not in hooks["PreToolUse"][0]["hooks"][0]["command"]
+
+
+def test_unreadable_settings_is_a_one_line_error(tmp_path: Path) -> None:
+    settings_of(tmp_path).parent.mkdir()
+    settings_of(tmp_path).write_text("{not json")
+    done = hookwright("install", "claude-code", "--project", str(tmp_path))
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert (
+        line.startswith("hookwright: error: ") and "settings.local.json is not valid JSON" in line
+    )
+    assert settings_of(tmp_path).read_text() == "{not json"
+
+
+def test_needs_exactly_one_target(tmp_path: Path) -> None:
+    done = hookwright("install", "claude-code")
+    assert done.returncode == 2 and "--project DIR or --user" in done.stderr
