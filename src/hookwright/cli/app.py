@@ -28,6 +28,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from hookwright import __version__
+
+        sys.stdout.write(f"hookwright {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version),
+    ] = False,
+) -> None:
+    """One lifecycle-hook engine for LLM agents."""
+
+
 hooks_app = typer.Typer(help="Inspect and exercise the hooks a project would run.")
 app.add_typer(hooks_app, name="hooks")
 
