@@ -12,6 +12,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer._click import Command, Context
+from typer.core import TyperGroup
 
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
@@ -21,12 +23,45 @@ from hookwright.spec import HookSpec
 from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
 
+#: Commands whose module loads the agent runtime (models, tools, the server): imported when
+#: named or listed, so `hooks` and `schema` start without them.
+_RUNTIME_COMMANDS = ("run", "serve", "chat", "trust")
+
+
+def _runtime_commands() -> dict[str, Command]:
+    from hookwright.cli import run as run_commands
+    from hookwright.cli import serve as serve_commands
+
+    runtime = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    runtime.command("run")(run_commands.run)
+    runtime.command("serve")(serve_commands.serve)
+    runtime.command("chat")(run_commands.chat)
+    runtime.command("trust")(run_commands.trust)
+    group = typer.main.get_command(runtime)
+    assert isinstance(group, TyperGroup)
+    return {name: group.commands[name] for name in _RUNTIME_COMMANDS}
+
+
+class _LazyRuntimeGroup(TyperGroup):
+    def list_commands(self, ctx: Context) -> list[str]:
+        return [
+            *super().list_commands(ctx),
+            *(n for n in _RUNTIME_COMMANDS if n not in self.commands),
+        ]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        if cmd_name in _RUNTIME_COMMANDS and cmd_name not in self.commands:
+            self.commands.update(_runtime_commands())
+        return super().get_command(ctx, cmd_name)
+
+
 app = typer.Typer(
     name="hookwright",
     help="One lifecycle-hook engine for LLM agents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_LazyRuntimeGroup,
 )
 
 
@@ -261,19 +296,6 @@ def schema(
     if dialect not in schemas:
         raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")
     sys.stdout.write(json.dumps(schemas[dialect](), indent=2) + "\n")
-
-
-def _register_runtime_commands() -> None:
-    from hookwright.cli import run as run_commands
-    from hookwright.cli import serve as serve_commands
-
-    app.command("run")(run_commands.run)
-    app.command("serve")(serve_commands.serve)
-    app.command("chat")(run_commands.chat)
-    app.command("trust")(run_commands.trust)
-
-
-_register_runtime_commands()
 
 
 def main() -> None:
