@@ -100,6 +100,7 @@ def hookwright_async_ns(engine: HookEngine, number: int) -> float:
 def main() -> int:
     rows: list[tuple[str, float, float]] = []
     results: dict[str, float] = {}
+    audit_counts: dict[int, tuple[int, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n, number in ((0, 200_000), (1, 100_000), (10, 30_000)):
             baseline = best_ns_per_call(pluggy_caller(n), number)
@@ -115,6 +116,7 @@ def main() -> int:
                 audited = engine_with(n, Path(tmp) / "audit.jsonl")
                 ours_audit = best_ns_per_call(hookwright_sync(audited), number)
                 audited.close()
+                audit_counts[n] = (audited.audit.written, audited.audit.dropped)
                 rows.append((f"sync dispatch + JSONL audit, {n} hooks", ours_audit, baseline))
                 results[f"dispatch_sync_audit_{n}_hooks"] = ours_audit / baseline
     table = Table(title=f"hookwright dispatch vs pluggy (best of {ROUNDS} rounds)")
@@ -125,6 +127,9 @@ def main() -> int:
             name, f"{ours:,.0f}", f"{base:,.0f}", f"{ours / base:.2f}", f"{1e9 / ours:,.0f}"
         )
     Console().print(table)
+    for n, (written, dropped) in audit_counts.items():
+        print(f"audit, {n} hooks: {written:,} records written, {dropped:,} verdicts dropped")
+        results[f"_audit_dropped_{n}_hooks"] = dropped
     results["_absolute_ns_no_hooks"] = rows[0][1]
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     ratios = [v for k, v in results.items() if not k.startswith("_")]

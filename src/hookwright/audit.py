@@ -16,19 +16,30 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookwright.private_files import open_private
 from hookwright.results import HookResult, Verdict
 
+if TYPE_CHECKING:
+    from hookwright.spec import HookSpec
+
 log = logging.getLogger("hookwright.audit")
 
 STDERR_TAIL = 2000
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+#: json's C encoder with `json.dumps(..., ensure_ascii=False, default=str)`'s settings, built
+#: once instead of per call, and without the circular-reference check (records are trees; a
+#: cycle in a hook's patch recurses until RecursionError and then goes through `json.dumps`).
+_make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
+_encode_row: Callable[[Any, int], Sequence[str]] | None = (
+    _make_c_encoder(None, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    if _make_c_encoder is not None
+    else None
+)
 
 
 @dataclass(slots=True, frozen=True)
@@ -59,6 +70,11 @@ class AuditRecord:
 _RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord))
 
 AuditCallback = Callable[[AuditRecord], None]
+
+#: A hook's name, source, dialect, origin and declared capabilities, as records carry them.
+_SpecFields = tuple[str, str, str, str | None, tuple[str, ...] | None]
+_NO_SPEC: _SpecFields = ("?", "?", "?", None, None)
+_SPEC_CACHE_SIZE = 4096
 
 
 #: Size past which the audit file is rotated, and how many rotated files are kept.
@@ -135,6 +151,7 @@ class AuditLog:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._spec_cache: dict[int, tuple[HookSpec, _SpecFields]] = {}
 
     @property
     def active(self) -> bool:
@@ -194,16 +211,28 @@ class AuditLog:
             return
         self._idle.clear()
         try:
+            lines: list[str] = []
             records: list[AuditRecord] = []
+            count = 0
             while self._pending:
-                item = self._pending.popleft()
-                if isinstance(item, AuditRecord):
-                    records.append(replace(item, reason=self._redact(item.reason)))
-                else:
-                    records.extend(self._records(*item))
-            self._write(records)
+                rows = self._item_rows(self._pending.popleft())
+                count += len(rows)
+                if self.path is not None:
+                    lines.append("".join(map(_jsonl, rows)))
+                if self.callbacks:
+                    records.extend(AuditRecord(**row) for row in rows)
+            self._write("".join(lines), records, count)
         finally:
             self._idle.set()
+
+    def _item_rows(
+        self, item: tuple[Verdict, str | None, float] | AuditRecord
+    ) -> list[dict[str, Any]]:
+        """The records of one pending item as dicts. Each batch is encoded as it is read so
+        only its text is held, not thousands of dicts (which costs more than encoding)."""
+        if isinstance(item, AuditRecord):
+            return [replace(item, reason=self._redact(item.reason)).to_dict()]
+        return self._rows(*item)
 
     def _redact(self, text: str | None) -> str | None:
         if text is None or not self._secrets:
@@ -212,35 +241,48 @@ class AuditLog:
             text = text.replace(secret, "***")
         return text
 
-    def _records(self, verdict: Verdict, session_id: str | None, ts: float) -> list[AuditRecord]:
-        out: list[AuditRecord] = []
-        for result in verdict.results:
-            out.append(self._record(verdict, result, session_id, ts))
-        return out
+    def _rows(self, verdict: Verdict, session_id: str | None, ts: float) -> list[dict[str, Any]]:
+        event = verdict.event.value
+        return [self._row(event, result, session_id, ts) for result in verdict.results]
 
-    def _record(
-        self, verdict: Verdict, result: HookResult, session_id: str | None, ts: float
-    ) -> AuditRecord:
-        spec = result.hook
+    def _row(
+        self, event: str, result: HookResult, session_id: str | None, ts: float
+    ) -> dict[str, Any]:
+        """One hook run's `AuditRecord` fields, in field order, as a dict: the file gets it
+        encoded as it is and only callbacks get the frozen record built from it."""
+        hook, source, dialect, origin, capabilities = self._spec_fields(result.hook)
         stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
-        return AuditRecord(
-            ts=ts,
-            event=verdict.event.value,
-            hook=spec.name if spec else "?",
-            source=spec.source if spec else "?",
-            dialect=spec.dialect if spec else "?",
-            status=result.status.value,
-            decision=result.decision.value if result.decision else None,
-            duration_ms=round(result.duration_ms, 3),
-            exit_code=result.exit_code,
-            reason=self._redact(result.reason),
-            error=self._redact(result.error),
-            stderr_tail=self._redact(stderr),
-            session_id=session_id,
-            origin=spec.origin if spec else None,
-            capabilities=_capabilities(spec.meta) if spec else None,
-            patch=self._redact_value(result.patches) if result.patches else None,
-        )
+        return {
+            "ts": ts,
+            "event": event,
+            "hook": hook,
+            "source": source,
+            "dialect": dialect,
+            "status": result.status._value_,
+            "decision": result.decision._value_ if result.decision else None,
+            "duration_ms": round(result.duration_ms, 3),
+            "exit_code": result.exit_code,
+            "reason": self._redact(result.reason),
+            "error": self._redact(result.error),
+            "stderr_tail": self._redact(stderr),
+            "session_id": session_id,
+            "origin": origin,
+            "capabilities": capabilities,
+            "patch": self._redact_value(result.patches) if result.patches else None,
+        }
+
+    def _spec_fields(self, spec: HookSpec | None) -> _SpecFields:
+        """name, source, dialect, origin, capabilities of `spec`, computed once per spec."""
+        if spec is None:
+            return _NO_SPEC
+        cached = self._spec_cache.get(id(spec))
+        if cached is not None and cached[0] is spec:
+            return cached[1]
+        if len(self._spec_cache) >= _SPEC_CACHE_SIZE:
+            self._spec_cache.clear()
+        values = (spec.name, spec.source, spec.dialect, spec.origin, _capabilities(spec.meta))
+        self._spec_cache[id(spec)] = (spec, values)
+        return values
 
     def _redact_value(self, value: Any) -> Any:
         """`value` with every registered secret in its strings written as `***`."""
@@ -252,16 +294,14 @@ class AuditLog:
             return [self._redact_value(v) for v in value]
         return value
 
-    def _write(self, records: list[AuditRecord]) -> None:
-        if self.path is not None and records:
+    def _write(self, text: str, records: list[AuditRecord], count: int) -> None:
+        if self.path is not None and text:
             try:
-                self._append(
-                    "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records)
-                )
+                self._append(text)
             except OSError as exc:
                 log.warning("cannot write audit log %s: %s", self.path, exc)
+        self.written += count
         for record in records:
-            self.written += 1
             for callback in self.callbacks:
                 try:
                     callback(record)
@@ -294,6 +334,16 @@ class AuditLog:
         if thread is not None:
             thread.join(timeout=5.0)
         _live_logs.discard(self)
+
+
+def _jsonl(row: dict[str, Any]) -> str:
+    """`json.dumps(row, ensure_ascii=False, default=str)`, newline-terminated."""
+    try:
+        if _encode_row is None:
+            raise RecursionError
+        return "".join(_encode_row(row, 0)) + "\n"
+    except (RecursionError, ValueError):
+        return json.dumps(row, ensure_ascii=False, default=str) + "\n"
 
 
 def _capabilities(meta: Mapping[str, Any]) -> tuple[str, ...] | None:
