@@ -7,11 +7,9 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 from typer._click import Command, Context
 from typer.core import TyperGroup
 
@@ -22,6 +20,9 @@ from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_j
 from hookwright.spec import HookSpec
 from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: Commands whose module loads the agent runtime (models, tools, the server): imported when
 #: named or listed, so `hooks` and `schema` start without them.
@@ -89,6 +90,8 @@ app.add_typer(hooks_app, name="hooks")
 
 def _stdout_console() -> Console:
     """The terminal's width, or for scripts wide enough that a table row stays on one line."""
+    from rich.console import Console
+
     console = Console()
     return console if console.is_terminal else Console(width=1000)
 
@@ -184,6 +187,8 @@ def hooks_list(
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
+    from rich.table import Table
+
     table = Table(title=f"hooks for {project.resolve()}")
     for column in COLUMNS:
         table.add_column(column)
