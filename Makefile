@@ -61,6 +61,9 @@ conformance-hosts: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py
 	$(BIN)/python bench/rpc.py
+	$(BIN)/python bench/python_hook.py
+	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/summary.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

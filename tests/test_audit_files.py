@@ -68,3 +68,22 @@ def test_rotation_off_with_zero(tmp_path: Path) -> None:
     fire(engine, 5)
     engine.close()
     assert len(path.read_text().splitlines()) == 5
+
+
+def test_records_are_json_dumps_lines_and_odd_values_do_not_stop_the_writer(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    seen: list[str] = []
+    engine = HookEngine(audit_path=path)
+    engine.add_audit_callback(lambda record: seen.append(record.hook))
+    engine.add(lambda inp: HookResult(reason="naïve \ud800"), Event.Stop, name="odd")
+    engine.add(lambda inp: HookResult(patches={"x": {"set": {1}}}), Event.Stop, name="set")
+    fire(engine, 2)
+    engine.close()
+    lines = path.read_text().splitlines()
+    assert [json.loads(line)["hook"] for line in lines] == ["odd", "set", "odd", "set"]
+    assert lines[0].startswith('{"ts": ') and '"hook": "odd", ' in lines[0]
+    assert json.loads(lines[0])["reason"] == "naïve ?"
+    assert json.loads(lines[1])["patch"] == {"x": {"set": "{1}"}}
+    assert seen == ["odd", "set", "odd", "set"]

@@ -1,31 +1,12 @@
 """hookwright: one lifecycle-hook engine for LLM agents."""
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from hookwright.effects import Effects, ModelNote, Notice
-from hookwright.engine import HookEngine, ScopedHooks, apply_to_input, plan_stages
-from hookwright.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
-from hookwright.observers import RuntimeEvent
-from hookwright.results import (
-    Decision,
-    HookResult,
-    Status,
-    Verdict,
-    abort,
-    add_context,
-    allow,
-    ask,
-    block,
-    defer,
-    deny,
-    respond,
-    rewrite_input,
-    rewrite_output,
-    stop,
-)
-from hookwright.spec import HookSpec, PythonHandler, RunContext
-
 if TYPE_CHECKING:
+    from hookwright.effects import Effects, ModelNote, Notice
+    from hookwright.engine import HookEngine, ScopedHooks, apply_to_input, plan_stages
+    from hookwright.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
     from hookwright.host import (
         Ask,
         Defer,
@@ -39,36 +20,87 @@ if TYPE_CHECKING:
         ToolMap,
         ToolResult,
     )
+    from hookwright.observers import RuntimeEvent
+    from hookwright.results import (
+        Decision,
+        HookResult,
+        Status,
+        Verdict,
+        abort,
+        add_context,
+        allow,
+        ask,
+        block,
+        defer,
+        deny,
+        respond,
+        rewrite_input,
+        rewrite_output,
+        stop,
+    )
+    from hookwright.spec import HookSpec, PythonHandler, RunContext
 
 __version__ = "0.1.0"
 
-#: The host API (`hookwright.host`), imported on first use: it loads every dialect.
-_HOST_NAMES = frozenset(
-    {
-        "HookSession",
-        "SyncHookSession",
-        "SessionIdentity",
-        "ToolAlias",
-        "ToolMap",
-        "ToolResult",
-        "Run",
-        "Ask",
-        "Deny",
-        "Respond",
-        "Defer",
-    }
-)
+#: Where each public name lives. Names load on first use, so `hookwright --version` and the
+#: CLI's light commands do not pay for the engine, the dialects or the host API at start-up.
+_HOMES = {
+    **dict.fromkeys(("Effects", "ModelNote", "Notice"), "effects"),
+    **dict.fromkeys(("HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"), "engine"),
+    **dict.fromkeys(
+        ("ALIASES", "CLAUDE_CODE_EVENTS", "Event", "HookInput", "resolve_event"), "events"
+    ),
+    "RuntimeEvent": "observers",
+    **dict.fromkeys(
+        (
+            "Decision",
+            "HookResult",
+            "Status",
+            "Verdict",
+            "abort",
+            "add_context",
+            "allow",
+            "ask",
+            "block",
+            "defer",
+            "deny",
+            "respond",
+            "rewrite_input",
+            "rewrite_output",
+            "stop",
+        ),
+        "results",
+    ),
+    **dict.fromkeys(("HookSpec", "PythonHandler", "RunContext"), "spec"),
+    **dict.fromkeys(
+        (
+            "HookSession",
+            "SyncHookSession",
+            "SessionIdentity",
+            "ToolAlias",
+            "ToolMap",
+            "ToolResult",
+            "Run",
+            "Ask",
+            "Deny",
+            "Respond",
+            "Defer",
+        ),
+        "host",
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _HOST_NAMES:
-        from hookwright import host
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'hookwright' has no attribute {name!r}")
+    value = getattr(import_module(f"hookwright.{home}"), name)
+    globals()[name] = value
+    return value
 
-        return getattr(host, name)
-    raise AttributeError(f"module 'hookwright' has no attribute {name!r}")
 
-
-__all__ = [  # noqa: RUF022 (host names last: they load lazily)
+__all__ = [  # noqa: RUF022 (host names last, as they were)
     "ALIASES",
     "CLAUDE_CODE_EVENTS",
     "Decision",

@@ -1,3 +1,3 @@
-from hookwright.cli.app import main
+from hookwright.cli import main
 
 main()

@@ -171,7 +171,9 @@ class HookEngine:
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
         #: (event, default match value) -> hooks whose matcher accepts it; cleared on change.
-        self._candidates: dict[tuple[Event, str | None], list[HookSpec]] = {}
+        #: (event, match value) -> the hooks whose matcher accepts it, and whether all of them
+        #: are selected whatever the input (see `_candidates_for`).
+        self._candidates: dict[tuple[Event, str | None], tuple[list[HookSpec], bool]] = {}
         self._once_hooks = 0
         #: Events whose hooks are all sync Python callables (no event loop needed).
         self._inline_events: set[Event] = set()
@@ -334,18 +336,15 @@ class HookEngine:
             return []
         value = inp.match_value()
         key = (inp.event, value)
-        candidates = self._candidates.get(key)
-        if candidates is None:
-            candidates = [
-                spec
-                for spec in hooks
-                if spec.matcher is None
-                or spec.match_field is not None
-                or spec.matcher.matches(value)
-            ]
+        cached = self._candidates.get(key)
+        if cached is None:
+            cached = self._candidates_for(hooks, value)
             if len(self._candidates) > 4096:
                 self._candidates.clear()
-            self._candidates[key] = candidates
+            self._candidates[key] = cached
+        candidates, plain = cached
+        if plain:
+            return candidates.copy()
         selected: list[HookSpec] = []
         seen_keys: set[Any] | None = None
         for spec in candidates:
@@ -377,6 +376,26 @@ class HookEngine:
         """Every hook registered on the input's event, in run order, selected or not and why
         (the checks of `select`, spelled out)."""
         return explain_selection(self._by_event.get(inp.event, ()), inp)
+
+    @staticmethod
+    def _candidates_for(hooks: list[HookSpec], value: str | None) -> tuple[list[HookSpec], bool]:
+        """The hooks whose matcher accepts `value`, and whether all of them are plain: enabled,
+        unscoped, with no per-input condition, so every one of them is selected."""
+        candidates = [
+            spec
+            for spec in hooks
+            if spec.matcher is None or spec.match_field is not None or spec.matcher.matches(value)
+        ]
+        plain = all(
+            spec.enabled
+            and spec.scope is None
+            and spec.match_field is None
+            and spec.if_rule is None
+            and spec.when is None
+            and spec.dedup_key is None
+            for spec in candidates
+        )
+        return candidates, plain
 
     # Dispatch -------------------------------------------------------------------------------
 

@@ -7,11 +7,11 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from typer._click import Command, Context
+from typer.core import TyperGroup
 
 from hookwright import debug as debug_trace
 from hookwright.audit import default_audit_path
@@ -34,13 +34,69 @@ from hookwright.spec import HookSpec
 from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: Commands whose module loads the agent runtime (models, tools, the server): imported when
+#: named or listed, so `hooks` and `schema` start without them.
+_RUNTIME_COMMANDS = ("run", "serve", "chat", "trust")
+
+
+def _runtime_commands() -> dict[str, Command]:
+    from hookwright.cli import run as run_commands
+    from hookwright.cli import serve as serve_commands
+
+    runtime = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    runtime.command("run")(run_commands.run)
+    runtime.command("serve")(serve_commands.serve)
+    runtime.command("chat")(run_commands.chat)
+    runtime.command("trust")(run_commands.trust)
+    group = typer.main.get_command(runtime)
+    assert isinstance(group, TyperGroup)
+    return {name: group.commands[name] for name in _RUNTIME_COMMANDS}
+
+
+class _LazyRuntimeGroup(TyperGroup):
+    def list_commands(self, ctx: Context) -> list[str]:
+        return [
+            *super().list_commands(ctx),
+            *(n for n in _RUNTIME_COMMANDS if n not in self.commands),
+        ]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        if cmd_name in _RUNTIME_COMMANDS and cmd_name not in self.commands:
+            self.commands.update(_runtime_commands())
+        return super().get_command(ctx, cmd_name)
+
+
 app = typer.Typer(
     name="hookwright",
     help="One lifecycle-hook engine for LLM agents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_LazyRuntimeGroup,
 )
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from hookwright import __version__
+
+        sys.stdout.write(f"hookwright {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version),
+    ] = False,
+) -> None:
+    """One lifecycle-hook engine for LLM agents."""
+
+
 hooks_app = typer.Typer(help="Inspect and exercise the hooks a project would run.")
 app.add_typer(hooks_app, name="hooks")
 
@@ -62,6 +118,8 @@ def _global_options(
 
 def _stdout_console() -> Console:
     """The terminal's width, or for scripts wide enough that a table row stays on one line."""
+    from rich.console import Console
+
     console = Console()
     return console if console.is_terminal else Console(width=1000)
 
@@ -169,6 +227,8 @@ def hooks_list(
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
+    from rich.table import Table
+
     table = Table(title=f"hooks for {project.resolve()}")
     for column in COLUMNS:
         table.add_column(column)
@@ -378,20 +438,13 @@ def schema(
     sys.stdout.write(json.dumps(schemas[dialect](), indent=2) + "\n")
 
 
-def _register_runtime_commands() -> None:
-    from hookwright.cli import run as run_commands
-    from hookwright.cli import serve as serve_commands
-
-    app.command("run")(run_commands.run)
-    app.command("serve")(serve_commands.serve)
-    app.command("chat")(run_commands.chat)
-    app.command("trust")(run_commands.trust)
+def _register_host_commands() -> None:
     from hookwright.cli import hosts
 
     hosts.register(app)
 
 
-_register_runtime_commands()
+_register_host_commands()
 
 
 def main() -> None:

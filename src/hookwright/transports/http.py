@@ -10,7 +10,8 @@ globally reachable), including IPv4 addresses embedded in IPv6 (``::a.b.c.d``, N
 embedded in a translated form is not (it is the translator's loopback, not this machine's).
 
 The connection then goes to the addresses that were checked, never to a second DNS answer
-(:class:`PinnedTransport`): the URL's host still names the Host header, TLS SNI and the
+(`PinnedTransport` in `http_client`, imported on the first request: httpx is slow to
+import): the URL's host still names the Host header, TLS SNI and the
 certificate check. Resolution runs on a small thread pool of its own, so neither the event
 loop's default executor nor the hook worker pool can starve it. Proxies from the environment
 are ignored (``trust_env=False``) so the guard always applies, and redirects are never
@@ -22,19 +23,14 @@ Bodies are streamed for every method and reading stops at `max_body` bytes, with
 from __future__ import annotations
 
 import asyncio
-import functools
 import ipaddress
 import json
 import socket
-import ssl
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
-
-import httpcore
-import httpx
 
 from hookwright import debug
 from hookwright.transports.workers import WorkerPool
@@ -230,69 +226,6 @@ def check_destination(url: str) -> str | None:
     return None
 
 
-class _PinnedBackend(httpcore.AsyncNetworkBackend):
-    """Opens every TCP connection to the checked addresses of one destination, in order,
-    whatever host httpcore names (one client per request, redirects never followed: the
-    only host is the checked one)."""
-
-    def __init__(self, destination: Destination) -> None:
-        self._destination = destination
-        self._backend = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        failure: httpcore.ConnectError | None = None
-        for address in self._destination.addresses:
-            try:
-                return await self._backend.connect_tcp(
-                    str(address),
-                    port,
-                    timeout=timeout,
-                    local_address=local_address,
-                    socket_options=socket_options,
-                )
-            except httpcore.ConnectError as exc:
-                failure = exc
-        raise failure or httpcore.ConnectError(f"no checked address for {host}")
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("hook requests never use Unix sockets")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._backend.sleep(seconds)
-
-
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    return httpx.create_ssl_context(trust_env=False)
-
-
-class PinnedTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport, connecting only to a checked destination's addresses.
-
-    httpcore opens TLS with the URL's host as ``server_hostname``, so SNI and certificate
-    verification still name the original host; the Host header comes from the URL too. The
-    connection pool is swapped for one with a pinned network backend (httpx's transport takes
-    no backend of its own)."""
-
-    def __init__(self, destination: Destination) -> None:
-        super().__init__(verify=_ssl_context(), trust_env=False)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=_ssl_context(), network_backend=_PinnedBackend(destination)
-        )
-
-
 def clean_header_value(value: str) -> str:
     """Strip CR, LF and NUL so a value can never split or end a header."""
     return value.replace("\r", "").replace("\n", "").replace("\0", "")
@@ -358,7 +291,9 @@ async def _timed(
             except DestinationRefused as exc:
                 result = _failure(f"destination refused: {exc}")
             else:
-                result = await _send(url, method, payload, clean, max_body, destination)
+                from hookwright.transports.http_client import send
+
+                result = await send(url, method, payload, clean, max_body, destination)
     except TimeoutError:
         result = _failure(f"timed out after {timeout:g}s", timed_out=True)
     result.duration_ms = (time.monotonic() - started) * 1000.0
@@ -366,44 +301,3 @@ async def _timed(
         what = f"status {result.status}" if result.error is None else result.error
         debug.trace("http", f"{method} {url}: {what}; body: {debug.short(result.text)}")
     return result
-
-
-async def _send(
-    url: str,
-    method: str,
-    payload: bytes | None,
-    headers: dict[str, str],
-    max_body: int,
-    destination: Destination,
-) -> HttpOutcome:
-    try:
-        async with (
-            httpx.AsyncClient(
-                transport=PinnedTransport(destination),
-                follow_redirects=False,
-                trust_env=False,
-                timeout=None,
-            ) as client,
-            client.stream(method, url, content=payload, headers=headers) as response,
-        ):
-            chunks: list[bytes] = []
-            size = 0
-            truncated = False
-            async for chunk in response.aiter_bytes():
-                if len(chunk) > max_body - size:
-                    truncated = True
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-            return HttpOutcome(
-                status=response.status_code,
-                text=b"".join(chunks).decode(response.encoding or "utf-8", errors="replace"),
-                error=f"response body exceeds {max_body} bytes" if truncated else None,
-                timed_out=False,
-                headers=dict(response.headers.items()),
-                truncated=truncated,
-            )
-    except httpx.HTTPError as exc:
-        return _failure(f"request failed: {type(exc).__name__}: {exc}")
-    except (ValueError, LookupError) as exc:
-        return _failure(f"invalid request: {exc}")

@@ -1,0 +1,35 @@
+"""The issue-17 ratios from bench/results.json, each against the baseline it was measured with
+in the same `make bench` run, with its target."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results.json"
+
+#: name -> (baseline, target: the ratio must be at most this)
+HEADLINE = {
+    "dispatch_sync_10_hooks": ("pluggy, 10 implementations", 1.0),
+    "dispatch_sync_audit_10_hooks": ("pluggy, 10 implementations", 1.2),
+    "rpc_engine_dispatch_vs_pipe_echo": ("bare pipe echo", 2.0),
+    "python_hook_warm_vs_spawn": ("the same hook spawned", 0.15),
+    "cli_start_vs_python": ("python -c 'import json'", 3.0),
+}
+
+
+def main() -> int:
+    results = json.loads(RESULTS.read_text())
+    width = max(len(name) for name in HEADLINE)
+    print(f"\n{'ratio':<{width}}  {'value':>6}  {'target':>6}  baseline")
+    for name, (baseline, target) in HEADLINE.items():
+        value = results.get(name)
+        shown = "  n/a " if value is None else f"{value:6.2f}"
+        mark = "" if value is None or value <= target else "  (over target)"
+        print(f"{name:<{width}}  {shown}  {target:6.2f}  {baseline}{mark}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
