@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import uuid
 from collections.abc import Callable
@@ -11,15 +12,15 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from hookwright.engine import HookEngine
-from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
-from hookwright.loading import DiscoveredHook, LoadContext, LoadResult, discover
+from hookwright.events import HookInput, UnknownEventError, resolve_event
+from hookwright.loading import LoadContext, LoadResult, discover
 from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
-from hookwright.spec import HookSpec
 from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
+
+from . import hooktable
 
 app = typer.Typer(
     name="hookwright",
@@ -33,9 +34,13 @@ app.add_typer(hooks_app, name="hooks")
 
 
 def _stdout_console() -> Console:
-    """The terminal's width, or for scripts wide enough that a table row stays on one line."""
+    """The terminal's width; for scripts, $COLUMNS when set, else wide enough that a line
+    stays whole."""
     console = Console()
-    return console if console.is_terminal else Console(width=1000)
+    if console.is_terminal:
+        return console
+    columns = os.environ.get("COLUMNS", "")
+    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else 1000)
 
 
 def _say_err(line: str) -> None:
@@ -85,42 +90,15 @@ def _load(
     return engine, result
 
 
-NOT_TRUSTED = "not trusted: will not run"
-
-
-def _untrusted_rows(hooks: list[DiscoveredHook], event: Event | None) -> list[tuple[str, ...]]:
-    """Rows for the unbound hooks declared for `event`; for None, those whose events only
-    their code can tell (shown with event "-" under any event filter)."""
-    rows: list[tuple[str, ...]] = []
-    for hook in hooks:
-        listed_here = event in hook.events if event is not None else not hook.events
-        if not listed_here:
-            continue
-        note = f"{NOT_TRUSTED}; {hook.note}" if hook.note else NOT_TRUSTED
-        rows.append(
-            (
-                event.value if event is not None else "-",
-                "-",
-                hook.name,
-                hook.source,
-                hook.dialect,
-                hook.matcher or "*",
-                hook.if_rule or "",
-                hook.mode,
-                f"{hook.timeout:g}s" if hook.timeout else "-",
-                note,
-            )
-        )
-    return rows
-
-
 @hooks_app.command("list")
 def hooks_list(
     project: ProjectOpt = Path("."),
     config: ConfigOpt = None,
-    event: Annotated[str | None, typer.Option(help="Only this event.")] = None,
+    event: Annotated[str | None, typer.Option(help="Only this event.", metavar="EVENT")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON array of hooks.")] = False,
 ) -> None:
-    """A table of the resolved hooks per event and source.
+    """The resolved hooks, grouped by event in the order they run, with where each was
+    declared.
 
     Hooks of a folder that is not trusted are listed from their config files, marked "not
     trusted: will not run"; none of their code is imported, called or started."""
@@ -129,46 +107,21 @@ def hooks_list(
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
-    table = Table(title=f"hooks for {project.resolve()}")
-    for column in COLUMNS:
-        table.add_column(column)
-    rows: list[tuple[str, ...]] = []
-    for ev in Event:
-        if wanted is not None and ev is not wanted:
-            continue
-        rows += [_bound_row(ev, i, spec) for i, spec in enumerate(engine.hooks(ev), start=1)]
-        rows += _untrusted_rows(result.untrusted, ev)
-    rows += _untrusted_rows(result.untrusted, None)
+    rows = hooktable.collect(engine, result.untrusted, wanted)
     engine.close()
-    for row in rows:
-        table.add_row(*row)
-    if not rows:
-        _stdout_console().print("no hooks configured")
+    if json_out:
+        sys.stdout.write(json.dumps(hooktable.as_json(rows), ensure_ascii=False) + "\n")
         return
-    _stdout_console().print(table)
+    console = _stdout_console()
+    if not rows:
+        console.print("no hooks configured")
+        return
+    hooktable.print_rows(console, rows, project.resolve())
     if result.untrusted:
-        _stdout_console().print(
-            f"{len(result.untrusted)} hook(s) {NOT_TRUSTED}: "
+        console.print(
+            f"{len(result.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
             + TrustStore(Path.home()).how_to_trust(project.resolve())
         )
-
-
-COLUMNS = ("event", "#", "name", "source", "dialect", "matcher", "if", "mode", "timeout", "note")
-
-
-def _bound_row(event: Event, index: int, spec: HookSpec) -> tuple[str, ...]:
-    return (
-        event.value,
-        str(index),
-        spec.name,
-        spec.source,
-        spec.dialect,
-        spec.matcher.pattern or "*" if spec.matcher else "*",
-        spec.if_rule.source if spec.if_rule else "",
-        spec.mode,
-        f"{spec.timeout:g}s" if spec.timeout else "-",
-        "",
-    )
 
 
 def _read_input(source: str | None) -> dict[str, Any]:
@@ -244,12 +197,13 @@ def schema(
 
 
 def _register_runtime_commands() -> None:
+    from hookwright.cli import chat as chat_commands
     from hookwright.cli import run as run_commands
     from hookwright.cli import serve as serve_commands
 
     app.command("run")(run_commands.run)
     app.command("serve")(serve_commands.serve)
-    app.command("chat")(run_commands.chat)
+    app.command("chat")(chat_commands.chat)
     app.command("trust")(run_commands.trust)
 
 

@@ -1,10 +1,11 @@
-"""`hookwright run`, `hookwright chat` and `hookwright trust`."""
+"""`hookwright run` and `hookwright trust`, and the session options `chat` shares."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -12,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.prompt import Confirm
 
-from hookwright.runtime.agent import EventSink
+from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models import ModelConfigError
 from hookwright.runtime.permissions import MODES, PermissionMode
@@ -51,8 +52,12 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
+def permission_question(tool: str, question: str, tool_input: dict[str, Any]) -> str:
+    return f"{tool} {json.dumps(tool_input)[:200]} — {question}. Allow?"
+
+
 async def _ask_permission(tool: str, question: str, tool_input: dict[str, Any]) -> bool:
-    text = f"{tool} {json.dumps(tool_input)[:200]} — {question}. Allow?"
+    text = permission_question(tool, question, tool_input)
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 
@@ -61,7 +66,7 @@ async def _ask_trust(folder: Path, count: int) -> bool:
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 
-def _check_mode(mode: str | None) -> PermissionMode | None:
+def check_mode(mode: str | None) -> PermissionMode | None:
     if mode is None:
         return None
     if mode not in MODES:
@@ -69,47 +74,58 @@ def _check_mode(mode: str | None) -> PermissionMode | None:
     return cast(PermissionMode, mode)
 
 
-async def _open(
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    """What the command line chose for the sessions it opens."""
+
+    project: Path
+    model: str | None
+    mode: PermissionMode | None
+    max_turns: int
+    json_out: bool
+    trust: bool
+    config: list[Path] | None
+    skills: list[str] | None
+    plan: bool
+    interactive: bool
+
+
+async def open_cli_session(
+    options: SessionOptions,
     *,
-    project: Path,
-    model: str | None,
-    mode: PermissionMode | None,
-    max_turns: int,
-    json_out: bool,
-    trust: bool,
     resume: str | None,
-    config: list[Path] | None,
-    skills: list[str] | None,
-    plan: bool,
-    interactive: bool,
-) -> tuple[SessionSetup, EventSink]:
-    if not project.is_dir():
-        raise _fail(f"project directory {project} does not exist")
-    for file in config or []:
+    ask_trust: bool = True,
+    ask_user: AskUser = _ask_permission,
+) -> SessionSetup:
+    """A session rendering to the terminal (or `--json`); configuration errors exit 2."""
+    if not options.project.is_dir():
+        raise _fail(f"project directory {options.project} does not exist")
+    for file in options.config or []:
         if not file.is_file():
             raise _fail(f"config file {file} does not exist")
-    sink: EventSink = JsonRenderer() if json_out else RichRenderer()
+    sink: EventSink = JsonRenderer() if options.json_out else RichRenderer()
+    interactive = options.interactive
     try:
         setup = await open_session(
-            project,
-            model=model,
-            permission_mode=mode,
-            max_turns=max_turns,
-            planning=plan,
+            options.project,
+            model=options.model,
+            permission_mode=options.mode,
+            max_turns=options.max_turns,
+            planning=options.plan,
             interactive=interactive,
-            trust=trust,
-            config_files=config or [],
-            skills=skills or [],
+            trust=options.trust,
+            config_files=options.config or [],
+            skills=options.skills or [],
             resume=resume,
             on_event=sink,
-            ask_user=_ask_permission if interactive else None,
-            ask_trust=_ask_trust if interactive else None,
+            ask_user=ask_user if interactive else None,
+            ask_trust=_ask_trust if interactive and ask_trust else None,
         )
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for line in setup.diagnostics:
         sys.stderr.write(line + "\n")
-    return setup, sink
+    return setup
 
 
 def run(
@@ -126,23 +142,21 @@ def run(
     plan: PlanOpt = False,
 ) -> None:
     """Run the agent on one prompt and exit (status 1 when the turn failed)."""
-    mode = _check_mode(permission_mode)
-    interactive = sys.stdin.isatty() and not json_out
+    options = SessionOptions(
+        project=project,
+        model=model,
+        mode=check_mode(permission_mode),
+        max_turns=max_turns,
+        json_out=json_out,
+        trust=trust,
+        config=config,
+        skills=skill,
+        plan=plan,
+        interactive=sys.stdin.isatty() and not json_out,
+    )
 
     async def main() -> int:
-        setup, _ = await _open(
-            project=project,
-            model=model,
-            mode=mode,
-            max_turns=max_turns,
-            json_out=json_out,
-            trust=trust,
-            resume=resume,
-            config=config,
-            skills=skill,
-            plan=plan,
-            interactive=interactive,
-        )
+        setup = await open_cli_session(options, resume=resume)
         agent = setup.agent
         try:
             await agent.start("resume" if resume else "startup")
@@ -151,72 +165,6 @@ def run(
             await agent.close("other")
             await setup.engine.aclose()
         return 0 if result.status in ("completed", "max_turns", "stopped") else 1
-
-    raise typer.Exit(code=asyncio.run(main()))
-
-
-def chat(
-    project: ProjectOpt = Path("."),
-    model: ModelOpt = None,
-    permission_mode: ModeOpt = None,
-    max_turns: MaxTurnsOpt = 20,
-    json_out: JsonOpt = False,
-    trust: TrustOpt = False,
-    resume: ResumeOpt = None,
-    config: ConfigOpt = None,
-    skill: SkillOpt = None,
-    plan: PlanOpt = False,
-) -> None:
-    """An interactive session: one prompt per line; /compact, /exit (or Ctrl-D)."""
-    mode = _check_mode(permission_mode)
-    interactive = sys.stdin.isatty() and not json_out
-    console = Console(highlight=False)
-
-    async def main() -> int:
-        setup, _ = await _open(
-            project=project,
-            model=model,
-            mode=mode,
-            max_turns=max_turns,
-            json_out=json_out,
-            trust=trust,
-            resume=resume,
-            config=config,
-            skills=skill,
-            plan=plan,
-            interactive=interactive,
-        )
-        agent = setup.agent
-        reason = "prompt_input_exit"
-        try:
-            await agent.start("resume" if resume else "startup")
-            while True:
-                try:
-                    line = (
-                        await asyncio.to_thread(console.input, "[bold]› [/bold]")
-                        if interactive
-                        else await asyncio.to_thread(sys.stdin.readline)
-                    )
-                except (EOFError, KeyboardInterrupt):
-                    break
-                if not interactive and line == "":
-                    break
-                text = line.strip()
-                if not text:
-                    continue
-                if text in ("/exit", "/quit"):
-                    break
-                if text.startswith("/compact"):
-                    await agent.compact("manual", text[len("/compact") :].strip())
-                    continue
-                if text == "/clear":
-                    reason = "clear"
-                    break
-                await agent.run(text)
-        finally:
-            await agent.close(reason)
-            await setup.engine.aclose()
-        return 0
 
     raise typer.Exit(code=asyncio.run(main()))
 

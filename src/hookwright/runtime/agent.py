@@ -89,6 +89,8 @@ COMPACT_PROMPT = (
     "Summarize the conversation so far for a continuation: the user's goals, decisions, files "
     "touched, and what remains. Be complete but brief."
 )
+#: Recorded after a turn the person interrupted, as Claude Code records it.
+INTERRUPTED_TEXT = "[Request interrupted by user]"
 #: Stored as the assistant's reply when every tool result of a round already answered the user.
 HANDLED_REPLY = "The tools delivered the response to the user."
 
@@ -364,6 +366,15 @@ class Agent:
         )
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
+
+    def interrupted(self) -> None:
+        """The person interrupted the running turn (its task was cancelled): every open tool
+        call gets a result and the history records the interruption in Claude Code's words,
+        so the next prompt continues a valid conversation."""
+        self._pending_context = []
+        self._close_open_tool_calls("interrupted by user")
+        self._append({"role": "user", "content": INTERRUPTED_TEXT})
+        self.emit("turn_end", status="aborted", text="", reason="interrupted by user")
 
     def _prompt_gate(self, end: EndTurn | None, prompt: str) -> None:
         """End the turn before the prompt is recorded when a UserPromptSubmit hook said so; a
