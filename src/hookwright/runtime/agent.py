@@ -539,6 +539,7 @@ class Agent:
                 "Temperature": options.get("temperature", 0),
             },
         )
+        self.emit("model_request", model=model_name or model.name)
         try:
             response = await model.complete(
                 messages,
@@ -668,6 +669,8 @@ class Agent:
         the model's own arguments unless a hook rewrote them, as in Claude Code."""
         name, tool_input = action.tool_name, dict(action.tool_input)
         outcome.tool_name = name
+        if name != call.name or tool_input != observed:
+            self.emit("tool_rewritten", id=call.id, name=name, input=tool_input)
         tool = self.tools.get(name)
         if tool is None:
             return await self._unknown_tool(call, name, tool_input, outcome)
