@@ -13,6 +13,10 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+# typer bundles its own click; its usage errors are caught to print them as one line.
+from typer._click import exceptions as click_errors
+
+from hookwright import __version__
 from hookwright.engine import HookEngine
 from hookwright.events import HookInput, UnknownEventError, resolve_event
 from hookwright.loading import LoadContext, LoadResult, discover
@@ -26,10 +30,14 @@ app = typer.Typer(
     name="hookwright",
     help="One lifecycle-hook engine for LLM agents.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-hooks_app = typer.Typer(help="Inspect and exercise the hooks a project would run.")
+hooks_app = typer.Typer(
+    help="Inspect and exercise the hooks a project would run.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 app.add_typer(hooks_app, name="hooks")
 
 
@@ -48,11 +56,12 @@ def _say_err(line: str) -> None:
 
 
 ProjectOpt = Annotated[
-    Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
+    Path,
+    typer.Option("--project", "-p", help="Project directory.", file_okay=False, metavar="DIR"),
 ]
 ConfigOpt = Annotated[
     list[Path] | None,
-    typer.Option("--config", "-c", help="Extra hook config file (repeatable)."),
+    typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
 ]
 
 
@@ -95,7 +104,9 @@ def hooks_list(
     project: ProjectOpt = Path("."),
     config: ConfigOpt = None,
     event: Annotated[str | None, typer.Option(help="Only this event.", metavar="EVENT")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON array of hooks.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="One JSON array of hooks.", metavar="")
+    ] = False,
 ) -> None:
     """The resolved hooks, grouped by event in the order they run, with where each was
     declared.
@@ -152,14 +163,16 @@ def _read_stdin() -> str:
 
 @hooks_app.command("test")
 def hooks_test(
-    event: Annotated[str, typer.Argument(help="Canonical event name or dialect alias.")],
+    event: Annotated[str, typer.Argument(metavar="EVENT", hidden=True)],
     input_file: Annotated[
-        str | None, typer.Option("--input", "-i", help="Input JSON file, or - for stdin.")
+        str | None,
+        typer.Option("--input", "-i", help="Input JSON file, or - for stdin.", metavar="FILE"),
     ] = None,
     project: ProjectOpt = Path("."),
     config: ConfigOpt = None,
 ) -> None:
-    """Dispatch one event and print the merged verdict as one JSON object.
+    """Dispatch EVENT (a canonical name or a dialect alias) and print the merged verdict as
+    one JSON object.
 
     This runs the project's hooks (imports its modules, calls its factories, starts its
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
@@ -187,9 +200,10 @@ def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
 
 @app.command("schema")
 def schema(
-    dialect: Annotated[str, typer.Argument(help="native or openharness")] = "native",
+    dialect: Annotated[str, typer.Argument(metavar="DIALECT", hidden=True)] = "native",
 ) -> None:
-    """Print the JSON Schema of a dialect's hook config (one hook file for openharness)."""
+    """Print the JSON Schema of a DIALECT's hook config: native (default) or openharness
+    (one hook file)."""
     schemas = _schemas()
     if dialect not in schemas:
         raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")
@@ -200,17 +214,65 @@ def _register_runtime_commands() -> None:
     from hookwright.cli import chat as chat_commands
     from hookwright.cli import run as run_commands
     from hookwright.cli import serve as serve_commands
+    from hookwright.cli import sessions as session_commands
+    from hookwright.cli import trusting
 
     app.command("run")(run_commands.run)
     app.command("serve")(serve_commands.serve)
     app.command("chat")(chat_commands.chat)
-    app.command("trust")(run_commands.trust)
+    app.command("sessions")(session_commands.sessions)
+    app.command("trust")(trusting.trust)
+    app.command("untrust")(trusting.untrust)
 
 
 _register_runtime_commands()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"hookwright {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            is_eager=True,
+            callback=_print_version,
+            metavar="",
+        ),
+    ] = False,
+) -> None:
+    """One lifecycle-hook engine for LLM agents."""
+
+
+def _usage_error(exc: click_errors.UsageError) -> int:
+    """A usage error as one line (click's and typer's own print a box or three lines)."""
+    if isinstance(exc, click_errors.NoArgsIsHelpError) and exc.ctx is not None:
+        sys.stdout.write(exc.ctx.get_help() + "\n")
+        return 2
+    where = exc.ctx.command_path if exc.ctx is not None else "hookwright"
+    message = " ".join(exc.format_message().split())
+    _say_err(f"hookwright: error: {message} (see: {where} --help)")
+    return 2
+
+
 def main() -> None:
     # hookwright's own process adopts what its hooks and tools detach (see transports.adoption).
     enable_subreaper()
-    app()
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(prog_name="hookwright", standalone_mode=False)
+    except click_errors.UsageError as exc:
+        code = _usage_error(exc)
+    except click_errors.ClickException as exc:
+        _say_err(f"hookwright: error: {' '.join(exc.format_message().split())}")
+        code = exc.exit_code
+    except typer.Abort:
+        _say_err("hookwright: interrupted")
+        code = 130
+    sys.exit(code if isinstance(code, int) else 0)

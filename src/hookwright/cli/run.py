@@ -1,4 +1,4 @@
-"""`hookwright run` and `hookwright trust`, and the session options `chat` shares."""
+"""`hookwright run`, and the session options `chat` shares."""
 
 from __future__ import annotations
 
@@ -10,21 +10,24 @@ from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
-from rich.console import Console
 from rich.prompt import Confirm
 
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models import ModelConfigError
 from hookwright.runtime.permissions import MODES, PermissionMode
-from hookwright.trust import TrustStore
+from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
 
 from .render import JsonRenderer, RichRenderer
 
-ProjectOpt = Annotated[Path, typer.Option("--project", "-p", help="Project directory.")]
+ProjectOpt = Annotated[
+    Path, typer.Option("--project", "-p", help="Project directory.", metavar="DIR")
+]
 ModelOpt = Annotated[
     str | None,
-    typer.Option("--model", "-m", help="scripted:PATH, openai:NAME or anthropic:NAME."),
+    typer.Option(
+        "--model", "-m", help="scripted:PATH, openai:NAME or anthropic:NAME.", metavar="MODEL"
+    ),
 ]
 ModeOpt = Annotated[
     str | None,
@@ -32,19 +35,33 @@ ModeOpt = Annotated[
         "--permission-mode",
         help=f"One of: {', '.join(MODES)}. Default: the settings' permissions.defaultMode, "
         "else default.",
+        metavar="MODE",
     ),
 ]
-MaxTurnsOpt = Annotated[int, typer.Option("--max-turns", min=1, help="Agent rounds per prompt.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSONL stream of events.")]
-TrustOpt = Annotated[bool, typer.Option("--trust", help="Run this project's hooks this time.")]
-ResumeOpt = Annotated[str | None, typer.Option("--resume", help="Continue a session by id.")]
+MaxTurnsOpt = Annotated[
+    int, typer.Option("--max-turns", min=1, help="Agent rounds per prompt.", metavar="N")
+]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print a JSONL stream of events.", metavar="")
+]
+TrustOpt = Annotated[
+    bool, typer.Option("--trust", help="Run this project's hooks this time.", metavar="")
+]
+ResumeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--resume", help="Continue a session by id (see: hookwright sessions).", metavar="ID"
+    ),
+]
 ConfigOpt = Annotated[
-    list[Path] | None, typer.Option("--config", "-c", help="Extra hook config file (repeatable).")
+    list[Path] | None,
+    typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
 ]
 SkillOpt = Annotated[
-    list[str] | None, typer.Option("--skill", help="Enable a skill from <project>/skills.")
+    list[str] | None,
+    typer.Option("--skill", help="Enable a skill from <project>/skills.", metavar="NAME"),
 ]
-PlanOpt = Annotated[bool, typer.Option("--plan", help="Run a planning round first.")]
+PlanOpt = Annotated[bool, typer.Option("--plan", help="Run a planning round first.", metavar="")]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -128,8 +145,21 @@ async def open_cli_session(
     return setup
 
 
+def _prompt_from_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_TEXT_CHARS + 1)
+    if len(data) > MAX_TEXT_CHARS:
+        raise _fail(f"the prompt on stdin is larger than {MAX_TEXT_CHARS:,} bytes")
+    try:
+        text = decode_utf8(data)
+    except ParseError as exc:
+        raise _fail(f"cannot read the prompt from stdin: {exc.reason}") from None
+    if not text.strip():
+        raise _fail("no prompt on stdin (run - reads the prompt from standard input)")
+    return text.rstrip("\n")
+
+
 def run(
-    prompt: Annotated[str, typer.Argument(help="The prompt (one shot).")],
+    prompt: Annotated[str, typer.Argument(metavar="PROMPT", hidden=True)],
     project: ProjectOpt = Path("."),
     model: ModelOpt = None,
     permission_mode: ModeOpt = None,
@@ -141,7 +171,11 @@ def run(
     skill: SkillOpt = None,
     plan: PlanOpt = False,
 ) -> None:
-    """Run the agent on one prompt and exit (status 1 when the turn failed)."""
+    """Run the agent on PROMPT (- reads it from stdin) and exit (status 1 when the turn
+    failed)."""
+    from_stdin = prompt == "-"
+    if from_stdin:
+        prompt = _prompt_from_stdin()
     options = SessionOptions(
         project=project,
         model=model,
@@ -152,7 +186,7 @@ def run(
         config=config,
         skills=skill,
         plan=plan,
-        interactive=sys.stdin.isatty() and not json_out,
+        interactive=sys.stdin.isatty() and not json_out and not from_stdin,
     )
 
     async def main() -> int:
@@ -167,17 +201,3 @@ def run(
         return 0 if result.status in ("completed", "max_turns", "stopped") else 1
 
     raise typer.Exit(code=asyncio.run(main()))
-
-
-def trust(
-    folder: Annotated[Path, typer.Argument(help="The folder whose own hooks may run.")],
-) -> None:
-    """Trust a folder: its project hooks run from now on."""
-    if not folder.is_dir():
-        raise _fail(f"folder {folder} does not exist")
-    store = TrustStore(Path.home())
-    try:
-        store.trust(folder)
-    except ValueError as exc:
-        raise _fail(str(exc)) from None
-    Console().print(f"trusted {folder.resolve()} (recorded in {store.path})")
