@@ -154,6 +154,43 @@ def test_hooks_list_shows_a_table(tmp_path: Path, isolated_home: Path) -> None:
         assert text in proc.stdout
 
 
+def test_hooks_list_fits_80_columns_grouped_by_event(tmp_path: Path, isolated_home: Path) -> None:
+    project = write_project(tmp_path / "proj")
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    long_command = "python3 scripts/" + "very-long-hook-name-" * 6 + ".py --strict"
+    hook = {"type": "command", "command": long_command}
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    )
+    proc = hookwright(
+        "hooks", "list", "-p", str(project), home=isolated_home, env={"COLUMNS": "80"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, proc.stdout
+    assert lines[0] == "PreToolUse"
+    headings = [line for line in lines if line and not line.startswith(" ")]
+    assert headings[:2] == ["PreToolUse", "Stop"], "each event once, in dispatch order"
+    assert any(".hookwright/hooks.yaml:hooks[0]" in line for line in lines), "origin shown"
+    assert any("Bash(rm *)" in line for line in lines)
+    assert any("command:python3 scripts/very-long" in line and "…" in line for line in lines)
+
+
+def test_hooks_list_json(tmp_path: Path, isolated_home: Path) -> None:
+    project = write_project(tmp_path / "proj")
+    proc = hookwright("hooks", "list", "--json", "-p", str(project), home=isolated_home)
+    rows = json.loads(proc.stdout)
+    assert [(r["event"], r["index"], r["name"]) for r in rows] == [
+        ("PreToolUse", None, "no-rm"),
+        ("PreToolUse", None, "ctx"),
+        ("Stop", None, "boom"),
+    ]
+    assert rows[0]["if_rule"] == "Bash(rm *)" and rows[0]["matcher"] == "Bash"
+    assert rows[0]["origin"].endswith(".hookwright/hooks.yaml:hooks[0]")
+    assert not rows[0]["trusted"]
+
+
 def test_hooks_list_with_no_hooks(tmp_path: Path, isolated_home: Path) -> None:
     proc = hookwright("hooks", "list", "-p", str(tmp_path), home=isolated_home)
     assert proc.returncode == 0

@@ -155,13 +155,22 @@ def test_hooks_list_shows_untrusted_hooks_and_runs_none(
     )
     assert proc.returncode == 0, proc.stderr
     assert hostile.ran() == set()
-    rows = [line for line in proc.stdout.splitlines() if "│ not trusted: will not run" in line]
-    for words in (("native-guard",), ("tagger",), ("project", "claude_code"), ("plugin",)):
-        assert any(all(w in row for w in words) for row in rows), proc.stdout
-    assert len(rows) == 4
-    (tagger,) = [row for row in rows if "tagger" in row]
-    assert "its events are the methods of the object its factory returns" in tagger
     assert f"hookwright trust {hostile.project.resolve()}" in proc.stdout
+    listed_json = hookwright(
+        "hooks", "list", "--json", "-p", str(hostile.project), home=isolated_home, env=hostile.env
+    )
+    rows = json.loads(listed_json.stdout)
+    assert all(not row["trusted"] for row in rows)
+    assert {(row["name"], row["source"], row["dialect"]) for row in rows} >= {
+        ("native-guard", "project", "native"),
+        ("tagger", "project", "picoclaw"),
+    }
+    assert {row["source"] for row in rows} == {"project", "plugin"}
+    assert len(rows) == 4
+    (tagger,) = [row for row in rows if row["name"] == "tagger"]
+    assert tagger["event"] == "-"
+    assert "its events are the methods of the object its factory returns" in tagger["note"]
+    assert all("not trusted: will not run" in row["note"] for row in rows)
 
     trusted = hookwright("trust", str(hostile.project), home=isolated_home)
     assert trusted.returncode == 0, trusted.stderr

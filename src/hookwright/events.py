@@ -12,6 +12,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from hookwright.validation import did_you_mean
+
 
 class Event(StrEnum):
     # Claude Code's 31 events (v2.1.240), in the order of its reference table.
@@ -107,7 +109,8 @@ def resolve_event(name: str | Event) -> Event:
     alias = ALIASES.get(name)
     if alias is not None:
         return alias
-    raise UnknownEventError(f"unknown event {name!r}")
+    known = [event.value for event in Event] + list(ALIASES)
+    raise UnknownEventError(f"unknown event {name!r}{did_you_mean(name, known)}")
 
 
 #: The input field a matcher is tested against, per event (Claude Code spec §2.2). Events absent

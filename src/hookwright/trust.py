@@ -42,6 +42,19 @@ class TrustStore:
         resolved = str(folder.resolve())
         if resolved not in entries:
             entries.append(resolved)
+        self._save(entries)
+
+    def untrust(self, folder: Path) -> bool:
+        """Forget `folder`; False when it was not listed itself (a trusted parent still
+        trusts it)."""
+        entries = self.folders()
+        resolved = str(folder.resolve())
+        if resolved not in entries:
+            return False
+        self._save([entry for entry in entries if entry != resolved])
+        return True
+
+    def _save(self, entries: list[str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"trusted": sorted(entries)}, indent=2) + "\n")

@@ -3,8 +3,13 @@ pydantic error location (`hooks[3].timeout`) and the JSON type name of a value."
 
 from __future__ import annotations
 
+import difflib
 import json
+import typing
 from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
 
 
 def field_path(loc: Iterable[int | str], base: str = "") -> str:
@@ -42,3 +47,43 @@ def json_type_name(value: object) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'matcher'?)`` for the closest known name (a different case counts as
+    closest), or an empty string."""
+    names = list(dict.fromkeys(known))
+    same_case = [name for name in names if name.lower() == word.lower() and name != word]
+    close = same_case or difflib.get_close_matches(word, names, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_field(key: object, known: Iterable[str]) -> str:
+    """The message for a key no model of the file has."""
+    return "unknown field" + (did_you_mean(key, known) if isinstance(key, str) else "")
+
+
+def model_keys(model: type[BaseModel]) -> set[str]:
+    """Every field name and alias of `model` and of the models nested in it."""
+    keys: set[str] = set()
+    pending: list[Any] = [model]
+    seen: set[Any] = set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            for name, info in current.model_fields.items():
+                keys.update(k for k in (name, info.alias) if k)
+                pending.append(info.annotation)
+        else:
+            pending.extend(typing.get_args(current))
+    return keys
+
+
+def pydantic_message(error: Any, model: type[BaseModel]) -> str:
+    """A pydantic error's message; an unknown key says which known one it resembles."""
+    if error["type"] == "extra_forbidden" and error["loc"]:
+        return unknown_field(error["loc"][-1], model_keys(model))
+    return str(error["msg"])

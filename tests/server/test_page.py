@@ -231,3 +231,81 @@ def test_the_page_without_its_token_is_only_a_pointer_to_the_printed_url(
     text = browser.find_element(By.TAG_NAME, "body").text
     assert "Open the URL that hookwright serve printed" in text
     assert browser.find_elements(By.ID, "input") == []
+
+
+# Hook decisions in the page ----------------------------------------------------------------
+
+GUARDS = """
+from hookwright import add_context, deny, rewrite_input
+def no_rm(inp):
+    return deny('rm is refused here')
+def dry(inp):
+    return rewrite_input({'command': 'echo rehearsed'}, reason='pushes are rehearsed')
+def facts(inp):
+    return add_context('FACT: pushes are dry runs')
+"""
+GUARD_HOOKS = """hooks:
+  - {name: no-rm, event: PreToolUse, matcher: Bash, if: 'Bash(rm *)', call: 'guards:no_rm'}
+  - {name: dry, event: PreToolUse, matcher: Bash, if: 'Bash(git *)', call: 'guards:dry'}
+  - {name: facts, event: SessionStart, call: 'guards:facts'}
+"""
+
+
+def guarded_turns() -> list[dict[str, Any]]:
+    bash = "Bash"
+    return [
+        {"tool_calls": [{"name": bash, "arguments": {"command": "rm -rf build"}}]},
+        {"tool_calls": [{"name": bash, "arguments": {"command": "git push origin main"}}]},
+        {"content": "All done."},
+        {"content": "Second answer."},
+    ]
+
+
+def test_hook_decisions_stay_styled_and_context_is_a_note_shown_once(
+    browser: webdriver.Chrome, serve: ServerFactory, project: Path, tmp_path: Path
+) -> None:
+    hooks = project / ".hookwright"
+    hooks.mkdir()
+    (hooks / "guards.py").write_text(GUARDS)
+    (hooks / "hooks.yaml").write_text(GUARD_HOOKS)
+    model = ScriptedModel.from_turns(guarded_turns())
+    server = serve(model=lambda: model, trust=True, permission_mode="bypassPermissions")
+    browser.set_window_size(1000, 900)
+    browser.get(server.http_url)
+    send(browser, "clean and publish")
+    wait_idle(browser, "All done.")
+
+    shown = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#log > div'))"
+        ".map(e => e.className + ' | ' + e.textContent);"
+    )
+    notes = browser.find_elements(By.CSS_SELECTOR, ".msg.note.decision-deny")
+    assert notes, shown
+    assert [n.find_element(By.CLASS_NAME, "body").text for n in notes] == [
+        "PreToolUse: no-rm → deny (rm is refused here)"
+    ]
+    red = notes[0].value_of_css_property("color")
+    assert red == "rgba(179, 38, 30, 1)", red
+    assert texts(browser, ".msg.note.decision-rewrite-input .body") == [
+        "PreToolUse: dry → rewrite input (pushes are rehearsed)"
+    ]
+    assert "rehearsed" in "\n".join(texts(browser, ".msg.tool .body"))
+    assert texts(browser, ".msg.context .body") == ["FACT: pushes are dry runs"]
+    assert texts(browser, ".msg.context .label") == ["hook context (for the model)"]
+    assert texts(browser, ".msg.user .body") == ["clean and publish"]
+    screenshot = tmp_path / "page.png"
+    assert browser.save_screenshot(str(screenshot))
+    png = screenshot.read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+
+    send(browser, "and again")
+    wait_idle(browser, "Second answer.")
+    sent_back = model.calls[-1].messages
+    denied = [m for m in sent_back if m.get("role") == "tool" and m.get("is_error")]
+    assert [m["content"] for m in denied] == ["rm is refused here"], sent_back
+    assert texts(browser, ".msg.context .body") == ["FACT: pushes are dry runs"], "not repeated"
+    browser.refresh()
+    wait_idle(browser, "Second answer.")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".msg.note.decision-deny")) == 1
+    assert texts(browser, ".msg.user .body") == ["clean and publish", "and again"]
+    assert texts(browser, ".msg.context .body") == ["FACT: pushes are dry runs"]

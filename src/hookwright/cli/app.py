@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import uuid
 from collections.abc import Callable
@@ -10,7 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+# typer bundles its own click; its usage errors are caught to print them as one line.
 from typer._click import Command, Context
+from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
 from hookwright import debug as debug_trace
@@ -27,30 +31,36 @@ from hookwright.cli.explain import (
 from hookwright.cli.recorded import RecordedCallError, recorded_call
 from hookwright.engine import HookEngine
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
-from hookwright.loading import DiscoveredHook, LoadContext, LoadResult, discover
+from hookwright.loading import LoadContext, LoadResult, discover
 from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
 from hookwright.selection import input_warnings
-from hookwright.spec import HookSpec
 from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
+
+from . import hooktable
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 #: Commands whose module loads the agent runtime (models, tools, the server): imported when
 #: named or listed, so `hooks` and `schema` start without them.
-_RUNTIME_COMMANDS = ("run", "serve", "chat", "trust")
+_RUNTIME_COMMANDS = ("run", "serve", "chat", "sessions", "trust", "untrust")
 
 
 def _runtime_commands() -> dict[str, Command]:
+    from hookwright.cli import chat as chat_commands
     from hookwright.cli import run as run_commands
     from hookwright.cli import serve as serve_commands
+    from hookwright.cli import sessions as session_commands
+    from hookwright.cli import trusting
 
-    runtime = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    runtime = typer.Typer(pretty_exceptions_enable=False, rich_markup_mode=None)
     runtime.command("run")(run_commands.run)
     runtime.command("serve")(serve_commands.serve)
-    runtime.command("chat")(run_commands.chat)
-    runtime.command("trust")(run_commands.trust)
+    runtime.command("chat")(chat_commands.chat)
+    runtime.command("sessions")(session_commands.sessions)
+    runtime.command("trust")(trusting.trust)
+    runtime.command("untrust")(trusting.untrust)
     group = typer.main.get_command(runtime)
     assert isinstance(group, TyperGroup)
     return {name: group.commands[name] for name in _RUNTIME_COMMANDS}
@@ -73,8 +83,8 @@ app = typer.Typer(
     name="hookwright",
     help="One lifecycle-hook engine for LLM agents.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     cls=_LazyRuntimeGroup,
 )
 
@@ -87,41 +97,51 @@ def _print_version(wanted: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _options(
-    version: Annotated[
-        bool,
-        typer.Option("--version", help="Print the version and exit.", callback=_print_version),
-    ] = False,
-) -> None:
-    """One lifecycle-hook engine for LLM agents."""
-
-
-hooks_app = typer.Typer(help="Inspect and exercise the hooks a project would run.")
+hooks_app = typer.Typer(
+    help="Inspect and exercise the hooks a project would run.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 app.add_typer(hooks_app, name="hooks")
 
 
 @app.callback()
 def _global_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            is_eager=True,
+            callback=_print_version,
+            metavar="",
+        ),
+    ] = False,
     debug: Annotated[
         bool,
         typer.Option(
             "--debug",
             help="Trace hook matching, spawning, calls, exit codes and outputs to stderr "
             "(also HOOKWRIGHT_DEBUG=1).",
+            metavar="",
         ),
     ] = False,
 ) -> None:
+    """One lifecycle-hook engine for LLM agents."""
     if debug:
         debug_trace.enable()
 
 
 def _stdout_console() -> Console:
-    """The terminal's width, or for scripts wide enough that a table row stays on one line."""
+    """The terminal's width; for scripts, $COLUMNS when set, else wide enough that a line
+    stays whole."""
     from rich.console import Console
 
     console = Console()
-    return console if console.is_terminal else Console(width=1000)
+    if console.is_terminal:
+        return console
+    columns = os.environ.get("COLUMNS", "")
+    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else 1000)
 
 
 def _say_err(line: str) -> None:
@@ -129,11 +149,12 @@ def _say_err(line: str) -> None:
 
 
 ProjectOpt = Annotated[
-    Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
+    Path,
+    typer.Option("--project", "-p", help="Project directory.", file_okay=False, metavar="DIR"),
 ]
 ConfigOpt = Annotated[
     list[Path] | None,
-    typer.Option("--config", "-c", help="Extra hook config file (repeatable)."),
+    typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
 ]
 
 
@@ -183,42 +204,17 @@ def _load(
     return engine, result
 
 
-NOT_TRUSTED = "not trusted: will not run"
-
-
-def _untrusted_rows(hooks: list[DiscoveredHook], event: Event | None) -> list[tuple[str, ...]]:
-    """Rows for the unbound hooks declared for `event`; for None, those whose events only
-    their code can tell (shown with event "-" under any event filter)."""
-    rows: list[tuple[str, ...]] = []
-    for hook in hooks:
-        listed_here = event in hook.events if event is not None else not hook.events
-        if not listed_here:
-            continue
-        note = f"{NOT_TRUSTED}; {hook.note}" if hook.note else NOT_TRUSTED
-        rows.append(
-            (
-                event.value if event is not None else "-",
-                "-",
-                hook.name,
-                hook.source,
-                hook.dialect,
-                hook.matcher or "*",
-                hook.if_rule or "",
-                hook.mode,
-                f"{hook.timeout:g}s" if hook.timeout else "-",
-                note,
-            )
-        )
-    return rows
-
-
 @hooks_app.command("list")
 def hooks_list(
     project: ProjectOpt = Path("."),
     config: ConfigOpt = None,
-    event: Annotated[str | None, typer.Option(help="Only this event.")] = None,
+    event: Annotated[str | None, typer.Option(help="Only this event.", metavar="EVENT")] = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="One JSON array of hooks.", metavar="")
+    ] = False,
 ) -> None:
-    """A table of the resolved hooks per event and source.
+    """The resolved hooks, grouped by event in the order they run, with where each was
+    declared.
 
     Hooks of a folder that is not trusted are listed from their config files, marked "not
     trusted: will not run"; none of their code is imported, called or started."""
@@ -227,48 +223,21 @@ def hooks_list(
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
-    from rich.table import Table
-
-    table = Table(title=f"hooks for {project.resolve()}")
-    for column in COLUMNS:
-        table.add_column(column)
-    rows: list[tuple[str, ...]] = []
-    for ev in Event:
-        if wanted is not None and ev is not wanted:
-            continue
-        rows += [_bound_row(ev, i, spec) for i, spec in enumerate(engine.hooks(ev), start=1)]
-        rows += _untrusted_rows(result.untrusted, ev)
-    rows += _untrusted_rows(result.untrusted, None)
+    rows = hooktable.collect(engine, result.untrusted, wanted)
     engine.close()
-    for row in rows:
-        table.add_row(*row)
-    if not rows:
-        _stdout_console().print("no hooks configured")
+    if json_out:
+        sys.stdout.write(json.dumps(hooktable.as_json(rows), ensure_ascii=False) + "\n")
         return
-    _stdout_console().print(table)
+    console = _stdout_console()
+    if not rows:
+        console.print("no hooks configured")
+        return
+    hooktable.print_rows(console, rows, project.resolve())
     if result.untrusted:
-        _stdout_console().print(
-            f"{len(result.untrusted)} hook(s) {NOT_TRUSTED}: "
+        console.print(
+            f"{len(result.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
             + TrustStore(Path.home()).how_to_trust(project.resolve())
         )
-
-
-COLUMNS = ("event", "#", "name", "source", "dialect", "matcher", "if", "mode", "timeout", "note")
-
-
-def _bound_row(event: Event, index: int, spec: HookSpec) -> tuple[str, ...]:
-    return (
-        event.value,
-        str(index),
-        spec.name,
-        spec.source,
-        spec.dialect,
-        spec.matcher.pattern or "*" if spec.matcher else "*",
-        spec.if_rule.source if spec.if_rule else "",
-        spec.mode,
-        f"{spec.timeout:g}s" if spec.timeout else "-",
-        "",
-    )
 
 
 def _read_input(source: str | None) -> dict[str, Any]:
@@ -299,9 +268,10 @@ def _read_stdin() -> str:
 
 @hooks_app.command("test")
 def hooks_test(
-    event: Annotated[str, typer.Argument(help="Canonical event name or dialect alias.")],
+    event: Annotated[str, typer.Argument(metavar="EVENT", hidden=True)],
     input_file: Annotated[
-        str | None, typer.Option("--input", "-i", help="Input JSON file, or - for stdin.")
+        str | None,
+        typer.Option("--input", "-i", help="Input JSON file, or - for stdin.", metavar="FILE"),
     ] = None,
     project: ProjectOpt = Path("."),
     config: ConfigOpt = None,
@@ -316,7 +286,8 @@ def hooks_test(
         str | None, typer.Option("--tool-use", help="The recorded call's id (default: the last).")
     ] = None,
 ) -> None:
-    """Dispatch one event and print the merged verdict as one JSON object.
+    """Dispatch EVENT (a canonical name or a dialect alias) and print the merged verdict as
+    one JSON object.
 
     This runs the project's hooks (imports its modules, calls its factories, starts its
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
@@ -429,9 +400,10 @@ def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
 
 @app.command("schema")
 def schema(
-    dialect: Annotated[str, typer.Argument(help="native or openharness")] = "native",
+    dialect: Annotated[str, typer.Argument(metavar="DIALECT", hidden=True)] = "native",
 ) -> None:
-    """Print the JSON Schema of a dialect's hook config (one hook file for openharness)."""
+    """Print the JSON Schema of a DIALECT's hook config: native (default) or openharness
+    (one hook file)."""
     schemas = _schemas()
     if dialect not in schemas:
         raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")
@@ -447,7 +419,29 @@ def _register_host_commands() -> None:
 _register_host_commands()
 
 
+def _usage_error(exc: click_errors.UsageError) -> int:
+    """A usage error as one line (click's and typer's own print a box or three lines)."""
+    if isinstance(exc, click_errors.NoArgsIsHelpError) and exc.ctx is not None:
+        sys.stdout.write(exc.ctx.get_help() + "\n")
+        return 2
+    where = exc.ctx.command_path if exc.ctx is not None else "hookwright"
+    message = " ".join(exc.format_message().split())
+    _say_err(f"hookwright: error: {message} (see: {where} --help)")
+    return 2
+
+
 def main() -> None:
     # hookwright's own process adopts what its hooks and tools detach (see transports.adoption).
     enable_subreaper()
-    app()
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(prog_name="hookwright", standalone_mode=False)
+    except click_errors.UsageError as exc:
+        code = _usage_error(exc)
+    except click_errors.ClickException as exc:
+        _say_err(f"hookwright: error: {' '.join(exc.format_message().split())}")
+        code = exc.exit_code
+    except typer.Abort:
+        _say_err("hookwright: interrupted")
+        code = 130
+    sys.exit(code if isinstance(code, int) else 0)

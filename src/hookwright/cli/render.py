@@ -1,4 +1,8 @@
-"""How agent events look in a terminal (rich) or to scripts (`--json`: one JSON object a line)."""
+"""How agent events look in a terminal (rich) or to scripts (`--json`: one JSON object a line).
+
+In a terminal each event is a marker and a text whose continuation lines stay indented under
+it, and spinners say what is going on; without one (a pipe, a log file) each event is exactly
+one plain line and nothing animates."""
 
 from __future__ import annotations
 
@@ -8,7 +12,11 @@ from typing import Any
 
 from rich.console import Console
 from rich.status import Status
+from rich.table import Table
 from rich.text import Text
+
+#: How much of a hook's added context the terminal shows.
+CONTEXT_CHARS = 160
 
 
 class JsonRenderer:
@@ -23,6 +31,18 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _tool_text(name: str, tool_input: Any) -> str:
+    """``Bash(ls -la)`` for a one-string input such as a command, else the JSON input."""
+    if isinstance(tool_input, dict) and len(tool_input) == 1:
+        (value,) = tool_input.values()
+        if isinstance(value, str):
+            return f"{name}({_short(value, 300)})"
+    return f"{name}({_short(tool_input, 300)})"
+
+
+DECISION_STYLES = {"deny": "bold red", "block": "bold red", "ask": "yellow", "allow": "green"}
+
+
 class RichRenderer:
     """Streams assistant text, shows tool calls and results, and says which hook decided what."""
 
@@ -30,6 +50,36 @@ class RichRenderer:
         self.console = console or Console(highlight=False)
         self._streaming = False
         self._status: Status | None = None
+        self._reasons_shown: set[str] = set()
+
+    @property
+    def _animated(self) -> bool:
+        return self.console.is_terminal and not self.console.is_dumb_terminal
+
+    def _line(self, marker: str, body: Text, style: str = "") -> None:
+        """One event: in a terminal, wrapped with a hanging indent; otherwise one line."""
+        self._stop_spinner()
+        self._end_stream()
+        if not self.console.is_terminal:
+            self.console.print(Text(marker, style=style) + body, soft_wrap=True)
+            return
+        grid = Table.grid(padding=0)
+        grid.add_column(no_wrap=True, style=style)
+        grid.add_column(overflow="fold")
+        grid.add_row(marker, body)
+        self.console.print(grid)
+
+    def _spin(self, text: str) -> None:
+        if self._status is None:
+            self._status = self.console.status(Text(text))
+            self._status.start()
+        else:
+            self._status.update(Text(text))
+
+    def _stop_spinner(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
 
     def _session_header(self, event: dict[str, Any]) -> None:
         """Which model runs, and where the transcript and the audit trail go."""
@@ -39,21 +89,18 @@ class RichRenderer:
         lines.append(f"transcript  {event['transcript']}")
         lines.append(f"audit       {event.get('audit') or 'off'}")
         for line in lines:
-            self.console.print(Text(line, style="dim"), soft_wrap=True)
+            self._line("", Text(line, style="dim"))
 
     def _hooks_running(self, event: dict[str, Any]) -> None:
         """A spinner while hooks run, saying their status messages (Claude Code's
         ``statusMessage``); where no spinner can show, each message is a line."""
         messages = list(dict.fromkeys(event.get("status") or []))
         text = " · ".join(messages) or f"running {event['event']} hooks…"
-        if messages and (not self.console.is_terminal or self.console.is_dumb_terminal):
+        if messages and not self._animated:
+            self._line("⋯ ", Text(text), "dim")
+        if self._animated:
             self._end_stream()
-            self.console.print(Text(f"⋯ {text}", style="dim"))
-        if self._status is None:
-            self._status = self.console.status(Text(text))
-            self._status.start()
-        else:
-            self._status.update(Text(text))
+            self._spin(text)
 
     def _end_stream(self) -> None:
         if self._streaming:
@@ -64,89 +111,94 @@ class RichRenderer:
         kind = event["type"]
         prefix = f"[{event['agent_id']}] " if event.get("agent_id") else ""
         if kind == "text_delta":
+            self._stop_spinner()
             self.console.print(Text(event["text"]), end="")
             self._streaming = True
-            return
-        if kind == "hooks_running":
+        elif kind == "model_request":
+            if self._animated and not prefix:
+                self._end_stream()
+                self._spin("thinking…")
+        elif kind == "hooks_running":
             self._hooks_running(event)
-            return
-        if kind == "hooks_done":
-            if self._status is not None:
-                self._status.stop()
-                self._status = None
-            return
-        self._end_stream()
+        elif kind == "hooks_done":
+            self._stop_spinner()
+        else:
+            self._show(kind, prefix, event)
+
+    def _show(self, kind: str, prefix: str, event: dict[str, Any]) -> None:
         if kind == "tool_call":
-            self.console.print(
-                Text.assemble(
-                    (f"{prefix}⏺ ", "cyan"),
-                    (event["name"], "bold cyan"),
-                    f"({_short(event['input'])})",
-                )
-            )
+            body = Text(_tool_text(event["name"], event["input"]), style="bold cyan")
+            self._line(f"{prefix}⏺ ", body, "cyan")
+        elif kind == "tool_rewritten":
+            body = Text(_tool_text(event["name"], event["input"]), style="cyan")
+            self._line(f"{prefix}  ↳ ran ", body, "magenta")
         elif kind == "tool_result":
-            style = "red" if event["is_error"] else "dim"
-            note = f" [{event['skipped']}]" if event.get("skipped") else ""
-            self.console.print(
-                Text(f"{prefix}  ⎿ {_short(event['content'], 300)}{note}", style=style)
-            )
+            self._tool_result(prefix, event)
         elif kind == "hook_result":
-            decision = event.get("decision")
-            style = {
-                "deny": "bold red",
-                "block": "bold red",
-                "ask": "yellow",
-                "allow": "green",
-            }.get(decision or "", "magenta")
-            what = event.get("effect") or decision or "note"
-            if event.get("code"):
-                what = f"{what} ({event['code']})"
-            detail = event.get("reason") or event.get("error") or ""
-            self.console.print(
-                Text.assemble(
-                    (f"{prefix}⚑ {event['event']} ", "magenta"),
-                    (f"{event['hook']} ", "bold"),
-                    (f"({event['dialect']}, {event['source']}): ", "dim"),
-                    (what, style),
-                    (f" — {_short(detail, 300)}" if detail else "", ""),
-                )
-            )
+            self._hook_result(prefix, event)
         elif kind == "permission":
-            style = "green" if event["behavior"] == "allow" else "red"
-            self.console.print(
-                Text(
-                    f"{prefix}  permission {event['tool']}: {event['behavior']} "
-                    f"({event['reason']})",
-                    style=style,
-                )
-            )
+            self._permission(prefix, event)
         elif kind == "notice":
-            self.console.print(Text(f"{prefix}! {event['text']}", style="yellow"))
+            self._line(f"{prefix}! ", Text(event["text"], style="yellow"), "yellow")
         elif kind == "hook":
-            self.console.print(
-                Text(
-                    f"{prefix}✚ skill hook {event.get('name')} ({event.get('role')})", style="blue"
-                )
-            )
+            body = Text(f"skill hook {event.get('name')} ({event.get('role')})", style="blue")
+            self._line(f"{prefix}✚ ", body, "blue")
         elif kind == "compact":
-            self.console.print(
-                Text(
-                    f"{prefix}⟳ context compacted ({event['trigger']}, "
-                    f"{event['dropped']} messages summarized)",
-                    style="blue",
-                )
-            )
+            text = f"context compacted ({event['trigger']}, {event['dropped']} messages summarized)"
+            self._line(f"{prefix}⟳ ", Text(text, style="blue"), "blue")
         elif kind == "error":
-            self.console.print(
-                Text(f"{prefix}✗ {event['kind']}: {event['message']}", style="bold red")
-            )
+            body = Text(f"{event['kind']}: {event['message']}", style="bold red")
+            self._line(f"{prefix}✗ ", body, "bold red")
         elif kind == "prompt_blocked":
-            self.console.print(Text(event["message"], style="bold red"))
+            self._line("", Text(event["message"], style="bold red"))
         elif kind == "turn_end" and not prefix:
-            if event["status"] != "completed":
-                reason = f": {event['reason']}" if event.get("reason") else ""
-                self.console.print(
-                    Text(f"— turn ended ({event['status']}){reason}", style="yellow")
-                )
+            self._turn_end(event)
         elif kind == "session_start" and not prefix:
             self._session_header(event)
+
+    def _tool_result(self, prefix: str, event: dict[str, Any]) -> None:
+        content = _short(event["content"], 300)
+        skipped = event.get("skipped")
+        if event["is_error"] and event["content"].strip() in self._reasons_shown:
+            content = "(reason above)"
+        note = f" [{skipped}]" if skipped else ""
+        style = "red" if event["is_error"] else "dim"
+        self._line(f"{prefix}  ⎿ ", Text(content + note, style=style), style)
+
+    def _hook_result(self, prefix: str, event: dict[str, Any]) -> None:
+        decision = event.get("decision")
+        what = event.get("effect") or decision or "note"
+        if event.get("code"):
+            what = f"{what} ({event['code']})"
+        detail = event.get("reason") or event.get("error") or ""
+        if event.get("reason"):
+            self._reasons_shown.add(event["reason"].strip())
+        body = Text.assemble(
+            (f"{event['hook']} ", "bold"),
+            (f"({event['dialect']}, {event['source']}): ", "dim"),
+            (what, DECISION_STYLES.get(decision or "", "magenta")),
+            (f" — {_short(detail, 300)}" if detail else "", ""),
+        )
+        if event.get("context"):
+            body.append(f"\n+ context: {_short(event['context'], CONTEXT_CHARS)}", style="dim")
+        self._line(f"{prefix}⚑ {event['event']} ", body, "magenta")
+
+    def _permission(self, prefix: str, event: dict[str, Any]) -> None:
+        reason = event["reason"]
+        if reason.strip() in self._reasons_shown:
+            reason = "reason above"
+        else:
+            self._reasons_shown.add(reason.strip())
+        style = "green" if event["behavior"] == "allow" else "red"
+        text = f"permission {event['tool']}: {event['behavior']} ({_short(reason, 300)})"
+        self._line(f"{prefix}  ", Text(text, style=style), style)
+
+    def _turn_end(self, event: dict[str, Any]) -> None:
+        self._reasons_shown.clear()
+        if event["status"] != "completed":
+            reason = f": {event['reason']}" if event.get("reason") else ""
+            text = f"— turn ended ({event['status']}){reason}"
+            self._line("", Text(text, style="yellow"))
+        else:
+            self._stop_spinner()
+            self._end_stream()

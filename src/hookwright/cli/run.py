@@ -1,4 +1,4 @@
-"""`hookwright run`, `hookwright chat` and `hookwright trust`."""
+"""`hookwright run`, and the session options `chat` shares."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -15,18 +16,22 @@ from rich.prompt import Confirm
 
 from hookwright.cli.summary import RunSummary
 from hookwright.dialects.skills import unknown_skills
-from hookwright.runtime.agent import EventSink
+from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models import ModelConfigError
 from hookwright.runtime.permissions import MODES, PermissionMode
-from hookwright.trust import TrustStore
+from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
 
 from .render import JsonRenderer, RichRenderer
 
-ProjectOpt = Annotated[Path, typer.Option("--project", "-p", help="Project directory.")]
+ProjectOpt = Annotated[
+    Path, typer.Option("--project", "-p", help="Project directory.", metavar="DIR")
+]
 ModelOpt = Annotated[
     str | None,
-    typer.Option("--model", "-m", help="scripted:PATH, openai:NAME or anthropic:NAME."),
+    typer.Option(
+        "--model", "-m", help="scripted:PATH, openai:NAME or anthropic:NAME.", metavar="MODEL"
+    ),
 ]
 ModeOpt = Annotated[
     str | None,
@@ -34,21 +39,36 @@ ModeOpt = Annotated[
         "--permission-mode",
         help=f"One of: {', '.join(MODES)}. Default: the settings' permissions.defaultMode, "
         "else default.",
+        metavar="MODE",
     ),
 ]
-MaxTurnsOpt = Annotated[int, typer.Option("--max-turns", min=1, help="Agent rounds per prompt.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSONL stream of events.")]
-TrustOpt = Annotated[bool, typer.Option("--trust", help="Run this project's hooks this time.")]
-ResumeOpt = Annotated[str | None, typer.Option("--resume", help="Continue a session by id.")]
+MaxTurnsOpt = Annotated[
+    int, typer.Option("--max-turns", min=1, help="Agent rounds per prompt.", metavar="N")
+]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print a JSONL stream of events.", metavar="")
+]
+TrustOpt = Annotated[
+    bool, typer.Option("--trust", help="Run this project's hooks this time.", metavar="")
+]
+ResumeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--resume", help="Continue a session by id (see: hookwright sessions).", metavar="ID"
+    ),
+]
 ConfigOpt = Annotated[
-    list[Path] | None, typer.Option("--config", "-c", help="Extra hook config file (repeatable).")
+    list[Path] | None,
+    typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
 ]
 SkillOpt = Annotated[
-    list[str] | None, typer.Option("--skill", help="Enable a skill from <project>/skills.")
+    list[str] | None,
+    typer.Option("--skill", help="Enable a skill from <project>/skills.", metavar="NAME"),
 ]
-PlanOpt = Annotated[bool, typer.Option("--plan", help="Run a planning round first.")]
+PlanOpt = Annotated[bool, typer.Option("--plan", help="Run a planning round first.", metavar="")]
 SummaryOpt = Annotated[
-    bool, typer.Option("--summary", help="End with a table: what each hook did in this run.")
+    bool,
+    typer.Option("--summary", help="End with a table: what each hook did in this run.", metavar=""),
 ]
 
 
@@ -57,8 +77,12 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
+def permission_question(tool: str, question: str, tool_input: dict[str, Any]) -> str:
+    return f"{tool} {json.dumps(tool_input)[:200]} — {question}. Allow?"
+
+
 async def _ask_permission(tool: str, question: str, tool_input: dict[str, Any]) -> bool:
-    text = f"{tool} {json.dumps(tool_input)[:200]} — {question}. Allow?"
+    text = permission_question(tool, question, tool_input)
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 
@@ -67,7 +91,7 @@ async def _ask_trust(folder: Path, count: int) -> bool:
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 
-def _check_mode(mode: str | None) -> PermissionMode | None:
+def check_mode(mode: str | None) -> PermissionMode | None:
     if mode is None:
         return None
     if mode not in MODES:
@@ -75,44 +99,55 @@ def _check_mode(mode: str | None) -> PermissionMode | None:
     return cast(PermissionMode, mode)
 
 
-async def _open(
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    """What the command line chose for the sessions it opens."""
+
+    project: Path
+    model: str | None
+    mode: PermissionMode | None
+    max_turns: int
+    json_out: bool
+    trust: bool
+    config: list[Path] | None
+    skills: list[str] | None
+    plan: bool
+    interactive: bool
+
+
+async def open_cli_session(
+    options: SessionOptions,
     *,
-    project: Path,
-    model: str | None,
-    mode: PermissionMode | None,
-    max_turns: int,
-    json_out: bool,
-    trust: bool,
     resume: str | None,
-    config: list[Path] | None,
-    skills: list[str] | None,
-    plan: bool,
-    interactive: bool,
-) -> tuple[SessionSetup, EventSink]:
-    if not project.is_dir():
-        raise _fail(f"project directory {project} does not exist")
-    for file in config or []:
+    ask_trust: bool = True,
+    ask_user: AskUser = _ask_permission,
+) -> SessionSetup:
+    """A session rendering to the terminal (or `--json`); configuration errors exit 2."""
+    if not options.project.is_dir():
+        raise _fail(f"project directory {options.project} does not exist")
+    for file in options.config or []:
         if not file.is_file():
             raise _fail(f"config file {file} does not exist")
-    problem = unknown_skills(project.resolve(), list(skills or []))
+    problem = unknown_skills(options.project.resolve(), list(options.skills or []))
     if problem is not None:
         raise _fail(problem)
-    sink: EventSink = JsonRenderer() if json_out else RichRenderer()
+    sink: EventSink = JsonRenderer() if options.json_out else RichRenderer()
+    interactive = options.interactive
     try:
         setup = await open_session(
-            project,
-            model=model,
-            permission_mode=mode,
-            max_turns=max_turns,
-            planning=plan,
+            options.project,
+            model=options.model,
+            permission_mode=options.mode,
+            max_turns=options.max_turns,
+            planning=options.plan,
             interactive=interactive,
-            trust=trust,
-            config_files=config or [],
-            skills=skills or [],
+            trust=options.trust,
+            config_files=options.config or [],
+            skills=options.skills or [],
             resume=resume,
             on_event=sink,
-            ask_user=_ask_permission if interactive else None,
-            ask_trust=_ask_trust if interactive else None,
+            ask_user=ask_user if interactive else None,
+            ask_trust=_ask_trust if interactive and ask_trust else None,
         )
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
@@ -120,11 +155,24 @@ async def _open(
         sys.stderr.write(line + "\n")
     # As Claude Code does: the settings' variables are the process's, so hooks see them too.
     os.environ.update(setup.agent.config.settings_env)
-    return setup, sink
+    return setup
+
+
+def _prompt_from_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_TEXT_CHARS + 1)
+    if len(data) > MAX_TEXT_CHARS:
+        raise _fail(f"the prompt on stdin is larger than {MAX_TEXT_CHARS:,} bytes")
+    try:
+        text = decode_utf8(data)
+    except ParseError as exc:
+        raise _fail(f"cannot read the prompt from stdin: {exc.reason}") from None
+    if not text.strip():
+        raise _fail("no prompt on stdin (run - reads the prompt from standard input)")
+    return text.rstrip("\n")
 
 
 def run(
-    prompt: Annotated[str, typer.Argument(help="The prompt (one shot).")],
+    prompt: Annotated[str, typer.Argument(metavar="PROMPT", hidden=True)],
     project: ProjectOpt = Path("."),
     model: ModelOpt = None,
     permission_mode: ModeOpt = None,
@@ -137,25 +185,26 @@ def run(
     plan: PlanOpt = False,
     summary: SummaryOpt = False,
 ) -> None:
-    """Run the agent on one prompt and exit (status 1 when the turn failed, 2 for bad
-    arguments or no model)."""
-    mode = _check_mode(permission_mode)
-    interactive = sys.stdin.isatty() and not json_out
+    """Run the agent on PROMPT (- reads it from stdin) and exit (status 1 when the turn
+    failed, 2 for bad arguments or no model)."""
+    from_stdin = prompt == "-"
+    if from_stdin:
+        prompt = _prompt_from_stdin()
+    options = SessionOptions(
+        project=project,
+        model=model,
+        mode=check_mode(permission_mode),
+        max_turns=max_turns,
+        json_out=json_out,
+        trust=trust,
+        config=config,
+        skills=skill,
+        plan=plan,
+        interactive=sys.stdin.isatty() and not json_out and not from_stdin,
+    )
 
     async def main() -> int:
-        setup, _ = await _open(
-            project=project,
-            model=model,
-            mode=mode,
-            max_turns=max_turns,
-            json_out=json_out,
-            trust=trust,
-            resume=resume,
-            config=config,
-            skills=skill,
-            plan=plan,
-            interactive=interactive,
-        )
+        setup = await open_cli_session(options, resume=resume)
         agent = setup.agent
         collector = RunSummary(setup.engine.hooks()) if summary and not json_out else None
         if collector is not None:
@@ -171,83 +220,3 @@ def run(
         return 0 if result.status in ("completed", "max_turns", "stopped") else 1
 
     raise typer.Exit(code=asyncio.run(main()))
-
-
-def chat(
-    project: ProjectOpt = Path("."),
-    model: ModelOpt = None,
-    permission_mode: ModeOpt = None,
-    max_turns: MaxTurnsOpt = 20,
-    json_out: JsonOpt = False,
-    trust: TrustOpt = False,
-    resume: ResumeOpt = None,
-    config: ConfigOpt = None,
-    skill: SkillOpt = None,
-    plan: PlanOpt = False,
-) -> None:
-    """An interactive session: one prompt per line; /compact, /exit (or Ctrl-D)."""
-    mode = _check_mode(permission_mode)
-    interactive = sys.stdin.isatty() and not json_out
-    console = Console(highlight=False)
-
-    async def main() -> int:
-        setup, _ = await _open(
-            project=project,
-            model=model,
-            mode=mode,
-            max_turns=max_turns,
-            json_out=json_out,
-            trust=trust,
-            resume=resume,
-            config=config,
-            skills=skill,
-            plan=plan,
-            interactive=interactive,
-        )
-        agent = setup.agent
-        reason = "prompt_input_exit"
-        try:
-            await agent.start("resume" if resume else "startup")
-            while True:
-                try:
-                    line = (
-                        await asyncio.to_thread(console.input, "[bold]› [/bold]")
-                        if interactive
-                        else await asyncio.to_thread(sys.stdin.readline)
-                    )
-                except (EOFError, KeyboardInterrupt):
-                    break
-                if not interactive and line == "":
-                    break
-                text = line.strip()
-                if not text:
-                    continue
-                if text in ("/exit", "/quit"):
-                    break
-                if text.startswith("/compact"):
-                    await agent.compact("manual", text[len("/compact") :].strip())
-                    continue
-                if text == "/clear":
-                    reason = "clear"
-                    break
-                await agent.run(text)
-        finally:
-            await agent.close(reason)
-            await setup.engine.aclose()
-        return 0
-
-    raise typer.Exit(code=asyncio.run(main()))
-
-
-def trust(
-    folder: Annotated[Path, typer.Argument(help="The folder whose own hooks may run.")],
-) -> None:
-    """Trust a folder: its project hooks run from now on."""
-    if not folder.is_dir():
-        raise _fail(f"folder {folder} does not exist")
-    store = TrustStore(Path.home())
-    try:
-        store.trust(folder)
-    except ValueError as exc:
-        raise _fail(str(exc)) from None
-    Console().print(f"trusted {folder.resolve()} (recorded in {store.path})")

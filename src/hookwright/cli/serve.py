@@ -20,20 +20,29 @@ from hookwright.server.access import is_loopback_host, new_token, normalize_orig
 from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY
 
 ServeModeOpt = Annotated[
-    str, typer.Option("--permission-mode", help=f"One of: {', '.join(MODES)}.")
+    str, typer.Option("--permission-mode", help=f"One of: {', '.join(MODES)}.", metavar="MODE")
 ]
 ServeProjectOpt = Annotated[
-    Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
+    Path, typer.Option("--project", "-p", help="Project directory.", file_okay=False, metavar="DIR")
 ]
 HostOpt = Annotated[
-    str, typer.Option("--host", help="Interface to listen on (a warning unless loopback).")
+    str,
+    typer.Option(
+        "--host", help="Interface to listen on (a warning unless loopback).", metavar="HOST"
+    ),
 ]
-PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any).")]
+PortOpt = Annotated[
+    int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any).", metavar="PORT")
+]
 FrameOpt = Annotated[
-    int, typer.Option("--max-frame-bytes", min=1, help="Largest client frame accepted.")
+    int,
+    typer.Option(
+        "--max-frame-bytes", min=1, help="Largest client frame accepted.", metavar="BYTES"
+    ),
 ]
 HistoryOpt = Annotated[
-    int, typer.Option("--max-history", min=0, help="Most history messages per request.")
+    int,
+    typer.Option("--max-history", min=0, help="Most history messages per request.", metavar="N"),
 ]
 AllowOriginOpt = Annotated[
     list[str] | None,
@@ -41,6 +50,7 @@ AllowOriginOpt = Annotated[
         "--allow-origin",
         help="Also accept WebSockets from pages of this origin, e.g. http://localhost:3000 "
         "(repeatable; they still need the token).",
+        metavar="ORIGIN",
     ),
 ]
 

@@ -44,7 +44,7 @@ from hookwright.matching import IfRule, IfRuleError, Matcher, compile_matcher
 from hookwright.safeparse import ParseError, read_yaml
 from hookwright.spec import HookSpec, PythonHandler
 from hookwright.trust import TrustPolicy
-from hookwright.validation import field_path
+from hookwright.validation import field_path, pydantic_message
 
 FILE_NAME = "hooks.yaml"
 
@@ -151,7 +151,7 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
         except ValidationError as exc:
             for err in exc.errors():
                 loc = field_path(("hooks", index, *err["loc"]))
-                diagnostics.append(Diagnostic(file, loc, err["msg"]))
+                diagnostics.append(Diagnostic(file, loc, pydantic_message(err, NativeHook)))
             continue
         if hook.name in names:
             diagnostics.append(

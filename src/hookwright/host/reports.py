@@ -9,7 +9,8 @@ from hookwright.results import HookResult, Status, Verdict, effect_of
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
-#: error code, when its dialect gives one), ``notice``.
+#: error code, when its dialect gives one; ``context``: the text it added for the model),
+#: ``notice``.
 Reporter = Callable[..., None]
 
 
@@ -34,6 +35,7 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
             reason=result.reason,
             error=result.error,
             code=failure_code(result),
+            context=result.additional_context,
         )
     for message in verdict.system_messages:
         report("notice", text=message, event=event)

@@ -89,6 +89,8 @@ COMPACT_PROMPT = (
     "Summarize the conversation so far for a continuation: the user's goals, decisions, files "
     "touched, and what remains. Be complete but brief."
 )
+#: Recorded after a turn the person interrupted, as Claude Code records it.
+INTERRUPTED_TEXT = "[Request interrupted by user]"
 #: Stored as the assistant's reply when every tool result of a round already answered the user.
 HANDLED_REPLY = "The tools delivered the response to the user."
 
@@ -381,6 +383,15 @@ class Agent:
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
 
+    def interrupted(self) -> None:
+        """The person interrupted the running turn (its task was cancelled): every open tool
+        call gets a result and the history records the interruption in Claude Code's words,
+        so the next prompt continues a valid conversation."""
+        self._pending_context = []
+        self._close_open_tool_calls("interrupted by user")
+        self._append({"role": "user", "content": INTERRUPTED_TEXT})
+        self.emit("turn_end", status="aborted", text="", reason="interrupted by user")
+
     def _prompt_gate(self, end: EndTurn | None, prompt: str) -> None:
         """End the turn before the prompt is recorded when a UserPromptSubmit hook said so; a
         block is shown to the user in Claude Code's words."""
@@ -544,6 +555,7 @@ class Agent:
                 "Temperature": options.get("temperature", 0),
             },
         )
+        self.emit("model_request", model=model_name or model.name)
         try:
             response = await model.complete(
                 messages,
@@ -673,6 +685,8 @@ class Agent:
         the model's own arguments unless a hook rewrote them, as in Claude Code."""
         name, tool_input = action.tool_name, dict(action.tool_input)
         outcome.tool_name = name
+        if name != call.name or tool_input != observed:
+            self.emit("tool_rewritten", id=call.id, name=name, input=tool_input)
         tool = self.tools.get(name)
         if tool is None:
             return await self._unknown_tool(call, name, tool_input, outcome)

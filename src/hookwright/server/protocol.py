@@ -62,7 +62,8 @@ class HistoryMessage(_Strict):
 
     ``_hook`` is the name of the persistent skill hook that produced the message: the server
     sets it in `DoneFrame.messages` so a client can show the message as a hook, and drops it
-    before the message reaches the model.
+    before the message reaches the model. ``is_error`` marks a failed or denied tool result, as
+    the agent's own messages carry it (a denied call's history must come back accepted).
     """
 
     role: Literal["system", "user", "assistant", "tool"]
@@ -70,6 +71,7 @@ class HistoryMessage(_Strict):
     tool_calls: list[ToolCallPart] | None = None
     tool_call_id: str | None = Field(default=None, min_length=1)
     name: str | None = None
+    is_error: bool | None = None
     hook: str | None = Field(default=None, alias="_hook")
 
     @model_validator(mode="after")

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hookwright.dialects.claude_code.tables import ACCEPTED_TYPES, EVENT_NAMES
 from hookwright.events import Event
 from hookwright.loading import Diagnostic
-from hookwright.validation import field_path
+from hookwright.validation import did_you_mean, field_path
 
 #: A timeout at or above this many seconds is almost certainly meant as milliseconds.
 MILLISECONDS_HINT = 1000
@@ -159,7 +159,8 @@ def parse_hooks(hooks: Any, file: str, base: str = "hooks") -> ParsedHooks:
     for name, groups in hooks.items():
         where = f"{base}.{name}"
         if name not in EVENT_NAMES:
-            diagnostics.append(Diagnostic(file, where, f"unknown event {name!r}; skipped"))
+            hint = did_you_mean(name, EVENT_NAMES)
+            diagnostics.append(Diagnostic(file, where, f"unknown event {name!r}{hint}; skipped"))
             continue
         event = Event(name)
         if not isinstance(groups, list):

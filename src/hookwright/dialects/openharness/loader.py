@@ -96,7 +96,7 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 
 def _message(error: Any) -> str:
     if error["type"] == "extra_forbidden":
-        return "unknown field"
+        return validation.pydantic_message(error, HookFile)
     msg = str(error["msg"])
     return msg.removeprefix("Value error, ")
 

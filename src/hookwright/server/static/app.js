@@ -3,11 +3,14 @@
 // frame, persistent skill hook messages included, so those hooks come back on the next request.
 // The server only accepts a WebSocket that carries the access token of the page's own URL
 // (/?token=...), passed on as /ws?token=....
+// What the page showed (hook decisions and notices included) is kept too, separately from the
+// history the model sees, so a turn's notes keep their place and styling after it ends.
 "use strict";
 
 const TOKEN = new URLSearchParams(location.search).get("token") || "";
 const HISTORY_KEY = "hookwright.history";
 const SKILLS_KEY = "hookwright.skills";
+const DISPLAY_KEY = "hookwright.display";
 
 const log = document.getElementById("log");
 const form = document.getElementById("chat");
@@ -20,17 +23,50 @@ let history = loadHistory();
 let socket = null;
 let turn = null; // the request being streamed: {answer: element or null}
 
-function loadHistory() {
+function loadList(key) {
   try {
-    const stored = JSON.parse(localStorage.getItem(HISTORY_KEY) || "[]");
+    const stored = JSON.parse(localStorage.getItem(key) || "[]");
     return Array.isArray(stored) ? stored : [];
   } catch (error) {
     return [];
   }
 }
 
+function loadHistory() {
+  return loadList(HISTORY_KEY);
+}
+
 function saveHistory() {
   localStorage.setItem(HISTORY_KEY, JSON.stringify(history));
+}
+
+// The log as shown: one {kind, label, text} per entry.
+function saveDisplay() {
+  const entries = Array.from(log.children).map((element) => ({
+    kind: element.className.replace(/^msg ?/, ""),
+    label: element.querySelector(".label")?.textContent || "",
+    text: element.querySelector(".body")?.textContent || "",
+  }));
+  localStorage.setItem(DISPLAY_KEY, JSON.stringify(entries));
+}
+
+function shownContexts() {
+  return new Set(
+    Array.from(log.querySelectorAll(".msg.context .body")).map((body) => body.textContent),
+  );
+}
+
+// What hooks added for the model (system messages that are not persistent skill hooks): a
+// labelled note, each text once however many turns repeat it.
+function addContexts(messages) {
+  const shown = shownContexts();
+  for (const message of messages) {
+    if (message.role !== "system" || message._hook) continue;
+    const text = contentText(message.content);
+    if (!text || shown.has(text)) continue;
+    shown.add(text);
+    add("context", "hook context (for the model)", text);
+  }
 }
 
 function setState(state, text) {
@@ -70,7 +106,7 @@ function renderMessage(message, toolNames) {
   } else if (message.role === "user") {
     add("user", "you", text);
   } else if (message.role === "system") {
-    add("hook", "system message", text);
+    addContexts([message]);
   } else if (message.role === "assistant") {
     if (text) add("assistant", "agent", text);
     for (const call of message.tool_calls || []) {
@@ -84,6 +120,11 @@ function renderMessage(message, toolNames) {
 
 function renderHistory() {
   log.textContent = "";
+  const shown = loadList(DISPLAY_KEY);
+  if (shown.length > 0 || history.length === 0) {
+    for (const entry of shown) add(entry.kind, entry.label, entry.text);
+    return;
+  }
   const toolNames = {};
   for (const message of history) renderMessage(message, toolNames);
 }
@@ -138,25 +179,30 @@ function handleFrame(frame) {
     case "hook":
       add("hook", `hook ${frame.name} (${frame.role})`, frame.content);
       break;
-    case "hook_result":
-      add("note", "hook", `${frame.event}: ${frame.hook} → ${frame.effect}` +
+    case "hook_result": {
+      const decision = frame.decision || (frame.status !== "ok" ? "failed" : frame.effect);
+      add(`note decision-${decision.replace(/[^a-z]+/g, "-")}`, "hook",
+        `${frame.event}: ${frame.hook} → ${frame.effect}` +
         (frame.reason ? ` (${frame.reason})` : ""));
       break;
+    }
     case "notice":
       add("note", "notice", frame.text);
       break;
     case "done":
       history = history.concat(frame.messages);
       saveHistory();
-      renderHistory();
+      addContexts(frame.messages);
       if (frame.status !== "completed") {
         add("note", "turn ended", `${frame.status}${frame.reason ? `: ${frame.reason}` : ""}`);
       }
+      saveDisplay();
       turn = null;
       setState("idle", "connected");
       break;
     case "error":
       add("error", "error", frame.message);
+      saveDisplay();
       turn = null;
       setState("idle", "connected");
       break;
@@ -202,6 +248,7 @@ skillsInput.addEventListener("change", () => localStorage.setItem(SKILLS_KEY, sk
 document.getElementById("clear").addEventListener("click", () => {
   history = [];
   saveHistory();
+  localStorage.removeItem(DISPLAY_KEY);
   renderHistory();
 });
 

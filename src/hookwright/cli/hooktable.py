@@ -1,0 +1,131 @@
+"""The hooks of a project or session, grouped by event: one entry per hook, two short lines
+each (what and when; where it was declared), so the listing reads at 80 columns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from hookwright.engine import HookEngine
+from hookwright.events import Event
+from hookwright.loading import DiscoveredHook
+from hookwright.spec import HookSpec
+
+NOT_TRUSTED = "not trusted: will not run"
+
+
+@dataclass(frozen=True, slots=True)
+class HookRow:
+    """One listed hook; `event` "-" for a hook only its code can place."""
+
+    event: str
+    index: int | None
+    name: str
+    source: str
+    dialect: str
+    matcher: str
+    if_rule: str
+    mode: str
+    timeout: float | None
+    origin: str
+    trusted: bool
+    note: str
+
+
+def bound_row(event: Event, index: int, spec: HookSpec) -> HookRow:
+    return HookRow(
+        event=event.value,
+        index=index,
+        name=spec.name,
+        source=spec.source,
+        dialect=spec.dialect,
+        matcher=(spec.matcher.pattern or "*") if spec.matcher else "*",
+        if_rule=spec.if_rule.source if spec.if_rule else "",
+        mode=spec.mode,
+        timeout=spec.timeout,
+        origin=spec.origin or "",
+        trusted=True,
+        note=spec.description or "",
+    )
+
+
+def untrusted_row(event: str, hook: DiscoveredHook) -> HookRow:
+    return HookRow(
+        event=event,
+        index=None,
+        name=hook.name,
+        source=hook.source,
+        dialect=hook.dialect,
+        matcher=hook.matcher or "*",
+        if_rule=hook.if_rule or "",
+        mode=hook.mode,
+        timeout=hook.timeout,
+        origin=hook.origin,
+        trusted=False,
+        note=f"{NOT_TRUSTED}; {hook.note}" if hook.note else NOT_TRUSTED,
+    )
+
+
+def collect(
+    engine: HookEngine, untrusted: Sequence[DiscoveredHook], only: Event | None = None
+) -> list[HookRow]:
+    """The engine's hooks in dispatch order per event, then the unbound ones declared there."""
+    rows: list[HookRow] = []
+    for event in Event:
+        if only is not None and event is not only:
+            continue
+        rows += [bound_row(event, i, spec) for i, spec in enumerate(engine.hooks(event), 1)]
+        rows += [untrusted_row(event.value, h) for h in untrusted if event in h.events]
+    rows += [untrusted_row("-", hook) for hook in untrusted if not hook.events]
+    return rows
+
+
+def as_json(rows: Iterable[HookRow]) -> list[dict[str, object]]:
+    return [asdict(row) for row in rows]
+
+
+def _shorter_origin(origin: str, project: Path | None) -> str:
+    if project is not None:
+        prefix = f"{project}/"
+        if origin.startswith(prefix):
+            return origin[len(prefix) :]
+    home = f"{Path.home()}/"
+    return "~/" + origin[len(home) :] if origin.startswith(home) else origin
+
+
+def _entry(row: HookRow, project: Path | None) -> list[Text]:
+    when = row.matcher if not row.if_rule else f"{row.matcher} if {row.if_rule}"
+    facts = [row.dialect, row.source, row.mode]
+    if row.timeout:
+        facts.append(f"{row.timeout:g}s")
+    first = Text.assemble(
+        (f"  {row.index or '-':>2} ", "dim"),
+        (row.name, "bold" if row.trusted else "yellow"),
+        "  ",
+        (when, "cyan"),
+        "  ",
+        (" · ".join(facts), "dim"),
+    )
+    lines = [first]
+    where = _shorter_origin(row.origin, project)
+    details = [part for part in (where, row.note) if part]
+    if details:
+        style = "dim" if row.trusted else "yellow"
+        lines.append(Text("     " + " — ".join(details), style=style))
+    return lines
+
+
+def print_rows(console: Console, rows: Sequence[HookRow], project: Path | None = None) -> None:
+    """Each event as a heading with its hooks under it."""
+    current: str | None = None
+    for row in rows:
+        if row.event != current:
+            current = row.event
+            heading = "(event chosen by the hook's code)" if current == "-" else current
+            console.print(Text(heading, style="bold magenta"))
+        for line in _entry(row, project):
+            console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
