@@ -280,10 +280,17 @@ def hooks_test(
     ] = False,
     from_transcript: Annotated[
         Path | None,
-        typer.Option("--from-transcript", help="Replay a tool call recorded in this transcript."),
+        typer.Option(
+            "--from-transcript",
+            help="Replay a tool call recorded in this transcript.",
+            metavar="FILE",
+        ),
     ] = None,
     tool_use: Annotated[
-        str | None, typer.Option("--tool-use", help="The recorded call's id (default: the last).")
+        str | None,
+        typer.Option(
+            "--tool-use", help="The recorded call's id (default: the last).", metavar="ID"
+        ),
     ] = None,
 ) -> None:
     """Dispatch EVENT (a canonical name or a dialect alias) and print the merged verdict as
@@ -374,7 +381,8 @@ def hooks_validate(
 @app.command("audit")
 def audit(
     session: Annotated[
-        str | None, typer.Option("--session", "-s", help="Only this session (id or prefix).")
+        str | None,
+        typer.Option("--session", "-s", help="Only this session (id or prefix).", metavar="ID"),
     ] = None,
     follow: Annotated[
         bool, typer.Option("--follow", "-f", help="Keep printing records as they are written.")
@@ -385,6 +393,7 @@ def audit(
         typer.Option(
             "--file",
             help="Audit file (default: HOOKWRIGHT_AUDIT_LOG, else ~/.hookwright/audit.jsonl).",
+            metavar="FILE",
         ),
     ] = None,
 ) -> None:
