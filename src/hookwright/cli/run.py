@@ -43,6 +43,12 @@ ResumeOpt = Annotated[str | None, typer.Option("--resume", help="Continue a sess
 ConfigOpt = Annotated[
     list[Path] | None, typer.Option("--config", "-c", help="Extra hook config file (repeatable).")
 ]
+McpConfigOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--mcp-config", help="MCP servers from a JSON file, as in Claude Code (repeatable)."
+    ),
+]
 SkillOpt = Annotated[
     list[str] | None, typer.Option("--skill", help="Enable a skill from <project>/skills.")
 ]
@@ -85,13 +91,14 @@ async def _open(
     trust: bool,
     resume: str | None,
     config: list[Path] | None,
+    mcp_config: list[Path] | None,
     skills: list[str] | None,
     plan: bool,
     interactive: bool,
 ) -> tuple[SessionSetup, EventSink]:
     if not project.is_dir():
         raise _fail(f"project directory {project} does not exist")
-    for file in config or []:
+    for file in [*(config or []), *(mcp_config or [])]:
         if not file.is_file():
             raise _fail(f"config file {file} does not exist")
     problem = unknown_skills(project.resolve(), list(skills or []))
@@ -108,6 +115,7 @@ async def _open(
             interactive=interactive,
             trust=trust,
             config_files=config or [],
+            mcp_config_files=mcp_config or [],
             skills=skills or [],
             resume=resume,
             on_event=sink,
@@ -133,6 +141,7 @@ def run(
     trust: TrustOpt = False,
     resume: ResumeOpt = None,
     config: ConfigOpt = None,
+    mcp_config: McpConfigOpt = None,
     skill: SkillOpt = None,
     plan: PlanOpt = False,
     summary: SummaryOpt = False,
@@ -152,6 +161,7 @@ def run(
             trust=trust,
             resume=resume,
             config=config,
+            mcp_config=mcp_config,
             skills=skill,
             plan=plan,
             interactive=interactive,
@@ -182,6 +192,7 @@ def chat(
     trust: TrustOpt = False,
     resume: ResumeOpt = None,
     config: ConfigOpt = None,
+    mcp_config: McpConfigOpt = None,
     skill: SkillOpt = None,
     plan: PlanOpt = False,
 ) -> None:
@@ -200,6 +211,7 @@ def chat(
             trust=trust,
             resume=resume,
             config=config,
+            mcp_config=mcp_config,
             skills=skill,
             plan=plan,
             interactive=interactive,
