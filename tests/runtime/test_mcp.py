@@ -246,3 +246,18 @@ def test_server_sources_gated_by_trust_and_later_sources_win(tmp_path: Path) -> 
 def test_tool_names_follow_claude_code() -> None:
     assert tool_name("github", "create_issue") == "mcp__github__create_issue"
     assert tool_name("my server", "do.it") == "mcp__my_server__do_it"
+
+
+def test_deny_rules_naming_an_mcp_tool_or_server_hide_it_from_the_model(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    root = project(tmp_path, {"srv": stdio_entry(), "other": stdio_entry()})
+    settings = json.loads((root / ".claude" / "settings.json").read_text())
+    settings["permissions"] = {"deny": ["mcp__srv__secret", "mcp__other"]}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    server.queue_anthropic(FakeReply("done"))
+    proc = run(root, isolated_home, server, "--trust")
+    assert proc.returncode == 0, proc.stderr
+    [request] = server.requests_for("anthropic")
+    offered = [name for name in tool_names(request) if name.startswith("mcp__")]
+    assert sorted(offered) == ["mcp__srv__echo", "mcp__srv__plain"]

@@ -209,7 +209,12 @@ async def open_session(
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
     servers, mcp_problems = await connect_servers(
-        registry, project_dir, home, project_trusted=trusted, config_files=mcp_config_files
+        registry,
+        project_dir,
+        home,
+        project_trusted=trusted,
+        config_files=mcp_config_files,
+        denied=policy.denies_tool,
     )
     agent.closers.append(servers.close)
     diagnostics += mcp_problems

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hookwright.runtime.mcp.client import McpServers
@@ -18,10 +18,11 @@ async def connect_servers(
     *,
     project_trusted: bool,
     config_files: Sequence[Path] = (),
+    denied: Callable[[str, str], bool] = lambda tool, server: False,
 ) -> tuple[McpServers, list[str]]:
     """Start the session's MCP servers and register their tools. Returns the servers (close
     them when the session ends) and one line per problem (bad config, a server that did not
-    start, a tool name already taken)."""
+    start, a tool name already taken). A tool `denied(tool name, server)` is not offered."""
     found = load_servers(
         project_dir, home, project_trusted=project_trusted, config_files=config_files
     )
@@ -30,6 +31,8 @@ async def connect_servers(
     for connection in servers.connections:
         for info in connection.tools:
             tool = McpTool(connection, info)
+            if denied(tool.name, connection.config.name):
+                continue
             if tool.name in registry:
                 problems.append(f"warning: MCP tool {tool.name} skipped: the name is taken")
                 continue
