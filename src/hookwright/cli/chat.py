@@ -24,6 +24,7 @@ from .run import (
     ConfigOpt,
     JsonOpt,
     MaxTurnsOpt,
+    McpConfigOpt,
     ModelOpt,
     ModeOpt,
     PlanOpt,
@@ -205,6 +206,7 @@ def chat(
     trust: TrustOpt = False,
     resume: ResumeOpt = None,
     config: ConfigOpt = None,
+    mcp_config: McpConfigOpt = None,
     skill: SkillOpt = None,
     plan: PlanOpt = False,
 ) -> None:
@@ -218,6 +220,7 @@ def chat(
         json_out=json_out,
         trust=trust,
         config=config,
+        mcp_config=mcp_config,
         skills=skill,
         plan=plan,
         interactive=sys.stdin.isatty() and not json_out,

@@ -61,6 +61,14 @@ ConfigOpt = Annotated[
     list[Path] | None,
     typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
 ]
+McpConfigOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--mcp-config",
+        help="MCP servers from a JSON file, as in Claude Code (repeatable).",
+        metavar="FILE",
+    ),
+]
 SkillOpt = Annotated[
     list[str] | None,
     typer.Option("--skill", help="Enable a skill from <project>/skills.", metavar="NAME"),
@@ -110,6 +118,7 @@ class SessionOptions:
     json_out: bool
     trust: bool
     config: list[Path] | None
+    mcp_config: list[Path] | None
     skills: list[str] | None
     plan: bool
     interactive: bool
@@ -125,7 +134,7 @@ async def open_cli_session(
     """A session rendering to the terminal (or `--json`); configuration errors exit 2."""
     if not options.project.is_dir():
         raise _fail(f"project directory {options.project} does not exist")
-    for file in options.config or []:
+    for file in [*(options.config or []), *(options.mcp_config or [])]:
         if not file.is_file():
             raise _fail(f"config file {file} does not exist")
     problem = unknown_skills(options.project.resolve(), list(options.skills or []))
@@ -143,6 +152,7 @@ async def open_cli_session(
             interactive=interactive,
             trust=options.trust,
             config_files=options.config or [],
+            mcp_config_files=options.mcp_config or [],
             skills=options.skills or [],
             resume=resume,
             on_event=sink,
@@ -181,6 +191,7 @@ def run(
     trust: TrustOpt = False,
     resume: ResumeOpt = None,
     config: ConfigOpt = None,
+    mcp_config: McpConfigOpt = None,
     skill: SkillOpt = None,
     plan: PlanOpt = False,
     summary: SummaryOpt = False,
@@ -198,6 +209,7 @@ def run(
         json_out=json_out,
         trust=trust,
         config=config,
+        mcp_config=mcp_config,
         skills=skill,
         plan=plan,
         interactive=sys.stdin.isatty() and not json_out and not from_stdin,

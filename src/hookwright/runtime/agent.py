@@ -187,6 +187,7 @@ class Agent:
         self._iteration = 0
         self._turn_record = TurnRecord("", str(config.working_dir))
         self.context_sources: list[ContextSource] = []
+        self.closers: list[Callable[[], Awaitable[None]]] = []
         self.last_assistant_message = ""
         self.closed = False
         self._start_dir = config.working_dir
@@ -326,6 +327,8 @@ class Agent:
         try:
             await self.hooks.end(reason)
         finally:
+            for closer in self.closers:
+                await closer()
             self.transcript.close()
             self.emit("session_end", session_id=self.session_id, reason=reason)
 

@@ -24,6 +24,7 @@ from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
 from hookwright.runtime.effort import load_effort
+from hookwright.runtime.mcp import connect_servers
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.permission_mode import session_mode
@@ -94,6 +95,7 @@ async def open_session(
     interactive: bool = False,
     trust: bool = False,
     config_files: Sequence[Path] = (),
+    mcp_config_files: Sequence[Path] = (),
     skills: Sequence[str] = (),
     resume: str | None = None,
     history: Sequence[dict[str, Any]] | None = None,
@@ -114,7 +116,8 @@ async def open_session(
     ``history`` (OpenAI-format messages kept by a client) starts the agent from
     ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
     ``workspace_access`` leases the project's files to the hooks that touch them (see
-    `hookwright.services.WorkspaceAccess`)."""
+    `hookwright.services.WorkspaceAccess`). MCP servers (user config, the trusted project's
+    `.mcp.json`, ``mcp_config_files``) start here and stop when the agent closes."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
@@ -205,6 +208,16 @@ async def open_session(
     holder.append(agent)
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
+    servers, mcp_problems = await connect_servers(
+        registry,
+        project_dir,
+        home,
+        project_trusted=trusted,
+        config_files=mcp_config_files,
+        denied=policy.denies_tool,
+    )
+    agent.closers.append(servers.close)
+    diagnostics += mcp_problems
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
     watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
     diagnostics += await start_session_processes(engine, watch)

@@ -87,6 +87,14 @@ class PermissionPolicy:
                 return rule
         return None
 
+    def denies_tool(self, tool: str, server: str | None = None) -> bool:
+        """A deny rule without a pattern names the tool, or (`mcp__<server>`) its MCP server:
+        Claude Code then offers the tool to the model no more (measured for MCP tools)."""
+        whole = [rule for rule in self.deny if rule.pattern is None]
+        if server is not None and any(rule.tool == f"mcp__{server}" for rule in whole):
+            return True
+        return any(rule.matches(tool, {}) for rule in whole)
+
     def rule_decision(
         self, tool: str, tool_input: Mapping[str, Any], cwd: str | None
     ) -> PermissionOutcome | None:

@@ -41,7 +41,7 @@ class ToolOutput:
 
     content: str
     is_error: bool = False
-    data: dict[str, Any] | None = None
+    data: Any = None
     error: str | None = None
     cwd: Path | None = None
 

@@ -1,0 +1,43 @@
+"""MCP servers as the reference agent's tools (see docs/mcp.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from hookwright.runtime.mcp.client import McpServers
+from hookwright.runtime.mcp.config import ServerConfig, load_servers
+from hookwright.runtime.mcp.tool import McpTool, tool_name
+from hookwright.runtime.tools import ToolRegistry
+
+
+async def connect_servers(
+    registry: ToolRegistry,
+    project_dir: Path,
+    home: Path,
+    *,
+    project_trusted: bool,
+    config_files: Sequence[Path] = (),
+    denied: Callable[[str, str], bool] = lambda tool, server: False,
+) -> tuple[McpServers, list[str]]:
+    """Start the session's MCP servers and register their tools. Returns the servers (close
+    them when the session ends) and one line per problem (bad config, a server that did not
+    start, a tool name already taken). A tool `denied(tool name, server)` is not offered."""
+    found = load_servers(
+        project_dir, home, project_trusted=project_trusted, config_files=config_files
+    )
+    servers = McpServers(log_dir=home / ".hookwright" / "logs")
+    problems = [*found.problems, *await servers.start(found.servers)]
+    for connection in servers.connections:
+        for info in connection.tools:
+            tool = McpTool(connection, info)
+            if denied(tool.name, connection.config.name):
+                continue
+            if tool.name in registry:
+                problems.append(f"warning: MCP tool {tool.name} skipped: the name is taken")
+                continue
+            registry.register(tool)
+    return servers, problems
+
+
+__all__ = ["McpServers", "McpTool", "ServerConfig", "connect_servers", "load_servers", "tool_name"]
