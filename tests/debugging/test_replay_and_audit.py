@@ -120,8 +120,11 @@ def test_a_recorded_call_is_replayed_to_the_hooks(tmp_path: Path, isolated_home:
 
 
 def test_post_tool_use_replay_carries_the_result(tmp_path: Path, isolated_home: Path) -> None:
+    """The replayed tool_response is the structured Bash result the transcript recorded, the
+    same object the live PostToolUse hook read during the run, not only the text."""
     project = project_with_recorder(tmp_path / "proj")
     start = run_session(project, isolated_home)[0]
+    live = [r for r in seen(project) if r["hook_event_name"] == "PostToolUse"]
     (project / ".hookwright" / "seen.jsonl").unlink()
     proc = run_hookwright(
         "hooks",
@@ -136,7 +139,20 @@ def test_post_tool_use_replay_carries_the_result(tmp_path: Path, isolated_home: 
     assert proc.returncode == 0, proc.stderr
     [replayed] = seen(project)
     assert replayed["tool_input"] == {"command": "echo push"}
-    assert replayed["tool_response"] == {"content": "push --dry-run"}
+    assert replayed["tool_response"] == {
+        "stdout": "push --dry-run",
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+    }
+    assert replayed["tool_response"] == live[-1]["tool_response"]
+    recorded = [
+        json.loads(line)
+        for line in Path(start["transcript"]).read_text().splitlines()
+        if '"toolUseResult"' in line
+    ]
+    assert replayed["tool_response"] == recorded[-1]["toolUseResult"]
 
 
 @pytest.mark.parametrize(

@@ -57,10 +57,33 @@ def _result_of(messages: list[dict[str, Any]], use_id: Any) -> Any:
     return None
 
 
+def _recorded_response(path: Path, use_id: Any) -> Any:
+    """The structured result the transcript recorded for the call (Claude Code's
+    `toolUseResult`: for Bash ``{stdout, stderr, interrupted, isImage, noOutputExpected}``),
+    or None when its line has none."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for raw in lines:
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(line, dict) or "toolUseResult" not in line:
+            continue
+        content = (line.get("message") or {}).get("content")
+        blocks = content if isinstance(content, list) else []
+        if any(isinstance(b, dict) and b.get("tool_use_id") == use_id for b in blocks):
+            return line["toolUseResult"]
+    return None
+
+
 def recorded_call(path: Path, event: Event, tool_use: str | None) -> dict[str, Any]:
     """The event input for a recorded call (the last one without `tool_use`): session and
-    transcript path, tool name, input and use id, and for PostToolUse / PostToolUseFailure
-    the result the model was shown."""
+    transcript path, tool name, input and use id; for PostToolUse the structured result the
+    transcript recorded (else the text the model was shown, as ``{"content": ...}``), for
+    PostToolUseFailure the error text the model was shown."""
     if event not in TOOL_EVENTS:
         names = ", ".join(sorted(e.value for e in TOOL_EVENTS))
         raise RecordedCallError(f"--from-transcript replays a tool call: use one of {names}")
@@ -83,5 +106,6 @@ def recorded_call(path: Path, event: Event, tool_use: str | None) -> dict[str, A
         if event in FAILURE_EVENTS:
             data["error"] = content if isinstance(content, str) else json.dumps(content)
         else:
-            data["tool_response"] = {"content": content}
+            recorded = _recorded_response(path, call.get("id"))
+            data["tool_response"] = recorded if recorded is not None else {"content": content}
     return data
