@@ -119,10 +119,13 @@ class DiscoveredHook:
 class Discovery:
     hooks: list[DiscoveredHook] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Every config file read, with hooks or not (`hooks validate` lists them all).
+    files: list[str] = field(default_factory=list)
 
     def extend(self, other: Discovery) -> None:
         self.hooks.extend(other.hooks)
         self.diagnostics.extend(other.diagnostics)
+        self.files.extend(other.files)
 
     def needing_trust(self, policy: TrustPolicy) -> list[DiscoveredHook]:
         return [hook for hook in self.hooks if not policy.trusts(hook.trust_root)]

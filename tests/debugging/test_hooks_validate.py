@@ -109,3 +109,39 @@ def test_a_project_without_hooks(tmp_path: Path, isolated_home: Path) -> None:
     )
     assert missing.returncode == 2
     assert missing.stderr.startswith("hookwright: error: project directory")
+
+
+def test_files_read_without_hooks_are_listed(tmp_path: Path, isolated_home: Path) -> None:
+    """Every file that was read is listed, those without hooks as "no hooks", so a user sees
+    which files hookwright looked at (here: settings that only hold permissions)."""
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(ls *)"]}})
+    )
+    (project / ".claude" / "settings.local.json").write_text("{}")
+    (isolated_home / ".claude").mkdir(exist_ok=True)
+    user_settings = isolated_home / ".claude" / "settings.json"
+    user_settings.write_text(json.dumps({"model": "x"}))
+    (project / ".picoclaw").mkdir()
+    (project / ".picoclaw" / "config.json").write_text(json.dumps({"agents": {}}))
+    (project / ".hookwright").mkdir()
+    (project / ".hookwright" / "hooks.yaml").write_text("hooks: []\n")
+    proc = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "  ok    .claude/settings.json (claude_code): no hooks" in out
+    assert "  ok    .claude/settings.local.json (claude_code): no hooks" in out
+    assert f"  ok    {user_settings} (claude_code): no hooks" in out
+    assert "  ok    .picoclaw/config.json (picoclaw): no hooks" in out
+    assert "  ok    .hookwright/hooks.yaml (native): no hooks" in out
+    assert "none found" not in out
+    assert out.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
+    report = json.loads(
+        run_hookwright(
+            "hooks", "validate", "-p", str(project), "--json", home=isolated_home
+        ).stdout
+    )
+    listed = {(f["file"], f["dialect"], f["hooks"]) for f in report["files"]}
+    assert (str(project / ".claude" / "settings.json"), "claude_code", 0) in listed
+    assert (str(user_settings), "claude_code", 0) in listed

@@ -62,6 +62,8 @@ def _file_of(origin: str) -> str:
 
 
 def _add_dialect(report: Report, dialect: str, discovery: Discovery, policy: TrustPolicy) -> None:
+    for name in discovery.files:
+        report.file(name, dialect)
     for hook in discovery.hooks:
         report.file(_file_of(hook.origin), dialect).hooks += 1
     bound = discovery.bind(policy)
@@ -134,7 +136,8 @@ def to_lines(report: Report) -> list[str]:
     for f in report.files.values():
         status = "error" if f.count("error") else "warn " if f.problems else "ok   "
         name = _shown(f.file, report.project)
-        lines.append(f"  {status} {name} ({f.dialect}): {f.hooks} hook(s)")
+        hooks = f"{f.hooks} hook(s)" if f.hooks or f.problems else "no hooks"
+        lines.append(f"  {status} {name} ({f.dialect}): {hooks}")
         lines += [f"        {d.severity}: {d.path or '-'}: {d.message}" for d in f.problems]
     if report.unchecked:
         lines.append(

@@ -230,6 +230,7 @@ def discover(ctx: LoadContext) -> Discovery:
         if resolved in seen or not path.is_file():
             continue
         seen.add(resolved)
+        discovery.files.append(str(path))
         discovery.extend(discover_file(path, source, trust_root))
     return discovery
 

@@ -211,6 +211,7 @@ def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discover
     discovery = Discovery()
     diagnostics = discovery.diagnostics
     files, problems = read_settings(ctx)
+    discovery.files = [str(settings.path) for settings in files]
     diagnostics.extend(problems)
     _, problems = resolve_policy(files)
     diagnostics.extend(problems)

@@ -264,6 +264,9 @@ def discover_workspace(
     root = root.resolve()
     env = os.environ if environ is None else environ
     files = hook_files(root)
+    workspace = root / OH_DIR / WORKSPACE_FILE
+    result.files = [str(workspace)] if workspace.is_file() else []
+    result.files += [str(path) for path in files]
     kind = read_kind(root)
     result.diagnostics.extend(kind.diagnostics)
     if kind.kind == "chat":

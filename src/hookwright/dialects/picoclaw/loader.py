@@ -309,8 +309,9 @@ class TrustedSettings:
 def discover(ctx: LoadContext) -> Discovery:
     """Each file's hooks as declared (for listing and trust); binding one builds it from the
     merged settings of the trusted files."""
-    sections, problems = read_sections(candidate_files(ctx))
-    discovery = Discovery(diagnostics=problems)
+    candidates = candidate_files(ctx)
+    sections, problems = read_sections(candidates)
+    discovery = Discovery(diagnostics=problems, files=[str(c.path) for c in candidates])
     trusted = TrustedSettings(sections, ctx.project_dir, ctx.home)
     for section in sections:
         own = merge_sections([section])
