@@ -48,6 +48,8 @@ class PromptInjection:
     persistent: bool
     #: For a hook that follows tool calls: the index of the call in its batch.
     position: int = 0
+    #: The skill the hook belongs to (skill prompt hooks), for what the user is shown.
+    skill: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

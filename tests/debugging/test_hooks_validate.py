@@ -138,9 +138,7 @@ def test_files_read_without_hooks_are_listed(tmp_path: Path, isolated_home: Path
     assert "none found" not in out
     assert out.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
     report = json.loads(
-        run_hookwright(
-            "hooks", "validate", "-p", str(project), "--json", home=isolated_home
-        ).stdout
+        run_hookwright("hooks", "validate", "-p", str(project), "--json", home=isolated_home).stdout
     )
     listed = {(f["file"], f["dialect"], f["hooks"]) for f in report["files"]}
     assert (str(project / ".claude" / "settings.json"), "claude_code", 0) in listed

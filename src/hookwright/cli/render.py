@@ -17,6 +17,8 @@ from rich.text import Text
 
 #: How much of a hook's added context the terminal shows.
 CONTEXT_CHARS = 160
+#: How much of a skill hook's injected prompt the terminal shows.
+SKILL_PROMPT_CHARS = 48
 
 
 class JsonRenderer:
@@ -140,9 +142,8 @@ class RichRenderer:
             self._permission(prefix, event)
         elif kind == "notice":
             self._line(f"{prefix}! ", Text(event["text"], style="yellow"), "yellow")
-        elif kind == "hook":
-            body = Text(f"skill hook {event.get('name')} ({event.get('role')})", style="blue")
-            self._line(f"{prefix}✚ ", body, "blue")
+        elif kind == "skill_prompt":
+            self._skill_prompt(prefix, event)
         elif kind == "compact":
             text = f"context compacted ({event['trigger']}, {event['dropped']} messages summarized)"
             self._line(f"{prefix}⟳ ", Text(text, style="blue"), "blue")
@@ -155,6 +156,17 @@ class RichRenderer:
             self._turn_end(event)
         elif kind == "session_start" and not prefix:
             self._session_header(event)
+
+    def _skill_prompt(self, prefix: str, event: dict[str, Any]) -> None:
+        """One line per injection: skill, hook, checkpoint, then the start of the prompt."""
+        kept = ", kept" if event.get("persistent") else ""
+        body = Text.assemble(
+            (f"skill {event.get('skill') or '-'} ", "blue"),
+            (f"{event['hook']} ", "bold"),
+            (f"at {event['timing']} ({event['role']}{kept}): ", "dim"),
+            (_short(event["content"], SKILL_PROMPT_CHARS), "dim"),
+        )
+        self._line(f"{prefix}✚ ", body, "blue")
 
     def _tool_result(self, prefix: str, event: dict[str, Any]) -> None:
         content = _short(event["content"], 300)

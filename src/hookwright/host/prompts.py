@@ -3,32 +3,45 @@
 The session's decisions carry `PromptInjection`s selected by the engine; the flow inserts them
 into the host's message list and takes the non-persistent ones out again at the seed's fixed
 points (`hookwright.dialects.skills.flow` has the table). Each method returns the persistent
-injections as ``{"type": "hook", "name", "role", "content"}`` events for the host's client.
+injections as ``{"type": "hook", "name", "role", "content"}`` events for the host's client;
+``on_inject`` hears of every injection, persistent or not, as it is made (for a trace).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hookwright.dialects.skills import HookManager, SkillHookFlow
 from hookwright.effects import PromptInjection
 
 Events = list[dict[str, str]]
+OnInject = Callable[[PromptInjection], None]
 
 
 class PromptFlow:
     """One request's prompt injections on `messages` (changed in place)."""
 
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
+    def __init__(self, messages: list[dict[str, Any]], on_inject: OnInject | None = None) -> None:
         self.manager = HookManager(messages, [])
         self._flow = SkillHookFlow(self.manager)
+        self._on_inject = on_inject
+
+    def _told(self, prompts: list[PromptInjection]) -> None:
+        if self._on_inject is not None:
+            for prompt in prompts:
+                self._on_inject(prompt)
 
     def start(self, prompts: Sequence[PromptInjection]) -> Events:
-        return self._flow.start(_of(prompts, "after_user_input"))
+        events = self._flow.start(_of(prompts, "after_user_input"))
+        self._told(_of(prompts, "after_user_input"))
+        return events
 
     def before_planning(self, planning_prompt: str, prompts: Sequence[PromptInjection]) -> Events:
-        return self._flow.before_planning(planning_prompt, _of(prompts, "before_planning"))
+        chosen = _of(prompts, "before_planning")
+        events = self._flow.before_planning(planning_prompt, chosen)
+        self._told(chosen)
+        return events
 
     def after_planning(self) -> Events:
         return self._flow.after_planning()
@@ -36,17 +49,18 @@ class PromptFlow:
     def before_round(
         self, round_index: int, step_prompt: str, prompts: Sequence[PromptInjection]
     ) -> Events:
-        return self._flow.before_round(
-            round_index,
-            step_prompt,
-            _of(prompts, "before_each_agent"),
-            _of(prompts, "before_first_agent"),
-        )
+        each = _of(prompts, "before_each_agent")
+        first = _of(prompts, "before_first_agent") if self._flow.current_round is None else []
+        events = self._flow.before_round(round_index, step_prompt, each, first)
+        self._told(each + first)
+        return events
 
     def after_tools(self, prompts: Sequence[PromptInjection]) -> Events:
         """After a batch: one injection per tool, in call order."""
         ordered = sorted(_of(prompts, "after_tool_call"), key=lambda p: p.position)
-        return self._flow.after_tools([], ordered)
+        events = self._flow.after_tools([], ordered)
+        self._told(ordered)
+        return events
 
     def end_round(self) -> Events:
         return self._flow.end_round()

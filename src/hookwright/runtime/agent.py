@@ -362,7 +362,7 @@ class Agent:
             self.queue_context(submitted.context)
             self._flush_context()
             if self.config.skill_hooks:
-                flow = PromptFlow(self.messages)
+                flow = PromptFlow(self.messages, self._skill_injected)
                 self._skill_events(flow.start(submitted.prompts))
             result = await self._turn(prompt, flow)
         except _TurnEnded as ended:
@@ -410,6 +410,18 @@ class Agent:
         """Unwind the turn when a checkpoint's decision ends it."""
         if end is not None:
             raise _TurnEnded(end.status, end.reason, rollback=end.rollback)
+
+    def _skill_injected(self, prompt: PromptInjection) -> None:
+        """Every skill prompt injection, persistent or not, for the user's trace."""
+        self.emit(
+            "skill_prompt",
+            skill=prompt.skill,
+            hook=prompt.name,
+            timing=prompt.timing,
+            role=prompt.role,
+            persistent=prompt.persistent,
+            content=prompt.content,
+        )
 
     def _skill_events(self, events: list[dict[str, Any]]) -> None:
         for event in events:

@@ -41,7 +41,9 @@ TIMING_EVENTS: dict[str, Event] = {
 
 
 def injection(hook: HookInfo) -> PromptInjection:
-    return PromptInjection(hook.name, hook.timing, hook.role, hook.content, hook.persistent)
+    return PromptInjection(
+        hook.name, hook.timing, hook.role, hook.content, hook.persistent, skill=hook.skill
+    )
 
 
 def _main_agent(inp: HookInput) -> bool:
