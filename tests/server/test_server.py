@@ -206,7 +206,7 @@ def test_bad_frames_get_clear_errors_and_the_socket_stays_usable(serve: ServerFa
         assert ws.error_for("[1, 2]") == "a frame must be a JSON object, got array"
         assert ws.error_for({"message": "hi"}).startswith("field 'type' is missing")
         assert ws.error_for({"type": "ping"}) == (
-            "unknown frame type 'ping'; expected one of: chat"
+            "unknown frame type 'ping'; expected one of: chat, permission"
         )
         missing = ws.error_for({"type": "chat", "history": []})
         assert missing == "invalid chat frame: message: Field required"

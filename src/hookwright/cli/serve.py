@@ -17,7 +17,7 @@ from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.permissions import MODES, PermissionMode
 from hookwright.server import ServerSettings, create_app
 from hookwright.server.access import is_loopback_host, new_token, normalize_origin
-from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY
+from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY, PERMISSION_TIMEOUT
 
 ServeModeOpt = Annotated[
     str, typer.Option("--permission-mode", help=f"One of: {', '.join(MODES)}.", metavar="MODE")
@@ -43,6 +43,16 @@ FrameOpt = Annotated[
 HistoryOpt = Annotated[
     int,
     typer.Option("--max-history", min=0, help="Most history messages per request.", metavar="N"),
+]
+PermissionTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--permission-timeout",
+        min=0.001,
+        help="Seconds a permission prompt in the page waits for an answer before the call "
+        "is denied.",
+        metavar="SECONDS",
+    ),
 ]
 AllowOriginOpt = Annotated[
     list[str] | None,
@@ -73,6 +83,7 @@ def settings_from_options(
     max_history: int = MAX_HISTORY,
     host: str = "127.0.0.1",
     allow_origin: list[str] | None = None,
+    permission_timeout: float = PERMISSION_TIMEOUT,
 ) -> ServerSettings:
     """Check the options the way `hookwright run` does; raise `typer.Exit(2)` on bad ones."""
     project = project.resolve()
@@ -111,6 +122,7 @@ def settings_from_options(
         max_history=max_history,
         host=host,
         allow_origins=tuple(dict.fromkeys(origins)),
+        permission_timeout=permission_timeout,
     )
 
 
@@ -184,6 +196,7 @@ def serve(
     max_frame_bytes: FrameOpt = MAX_FRAME_BYTES,
     max_history: HistoryOpt = MAX_HISTORY,
     allow_origin: AllowOriginOpt = None,
+    permission_timeout: PermissionTimeoutOpt = PERMISSION_TIMEOUT,
 ) -> None:
     """Serve the agent over WebSocket (/ws) with a chat page (/); no state between requests.
 
@@ -202,6 +215,7 @@ def serve(
         max_history=max_history,
         host=host,
         allow_origin=allow_origin,
+        permission_timeout=permission_timeout,
     )
     warn_if_exposed(host, settings.project_dir)
     token = new_token()

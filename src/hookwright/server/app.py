@@ -7,6 +7,10 @@ connection; a frame that cannot be accepted gets an error frame and the connecti
 When the client disconnects, the request still running is cancelled. Frames wait for the writer
 in a bounded queue: a client that does not read them fast enough is closed (code 1008) and its
 request cancelled, so a stalled reader cannot make the server buffer without end.
+
+A request that asks for permission prompts waits, at each call that needs approval, for the
+client's answer; no answer within ``permission_timeout`` seconds denies the call, and a client
+that goes away cancels the request (the call never runs).
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -29,7 +35,11 @@ from hookwright.server.access import TOKEN_PARAM, AccessGuard, AccessPolicy, new
 from hookwright.server.protocol import (
     ChatRequest,
     ErrorFrame,
+    NoticeFrame,
     OutFrame,
+    PermissionAnswer,
+    PermissionClosedFrame,
+    PermissionRequestFrame,
     ProtocolError,
     parse_request,
 )
@@ -59,6 +69,8 @@ def create_app(settings: ServerSettings, *, token: str | None = None) -> Starlet
         raise ValueError("max_frame_bytes must be positive and max_history not negative")
     if settings.max_queued_frames < 1:
         raise ValueError("max_queued_frames must be positive")
+    if settings.permission_timeout <= 0:
+        raise ValueError("permission_timeout must be positive")
     policy = AccessPolicy.create(
         new_token() if token is None else token, settings.host, settings.allow_origins
     )
@@ -92,6 +104,7 @@ class _Connection:
         self._outbox: asyncio.Queue[OutFrame] = asyncio.Queue(settings.max_queued_frames)
         self._overflowed = asyncio.Event()
         self._run: asyncio.Task[None] | None = None
+        self._prompts: dict[str, asyncio.Future[bool]] = {}
 
     async def serve(self) -> None:
         tasks = [
@@ -152,6 +165,9 @@ class _Connection:
         except ProtocolError as exc:
             self._send(ErrorFrame(message=str(exc)))
             return
+        if isinstance(request, PermissionAnswer):
+            self._answer(request)
+            return
         if self._run is not None and not self._run.done():
             self._send(
                 ErrorFrame(
@@ -175,9 +191,38 @@ class _Connection:
         except UnicodeDecodeError:
             raise ProtocolError("a binary frame must be UTF-8 encoded JSON") from None
 
+    def _answer(self, answer: PermissionAnswer) -> None:
+        waiting = self._prompts.get(answer.id)
+        if waiting is None or waiting.done():
+            self._send(ErrorFrame(message=f"no permission prompt {answer.id!r} is waiting"))
+            return
+        waiting.set_result(answer.allow)
+
+    async def _ask(self, tool: str, reason: str, tool_input: dict[str, Any]) -> bool:
+        """Ask the page; no answer within the timeout denies the call."""
+        prompt_id = f"perm-{uuid.uuid4().hex[:12]}"
+        timeout = self._settings.permission_timeout
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._prompts[prompt_id] = answer
+        self._send(
+            PermissionRequestFrame(
+                id=prompt_id, tool=tool, input=tool_input, reason=reason, timeout=timeout
+            )
+        )
+        try:
+            allowed = await asyncio.wait_for(answer, timeout)
+        except TimeoutError:
+            self._send(PermissionClosedFrame(id=prompt_id, allowed=False, by="timeout"))
+            self._send(NoticeFrame(text=f"{tool}: no answer within {timeout:g} s; denied"))
+            return False
+        finally:
+            del self._prompts[prompt_id]
+        self._send(PermissionClosedFrame(id=prompt_id, allowed=allowed, by="user"))
+        return allowed
+
     async def _chat(self, request: ChatRequest) -> None:
         try:
-            done = await run_chat(self._settings, request, self._send)
+            done = await run_chat(self._settings, request, self._send, self._ask)
         except RequestError as exc:
             self._send(ErrorFrame(message=str(exc)))
         except Exception as exc:

@@ -1,9 +1,15 @@
 """The frames of `hookwright serve`'s WebSocket endpoint, as pydantic models.
 
-The client sends one kind of frame, `ChatRequest`; the server answers with a stream of the
-`OutFrame` models below, ending in one `DoneFrame` (or an `ErrorFrame` when the request could
-not run). The server keeps no conversation state: the client sends its whole history each time
-and appends ``DoneFrame.messages`` to it.
+The client sends a `ChatRequest`; the server answers with a stream of the `OutFrame` models
+below, ending in one `DoneFrame` (or an `ErrorFrame` when the request could not run). The
+server keeps no conversation state: the client sends its whole history each time and appends
+``DoneFrame.messages`` to it.
+
+A client that sets ``permission_prompts`` on its request is asked, with a
+`PermissionRequestFrame`, whenever a tool call needs the user's approval, and answers with a
+`PermissionAnswer` frame naming the request's ``id``; a `PermissionClosedFrame` says how each
+prompt ended (answered, or denied because no answer came in time). Without the flag such calls
+are denied as in ``claude -p``.
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ __all__ = [
     "HookResultFrame",
     "NoticeFrame",
     "OutFrame",
+    "PermissionAnswer",
+    "PermissionClosedFrame",
+    "PermissionRequestFrame",
     "ProtocolError",
     "TextFrame",
     "ToolCallFrame",
@@ -32,7 +41,7 @@ __all__ = [
     "parse_request",
 ]
 
-FRAME_TYPES: tuple[str, ...] = ("chat",)
+FRAME_TYPES: tuple[str, ...] = ("chat", "permission")
 """Frame types a client may send."""
 
 SKILL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -95,6 +104,16 @@ class ChatRequest(_Strict):
     message: str = Field(min_length=1)
     skills: list[Annotated[str, Field(pattern=SKILL_NAME)]] | None = None
     """Skills for this request; None means the server's ``--skill`` list, [] means none."""
+    permission_prompts: bool = False
+    """The client answers permission prompts (`PermissionRequestFrame`); a person is there."""
+
+
+class PermissionAnswer(_Strict):
+    """The user's answer to the `PermissionRequestFrame` with the same ``id``."""
+
+    type: Literal["permission"]
+    id: str = Field(min_length=1)
+    allow: bool
 
 
 class TextFrame(_Strict):
@@ -142,6 +161,27 @@ class HookResultFrame(_Strict):
     error: str | None = None
 
 
+class PermissionRequestFrame(_Strict):
+    """A tool call waits for the user's approval (what the terminal asks as ``[y/n]``)."""
+
+    type: Literal["permission_request"] = "permission_request"
+    id: str
+    tool: str
+    input: dict[str, Any]
+    reason: str
+    timeout: float
+    """Seconds the server waits for the answer before it denies the call."""
+
+
+class PermissionClosedFrame(_Strict):
+    """How the prompt ``id`` ended: ``by`` is ``user`` (answered) or ``timeout`` (denied)."""
+
+    type: Literal["permission_closed"] = "permission_closed"
+    id: str
+    allowed: bool
+    by: Literal["user", "timeout"]
+
+
 class NoticeFrame(_Strict):
     """Something the user should know that is not part of the answer (retries, denials)."""
 
@@ -171,12 +211,14 @@ OutFrame: TypeAlias = (
     | HookFrame
     | HookResultFrame
     | NoticeFrame
+    | PermissionRequestFrame
+    | PermissionClosedFrame
     | DoneFrame
     | ErrorFrame
 )
 
 
-def parse_request(text: str, *, max_history: int) -> ChatRequest:
+def parse_request(text: str, *, max_history: int) -> ChatRequest | PermissionAnswer:
     """Read one client frame; raise `ProtocolError` saying what is wrong and where."""
     try:
         data = load_json_text(text)
@@ -196,11 +238,14 @@ def parse_request(text: str, *, max_history: int) -> ChatRequest:
             f"history has {len(history)} messages; the limit is {max_history} "
             "(start a new conversation or drop old messages)"
         )
+    model: type[ChatRequest | PermissionAnswer] = (
+        PermissionAnswer if data["type"] == "permission" else ChatRequest
+    )
     try:
-        return ChatRequest.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         problems = [
             f"{field_path(error['loc']) or '(frame)'}: {error['msg'].removeprefix('Value error, ')}"
             for error in exc.errors()
         ]
-        raise ProtocolError("invalid chat frame: " + "; ".join(problems)) from None
+        raise ProtocolError(f"invalid {data['type']} frame: " + "; ".join(problems)) from None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.skills import available_skills
-from hookwright.runtime.agent import Agent, AgentEvent
+from hookwright.runtime.agent import Agent, AgentEvent, AskUser
 from hookwright.runtime.host import open_session
 from hookwright.runtime.models import Model, ModelConfigError
 from hookwright.runtime.permissions import PermissionMode
@@ -42,6 +42,7 @@ ModelSource = str | Callable[[], Model] | None
 MAX_FRAME_BYTES = 1024 * 1024
 MAX_HISTORY = 500
 MAX_QUEUED_FRAMES = 256
+PERMISSION_TIMEOUT = 300.0
 
 
 @dataclass(slots=True)
@@ -64,6 +65,8 @@ class ServerSettings:
     """Origins besides the page's own whose pages may open the WebSocket."""
     max_queued_frames: int = MAX_QUEUED_FRAMES
     """Frames waiting for a slow client before its connection is closed."""
+    permission_timeout: float = PERMISSION_TIMEOUT
+    """Seconds a permission prompt waits for the page's answer before the call is denied."""
 
 
 class RequestError(Exception):
@@ -138,13 +141,18 @@ def mark_hooks(messages: list[dict[str, Any]], hooks: list[HookFrame]) -> list[d
 
 
 async def run_chat(
-    settings: ServerSettings, request: ChatRequest, emit: Callable[[OutFrame], None]
+    settings: ServerSettings,
+    request: ChatRequest,
+    emit: Callable[[OutFrame], None],
+    ask_user: AskUser | None = None,
 ) -> DoneFrame:
     """Run ``request`` on a fresh agent, passing every frame to ``emit`` as it happens.
 
-    Raises `RequestError` before anything runs when the request names an unknown skill or the
-    model cannot be built. Cancelling the calling task stops the run; the agent and its hook
-    engine are closed either way.
+    When the request says the client answers permission prompts, a person is there: the
+    session is interactive and ``ask_user`` asks them; otherwise calls that need approval are
+    denied as in ``claude -p``. Raises `RequestError` before anything runs when the request
+    names an unknown skill or the model cannot be built. Cancelling the calling task stops the
+    run; the agent and its hook engine are closed either way.
     """
     skills = _skills_for(settings, request)
     history = [message.to_message() for message in request.history]
@@ -159,6 +167,7 @@ async def run_chat(
         emit(frame)
 
     model = settings.model() if callable(settings.model) else settings.model
+    asking = ask_user if request.permission_prompts else None
     try:
         setup = await open_session(
             settings.project_dir,
@@ -167,6 +176,8 @@ async def run_chat(
             permission_mode=settings.permission_mode,
             max_turns=settings.max_turns,
             planning=settings.planning,
+            interactive=asking is not None,
+            ask_user=asking,
             trust=settings.trust,
             config_files=settings.config_files,
             skills=skills,

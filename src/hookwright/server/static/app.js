@@ -5,6 +5,8 @@
 // (/?token=...), passed on as /ws?token=....
 // What the page showed (hook decisions and notices included) is kept too, separately from the
 // history the model sees, so a turn's notes keep their place and styling after it ends.
+// Requests ask for permission prompts: a tool call that needs the user's approval shows the
+// tool, its input and the reason with Allow / Deny; the answer goes back as a "permission" frame.
 "use strict";
 
 const TOKEN = new URLSearchParams(location.search).get("token") || "";
@@ -153,6 +155,7 @@ function connect() {
     next.onclose = (event) => {
       if (socket === next) socket = null;
       if (turn) {
+        closeOpenPermissions("not answered: the connection was lost; the call did not run");
         const why = event.reason ? ` (${event.reason})` : "";
         add("error", "error", `connection lost${why}; the request was cancelled`);
         turn = null;
@@ -162,8 +165,53 @@ function connect() {
   });
 }
 
+// A prompt waiting for the user: Allow / Deny send the answer; "permission_closed" (or a lost
+// connection) replaces the buttons with the outcome.
+function askPermission(frame) {
+  const body = add("permission", `permission needed: ${frame.tool}`,
+    `${JSON.stringify(frame.input)}\n${frame.reason}`);
+  const element = body.parentElement;
+  element.dataset.id = frame.id;
+  const buttons = document.createElement("span");
+  buttons.className = "answers";
+  for (const [label, allow] of [["Allow", true], ["Deny", false]]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = allow ? "allow" : "deny";
+    button.textContent = label;
+    button.addEventListener("click", () => {
+      for (const each of buttons.querySelectorAll("button")) each.disabled = true;
+      if (socket) socket.send(JSON.stringify({ type: "permission", id: frame.id, allow }));
+    });
+    buttons.appendChild(button);
+  }
+  element.appendChild(buttons);
+}
+
+function closePermission(id, outcome, allowed) {
+  const element = log.querySelector(`.msg.permission[data-id="${id}"]`);
+  if (!element) return;
+  element.querySelector(".answers")?.remove();
+  element.classList.add(allowed ? "allowed" : "denied");
+  element.querySelector(".body").textContent += `\n→ ${outcome}`;
+  delete element.dataset.id;
+}
+
+function closeOpenPermissions(outcome) {
+  for (const element of log.querySelectorAll(".msg.permission[data-id]")) {
+    closePermission(element.dataset.id, outcome, false);
+  }
+}
+
 function handleFrame(frame) {
   switch (frame.type) {
+    case "permission_request":
+      askPermission(frame);
+      break;
+    case "permission_closed":
+      closePermission(frame.id, frame.by === "timeout" ? "denied: no answer in time"
+        : frame.allowed ? "allowed" : "denied", frame.allowed);
+      break;
     case "text":
       if (!turn) return;
       if (!turn.answer) turn.answer = add("assistant", "agent", "");
@@ -221,7 +269,7 @@ async function send(text) {
   turn = { answer: null };
   setState("running", "running");
   add("user", "you", text);
-  const frame = { type: "chat", history, message: text };
+  const frame = { type: "chat", history, message: text, permission_prompts: true };
   const skills = requestedSkills();
   if (skills !== null) frame.skills = skills;
   open.send(JSON.stringify(frame));
