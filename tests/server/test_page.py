@@ -6,6 +6,7 @@ skipped locally and fails under CI (``CI`` set), where ``make browser`` installs
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -106,6 +107,46 @@ def stored_history(driver: webdriver.Chrome) -> list[dict[str, Any]]:
     history = json.loads(raw)
     assert isinstance(history, list)
     return history
+
+
+# Counts the pixels of a PNG screenshot, inside an element's box, close to a colour: the
+# browser decodes the PNG itself (a canvas), so the check reads what the screenshot shows.
+COUNT_COLOUR = """
+const [png, box, colour, done] = arguments;
+const image = new Image();
+image.onload = () => {
+  const canvas = document.createElement("canvas");
+  canvas.width = image.width;
+  canvas.height = image.height;
+  const context = canvas.getContext("2d");
+  context.drawImage(image, 0, 0);
+  const data = context.getImageData(box.x, box.y, box.width, box.height).data;
+  let count = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    const near = [0, 1, 2].every((c) => Math.abs(data[i + c] - colour[c]) <= 40);
+    if (near) count += 1;
+  }
+  done(count);
+};
+image.onerror = () => done(-1);
+image.src = "data:image/png;base64," + png;
+"""
+
+
+def colour_in_screenshot(
+    driver: webdriver.Chrome, png: bytes, element: Any, colour: tuple[int, int, int]
+) -> int:
+    box = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(), s = window.devicePixelRatio;"
+        "return {x: Math.floor(r.x * s), y: Math.floor(r.y * s),"
+        " width: Math.ceil(r.width * s), height: Math.ceil(r.height * s)};",
+        element,
+    )
+    count = driver.execute_async_script(
+        COUNT_COLOUR, base64.b64encode(png).decode("ascii"), box, list(colour)
+    )
+    assert isinstance(count, int) and count >= 0, "the screenshot decodes"
+    return count
 
 
 def test_chat_streams_keeps_history_and_sends_it_back(
@@ -297,6 +338,12 @@ def test_hook_decisions_stay_styled_and_context_is_a_note_shown_once(
     assert browser.save_screenshot(str(screenshot))
     png = screenshot.read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+    deny_pixels = colour_in_screenshot(browser, png, notes[0], (179, 38, 30))
+    assert deny_pixels > 20, "the screenshot shows the denied call in red"
+    [rewrite] = browser.find_elements(By.CSS_SELECTOR, ".msg.note.decision-rewrite-input")
+    assert colour_in_screenshot(browser, png, rewrite, (122, 61, 184)) > 20, "rewrite in purple"
+    user = browser.find_element(By.CSS_SELECTOR, ".msg.user")
+    assert colour_in_screenshot(browser, png, user, (179, 38, 30)) == 0
 
     send(browser, "and again")
     wait_idle(browser, "Second answer.")

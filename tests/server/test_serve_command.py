@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import typer
 
+from cli_runner import run_hookwright
 from hookwright.cli.serve import RedactToken, page_url, settings_from_options, warn_if_exposed
 
 WAIT = 60.0
@@ -165,3 +166,13 @@ def test_serve_prints_a_url_with_the_bound_port_and_a_token_it_keeps_out_of_logs
     assert "WARNING" not in log
     assert log.count(token) == 1, log
     assert '"GET /?token=<token> HTTP/1.1" 200' in log
+
+
+def test_permission_timeout_option(project: Path, isolated_home: Path) -> None:
+    refused = run_hookwright(
+        "serve", "-p", str(project), "--permission-timeout", "0", home=isolated_home
+    )
+    assert refused.returncode == 2
+    assert "--permission-timeout" in refused.stderr and refused.stderr.count("\n") == 1
+    settings = settings_from_options(**options(project, permission_timeout=2.5))
+    assert settings.permission_timeout == 2.5

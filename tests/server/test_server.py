@@ -358,3 +358,43 @@ def test_serve_options_become_settings(project: Path) -> None:
     assert settings.trust is True
     assert settings.permission_mode == "acceptEdits"
     assert settings.max_history == 7
+
+
+# Permission prompts over the socket ------------------------------------------------------
+
+
+def test_permission_prompts_are_opt_in_and_answers_name_a_waiting_prompt(
+    serve: ServerFactory, project: Path
+) -> None:
+    touch = call("Bash", command="touch made.txt")
+    model = ScriptedModel.from_turns(
+        [
+            {"tool_calls": [touch]},
+            {"content": "Not allowed."},
+            {"tool_calls": [touch]},
+            {"content": "Made."},
+        ]
+    )
+    server = serve(model=lambda: model, trust=True)
+    with client(server) as ws:
+        silent = ws.chat("make it", [])
+        assert of_type(silent, "permission_request") == []
+        [denied] = of_type(silent, "tool_result")
+        assert denied["is_error"] and not (project / "made.txt").exists()
+        assert ws.error_for({"type": "permission", "id": "perm-nope", "allow": True}) == (
+            "no permission prompt 'perm-nope' is waiting"
+        )
+        ws.send({"type": "chat", "history": [], "message": "make it", "permission_prompts": True})
+        frames = [ws.recv()]
+        while frames[-1]["type"] != "permission_request":
+            frames.append(ws.recv())
+        asked = frames[-1]
+        assert asked["tool"] == "Bash" and asked["input"] == {"command": "touch made.txt"}
+        assert asked["reason"] == "Bash needs permission" and asked["timeout"] == 300.0
+        ws.send({"type": "permission", "id": asked["id"], "allow": True})
+        rest = ws.until_end()
+    assert of_type(rest, "permission_closed") == [
+        {"type": "permission_closed", "id": asked["id"], "allowed": True, "by": "user"}
+    ]
+    assert (project / "made.txt").exists()
+    assert rest[-1]["type"] == "done" and rest[-1]["text"] == "Made."
