@@ -171,3 +171,19 @@ def test_no_trace_without_debug(tmp_path: Path, isolated_home: Path) -> None:
     project = write_project(tmp_path / "proj")
     proc = hooks_test(project, isolated_home, {"tool_name": "Bash", "tool_input": {}})
     assert "[hookwright debug" not in proc.stderr
+
+
+def test_explain_names_a_duplicate_that_runs_once(tmp_path: Path, isolated_home: Path) -> None:
+    """The same Claude Code command in the project's and the local settings runs once."""
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    hook = {"type": "command", "command": "echo same"}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    for name in ("settings.json", "settings.local.json"):
+        (project / ".claude" / name).write_text(json.dumps(settings))
+    data = {"tool_name": "Bash", "tool_input": {"command": "ls"}}
+    proc = hooks_test(project, isolated_home, data, "--explain")
+    assert proc.returncode == 0, proc.stderr
+    assert "identical to a hook before it: runs once" in proc.stderr
+    candidates = json.loads(proc.stdout)["candidates"]
+    assert sorted(c["check"] for c in candidates) == ["dedup", "selected"]

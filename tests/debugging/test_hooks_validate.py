@@ -143,3 +143,17 @@ def test_files_read_without_hooks_are_listed(tmp_path: Path, isolated_home: Path
     listed = {(f["file"], f["dialect"], f["hooks"]) for f in report["files"]}
     assert (str(project / ".claude" / "settings.json"), "claude_code", 0) in listed
     assert (str(user_settings), "claude_code", 0) in listed
+
+
+def test_a_yaml_error_is_one_line_naming_the_file(tmp_path: Path, isolated_home: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".hookwright").mkdir(parents=True)
+    config = project / ".hookwright" / "hooks.yaml"
+    config.write_text("hooks:\n  - name: x\n    event: [Stop\n  bad: : :\n")
+    listed = run_hookwright("hooks", "list", "-p", str(project), home=isolated_home)
+    [line] = [line for line in listed.stderr.splitlines() if "YAML" in line]
+    assert line.startswith(f"error: {config}: invalid YAML: ") and "(line 4 column 6)" in line
+    checked = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
+    assert checked.returncode == 1
+    assert "  error .hookwright/hooks.yaml (native): 0 hook(s)" in checked.stdout
+    assert "invalid YAML: expected ',' or ']', but got ':' (line 4 column 6)" in checked.stdout
