@@ -68,6 +68,12 @@ def test_every_kind_of_hook_acts_on_the_run(isolated_home: Path) -> None:
         "prompt",
     )
     assert skill["context"].startswith("Be careful with this project")
+    [injected] = [e for e in events if e["type"] == "skill_prompt"]
+    assert (injected["skill"], injected["hook"], injected["timing"]) == (
+        "careful",
+        "no-surprises",
+        "after_user_input",
+    )
 
 
 def test_the_terminal_run_names_model_transcript_audit_and_sums_up(isolated_home: Path) -> None:
@@ -76,6 +82,7 @@ def test_the_terminal_run_names_model_transcript_audit_and_sums_up(isolated_home
     out = proc.stdout
     session = out.splitlines()[0].removeprefix("session ")
     assert "model       scripted/demo" in out
+    assert "✚ skill careful no-surprises at after_user_input (system): Be careful" in out
     transcript = isolated_home / ".hookwright" / "projects"
     assert f"transcript  {transcript}" in out and f"{session}.jsonl" in out
     assert f"audit       {isolated_home / '.hookwright' / 'audit.jsonl'}" in out
