@@ -230,3 +230,71 @@ async def test_untrusted_project_runs_nothing_and_answers_continue(
     assert llm.updated_input is None
     assert sorted(p.name for p in markers.iterdir()) == []
     assert not (hook_project / ".hookwright" / "__pycache__").exists()
+
+
+LEAKY_YAML = """\
+hooks:
+  - name: leaky
+    event: PreToolUse
+    call: leaky:leaky
+"""
+
+LEAKY_PY = """\
+import os, sys
+
+
+def leaky(inp):
+    print("LEAK from print")
+    sys.stdout.flush()
+    os.write(1, b"LEAK from fd 1\\n")
+    return None
+"""
+
+HOSTILE_LINES = [
+    b"not json",
+    b"\xff\xfe{}",
+    b"[1, 2]",
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"jsonrpc": "2.0", "id": 5, "method": "hook.nope", "params": {}}',
+    b'{"jsonrpc": "2.0", "id": 6, "method": "hook.before_tool", "params": "x"}',
+    b'{"jsonrpc": "2.0", "id": 7, "method": "hook.before_tool", "params": {"tool": 5}}',
+    b'{"jsonrpc": "2.0", "id": 8, "method": 3}',
+    b'{"jsonrpc": "2.0", "id": [1], "method": "hook.hello"}',
+    b'{"jsonrpc": "2.0", "method": "hook.before_tool", "params": {"tool": []}}',
+    b'{"jsonrpc": "2.0", "method": "hook.runtime_event", "params": {"kind": "agent.turn.end"}}',
+    b'{"jsonrpc": "2.0", "method": "hook.event", "params": {"Kind": 1, "Meta": 7}}',
+    b"",
+    b'{"jsonrpc": "2.0", "id": 9, "method": "hook.before_tool", "params": '
+    b'{"meta": {"SessionKey": "s1", "TurnID": "t1"}, "tool": "exec", '
+    b'"arguments": {"command": "ls"}}}',
+]
+
+
+def test_hostile_lines_get_errors_and_stdout_carries_only_protocol(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    project = tmp_path / "leaky"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "hooks.yaml").write_text(LEAKY_YAML)
+    (project / ".hookwright" / "leaky.py").write_text(LEAKY_PY)
+    TrustStore(Path(os.environ["HOME"])).trust(project)
+    done = subprocess.run(
+        [sys.executable, "-m", "hookwright", "picoclaw-process", "--project", str(project)],
+        input=b"\n".join(HOSTILE_LINES) + b"\n",
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "HOOKWRIGHT_AUDIT_LOG": str(tmp_path / "audit.jsonl")},
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert all(a["jsonrpc"] == "2.0" for a in answers)
+    codes = {a["id"]: a["error"]["code"] for a in answers if "error" in a and a["id"] is not None}
+    assert codes == {5: -32601, 6: -32602, 7: -32602, 8: -32600}
+    anonymous = sorted(a["error"]["code"] for a in answers if a["id"] is None)
+    assert anonymous == [-32700, -32700, -32700, -32600, -32600]
+    [ok] = [a for a in answers if a["id"] == 9]
+    assert ok["result"] == {"action": "continue"}
+    assert len(answers) == 10
+    assert b"LEAK from print" in done.stderr
+    assert b"LEAK from fd 1" in done.stderr
