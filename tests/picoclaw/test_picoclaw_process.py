@@ -12,9 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from picoclaw_support import Pico, after_tool, approve_tool, before_llm, before_tool
+from picoclaw_support import (
+    Pico,
+    after_llm,
+    after_tool,
+    approve_tool,
+    before_llm,
+    before_tool,
+    until,
+)
 
-from hookwright.dialects.picoclaw import registered_processes, start_processes
+from hookwright.dialects.picoclaw import attach_observers, registered_processes, start_processes
 from hookwright.results import Decision
 from hookwright.trust import TrustStore
 
@@ -251,6 +259,8 @@ def leaky(inp):
 """
 
 HOSTILE_LINES = [
+    b'{"jsonrpc":"2.0","id":1,"method":"hook.hello","params":{"name":"hw","version":1,'
+    b'"modes":["tool"]}}',
     b"not json",
     b"\xff\xfe{}",
     b"[1, 2]",
@@ -295,6 +305,74 @@ def test_hostile_lines_get_errors_and_stdout_carries_only_protocol(tmp_path: Pat
     assert anonymous == [-32700, -32700, -32700, -32600, -32600]
     [ok] = [a for a in answers if a["id"] == 9]
     assert ok["result"] == {"action": "continue"}
-    assert len(answers) == 10
+    [hello] = [a for a in answers if a["id"] == 1]
+    assert hello["result"]["ok"] is True
+    assert len(answers) == 11
+    assert b'add "approve_tool" to its intercept list' in done.stderr
+    assert b'add "before_llm" to its intercept list' in done.stderr
+    assert b'add "before_tool"' not in done.stderr
     assert b"LEAK from print" in done.stderr
     assert b"LEAK from fd 1" in done.stderr
+
+
+LIFECYCLE_YAML = """\
+hooks:
+  - name: start
+    event: SessionStart
+    call: life:start
+  - name: stop
+    event: Stop
+    call: life:stop
+  - name: end
+    event: SessionEnd
+    call: life:end
+"""
+
+LIFECYCLE_PY = """\
+import json, os
+from pathlib import Path
+from hookwright import add_context
+
+MARKERS = Path(os.environ["MARKER_DIR"])
+
+
+def start(inp):
+    return add_context("PY-START " + inp.session_id)
+
+
+def stop(inp):
+    (MARKERS / "stop.json").write_text(json.dumps(inp.payload["last_assistant_message"]))
+
+
+def end(inp):
+    (MARKERS / "end.json").write_text(json.dumps([inp.session_id, inp.payload["reason"]]))
+"""
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_session_lifecycle_maps_to_start_stop_and_end(
+    pico: Pico, tmp_path: Path, markers: Path, protocol: str
+) -> None:
+    project = tmp_path / "lifecycle"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "hooks.yaml").write_text(LIFECYCLE_YAML)
+    (project / ".hookwright" / "life.py").write_text(LIFECYCLE_PY)
+    trust(project, pico.home)
+    await serve(pico, project, markers, protocol)
+    attach_observers(pico.engine)
+    first = await pico.engine.dispatch(before_llm(messages=[{"role": "user", "content": "hi"}]))
+    assert (first.updated_input or {})["messages"][-1] == {
+        "role": "user",
+        "content": "PY-START session-1",
+    }
+    reply = await pico.engine.dispatch(after_llm("final words"))
+    assert reply.updated_output is None
+    pico.engine.publish(
+        "agent.turn.end",
+        {"Status": "completed", "scope": {"session_key": "session-1", "turn_id": "turn-1"}},
+    )
+    assert await until(lambda: (markers / "stop.json").exists())
+    assert json.loads((markers / "stop.json").read_text()) == "final words"
+    await pico.engine.aclose()
+    assert await until(lambda: (markers / "end.json").exists())
+    assert json.loads((markers / "end.json").read_text()) == ["session-1", "other"]

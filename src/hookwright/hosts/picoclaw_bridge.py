@@ -154,6 +154,7 @@ class PicoClawBridge:
     async def answer(self, call: Call) -> Any:
         """The result of a request, or None for a notification; raises `RpcFault`."""
         if call.method == "hook.hello":
+            _check_modes(call.params.get("modes"))
             return hello_result()
         if call.method in NOTIFICATIONS:
             await self._observe(call.params)
@@ -303,6 +304,22 @@ class PicoClawBridge:
             sys.stderr.write(
                 "hookwright: a Stop hook asked the turn to go on; PicoClaw's turn has "
                 "already ended\n"
+            )
+
+
+#: PicoClaw's hello `modes` and the `intercept` entry that turns each on.
+_MODES = {"tool": "before_tool", "approve": "approve_tool", "llm": "before_llm"}
+
+
+def _check_modes(modes: Any) -> None:
+    """One stderr line per kind of call PicoClaw will never send, so hooks on it never run."""
+    if not isinstance(modes, list):
+        return
+    for mode, entry in _MODES.items():
+        if mode not in modes:
+            sys.stderr.write(
+                f"hookwright: PicoClaw sends no {entry} calls to this process; add "
+                f'"{entry}" to its intercept list for the hooks on them to run\n'
             )
 
 
