@@ -44,7 +44,7 @@ from hookwright.events import (
 )
 from hookwright.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.observers import ObserverBus, ObserverFunc
-from hookwright.otel import attach_from_environment
+from hookwright.otel import DispatchSpans, spans_from_environment
 from hookwright.outward import make_outward
 from hookwright.results import Decision, HookResult, Status, Verdict, failed_dispatch
 from hookwright.selection import Candidate, if_rule_matches
@@ -167,7 +167,8 @@ class HookEngine:
         self.audit = AuditLog(Path(path) if path is not None else None)
         self.services = services if services is not None else Services()
         self.services.inbox.bind_audit(self.audit)
-        attach_from_environment(self)
+        #: OpenTelemetry spans of every dispatch, when the environment names a collector.
+        self.spans: DispatchSpans | None = spans_from_environment(self.audit)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
         #: (event, default match value) -> hooks whose matcher accepts it; cleared on change.
@@ -409,6 +410,8 @@ class HookEngine:
 
     def _nothing_selected(self, inp: HookInput) -> Verdict:
         if inp.event in _SCOPE_ENDING:
+            if self.spans is not None and inp.event is Event.SessionEnd:
+                self.spans.session_end(inp)
             self._end_scopes(inp)
         return self._empty_verdict(inp.event)
 
@@ -417,6 +420,7 @@ class HookEngine:
         `select(inp)` returned, when the caller already asked (it is not selected again)."""
         if selected is None:
             selected = self.select(inp)
+        started = time.time_ns() if self.spans is not None else 0
         if _debug.on:
             tracing.selection(self._by_event.get(inp.event, ()), inp)
         if not selected:
@@ -425,13 +429,14 @@ class HookEngine:
             verdict = self._run_inline(inp, selected)
         else:
             verdict = await self._run_staged(inp, selected)
-        self._after_dispatch(inp, verdict)
+        self._after_dispatch(inp, verdict, started)
         return verdict
 
     def dispatch_sync(self, inp: HookInput) -> Verdict:
         """The sync facade. Sync Python hooks run on the calling thread; anything else runs on
         the engine's private event loop thread."""
         selected = self.select(inp)
+        started = time.time_ns() if self.spans is not None else 0
         if _debug.on:
             tracing.selection(self._by_event.get(inp.event, ()), inp)
         if not selected:
@@ -451,7 +456,7 @@ class HookEngine:
                     "engine.dispatch(inp)` or hookwright.host.SyncHookSession",
                 )
             verdict = self._loop().run(self._run_staged(inp, selected))
-        self._after_dispatch(inp, verdict)
+        self._after_dispatch(inp, verdict, started)
         return verdict
 
     def _loop(self) -> _LoopThread:
@@ -460,9 +465,11 @@ class HookEngine:
                 self._loop_thread = _LoopThread()
             return self._loop_thread
 
-    def _after_dispatch(self, inp: HookInput, verdict: Verdict) -> None:
+    def _after_dispatch(self, inp: HookInput, verdict: Verdict, started: int) -> None:
         if _debug.on:
             tracing.results(verdict)
+        if self.spans is not None:
+            self.spans.dispatch(inp, verdict, started)
         if self._once_hooks:
             for spec, _result, _duration in verdict.runs:
                 if spec.once:

@@ -44,15 +44,15 @@ if TYPE_CHECKING:
 
 #: Commands whose module loads the agent runtime (models, tools, the server): imported when
 #: named or listed, so `hooks` and `schema` start without them.
-_RUNTIME_COMMANDS = ("run", "serve", "chat", "sessions", "trust", "untrust")
+_RUNTIME_COMMANDS = ("run", "serve", "chat", "sessions", "trust", "untrust", "picoclaw-process")
 
 
 def _runtime_commands() -> dict[str, Command]:
     from hookwright.cli import chat as chat_commands
+    from hookwright.cli import picoclaw, trusting
     from hookwright.cli import run as run_commands
     from hookwright.cli import serve as serve_commands
     from hookwright.cli import sessions as session_commands
-    from hookwright.cli import trusting
 
     runtime = typer.Typer(pretty_exceptions_enable=False, rich_markup_mode=None)
     runtime.command("run")(run_commands.run)
@@ -61,6 +61,7 @@ def _runtime_commands() -> dict[str, Command]:
     runtime.command("sessions")(session_commands.sessions)
     runtime.command("trust")(trusting.trust)
     runtime.command("untrust")(trusting.untrust)
+    runtime.command("picoclaw-process")(picoclaw.picoclaw_process)
     group = typer.main.get_command(runtime)
     assert isinstance(group, TyperGroup)
     return {name: group.commands[name] for name in _RUNTIME_COMMANDS}
