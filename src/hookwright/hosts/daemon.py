@@ -80,6 +80,7 @@ class Daemon:
         self.last_request = time.monotonic()
         self.busy = 0
         self.stopping = asyncio.Event()
+        self.servers: list[asyncio.Server] = []
 
     async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
         self.busy += 1
@@ -109,6 +110,7 @@ class Daemon:
             header, reply = json.loads(line), Reply(1, b"", "hookwright: error: bad request\n")
             op = header.get("op") if isinstance(header, dict) else None
             if op == "hook":
+                await self.ensure_http()
                 named = header.get("project")
                 project = Path(named) if isinstance(named, str) else None
                 env_project = header.get("env_project")
@@ -142,33 +144,36 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self.stopping.set)
-        self.paths.socket.unlink(missing_ok=True)
-        servers = [await asyncio.start_unix_server(self.on_unix, path=str(self.paths.socket))]
-        os.chmod(self.paths.socket, 0o600)
-        servers += await self._http_server()
-        self.paths.pid.write_text(f"{os.getpid()}\n")
         try:
+            self.paths.pid.write_text(f"{os.getpid()}\n")
+            self.paths.socket.unlink(missing_ok=True)
+            unix = await asyncio.start_unix_server(self.on_unix, path=str(self.paths.socket))
+            self.servers.append(unix)
+            os.chmod(self.paths.socket, 0o600)
+            await self.ensure_http()
             await self.watch_idle()
         finally:
-            for server in servers:
+            for server in self.servers:
                 server.close()
             self.paths.socket.unlink(missing_ok=True)
             self.paths.pid.unlink(missing_ok=True)
             await self.warm.aclose()
 
-    async def _http_server(self) -> list[asyncio.Server]:
-        endpoint = load_endpoint(self.home)
+    async def ensure_http(self) -> None:
+        """Listen on the stored loopback endpoint once there is one (an http install made
+        after the daemon started is served from the next client request on)."""
+        endpoint = load_endpoint(self.home) if self.endpoint is None else None
         if endpoint is None:
-            return []
+            return
         try:
             server = await asyncio.start_server(
                 self.on_http, HOST, endpoint.port, limit=daemon_http.MAX_HEADER_BYTES
             )
         except OSError as exc:
             sys.stderr.write(f"hookwright daemon: cannot listen on {HOST}:{endpoint.port}: {exc}\n")
-            return []
+            return
         self.endpoint = endpoint
-        return [server]
+        self.servers.append(server)
 
 
 def take_lock(paths: Paths) -> IO[bytes] | None:
