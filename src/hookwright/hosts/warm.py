@@ -20,11 +20,11 @@ from hookwright.hosts.claude_hook import (
     HookInputError,
     expressible,
     failure,
-    is_trusted,
     parse_input,
     project_for,
     untrusted_answer,
 )
+from hookwright.trust import TrustPolicy, TrustStore
 
 #: Where a project's hooks are declared, under the project and under the home folder.
 PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw", ".claude/skills")
@@ -99,6 +99,7 @@ class WarmProjects:
         self.home = home
         self._warm: dict[Path, _Warm] = {}
         self._locks: dict[Path, asyncio.Lock] = {}
+        self._trust: tuple[tuple[int, int], TrustPolicy] | None = None
 
     @property
     def projects(self) -> list[str]:
@@ -110,7 +111,7 @@ class WarmProjects:
         except HookInputError as exc:
             return Reply(1, b"", f"hookwright: error: {exc}\n")
         root = project_for(project, hook_input, env_project)
-        if not is_trusted(root, self.home):
+        if not self._trusts(root):
             await self._drop(root)
             return Reply(0, untrusted_answer(event, root))
         try:
@@ -119,6 +120,23 @@ class WarmProjects:
         except Exception as exc:
             verdict = failure(event, exc)
         return Reply(0, encode_output_json(expressible(verdict)))
+
+    def _trusts(self, root: Path) -> bool:
+        """The trust store's answer, read again whenever the store's file changed."""
+        store = TrustStore(self.home).path
+        try:
+            info = store.stat()
+            key: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            key = None
+        if key is None or self._trust is None or self._trust[0] != key:
+            try:
+                policy = TrustPolicy.load(self.home)
+            except ValueError:
+                return False
+            self._trust = None if key is None else (key, policy)
+            return policy.trusts(root)
+        return self._trust[1].trusts(root)
 
     async def _session(self, root: Path) -> HookSession:
         lock = self._locks.setdefault(root, asyncio.Lock())
