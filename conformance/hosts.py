@@ -38,10 +38,22 @@ def runtime(home: Path) -> str:
     return str(folder)
 
 
-def hookwright(home: Path, *args: str, check: bool = True) -> None:
+def hookwright(home: Path, *args: str, check: bool = True) -> str:
     env = {**os.environ, "HOME": str(home), "XDG_RUNTIME_DIR": runtime(home)}
     command = [sys.executable, "-m", "hookwright", *args]
-    subprocess.run(command, env=env, check=check, timeout=60, capture_output=True)
+    done = subprocess.run(command, env=env, check=check, timeout=60, capture_output=True)
+    return done.stdout.decode()
+
+
+def daemon_problems(home: Path, mode: str) -> list[str]:
+    """The events must have gone through the daemon, over http in http mode."""
+    status = json.loads(hookwright(home, "daemon", "status", "--json", check=False) or "null")
+    if not isinstance(status, dict):
+        return ["no daemon answered the hooks"]
+    front = "http_events" if mode == "http" else "unix_events"
+    if status.get(front, 0) < 2:
+        return [f"the daemon answered {status.get(front, 0)} event(s) through {front}"]
+    return []
 
 
 def prepare(root: Path, mode: str) -> tuple[Path, Path]:
@@ -97,6 +109,7 @@ def run_mode(claude: Path, root: Path, mode: str) -> list[str]:
         shared = (project / ".claude" / "settings.json").read_bytes()
         with FakeAnthropic() as fake:
             found = problems(run_claude(claude, fake, home, project), project)
+        found += daemon_problems(home, mode)
         hookwright(home, "uninstall", "claude-code", "--project", str(project))
         if (project / ".claude" / "settings.local.json").exists():
             found.append("uninstall left settings.local.json behind")

@@ -36,18 +36,27 @@ def _show(data: dict[str, Any]) -> None:
     typer.echo(f"  socket: {data.get('socket')}")
     typer.echo(f"  http: {data.get('url') or 'off (no http install)'}")
     typer.echo(f"  projects loaded: {projects}")
+    typer.echo(
+        f"  events answered: {data.get('unix_events', 0)} on the socket, "
+        f"{data.get('http_events', 0)} over http ({data.get('http_connections', 0)} connections)"
+    )
     typer.echo(f"  exits after {data.get('idle_timeout')} s without a request")
 
 
 @daemon_app.command("status")
-def status() -> None:
-    """Say whether the daemon runs, where it listens and which projects it has loaded;
-    exit 1 when it is not running."""
+def status(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
+) -> None:
+    """Say whether the daemon runs, where it listens, which projects it has loaded and how
+    many events it answered; exit 1 when it is not running."""
     data = _ask("status")
     if data is None:
-        typer.echo("hookwright daemon not running")
+        typer.echo("null" if as_json else "hookwright daemon not running")
         raise typer.Exit(code=1)
-    _show(data)
+    if as_json:
+        typer.echo(json.dumps(data))
+    else:
+        _show(data)
 
 
 @daemon_app.command("start")

@@ -81,6 +81,8 @@ class Daemon:
         self.busy = 0
         self.stopping = asyncio.Event()
         self.servers: list[asyncio.Server] = []
+        #: Events answered per front, and HTTP connections accepted.
+        self.counts = {"unix_events": 0, "http_events": 0, "http_connections": 0}
 
     async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
         self.busy += 1
@@ -98,6 +100,7 @@ class Daemon:
             "projects": self.warm.projects,
             "uptime": round(time.time() - self.started, 1),
             "idle_timeout": self.idle,
+            **self.counts,
         }
 
     async def on_unix(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -114,6 +117,7 @@ class Daemon:
                 named = header.get("project")
                 project = Path(named) if isinstance(named, str) else None
                 env_project = header.get("env_project")
+                self.counts["unix_events"] += 1
                 reply = await self.answer(body, project, env_project)
             elif op in ("status", "stop"):
                 reply = Reply(0, json.dumps(self.status()).encode())
@@ -129,7 +133,14 @@ class Daemon:
 
     async def on_http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert self.endpoint is not None
-        await daemon_http.serve_connection(reader, writer, self.endpoint, self.answer)
+        self.counts["http_connections"] += 1
+        await daemon_http.serve_connection(reader, writer, self.endpoint, self.answer_http)
+
+    async def answer_http(
+        self, body: bytes, project: Path | None, env_project: str | None
+    ) -> Reply:
+        self.counts["http_events"] += 1
+        return await self.answer(body, project, env_project)
 
     async def watch_idle(self) -> None:
         while not self.stopping.is_set():
