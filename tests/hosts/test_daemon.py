@@ -117,6 +117,8 @@ def test_http_hooks_answer_with_the_token_only(project: Path) -> None:
     assert post(hook["url"], {"Authorization": "Bearer wrong"}, body)[0] == 401
     rebound = {**hook["headers"], "Host": "attacker.example:80"}
     assert post(hook["url"], rebound, body)[0] == 403
+    counts = daemon_status()
+    assert counts["http_events"] >= 2 and counts["unix_events"] == 1
     mode = (project / ".claude" / "settings.local.json").stat().st_mode & 0o777
     assert mode == 0o600
     assert (Path.home() / ".hookwright" / "daemon.json").stat().st_mode & 0o777 == 0o600
@@ -187,6 +189,18 @@ def test_idle_daemon_exits(project: Path, monkeypatch: pytest.MonkeyPatch) -> No
     pid = int(pid_file.read_text())
     assert eventually(lambda: not alive(pid))
     assert not sock.exists() and not pid_file.exists()
+
+
+def test_start_status_and_stop_from_the_command_line() -> None:
+    started = hookwright("daemon", "start")
+    assert started.returncode == 0, started.stderr
+    assert "hookwright daemon running" in started.stdout
+    status = json.loads(hookwright("daemon", "status", "--json").stdout)
+    assert status["projects"] == [] and status["url"] is None
+    assert hookwright("daemon", "start").stdout.splitlines()[0] == started.stdout.splitlines()[0]
+    assert hookwright("daemon", "stop").returncode == 0
+    assert eventually(lambda: not alive(status["pid"]))
+    assert hookwright("daemon", "stop").stdout.strip() == "hookwright daemon not running"
 
 
 def test_stop_ends_the_daemon(project: Path) -> None:

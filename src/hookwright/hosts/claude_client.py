@@ -36,6 +36,8 @@ START_WAIT = 20.0
 RESTART_EVERY = 3.0
 #: How long one exchange with a running daemon may take (hooks included), in seconds.
 EXCHANGE_TIMEOUT = 600.0
+#: A daemon log larger than this is started afresh when the next daemon starts.
+MAX_LOG_BYTES = 1024 * 1024
 #: Variables of the Claude Code session a daemon serving every session must not inherit.
 SESSION_VARIABLES = ("CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE", MARKER)
 
@@ -99,7 +101,11 @@ def start_daemon(home: Path, python: str) -> None:
     """Start `hookwright daemon serve` detached; its output goes to the runtime folder's log."""
     env = {k: v for k, v in os.environ.items() if k not in SESSION_VARIABLES}
     log = runtime_dir(home) / "daemon.log"
-    with open(log, "ab") as out:
+    try:
+        fresh = log.stat().st_size > MAX_LOG_BYTES
+    except OSError:
+        fresh = False
+    with open(log, "wb" if fresh else "ab") as out:
         subprocess.Popen(
             [python, "-m", "hookwright", "daemon", "serve"],
             stdin=subprocess.DEVNULL,

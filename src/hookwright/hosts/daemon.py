@@ -30,6 +30,8 @@ from hookwright.hosts.warm import Reply, WarmProjects
 
 #: Seconds without a request after which the daemon exits (`HOOKWRIGHT_DAEMON_IDLE`).
 DEFAULT_IDLE = 1800.0
+#: How long a stopping daemon waits for the events it is answering, in seconds.
+DRAIN_SECONDS = 30.0
 _PEERCRED = struct.Struct("3i")
 
 
@@ -167,8 +169,15 @@ class Daemon:
             for server in self.servers:
                 server.close()
             self.paths.socket.unlink(missing_ok=True)
+            await self._drain()
             self.paths.pid.unlink(missing_ok=True)
             await self.warm.aclose()
+
+    async def _drain(self) -> None:
+        """Let the events being answered finish (at most `DRAIN_SECONDS`)."""
+        deadline = time.monotonic() + DRAIN_SECONDS
+        while self.busy and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
 
     async def ensure_http(self) -> None:
         """Listen on the stored loopback endpoint once there is one (an http install made
