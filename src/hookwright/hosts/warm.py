@@ -27,8 +27,8 @@ from hookwright.hosts.claude_hook import (
 from hookwright.trust import TrustPolicy, TrustStore
 
 #: Where a project's hooks are declared, under the project and under the home folder.
-PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw", ".claude/skills")
-HOME_ROOTS = (".hookwright/hooks.yaml", ".openharness/hooks", ".picoclaw", ".claude/skills")
+PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw/config.json")
+HOME_ROOTS = (".hookwright/hooks.yaml", ".picoclaw/config.json")
 #: Files whose change reloads a project (others, such as a hook's own data files, do not).
 HOOK_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".py", ".md", ".toml"})
 #: A folder with more files than this is not scanned further (the stamp stays cheap).
