@@ -147,3 +147,15 @@ def test_unknown_mode_is_a_one_line_error(tmp_path: Path) -> None:
     [line] = done.stderr.splitlines()
     assert "unknown --mode 'tcp'" in line
     assert not settings_of(tmp_path).exists()
+
+
+def test_http_install_warns_when_git_would_commit_the_token(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    done = hookwright("install", "claude-code", "--project", str(tmp_path), "--mode", "http")
+    assert done.returncode == 0
+    [line] = done.stderr.splitlines()
+    assert line.startswith("hookwright: warning: ") and "add it to .gitignore" in line
+    hookwright("uninstall", "claude-code", "--project", str(tmp_path))
+    (tmp_path / ".gitignore").write_text(".claude/settings.local.json\n")
+    done = hookwright("install", "claude-code", "--project", str(tmp_path), "--mode", "http")
+    assert done.returncode == 0 and done.stderr == ""

@@ -3,6 +3,7 @@ daemon`: a project's hooks inside a real Claude Code (see docs/hosts.md)."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -77,6 +78,25 @@ def install_claude_code(
         raise _fail(str(exc)) from None
     verb = "installed into" if changed else "already installed in"
     typer.echo(f"hookwright {verb} {target.settings}")
+    if chosen == "http" and target.project is not None and _committable(target.settings):
+        sys.stderr.write(
+            f"hookwright: warning: {target.settings} holds the daemon's token and git does "
+            "not ignore it: add it to .gitignore\n"
+        )
+
+
+def _committable(settings: Path) -> bool:
+    """Whether git would pick `settings` up (inside a work tree and not ignored)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(settings.parent), "check-ignore", "-q", settings.name],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 1
 
 
 @uninstall_app.command(HOST)
