@@ -48,7 +48,7 @@ class Reply:
     stderr: str = ""
 
 
-def _files(root: Path) -> Iterator[os.DirEntry[str]]:
+def _files(root: Path) -> Iterator[str]:
     try:
         entries = list(os.scandir(root))
     except OSError:
@@ -58,7 +58,16 @@ def _files(root: Path) -> Iterator[os.DirEntry[str]]:
             if entry.name != "__pycache__":
                 yield from _files(Path(entry.path))
         elif os.path.splitext(entry.name)[1] in HOOK_SUFFIXES:
-            yield entry
+            yield entry.path
+
+
+def _stat(path: str) -> tuple[str, int, int]:
+    """Path, mtime and size; (path, -1, -1) for what cannot be read (a dangling link)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return path, -1, -1
+    return path, info.st_mtime_ns, info.st_size
 
 
 def stamp(project: Path, home: Path) -> Stamp:
@@ -66,13 +75,9 @@ def stamp(project: Path, home: Path) -> Stamp:
     found: list[tuple[str, int, int]] = []
     roots = [project / r for r in PROJECT_ROOTS] + [home / r for r in HOME_ROOTS]
     for root in roots:
-        if root.is_file():
-            info = root.stat()
-            found.append((str(root), info.st_mtime_ns, info.st_size))
-            continue
-        for entry in _files(root):
-            info = entry.stat()
-            found.append((entry.path, info.st_mtime_ns, info.st_size))
+        paths = [str(root)] if root.suffix else _files(root)
+        for path in paths:
+            found.append(_stat(path))
             if len(found) > MAX_FILES:
                 return tuple(found)
     return tuple(sorted(found))
