@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -259,3 +260,44 @@ def test_client_imports_only_the_standard_library() -> None:
 
 def test_client_and_engine_agree_on_the_hook_run_marker() -> None:
     assert claude_client.MARKER == MARKER
+
+
+def raw_http(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as conn:
+        conn.sendall(request)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_http_front_refuses_what_is_not_a_hook_post(project: Path) -> None:
+    hooks = installed(project, "http")
+    run_command(hooks["SessionStart"], project, "SessionStart", source="startup")
+    url = urlsplit(hooks["PreToolUse"]["url"])
+    auth = hooks["PreToolUse"]["headers"]["Authorization"]
+    assert url.port is not None
+    head = f"Host: 127.0.0.1:{url.port}\r\nAuthorization: {auth}\r\nConnection: close\r\n"
+    get = raw_http(url.port, f"GET {url.path} HTTP/1.1\r\n{head}\r\n".encode())
+    assert get.startswith(b"HTTP/1.1 405 ")
+    other = raw_http(url.port, f"POST /other HTTP/1.1\r\n{head}Content-Length: 0\r\n\r\n".encode())
+    assert other.startswith(b"HTTP/1.1 404 ")
+    post_xyz = f"POST {url.path} HTTP/1.1\r\n{head}Content-Length: 3\r\n\r\nxyz"
+    bad = raw_http(url.port, post_xyz.encode())
+    assert bad.startswith(b"HTTP/1.1 400 ") and b"not a JSON hook input" in bad
+    assert raw_http(url.port, b"nonsense\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+
+
+def test_concurrent_http_events_get_their_own_answers(project: Path) -> None:
+    hooks = installed(project, "http")
+    run_command(hooks["SessionStart"], project, "SessionStart", source="startup")
+    hook = hooks["PreToolUse"]
+    commands = ["rm -rf a", "ls", "rm -rf b", "pwd", "rm -rf c", "true"]
+    bodies = [
+        hook_input(project, "PreToolUse", **{**RM, "tool_input": {"command": c}}) for c in commands
+    ]
+    with ThreadPoolExecutor(len(bodies)) as pool:
+        answers = list(pool.map(lambda body: post(hook["url"], hook["headers"], body), bodies))
+    for command, (status, answer) in zip(commands, answers, strict=True):
+        denied = "deny" in answer.decode()
+        assert status == 200 and denied == command.startswith("rm -rf"), (command, answer)
