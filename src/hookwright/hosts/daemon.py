@@ -118,7 +118,8 @@ class Daemon:
                 await self.ensure_http()
                 named = header.get("project")
                 project = Path(named) if isinstance(named, str) else None
-                env_project = header.get("env_project")
+                named_env = header.get("env_project")
+                env_project = named_env if isinstance(named_env, str) else None
                 self.counts["unix_events"] += 1
                 reply = await self.answer(body, project, env_project)
             elif op in ("status", "stop"):
