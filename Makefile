@@ -63,6 +63,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/rpc.py
 	$(BIN)/python bench/python_hook.py
 	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/summary.py
 
 clean:

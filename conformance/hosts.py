@@ -1,5 +1,6 @@
 """`make conformance-hosts`: real Claude Code governed by a project's non-Claude-Code hooks
-after `hookwright install claude-code`.
+after `hookwright install claude-code`, in each mode (`command`: the daemon's thin client;
+`http`: http hooks to the daemon).
 
 The project (tests/hosts/project.py) has an OpenHarness YAML hook that blocks `rm -rf` and a
 Python hook that adds context to each prompt. The scripted model asks for `rm -rf build`; the
@@ -27,13 +28,35 @@ from conformance.harness import MODEL
 RUN_TIMEOUT = 180
 
 
-def hookwright(home: Path, *args: str) -> None:
-    env = {**os.environ, "HOME": str(home)}
+MODES = ("command", "http")
+
+
+def runtime(home: Path) -> str:
+    """The daemon's runtime folder for this run: inside the run's folder, removed with it."""
+    folder = home.parent / "run"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return str(folder)
+
+
+def hookwright(home: Path, *args: str, check: bool = True) -> str:
+    env = {**os.environ, "HOME": str(home), "XDG_RUNTIME_DIR": runtime(home)}
     command = [sys.executable, "-m", "hookwright", *args]
-    subprocess.run(command, env=env, check=True, timeout=60, capture_output=True)
+    done = subprocess.run(command, env=env, check=check, timeout=60, capture_output=True)
+    return done.stdout.decode()
 
 
-def prepare(root: Path) -> tuple[Path, Path]:
+def daemon_problems(home: Path, mode: str) -> list[str]:
+    """The events must have gone through the daemon, over http in http mode."""
+    status = json.loads(hookwright(home, "daemon", "status", "--json", check=False) or "null")
+    if not isinstance(status, dict):
+        return ["no daemon answered the hooks"]
+    front = "http_events" if mode == "http" else "unix_events"
+    if status.get(front, 0) < 2:
+        return [f"the daemon answered {status.get(front, 0)} event(s) through {front}"]
+    return []
+
+
+def prepare(root: Path, mode: str) -> tuple[Path, Path]:
     home, project = root / "home", make_project(root / "project")
     (home / ".claude").mkdir(parents=True)
     trusted = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
@@ -42,7 +65,7 @@ def prepare(root: Path) -> tuple[Path, Path]:
     (project / "build").mkdir()
     (project / "build" / "keep.txt").write_text("kept")
     hookwright(home, "trust", str(project))
-    hookwright(home, "install", "claude-code", "--project", str(project))
+    hookwright(home, "install", "claude-code", "--project", str(project), "--mode", mode)
     return home, project
 
 
@@ -52,6 +75,7 @@ def run_claude(claude: Path, fake: FakeAnthropic, home: Path, project: Path) -> 
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
+        "XDG_RUNTIME_DIR": runtime(home),
         "LANG": "C.UTF-8",
         "ANTHROPIC_BASE_URL": fake.base_url,
         "ANTHROPIC_API_KEY": "sk-ant-conformance",
@@ -77,30 +101,47 @@ def problems(requests: list[Any], project: Path) -> list[str]:
     return found
 
 
+def run_mode(claude: Path, root: Path, mode: str) -> list[str]:
+    """Install in `mode`, run Claude Code, uninstall; what went wrong. The daemon the hooks
+    started is stopped."""
+    home, project = prepare(root, mode)
+    try:
+        shared = (project / ".claude" / "settings.json").read_bytes()
+        with FakeAnthropic() as fake:
+            found = problems(run_claude(claude, fake, home, project), project)
+        found += daemon_problems(home, mode)
+        hookwright(home, "uninstall", "claude-code", "--project", str(project))
+        if (project / ".claude" / "settings.local.json").exists():
+            found.append("uninstall left settings.local.json behind")
+        if (project / ".claude" / "settings.json").read_bytes() != shared:
+            found.append("the project's settings.json changed")
+        return found
+    finally:
+        hookwright(home, "daemon", "stop", check=False)
+
+
 def main() -> int:
-    root = Path(tempfile.mkdtemp(prefix="hw-hosts-")).resolve()
+    failed = False
     try:
         with claude_binary(os.environ.get("HOOKWRIGHT_CONFORMANCE_CLAUDE")) as claude:
-            home, project = prepare(root)
-            shared = (project / ".claude" / "settings.json").read_bytes()
-            with FakeAnthropic() as fake:
-                found = problems(run_claude(claude, fake, home, project), project)
-            hookwright(home, "uninstall", "claude-code", "--project", str(project))
-            if (project / ".claude" / "settings.local.json").exists():
-                found.append("uninstall left settings.local.json behind")
-            if (project / ".claude" / "settings.json").read_bytes() != shared:
-                found.append("the project's settings.json changed")
+            for mode in MODES:
+                root = Path(tempfile.mkdtemp(prefix="hw-hosts-")).resolve()
+                try:
+                    found = run_mode(claude, root, mode)
+                finally:
+                    shutil.rmtree(root, ignore_errors=True)
+                for line in found:
+                    print(f"FAIL hosts ({mode}): {line}")
+                failed = failed or bool(found)
+                if not found:
+                    print(
+                        f"PASS hosts ({mode}): real Claude Code governed by OpenHarness and "
+                        "Python hooks"
+                    )
     except Unavailable as exc:
         print(f"SKIP hosts: {exc}")
         return 0
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    for line in found:
-        print(f"FAIL hosts: {line}")
-    if found:
-        return 1
-    print("PASS hosts: real Claude Code governed by OpenHarness and Python hooks")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

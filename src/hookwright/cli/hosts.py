@@ -1,16 +1,26 @@
-"""`hookwright install|uninstall claude-code` and `hookwright hook claude-code`: a project's
-hooks inside a real Claude Code (see docs/hosts.md)."""
+"""`hookwright install|uninstall claude-code`, `hookwright hook claude-code` and `hookwright
+daemon`: a project's hooks inside a real Claude Code (see docs/hosts.md)."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from hookwright.cli.daemon import daemon_app
 from hookwright.hosts import claude_hook
-from hookwright.hosts.claude_settings import SettingsError, Target, install, target_for, uninstall
+from hookwright.hosts.claude_settings import (
+    MODES,
+    Mode,
+    SettingsError,
+    Target,
+    install,
+    target_for,
+    uninstall,
+)
 
 HOST = "claude-code"
 install_app = typer.Typer(help="Make a host run the project's hooks.", no_args_is_help=True)
@@ -22,6 +32,15 @@ ProjectOpt = Annotated[
     typer.Option("--project", "-p", help="Install into this project.", file_okay=False),
 ]
 UserOpt = Annotated[bool, typer.Option("--user", help="Install for every project (~/.claude).")]
+ModeOpt = Annotated[
+    str,
+    typer.Option(
+        "--mode",
+        metavar="command|http",
+        help="command: a command hook running the daemon's thin client (falls back to "
+        "in-process); http: http hooks to the daemon on 127.0.0.1 with a token.",
+    ),
+]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -37,18 +56,47 @@ def _target(project: Path | None, user: bool) -> Target:
     return target_for(project, Path.home())
 
 
+def _mode(given: str) -> Mode:
+    for mode in MODES:
+        if given == mode:
+            return mode
+    raise _fail(f"unknown --mode {given!r} (known: {', '.join(MODES)})")
+
+
 @install_app.command(HOST)
-def install_claude_code(project: ProjectOpt = None, user: UserOpt = False) -> None:
+def install_claude_code(
+    project: ProjectOpt = None, user: UserOpt = False, mode: ModeOpt = "command"
+) -> None:
     """Add hooks to Claude Code's settings so each of its events runs the project's
     OpenHarness, PicoClaw, skill and Python hooks (its own Claude Code hooks stay Claude
-    Code's)."""
+    Code's), answered by the per-user `hookwright daemon`."""
     target = _target(project, user)
+    chosen = _mode(mode)
     try:
-        changed = install(target, Path.home())
+        changed = install(target, Path.home(), chosen)
     except SettingsError as exc:
         raise _fail(str(exc)) from None
     verb = "installed into" if changed else "already installed in"
     typer.echo(f"hookwright {verb} {target.settings}")
+    if chosen == "http" and target.project is not None and _committable(target.settings):
+        sys.stderr.write(
+            f"hookwright: warning: {target.settings} holds the daemon's token and git does "
+            "not ignore it: add it to .gitignore\n"
+        )
+
+
+def _committable(settings: Path) -> bool:
+    """Whether git would pick `settings` up (inside a work tree and not ignored)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(settings.parent), "check-ignore", "-q", settings.name],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 1
 
 
 @uninstall_app.command(HOST)
@@ -83,3 +131,4 @@ def register(app: typer.Typer) -> None:
     app.add_typer(install_app, name="install")
     app.add_typer(uninstall_app, name="uninstall")
     app.add_typer(hook_app, name="hook")
+    app.add_typer(daemon_app, name="daemon")
