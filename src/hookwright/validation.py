@@ -7,9 +7,10 @@ import difflib
 import json
 import typing
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def field_path(loc: Iterable[int | str], base: str = "") -> str:
@@ -65,6 +66,8 @@ def unknown_field(key: object, known: Iterable[str]) -> str:
 
 def model_keys(model: type[BaseModel]) -> set[str]:
     """Every field name and alias of `model` and of the models nested in it."""
+    from pydantic import BaseModel
+
     keys: set[str] = set()
     pending: list[Any] = [model]
     seen: set[Any] = set()
