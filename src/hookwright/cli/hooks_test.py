@@ -7,14 +7,24 @@ path (`hookwright.cli.quick`) both call `run`, so the two print the same bytes."
 from __future__ import annotations
 
 import json
+import os
 import sys
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hookwright.cli.project import CliError, error_line, load, say_err, trust_store
+from hookwright import debug as debug_trace
+from hookwright.cli.project import (
+    CliError,
+    bound,
+    engine_for,
+    error_line,
+    say_diagnostics,
+    say_err,
+    trust_store,
+)
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
+from hookwright.results import Verdict
 from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
 from hookwright.trust import TrustPolicy
 
@@ -22,6 +32,15 @@ if TYPE_CHECKING:
     from hookwright.cli.explain import Explanation
     from hookwright.engine import HookEngine
     from hookwright.loading import LoadResult
+
+#: Read when an engine is built (the audit's size limits, the OpenTelemetry collector); a bad
+#: value is reported then.
+_ENGINE_WARNS_ABOUT = (
+    "HOOKWRIGHT_AUDIT_MAX_BYTES",
+    "HOOKWRIGHT_AUDIT_KEEP",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,31 +62,52 @@ def run(args: HooksTest) -> int:
         canonical = resolve_event(args.event)
         data = _recorded(args.from_transcript, canonical, args.tool_use)
         data.update(_read_input(args.input_file))
-        engine, loaded = load(args.project, args.configs, TrustPolicy(everything=True))
+        loaded = bound(args.project, args.configs, TrustPolicy(everything=True))
+        engine = engine_for(loaded) if _needs_engine(loaded, args.explain) else None
+        say_diagnostics(loaded)
         trust = trust_store()
     except (CliError, UnknownEventError) as exc:
         return error_line(str(exc))
-    data.setdefault("session_id", f"test-{uuid.uuid4().hex[:8]}")
+    data.setdefault("session_id", f"test-{os.urandom(4).hex()}")
     data.setdefault("cwd", str(args.project.resolve()))
     inp = HookInput.from_wire(canonical, data)
-    explanation = _explain(engine, loaded, trust, inp, args.explain)
-    if not args.explain:
+    if engine is None:
+        output = Verdict(inp.event).to_json()
+    else:
+        output = _dispatch(engine, loaded, trust, inp, args.explain)
+    sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _needs_engine(loaded: LoadResult, explain: bool) -> bool:
+    """False when an engine would answer the empty verdict and print nothing: no hook bound,
+    no explanation or trace wanted, none of the settings its construction may warn about."""
+    return (
+        bool(loaded.specs)
+        or explain
+        or debug_trace.state.on
+        or any(os.environ.get(variable) for variable in _ENGINE_WARNS_ABOUT)
+    )
+
+
+def _dispatch(
+    engine: HookEngine, loaded: LoadResult, trust: TrustPolicy, inp: HookInput, explain: bool
+) -> dict[str, Any]:
+    """The verdict of `inp` (with `explain`, its explanation too, also printed to stderr)."""
+    explanation = _explain(engine, loaded, trust, inp, explain)
+    if not explain:
         for warning in explanation.warnings:
             say_err(f"warning: {warning}")
     try:
         verdict = engine.dispatch_sync(inp)
     finally:
         engine.close()
-    output: dict[str, Any]
-    if args.explain:
-        from hookwright.cli.explain import print_explanation, verdict_json
+    if not explain:
+        return verdict.to_json()
+    from hookwright.cli.explain import print_explanation, verdict_json
 
-        print_explanation(inp, verdict, explanation)
-        output = verdict_json(verdict, explanation)
-    else:
-        output = verdict.to_json()
-    sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
-    return 0
+    print_explanation(inp, verdict, explanation)
+    return verdict_json(verdict, explanation)
 
 
 def _read_input(source: str | None) -> dict[str, Any]:

@@ -49,15 +49,18 @@ def trust_store() -> TrustPolicy:
         raise CliError(str(exc)) from None
 
 
-def load(
+def bound(
     project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
-) -> tuple[HookEngine, LoadResult]:
-    """Discover the project's hooks and bind those `policy` trusts (default: the trust store).
-    `LoadResult.declared_by` is keyed by the engine's registered specs."""
+) -> LoadResult:
+    """Discover the project's hooks and bind those `policy` trusts (default: the trust store)."""
+    return discover(context(project, configs)).bind(policy or trust_store())
+
+
+def engine_for(result: LoadResult) -> HookEngine:
+    """An engine with `result`'s specs registered; `result.declared_by` is re-keyed by the
+    registered specs."""
     from hookwright.engine import HookEngine
 
-    ctx = context(project, configs)
-    result = discover(ctx).bind(policy or trust_store())
     engine = HookEngine()
     declared_by = result.declared_by
     result.declared_by = {}
@@ -65,6 +68,19 @@ def load(
         registered = engine.register(spec)
         if id(spec) in declared_by:
             result.declared_by[id(registered)] = declared_by[id(spec)]
+    return engine
+
+
+def say_diagnostics(result: LoadResult) -> None:
     for diagnostic in result.diagnostics:
         say_err(str(diagnostic))
+
+
+def load(
+    project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
+) -> tuple[HookEngine, LoadResult]:
+    """`bound`, registered on a new engine, each problem printed."""
+    result = bound(project, configs, policy)
+    engine = engine_for(result)
+    say_diagnostics(result)
     return engine, result
