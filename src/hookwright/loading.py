@@ -164,13 +164,16 @@ def register_source(dialect: str, discoverer: SourceDiscoverer) -> None:
 
 
 def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
-    """The registered sources. With `ctx`, a built-in dialect that certainly finds nothing in it
-    (none of its files exists) is left out, and is not imported."""
+    """The registered sources: the built-in dialects in their order (`dialects.BUILTIN`), then
+    any others in the order they registered. With `ctx`, a built-in dialect that certainly
+    finds nothing in it (none of its files exists) is left out, and is not imported."""
     from hookwright import dialects
 
     skip = dialects.absent(ctx) if ctx is not None else set()
     dialects.load_builtin(skip)
-    return {name: source for name, source in _DISCOVERERS.items() if name not in skip}
+    ordered = {name: _DISCOVERERS[name] for name in dialects.BUILTIN if name in _DISCOVERERS}
+    ordered.update(_DISCOVERERS)
+    return {name: source for name, source in ordered.items() if name not in skip}
 
 
 def discover_by_dialect(ctx: LoadContext, *, present_only: bool = False) -> dict[str, Discovery]:

@@ -3,7 +3,6 @@ pydantic error location (`hooks[3].timeout`) and the JSON type name of a value."
 
 from __future__ import annotations
 
-import difflib
 import json
 import typing
 from collections.abc import Iterable
@@ -53,6 +52,8 @@ def json_type_name(value: object) -> str:
 def did_you_mean(word: str, known: Iterable[str]) -> str:
     """`` (did you mean 'matcher'?)`` for the closest known name (a different case counts as
     closest), or an empty string."""
+    import difflib
+
     names = list(dict.fromkeys(known))
     same_case = [name for name in names if name.lower() == word.lower() and name != word]
     close = same_case or difflib.get_close_matches(word, names, n=1, cutoff=0.75)

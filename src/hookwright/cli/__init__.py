@@ -23,7 +23,4 @@ def main() -> None:
 
         run_commands()
         return
-    from hookwright.transports.adoption import enable_subreaper
-
-    enable_subreaper()
     sys.exit(quick.run(fields))

@@ -52,8 +52,17 @@ def trust_store() -> TrustPolicy:
 def bound(
     project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
 ) -> LoadResult:
-    """Discover the project's hooks and bind those `policy` trusts (default: the trust store)."""
-    return discover(context(project, configs)).bind(policy or trust_store())
+    """Discover the project's hooks and bind those `policy` trusts (default: the trust store).
+
+    Binding runs hook code (modules imported, factories called) and the hooks may run next, so
+    when there are hooks hookwright first becomes the subreaper of what they detach (see
+    `transports.adoption`; the full command line has turned it on already)."""
+    discovery = discover(context(project, configs))
+    if discovery.hooks:
+        from hookwright.transports.adoption import enable_subreaper
+
+        enable_subreaper()
+    return discovery.bind(policy or trust_store())
 
 
 def engine_for(result: LoadResult) -> HookEngine:

@@ -52,8 +52,10 @@ def parse(argv: Sequence[str]) -> dict[str, Any] | None:
             return None
         if name == "config":
             configs.append(value)
-        elif values.setdefault(name, value) is not value:
+        elif name in values:
             return None
+        else:
+            values[name] = value
     project = values.get("project", ".")
     if len(events) != 1 or not _typer_accepts(project, dir_only=True):
         return None

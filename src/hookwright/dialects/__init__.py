@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hookwright.loading import LoadContext
 
-#: Each built-in dialect's source name and the module that registers it.
+#: Each built-in dialect's source name and the module that registers it, in discovery order
+#: (which orders hooks of equal priority across dialects).
 BUILTIN = {
-    "native": "hookwright.dialects.native",
     "claude_code": "hookwright.dialects.claude_code.loader",
-    "openharness": "hookwright.dialects.openharness",
     "picoclaw": "hookwright.dialects.picoclaw.loader",
+    "native": "hookwright.dialects.native",
+    "openharness": "hookwright.dialects.openharness",
 }
 
 
