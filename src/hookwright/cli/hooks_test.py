@@ -23,7 +23,7 @@ from hookwright.cli.project import (
     trust_store,
 )
 from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
-from hookwright.results import Verdict
+from hookwright.results_json import verdict_to_json
 from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
 from hookwright.trust import TrustPolicy
 
@@ -71,7 +71,7 @@ def run(args: HooksTest) -> int:
     data.setdefault("cwd", str(args.project.resolve()))
     inp = HookInput.from_wire(canonical, data)
     if engine is None:
-        output = Verdict(inp.event).to_json()
+        output = verdict_to_json(inp.event.value)
     else:
         output = _dispatch(engine, loaded, trust, inp, args.explain)
     sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
