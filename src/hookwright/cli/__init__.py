@@ -17,10 +17,10 @@ def main() -> None:
         return
     from hookwright.cli import quick
 
-    fields = quick.parse(argv)
-    if fields is None:
+    args = quick.parse(argv)
+    if args is None:
         from hookwright.cli.app import main as run_commands
 
         run_commands()
         return
-    sys.exit(quick.run(fields))
+    sys.exit(quick.run(args))

@@ -18,7 +18,10 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hookwright.cli.hooks_test import HooksTest
 
 #: Set by a shell asking typer for completions: typer answers that, not this path.
 _COMPLETION_ENV = "_HOOKWRIGHT_COMPLETE"
@@ -32,8 +35,8 @@ _OPTIONS = {
 }
 
 
-def parse(argv: Sequence[str]) -> dict[str, Any] | None:
-    """The `HooksTest` fields of a plain `hooks test` command line, else None."""
+def parse(argv: Sequence[str]) -> HooksTest | None:
+    """The arguments of a plain `hooks test` command line, else None."""
     if len(argv) < 3 or argv[0] != "hooks" or argv[1] != "test" or _COMPLETION_ENV in os.environ:
         return None
     values: dict[str, str] = {}
@@ -61,12 +64,14 @@ def parse(argv: Sequence[str]) -> dict[str, Any] | None:
         return None
     if not all(_typer_accepts(config, dir_only=False) for config in configs):
         return None
-    return {
-        "event": events[0],
-        "input_file": values.get("input"),
-        "project": Path(project),
-        "configs": [Path(config) for config in configs] or None,
-    }
+    from hookwright.cli.hooks_test import HooksTest
+
+    return HooksTest(
+        event=events[0],
+        input_file=values.get("input"),
+        project=Path(project),
+        configs=[Path(config) for config in configs] or None,
+    )
 
 
 def _typer_accepts(path: str, *, dir_only: bool) -> bool:
@@ -81,13 +86,12 @@ def _typer_accepts(path: str, *, dir_only: bool) -> bool:
     return os.access(path, os.R_OK)
 
 
-def run(fields: dict[str, Any]) -> int:
+def run(args: HooksTest) -> int:
     """`hooks test`, with the typer command's handling of interrupts and closed pipes."""
-    from hookwright.cli.hooks_test import HooksTest
     from hookwright.cli.hooks_test import run as run_hooks_test
 
     try:
-        return run_hooks_test(HooksTest(**fields))
+        return run_hooks_test(args)
     except KeyboardInterrupt:
         return 130
     except EOFError:
