@@ -19,11 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from hookwright.events import Event
-from hookwright.spec import HookSpec, Mode
 from hookwright.trust import TrustPolicy
+
+if TYPE_CHECKING:
+    from hookwright.spec import HookSpec, Mode
 
 
 @dataclass(slots=True, frozen=True)
@@ -164,17 +166,24 @@ def register_source(dialect: str, discoverer: SourceDiscoverer) -> None:
     _DISCOVERERS[dialect] = discoverer
 
 
-def sources() -> dict[str, SourceDiscoverer]:
+def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
+    """The registered sources: the built-in dialects in their order (`dialects.BUILTIN`), then
+    any others in the order they registered. With `ctx`, a built-in dialect that certainly
+    finds nothing in it (none of its files exists) is left out, and is not imported."""
     from hookwright import dialects
 
-    dialects.load_builtin()
-    return dict(_DISCOVERERS)
+    skip = dialects.absent(ctx) if ctx is not None else set()
+    dialects.load_builtin(skip)
+    ordered = {name: _DISCOVERERS[name] for name in dialects.BUILTIN if name in _DISCOVERERS}
+    ordered.update(_DISCOVERERS)
+    return {name: source for name, source in ordered.items() if name not in skip}
 
 
-def discover_by_dialect(ctx: LoadContext) -> dict[str, Discovery]:
-    """Each dialect's hooks as declared, by dialect name; no hook code runs."""
+def discover_by_dialect(ctx: LoadContext, *, present_only: bool = False) -> dict[str, Discovery]:
+    """Each dialect's hooks as declared, by dialect name; no hook code runs. `present_only`
+    leaves out the built-in dialects none of whose files exists (see `sources`)."""
     found: dict[str, Discovery] = {}
-    for dialect, discoverer in sources().items():
+    for dialect, discoverer in sources(ctx if present_only else None).items():
         try:
             found[dialect] = discoverer(ctx)
         except Exception as exc:
@@ -200,7 +209,7 @@ def unrecognised_configs(ctx: LoadContext, discovery: Discovery) -> list[Diagnos
 def discover(ctx: LoadContext) -> Discovery:
     """Every dialect's hooks as declared; no hook code runs."""
     discovery = Discovery()
-    for part in discover_by_dialect(ctx).values():
+    for part in discover_by_dialect(ctx, present_only=True).values():
         discovery.extend(part)
     discovery.diagnostics += unrecognised_configs(ctx, discovery)
     return discovery

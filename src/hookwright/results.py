@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hookwright.effects import NO_EFFECTS, Effects
 from hookwright.events import Event
+from hookwright.results_json import verdict_to_json
 
 if TYPE_CHECKING:
     from hookwright.spec import HookSpec
@@ -254,19 +255,19 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         """The verdict in the shape `hookwright hooks test` prints."""
-        return {
-            "event": self.event.value,
-            "decision": self.decision.value if self.decision else None,
-            "reason": self.reason,
-            "continue": self.continue_,
-            "stop_reason": self.stop_reason,
-            "updated_input": self.updated_input,
-            "updated_output": self.updated_output,
-            "respond": self.respond,
-            "additional_context": list(self.additional_context),
-            "system_messages": list(self.system_messages),
-            "abort": self.abort,
-            "hooks": [
+        return verdict_to_json(
+            self.event.value,
+            decision=self.decision.value if self.decision else None,
+            reason=self.reason,
+            continue_=self.continue_,
+            stop_reason=self.stop_reason,
+            updated_input=self.updated_input,
+            updated_output=self.updated_output,
+            respond=self.respond,
+            additional_context=self.additional_context,
+            system_messages=self.system_messages,
+            abort=self.abort,
+            hooks=[
                 {
                     "name": r.hook.name if r.hook else None,
                     "source": r.hook.source if r.hook else None,
@@ -279,7 +280,7 @@ class Verdict:
                 }
                 for r in self.results
             ],
-        }
+        )
 
 
 def effect_of(result: HookResult) -> str:

@@ -3,13 +3,13 @@ pydantic error location (`hooks[3].timeout`) and the JSON type name of a value."
 
 from __future__ import annotations
 
-import difflib
 import json
 import typing
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def field_path(loc: Iterable[int | str], base: str = "") -> str:
@@ -52,6 +52,8 @@ def json_type_name(value: object) -> str:
 def did_you_mean(word: str, known: Iterable[str]) -> str:
     """`` (did you mean 'matcher'?)`` for the closest known name (a different case counts as
     closest), or an empty string."""
+    import difflib
+
     names = list(dict.fromkeys(known))
     same_case = [name for name in names if name.lower() == word.lower() and name != word]
     close = same_case or difflib.get_close_matches(word, names, n=1, cutoff=0.75)
@@ -65,6 +67,8 @@ def unknown_field(key: object, known: Iterable[str]) -> str:
 
 def model_keys(model: type[BaseModel]) -> set[str]:
     """Every field name and alias of `model` and of the models nested in it."""
+    from pydantic import BaseModel
+
     keys: set[str] = set()
     pending: list[Any] = [model]
     seen: set[Any] = set()

@@ -1,18 +1,26 @@
 """The `hookwright` command.
 
-`main` answers `--version` itself and imports the commands (typer, rich, the engine) only for
-everything else, so a host that probes the version does not pay for them.
+`main` answers `--version` and a plain `hooks test` itself (see `quick`) and imports the
+commands (typer, rich) only for everything else, so a host that probes the version or tests a
+hook does not pay for them.
 """
 
 import sys
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--version"]:
+    argv = sys.argv[1:]
+    if argv == ["--version"]:
         from hookwright import __version__
 
         sys.stdout.write(f"hookwright {__version__}\n")
         return
-    from hookwright.cli.app import main as run_commands
+    from hookwright.cli import quick
 
-    run_commands()
+    args = quick.parse(argv)
+    if args is None:
+        from hookwright.cli.app import main as run_commands
+
+        run_commands()
+        return
+    sys.exit(quick.run(args))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -21,19 +20,10 @@ from hookwright import debug as debug_trace
 from hookwright.audit import default_audit_path
 from hookwright.cli import audit_log
 from hookwright.cli import validate as validation
-from hookwright.cli.explain import (
-    Explanation,
-    other_events,
-    print_explanation,
-    unloaded_for,
-    verdict_json,
-)
-from hookwright.cli.recorded import RecordedCallError, recorded_call
-from hookwright.engine import HookEngine
-from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
-from hookwright.loading import LoadContext, LoadResult, discover
-from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
-from hookwright.selection import input_warnings
+from hookwright.cli.hooks_test import HooksTest
+from hookwright.cli.hooks_test import run as run_hooks_test
+from hookwright.cli.project import CliError, context, error_line, load, say_err, trust_store
+from hookwright.events import UnknownEventError, resolve_event
 from hookwright.transports.adoption import enable_subreaper
 from hookwright.trust import TrustPolicy, TrustStore
 
@@ -145,10 +135,6 @@ def _stdout_console() -> Console:
     return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else 1000)
 
 
-def _say_err(line: str) -> None:
-    sys.stderr.write(line.rstrip("\n") + "\n")
-
-
 ProjectOpt = Annotated[
     Path,
     typer.Option("--project", "-p", help="Project directory.", file_okay=False, metavar="DIR"),
@@ -159,50 +145,8 @@ ConfigOpt = Annotated[
 ]
 
 
-class CliError(Exception):
-    """A user error: printed as one line, exit code 2."""
-
-
 def _fail(message: str) -> typer.Exit:
-    _say_err(f"hookwright: error: {' '.join(message.split())}")
-    return typer.Exit(code=2)
-
-
-def _context(project: Path, configs: list[Path] | None) -> LoadContext:
-    project = project.resolve()
-    if not project.is_dir():
-        raise CliError(f"project directory {project} does not exist")
-    files = [Path(c) for c in configs or []]
-    for file in files:
-        if not file.is_file():
-            raise CliError(f"config file {file} does not exist")
-    return LoadContext(project_dir=project, home=Path.home(), config_files=files)
-
-
-def _trust_store() -> TrustPolicy:
-    try:
-        return TrustPolicy.load(Path.home())
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-
-
-def _load(
-    project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
-) -> tuple[HookEngine, LoadResult]:
-    """Discover the project's hooks and bind those `policy` trusts (default: the trust store).
-    `LoadResult.declared_by` is keyed by the engine's registered specs."""
-    ctx = _context(project, configs)
-    result = discover(ctx).bind(policy or _trust_store())
-    engine = HookEngine()
-    declared_by = result.declared_by
-    result.declared_by = {}
-    for spec in result.specs:
-        registered = engine.register(spec)
-        if id(spec) in declared_by:
-            result.declared_by[id(registered)] = declared_by[id(spec)]
-    for diagnostic in result.diagnostics:
-        _say_err(str(diagnostic))
-    return engine, result
+    return typer.Exit(code=error_line(message))
 
 
 @hooks_app.command("list")
@@ -220,7 +164,7 @@ def hooks_list(
     Hooks of a folder that is not trusted are listed from their config files, marked "not
     trusted: will not run"; none of their code is imported, called or started."""
     try:
-        engine, result = _load(project, config)
+        engine, result = load(project, config)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
@@ -239,32 +183,6 @@ def hooks_list(
             f"{len(result.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
             + TrustStore(Path.home()).how_to_trust(project.resolve())
         )
-
-
-def _read_input(source: str | None) -> dict[str, Any]:
-    if source is None:
-        return {}
-    name = "stdin" if source == "-" else source
-    try:
-        text = _read_stdin() if source == "-" else read_text(Path(source))
-    except ParseError as exc:
-        raise CliError(f"cannot read input {name}: {exc.reason}") from None
-    if not text.strip():
-        return {}
-    try:
-        data = load_json_text(text)
-    except ParseError as exc:
-        raise CliError(f"input {name}: {exc.reason}") from None
-    if not isinstance(data, dict):
-        raise CliError(f"input {name} must be a JSON object, got {type(data).__name__}")
-    return data
-
-
-def _read_stdin() -> str:
-    data = sys.stdin.buffer.read(MAX_TEXT_CHARS + 1)
-    if len(data) > MAX_TEXT_CHARS:
-        raise ParseError(f"larger than {MAX_TEXT_CHARS:,} bytes")
-    return decode_utf8(data)
 
 
 @hooks_app.command("test")
@@ -299,56 +217,10 @@ def hooks_test(
 
     This runs the project's hooks (imports its modules, calls its factories, starts its
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
-    try:
-        canonical = resolve_event(event)
-        data = _recorded(from_transcript, canonical, tool_use)
-        data.update(_read_input(input_file))
-        engine, loaded = _load(project, config, TrustPolicy(everything=True))
-        trust = _trust_store()
-    except (CliError, UnknownEventError) as exc:
-        raise _fail(str(exc)) from None
-    data.setdefault("session_id", f"test-{uuid.uuid4().hex[:8]}")
-    data.setdefault("cwd", str(project.resolve()))
-    inp = HookInput.from_wire(canonical, data)
-    explanation = _explain(engine, loaded, trust, inp, explain)
-    if not explain:
-        for warning in explanation.warnings:
-            _say_err(f"warning: {warning}")
-    try:
-        verdict = engine.dispatch_sync(inp)
-    finally:
-        engine.close()
-    if explain:
-        print_explanation(inp, verdict, explanation)
-    output = verdict_json(verdict, explanation) if explain else verdict.to_json()
-    sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
-
-
-def _explain(
-    engine: HookEngine, loaded: LoadResult, trust: TrustPolicy, inp: HookInput, full: bool
-) -> Explanation:
-    """The input warnings, and with `full` every candidate hook and the folders not trusted."""
-    untrusted = {
-        key for key, hook in loaded.declared_by.items() if not trust.trusts(hook.trust_root)
-    }
-    return Explanation(
-        candidates=engine.explain(inp) if full else [],
-        untrusted=untrusted,
-        unloaded=unloaded_for(loaded.unloaded, inp.event) if full else [],
-        warnings=input_warnings(engine.hooks(inp.event), inp),
-        elsewhere=other_events(engine.hooks(), inp.event) if full else [],
-    )
-
-
-def _recorded(transcript: Path | None, event: Event, tool_use: str | None) -> dict[str, Any]:
-    if transcript is None:
-        if tool_use is not None:
-            raise CliError("--tool-use needs --from-transcript FILE")
-        return {}
-    try:
-        return recorded_call(transcript, event, tool_use)
-    except RecordedCallError as exc:
-        raise CliError(str(exc)) from None
+    args = HooksTest(event, input_file, project, config, explain, from_transcript, tool_use)
+    code = run_hooks_test(args)
+    if code:
+        raise typer.Exit(code=code)
 
 
 @hooks_app.command("validate")
@@ -366,8 +238,8 @@ def hooks_validate(
     Files are read and validated without running anything; hooks of trusted folders (all with
     --trust) are also loaded as a session loads them (modules imported, factories called)."""
     try:
-        ctx = _context(project, config)
-        policy = TrustPolicy(everything=True) if trust else _trust_store()
+        ctx = context(project, config)
+        policy = TrustPolicy(everything=True) if trust else trust_store()
     except CliError as exc:
         raise _fail(str(exc)) from None
     report = validation.validate(ctx, policy)
@@ -436,7 +308,7 @@ def _usage_error(exc: click_errors.UsageError) -> int:
         return 2
     where = exc.ctx.command_path if exc.ctx is not None else "hookwright"
     message = " ".join(exc.format_message().split())
-    _say_err(f"hookwright: error: {message} (see: {where} --help)")
+    say_err(f"hookwright: error: {message} (see: {where} --help)")
     return 2
 
 
@@ -449,9 +321,9 @@ def main() -> None:
     except click_errors.UsageError as exc:
         code = _usage_error(exc)
     except click_errors.ClickException as exc:
-        _say_err(f"hookwright: error: {' '.join(exc.format_message().split())}")
+        say_err(f"hookwright: error: {' '.join(exc.format_message().split())}")
         code = exc.exit_code
     except typer.Abort:
-        _say_err("hookwright: interrupted")
+        say_err("hookwright: interrupted")
         code = 130
     sys.exit(code if isinstance(code, int) else 0)

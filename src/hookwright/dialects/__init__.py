@@ -3,16 +3,64 @@
 from __future__ import annotations
 
 import importlib
+import os
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-BUILTIN = (
-    "hookwright.dialects.native",
-    "hookwright.dialects.claude_code.loader",
-    "hookwright.dialects.openharness",
-    "hookwright.dialects.picoclaw.loader",
-)
+if TYPE_CHECKING:
+    from hookwright.loading import LoadContext
+
+#: Each built-in dialect's source name and the module that registers it, in discovery order
+#: (which orders hooks of equal priority across dialects).
+BUILTIN = {
+    "claude_code": "hookwright.dialects.claude_code.loader",
+    "picoclaw": "hookwright.dialects.picoclaw.loader",
+    "native": "hookwright.dialects.native",
+    "openharness": "hookwright.dialects.openharness",
+}
 
 
-def load_builtin() -> None:
-    """Import the built-in dialects so their source loaders register themselves."""
-    for module in BUILTIN:
-        importlib.import_module(module)
+def load_builtin(skip: Collection[str] = ()) -> None:
+    """Import the built-in dialects (except those named in `skip`) so their source loaders
+    register themselves."""
+    for name, module in BUILTIN.items():
+        if name not in skip:
+            importlib.import_module(module)
+
+
+def _claude_code_reads(ctx: LoadContext) -> list[Path]:
+    managed = os.environ.get("HOOKWRIGHT_CLAUDE_MANAGED_DIR") or "/etc/claude-code"
+    return [Path(managed), ctx.home / ".claude", ctx.project_dir / ".claude"]
+
+
+#: What each built-in dialect's discovery reads besides `--config` files: when none of these
+#: exists, it finds no hook and reports no problem (tests/test_dialect_presence.py holds each
+#: dialect to this).
+_READS: dict[str, Callable[[LoadContext], list[Path]]] = {
+    "native": lambda ctx: [
+        ctx.home / ".hookwright" / "hooks.yaml",
+        ctx.project_dir / ".hookwright" / "hooks.yaml",
+    ],
+    "claude_code": _claude_code_reads,
+    "openharness": lambda ctx: [ctx.project_dir / ".openharness"],
+    "picoclaw": lambda ctx: [
+        ctx.home / ".picoclaw" / "config.json",
+        ctx.project_dir / ".picoclaw" / "config.json",
+    ],
+}
+#: Environment variables a dialect reports a problem about even when it has no file.
+_WARNS_ABOUT = {"claude_code": ("HOOKWRIGHT_CLAUDE_EXIT_RULES",)}
+
+
+def absent(ctx: LoadContext) -> set[str]:
+    """The built-in dialects that certainly find nothing in `ctx`, checked without importing
+    them (a command that only reads a project's hooks then loads only the dialects it uses)."""
+    if ctx.config_files:
+        return set()
+    return {
+        name
+        for name, reads in _READS.items()
+        if not any(os.path.lexists(path) for path in reads(ctx))
+        and not any(os.environ.get(variable) for variable in _WARNS_ABOUT.get(name, ()))
+    }

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import secrets
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -56,7 +55,7 @@ class RunMark:
 
 def mark_environment(env: Mapping[str, str] | None) -> RunMark:
     """`env` (or this process's environment) plus a fresh run token."""
-    token = secrets.token_hex(12)
+    token = os.urandom(12).hex()
     base = dict(os.environ) if env is None else dict(env)
     base[MARKER] = token
     return RunMark(token, base)

@@ -1,0 +1,167 @@
+"""`hookwright hooks test`: dispatch one event to a project's hooks and print the merged
+verdict as one JSON object.
+
+Free of typer and rich: the typer command (`hookwright.cli.app`) and the command line's fast
+path (`hookwright.cli.quick`) both call `run`, so the two print the same bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from hookwright import debug as debug_trace
+from hookwright.cli.project import (
+    CliError,
+    bound,
+    engine_for,
+    error_line,
+    say_diagnostics,
+    say_err,
+    trust_store,
+)
+from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
+from hookwright.results_json import verdict_to_json
+from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
+from hookwright.trust import TrustPolicy
+
+if TYPE_CHECKING:
+    from hookwright.cli.explain import Explanation
+    from hookwright.engine import HookEngine
+    from hookwright.loading import LoadResult
+
+#: Read when an engine is built (the audit's size limits, the OpenTelemetry collector); a bad
+#: value is reported then.
+_ENGINE_WARNS_ABOUT = (
+    "HOOKWRIGHT_AUDIT_MAX_BYTES",
+    "HOOKWRIGHT_AUDIT_KEEP",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+)
+
+
+class HooksTest(NamedTuple):
+    """The command's arguments, as given (a named tuple: cheaper to define than a dataclass,
+    which counts on the fast path)."""
+
+    event: str
+    input_file: str | None = None
+    project: Path = Path(".")
+    configs: list[Path] | None = None
+    explain: bool = False
+    from_transcript: Path | None = None
+    tool_use: str | None = None
+
+
+def run(args: HooksTest) -> int:
+    """Run the command; returns its exit code."""
+    try:
+        canonical = resolve_event(args.event)
+        data = _recorded(args.from_transcript, canonical, args.tool_use)
+        data.update(_read_input(args.input_file))
+        loaded = bound(args.project, args.configs, TrustPolicy(everything=True))
+        engine = engine_for(loaded) if _needs_engine(loaded, args.explain) else None
+        say_diagnostics(loaded)
+        trust = trust_store()
+    except (CliError, UnknownEventError) as exc:
+        return error_line(str(exc))
+    data.setdefault("session_id", f"test-{os.urandom(4).hex()}")
+    data.setdefault("cwd", str(args.project.resolve()))
+    inp = HookInput.from_wire(canonical, data)
+    if engine is None:
+        output = verdict_to_json(inp.event.value)
+    else:
+        output = _dispatch(engine, loaded, trust, inp, args.explain)
+    sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _needs_engine(loaded: LoadResult, explain: bool) -> bool:
+    """False when an engine would answer the empty verdict and print nothing: no hook bound,
+    no explanation or trace wanted, none of the settings its construction may warn about."""
+    return (
+        bool(loaded.specs)
+        or explain
+        or debug_trace.state.on
+        or any(os.environ.get(variable) for variable in _ENGINE_WARNS_ABOUT)
+    )
+
+
+def _dispatch(
+    engine: HookEngine, loaded: LoadResult, trust: TrustPolicy, inp: HookInput, explain: bool
+) -> dict[str, Any]:
+    """The verdict of `inp` (with `explain`, its explanation too, also printed to stderr)."""
+    explanation = _explain(engine, loaded, trust, inp, explain)
+    if not explain:
+        for warning in explanation.warnings:
+            say_err(f"warning: {warning}")
+    try:
+        verdict = engine.dispatch_sync(inp)
+    finally:
+        engine.close()
+    if not explain:
+        return verdict.to_json()
+    from hookwright.cli.explain import print_explanation, verdict_json
+
+    print_explanation(inp, verdict, explanation)
+    return verdict_json(verdict, explanation)
+
+
+def _read_input(source: str | None) -> dict[str, Any]:
+    if source is None:
+        return {}
+    name = "stdin" if source == "-" else source
+    try:
+        text = _read_stdin() if source == "-" else read_text(Path(source))
+    except ParseError as exc:
+        raise CliError(f"cannot read input {name}: {exc.reason}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = load_json_text(text)
+    except ParseError as exc:
+        raise CliError(f"input {name}: {exc.reason}") from None
+    if not isinstance(data, dict):
+        raise CliError(f"input {name} must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_TEXT_CHARS + 1)
+    if len(data) > MAX_TEXT_CHARS:
+        raise ParseError(f"larger than {MAX_TEXT_CHARS:,} bytes")
+    return decode_utf8(data)
+
+
+def _explain(
+    engine: HookEngine, loaded: LoadResult, trust: TrustPolicy, inp: HookInput, full: bool
+) -> Explanation:
+    """The input warnings, and with `full` every candidate hook and the folders not trusted."""
+    from hookwright.cli.explain import Explanation, other_events, unloaded_for
+    from hookwright.selection import input_warnings
+
+    untrusted = {
+        key for key, hook in loaded.declared_by.items() if not trust.trusts(hook.trust_root)
+    }
+    return Explanation(
+        candidates=engine.explain(inp) if full else [],
+        untrusted=untrusted,
+        unloaded=unloaded_for(loaded.unloaded, inp.event) if full else [],
+        warnings=input_warnings(engine.hooks(inp.event), inp),
+        elsewhere=other_events(engine.hooks(), inp.event) if full else [],
+    )
+
+
+def _recorded(transcript: Path | None, event: Event, tool_use: str | None) -> dict[str, Any]:
+    if transcript is None:
+        if tool_use is not None:
+            raise CliError("--tool-use needs --from-transcript FILE")
+        return {}
+    from hookwright.cli.recorded import RecordedCallError, recorded_call
+
+    try:
+        return recorded_call(transcript, event, tool_use)
+    except RecordedCallError as exc:
+        raise CliError(str(exc)) from None

@@ -1,0 +1,123 @@
+"""The command line's fast path: a plain `hookwright hooks test` without typer, click or
+rich, so a host or a script that runs it per event pays for the engine and the hooks, not for
+the command framework.
+
+`parse` accepts only what it is sure typer reads the same way: `hooks test EVENT` with
+`--project`/`-p DIR`, `--input`/`-i FILE` and `--config`/`-c FILE` (repeatable), each option
+and its value as two words. Anything else (`--help`, `--explain`, `--opt=value`, a value that
+starts with `-`, an option given twice, a path typer's checks refuse, shell completion)
+returns None, and the full command line runs instead. `run` then behaves as the typer command
+does around the same `hooks_test.run`: the same exit codes for interrupts and closed pipes.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hookwright.cli.hooks_test import HooksTest
+
+#: Set by a shell asking typer for completions: typer answers that, not this path.
+_COMPLETION_ENV = "_HOOKWRIGHT_COMPLETE"
+_OPTIONS = {
+    "--project": "project",
+    "-p": "project",
+    "--input": "input",
+    "-i": "input",
+    "--config": "config",
+    "-c": "config",
+}
+
+
+def parse(argv: Sequence[str]) -> HooksTest | None:
+    """The arguments of a plain `hooks test` command line, else None."""
+    if len(argv) < 3 or argv[0] != "hooks" or argv[1] != "test" or _COMPLETION_ENV in os.environ:
+        return None
+    values: dict[str, str] = {}
+    configs: list[str] = []
+    events: list[str] = []
+    words = iter(argv[2:])
+    for word in words:
+        name = _OPTIONS.get(word)
+        if name is None:
+            if word.startswith("-"):
+                return None
+            events.append(word)
+            continue
+        value = next(words, "")
+        if not value or (value.startswith("-") and (name, value) != ("input", "-")):
+            return None
+        if name == "config":
+            configs.append(value)
+        elif name in values:
+            return None
+        else:
+            values[name] = value
+    project = values.get("project", ".")
+    if len(events) != 1 or not _typer_accepts(project, dir_only=True):
+        return None
+    if not all(_typer_accepts(config, dir_only=False) for config in configs):
+        return None
+    from hookwright.cli.hooks_test import HooksTest
+
+    return HooksTest(
+        event=events[0],
+        input_file=values.get("input"),
+        project=Path(project),
+        configs=[Path(config) for config in configs] or None,
+    )
+
+
+def _typer_accepts(path: str, *, dir_only: bool) -> bool:
+    """What typer's path check lets through: a missing path, or a readable one (not a file
+    where a directory is wanted)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True
+    if dir_only and stat.S_ISREG(mode):
+        return False
+    return os.access(path, os.R_OK)
+
+
+def run(args: HooksTest) -> int:
+    """`hooks test`, with the typer command's handling of interrupts and closed pipes."""
+    from hookwright.cli.hooks_test import run as run_hooks_test
+
+    try:
+        return run_hooks_test(args)
+    except KeyboardInterrupt:
+        return 130
+    except EOFError:
+        sys.stderr.write("\n")
+        sys.stderr.write("hookwright: interrupted\n")
+        return 130
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        sys.stdout = _QuietFlush(sys.stdout)
+        sys.stderr = _QuietFlush(sys.stderr)
+        return 1
+
+
+class _QuietFlush:
+    """A stream whose flush ignores a closed pipe (as click leaves stdout after EPIPE)."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self._wrapped = wrapped
+
+    def flush(self) -> None:
+        try:
+            self._wrapped.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._wrapped, name)
