@@ -47,6 +47,19 @@ def open_private(path: Path, mode: str = "w") -> IO[str]:
     return os.fdopen(_open_fd(path, flags), mode, encoding="utf-8", errors="replace")
 
 
+def append_private(path: Path, data: bytes) -> None:
+    """Append `data` to `path` (created 0600, in a folder created 0700 when missing), with
+    no text layer in between."""
+    private_dir(path.parent)
+    fd = _open_fd(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
 def touch_private(path: Path) -> None:
     """Create `path` empty (or keep its content) with mode 0600."""
     private_dir(path.parent)
