@@ -34,6 +34,7 @@ from hookwright.audit_lines import (
     capabilities,
     clean,
     snapshot,
+    utf8,
 )
 from hookwright.events import TOOL_EVENTS, HookInput
 from hookwright.private_files import append_private
@@ -259,13 +260,17 @@ class AuditLog:
 
     def _write_lines(self, batch: list[_Pending | AuditRecord]) -> None:
         """The usual case, no callback: lines assembled by the `LineEncoder`."""
-        out: list[str] = []
+        out: list[bytes] = []
+        chunks: list[bytes] = []
         count = 0
         for item in batch:
+            if len(out) >= _CHUNK_PIECES:
+                chunks.append(b"".join(out))
+                out.clear()
             mark = len(out)
             try:
                 if isinstance(item, AuditRecord):
-                    out += (_encode(self._redacted(item)), "\n")
+                    out.append(utf8(_encode(self._redacted(item)) + "\n"))
                     count += 1
                 else:
                     count += self._lines.add(out, *item)
@@ -273,7 +278,8 @@ class AuditLog:
                 del out[mark:]
                 self.dropped += 1
                 log.exception("audit: a record could not be built and was dropped")
-        self._append_text("".join(out))
+        chunks.append(b"".join(out))
+        self._append_bytes(chunks)
         self.written += count
 
     def _write_records(self, batch: list[_Pending | AuditRecord]) -> None:
@@ -294,7 +300,7 @@ class AuditLog:
                 log.exception("audit: a record could not be built and was dropped")
                 continue
             records += built
-        self._append_text("".join(lines))
+        self._append_bytes([utf8("".join(lines))])
         for record in records:
             self.written += 1
             for callback in self.callbacks:
@@ -375,22 +381,21 @@ class AuditLog:
             context=self._redact(cap_text(added_text(result))),
         )
 
-    def _append_text(self, text: str) -> None:
-        if self.path is None or not text:
+    def _append_bytes(self, chunks: list[bytes]) -> None:
+        if self.path is None or not any(chunks):
             return
         try:
-            self._append(text)
+            self._append(chunks)
         except OSError as exc:
             log.warning("cannot write audit log %s: %s", self.path, exc)
 
-    def _append(self, text: str) -> None:
+    def _append(self, chunks: list[bytes]) -> None:
         assert self.path is not None
         if self.max_bytes > 0:
             with contextlib.suppress(FileNotFoundError):
                 if self.path.stat().st_size >= self.max_bytes:
                     rotate(self.path, self.keep)
-        # The file's text encoding: UTF-8, a lone surrogate written as "?".
-        append_private(self.path, text.encode("utf-8", "replace"))
+        append_private(self.path, chunks)
 
     def flush(self, timeout: float = 5.0) -> None:
         """Wait until every submitted verdict is written."""
@@ -414,6 +419,10 @@ class AuditLog:
             thread.join(timeout=5.0)
         _live_logs.discard(self)
 
+
+#: Pieces joined into one write: chunks of some 100 KB stay in the allocator's reused memory
+#: (one buffer for a whole batch would be fresh pages, faulted in, each time).
+_CHUNK_PIECES = 1024
 
 #: (verdict, session_id, time, turn_id, call): one dispatch waiting for the writer.
 _Pending = tuple[Verdict, str | None, float, str | None, Call | None]

@@ -180,18 +180,23 @@ _CACHE_LIMIT = 4096
 K = TypeVar("K")
 
 
-class _Pieces(dict[K, str]):
-    """Encoded pieces by key, computed on first use: a plain lookup in the per-record loop."""
+class _Pieces(dict[K, bytes]):
+    """Encoded pieces by key, made on first use: a plain lookup in the per-record loop."""
 
     def __init__(self, make: Callable[[K], str]) -> None:
         super().__init__()
         self._make = make
 
-    def __missing__(self, key: K) -> str:
+    def __missing__(self, key: K) -> bytes:
         if len(self) >= _CACHE_LIMIT:
             self.clear()
-        text = self[key] = self._make(key)
-        return text
+        piece = self[key] = utf8(self._make(key))
+        return piece
+
+
+def utf8(text: str) -> bytes:
+    """The file's encoding: UTF-8, a lone surrogate written as "?"."""
+    return text.encode("utf-8", "replace")
 
 
 def _spec_parts(spec: HookSpec) -> tuple[str, str]:
@@ -223,28 +228,28 @@ class LineEncoder:
 
     def add(
         self,
-        out: list[str],
+        out: list[bytes],
         verdict: Verdict,
         session_id: str | None,
         ts: float,
         turn_id: str | None,
         call: Call | None,
     ) -> int:
-        """Append to `out` one line per hook run of `verdict`; returns the number of lines."""
-        head = f'{{"ts": {ts!r}, "event": {_text(verdict.event.value)}, '
+        """Append to `out` the pieces of one line per hook run of `verdict`, to be joined;
+        returns the number of lines."""
+        head = utf8(f'{{"ts": {ts!r}, "event": {_text(verdict.event.value)}, ')
         if session_id != self._session_id:
             self._new_session(session_id)
         tail = self._call_text(verdict, turn_id, call)
-        quiet = f'"patch": null, "effect": null, {tail}"context": null}}\n'
+        quiet = utf8(f'"patch": null, "effect": null, {tail}"context": null}}\n')
         firsts = self._firsts
         seconds = self._seconds
         durations = self._durations
-        out += [
-            f"{head}{firsts[spec]}{durations[duration_ns]}{seconds[spec]}{quiet}"
-            if result is None
-            else self._answered(head, result, tail)
-            for spec, result, duration_ns in verdict.runs
-        ]
+        for spec, result, duration_ns in verdict.runs:
+            if result is None:
+                out += (head, firsts[spec], durations[duration_ns], seconds[spec], quiet)
+            else:
+                out += (head, self._answered(result, tail))
         return len(verdict.runs)
 
     def _new_session(self, session_id: str | None) -> None:
@@ -258,11 +263,11 @@ class LineEncoder:
     def _quiet_second(self, spec: HookSpec) -> str:
         return _QUIET_B + self._session_text + _spec_parts(spec)[1]
 
-    def _answered(self, head: str, result: HookResult, tail: str) -> str:
-        """The line of a hook that answered something."""
+    def _answered(self, result: HookResult, tail: str) -> bytes:
+        """The line of a hook that answered something, after its head."""
         first, second = _spec_parts(result.hook) if result.hook is not None else _UNKNOWN_SPEC
         answer, effect, context = self._result_text(result)
-        return f"{head}{first}{answer}{self._session_text}{second}{effect}{tail}{context}"
+        return utf8(f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}")
 
     def _call_text(self, verdict: Verdict, turn_id: str | None, call: Call | None) -> str:
         turn, tool_name, use_id, tool_input, executed = call_facts(verdict, turn_id, call)
