@@ -18,10 +18,10 @@ import json
 import json.encoder
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from hookwright.events import INPUT_FIELD
-from hookwright.results import Decision, HookResult, Status, Verdict, effect_of
+from hookwright.results import Decision, HookResult, HookRun, Status, Verdict, effect_of
 
 if TYPE_CHECKING:
     from hookwright.spec import HookSpec
@@ -177,22 +177,6 @@ _UNKNOWN_SPEC = (
 )
 _CACHE_LIMIT = 4096
 
-K = TypeVar("K")
-
-
-class _Pieces(dict[K, bytes]):
-    """Encoded pieces by key, made on first use: a plain lookup in the per-record loop."""
-
-    def __init__(self, make: Callable[[K], str]) -> None:
-        super().__init__()
-        self._make = make
-
-    def __missing__(self, key: K) -> bytes:
-        if len(self) >= _CACHE_LIMIT:
-            self.clear()
-        piece = self[key] = utf8(self._make(key))
-        return piece
-
 
 def utf8(text: str) -> bytes:
     """The file's encoding: UTF-8, a lone surrogate written as "?"."""
@@ -209,20 +193,17 @@ def _spec_parts(spec: HookSpec) -> tuple[str, str]:
     )
 
 
-def _duration_text(duration_ns: int) -> str:
-    return repr(round(duration_ns / 1e6, 3))
-
-
 class LineEncoder:
     """Turns queued dispatches into JSON lines (used by the writer thread only)."""
 
     def __init__(self, redact: Redact, redact_json: Callable[[str], str]) -> None:
         self._redact = redact
         self._redact_json = redact_json
-        #: Per hook, the pieces of a quiet run's line before and after its duration.
-        self._firsts: _Pieces[HookSpec] = _Pieces(self._quiet_first)
-        self._seconds: _Pieces[HookSpec] = _Pieces(self._quiet_second)
-        self._durations: _Pieces[int] = _Pieces(_duration_text)
+        #: Per hook, the pieces of a quiet run's line before and after its duration (plain
+        #: dicts: their lookups are the fastest the interpreter has).
+        self._firsts: dict[HookSpec, bytes] = {}
+        self._seconds: dict[HookSpec, bytes] = {}
+        self._durations: dict[int, bytes] = {}
         self._session_id: str | None = None
         self._session_text = '"session_id": null, '
 
@@ -242,26 +223,44 @@ class LineEncoder:
             self._new_session(session_id)
         tail = self._call_text(verdict, turn_id, call)
         quiet = utf8(f'"patch": null, "effect": null, {tail}"context": null}}\n')
+        mark = len(out)
+        try:
+            self._add_runs(out, verdict.runs, head, quiet, tail)
+        except KeyError:
+            del out[mark:]
+            self._learn(verdict.runs)
+            self._add_runs(out, verdict.runs, head, quiet, tail)
+        return len(verdict.runs)
+
+    def _add_runs(
+        self, out: list[bytes], runs: list[HookRun], head: bytes, quiet: bytes, tail: str
+    ) -> None:
         firsts = self._firsts
         seconds = self._seconds
         durations = self._durations
-        for spec, result, duration_ns in verdict.runs:
+        for spec, result, duration_ns in runs:
             if result is None:
                 out += (head, firsts[spec], durations[duration_ns], seconds[spec], quiet)
             else:
                 out += (head, self._answered(result, tail))
-        return len(verdict.runs)
+
+    def _learn(self, runs: list[HookRun]) -> None:
+        """Encode the pieces of these quiet runs that are not known yet."""
+        for cache in (self._firsts, self._seconds, self._durations):
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+        for spec, _result, duration_ns in runs:
+            if spec not in self._firsts:
+                self._firsts[spec] = utf8(_spec_parts(spec)[0] + _QUIET_A)
+            if spec not in self._seconds:
+                self._seconds[spec] = utf8(_QUIET_B + self._session_text + _spec_parts(spec)[1])
+            if duration_ns not in self._durations:
+                self._durations[duration_ns] = utf8(repr(round(duration_ns / 1e6, 3)))
 
     def _new_session(self, session_id: str | None) -> None:
         self._session_id = session_id
         self._session_text = f'"session_id": {_text(session_id)}, '
-        self._seconds = _Pieces(self._quiet_second)
-
-    def _quiet_first(self, spec: HookSpec) -> str:
-        return _spec_parts(spec)[0] + _QUIET_A
-
-    def _quiet_second(self, spec: HookSpec) -> str:
-        return _QUIET_B + self._session_text + _spec_parts(spec)[1]
+        self._seconds = {}
 
     def _answered(self, result: HookResult, tail: str) -> bytes:
         """The line of a hook that answered something, after its head."""
