@@ -5,6 +5,9 @@ writer."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -196,3 +199,19 @@ def test_a_value_that_contains_itself_is_written_with_a_placeholder(tmp_path: Pa
         assert value == "[nested too deep]" and depth < 100
     assert seen[0].patch == {"ctx": {"name": "loop", "self": "[circular reference]"}}
     assert engine.audit.dropped == 0
+
+
+def test_records_are_written_when_the_process_exits_without_closing(tmp_path: Path) -> None:
+    """A program that dispatches and exits without `close()` still leaves every record."""
+    path = tmp_path / "audit.jsonl"
+    script = (
+        "from hookwright import HookEngine, HookInput\n"
+        "engine = HookEngine()\n"
+        "engine.add(lambda inp: None, 'Stop', name='last')\n"
+        "for index in range(500):\n"
+        "    engine.dispatch_sync(HookInput('Stop', session_id=f's{index}'))\n"
+    )
+    env = {**os.environ, "HOOKWRIGHT_AUDIT_LOG": str(path)}
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
+    sessions = [json.loads(line)["session_id"] for line in lines(path)]
+    assert sessions == [f"s{index}" for index in range(500)]
