@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
-from hookwright.events import INPUT_FIELD
+from hookwright.events import INPUT_FIELD, Event
 from hookwright.results import Decision, HookResult, HookRun, Status, Verdict, effect_of
 
 if TYPE_CHECKING:
@@ -176,6 +176,7 @@ _UNKNOWN_SPEC = (
     '"origin": null, "capabilities": null, ',
 )
 _CACHE_LIMIT = 4096
+_DURATIONS_LIMIT = 16384
 
 
 def utf8(text: str) -> bytes:
@@ -204,6 +205,7 @@ class LineEncoder:
         self._firsts: dict[HookSpec, bytes] = {}
         self._seconds: dict[HookSpec, bytes] = {}
         self._durations: dict[int, bytes] = {}
+        self._events: dict[Event, str] = {}
         self._session_id: str | None = None
         self._session_text = '"session_id": null, '
 
@@ -218,11 +220,14 @@ class LineEncoder:
     ) -> int:
         """Append to `out` the pieces of one line per hook run of `verdict`, to be joined;
         returns the number of lines."""
-        head = utf8(f'{{"ts": {ts!r}, "event": {_text(verdict.event.value)}, ')
+        event = self._events.get(verdict.event) or self._event_text(verdict.event)
+        head = f'{{"ts": {ts!r}, {event}'.encode("utf-8", "replace")
         if session_id != self._session_id:
             self._new_session(session_id)
         tail = self._call_text(verdict, turn_id, call)
-        quiet = utf8(f'"patch": null, "effect": null, {tail}"context": null}}\n')
+        quiet = f'"patch": null, "effect": null, {tail}"context": null}}\n'.encode(
+            "utf-8", "replace"
+        )
         mark = len(out)
         try:
             self._add_runs(out, verdict.runs, head, quiet, tail)
@@ -240,22 +245,33 @@ class LineEncoder:
         durations = self._durations
         for spec, result, duration_ns in runs:
             if result is None:
-                out += (head, firsts[spec], durations[duration_ns], seconds[spec], quiet)
+                duration = durations.get(duration_ns) or self._duration(duration_ns)
+                out += (head, firsts[spec], duration, seconds[spec], quiet)
             else:
                 out += (head, self._answered(result, tail))
 
     def _learn(self, runs: list[HookRun]) -> None:
-        """Encode the pieces of these quiet runs that are not known yet."""
-        for cache in (self._firsts, self._seconds, self._durations):
+        """Encode the pieces of these hooks that are not known yet."""
+        for cache in (self._firsts, self._seconds):
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
-        for spec, _result, duration_ns in runs:
+        for spec, _result, _duration in runs:
             if spec not in self._firsts:
                 self._firsts[spec] = utf8(_spec_parts(spec)[0] + _QUIET_A)
             if spec not in self._seconds:
                 self._seconds[spec] = utf8(_QUIET_B + self._session_text + _spec_parts(spec)[1])
-            if duration_ns not in self._durations:
-                self._durations[duration_ns] = utf8(repr(round(duration_ns / 1e6, 3)))
+
+    def _duration(self, duration_ns: int) -> bytes:
+        """`duration_ms` as `round(ns / 1e6, 3)` writes it; remembered, since quick hooks
+        take the same few thousand nanosecond counts again and again."""
+        if len(self._durations) >= _DURATIONS_LIMIT:
+            self._durations.clear()
+        text = self._durations[duration_ns] = utf8(repr(round(duration_ns / 1e6, 3)))
+        return text
+
+    def _event_text(self, event: Event) -> str:
+        text = self._events[event] = f'"event": {_text(event.value)}, '
+        return text
 
     def _new_session(self, session_id: str | None) -> None:
         self._session_id = session_id
