@@ -197,14 +197,14 @@ class AuditLog:
         if inp is not None:
             turn_id = inp.turn_id
             if inp.event in TOOL_EVENTS:
-                payload = inp.payload
-                updated = verdict.updated_input
-                call = (
-                    payload.get("tool_name"),
-                    payload.get("tool_use_id"),
-                    snapshot(inp.tool_input),
-                    None if updated is None else snapshot(updated),
-                )
+                try:
+                    call = _call_of(inp, verdict.updated_input)
+                except Exception:
+                    # An input another thread changes while it is copied: nothing may raise
+                    # into the host, so the dispatch goes unrecorded and is counted.
+                    self.dropped += 1
+                    log.exception("audit: the tool input could not be copied")
+                    return
         self._enqueue((verdict, session_id, time.time(), turn_id, call))
 
     def note(self, record: AuditRecord) -> None:
@@ -426,6 +426,16 @@ _CHUNK_PIECES = 1024
 
 #: (verdict, session_id, time, turn_id, call): one dispatch waiting for the writer.
 _Pending = tuple[Verdict, str | None, float, str | None, Call | None]
+
+
+def _call_of(inp: HookInput, updated: dict[str, Any] | None) -> Call:
+    payload = inp.payload
+    return (
+        payload.get("tool_name"),
+        payload.get("tool_use_id"),
+        snapshot(inp.tool_input),
+        None if updated is None else snapshot(updated),
+    )
 
 
 def _encode(record: AuditRecord) -> str:

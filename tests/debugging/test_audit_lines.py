@@ -215,3 +215,28 @@ def test_records_are_written_when_the_process_exits_without_closing(tmp_path: Pa
     subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
     sessions = [json.loads(line)["session_id"] for line in lines(path)]
     assert sessions == [f"s{index}" for index in range(500)]
+
+
+class _Unreadable(dict[str, Any]):
+    """A tool input that cannot be walked (as one another thread changes mid-copy)."""
+
+    def items(self) -> Any:
+        raise RuntimeError("dictionary changed size during iteration")
+
+
+def test_an_input_that_cannot_be_copied_costs_its_record_not_the_dispatch(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    engine = HookEngine(audit_path=path)
+    seen: list[Any] = []
+    engine.add(lambda inp: seen.append(inp.tool_input["command"]), "PreToolUse", name="h")
+    odd = HookInput(
+        "PreToolUse", payload={"tool_name": "Bash", "tool_input": _Unreadable(command="ls")}
+    )
+    assert not engine.dispatch_sync(odd).blocked
+    engine.dispatch_sync(bash("pwd"))
+    engine.close()
+    assert seen == ["ls", "pwd"]
+    assert [json.loads(line)["tool_input"] for line in lines(path)] == [{"command": "pwd"}]
+    assert engine.audit.dropped == 1
