@@ -1,9 +1,11 @@
 """Dispatch benchmark: hookwright vs pluggy calling the same number of implementations.
 
-The audited cases include writing every record: each round ends when the audit file holds
-all of its records (`AuditLog.flush`), and a round stays within the audit's queue bound, so no
-record is dropped (the counts are printed). The writer works on its own thread, but under the
-same interpreter lock, so its work is the audit's real cost to a busy host.
+The audited cases use the engine's default audit (`HookEngine()` with no audit argument: a JSONL
+file, here pointed at a temporary file through ``HOOKWRIGHT_AUDIT_LOG``) and include writing
+every record: each round ends when the file holds all of its records (`AuditLog.flush`), and a
+round stays within the audit's queue bound, so no record is dropped (the counts are printed).
+The writer works on its own thread, but under the same interpreter lock, so its work is the
+audit's real cost to a busy host.
 
 Prints a table and writes bench/results.json: {"name": ratio}, ratio = hookwright time per
 event / pluggy time per event, both measured in this run (lower is better; 1.0 = parity).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -85,7 +88,13 @@ def pluggy_caller(n: int) -> Callable[[], Any]:
 
 
 def engine_with(n: int, audit: Path | None) -> HookEngine:
-    engine = HookEngine(audit_path=audit)
+    """`n` no-op hooks; `audit`: the default audit, writing to this file, else none."""
+    if audit is None:
+        engine = HookEngine(audit_path=None)
+    else:
+        os.environ["HOOKWRIGHT_AUDIT_LOG"] = str(audit)
+        engine = HookEngine()
+        assert engine.audit.path == audit
     for i in range(n):
         engine.add(noop, Event.PreToolUse, matcher="Bash", name=f"h{i}")
     return engine

@@ -1,8 +1,9 @@
 """The audit trail: one record per hook run, written off the dispatch path.
 
-`dispatch` hands the finished verdict to `AuditLog.submit`, which only appends it to a deque.
-A writer thread turns verdicts into records, writes them as JSONL and calls the Python
-callbacks, so a slow disk or a slow callback never delays the host.
+`dispatch` hands the finished verdict to `AuditLog.submit`, which copies the tool inputs and
+appends a tuple to a deque. A writer thread turns the queued dispatches into JSON lines in
+batches (`audit_lines`) and, when Python callbacks are registered, into `AuditRecord`s for
+them, so a slow disk or a slow callback never delays the host.
 """
 
 from __future__ import annotations
@@ -10,28 +11,36 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
-import json
 import logging
 import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields, replace
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
-from hookwright.events import INPUT_FIELD, TOOL_EVENTS, HookInput
-from hookwright.private_files import open_private
-from hookwright.results import Decision, HookResult, Status, Verdict, effect_of
+from hookwright.audit_lines import (
+    ENCODER,
+    STDERR_TAIL,
+    Call,
+    LineEncoder,
+    added_text,
+    call_facts,
+    cap_text,
+    capabilities,
+    clean,
+    snapshot,
+    utf8,
+)
+from hookwright.events import TOOL_EVENTS, HookInput
+from hookwright.private_files import append_private
+from hookwright.results import HookResult, Status, Verdict, effect_of
 
 log = logging.getLogger("hookwright.audit")
-
-STDERR_TAIL = 2000
-#: Longest text kept for a hook's added context, and for each string of a recorded tool input.
-TEXT_CAP = 2000
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 @dataclass(slots=True, frozen=True)
@@ -142,12 +151,16 @@ class AuditLog:
         self.dropped = 0
         self.written = 0
         self._secrets: set[str] = set()
+        self._secret_values: tuple[str, ...] = ()
+        self._escaped_secrets: tuple[str, ...] = ()
+        self._lines = LineEncoder(self._redact, self._redact_json)
         self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
         self._max_pending = max_pending
         self._interval = flush_interval
         self._wake = threading.Event()
         self._idle = threading.Event()
         self._idle.set()
+        self._drained = threading.Event()
         self._closed = False
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -166,25 +179,41 @@ class AuditLog:
 
     def add_secret(self, value: str) -> None:
         """Never write `value` to the audit: it is replaced by `***`."""
-        if value:
+        if value and value not in self._secrets:
             self._secrets.add(value)
+            # Tuples, replaced whole: the writer thread iterates them while hosts add secrets.
+            self._secret_values = (*self._secret_values, value)
+            self._escaped_secrets = (*self._escaped_secrets, encode_basestring(value)[1:-1])
 
     def submit(
         self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
     ) -> None:
         """Queue one record per hook run of `verdict`; `inp`, the dispatched input, gives the
-        records their turn, tool call and inputs."""
-        if verdict.runs:
-            self._enqueue((verdict, session_id, time.time(), inp))
+        records their turn, tool call and inputs. The dispatch thread only copies the tool
+        inputs (so later changes to them do not reach the records) and appends a tuple."""
+        if not verdict.runs or (self.path is None and not self.callbacks):
+            return
+        turn_id = call = None
+        if inp is not None:
+            turn_id = inp.turn_id
+            if inp.event in TOOL_EVENTS:
+                try:
+                    call = _call_of(inp, verdict.updated_input)
+                except Exception:
+                    # An input another thread changes while it is copied: nothing may raise
+                    # into the host, so the dispatch goes unrecorded and is counted.
+                    self.dropped += 1
+                    log.exception("audit: the tool input could not be copied")
+                    return
+        self._enqueue((verdict, session_id, time.time(), turn_id, call))
 
     def note(self, record: AuditRecord) -> None:
         """Write a record that is not a hook run (a host reporting an effect it could not
         apply)."""
-        self._enqueue(record)
+        if self.active:
+            self._enqueue(record)
 
     def _enqueue(self, item: _Pending | AuditRecord) -> None:
-        if not self.active:
-            return
         if len(self._pending) >= self._max_pending:
             self.dropped += 1
             return
@@ -210,41 +239,110 @@ class AuditLog:
                 self._drain()
             except Exception:
                 log.exception("audit writer: a batch of records was lost")
-            if self._closed and not self._pending:
-                return
+            if not self._pending:
+                self._drained.set()
+                if self._closed:
+                    return
 
     def _drain(self) -> None:
         if not self._pending:
             return
         self._idle.clear()
         try:
-            records: list[AuditRecord] = []
-            while self._pending:
-                item = self._pending.popleft()
-                try:
-                    if isinstance(item, AuditRecord):
-                        records.append(replace(item, reason=self._redact(item.reason)))
-                    else:
-                        records.extend(self._records(*item))
-                except Exception:
-                    self.dropped += 1
-                    log.exception("audit: a record could not be built and was dropped")
-            self._write(records)
+            pending = self._pending
+            batch = [pending.popleft() for _ in range(len(pending))]
+            if self.callbacks:
+                self._write_records(batch)
+            else:
+                self._write_lines(batch)
         finally:
             self._idle.set()
 
+    def _write_lines(self, batch: list[_Pending | AuditRecord]) -> None:
+        """The usual case, no callback: lines assembled by the `LineEncoder`."""
+        out: list[bytes] = []
+        chunks: list[bytes] = []
+        count = 0
+        for item in batch:
+            if len(out) >= _CHUNK_PIECES:
+                chunks.append(b"".join(out))
+                out.clear()
+            mark = len(out)
+            try:
+                if isinstance(item, AuditRecord):
+                    out.append(utf8(_encode(self._redacted(item)) + "\n"))
+                    count += 1
+                else:
+                    count += self._lines.add(out, *item)
+            except Exception:
+                del out[mark:]
+                self.dropped += 1
+                log.exception("audit: a record could not be built and was dropped")
+        chunks.append(b"".join(out))
+        self._append_bytes(chunks)
+        self.written += count
+
+    def _write_records(self, batch: list[_Pending | AuditRecord]) -> None:
+        """With callbacks: an `AuditRecord` per hook run, for the callbacks and the file."""
+        records: list[AuditRecord] = []
+        lines: list[str] = []
+        for item in batch:
+            try:
+                built = (
+                    [self._redacted(item)]
+                    if isinstance(item, AuditRecord)
+                    else self._records(*item)
+                )
+                if self.path is not None:
+                    lines += [_encode(record) + "\n" for record in built]
+            except Exception:
+                self.dropped += 1
+                log.exception("audit: a record could not be built and was dropped")
+                continue
+            records += built
+        self._append_bytes([utf8("".join(lines))])
+        for record in records:
+            self.written += 1
+            for callback in self.callbacks:
+                try:
+                    callback(record)
+                except Exception:
+                    log.exception("audit callback %r failed", callback)
+
+    def _redacted(self, record: AuditRecord) -> AuditRecord:
+        return replace(record, reason=self._redact(record.reason))
+
     def _redact(self, text: str | None) -> str | None:
-        if text is None or not self._secrets:
-            return text
-        for secret in self._secrets:
+        if text is None:
+            return None
+        for secret in self._secret_values:
+            text = text.replace(secret, "***")
+        return text
+
+    def _redact_json(self, text: str) -> str:
+        """`text`, JSON, with each secret as it is written inside a JSON string replaced."""
+        for secret in self._escaped_secrets:
             text = text.replace(secret, "***")
         return text
 
     def _records(
-        self, verdict: Verdict, session_id: str | None, ts: float, inp: HookInput | None
+        self,
+        verdict: Verdict,
+        session_id: str | None,
+        ts: float,
+        turn_id: str | None,
+        call: Call | None,
     ) -> list[AuditRecord]:
-        call = _CallFacts.of(verdict, inp, self._redact_value)
-        return [self._record(verdict, result, session_id, ts, call) for result in verdict.results]
+        facts = call_facts(verdict, turn_id, call)
+        turn, tool_name, use_id, tool_input, executed = facts
+        shared = _CallFacts(
+            turn_id=turn,
+            tool_name=tool_name,
+            tool_use_id=use_id,
+            tool_input=clean(tool_input, self._redact, cap=True),
+            executed_input=clean(executed, self._redact, cap=True),
+        )
+        return [self._record(verdict, result, session_id, ts, shared) for result in verdict.results]
 
     def _record(
         self,
@@ -272,58 +370,45 @@ class AuditLog:
             stderr_tail=self._redact(stderr),
             session_id=session_id,
             origin=spec.origin if spec else None,
-            capabilities=_capabilities(spec.meta) if spec else None,
-            patch=self._redact_value(result.patches) if result.patches else None,
+            capabilities=capabilities(spec.meta) if spec else None,
+            patch=clean(result.patches, self._redact, cap=False) if result.patches else None,
             effect=effect_of(result) if acted else None,
             turn_id=call.turn_id,
             tool_name=call.tool_name,
             tool_use_id=call.tool_use_id,
             tool_input=call.tool_input,
             executed_input=call.executed_input,
-            context=self._redact(_cap(_added_text(result))),
+            context=self._redact(cap_text(added_text(result))),
         )
 
-    def _redact_value(self, value: Any) -> Any:
-        """`value` with every registered secret in its strings written as `***`."""
-        if isinstance(value, str):
-            return self._redact(value)
-        if isinstance(value, dict):
-            return {str(k): self._redact_value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self._redact_value(v) for v in value]
-        return value
+    def _append_bytes(self, chunks: list[bytes]) -> None:
+        if self.path is None or not any(chunks):
+            return
+        try:
+            self._append(chunks)
+        except OSError as exc:
+            log.warning("cannot write audit log %s: %s", self.path, exc)
 
-    def _write(self, records: list[AuditRecord]) -> None:
-        if self.path is not None and records:
-            try:
-                self._append("".join(_encode(r) + "\n" for r in records))
-            except OSError as exc:
-                log.warning("cannot write audit log %s: %s", self.path, exc)
-        for record in records:
-            self.written += 1
-            for callback in self.callbacks:
-                try:
-                    callback(record)
-                except Exception:
-                    log.exception("audit callback %r failed", callback)
-
-    def _append(self, text: str) -> None:
+    def _append(self, chunks: list[bytes]) -> None:
         assert self.path is not None
         if self.max_bytes > 0:
             with contextlib.suppress(FileNotFoundError):
                 if self.path.stat().st_size >= self.max_bytes:
                     rotate(self.path, self.keep)
-        with open_private(self.path, "a") as fh:
-            fh.write(text)
+        append_private(self.path, chunks)
 
     def flush(self, timeout: float = 5.0) -> None:
         """Wait until every submitted verdict is written."""
         if self._thread is None:
             return
         deadline = time.monotonic() + timeout
-        while (self._pending or not self._idle.is_set()) and time.monotonic() < deadline:
+        while self._pending or not self._idle.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            self._drained.clear()
             self._wake.set()
-            time.sleep(0.005)
+            self._drained.wait(min(remaining, self._interval))
 
     def close(self) -> None:
         self.flush()
@@ -335,36 +420,27 @@ class AuditLog:
         _live_logs.discard(self)
 
 
-_Pending = tuple[Verdict, str | None, float, HookInput | None]
+#: Pieces joined into one write: chunks of some 100 KB stay in the allocator's reused memory
+#: (one buffer for a whole batch would be fresh pages, faulted in, each time).
+_CHUNK_PIECES = 1024
+
+#: (verdict, session_id, time, turn_id, call): one dispatch waiting for the writer.
+_Pending = tuple[Verdict, str | None, float, str | None, Call | None]
+
+
+def _call_of(inp: HookInput, updated: dict[str, Any] | None) -> Call:
+    payload = inp.payload
+    return (
+        payload.get("tool_name"),
+        payload.get("tool_use_id"),
+        snapshot(inp.tool_input),
+        None if updated is None else snapshot(updated),
+    )
 
 
 def _encode(record: AuditRecord) -> str:
     """One JSON line; values JSON cannot hold are written as their text."""
-    return _ENCODER.encode(record.to_dict())
-
-
-def _cap(text: str | None) -> str | None:
-    if text is None or len(text) <= TEXT_CAP:
-        return text
-    return text[:TEXT_CAP] + f"…[{len(text) - TEXT_CAP} more characters]"
-
-
-def _capped(value: Any) -> Any:
-    """A tool input with every long string cut to `TEXT_CAP` characters."""
-    if isinstance(value, str):
-        return _cap(value)
-    if isinstance(value, dict):
-        return {str(k): _capped(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_capped(v) for v in value]
-    return value
-
-
-def _added_text(result: HookResult) -> str | None:
-    prompts = result.effects.prompt_injections if result.effects else ()
-    texts = [result.additional_context] if result.additional_context else []
-    texts += [prompt.content for prompt in prompts]
-    return "\n\n".join(texts) if texts else None
+    return ENCODER.encode(record.to_dict())
 
 
 @dataclass(slots=True, frozen=True)
@@ -376,45 +452,6 @@ class _CallFacts:
     tool_use_id: str | None = None
     tool_input: dict[str, Any] | None = None
     executed_input: dict[str, Any] | None = None
-
-    @classmethod
-    def of(
-        cls, verdict: Verdict, inp: HookInput | None, redact: Callable[[Any], Any]
-    ) -> _CallFacts:
-        if inp is None:
-            return cls()
-        if inp.event not in TOOL_EVENTS:
-            return cls(turn_id=inp.turn_id)
-        use_id = inp.payload.get("tool_use_id")
-        tool_input = redact(_capped(inp.tool_input))
-        executed = None
-        if inp.event in INPUT_FIELD and _lets_call_through(verdict):
-            after = verdict.updated_input if verdict.updated_input is not None else inp.tool_input
-            executed = redact(_capped(after))
-        return cls(
-            turn_id=inp.turn_id,
-            tool_name=inp.tool_name,
-            tool_use_id=str(use_id) if use_id is not None else None,
-            tool_input=tool_input,
-            executed_input=executed,
-        )
-
-
-def _lets_call_through(verdict: Verdict) -> bool:
-    """Whether the tool call goes on after this verdict (`continue: false` still runs it)."""
-    return not (
-        verdict.blocked
-        or verdict.decision is Decision.defer
-        or verdict.respond is not None
-        or verdict.abort is not None
-    )
-
-
-def _capabilities(meta: Mapping[str, Any]) -> tuple[str, ...] | None:
-    declared = meta.get("capabilities")
-    if isinstance(declared, list | tuple | frozenset | set):
-        return tuple(sorted(str(c) for c in declared))
-    return None
 
 
 _live_logs: weakref.WeakSet[AuditLog] = weakref.WeakSet()

@@ -7,6 +7,7 @@ Only folders hookwright creates itself are set to 0700; an existing folder (the 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
@@ -45,6 +46,20 @@ def open_private(path: Path, mode: str = "w") -> IO[str]:
     private_dir(path.parent)
     flags = os.O_WRONLY | (os.O_APPEND if mode == "a" else os.O_TRUNC)
     return os.fdopen(_open_fd(path, flags), mode, encoding="utf-8", errors="replace")
+
+
+def append_private(path: Path, chunks: Iterable[bytes]) -> None:
+    """Append `chunks` to `path` (created 0600, in a folder created 0700 when missing), with
+    no text layer in between."""
+    private_dir(path.parent)
+    fd = _open_fd(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        for chunk in chunks:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def touch_private(path: Path) -> None:
