@@ -260,4 +260,10 @@ def test_deny_rules_naming_an_mcp_tool_or_server_hide_it_from_the_model(
     assert proc.returncode == 0, proc.stderr
     [request] = server.requests_for("anthropic")
     offered = [name for name in tool_names(request) if name.startswith("mcp__")]
-    assert sorted(offered) == ["mcp__srv__echo", "mcp__srv__plain"]
+    assert sorted(offered) == [
+        "mcp__srv__ask",
+        "mcp__srv__audit",
+        "mcp__srv__echo",
+        "mcp__srv__fail",
+        "mcp__srv__plain",
+    ]
