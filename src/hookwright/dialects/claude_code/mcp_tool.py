@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookwright.dialects.claude_code.codec import decode_command
+from hookwright.dialects.claude_code.codec import decode_command, parse_json_object
 from hookwright.dialects.claude_code.config import McpToolHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
@@ -97,4 +97,5 @@ class McpToolHandler:
             inp, exit_code=0, stdout=reply.text, stderr="", label=hook_label(config)
         )
         capped = cap_result(result, output_dir(self.home))
-        return attach_notes(inp, capped, command=hook_label(config), plain=True)
+        plain = parse_json_object(reply.text) is None
+        return attach_notes(inp, capped, command=hook_label(config), plain=plain)

@@ -48,12 +48,45 @@ AskElicitation = Callable[[ElicitationRequest], Awaitable[ElicitationReply]]
 """Asks the person (a terminal, a web page); returns their answer."""
 
 
+#: The keys Claude Code keeps of a form's schema and of each field, in its order (measured:
+#: ``{"type", "properties", "required"}``; a field ``{"type", "title", ...}``; others dropped).
+_SCHEMA_KEYS = ("type", "properties", "required")
+_FIELD_KEYS = (
+    "type",
+    "title",
+    "description",
+    "minLength",
+    "maxLength",
+    "format",
+    "minimum",
+    "maximum",
+    "enum",
+    "enumNames",
+    "oneOf",
+    "items",
+    "default",
+)
+
+
+def claude_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A form's `requested_schema` as Claude Code hands it to hooks."""
+    shaped = {key: schema[key] for key in _SCHEMA_KEYS if key in schema}
+    properties = shaped.get("properties")
+    if isinstance(properties, Mapping):
+        shaped["properties"] = {
+            name: {k: field[k] for k in _FIELD_KEYS if k in field}
+            if isinstance(field, Mapping)
+            else field
+            for name, field in properties.items()
+        }
+    return shaped
+
+
 def request_of(server: str, params: ElicitRequestParams) -> ElicitationRequest:
     if isinstance(params, ElicitRequestURLParams):
         return ElicitationRequest(server, params.message, "url", params.url, params.elicitation_id)
-    return ElicitationRequest(
-        server, params.message, "form", requested_schema=dict(params.requested_schema)
-    )
+    schema = claude_schema(params.requested_schema)
+    return ElicitationRequest(server, params.message, "form", requested_schema=schema)
 
 
 def _payload(request: ElicitationRequest) -> dict[str, Any]:

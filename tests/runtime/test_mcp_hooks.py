@@ -1,0 +1,317 @@
+"""The hook features that need MCP, end to end through `hookwright run` with the scripted model
+and a real MCP server (the official SDK) that logs every call it receives: PreToolUse on
+`mcp__srv__.*` denying one tool, `mcp_tool` hooks, elicitation answered by hooks, the
+terminal or nobody, the Notification types, and the stdin bytes hooks read, as measured in
+Claude Code 2.1.240."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cli_runner import run_hookwright
+from terminal import Terminal
+
+SERVER = Path(__file__).with_name("mcp_echo_server.py")
+HOOK = """\
+import json, os, sys
+data = sys.stdin.read()
+with open(os.environ["HOOK_LOG"], "a") as log:
+    log.write(data)
+event = json.loads(data)
+name = event["hook_event_name"]
+answers = json.loads(os.environ.get("HOOK_ANSWERS", "{}"))
+if name == "PreToolUse" and event["tool_name"] == "mcp__srv__secret":
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny", "permissionDecisionReason": "no secrets here"}}))
+elif name in answers:
+    answer = answers[name]
+    if answer == "exit2":
+        sys.stderr.write("refused")
+        sys.exit(2)
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": name, **answer}}))
+"""
+AUDIT_ANSWER = json.dumps(
+    {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "additionalContext": "audited ${tool_input.text}",
+        }
+    }
+)
+SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string", "title": "Name"}},
+    "required": ["name"],
+}
+
+
+def make_project(root: Path, turns: list[dict[str, Any]], mcp_tool: list[Any] = ()) -> Path:  # type: ignore[assignment]
+    """A project with the test server as `srv`, a logging command hook on every MCP-related
+    event, the `mcp_tool` hooks given for PostToolUse on `mcp__srv__echo`, and a script."""
+    root.mkdir(exist_ok=True)
+    (root / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"srv": {"command": sys.executable, "args": [str(SERVER)]}}})
+    )
+    script = root / ".claude" / "hook.py"
+    script.parent.mkdir(parents=True)
+    script.write_text(HOOK)
+    logging = [{"type": "command", "command": f"{sys.executable} {script}"}]
+    hooks: dict[str, Any] = {
+        "PreToolUse": [{"matcher": "mcp__srv__.*", "hooks": logging}],
+        "PostToolUse": [{"matcher": "mcp__srv__.*", "hooks": logging}],
+        "Elicitation": [{"hooks": logging}],
+        "ElicitationResult": [{"hooks": logging}],
+        "Notification": [{"hooks": logging}],
+    }
+    if mcp_tool:
+        hooks["PostToolUse"].append({"matcher": "mcp__srv__echo", "hooks": list(mcp_tool)})
+    (root / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    (root / "script.yaml").write_text(yaml.safe_dump(turns))
+    return root
+
+
+def call(tool: str, /, **arguments: Any) -> dict[str, Any]:
+    return {"name": tool, "arguments": arguments}
+
+
+def run(root: Path, home: Path, answers: dict[str, Any] | None = None) -> Any:
+    return run_hookwright(
+        "run",
+        "go",
+        "--project",
+        str(root),
+        "--trust",
+        "--model",
+        "scripted:script.yaml",
+        "--permission-mode",
+        "bypassPermissions",
+        home=home,
+        env=env(root, answers),
+    )
+
+
+def env(root: Path, answers: dict[str, Any] | None = None) -> dict[str, str]:
+    return {
+        "MCP_CALL_LOG": str(root / "calls.jsonl"),
+        "HOOK_LOG": str(root / "hooks.jsonl"),
+        "HOOK_ANSWERS": json.dumps(answers or {}),
+    }
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def transcript(home: Path) -> list[dict[str, Any]]:
+    [path] = (home / ".hookwright" / "projects").glob("*/*.jsonl")
+    return lines(path)
+
+
+def tool_results(home: Path) -> dict[str, dict[str, Any]]:
+    """What the model received for each tool call, by call id."""
+    return {
+        block["tool_use_id"]: block
+        for entry in transcript(home)
+        if entry.get("type") == "user" and isinstance(entry["message"]["content"], list)
+        for block in entry["message"]["content"]
+        if block.get("type") == "tool_result"
+    }
+
+
+def system_texts(home: Path) -> list[str]:
+    return [e["content"] for e in transcript(home) if e.get("subtype") == "hookwright_system"]
+
+
+def events(root: Path, name: str) -> list[dict[str, Any]]:
+    return [e for e in lines(root / "hooks.jsonl") if e["hook_event_name"] == name]
+
+
+def common(event: dict[str, Any]) -> list[str]:
+    return list(event)[:4]
+
+
+def test_acceptance_deny_mcp_tool_hook_and_elicitation_answered_by_a_hook(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    audit = {
+        "type": "mcp_tool",
+        "server": "srv",
+        "tool": "audit",
+        "input": {
+            "path": "${tool_input.text}",
+            "event": "${hook_event_name}",
+            "answer": AUDIT_ANSWER,
+        },
+    }
+    turns = [
+        {
+            "tool_calls": [
+                call("mcp__srv__echo", text="hi"),
+                call("mcp__srv__secret", name="x"),
+                call("mcp__srv__ask"),
+            ]
+        },
+        {"content": "done"},
+    ]
+    root = make_project(tmp_path / "p", turns, [audit])
+    answer = {"action": "accept", "content": {"name": "Ada"}}
+    proc = run(root, isolated_home, {"Elicitation": answer})
+    assert proc.returncode == 0, proc.stderr
+
+    calls = lines(root / "calls.jsonl")
+    assert [c["tool"] for c in calls] == ["echo", "audit", "ask"]
+    assert calls[1]["arguments"]["path"] == "hi"
+    assert calls[1]["arguments"]["event"] == "PostToolUse"
+    assert "audited hi" in calls[1]["arguments"]["answer"]
+    assert calls[2]["arguments"] == {"action": "accept", "data": {"name": "Ada"}}
+
+    results = tool_results(isolated_home)
+    assert results["call_1"]["content"] == '{"result":"echo:hi"}'
+    assert results["call_2"] == {
+        "tool_use_id": "call_2",
+        "type": "tool_result",
+        "content": "no secrets here",
+        "is_error": True,
+    }
+    assert results["call_3"]["content"] == "asked:accept:Ada"
+    assert "PostToolUse:mcp__srv__echo hook additional context: audited hi" in system_texts(
+        isolated_home
+    )
+
+    [elicitation] = events(root, "Elicitation")
+    assert list(elicitation) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "hook_event_name",
+        "mcp_server_name",
+        "message",
+        "mode",
+        "requested_schema",
+    ]
+    assert elicitation["mcp_server_name"] == "srv"
+    assert elicitation["message"] == "What is your name?"
+    assert elicitation["mode"] == "form"
+    assert json.dumps(elicitation["requested_schema"]) == json.dumps(SCHEMA)
+    assert events(root, "ElicitationResult") == []
+    assert events(root, "Notification") == []
+
+    posts = {e["tool_name"]: e for e in events(root, "PostToolUse")}
+    assert posts["mcp__srv__echo"]["tool_response"] == '{"result":"echo:hi"}'
+    assert posts["mcp__srv__ask"]["tool_response"] == [{"type": "text", "text": "asked:accept:Ada"}]
+    assert list(posts["mcp__srv__echo"])[4:] == [
+        "permission_mode",
+        "effort",
+        "hook_event_name",
+        "tool_name",
+        "tool_input",
+        "tool_response",
+        "tool_use_id",
+        "duration_ms",
+    ]
+    pre = {e["tool_name"]: e for e in events(root, "PreToolUse")}
+    assert pre["mcp__srv__secret"]["tool_input"] == {"name": "x"}
+    assert "mcp__srv__secret" not in posts
+
+
+def test_elicitation_nobody_answers_is_cancelled_and_result_hooks_can_override(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    turns = [{"tool_calls": [call("mcp__srv__ask")]}, {"content": "done"}]
+    root = make_project(tmp_path / "p", turns)
+    proc = run(root, isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    assert lines(root / "calls.jsonl") == [
+        {"tool": "ask", "arguments": {"action": "cancel", "data": None}}
+    ]
+    [result] = events(root, "ElicitationResult")
+    assert list(result)[4:] == ["hook_event_name", "mcp_server_name", "mode", "action"]
+    assert (result["mcp_server_name"], result["mode"], result["action"]) == (
+        "srv",
+        "form",
+        "cancel",
+    )
+    [note] = events(root, "Notification")
+    assert note["notification_type"] == "elicitation_response"
+    assert note["message"] == 'Elicitation response for server "srv": cancel'
+    assert (
+        "permission_mode" not in result and "permission_mode" not in events(root, "Elicitation")[0]
+    )
+
+    again = make_project(tmp_path / "q", turns)
+    override = {"action": "accept", "content": {"name": "Over"}}
+    proc = run(again, isolated_home, {"ElicitationResult": override})
+    assert proc.returncode == 0, proc.stderr
+    assert lines(again / "calls.jsonl")[0]["arguments"] == {
+        "action": "accept",
+        "data": {"name": "Over"},
+    }
+    [note] = events(again, "Notification")
+    assert note["message"] == 'Elicitation response for server "srv": accept'
+
+
+def test_a_blocking_elicitation_hook_declines(tmp_path: Path, isolated_home: Path) -> None:
+    turns = [{"tool_calls": [call("mcp__srv__ask")]}, {"content": "done"}]
+    root = make_project(tmp_path / "p", turns)
+    proc = run(root, isolated_home, {"Elicitation": "exit2"})
+    assert proc.returncode == 0, proc.stderr
+    assert lines(root / "calls.jsonl")[0]["arguments"]["action"] == "decline"
+    assert events(root, "ElicitationResult") == []
+    assert tool_results(isolated_home)["call_1"]["content"] == "asked:decline:"
+
+
+def test_the_terminal_answers_an_elicitation_in_run(tmp_path: Path, isolated_home: Path) -> None:
+    turns = [{"tool_calls": [call("mcp__srv__ask")]}, {"content": "all done"}]
+    root = make_project(tmp_path / "p", turns)
+    args = ["run", "go", "--project", str(root), "--trust", "--model", "scripted:script.yaml"]
+    term = Terminal(
+        [*args, "--permission-mode", "bypassPermissions"], isolated_home, tmp_path, env(root)
+    )
+    term.expect("MCP server srv asks: What is your name?")
+    term.expect("[c]ancel: ")
+    term.send("y")
+    term.expect("Name: ")
+    term.send("Grace")
+    term.expect("all done")
+    assert term.close() == 0
+    assert lines(root / "calls.jsonl")[0]["arguments"] == {
+        "action": "accept",
+        "data": {"name": "Grace"},
+    }
+    kinds = [e["notification_type"] for e in events(root, "Notification")]
+    assert kinds == ["elicitation_dialog", "elicitation_response"]
+    assert events(root, "ElicitationResult")[0]["content"] == {"name": "Grace"}
+
+
+def test_mcp_tool_hook_failures_are_non_blocking_one_line_errors_naming_the_hook(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    hooks = [
+        {"type": "mcp_tool", "server": "nosuch", "tool": "x"},
+        {
+            "type": "mcp_tool",
+            "server": "srv",
+            "tool": "fail",
+            "input": {"text": "${tool_input.text}"},
+        },
+        {"type": "mcp_tool", "server": "srv", "tool": "audit", "input": {"answer": "plain words"}},
+    ]
+    turns = [{"tool_calls": [call("mcp__srv__echo", text="hi")]}, {"content": "done"}]
+    root = make_project(tmp_path / "p", turns, hooks)
+    proc = run(root, isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "mcp_tool hook nosuch/x: MCP server 'nosuch' is not connected" in proc.stdout
+    assert "mcp_tool hook srv/fail: the tool returned an error: " in proc.stdout
+    assert [c["tool"] for c in lines(root / "calls.jsonl")] == ["echo", "fail", "audit"] or [
+        c["tool"] for c in lines(root / "calls.jsonl")
+    ] == ["echo", "audit", "fail"]
+    assert tool_results(isolated_home)["call_1"]["content"] == '{"result":"echo:hi"}'
+    assert not any("plain words" in text for text in system_texts(isolated_home))
