@@ -315,3 +315,73 @@ def test_mcp_tool_hook_failures_are_non_blocking_one_line_errors_naming_the_hook
     ] == ["echo", "audit", "fail"]
     assert tool_results(isolated_home)["call_1"]["content"] == '{"result":"echo:hi"}'
     assert not any("plain words" in text for text in system_texts(isolated_home))
+
+
+OBSERVER = r"""
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "hook.runtime_event":
+        with open(sys.argv[1], "a") as log:
+            log.write(json.dumps(message["params"]) + "\n")
+    if "id" in message:
+        reply = {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+"""
+
+
+def test_picoclaw_observers_see_the_mcp_runtime_events(tmp_path: Path, isolated_home: Path) -> None:
+    turns = [{"tool_calls": [call("mcp__srv__echo", text="hi")]}, {"content": "done"}]
+    root = make_project(tmp_path / "p", turns)
+    observer = tmp_path / "observer.py"
+    observer.write_text(OBSERVER)
+    log = tmp_path / "events.jsonl"
+    process = {"command": [sys.executable, str(observer), str(log)], "observe": ["*"]}
+    (root / ".picoclaw").mkdir()
+    config = {"hooks": {"enabled": True, "protocol": "current", "processes": {"watch": process}}}
+    (root / ".picoclaw" / "config.json").write_text(json.dumps(config))
+    proc = run(root, isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    seen = [e for e in lines(log) if e["kind"].startswith("mcp.")]
+    kinds = [e["kind"] for e in seen]
+    assert kinds[0] == "mcp.server.connecting"
+    assert kinds[1:7] == ["mcp.tool.discovered"] * 6
+    assert kinds[7:] == ["mcp.server.connected", "mcp.tool.call.start", "mcp.tool.call.end"]
+    connected, start, end = seen[7:]
+    assert connected["source"] == {"component": "mcp", "name": "srv"}
+    assert connected["payload"] == {
+        "Server": "srv",
+        "Type": "stdio",
+        "Command": sys.executable,
+        "ToolCount": 6,
+    }
+    assert {e["payload"]["Tool"] for e in seen[1:7]} >= {"echo", "ask", "audit"}
+    assert start["payload"]["Tool"] == "echo" and start["payload"]["IsError"] is False
+    assert end["payload"]["Server"] == "srv" and isinstance(end["payload"]["DurationMS"], int)
+    assert end["severity"] == "info"
+
+
+def test_a_server_that_fails_to_start_is_observed(tmp_path: Path, isolated_home: Path) -> None:
+    root = make_project(tmp_path / "p", [{"content": "done"}])
+    (root / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"gone": {"command": str(tmp_path / "missing-server")}}})
+    )
+    observer = tmp_path / "observer.py"
+    observer.write_text(OBSERVER)
+    log = tmp_path / "events.jsonl"
+    process = {
+        "command": [sys.executable, str(observer), str(log)],
+        "observe": ["mcp.server.failed"],
+    }
+    (root / ".picoclaw").mkdir()
+    config = {"hooks": {"enabled": True, "protocol": "current", "processes": {"watch": process}}}
+    (root / ".picoclaw" / "config.json").write_text(json.dumps(config))
+    proc = run(root, isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "MCP server 'gone'" in proc.stderr
+    [failed] = lines(log)
+    assert failed["kind"] == "mcp.server.failed"
+    assert failed["severity"] == "error"
+    assert failed["payload"]["Server"] == "gone"
+    assert failed["payload"]["Error"].startswith(("FileNotFoundError", "OSError"))

@@ -212,6 +212,10 @@ async def open_session(
     holder.append(agent)
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
+    _connect_dialects(agent, engine, resolved_model, project_dir, home)
+    watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
+    diagnostics += await start_session_processes(engine, watch)
+    # After the hook processes: PicoClaw observers see the servers connect.
     servers = _mcp_servers(agent, home, ask_elicitation if interactive else None)
     diagnostics += await connect_servers(
         servers,
@@ -224,9 +228,6 @@ async def open_session(
     )
     agent.closers.append(servers.close)
     engine.services = replace(engine.services, mcp=servers.call_for_hook)
-    _connect_dialects(agent, engine, resolved_model, project_dir, home)
-    watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
-    diagnostics += await start_session_processes(engine, watch)
     return SessionSetup(agent, engine, diagnostics, skipped)
 
 
