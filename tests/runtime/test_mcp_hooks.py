@@ -385,3 +385,56 @@ def test_a_server_that_fails_to_start_is_observed(tmp_path: Path, isolated_home:
     assert failed["severity"] == "error"
     assert failed["payload"]["Server"] == "gone"
     assert failed["payload"]["Error"].startswith(("FileNotFoundError", "OSError"))
+
+
+def plugin_project(root: Path, turns: list[dict[str, Any]], enabled: bool = True) -> Path:
+    """The test server declared by a plugin `tools` (as `db`) instead of .mcp.json, found
+    through `${CLAUDE_PLUGIN_ROOT}`; hooks name it as Claude Code does."""
+    make_project(root, turns)
+    (root / ".mcp.json").unlink()
+    plugin = root / ".claude" / "plugins" / "tools"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "tools"}))
+    (plugin / "server.py").write_text(SERVER.read_text())
+    entry = {"command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/server.py"]}
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": {"db": entry}}))
+    settings = json.loads((root / ".claude" / "settings.json").read_text())
+    logging = settings["hooks"]["PreToolUse"][0]["hooks"]
+    audit = {
+        "type": "mcp_tool",
+        "server": "plugin:tools:db",
+        "tool": "audit",
+        "input": {"path": "${tool_name}"},
+    }
+    settings["hooks"]["PreToolUse"] = [{"matcher": "mcp__plugin_tools_db__.*", "hooks": logging}]
+    settings["hooks"]["PostToolUse"] = [{"matcher": "mcp__plugin_tools_db__echo", "hooks": [audit]}]
+    settings["enabledPlugins"] = {"tools": enabled}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return root
+
+
+def test_plugin_servers_are_named_as_in_claude_code(tmp_path: Path, isolated_home: Path) -> None:
+    turns = [{"tool_calls": [call("mcp__plugin_tools_db__echo", text="hi")]}, {"content": "done"}]
+    root = plugin_project(tmp_path / "p", turns)
+    proc = run(root, isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    calls = lines(root / "calls.jsonl")
+    assert calls == [
+        {"tool": "echo", "arguments": {"text": "hi"}},
+        {
+            "tool": "audit",
+            "arguments": {"path": "mcp__plugin_tools_db__echo", "event": "", "answer": ""},
+        },
+    ]
+    [pre] = events(root, "PreToolUse")
+    assert pre["tool_name"] == "mcp__plugin_tools_db__echo"
+    assert tool_results(isolated_home)["call_1"]["content"] == '{"result":"echo:hi"}'
+
+
+def test_a_disabled_plugin_starts_no_server(tmp_path: Path, isolated_home: Path) -> None:
+    turns = [{"tool_calls": [call("mcp__plugin_tools_db__echo", text="hi")]}, {"content": "done"}]
+    root = plugin_project(tmp_path / "p", turns, enabled=False)
+    proc = run(root, isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    assert lines(root / "calls.jsonl") == []
+    assert tool_results(isolated_home)["call_1"]["is_error"] is True
