@@ -267,3 +267,38 @@ def test_deny_rules_naming_an_mcp_tool_or_server_hide_it_from_the_model(
         "mcp__srv__fail",
         "mcp__srv__plain",
     ]
+
+
+def test_streamable_http_server_elicitation_and_mcp_tool_hooks(
+    http_server: str, server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"web": {"type": "http", "url": http_server}}}))
+    answer = {"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept"}}
+    answer["hookSpecificOutput"]["content"] = {"name": "Lin"}
+    script = tmp_path / "elicit.py"
+    script.write_text(f"import sys; sys.stdin.read(); print({json.dumps(json.dumps(answer))})")
+    audit = {"type": "mcp_tool", "server": "web", "tool": "audit", "input": {"path": "${cwd}"}}
+    hooks = {
+        "Elicitation": [
+            {
+                "matcher": "web",
+                "hooks": [{"type": "command", "command": f"{sys.executable} {script}"}],
+            }
+        ],
+        "PostToolUse": [{"matcher": "mcp__web__ask", "hooks": [audit]}],
+    }
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    server.queue_anthropic(
+        FakeReply(tool_calls=[FakeToolCall("mcp__web__ask", "{}", id="toolu_a")]),
+        FakeReply("done"),
+    )
+    proc = run(tmp_path, isolated_home, server, "--mcp-config", str(config), "--trust")
+    assert proc.returncode == 0, proc.stderr
+    assert lines(tmp_path / "calls.jsonl") == [
+        {"tool": "ask", "arguments": {"action": "accept", "data": {"name": "Lin"}}},
+        {"tool": "audit", "arguments": {"path": str(tmp_path), "event": "", "answer": ""}},
+    ]
+    [result] = tool_results(server.requests_for("anthropic")[1])
+    assert "asked:accept:Lin" in json.dumps(result["content"])
