@@ -6,11 +6,13 @@ Claude Code 2.1.240."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from cli_runner import run_hookwright
@@ -438,3 +440,28 @@ def test_a_disabled_plugin_starts_no_server(tmp_path: Path, isolated_home: Path)
     assert proc.returncode == 0, proc.stderr
     assert lines(root / "calls.jsonl") == []
     assert tool_results(isolated_home)["call_1"]["is_error"] is True
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mcp_server_time") is None,
+    reason="the published mcp-server-time package is not installed",
+)
+def test_a_published_server_package_mcp_server_time(tmp_path: Path, isolated_home: Path) -> None:
+    turns = [
+        {"tool_calls": [call("mcp__time__get_current_time", timezone="Europe/Paris")]},
+        {"content": "done"},
+    ]
+    root = make_project(tmp_path / "p", turns)
+    entry = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": entry}}))
+    settings = json.loads((root / ".claude" / "settings.json").read_text())
+    settings["hooks"]["PostToolUse"][0]["matcher"] = "mcp__time__.*"
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    proc = run(root, isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    [post] = events(root, "PostToolUse")
+    assert post["tool_name"] == "mcp__time__get_current_time"
+    assert post["tool_input"] == {"timezone": "Europe/Paris"}
+    content = tool_results(isolated_home)["call_1"]["content"]
+    assert json.loads(content)["timezone"] == "Europe/Paris"
+    assert post["tool_response"] == content
