@@ -182,7 +182,7 @@ def test_acceptance_deny_mcp_tool_hook_and_elicitation_answered_by_a_hook(
         "content": "no secrets here",
         "is_error": True,
     }
-    assert results["call_3"]["content"] == "asked:accept:Ada"
+    assert results["call_3"]["content"] == [{"type": "text", "text": "asked:accept:Ada"}]
     assert "PostToolUse:mcp__srv__echo hook additional context: audited hi" in system_texts(
         isolated_home
     )
@@ -267,7 +267,9 @@ def test_a_blocking_elicitation_hook_declines(tmp_path: Path, isolated_home: Pat
     assert proc.returncode == 0, proc.stderr
     assert lines(root / "calls.jsonl")[0]["arguments"]["action"] == "decline"
     assert events(root, "ElicitationResult") == []
-    assert tool_results(isolated_home)["call_1"]["content"] == "asked:decline:"
+    assert tool_results(isolated_home)["call_1"]["content"] == [
+        {"type": "text", "text": "asked:decline:"}
+    ]
 
 
 def test_the_terminal_answers_an_elicitation_in_run(tmp_path: Path, isolated_home: Path) -> None:
