@@ -1,9 +1,9 @@
 """A real MCP server (the official SDK) for the tests: `echo` (structured result), `plain`
 (text blocks), `secret`, `audit` (answers with the JSON in `answer`, for `mcp_tool` hooks),
-`fail` (an error result) and `ask` (asks the user for a name through elicitation and says what
-came back). Every call it receives is appended as a JSON line to the file named by
-`MCP_CALL_LOG`; `MCP_STARTED` names a file it creates when it starts. Run with `http PORT` to
-serve streamable HTTP on 127.0.0.1 instead of stdio."""
+`fail` (an error result), `ask` (asks the user for a name through elicitation and says what
+came back) and `visit` (asks the user to visit a URL). Every call it receives is appended as a
+JSON line to the file named by `MCP_CALL_LOG`; `MCP_STARTED` names a file it creates when it
+starts. Run with `http PORT` to serve streamable HTTP on 127.0.0.1 instead of stdio."""
 
 from __future__ import annotations
 
@@ -71,6 +71,14 @@ async def ask(ctx: Context) -> str:
     data = reply.data.model_dump() if reply.action == "accept" else None
     _record("ask", action=reply.action, data=data)
     return f"asked:{reply.action}:{data['name'] if data else ''}"
+
+
+@app.tool(structured_output=False)
+async def visit(ctx: Context) -> str:
+    """Ask the user to sign in on a web page."""
+    reply = await ctx.elicit_url("Sign in please", "https://example.test/login", "el-1")
+    _record("visit", action=reply.action)
+    return f"visited:{reply.action}"
 
 
 if __name__ == "__main__":

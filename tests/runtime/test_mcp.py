@@ -270,6 +270,7 @@ def test_deny_rules_naming_an_mcp_tool_or_server_hide_it_from_the_model(
         "mcp__srv__echo",
         "mcp__srv__fail",
         "mcp__srv__plain",
+        "mcp__srv__visit",
     ]
 
 

@@ -351,17 +351,17 @@ def test_picoclaw_observers_see_the_mcp_runtime_events(tmp_path: Path, isolated_
     seen = [e for e in lines(log) if e["kind"].startswith("mcp.")]
     kinds = [e["kind"] for e in seen]
     assert kinds[0] == "mcp.server.connecting"
-    assert kinds[1:7] == ["mcp.tool.discovered"] * 6
-    assert kinds[7:] == ["mcp.server.connected", "mcp.tool.call.start", "mcp.tool.call.end"]
-    connected, start, end = seen[7:]
+    assert kinds[1:8] == ["mcp.tool.discovered"] * 7
+    assert kinds[8:] == ["mcp.server.connected", "mcp.tool.call.start", "mcp.tool.call.end"]
+    connected, start, end = seen[8:]
     assert connected["source"] == {"component": "mcp", "name": "srv"}
     assert connected["payload"] == {
         "Server": "srv",
         "Type": "stdio",
         "Command": sys.executable,
-        "ToolCount": 6,
+        "ToolCount": 7,
     }
-    assert {e["payload"]["Tool"] for e in seen[1:7]} >= {"echo", "ask", "audit"}
+    assert {e["payload"]["Tool"] for e in seen[1:8]} >= {"echo", "ask", "audit", "visit"}
     assert start["payload"]["Tool"] == "echo" and start["payload"]["IsError"] is False
     assert end["payload"]["Server"] == "srv" and isinstance(end["payload"]["DurationMS"], int)
     assert end["severity"] == "info"
@@ -468,3 +468,27 @@ def test_a_published_server_package_mcp_server_time(tmp_path: Path, isolated_hom
     content = tool_results(isolated_home)["call_1"]["content"]
     assert json.loads(content)["timezone"] == "Europe/Paris"
     assert post["tool_response"] == content
+
+
+def test_a_url_elicitation_reaches_hooks_with_its_url_and_id(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    turns = [{"tool_calls": [call("mcp__srv__visit")]}, {"content": "done"}]
+    root = make_project(tmp_path / "p", turns)
+    proc = run(root, isolated_home, {"Elicitation": {"action": "accept"}})
+    assert proc.returncode == 0, proc.stderr
+    assert lines(root / "calls.jsonl") == [{"tool": "visit", "arguments": {"action": "accept"}}]
+    [elicitation] = events(root, "Elicitation")
+    assert list(elicitation)[4:] == [
+        "hook_event_name",
+        "mcp_server_name",
+        "message",
+        "mode",
+        "url",
+        "elicitation_id",
+    ]
+    assert (elicitation["mode"], elicitation["url"], elicitation["elicitation_id"]) == (
+        "url",
+        "https://example.test/login",
+        "el-1",
+    )
