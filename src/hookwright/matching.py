@@ -518,6 +518,10 @@ class IfRule:
             tool = canonical_tool_name(tool)
         return cls(source=rule, tool=tool, pattern=pattern)
 
+    def names_exactly(self, tool_name: str) -> bool:
+        """Whether the rule is `tool_name` itself, with no glob and no content pattern."""
+        return self._tool_glob is None and self.pattern is None and self.tool == tool_name
+
     def _applies_to(self, tool_name: str) -> bool:
         """Whether the rule names this tool (ignoring the pattern)."""
         glob = self._tool_glob

@@ -16,7 +16,9 @@ so two sessions in one process never share a model, an inbox, an I/O loop or a c
   hooks that outlived their timeout;
 * `workspace_access`: how hooks get at the workspace's files when the host keeps them
   elsewhere (OpenHarness command hooks and prompt files take a read lease and run in its
-  root); None: the workspace folder itself.
+  root); None: the workspace folder itself;
+* `mcp`: the session's connected MCP servers, which Claude Code `mcp_tool` hooks call
+  (`McpToolCaller`); None: no server is connected, and such hooks fail open with an error.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from hookwright.inbox import AsyncInbox
 from hookwright.transports.ioloop import IoLoop
@@ -85,6 +87,26 @@ WorkspaceAccess = Callable[[Path, LeaseMode], Awaitable[WorkspaceLease]]
 the files cannot be had."""
 
 
+@dataclass(frozen=True, slots=True)
+class McpToolReply:
+    """What an MCP tool answered a hook: its text blocks joined by newlines, and whether the
+    server marked the result as an error."""
+
+    text: str
+    is_error: bool = False
+
+
+class McpToolCaller(Protocol):
+    """Calls `tool` on the connected server named `server` (Claude Code's server name, e.g.
+    ``github`` or ``plugin:<plugin>:<server>``). Raises `LookupError` when no such server is
+    connected, `TimeoutError` past `timeout` seconds, and any other exception when the call
+    fails."""
+
+    async def __call__(
+        self, server: str, tool: str, arguments: Mapping[str, Any], timeout: float
+    ) -> McpToolReply: ...
+
+
 class Counters:
     """Numbers handed out per session: `number(kind, owner)` is 1, 2, ... in the order owners
     first ask, and the same number every time the same owner asks again."""
@@ -115,12 +137,15 @@ class Services:
     counters: Counters = field(default_factory=Counters)
     workers: WorkerPool = field(default_factory=WorkerPool)
     workspace_access: WorkspaceAccess | None = None
+    mcp: McpToolCaller | None = None
 
 
 __all__ = [
     "Counters",
     "HookModelRequest",
     "LeaseMode",
+    "McpToolCaller",
+    "McpToolReply",
     "ModelEvaluator",
     "ModelKind",
     "Services",

@@ -125,9 +125,9 @@ BAD: list[tuple[str, dict[str, Any], str]] = [
         "Notification does not accept prompt hooks",
     ),
     (
-        "mcp-tool",
-        {"Stop": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t"}]}]},
-        "hooks.Stop[0].hooks[0].type: mcp_tool hooks are not supported",
+        "mcp-tool-without-server",
+        {"Stop": [{"hooks": [{"type": "mcp_tool", "tool": "t"}]}]},
+        "hooks.Stop[0].hooks[0].server: Field required",
     ),
     (
         "bad-if",

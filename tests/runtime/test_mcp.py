@@ -164,7 +164,11 @@ def test_mcp_config_file_servers_and_a_server_that_fails_to_start(
     assert "failed to start" in error
     assert lines(tmp_path / "calls.jsonl") == [{"tool": "plain", "arguments": {"text": "x"}}]
     [result] = tool_results(server.requests_for("anthropic")[1])
-    assert "one:x\ntwo:x" in json.dumps(result["content"]).replace("\\n", "\n")
+    # Claude Code 2.1.240 sends an MCP result's content blocks to the model as blocks.
+    assert result["content"] == [
+        {"type": "text", "text": "one:x"},
+        {"type": "text", "text": "two:x"},
+    ]
 
 
 def free_port() -> int:
@@ -260,4 +264,46 @@ def test_deny_rules_naming_an_mcp_tool_or_server_hide_it_from_the_model(
     assert proc.returncode == 0, proc.stderr
     [request] = server.requests_for("anthropic")
     offered = [name for name in tool_names(request) if name.startswith("mcp__")]
-    assert sorted(offered) == ["mcp__srv__echo", "mcp__srv__plain"]
+    assert sorted(offered) == [
+        "mcp__srv__ask",
+        "mcp__srv__audit",
+        "mcp__srv__echo",
+        "mcp__srv__fail",
+        "mcp__srv__plain",
+        "mcp__srv__visit",
+    ]
+
+
+def test_streamable_http_server_elicitation_and_mcp_tool_hooks(
+    http_server: str, server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"web": {"type": "http", "url": http_server}}}))
+    answer = {"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept"}}
+    answer["hookSpecificOutput"]["content"] = {"name": "Lin"}
+    script = tmp_path / "elicit.py"
+    script.write_text(f"import sys; sys.stdin.read(); print({json.dumps(json.dumps(answer))})")
+    audit = {"type": "mcp_tool", "server": "web", "tool": "audit", "input": {"path": "${cwd}"}}
+    hooks = {
+        "Elicitation": [
+            {
+                "matcher": "web",
+                "hooks": [{"type": "command", "command": f"{sys.executable} {script}"}],
+            }
+        ],
+        "PostToolUse": [{"matcher": "mcp__web__ask", "hooks": [audit]}],
+    }
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    server.queue_anthropic(
+        FakeReply(tool_calls=[FakeToolCall("mcp__web__ask", "{}", id="toolu_a")]),
+        FakeReply("done"),
+    )
+    proc = run(tmp_path, isolated_home, server, "--mcp-config", str(config), "--trust")
+    assert proc.returncode == 0, proc.stderr
+    assert lines(tmp_path / "calls.jsonl") == [
+        {"tool": "ask", "arguments": {"action": "accept", "data": {"name": "Lin"}}},
+        {"tool": "audit", "arguments": {"path": str(tmp_path), "event": "", "answer": ""}},
+    ]
+    [result] = tool_results(server.requests_for("anthropic")[1])
+    assert "asked:accept:Lin" in json.dumps(result["content"])

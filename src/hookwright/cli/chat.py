@@ -19,6 +19,7 @@ from rich.text import Text
 from hookwright.runtime.host import SessionSetup
 
 from . import hooktable
+from .elicit import TerminalElicitation
 from .lines import LineReader
 from .run import (
     ConfigOpt,
@@ -86,7 +87,11 @@ class ChatSession:
 
     async def open(self, source: str, *, resume: str | None) -> None:
         self.setup = await open_cli_session(
-            self.options, resume=resume, ask_trust=not self._opened, ask_user=self.ask_permission
+            self.options,
+            resume=resume,
+            ask_trust=not self._opened,
+            ask_user=self.ask_permission,
+            ask_elicitation=TerminalElicitation(self.console, self.reader.readline),
         )
         self._opened = True
         await self.setup.agent.start(source)

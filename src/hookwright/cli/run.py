@@ -14,10 +14,12 @@ import typer
 from rich.console import Console
 from rich.prompt import Confirm
 
+from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
 from hookwright.dialects.skills import unknown_skills
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.host import SessionSetup, open_session
+from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import ModelConfigError
 from hookwright.runtime.permissions import MODES, PermissionMode
 from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
@@ -94,6 +96,11 @@ async def _ask_permission(tool: str, question: str, tool_input: dict[str, Any]) 
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 
+async def _stdin_line() -> str | None:
+    line = await asyncio.to_thread(sys.stdin.readline)
+    return line or None
+
+
 async def _ask_trust(folder: Path, count: int) -> bool:
     text = f"{folder} has {count} hook(s) of its own that run commands. Trust this folder?"
     return await asyncio.to_thread(Confirm.ask, text, default=False)
@@ -130,6 +137,7 @@ async def open_cli_session(
     resume: str | None,
     ask_trust: bool = True,
     ask_user: AskUser = _ask_permission,
+    ask_elicitation: AskElicitation | None = None,
 ) -> SessionSetup:
     """A session rendering to the terminal (or `--json`); configuration errors exit 2."""
     if not options.project.is_dir():
@@ -158,6 +166,7 @@ async def open_cli_session(
             on_event=sink,
             ask_user=ask_user if interactive else None,
             ask_trust=_ask_trust if interactive and ask_trust else None,
+            ask_elicitation=ask_elicitation or TerminalElicitation(Console(), _stdin_line),
         )
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None

@@ -149,6 +149,17 @@ class Checkpoint:
 
 
 @dataclass(frozen=True, slots=True)
+class ElicitationDecision:
+    """The hooks' answer to an MCP server's request for user input (Elicitation) or their
+    override of the answer about to go back (ElicitationResult): `action` is ``accept``,
+    ``decline`` or ``cancel``, None when no hook decided (then the host asks the person, or
+    keeps the answer it has); a block reads as ``decline``."""
+
+    action: str | None = None
+    content: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SessionStartDecision:
     """`initial_user_message`: Claude Code's `-p` runs it as a prompt of its own before the
     user's (a host without a person at the keyboard should too)."""

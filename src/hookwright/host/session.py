@@ -36,6 +36,7 @@ from hookwright.host.decisions import (
     CompactedDecision,
     Defer,
     Deny,
+    ElicitationDecision,
     EndTurn,
     ModelRequest,
     ModelRequestDecision,
@@ -414,6 +415,23 @@ class HookSession:
 
     async def end(self, reason: str = "other") -> None:
         await self.fire(Event.SessionEnd, reason=reason)
+
+    async def notification(self, notification_type: str, message: str, **payload: Any) -> None:
+        """Notification: hooks are told; their output is discarded."""
+        await self.fire(
+            Event.Notification, message=message, notification_type=notification_type, **payload
+        )
+
+    async def elicitation(self, event: Event, **payload: Any) -> ElicitationDecision:
+        """Elicitation (an MCP server asks for input) or ElicitationResult (the answer is
+        about to go back): a block declines; a hook's `action` and `content` answer."""
+        verdict = await self.fire(event, **payload)
+        if verdict.blocked:
+            return ElicitationDecision("decline")
+        answer = verdict.effects.elicitation
+        if answer is None:
+            return ElicitationDecision()
+        return ElicitationDecision(answer.action, answer.content)
 
     async def prompt(self, prompt: str) -> Checkpoint:
         """UserPromptSubmit: a block or stop ends the turn before the prompt is recorded."""

@@ -638,11 +638,10 @@ class Agent:
         return batch, checkpoint.prompts
 
     def _tool_message(self, call_id: str, output: ToolOutput, *, data: Any = None) -> None:
-        message: dict[str, Any] = {
-            "role": "tool",
-            "tool_call_id": call_id,
-            "content": output.content,
-        }
+        content: Any = output.content
+        if output.parts is not None:
+            content = [{"type": "text", "text": part} for part in output.parts]
+        message: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": content}
         if output.is_error:
             message["is_error"] = True
         self._append(
@@ -795,7 +794,8 @@ class Agent:
         elif result.media:
             content = "\n".join([content, *(f"[{ref}]" for ref in result.media)])
         data = result.data if isinstance(result.data, dict) else ran.data if ran else None
-        return ToolOutput(content, result.is_error, data, ran.error if ran else None)
+        parts = ran.parts if ran is not None and content == ran.content else None
+        return ToolOutput(content, result.is_error, data, ran.error if ran else None, parts=parts)
 
     def _finish_call(
         self,

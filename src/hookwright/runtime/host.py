@@ -24,7 +24,8 @@ from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
 from hookwright.runtime.effort import load_effort
-from hookwright.runtime.mcp import connect_servers
+from hookwright.runtime.mcp import McpServers, connect_servers
+from hookwright.runtime.mcp.elicitation import AskElicitation, elicit, request_of, to_result
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.permission_mode import session_mode
@@ -102,6 +103,7 @@ async def open_session(
     on_event: EventSink | None = None,
     ask_user: AskUser | None = None,
     ask_trust: AskTrust | None = None,
+    ask_elicitation: AskElicitation | None = None,
     compact_tokens: int = 100_000,
     tools: ToolRegistry | None = None,
     engine: HookEngine | None = None,
@@ -117,7 +119,9 @@ async def open_session(
     ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
     ``workspace_access`` leases the project's files to the hooks that touch them (see
     `hookwright.services.WorkspaceAccess`). MCP servers (user config, the trusted project's
-    `.mcp.json`, ``mcp_config_files``) start here and stop when the agent closes."""
+    `.mcp.json`, enabled plugins, ``mcp_config_files``) start here and stop when the agent
+    closes; ``ask_elicitation`` asks the person when a server wants input and no hook answers
+    (only in an ``interactive`` session; otherwise such a request is cancelled)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
@@ -208,20 +212,35 @@ async def open_session(
     holder.append(agent)
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
-    servers, mcp_problems = await connect_servers(
+    _connect_dialects(agent, engine, resolved_model, project_dir, home)
+    watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
+    diagnostics += await start_session_processes(engine, watch)
+    # After the hook processes: PicoClaw observers see the servers connect.
+    servers = _mcp_servers(agent, home, ask_elicitation if interactive else None)
+    diagnostics += await connect_servers(
+        servers,
         registry,
         project_dir,
         home,
-        project_trusted=trusted,
+        trust_policy,
         config_files=mcp_config_files,
         denied=policy.denies_tool,
     )
     agent.closers.append(servers.close)
-    diagnostics += mcp_problems
-    _connect_dialects(agent, engine, resolved_model, project_dir, home)
-    watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
-    diagnostics += await start_session_processes(engine, watch)
+    engine.services = replace(engine.services, mcp=servers.call_for_hook)
     return SessionSetup(agent, engine, diagnostics, skipped)
+
+
+def _mcp_servers(agent: Agent, home: Path, ask: AskElicitation | None) -> McpServers:
+    """The session's MCP servers: their elicitation requests go through the agent's hooks
+    (and `ask`), their lifecycle and calls to its runtime-event observers."""
+
+    async def on_elicit(server: str, params: Any) -> Any:
+        return to_result(await elicit(agent.hooks, request_of(server, params), ask))
+
+    return McpServers(
+        log_dir=home / ".hookwright" / "logs", on_elicit=on_elicit, observe=agent.observe
+    )
 
 
 def _connect_dialects(

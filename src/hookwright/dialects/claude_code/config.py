@@ -54,6 +54,17 @@ class HttpHook(_Handler):
     allowedEnvVars: list[str] = Field(default_factory=list)
 
 
+class McpToolHook(_Handler):
+    """Calls `tool` on the configured MCP server `server` (plugin servers as
+    ``plugin:<plugin>:<server>``) with `input`, whose string values may hold
+    ``${path.into.hook_input}`` placeholders."""
+
+    type: Literal["mcp_tool"]
+    server: str = Field(min_length=1)
+    tool: str = Field(min_length=1)
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
 class PromptHook(_Handler):
     type: Literal["prompt"]
     prompt: str = Field(min_length=1)
@@ -67,11 +78,12 @@ class AgentHook(_Handler):
     model: str | None = None
 
 
-HandlerConfig = CommandHook | HttpHook | PromptHook | AgentHook
+HandlerConfig = CommandHook | HttpHook | McpToolHook | PromptHook | AgentHook
 
 _MODELS: dict[str, type[HandlerConfig]] = {
     "command": CommandHook,
     "http": HttpHook,
+    "mcp_tool": McpToolHook,
     "prompt": PromptHook,
     "agent": AgentHook,
 }
@@ -121,11 +133,6 @@ def _handler(
                 f"{where}.type",
                 f"{event.value} does not accept {hook_type} hooks (only {accepted}); skipped",
             )
-        )
-        return None
-    if hook_type == "mcp_tool":
-        diagnostics.append(
-            Diagnostic(file, f"{where}.type", "mcp_tool hooks are not supported; skipped")
         )
         return None
     try:

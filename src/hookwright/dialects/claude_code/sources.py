@@ -391,10 +391,11 @@ def _plugin(
     diagnostics: list[Diagnostic],
     plugin_id: str | None = None,
 ) -> Plugin | None:
-    """The plugin in `root` if it declares hooks (`plugin_id`: installed under that id)."""
+    """The plugin in `root` if it declares hooks or MCP servers (`plugin_id`: installed under
+    that id)."""
     default = root / "hooks" / "hooks.json"
     manifest = root / ".claude-plugin" / "plugin.json"
-    if not default.is_file() and not manifest.is_file():
+    if not default.is_file() and not manifest.is_file() and not (root / ".mcp.json").is_file():
         return None
     name: str | None = None
     hooks: list[HooksBlock] = []

@@ -2,8 +2,8 @@
 
 Dedup key (spec §3): ``(root, type, ...)`` where root is ``""`` for every settings file and
 the plugin (or skill) directory otherwise; command hooks add shell, command, args and `if`;
-http hooks URL and `if`; prompt and agent hooks prompt and `if`. So one command in user and
-project settings runs once.
+http hooks URL and `if`; mcp_tool hooks server, tool, input and `if`; prompt and agent hooks
+prompt and `if`. So one command in user and project settings runs once.
 
 Claude Code keeps a plugin's root in the key, so the same command in settings and in a plugin
 runs twice (its bug #76297). hookwright drops the plugin root from the key, and so runs such a
@@ -15,6 +15,7 @@ each plugin.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -26,10 +27,12 @@ from hookwright.dialects.claude_code.config import (
     CommandHook,
     HandlerConfig,
     HttpHook,
+    McpToolHook,
     ParsedHandler,
 )
 from hookwright.dialects.claude_code.environment import HookSite, references_plugin_vars
 from hookwright.dialects.claude_code.http import HttpHandler
+from hookwright.dialects.claude_code.mcp_tool import McpToolHandler, hook_label
 from hookwright.dialects.claude_code.prompt import PromptHandler
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.tables import (
@@ -100,6 +103,8 @@ def label(config: HandlerConfig) -> str:
         return " ".join([config.command, *(config.args or [])])
     if isinstance(config, HttpHook):
         return config.url
+    if isinstance(config, McpToolHook):
+        return hook_label(config)
     return config.prompt
 
 
@@ -112,6 +117,9 @@ def dedup_key(config: HandlerConfig, root: str, across_sources: bool) -> Hashabl
         return (root, "command", config.shell or "bash", config.command, args, config.if_)
     if isinstance(config, HttpHook):
         return (root, "http", config.url, config.if_)
+    if isinstance(config, McpToolHook):
+        arguments = json.dumps(config.input, sort_keys=True, separators=(",", ":"))
+        return (root, "mcp_tool", config.server, config.tool, arguments, config.if_)
     return (root, config.type, config.prompt, config.if_)
 
 
@@ -147,6 +155,8 @@ def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOpti
         )
     if isinstance(config, HttpHook):
         return HttpHandler(config, policy=options.policy.http, home=decl.site.home, timeout=timeout)
+    if isinstance(config, McpToolHook):
+        return McpToolHandler(config, home=decl.site.home, timeout=timeout)
     return PromptHandler(config, timeout=timeout)
 
 

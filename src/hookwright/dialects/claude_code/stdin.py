@@ -86,13 +86,14 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
         "elicitation_id",
         "requested_schema",
     ),
-    E.ElicitationResult: ("mcp_server_name", "action", "mode", "elicitation_id", "content"),
+    E.ElicitationResult: ("mcp_server_name", "mode", "elicitation_id", "action", "content"),
     E.SessionEnd: ("reason",),
 }
 
-#: Events that carry `permission_mode`: those fired inside a turn (prompt, tool, stop, task,
-#: teammate and elicitation events). Session, notification, subagent-start, configuration,
-#: file, worktree and compaction events do not (spec §5).
+#: Events that carry `permission_mode`: those fired inside a turn (prompt, tool, stop, task and
+#: teammate events). Session, notification, subagent-start, configuration, file, worktree and
+#: compaction events do not (spec §5), nor, measured in Claude Code 2.1.240, Elicitation and
+#: ElicitationResult.
 PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
     {
         E.UserPromptSubmit,
@@ -108,8 +109,6 @@ PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
         E.TaskCreated,
         E.TaskCompleted,
         E.TeammateIdle,
-        E.Elicitation,
-        E.ElicitationResult,
     }
 )
 

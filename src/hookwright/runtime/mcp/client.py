@@ -3,14 +3,20 @@
 Each server is held open by a task of its own (the SDK's transports are anyio task groups,
 which must be entered and left in the same task); tools call through the shared
 `ClientSession`. `McpServers.close` stops them all; a server's stderr goes to a log file, never
-to the terminal."""
+to the terminal.
+
+A server's elicitation requests go to `on_elicit` (the session's Elicitation flow); without one
+the client does not offer elicitation. Lifecycle and calls are reported to `observe` as
+PicoClaw's runtime events (`mcp.server.connecting|connected|failed`, `mcp.tool.discovered`,
+`mcp.tool.call.start|end`) with PicoClaw's payload fields."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +24,25 @@ from typing import Any
 
 import httpx2
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, Tool
+from mcp.types import (
+    CallToolResult,
+    ElicitRequestParams,
+    ElicitResult,
+    ErrorData,
+    TextContent,
+    Tool,
+)
 
 from hookwright.runtime.mcp.config import ServerConfig
+from hookwright.services import McpToolReply
+
+#: Answers a server's elicitation request: (server name, the request) -> the answer.
+ElicitHandler = Callable[[str, ElicitRequestParams], Awaitable[ElicitResult]]
+#: Receives a runtime event: (kind, PascalCase payload fields plus `source` and `severity`).
+Observer = Callable[[str, dict[str, Any]], None]
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
 DEFAULT_TOOL_TIMEOUT = 600.0
@@ -46,25 +66,77 @@ def _millis(name: str, default: float) -> float:
     return value / 1000 if value > 0 else default
 
 
+def _ignore(kind: str, fields: dict[str, Any]) -> None:
+    return None
+
+
+def server_fields(server: ServerConfig) -> dict[str, Any]:
+    """PicoClaw's server event payload (`Server`, `Type`, `URL`, `Command`) and source."""
+    fields: dict[str, Any] = {"Server": server.name, "Type": server.transport}
+    if server.url:
+        fields["URL"] = server.url
+    if server.command:
+        fields["Command"] = server.command
+    return {**fields, "source": {"component": "mcp", "name": server.name}}
+
+
 @dataclass(slots=True)
 class Connection:
     config: ServerConfig
     session: ClientSession
     tools: list[Tool]
+    observe: Observer = _ignore
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        result: CallToolResult = await self.session.call_tool(
-            tool, arguments, read_timeout_seconds=tool_timeout()
-        )
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], timeout: float | None = None
+    ) -> CallToolResult:
+        """Call `tool`, reporting `mcp.tool.call.start` and `.end`; raises TimeoutError past
+        `timeout` seconds (default `MCP_TOOL_TIMEOUT`)."""
+        started = time.monotonic()
+        self._report("mcp.tool.call.start", tool, started, None)
+        try:
+            result: CallToolResult = await asyncio.wait_for(
+                self.session.call_tool(tool, dict(arguments)), timeout or tool_timeout()
+            )
+        except BaseException as exc:
+            self._report("mcp.tool.call.end", tool, started, _why(exc))
+            raise
+        error = (_text(result) or "error") if result.is_error else None
+        self._report("mcp.tool.call.end", tool, started, error)
         return result
+
+    def _report(self, kind: str, tool: str, started: float, error: str | None) -> None:
+        fields: dict[str, Any] = {
+            "Server": self.config.name,
+            "Tool": tool,
+            "DurationMS": int((time.monotonic() - started) * 1000),
+            "IsError": error is not None,
+            "source": {"component": "mcp", "name": self.config.name},
+            "severity": "error" if error is not None else "info",
+        }
+        if error is not None:
+            fields["Error"] = error
+        self.observe(kind, fields)
+
+
+def _text(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 class McpServers:
     """The session's servers: `start` connects each (one-line error for those that fail),
     `close` stops them."""
 
-    def __init__(self, log_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        log_dir: Path | None = None,
+        *,
+        on_elicit: ElicitHandler | None = None,
+        observe: Observer = _ignore,
+    ) -> None:
         self._log_dir = log_dir
+        self.on_elicit = on_elicit
+        self.observe = observe
         self._stops: list[asyncio.Event] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.connections: list[Connection] = []
@@ -76,6 +148,7 @@ class McpServers:
     async def _start_one(self, server: ServerConfig) -> str | None:
         ready: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
+        self.observe("mcp.server.connecting", server_fields(server))
         task = asyncio.create_task(self._hold(server, ready, stop))
         try:
             connection = await asyncio.wait_for(asyncio.shield(ready), startup_timeout())
@@ -84,28 +157,66 @@ class McpServers:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
-            return (
-                f"error: MCP server {server.name!r} ({server.source}) failed to start: {_why(exc)}"
-            )
+            why = _why(exc)
+            failed = {**server_fields(server), "ToolCount": 0, "Error": why, "severity": "error"}
+            self.observe("mcp.server.failed", failed)
+            return f"error: MCP server {server.name!r} ({server.source}) failed to start: {why}"
         self._stops.append(stop)
         self._tasks.append(task)
         self.connections.append(connection)
+        for tool in connection.tools:
+            self.observe("mcp.tool.discovered", {**server_fields(server), "Tool": tool.name})
+        connected = {**server_fields(server), "ToolCount": len(connection.tools)}
+        self.observe("mcp.server.connected", connected)
         return None
+
+    def connection(self, server: str) -> Connection | None:
+        """The connected server of that name (Claude Code's, e.g. ``plugin:<p>:<s>``)."""
+        return next((c for c in self.connections if c.config.name == server), None)
+
+    async def call_for_hook(
+        self, server: str, tool: str, arguments: Mapping[str, Any], timeout: float
+    ) -> McpToolReply:
+        """An `mcp_tool` hook's call (`hookwright.services.McpToolCaller`)."""
+        connection = self.connection(server)
+        if connection is None:
+            raise LookupError(server)
+        result = await connection.call(tool, arguments, timeout)
+        return McpToolReply(_text(result), bool(result.is_error))
+
+    async def _elicit(self, server: str, params: ElicitRequestParams) -> ElicitResult | ErrorData:
+        if self.on_elicit is None:
+            return ErrorData(code=-32600, message="Elicitation not supported")
+        try:
+            return await self.on_elicit(server, params)
+        except Exception as exc:
+            return ErrorData(code=-32603, message=f"elicitation failed: {_why(exc)}")
 
     async def _hold(
         self, server: ServerConfig, ready: asyncio.Future[Connection], stop: asyncio.Event
     ) -> None:
         try:
-            async with _open(server, self._log_dir) as session:
+            async with _open(server, self._log_dir, self._elicitation_for(server)) as session:
                 await session.initialize()
                 listed = await session.list_tools()
-                ready.set_result(Connection(server, session, list(listed.tools)))
+                ready.set_result(Connection(server, session, list(listed.tools), self.observe))
                 await stop.wait()
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError("stopped"))
             if not isinstance(exc, Exception):
                 raise
+
+    def _elicitation_for(self, server: ServerConfig) -> Any:
+        if self.on_elicit is None:
+            return None
+
+        async def answer(
+            context: ClientRequestContext, params: ElicitRequestParams
+        ) -> ElicitResult | ErrorData:
+            return await self._elicit(server.name, params)
+
+        return answer
 
     async def close(self) -> None:
         for stop in self._stops:
@@ -119,12 +230,14 @@ class McpServers:
 
 
 @asynccontextmanager
-async def _open(server: ServerConfig, log_dir: Path | None) -> AsyncIterator[ClientSession]:
+async def _open(
+    server: ServerConfig, log_dir: Path | None, elicitation: Any
+) -> AsyncIterator[ClientSession]:
     if server.transport == "http":
         async with (
             httpx2.AsyncClient(headers=dict(server.headers), timeout=startup_timeout()) as http,
             streamable_http_client(server.url, http_client=http) as (read, write),
-            ClientSession(read, write) as session,
+            ClientSession(read, write, elicitation_callback=elicitation) as session,
         ):
             yield session
         return
@@ -137,7 +250,7 @@ async def _open(server: ServerConfig, log_dir: Path | None) -> AsyncIterator[Cli
     with _errlog(log_dir, server.name) as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
+            ClientSession(read, write, elicitation_callback=elicitation) as session,
         ):
             yield session
 

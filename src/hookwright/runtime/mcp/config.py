@@ -1,13 +1,16 @@
 """Which MCP servers a session connects to, read the way Claude Code reads them: the user's
 `~/.claude.json` (`mcpServers`, then the project's entry under `projects`), the project's
 `.mcp.json` (only once the folder is trusted), then each `--mcp-config FILE`; a later source
-replaces a server of the same name."""
+replaces a server of the same name. Enabled plugins' servers come after, named
+``plugin:<plugin>:<server>`` (so their tools are ``mcp__plugin_<plugin>_<server>__<tool>``),
+with ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PLUGIN_DATA}`` replaced in their command, args,
+env, url and headers."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,17 @@ class ServerConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PluginServers:
+    """The `mcpServers` object one plugin declares in `file`."""
+
+    plugin: str
+    root: Path
+    data_dir: Path
+    file: Path
+    entries: Any
+
+
+@dataclass(frozen=True, slots=True)
 class ServerSet:
     servers: tuple[ServerConfig, ...]
     problems: tuple[str, ...]
@@ -41,6 +55,7 @@ def load_servers(
     *,
     project_trusted: bool,
     config_files: Sequence[Path] = (),
+    plugins: Sequence[PluginServers] = (),
 ) -> ServerSet:
     chosen: dict[str, ServerConfig] = {}
     problems: list[str] = []
@@ -65,7 +80,47 @@ def load_servers(
             server = _parse_server(str(name), entry, path, project_dir, problems)
             if server is not None:
                 chosen[server.name] = server
+    for declared in plugins:
+        for server in _plugin_servers(declared, project_dir, problems):
+            chosen.setdefault(server.name, server)
     return ServerSet(tuple(chosen.values()), tuple(problems))
+
+
+def _plugin_servers(
+    declared: PluginServers, project_dir: Path, problems: list[str]
+) -> list[ServerConfig]:
+    if not isinstance(declared.entries, dict):
+        problems.append(f"error: {declared.file}: mcpServers must be an object")
+        return []
+    values = {
+        "CLAUDE_PLUGIN_ROOT": str(declared.root),
+        "CLAUDE_PLUGIN_DATA": str(declared.data_dir),
+    }
+    found: list[ServerConfig] = []
+    for name, entry in declared.entries.items():
+        server = _parse_server(
+            f"plugin:{declared.plugin}:{name}", entry, declared.file, project_dir, problems
+        )
+        if server is not None:
+            found.append(_with_plugin_values(server, values))
+    return found
+
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace(f"${{{key}}}", value)
+    return text
+
+
+def _with_plugin_values(server: ServerConfig, values: Mapping[str, str]) -> ServerConfig:
+    return replace(
+        server,
+        command=_fill(server.command, values),
+        args=tuple(_fill(arg, values) for arg in server.args),
+        env={**values, **{k: _fill(v, values) for k, v in server.env.items()}},
+        url=_fill(server.url, values),
+        headers={k: _fill(v, values) for k, v in server.headers.items()},
+    )
 
 
 def _read_json(path: Path, problems: list[str], *, required: bool = False) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Measured in Claude Code 2.1.240: the tool is `mcp__<server>__<tool>`; hooks' `tool_input` is
 the model's arguments as they are; a result with `structuredContent` reaches the model and
 PostToolUse `tool_response` as that object in compact JSON (a string); otherwise
-`tool_response` is the list of content blocks and the model reads their text."""
+`tool_response` is the list of content blocks and the model receives them as blocks."""
 
 from __future__ import annotations
 
@@ -61,4 +61,5 @@ def tool_output(result: CallToolResult) -> ToolOutput:
     blocks = [
         block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
     ]
-    return ToolOutput(content=text, data=blocks)
+    parts = tuple(texts) if len(texts) == len(result.content) else None
+    return ToolOutput(content=text, data=blocks, parts=parts)

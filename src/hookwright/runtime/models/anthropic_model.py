@@ -164,10 +164,14 @@ def _tool_result(message: Message, index: int) -> Block:
     tool_call_id = message.get("tool_call_id")
     if not tool_call_id:
         raise ModelError("invalid_request", f"messages[{index}].tool_call_id: missing")
+    content = message.get("content")
     block: Block = {
         "type": "tool_result",
         "tool_use_id": tool_call_id,
-        "content": _text(message.get("content"), index),
+        # A list of text parts (an MCP result's blocks) stays a list of blocks, as in Claude Code.
+        "content": _text_blocks(content, index)
+        if isinstance(content, list)
+        else _text(content, index),
     }
     if message.get("is_error") is True:
         block["is_error"] = True

@@ -36,7 +36,9 @@ class ToolOutput:
 
     `content` is what the model reads; `data` is the structured `tool_response` hooks receive
     (Claude Code's per-tool shapes); `error` is the PostToolUseFailure `error` string; `cwd`
-    is the shell's working directory after the call when the tool tracks it (Bash).
+    is the shell's working directory after the call when the tool tracks it (Bash); `parts`,
+    when set, are the text blocks the model receives one by one (an MCP tool's content
+    blocks, as Claude Code passes them), `content` being their text joined by newlines.
     """
 
     content: str
@@ -44,6 +46,7 @@ class ToolOutput:
     data: Any = None
     error: str | None = None
     cwd: Path | None = None
+    parts: tuple[str, ...] | None = None
 
 
 class ToolInputError(ValueError):

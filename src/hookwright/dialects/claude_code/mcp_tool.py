@@ -1,0 +1,101 @@
+"""`mcp_tool` hooks (spec §1.3, §4.4): call a tool of a connected MCP server and read its text
+answer the way a command hook's stdout is read (JSON output fields, or plain text).
+
+The hook's `input` is sent with every ``${path.into.hook_input}`` in its string values (at any
+depth) replaced by the value at that dotted path of the hook's input JSON: a string as it is,
+anything else as compact JSON, a missing path as the empty string. A server that is not
+connected, a call that fails and a result the server marks as an error are non-blocking
+errors naming the hook; a call past the timeout is cancelled and decides nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hookwright.dialects.claude_code.codec import decode_command, parse_json_object
+from hookwright.dialects.claude_code.config import McpToolHook
+from hookwright.dialects.claude_code.limits import cap_result, output_dir
+from hookwright.dialects.claude_code.notes import attach_notes
+from hookwright.dialects.claude_code.stdin import encode_input
+from hookwright.events import HookInput
+from hookwright.results import HookResult, Status
+from hookwright.spec import RunContext
+
+_PLACEHOLDER = re.compile(r"\$\{([^{}]*)\}")
+_MISSING = object()
+
+
+def hook_label(config: McpToolHook) -> str:
+    """How the hook is named in messages: ``<server>/<tool>``."""
+    return f"{config.server}/{config.tool}"
+
+
+def _lookup(data: Any, path: str) -> Any:
+    value = data
+    for part in path.strip().split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def _text(value: Any) -> str:
+    if value is _MISSING or value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def substitute(value: Any, hook_input: Mapping[str, Any]) -> Any:
+    """`value` with every ``${path}`` in its strings replaced from `hook_input`."""
+    if isinstance(value, str):
+        return _PLACEHOLDER.sub(lambda m: _text(_lookup(hook_input, m.group(1))), value)
+    if isinstance(value, Mapping):
+        return {key: substitute(item, hook_input) for key, item in value.items()}
+    if isinstance(value, list):
+        return [substitute(item, hook_input) for item in value]
+    return value
+
+
+class McpToolHandler:
+    def __init__(self, config: McpToolHook, *, home: Path, timeout: float) -> None:
+        self.config = config
+        self.home = home
+        self.timeout = timeout
+
+    def _failed(self, why: str, status: Status = Status.error) -> HookResult:
+        return HookResult(status=status, error=f"mcp_tool hook {hook_label(self.config)}: {why}")
+
+    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+        caller = ctx.services.mcp
+        config = self.config
+        if caller is None:
+            return self._failed(f"MCP server {config.server!r} is not connected")
+        arguments = substitute(config.input, encode_input(inp))
+        timeout = ctx.timeout if ctx.timeout is not None else self.timeout
+        try:
+            reply = await caller(config.server, config.tool, arguments, timeout)
+        except LookupError:
+            return self._failed(f"MCP server {config.server!r} is not connected")
+        except TimeoutError:
+            return self._failed(f"no answer within {timeout:g} s", Status.timeout)
+        except Exception as exc:
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return self._failed(f"the call failed: {detail}")
+        if reply.is_error:
+            first = reply.text.strip().splitlines()[0] if reply.text.strip() else "no text"
+            return self._failed(f"the tool returned an error: {first}")
+        result = decode_command(
+            inp, exit_code=0, stdout=reply.text, stderr="", label=hook_label(config)
+        )
+        capped = cap_result(result, output_dir(self.home))
+        plain = parse_json_object(reply.text) is None
+        return attach_notes(inp, capped, command=hook_label(config), plain=plain)

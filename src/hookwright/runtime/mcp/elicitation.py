@@ -1,0 +1,141 @@
+"""A server's request for user input, answered as Claude Code 2.1.240 answers it (measured):
+
+1. `Elicitation` fires (`mcp_server_name`, `message`, `mode`, and `url` and `elicitation_id`
+   for a URL request or `requested_schema` for a form). A hook that blocks declines; a hook
+   whose output has an `action` answers (with its `content`). Either way the answer goes back
+   at once: no ElicitationResult, no Notification.
+2. Otherwise the person answers: with a terminal (`ask`), a `Notification`
+   (`elicitation_dialog`, or `elicitation_url_dialog` for a URL) fires and the question is
+   shown; without one the request is cancelled, as in `claude -p`.
+3. `ElicitationResult` fires with that answer (`mode`, `action`, `content`); a block makes it
+   decline, a hook's `action`/`content` replace it.
+4. A `Notification` `elicitation_response` (``Elicitation response for server "<server>":
+   <action>``) fires, and the answer goes back to the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult
+
+from hookwright.host import Event, HookSession
+
+ACTIONS = ("accept", "decline", "cancel")
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationRequest:
+    """What a server asks the person: a form (`requested_schema`) or a URL to visit."""
+
+    server: str
+    message: str
+    mode: str = "form"
+    url: str | None = None
+    elicitation_id: str | None = None
+    requested_schema: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationReply:
+    action: str
+    content: Mapping[str, Any] | None = None
+
+
+AskElicitation = Callable[[ElicitationRequest], Awaitable[ElicitationReply]]
+"""Asks the person (a terminal, a web page); returns their answer."""
+
+
+#: The keys Claude Code keeps of a form's schema and of each field, in its order (measured:
+#: ``{"type", "properties", "required"}``; a field ``{"type", "title", ...}``; others dropped).
+_SCHEMA_KEYS = ("type", "properties", "required")
+_FIELD_KEYS = (
+    "type",
+    "title",
+    "description",
+    "minLength",
+    "maxLength",
+    "format",
+    "minimum",
+    "maximum",
+    "enum",
+    "enumNames",
+    "oneOf",
+    "items",
+    "default",
+)
+
+
+def claude_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A form's `requested_schema` as Claude Code hands it to hooks."""
+    shaped = {key: schema[key] for key in _SCHEMA_KEYS if key in schema}
+    properties = shaped.get("properties")
+    if isinstance(properties, Mapping):
+        shaped["properties"] = {
+            name: {k: field[k] for k in _FIELD_KEYS if k in field}
+            if isinstance(field, Mapping)
+            else field
+            for name, field in properties.items()
+        }
+    return shaped
+
+
+def request_of(server: str, params: ElicitRequestParams) -> ElicitationRequest:
+    if isinstance(params, ElicitRequestURLParams):
+        return ElicitationRequest(server, params.message, "url", params.url, params.elicitation_id)
+    schema = claude_schema(params.requested_schema)
+    return ElicitationRequest(server, params.message, "form", requested_schema=schema)
+
+
+def _payload(request: ElicitationRequest) -> dict[str, Any]:
+    fields = {
+        "mcp_server_name": request.server,
+        "message": request.message,
+        "mode": request.mode,
+        "url": request.url,
+        "elicitation_id": request.elicitation_id,
+        "requested_schema": dict(request.requested_schema) if request.requested_schema else None,
+    }
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def _reply(action: str | None, content: Mapping[str, Any] | None) -> ElicitationReply:
+    chosen = action if action in ACTIONS else "decline"
+    return ElicitationReply(chosen, content if chosen == "accept" else None)
+
+
+async def elicit(
+    hooks: HookSession, request: ElicitationRequest, ask: AskElicitation | None
+) -> ElicitationReply:
+    """The answer for `request` after the hooks and, when they leave it open, the person."""
+    decided = await hooks.elicitation(Event.Elicitation, **_payload(request))
+    if decided.action is not None:
+        return _reply(decided.action, decided.content)
+    if ask is None:
+        reply = ElicitationReply("cancel")
+    else:
+        kind = "elicitation_url_dialog" if request.mode == "url" else "elicitation_dialog"
+        await hooks.notification(kind, request.message)
+        reply = await ask(request)
+    result: dict[str, Any] = {"mcp_server_name": request.server, "mode": request.mode}
+    if request.elicitation_id:
+        result["elicitation_id"] = request.elicitation_id
+    result["action"] = reply.action
+    if reply.content is not None:
+        result["content"] = dict(reply.content)
+    override = await hooks.elicitation(Event.ElicitationResult, **result)
+    if override.action is not None or override.content is not None:
+        reply = _reply(
+            override.action or reply.action,
+            override.content if override.content is not None else reply.content,
+        )
+    message = f'Elicitation response for server "{request.server}": {reply.action}'
+    await hooks.notification("elicitation_response", message)
+    return reply
+
+
+def to_result(reply: ElicitationReply) -> ElicitResult:
+    content = dict(reply.content) if reply.content is not None else None
+    return ElicitResult(action=reply.action, content=content)  # type: ignore[arg-type]
