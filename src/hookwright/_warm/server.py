@@ -28,6 +28,7 @@ import dataclasses  # noqa: E402,F401
 import datetime  # noqa: E402,F401
 import fnmatch  # noqa: E402,F401
 import functools  # noqa: E402,F401
+import gc  # noqa: E402
 import glob  # noqa: E402,F401
 import hashlib  # noqa: E402,F401
 import importlib.machinery  # noqa: E402
@@ -67,6 +68,7 @@ _KNOWN_MAIN_KEYS = frozenset(
     )
 )
 _MAX_REQUEST = 1 << 17
+_TEMPLATE_MODULES: frozenset[str] = frozenset()
 
 
 class _Job:
@@ -217,22 +219,33 @@ def _run(job: _Job, template: _Template) -> None:
         code = compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
         _report(exc, None)
-        raise SystemExit(1) from None
+        _finish(1, namespace)
     try:
         exec(code, namespace)
-    except SystemExit:
-        raise
+    except SystemExit as exc:
+        _finish(_exit_status(exc), namespace)
     except BaseException as exc:
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code is not code:
             tb = tb.tb_next
         _report(exc, tb)
-        if isinstance(exc, KeyboardInterrupt):
-            _exit_by_sigint()
-        raise SystemExit(1) from None
+        _finish(1, namespace, by_sigint=isinstance(exc, KeyboardInterrupt))
+    _finish(0, namespace)
 
 
-def _report(exc: BaseException, tb: "types.TracebackType | None") -> None:
+def _exit_status(exc: SystemExit) -> int:
+    """What the interpreter makes of an uncaught SystemExit (`_Py_HandleSystemExit`)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    with contextlib.suppress(Exception):
+        sys.stderr.write(str(code) + "\n")
+    return 1
+
+
+def _report(exc: BaseException, tb: types.TracebackType | None) -> None:
     """What `PyErr_Print` does for an uncaught exception at the top level."""
     exc.__traceback__ = tb
     sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
@@ -244,17 +257,44 @@ def _report(exc: BaseException, tb: "types.TracebackType | None") -> None:
         traceback.print_exc()
 
 
-def _exit_by_sigint() -> None:
-    """An uncaught KeyboardInterrupt ends the process by SIGINT, after finalisation's work."""
+def _flush_std() -> bool:
+    ok = True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except Exception:
+            ok = ok and stream is not sys.stdout
+    return ok
+
+
+def _finish(status: int, namespace: dict[str, typing.Any], *, by_sigint: bool = False) -> None:
+    """End the process as `Py_FinalizeEx` would, in its order, then exit at once.
+
+    Threads are joined, atexit handlers run and the std streams flushed (a failed stdout
+    flush makes the status 120); then the hook's own objects are released (its ``__main__``
+    and the modules it imported, so files it left open are flushed and closed and finalizers
+    run) and collected. The template's modules are not torn down: that would only touch
+    every page inherited from the template, which is what made a warm run slow.
+    """
     threading._shutdown()  # type: ignore[attr-defined]
     import atexit
 
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGINT)
+    if not _flush_std():
+        status = 120
+    for name in [name for name in sys.modules if name not in _TEMPLATE_MODULES]:
+        module = sys.modules.pop(name, None)
+        if module is not None and name != "__main__":
+            with contextlib.suppress(Exception):
+                module.__dict__.clear()
+    namespace.clear()
+    gc.collect()
+    _flush_std()
+    if by_sigint:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(status & 0xFF)
 
 
 def _main() -> None:
@@ -270,6 +310,9 @@ def _main() -> None:
     if fingerprint is None:
         return
     template = _Template(control)
+    global _TEMPLATE_MODULES
+    _TEMPLATE_MODULES = frozenset(sys.modules)
+    gc.freeze()
     job = template.serve()
     if job is not None:
         _run(job, template)

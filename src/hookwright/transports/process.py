@@ -336,9 +336,13 @@ def _spawn_error(args: list[str], cwd: str | Path | None, exc: OSError) -> str:
     return f"cannot start {args[0]}: {exc}"
 
 
+#: A started process: itself, its closer, its exit future and the stdin bytes left to write.
+_Begun = tuple[_Child, Callable[[], None], asyncio.Future[None], bytes]
+
+
 async def _spawn(
     args: list[str], cwd: str | Path | None, env: dict[str, str], stdin_data: bytes
-) -> tuple[_Child, Callable[[], None], asyncio.Future[None]] | str:
+) -> _Begun | str:
     """Start `args` in a new session: the process, its closer and exit future, or why not."""
     loop = asyncio.get_running_loop()
     popen_options: dict[str, Any] = {
@@ -364,7 +368,7 @@ async def _spawn(
             f"stdin: {debug.short(stdin_data) or '(empty)'}",
         )
     proc = asyncio.subprocess.Process(transport, protocol, loop)
-    return proc, transport.close, protocol.exited
+    return proc, transport.close, protocol.exited, stdin_data
 
 
 async def _start(
@@ -375,10 +379,10 @@ async def _start(
     env: dict[str, str],
     stdin_data: bytes,
     warm: WarmPython | None,
-) -> tuple[_Child, Callable[[], None], asyncio.Future[None]] | str:
+) -> _Begun | str:
     """Fork `args` warm when `warm` takes it (a plain Python script run), else spawn it."""
     if warm is not None:
-        child = await warm.launch(args, shell=shell, env=env, cwd=cwd)
+        child = await warm.launch(args, shell=shell, env=env, cwd=cwd, stdin_data=stdin_data)
         if child is not None:
             if debug.state.on:
                 debug.trace(
@@ -386,7 +390,7 @@ async def _start(
                     f"{debug.short(args)} in {cwd or os.getcwd()}, pid {child.pid} (warm); "
                     f"stdin: {debug.short(stdin_data) or '(empty)'}",
                 )
-            return child, child.close, child.exited
+            return child, child.close, child.exited, child.unsent
     return await _spawn(args, cwd, env, stdin_data)
 
 
@@ -433,7 +437,7 @@ async def run_process(
             duration_ms=(time.monotonic() - started) * 1000.0,
         )
         return _traced(failed)
-    proc, close, exited = begun
+    proc, close, exited, stdin_data = begun
     detach: asyncio.Future[None] = loop.create_future()
     run = _Run(
         proc=proc,

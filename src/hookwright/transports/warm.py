@@ -194,6 +194,8 @@ class WarmProcess:
         self._channel: socket.socket | None = None
         self._transports: list[asyncio.BaseTransport] = []
         self._files: list[Any] = []
+        #: The stdin bytes still to write (what did not fit the pipe before the fork).
+        self.unsent = b""
         self._watch: asyncio.Task[None] | None = None
 
     def started(self, pid: int, channel: socket.socket, pending: bytes) -> None:
@@ -281,19 +283,27 @@ class WarmPython:
         return not self._closed and _switched_on(self.enabled)
 
     async def launch(
-        self, args: list[str], *, shell: bool, env: dict[str, str], cwd: str | Path | None
+        self,
+        args: list[str],
+        *,
+        shell: bool,
+        env: dict[str, str],
+        cwd: str | Path | None,
+        stdin_data: bytes = b"",
     ) -> WarmProcess | None:
-        """Start `args` (``[shell, "-c", command]`` or an argv) warm, or None to spawn it."""
+        """Start `args` (``[shell, "-c", command]`` or an argv) warm, or None to spawn it;
+        `stdin_data` starts filling its stdin (`WarmProcess.unsent` is the rest)."""
         if not self.on:
             return None
+        cwd = str(cwd or os.getcwd())
         try:
-            return await self._launch(args, shell=shell, env=env, cwd=str(cwd or os.getcwd()))
+            return await self._launch(args, shell=shell, env=env, cwd=cwd, stdin_data=stdin_data)
         except Exception:
             log.exception("warm Python runner failed; spawning")
             return None
 
     async def _launch(
-        self, args: list[str], *, shell: bool, env: dict[str, str], cwd: str
+        self, args: list[str], *, shell: bool, env: dict[str, str], cwd: str, stdin_data: bytes
     ) -> WarmProcess | None:
         words = shell_words(args[2]) if shell else [Word(arg, arg) for arg in args]
         if words is None or not os.path.isdir(cwd):
@@ -318,7 +328,7 @@ class WarmPython:
             "script": invocation.script,
             "path0": os.path.dirname(os.path.realpath(os.path.join(cwd, invocation.script))),
         }
-        child = await _fork(server, json.dumps(request).encode())
+        child = await _fork(server, json.dumps(request).encode(), stdin_data)
         if child is None:
             self.declined += 1
         else:
@@ -438,7 +448,7 @@ async def _read_reply(loop: asyncio.AbstractEventLoop, channel: socket.socket) -
     return json.loads(line), rest
 
 
-async def _fork(server: _Server, request: bytes) -> WarmProcess | None:
+async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProcess | None:
     """Ask `server` to fork a run of `request`; None when nothing was started."""
     if len(request) > _MAX_REQUEST:
         return None
@@ -452,6 +462,7 @@ async def _fork(server: _Server, request: bytes) -> WarmProcess | None:
     try:
         with adoption.starting():
             try:
+                child.unsent = _prefill(stdin_w, stdin_data)
                 await child.attach(loop, (stdin_w, out_r, err_r))
                 sent = server.send(request, [theirs.fileno(), stdin_r, out_w, err_w])
             finally:
@@ -474,3 +485,14 @@ async def _fork(server: _Server, request: bytes) -> WarmProcess | None:
         return None
     child.started(pid, ours, pending)
     return child
+
+
+def _prefill(fd: int, data: bytes) -> bytes:
+    """Write what the stdin pipe takes without blocking before the process exists (it reads
+    the same bytes either way); the rest is fed as for a spawned process."""
+    os.set_blocking(fd, False)
+    try:
+        written = os.write(fd, data) if data else 0
+    except BlockingIOError:
+        written = 0
+    return data[written:]
