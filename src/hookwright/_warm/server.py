@@ -95,21 +95,26 @@ class _Template:
         self.buffered = not getattr(sys.stdout, "write_through", False)
 
     def serve(self) -> "_Job | None":
-        """Until the engine hangs up: None; in a forked child: its job."""
-        while True:
+        """Until the engine hangs up and every run has ended: None; in a forked child: its
+        job."""
+        listening = True
+        while listening or self.runs:
             for fd, _events in self.poller.poll():
-                if fd == self.control.fileno():
+                if listening and fd == self.control.fileno():
                     try:
                         msg, fds, _flags, _addr = socket.recv_fds(self.control, _MAX_REQUEST, 4)
                     except InterruptedError:
                         continue
                     if not msg and not fds:
-                        return None
+                        listening = False
+                        self.poller.unregister(fd)
+                        continue
                     job = self.start(msg, fds)
                     if job is not None:
                         return job
-                else:
+                elif fd in self.runs:
                     self.reap(fd)
+        return None
 
     def start(self, msg: bytes, fds: "list[int]") -> "_Job | None":
         if len(fds) != 4:
@@ -188,7 +193,7 @@ def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
     ]
     sys.stdin, sys.stdout, sys.stderr = streams
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
-    path = os.path.abspath(job.script)
+    path = job.script if os.path.isabs(job.script) else os.path.join(os.getcwd(), job.script)
     namespace: dict[str, typing.Any] = {}
     fresh: dict[str, typing.Any] = {
         "__name__": "__main__",

@@ -256,7 +256,7 @@ class _Run:
         return ProcessOutcome(
             exit_code=None if killed else _exit_code(self.proc.returncode),
             stdout=self.stdout.text(),
-            stderr=self.stderr.text(),
+            stderr=self.stderr.text() + ("" if killed else getattr(self.proc, "shell_note", "")),
             stdout_truncated=self.stdout.truncated,
             timed_out=timed_out,
             duration_ms=(time.monotonic() - self.started) * 1000.0,

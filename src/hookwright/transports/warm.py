@@ -26,6 +26,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -44,10 +45,10 @@ SWITCH = "HOOKWRIGHT_WARM_PYTHON"
 _OFF = frozenset(("0", "false", "no", "off"))
 _SERVER = Path(__file__).resolve().parent.parent / "_warm" / "server.py"
 _STARTUP_PREFIXES = ("PYTHON", "LC_", "LD_")
-_STARTUP_NAMES = frozenset(("LANG", "LANGUAGE", "HOME", "TZ"))
+_STARTUP_NAMES = frozenset(("LANG", "LANGUAGE", "TZ"))
 #: Variables whose value the shell itself may act on (`_` and `PWD` are set by it).
 _SHELL_SENSITIVE = frozenset(("PWD", "OLDPWD", "SHLVL", "_", "PATH", "IFS", "POSIXLY_CORRECT"))
-_STARTUP = '(k.startswith(("PYTHON","LC_","LD_")) or k in ("LANG","LANGUAGE","HOME","TZ"))'
+_STARTUP = '(k.startswith(("PYTHON","LC_","LD_")) or k in ("LANG","LANGUAGE","TZ"))'
 FINGERPRINT = (
     '{"exe":sys.executable,"version":sys.version,"impl":sys.implementation.name,'
     '"path":path_tail,"flags":list(sys.flags),'
@@ -65,6 +66,7 @@ FINGERPRINT = (
 _PROBE = (
     "import sys,os,json\npath_tail=sys.path[1:]\n"
     'sys.stdout.write(json.dumps({"env":list(os.environ.items()),'
+    '"wrapped":os.getpgid(0)!=os.getpid(),'
     f'"argv0":sys.orig_argv[0],"fingerprint":{FINGERPRINT}}}))'
 )
 _PROBE_TIMEOUT = 10.0
@@ -89,6 +91,9 @@ class _Probe:
     changed: tuple[tuple[str, str | None], ...]
     argv0: str
     fingerprint: Any
+    #: The shell forks the interpreter rather than exec it (dash), so it reports a death by
+    #: signal on stderr as the shell does.
+    wrapped: bool
 
     def environment(self, env: Mapping[str, str]) -> list[list[str]] | None:
         if any(env.get(name) != value for name, value in self.changed):
@@ -101,13 +106,14 @@ def _read_probe(output: str, env: Mapping[str, str]) -> _Probe | None:
         data = json.loads(output)
         seen = [(str(k), str(v)) for k, v in data["env"]]
         argv0, fingerprint = str(data["argv0"]), data["fingerprint"]
+        wrapped = data["wrapped"] is True
     except (ValueError, KeyError, TypeError):
         return None
     ordered = tuple((k, None if env.get(k) == v else v) for k, v in seen)
     names = {k for k, _v in seen}
     changed = {k: env.get(k) for k, v in ordered if v is not None}
     changed.update({k: env[k] for k in env if k not in names})
-    return _Probe(ordered, tuple(changed.items()), argv0, fingerprint)
+    return _Probe(ordered, tuple(changed.items()), argv0, fingerprint, wrapped)
 
 
 class _Server:
@@ -166,12 +172,14 @@ class _Server:
             return False
         return True
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """Hang up; the server exits once the runs it forked have ended. With `wait`, wait
+        for it (killing it after two seconds)."""
         self.dead = True
         if self.control is not None:
             self.control.close()
         proc = self.proc
-        if proc is not None:
+        if proc is not None and wait:
             try:
                 proc.wait(timeout=2.0)
             except subprocess.TimeoutExpired:
@@ -196,6 +204,10 @@ class WarmProcess:
         self._files: list[Any] = []
         #: The stdin bytes still to write (what did not fit the pipe before the fork).
         self.unsent = b""
+        #: Whether a shell would have stood between the engine and the interpreter.
+        self.wrapped = False
+        #: What that shell would have added to stderr (a death by signal), unless we killed it.
+        self.shell_note = ""
         self._watch: asyncio.Task[None] | None = None
 
     def started(self, pid: int, channel: socket.socket, pending: bytes) -> None:
@@ -237,7 +249,10 @@ class WarmProcess:
                 if not chunk:
                     break
                 data += chunk
-            self.returncode = os.waitstatus_to_exitcode(json.loads(data)["status"])
+            status = json.loads(data)["status"]
+            self.returncode = os.waitstatus_to_exitcode(status)
+            if self.wrapped:
+                self.shell_note = _shell_note(status)
         except (OSError, ValueError, KeyError, TypeError):
             log.warning("warm Python server lost hook process %d", self.pid)
         finally:
@@ -253,6 +268,17 @@ class WarmProcess:
             pipe.close()
         if self._channel is not None:
             self._channel.close()
+
+
+def _shell_note(status: int) -> str:
+    """What sh (dash) prints when the command it waited for died of a signal."""
+    if not os.WIFSIGNALED(status):
+        return ""
+    number = os.WTERMSIG(status)
+    if number in (signal.SIGINT, signal.SIGPIPE):
+        return ""
+    name = signal.strsignal(number) or f"Signal {number}"
+    return name + (" (core dumped)" if os.WCOREDUMP(status) else "") + "\n"
 
 
 def _switched_on(enabled: bool | None) -> bool:
@@ -273,6 +299,8 @@ class WarmPython:
         self._lock = threading.Lock()
         self._probes: dict[tuple[Any, ...], _Probe] = {}
         self._servers: dict[tuple[Any, ...], _Server] = {}
+        #: Servers let go to make room, still finishing their runs.
+        self._retired: list[_Server] = []
         self._closed = False
         #: Runs forked warm and runs left to spawning after a warm attempt (for tests, bench).
         self.forked = 0
@@ -329,6 +357,8 @@ class WarmPython:
             "path0": os.path.dirname(os.path.realpath(os.path.join(cwd, invocation.script))),
         }
         child = await _fork(server, json.dumps(request).encode(), stdin_data)
+        if child is not None:
+            child.wrapped = shell and probe.wrapped
         if child is None:
             self.declined += 1
         else:
@@ -378,8 +408,10 @@ class WarmPython:
                 server = None
                 del self._servers[key]
             if server is None:
-                if self._closed or len(self._servers) >= _MAX_SERVERS:
+                if self._closed:
                     return None
+                if len(self._servers) >= _MAX_SERVERS:
+                    self._retire(next(iter(self._servers)))
                 server = self._servers[key] = _Server(executable, startup)
         deadline = time.monotonic() + _BOOT_TIMEOUT
         while not server.ready.is_set() and time.monotonic() < deadline:
@@ -388,12 +420,21 @@ class WarmPython:
             return None
         return server
 
+    def _retire(self, key: tuple[Any, ...]) -> None:
+        """Let the oldest server go (called with the lock held)."""
+        server = self._servers.pop(key)
+        if server.ready.is_set():
+            server.close(wait=False)
+        self._retired = [old for old in self._retired if old.proc and old.proc.poll() is None]
+        self._retired.append(server)
+
     def close(self) -> None:
         """Stop the servers (hook processes they forked are supervised by their runs)."""
         with self._lock:
             self._closed = True
-            servers = list(self._servers.values())
+            servers = [*self._servers.values(), *self._retired]
             self._servers.clear()
+            self._retired.clear()
             self._probes.clear()
         for server in servers:
             server.ready.wait(_BOOT_TIMEOUT)
