@@ -250,7 +250,7 @@ async def test_timeout_kills_the_group_and_leaves_no_orphan(
     assert outcome.stdout == "started\n"
     pids = [int(pid) for pid in (tmp_path / "pids").read_text().split()]
     for pid in pids:
-        eventually(lambda pid=pid: not _alive(pid))
+        assert eventually(lambda pid=pid: not _alive(pid))
 
 
 @needs_system_python
@@ -273,3 +273,29 @@ async def test_a_crashed_server_falls_back_and_restarts(
         assert restarted == spawned
     finally:
         runner.close()
+
+
+@needs_system_python
+async def test_cancelling_a_warm_run_kills_its_group(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    source = PRELUDE + (
+        "import time\nopen('pid.tmp', 'w').write(str(os.getpid()))\n"
+        "os.rename('pid.tmp', 'pid')\ntime.sleep(60)\n"
+    )
+    (tmp_path / "hook.py").write_text(source)
+    before = warm.forked
+    task = asyncio.ensure_future(
+        run_process(command="python3 hook.py", cwd=tmp_path, env=_env(isolated_home), warm=warm)
+    )
+    pid_file = tmp_path / "pid"
+    for _ in range(int(GENEROUS_BOUND / 0.02)):
+        if pid_file.exists():
+            break
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert warm.forked == before + 1
+    pid = int(pid_file.read_text())
+    assert eventually(lambda: not _alive(pid))

@@ -512,7 +512,15 @@ async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProce
                     os.close(fd)
             if not sent:
                 raise ConnectionError("the warm Python server is gone")
-            reply, pending = await asyncio.wait_for(_read_reply(loop, ours), _REPLY_TIMEOUT)
+            replied = asyncio.ensure_future(
+                asyncio.wait_for(_read_reply(loop, ours), _REPLY_TIMEOUT)
+            )
+            try:
+                reply, pending = await asyncio.shield(replied)
+            except asyncio.CancelledError:
+                replied.add_done_callback(lambda done: _kill_unwatched(done, ours))
+                child.close()
+                raise
             pid = reply.get("pid") if isinstance(reply, dict) else None
             if not isinstance(pid, int):
                 raise ConnectionError(f"the warm Python server did not fork: {reply}")
@@ -526,6 +534,16 @@ async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProce
         return None
     child.started(pid, ours, pending)
     return child
+
+
+def _kill_unwatched(replied: asyncio.Future[tuple[Any, bytes]], channel: socket.socket) -> None:
+    """A run cancelled while the server forked it: end the process group it got."""
+    channel.close()
+    with contextlib.suppress(Exception):
+        reply, _pending = replied.result()
+        pid = reply.get("pid") if isinstance(reply, dict) else None
+        if isinstance(pid, int):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def _prefill(fd: int, data: bytes) -> bytes:
