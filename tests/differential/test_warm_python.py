@@ -299,3 +299,20 @@ async def test_cancelling_a_warm_run_kills_its_group(
     assert warm.forked == before + 1
     pid = int(pid_file.read_text())
     assert eventually(lambda: not _alive(pid))
+
+
+@needs_system_python
+async def test_an_edited_script_is_checked_again(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    launch = {"command": "./hook.py arg", "env": _env(isolated_home)}
+    python = Hook("python", PRELUDE + "print(sys.argv)\n")
+    spawned, forked = await _both(
+        python, tmp_path / "run", warm, launch, shebang="#!/usr/bin/env python3\n"
+    )
+    assert forked == spawned
+    shell = Hook("shell", 'echo "shell $1"\n')
+    spawned, forked = await _both(
+        shell, tmp_path / "run", warm, launch, shebang="#!/bin/sh\n", taken=False
+    )
+    assert forked == spawned == {**spawned, "stdout": "shell arg\n"}

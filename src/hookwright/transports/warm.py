@@ -298,6 +298,7 @@ class WarmPython:
         self.enabled = enabled
         self._lock = threading.Lock()
         self._probes: dict[tuple[Any, ...], _Probe] = {}
+        self._invocations: dict[tuple[Any, ...], tuple[Invocation, str, Any]] = {}
         self._servers: dict[tuple[Any, ...], _Server] = {}
         #: Servers let go to make room, still finishing their runs.
         self._retired: list[_Server] = []
@@ -333,12 +334,10 @@ class WarmPython:
     async def _launch(
         self, args: list[str], *, shell: bool, env: dict[str, str], cwd: str, stdin_data: bytes
     ) -> WarmProcess | None:
-        words = shell_words(args[2]) if shell else [Word(arg, arg) for arg in args]
-        if words is None or not os.path.isdir(cwd):
+        checked = self._invocation(args, shell=shell, env=env, cwd=cwd)
+        if checked is None:
             return None
-        invocation = plain_invocation(words, env=env, cwd=cwd, shell=shell)
-        if invocation is None:
-            return None
+        invocation, path0 = checked
         probe = await self._probe(args, invocation, env, cwd, shell=shell)
         environment = probe.environment(env) if probe is not None else None
         if probe is None or environment is None:
@@ -354,7 +353,7 @@ class WarmPython:
             "argv": [invocation.script, *invocation.args],
             "orig_argv": [probe.argv0, invocation.script, *invocation.args],
             "script": invocation.script,
-            "path0": os.path.dirname(os.path.realpath(os.path.join(cwd, invocation.script))),
+            "path0": path0,
         }
         child = await _fork(server, json.dumps(request).encode(), stdin_data)
         if child is not None:
@@ -364,6 +363,32 @@ class WarmPython:
         else:
             self.forked += 1
         return child
+
+    def _invocation(
+        self, args: list[str], *, shell: bool, env: Mapping[str, str], cwd: str
+    ) -> tuple[Invocation, str] | None:
+        """The Python script run `args` are and its ``sys.path[0]``, or None. A command found
+        plain is remembered with the identity of its script and interpreter files, so a
+        repeated call costs two `stat` calls."""
+        if any(name.startswith("BASH_FUNC_") or name in ("BASH_ENV", "ENV") for name in env):
+            return None
+        key = (tuple(args), shell, cwd, env.get("PATH"))
+        with self._lock:
+            known = self._invocations.get(key)
+        if known is not None and _identity(known[0], cwd) == known[2]:
+            return known[0], known[1]
+        words = shell_words(args[2]) if shell else [Word(arg, arg) for arg in args]
+        if words is None or not os.path.isdir(cwd):
+            return None
+        invocation = plain_invocation(words, env=env, cwd=cwd, shell=shell)
+        if invocation is None:
+            return None
+        path0 = os.path.dirname(os.path.realpath(os.path.join(cwd, invocation.script)))
+        with self._lock:
+            if len(self._invocations) >= _MAX_PROBES:
+                self._invocations.clear()
+            self._invocations[key] = (invocation, path0, _identity(invocation, cwd))
+        return invocation, path0
 
     async def _probe(
         self,
@@ -439,6 +464,20 @@ class WarmPython:
         for server in servers:
             server.ready.wait(_BOOT_TIMEOUT)
             server.close()
+
+
+def _identity(invocation: Invocation, cwd: str) -> Any:
+    """What changes when the script or the interpreter file is replaced or edited (None
+    when either is gone: never equal to a remembered identity)."""
+    try:
+        files = (
+            os.stat(os.path.join(cwd, invocation.script)),
+            os.stat(invocation.interpreter),
+            os.lstat(os.path.join(cwd, invocation.script)),
+        )
+    except OSError:
+        return None
+    return tuple((st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, st.st_mode) for st in files)
 
 
 def _probe_fits(probe: _Probe, invocation: Invocation, *, shell: bool) -> bool:
