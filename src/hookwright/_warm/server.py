@@ -84,12 +84,19 @@ class _Job:
 
 
 class _Template:
+    """The serving loop. Each run is forked ahead of time: a *standby* child, already in a
+    session of its own with every inherited descriptor closed, waits on a socketpair for one
+    run's packet; when a request comes the template hands it over, answers the standby's
+    pid and forks the next standby, so the fork is off the run's path."""
+
     def __init__(self, control: socket.socket) -> None:
         self.control = control
         self.poller = select.poll()
         self.poller.register(control.fileno(), select.POLLIN)
-        #: pidfd -> (pid, reply channel)
-        self.runs: dict[int, tuple[int, socket.socket]] = {}
+        #: pidfd -> (pid, reply channel); a standby has no channel yet.
+        self.runs: dict[int, tuple[int, socket.socket | None]] = {}
+        #: (pidfd, the template's end of its socketpair)
+        self.standby: tuple[int, socket.socket] | None = None
         streams = (sys.stdin, sys.stdout, sys.stderr)
         self.stdio = [(s.encoding, s.errors or "strict") for s in streams]
         self.buffered = not getattr(sys.stdout, "write_through", False)
@@ -98,6 +105,9 @@ class _Template:
         """Until the engine hangs up and every run has ended: None; in a forked child: its
         job."""
         listening = True
+        job = self.prepare()
+        if job is not None:
+            return job
         while listening or self.runs:
             for fd, _events in self.poller.poll():
                 if listening and fd == self.control.fileno():
@@ -108,6 +118,7 @@ class _Template:
                     if not msg and not fds:
                         listening = False
                         self.poller.unregister(fd)
+                        self.dismiss()
                         continue
                     job = self.start(msg, fds)
                     if job is not None:
@@ -116,12 +127,74 @@ class _Template:
                     self.reap(fd)
         return None
 
+    def prepare(self) -> "_Job | None":
+        """Fork the next standby; in the standby: wait for its run and return it."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            pid = os.fork()
+        except OSError:
+            ours.close()
+            theirs.close()
+            return None
+        if pid == 0:
+            return self.wait_as_standby(ours, theirs)
+        theirs.close()
+        pidfd = os.pidfd_open(pid)
+        self.poller.register(pidfd, select.POLLIN)
+        self.runs[pidfd] = (pid, None)
+        self.standby = (pidfd, ours)
+        return None
+
+    def wait_as_standby(self, ours: socket.socket, theirs: socket.socket) -> "_Job | None":
+        os.setsid()
+        for sock in (ours, self.control, *(c for _p, c in self.runs.values() if c is not None)):
+            sock.detach()
+        self.runs.clear()
+        keep = theirs.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 3)
+            job = _Job(json.loads(msg)) if len(fds) == 3 else None
+        except Exception:
+            job = None
+        if job is None:
+            os._exit(0)
+        self.become_child(fds, theirs)
+        return job
+
+    def dismiss(self) -> None:
+        """Let the standby go (it exits when its socket closes)."""
+        if self.standby is not None:
+            self.standby[1].close()
+            self.standby = None
+
     def start(self, msg: bytes, fds: "list[int]") -> "_Job | None":
         if len(fds) != 4:
             for fd in fds:
                 os.close(fd)
             return None
         channel = socket.socket(fileno=fds[0])
+        standby, self.standby = self.standby, None
+        handed = False
+        if standby is not None:
+            try:
+                socket.send_fds(standby[1], [msg], fds[1:])
+                handed = True
+            except OSError:
+                pass
+            standby[1].close()
+        if handed and standby is not None:
+            for fd in fds[1:]:
+                os.close(fd)
+            pid = self.runs[standby[0]][0]
+            self.runs[standby[0]] = (pid, channel)
+            _send(channel, {"pid": pid})
+            return self.prepare()
+        return self.fork_now(msg, fds, channel)
+
+    def fork_now(self, msg: bytes, fds: "list[int]", channel: socket.socket) -> "_Job | None":
+        """Fork the run directly (no standby was ready)."""
         try:
             job = _Job(json.loads(msg))
             pid = os.fork()
@@ -132,6 +205,10 @@ class _Template:
             channel.close()
             return None
         if pid == 0:
+            os.setsid()
+            for sock in (self.control, *(c for _p, c in self.runs.values() if c is not None)):
+                sock.detach()
+            self.runs.clear()
             self.become_child(fds[1:], channel)
             return job
         for fd in fds[1:]:
@@ -140,23 +217,25 @@ class _Template:
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, channel)
         _send(channel, {"pid": pid})
-        return None
+        return self.prepare()
 
     def reap(self, pidfd: int) -> None:
         pid, channel = self.runs.pop(pidfd)
         self.poller.unregister(pidfd)
         os.close(pidfd)
+        if self.standby is not None and self.standby[0] == pidfd:
+            self.dismiss()
         _pid, status = os.waitpid(pid, 0)
-        _send(channel, {"status": status})
-        channel.close()
+        if channel is not None:
+            _send(channel, {"status": status})
+            channel.close()
 
-    def become_child(self, stdio: "list[int]", channel: socket.socket) -> None:
-        os.setsid()
+    def become_child(self, stdio: "list[int]", *sockets: socket.socket) -> None:
+        """Take the run's pipes as 0, 1 and 2 and close everything else."""
         for target, fd in enumerate(stdio):
             os.dup2(fd, target)
-        for sock in (channel, self.control, *(c for _p, c in self.runs.values())):
+        for sock in sockets:
             sock.detach()
-        self.runs.clear()
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
 
 
