@@ -638,6 +638,7 @@ class HookEngine:
         self.observers.close()
         self.services.io.close()
         self.services.workers.close()
+        self.services.warm_python.close()
         with self._loop_lock:
             if self._loop_thread is not None:
                 self._loop_thread.stop()

@@ -14,6 +14,9 @@ so two sessions in one process never share a model, an inbox, an I/O loop or a c
 * `workers`: the bounded thread pool timed sync Python hooks and PicoClaw sync builtins run
   on (never the event loop's default executor); its `abandoned` and `stuck` counters show
   hooks that outlived their timeout;
+* `warm_python`: the warm runner that forks Python command hooks from a pre-started
+  interpreter instead of spawning one (`WarmPython(enabled=False)` turns it off; by default
+  ``HOOKWRIGHT_WARM_PYTHON=0`` does);
 * `workspace_access`: how hooks get at the workspace's files when the host keeps them
   elsewhere (OpenHarness command hooks and prompt files take a read lease and run in its
   root); None: the workspace folder itself;
@@ -33,6 +36,7 @@ from typing import Any, Literal, Protocol
 
 from hookwright.inbox import AsyncInbox
 from hookwright.transports.ioloop import IoLoop
+from hookwright.transports.warm import WarmPython
 from hookwright.transports.workers import WorkerPool
 
 ModelKind = Literal["prompt", "agent"]
@@ -138,6 +142,7 @@ class Services:
     workers: WorkerPool = field(default_factory=WorkerPool)
     workspace_access: WorkspaceAccess | None = None
     mcp: McpToolCaller | None = None
+    warm_python: WarmPython = field(default_factory=WarmPython)
 
 
 __all__ = [

@@ -32,13 +32,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hookwright import debug
 from hookwright.transports import adoption
 from hookwright.transports.adoption import RunMark, mark_environment
 from hookwright.transports.groups import group_alive, signal_group
 from hookwright.transports.reaper import end_leftovers
+
+if TYPE_CHECKING:
+    from hookwright.transports.warm import WarmPython
 
 log = logging.getLogger("hookwright.transports.process")
 
@@ -217,10 +220,25 @@ def _exit_code(returncode: int | None) -> int | None:
     return 128 - returncode
 
 
+class _Child(Protocol):
+    """A running hook process as `_supervise` sees it: a spawned `asyncio.subprocess.Process`
+    or one forked warm (`hookwright.transports.warm.WarmProcess`)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    stdin: asyncio.StreamWriter | None
+    stdout: asyncio.StreamReader | None
+    stderr: asyncio.StreamReader | None
+
+
 @dataclass(slots=True)
 class _Run:
-    proc: asyncio.subprocess.Process
-    transport: asyncio.SubprocessTransport
+    proc: _Child
+    close: Callable[[], None]
     exited: asyncio.Future[None]
     stdout: _Sink
     stderr: _Sink
@@ -238,7 +256,7 @@ class _Run:
         return ProcessOutcome(
             exit_code=None if killed else _exit_code(self.proc.returncode),
             stdout=self.stdout.text(),
-            stderr=self.stderr.text(),
+            stderr=self.stderr.text() + ("" if killed else getattr(self.proc, "shell_note", "")),
             stdout_truncated=self.stdout.truncated,
             timed_out=timed_out,
             duration_ms=(time.monotonic() - self.started) * 1000.0,
@@ -286,7 +304,7 @@ async def _supervise(run: _Run, stdin_data: bytes) -> ProcessOutcome:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        run.transport.close()
+        run.close()
 
 
 def _traced(outcome: ProcessOutcome) -> ProcessOutcome:
@@ -318,6 +336,64 @@ def _spawn_error(args: list[str], cwd: str | Path | None, exc: OSError) -> str:
     return f"cannot start {args[0]}: {exc}"
 
 
+#: A started process: itself, its closer, its exit future and the stdin bytes left to write.
+_Begun = tuple[_Child, Callable[[], None], asyncio.Future[None], bytes]
+
+
+async def _spawn(
+    args: list[str], cwd: str | Path | None, env: dict[str, str], stdin_data: bytes
+) -> _Begun | str:
+    """Start `args` in a new session: the process, its closer and exit future, or why not."""
+    loop = asyncio.get_running_loop()
+    popen_options: dict[str, Any] = {
+        "stdin": asyncio.subprocess.PIPE,
+        "stdout": asyncio.subprocess.PIPE,
+        "stderr": asyncio.subprocess.PIPE,
+        "cwd": cwd,
+        "env": env,
+        "start_new_session": True,
+    }
+    try:
+        with adoption.starting():
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _Protocol(loop), *args, **popen_options
+            )
+            adoption.started(transport.get_pid())
+    except OSError as exc:
+        return _spawn_error(args, cwd, exc)
+    if debug.state.on:
+        debug.trace(
+            "spawn",
+            f"{debug.short(args)} in {cwd or os.getcwd()}, pid {transport.get_pid()}; "
+            f"stdin: {debug.short(stdin_data) or '(empty)'}",
+        )
+    proc = asyncio.subprocess.Process(transport, protocol, loop)
+    return proc, transport.close, protocol.exited, stdin_data
+
+
+async def _start(
+    args: list[str],
+    *,
+    shell: bool,
+    cwd: str | Path | None,
+    env: dict[str, str],
+    stdin_data: bytes,
+    warm: WarmPython | None,
+) -> _Begun | str:
+    """Fork `args` warm when `warm` takes it (a plain Python script run), else spawn it."""
+    if warm is not None:
+        child = await warm.launch(args, shell=shell, env=env, cwd=cwd, stdin_data=stdin_data)
+        if child is not None:
+            if debug.state.on:
+                debug.trace(
+                    "spawn",
+                    f"{debug.short(args)} in {cwd or os.getcwd()}, pid {child.pid} (warm); "
+                    f"stdin: {debug.short(stdin_data) or '(empty)'}",
+                )
+            return child, child.close, child.exited, child.unsent
+    return await _spawn(args, cwd, env, stdin_data)
+
+
 async def run_process(
     *,
     command: str | None = None,
@@ -329,14 +405,17 @@ async def run_process(
     timeout: float | None = None,
     max_output: int = 10_000_000,
     on_first_line: Callable[[str], bool] | None = None,
+    warm: WarmPython | None = None,
 ) -> ProcessOutcome:
     """Run one process to completion (or detachment) and return what it did.
 
     Shell form runs ``[shell, "-c", command]``; exec form runs `argv` without a shell.
     `max_output` caps each of stdout and stderr separately; output past the cap is read and
-    discarded so the child never blocks on a full pipe. Never raises for anything the child
-    does; raises ValueError for a call that names neither or both of `command` and `argv`, and
-    re-raises cancellation after killing the process group.
+    discarded so the child never blocks on a full pipe. With `warm`, a plain Python script
+    run is forked from a warm interpreter instead of spawned (the same observable process;
+    see `hookwright.transports.warm`). Never raises for anything the child does; raises
+    ValueError for a call that names neither or both of `command` and `argv`, and re-raises
+    cancellation after killing the process group.
     """
     if (command is None) == (argv is None):
         raise ValueError("run_process needs exactly one of command= or argv=")
@@ -346,40 +425,24 @@ async def run_process(
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     mark = mark_environment(env)
-    popen_options: dict[str, Any] = {
-        "stdin": asyncio.subprocess.PIPE,
-        "stdout": asyncio.subprocess.PIPE,
-        "stderr": asyncio.subprocess.PIPE,
-        "cwd": cwd,
-        "env": mark.env,
-        "start_new_session": True,
-    }
-    try:
-        with adoption.starting():
-            transport, protocol = await loop.subprocess_exec(
-                lambda: _Protocol(loop), *args, **popen_options
-            )
-            adoption.started(transport.get_pid())
-    except OSError as exc:
+    begun = await _start(
+        args, shell=command is not None, cwd=cwd, env=mark.env, stdin_data=stdin_data, warm=warm
+    )
+    if isinstance(begun, str):
         failed = ProcessOutcome(
             exit_code=None,
             stdout="",
             stderr="",
-            spawn_error=_spawn_error(args, cwd, exc),
+            spawn_error=begun,
             duration_ms=(time.monotonic() - started) * 1000.0,
         )
         return _traced(failed)
-    if debug.state.on:
-        debug.trace(
-            "spawn",
-            f"{debug.short(args)} in {cwd or os.getcwd()}, pid {transport.get_pid()}; "
-            f"stdin: {debug.short(stdin_data) or '(empty)'}",
-        )
+    proc, close, exited, stdin_data = begun
     detach: asyncio.Future[None] = loop.create_future()
     run = _Run(
-        proc=asyncio.subprocess.Process(transport, protocol, loop),
-        transport=transport,
-        exited=protocol.exited,
+        proc=proc,
+        close=close,
+        exited=exited,
         stdout=_Sink(max_output),
         stderr=_Sink(max_output),
         first=_FirstLine(on_first_line, detach) if on_first_line is not None else None,

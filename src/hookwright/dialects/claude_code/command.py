@@ -151,6 +151,7 @@ class CommandHandler:
             timeout=timeout,
             max_output=MAX_ANSWER_BYTES,
             on_first_line=is_async_declaration if detachable else None,
+            warm=ctx.services.warm_python,
         )
         return outcome, env_file
 

@@ -47,6 +47,7 @@ class CommandTransport:
                     cwd=moved(self.cwd, root, files),
                     env={**os.environ, **self.environment},
                     timeout=self.timeout,
+                    warm=services.warm_python,
                 )
         except LeaseError as exc:
             return Failure(f"Command hook could not start: {exc}")

@@ -1,0 +1,406 @@
+"""A pre-started Python interpreter that forks one process per Python command hook run.
+
+Run as ``<python> server.py <control fd> <fingerprint expression>`` by
+`hookwright.transports.warm`, with the interpreter and start-up environment of the hooks it
+serves; stdlib only, and must stay valid for every CPython 3.10+ it may be run by. The
+template (this process) never runs user code: it pre-imports the stdlib modules hooks commonly
+use, reports a fingerprint of its start-up state, then waits on the control socket (a
+socketpair end inherited from the engine, so no other process can reach it). Each request is
+one packet: the run as JSON plus four file descriptors (a reply channel, stdin, stdout,
+stderr). The template forks; the parent answers the child's pid on the channel, then its wait
+status when it exits. The child becomes a fresh session leader, takes the descriptors as 0, 1
+and 2, closes everything else, replaces its environment, cwd, argv and std streams, and runs
+the script as ``__main__``; then the interpreter finalises as a fresh process would.
+"""
+
+_MAIN_KEYS = tuple(globals())
+
+import sys  # noqa: E402
+
+del sys.path[0]
+
+import argparse  # noqa: E402,F401
+import base64  # noqa: E402,F401
+import builtins  # noqa: E402
+import collections  # noqa: E402,F401
+import contextlib  # noqa: E402
+import dataclasses  # noqa: E402,F401
+import datetime  # noqa: E402,F401
+import fnmatch  # noqa: E402,F401
+import functools  # noqa: E402,F401
+import gc  # noqa: E402
+import glob  # noqa: E402,F401
+import hashlib  # noqa: E402,F401
+import importlib.machinery  # noqa: E402
+import io  # noqa: E402
+import itertools  # noqa: E402,F401
+import json  # noqa: E402
+import os  # noqa: E402
+import pathlib  # noqa: E402,F401
+import re  # noqa: E402,F401
+import select  # noqa: E402
+import shlex  # noqa: E402,F401
+import shutil  # noqa: E402,F401
+import signal  # noqa: E402
+import socket  # noqa: E402
+import string  # noqa: E402,F401
+import subprocess  # noqa: E402,F401
+import tempfile  # noqa: E402,F401
+import textwrap  # noqa: E402,F401
+import threading  # noqa: E402
+import time  # noqa: E402,F401
+import traceback  # noqa: E402
+import types  # noqa: E402
+import typing  # noqa: E402
+import urllib.parse  # noqa: E402,F401
+
+_KNOWN_MAIN_KEYS = frozenset(
+    (
+        "__name__",
+        "__doc__",
+        "__package__",
+        "__loader__",
+        "__spec__",
+        "__annotations__",
+        "__builtins__",
+        "__file__",
+        "__cached__",
+    )
+)
+_MAX_REQUEST = 1 << 17
+_TEMPLATE_MODULES: frozenset[str] = frozenset()
+
+
+class _Job:
+    """One run, in the forked child: what to set up before running the script."""
+
+    def __init__(self, request: "dict[str, typing.Any]") -> None:
+        self.cwd: str = request["cwd"]
+        self.env: list[list[str]] = request["env"]
+        self.argv: list[str] = request["argv"]
+        self.orig_argv: list[str] = request["orig_argv"]
+        self.script: str = request["script"]
+        self.path0: str = request["path0"]
+
+
+class _Template:
+    """The serving loop. Each run is forked ahead of time: a *standby* child, already in a
+    session of its own with every inherited descriptor closed, waits on a socketpair for one
+    run's packet; when a request comes the template hands it over, answers the standby's
+    pid and forks the next standby, so the fork is off the run's path."""
+
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self.poller = select.poll()
+        self.poller.register(control.fileno(), select.POLLIN)
+        #: pidfd -> (pid, reply channel); a standby has no channel yet.
+        self.runs: dict[int, tuple[int, socket.socket | None]] = {}
+        #: (pidfd, the template's end of its socketpair)
+        self.standby: tuple[int, socket.socket] | None = None
+        streams = (sys.stdin, sys.stdout, sys.stderr)
+        self.stdio = [(s.encoding, s.errors or "strict") for s in streams]
+        self.buffered = not getattr(sys.stdout, "write_through", False)
+
+    def serve(self) -> "_Job | None":
+        """Until the engine hangs up and every run has ended: None; in a forked child: its
+        job."""
+        listening = True
+        job = self.prepare()
+        if job is not None:
+            return job
+        while listening or self.runs:
+            for fd, _events in self.poller.poll():
+                if listening and fd == self.control.fileno():
+                    try:
+                        msg, fds, _flags, _addr = socket.recv_fds(self.control, _MAX_REQUEST, 4)
+                    except InterruptedError:
+                        continue
+                    if not msg and not fds:
+                        listening = False
+                        self.poller.unregister(fd)
+                        self.dismiss()
+                        continue
+                    job = self.start(msg, fds)
+                    if job is not None:
+                        return job
+                elif fd in self.runs:
+                    self.reap(fd)
+        return None
+
+    def prepare(self) -> "_Job | None":
+        """Fork the next standby; in the standby: wait for its run and return it."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            pid = os.fork()
+        except OSError:
+            ours.close()
+            theirs.close()
+            return None
+        if pid == 0:
+            return self.wait_as_standby(ours, theirs)
+        theirs.close()
+        pidfd = os.pidfd_open(pid)
+        self.poller.register(pidfd, select.POLLIN)
+        self.runs[pidfd] = (pid, None)
+        self.standby = (pidfd, ours)
+        return None
+
+    def wait_as_standby(self, ours: socket.socket, theirs: socket.socket) -> "_Job | None":
+        os.setsid()
+        for sock in (ours, self.control, *(c for _p, c in self.runs.values() if c is not None)):
+            sock.detach()
+        self.runs.clear()
+        keep = theirs.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 3)
+            job = _Job(json.loads(msg)) if len(fds) == 3 else None
+        except Exception:
+            job = None
+        if job is None:
+            os._exit(0)
+        self.become_child(fds, theirs)
+        return job
+
+    def dismiss(self) -> None:
+        """Let the standby go (it exits when its socket closes)."""
+        if self.standby is not None:
+            self.standby[1].close()
+            self.standby = None
+
+    def start(self, msg: bytes, fds: "list[int]") -> "_Job | None":
+        if len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            return None
+        channel = socket.socket(fileno=fds[0])
+        standby, self.standby = self.standby, None
+        handed = False
+        if standby is not None:
+            try:
+                socket.send_fds(standby[1], [msg], fds[1:])
+                handed = True
+            except OSError:
+                pass
+            standby[1].close()
+        if handed and standby is not None:
+            for fd in fds[1:]:
+                os.close(fd)
+            pid = self.runs[standby[0]][0]
+            self.runs[standby[0]] = (pid, channel)
+            _send(channel, {"pid": pid})
+            return self.prepare()
+        return self.fork_now(msg, fds, channel)
+
+    def fork_now(self, msg: bytes, fds: "list[int]", channel: socket.socket) -> "_Job | None":
+        """Fork the run directly (no standby was ready)."""
+        try:
+            job = _Job(json.loads(msg))
+            pid = os.fork()
+        except Exception as exc:
+            for fd in fds[1:]:
+                os.close(fd)
+            _send(channel, {"error": repr(exc)})
+            channel.close()
+            return None
+        if pid == 0:
+            os.setsid()
+            for sock in (self.control, *(c for _p, c in self.runs.values() if c is not None)):
+                sock.detach()
+            self.runs.clear()
+            self.become_child(fds[1:], channel)
+            return job
+        for fd in fds[1:]:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        self.poller.register(pidfd, select.POLLIN)
+        self.runs[pidfd] = (pid, channel)
+        _send(channel, {"pid": pid})
+        return self.prepare()
+
+    def reap(self, pidfd: int) -> None:
+        pid, channel = self.runs.pop(pidfd)
+        self.poller.unregister(pidfd)
+        os.close(pidfd)
+        if self.standby is not None and self.standby[0] == pidfd:
+            self.dismiss()
+        _pid, status = os.waitpid(pid, 0)
+        if channel is not None:
+            _send(channel, {"status": status})
+            channel.close()
+
+    def become_child(self, stdio: "list[int]", *sockets: socket.socket) -> None:
+        """Take the run's pipes as 0, 1 and 2 and close everything else."""
+        for target, fd in enumerate(stdio):
+            os.dup2(fd, target)
+        for sock in sockets:
+            sock.detach()
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+
+
+def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
+    with contextlib.suppress(OSError):
+        channel.sendall(json.dumps(message).encode() + b"\n")
+
+
+def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> io.TextIOWrapper:
+    """A std stream as CPython's start-up creates it (`create_stdio`)."""
+    write = fd != 0
+    buffering = -1 if (buffered or not write) else 0
+    buf = open(fd, "wb" if write else "rb", buffering, None, None, None, False)  # noqa: SIM115
+    raw = buf.raw if buffering else buf  # type: ignore[attr-defined]
+    raw.name = name  # type: ignore[misc]
+    line_buffering = buffered and (raw.isatty() or fd == 2)
+    stream = io.TextIOWrapper(buf, encoding, errors, "\n", line_buffering, not buffered)
+    stream.mode = "w" if write else "r"  # type: ignore[misc]
+    return stream
+
+
+def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
+    """Turn this forked child into the fresh process the hook would have been."""
+    os.chdir(job.cwd)
+    os.environ.clear()
+    os.environ.update((name, value) for name, value in job.env)
+    sys.argv[:] = job.argv
+    sys.orig_argv[:] = job.orig_argv
+    sys.path.insert(0, job.path0)
+    names = ("<stdin>", "<stdout>", "<stderr>")
+    streams = [
+        _stream(fd, names[fd], encoding, errors, template.buffered)
+        for fd, (encoding, errors) in enumerate(template.stdio)
+    ]
+    sys.stdin, sys.stdout, sys.stderr = streams
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
+    path = job.script if os.path.isabs(job.script) else os.path.join(os.getcwd(), job.script)
+    namespace: dict[str, typing.Any] = {}
+    fresh: dict[str, typing.Any] = {
+        "__name__": "__main__",
+        "__doc__": None,
+        "__package__": None,
+        "__loader__": importlib.machinery.SourceFileLoader("__main__", path),
+        "__spec__": None,
+        "__annotations__": {},
+        "__builtins__": builtins,
+        "__file__": path,
+        "__cached__": None,
+    }
+    for key in _MAIN_KEYS:
+        namespace[key] = fresh[key]
+    main = types.ModuleType("__main__")
+    main.__dict__.clear()
+    main.__dict__.update(namespace)
+    sys.modules["__main__"] = main
+    return main.__dict__
+
+
+def _run(job: _Job, template: _Template) -> None:
+    namespace = _become(job, template)
+    path = namespace["__file__"]
+    try:
+        with open(job.script, "rb") as fh:
+            source = fh.read()
+        code = compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        _report(exc, None)
+        _finish(1, namespace)
+    try:
+        exec(code, namespace)
+    except SystemExit as exc:
+        _finish(_exit_status(exc), namespace)
+    except BaseException as exc:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code is not code:
+            tb = tb.tb_next
+        _report(exc, tb)
+        _finish(1, namespace, by_sigint=isinstance(exc, KeyboardInterrupt))
+    _finish(0, namespace)
+
+
+def _exit_status(exc: SystemExit) -> int:
+    """What the interpreter makes of an uncaught SystemExit (`_Py_HandleSystemExit`)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    with contextlib.suppress(Exception):
+        sys.stderr.write(str(code) + "\n")
+    return 1
+
+
+def _report(exc: BaseException, tb: types.TracebackType | None) -> None:
+    """What `PyErr_Print` does for an uncaught exception at the top level."""
+    exc.__traceback__ = tb
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+    if hasattr(sys, "last_exc"):
+        sys.last_exc = exc
+    try:
+        sys.excepthook(type(exc), exc, tb)
+    except BaseException:
+        traceback.print_exc()
+
+
+def _flush_std() -> bool:
+    ok = True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except Exception:
+            ok = ok and stream is not sys.stdout
+    return ok
+
+
+def _finish(status: int, namespace: dict[str, typing.Any], *, by_sigint: bool = False) -> None:
+    """End the process as `Py_FinalizeEx` would, in its order, then exit at once.
+
+    Threads are joined, atexit handlers run and the std streams flushed (a failed stdout
+    flush makes the status 120); then the hook's own objects are released (its ``__main__``
+    and the modules it imported, so files it left open are flushed and closed and finalizers
+    run) and collected. The template's modules are not torn down: that would only touch
+    every page inherited from the template, which is what made a warm run slow.
+    """
+    threading._shutdown()  # type: ignore[attr-defined]
+    import atexit
+
+    atexit._run_exitfuncs()
+    if not _flush_std():
+        status = 120
+    for name in [name for name in sys.modules if name not in _TEMPLATE_MODULES]:
+        module = sys.modules.pop(name, None)
+        if module is not None and name != "__main__":
+            with contextlib.suppress(Exception):
+                module.__dict__.clear()
+    namespace.clear()
+    gc.collect()
+    _flush_std()
+    if by_sigint:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(status & 0xFF)
+
+
+def _main() -> None:
+    control = socket.socket(fileno=int(sys.argv[1]))
+    usable = set(_MAIN_KEYS) <= _KNOWN_MAIN_KEYS and hasattr(os, "pidfd_open")
+    usable = usable and hasattr(sys, "orig_argv") and threading.active_count() == 1
+    names = {"sys": sys, "os": os, "path_tail": list(sys.path)}
+    fingerprint = eval(sys.argv[2], names) if usable else None
+    creds = control.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
+        return
+    control.sendall(json.dumps({"fingerprint": fingerprint}).encode())
+    if fingerprint is None:
+        return
+    template = _Template(control)
+    global _TEMPLATE_MODULES
+    _TEMPLATE_MODULES = frozenset(sys.modules)
+    gc.freeze()
+    job = template.serve()
+    if job is not None:
+        _run(job, template)
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,596 @@
+"""The warm runner: Python command hooks forked from a pre-started interpreter.
+
+A command hook that is a plain Python script invocation (see
+:mod:`hookwright.transports.warm_invocation`) costs an interpreter start-up per run when
+spawned. `WarmPython` instead asks a template server (:mod:`hookwright._warm.server`), started
+once with the same interpreter and start-up environment, to fork a process that becomes the
+one the spawn would have started: the same argv, ``sys.executable``, ``sys.path``,
+environment (as the shell would have passed it), cwd, std streams (real pipes the engine
+reads, passed over the server's private socket), its own session and process group, and exit
+status. The engine supervises it exactly like a spawned process (`run_process`).
+
+What makes that exact, per distinct launch (shell, interpreter words, cwd, the environment's
+names and the values start-up depends on), is a *probe*, run once: the same shell and
+interpreter words run ``-c <probe>``, which reports the environment Python saw (order and
+variables the shell and Python's start-up add, such as ``PWD`` or a coerced ``LC_CTYPE``),
+``sys.orig_argv[0]`` and a fingerprint of the interpreter's start-up state (``sys.path``,
+flags, prefixes, std stream encodings, the start-up variables). A server is used only when its
+own fingerprint is identical. Any doubt (an unusual command, a probe or server that fails, a
+mismatch) spawns the hook as before; so does ``HOOKWRIGHT_WARM_PYTHON=0``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hookwright.transports import adoption
+from hookwright.transports.warm_invocation import Invocation, Word, plain_invocation, shell_words
+
+log = logging.getLogger("hookwright.transports.warm")
+
+SWITCH = "HOOKWRIGHT_WARM_PYTHON"
+_OFF = frozenset(("0", "false", "no", "off"))
+_SERVER = Path(__file__).resolve().parent.parent / "_warm" / "server.py"
+_STARTUP_PREFIXES = ("PYTHON", "LC_", "LD_")
+_STARTUP_NAMES = frozenset(("LANG", "LANGUAGE", "TZ"))
+#: Variables whose value the shell itself may act on (`_` and `PWD` are set by it).
+_SHELL_SENSITIVE = frozenset(("PWD", "OLDPWD", "SHLVL", "_", "PATH", "IFS", "POSIXLY_CORRECT"))
+_STARTUP = '(k.startswith(("PYTHON","LC_","LD_")) or k in ("LANG","LANGUAGE","TZ"))'
+FINGERPRINT = (
+    '{"exe":sys.executable,"version":sys.version,"impl":sys.implementation.name,'
+    '"path":path_tail,"flags":list(sys.flags),'
+    '"prefix":[sys.prefix,sys.base_prefix,sys.exec_prefix,sys.base_exec_prefix],'
+    '"stdio":[[s.encoding,s.errors,s.line_buffering,s.write_through]'
+    " for s in (sys.stdin,sys.stdout,sys.stderr)],"
+    '"fs":[sys.getfilesystemencoding(),sys.getfilesystemencodeerrors()],'
+    f'"env":sorted([k,v] for k,v in os.environ.items() if {_STARTUP}),'
+    '"bytecode":[sys.dont_write_bytecode,sys.pycache_prefix],"warn":sys.warnoptions,'
+    '"x":sorted(map(str,sys._xoptions.items())),'
+    '"limits":[sys.getrecursionlimit(),sys.getswitchinterval()],'
+    '"risky":[sys.flags.inspect,sys.flags.interactive,sys.flags.isolated,'
+    'getattr(sys.flags,"safe_path",0)]}'
+)
+_PROBE = (
+    "import sys,os,json\npath_tail=sys.path[1:]\n"
+    'sys.stdout.write(json.dumps({"env":list(os.environ.items()),'
+    '"wrapped":os.getpgid(0)!=os.getpid(),'
+    f'"argv0":sys.orig_argv[0],"fingerprint":{FINGERPRINT}}}))'
+)
+_PROBE_TIMEOUT = 10.0
+_BOOT_TIMEOUT = 10.0
+_REPLY_TIMEOUT = 5.0
+_MAX_SERVERS = 4
+_MAX_PROBES = 64
+_MAX_REQUEST = 1 << 16
+
+
+def _startup_var(name: str) -> bool:
+    return name.startswith(_STARTUP_PREFIXES) or name in _STARTUP_NAMES
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """What one launch looks like from inside Python, and what it depended on."""
+
+    #: The environment Python saw, in order; None where the input's value passes through.
+    env: tuple[tuple[str, str | None], ...]
+    #: Input values the shell or start-up changed (or removed): they must be the same.
+    changed: tuple[tuple[str, str | None], ...]
+    argv0: str
+    fingerprint: Any
+    #: The shell forks the interpreter rather than exec it (dash), so it reports a death by
+    #: signal on stderr as the shell does.
+    wrapped: bool
+
+    def environment(self, env: Mapping[str, str]) -> list[list[str]] | None:
+        if any(env.get(name) != value for name, value in self.changed):
+            return None
+        return [[name, env[name] if value is None else value] for name, value in self.env]
+
+
+def _read_probe(output: str, env: Mapping[str, str]) -> _Probe | None:
+    try:
+        data = json.loads(output)
+        seen = [(str(k), str(v)) for k, v in data["env"]]
+        argv0, fingerprint = str(data["argv0"]), data["fingerprint"]
+        wrapped = data["wrapped"] is True
+    except (ValueError, KeyError, TypeError):
+        return None
+    ordered = tuple((k, None if env.get(k) == v else v) for k, v in seen)
+    names = {k for k, _v in seen}
+    changed = {k: env.get(k) for k, v in ordered if v is not None}
+    changed.update({k: env[k] for k in env if k not in names})
+    return _Probe(ordered, tuple(changed.items()), argv0, fingerprint, wrapped)
+
+
+class _Server:
+    """One template server: its process, control socket and fingerprint."""
+
+    def __init__(self, executable: str, env: dict[str, str]) -> None:
+        self.executable = executable
+        self.env = env
+        self.ready = threading.Event()
+        self.fingerprint: Any = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.control: socket.socket | None = None
+        self.send_lock = threading.Lock()
+        self.dead = False
+        threading.Thread(target=self._boot, name="hookwright-warm-boot", daemon=True).start()
+
+    def _boot(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.proc = subprocess.Popen(
+                [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd="/",
+                env=self.env,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+            theirs.close()
+            ours.settimeout(_BOOT_TIMEOUT)
+            hello = json.loads(ours.recv(1 << 16) or b"{}")
+            self.fingerprint = hello.get("fingerprint")
+            ours.settimeout(_REPLY_TIMEOUT)
+            self.control = ours
+        except (OSError, ValueError) as exc:
+            log.debug("warm Python server did not start: %s", exc)
+            theirs.close()
+            ours.close()
+            self.dead = True
+        finally:
+            self.ready.set()
+
+    def usable(self) -> bool:
+        return not self.dead and (self.proc is None or self.proc.poll() is None)
+
+    def send(self, request: bytes, fds: list[int]) -> bool:
+        control = self.control
+        if control is None or not self.usable():
+            return False
+        try:
+            with self.send_lock:
+                socket.send_fds(control, [request], fds)
+        except OSError:
+            self.dead = True
+            return False
+        return True
+
+    def close(self, *, wait: bool = True) -> None:
+        """Hang up; the server exits once the runs it forked have ended. With `wait`, wait
+        for it (killing it after two seconds)."""
+        self.dead = True
+        if self.control is not None:
+            self.control.close()
+        proc = self.proc
+        if proc is not None and wait:
+            try:
+                proc.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+class WarmProcess:
+    """A hook process forked by a template server, as `run_process` supervises it: the same
+    surface as `asyncio.subprocess.Process` (pid, returncode, stdin, stdout, stderr) plus
+    `exited`, resolved when the server reports the wait status, and `close`."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.pid = 0
+        self.returncode: int | None = None
+        self.stdin: asyncio.StreamWriter | None = None
+        self.stdout: asyncio.StreamReader | None = None
+        self.stderr: asyncio.StreamReader | None = None
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self._channel: socket.socket | None = None
+        self._transports: list[asyncio.BaseTransport] = []
+        self._files: list[Any] = []
+        #: The stdin bytes still to write (what did not fit the pipe before the fork).
+        self.unsent = b""
+        #: Whether a shell would have stood between the engine and the interpreter.
+        self.wrapped = False
+        #: What that shell would have added to stderr (a death by signal), unless we killed it.
+        self.shell_note = ""
+        self._watch: asyncio.Task[None] | None = None
+
+    def started(self, pid: int, channel: socket.socket, pending: bytes) -> None:
+        """The server forked `pid`; its wait status will come on `channel`."""
+        self.pid = pid
+        self._channel = channel
+        loop = asyncio.get_running_loop()
+        self._watch = loop.create_task(self._wait_status(loop, channel, pending))
+
+    async def attach(self, loop: asyncio.AbstractEventLoop, fds: tuple[int, int, int]) -> None:
+        """Connect our ends of the stdin, stdout and stderr pipes to the loop (this object
+        owns the three descriptors from now on)."""
+        stdin = open(fds[0], "wb", buffering=0)  # noqa: SIM115 - closed by close()
+        self._files = [stdin, *(open(fd, "rb", buffering=0) for fd in fds[1:])]  # noqa: SIM115
+        self.stdout = await self._reader(loop, self._files[1])
+        self.stderr = await self._reader(loop, self._files[2])
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.streams.FlowControlMixin(loop), stdin
+        )
+        self._transports.append(transport)
+        self.stdin = asyncio.StreamWriter(transport, protocol, None, loop)
+
+    async def _reader(self, loop: asyncio.AbstractEventLoop, pipe: Any) -> asyncio.StreamReader:
+        reader = asyncio.StreamReader(limit=1 << 16, loop=loop)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
+        )
+        self._transports.append(transport)
+        return reader
+
+    async def _wait_status(
+        self, loop: asyncio.AbstractEventLoop, channel: socket.socket, data: bytes
+    ) -> None:
+        """The server's last word on the channel: the wait status, or nothing if it died
+        (then the process is reported killed, as for a run we ended)."""
+        try:
+            while not data.endswith(b"\n"):
+                chunk = await loop.sock_recv(channel, 256)
+                if not chunk:
+                    break
+                data += chunk
+            status = json.loads(data)["status"]
+            self.returncode = os.waitstatus_to_exitcode(status)
+            if self.wrapped:
+                self.shell_note = _shell_note(status)
+        except (OSError, ValueError, KeyError, TypeError):
+            log.warning("warm Python server lost hook process %d", self.pid)
+        finally:
+            if not self.exited.done():
+                self.exited.set_result(None)
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+        for transport in self._transports:
+            transport.close()
+        for pipe in self._files:
+            pipe.close()
+        if self._channel is not None:
+            self._channel.close()
+
+
+def _shell_note(status: int) -> str:
+    """What sh (dash) prints when the command it waited for died of a signal."""
+    if not os.WIFSIGNALED(status):
+        return ""
+    number = os.WTERMSIG(status)
+    if number in (signal.SIGINT, signal.SIGPIPE):
+        return ""
+    name = signal.strsignal(number) or f"Signal {number}"
+    return name + (" (core dumped)" if os.WCOREDUMP(status) else "") + "\n"
+
+
+def _switched_on(enabled: bool | None) -> bool:
+    if enabled is not None:
+        return enabled
+    return os.environ.get(SWITCH, "1").strip().lower() not in _OFF
+
+
+class WarmPython:
+    """The warm runner of one session (`Services.warm_python`): its probes and servers.
+
+    `enabled`: True or False decides; None (the default) follows ``HOOKWRIGHT_WARM_PYTHON``
+    (on unless ``0``/``false``/``no``/``off``), read at each run. `close()` (the engine's)
+    stops the servers."""
+
+    def __init__(self, enabled: bool | None = None) -> None:
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._probes: dict[tuple[Any, ...], _Probe] = {}
+        self._invocations: dict[tuple[Any, ...], tuple[Invocation, str, Any]] = {}
+        self._servers: dict[tuple[Any, ...], _Server] = {}
+        #: Servers let go to make room, still finishing their runs.
+        self._retired: list[_Server] = []
+        self._closed = False
+        #: Runs forked warm and runs left to spawning after a warm attempt (for tests, bench).
+        self.forked = 0
+        self.declined = 0
+
+    @property
+    def on(self) -> bool:
+        return not self._closed and _switched_on(self.enabled)
+
+    async def launch(
+        self,
+        args: list[str],
+        *,
+        shell: bool,
+        env: dict[str, str],
+        cwd: str | Path | None,
+        stdin_data: bytes = b"",
+    ) -> WarmProcess | None:
+        """Start `args` (``[shell, "-c", command]`` or an argv) warm, or None to spawn it;
+        `stdin_data` starts filling its stdin (`WarmProcess.unsent` is the rest)."""
+        if not self.on:
+            return None
+        cwd = str(cwd or os.getcwd())
+        try:
+            return await self._launch(args, shell=shell, env=env, cwd=cwd, stdin_data=stdin_data)
+        except Exception:
+            log.exception("warm Python runner failed; spawning")
+            return None
+
+    async def _launch(
+        self, args: list[str], *, shell: bool, env: dict[str, str], cwd: str, stdin_data: bytes
+    ) -> WarmProcess | None:
+        checked = self._invocation(args, shell=shell, env=env, cwd=cwd)
+        if checked is None:
+            return None
+        invocation, path0 = checked
+        probe = await self._probe(args, invocation, env, cwd, shell=shell)
+        environment = probe.environment(env) if probe is not None else None
+        if probe is None or environment is None:
+            self.declined += 1
+            return None
+        server = await self._server(probe, env)
+        if server is None:
+            self.declined += 1
+            return None
+        request = {
+            "cwd": cwd,
+            "env": environment,
+            "argv": [invocation.script, *invocation.args],
+            "orig_argv": [probe.argv0, invocation.script, *invocation.args],
+            "script": invocation.script,
+            "path0": path0,
+        }
+        child = await _fork(server, json.dumps(request).encode(), stdin_data)
+        if child is not None:
+            child.wrapped = shell and probe.wrapped
+        if child is None:
+            self.declined += 1
+        else:
+            self.forked += 1
+        return child
+
+    def _invocation(
+        self, args: list[str], *, shell: bool, env: Mapping[str, str], cwd: str
+    ) -> tuple[Invocation, str] | None:
+        """The Python script run `args` are and its ``sys.path[0]``, or None. A command found
+        plain is remembered with the identity of its script and interpreter files, so a
+        repeated call costs two `stat` calls."""
+        if any(name.startswith("BASH_FUNC_") or name in ("BASH_ENV", "ENV") for name in env):
+            return None
+        key = (tuple(args), shell, cwd, env.get("PATH"))
+        with self._lock:
+            known = self._invocations.get(key)
+        if known is not None and _identity(known[0], cwd) == known[2]:
+            return known[0], known[1]
+        words = shell_words(args[2]) if shell else [Word(arg, arg) for arg in args]
+        if words is None or not os.path.isdir(cwd):
+            return None
+        invocation = plain_invocation(words, env=env, cwd=cwd, shell=shell)
+        if invocation is None:
+            return None
+        path0 = os.path.dirname(os.path.realpath(os.path.join(cwd, invocation.script)))
+        with self._lock:
+            if len(self._invocations) >= _MAX_PROBES:
+                self._invocations.clear()
+            self._invocations[key] = (invocation, path0, _identity(invocation, cwd))
+        return invocation, path0
+
+    async def _probe(
+        self,
+        args: list[str],
+        invocation: Invocation,
+        env: Mapping[str, str],
+        cwd: str,
+        *,
+        shell: bool,
+    ) -> _Probe | None:
+        sensitive = tuple(
+            (k, v) for k, v in env.items() if k in _SHELL_SENSITIVE or _startup_var(k)
+        )
+        launcher = tuple(word.raw if shell else word.value for word in invocation.launcher)
+        key = (args[0] if shell else None, launcher, cwd, tuple(env), sensitive)
+        with self._lock:
+            probe = self._probes.get(key)
+        if probe is None:
+            if shell:
+                command = " ".join(launcher) + " -c '" + _PROBE + "'"
+                probe_args = [args[0], "-c", command]
+            else:
+                probe_args = [*launcher, "-c", _PROBE]
+            output = await _run_probe(probe_args, env, cwd)
+            probe = _read_probe(output, env) if output is not None else None
+            if probe is None or not _probe_fits(probe, invocation, shell=shell):
+                return None
+            with self._lock:
+                if len(self._probes) >= _MAX_PROBES:
+                    self._probes.clear()
+                self._probes[key] = probe
+        return probe
+
+    async def _server(self, probe: _Probe, env: Mapping[str, str]) -> _Server | None:
+        executable = str(probe.fingerprint["exe"])
+        startup = {k: v for k, v in env.items() if _startup_var(k)}
+        key = (executable, tuple(sorted(startup.items())))
+        with self._lock:
+            server = self._servers.get(key)
+            if server is not None and not server.usable():
+                server.close()
+                server = None
+                del self._servers[key]
+            if server is None:
+                if self._closed:
+                    return None
+                if len(self._servers) >= _MAX_SERVERS:
+                    self._retire(next(iter(self._servers)))
+                server = self._servers[key] = _Server(executable, startup)
+        deadline = time.monotonic() + _BOOT_TIMEOUT
+        while not server.ready.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.002)
+        if not server.usable() or server.fingerprint != probe.fingerprint:
+            return None
+        return server
+
+    def _retire(self, key: tuple[Any, ...]) -> None:
+        """Let the oldest server go (called with the lock held)."""
+        server = self._servers.pop(key)
+        if server.ready.is_set():
+            server.close(wait=False)
+        self._retired = [old for old in self._retired if old.proc and old.proc.poll() is None]
+        self._retired.append(server)
+
+    def close(self) -> None:
+        """Stop the servers (hook processes they forked are supervised by their runs)."""
+        with self._lock:
+            self._closed = True
+            servers = [*self._servers.values(), *self._retired]
+            self._servers.clear()
+            self._retired.clear()
+            self._probes.clear()
+        for server in servers:
+            server.ready.wait(_BOOT_TIMEOUT)
+            server.close()
+
+
+def _identity(invocation: Invocation, cwd: str) -> Any:
+    """What changes when the script or the interpreter file is replaced or edited (None
+    when either is gone: never equal to a remembered identity)."""
+    try:
+        files = (
+            os.stat(os.path.join(cwd, invocation.script)),
+            os.stat(invocation.interpreter),
+            os.lstat(os.path.join(cwd, invocation.script)),
+        )
+    except OSError:
+        return None
+    return tuple((st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, st.st_mode) for st in files)
+
+
+def _probe_fits(probe: _Probe, invocation: Invocation, *, shell: bool) -> bool:
+    """The probed interpreter is the one found for the hook and runs scripts plainly."""
+    fingerprint = probe.fingerprint
+    if not isinstance(fingerprint, dict) or any(fingerprint.get("risky", [1])):
+        return False
+    exe = str(fingerprint.get("exe", ""))
+    if not exe or os.path.realpath(exe) != os.path.realpath(invocation.interpreter):
+        return False
+    return not (shell and invocation.shebang and any(k == "_" for k, _v in probe.changed))
+
+
+async def _run_probe(args: list[str], env: Mapping[str, str], cwd: str) -> str | None:
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError:
+        return None
+    try:
+        stdout, _ = await asyncio.wait_for(proc.communicate(), _PROBE_TIMEOUT)
+    except (TimeoutError, asyncio.CancelledError):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+        await proc.wait()
+        raise
+    if proc.returncode != 0:
+        return None
+    return stdout.decode("utf-8", errors="surrogateescape")
+
+
+async def _read_reply(loop: asyncio.AbstractEventLoop, channel: socket.socket) -> tuple[Any, bytes]:
+    """The server's first line on `channel` and whatever came after it."""
+    data = b""
+    while b"\n" not in data:
+        chunk = await loop.sock_recv(channel, 256)
+        if not chunk:
+            return None, b""
+        data += chunk
+    line, rest = data.split(b"\n", 1)
+    return json.loads(line), rest
+
+
+async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProcess | None:
+    """Ask `server` to fork a run of `request`; None when nothing was started."""
+    if len(request) > _MAX_REQUEST:
+        return None
+    loop = asyncio.get_running_loop()
+    stdin_r, stdin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ours.setblocking(False)
+    child = WarmProcess(loop)
+    try:
+        with adoption.starting():
+            try:
+                child.unsent = _prefill(stdin_w, stdin_data)
+                await child.attach(loop, (stdin_w, out_r, err_r))
+                sent = server.send(request, [theirs.fileno(), stdin_r, out_w, err_w])
+            finally:
+                theirs.close()
+                for fd in (stdin_r, out_w, err_w):
+                    os.close(fd)
+            if not sent:
+                raise ConnectionError("the warm Python server is gone")
+            replied = asyncio.ensure_future(
+                asyncio.wait_for(_read_reply(loop, ours), _REPLY_TIMEOUT)
+            )
+            try:
+                reply, pending = await asyncio.shield(replied)
+            except asyncio.CancelledError:
+                replied.add_done_callback(lambda done: _kill_unwatched(done, ours))
+                child.close()
+                raise
+            pid = reply.get("pid") if isinstance(reply, dict) else None
+            if not isinstance(pid, int):
+                raise ConnectionError(f"the warm Python server did not fork: {reply}")
+            adoption.started(pid)
+    except (OSError, ValueError, TimeoutError) as exc:
+        log.debug("warm Python run not started: %s", exc)
+        if isinstance(exc, TimeoutError):
+            server.dead = True
+        child.close()
+        ours.close()
+        return None
+    child.started(pid, ours, pending)
+    return child
+
+
+def _kill_unwatched(replied: asyncio.Future[tuple[Any, bytes]], channel: socket.socket) -> None:
+    """A run cancelled while the server forked it: end the process group it got."""
+    channel.close()
+    with contextlib.suppress(Exception):
+        reply, _pending = replied.result()
+        pid = reply.get("pid") if isinstance(reply, dict) else None
+        if isinstance(pid, int):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def _prefill(fd: int, data: bytes) -> bytes:
+    """Write what the stdin pipe takes without blocking before the process exists (it reads
+    the same bytes either way); the rest is fed as for a spawned process."""
+    os.set_blocking(fd, False)
+    try:
+        written = os.write(fd, data) if data else 0
+    except BlockingIOError:
+        written = 0
+    return data[written:]
