@@ -584,7 +584,7 @@ class HookEngine:
         """One parallel stage of sync callables, run in order on this thread; each hook's
         duration runs from the previous hook's end (one clock read per hook)."""
         verdict = Verdict(inp.event)
-        runs = verdict.runs
+        record = verdict.runs.append
         perf = time.perf_counter_ns
         started = perf()
         for spec, func, decode in calls:
@@ -597,10 +597,10 @@ class HookEngine:
                 result = _error_result(spec, Status.error, _describe_exception(exc))
             finished = perf()
             if result is None:
-                runs.append((spec, None, finished - started))
+                record((spec, None, finished - started))
             else:
                 result = _finish(spec, result, finished - started, self.audit.secrets)
-                runs.append((spec, result, finished - started))
+                record((spec, result, finished - started))
                 verdict.absorb(result)
             started = finished
         return verdict
