@@ -472,8 +472,11 @@ class HookEngine:
         `select(inp)` returned, when the caller already asked (it is not selected again)."""
         if selected is None:
             cached = self._candidates_of(inp)
-            if cached is not None and cached.calls is not None and not _debug.on:
-                return self._dispatch_calls(inp, cached.calls)
+            if not _debug.on:
+                if cached is None:
+                    return self._nothing_selected(inp)
+                if cached.calls is not None:
+                    return self._dispatch_calls(inp, cached.calls)
             selected = self._selected(cached, inp)
         started = time.time_ns() if self.spans is not None else 0
         if _debug.on:
@@ -491,8 +494,11 @@ class HookEngine:
         """The sync facade. Sync Python hooks run on the calling thread; anything else runs on
         the engine's private event loop thread."""
         cached = self._candidates_of(inp)
-        if cached is not None and cached.calls is not None and not _debug.on:
-            return self._dispatch_calls(inp, cached.calls)
+        if not _debug.on:
+            if cached is None:
+                return self._nothing_selected(inp)
+            if cached.calls is not None:
+                return self._dispatch_calls(inp, cached.calls)
         selected = self._selected(cached, inp)
         started = time.time_ns() if self.spans is not None else 0
         if _debug.on:
