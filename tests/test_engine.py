@@ -399,6 +399,24 @@ def test_invalid_timeout_is_rejected(engine: HookEngine) -> None:
         engine.add(lambda i: None, "Stop", timeout=0, name="zero")
 
 
+def test_hooks_added_or_removed_between_dispatches_take_effect_at_the_next(
+    engine: HookEngine,
+) -> None:
+    calls: list[str] = []
+    engine.add(lambda i: calls.append(f"first:{i.tool_name}"), "PreToolUse", matcher="Bash")
+    engine.dispatch_sync(bash("ls"))
+    engine.dispatch_sync(tool("Write", file_path="a"))
+    added = engine.add(lambda i: calls.append(f"second:{i.tool_name}"), "PreToolUse")
+    engine.dispatch_sync(bash("ls"))
+    engine.dispatch_sync(tool("Write", file_path="a"))
+    engine.unregister(added)
+    engine.dispatch_sync(bash("ls"))
+    engine.add(lambda i: deny("no writes"), "PreToolUse", matcher="Write")
+    verdict = engine.dispatch_sync(tool("Write", file_path="a"))
+    assert calls == ["first:Bash", "first:Bash", "second:Bash", "second:Write", "first:Bash"]
+    assert verdict.decision is Decision.deny and verdict.reason == "no writes"
+
+
 # Dedup, once, scopes ------------------------------------------------------------------------
 
 

@@ -290,7 +290,7 @@ class HookInput:
             value = self.agent_type
         if value is None:
             return None
-        return str(value)
+        return value if type(value) is str else str(value)
 
     def with_payload(self, **updates: Any) -> HookInput:
         return replace(self, payload={**self.payload, **updates})
