@@ -22,6 +22,7 @@ from typing import Any
 from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult
 
 from hookwright.host import Event, HookSession
+from hookwright.validation import json_type_name
 
 ACTIONS = ("accept", "decline", "cancel")
 
@@ -134,6 +135,78 @@ async def elicit(
     message = f'Elicitation response for server "{request.server}": {reply.action}'
     await hooks.notification("elicitation_response", message)
     return reply
+
+
+_EXPECTED = {"integer": "an integer", "number": "a number", "boolean": "true or false"}
+
+
+def _fits(kind: Any, value: Any) -> bool:
+    if isinstance(value, bool):
+        return bool(kind == "boolean")
+    if kind == "integer":
+        return isinstance(value, int)
+    if kind == "number":
+        return isinstance(value, int | float)
+    if kind == "boolean":
+        return False
+    return isinstance(value, str)
+
+
+def _field_problem(name: str, field: Mapping[str, Any], value: Any) -> str | None:
+    kind = field.get("type")
+    if not _fits(kind, value):
+        shown = json_type_name(value)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            shown += f" {value}"
+        return f"{name}: expected {_EXPECTED.get(str(kind), 'a string')}, got {shown}"
+    choices = field.get("enum")
+    if isinstance(choices, list) and choices and value not in choices:
+        return f"{name}: {value!r} is not one of: {', '.join(map(str, choices))}"
+    return _bounds(name, field, value)
+
+
+def _bounds(name: str, field: Mapping[str, Any], value: Any) -> str | None:
+    if isinstance(value, str):
+        low, high = field.get("minLength"), field.get("maxLength")
+        if isinstance(low, int) and len(value) < low:
+            return f"{name}: at least {low} characters"
+        if isinstance(high, int) and len(value) > high:
+            return f"{name}: at most {high} characters"
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        low, high = field.get("minimum"), field.get("maximum")
+        if isinstance(low, int | float) and value < low:
+            return f"{name}: at least {low:g}"
+        if isinstance(high, int | float) and value > high:
+            return f"{name}: at most {high:g}"
+    return None
+
+
+def content_problem(request: ElicitationRequest, reply: ElicitationReply) -> str | None:
+    """Why `reply` cannot go to the server as the person's answer to `request`, or None.
+
+    A form's accepted content must be an object of the schema's fields, each of its type
+    (string, number, integer, boolean; an enum's value one of its choices), with every required
+    field present; declining, cancelling and a URL request carry no content.
+    """
+    if reply.action not in ACTIONS:
+        return f"action must be one of: {', '.join(ACTIONS)}"
+    if reply.action != "accept" or request.mode == "url":
+        return None if reply.content is None else f"{reply.action} carries no content"
+    schema = request.requested_schema or {}
+    properties = schema.get("properties") or {}
+    content = reply.content if reply.content is not None else {}
+    unknown = [name for name in content if name not in properties]
+    if unknown:
+        return f"unknown field(s): {', '.join(unknown)}"
+    missing = [name for name in schema.get("required") or () if name not in content]
+    if missing:
+        return f"required: {', '.join(map(str, missing))}"
+    for name, value in content.items():
+        field = properties[name]
+        problem = _field_problem(name, field if isinstance(field, Mapping) else {}, value)
+        if problem is not None:
+            return problem
+    return None
 
 
 def to_result(reply: ElicitationReply) -> ElicitResult:
