@@ -1,7 +1,7 @@
 """A project for `hookwright serve` with the elicitation test server as `forms` and a Claude
-Code command hook that logs every Elicitation, ElicitationResult, Notification and PostToolUse
-input it reads to ``hooks.jsonl``; ``calls.jsonl`` gets what the server's elicitations
-returned."""
+Code command hook that logs every Elicitation, ElicitationResult, Notification, PostToolUse and
+SessionEnd input it reads to ``hooks.jsonl``; ``calls.jsonl`` gets what the server's
+elicitations returned."""
 
 from __future__ import annotations
 
@@ -30,7 +30,13 @@ def elicitation_project(root: Path) -> Path:
     logging = [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]
     hooks = {
         name: logging
-        for name in ("Elicitation", "ElicitationResult", "Notification", "PostToolUse")
+        for name in (
+            "Elicitation",
+            "ElicitationResult",
+            "Notification",
+            "PostToolUse",
+            "SessionEnd",
+        )
     }
     (root / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
     return root
