@@ -105,8 +105,8 @@ def test_accept_sends_the_form_content_after_the_server_side_check(
         ("Elicitation", ""),
         ("Notification", "elicitation_dialog"),
         ("ElicitationResult", ""),
-        ("Notification", "elicitation_response"),
         ("PostToolUse", "mcp__forms__profile"),
+        ("Notification", "elicitation_response"),
         ("SessionEnd", ""),
     ]
     assert shown.find_element(By.CLASS_NAME, "body").text.endswith("→ accepted")

@@ -236,7 +236,8 @@ def _mcp_servers(agent: Agent, home: Path, ask: AskElicitation | None) -> McpSer
     (and `ask`), their lifecycle and calls to its runtime-event observers."""
 
     async def on_elicit(server: str, params: Any) -> Any:
-        return to_result(await elicit(agent.hooks, request_of(server, params), ask))
+        request = request_of(server, params)
+        return to_result(await elicit(agent.hooks, request, ask, agent.after_running_tool))
 
     return McpServers(
         log_dir=home / ".hookwright" / "logs", on_elicit=on_elicit, observe=agent.observe

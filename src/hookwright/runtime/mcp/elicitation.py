@@ -9,8 +9,9 @@
    shown; without one the request is cancelled, as in `claude -p`.
 3. `ElicitationResult` fires with that answer (`mode`, `action`, `content`); a block makes it
    decline, a hook's `action`/`content` replace it.
-4. A `Notification` `elicitation_response` (``Elicitation response for server "<server>":
-   <action>``) fires, and the answer goes back to the server.
+4. The answer goes back to the server, and a `Notification` `elicitation_response`
+   (``Elicitation response for server "<server>": <action>``) fires once the tool call that
+   made the server ask has had its PostToolUse.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ class ElicitationReply:
 
 AskElicitation = Callable[[ElicitationRequest], Awaitable[ElicitationReply]]
 """Asks the person (a terminal, a web page); returns their answer."""
+
+Later = Callable[[Callable[[], Awaitable[None]]], bool]
+"""Keeps an action for after the running tool call's PostToolUse; False when no call runs."""
 
 
 #: The keys Claude Code keeps of a form's schema and of each field, in its order (measured:
@@ -108,9 +112,16 @@ def _reply(action: str | None, content: Mapping[str, Any] | None) -> Elicitation
 
 
 async def elicit(
-    hooks: HookSession, request: ElicitationRequest, ask: AskElicitation | None
+    hooks: HookSession,
+    request: ElicitationRequest,
+    ask: AskElicitation | None,
+    later: Later | None = None,
 ) -> ElicitationReply:
-    """The answer for `request` after the hooks and, when they leave it open, the person."""
+    """The answer for `request` after the hooks and, when they leave it open, the person.
+
+    With `later`, the `elicitation_response` Notification waits for the end of the tool call
+    that made the server ask (after its PostToolUse, as Claude Code sends it); outside a tool
+    call it fires at once."""
     decided = await hooks.elicitation(Event.Elicitation, **_payload(request))
     if decided.action is not None:
         return _reply(decided.action, decided.content)
@@ -133,7 +144,12 @@ async def elicit(
             override.content if override.content is not None else reply.content,
         )
     message = f'Elicitation response for server "{request.server}": {reply.action}'
-    await hooks.notification("elicitation_response", message)
+
+    async def respond() -> None:
+        await hooks.notification("elicitation_response", message)
+
+    if later is None or not later(respond):
+        await respond()
     return reply
 
 
