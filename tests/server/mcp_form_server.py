@@ -1,7 +1,8 @@
 """A real MCP server (the official SDK) whose tools ask the user through elicitation: `profile`
 asks for a form with a string, an integer, a number, a boolean and an enum field, `visit` asks
-the user to visit a URL. What each elicitation returned is appended as a JSON line to the file
-named by `MCP_CALL_LOG`."""
+the user to visit a URL, `sign_in` does too and, once accepted, tells the client that the
+elicitation is complete (`notifications/elicitation/complete`). What each elicitation
+returned is appended as a JSON line to the file named by `MCP_CALL_LOG`."""
 
 from __future__ import annotations
 
@@ -46,6 +47,16 @@ async def visit(ctx: Context) -> str:
     reply = await ctx.elicit_url("Sign in please", "https://example.test/login?a=1", "el-7")
     _record("visit", action=reply.action)
     return f"visited:{reply.action}"
+
+
+@app.tool(structured_output=False)
+async def sign_in(ctx: Context) -> str:
+    """Ask the user to sign in on a web page, then say it is done."""
+    reply = await ctx.elicit_url("Sign in please", "https://example.test/login", "el-9")
+    if reply.action == "accept":
+        await ctx.session.send_elicit_complete("el-9")
+    _record("sign_in", action=reply.action)
+    return f"signed_in:{reply.action}"
 
 
 if __name__ == "__main__":

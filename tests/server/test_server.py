@@ -524,3 +524,33 @@ def test_without_prompts_nobody_is_asked_and_the_elicitation_is_cancelled(
         frames = ws.chat("profile", [])
     assert of_type(frames, "elicitation_request") == []
     assert lines(project / "calls.jsonl") == [{"tool": "profile", "action": "cancel", "data": None}]
+
+
+def test_a_completed_url_elicitation_fires_elicitation_complete_after_the_call(
+    serve: ServerFactory, project: Path
+) -> None:
+    elicitation_project(project)
+    model = ScriptedModel.from_turns(calling("sign_in"))
+    server = serve(model=lambda: model, trust=True, permission_mode="bypassPermissions")
+    with client(server) as ws:
+        ws.send({"type": "chat", "history": [], "message": "sign", "permission_prompts": True})
+        asked = until_type(ws, "elicitation_request")[-1]
+        ws.send({"type": "elicitation", "id": asked["id"], "action": "accept"})
+        rest = ws.until_end()
+    assert of_type(rest, "tool_result")[0]["content"] == "signed_in:accept"
+    assert lines(project / "calls.jsonl") == [{"tool": "sign_in", "action": "accept"}]
+    assert hook_events(project) == [
+        ("Elicitation", ""),
+        ("Notification", "elicitation_url_dialog"),
+        ("ElicitationResult", ""),
+        ("PostToolUse", "mcp__forms__sign_in"),
+        ("Notification", "elicitation_response"),
+        ("Notification", "elicitation_complete"),
+        ("SessionEnd", ""),
+    ]
+    [complete] = [
+        e
+        for e in lines(project / "hooks.jsonl")
+        if e.get("notification_type") == "elicitation_complete"
+    ]
+    assert complete["message"] == 'Elicitation for server "forms" completed'
