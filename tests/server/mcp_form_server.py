@@ -1,8 +1,8 @@
 """A real MCP server (the official SDK) whose tools ask the user through elicitation: `profile`
-asks for a form with a string, an integer, a number, a boolean and an enum field, `visit` asks
-the user to visit a URL, `sign_in` does too and, once accepted, tells the client that the
-elicitation is complete (`notifications/elicitation/complete`). What each elicitation
-returned is appended as a JSON line to the file named by `MCP_CALL_LOG`."""
+asks for a form with a string, an integer, a number, a boolean, an enum and a multi-select
+field, `visit` asks the user to visit a URL, `sign_in` does too and, once accepted, tells the
+client that the elicitation is complete (`notifications/elicitation/complete`). What each
+elicitation returned is appended as a JSON line to the file named by `MCP_CALL_LOG`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class Profile(BaseModel):
     height: float = Field(default=1.5, title="Height (m)")
     subscribed: bool = Field(default=False, title="Subscribe")
     color: Literal["red", "green", "blue"] = Field(title="Favourite colour")
+    topics: list[Literal["docs", "tests", "ci"]] = Field(default_factory=list, title="Topics")
 
 
 @app.tool(structured_output=False)

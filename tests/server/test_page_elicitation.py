@@ -64,7 +64,7 @@ def test_accept_sends_the_form_content_after_the_server_side_check(
         + "".join(mark.text for mark in label.find_elements(By.CLASS_NAME, "required"))
         for label in shown.find_elements(By.CSS_SELECTOR, ".field")
     ]
-    assert titles == ["Name*", "Age*", "Height (m)", "Subscribe", "Favourite colour*"]
+    assert titles == ["Name*", "Age*", "Height (m)", "Subscribe", "Favourite colour*", "Topics"]
     assert field(shown, "age").get_attribute("type") == "number"
     assert field(shown, "subscribed").get_attribute("type") == "checkbox"
     assert field(shown, "height").get_attribute("value") == "1.5", "the schema's default"
@@ -88,9 +88,20 @@ def test_accept_sends_the_form_content_after_the_server_side_check(
     field(shown, "age").send_keys("41")
     field(shown, "subscribed").click()
     colours.select_by_visible_text("blue")
+    topics = Select(field(shown, "topics"))
+    assert topics.is_multiple and [o.text for o in topics.options] == ["docs", "tests", "ci"]
+    topics.select_by_visible_text("docs")
+    topics.select_by_visible_text("ci")
     shown.find_element(By.CSS_SELECTOR, "button.accept").click()
     wait_idle(browser, "Finished.")
-    sent = {"name": "Ada", "age": 41, "height": 1.5, "subscribed": True, "color": "blue"}
+    sent = {
+        "name": "Ada",
+        "age": 41,
+        "height": 1.5,
+        "subscribed": True,
+        "color": "blue",
+        "topics": ["docs", "ci"],
+    }
     assert lines(project / "calls.jsonl") == [{"tool": "profile", "action": "accept", "data": sent}]
     assert tool_result_text(model) == f"profile:accept:{json.dumps(sent, sort_keys=True)}"
     [result] = [

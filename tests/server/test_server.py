@@ -473,7 +473,7 @@ def test_elicitation_answers_are_checked_against_the_schema_before_the_server_ge
     assert of_type(rest, "elicitation_closed") == [
         {"type": "elicitation_closed", "id": asked["id"], "action": "accept", "by": "user"}
     ]
-    received = {**good, "height": 1.5}
+    received = {**good, "height": 1.5, "topics": []}
     assert lines(project / "calls.jsonl") == [
         {"tool": "profile", "action": "accept", "data": received}
     ]

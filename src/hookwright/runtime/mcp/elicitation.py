@@ -168,16 +168,46 @@ def _fits(kind: Any, value: Any) -> bool:
     return isinstance(value, str)
 
 
+def choices_of(field: Mapping[str, Any]) -> list[Any] | None:
+    """The values a field may take: its `enum`, or the `const` of each `oneOf` / `anyOf`
+    entry (titled choices); None when it is not a choice."""
+    if isinstance(field.get("enum"), list) and field["enum"]:
+        return list(field["enum"])
+    for key in ("oneOf", "anyOf"):
+        entries = field.get(key)
+        if isinstance(entries, list) and entries:
+            return [e.get("const") for e in entries if isinstance(e, Mapping) and "const" in e]
+    return None
+
+
+def _not_a_choice(name: str, value: Any, choices: list[Any]) -> str:
+    return f"{name}: {value!r} is not one of: {', '.join(map(str, choices))}"
+
+
 def _field_problem(name: str, field: Mapping[str, Any], value: Any) -> str | None:
     kind = field.get("type")
+    if kind == "array":
+        items = field.get("items")
+        allowed = choices_of(items) if isinstance(items, Mapping) else None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"{name}: expected a list of strings, got {json_type_name(value)}"
+        wrong = [v for v in value if allowed is not None and v not in allowed]
+        if wrong:
+            return _not_a_choice(name, wrong[0], allowed or [])
+        low, high = field.get("minItems"), field.get("maxItems")
+        if isinstance(low, int) and len(value) < low:
+            return f"{name}: choose at least {low}"
+        if isinstance(high, int) and len(value) > high:
+            return f"{name}: choose at most {high}"
+        return None
     if not _fits(kind, value):
         shown = json_type_name(value)
         if isinstance(value, int | float) and not isinstance(value, bool):
             shown += f" {value}"
         return f"{name}: expected {_EXPECTED.get(str(kind), 'a string')}, got {shown}"
-    choices = field.get("enum")
-    if isinstance(choices, list) and choices and value not in choices:
-        return f"{name}: {value!r} is not one of: {', '.join(map(str, choices))}"
+    choices = choices_of(field)
+    if choices is not None and value not in choices:
+        return _not_a_choice(name, value, choices)
     return _bounds(name, field, value)
 
 
@@ -201,8 +231,9 @@ def content_problem(request: ElicitationRequest, reply: ElicitationReply) -> str
     """Why `reply` cannot go to the server as the person's answer to `request`, or None.
 
     A form's accepted content must be an object of the schema's fields, each of its type
-    (string, number, integer, boolean; an enum's value one of its choices), with every required
-    field present; declining, cancelling and a URL request carry no content.
+    (string, number, integer, boolean, an array of strings for a multi-select; a choice's value
+    one of its `enum` / `oneOf` values), with every required field present; declining,
+    cancelling and a URL request carry no content.
     """
     if reply.action not in ACTIONS:
         return f"action must be one of: {', '.join(ACTIONS)}"

@@ -207,7 +207,24 @@ function closeOpenPermissions(outcome) {
   }
 }
 
-// One form control per schema field: a select for an enum, a checkbox for a boolean, a number
+// A choice field's [value, label] pairs: its enum (enumNames as labels) or its oneOf / anyOf
+// entries (const, title); null when the field is not a choice.
+function choicesOf(field) {
+  if (Array.isArray(field.enum) && field.enum.length) {
+    const names = Array.isArray(field.enumNames) ? field.enumNames : [];
+    return field.enum.map((value, index) => [value, String(names[index] ?? value)]);
+  }
+  for (const key of ["oneOf", "anyOf"]) {
+    if (Array.isArray(field[key]) && field[key].length) {
+      return field[key].filter((entry) => entry && "const" in entry)
+        .map((entry) => [entry.const, String(entry.title ?? entry.const)]);
+    }
+  }
+  return null;
+}
+
+// One form control per schema field: a select for a choice (a multiple select for an array of
+// choices), a checkbox for a boolean, a number
 // input for numbers and integers, a text input otherwise. Browser validation is off: the
 // server says what does not fit.
 function fieldControl(name, field, required) {
@@ -225,14 +242,21 @@ function fieldControl(name, field, required) {
     row.appendChild(mark);
   }
   let control;
-  if (Array.isArray(field.enum)) {
+  const choices = choicesOf(field);
+  const items = field.type === "array" ? choicesOf(field.items || {}) : null;
+  if (items) {
+    control = document.createElement("select");
+    control.multiple = true;
+    for (const [value, label] of items) control.appendChild(new Option(label, String(value)));
+    const chosen = Array.isArray(field.default) ? field.default.map(String) : [];
+    for (const option of control.options) option.selected = chosen.includes(option.value);
+    control.dataset.enum = JSON.stringify(items.map(([value]) => value));
+  } else if (choices) {
     control = document.createElement("select");
     if (!required) control.appendChild(new Option("", ""));
-    field.enum.forEach((value, index) => {
-      const names = Array.isArray(field.enumNames) ? field.enumNames : [];
-      control.appendChild(new Option(String(names[index] ?? value), String(value)));
-    });
+    for (const [value, label] of choices) control.appendChild(new Option(label, String(value)));
     if (field.default !== undefined) control.value = String(field.default);
+    control.dataset.enum = JSON.stringify(choices.map(([value]) => value));
   } else if (field.type === "boolean") {
     control = document.createElement("input");
     control.type = "checkbox";
@@ -249,7 +273,6 @@ function fieldControl(name, field, required) {
   }
   control.name = name;
   control.dataset.kind = field.type || "string";
-  if (Array.isArray(field.enum)) control.dataset.enum = JSON.stringify(field.enum);
   if (field.description) control.title = field.description;
   row.appendChild(control);
   return row;
@@ -262,6 +285,10 @@ function formContent(fields) {
     const kind = control.dataset.kind;
     if (kind === "boolean") {
       content[control.name] = control.checked;
+    } else if (control.multiple) {
+      const choices = JSON.parse(control.dataset.enum);
+      content[control.name] = Array.from(control.selectedOptions)
+        .map((option) => choices.find((value) => String(value) === option.value));
     } else if (control.value === "") {
       continue;
     } else if (control.dataset.enum) {
