@@ -23,7 +23,7 @@ import contextlib
 import logging
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -284,13 +284,8 @@ class _Connection:
             return ElicitationReply("cancel")
         finally:
             del self._elicitations[prompt_id]
-        action: Literal["accept", "decline", "cancel"] = (
-            "accept"
-            if answer.action == "accept"
-            else "decline"
-            if answer.action == "decline"
-            else "cancel"
-        )
+        # `_answer_elicitation` only lets through the protocol's actions.
+        action = cast(Literal["accept", "decline", "cancel"], answer.action)
         self._send(ElicitationClosedFrame(id=prompt_id, action=action, by="user"))
         return answer
 
