@@ -245,6 +245,14 @@ def test_elicitation_nobody_answers_is_cancelled_and_result_hooks_can_override(
     [note] = events(root, "Notification")
     assert note["notification_type"] == "elicitation_response"
     assert note["message"] == 'Elicitation response for server "srv": cancel'
+    order = [e["hook_event_name"] for e in lines(root / "hooks.jsonl")]
+    assert order == [
+        "PreToolUse",
+        "Elicitation",
+        "ElicitationResult",
+        "PostToolUse",
+        "Notification",
+    ], "the response's Notification comes after the tool's PostToolUse, as in Claude Code"
     assert (
         "permission_mode" not in result and "permission_mode" not in events(root, "Elicitation")[0]
     )

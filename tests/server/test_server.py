@@ -21,6 +21,7 @@ from hookwright.runtime.models import Message, ModelResponse, TextCallback, Tool
 from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import LiveServer, ServerFactory
+from .elicitation_project import calling, elicitation_project, hook_events, lines
 
 RECV_TIMEOUT = 30.0
 REMEMBER = {"role": "system", "content": "H:remember"}
@@ -206,7 +207,7 @@ def test_bad_frames_get_clear_errors_and_the_socket_stays_usable(serve: ServerFa
         assert ws.error_for("[1, 2]") == "a frame must be a JSON object, got array"
         assert ws.error_for({"message": "hi"}).startswith("field 'type' is missing")
         assert ws.error_for({"type": "ping"}) == (
-            "unknown frame type 'ping'; expected one of: chat, permission"
+            "unknown frame type 'ping'; expected one of: chat, permission, elicitation"
         )
         missing = ws.error_for({"type": "chat", "history": []})
         assert missing == "invalid chat frame: message: Field required"
@@ -398,3 +399,158 @@ def test_permission_prompts_are_opt_in_and_answers_name_a_waiting_prompt(
     ]
     assert (project / "made.txt").exists()
     assert rest[-1]["type"] == "done" and rest[-1]["text"] == "Made."
+
+
+# MCP elicitation prompts over the socket ---------------------------------------------------
+
+
+def until_type(ws: Client, kind: str) -> list[dict[str, Any]]:
+    frames = [ws.recv()]
+    while frames[-1]["type"] not in (kind, "done", "error"):
+        frames.append(ws.recv())
+    assert frames[-1]["type"] == kind, frames
+    return frames
+
+
+def test_elicitation_answers_are_checked_against_the_schema_before_the_server_gets_them(
+    serve: ServerFactory, project: Path
+) -> None:
+    elicitation_project(project)
+    model = ScriptedModel.from_turns(calling("profile"))
+    server = serve(model=lambda: model, trust=True, permission_mode="bypassPermissions")
+    with client(server) as ws:
+        ws.send({"type": "chat", "history": [], "message": "profile", "permission_prompts": True})
+        asked = until_type(ws, "elicitation_request")[-1]
+        assert (asked["server"], asked["message"], asked["mode"]) == (
+            "forms",
+            "Tell me about you",
+            "form",
+        )
+        schema = asked["requested_schema"]
+        assert schema["required"] == ["name", "age", "color"]
+        assert schema["properties"]["color"]["enum"] == ["red", "green", "blue"]
+        assert asked["timeout"] == 300.0
+        assert hook_events(project)[-2:] == [
+            ("Elicitation", ""),
+            ("Notification", "elicitation_dialog"),
+        ], "the dialog notification fires before the page is asked"
+        hostile = [
+            ({"name": "Ada", "age": "41", "color": "red"}, "age: expected an integer, got string"),
+            (
+                {"name": "Ada", "age": 41.5, "color": "red"},
+                "age: expected an integer, got number 41.5",
+            ),
+            ({"name": ["Ada"], "age": 41, "color": "red"}, "name: expected a string, got array"),
+            (
+                {"name": "Ada", "age": 41, "color": "pink"},
+                "color: 'pink' is not one of: red, green, blue",
+            ),
+            (
+                {"name": "Ada", "age": 41, "color": "red", "subscribed": "yes"},
+                "subscribed: expected true or false, got string",
+            ),
+            ({"name": "Ada", "color": "red"}, "required: age"),
+            ({"name": "Ada", "age": 41, "color": "red", "admin": True}, "unknown field(s): admin"),
+        ]
+        for content, error in hostile:
+            ws.send(
+                {"type": "elicitation", "id": asked["id"], "action": "accept", "content": content}
+            )
+            assert ws.recv() == {"type": "elicitation_invalid", "id": asked["id"], "error": error}
+        assert (
+            ws.error_for(
+                {"type": "elicitation", "id": asked["id"], "action": "accept", "content": "Ada"}
+            )
+            == "invalid elicitation frame: content: Input should be a valid dictionary"
+        )
+        assert ws.error_for({"type": "elicitation", "id": "elicit-nope", "action": "cancel"}) == (
+            "no elicitation prompt 'elicit-nope' is waiting"
+        )
+        assert lines(project / "calls.jsonl") == [], "nothing reached the server yet"
+        good = {"name": "Ada", "age": 41, "color": "green", "subscribed": True}
+        ws.send({"type": "elicitation", "id": asked["id"], "action": "accept", "content": good})
+        rest = ws.until_end()
+    assert of_type(rest, "elicitation_closed") == [
+        {"type": "elicitation_closed", "id": asked["id"], "action": "accept", "by": "user"}
+    ]
+    received = {**good, "height": 1.5, "topics": []}
+    assert lines(project / "calls.jsonl") == [
+        {"tool": "profile", "action": "accept", "data": received}
+    ]
+    [result] = of_type(rest, "tool_result")
+    assert result["content"] == f"profile:accept:{json.dumps(received, sort_keys=True)}"
+    results = [
+        e for e in lines(project / "hooks.jsonl") if e["hook_event_name"] == "ElicitationResult"
+    ]
+    assert [(e["action"], e["content"]) for e in results] == [("accept", good)]
+
+
+def test_an_unanswered_elicitation_is_cancelled_after_the_timeout(
+    serve: ServerFactory, project: Path
+) -> None:
+    elicitation_project(project)
+    model = ScriptedModel.from_turns(calling("visit"))
+    server = serve(
+        model=lambda: model, trust=True, permission_mode="bypassPermissions", permission_timeout=1.0
+    )
+    with client(server) as ws:
+        ws.send({"type": "chat", "history": [], "message": "visit", "permission_prompts": True})
+        asked = until_type(ws, "elicitation_request")[-1]
+        assert (asked["mode"], asked["url"], asked["elicitation_id"]) == (
+            "url",
+            "https://example.test/login?a=1",
+            "el-7",
+        )
+        assert asked["requested_schema"] is None
+        rest = ws.until_end()
+    assert of_type(rest, "elicitation_closed") == [
+        {"type": "elicitation_closed", "id": asked["id"], "action": "cancel", "by": "timeout"}
+    ]
+    assert "MCP server forms: no answer within 1 s; cancelled" in [
+        f["text"] for f in of_type(rest, "notice")
+    ]
+    assert lines(project / "calls.jsonl") == [{"tool": "visit", "action": "cancel"}]
+    [result] = of_type(rest, "tool_result")
+    assert result["content"] == "visited:cancel"
+
+
+def test_without_prompts_nobody_is_asked_and_the_elicitation_is_cancelled(
+    serve: ServerFactory, project: Path
+) -> None:
+    elicitation_project(project)
+    model = ScriptedModel.from_turns(calling("profile"))
+    server = serve(model=lambda: model, trust=True, permission_mode="bypassPermissions")
+    with client(server) as ws:
+        frames = ws.chat("profile", [])
+    assert of_type(frames, "elicitation_request") == []
+    assert lines(project / "calls.jsonl") == [{"tool": "profile", "action": "cancel", "data": None}]
+
+
+def test_a_completed_url_elicitation_fires_elicitation_complete_after_the_call(
+    serve: ServerFactory, project: Path
+) -> None:
+    elicitation_project(project)
+    model = ScriptedModel.from_turns(calling("sign_in"))
+    server = serve(model=lambda: model, trust=True, permission_mode="bypassPermissions")
+    with client(server) as ws:
+        ws.send({"type": "chat", "history": [], "message": "sign", "permission_prompts": True})
+        asked = until_type(ws, "elicitation_request")[-1]
+        ws.send({"type": "elicitation", "id": asked["id"], "action": "accept"})
+        rest = ws.until_end()
+    assert of_type(rest, "tool_result")[0]["content"] == "signed_in:accept"
+    assert lines(project / "calls.jsonl") == [{"tool": "sign_in", "action": "accept"}]
+    assert hook_events(project) == [
+        ("Elicitation", ""),
+        ("Notification", "elicitation_url_dialog"),
+        ("ElicitationResult", ""),
+        ("PostToolUse", "mcp__forms__sign_in"),
+        ("Notification", "elicitation_response"),
+        ("Notification", "elicitation_complete"),
+        ("SessionEnd", ""),
+    ]
+    [complete] = [
+        e
+        for e in lines(project / "hooks.jsonl")
+        if e.get("notification_type") == "elicitation_complete"
+    ]
+    assert complete["message"] == 'Elicitation for server "forms" completed'

@@ -188,6 +188,8 @@ class Agent:
         self._turn_record = TurnRecord("", str(config.working_dir))
         self.context_sources: list[ContextSource] = []
         self.closers: list[Callable[[], Awaitable[None]]] = []
+        self._executing = False
+        self._after_tool: list[Callable[[], Awaitable[None]]] = []
         self.last_assistant_message = ""
         self.closed = False
         self._start_dir = config.working_dir
@@ -709,9 +711,13 @@ class Agent:
             output = ToolOutput(permitted, is_error=True)
             return self._finish_call(call, output, outcome, skipped="permission denied")
         unchanged = name == call.name and tool_input == observed and call.arguments is not None
-        output, duration_ns = await self._execute(
-            name, dict(call.arguments or {}) if unchanged else tool_input
-        )
+        self._executing, self._after_tool = True, []
+        try:
+            output, duration_ns = await self._execute(
+                name, dict(call.arguments or {}) if unchanged else tool_input
+            )
+        finally:
+            self._executing = False
         after = await self.hooks.after_tool(
             name,
             tool_input,
@@ -720,6 +726,9 @@ class Agent:
             duration_ms=round(duration_ns / 1e6),
             error=output.error,
         )
+        pending, self._after_tool = self._after_tool, []
+        for deferred in pending:
+            await deferred()
         self.queue_context(after.context)
         rendered = None
         if after.response is not None:
@@ -735,6 +744,16 @@ class Agent:
             self._end_if(after.end)
         self._executed(name, output, duration_ns, after.result.for_user)
         return self._finish_call(call, output, outcome)
+
+    def after_running_tool(self, action: Callable[[], Awaitable[None]]) -> bool:
+        """Run ``action`` once the tool now running has had its PostToolUse (or
+        PostToolUseFailure); False, and nothing kept, when no tool is running. What a tool's
+        MCP server asked while it ran (the elicitation response's Notification) is reported
+        after the call, as in Claude Code."""
+        if not self._executing:
+            return False
+        self._after_tool.append(action)
+        return True
 
     async def _unknown_tool(
         self, call: ToolCall, name: str, tool_input: dict[str, Any], outcome: CallOutcome

@@ -236,10 +236,23 @@ def _mcp_servers(agent: Agent, home: Path, ask: AskElicitation | None) -> McpSer
     (and `ask`), their lifecycle and calls to its runtime-event observers."""
 
     async def on_elicit(server: str, params: Any) -> Any:
-        return to_result(await elicit(agent.hooks, request_of(server, params), ask))
+        request = request_of(server, params)
+        return to_result(await elicit(agent.hooks, request, ask, agent.after_running_tool))
+
+    async def on_complete(server: str, elicitation_id: str) -> None:
+        message = f'Elicitation for server "{server}" completed'
+
+        async def tell() -> None:
+            await agent.hooks.notification("elicitation_complete", message)
+
+        if not agent.after_running_tool(tell):
+            await tell()
 
     return McpServers(
-        log_dir=home / ".hookwright" / "logs", on_elicit=on_elicit, observe=agent.observe
+        log_dir=home / ".hookwright" / "logs",
+        on_elicit=on_elicit,
+        on_complete=on_complete,
+        observe=agent.observe,
     )
 
 

@@ -10,7 +10,10 @@ request cancelled, so a stalled reader cannot make the server buffer without end
 
 A request that asks for permission prompts waits, at each call that needs approval, for the
 client's answer; no answer within ``permission_timeout`` seconds denies the call, and a client
-that goes away cancels the request (the call never runs).
+that goes away cancels the request (the call never runs). An MCP server's request for input that
+no Elicitation hook answers is asked the same way: the answer is checked against the requested
+schema here (an answer that does not fit is refused with an `ElicitationInvalidFrame` and never
+reaches the server), and no answer in time cancels the request.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import contextlib
 import logging
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -31,9 +34,18 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Message
 from starlette.websockets import WebSocket
 
+from hookwright.runtime.mcp.elicitation import (
+    ElicitationReply,
+    ElicitationRequest,
+    content_problem,
+)
 from hookwright.server.access import TOKEN_PARAM, AccessGuard, AccessPolicy, new_token
 from hookwright.server.protocol import (
     ChatRequest,
+    ElicitationAnswer,
+    ElicitationClosedFrame,
+    ElicitationInvalidFrame,
+    ElicitationRequestFrame,
     ErrorFrame,
     NoticeFrame,
     OutFrame,
@@ -105,6 +117,9 @@ class _Connection:
         self._overflowed = asyncio.Event()
         self._run: asyncio.Task[None] | None = None
         self._prompts: dict[str, asyncio.Future[bool]] = {}
+        self._elicitations: dict[
+            str, tuple[ElicitationRequest, asyncio.Future[ElicitationReply]]
+        ] = {}
 
     async def serve(self) -> None:
         tasks = [
@@ -168,6 +183,9 @@ class _Connection:
         if isinstance(request, PermissionAnswer):
             self._answer(request)
             return
+        if isinstance(request, ElicitationAnswer):
+            self._answer_elicitation(request)
+            return
         if self._run is not None and not self._run.done():
             self._send(
                 ErrorFrame(
@@ -220,9 +238,62 @@ class _Connection:
         self._send(PermissionClosedFrame(id=prompt_id, allowed=allowed, by="user"))
         return allowed
 
+    def _answer_elicitation(self, answer: ElicitationAnswer) -> None:
+        waiting = self._elicitations.get(answer.id)
+        if waiting is None or waiting[1].done():
+            self._send(ErrorFrame(message=f"no elicitation prompt {answer.id!r} is waiting"))
+            return
+        request, reply = waiting
+        given = ElicitationReply(answer.action, answer.content)
+        problem = content_problem(request, given)
+        if problem is not None:
+            self._send(ElicitationInvalidFrame(id=answer.id, error=problem))
+            return
+        if given.action == "accept" and given.content is None and request.mode == "form":
+            given = ElicitationReply("accept", {})
+        reply.set_result(given)
+
+    async def _ask_elicitation(self, request: ElicitationRequest) -> ElicitationReply:
+        """Show the server's request in the page; no answer within the timeout cancels it."""
+        prompt_id = f"elicit-{uuid.uuid4().hex[:12]}"
+        timeout = self._settings.permission_timeout
+        reply: asyncio.Future[ElicitationReply] = asyncio.get_running_loop().create_future()
+        self._elicitations[prompt_id] = (request, reply)
+        schema = dict(request.requested_schema) if request.requested_schema is not None else None
+        self._send(
+            ElicitationRequestFrame(
+                id=prompt_id,
+                server=request.server,
+                message=request.message,
+                mode="url" if request.mode == "url" else "form",
+                url=request.url,
+                elicitation_id=request.elicitation_id,
+                requested_schema=schema,
+                timeout=timeout,
+            )
+        )
+        try:
+            answer = await asyncio.wait_for(reply, timeout)
+        except TimeoutError:
+            self._send(ElicitationClosedFrame(id=prompt_id, action="cancel", by="timeout"))
+            self._send(
+                NoticeFrame(
+                    text=f"MCP server {request.server}: no answer within {timeout:g} s; cancelled"
+                )
+            )
+            return ElicitationReply("cancel")
+        finally:
+            del self._elicitations[prompt_id]
+        # `_answer_elicitation` only lets through the protocol's actions.
+        action = cast(Literal["accept", "decline", "cancel"], answer.action)
+        self._send(ElicitationClosedFrame(id=prompt_id, action=action, by="user"))
+        return answer
+
     async def _chat(self, request: ChatRequest) -> None:
         try:
-            done = await run_chat(self._settings, request, self._send, self._ask)
+            done = await run_chat(
+                self._settings, request, self._send, self._ask, self._ask_elicitation
+            )
         except RequestError as exc:
             self._send(ErrorFrame(message=str(exc)))
         except Exception as exc:

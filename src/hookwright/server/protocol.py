@@ -10,6 +10,12 @@ A client that sets ``permission_prompts`` on its request is asked, with a
 `PermissionAnswer` frame naming the request's ``id``; a `PermissionClosedFrame` says how each
 prompt ended (answered, or denied because no answer came in time). Without the flag such calls
 are denied as in ``claude -p``.
+
+The same flag lets MCP servers ask the person (elicitation) when no Elicitation hook answers: an
+`ElicitationRequestFrame` carries the server, its message and the form's schema (or the URL),
+the client answers with an `ElicitationAnswer` (accept with the form's content, decline or
+cancel), an answer that does not fit the schema gets an `ElicitationInvalidFrame` (the prompt
+stays open) and an `ElicitationClosedFrame` says how the prompt ended.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ __all__ = [
     "FRAME_TYPES",
     "ChatRequest",
     "DoneFrame",
+    "ElicitationAnswer",
+    "ElicitationClosedFrame",
+    "ElicitationInvalidFrame",
+    "ElicitationRequestFrame",
     "ErrorFrame",
     "HistoryMessage",
     "HookFrame",
@@ -41,7 +51,7 @@ __all__ = [
     "parse_request",
 ]
 
-FRAME_TYPES: tuple[str, ...] = ("chat", "permission")
+FRAME_TYPES: tuple[str, ...] = ("chat", "permission", "elicitation")
 """Frame types a client may send."""
 
 SKILL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -105,7 +115,8 @@ class ChatRequest(_Strict):
     skills: list[Annotated[str, Field(pattern=SKILL_NAME)]] | None = None
     """Skills for this request; None means the server's ``--skill`` list, [] means none."""
     permission_prompts: bool = False
-    """The client answers permission prompts (`PermissionRequestFrame`); a person is there."""
+    """The client answers permission prompts (`PermissionRequestFrame`) and MCP elicitation
+    requests (`ElicitationRequestFrame`); a person is there."""
 
 
 class PermissionAnswer(_Strict):
@@ -114,6 +125,16 @@ class PermissionAnswer(_Strict):
     type: Literal["permission"]
     id: str = Field(min_length=1)
     allow: bool
+
+
+class ElicitationAnswer(_Strict):
+    """The user's answer to the `ElicitationRequestFrame` with the same ``id``: ``content`` (the
+    form's values) only with ``accept``; the server checks it against the requested schema."""
+
+    type: Literal["elicitation"]
+    id: str = Field(min_length=1)
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
 
 
 class TextFrame(_Strict):
@@ -182,6 +203,42 @@ class PermissionClosedFrame(_Strict):
     by: Literal["user", "timeout"]
 
 
+class ElicitationRequestFrame(_Strict):
+    """An MCP server asks the user for input and no Elicitation hook answered: a form
+    (``requested_schema``: ``properties`` with each field's ``type``, ``title``, ``enum``...,
+    and ``required``) or, in ``url`` mode, a page to visit."""
+
+    type: Literal["elicitation_request"] = "elicitation_request"
+    id: str
+    server: str
+    message: str
+    mode: Literal["form", "url"]
+    url: str | None = None
+    elicitation_id: str | None = None
+    requested_schema: dict[str, Any] | None = None
+    timeout: float
+    """Seconds the server waits for the answer before it cancels the request."""
+
+
+class ElicitationInvalidFrame(_Strict):
+    """The answer to prompt ``id`` does not fit its schema (``error`` says why); nothing was
+    sent to the MCP server and the prompt still waits for an answer."""
+
+    type: Literal["elicitation_invalid"] = "elicitation_invalid"
+    id: str
+    error: str
+
+
+class ElicitationClosedFrame(_Strict):
+    """How the prompt ``id`` ended: the ``action`` the user chose (``by`` ``user``) or
+    ``cancel`` because no answer came in time (``by`` ``timeout``)."""
+
+    type: Literal["elicitation_closed"] = "elicitation_closed"
+    id: str
+    action: Literal["accept", "decline", "cancel"]
+    by: Literal["user", "timeout"]
+
+
 class NoticeFrame(_Strict):
     """Something the user should know that is not part of the answer (retries, denials)."""
 
@@ -213,12 +270,24 @@ OutFrame: TypeAlias = (
     | NoticeFrame
     | PermissionRequestFrame
     | PermissionClosedFrame
+    | ElicitationRequestFrame
+    | ElicitationInvalidFrame
+    | ElicitationClosedFrame
     | DoneFrame
     | ErrorFrame
 )
 
 
-def parse_request(text: str, *, max_history: int) -> ChatRequest | PermissionAnswer:
+ClientFrame: TypeAlias = ChatRequest | PermissionAnswer | ElicitationAnswer
+
+_CLIENT_MODELS: dict[str, type[ClientFrame]] = {
+    "chat": ChatRequest,
+    "permission": PermissionAnswer,
+    "elicitation": ElicitationAnswer,
+}
+
+
+def parse_request(text: str, *, max_history: int) -> ClientFrame:
     """Read one client frame; raise `ProtocolError` saying what is wrong and where."""
     try:
         data = load_json_text(text)
@@ -238,9 +307,7 @@ def parse_request(text: str, *, max_history: int) -> ChatRequest | PermissionAns
             f"history has {len(history)} messages; the limit is {max_history} "
             "(start a new conversation or drop old messages)"
         )
-    model: type[ChatRequest | PermissionAnswer] = (
-        PermissionAnswer if data["type"] == "permission" else ChatRequest
-    )
+    model = _CLIENT_MODELS[data["type"]]
     try:
         return model.model_validate(data)
     except ValidationError as exc:

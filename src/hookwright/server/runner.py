@@ -18,6 +18,7 @@ from typing import Any
 from hookwright.dialects.skills import available_skills
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
 from hookwright.runtime.host import open_session
+from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import Model, ModelConfigError
 from hookwright.runtime.permissions import PermissionMode
 from hookwright.server.protocol import (
@@ -66,7 +67,8 @@ class ServerSettings:
     max_queued_frames: int = MAX_QUEUED_FRAMES
     """Frames waiting for a slow client before its connection is closed."""
     permission_timeout: float = PERMISSION_TIMEOUT
-    """Seconds a permission prompt waits for the page's answer before the call is denied."""
+    """Seconds a permission prompt waits for the page's answer before the call is denied (and an
+    MCP elicitation prompt before the request is cancelled)."""
 
 
 class RequestError(Exception):
@@ -145,14 +147,16 @@ async def run_chat(
     request: ChatRequest,
     emit: Callable[[OutFrame], None],
     ask_user: AskUser | None = None,
+    ask_elicitation: AskElicitation | None = None,
 ) -> DoneFrame:
     """Run ``request`` on a fresh agent, passing every frame to ``emit`` as it happens.
 
     When the request says the client answers permission prompts, a person is there: the
-    session is interactive and ``ask_user`` asks them; otherwise calls that need approval are
-    denied as in ``claude -p``. Raises `RequestError` before anything runs when the request
-    names an unknown skill or the model cannot be built. Cancelling the calling task stops the
-    run; the agent and its hook engine are closed either way.
+    session is interactive, ``ask_user`` asks them and ``ask_elicitation`` shows them an MCP
+    server's request for input; otherwise calls that need approval are denied and elicitation
+    requests no hook answers are cancelled, as in ``claude -p``. Raises `RequestError` before
+    anything runs when the request names an unknown skill or the model cannot be built.
+    Cancelling the calling task stops the run; the agent and its hook engine are closed either way.
     """
     skills = _skills_for(settings, request)
     history = [message.to_message() for message in request.history]
@@ -178,6 +182,7 @@ async def run_chat(
             planning=settings.planning,
             interactive=asking is not None,
             ask_user=asking,
+            ask_elicitation=ask_elicitation if asking is not None else None,
             trust=settings.trust,
             config_files=settings.config_files,
             skills=skills,

@@ -6,7 +6,9 @@ which must be entered and left in the same task); tools call through the shared
 to the terminal.
 
 A server's elicitation requests go to `on_elicit` (the session's Elicitation flow); without one
-the client does not offer elicitation. Lifecycle and calls are reported to `observe` as
+the client does not offer elicitation. A server's notice that a URL-mode elicitation was
+completed (`notifications/elicitation/complete`) goes to `on_complete`, in a task of its own so
+the connection keeps reading meanwhile. Lifecycle and calls are reported to `observe` as
 PicoClaw's runtime events (`mcp.server.connecting|connected|failed`, `mcp.tool.discovered`,
 `mcp.tool.call.start|end`) with PicoClaw's payload fields."""
 
@@ -29,6 +31,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import (
     CallToolResult,
+    ElicitCompleteNotification,
     ElicitRequestParams,
     ElicitResult,
     ErrorData,
@@ -41,6 +44,8 @@ from hookwright.services import McpToolReply
 
 #: Answers a server's elicitation request: (server name, the request) -> the answer.
 ElicitHandler = Callable[[str, ElicitRequestParams], Awaitable[ElicitResult]]
+#: Told that a URL-mode elicitation was completed: (server name, elicitation id).
+CompleteHandler = Callable[[str, str], Awaitable[None]]
 #: Receives a runtime event: (kind, PascalCase payload fields plus `source` and `severity`).
 Observer = Callable[[str, dict[str, Any]], None]
 
@@ -132,10 +137,13 @@ class McpServers:
         log_dir: Path | None = None,
         *,
         on_elicit: ElicitHandler | None = None,
+        on_complete: CompleteHandler | None = None,
         observe: Observer = _ignore,
     ) -> None:
         self._log_dir = log_dir
         self.on_elicit = on_elicit
+        self.on_complete = on_complete
+        self._told: set[asyncio.Task[None]] = set()
         self.observe = observe
         self._stops: list[asyncio.Event] = []
         self._tasks: list[asyncio.Task[None]] = []
@@ -196,7 +204,9 @@ class McpServers:
         self, server: ServerConfig, ready: asyncio.Future[Connection], stop: asyncio.Event
     ) -> None:
         try:
-            async with _open(server, self._log_dir, self._elicitation_for(server)) as session:
+            async with _open(
+                server, self._log_dir, self._elicitation_for(server), self._messages_for(server)
+            ) as session:
                 await session.initialize()
                 listed = await session.list_tools()
                 ready.set_result(Connection(server, session, list(listed.tools), self.observe))
@@ -218,7 +228,19 @@ class McpServers:
 
         return answer
 
+    def _messages_for(self, server: ServerConfig) -> Any:
+        async def receive(message: Any) -> None:
+            if isinstance(message, ElicitCompleteNotification) and self.on_complete is not None:
+                told = self.on_complete(server.name, message.params.elicitation_id)
+                task = asyncio.ensure_future(told)
+                self._told.add(task)
+                task.add_done_callback(self._told.discard)
+
+        return receive
+
     async def close(self) -> None:
+        if self._told:
+            await asyncio.wait(set(self._told), timeout=5.0)
         for stop in self._stops:
             stop.set()
         for task in self._tasks:
@@ -231,13 +253,15 @@ class McpServers:
 
 @asynccontextmanager
 async def _open(
-    server: ServerConfig, log_dir: Path | None, elicitation: Any
+    server: ServerConfig, log_dir: Path | None, elicitation: Any, messages: Any
 ) -> AsyncIterator[ClientSession]:
     if server.transport == "http":
         async with (
             httpx2.AsyncClient(headers=dict(server.headers), timeout=startup_timeout()) as http,
             streamable_http_client(server.url, http_client=http) as (read, write),
-            ClientSession(read, write, elicitation_callback=elicitation) as session,
+            ClientSession(
+                read, write, elicitation_callback=elicitation, message_handler=messages
+            ) as session,
         ):
             yield session
         return
@@ -250,7 +274,9 @@ async def _open(
     with _errlog(log_dir, server.name) as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write, elicitation_callback=elicitation) as session,
+            ClientSession(
+                read, write, elicitation_callback=elicitation, message_handler=messages
+            ) as session,
         ):
             yield session
 

@@ -9,8 +9,9 @@
    shown; without one the request is cancelled, as in `claude -p`.
 3. `ElicitationResult` fires with that answer (`mode`, `action`, `content`); a block makes it
    decline, a hook's `action`/`content` replace it.
-4. A `Notification` `elicitation_response` (``Elicitation response for server "<server>":
-   <action>``) fires, and the answer goes back to the server.
+4. The answer goes back to the server, and a `Notification` `elicitation_response`
+   (``Elicitation response for server "<server>": <action>``) fires once the tool call that
+   made the server ask has had its PostToolUse.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult
 
 from hookwright.host import Event, HookSession
+from hookwright.validation import json_type_name
 
 ACTIONS = ("accept", "decline", "cancel")
 
@@ -46,6 +48,9 @@ class ElicitationReply:
 
 AskElicitation = Callable[[ElicitationRequest], Awaitable[ElicitationReply]]
 """Asks the person (a terminal, a web page); returns their answer."""
+
+Later = Callable[[Callable[[], Awaitable[None]]], bool]
+"""Keeps an action for after the running tool call's PostToolUse; False when no call runs."""
 
 
 #: The keys Claude Code keeps of a form's schema and of each field, in its order (measured:
@@ -107,9 +112,16 @@ def _reply(action: str | None, content: Mapping[str, Any] | None) -> Elicitation
 
 
 async def elicit(
-    hooks: HookSession, request: ElicitationRequest, ask: AskElicitation | None
+    hooks: HookSession,
+    request: ElicitationRequest,
+    ask: AskElicitation | None,
+    later: Later | None = None,
 ) -> ElicitationReply:
-    """The answer for `request` after the hooks and, when they leave it open, the person."""
+    """The answer for `request` after the hooks and, when they leave it open, the person.
+
+    With `later`, the `elicitation_response` Notification waits for the end of the tool call
+    that made the server ask (after its PostToolUse, as Claude Code sends it); outside a tool
+    call it fires at once."""
     decided = await hooks.elicitation(Event.Elicitation, **_payload(request))
     if decided.action is not None:
         return _reply(decided.action, decided.content)
@@ -132,8 +144,116 @@ async def elicit(
             override.content if override.content is not None else reply.content,
         )
     message = f'Elicitation response for server "{request.server}": {reply.action}'
-    await hooks.notification("elicitation_response", message)
+
+    async def respond() -> None:
+        await hooks.notification("elicitation_response", message)
+
+    if later is None or not later(respond):
+        await respond()
     return reply
+
+
+_EXPECTED = {"integer": "an integer", "number": "a number", "boolean": "true or false"}
+
+
+def _fits(kind: Any, value: Any) -> bool:
+    if isinstance(value, bool):
+        return bool(kind == "boolean")
+    if kind == "integer":
+        return isinstance(value, int)
+    if kind == "number":
+        return isinstance(value, int | float)
+    if kind == "boolean":
+        return False
+    return isinstance(value, str)
+
+
+def choices_of(field: Mapping[str, Any]) -> list[Any] | None:
+    """The values a field may take: its `enum`, or the `const` of each `oneOf` / `anyOf`
+    entry (titled choices); None when it is not a choice."""
+    if isinstance(field.get("enum"), list) and field["enum"]:
+        return list(field["enum"])
+    for key in ("oneOf", "anyOf"):
+        entries = field.get(key)
+        if isinstance(entries, list) and entries:
+            return [e.get("const") for e in entries if isinstance(e, Mapping) and "const" in e]
+    return None
+
+
+def _not_a_choice(name: str, value: Any, choices: list[Any]) -> str:
+    return f"{name}: {value!r} is not one of: {', '.join(map(str, choices))}"
+
+
+def _field_problem(name: str, field: Mapping[str, Any], value: Any) -> str | None:
+    kind = field.get("type")
+    if kind == "array":
+        items = field.get("items")
+        allowed = choices_of(items) if isinstance(items, Mapping) else None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"{name}: expected a list of strings, got {json_type_name(value)}"
+        wrong = [v for v in value if allowed is not None and v not in allowed]
+        if wrong:
+            return _not_a_choice(name, wrong[0], allowed or [])
+        low, high = field.get("minItems"), field.get("maxItems")
+        if isinstance(low, int) and len(value) < low:
+            return f"{name}: choose at least {low}"
+        if isinstance(high, int) and len(value) > high:
+            return f"{name}: choose at most {high}"
+        return None
+    if not _fits(kind, value):
+        shown = json_type_name(value)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            shown += f" {value}"
+        return f"{name}: expected {_EXPECTED.get(str(kind), 'a string')}, got {shown}"
+    choices = choices_of(field)
+    if choices is not None and value not in choices:
+        return _not_a_choice(name, value, choices)
+    return _bounds(name, field, value)
+
+
+def _bounds(name: str, field: Mapping[str, Any], value: Any) -> str | None:
+    if isinstance(value, str):
+        low, high = field.get("minLength"), field.get("maxLength")
+        if isinstance(low, int) and len(value) < low:
+            return f"{name}: at least {low} characters"
+        if isinstance(high, int) and len(value) > high:
+            return f"{name}: at most {high} characters"
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        low, high = field.get("minimum"), field.get("maximum")
+        if isinstance(low, int | float) and value < low:
+            return f"{name}: at least {low:g}"
+        if isinstance(high, int | float) and value > high:
+            return f"{name}: at most {high:g}"
+    return None
+
+
+def content_problem(request: ElicitationRequest, reply: ElicitationReply) -> str | None:
+    """Why `reply` cannot go to the server as the person's answer to `request`, or None.
+
+    A form's accepted content must be an object of the schema's fields, each of its type
+    (string, number, integer, boolean, an array of strings for a multi-select; a choice's value
+    one of its `enum` / `oneOf` values), with every required field present; declining,
+    cancelling and a URL request carry no content.
+    """
+    if reply.action not in ACTIONS:
+        return f"action must be one of: {', '.join(ACTIONS)}"
+    if reply.action != "accept" or request.mode == "url":
+        return None if reply.content is None else f"{reply.action} carries no content"
+    schema = request.requested_schema or {}
+    properties = schema.get("properties") or {}
+    content = reply.content if reply.content is not None else {}
+    unknown = [name for name in content if name not in properties]
+    if unknown:
+        return f"unknown field(s): {', '.join(unknown)}"
+    missing = [name for name in schema.get("required") or () if name not in content]
+    if missing:
+        return f"required: {', '.join(map(str, missing))}"
+    for name, value in content.items():
+        field = properties[name]
+        problem = _field_problem(name, field if isinstance(field, Mapping) else {}, value)
+        if problem is not None:
+            return problem
+    return None
 
 
 def to_result(reply: ElicitationReply) -> ElicitResult:

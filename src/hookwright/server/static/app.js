@@ -7,6 +7,9 @@
 // history the model sees, so a turn's notes keep their place and styling after it ends.
 // Requests ask for permission prompts: a tool call that needs the user's approval shows the
 // tool, its input and the reason with Allow / Deny; the answer goes back as a "permission" frame.
+// An MCP server's request for input (elicitation) shows the server, its message and a form
+// built from the requested schema (or the URL to visit) with Accept / Decline / Cancel; the
+// answer goes back as an "elicitation" frame, and the server checks it against the schema.
 "use strict";
 
 const TOKEN = new URLSearchParams(location.search).get("token") || "";
@@ -156,6 +159,7 @@ function connect() {
       if (socket === next) socket = null;
       if (turn) {
         closeOpenPermissions("not answered: the connection was lost; the call did not run");
+        closeOpenElicitations("not answered: the connection was lost");
         const why = event.reason ? ` (${event.reason})` : "";
         add("error", "error", `connection lost${why}; the request was cancelled`);
         turn = null;
@@ -203,8 +207,200 @@ function closeOpenPermissions(outcome) {
   }
 }
 
+// A choice field's [value, label] pairs: its enum (enumNames as labels) or its oneOf / anyOf
+// entries (const, title); null when the field is not a choice.
+function choicesOf(field) {
+  if (Array.isArray(field.enum) && field.enum.length) {
+    const names = Array.isArray(field.enumNames) ? field.enumNames : [];
+    return field.enum.map((value, index) => [value, String(names[index] ?? value)]);
+  }
+  for (const key of ["oneOf", "anyOf"]) {
+    if (Array.isArray(field[key]) && field[key].length) {
+      return field[key].filter((entry) => entry && "const" in entry)
+        .map((entry) => [entry.const, String(entry.title ?? entry.const)]);
+    }
+  }
+  return null;
+}
+
+// One form control per schema field: a select for a choice (a multiple select for an array of
+// choices), a checkbox for a boolean, a number
+// input for numbers and integers, a text input otherwise. Browser validation is off: the
+// server says what does not fit.
+function fieldControl(name, field, required) {
+  const row = document.createElement("label");
+  row.className = "field";
+  const title = document.createElement("span");
+  title.className = "field-title";
+  title.textContent = field.title || name;
+  row.appendChild(title);
+  if (required) {
+    const mark = document.createElement("span");
+    mark.className = "required";
+    mark.textContent = "*";
+    mark.title = "required";
+    row.appendChild(mark);
+  }
+  let control;
+  const choices = choicesOf(field);
+  const items = field.type === "array" ? choicesOf(field.items || {}) : null;
+  if (items) {
+    control = document.createElement("select");
+    control.multiple = true;
+    for (const [value, label] of items) control.appendChild(new Option(label, String(value)));
+    const chosen = Array.isArray(field.default) ? field.default.map(String) : [];
+    for (const option of control.options) option.selected = chosen.includes(option.value);
+    control.dataset.enum = JSON.stringify(items.map(([value]) => value));
+  } else if (choices) {
+    control = document.createElement("select");
+    if (!required) control.appendChild(new Option("", ""));
+    for (const [value, label] of choices) control.appendChild(new Option(label, String(value)));
+    if (field.default !== undefined) control.value = String(field.default);
+    control.dataset.enum = JSON.stringify(choices.map(([value]) => value));
+  } else if (field.type === "boolean") {
+    control = document.createElement("input");
+    control.type = "checkbox";
+    control.checked = field.default === true;
+  } else {
+    control = document.createElement("input");
+    if (field.type === "integer" || field.type === "number") {
+      control.type = "number";
+      control.step = field.type === "integer" ? "1" : "any";
+    } else {
+      control.type = "text";
+    }
+    if (field.default !== undefined) control.value = String(field.default);
+  }
+  control.name = name;
+  control.dataset.kind = field.type || "string";
+  if (field.description) control.title = field.description;
+  row.appendChild(control);
+  return row;
+}
+
+// The form's values as the schema types them; empty fields are left out.
+function formContent(fields) {
+  const content = {};
+  for (const control of fields.querySelectorAll("[name]")) {
+    const kind = control.dataset.kind;
+    if (kind === "boolean") {
+      content[control.name] = control.checked;
+    } else if (control.multiple) {
+      const choices = JSON.parse(control.dataset.enum);
+      content[control.name] = Array.from(control.selectedOptions)
+        .map((option) => choices.find((value) => String(value) === option.value));
+    } else if (control.value === "") {
+      continue;
+    } else if (control.dataset.enum) {
+      const choices = JSON.parse(control.dataset.enum);
+      content[control.name] = choices.find((value) => String(value) === control.value);
+    } else if (kind === "integer" || kind === "number") {
+      content[control.name] = Number(control.value);
+    } else {
+      content[control.name] = control.value;
+    }
+  }
+  return content;
+}
+
+function safeUrl(text) {
+  try {
+    const url = new URL(text);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+// A server's request for input: the form (or the URL as a link) with Accept / Decline /
+// Cancel. "elicitation_invalid" shows why the server refused the answer and lets the user fix
+// it; "elicitation_closed" (or a lost connection) replaces the form with the outcome.
+function askElicitation(frame) {
+  const body = add("elicitation", `MCP server ${frame.server} asks`, frame.message);
+  const element = body.parentElement;
+  element.dataset.id = frame.id;
+  const fields = document.createElement("form");
+  fields.className = "fields";
+  fields.noValidate = true;
+  fields.addEventListener("submit", (event) => event.preventDefault());
+  if (frame.mode === "url") {
+    const href = safeUrl(frame.url || "");
+    const link = document.createElement(href ? "a" : "span");
+    link.className = "visit";
+    link.textContent = frame.url || "";
+    if (href) {
+      link.href = href;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+    }
+    fields.appendChild(link);
+  } else {
+    const schema = frame.requested_schema || {};
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    for (const [name, field] of Object.entries(schema.properties || {})) {
+      fields.appendChild(fieldControl(name, field || {}, required.has(name)));
+    }
+  }
+  element.appendChild(fields);
+  const problem = document.createElement("div");
+  problem.className = "problem";
+  element.appendChild(problem);
+  const buttons = document.createElement("span");
+  buttons.className = "answers";
+  for (const [label, action] of [["Accept", "accept"], ["Decline", "decline"],
+    ["Cancel", "cancel"]]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = action;
+    button.textContent = label;
+    button.addEventListener("click", () => {
+      for (const each of buttons.querySelectorAll("button")) each.disabled = true;
+      problem.textContent = "";
+      const answer = { type: "elicitation", id: frame.id, action };
+      if (action === "accept" && frame.mode !== "url") answer.content = formContent(fields);
+      if (socket) socket.send(JSON.stringify(answer));
+    });
+    buttons.appendChild(button);
+  }
+  element.appendChild(buttons);
+}
+
+function refuseElicitation(id, error) {
+  const element = log.querySelector(`.msg.elicitation[data-id="${id}"]`);
+  if (!element) return;
+  element.querySelector(".problem").textContent = error;
+  for (const each of element.querySelectorAll(".answers button")) each.disabled = false;
+}
+
+function closeElicitation(id, outcome, action) {
+  const element = log.querySelector(`.msg.elicitation[data-id="${id}"]`);
+  if (!element) return;
+  for (const part of element.querySelectorAll(".fields, .problem, .answers")) part.remove();
+  element.classList.add(action === "accept" ? "accepted" : "refused");
+  element.querySelector(".body").textContent += `\n→ ${outcome}`;
+  delete element.dataset.id;
+}
+
+function closeOpenElicitations(outcome) {
+  for (const element of log.querySelectorAll(".msg.elicitation[data-id]")) {
+    closeElicitation(element.dataset.id, outcome, "cancel");
+  }
+}
+
+const ELICITATION_OUTCOMES = { accept: "accepted", decline: "declined", cancel: "cancelled" };
+
 function handleFrame(frame) {
   switch (frame.type) {
+    case "elicitation_request":
+      askElicitation(frame);
+      break;
+    case "elicitation_invalid":
+      refuseElicitation(frame.id, frame.error);
+      break;
+    case "elicitation_closed":
+      closeElicitation(frame.id, frame.by === "timeout" ? "cancelled: no answer in time"
+        : ELICITATION_OUTCOMES[frame.action], frame.action);
+      break;
     case "permission_request":
       askPermission(frame);
       break;
