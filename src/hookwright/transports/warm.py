@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
+import mmap
 import os
 import signal
 import socket
+import struct
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +78,9 @@ _REPLY_TIMEOUT = 5.0
 _MAX_SERVERS = 4
 _MAX_PROBES = 64
 _MAX_REQUEST = 1 << 16
+#: The status board: a slot per run for the exit code the process reports before it exits.
+_SLOTS = 4096
+_SLOT = struct.Struct("<II")
 
 
 def _startup_var(name: str) -> bool:
@@ -128,22 +134,29 @@ class _Server:
         self.control: socket.socket | None = None
         self.send_lock = threading.Lock()
         self.dead = False
+        self.board: mmap.mmap | None = None
+        self._runs = itertools.count(1)
         threading.Thread(target=self._boot, name="hookwright-warm-boot", daemon=True).start()
 
     def _boot(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        board = -1
         try:
+            board = os.memfd_create("hookwright-warm-board")
+            os.ftruncate(board, _SLOTS * _SLOT.size)
+            self.board = mmap.mmap(board, 0)
             self.proc = subprocess.Popen(
-                [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT],
+                [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT, str(board)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 cwd="/",
                 env=self.env,
-                pass_fds=(theirs.fileno(),),
+                pass_fds=(theirs.fileno(), board),
                 start_new_session=True,
             )
             theirs.close()
+            os.close(board)
             ours.settimeout(_BOOT_TIMEOUT)
             hello = json.loads(ours.recv(1 << 16) or b"{}")
             self.fingerprint = hello.get("fingerprint")
@@ -153,12 +166,29 @@ class _Server:
             log.debug("warm Python server did not start: %s", exc)
             theirs.close()
             ours.close()
+            if board >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(board)
             self.dead = True
         finally:
             self.ready.set()
 
     def usable(self) -> bool:
         return not self.dead and (self.proc is None or self.proc.poll() is None)
+
+    def slot(self) -> list[int]:
+        """A slot of the status board and a nonce for one run (the slot is reused once
+        :data:`_SLOTS` later runs have started)."""
+        run = next(self._runs) & 0xFFFFFFFF
+        return [run % _SLOTS, run]
+
+    def reported(self, slot: list[int]) -> int | None:
+        """The exit code the run of `slot` reported before exiting, if it did."""
+        board = self.board
+        if board is None:
+            return None
+        nonce, code = _SLOT.unpack_from(board, slot[0] * _SLOT.size)
+        return code if nonce == slot[1] else None
 
     def send(self, request: bytes, fds: list[int]) -> bool:
         control = self.control
@@ -190,7 +220,13 @@ class _Server:
 class WarmProcess:
     """A hook process forked by a template server, as `run_process` supervises it: the same
     surface as `asyncio.subprocess.Process` (pid, returncode, stdin, stdout, stderr) plus
-    `exited`, resolved when the server reports the wait status, and `close`."""
+    `exited`, resolved when the run's exit is known, and `close`.
+
+    The exit is known when the server reports the wait status, or earlier, when the process
+    reported its exit code on the status board and closed its std descriptors as its last
+    step (`reported`): the pipes reach EOF while the kernel is still tearing the process down.
+    A process that dies without reporting (a signal, ``os._exit`` in the hook) gets its wait
+    status from the server."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.pid = 0
@@ -209,6 +245,11 @@ class WarmProcess:
         #: What that shell would have added to stderr (a death by signal), unless we killed it.
         self.shell_note = ""
         self._watch: asyncio.Task[None] | None = None
+        #: The server and board slot the exit code may be reported in.
+        self.report: tuple[_Server, list[int]] | None = None
+        #: The exit came from the process's own report: it may still be exiting.
+        self.reported = False
+        self._eofs = 0
 
     def started(self, pid: int, channel: socket.socket, pending: bytes) -> None:
         """The server forked `pid`; its wait status will come on `channel`."""
@@ -233,10 +274,22 @@ class WarmProcess:
     async def _reader(self, loop: asyncio.AbstractEventLoop, pipe: Any) -> asyncio.StreamReader:
         reader = asyncio.StreamReader(limit=1 << 16, loop=loop)
         transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
+            lambda: _OutputProtocol(reader, loop, self._output_closed), pipe
         )
         self._transports.append(transport)
         return reader
+
+    def _output_closed(self) -> None:
+        """At EOF on both output pipes: the exit code, if the process reported it."""
+        self._eofs += 1
+        if self._eofs < 2 or self.report is None or self.exited.done():
+            return
+        server, slot = self.report
+        code = server.reported(slot)
+        if code is not None:
+            self.returncode = code
+            self.reported = True
+            self.exited.set_result(None)
 
     async def _wait_status(
         self, loop: asyncio.AbstractEventLoop, channel: socket.socket, data: bytes
@@ -250,6 +303,8 @@ class WarmProcess:
                     break
                 data += chunk
             status = json.loads(data)["status"]
+            if self.exited.done():
+                return
             self.returncode = os.waitstatus_to_exitcode(status)
             if self.wrapped:
                 self.shell_note = _shell_note(status)
@@ -268,6 +323,24 @@ class WarmProcess:
             pipe.close()
         if self._channel is not None:
             self._channel.close()
+
+
+class _OutputProtocol(asyncio.StreamReaderProtocol):
+    """A stdout or stderr pipe's reader protocol that also tells when the pipe reached EOF."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        loop: asyncio.AbstractEventLoop,
+        at_eof: Callable[[], None],
+    ) -> None:
+        super().__init__(reader, loop=loop)
+        self._at_eof = at_eof
+
+    def eof_received(self) -> bool:
+        keep_open = bool(super().eof_received())
+        self._at_eof()
+        return keep_open
 
 
 def _shell_note(status: int) -> str:
@@ -347,6 +420,7 @@ class WarmPython:
         if server is None:
             self.declined += 1
             return None
+        slot = server.slot()
         request = {
             "cwd": cwd,
             "env": environment,
@@ -354,13 +428,14 @@ class WarmPython:
             "orig_argv": [probe.argv0, invocation.script, *invocation.args],
             "script": invocation.script,
             "path0": path0,
+            "report": slot,
         }
         child = await _fork(server, json.dumps(request).encode(), stdin_data)
-        if child is not None:
-            child.wrapped = shell and probe.wrapped
         if child is None:
             self.declined += 1
         else:
+            child.wrapped = shell and probe.wrapped
+            child.report = (server, slot)
             self.forked += 1
         return child
 
