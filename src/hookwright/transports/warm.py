@@ -430,12 +430,11 @@ class WarmPython:
             "path0": path0,
             "report": slot,
         }
-        child = await _fork(server, json.dumps(request).encode(), stdin_data)
+        child = await _fork(server, json.dumps(request).encode(), stdin_data, slot)
         if child is None:
             self.declined += 1
         else:
             child.wrapped = shell and probe.wrapped
-            child.report = (server, slot)
             self.forked += 1
         return child
 
@@ -603,8 +602,11 @@ async def _read_reply(loop: asyncio.AbstractEventLoop, channel: socket.socket) -
     return json.loads(line), rest
 
 
-async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProcess | None:
-    """Ask `server` to fork a run of `request`; None when nothing was started."""
+async def _fork(
+    server: _Server, request: bytes, stdin_data: bytes, slot: list[int]
+) -> WarmProcess | None:
+    """Ask `server` to fork a run of `request` (whose exit code may be reported in `slot`);
+    None when nothing was started."""
     if len(request) > _MAX_REQUEST:
         return None
     loop = asyncio.get_running_loop()
@@ -614,6 +616,7 @@ async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProce
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ours.setblocking(False)
     child = WarmProcess(loop)
+    child.report = (server, slot)
     try:
         with adoption.starting():
             try:
