@@ -92,10 +92,14 @@ class _Job:
 
 
 class _Template:
-    """The serving loop. Each run is forked ahead of time: a *standby* child, already in a
+    """The serving loop. Runs are forked ahead of time: a *standby* child, already in a
     session of its own with every inherited descriptor closed, waits on a socketpair for one
-    run's packet; when a request comes the template hands it over, answers the standby's
-    pid and forks the next standby, so the fork is off the run's path."""
+    run's packet. The template gives the engine its end of that socketpair (a packet on the
+    control socket naming the standby's pid), so the engine hands the next run to the standby
+    directly; the standby passes the run's reply channel back to the template (its *note*
+    socket) before it runs anything, and the template reports the wait status on it as for
+    any run. The next standby is forked once a run has ended, off the run's path. A request
+    that reaches the template itself (the engine had no standby) is forked there and then."""
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control
@@ -103,8 +107,10 @@ class _Template:
         self.poller.register(control.fileno(), select.POLLIN)
         #: pidfd -> (pid, reply channel); a standby has no channel yet.
         self.runs: dict[int, tuple[int, socket.socket | None]] = {}
-        #: (pidfd, the template's end of its socketpair)
-        self.standby: tuple[int, socket.socket] | None = None
+        #: note socket fd -> (the standby's pidfd, the socket)
+        self.notes: dict[int, tuple[int, socket.socket]] = {}
+        #: The pidfd of the standby given to the engine and not taken yet.
+        self.standby: int | None = None
         self.listening = True
         streams = (sys.stdin, sys.stdout, sys.stderr)
         self.stdio = [(s.encoding, s.errors or "strict") for s in streams]
@@ -117,91 +123,120 @@ class _Template:
         if job is not None:
             return job
         while self.listening or self.runs:
-            for fd, _events in self.poller.poll():
-                if self.listening and fd == self.control.fileno():
-                    try:
-                        msg, fds, _flags, _addr = socket.recv_fds(self.control, _MAX_REQUEST, 4)
-                    except InterruptedError:
-                        continue
-                    if not msg and not fds:
-                        self.listening = False
-                        self.poller.unregister(fd)
-                        self.dismiss()
-                        continue
-                    job = self.start(msg, fds)
-                    if job is not None:
-                        return job
-                elif fd in self.runs:
-                    job = self.reap(fd)
-                    if job is not None:
-                        return job
+            for fd, _events in self.poller.poll()[:1]:
+                job = self.handle(fd)
+                if job is not None:
+                    return job
+        return None
+
+    def handle(self, fd: int) -> "_Job | None":
+        """One ready descriptor (one per `poll`: handling it may close and reuse
+        descriptors that the same `poll` reported)."""
+        if self.listening and fd == self.control.fileno():
+            try:
+                msg, fds, _flags, _addr = socket.recv_fds(self.control, _MAX_REQUEST, 4)
+            except InterruptedError:
+                return None
+            if not msg and not fds:
+                self.listening = False
+                self.poller.unregister(fd)
+                return None
+            return self.start(msg, fds)
+        if fd in self.notes:
+            return self.taken(fd)
+        if fd in self.runs:
+            self.reap(fd)
         return None
 
     def prepare(self) -> "_Job | None":
-        """Fork the next standby; in the standby: wait for its run and return it."""
+        """Fork the next standby and give the engine its socket; in the standby: wait for its
+        run and return it."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        note, their_note = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             pid = os.fork()
         except OSError:
-            ours.close()
-            theirs.close()
+            for sock in (ours, theirs, note, their_note):
+                sock.close()
             return None
         if pid == 0:
-            return self.wait_as_standby(ours, theirs)
+            ours.detach()
+            note.detach()
+            return self.wait_as_standby(theirs, their_note)
         theirs.close()
+        their_note.close()
         pidfd = os.pidfd_open(pid)
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, None)
-        self.standby = (pidfd, ours)
+        note.setblocking(False)
+        self.poller.register(note.fileno(), select.POLLIN)
+        self.notes[note.fileno()] = (pidfd, note)
+        self.standby = pidfd
+        try:
+            socket.send_fds(self.control, [json.dumps({"standby": pid}).encode()], [ours.fileno()])
+        except OSError:
+            self.listening = False
+            self.poller.unregister(self.control.fileno())
+        ours.close()
         return None
 
-    def wait_as_standby(self, ours: socket.socket, theirs: socket.socket) -> "_Job | None":
-        os.setsid()
-        for sock in (ours, self.control, *(c for _p, c in self.runs.values() if c is not None)):
+    def forget(self) -> None:
+        """In a forked child: drop the template's sockets without closing their descriptors
+        (they are closed by number; an object closing one later could hit a reused number)."""
+        notes = (sock for _pidfd, sock in self.notes.values())
+        for sock in (self.control, *notes, *(c for _p, c in self.runs.values() if c)):
             sock.detach()
         self.runs.clear()
-        keep = theirs.fileno()
-        os.closerange(3, keep)
-        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        self.notes.clear()
+
+    def wait_as_standby(self, theirs: socket.socket, note: socket.socket) -> "_Job | None":
+        os.setsid()
+        self.forget()
+        low, high = sorted((theirs.fileno(), note.fileno()))
+        os.closerange(3, low)
+        os.closerange(low + 1, high)
+        os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 3)
-            job = _Job(json.loads(msg)) if len(fds) == 3 else None
+            msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 4)
+            job = _Job(json.loads(msg)) if len(fds) == 4 else None
         except Exception:
             job = None
         if job is None:
             os._exit(0)
-        self.become_child(fds, theirs)
+        with contextlib.suppress(OSError):
+            socket.send_fds(note, [b"taken"], fds[:1])
+        self.become_child(fds[1:], theirs, note)
         return job
 
-    def dismiss(self) -> None:
-        """Let the standby go (it exits when its socket closes)."""
-        if self.standby is not None:
-            self.standby[1].close()
+    def taken(self, fd: int) -> "_Job | None":
+        """A standby took a run: keep its reply channel and fork the next standby."""
+        self.collect(fd)
+        return self.prepare() if self.listening and self.standby is None else None
+
+    def collect(self, fd: int) -> None:
+        """Keep the reply channel a standby sent on its note socket (the wait status goes
+        there)."""
+        pidfd, note = self.notes.pop(fd)
+        self.poller.unregister(fd)
+        try:
+            _msg, fds, _flags, _addr = socket.recv_fds(note, 16, 1)
+        except OSError:
+            fds = []
+        note.close()
+        if self.standby == pidfd:
             self.standby = None
+        if pidfd in self.runs and fds:
+            self.runs[pidfd] = (self.runs[pidfd][0], socket.socket(fileno=fds[0]))
+        else:
+            for extra in fds:
+                os.close(extra)
 
     def start(self, msg: bytes, fds: "list[int]") -> "_Job | None":
         if len(fds) != 4:
             for fd in fds:
                 os.close(fd)
             return None
-        channel = socket.socket(fileno=fds[0])
-        standby, self.standby = self.standby, None
-        handed = False
-        if standby is not None:
-            try:
-                socket.send_fds(standby[1], [msg], fds[1:])
-                handed = True
-            except OSError:
-                pass
-            standby[1].close()
-        if handed and standby is not None:
-            for fd in fds[1:]:
-                os.close(fd)
-            pid = self.runs[standby[0]][0]
-            self.runs[standby[0]] = (pid, channel)
-            _send(channel, {"pid": pid})
-            return None
-        return self.fork_now(msg, fds, channel)
+        return self.fork_now(msg, fds, socket.socket(fileno=fds[0]))
 
     def fork_now(self, msg: bytes, fds: "list[int]", channel: socket.socket) -> "_Job | None":
         """Fork the run directly (no standby was ready)."""
@@ -216,9 +251,7 @@ class _Template:
             return None
         if pid == 0:
             os.setsid()
-            for sock in (self.control, *(c for _p, c in self.runs.values() if c is not None)):
-                sock.detach()
-            self.runs.clear()
+            self.forget()
             self.become_child(fds[1:], channel)
             return job
         for fd in fds[1:]:
@@ -227,21 +260,22 @@ class _Template:
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, channel)
         _send(channel, {"pid": pid})
-        return None
+        return self.prepare() if self.standby is None else None
 
-    def reap(self, pidfd: int) -> "_Job | None":
-        """Report how a run ended; once none is waiting for a standby, fork the next one."""
+    def reap(self, pidfd: int) -> None:
+        """Report how a run ended."""
+        note = next((fd for fd, (owner, _s) in self.notes.items() if owner == pidfd), None)
+        if note is not None:
+            self.collect(note)
         pid, channel = self.runs.pop(pidfd)
         self.poller.unregister(pidfd)
         os.close(pidfd)
-        if self.standby is not None and self.standby[0] == pidfd:
-            self.dismiss()
+        if self.standby == pidfd:
+            self.standby = None
         _pid, status = os.waitpid(pid, 0)
-        if channel is None:
-            return None
-        _send(channel, {"status": status})
-        channel.close()
-        return self.prepare() if self.listening and self.standby is None else None
+        if channel is not None:
+            _send(channel, {"status": status})
+            channel.close()
 
     def become_child(self, stdio: "list[int]", *sockets: socket.socket) -> None:
         """Take the run's pipes as 0, 1 and 2 and close everything else."""

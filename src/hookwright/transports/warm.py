@@ -136,6 +136,10 @@ class _Server:
         self.dead = False
         self.board: mmap.mmap | None = None
         self._runs = itertools.count(1)
+        #: The control socket's receiving side, not blocking: standbys the server gives us.
+        self.notices: socket.socket | None = None
+        #: Standbys given and not used yet: (pid, our end of its socket).
+        self.standbys: list[tuple[int, socket.socket]] = []
         threading.Thread(target=self._boot, name="hookwright-warm-boot", daemon=True).start()
 
     def _boot(self) -> None:
@@ -161,6 +165,8 @@ class _Server:
             hello = json.loads(ours.recv(1 << 16) or b"{}")
             self.fingerprint = hello.get("fingerprint")
             ours.settimeout(_REPLY_TIMEOUT)
+            self.notices = ours.dup()
+            self.notices.setblocking(False)
             self.control = ours
         except (OSError, ValueError) as exc:
             log.debug("warm Python server did not start: %s", exc)
@@ -190,6 +196,42 @@ class _Server:
         nonce, code = _SLOT.unpack_from(board, slot[0] * _SLOT.size)
         return code if nonce == slot[1] else None
 
+    def hand_to_standby(self, request: bytes, fds: list[int]) -> int | None:
+        """Give a run straight to a standby process the server forked: its pid, or None
+        when no standby took it (then the server is asked)."""
+        if self.control is None or not self.usable():
+            return None
+        with self.send_lock:
+            self._collect_standbys()
+            while self.standbys:
+                pid, standby = self.standbys.pop(0)
+                try:
+                    socket.send_fds(standby, [request], fds)
+                except OSError:
+                    continue
+                finally:
+                    standby.close()
+                return pid
+        return None
+
+    def _collect_standbys(self) -> None:
+        """Take the standbys the server announced since the last run (called with the lock
+        held)."""
+        while self.notices is not None:
+            try:
+                msg, fds, _flags, _addr = socket.recv_fds(self.notices, 256, 1)
+            except OSError:
+                return
+            if not fds:
+                return
+            standby = socket.socket(fileno=fds[0])
+            try:
+                pid = json.loads(msg)["standby"]
+            except (ValueError, KeyError, TypeError):
+                standby.close()
+                continue
+            self.standbys.append((int(pid), standby))
+
     def send(self, request: bytes, fds: list[int]) -> bool:
         control = self.control
         if control is None or not self.usable():
@@ -206,6 +248,12 @@ class _Server:
         """Hang up; the server exits once the runs it forked have ended. With `wait`, wait
         for it (killing it after two seconds)."""
         self.dead = True
+        with self.send_lock:
+            for _pid, standby in self.standbys:
+                standby.close()
+            self.standbys.clear()
+            if self.notices is not None:
+                self.notices.close()
         if self.control is not None:
             self.control.close()
         proc = self.proc
@@ -605,8 +653,9 @@ async def _read_reply(loop: asyncio.AbstractEventLoop, channel: socket.socket) -
 async def _fork(
     server: _Server, request: bytes, stdin_data: bytes, slot: list[int]
 ) -> WarmProcess | None:
-    """Ask `server` to fork a run of `request` (whose exit code may be reported in `slot`);
-    None when nothing was started."""
+    """Start a run of `request` (whose exit code may be reported in `slot`): handed to a
+    standby directly when the server has given one, else asked of the server; None when
+    nothing was started."""
     if len(request) > _MAX_REQUEST:
         return None
     loop = asyncio.get_running_loop()
@@ -622,25 +671,18 @@ async def _fork(
             try:
                 child.unsent = _prefill(stdin_w, stdin_data)
                 await child.attach(loop, (stdin_w, out_r, err_r))
-                sent = server.send(request, [theirs.fileno(), stdin_r, out_w, err_w])
+                fds = [theirs.fileno(), stdin_r, out_w, err_w]
+                pid = server.hand_to_standby(request, fds)
+                sent = pid is not None or server.send(request, fds)
             finally:
                 theirs.close()
                 for fd in (stdin_r, out_w, err_w):
                     os.close(fd)
             if not sent:
                 raise ConnectionError("the warm Python server is gone")
-            replied = asyncio.ensure_future(
-                asyncio.wait_for(_read_reply(loop, ours), _REPLY_TIMEOUT)
-            )
-            try:
-                reply, pending = await asyncio.shield(replied)
-            except asyncio.CancelledError:
-                replied.add_done_callback(lambda done: _kill_unwatched(done, ours))
-                child.close()
-                raise
-            pid = reply.get("pid") if isinstance(reply, dict) else None
-            if not isinstance(pid, int):
-                raise ConnectionError(f"the warm Python server did not fork: {reply}")
+            pending = b""
+            if pid is None:
+                pid, pending = await _forked_pid(loop, ours, child)
             adoption.started(pid)
     except (OSError, ValueError, TimeoutError) as exc:
         log.debug("warm Python run not started: %s", exc)
@@ -651,6 +693,23 @@ async def _fork(
         return None
     child.started(pid, ours, pending)
     return child
+
+
+async def _forked_pid(
+    loop: asyncio.AbstractEventLoop, channel: socket.socket, child: WarmProcess
+) -> tuple[int, bytes]:
+    """The pid the server forked for a request it got itself, and what followed it."""
+    replied = asyncio.ensure_future(asyncio.wait_for(_read_reply(loop, channel), _REPLY_TIMEOUT))
+    try:
+        reply, pending = await asyncio.shield(replied)
+    except asyncio.CancelledError:
+        replied.add_done_callback(lambda done: _kill_unwatched(done, channel))
+        child.close()
+        raise
+    pid = reply.get("pid") if isinstance(reply, dict) else None
+    if not isinstance(pid, int):
+        raise ConnectionError(f"the warm Python server did not fork: {reply}")
+    return pid, pending
 
 
 def _kill_unwatched(replied: asyncio.Future[tuple[Any, bytes]], channel: socket.socket) -> None:
