@@ -1,16 +1,19 @@
 """A pre-started Python interpreter that forks one process per Python command hook run.
 
-Run as ``<python> server.py <control fd> <fingerprint expression>`` by
+Run as ``<python> server.py <control fd> <fingerprint expression> [<status board fd>]`` by
 `hookwright.transports.warm`, with the interpreter and start-up environment of the hooks it
 serves; stdlib only, and must stay valid for every CPython 3.10+ it may be run by. The
 template (this process) never runs user code: it pre-imports the stdlib modules hooks commonly
-use, reports a fingerprint of its start-up state, then waits on the control socket (a
-socketpair end inherited from the engine, so no other process can reach it). Each request is
-one packet: the run as JSON plus four file descriptors (a reply channel, stdin, stdout,
-stderr). The template forks; the parent answers the child's pid on the channel, then its wait
-status when it exits. The child becomes a fresh session leader, takes the descriptors as 0, 1
-and 2, closes everything else, replaces its environment, cwd, argv and std streams, and runs
-the script as ``__main__``; then the interpreter finalises as a fresh process would.
+use, reports a fingerprint of its start-up state, then serves on the control socket (a
+socketpair end inherited from the engine, so no other process can reach it). A run is one
+packet: the run as JSON plus four file descriptors (a reply channel, stdin, stdout, stderr).
+The engine sends it straight to a *standby* (see `_Template`), or to the template, which then
+forks the run and answers its pid on the channel. Either way the template reports the wait
+status on the channel when the process exits. The child becomes a fresh session leader,
+takes the descriptors as 0, 1 and 2, closes everything else, replaces its environment, cwd,
+argv and std streams, and runs the script as ``__main__``; then it ends as a fresh process
+would, reporting its exit code on the status board (a memory file shared with the engine)
+just before it exits.
 """
 
 _MAIN_KEYS = tuple(globals())
