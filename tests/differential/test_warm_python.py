@@ -332,7 +332,7 @@ async def test_runs_go_straight_to_a_standby_and_a_dead_one_is_skipped(
     try:
         hook = Hook("pid", PRELUDE + "print(os.getpid(), sys.stdin.read())\n", (), b"in")
         launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
-        spawned, forked = await _both(hook, tmp_path / "run", runner, launch)
+        spawned, _forked = await _both(hook, tmp_path / "run", runner, launch)
         (server,) = runner._servers.values()
         assert eventually(lambda: _standby(server) is not None)
         standby = _standby(server)
