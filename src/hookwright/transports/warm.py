@@ -224,6 +224,7 @@ class _Server:
                 return
             if not fds:
                 return
+            os.set_inheritable(fds[0], False)
             standby = socket.socket(fileno=fds[0])
             try:
                 pid = json.loads(msg)["standby"]
