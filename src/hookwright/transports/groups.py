@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 
-from hookwright.transports.adoption import processes
+from hookwright.transports.adoption import Proc, processes
 
 log = logging.getLogger("hookwright.transports")
 
@@ -62,9 +62,9 @@ def group_alive(pgid: int) -> bool:
     return False
 
 
-def others_alive(leader: int) -> bool:
+def others_alive(leader: int) -> tuple[bool, list[Proc] | None]:
     """Whether a live process other than `leader` is in the group `leader` leads (for a
-    leader that is still exiting: it is not counted).
+    leader that is still exiting: it is not counted), and the processes read to find out.
 
     Every other member joined the group from the leader's session, so it was started after
     the leader: only processes with later pids are read.
@@ -72,12 +72,11 @@ def others_alive(leader: int) -> bool:
     try:
         os.killpg(leader, 0)
     except ProcessLookupError:
-        return False
+        return False, None
     except PermissionError:
-        return True
+        return True, None
     if not os.path.isdir("/proc/self"):
-        return True
-    return any(
-        proc.group == leader and not proc.zombie and proc.pid != leader
-        for proc in processes(since=leader)
-    )
+        return True, None
+    procs = processes(since=leader)
+    alive = any(proc.group == leader and not proc.zombie and proc.pid != leader for proc in procs)
+    return alive, procs

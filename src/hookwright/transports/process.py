@@ -250,10 +250,17 @@ class _Run:
     async def end(self, exited: asyncio.Future[None] | None = None) -> None:
         """Kill the process group, then whatever left it. A warm process that reported its
         exit before exiting (`WarmProcess.reported`) may still be in its group, tearing down:
-        the group is killed only when something else is in it."""
-        if not getattr(self.proc, "reported", False) or others_alive(self.proc.pid):
+        the group is killed only when something else is in it (and the processes read to
+        find out are the leftover hunt's first look)."""
+        seen = None
+        if getattr(self.proc, "reported", False):
+            alive, seen = others_alive(self.proc.pid)
+            if alive:
+                seen = None
+                await kill_group(self.proc.pid, exited)
+        else:
             await kill_group(self.proc.pid, exited)
-        await end_leftovers(self.mark.token, self.proc.pid, KILL_GRACE)
+        await end_leftovers(self.mark.token, self.proc.pid, KILL_GRACE, seen)
 
     def outcome(self, *, killed: bool, timed_out: bool) -> ProcessOutcome:
         return ProcessOutcome(
