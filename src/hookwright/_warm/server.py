@@ -101,8 +101,9 @@ class _Template:
     control socket naming the standby's pid), so the engine hands the next run to the standby
     directly; the standby passes the run's reply channel back to the template (its *note*
     socket) before it runs anything, and the template reports the wait status on it as for
-    any run. The next standby is forked once a run has ended, off the run's path. A request
-    that reaches the template itself (the engine had no standby) is forked there and then."""
+    any run. The next standby is forked as soon as one is taken, while the run goes on. A
+    request that reaches the template itself (the engine had no standby) is forked there and
+    then."""
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control
