@@ -671,20 +671,25 @@ async def _fork(
         with adoption.starting():
             try:
                 child.unsent = _prefill(stdin_w, stdin_data)
-                await child.attach(loop, (stdin_w, out_r, err_r))
                 fds = [theirs.fileno(), stdin_r, out_w, err_w]
+                sent = False
                 pid = server.hand_to_standby(request, fds)
-                sent = pid is not None or server.send(request, fds)
+                if pid is None:
+                    await child.attach(loop, (stdin_w, out_r, err_r))
+                    sent = server.send(request, fds)
             finally:
                 theirs.close()
                 for fd in (stdin_r, out_w, err_w):
                     os.close(fd)
-            if not sent:
-                raise ConnectionError("the warm Python server is gone")
             pending = b""
-            if pid is None:
+            if pid is not None:
+                adoption.started(pid)
+                await _attach_started(child, loop, (stdin_w, out_r, err_r), pid, ours)
+            elif not sent:
+                raise ConnectionError("the warm Python server is gone")
+            else:
                 pid, pending = await _forked_pid(loop, ours, child)
-            adoption.started(pid)
+                adoption.started(pid)
     except (OSError, ValueError, TimeoutError) as exc:
         log.debug("warm Python run not started: %s", exc)
         if isinstance(exc, TimeoutError):
@@ -694,6 +699,25 @@ async def _fork(
         return None
     child.started(pid, ours, pending)
     return child
+
+
+async def _attach_started(
+    child: WarmProcess,
+    loop: asyncio.AbstractEventLoop,
+    fds: tuple[int, int, int],
+    pid: int,
+    channel: socket.socket,
+) -> None:
+    """Connect the pipes of a run a standby already took (the pipes hold what it writes
+    meanwhile); if that fails or is cancelled, the run is killed, not left unsupervised."""
+    try:
+        await child.attach(loop, fds)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+        child.close()
+        channel.close()
+        raise
 
 
 async def _forked_pid(
