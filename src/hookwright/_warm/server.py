@@ -116,6 +116,9 @@ class _Template:
         #: The pidfd of the standby given to the engine and not taken yet.
         self.standby: int | None = None
         self.listening = True
+        #: The environment of the last run a standby took: the next standby sets it while
+        #: it waits, so its run usually changes a value or two instead of every variable.
+        self.last_env: list[list[str]] | None = None
         streams = (sys.stdin, sys.stdout, sys.stderr)
         self.stdio = [(s.encoding, s.errors or "strict") for s in streams]
         self.buffered = not getattr(sys.stdout, "write_through", False)
@@ -200,6 +203,8 @@ class _Template:
         os.closerange(3, low)
         os.closerange(low + 1, high)
         os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
+        if self.last_env is not None:
+            _apply_env(self.last_env)
         try:
             msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 4)
             job = _Job(json.loads(msg)) if len(fds) == 4 else None
@@ -208,7 +213,7 @@ class _Template:
         if job is None:
             os._exit(0)
         with contextlib.suppress(OSError):
-            socket.send_fds(note, [b"taken"], fds[:1])
+            socket.send_fds(note, [msg], fds[:1])
         self.become_child(fds[1:], theirs, note)
         return job
 
@@ -223,9 +228,12 @@ class _Template:
         pidfd, note = self.notes.pop(fd)
         self.poller.unregister(fd)
         try:
-            _msg, fds, _flags, _addr = socket.recv_fds(note, 16, 1)
+            msg, fds, _flags, _addr = socket.recv_fds(note, _MAX_REQUEST, 1)
+            self.last_env = json.loads(msg)["env"]
         except OSError:
             fds = []
+        except Exception:
+            pass
         note.close()
         if self.standby == pidfd:
             self.standby = None
@@ -290,6 +298,19 @@ class _Template:
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
 
 
+def _apply_env(env: "list[list[str]]") -> None:
+    """Make `os.environ` and the C environment exactly `env`, in its order: only the values
+    that differ are set when the names are already the same, in the same order."""
+    current = list(os.environ.items())
+    if [name for name, _value in current] == [name for name, _value in env]:
+        for (name, value), (_name, old) in zip(env, current, strict=True):
+            if value != old:
+                os.environ[name] = value
+        return
+    os.environ.clear()
+    os.environ.update((name, value) for name, value in env)
+
+
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
     with contextlib.suppress(OSError):
         channel.sendall(json.dumps(message).encode() + b"\n")
@@ -311,8 +332,7 @@ def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> i
 def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
     """Turn this forked child into the fresh process the hook would have been."""
     os.chdir(job.cwd)
-    os.environ.clear()
-    os.environ.update((name, value) for name, value in job.env)
+    _apply_env(job.env)
     sys.argv[:] = job.argv
     sys.orig_argv[:] = job.orig_argv
     sys.path.insert(0, job.path0)
