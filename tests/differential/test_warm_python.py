@@ -350,3 +350,23 @@ async def test_runs_go_straight_to_a_standby_and_a_dead_one_is_skipped(
         assert {**after, "stdout": ""} == {**spawned, "stdout": ""}
     finally:
         runner.close()
+
+
+@needs_system_python
+async def test_the_environment_is_exact_from_run_to_run(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    hook = Hook(
+        "env",
+        PRELUDE + "import subprocess\nprint(list(os.environ.items()))\n"
+        "print(subprocess.run(['env'], capture_output=True, text=True).stdout)\n",
+    )
+    base = _env(isolated_home)
+    changed = {**base, "HOME": str(isolated_home / "other")}
+    items = list(base.items())
+    more = dict([*items[:2], ("EXTRA_VAR", "x"), *items[2:]])
+    fewer = {k: v for k, v in base.items() if k != "CLAUDE_PROJECT_DIR"}
+    for env in (base, base, changed, more, fewer, base):
+        launch = {"command": "python3 hook.py", "env": env}
+        spawned, forked = await _both(hook, tmp_path / "run", warm, launch)
+        assert forked == spawned
