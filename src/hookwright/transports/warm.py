@@ -184,9 +184,10 @@ class _Server:
 
     def slot(self) -> list[int]:
         """A slot of the status board and a nonce for one run (the slot is reused once
-        :data:`_SLOTS` later runs have started)."""
-        run = next(self._runs) & 0xFFFFFFFF
-        return [run % _SLOTS, run]
+        :data:`_SLOTS` later runs have started; the nonce is never 0, the board's initial
+        value)."""
+        nonce = (next(self._runs) - 1) % 0xFFFFFFFF + 1
+        return [nonce % _SLOTS, nonce]
 
     def reported(self, slot: list[int]) -> int | None:
         """The exit code the run of `slot` reported before exiting, if it did."""
