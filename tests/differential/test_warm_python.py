@@ -316,3 +316,57 @@ async def test_an_edited_script_is_checked_again(
         shell, tmp_path / "run", warm, launch, shebang="#!/bin/sh\n", taken=False
     )
     assert forked == spawned == {**spawned, "stdout": "shell arg\n"}
+
+
+def _standby(server: Any) -> int | None:
+    with server.send_lock:
+        server._collect_standbys()
+        return server.standbys[0][0] if server.standbys else None
+
+
+@needs_system_python
+async def test_runs_go_straight_to_a_standby_and_a_dead_one_is_skipped(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    runner = WarmPython(enabled=True)
+    try:
+        hook = Hook("pid", PRELUDE + "print(os.getpid(), sys.stdin.read())\n", (), b"in")
+        launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
+        spawned, _forked = await _both(hook, tmp_path / "run", runner, launch)
+        (server,) = runner._servers.values()
+        assert eventually(lambda: _standby(server) is not None)
+        standby = _standby(server)
+        assert standby is not None
+        _, straight = await _both(hook, tmp_path / "run", runner, launch)
+        assert straight["stdout"] == f"{standby} in\n"
+        assert eventually(lambda: _standby(server) is not None)
+        dead = _standby(server)
+        assert dead is not None
+        os.kill(dead, signal.SIGKILL)
+        assert eventually(lambda: not _alive(dead))
+        _, after = await _both(hook, tmp_path / "run", runner, launch)
+        pid, rest = after["stdout"].split(" ", 1)
+        assert int(pid) != dead and rest == "in\n" and after["exit_code"] == 0
+        assert {**after, "stdout": ""} == {**spawned, "stdout": ""}
+    finally:
+        runner.close()
+
+
+@needs_system_python
+async def test_the_environment_is_exact_from_run_to_run(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    hook = Hook(
+        "env",
+        PRELUDE + "import subprocess\nprint(list(os.environ.items()))\n"
+        "print(subprocess.run(['env'], capture_output=True, text=True).stdout)\n",
+    )
+    base = _env(isolated_home)
+    changed = {**base, "HOME": str(isolated_home / "other")}
+    items = list(base.items())
+    more = dict([*items[:2], ("EXTRA_VAR", "x"), *items[2:]])
+    fewer = {k: v for k, v in base.items() if k != "CLAUDE_PROJECT_DIR"}
+    for env in (base, base, changed, more, fewer, base):
+        launch = {"command": "python3 hook.py", "env": env}
+        spawned, forked = await _both(hook, tmp_path / "run", warm, launch)
+        assert forked == spawned

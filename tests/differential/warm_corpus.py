@@ -170,6 +170,28 @@ EDGES = [
         PRELUDE + "sys.stdout.buffer.write(b'\\xff\\xfe ok\\n')\nprint('\\u00e9')\n",
     ),
     Hook("read-stdin-lines", PRELUDE + "for line in sys.stdin:\n    print(len(line))\n"),
+    Hook(
+        "leaves-a-child-in-its-group",
+        PRELUDE + "import subprocess, time\n"
+        "child = (\n"
+        "    'import signal, sys, time\\n'\n"
+        "    'def term(*_):\\n'\n"
+        '    \'    open("term.txt", "w").write("SIGTERM")\\n\'\n'
+        "    '    sys.exit(0)\\n'\n"
+        "    'signal.signal(signal.SIGTERM, term)\\n'\n"
+        '    \'open("ready.txt", "w").write("ready")\\n\'\n'
+        "    'time.sleep(60)\\n'\n"
+        ")\n"
+        "subprocess.Popen([sys.executable, '-c', child], stdout=subprocess.DEVNULL,\n"
+        "    stderr=subprocess.DEVNULL)\n"
+        "while not os.path.exists('ready.txt'):\n    time.sleep(0.005)\n"
+        "print('left a child')\n",
+    ),
+    Hook(
+        "forked-child-exits-later",
+        PRELUDE + "import time\npid = os.fork()\nif pid == 0:\n    time.sleep(0.05)\n"
+        "    print('child', flush=True)\n    sys.exit(5)\nprint('parent', flush=True)\n",
+    ),
 ]
 
 CORPUS: list[Hook] = [

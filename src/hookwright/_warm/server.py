@@ -1,16 +1,19 @@
 """A pre-started Python interpreter that forks one process per Python command hook run.
 
-Run as ``<python> server.py <control fd> <fingerprint expression>`` by
+Run as ``<python> server.py <control fd> <fingerprint expression> [<status board fd>]`` by
 `hookwright.transports.warm`, with the interpreter and start-up environment of the hooks it
 serves; stdlib only, and must stay valid for every CPython 3.10+ it may be run by. The
 template (this process) never runs user code: it pre-imports the stdlib modules hooks commonly
-use, reports a fingerprint of its start-up state, then waits on the control socket (a
-socketpair end inherited from the engine, so no other process can reach it). Each request is
-one packet: the run as JSON plus four file descriptors (a reply channel, stdin, stdout,
-stderr). The template forks; the parent answers the child's pid on the channel, then its wait
-status when it exits. The child becomes a fresh session leader, takes the descriptors as 0, 1
-and 2, closes everything else, replaces its environment, cwd, argv and std streams, and runs
-the script as ``__main__``; then the interpreter finalises as a fresh process would.
+use, reports a fingerprint of its start-up state, then serves on the control socket (a
+socketpair end inherited from the engine, so no other process can reach it). A run is one
+packet: the run as JSON plus four file descriptors (a reply channel, stdin, stdout, stderr).
+The engine sends it straight to a *standby* (see `_Template`), or to the template, which then
+forks the run and answers its pid on the channel. Either way the template reports the wait
+status on the channel when the process exits. The child becomes a fresh session leader,
+takes the descriptors as 0, 1 and 2, closes everything else, replaces its environment, cwd,
+argv and std streams, and runs the script as ``__main__``; then it ends as a fresh process
+would, reporting its exit code on the status board (a memory file shared with the engine)
+just before it exits.
 """
 
 _MAIN_KEYS = tuple(globals())
@@ -35,6 +38,7 @@ import importlib.machinery  # noqa: E402
 import io  # noqa: E402
 import itertools  # noqa: E402,F401
 import json  # noqa: E402
+import mmap  # noqa: E402
 import os  # noqa: E402
 import pathlib  # noqa: E402,F401
 import re  # noqa: E402,F401
@@ -44,6 +48,7 @@ import shutil  # noqa: E402,F401
 import signal  # noqa: E402
 import socket  # noqa: E402
 import string  # noqa: E402,F401
+import struct  # noqa: E402
 import subprocess  # noqa: E402,F401
 import tempfile  # noqa: E402,F401
 import textwrap  # noqa: E402,F401
@@ -69,6 +74,9 @@ _KNOWN_MAIN_KEYS = frozenset(
 )
 _MAX_REQUEST = 1 << 17
 _TEMPLATE_MODULES: frozenset[str] = frozenset()
+#: The status board shared with the engine (see `_report_exit`), when it gave one.
+_BOARD: "mmap.mmap | None" = None
+_SLOT = struct.Struct("<II")
 
 
 class _Job:
@@ -81,13 +89,21 @@ class _Job:
         self.orig_argv: list[str] = request["orig_argv"]
         self.script: str = request["script"]
         self.path0: str = request["path0"]
+        #: (slot, nonce) on the status board for this run's exit status.
+        self.report: list[int] | None = request.get("report")
+        self.pid = 0
 
 
 class _Template:
-    """The serving loop. Each run is forked ahead of time: a *standby* child, already in a
+    """The serving loop. Runs are forked ahead of time: a *standby* child, already in a
     session of its own with every inherited descriptor closed, waits on a socketpair for one
-    run's packet; when a request comes the template hands it over, answers the standby's
-    pid and forks the next standby, so the fork is off the run's path."""
+    run's packet. The template gives the engine its end of that socketpair (a packet on the
+    control socket naming the standby's pid), so the engine hands the next run to the standby
+    directly; the standby passes the run's reply channel back to the template (its *note*
+    socket) before it runs anything, and the template reports the wait status on it as for
+    any run. The next standby is forked as soon as one is taken, while the run goes on. A
+    request that reaches the template itself (the engine had no standby) is forked there and
+    then."""
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control
@@ -95,8 +111,14 @@ class _Template:
         self.poller.register(control.fileno(), select.POLLIN)
         #: pidfd -> (pid, reply channel); a standby has no channel yet.
         self.runs: dict[int, tuple[int, socket.socket | None]] = {}
-        #: (pidfd, the template's end of its socketpair)
-        self.standby: tuple[int, socket.socket] | None = None
+        #: note socket fd -> (the standby's pidfd, the socket)
+        self.notes: dict[int, tuple[int, socket.socket]] = {}
+        #: The pidfd of the standby given to the engine and not taken yet.
+        self.standby: int | None = None
+        self.listening = True
+        #: The environment of the last run a standby took: the next standby sets it while
+        #: it waits, so its run usually changes a value or two instead of every variable.
+        self.last_env: list[list[str]] | None = None
         streams = (sys.stdin, sys.stdout, sys.stderr)
         self.stdio = [(s.encoding, s.errors or "strict") for s in streams]
         self.buffered = not getattr(sys.stdout, "write_through", False)
@@ -104,94 +126,129 @@ class _Template:
     def serve(self) -> "_Job | None":
         """Until the engine hangs up and every run has ended: None; in a forked child: its
         job."""
-        listening = True
         job = self.prepare()
         if job is not None:
             return job
-        while listening or self.runs:
-            for fd, _events in self.poller.poll():
-                if listening and fd == self.control.fileno():
-                    try:
-                        msg, fds, _flags, _addr = socket.recv_fds(self.control, _MAX_REQUEST, 4)
-                    except InterruptedError:
-                        continue
-                    if not msg and not fds:
-                        listening = False
-                        self.poller.unregister(fd)
-                        self.dismiss()
-                        continue
-                    job = self.start(msg, fds)
-                    if job is not None:
-                        return job
-                elif fd in self.runs:
-                    self.reap(fd)
+        while self.listening or self.runs:
+            for fd, _events in self.poller.poll()[:1]:
+                job = self.handle(fd)
+                if job is not None:
+                    return job
+        return None
+
+    def handle(self, fd: int) -> "_Job | None":
+        """One ready descriptor (one per `poll`: handling it may close and reuse
+        descriptors that the same `poll` reported)."""
+        if self.listening and fd == self.control.fileno():
+            try:
+                msg, fds, _flags, _addr = socket.recv_fds(self.control, _MAX_REQUEST, 4)
+            except InterruptedError:
+                return None
+            if not msg and not fds:
+                self.listening = False
+                self.poller.unregister(fd)
+                return None
+            return self.start(msg, fds)
+        if fd in self.notes:
+            return self.taken(fd)
+        if fd in self.runs:
+            self.reap(fd)
         return None
 
     def prepare(self) -> "_Job | None":
-        """Fork the next standby; in the standby: wait for its run and return it."""
+        """Fork the next standby and give the engine its socket; in the standby: wait for its
+        run and return it."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        note, their_note = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             pid = os.fork()
         except OSError:
-            ours.close()
-            theirs.close()
+            for sock in (ours, theirs, note, their_note):
+                sock.close()
             return None
         if pid == 0:
-            return self.wait_as_standby(ours, theirs)
+            ours.detach()
+            note.detach()
+            return self.wait_as_standby(theirs, their_note)
         theirs.close()
+        their_note.close()
         pidfd = os.pidfd_open(pid)
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, None)
-        self.standby = (pidfd, ours)
+        note.setblocking(False)
+        self.poller.register(note.fileno(), select.POLLIN)
+        self.notes[note.fileno()] = (pidfd, note)
+        self.standby = pidfd
+        try:
+            socket.send_fds(self.control, [json.dumps({"standby": pid}).encode()], [ours.fileno()])
+        except OSError:
+            self.listening = False
+            self.poller.unregister(self.control.fileno())
+        ours.close()
         return None
 
-    def wait_as_standby(self, ours: socket.socket, theirs: socket.socket) -> "_Job | None":
-        os.setsid()
-        for sock in (ours, self.control, *(c for _p, c in self.runs.values() if c is not None)):
+    def forget(self) -> None:
+        """In a forked child: drop the template's sockets without closing their descriptors
+        (they are closed by number; an object closing one later could hit a reused number)."""
+        notes = (sock for _pidfd, sock in self.notes.values())
+        for sock in (self.control, *notes, *(c for _p, c in self.runs.values() if c)):
             sock.detach()
         self.runs.clear()
-        keep = theirs.fileno()
-        os.closerange(3, keep)
-        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        self.notes.clear()
+
+    def wait_as_standby(self, theirs: socket.socket, note: socket.socket) -> "_Job | None":
+        os.setsid()
+        self.forget()
+        low, high = sorted((theirs.fileno(), note.fileno()))
+        os.closerange(3, low)
+        os.closerange(low + 1, high)
+        os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
+        if self.last_env is not None:
+            _apply_env(self.last_env)
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 3)
-            job = _Job(json.loads(msg)) if len(fds) == 3 else None
+            msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 4)
+            job = _Job(json.loads(msg)) if len(fds) == 4 else None
         except Exception:
             job = None
         if job is None:
             os._exit(0)
-        self.become_child(fds, theirs)
+        with contextlib.suppress(OSError):
+            socket.send_fds(note, [msg], fds[:1])
+        self.become_child(fds[1:], theirs, note)
         return job
 
-    def dismiss(self) -> None:
-        """Let the standby go (it exits when its socket closes)."""
-        if self.standby is not None:
-            self.standby[1].close()
+    def taken(self, fd: int) -> "_Job | None":
+        """A standby took a run: keep its reply channel and fork the next standby."""
+        self.collect(fd)
+        return self.prepare() if self.listening and self.standby is None else None
+
+    def collect(self, fd: int) -> None:
+        """Keep the reply channel a standby sent on its note socket (the wait status goes
+        there)."""
+        pidfd, note = self.notes.pop(fd)
+        self.poller.unregister(fd)
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(note, _MAX_REQUEST, 1)
+            self.last_env = json.loads(msg)["env"]
+        except OSError:
+            fds = []
+        except Exception:
+            pass
+        note.close()
+        if self.standby == pidfd:
             self.standby = None
+        if pidfd in self.runs and fds:
+            self.runs[pidfd] = (self.runs[pidfd][0], socket.socket(fileno=fds[0]))
+        else:
+            for extra in fds:
+                os.close(extra)
 
     def start(self, msg: bytes, fds: "list[int]") -> "_Job | None":
         if len(fds) != 4:
             for fd in fds:
                 os.close(fd)
             return None
-        channel = socket.socket(fileno=fds[0])
-        standby, self.standby = self.standby, None
-        handed = False
-        if standby is not None:
-            try:
-                socket.send_fds(standby[1], [msg], fds[1:])
-                handed = True
-            except OSError:
-                pass
-            standby[1].close()
-        if handed and standby is not None:
-            for fd in fds[1:]:
-                os.close(fd)
-            pid = self.runs[standby[0]][0]
-            self.runs[standby[0]] = (pid, channel)
-            _send(channel, {"pid": pid})
-            return self.prepare()
-        return self.fork_now(msg, fds, channel)
+        return self.fork_now(msg, fds, socket.socket(fileno=fds[0]))
 
     def fork_now(self, msg: bytes, fds: "list[int]", channel: socket.socket) -> "_Job | None":
         """Fork the run directly (no standby was ready)."""
@@ -206,9 +263,7 @@ class _Template:
             return None
         if pid == 0:
             os.setsid()
-            for sock in (self.control, *(c for _p, c in self.runs.values() if c is not None)):
-                sock.detach()
-            self.runs.clear()
+            self.forget()
             self.become_child(fds[1:], channel)
             return job
         for fd in fds[1:]:
@@ -217,14 +272,18 @@ class _Template:
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, channel)
         _send(channel, {"pid": pid})
-        return self.prepare()
+        return self.prepare() if self.standby is None else None
 
     def reap(self, pidfd: int) -> None:
+        """Report how a run ended."""
+        note = next((fd for fd, (owner, _s) in self.notes.items() if owner == pidfd), None)
+        if note is not None:
+            self.collect(note)
         pid, channel = self.runs.pop(pidfd)
         self.poller.unregister(pidfd)
         os.close(pidfd)
-        if self.standby is not None and self.standby[0] == pidfd:
-            self.dismiss()
+        if self.standby == pidfd:
+            self.standby = None
         _pid, status = os.waitpid(pid, 0)
         if channel is not None:
             _send(channel, {"status": status})
@@ -237,6 +296,19 @@ class _Template:
         for sock in sockets:
             sock.detach()
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+
+
+def _apply_env(env: "list[list[str]]") -> None:
+    """Make `os.environ` and the C environment exactly `env`, in its order: only the values
+    that differ are set when the names are already the same, in the same order."""
+    current = list(os.environ.items())
+    if [name for name, _value in current] == [name for name, _value in env]:
+        for (name, value), (_name, old) in zip(env, current, strict=True):
+            if value != old:
+                os.environ[name] = value
+        return
+    os.environ.clear()
+    os.environ.update((name, value) for name, value in env)
 
 
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
@@ -260,8 +332,7 @@ def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> i
 def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
     """Turn this forked child into the fresh process the hook would have been."""
     os.chdir(job.cwd)
-    os.environ.clear()
-    os.environ.update((name, value) for name, value in job.env)
+    _apply_env(job.env)
     sys.argv[:] = job.argv
     sys.orig_argv[:] = job.orig_argv
     sys.path.insert(0, job.path0)
@@ -295,6 +366,7 @@ def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
 
 
 def _run(job: _Job, template: _Template) -> None:
+    job.pid = os.getpid()
     namespace = _become(job, template)
     path = namespace["__file__"]
     try:
@@ -303,18 +375,18 @@ def _run(job: _Job, template: _Template) -> None:
         code = compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
         _report(exc, None)
-        _finish(1, namespace)
+        _finish(1, namespace, job)
     try:
         exec(code, namespace)
     except SystemExit as exc:
-        _finish(_exit_status(exc), namespace)
+        _finish(_exit_status(exc), namespace, job)
     except BaseException as exc:
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code is not code:
             tb = tb.tb_next
         _report(exc, tb)
-        _finish(1, namespace, by_sigint=isinstance(exc, KeyboardInterrupt))
-    _finish(0, namespace)
+        _finish(1, namespace, job, by_sigint=isinstance(exc, KeyboardInterrupt))
+    _finish(0, namespace, job)
 
 
 def _exit_status(exc: SystemExit) -> int:
@@ -352,14 +424,17 @@ def _flush_std() -> bool:
     return ok
 
 
-def _finish(status: int, namespace: dict[str, typing.Any], *, by_sigint: bool = False) -> None:
+def _finish(
+    status: int, namespace: dict[str, typing.Any], job: _Job, *, by_sigint: bool = False
+) -> None:
     """End the process as `Py_FinalizeEx` would, in its order, then exit at once.
 
     Threads are joined, atexit handlers run and the std streams flushed (a failed stdout
     flush makes the status 120); then the hook's own objects are released (its ``__main__``
     and the modules it imported, so files it left open are flushed and closed and finalizers
     run) and collected. The template's modules are not torn down: that would only touch
-    every page inherited from the template, which is what made a warm run slow.
+    every page inherited from the template, which is what made a warm run slow. The exit
+    status is then reported ahead of the exit itself (`_report_exit`).
     """
     threading._shutdown()  # type: ignore[attr-defined]
     import atexit
@@ -378,11 +453,35 @@ def _finish(status: int, namespace: dict[str, typing.Any], *, by_sigint: bool = 
     if by_sigint:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
+    _report_exit(status & 0xFF, job)
     os._exit(status & 0xFF)
+
+
+def _report_exit(code: int, job: _Job) -> None:
+    """Tell the engine the exit code before exiting, so it need not wait for the kernel to
+    tear this process down (about 20 MB of mappings inherited from the template) and the
+    template to report the wait status: write it in the run's slot of the status board, then
+    close the std descriptors. With nothing else holding the output pipes, the engine reads
+    EOF on both, finds the code in the slot and ends the run. Signals are blocked first, so
+    nothing runs between the report and the exit. Not in a process the hook forked (it is not
+    the run's process), nor when the engine gave no slot."""
+    if _BOARD is None or job.report is None or os.getpid() != job.pid:
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    slot, nonce = job.report
+    with contextlib.suppress(Exception):
+        _SLOT.pack_into(_BOARD, slot * _SLOT.size, nonce, code)
+        os.closerange(0, 3)
 
 
 def _main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
+    global _BOARD
+    if len(sys.argv) > 3:
+        board = int(sys.argv[3])
+        with contextlib.suppress(OSError, ValueError):
+            _BOARD = mmap.mmap(board, 0)
+        os.close(board)
     usable = set(_MAIN_KEYS) <= _KNOWN_MAIN_KEYS and hasattr(os, "pidfd_open")
     usable = usable and hasattr(sys, "orig_argv") and threading.active_count() == 1
     names = {"sys": sys, "os": os, "path_tail": list(sys.path)}

@@ -69,6 +69,7 @@ class Proc:
     ppid: int
     session: int
     zombie: bool
+    group: int
 
 
 def _read_stat(entry: str) -> Proc | None:
@@ -80,7 +81,8 @@ def _read_stat(entry: str) -> Proc | None:
     fields = stat[stat.rfind(b")") + 2 :].split()
     if len(fields) < 4:
         return None
-    return Proc(int(entry), int(fields[1]), int(fields[3]), fields[0] in (b"Z", b"X"))
+    zombie = fields[0] in (b"Z", b"X")
+    return Proc(int(entry), int(fields[1]), int(fields[3]), zombie, int(fields[2]))
 
 
 def _last_pid() -> int | None:

@@ -7,6 +7,8 @@ import logging
 import os
 import signal
 
+from hookwright.transports.adoption import Proc, processes
+
 log = logging.getLogger("hookwright.transports")
 
 
@@ -58,3 +60,23 @@ def group_alive(pgid: int) -> bool:
         if fields is not None and fields[1] == pgid and fields[0] not in ("Z", "X"):
             return True
     return False
+
+
+def others_alive(leader: int) -> tuple[bool, list[Proc] | None]:
+    """Whether a live process other than `leader` is in the group `leader` leads (for a
+    leader that is still exiting: it is not counted), and the processes read to find out.
+
+    Every other member joined the group from the leader's session, so it was started after
+    the leader: only processes with later pids are read.
+    """
+    try:
+        os.killpg(leader, 0)
+    except ProcessLookupError:
+        return False, None
+    except PermissionError:
+        return True, None
+    if not os.path.isdir("/proc/self"):
+        return True, None
+    procs = processes(since=leader)
+    alive = any(proc.group == leader and not proc.zombie and proc.pid != leader for proc in procs)
+    return alive, procs

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from hookwright import debug
 from hookwright.transports import adoption
 from hookwright.transports.adoption import RunMark, mark_environment
-from hookwright.transports.groups import group_alive, signal_group
+from hookwright.transports.groups import group_alive, others_alive, signal_group
 from hookwright.transports.reaper import end_leftovers
 
 if TYPE_CHECKING:
@@ -248,9 +248,19 @@ class _Run:
     mark: RunMark
 
     async def end(self, exited: asyncio.Future[None] | None = None) -> None:
-        """Kill the process group, then whatever left it."""
-        await kill_group(self.proc.pid, exited)
-        await end_leftovers(self.mark.token, self.proc.pid, KILL_GRACE)
+        """Kill the process group, then whatever left it. A warm process that reported its
+        exit before exiting (`WarmProcess.reported`) may still be in its group, tearing down:
+        the group is killed only when something else is in it (and the processes read to
+        find out are the leftover hunt's first look)."""
+        seen = None
+        if getattr(self.proc, "reported", False):
+            alive, seen = others_alive(self.proc.pid)
+            if alive:
+                seen = None
+                await kill_group(self.proc.pid, exited)
+        else:
+            await kill_group(self.proc.pid, exited)
+        await end_leftovers(self.mark.token, self.proc.pid, KILL_GRACE, seen)
 
     def outcome(self, *, killed: bool, timed_out: bool) -> ProcessOutcome:
         return ProcessOutcome(

@@ -49,10 +49,11 @@ class _Hunt:
             or carries(proc.pid, needle)
         )
 
-    def scan(self) -> set[int]:
+    def scan(self, procs: list[Proc] | None = None) -> set[int]:
         """Live processes of the run not stopped yet: marked ones, members of the hook's
         session, and every descendant of those, of the leader and of the stopped ones."""
-        procs = processes(since=self.leader)
+        if procs is None:
+            procs = processes(since=self.leader)
         children: dict[int, list[Proc]] = {}
         for proc in procs:
             children.setdefault(proc.ppid, []).append(proc)
@@ -73,12 +74,13 @@ class _Hunt:
             seeds.extend(children.get(proc.pid, ()))
         return found - self.stopped
 
-    async def stop_all(self) -> None:
+    async def stop_all(self, seen: list[Proc] | None = None) -> None:
         """Scan and SIGSTOP until two scans in a row find nothing new (a process caught in
         the middle of `exec` may not show its environment to the first)."""
         quiet = 0
         for _ in range(_MAX_ROUNDS):
-            new = self.scan()
+            new = self.scan(seen)
+            seen = None
             self.stopped.update(pid for pid in new if _signal(pid, signal.SIGSTOP))
             quiet = 0 if new else quiet + 1
             if quiet == 2:
@@ -97,13 +99,16 @@ def _signal(pid: int, sig: signal.Signals) -> bool:
     return True
 
 
-async def end_leftovers(token: str, leader: int | None, grace: float) -> int:
+async def end_leftovers(
+    token: str, leader: int | None, grace: float, seen: list[Proc] | None = None
+) -> int:
     """Kill every process the run `token` left behind and reap the adopted ones (waiting up to
-    `grace` seconds for them to die). Returns how many were killed."""
+    `grace` seconds for them to die). Returns how many were killed. `seen`: the processes
+    started after `leader`, read just before (saves the first read of /proc)."""
     if not os.path.isdir("/proc/self"):
         return 0
     hunt = _Hunt(token, leader, set(), set())
-    await hunt.stop_all()
+    await hunt.stop_all(seen)
     if hunt.stopped:
         log.debug("killing %d process(es) left by hook run %s", len(hunt.stopped), token)
     killed = {pid for pid in hunt.stopped if _signal(pid, signal.SIGKILL)}

@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
+import mmap
 import os
 import signal
 import socket
+import struct
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +78,9 @@ _REPLY_TIMEOUT = 5.0
 _MAX_SERVERS = 4
 _MAX_PROBES = 64
 _MAX_REQUEST = 1 << 16
+#: The status board: a slot per run for the exit code the process reports before it exits.
+_SLOTS = 4096
+_SLOT = struct.Struct("<II")
 
 
 def _startup_var(name: str) -> bool:
@@ -128,37 +134,105 @@ class _Server:
         self.control: socket.socket | None = None
         self.send_lock = threading.Lock()
         self.dead = False
+        self.board: mmap.mmap | None = None
+        self._runs = itertools.count(1)
+        #: The control socket's receiving side, not blocking: standbys the server gives us.
+        self.notices: socket.socket | None = None
+        #: Standbys given and not used yet: (pid, our end of its socket).
+        self.standbys: list[tuple[int, socket.socket]] = []
         threading.Thread(target=self._boot, name="hookwright-warm-boot", daemon=True).start()
 
     def _boot(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        board = -1
         try:
+            board = os.memfd_create("hookwright-warm-board")
+            os.ftruncate(board, _SLOTS * _SLOT.size)
+            self.board = mmap.mmap(board, 0)
             self.proc = subprocess.Popen(
-                [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT],
+                [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT, str(board)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 cwd="/",
                 env=self.env,
-                pass_fds=(theirs.fileno(),),
+                pass_fds=(theirs.fileno(), board),
                 start_new_session=True,
             )
             theirs.close()
+            os.close(board)
             ours.settimeout(_BOOT_TIMEOUT)
             hello = json.loads(ours.recv(1 << 16) or b"{}")
             self.fingerprint = hello.get("fingerprint")
             ours.settimeout(_REPLY_TIMEOUT)
+            self.notices = ours.dup()
+            self.notices.setblocking(False)
             self.control = ours
         except (OSError, ValueError) as exc:
             log.debug("warm Python server did not start: %s", exc)
             theirs.close()
             ours.close()
+            if board >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(board)
             self.dead = True
         finally:
             self.ready.set()
 
     def usable(self) -> bool:
         return not self.dead and (self.proc is None or self.proc.poll() is None)
+
+    def slot(self) -> list[int]:
+        """A slot of the status board and a nonce for one run (the slot is reused once
+        :data:`_SLOTS` later runs have started; the nonce is never 0, the board's initial
+        value)."""
+        nonce = (next(self._runs) - 1) % 0xFFFFFFFF + 1
+        return [nonce % _SLOTS, nonce]
+
+    def reported(self, slot: list[int]) -> int | None:
+        """The exit code the run of `slot` reported before exiting, if it did."""
+        board = self.board
+        if board is None:
+            return None
+        nonce, code = _SLOT.unpack_from(board, slot[0] * _SLOT.size)
+        return code if nonce == slot[1] else None
+
+    def hand_to_standby(self, request: bytes, fds: list[int]) -> int | None:
+        """Give a run straight to a standby process the server forked: its pid, or None
+        when no standby took it (then the server is asked)."""
+        if self.control is None or not self.usable():
+            return None
+        with self.send_lock:
+            self._collect_standbys()
+            while self.standbys:
+                pid, standby = self.standbys.pop(0)
+                try:
+                    socket.send_fds(standby, [request], fds)
+                except OSError:
+                    continue
+                finally:
+                    standby.close()
+                return pid
+        return None
+
+    def _collect_standbys(self) -> None:
+        """Take the standbys the server announced since the last run (called with the lock
+        held)."""
+        while self.notices is not None:
+            try:
+                msg, fds, _flags, _addr = socket.recv_fds(self.notices, 256, 1)
+            except OSError:
+                return
+            if not fds:
+                return
+            os.set_inheritable(fds[0], False)
+            standby = socket.socket(fileno=fds[0])
+            try:
+                pid = json.loads(msg)["standby"]
+            except (ValueError, KeyError, TypeError):
+                standby.close()
+                continue
+            self.standbys.append((int(pid), standby))
 
     def send(self, request: bytes, fds: list[int]) -> bool:
         control = self.control
@@ -176,6 +250,12 @@ class _Server:
         """Hang up; the server exits once the runs it forked have ended. With `wait`, wait
         for it (killing it after two seconds)."""
         self.dead = True
+        with self.send_lock:
+            for _pid, standby in self.standbys:
+                standby.close()
+            self.standbys.clear()
+            if self.notices is not None:
+                self.notices.close()
         if self.control is not None:
             self.control.close()
         proc = self.proc
@@ -190,7 +270,13 @@ class _Server:
 class WarmProcess:
     """A hook process forked by a template server, as `run_process` supervises it: the same
     surface as `asyncio.subprocess.Process` (pid, returncode, stdin, stdout, stderr) plus
-    `exited`, resolved when the server reports the wait status, and `close`."""
+    `exited`, resolved when the run's exit is known, and `close`.
+
+    The exit is known when the server reports the wait status, or earlier, when the process
+    reported its exit code on the status board and closed its std descriptors as its last
+    step (`reported`): the pipes reach EOF while the kernel is still tearing the process down.
+    A process that dies without reporting (a signal, ``os._exit`` in the hook) gets its wait
+    status from the server."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.pid = 0
@@ -209,6 +295,11 @@ class WarmProcess:
         #: What that shell would have added to stderr (a death by signal), unless we killed it.
         self.shell_note = ""
         self._watch: asyncio.Task[None] | None = None
+        #: The server and board slot the exit code may be reported in.
+        self.report: tuple[_Server, list[int]] | None = None
+        #: The exit came from the process's own report: it may still be exiting.
+        self.reported = False
+        self._eofs = 0
 
     def started(self, pid: int, channel: socket.socket, pending: bytes) -> None:
         """The server forked `pid`; its wait status will come on `channel`."""
@@ -233,10 +324,22 @@ class WarmProcess:
     async def _reader(self, loop: asyncio.AbstractEventLoop, pipe: Any) -> asyncio.StreamReader:
         reader = asyncio.StreamReader(limit=1 << 16, loop=loop)
         transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
+            lambda: _OutputProtocol(reader, loop, self._output_closed), pipe
         )
         self._transports.append(transport)
         return reader
+
+    def _output_closed(self) -> None:
+        """At EOF on both output pipes: the exit code, if the process reported it."""
+        self._eofs += 1
+        if self._eofs < 2 or self.report is None or self.exited.done():
+            return
+        server, slot = self.report
+        code = server.reported(slot)
+        if code is not None:
+            self.returncode = code
+            self.reported = True
+            self.exited.set_result(None)
 
     async def _wait_status(
         self, loop: asyncio.AbstractEventLoop, channel: socket.socket, data: bytes
@@ -250,6 +353,8 @@ class WarmProcess:
                     break
                 data += chunk
             status = json.loads(data)["status"]
+            if self.exited.done():
+                return
             self.returncode = os.waitstatus_to_exitcode(status)
             if self.wrapped:
                 self.shell_note = _shell_note(status)
@@ -268,6 +373,24 @@ class WarmProcess:
             pipe.close()
         if self._channel is not None:
             self._channel.close()
+
+
+class _OutputProtocol(asyncio.StreamReaderProtocol):
+    """A stdout or stderr pipe's reader protocol that also tells when the pipe reached EOF."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        loop: asyncio.AbstractEventLoop,
+        at_eof: Callable[[], None],
+    ) -> None:
+        super().__init__(reader, loop=loop)
+        self._at_eof = at_eof
+
+    def eof_received(self) -> bool:
+        keep_open = bool(super().eof_received())
+        self._at_eof()
+        return keep_open
 
 
 def _shell_note(status: int) -> str:
@@ -347,6 +470,7 @@ class WarmPython:
         if server is None:
             self.declined += 1
             return None
+        slot = server.slot()
         request = {
             "cwd": cwd,
             "env": environment,
@@ -354,13 +478,13 @@ class WarmPython:
             "orig_argv": [probe.argv0, invocation.script, *invocation.args],
             "script": invocation.script,
             "path0": path0,
+            "report": slot,
         }
-        child = await _fork(server, json.dumps(request).encode(), stdin_data)
-        if child is not None:
-            child.wrapped = shell and probe.wrapped
+        child = await _fork(server, json.dumps(request).encode(), stdin_data, slot)
         if child is None:
             self.declined += 1
         else:
+            child.wrapped = shell and probe.wrapped
             self.forked += 1
         return child
 
@@ -528,8 +652,12 @@ async def _read_reply(loop: asyncio.AbstractEventLoop, channel: socket.socket) -
     return json.loads(line), rest
 
 
-async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProcess | None:
-    """Ask `server` to fork a run of `request`; None when nothing was started."""
+async def _fork(
+    server: _Server, request: bytes, stdin_data: bytes, slot: list[int]
+) -> WarmProcess | None:
+    """Start a run of `request` (whose exit code may be reported in `slot`): handed to a
+    standby directly when the server has given one, else asked of the server; None when
+    nothing was started."""
     if len(request) > _MAX_REQUEST:
         return None
     loop = asyncio.get_running_loop()
@@ -539,31 +667,30 @@ async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProce
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ours.setblocking(False)
     child = WarmProcess(loop)
+    child.report = (server, slot)
     try:
         with adoption.starting():
             try:
                 child.unsent = _prefill(stdin_w, stdin_data)
-                await child.attach(loop, (stdin_w, out_r, err_r))
-                sent = server.send(request, [theirs.fileno(), stdin_r, out_w, err_w])
+                fds = [theirs.fileno(), stdin_r, out_w, err_w]
+                sent = False
+                pid = server.hand_to_standby(request, fds)
+                if pid is None:
+                    await child.attach(loop, (stdin_w, out_r, err_r))
+                    sent = server.send(request, fds)
             finally:
                 theirs.close()
                 for fd in (stdin_r, out_w, err_w):
                     os.close(fd)
-            if not sent:
+            pending = b""
+            if pid is not None:
+                adoption.started(pid)
+                await _attach_started(child, loop, (stdin_w, out_r, err_r), pid, ours)
+            elif not sent:
                 raise ConnectionError("the warm Python server is gone")
-            replied = asyncio.ensure_future(
-                asyncio.wait_for(_read_reply(loop, ours), _REPLY_TIMEOUT)
-            )
-            try:
-                reply, pending = await asyncio.shield(replied)
-            except asyncio.CancelledError:
-                replied.add_done_callback(lambda done: _kill_unwatched(done, ours))
-                child.close()
-                raise
-            pid = reply.get("pid") if isinstance(reply, dict) else None
-            if not isinstance(pid, int):
-                raise ConnectionError(f"the warm Python server did not fork: {reply}")
-            adoption.started(pid)
+            else:
+                pid, pending = await _forked_pid(loop, ours, child)
+                adoption.started(pid)
     except (OSError, ValueError, TimeoutError) as exc:
         log.debug("warm Python run not started: %s", exc)
         if isinstance(exc, TimeoutError):
@@ -573,6 +700,42 @@ async def _fork(server: _Server, request: bytes, stdin_data: bytes) -> WarmProce
         return None
     child.started(pid, ours, pending)
     return child
+
+
+async def _attach_started(
+    child: WarmProcess,
+    loop: asyncio.AbstractEventLoop,
+    fds: tuple[int, int, int],
+    pid: int,
+    channel: socket.socket,
+) -> None:
+    """Connect the pipes of a run a standby already took (the pipes hold what it writes
+    meanwhile); if that fails or is cancelled, the run is killed, not left unsupervised."""
+    try:
+        await child.attach(loop, fds)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+        child.close()
+        channel.close()
+        raise
+
+
+async def _forked_pid(
+    loop: asyncio.AbstractEventLoop, channel: socket.socket, child: WarmProcess
+) -> tuple[int, bytes]:
+    """The pid the server forked for a request it got itself, and what followed it."""
+    replied = asyncio.ensure_future(asyncio.wait_for(_read_reply(loop, channel), _REPLY_TIMEOUT))
+    try:
+        reply, pending = await asyncio.shield(replied)
+    except asyncio.CancelledError:
+        replied.add_done_callback(lambda done: _kill_unwatched(done, channel))
+        child.close()
+        raise
+    pid = reply.get("pid") if isinstance(reply, dict) else None
+    if not isinstance(pid, int):
+        raise ConnectionError(f"the warm Python server did not fork: {reply}")
+    return pid, pending
 
 
 def _kill_unwatched(replied: asyncio.Future[tuple[Any, bytes]], channel: socket.socket) -> None:
