@@ -153,6 +153,9 @@ class _Candidates:
     #: When plain, not empty, and every hook is a sync Python callable in parallel mode (one
     #: stage, run inline by `HookEngine._run_calls`): each hook's call; else None.
     calls: tuple[_Call, ...] | None
+    #: When plain and the only hook is not a sync callable (a process, an HTTP endpoint, an
+    #: async function): that hook, awaited by `HookEngine._dispatch_one`; else None.
+    single: HookSpec | None
 
     @classmethod
     def of(cls, hooks: list[HookSpec], value: str | None) -> _Candidates:
@@ -172,7 +175,8 @@ class _Candidates:
         )
         one_inline_stage = all(spec.inline and spec.mode == "parallel" for spec in candidates)
         calls = _calls_of(candidates) if plain and candidates and one_inline_stage else None
-        return cls(candidates, plain, calls)
+        awaited = plain and len(candidates) == 1 and not candidates[0].inline
+        return cls(candidates, plain, calls, candidates[0] if awaited else None)
 
 
 class _LoopThread:
@@ -477,6 +481,8 @@ class HookEngine:
                     return self._nothing_selected(inp)
                 if cached.calls is not None:
                     return self._dispatch_calls(inp, cached.calls)
+                if cached.single is not None:
+                    return await self._dispatch_one(inp, cached.single)
             selected = self._selected(cached, inp)
         started = time.time_ns() if self.spans is not None else 0
         if _debug.on:
@@ -487,6 +493,17 @@ class HookEngine:
             verdict = self._run_inline(inp, selected)
         else:
             verdict = await self._run_staged(inp, selected)
+        self._after_dispatch(inp, verdict, started)
+        return verdict
+
+    async def _dispatch_one(self, inp: HookInput, spec: HookSpec) -> Verdict:
+        """The dispatch of a plain event with one hook that is awaited: one stage, no plan."""
+        started = time.time_ns() if self.spans is not None else 0
+        verdict = Verdict(inp.event)
+        run = await self._run_one(spec, inp)
+        verdict.runs.append(run)
+        if run[1] is not None:
+            verdict.absorb(run[1])
         self._after_dispatch(inp, verdict, started)
         return verdict
 

@@ -336,13 +336,20 @@ def after_llm_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
 
 
 def tool_call_params(inp: HookInput, method: str, protocol: Protocol) -> dict[str, Any]:
-    """before_tool and approve_tool: `{meta, context?, tool, arguments?, channel?, chat_id?}`."""
-    params, channel = _head(inp, method, protocol)
-    params["tool"] = inp.tool_name or ""
-    arguments = inp.tool_input
-    if arguments:
+    """before_tool and approve_tool: `{meta, context?, tool, arguments?, channel?, chat_id?}`
+    (`_head` and `_tail` written out: this runs on every tool call)."""
+    payload = inp.payload
+    context = payload.get("context")
+    channel = _channel(payload, context)
+    params: dict[str, Any] = {"meta": build_meta(inp, method)}
+    if protocol == "current":
+        params["context"] = _context(payload, context, channel)
+    tool = payload.get("tool_name")
+    params["tool"] = tool if type(tool) is str else _str(tool)
+    arguments = payload.get("tool_input")
+    if arguments and isinstance(arguments, dict):
         params["arguments"] = dict(arguments)
-    return _tail(params, channel, protocol)
+    return params if protocol == "current" else _tail(params, channel, protocol)
 
 
 def duration_ns(inp: HookInput) -> int:

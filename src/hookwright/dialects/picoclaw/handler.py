@@ -61,13 +61,16 @@ class PicoClawHandler:
             getattr(target, "invoke_within", None)
         )
         self._use_io: Callable[[IoLoop], None] | None = getattr(target, "use_io", None)
+        self._bound_io: IoLoop | None = None
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        if self._use_io is not None:
+        io = ctx.services.io
+        if self._use_io is not None and io is not self._bound_io:
             try:
-                self._use_io(ctx.services.io)
+                self._use_io(io)
             except Exception as exc:
                 return self._failed(Status.error, str(exc))
+            self._bound_io = io
         method = self.method
         params = encode_params(method, inp, self.protocol)
         if debug.state.on:
