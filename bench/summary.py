@@ -14,7 +14,12 @@ HEADLINE: dict[str, tuple[str, float | None]] = {
     "dispatch_sync_10_hooks": ("pluggy, 10 implementations", 1.0),
     "dispatch_sync_10_hooks_cpu": ("the same, in CPU time", None),
     "dispatch_sync_audit_10_hooks": ("pluggy, 10 implementations", 1.2),
-    "rpc_engine_dispatch_vs_pipe_echo": ("bare pipe echo", 2.0),
+    "audit_append_only_10_hooks_vs_pluggy": (
+        "pluggy; the same records appended, nothing encoded",
+        None,
+    ),
+    "rpc_engine_dispatch_vs_pipe_echo": ("bare pipe echo, pinned to one CPU", 2.0),
+    "rpc_engine_dispatch_vs_pipe_echo_unpinned": ("the same, unpinned", None),
     "python_hook_warm_vs_spawn": ("the same hook spawned", 0.15),
     "cli_start_vs_python": ("python -c 'import json'", 3.0),
     "daemon_http_vs_true_command": ("a command hook running `true`", 1.0),
