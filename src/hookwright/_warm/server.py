@@ -23,6 +23,7 @@ import sys  # noqa: E402
 del sys.path[0]
 
 import argparse  # noqa: E402,F401
+import atexit  # noqa: E402
 import base64  # noqa: E402,F401
 import builtins  # noqa: E402
 import collections  # noqa: E402,F401
@@ -77,6 +78,9 @@ _TEMPLATE_MODULES: frozenset[str] = frozenset()
 #: The status board shared with the engine (see `_report_exit`), when it gave one.
 _BOARD: "mmap.mmap | None" = None
 _SLOT = struct.Struct("<II")
+#: Every signal, as plain numbers (`signal.valid_signals()` makes an enum member of each,
+#: about 0.1 ms in a child whose pages are shared with the template).
+_ALL_SIGNALS = tuple(int(number) for number in signal.valid_signals())
 
 
 class _Job:
@@ -437,8 +441,6 @@ def _finish(
     status is then reported ahead of the exit itself (`_report_exit`).
     """
     threading._shutdown()  # type: ignore[attr-defined]
-    import atexit
-
     atexit._run_exitfuncs()
     if not _flush_std():
         status = 120
@@ -467,7 +469,7 @@ def _report_exit(code: int, job: _Job) -> None:
     the run's process), nor when the engine gave no slot."""
     if _BOARD is None or job.report is None or os.getpid() != job.pid:
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    signal.pthread_sigmask(signal.SIG_BLOCK, _ALL_SIGNALS)
     slot, nonce = job.report
     with contextlib.suppress(Exception):
         _SLOT.pack_into(_BOARD, slot * _SLOT.size, nonce, code)
