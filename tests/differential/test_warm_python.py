@@ -370,3 +370,39 @@ async def test_the_environment_is_exact_from_run_to_run(
         launch = {"command": "python3 hook.py", "env": env}
         spawned, forked = await _both(hook, tmp_path / "run", warm, launch)
         assert forked == spawned
+
+
+ESCAPES = PRELUDE + (
+    "import time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    if os.fork() == 0:\n"
+    "        os.closerange(0, 3)\n"
+    "        open('pid.tmp', 'w').write(str(os.getpid()))\n"
+    "        os.rename('pid.tmp', 'pid')\n"
+    "        time.sleep(60)\n"
+    "    os._exit(0)\n"
+    "while not os.path.exists('pid'):\n"
+    "    time.sleep(0.005)\n"
+    "print('escaped')\n"
+)
+
+
+@needs_system_python
+@pytest.mark.parametrize("warm_run", [False, True], ids=["spawned", "warm"])
+async def test_a_descendant_that_left_the_session_ends_with_the_run(
+    warm_run: bool, warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    (tmp_path / "hook.py").write_text(ESCAPES)
+    before = warm.forked
+    outcome = await run_process(
+        command="python3 hook.py",
+        cwd=tmp_path,
+        env=_env(isolated_home),
+        timeout=30,
+        warm=warm if warm_run else None,
+    )
+    assert warm.forked == before + warm_run
+    assert (outcome.exit_code, outcome.stdout) == (0, "escaped\n")
+    pid = int((tmp_path / "pid").read_text())
+    assert eventually(lambda: not _alive(pid))

@@ -1,19 +1,20 @@
 """A pre-started Python interpreter that forks one process per Python command hook run.
 
-Run as ``<python> server.py <control fd> <fingerprint expression> [<status board fd>]`` by
-`hookwright.transports.warm`, with the interpreter and start-up environment of the hooks it
-serves; stdlib only, and must stay valid for every CPython 3.10+ it may be run by. The
-template (this process) never runs user code: it pre-imports the stdlib modules hooks commonly
-use, reports a fingerprint of its start-up state, then serves on the control socket (a
-socketpair end inherited from the engine, so no other process can reach it). A run is one
-packet: the run as JSON plus four file descriptors (a reply channel, stdin, stdout, stderr).
-The engine sends it straight to a *standby* (see `_Template`), or to the template, which then
-forks the run and answers its pid on the channel. Either way the template reports the wait
-status on the channel when the process exits. The child becomes a fresh session leader,
-takes the descriptors as 0, 1 and 2, closes everything else, replaces its environment, cwd,
-argv and std streams, and runs the script as ``__main__``; then it ends as a fresh process
-would, reporting its exit code on the status board (a memory file shared with the engine)
-just before it exits.
+Run as ``<python> server.py <control fd> <fingerprint expression> [<status board fd>
+[<marker placeholder variable>]]`` by `hookwright.transports.warm`, with the interpreter and
+start-up environment of the hooks it serves; stdlib only, and must stay valid for every
+CPython 3.10+ it may be run by. The template (this process) never runs user code: it
+pre-imports the stdlib modules hooks commonly use, reports a fingerprint of its start-up
+state, then serves on the control socket (a socketpair end inherited from the engine, so no
+other process can reach it). A run is one packet: the run as JSON plus four file descriptors
+(a reply channel, stdin, stdout, stderr). The engine sends it straight to a *standby* (see
+`_Template`), or to the template, which then forks the run and answers its pid on the
+channel. Either way the template reports the wait status on the channel when the process
+exits. The child becomes a fresh session leader, writes the run's marker into its initial
+environment block (`_mark`), takes the descriptors as 0, 1 and 2, closes everything else,
+replaces its environment, cwd, argv and std streams, and runs the script as ``__main__``;
+then it ends as a fresh process would, reporting its exit code on the status board (a memory
+file shared with the engine) just before it exits.
 """
 
 _MAIN_KEYS = tuple(globals())
@@ -77,6 +78,9 @@ _MAX_REQUEST = 1 << 17
 _TEMPLATE_MODULES: frozenset[str] = frozenset()
 #: The status board shared with the engine (see `_report_exit`), when it gave one.
 _BOARD: "mmap.mmap | None" = None
+#: Where the run's marker goes in the initial environment block (see `_mark`): the address
+#: and length of the placeholder variable the engine started this process with.
+_MARK_PLACE: "tuple[int, int] | None" = None
 _SLOT = struct.Struct("<II")
 #: Every signal, as plain numbers (`signal.valid_signals()` makes an enum member of each,
 #: about 0.1 ms in a child whose pages are shared with the template).
@@ -95,6 +99,8 @@ class _Job:
         self.path0: str = request["path0"]
         #: (slot, nonce) on the status board for this run's exit status.
         self.report: list[int] | None = request.get("report")
+        #: ``NAME=token``: the run's marker, as the leftover hunt reads it.
+        self.mark: str | None = request.get("mark")
         self.pid = 0
 
 
@@ -315,6 +321,44 @@ def _apply_env(env: "list[list[str]]") -> None:
     os.environ.update((name, value) for name, value in env)
 
 
+def _find_mark_place(name: str) -> "tuple[int, int] | None":
+    """The address and length of ``name=...`` in this process's initial environment block
+    (what ``/proc/<pid>/environ`` shows), after taking `name` out of `os.environ` and the C
+    environment, so nothing reads those bytes but the kernel for ``/proc``."""
+    value = os.environ.pop(name, None)
+    if value is None:
+        return None
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            env_start = int(fh.read().rsplit(b")", 1)[1].split()[47])
+        with open("/proc/self/environ", "rb") as fh:
+            block = b"\0" + fh.read()
+    except (OSError, ValueError, IndexError):
+        return None
+    entry = f"{name}={value}".encode()
+    at = block.find(b"\0" + entry + b"\0")
+    return None if at < 0 else (env_start + at, len(entry))
+
+
+def _mark(mark: "str | None") -> None:
+    """Write the run's marker over the placeholder in the initial environment block, so the
+    leftover hunt finds this process and the processes it forks without exec (which inherit
+    the block) by their ``/proc/<pid>/environ``, as for a spawned hook. Processes it execs get
+    the marker from the environment, as always."""
+    if _MARK_PLACE is None or mark is None:
+        return
+    address, length = _MARK_PLACE
+    data = mark.encode()
+    if len(data) != length:
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open("/proc/self/mem", os.O_WRONLY)
+        try:
+            os.pwrite(fd, data, address)
+        finally:
+            os.close(fd)
+
+
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
     with contextlib.suppress(OSError):
         channel.sendall(json.dumps(message).encode() + b"\n")
@@ -335,6 +379,7 @@ def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> i
 
 def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
     """Turn this forked child into the fresh process the hook would have been."""
+    _mark(job.mark)
     os.chdir(job.cwd)
     _apply_env(job.env)
     sys.argv[:] = job.argv
@@ -484,6 +529,9 @@ def _main() -> None:
         with contextlib.suppress(OSError, ValueError):
             _BOARD = mmap.mmap(board, 0)
         os.close(board)
+    global _MARK_PLACE
+    if len(sys.argv) > 4:
+        _MARK_PLACE = _find_mark_place(sys.argv[4])
     usable = set(_MAIN_KEYS) <= _KNOWN_MAIN_KEYS and hasattr(os, "pidfd_open")
     usable = usable and hasattr(sys, "orig_argv") and threading.active_count() == 1
     names = {"sys": sys, "os": os, "path_tail": list(sys.path)}

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 #: The environment variable carrying a hook or tool run's token.
 MARKER = "HOOKWRIGHT_HOOK_RUN"
+#: A run's token is this many random bytes, in hex.
+TOKEN_BYTES = 12
 _PR_SET_CHILD_SUBREAPER = 36
 _ANY_MARK = f"\0{MARKER}=".encode()
 
@@ -55,7 +57,7 @@ class RunMark:
 
 def mark_environment(env: Mapping[str, str] | None) -> RunMark:
     """`env` (or this process's environment) plus a fresh run token."""
-    token = os.urandom(12).hex()
+    token = os.urandom(TOKEN_BYTES).hex()
     base = dict(os.environ) if env is None else dict(env)
     base[MARKER] = token
     return RunMark(token, base)

@@ -78,6 +78,11 @@ _REPLY_TIMEOUT = 5.0
 _MAX_SERVERS = 4
 _MAX_PROBES = 64
 _MAX_REQUEST = 1 << 16
+#: The variable the server is started with to make room for a run's ``MARKER=token`` in its
+#: initial environment block, which its children write the marker over (the hunt for a
+#: hook's leftovers reads ``/proc/<pid>/environ``, and a process forked warm shows that block).
+_MARK_ROOM = "HOOKWRIGHT_WARM_MARK"
+_MARK_PLACEHOLDER = "0" * (len(adoption.MARKER) + 2 * adoption.TOKEN_BYTES - len(_MARK_ROOM))
 #: The status board: a slot per run for the exit code the process reports before it exits.
 _SLOTS = 4096
 _SLOT = struct.Struct("<II")
@@ -149,13 +154,14 @@ class _Server:
             board = os.memfd_create("hookwright-warm-board")
             os.ftruncate(board, _SLOTS * _SLOT.size)
             self.board = mmap.mmap(board, 0)
+            command = [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT]
             self.proc = subprocess.Popen(
-                [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT, str(board)],
+                [*command, str(board), _MARK_ROOM],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 cwd="/",
-                env=self.env,
+                env={**self.env, _MARK_ROOM: _MARK_PLACEHOLDER},
                 pass_fds=(theirs.fileno(), board),
                 start_new_session=True,
             )
@@ -479,6 +485,7 @@ class WarmPython:
             "script": invocation.script,
             "path0": path0,
             "report": slot,
+            "mark": f"{adoption.MARKER}={env[adoption.MARKER]}" if adoption.MARKER in env else None,
         }
         child = await _fork(server, json.dumps(request).encode(), stdin_data, slot)
         if child is None:
