@@ -406,3 +406,31 @@ async def test_a_descendant_that_left_the_session_ends_with_the_run(
     assert (outcome.exit_code, outcome.stdout) == (0, "escaped\n")
     pid = int((tmp_path / "pid").read_text())
     assert eventually(lambda: not _alive(pid))
+
+
+FAKES_ITS_EXIT = PRELUDE + (
+    "import time\n"
+    "runner = sys._getframe(1)\n"
+    "slot, nonce = runner.f_locals['job'].report\n"
+    "runner.f_globals['_SLOT'].pack_into(runner.f_globals['_BOARD'], slot * 8, nonce, 0)\n"
+    "open('pid', 'w').write(str(os.getpid()))\n"
+    "os.closerange(0, 3)\n"
+    "time.sleep(60)\n"
+)
+
+
+@needs_system_python
+async def test_a_hook_that_reports_an_exit_it_does_not_make_is_stopped(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The status board is in the hook's own memory, so a hostile hook can write its slot
+    and keep running with its output closed: the run ends, and so does the process."""
+    (tmp_path / "hook.py").write_text(FAKES_ITS_EXIT)
+    before = warm.forked
+    outcome = await run_process(
+        command="python3 hook.py", cwd=tmp_path, env=_env(isolated_home), timeout=30, warm=warm
+    )
+    assert warm.forked == before + 1
+    assert outcome.exit_code == 0
+    pid = int((tmp_path / "pid").read_text())
+    assert eventually(lambda: not _alive(pid))

@@ -87,7 +87,7 @@ def _read_stat(entry: str) -> Proc | None:
     return Proc(int(entry), int(fields[1]), int(fields[3]), zombie, int(fields[2]))
 
 
-def _last_pid() -> int | None:
+def last_pid() -> int | None:
     """The most recently allocated pid (``/proc/loadavg``), or None."""
     try:
         with open("/proc/loadavg", "rb") as fh:
@@ -98,7 +98,7 @@ def _last_pid() -> int | None:
 
 def _newer(entries: list[str], since: int) -> list[str]:
     """The pids allocated after `since`, allowing for one wrap of the pid counter."""
-    last = _last_pid()
+    last = last_pid()
     if last is None:
         return entries
     if last >= since:

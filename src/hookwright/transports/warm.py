@@ -22,6 +22,7 @@ mismatch) spawns the hook as before; so does ``HOOKWRIGHT_WARM_PYTHON=0``.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.transports import adoption
+from hookwright.transports.groups import nothing_started_since
 from hookwright.transports.warm_invocation import Invocation, Word, plain_invocation, shell_words
 
 log = logging.getLogger("hookwright.transports.warm")
@@ -78,14 +80,16 @@ _REPLY_TIMEOUT = 5.0
 _MAX_SERVERS = 4
 _MAX_PROBES = 64
 _MAX_REQUEST = 1 << 16
+#: The status board: a slot per run for the exit code the process reports before it exits.
+_SLOTS = 4096
+_SLOT = struct.Struct("<II")
 #: The variable the server is started with to make room for a run's ``MARKER=token`` in its
 #: initial environment block, which its children write the marker over (the hunt for a
 #: hook's leftovers reads ``/proc/<pid>/environ``, and a process forked warm shows that block).
 _MARK_ROOM = "HOOKWRIGHT_WARM_MARK"
 _MARK_PLACEHOLDER = "0" * (len(adoption.MARKER) + 2 * adoption.TOKEN_BYTES - len(_MARK_ROOM))
-#: The status board: a slot per run for the exit code the process reports before it exits.
-_SLOTS = 4096
-_SLOT = struct.Struct("<II")
+#: How many of the standbys a server announced are remembered (see `_Server.announced`).
+_ANNOUNCED = 64
 
 
 def _startup_var(name: str) -> bool:
@@ -145,6 +149,9 @@ class _Server:
         self.notices: socket.socket | None = None
         #: Standbys given and not used yet: (pid, our end of its socket).
         self.standbys: list[tuple[int, socket.socket]] = []
+        #: The pids of the last standbys announced, used or not: processes the server forked,
+        #: so no hook's descendants.
+        self.announced: collections.deque[int] = collections.deque(maxlen=_ANNOUNCED)
         threading.Thread(target=self._boot, name="hookwright-warm-boot", daemon=True).start()
 
     def _boot(self) -> None:
@@ -239,6 +246,13 @@ class _Server:
                 standby.close()
                 continue
             self.standbys.append((int(pid), standby))
+            self.announced.append(int(pid))
+
+    def forked_since(self) -> collections.deque[int]:
+        """The standbys announced so far (those waiting to be collected included)."""
+        with self.send_lock:
+            self._collect_standbys()
+            return self.announced
 
     def send(self, request: bytes, fds: list[int]) -> bool:
         control = self.control
@@ -346,6 +360,22 @@ class WarmProcess:
             self.returncode = code
             self.reported = True
             self.exited.set_result(None)
+
+    def left_nothing(self) -> bool:
+        """After the process reported its exit: make sure it exits (SIGKILL; nothing it does
+        after the report is observable, and a hook that wrote a report without exiting is
+        stopped here), then whether no process started since it is left but the server's
+        standbys. Then nothing of the run is left, in its group or out of it, and the
+        leftover hunt has nothing to look for."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        except OSError:
+            return False
+        if self.report is None:
+            return False
+        return nothing_started_since(self.pid, self.report[0].forked_since())
 
     async def _wait_status(
         self, loop: asyncio.AbstractEventLoop, channel: socket.socket, data: bytes
