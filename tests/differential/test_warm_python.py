@@ -353,6 +353,32 @@ async def test_runs_go_straight_to_a_standby_and_a_dead_one_is_skipped(
 
 
 @needs_system_python
+async def test_a_standby_whose_run_ended_before_the_server_looked_is_replaced(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """The server learns that a standby took a run from the standby's note; when the run is
+    over before the server read the note, the next standby is forked all the same."""
+    runner = WarmPython(enabled=True)
+    try:
+        hook = Hook("pid", PRELUDE + "print(os.getpid())\n")
+        launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
+        await _both(hook, tmp_path / "run", runner, launch)
+        (server,) = runner._servers.values()
+        assert server.proc is not None
+        assert eventually(lambda: _standby(server) is not None)
+        standby = _standby(server)
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        try:
+            _, quick = await _both(hook, tmp_path / "run", runner, launch)
+        finally:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        assert quick["stdout"] == f"{standby}\n"
+        assert eventually(lambda: _standby(server) not in (None, standby))
+    finally:
+        runner.close()
+
+
+@needs_system_python
 async def test_the_environment_is_exact_from_run_to_run(
     warm: WarmPython, tmp_path: Path, isolated_home: Path
 ) -> None:

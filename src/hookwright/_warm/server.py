@@ -162,7 +162,7 @@ class _Template:
         if fd in self.notes:
             return self.taken(fd)
         if fd in self.runs:
-            self.reap(fd)
+            return self.reap(fd)
         return None
 
     def prepare(self) -> "_Job | None":
@@ -284,8 +284,9 @@ class _Template:
         _send(channel, {"pid": pid})
         return self.prepare() if self.standby is None else None
 
-    def reap(self, pidfd: int) -> None:
-        """Report how a run ended."""
+    def reap(self, pidfd: int) -> "_Job | None":
+        """Report how a run ended. A standby that ended before its note was read (its run
+        was that quick, or it died waiting) is replaced here, as `taken` would have."""
         note = next((fd for fd, (owner, _s) in self.notes.items() if owner == pidfd), None)
         if note is not None:
             self.collect(note)
@@ -298,6 +299,8 @@ class _Template:
         if channel is not None:
             _send(channel, {"status": status})
             channel.close()
+        replace = note is not None and self.listening and self.standby is None
+        return self.prepare() if replace else None
 
     def become_child(self, stdio: "list[int]", *sockets: socket.socket) -> None:
         """Take the run's pipes as 0, 1 and 2 and close everything else."""
