@@ -378,6 +378,38 @@ async def test_a_standby_whose_run_ended_before_the_server_looked_is_replaced(
         runner.close()
 
 
+AGAIN = [
+    Hook("plain", PRELUDE + "print(__file__, sys.argv, sys.stdin.read())\n"),
+    Hook("traceback", PRELUDE + "def f():\n    raise ValueError('boom')\nf()\n"),
+    Hook("syntax-warning", PRELUDE + "x = 1\nprint(x is 1)\n"),
+    Hook("syntax-error", "import sys\ndef (:\n"),
+]
+
+
+@needs_system_python
+@pytest.mark.parametrize("hook", AGAIN, ids=lambda hook: hook.name)
+async def test_a_script_run_again_is_exact(
+    hook: Hook, warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    """Later runs of a script may use code the server compiled after the first one."""
+    launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
+    spawned, first = await _both(hook, tmp_path / "run", warm, launch)
+    for _ in range(3):
+        _, again = await _both(hook, tmp_path / "run", warm, launch)
+        assert again == first == spawned
+
+
+@needs_system_python
+async def test_a_script_edited_between_runs_runs_as_edited(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
+    for text in ("one", "two", "two", "six", "one"):
+        hook = Hook(text, PRELUDE + f"print({text!r})\n")
+        spawned, forked = await _both(hook, tmp_path / "run", warm, launch)
+        assert forked == spawned == {**spawned, "stdout": f"{text}\n"}
+
+
 @needs_system_python
 async def test_the_environment_is_exact_from_run_to_run(
     warm: WarmPython, tmp_path: Path, isolated_home: Path
