@@ -330,11 +330,17 @@ class WarmProcess:
 
     async def attach(self, loop: asyncio.AbstractEventLoop, fds: tuple[int, int, int]) -> None:
         """Connect our ends of the stdin, stdout and stderr pipes to the loop (this object
-        owns the three descriptors from now on)."""
+        owns the three descriptors from now on). When the whole stdin is already in its pipe
+        (`unsent` is empty), our end is closed at once: the process reads the same bytes,
+        then EOF."""
         stdin = open(fds[0], "wb", buffering=0)  # noqa: SIM115 - closed by close()
         self._files = [stdin, *(open(fd, "rb", buffering=0) for fd in fds[1:])]  # noqa: SIM115
+        if not self.unsent:
+            stdin.close()
         self.stdout = await self._reader(loop, self._files[1])
         self.stderr = await self._reader(loop, self._files[2])
+        if not self.unsent:
+            return
         transport, protocol = await loop.connect_write_pipe(
             lambda: asyncio.streams.FlowControlMixin(loop), stdin
         )
