@@ -219,6 +219,7 @@ class _Template:
         os.closerange(3, low)
         os.closerange(low + 1, high)
         os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
+        memory = _open_memory()
         _rehearse()
         try:
             msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 4)
@@ -227,6 +228,8 @@ class _Template:
             job = None
         if job is None:
             os._exit(0)
+        _mark(job.mark, memory)
+        job.mark = None
         with contextlib.suppress(OSError):
             socket.send_fds(note, [msg], fds[:1])
         self.become_child(fds[1:], theirs, note)
@@ -353,23 +356,34 @@ def _find_mark_place(name: str) -> "tuple[int, int] | None":
     return None if at < 0 else (env_start + at, len(entry))
 
 
-def _mark(mark: "str | None") -> None:
+def _open_memory() -> "int | None":
+    """This process's memory, open for `_mark` (a standby opens it while it waits)."""
+    if _MARK_PLACE is None:
+        return None
+    try:
+        return os.open("/proc/self/mem", os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def _mark(mark: "str | None", memory: "int | None" = None) -> None:
     """Write the run's marker over the placeholder in the initial environment block, so the
     leftover hunt finds this process and the processes it forks without exec (which inherit
     the block) by their ``/proc/<pid>/environ``, as for a spawned hook. Processes it execs get
-    the marker from the environment, as always."""
-    if _MARK_PLACE is None or mark is None:
+    the marker from the environment, as always. `memory`: `_open_memory()`'s descriptor,
+    closed here."""
+    if memory is None and mark is not None:
+        memory = _open_memory()
+    if memory is None:
         return
-    address, length = _MARK_PLACE
-    data = mark.encode()
-    if len(data) != length:
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open("/proc/self/mem", os.O_WRONLY)
-        try:
-            os.pwrite(fd, data, address)
-        finally:
-            os.close(fd)
+    try:
+        data = (mark or "").encode()
+        if _MARK_PLACE is not None and len(data) == _MARK_PLACE[1]:
+            os.pwrite(memory, data, _MARK_PLACE[0])
+    except OSError:
+        pass
+    finally:
+        os.close(memory)
 
 
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
