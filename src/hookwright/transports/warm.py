@@ -248,11 +248,11 @@ class _Server:
             self.standbys.append((int(pid), standby))
             self.announced.append(int(pid))
 
-    def forked_since(self) -> collections.deque[int]:
-        """The standbys announced so far (those waiting to be collected included)."""
+    def forked_since(self) -> frozenset[int]:
+        """The last standbys announced (those waiting to be collected included)."""
         with self.send_lock:
             self._collect_standbys()
-            return self.announced
+            return frozenset(self.announced)
 
     def send(self, request: bytes, fds: list[int]) -> bool:
         control = self.control
