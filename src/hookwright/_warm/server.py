@@ -84,6 +84,8 @@ _BOARD: "mmap.mmap | None" = None
 _MARK_PLACE: "tuple[int, int] | None" = None
 _SLOT = struct.Struct("<II")
 _STD_NAMES = ("<stdin>", "<stdout>", "<stderr>")
+#: How many standbys wait for a run at a time.
+_STANDBYS = 2
 #: Scripts compiled ahead by the template (`_Template.precompile`): (cwd, script) -> (the path
 #: compiled as, the source, the code).
 _COMPILED: "dict[tuple[str, str], tuple[str, bytes, types.CodeType]]" = {}
@@ -118,9 +120,10 @@ class _Template:
     control socket naming the standby's pid), so the engine hands the next run to the standby
     directly; the standby passes the run's reply channel back to the template (its *note*
     socket) before it runs anything, and the template reports the wait status on it as for
-    any run. The next standby is forked as soon as one is taken, while the run goes on. A
-    request that reaches the template itself (the engine had no standby) is forked there and
-    then."""
+    any run. :data:`_STANDBYS` standbys wait at a time, so the one a run gets was forked
+    while earlier runs went on and is ready even when runs follow each other closely; the
+    next is forked as soon as one is taken. A request that reaches the template itself (the
+    engine had no standby) is forked there and then."""
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control
@@ -130,8 +133,8 @@ class _Template:
         self.runs: dict[int, tuple[int, socket.socket | None]] = {}
         #: note socket fd -> (the standby's pidfd, the socket)
         self.notes: dict[int, tuple[int, socket.socket]] = {}
-        #: The pidfd of the standby given to the engine and not taken yet.
-        self.standby: int | None = None
+        #: The pidfds of the standbys given to the engine and not taken yet.
+        self.waiting: set[int] = set()
         self.listening = True
         streams = (sys.stdin, sys.stdout, sys.stderr)
         self.stdio = [(s.encoding, s.errors or "strict") for s in streams]
@@ -142,7 +145,7 @@ class _Template:
     def serve(self) -> "_Job | None":
         """Until the engine hangs up and every run has ended: None; in a forked child: its
         job."""
-        job = self.prepare()
+        job = self.fill()
         if job is not None:
             return job
         while self.listening or self.runs:
@@ -171,6 +174,16 @@ class _Template:
             return self.reap(fd)
         return None
 
+    def fill(self) -> "_Job | None":
+        """Fork standbys until :data:`_STANDBYS` wait (or a fork fails); in a standby: its
+        job."""
+        while self.listening and len(self.waiting) < _STANDBYS:
+            waiting = len(self.waiting)
+            job = self.prepare()
+            if job is not None or len(self.waiting) == waiting:
+                return job
+        return None
+
     def prepare(self) -> "_Job | None":
         """Fork the next standby and give the engine its socket; in the standby: wait for its
         run and return it."""
@@ -194,7 +207,7 @@ class _Template:
         note.setblocking(False)
         self.poller.register(note.fileno(), select.POLLIN)
         self.notes[note.fileno()] = (pidfd, note)
-        self.standby = pidfd
+        self.waiting.add(pidfd)
         try:
             socket.send_fds(self.control, [json.dumps({"standby": pid}).encode()], [ours.fileno()])
         except OSError:
@@ -220,7 +233,8 @@ class _Template:
         os.closerange(low + 1, high)
         os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
         memory = _open_memory()
-        _rehearse()
+        if not select.select([theirs], [], [], 0)[0]:
+            _rehearse()
         try:
             msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 4)
             job = _Job(json.loads(msg)) if len(fds) == 4 else None
@@ -238,7 +252,7 @@ class _Template:
     def taken(self, fd: int) -> "_Job | None":
         """A standby took a run: keep its reply channel and fork the next standby."""
         self.collect(fd)
-        return self.prepare() if self.listening and self.standby is None else None
+        return self.fill()
 
     def collect(self, fd: int) -> None:
         """Keep the reply channel a standby sent on its note socket (the wait status goes
@@ -257,8 +271,7 @@ class _Template:
         except Exception:
             pass
         note.close()
-        if self.standby == pidfd:
-            self.standby = None
+        self.waiting.discard(pidfd)
         if pidfd in self.runs and fds:
             self.runs[pidfd] = (self.runs[pidfd][0], socket.socket(fileno=fds[0]))
         else:
@@ -295,7 +308,7 @@ class _Template:
         self.runs[pidfd] = (pid, channel)
         _send(channel, {"pid": pid})
         _precompile(job.cwd, job.script)
-        return self.prepare() if self.standby is None else None
+        return self.fill()
 
     def reap(self, pidfd: int) -> "_Job | None":
         """Report how a run ended. A standby that ended before its note was read (its run
@@ -306,14 +319,12 @@ class _Template:
         pid, channel = self.runs.pop(pidfd)
         self.poller.unregister(pidfd)
         os.close(pidfd)
-        if self.standby == pidfd:
-            self.standby = None
+        self.waiting.discard(pidfd)
         _pid, status = os.waitpid(pid, 0)
         if channel is not None:
             _send(channel, {"status": status})
             channel.close()
-        replace = note is not None and self.listening and self.standby is None
-        return self.prepare() if replace else None
+        return self.fill() if note is not None else None
 
     def become_child(self, stdio: "list[int]", *sockets: socket.socket) -> None:
         """Take the run's pipes as 0, 1 and 2 and close everything else."""
@@ -405,10 +416,10 @@ def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> i
 
 
 def _rehearse() -> None:
-    """In a standby, before its run: the steps of a run's end that touch objects shared with
-    the template, so the pages they write are copied now rather than while the run waits
-    (`_finish` goes through `sys.modules`, and collects what the template and the standby
-    left to the collector, clearing its free lists)."""
+    """In a standby, before its run (unless the run is already there): the steps of a run's
+    end that touch objects shared with the template, so the pages they write are copied now
+    rather than while the run waits (`_finish` goes through `sys.modules`, and collects what
+    the template and the standby left to the collector, clearing its free lists)."""
     for name in sys.modules:
         if name not in _TEMPLATE_MODULES:
             break
