@@ -318,10 +318,14 @@ async def test_an_edited_script_is_checked_again(
     assert forked == spawned == {**spawned, "stdout": "shell arg\n"}
 
 
-def _standby(server: Any) -> int | None:
+def _standbys(server: Any) -> list[int]:
     with server.send_lock:
         server._collect_standbys()
-        return server.standbys[0][0] if server.standbys else None
+        return [pid for pid, _socket in server.standbys]
+
+
+def _standby(server: Any) -> int | None:
+    return next(iter(_standbys(server)), None)
 
 
 @needs_system_python
@@ -353,6 +357,66 @@ async def test_runs_go_straight_to_a_standby_and_a_dead_one_is_skipped(
 
 
 @needs_system_python
+async def test_a_standby_whose_run_ended_before_the_server_looked_is_replaced(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """The server learns that a standby took a run from the standby's note; when the run is
+    over before the server read the note, the next standby is forked all the same (two wait
+    at a time)."""
+    runner = WarmPython(enabled=True)
+    try:
+        hook = Hook("pid", PRELUDE + "print(os.getpid())\n")
+        launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
+        await _both(hook, tmp_path / "run", runner, launch)
+        (server,) = runner._servers.values()
+        assert server.proc is not None
+        assert eventually(lambda: _standby(server) is not None)
+        standby = _standby(server)
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        try:
+            _, quick = await _both(hook, tmp_path / "run", runner, launch)
+        finally:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        assert quick["stdout"] == f"{standby}\n"
+        assert eventually(lambda: len(_standbys(server)) == 2)
+        assert standby not in _standbys(server)
+    finally:
+        runner.close()
+
+
+AGAIN = [
+    Hook("plain", PRELUDE + "print(__file__, sys.argv, sys.stdin.read())\n"),
+    Hook("traceback", PRELUDE + "def f():\n    raise ValueError('boom')\nf()\n"),
+    Hook("syntax-warning", PRELUDE + "x = 1\nprint(x is 1)\n"),
+    Hook("syntax-error", "import sys\ndef (:\n"),
+]
+
+
+@needs_system_python
+@pytest.mark.parametrize("hook", AGAIN, ids=lambda hook: hook.name)
+async def test_a_script_run_again_is_exact(
+    hook: Hook, warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    """Later runs of a script may use code the server compiled after the first one."""
+    launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
+    spawned, first = await _both(hook, tmp_path / "run", warm, launch)
+    for _ in range(3):
+        _, again = await _both(hook, tmp_path / "run", warm, launch)
+        assert again == first == spawned
+
+
+@needs_system_python
+async def test_a_script_edited_between_runs_runs_as_edited(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    launch = {"command": "python3 hook.py", "env": _env(isolated_home)}
+    for text in ("one", "two", "two", "six", "one"):
+        hook = Hook(text, PRELUDE + f"print({text!r})\n")
+        spawned, forked = await _both(hook, tmp_path / "run", warm, launch)
+        assert forked == spawned == {**spawned, "stdout": f"{text}\n"}
+
+
+@needs_system_python
 async def test_the_environment_is_exact_from_run_to_run(
     warm: WarmPython, tmp_path: Path, isolated_home: Path
 ) -> None:
@@ -370,3 +434,67 @@ async def test_the_environment_is_exact_from_run_to_run(
         launch = {"command": "python3 hook.py", "env": env}
         spawned, forked = await _both(hook, tmp_path / "run", warm, launch)
         assert forked == spawned
+
+
+ESCAPES = PRELUDE + (
+    "import time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    if os.fork() == 0:\n"
+    "        os.closerange(0, 3)\n"
+    "        open('pid.tmp', 'w').write(str(os.getpid()))\n"
+    "        os.rename('pid.tmp', 'pid')\n"
+    "        time.sleep(60)\n"
+    "    os._exit(0)\n"
+    "while not os.path.exists('pid'):\n"
+    "    time.sleep(0.005)\n"
+    "print('escaped')\n"
+)
+
+
+@needs_system_python
+@pytest.mark.parametrize("warm_run", [False, True], ids=["spawned", "warm"])
+async def test_a_descendant_that_left_the_session_ends_with_the_run(
+    warm_run: bool, warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    (tmp_path / "hook.py").write_text(ESCAPES)
+    before = warm.forked
+    outcome = await run_process(
+        command="python3 hook.py",
+        cwd=tmp_path,
+        env=_env(isolated_home),
+        timeout=30,
+        warm=warm if warm_run else None,
+    )
+    assert warm.forked == before + warm_run
+    assert (outcome.exit_code, outcome.stdout) == (0, "escaped\n")
+    pid = int((tmp_path / "pid").read_text())
+    assert eventually(lambda: not _alive(pid))
+
+
+FAKES_ITS_EXIT = PRELUDE + (
+    "import time\n"
+    "runner = sys._getframe(1)\n"
+    "slot, nonce = runner.f_locals['job'].report\n"
+    "runner.f_globals['_SLOT'].pack_into(runner.f_globals['_BOARD'], slot * 8, nonce, 0)\n"
+    "open('pid', 'w').write(str(os.getpid()))\n"
+    "os.closerange(0, 3)\n"
+    "time.sleep(60)\n"
+)
+
+
+@needs_system_python
+async def test_a_hook_that_reports_an_exit_it_does_not_make_is_stopped(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The status board is in the hook's own memory, so a hostile hook can write its slot
+    and keep running with its output closed: the run ends, and so does the process."""
+    (tmp_path / "hook.py").write_text(FAKES_ITS_EXIT)
+    before = warm.forked
+    outcome = await run_process(
+        command="python3 hook.py", cwd=tmp_path, env=_env(isolated_home), timeout=30, warm=warm
+    )
+    assert warm.forked == before + 1
+    assert outcome.exit_code == 0
+    pid = int((tmp_path / "pid").read_text())
+    assert eventually(lambda: not _alive(pid))

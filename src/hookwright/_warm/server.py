@@ -1,19 +1,20 @@
 """A pre-started Python interpreter that forks one process per Python command hook run.
 
-Run as ``<python> server.py <control fd> <fingerprint expression> [<status board fd>]`` by
-`hookwright.transports.warm`, with the interpreter and start-up environment of the hooks it
-serves; stdlib only, and must stay valid for every CPython 3.10+ it may be run by. The
-template (this process) never runs user code: it pre-imports the stdlib modules hooks commonly
-use, reports a fingerprint of its start-up state, then serves on the control socket (a
-socketpair end inherited from the engine, so no other process can reach it). A run is one
-packet: the run as JSON plus four file descriptors (a reply channel, stdin, stdout, stderr).
-The engine sends it straight to a *standby* (see `_Template`), or to the template, which then
-forks the run and answers its pid on the channel. Either way the template reports the wait
-status on the channel when the process exits. The child becomes a fresh session leader,
-takes the descriptors as 0, 1 and 2, closes everything else, replaces its environment, cwd,
-argv and std streams, and runs the script as ``__main__``; then it ends as a fresh process
-would, reporting its exit code on the status board (a memory file shared with the engine)
-just before it exits.
+Run as ``<python> server.py <control fd> <fingerprint expression> [<status board fd>
+[<marker placeholder variable>]]`` by `hookwright.transports.warm`, with the interpreter and
+start-up environment of the hooks it serves; stdlib only, and must stay valid for every
+CPython 3.10+ it may be run by. The template (this process) never runs user code: it
+pre-imports the stdlib modules hooks commonly use, reports a fingerprint of its start-up
+state, then serves on the control socket (a socketpair end inherited from the engine, so no
+other process can reach it). A run is one packet: the run as JSON plus four file descriptors
+(a reply channel, stdin, stdout, stderr). The engine sends it straight to a *standby* (see
+`_Template`), or to the template, which then forks the run and answers its pid on the
+channel. Either way the template reports the wait status on the channel when the process
+exits. The child becomes a fresh session leader, writes the run's marker into its initial
+environment block (`_mark`), takes the descriptors as 0, 1 and 2, closes everything else,
+replaces its environment, cwd, argv and std streams, and runs the script as ``__main__``;
+then it ends as a fresh process would, reporting its exit code on the status board (a memory
+file shared with the engine) just before it exits.
 """
 
 _MAIN_KEYS = tuple(globals())
@@ -23,6 +24,7 @@ import sys  # noqa: E402
 del sys.path[0]
 
 import argparse  # noqa: E402,F401
+import atexit  # noqa: E402
 import base64  # noqa: E402,F401
 import builtins  # noqa: E402
 import collections  # noqa: E402,F401
@@ -58,6 +60,7 @@ import traceback  # noqa: E402
 import types  # noqa: E402
 import typing  # noqa: E402
 import urllib.parse  # noqa: E402,F401
+import warnings  # noqa: E402
 
 _KNOWN_MAIN_KEYS = frozenset(
     (
@@ -76,7 +79,21 @@ _MAX_REQUEST = 1 << 17
 _TEMPLATE_MODULES: frozenset[str] = frozenset()
 #: The status board shared with the engine (see `_report_exit`), when it gave one.
 _BOARD: "mmap.mmap | None" = None
+#: Where the run's marker goes in the initial environment block (see `_mark`): the address
+#: and length of the placeholder variable the engine started this process with.
+_MARK_PLACE: "tuple[int, int] | None" = None
 _SLOT = struct.Struct("<II")
+_STD_NAMES = ("<stdin>", "<stdout>", "<stderr>")
+#: How many standbys wait for a run at a time.
+_STANDBYS = 2
+#: Scripts compiled ahead by the template (`_Template.precompile`): (cwd, script) -> (the path
+#: compiled as, the source, the code).
+_COMPILED: "dict[tuple[str, str], tuple[str, bytes, types.CodeType]]" = {}
+_MAX_COMPILED = 16
+_MAX_PRECOMPILE = 1 << 17
+#: Every signal, as plain numbers (`signal.valid_signals()` makes an enum member of each,
+#: about 0.1 ms in a child whose pages are shared with the template).
+_ALL_SIGNALS = tuple(int(number) for number in signal.valid_signals())
 
 
 class _Job:
@@ -91,6 +108,8 @@ class _Job:
         self.path0: str = request["path0"]
         #: (slot, nonce) on the status board for this run's exit status.
         self.report: list[int] | None = request.get("report")
+        #: ``NAME=token``: the run's marker, as the leftover hunt reads it.
+        self.mark: str | None = request.get("mark")
         self.pid = 0
 
 
@@ -101,9 +120,10 @@ class _Template:
     control socket naming the standby's pid), so the engine hands the next run to the standby
     directly; the standby passes the run's reply channel back to the template (its *note*
     socket) before it runs anything, and the template reports the wait status on it as for
-    any run. The next standby is forked as soon as one is taken, while the run goes on. A
-    request that reaches the template itself (the engine had no standby) is forked there and
-    then."""
+    any run. :data:`_STANDBYS` standbys wait at a time, so the one a run gets was forked
+    while earlier runs went on and is ready even when runs follow each other closely; the
+    next is forked as soon as one is taken. A request that reaches the template itself (the
+    engine had no standby) is forked there and then."""
 
     def __init__(self, control: socket.socket) -> None:
         self.control = control
@@ -113,20 +133,19 @@ class _Template:
         self.runs: dict[int, tuple[int, socket.socket | None]] = {}
         #: note socket fd -> (the standby's pidfd, the socket)
         self.notes: dict[int, tuple[int, socket.socket]] = {}
-        #: The pidfd of the standby given to the engine and not taken yet.
-        self.standby: int | None = None
+        #: The pidfds of the standbys given to the engine and not taken yet.
+        self.waiting: set[int] = set()
         self.listening = True
-        #: The environment of the last run a standby took: the next standby sets it while
-        #: it waits, so its run usually changes a value or two instead of every variable.
-        self.last_env: list[list[str]] | None = None
         streams = (sys.stdin, sys.stdout, sys.stderr)
         self.stdio = [(s.encoding, s.errors or "strict") for s in streams]
         self.buffered = not getattr(sys.stdout, "write_through", False)
+        #: The std streams of the next run, built here once (see `_pipe_streams`).
+        self.streams = _pipe_streams(self.stdio, self.buffered)
 
     def serve(self) -> "_Job | None":
         """Until the engine hangs up and every run has ended: None; in a forked child: its
         job."""
-        job = self.prepare()
+        job = self.fill()
         if job is not None:
             return job
         while self.listening or self.runs:
@@ -152,7 +171,17 @@ class _Template:
         if fd in self.notes:
             return self.taken(fd)
         if fd in self.runs:
-            self.reap(fd)
+            return self.reap(fd)
+        return None
+
+    def fill(self) -> "_Job | None":
+        """Fork standbys until :data:`_STANDBYS` wait (or a fork fails); in a standby: its
+        job."""
+        while self.listening and len(self.waiting) < _STANDBYS:
+            waiting = len(self.waiting)
+            job = self.prepare()
+            if job is not None or len(self.waiting) == waiting:
+                return job
         return None
 
     def prepare(self) -> "_Job | None":
@@ -178,7 +207,7 @@ class _Template:
         note.setblocking(False)
         self.poller.register(note.fileno(), select.POLLIN)
         self.notes[note.fileno()] = (pidfd, note)
-        self.standby = pidfd
+        self.waiting.add(pidfd)
         try:
             socket.send_fds(self.control, [json.dumps({"standby": pid}).encode()], [ours.fileno()])
         except OSError:
@@ -203,8 +232,9 @@ class _Template:
         os.closerange(3, low)
         os.closerange(low + 1, high)
         os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
-        if self.last_env is not None:
-            _apply_env(self.last_env)
+        memory = _open_memory()
+        if not select.select([theirs], [], [], 0)[0]:
+            _rehearse()
         try:
             msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 4)
             job = _Job(json.loads(msg)) if len(fds) == 4 else None
@@ -212,6 +242,8 @@ class _Template:
             job = None
         if job is None:
             os._exit(0)
+        _mark(job.mark, memory)
+        job.mark = None
         with contextlib.suppress(OSError):
             socket.send_fds(note, [msg], fds[:1])
         self.become_child(fds[1:], theirs, note)
@@ -220,23 +252,26 @@ class _Template:
     def taken(self, fd: int) -> "_Job | None":
         """A standby took a run: keep its reply channel and fork the next standby."""
         self.collect(fd)
-        return self.prepare() if self.listening and self.standby is None else None
+        return self.fill()
 
     def collect(self, fd: int) -> None:
         """Keep the reply channel a standby sent on its note socket (the wait status goes
-        there)."""
+        there), and take the environment of its run as this process's own: the standbys
+        forked next inherit it, so their runs usually change a value or two (the run's
+        marker) instead of every variable. The template runs nothing that reads it."""
         pidfd, note = self.notes.pop(fd)
         self.poller.unregister(fd)
         try:
             msg, fds, _flags, _addr = socket.recv_fds(note, _MAX_REQUEST, 1)
-            self.last_env = json.loads(msg)["env"]
+            request = json.loads(msg)
+            _apply_env(request["env"])
+            _precompile(request["cwd"], request["script"])
         except OSError:
             fds = []
         except Exception:
             pass
         note.close()
-        if self.standby == pidfd:
-            self.standby = None
+        self.waiting.discard(pidfd)
         if pidfd in self.runs and fds:
             self.runs[pidfd] = (self.runs[pidfd][0], socket.socket(fileno=fds[0]))
         else:
@@ -272,22 +307,24 @@ class _Template:
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, channel)
         _send(channel, {"pid": pid})
-        return self.prepare() if self.standby is None else None
+        _precompile(job.cwd, job.script)
+        return self.fill()
 
-    def reap(self, pidfd: int) -> None:
-        """Report how a run ended."""
+    def reap(self, pidfd: int) -> "_Job | None":
+        """Report how a run ended. A standby that ended before its note was read (its run
+        was that quick, or it died waiting) is replaced here, as `taken` would have."""
         note = next((fd for fd, (owner, _s) in self.notes.items() if owner == pidfd), None)
         if note is not None:
             self.collect(note)
         pid, channel = self.runs.pop(pidfd)
         self.poller.unregister(pidfd)
         os.close(pidfd)
-        if self.standby == pidfd:
-            self.standby = None
+        self.waiting.discard(pidfd)
         _pid, status = os.waitpid(pid, 0)
         if channel is not None:
             _send(channel, {"status": status})
             channel.close()
+        return self.fill() if note is not None else None
 
     def become_child(self, stdio: "list[int]", *sockets: socket.socket) -> None:
         """Take the run's pipes as 0, 1 and 2 and close everything else."""
@@ -311,6 +348,55 @@ def _apply_env(env: "list[list[str]]") -> None:
     os.environ.update((name, value) for name, value in env)
 
 
+def _find_mark_place(name: str) -> "tuple[int, int] | None":
+    """The address and length of ``name=...`` in this process's initial environment block
+    (what ``/proc/<pid>/environ`` shows), after taking `name` out of `os.environ` and the C
+    environment, so nothing reads those bytes but the kernel for ``/proc``."""
+    value = os.environ.pop(name, None)
+    if value is None:
+        return None
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            env_start = int(fh.read().rsplit(b")", 1)[1].split()[47])
+        with open("/proc/self/environ", "rb") as fh:
+            block = b"\0" + fh.read()
+    except (OSError, ValueError, IndexError):
+        return None
+    entry = f"{name}={value}".encode()
+    at = block.find(b"\0" + entry + b"\0")
+    return None if at < 0 else (env_start + at, len(entry))
+
+
+def _open_memory() -> "int | None":
+    """This process's memory, open for `_mark` (a standby opens it while it waits)."""
+    if _MARK_PLACE is None:
+        return None
+    try:
+        return os.open("/proc/self/mem", os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def _mark(mark: "str | None", memory: "int | None" = None) -> None:
+    """Write the run's marker over the placeholder in the initial environment block, so the
+    leftover hunt finds this process and the processes it forks without exec (which inherit
+    the block) by their ``/proc/<pid>/environ``, as for a spawned hook. Processes it execs get
+    the marker from the environment, as always. `memory`: `_open_memory()`'s descriptor,
+    closed here."""
+    if memory is None and mark is not None:
+        memory = _open_memory()
+    if memory is None:
+        return
+    try:
+        data = (mark or "").encode()
+        if _MARK_PLACE is not None and len(data) == _MARK_PLACE[1]:
+            os.pwrite(memory, data, _MARK_PLACE[0])
+    except OSError:
+        pass
+    finally:
+        os.close(memory)
+
+
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
     with contextlib.suppress(OSError):
         channel.sendall(json.dumps(message).encode() + b"\n")
@@ -329,16 +415,93 @@ def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> i
     return stream
 
 
+def _rehearse() -> None:
+    """In a standby, before its run (unless the run is already there): the steps of a run's
+    end that touch objects shared with the template, so the pages they write are copied now
+    rather than while the run waits (`_finish` goes through `sys.modules`, and collects what
+    the template and the standby left to the collector, clearing its free lists)."""
+    for name in sys.modules:
+        if name not in _TEMPLATE_MODULES:
+            break
+    gc.collect()
+
+
+def _precompile(cwd: str, script: str) -> None:
+    """Compile the script a run was given, for the runs of it forked after this one. Its
+    child reads the script itself and uses this code only when it read the same bytes and
+    compiles under the same path; else it compiles as before. Not kept: a large script, one
+    that does not compile, or one whose compilation warns (the child's own compile would
+    print the warning)."""
+    try:
+        with open(os.path.join(cwd, script), "rb") as fh:
+            source = fh.read(_MAX_PRECOMPILE + 1)
+        known = _COMPILED.get((cwd, script))
+        if len(source) > _MAX_PRECOMPILE or (known is not None and known[1] == source):
+            return
+        path = os.path.join(os.path.realpath(cwd), script)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code = compile(source, path, "exec", dont_inherit=True)
+    except Exception:
+        return
+    if not caught:
+        if len(_COMPILED) >= _MAX_COMPILED:
+            _COMPILED.clear()
+        _COMPILED[(cwd, script)] = (path, source, code)
+
+
+def _compiled(job: _Job, path: str, source: bytes) -> types.CodeType:
+    """The script's code: compiled ahead by the template when that was of the same source
+    under the same path, else compiled now."""
+    known = _COMPILED.get((job.cwd, job.script))
+    if known is not None and known[0] == path and known[1] == source:
+        return known[2]
+    return compile(source, path, "exec", dont_inherit=True)
+
+
+def _pipe_streams(
+    stdio: "list[tuple[str, str]]", buffered: bool
+) -> "list[io.TextIOWrapper] | None":
+    """The std streams every run's child takes, built once in the template: each stream is
+    built over a pipe on its descriptor (0, 1, 2), as the run's will be, then the template's
+    own descriptors are put back. What a stream learns from its descriptor when it is built
+    (not seekable, not a terminal, a pipe's block size) is then true of the run's pipes,
+    which the child puts on 0, 1 and 2 under the same objects. Building them in the child
+    touches the codec and io machinery, about 0.2 ms in a process whose pages are shared
+    with the template."""
+    try:
+        saved = [os.dup(fd) for fd in range(3)]
+        pipes = [os.pipe() for _fd in range(3)]
+    except OSError:
+        return None
+    try:
+        for fd, (read_end, write_end) in enumerate(pipes):
+            os.dup2(read_end if fd == 0 else write_end, fd)
+        return [
+            _stream(fd, _STD_NAMES[fd], encoding, errors, buffered)
+            for fd, (encoding, errors) in enumerate(stdio)
+        ]
+    except OSError:
+        return None
+    finally:
+        for fd, old in enumerate(saved):
+            os.dup2(old, fd)
+            os.close(old)
+        for pipe in pipes:
+            os.close(pipe[0])
+            os.close(pipe[1])
+
+
 def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
     """Turn this forked child into the fresh process the hook would have been."""
+    _mark(job.mark)
     os.chdir(job.cwd)
     _apply_env(job.env)
     sys.argv[:] = job.argv
     sys.orig_argv[:] = job.orig_argv
     sys.path.insert(0, job.path0)
-    names = ("<stdin>", "<stdout>", "<stderr>")
-    streams = [
-        _stream(fd, names[fd], encoding, errors, template.buffered)
+    streams = template.streams or [
+        _stream(fd, _STD_NAMES[fd], encoding, errors, template.buffered)
         for fd, (encoding, errors) in enumerate(template.stdio)
     ]
     sys.stdin, sys.stdout, sys.stderr = streams
@@ -372,7 +535,7 @@ def _run(job: _Job, template: _Template) -> None:
     try:
         with open(job.script, "rb") as fh:
             source = fh.read()
-        code = compile(source, path, "exec", dont_inherit=True)
+        code = _compiled(job, path, source)
     except SyntaxError as exc:
         _report(exc, None)
         _finish(1, namespace, job)
@@ -437,8 +600,6 @@ def _finish(
     status is then reported ahead of the exit itself (`_report_exit`).
     """
     threading._shutdown()  # type: ignore[attr-defined]
-    import atexit
-
     atexit._run_exitfuncs()
     if not _flush_std():
         status = 120
@@ -467,7 +628,7 @@ def _report_exit(code: int, job: _Job) -> None:
     the run's process), nor when the engine gave no slot."""
     if _BOARD is None or job.report is None or os.getpid() != job.pid:
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    signal.pthread_sigmask(signal.SIG_BLOCK, _ALL_SIGNALS)
     slot, nonce = job.report
     with contextlib.suppress(Exception):
         _SLOT.pack_into(_BOARD, slot * _SLOT.size, nonce, code)
@@ -482,6 +643,9 @@ def _main() -> None:
         with contextlib.suppress(OSError, ValueError):
             _BOARD = mmap.mmap(board, 0)
         os.close(board)
+    global _MARK_PLACE
+    if len(sys.argv) > 4:
+        _MARK_PLACE = _find_mark_place(sys.argv[4])
     usable = set(_MAIN_KEYS) <= _KNOWN_MAIN_KEYS and hasattr(os, "pidfd_open")
     usable = usable and hasattr(sys, "orig_argv") and threading.active_count() == 1
     names = {"sys": sys, "os": os, "path_tail": list(sys.path)}

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 #: The environment variable carrying a hook or tool run's token.
 MARKER = "HOOKWRIGHT_HOOK_RUN"
+#: A run's token is this many random bytes, in hex.
+TOKEN_BYTES = 12
 _PR_SET_CHILD_SUBREAPER = 36
 _ANY_MARK = f"\0{MARKER}=".encode()
 
@@ -55,7 +57,7 @@ class RunMark:
 
 def mark_environment(env: Mapping[str, str] | None) -> RunMark:
     """`env` (or this process's environment) plus a fresh run token."""
-    token = os.urandom(12).hex()
+    token = os.urandom(TOKEN_BYTES).hex()
     base = dict(os.environ) if env is None else dict(env)
     base[MARKER] = token
     return RunMark(token, base)
@@ -85,7 +87,7 @@ def _read_stat(entry: str) -> Proc | None:
     return Proc(int(entry), int(fields[1]), int(fields[3]), zombie, int(fields[2]))
 
 
-def _last_pid() -> int | None:
+def last_pid() -> int | None:
     """The most recently allocated pid (``/proc/loadavg``), or None."""
     try:
         with open("/proc/loadavg", "rb") as fh:
@@ -96,7 +98,7 @@ def _last_pid() -> int | None:
 
 def _newer(entries: list[str], since: int) -> list[str]:
     """The pids allocated after `since`, allowing for one wrap of the pid counter."""
-    last = _last_pid()
+    last = last_pid()
     if last is None:
         return entries
     if last >= since:

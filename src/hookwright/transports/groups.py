@@ -6,10 +6,15 @@ from __future__ import annotations
 import logging
 import os
 import signal
+from collections.abc import Container
 
-from hookwright.transports.adoption import Proc, processes
+from hookwright.transports.adoption import Proc, last_pid, processes
 
 log = logging.getLogger("hookwright.transports")
+
+#: Up to this many pids allocated since a process are looked up one by one; more, and /proc
+#: is listed instead.
+_PROBE_PIDS = 32
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> bool:
@@ -80,3 +85,34 @@ def others_alive(leader: int) -> tuple[bool, list[Proc] | None]:
     procs = processes(since=leader)
     alive = any(proc.group == leader and not proc.zombie and proc.pid != leader for proc in procs)
     return alive, procs
+
+
+def nothing_started_since(leader: int, known: Container[int]) -> bool:
+    """Whether every process started after `leader` (by pid order) is gone or in `known`:
+    then none of `leader`'s descendants exists, in its group or out of it. False when that
+    cannot be told (no /proc of this process's own pid namespace, the pid counter wrapped).
+
+    Sound only once `leader` can start no more processes (it is dead or has a SIGKILL
+    pending): every descendant was then started after it and before this look. A thread's
+    id counts when it is looked up by number, which only errs towards False.
+    """
+    last = last_pid()
+    if last is None or last < leader or not _own_proc():
+        return False
+    if last - leader <= _PROBE_PIDS:
+        pids = (pid for pid in range(leader + 1, last + 1) if pid not in known)
+        return not any(os.path.exists(f"/proc/{pid}") for pid in pids)
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    newer = (int(entry) for entry in entries if entry.isdigit())
+    return all(pid <= leader or pid > last or pid in known for pid in newer)
+
+
+def _own_proc() -> bool:
+    """Whether /proc shows this process's pid namespace (its pids are the ones we see)."""
+    try:
+        return os.readlink("/proc/self") == str(os.getpid())
+    except OSError:
+        return False

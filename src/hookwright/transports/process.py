@@ -32,16 +32,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from hookwright import debug
 from hookwright.transports import adoption
-from hookwright.transports.adoption import RunMark, mark_environment
+from hookwright.transports.adoption import RunMark, mark_environment, sweep
 from hookwright.transports.groups import group_alive, others_alive, signal_group
 from hookwright.transports.reaper import end_leftovers
 
 if TYPE_CHECKING:
-    from hookwright.transports.warm import WarmPython
+    from hookwright.transports.warm import WarmProcess, WarmPython
 
 log = logging.getLogger("hookwright.transports.process")
 
@@ -250,10 +250,14 @@ class _Run:
     async def end(self, exited: asyncio.Future[None] | None = None) -> None:
         """Kill the process group, then whatever left it. A warm process that reported its
         exit before exiting (`WarmProcess.reported`) may still be in its group, tearing down:
-        the group is killed only when something else is in it (and the processes read to
-        find out are the leftover hunt's first look)."""
+        when no process was started since it (`WarmProcess.left_nothing`) nothing is left to
+        look for; otherwise the group is killed only when something else is in it (and the
+        processes read to find out are the leftover hunt's first look)."""
         seen = None
         if getattr(self.proc, "reported", False):
+            if cast("WarmProcess", self.proc).left_nothing():
+                sweep()
+                return
             alive, seen = others_alive(self.proc.pid)
             if alive:
                 seen = None

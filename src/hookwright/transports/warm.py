@@ -22,6 +22,7 @@ mismatch) spawns the hook as before; so does ``HOOKWRIGHT_WARM_PYTHON=0``.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.transports import adoption
+from hookwright.transports.groups import nothing_started_since
 from hookwright.transports.warm_invocation import Invocation, Word, plain_invocation, shell_words
 
 log = logging.getLogger("hookwright.transports.warm")
@@ -81,6 +83,13 @@ _MAX_REQUEST = 1 << 16
 #: The status board: a slot per run for the exit code the process reports before it exits.
 _SLOTS = 4096
 _SLOT = struct.Struct("<II")
+#: The variable the server is started with to make room for a run's ``MARKER=token`` in its
+#: initial environment block, which its children write the marker over (the hunt for a
+#: hook's leftovers reads ``/proc/<pid>/environ``, and a process forked warm shows that block).
+_MARK_ROOM = "HOOKWRIGHT_WARM_MARK"
+_MARK_PLACEHOLDER = "0" * (len(adoption.MARKER) + 2 * adoption.TOKEN_BYTES - len(_MARK_ROOM))
+#: How many of the standbys a server announced are remembered (see `_Server.announced`).
+_ANNOUNCED = 64
 
 
 def _startup_var(name: str) -> bool:
@@ -140,6 +149,9 @@ class _Server:
         self.notices: socket.socket | None = None
         #: Standbys given and not used yet: (pid, our end of its socket).
         self.standbys: list[tuple[int, socket.socket]] = []
+        #: The pids of the last standbys announced, used or not: processes the server forked,
+        #: so no hook's descendants.
+        self.announced: collections.deque[int] = collections.deque(maxlen=_ANNOUNCED)
         threading.Thread(target=self._boot, name="hookwright-warm-boot", daemon=True).start()
 
     def _boot(self) -> None:
@@ -149,13 +161,14 @@ class _Server:
             board = os.memfd_create("hookwright-warm-board")
             os.ftruncate(board, _SLOTS * _SLOT.size)
             self.board = mmap.mmap(board, 0)
+            command = [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT]
             self.proc = subprocess.Popen(
-                [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT, str(board)],
+                [*command, str(board), _MARK_ROOM],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 cwd="/",
-                env=self.env,
+                env={**self.env, _MARK_ROOM: _MARK_PLACEHOLDER},
                 pass_fds=(theirs.fileno(), board),
                 start_new_session=True,
             )
@@ -233,6 +246,13 @@ class _Server:
                 standby.close()
                 continue
             self.standbys.append((int(pid), standby))
+            self.announced.append(int(pid))
+
+    def forked_since(self) -> frozenset[int]:
+        """The last standbys announced (those waiting to be collected included)."""
+        with self.send_lock:
+            self._collect_standbys()
+            return frozenset(self.announced)
 
     def send(self, request: bytes, fds: list[int]) -> bool:
         control = self.control
@@ -310,11 +330,17 @@ class WarmProcess:
 
     async def attach(self, loop: asyncio.AbstractEventLoop, fds: tuple[int, int, int]) -> None:
         """Connect our ends of the stdin, stdout and stderr pipes to the loop (this object
-        owns the three descriptors from now on)."""
+        owns the three descriptors from now on). When the whole stdin is already in its pipe
+        (`unsent` is empty), our end is closed at once: the process reads the same bytes,
+        then EOF."""
         stdin = open(fds[0], "wb", buffering=0)  # noqa: SIM115 - closed by close()
         self._files = [stdin, *(open(fd, "rb", buffering=0) for fd in fds[1:])]  # noqa: SIM115
+        if not self.unsent:
+            stdin.close()
         self.stdout = await self._reader(loop, self._files[1])
         self.stderr = await self._reader(loop, self._files[2])
+        if not self.unsent:
+            return
         transport, protocol = await loop.connect_write_pipe(
             lambda: asyncio.streams.FlowControlMixin(loop), stdin
         )
@@ -340,6 +366,22 @@ class WarmProcess:
             self.returncode = code
             self.reported = True
             self.exited.set_result(None)
+
+    def left_nothing(self) -> bool:
+        """After the process reported its exit: make sure it exits (SIGKILL; nothing it does
+        after the report is observable, and a hook that wrote a report without exiting is
+        stopped here), then whether no process started since it is left but the server's
+        standbys. Then nothing of the run is left, in its group or out of it, and the
+        leftover hunt has nothing to look for."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        except OSError:
+            return False
+        if self.report is None:
+            return False
+        return nothing_started_since(self.pid, self.report[0].forked_since())
 
     async def _wait_status(
         self, loop: asyncio.AbstractEventLoop, channel: socket.socket, data: bytes
@@ -479,6 +521,7 @@ class WarmPython:
             "script": invocation.script,
             "path0": path0,
             "report": slot,
+            "mark": f"{adoption.MARKER}={env[adoption.MARKER]}" if adoption.MARKER in env else None,
         }
         child = await _fork(server, json.dumps(request).encode(), stdin_data, slot)
         if child is None:
