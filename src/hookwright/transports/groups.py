@@ -15,6 +15,8 @@ log = logging.getLogger("hookwright.transports")
 #: Up to this many pids allocated since a process are looked up one by one; more, and /proc
 #: is listed instead.
 _PROBE_PIDS = 32
+#: Looks at the pids allocated since a process before `nothing_started_since` gives up.
+_LOOKS = 4
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> bool:
@@ -93,21 +95,38 @@ def nothing_started_since(leader: int, known: Container[int]) -> bool:
     cannot be told (no /proc of this process's own pid namespace, the pid counter wrapped).
 
     Sound only once `leader` can start no more processes (it is dead or has a SIGKILL
-    pending): every descendant was then started after it and before this look. A thread's
-    id counts when it is looked up by number, which only errs towards False.
+    pending): every descendant was then started after it. The look is repeated over the pids
+    allocated while it ran until a look ends with no new pid allocated, so a descendant that
+    forks and exits while it is looked for (its successor's pid past the range looked at) is
+    not missed. A thread's id counts when it is looked up by number, which only errs towards
+    False.
     """
-    last = last_pid()
-    if last is None or last < leader or not _own_proc():
+    if not _own_proc():
         return False
-    if last - leader <= _PROBE_PIDS:
-        pids = (pid for pid in range(leader + 1, last + 1) if pid not in known)
+    since = leader
+    for _ in range(_LOOKS):
+        last = last_pid()
+        if last is None or last < since:
+            return False
+        if last == since:
+            return True
+        if not _gone_or_known(since, last, known):
+            return False
+        since = last
+    return False
+
+
+def _gone_or_known(since: int, last: int, known: Container[int]) -> bool:
+    """Whether every process whose pid is in (`since`, `last`] is gone or in `known`."""
+    if last - since <= _PROBE_PIDS:
+        pids = (pid for pid in range(since + 1, last + 1) if pid not in known)
         return not any(os.path.exists(f"/proc/{pid}") for pid in pids)
     try:
         entries = os.listdir("/proc")
     except OSError:
         return False
     newer = (int(entry) for entry in entries if entry.isdigit())
-    return all(pid <= leader or pid > last or pid in known for pid in newer)
+    return all(pid <= since or pid > last or pid in known for pid in newer)
 
 
 def _own_proc() -> bool:
