@@ -498,3 +498,57 @@ async def test_a_hook_that_reports_an_exit_it_does_not_make_is_stopped(
     assert outcome.exit_code == 0
     pid = int((tmp_path / "pid").read_text())
     assert eventually(lambda: not _alive(pid))
+
+
+@needs_system_python
+async def test_a_fifo_named_as_the_script_holds_up_only_its_own_run(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    """A FIFO in the script's place is no script to fork warm: the run is spawned and waits,
+    as it always did, until its timeout; the runs after it are forked as usual. (The server
+    itself, which reads a script to compile it for later runs, opens it without blocking and
+    reads only a regular file, should one be swapped in after this check.)"""
+    os.mkfifo(tmp_path / "hook.py")
+    forked = warm.forked
+    outcome = await run_process(
+        command="python3 hook.py", cwd=tmp_path, env=_env(isolated_home), timeout=1.0, warm=warm
+    )
+    assert outcome.timed_out and warm.forked == forked
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "hook.py").write_text("print('fine')\n")
+    for _ in range(4):
+        before = warm.forked
+        outcome = await run_process(
+            command="python3 hook.py",
+            cwd=tmp_path / "ok",
+            env=_env(isolated_home),
+            timeout=GENEROUS_BOUND,
+            warm=warm,
+        )
+        assert (outcome.stdout, outcome.exit_code, warm.forked) == ("fine\n", 0, before + 1)
+
+
+def test_the_server_reads_only_a_regular_script_and_never_waits(tmp_path: Path) -> None:
+    """The server's own read of a script (to compile it for later runs), on a FIFO and on a
+    regular file, in a process of its own (the server module is not imported into tests)."""
+    import importlib.util
+    import subprocess
+
+    spec = importlib.util.find_spec("hookwright._warm.server")
+    assert spec is not None and spec.origin is not None
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "script.py").write_bytes(b"print(1)\n")
+    probe = (
+        "import runpy, sys\n"
+        "ns = runpy.run_path(sys.argv[1], run_name='probe')\n"
+        "read = ns['_read_regular_file']\n"
+        "print(read(sys.argv[2], 100), read(sys.argv[3], 100))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, spec.origin, "fifo", "script.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=GENEROUS_BOUND,
+    )
+    assert (done.stdout, done.returncode) == ("None b'print(1)\\n'\n", 0), done.stderr

@@ -49,6 +49,7 @@ import shlex  # noqa: E402,F401
 import shutil  # noqa: E402,F401
 import signal  # noqa: E402
 import socket  # noqa: E402
+import stat  # noqa: E402
 import string  # noqa: E402,F401
 import struct  # noqa: E402
 import subprocess  # noqa: E402,F401
@@ -433,9 +434,10 @@ def _precompile(cwd: str, script: str) -> None:
     that does not compile, or one whose compilation warns (the child's own compile would
     print the warning)."""
     try:
-        with open(os.path.join(cwd, script), "rb") as fh:
-            source = fh.read(_MAX_PRECOMPILE + 1)
+        source = _read_regular_file(os.path.join(cwd, script), _MAX_PRECOMPILE + 1)
         known = _COMPILED.get((cwd, script))
+        if source is None:
+            return
         if len(source) > _MAX_PRECOMPILE or (known is not None and known[1] == source):
             return
         path = os.path.join(os.path.realpath(cwd), script)
@@ -448,6 +450,19 @@ def _precompile(cwd: str, script: str) -> None:
         if len(_COMPILED) >= _MAX_COMPILED:
             _COMPILED.clear()
         _COMPILED[(cwd, script)] = (path, source, code)
+
+
+def _read_regular_file(path: str, limit: int) -> bytes | None:
+    """Up to `limit` bytes of `path` when it is a regular file, else None: the template never
+    waits on a FIFO or a device a hook names as its script (opened without blocking)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with open(fd, "rb", closefd=False) as fh:
+            return fh.read(limit)
+    finally:
+        os.close(fd)
 
 
 def _compiled(job: _Job, path: str, source: bytes) -> types.CodeType:
