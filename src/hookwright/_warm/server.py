@@ -435,9 +435,9 @@ def _precompile(cwd: str, script: str) -> None:
     print the warning)."""
     try:
         source = _read_regular_file(os.path.join(cwd, script), _MAX_PRECOMPILE + 1)
-        known = _COMPILED.get((cwd, script))
         if source is None:
             return
+        known = _COMPILED.get((cwd, script))
         if len(source) > _MAX_PRECOMPILE or (known is not None and known[1] == source):
             return
         path = os.path.join(os.path.realpath(cwd), script)
