@@ -3,6 +3,7 @@ never miss a live process started after the hook, including one started while it
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from collections.abc import Callable, Container, Iterator
@@ -18,8 +19,9 @@ def _exited_leader() -> int:
     return leader.pid
 
 
-@pytest.fixture
-def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+@contextlib.contextmanager
+def _sleeping() -> Iterator[subprocess.Popen[bytes]]:
+    """A live process, started now (so its pid comes after every one started before)."""
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         yield proc
@@ -28,14 +30,16 @@ def sleeper() -> Iterator[subprocess.Popen[bytes]]:
         proc.wait()
 
 
+@pytest.fixture
+def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    with _sleeping() as proc:
+        yield proc
+
+
 def test_a_live_process_started_after_the_leader_is_seen() -> None:
     leader = _exited_leader()
-    later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
+    with _sleeping():
         assert not groups.nothing_started_since(leader, frozenset())
-    finally:
-        later.kill()
-        later.wait()
 
 
 def test_a_process_started_while_it_looks_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,12 +48,8 @@ def test_a_process_started_while_it_looks_is_seen(monkeypatch: pytest.MonkeyPatc
     finds the successor."""
     leader = _exited_leader()
     exited = _exited_leader()
-    successor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
+    with _sleeping() as successor:
         _looks_twice(monkeypatch, leader, exited, successor.pid)
-    finally:
-        successor.kill()
-        successor.wait()
 
 
 def _looks_twice(monkeypatch: pytest.MonkeyPatch, leader: int, exited: int, pid: int) -> None:
