@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.table import Table
 
-from hookwright.trust import TrustStore
+from hookwright.config.trust import TrustStore
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 ROUNDS = 5

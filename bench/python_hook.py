@@ -22,12 +22,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from hookwright.engine import HookEngine
-from hookwright.events import Event, HookInput
-from hookwright.loading import LoadContext, discover
-from hookwright.services import Services
+from hookwright.config.loading import LoadContext, discover
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event, HookInput
+from hookwright.engine.kernel import HookEngine
+from hookwright.engine.services import Services
 from hookwright.transports.warm import WarmPython
-from hookwright.trust import TrustPolicy
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 ROUNDS = 5

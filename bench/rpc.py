@@ -27,7 +27,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from hookwright.events import Event, HookInput
+from hookwright.core.events import Event, HookInput
 from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.process import run_process
 from hookwright.transports.rpc import RpcProcess
@@ -59,10 +59,10 @@ async def interleaved(tmp: Path) -> dict[str, float]:
     """The floor, a raw JSON-RPC call and an engine dispatch, measured in interleaved rounds on
     one host loop (the loop the agent runs on), so a slow moment of the machine hits all three
     alike. Best round of each, in ns per call."""
-    from hookwright.engine import HookEngine
-    from hookwright.loading import LoadContext, discover
-    from hookwright.services import Services
-    from hookwright.trust import TrustPolicy
+    from hookwright.config.loading import LoadContext, discover
+    from hookwright.config.trust import TrustPolicy
+    from hookwright.engine.kernel import HookEngine
+    from hookwright.engine.services import Services
 
     io = IoLoop(asyncio.get_running_loop())
     echo = await asyncio.create_subprocess_exec(

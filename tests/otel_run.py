@@ -52,12 +52,12 @@ if MODE == "memory":
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    import hookwright.otel
+    import hookwright.monitor.otel
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    hookwright.otel._tracer = provider.get_tracer("hookwright")
+    hookwright.monitor.otel._tracer = provider.get_tracer("hookwright")
     collect.append(exporter.get_finished_spans)
 elif MODE == "no-extra":
     sys.meta_path.insert(0, _NoOtel())

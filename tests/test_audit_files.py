@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hookwright import Event, HookEngine, HookInput, HookResult
-from hookwright.audit import AuditLog
+from hookwright.monitor.audit import AuditLog
 
 
 def mode(path: Path) -> int:

@@ -15,9 +15,9 @@ import pytest
 
 from hookwright.cli import hooks_test, project, quick
 from hookwright.cli.hooks_test import HooksTest, run
-from hookwright.engine import HookEngine
-from hookwright.events import Event
-from hookwright.loading import LoadResult
+from hookwright.config.loading import LoadResult
+from hookwright.core.events import Event
+from hookwright.engine.kernel import HookEngine
 
 PY = sys.executable
 #: The two entry points: the console script's (fast path first) and the typer command line's.
@@ -253,7 +253,7 @@ def test_an_empty_project_loads_neither_the_framework_nor_the_engine(
     project = tmp_path / "project"
     project.mkdir()
     modules = loaded_modules(tmp_path, isolated_home, project)
-    unwanted = FRAMEWORK | {"pydantic", "httpx", "yaml", "asyncio", "hookwright.engine"}
+    unwanted = FRAMEWORK | {"pydantic", "httpx", "yaml", "asyncio", "hookwright.engine.kernel"}
     assert not modules & unwanted
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hookwright import dialects
-from hookwright.loading import LoadContext, discover, sources
+from hookwright.config.loading import LoadContext, discover, sources
 
 #: Each file a dialect reads, by where it lies: the home, the project or the managed folder.
 READS = {

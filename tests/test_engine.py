@@ -27,8 +27,8 @@ from hookwright import (
     rewrite_input,
     stop,
 )
-from hookwright.engine import plan_stages
-from hookwright.matching import compile_matcher
+from hookwright.core.matching import compile_matcher
+from hookwright.engine.kernel import plan_stages
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookwright.events import (
+from hookwright.core.events import (
     ALIASES,
     CLAUDE_CODE_EVENTS,
     MATCH_FIELD,

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from hookwright import Event, HookEngine, HookInput, Status, deny
-from hookwright.services import Services
-from hookwright.transports.workers import WorkerPool
+from hookwright.engine.services import Services
+from hookwright.engine.workers import WorkerPool
 
 #: Generous bound for anything that should take well under a second.
 WAIT = 30.0

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from hookwright import Event, HookEngine, HookInput
-from hookwright.loading import Diagnostic, LoadContext, discover
-from hookwright.trust import TrustPolicy
+from hookwright.config.loading import Diagnostic, LoadContext, discover
+from hookwright.config.trust import TrustPolicy
 
 DENY = json.dumps(
     {

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from hookwright import Event, HookEngine
-from hookwright.loading import LoadContext, discover
+from hookwright.config.loading import LoadContext, discover
+from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.runtime.permissions import load_policy
 from hookwright.runtime.subagent import AgentInput
 from hookwright.runtime.tools import ToolInputError
 from hookwright.runtime.tools.base import parse_arguments
-from hookwright.trust import TrustPolicy, TrustStore
 
 
 def native_file(folder: Path, marker: Path, name: str = "guard") -> Path:

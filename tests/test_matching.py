@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookwright import matching
-from hookwright.matching import (
+from hookwright.core import matching
+from hookwright.core.matching import (
     TOOL_ALIASES,
     IfRule,
     IfRuleError,
@@ -150,13 +150,13 @@ def test_matches_all(pattern: str | None, style: MatcherStyle, expected: bool) -
 def test_invalid_regex_matches_nothing_and_warns_once(
     fresh_warnings: None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="hookwright.matching"):
+    with caplog.at_level(logging.WARNING, logger="hookwright.core.matching"):
         first = compile_matcher("[")
         second = compile_matcher("[")
         compile_matcher("(", "regex")
     assert first.error is not None and second.error is not None
     assert not first.matches("[") and not first.matches("Bash")
-    messages = [r.getMessage() for r in caplog.records if r.name == "hookwright.matching"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "hookwright.core.matching"]
     assert len(messages) == 2
     assert "'['" in messages[0] and "'('" in messages[1]
 
@@ -164,7 +164,7 @@ def test_invalid_regex_matches_nothing_and_warns_once(
 def test_valid_matcher_has_no_error_and_logs_nothing(
     fresh_warnings: None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.DEBUG, logger="hookwright.matching"):
+    with caplog.at_level(logging.DEBUG, logger="hookwright.core.matching"):
         assert compile_matcher("Edit.*").error is None
     assert caplog.records == []
 

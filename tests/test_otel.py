@@ -16,8 +16,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from hookwright import Event, HookEngine, HookInput, HookResult, add_context, deny
-from hookwright.otel import DispatchSpans, session_ids, spans_from_environment
-from hookwright.trust import TrustStore
+from hookwright.config.trust import TrustStore
+from hookwright.monitor.otel import DispatchSpans, session_ids, spans_from_environment
 
 OTEL_RUN = Path(__file__).with_name("otel_run.py")
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuzz.strategies import paths_of, replaced
+from hookwright.config.loading import LoadContext, sources
+from hookwright.config.safeparse import ParseError, load_json_text, load_yaml_text
+from hookwright.core.events import Event
+from hookwright.core.results import HookResult
 from hookwright.dialects.claude_code.codec import parse_json_object
 from hookwright.dialects.claude_code.command import missing_script
 from hookwright.dialects.claude_code.prompt import decode_prompt_reply
 from hookwright.dialects.openharness.output import OutputError, parse_output
-from hookwright.events import Event
-from hookwright.loading import LoadContext, sources
-from hookwright.results import HookResult
-from hookwright.safeparse import ParseError, load_json_text, load_yaml_text
 from hookwright.transports.rpc import decode_line
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

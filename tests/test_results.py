@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from hookwright.effects import Effects
-from hookwright.events import Event
-from hookwright.results import Decision, HookResult, Verdict, respond
+from hookwright.core.effects import Effects
+from hookwright.core.events import Event
+from hookwright.core.results import Decision, HookResult, Verdict, respond
 
 
 def merged(*results: HookResult, event: Event = Event.PreToolUse) -> Verdict:

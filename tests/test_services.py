@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from hookwright import Event, HookEngine, HookInput, HookSpec, RunContext
-from hookwright.results import HookResult
-from hookwright.services import Counters, Services
+from hookwright.core.results import HookResult
+from hookwright.engine.services import Counters, Services
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 from hookwright.transports.rpc import RpcProcess, RpcProcessError
 

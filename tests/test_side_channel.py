@@ -18,10 +18,10 @@ from typing import Any
 import yaml
 
 from hookwright import Event, HookEngine, HookInput, HookResult, add_context
+from hookwright.config.loading import LoadContext, discover
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.results import Status
 from hookwright.dialects.claude_code import encode_body, encode_input
-from hookwright.loading import LoadContext, discover
-from hookwright.results import Status
-from hookwright.trust import TrustPolicy
 
 NATIVE = """\
 from hookwright import add_context

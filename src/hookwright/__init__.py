@@ -4,24 +4,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hookwright.effects import Effects, ModelNote, Notice
-    from hookwright.engine import HookEngine, ScopedHooks, apply_to_input, plan_stages
-    from hookwright.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
-    from hookwright.host import (
-        Ask,
-        Defer,
-        Deny,
-        HookSession,
-        Respond,
-        Run,
-        SessionIdentity,
-        SyncHookSession,
-        ToolAlias,
-        ToolMap,
-        ToolResult,
-    )
-    from hookwright.observers import RuntimeEvent
-    from hookwright.results import (
+    from hookwright.core.effects import Effects, ModelNote, Notice
+    from hookwright.core.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
+    from hookwright.core.results import (
         Decision,
         HookResult,
         Status,
@@ -38,19 +23,36 @@ if TYPE_CHECKING:
         rewrite_output,
         stop,
     )
-    from hookwright.spec import HookSpec, PythonHandler, RunContext
+    from hookwright.core.spec import HookSpec, PythonHandler, RunContext
+    from hookwright.engine.kernel import HookEngine, ScopedHooks, apply_to_input, plan_stages
+    from hookwright.engine.observers import RuntimeEvent
+    from hookwright.host import (
+        Ask,
+        Defer,
+        Deny,
+        HookSession,
+        Respond,
+        Run,
+        SessionIdentity,
+        SyncHookSession,
+        ToolAlias,
+        ToolMap,
+        ToolResult,
+    )
 
 __version__ = "0.1.0"
 
 #: Where each public name lives. Names load on first use, so `hookwright --version` and the
 #: CLI's light commands do not pay for the engine, the dialects or the host API at start-up.
 _HOMES = {
-    **dict.fromkeys(("Effects", "ModelNote", "Notice"), "effects"),
-    **dict.fromkeys(("HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"), "engine"),
+    **dict.fromkeys(("Effects", "ModelNote", "Notice"), "core.effects"),
     **dict.fromkeys(
-        ("ALIASES", "CLAUDE_CODE_EVENTS", "Event", "HookInput", "resolve_event"), "events"
+        ("HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"), "engine.kernel"
     ),
-    "RuntimeEvent": "observers",
+    **dict.fromkeys(
+        ("ALIASES", "CLAUDE_CODE_EVENTS", "Event", "HookInput", "resolve_event"), "core.events"
+    ),
+    "RuntimeEvent": "engine.observers",
     **dict.fromkeys(
         (
             "Decision",
@@ -69,9 +71,9 @@ _HOMES = {
             "rewrite_output",
             "stop",
         ),
-        "results",
+        "core.results",
     ),
-    **dict.fromkeys(("HookSpec", "PythonHandler", "RunContext"), "spec"),
+    **dict.fromkeys(("HookSpec", "PythonHandler", "RunContext"), "core.spec"),
     **dict.fromkeys(
         (
             "HookSession",

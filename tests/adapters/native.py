@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from hookwright.trust import TrustPolicy
+from hookwright.config.trust import TrustPolicy
 
 MODULE = """\
 import json

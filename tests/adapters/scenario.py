@@ -64,9 +64,9 @@ from typing import Any, ClassVar, Protocol
 
 import yaml
 
-from hookwright.events import Event, HookInput
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event, HookInput
 from hookwright.host import FrameworkSession, ToolAlias, ToolMap
-from hookwright.trust import TrustPolicy
 
 HOOKPROC = Path(__file__).parent.parent / "picoclaw" / "hookproc.py"
 EXHAUSTED = "(the scripted model has no more replies)"

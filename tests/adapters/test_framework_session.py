@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hookwright.events import Event
+from hookwright.core.events import Event
 from hookwright.host import Abilities, Ask, FrameworkSession, ToolAlias, ToolMap, ToolResult
 
 from .native import native_project, options, runs

@@ -21,11 +21,11 @@ import pytest
 
 from bounds import GENEROUS_BOUND, SLOW
 from hookwright import Event, HookEngine, HookInput, Verdict
+from hookwright.config.loading import LoadContext, LoadResult
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_code.loader import LoaderOptions, discover
-from hookwright.inbox import AsyncInbox
-from hookwright.loading import LoadContext, LoadResult
-from hookwright.services import ModelEvaluator
-from hookwright.trust import TrustPolicy
+from hookwright.engine.inbox import AsyncInbox
+from hookwright.engine.services import ModelEvaluator
 
 MARK = "HOOKWRIGHT_TEST_MARK"
 SETTINGS = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hookwright import Event, HookInput
+from hookwright.config.loading import LoadContext
 from hookwright.dialects.claude_code import load_frontmatter_hooks, load_policy
 from hookwright.dialects.claude_code.frontmatter import FrontmatterKind
-from hookwright.loading import LoadContext
 
 from .conftest import Harness
 

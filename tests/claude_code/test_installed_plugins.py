@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from hookwright.config.loading import LoadContext
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_code.loader import discover
-from hookwright.loading import LoadContext
-from hookwright.trust import TrustPolicy
 
 from .conftest import Harness, cmd, group
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from hookwright import Decision, Event
+from hookwright.core.results import Status
 from hookwright.dialects.claude_code.mcp_tool import substitute
-from hookwright.results import Status
-from hookwright.services import McpToolReply
+from hookwright.engine.services import McpToolReply
 
 from .conftest import Harness, cmd, group
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from hookwright import HookResult, ModelNote
-from hookwright.effects import Effects
+from hookwright.core.effects import Effects
+from hookwright.core.results import Decision
 from hookwright.host.notes import model_notes
-from hookwright.results import Decision
 
 from .conftest import Harness, cmd, group
 from .expect import TOOL

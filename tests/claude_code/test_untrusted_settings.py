@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from hookwright.config.loading import LoadContext, LoadResult
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_code.loader import discover
-from hookwright.loading import LoadContext, LoadResult
-from hookwright.trust import TrustPolicy
 
 from .conftest import Endpoint, Harness, cmd, group
 from .expect import TOOL

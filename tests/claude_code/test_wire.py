@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hookwright import Effects, Event, HookInput, Verdict
+from hookwright.core.results import Decision, HookResult
 from hookwright.dialects.claude_code import (
     EVENT_FIELDS,
     decode_command,
@@ -19,7 +20,6 @@ from hookwright.dialects.claude_code import (
     encode_output_json,
     encode_stdin,
 )
-from hookwright.results import Decision, HookResult
 
 FOREIGN = {
     "openharness_context": {"messages": []},

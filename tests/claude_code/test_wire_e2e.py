@@ -364,7 +364,7 @@ ANSWERING_HOOK = """\
 import json, sys
 from hookwright import Event, Verdict
 from hookwright.dialects.claude_code import encode_output_json
-from hookwright.results import Decision, HookResult
+from hookwright.core.results import Decision, HookResult
 
 command = json.load(sys.stdin)["tool_input"]["command"]
 verdict = Verdict(Event.PreToolUse)

@@ -24,8 +24,8 @@ from hookwright import (
     deny,
     rewrite_input,
 )
-from hookwright import audit as audit_module
-from hookwright.audit import AuditRecord
+from hookwright.monitor import audit as audit_module
+from hookwright.monitor.audit import AuditRecord
 
 SECRET = 'tok"en\\42'
 

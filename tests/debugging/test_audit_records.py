@@ -16,7 +16,7 @@ from hookwright import (
     deny,
     rewrite_input,
 )
-from hookwright.results import Verdict
+from hookwright.core.results import Verdict
 
 
 def records(path: Path) -> list[dict[str, Any]]:

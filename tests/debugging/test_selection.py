@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookwright import Event, HookEngine, HookInput, HookSpec, PythonHandler
-from hookwright.selection import input_warnings
+from hookwright.engine.selection import input_warnings
 
 
 @pytest.fixture

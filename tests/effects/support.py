@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.runtime.agent import Agent, TurnResult
-from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.models.base import Message, ModelResponse, TextCallback, ToolDefinition
 from hookwright.runtime.models.scripted import ScriptedCall, ScriptedModel
+from hookwright.runtime.opening import SessionSetup, open_session
 from hookwright.runtime.permissions import PermissionMode
 
 #: Reads the hook's stdin as JSON into `data` and appends it to the log file named by argv[1].

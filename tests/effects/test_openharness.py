@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
+from hookwright.engine.services import LeaseMode, WorkspaceLease
 from hookwright.runtime.agent import DEFAULT_SYSTEM_PROMPT
-from hookwright.services import LeaseMode, WorkspaceLease
 
 from .support import (
     Live,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hookwright.outward import TEXT_CAP
+from hookwright.core.outward import TEXT_CAP
 
 from .support import call, reply, run_once, write_script
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookwright.runtime.host import open_session
+from hookwright.runtime.opening import open_session
 
 from . import support
 from .support import call, jsonl, run_once, tool_messages

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds import GENEROUS_BOUND
-from hookwright.runtime.host import open_session
+from hookwright.runtime.opening import open_session
 
 from .pico import PicoProject, alive, answer, received
 from .support import call, jsonl, model, session, tool_messages

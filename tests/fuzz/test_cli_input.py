@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from hookwright.cli.app import app
-from hookwright.events import ALIASES, Event
+from hookwright.core.events import ALIASES, Event
 
 from .budget import budget
 from .strategies import SYNTAX_TEXT, document_bytes

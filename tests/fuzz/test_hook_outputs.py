@@ -11,6 +11,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hookwright.core.events import CLAUDE_CODE_EVENTS, Event, HookInput
+from hookwright.core.results import HookResult
 from hookwright.dialects.claude_code.codec import (
     EXIT_RULES,
     async_timeout,
@@ -26,8 +28,6 @@ from hookwright.dialects.openharness.capabilities import SCOPE_CAPABILITY, SUPPR
 from hookwright.dialects.openharness.envelope import build_envelope
 from hookwright.dialects.openharness.events import OH_NAME
 from hookwright.dialects.openharness.output import OutputError, parse_output, to_result
-from hookwright.events import CLAUDE_CODE_EVENTS, Event, HookInput
-from hookwright.results import HookResult
 
 from .budget import budget
 from .strategies import ANY_TEXT, SCALARS, TEXTS, documents, long_texts

@@ -16,11 +16,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hookwright.config.loading import LoadContext, discover
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.skills import SkillHookError, scan_hooks
 from hookwright.dialects.skills.specs import skill_specs
-from hookwright.loading import LoadContext, discover
-from hookwright.trust import TrustPolicy
 
 from .budget import budget
 from .strategies import document_bytes, documents, to_json

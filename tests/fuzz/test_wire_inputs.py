@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from hookwright.config.safeparse import ParseError
+from hookwright.core.results import HookResult
 from hookwright.dialects.picoclaw.actions import DecodeError, decode, decode_approval
-from hookwright.results import HookResult
-from hookwright.safeparse import ParseError
 from hookwright.server.protocol import ChatRequest, ProtocolError, parse_request
 from hookwright.transports.rpc import LineSplitter, decode_line
 

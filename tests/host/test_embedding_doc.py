@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hookwright.trust import TrustStore
+from hookwright.config.trust import TrustStore
 
 DOC = Path(__file__).parents[2] / "docs" / "embedding.md"
 

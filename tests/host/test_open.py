@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.host import (
     Deny,
     HookSession,
@@ -23,7 +24,6 @@ from hookwright.host import (
     ToolAlias,
     ToolMap,
 )
-from hookwright.trust import TrustPolicy, TrustStore
 
 HOOKPROC = Path(__file__).parent.parent / "picoclaw" / "hookproc.py"
 TRUST_ALL = TrustPolicy(everything=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tests.hosts.project import hook_input, make_project, run_installed
 
-from hookwright.trust import TrustStore
+from hookwright.config.trust import TrustStore
 
 
 @pytest.fixture

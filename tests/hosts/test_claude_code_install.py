@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hookwright.hosts.claude_settings import CLIENT_MARK, MARK, RELAYED
-from hookwright.hosts.endpoint import load_endpoint
+from hookwright.bridges.claude_settings import CLIENT_MARK, MARK, RELAYED
+from hookwright.bridges.endpoint import load_endpoint
 
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:

@@ -21,10 +21,10 @@ from tests.bounds import eventually
 from tests.hosts.conftest import alive
 from tests.hosts.project import hook_input, make_project, run_installed
 
-from hookwright.hosts import claude_client
-from hookwright.hosts.daemon import peer_uid
+from hookwright.bridges import claude_client
+from hookwright.bridges.daemon import peer_uid
+from hookwright.config.trust import TrustStore
 from hookwright.transports.adoption import MARKER
-from hookwright.trust import TrustStore
 
 RM = {
     "tool_name": "Bash",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hookwright.hosts.warm import stamp
+from hookwright.bridges.projects import stamp
 
 
 def test_stamp_changes_with_a_hook_file_only(tmp_path: Path) -> None:

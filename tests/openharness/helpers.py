@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 from hookwright import Event, HookEngine, HookInput
+from hookwright.config.loading import LoadResult
 from hookwright.dialects.openharness import install
-from hookwright.loading import LoadResult
 
 PY = sys.executable
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hookwright import Decision, Event, HookEngine, HookInput, Status
-from hookwright.audit import AuditRecord
-from hookwright.engine import apply_to_input
+from hookwright.engine.kernel import apply_to_input
+from hookwright.monitor.audit import AuditRecord
 
 from .helpers import (
     MESSAGES,

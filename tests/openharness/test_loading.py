@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from hookwright import Event
+from hookwright.config.loading import Diagnostic, LoadContext, LoadResult, sources
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.openharness import discover, json_schema, load_workspace
-from hookwright.loading import Diagnostic, LoadContext, LoadResult, sources
-from hookwright.trust import TrustPolicy
 
 from .helpers import Workspace
 

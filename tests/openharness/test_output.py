@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from hookwright import Decision, Event, HookInput, HookResult
+from hookwright.core.effects import Effects
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.capabilities import normalize
 from hookwright.dialects.openharness.envelope import build_envelope
 from hookwright.dialects.openharness.events import OH_NAME
 from hookwright.dialects.openharness.output import OutputError, parse_output, to_result
-from hookwright.effects import Effects
 
 from .helpers import (
     MESSAGES,

@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from hookwright import Event, HookEngine, HookResult, Status, Verdict
-from hookwright.audit import AuditRecord
+from hookwright.config.loading import LoadResult
 from hookwright.dialects.openharness import install, load_workspace, register_secrets
-from hookwright.loading import LoadResult
+from hookwright.monitor.audit import AuditRecord
 
 from .helpers import Workspace, tool_call
 

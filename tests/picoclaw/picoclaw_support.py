@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from bounds import GENEROUS_BOUND
+from hookwright.config.loading import LoadContext, LoadResult
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event, HookInput
 from hookwright.dialects.picoclaw.loader import discover
-from hookwright.engine import HookEngine
-from hookwright.events import Event, HookInput
-from hookwright.loading import LoadContext, LoadResult
-from hookwright.trust import TrustPolicy
+from hookwright.engine.kernel import HookEngine
 
 HOOKPROC = Path(__file__).with_name("hookproc.py")
 

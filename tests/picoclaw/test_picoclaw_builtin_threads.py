@@ -12,8 +12,8 @@ import pytest
 from picoclaw_support import Pico, approve_tool
 
 from hookwright import Event, HookInput, Status
+from hookwright.core.results import Decision
 from hookwright.dialects.picoclaw import register_builtin, unregister_builtin
-from hookwright.results import Decision
 
 WAIT = 60.0
 

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from picoclaw_support import after_llm, after_tool, before_llm, before_tool
 
+from hookwright.core.effects import Effects
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import Decision
 from hookwright.dialects.picoclaw.actions import DecodeError, decode, decode_approval
 from hookwright.dialects.picoclaw.codec import encode_params, tool_result_to_wire
-from hookwright.effects import Effects
-from hookwright.events import Event, HookInput
-from hookwright.results import Decision
 
 
 @pytest.mark.parametrize("protocol", ["seed", "current"])

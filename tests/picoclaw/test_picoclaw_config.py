@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from picoclaw_support import Pico
 
+from hookwright.config.loading import LoadContext, LoadResult
+from hookwright.core.events import Event
 from hookwright.dialects.picoclaw import register_builtin, unregister_builtin
 from hookwright.dialects.picoclaw.config import read_context
 from hookwright.dialects.picoclaw.handler import PicoClawHandler
-from hookwright.events import Event
-from hookwright.loading import LoadContext, LoadResult
 
 CMD = [sys.executable, "-c", "pass"]
 

@@ -29,6 +29,8 @@ from picoclaw_support import (
 )
 
 from bounds import GENEROUS_BOUND, SLOW, FakeClock
+from hookwright.core.events import Event
+from hookwright.core.results import Decision, Status
 from hookwright.dialects.picoclaw import (
     attach_observers,
     register_builtin,
@@ -37,9 +39,7 @@ from hookwright.dialects.picoclaw import (
     unregister_builtin,
 )
 from hookwright.dialects.picoclaw.kinds import normalize_observe
-from hookwright.engine import apply_to_input
-from hookwright.events import Event
-from hookwright.results import Decision, Status
+from hookwright.engine.kernel import apply_to_input
 
 SYSTEM = {"role": "system", "content": "You are PicoClaw."}
 USER = {"role": "user", "content": "hello"}

@@ -22,9 +22,9 @@ from picoclaw_support import (
     until,
 )
 
+from hookwright.config.trust import TrustStore
+from hookwright.core.results import Decision
 from hookwright.dialects.picoclaw import attach_observers, registered_processes, start_processes
-from hookwright.results import Decision
-from hookwright.trust import TrustStore
 
 PROTOCOLS = ["seed", "current"]
 

@@ -26,8 +26,8 @@ from picoclaw_support import (
     meta_input,
 )
 
-from hookwright.events import Event
-from hookwright.results import Decision
+from hookwright.core.events import Event
+from hookwright.core.results import Decision
 
 # The "Complete Flow Example" of the seed, verbatim.
 SEED_FLOW = r"""

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from picoclaw_support import HookProc, Pico, before_tool, until
 
+from hookwright.config.loading import LoadContext, LoadResult
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.results import Decision
 from hookwright.dialects.picoclaw.loader import discover
-from hookwright.loading import LoadContext, LoadResult
-from hookwright.results import Decision
-from hookwright.trust import TrustPolicy
 
 
 def guard(pico: Pico, delay: float = 0.0) -> HookProc:

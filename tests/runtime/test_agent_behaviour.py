@@ -27,12 +27,12 @@ from hookwright import (
     rewrite_input,
     stop,
 )
-from hookwright.effects import Effects
+from hookwright.core.effects import Effects
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig
-from hookwright.runtime.host import open_session
 from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.models.scripted import ScriptedModel
+from hookwright.runtime.opening import open_session
 from hookwright.runtime.permissions import PermissionPolicy
 from hookwright.runtime.tools import default_tools
 

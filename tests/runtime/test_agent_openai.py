@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hookwright import HookEngine, HookInput, HookResult, deny
-from hookwright.runtime.host import open_session
+from hookwright.runtime.opening import open_session
 
 from .fake_llm_server import FakeError, FakeLLMServer, FakeReply, FakeToolCall
 

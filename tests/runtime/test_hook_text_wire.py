@@ -19,7 +19,7 @@ import pytest
 
 from cli_runner import run_hookwright
 from hookwright.runtime.agent import DEFAULT_SYSTEM_PROMPT
-from hookwright.runtime.host import open_session
+from hookwright.runtime.opening import open_session
 
 from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+from hookwright.engine.services import HookModelRequest
 from hookwright.runtime.evaluators import HookModels
 from hookwright.runtime.models.scripted import ScriptedModel
-from hookwright.services import HookModelRequest
 
 
 def mode(path: Path) -> int:

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from hookwright import Event, HookEngine, HookInput
+from hookwright.config.loading import LoadContext
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects import picoclaw
 from hookwright.dialects.claude_code.loader import discover
-from hookwright.loading import LoadContext
-from hookwright.runtime.host import SessionSetup, open_session
+from hookwright.engine.services import Services
 from hookwright.runtime.models.scripted import ScriptedModel
-from hookwright.services import Services
+from hookwright.runtime.opening import SessionSetup, open_session
 from hookwright.transports.ioloop import IoLoop
-from hookwright.trust import TrustPolicy
 
 WAIT = 20.0
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookwright.engine import HookEngine
+from hookwright.engine.kernel import HookEngine
 from hookwright.runtime.agent import (
     DEFAULT_SYSTEM_PROMPT,
     PLANNING_PROMPT,
@@ -24,8 +24,8 @@ from hookwright.runtime.agent import (
     AgentConfig,
     TurnResult,
 )
-from hookwright.runtime.host import open_session
 from hookwright.runtime.models.scripted import ScriptedModel
+from hookwright.runtime.opening import open_session
 from hookwright.runtime.tools import ToolRegistry, default_tools
 from hookwright.skills import HookInfo, scan_hooks
 

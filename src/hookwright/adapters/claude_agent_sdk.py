@@ -38,8 +38,9 @@ from claude_agent_sdk import (
 from claude_agent_sdk import HookInput as CLIHookInput
 from claude_agent_sdk.types import HookEvent
 
+from hookwright.core.events import Event
+from hookwright.core.results import Decision, Verdict, failed_dispatch
 from hookwright.dialects.claude_code import encode_output
-from hookwright.events import Event
 from hookwright.host import (
     DEFAULT_STOP_BLOCK_CAP,
     Abilities,
@@ -47,7 +48,6 @@ from hookwright.host import (
     FrameworkSession,
     tool_result_from_value,
 )
-from hookwright.results import Decision, Verdict, failed_dispatch
 
 #: The events the SDK calls back for (PermissionRequest is answered in `can_use_tool`).
 RELAYED: tuple[HookEvent, ...] = (

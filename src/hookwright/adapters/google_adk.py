@@ -45,7 +45,8 @@ from hookwright.adapters._google_adk_content import (
     result_of,
     text_of,
 )
-from hookwright.events import Event
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event
 from hookwright.host import (
     Abilities,
     FrameworkSession,
@@ -56,7 +57,6 @@ from hookwright.host import (
     ended_text,
 )
 from hookwright.host import ModelRequest as ModelCall
-from hookwright.trust import TrustPolicy
 
 ABILITIES = Abilities("google-adk", ask_user=False, end_turn=True)
 

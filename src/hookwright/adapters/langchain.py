@@ -45,7 +45,8 @@ from hookwright.adapters._langchain_model import (
     acall_model,
     call_model,
 )
-from hookwright.events import Event
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event
 from hookwright.host import (
     Abilities,
     FrameworkSession,
@@ -57,7 +58,6 @@ from hookwright.host import (
     ended_text,
     reminder,
 )
-from hookwright.trust import TrustPolicy
 
 ABILITIES = Abilities("langchain", ask_user=True, end_turn=True)
 Update = dict[str, Any] | None

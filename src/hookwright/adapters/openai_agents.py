@@ -37,7 +37,7 @@ from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterA
 from agents.tool_context import ToolContext
 
 from hookwright.adapters._openai_agents_model import ModelAnswerHooks, answer_of, model_call_of
-from hookwright.events import Event
+from hookwright.core.events import Event
 from hookwright.host import (
     Abilities,
     EndTurn,

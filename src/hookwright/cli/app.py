@@ -16,16 +16,16 @@ from typer._click import Command, Context
 from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
-from hookwright import debug as debug_trace
-from hookwright.audit import default_audit_path
 from hookwright.cli import audit_log
 from hookwright.cli import validate as validation
 from hookwright.cli.hooks_test import HooksTest
 from hookwright.cli.hooks_test import run as run_hooks_test
 from hookwright.cli.project import CliError, context, error_line, load, say_err, trust_store
-from hookwright.events import UnknownEventError, resolve_event
+from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.events import UnknownEventError, resolve_event
+from hookwright.monitor import debug as debug_trace
+from hookwright.monitor.audit import default_audit_path
 from hookwright.transports.adoption import enable_subreaper
-from hookwright.trust import TrustPolicy, TrustStore
 
 from . import hooktable
 

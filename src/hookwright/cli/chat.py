@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from hookwright.runtime.host import SessionSetup
+from hookwright.runtime.opening import SessionSetup
 
 from . import hooktable
 from .elicit import TerminalElicitation

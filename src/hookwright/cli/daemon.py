@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hookwright.hosts import claude_client
+from hookwright.bridges import claude_client
 
 daemon_app = typer.Typer(
     help="The per-user daemon that answers Claude Code hook events.", no_args_is_help=True
@@ -102,6 +102,6 @@ def serve(
     ] = None,
 ) -> None:
     """Run the daemon in the foreground (what `start` and the clients run detached)."""
-    from hookwright.hosts import daemon
+    from hookwright.bridges import daemon
 
     raise typer.Exit(code=daemon.serve(Path.home(), idle))

@@ -11,11 +11,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookwright.events import Event, HookInput
-from hookwright.loading import DiscoveredHook
-from hookwright.results import Status, Verdict, effect_of
-from hookwright.selection import Candidate
-from hookwright.spec import HookSpec
+from hookwright.config.loading import DiscoveredHook
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import Status, Verdict, effect_of
+from hookwright.core.spec import HookSpec
+from hookwright.engine.selection import Candidate
 
 #: Characters of a hook's stderr kept in the explanation.
 STDERR_TAIL = 1000

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from hookwright import debug as debug_trace
 from hookwright.cli.project import (
     CliError,
     bound,
@@ -22,15 +21,22 @@ from hookwright.cli.project import (
     say_err,
     trust_store,
 )
-from hookwright.events import Event, HookInput, UnknownEventError, resolve_event
-from hookwright.results_json import verdict_to_json
-from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8, load_json_text, read_text
-from hookwright.trust import TrustPolicy
+from hookwright.config.safeparse import (
+    MAX_TEXT_CHARS,
+    ParseError,
+    decode_utf8,
+    load_json_text,
+    read_text,
+)
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event, HookInput, UnknownEventError, resolve_event
+from hookwright.core.results_json import verdict_to_json
+from hookwright.monitor import debug as debug_trace
 
 if TYPE_CHECKING:
     from hookwright.cli.explain import Explanation
-    from hookwright.engine import HookEngine
-    from hookwright.loading import LoadResult
+    from hookwright.config.loading import LoadResult
+    from hookwright.engine.kernel import HookEngine
 
 #: Read when an engine is built (the audit's size limits, the OpenTelemetry collector); a bad
 #: value is reported then.
@@ -140,7 +146,7 @@ def _explain(
 ) -> Explanation:
     """The input warnings, and with `full` every candidate hook and the folders not trusted."""
     from hookwright.cli.explain import Explanation, other_events, unloaded_for
-    from hookwright.selection import input_warnings
+    from hookwright.engine.selection import input_warnings
 
     untrusted = {
         key for key, hook in loaded.declared_by.items() if not trust.trusts(hook.trust_root)

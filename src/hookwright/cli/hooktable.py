@@ -10,10 +10,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from hookwright.engine import HookEngine
-from hookwright.events import Event
-from hookwright.loading import DiscoveredHook
-from hookwright.spec import HookSpec
+from hookwright.config.loading import DiscoveredHook
+from hookwright.core.events import Event
+from hookwright.core.spec import HookSpec
+from hookwright.engine.kernel import HookEngine
 
 NOT_TRUSTED = "not trusted: will not run"
 

@@ -10,9 +10,8 @@ from typing import Annotated
 
 import typer
 
-from hookwright.cli.daemon import daemon_app
-from hookwright.hosts import claude_hook
-from hookwright.hosts.claude_settings import (
+from hookwright.bridges import claude_hook
+from hookwright.bridges.claude_settings import (
     MODES,
     Mode,
     SettingsError,
@@ -21,6 +20,7 @@ from hookwright.hosts.claude_settings import (
     target_for,
     uninstall,
 )
+from hookwright.cli.daemon import daemon_app
 
 HOST = "claude-code"
 install_app = typer.Typer(help="Make a host run the project's hooks.", no_args_is_help=True)

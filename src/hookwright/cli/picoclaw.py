@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from hookwright.hosts.picoclaw_process import serve
+from hookwright.bridges.picoclaw_process import serve
 
 
 def picoclaw_process(

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookwright.loading import LoadContext, LoadResult, discover
-from hookwright.trust import TrustPolicy
+from hookwright.config.loading import LoadContext, LoadResult, discover
+from hookwright.config.trust import TrustPolicy
 
 if TYPE_CHECKING:
-    from hookwright.engine import HookEngine
+    from hookwright.engine.kernel import HookEngine
 
 
 class CliError(Exception):
@@ -68,7 +68,7 @@ def bound(
 def engine_for(result: LoadResult) -> HookEngine:
     """An engine with `result`'s specs registered; `result.declared_by` is re-keyed by the
     registered specs."""
-    from hookwright.engine import HookEngine
+    from hookwright.engine.kernel import HookEngine
 
     engine = HookEngine()
     declared_by = result.declared_by

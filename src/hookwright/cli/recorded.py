@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hookwright.events import TOOL_EVENTS, Event
+from hookwright.core.events import TOOL_EVENTS, Event
 from hookwright.runtime import transcript as transcripts
 
 FAILURE_EVENTS = frozenset({Event.PostToolUseFailure})

@@ -16,13 +16,13 @@ from rich.prompt import Confirm
 
 from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
+from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
 from hookwright.dialects.skills import unknown_skills
 from hookwright.runtime.agent import AskUser, EventSink
-from hookwright.runtime.host import SessionSetup, open_session
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import ModelConfigError
+from hookwright.runtime.opening import SessionSetup, open_session
 from hookwright.runtime.permissions import MODES, PermissionMode
-from hookwright.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
 
 from .render import JsonRenderer, RichRenderer
 

@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from hookwright.audit import AuditRecord
 from hookwright.cli.records import describe
-from hookwright.spec import HookSpec
+from hookwright.core.spec import HookSpec
+from hookwright.monitor.audit import AuditRecord
 
 SYSTEMS = {
     "claude_code": "Claude Code",

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from hookwright.trust import TrustStore
+from hookwright.config.trust import TrustStore
 
 FolderArg = Annotated[
     Path | None,

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookwright.loading import (
+from hookwright.config.loading import (
     Diagnostic,
     Discovery,
     LoadContext,
     discover_by_dialect,
     unrecognised_configs,
 )
+from hookwright.config.trust import TrustPolicy
 from hookwright.skills import SkillHookError, scan_hooks
-from hookwright.trust import TrustPolicy
 
 
 @dataclass(slots=True)

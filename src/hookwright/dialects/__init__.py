@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hookwright.loading import LoadContext
+    from hookwright.config.loading import LoadContext
 
 #: Each built-in dialect's source name and the module that registers it, in discovery order
 #: (which orders hooks of equal priority across dialects).

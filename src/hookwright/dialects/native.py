@@ -31,8 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from hookwright.events import UnknownEventError, resolve_event
-from hookwright.loading import (
+from hookwright.config.loading import (
     Diagnostic,
     DiscoveredHook,
     Discovery,
@@ -40,11 +39,12 @@ from hookwright.loading import (
     LoadResult,
     register_source,
 )
-from hookwright.matching import IfRule, IfRuleError, Matcher, compile_matcher
-from hookwright.safeparse import ParseError, read_yaml
-from hookwright.spec import HookSpec, PythonHandler
-from hookwright.trust import TrustPolicy
-from hookwright.validation import field_path, pydantic_message
+from hookwright.config.safeparse import ParseError, read_yaml
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import UnknownEventError, resolve_event
+from hookwright.core.matching import IfRule, IfRuleError, Matcher, compile_matcher
+from hookwright.core.spec import HookSpec, PythonHandler
+from hookwright.core.validation import field_path, pydantic_message
 
 FILE_NAME = "hooks.yaml"
 

@@ -11,10 +11,12 @@ decision it applies (docs/embedding.md shows a whole loop).
         case Defer(): ...
 """
 
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.effects import PromptInjection
+from hookwright.core.events import Event
 from hookwright.dialects.skills import HookInfo
-from hookwright.effects import PromptInjection
-from hookwright.engine import HookEngine
-from hookwright.events import Event
+from hookwright.engine.kernel import HookEngine
+from hookwright.engine.services import WorkspaceAccess, WorkspaceLease
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -57,8 +59,6 @@ from hookwright.host.session import (
 )
 from hookwright.host.sync import SyncHookSession
 from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
-from hookwright.services import WorkspaceAccess, WorkspaceLease
-from hookwright.trust import TrustPolicy
 
 __all__ = [
     "DEFAULT_STOP_BLOCK_CAP",

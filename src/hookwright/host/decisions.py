@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hookwright.effects import PromptInjection
+from hookwright.core.effects import PromptInjection
 
 EndStatus = Literal["stopped", "aborted", "failed", "blocked"]
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hookwright.events import Event
+from hookwright.core.events import Event
+from hookwright.core.results import Verdict
 from hookwright.host.decisions import (
     Ask,
     Defer,
@@ -36,7 +37,6 @@ from hookwright.host.decisions import (
     ToolResult,
 )
 from hookwright.host.sync import SyncHookSession
-from hookwright.results import Verdict
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hookwright.effects import ModelNote
-from hookwright.results import Decision, HookResult
+from hookwright.core.effects import ModelNote
+from hookwright.core.results import Decision, HookResult
 
 
 def _notes_of(result: HookResult, feedback_label: str | None) -> tuple[ModelNote, ...]:

@@ -8,10 +8,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookwright.config.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, discover
+from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.dialects import picoclaw
-from hookwright.engine import HookEngine
-from hookwright.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, discover
-from hookwright.trust import TrustPolicy, TrustStore
+from hookwright.engine.kernel import HookEngine
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +114,6 @@ async def start_session_processes(
 
 
 def _dialect_names() -> set[str]:
-    from hookwright.loading import sources
+    from hookwright.config.loading import sources
 
     return set(sources()) | {"skill"}

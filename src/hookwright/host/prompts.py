@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hookwright.core.effects import PromptInjection
 from hookwright.dialects.skills import HookManager, SkillHookFlow
-from hookwright.effects import PromptInjection
 
 Events = list[dict[str, str]]
 OnInject = Callable[[PromptInjection], None]

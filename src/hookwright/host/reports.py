@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hookwright.results import HookResult, Status, Verdict, effect_of
+from hookwright.core.results import HookResult, Status, Verdict, effect_of
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's

@@ -21,14 +21,22 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from hookwright.audit import AuditRecord
+from hookwright.config.loading import DiscoveredHook, LoadContext
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event, HookInput
+from hookwright.core.messages import (
+    collapse_leading_system,
+    insert_system_notes,
+    split_leading_system,
+)
+from hookwright.core.results import Decision, Verdict, failed_dispatch
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import load_policy
 from hookwright.dialects.picoclaw.codec import content_for_llm
 from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.specs import skill_specs
-from hookwright.engine import HookEngine
-from hookwright.events import Event, HookInput
+from hookwright.engine.kernel import HookEngine
+from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -59,16 +67,8 @@ from hookwright.host.project import (
 )
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
-from hookwright.loading import DiscoveredHook, LoadContext
-from hookwright.messages import (
-    collapse_leading_system,
-    insert_system_notes,
-    split_leading_system,
-)
-from hookwright.results import Decision, Verdict, failed_dispatch
-from hookwright.services import ModelEvaluator, Services, WorkspaceAccess
+from hookwright.monitor.audit import AuditRecord
 from hookwright.transports.ioloop import IoLoop
-from hookwright.trust import TrustPolicy
 
 DEFAULT_STOP_BLOCK_CAP = 8
 #: The fields every hook input of a host carries, adopted by `HookSession.adopt`.

@@ -17,7 +17,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hookwright.events import Event
+from hookwright.core.events import Event
+from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.host.decisions import (
     Checkpoint,
     CompactDecision,
@@ -35,7 +36,6 @@ from hookwright.host.decisions import (
     ToolResultDecision,
 )
 from hookwright.host.session import HookSession
-from hookwright.results import Verdict, failed_dispatch
 
 T = TypeVar("T")
 #: How long a call waits for its hooks at most; hooks have their own, shorter timeouts.

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookwright.events import TOOL_EVENTS
-from hookwright.spec import HookSpec
+from hookwright.core.events import TOOL_EVENTS
+from hookwright.core.spec import HookSpec
 
 
 @dataclass(frozen=True, slots=True)

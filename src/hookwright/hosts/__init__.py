@@ -1,2 +1,2 @@
-"""hookwright inside hosts it does not run: a project's hooks answering a real Claude Code's
-hook events (`hookwright install claude-code`, `hookwright hook claude-code`)."""
+"""Where settings files written by earlier installs point: ``hosts/claude_client.py`` forwards
+to the client in :mod:`hookwright.bridges`. Nothing else lives here."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hookwright.safeparse import ParseError, read_json
+from hookwright.config.safeparse import ParseError, read_json
 
 
 def session_settings(

@@ -9,10 +9,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookwright.engine import HookEngine
+from hookwright.engine.kernel import HookEngine
+from hookwright.engine.services import HookModelRequest
 from hookwright.runtime.models import Model, make_model
 from hookwright.runtime.tools import GlobTool, GrepTool, ReadTool, ToolRegistry
-from hookwright.services import HookModelRequest
 
 HOOK_AGENT_MAX_TURNS = 50
 HOOK_AGENT_PROMPT = (

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from hookwright.config.loading import LoadContext
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_code.sources import SettingsFile, by_precedence, read_settings
-from hookwright.loading import LoadContext
 from hookwright.runtime.permissions import MODES, PermissionMode
-from hookwright.trust import TrustPolicy
 
 BYPASS = "bypassPermissions"
 #: Settings files Claude Code lets grant auto mode.

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hookwright.matching import IfRule, IfRuleError
-from hookwright.safeparse import ParseError, read_json
+from hookwright.config.safeparse import ParseError, read_json
+from hookwright.core.matching import IfRule, IfRuleError
 
 log = logging.getLogger("hookwright.permissions")
 

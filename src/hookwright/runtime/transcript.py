@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright import __version__
-from hookwright.private_files import private_dir
+from hookwright.config.private_files import private_dir
 
 Message = dict[str, Any]
 

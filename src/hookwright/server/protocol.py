@@ -24,8 +24,8 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from hookwright.safeparse import ParseError, load_json_text
-from hookwright.validation import field_path, json_type_name
+from hookwright.config.safeparse import ParseError, load_json_text
+from hookwright.core.validation import field_path, json_type_name
 
 __all__ = [
     "FRAME_TYPES",

@@ -17,9 +17,9 @@ from typing import Any
 
 from hookwright.dialects.skills import available_skills
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
-from hookwright.runtime.host import open_session
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import Model, ModelConfigError
+from hookwright.runtime.opening import open_session
 from hookwright.runtime.permissions import PermissionMode
 from hookwright.server.protocol import (
     ChatRequest,

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookwright import debug
-from hookwright.transports.workers import WorkerPool
+from hookwright.engine.workers import WorkerPool
+from hookwright.monitor import debug
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 

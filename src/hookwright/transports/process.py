@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from hookwright import debug
+from hookwright.monitor import debug
 from hookwright.transports import adoption
 from hookwright.transports.adoption import RunMark, mark_environment, sweep
 from hookwright.transports.groups import group_alive, others_alive, signal_group

@@ -50,8 +50,8 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from hookwright import debug
-from hookwright.safeparse import MAX_DEPTH, check_depth, load_json_text
+from hookwright.config.safeparse import MAX_DEPTH, check_depth, load_json_text
+from hookwright.monitor import debug
 from hookwright.transports.adoption import mark_environment, started, starting
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed

@@ -8,10 +8,11 @@ What a host uses:
   `load_policy(ctx)` for the settings' policy;
 * `load_frontmatter_hooks(path, "skill"|"agent", scope, policy=...)` when a skill is invoked or
   a subagent starts;
-* the engine's `services` (`hookwright.services.Services`): `inbox` (`hookwright.inbox`), where
+* the engine's `services` (`hookwright.engine.services.Services`): `inbox`
+  (`hookwright.engine.inbox`), where
   asynchronous hooks deliver their context for the next turn and their asyncRewake wake-ups,
   and `evaluator`, the model prompt and agent hooks use;
-* typed effects a host acts on are in `verdict.effects` (`hookwright.effects.Effects`):
+* typed effects a host acts on are in `verdict.effects` (`hookwright.core.effects.Effects`):
   env files, worktree path, compaction instructions, permission updates, notices, ...
 * the wire both ways: `encode_input` / `encode_stdin` / `encode_body` (what a hook reads, an
   allow-list per event in Claude Code's bytes) and `encode_output` / `encode_output_json` (a

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from hookwright.core.events import Event
+from hookwright.core.results import REWRITE_DECISIONS, Decision, Verdict
 from hookwright.dialects.claude_code.stdin import js_json
 from hookwright.dialects.claude_code.tables import (
     ADDITIONAL_CONTEXT,
@@ -36,8 +38,6 @@ from hookwright.dialects.claude_code.tables import (
     SYSTEM_MESSAGE_KEPT,
     TOP_LEVEL_BLOCK,
 )
-from hookwright.events import Event
-from hookwright.results import REWRITE_DECISIONS, Decision, Verdict
 
 E = Event
 

@@ -26,6 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from hookwright.config.safeparse import ParseError, load_json_text
+from hookwright.core.effects import ElicitationAnswer
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import Decision, HookResult, Status
 from hookwright.dialects.claude_code.notes import PERMISSION_DENIED_BY_HOOK, blocking_error
 from hookwright.dialects.claude_code.schema import (
     ElicitationOutput,
@@ -56,10 +60,6 @@ from hookwright.dialects.claude_code.tables import (
     SYSTEM_MESSAGE_KEPT,
     TOP_LEVEL_BLOCK,
 )
-from hookwright.effects import ElicitationAnswer
-from hookwright.events import Event, HookInput
-from hookwright.results import Decision, HookResult, Status
-from hookwright.safeparse import ParseError, load_json_text
 
 ExitRules = Literal["current", "classic"]
 EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")

@@ -16,6 +16,11 @@ import asyncio
 import os
 from pathlib import Path
 
+from hookwright.config.private_files import touch_private
+from hookwright.core.effects import Notice
+from hookwright.core.events import HookInput
+from hookwright.core.results import HookResult, Status
+from hookwright.core.spec import HookSpec, RunContext
 from hookwright.dialects.claude_code.codec import (
     ExitRules,
     async_timeout,
@@ -35,13 +40,8 @@ from hookwright.dialects.claude_code.limits import (
 )
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_stdin
-from hookwright.effects import Notice
-from hookwright.events import HookInput
-from hookwright.inbox import AsyncDelivery, AsyncInbox, Job
-from hookwright.private_files import touch_private
-from hookwright.results import HookResult, Status
-from hookwright.services import Services
-from hookwright.spec import HookSpec, RunContext
+from hookwright.engine.inbox import AsyncDelivery, AsyncInbox, Job
+from hookwright.engine.services import Services
 from hookwright.transports.process import ProcessOutcome, run_process
 
 _CANT_OPEN = "can't open file '"

@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from hookwright.config.loading import Diagnostic
+from hookwright.core.events import Event
+from hookwright.core.validation import did_you_mean, field_path
 from hookwright.dialects.claude_code.tables import ACCEPTED_TYPES, EVENT_NAMES
-from hookwright.events import Event
-from hookwright.loading import Diagnostic
-from hookwright.validation import did_you_mean, field_path
 
 #: A timeout at or above this many seconds is almost certainly meant as milliseconds.
 MILLISECONDS_HINT = 1000

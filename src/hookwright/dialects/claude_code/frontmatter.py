@@ -19,14 +19,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from hookwright.config.loading import Diagnostic, LoadResult
+from hookwright.config.safeparse import ParseError, load_yaml_text, read_text
+from hookwright.core.events import Event
 from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.loader import LoaderOptions, build_options
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import Declaration, build_spec, session_end_budget
-from hookwright.events import Event
-from hookwright.loading import Diagnostic, LoadResult
-from hookwright.safeparse import ParseError, load_yaml_text, read_text
 
 FrontmatterKind = Literal["skill", "agent"]
 

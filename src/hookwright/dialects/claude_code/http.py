@@ -15,14 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookwright.core.events import HookInput
+from hookwright.core.results import HookResult, Status
+from hookwright.core.spec import RunContext
 from hookwright.dialects.claude_code.codec import decode_http
 from hookwright.dialects.claude_code.config import HttpHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_body
-from hookwright.events import HookInput
-from hookwright.results import HookResult, Status
-from hookwright.spec import RunContext
 from hookwright.transports.http import post_json
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")

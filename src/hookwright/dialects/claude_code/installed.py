@@ -21,8 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookwright.loading import Diagnostic
-from hookwright.safeparse import ParseError, is_directory, is_regular_file, read_json, resolve_path
+from hookwright.config.loading import Diagnostic
+from hookwright.config.safeparse import (
+    ParseError,
+    is_directory,
+    is_regular_file,
+    read_json,
+    resolve_path,
+)
 
 INSTALLED_FILE = "installed_plugins.json"
 MARKETPLACES_FILE = "known_marketplaces.json"

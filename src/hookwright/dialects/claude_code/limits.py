@@ -11,9 +11,9 @@ import hashlib
 import logging
 from pathlib import Path
 
+from hookwright.config.private_files import open_private
+from hookwright.core.results import HookResult
 from hookwright.dialects.claude_code.tables import OUTPUT_CAP
-from hookwright.private_files import open_private
-from hookwright.results import HookResult
 
 log = logging.getLogger("hookwright.claude_code")
 

@@ -15,6 +15,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hookwright.config.loading import (
+    Diagnostic,
+    DiscoveredHook,
+    Discovery,
+    LoadContext,
+    LoadResult,
+    SourceDiscoverer,
+    register_source,
+)
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.claude_code.codec import EXIT_RULES, ExitRules
 from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
@@ -34,18 +46,6 @@ from hookwright.dialects.claude_code.specs import (
     build_spec,
     session_end_budget,
 )
-from hookwright.events import Event
-from hookwright.loading import (
-    Diagnostic,
-    DiscoveredHook,
-    Discovery,
-    LoadContext,
-    LoadResult,
-    SourceDiscoverer,
-    register_source,
-)
-from hookwright.spec import HookSpec
-from hookwright.trust import TrustPolicy
 
 EXIT_RULES_ENV = "HOOKWRIGHT_CLAUDE_EXIT_RULES"
 

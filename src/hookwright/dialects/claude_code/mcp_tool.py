@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hookwright.core.events import HookInput
+from hookwright.core.results import HookResult, Status
+from hookwright.core.spec import RunContext
 from hookwright.dialects.claude_code.codec import decode_command, parse_json_object
 from hookwright.dialects.claude_code.config import McpToolHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_input
-from hookwright.events import HookInput
-from hookwright.results import HookResult, Status
-from hookwright.spec import RunContext
 
 _PLACEHOLDER = re.compile(r"\$\{([^{}]*)\}")
 _MISSING = object()

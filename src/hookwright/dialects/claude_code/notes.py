@@ -18,9 +18,9 @@ Measured against the real CLI (its requests to the Messages API):
 
 from __future__ import annotations
 
-from hookwright.effects import ModelNote
-from hookwright.events import Event, HookInput
-from hookwright.results import Decision, HookResult
+from hookwright.core.effects import ModelNote
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import Decision, HookResult
 
 #: Events whose hook name carries the tool (`PreToolUse:Bash`).
 _TOOL_NAMED = frozenset(

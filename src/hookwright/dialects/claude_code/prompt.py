@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookwright.config.safeparse import ParseError, load_json_text
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import Decision, HookResult, Status
+from hookwright.core.spec import RunContext
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
 from hookwright.dialects.claude_code.notes import attach_notes, blocking_error
 from hookwright.dialects.claude_code.stdin import encode_body
@@ -20,11 +24,7 @@ from hookwright.dialects.claude_code.tables import (
     PROMPT_ENDS_TURN,
     PROMPT_NO_EFFECT,
 )
-from hookwright.events import Event, HookInput
-from hookwright.results import Decision, HookResult, Status
-from hookwright.safeparse import ParseError, load_json_text
-from hookwright.services import HookModelRequest, ModelKind
-from hookwright.spec import RunContext
+from hookwright.engine.services import HookModelRequest, ModelKind
 
 DEFAULT_BLOCK_REASON = "Blocked by prompt hook"
 _FENCE = "```"

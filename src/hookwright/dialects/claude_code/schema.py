@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from hookwright.core.events import Event
 from hookwright.dialects.claude_code.tables import EVENT_NAMES
-from hookwright.events import Event
 
 
 class _Strict(BaseModel):

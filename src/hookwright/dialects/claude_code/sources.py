@@ -47,6 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from hookwright.config.loading import Diagnostic, LoadContext
+from hookwright.config.safeparse import ParseError, load_json_text, read_text, resolve_path
+from hookwright.config.trust import NOT_APPLIED, TrustPolicy
 from hookwright.dialects.claude_code.http import HttpPolicy
 from hookwright.dialects.claude_code.installed import (
     Installed,
@@ -56,9 +59,6 @@ from hookwright.dialects.claude_code.installed import (
     shown,
 )
 from hookwright.dialects.claude_code.tables import EVENT_NAMES
-from hookwright.loading import Diagnostic, LoadContext
-from hookwright.safeparse import ParseError, load_json_text, read_text, resolve_path
-from hookwright.trust import NOT_APPLIED, TrustPolicy
 
 MANAGED_DIR_ENV = "HOOKWRIGHT_CLAUDE_MANAGED_DIR"
 DEFAULT_MANAGED_DIR = Path("/etc/claude-code")

@@ -21,6 +21,10 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookwright.config.loading import Diagnostic
+from hookwright.core.events import TOOL_EVENTS, Event, HookInput
+from hookwright.core.matching import IfRule, IfRuleError, Matcher, MatcherStyle
+from hookwright.core.spec import HookSpec, Runner
 from hookwright.dialects.claude_code.codec import ExitRules
 from hookwright.dialects.claude_code.command import CommandHandler
 from hookwright.dialects.claude_code.config import (
@@ -43,10 +47,6 @@ from hookwright.dialects.claude_code.tables import (
     SESSION_END_MAX,
     default_timeout,
 )
-from hookwright.events import TOOL_EVENTS, Event, HookInput
-from hookwright.loading import Diagnostic
-from hookwright.matching import IfRule, IfRuleError, Matcher, MatcherStyle
-from hookwright.spec import HookSpec, Runner
 
 SESSION_END_ENV = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
 _NAME_LIMIT = 80

@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any, Final
 
-from hookwright.events import Event, HookInput
+from hookwright.core.events import Event, HookInput
 
 E = Event
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from hookwright.events import CLAUDE_CODE_EVENTS, MATCH_FIELD, Event
+from hookwright.core.events import CLAUDE_CODE_EVENTS, MATCH_FIELD, Event
 
 HookType = Literal["command", "http", "mcp_tool", "prompt", "agent"]
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from hookwright.config.loading import LoadResult, register_source
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.openharness.loader import (
     discover,
     discover_workspace,
@@ -26,9 +28,7 @@ from hookwright.dialects.openharness.loader import (
     load_workspace,
 )
 from hookwright.dialects.openharness.schema import json_schema
-from hookwright.engine import HookEngine
-from hookwright.loading import LoadResult, register_source
-from hookwright.spec import HookSpec
+from hookwright.engine.kernel import HookEngine
 
 DIALECT = "openharness"
 

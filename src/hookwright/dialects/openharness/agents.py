@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookwright.config.safeparse import ParseError, load_yaml_text, read_text
 from hookwright.dialects.openharness.workspace import OH_DIR, resolve_inside
-from hookwright.safeparse import ParseError, load_yaml_text, read_text
 
 AGENTS_DIR = "agents"
 AGENT_NOT_FOUND = "agent_not_found"

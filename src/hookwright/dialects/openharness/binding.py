@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hookwright.events import Event
+from hookwright.core.events import Event
 
 
 class SecretValues(frozenset[str]):

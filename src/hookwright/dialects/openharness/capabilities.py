@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, Literal
 
-from hookwright.events import Event
+from hookwright.core.events import Event
 
 CapabilityName = Literal[
     "rewrite_context",

@@ -19,7 +19,7 @@ from typing import Any
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.lease import LeaseError, moved, workspace_files
 from hookwright.dialects.openharness.reply import Block, Failure, Output, Reply
-from hookwright.services import Services
+from hookwright.engine.services import Services
 from hookwright.transports.process import run_process
 
 

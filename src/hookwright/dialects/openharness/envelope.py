@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from hookwright.events import Event, HookInput
+from hookwright.core.events import Event, HookInput
 
 #: This dialect's key in `HookInput.chain_state`.
 CHAIN_STATE_KEY: Final = "openharness"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
-from hookwright.events import ALIASES, Event
+from hookwright.core.events import ALIASES, Event
 
 OhEventName = Literal[
     "before_context_build",

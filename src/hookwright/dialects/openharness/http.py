@@ -17,7 +17,7 @@ from typing import Any
 
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.reply import Failure, Output, Reply
-from hookwright.services import Services
+from hookwright.engine.services import Services
 from hookwright.transports.http import get, post_json
 
 _SNIPPET = 200

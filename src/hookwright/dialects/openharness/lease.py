@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from hookwright.services import Services
+from hookwright.engine.services import Services
 
 log = logging.getLogger("hookwright.dialects.openharness")
 

@@ -32,7 +32,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hookwright import validation
+from hookwright.config.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, LoadResult
+from hookwright.config.safeparse import ParseError, is_regular_file, read_yaml
+from hookwright.config.trust import TrustPolicy
+from hookwright.core import validation
+from hookwright.core.events import Event, HookInput
+from hookwright.core.matching import Matcher, MatcherError, compile_matcher
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.openharness import capabilities as caps
 from hookwright.dialects.openharness.agents import AGENTS_DIR, agent_path
 from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
@@ -58,12 +64,6 @@ from hookwright.dialects.openharness.workspace import (
     read_kind,
     resolve_inside,
 )
-from hookwright.events import Event, HookInput
-from hookwright.loading import Diagnostic, DiscoveredHook, Discovery, LoadContext, LoadResult
-from hookwright.matching import Matcher, MatcherError, compile_matcher
-from hookwright.safeparse import ParseError, is_regular_file, read_yaml
-from hookwright.spec import HookSpec
-from hookwright.trust import TrustPolicy
 
 HOOKS_DIR = "hooks"
 DEFAULT_TIMEOUT = 30.0

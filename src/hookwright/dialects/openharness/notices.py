@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import logging
 
+from hookwright.core.effects import Effects, Notice
+from hookwright.core.results import HookResult, Status
 from hookwright.dialects.openharness.binding import HookBinding
-from hookwright.effects import Effects, Notice
-from hookwright.results import HookResult, Status
 
 log = logging.getLogger("hookwright.dialects.openharness")
 

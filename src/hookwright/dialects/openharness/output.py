@@ -52,6 +52,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookwright.config.safeparse import ParseError, load_json_text
+from hookwright.core.effects import Effects, Notice
+from hookwright.core.events import Event, HookInput
+from hookwright.core.messages import insert_system_notes
+from hookwright.core.results import Decision, HookResult
 from hookwright.dialects.openharness import envelope as env
 from hookwright.dialects.openharness import patches
 from hookwright.dialects.openharness.binding import HookBinding
@@ -61,11 +66,6 @@ from hookwright.dialects.openharness.capabilities import (
     SUPPRESS_OUTPUT,
 )
 from hookwright.dialects.openharness.events import CONTEXT_EVENTS, LIFECYCLE_EVENTS
-from hookwright.effects import Effects, Notice
-from hookwright.events import Event, HookInput
-from hookwright.messages import insert_system_notes
-from hookwright.results import Decision, HookResult
-from hookwright.safeparse import ParseError, load_json_text
 
 log = logging.getLogger("hookwright.dialects.openharness")
 

@@ -28,7 +28,7 @@ from hookwright.dialects.openharness.lease import LeaseError, workspace_files
 from hookwright.dialects.openharness.prompt_source import PromptSourceError, read_source
 from hookwright.dialects.openharness.reply import Failure, Output, Reply
 from hookwright.dialects.openharness.schema import PromptSource
-from hookwright.services import HookModelRequest, Services
+from hookwright.engine.services import HookModelRequest, Services
 
 INSTRUCTION = "Return only JSON matching the Open Agent Harness hook output protocol."
 

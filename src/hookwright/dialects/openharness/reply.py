@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hookwright.dialects.openharness.binding import HookBinding
-from hookwright.services import Services
+from hookwright.engine.services import Services
 
 
 @dataclass(slots=True, frozen=True)

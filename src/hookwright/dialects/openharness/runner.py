@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hookwright.core.events import HookInput
+from hookwright.core.results import HookResult
+from hookwright.core.spec import RunContext
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.envelope import build_envelope
 from hookwright.dialects.openharness.notices import failure
 from hookwright.dialects.openharness.output import OutputError, blocked, parse_output, to_result
 from hookwright.dialects.openharness.reply import Block, Failure, Transport
-from hookwright.events import HookInput
-from hookwright.results import HookResult
-from hookwright.spec import RunContext
 
 
 class OpenHarnessHandler:

@@ -19,8 +19,8 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from hookwright.loading import Diagnostic
-from hookwright.safeparse import ParseError, load_json_text, load_yaml_text, read_text
+from hookwright.config.loading import Diagnostic
+from hookwright.config.safeparse import ParseError, load_json_text, load_yaml_text, read_text
 
 SECRETS_DIR = ".openharness"
 SECRETS_FILES = ("secrets.yaml", "secrets.json")

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from hookwright.loading import Diagnostic
-from hookwright.safeparse import ParseError, read_yaml
+from hookwright.config.loading import Diagnostic
+from hookwright.config.safeparse import ParseError, read_yaml
 
 OH_DIR = ".openharness"
 WORKSPACE_FILE = "workspace.yaml"

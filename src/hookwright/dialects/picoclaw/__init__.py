@@ -3,7 +3,7 @@
 Public API for hosts:
 
 * the ``picoclaw`` source (`hookwright.dialects.picoclaw.loader`), found by
-  `hookwright.loading.discover`;
+  `hookwright.config.loading.discover`;
 * `attach_observers(engine)`: forward runtime events published with `engine.publish` to the
   processes that observe them;
 * `start_processes(engine)`: spawn every loaded process now instead of on first use;
@@ -16,11 +16,11 @@ from __future__ import annotations
 import asyncio
 
 from hookwright.dialects.picoclaw.builtins import register_builtin, unregister_builtin
+from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.loader import discover, discover_settings
 from hookwright.dialects.picoclaw.observe import attach_observers, registered_processes
-from hookwright.dialects.picoclaw.process import ProcessTarget
 from hookwright.dialects.picoclaw.reload import ConfigWatch
-from hookwright.engine import HookEngine
+from hookwright.engine.kernel import HookEngine
 from hookwright.transports.ioloop import IoLoop
 
 __all__ = [

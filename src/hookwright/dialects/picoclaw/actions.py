@@ -26,6 +26,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from hookwright.core.effects import Effects
+from hookwright.core.results import Decision, HookResult
 from hookwright.dialects.picoclaw.codec import (
     Protocol,
     go_messages,
@@ -42,8 +44,6 @@ from hookwright.dialects.picoclaw.gojson import (
     encode_struct,
     fold_name,
 )
-from hookwright.effects import Effects
-from hookwright.results import Decision, HookResult
 
 log = logging.getLogger("hookwright.picoclaw")
 

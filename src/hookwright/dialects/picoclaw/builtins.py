@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from hookwright.services import Services
+from hookwright.engine.services import Services
 
 BuiltinFactory = Callable[[Any], Any]
 

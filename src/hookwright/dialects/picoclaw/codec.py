@@ -27,13 +27,13 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, TypeGuard
 
+from hookwright.core.events import Event, HookInput
 from hookwright.dialects.picoclaw.gojson import (
     LLM_RESPONSE,
     MESSAGE,
     TOOL_DEFINITION,
     encode_struct,
 )
-from hookwright.events import Event, HookInput
 
 Protocol = Literal["seed", "current"]
 

@@ -36,11 +36,11 @@ from pydantic import (
     model_validator,
 )
 
+from hookwright.config.loading import Diagnostic, LoadContext
+from hookwright.config.safeparse import ParseError, read_json
+from hookwright.core.validation import field_path
 from hookwright.dialects.picoclaw.isolation import Isolation, Mount
 from hookwright.dialects.picoclaw.kinds import UnknownKindError, normalize_kind
-from hookwright.loading import Diagnostic, LoadContext
-from hookwright.safeparse import ParseError, read_json
-from hookwright.validation import field_path
 
 Protocol = Literal["seed", "current"]
 

@@ -21,14 +21,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from hookwright import debug
+from hookwright.core.events import HookInput
+from hookwright.core.results import HookResult, Status
+from hookwright.core.spec import RunContext, escapes_hook
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import encode_params
-from hookwright.events import HookInput
-from hookwright.results import HookResult, Status
-from hookwright.services import Services
-from hookwright.spec import RunContext, escapes_hook
+from hookwright.engine.services import Services
+from hookwright.monitor import debug
 from hookwright.transports.ioloop import IoLoop
 
 log = logging.getLogger("hookwright.picoclaw")

@@ -32,6 +32,17 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from hookwright.config.loading import (
+    Diagnostic,
+    DiscoveredHook,
+    Discovery,
+    LoadContext,
+    LoadResult,
+    register_source,
+)
+from hookwright.config.trust import NOT_APPLIED, TrustPolicy
+from hookwright.core.events import Event
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.picoclaw.builtins import BuiltinTarget, resolve_factory
 from hookwright.dialects.picoclaw.codec import EVENTS
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
@@ -52,19 +63,8 @@ from hookwright.dialects.picoclaw.handler import (
     PicoClawHandler,
     Target,
 )
+from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.isolation import instance_root
-from hookwright.dialects.picoclaw.process import ProcessTarget
-from hookwright.events import Event
-from hookwright.loading import (
-    Diagnostic,
-    DiscoveredHook,
-    Discovery,
-    LoadContext,
-    LoadResult,
-    register_source,
-)
-from hookwright.spec import HookSpec
-from hookwright.trust import NOT_APPLIED, TrustPolicy
 
 DIALECT = "picoclaw"
 

@@ -32,15 +32,15 @@ from typing import Any
 
 from hookwright.dialects.picoclaw.codec import meta_fields
 from hookwright.dialects.picoclaw.handler import ObserverCarrier, PicoClawHandler
+from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.kinds import (
     EVENT_ORIGINS,
     LEGACY_INDEX,
     RUNTIME_TO_LEGACY,
     severity_of,
 )
-from hookwright.dialects.picoclaw.process import ProcessTarget
-from hookwright.engine import HookEngine
-from hookwright.observers import RuntimeEvent
+from hookwright.engine.kernel import HookEngine
+from hookwright.engine.observers import RuntimeEvent
 
 ENVELOPE_KEYS = frozenset(
     {"id", "scope", "correlation", "attrs", "severity", "source", "meta", "context"}

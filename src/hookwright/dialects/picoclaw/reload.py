@@ -25,16 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright.config.loading import LoadContext
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import HookResult
+from hookwright.core.spec import HookSpec, RunContext
 from hookwright.dialects.picoclaw.handler import ObserverCarrier, PicoClawHandler
+from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.loader import DIALECT, discover
 from hookwright.dialects.picoclaw.observe import attach_observers
-from hookwright.dialects.picoclaw.process import ProcessTarget
-from hookwright.engine import HookEngine
-from hookwright.events import Event, HookInput
-from hookwright.loading import LoadContext
-from hookwright.results import HookResult
-from hookwright.spec import HookSpec, RunContext
-from hookwright.trust import TrustPolicy
+from hookwright.engine.kernel import HookEngine
 
 log = logging.getLogger("hookwright.picoclaw")
 

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeAlias
 
-from hookwright.safeparse import ParseError, read_json, read_text, resolve_path
-from hookwright.validation import json_type_name
+from hookwright.config.safeparse import ParseError, read_json, read_text, resolve_path
+from hookwright.core.validation import json_type_name
 
 __all__ = ["HOOKS_FILE", "ROLES", "TIMINGS", "HookInfo", "SkillHookError", "scan_hooks"]
 

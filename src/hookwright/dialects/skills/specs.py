@@ -23,11 +23,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from hookwright.core.effects import Effects, PromptInjection
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import HookResult
+from hookwright.core.spec import HookSpec, PythonHandler
 from hookwright.dialects.skills.config import HookInfo
-from hookwright.effects import Effects, PromptInjection
-from hookwright.events import Event, HookInput
-from hookwright.results import HookResult
-from hookwright.spec import HookSpec, PythonHandler
 
 DIALECT = "skill"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from hookwright.config.trust import TrustPolicy
 from hookwright.runtime.mcp.client import McpServers
 from hookwright.runtime.mcp.config import ServerConfig, load_servers
 from hookwright.runtime.mcp.plugins import plugin_servers
 from hookwright.runtime.mcp.tool import McpTool, tool_name
 from hookwright.runtime.tools import ToolRegistry
-from hookwright.trust import TrustPolicy
 
 
 async def connect_servers(

@@ -39,8 +39,8 @@ from mcp.types import (
     Tool,
 )
 
+from hookwright.engine.services import McpToolReply
 from hookwright.runtime.mcp.config import ServerConfig
-from hookwright.services import McpToolReply
 
 #: Answers a server's elicitation request: (server name, the request) -> the answer.
 ElicitHandler = Callable[[str, ElicitRequestParams], Awaitable[ElicitResult]]
@@ -185,7 +185,7 @@ class McpServers:
     async def call_for_hook(
         self, server: str, tool: str, arguments: Mapping[str, Any], timeout: float
     ) -> McpToolReply:
-        """An `mcp_tool` hook's call (`hookwright.services.McpToolCaller`)."""
+        """An `mcp_tool` hook's call (`hookwright.engine.services.McpToolCaller`)."""
         connection = self.connection(server)
         if connection is None:
             raise LookupError(server)

@@ -22,8 +22,8 @@ from typing import Any
 
 from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult
 
+from hookwright.core.validation import json_type_name
 from hookwright.host import Event, HookSession
-from hookwright.validation import json_type_name
 
 ACTIONS = ("accept", "decline", "cancel")
 

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hookwright.config.loading import LoadContext
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_code.sources import (
     Plugin,
     find_plugins,
@@ -17,9 +19,7 @@ from hookwright.dialects.claude_code.sources import (
     resolve_policy,
     trusted_files,
 )
-from hookwright.loading import LoadContext
 from hookwright.runtime.mcp.config import PluginServers
-from hookwright.trust import TrustPolicy
 
 _PROJECT_FILE = ".mcp.json"
 

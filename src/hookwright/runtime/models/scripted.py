@@ -27,6 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from hookwright.config.safeparse import ParseError, load_json_text, load_yaml_text, read_text
+from hookwright.core.validation import field_path
 from hookwright.runtime.models.base import (
     ErrorKind,
     Message,
@@ -38,8 +40,6 @@ from hookwright.runtime.models.base import (
     ToolDefinition,
     parse_arguments,
 )
-from hookwright.safeparse import ParseError, load_json_text, load_yaml_text, read_text
-from hookwright.validation import field_path
 
 END_OF_SCRIPT = "(end of script)"
 _STREAM_CHUNKS = 3

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from hookwright.matching import parse_bash
+from hookwright.core.matching import parse_bash
 
 QUIET_COMMANDS: Final = frozenset(
     {

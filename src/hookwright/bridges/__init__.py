@@ -1,0 +1,2 @@
+"""hookwright inside real hosts: the Claude Code daemon, installer and client; the PicoClaw
+process bridge."""

@@ -1,0 +1,222 @@
+"""`hookwright daemon`: one process per user (and home folder) that answers Claude Code hook
+events for any project, with each project's hooks kept loaded.
+
+It listens on a Unix socket in a private directory (see `claude_client.runtime_dir`), where
+it answers only processes of its own user (the peer's uid, `SO_PEERCRED`), and, when an
+endpoint is stored (`install claude-code --mode http`), on 127.0.0.1 with a token. A lock
+file makes a second daemon exit at once; a socket left by a killed daemon is replaced. It
+exits after `idle` seconds without a request."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from hookwright.bridges import daemon_http
+from hookwright.bridges.claude_client import SOCKET_NAME, runtime_dir
+from hookwright.bridges.endpoint import HOST, Endpoint, load_endpoint
+from hookwright.bridges.projects import Reply, WarmProjects
+
+#: Seconds without a request after which the daemon exits (`HOOKWRIGHT_DAEMON_IDLE`).
+DEFAULT_IDLE = 1800.0
+#: How long a stopping daemon waits for the events it is answering, in seconds.
+DRAIN_SECONDS = 30.0
+_PEERCRED = struct.Struct("3i")
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """The daemon's files in its private runtime directory."""
+
+    root: Path
+
+    @property
+    def socket(self) -> Path:
+        return self.root / SOCKET_NAME
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "daemon.lock"
+
+    @property
+    def pid(self) -> Path:
+        return self.root / "daemon.pid"
+
+    @classmethod
+    def of(cls, home: Path) -> Paths:
+        return cls(runtime_dir(home))
+
+
+def peer_uid(conn: socket.socket) -> int:
+    """The uid of the process at the other end of a Unix socket."""
+    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+    return int(_PEERCRED.unpack(raw)[1])
+
+
+def idle_seconds() -> float:
+    try:
+        return float(os.environ.get("HOOKWRIGHT_DAEMON_IDLE", DEFAULT_IDLE))
+    except ValueError:
+        return DEFAULT_IDLE
+
+
+class Daemon:
+    def __init__(self, home: Path, paths: Paths, idle: float) -> None:
+        self.home = home
+        self.paths = paths
+        self.idle = idle
+        self.warm = WarmProjects(home)
+        self.endpoint: Endpoint | None = None
+        self.started = time.time()
+        self.last_request = time.monotonic()
+        self.busy = 0
+        self.stopping = asyncio.Event()
+        self.servers: list[asyncio.Server] = []
+        #: Events answered per front, and HTTP connections accepted.
+        self.counts = {"unix_events": 0, "http_events": 0, "http_connections": 0}
+
+    async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
+        self.busy += 1
+        try:
+            return await self.warm.answer(body, project, env_project)
+        finally:
+            self.busy -= 1
+            self.last_request = time.monotonic()
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "socket": str(self.paths.socket),
+            "url": None if self.endpoint is None else self.endpoint.url,
+            "projects": self.warm.projects,
+            "uptime": round(time.time() - self.started, 1),
+            "idle_timeout": self.idle,
+            **self.counts,
+        }
+
+    async def on_unix(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            conn = writer.get_extra_info("socket")
+            if conn is None or peer_uid(conn) != os.getuid():
+                return
+            data = await reader.read()
+            line, _, body = data.partition(b"\n")
+            header, reply = json.loads(line), Reply(1, b"", "hookwright: error: bad request\n")
+            op = header.get("op") if isinstance(header, dict) else None
+            if op == "hook":
+                await self.ensure_http()
+                named = header.get("project")
+                project = Path(named) if isinstance(named, str) else None
+                named_env = header.get("env_project")
+                env_project = named_env if isinstance(named_env, str) else None
+                self.counts["unix_events"] += 1
+                reply = await self.answer(body, project, env_project)
+            elif op in ("status", "stop"):
+                reply = Reply(0, json.dumps(self.status()).encode())
+            head = {"exit": reply.exit, "stderr": reply.stderr}
+            writer.write(json.dumps(head).encode() + b"\n" + reply.stdout)
+            await writer.drain()
+            if op == "stop":
+                self.stopping.set()
+        except (OSError, ValueError):
+            return
+        finally:
+            writer.close()
+
+    async def on_http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        assert self.endpoint is not None
+        self.counts["http_connections"] += 1
+        await daemon_http.serve_connection(reader, writer, self.endpoint, self.answer_http)
+
+    async def answer_http(
+        self, body: bytes, project: Path | None, env_project: str | None
+    ) -> Reply:
+        self.counts["http_events"] += 1
+        return await self.answer(body, project, env_project)
+
+    async def watch_idle(self) -> None:
+        while not self.stopping.is_set():
+            quiet = time.monotonic() - self.last_request
+            if self.busy == 0 and quiet >= self.idle:
+                self.stopping.set()
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), max(0.05, self.idle - quiet))
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, self.stopping.set)
+        try:
+            self.paths.pid.write_text(f"{os.getpid()}\n")
+            self.paths.socket.unlink(missing_ok=True)
+            unix = await asyncio.start_unix_server(self.on_unix, path=str(self.paths.socket))
+            self.servers.append(unix)
+            os.chmod(self.paths.socket, 0o600)
+            await self.ensure_http()
+            await self.watch_idle()
+        finally:
+            for server in self.servers:
+                server.close()
+            self.paths.socket.unlink(missing_ok=True)
+            await self._drain()
+            self.paths.pid.unlink(missing_ok=True)
+            await self.warm.aclose()
+
+    async def _drain(self) -> None:
+        """Let the events being answered finish (at most `DRAIN_SECONDS`)."""
+        deadline = time.monotonic() + DRAIN_SECONDS
+        while self.busy and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+    async def ensure_http(self) -> None:
+        """Listen on the stored loopback endpoint once there is one (an http install made
+        after the daemon started is served from the next client request on)."""
+        endpoint = load_endpoint(self.home) if self.endpoint is None else None
+        if endpoint is None:
+            return
+        try:
+            server = await asyncio.start_server(
+                self.on_http, HOST, endpoint.port, limit=daemon_http.MAX_HEADER_BYTES
+            )
+        except OSError as exc:
+            sys.stderr.write(f"hookwright daemon: cannot listen on {HOST}:{endpoint.port}: {exc}\n")
+            return
+        self.endpoint = endpoint
+        self.servers.append(server)
+
+
+def take_lock(paths: Paths) -> IO[bytes] | None:
+    """The daemon's lock, held while it runs; None when another daemon holds it."""
+    handle = open(paths.lock, "ab")  # noqa: SIM115 (held for the daemon's lifetime)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+
+
+def serve(home: Path, idle: float | None = None) -> int:
+    """Run the daemon in this process until it is stopped or idle; 0 also when another
+    daemon already runs."""
+    paths = Paths.of(home)
+    lock = take_lock(paths)
+    if lock is None:
+        return 0
+    try:
+        asyncio.run(Daemon(home, paths, idle_seconds() if idle is None else idle).run())
+    finally:
+        lock.close()
+    return 0

@@ -1,0 +1,167 @@
+"""The daemon's projects: per project folder, its hooks loaded once and kept warm, reloaded
+when one of its hook files changes (a stat of each per request), answered only while the
+folder is trusted.
+
+Trust is checked on every request before anything is read from the folder; a folder that
+lost its trust has its warm session closed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from hookwright.bridges.claude_hook import (
+    HookInputError,
+    expressible,
+    failure,
+    parse_input,
+    project_for,
+    untrusted_answer,
+)
+from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.dialects.claude_code.answer import encode_output_json
+from hookwright.host.session import HookSession
+
+#: Where a project's hooks are declared, under the project and under the home folder.
+PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw/config.json")
+HOME_ROOTS = (".hookwright/hooks.yaml", ".picoclaw/config.json")
+#: Files whose change reloads a project (others, such as a hook's own data files, do not).
+HOOK_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".py", ".md", ".toml"})
+#: A folder with more files than this is not scanned further (the stamp stays cheap).
+MAX_FILES = 2000
+#: The module-name prefix of in-process Python hooks loaded from a project's files.
+USER_MODULE_PREFIX = "_hookwright_user_"
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a hook command would do: its exit code, stdout bytes and stderr text."""
+
+    exit: int
+    stdout: bytes
+    stderr: str = ""
+
+
+def _files(root: Path) -> Iterator[str]:
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__":
+                yield from _files(Path(entry.path))
+        elif os.path.splitext(entry.name)[1] in HOOK_SUFFIXES:
+            yield entry.path
+
+
+def _stat(path: str) -> tuple[str, int, int]:
+    """Path, mtime and size; (path, -1, -1) for what cannot be read (a dangling link)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return path, -1, -1
+    return path, info.st_mtime_ns, info.st_size
+
+
+def stamp(project: Path, home: Path) -> Stamp:
+    """Path, mtime and size of every hook file the project's hooks can come from."""
+    found: list[tuple[str, int, int]] = []
+    roots = [project / r for r in PROJECT_ROOTS] + [home / r for r in HOME_ROOTS]
+    for root in roots:
+        paths = [str(root)] if root.suffix else _files(root)
+        for path in paths:
+            found.append(_stat(path))
+            if len(found) > MAX_FILES:
+                return tuple(found)
+    return tuple(sorted(found))
+
+
+def forget_modules(project: Path) -> None:
+    """Drop the project's in-process Python hook modules, so a reload imports them afresh."""
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if name.startswith(USER_MODULE_PREFIX) and file and Path(file).is_relative_to(project):
+            del sys.modules[name]
+
+
+@dataclass(slots=True)
+class _Warm:
+    session: HookSession
+    stamp: Stamp
+
+
+class WarmProjects:
+    """The loaded projects of one daemon; `answer` is the daemon's whole job."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._warm: dict[Path, _Warm] = {}
+        self._locks: dict[Path, asyncio.Lock] = {}
+        self._trust: tuple[tuple[int, int], TrustPolicy] | None = None
+
+    @property
+    def projects(self) -> list[str]:
+        return [str(p) for p in self._warm]
+
+    async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
+        try:
+            event, hook_input = parse_input(body)
+        except HookInputError as exc:
+            return Reply(1, b"", f"hookwright: error: {exc}\n")
+        root = project_for(project, hook_input, env_project)
+        if not self._trusts(root):
+            await self._drop(root)
+            return Reply(0, untrusted_answer(event, root))
+        try:
+            session = await self._session(root)
+            verdict = await session.relay(event, hook_input)
+        except Exception as exc:
+            verdict = failure(event, exc)
+        return Reply(0, encode_output_json(expressible(verdict)))
+
+    def _trusts(self, root: Path) -> bool:
+        """The trust store's answer, read again whenever the store's file changed."""
+        store = TrustStore(self.home).path
+        try:
+            info = store.stat()
+            key: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            key = None
+        if key is None or self._trust is None or self._trust[0] != key:
+            try:
+                policy = TrustPolicy.load(self.home)
+            except ValueError:
+                return False
+            self._trust = None if key is None else (key, policy)
+            return policy.trusts(root)
+        return self._trust[1].trusts(root)
+
+    async def _session(self, root: Path) -> HookSession:
+        lock = self._locks.setdefault(root, asyncio.Lock())
+        async with lock:
+            current = stamp(root, self.home)
+            warm = self._warm.get(root)
+            if warm is not None and warm.stamp == current:
+                return warm.session
+            await self._drop(root)
+            session = await HookSession.open(root, home=self.home, exclude_dialects={"claude_code"})
+            await session.begin()
+            self._warm[root] = _Warm(session, current)
+            return session
+
+    async def _drop(self, root: Path) -> None:
+        warm = self._warm.pop(root, None)
+        if warm is not None:
+            await warm.session.aclose()
+            forget_modules(root)
+
+    async def aclose(self) -> None:
+        for root in list(self._warm):
+            await self._drop(root)

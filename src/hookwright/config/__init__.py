@@ -1,0 +1,1 @@
+"""Discover -> trust -> bind; bounded parsing of untrusted files; files written for the user."""

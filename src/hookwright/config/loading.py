@@ -1,0 +1,224 @@
+"""Hook sources in three phases: discover -> trust decision -> bind.
+
+* `discover(ctx)` reads and validates every dialect's config files. It imports no hook module,
+  calls no factory, starts no process and sends no request. Each `DiscoveredHook` carries the
+  folder that must be trusted before its code may run (`trust_root`), or None when it needs no
+  trust (user-level and managed files, config files named on the command line).
+* `Discovery.bind(policy)` binds the hooks whose root the `TrustPolicy` trusts: it imports
+  native modules, calls PicoClaw builtin factories and hands over the specs. Hooks it does not
+  trust are kept in `LoadResult.untrusted` (for listing) and never bound. Binders receive the
+  policy, so settings that change other hooks (Claude Code's `disableAllHooks`, PicoClaw's
+  file-level `enabled`) are resolved from trusted files only.
+
+Loading is permissive: a bad file, hook or field becomes a `Diagnostic` naming the file and the
+field path, and everything else still loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import Event
+
+if TYPE_CHECKING:
+    from hookwright.core.spec import HookSpec, Mode
+
+
+@dataclass(slots=True, frozen=True)
+class Diagnostic:
+    file: str
+    path: str
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.path}" if self.path else self.file
+        return f"{self.severity}: {where}: {self.message}"
+
+
+@dataclass(slots=True)
+class LoadContext:
+    project_dir: Path
+    home: Path
+    #: Files named on the command line (`--config`): the user chose them, they need no trust.
+    config_files: Sequence[Path] = ()
+
+
+@dataclass(slots=True)
+class LoadResult:
+    specs: list[HookSpec] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Discovered hooks left unbound because their folder is not trusted.
+    untrusted: list[DiscoveredHook] = field(default_factory=list)
+    #: Trusted hooks that bound to no spec: turned off by their settings (Claude Code's
+    #: `disableAllHooks`, `allowManagedHooksOnly`, a disabled plugin) or failed to bind.
+    unloaded: list[DiscoveredHook] = field(default_factory=list)
+    #: `id()` of each spec in `specs` -> the discovered hook it was bound from.
+    declared_by: dict[int, DiscoveredHook] = field(default_factory=dict)
+
+    def extend(self, other: LoadResult) -> None:
+        self.specs.extend(other.specs)
+        self.diagnostics.extend(other.diagnostics)
+        self.untrusted.extend(other.untrusted)
+        self.unloaded.extend(other.unloaded)
+        self.declared_by.update(other.declared_by)
+
+
+#: Builds a trusted hook's specs; the policy says which files' settings apply to them.
+Binder = Callable[[TrustPolicy], LoadResult]
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredHook:
+    """One declared hook, read and validated, none of its code loaded.
+
+    `events` is empty when only the hook's code can tell (a PicoClaw builtin's events are the
+    methods of the object its factory returns); `note` then says so for listings. `binder`
+    produces the hook's specs: it is called only by `Discovery.bind` for a trusted root.
+    """
+
+    name: str
+    dialect: str
+    source: str
+    origin: str
+    trust_root: Path | None
+    binder: Binder = field(compare=False, repr=False)
+    events: tuple[Event, ...] = ()
+    matcher: str | None = None
+    if_rule: str | None = None
+    mode: Mode = "parallel"
+    timeout: float | None = None
+    priority: int = 0
+    note: str | None = None
+
+    @classmethod
+    def of_specs(cls, specs: Sequence[HookSpec], trust_root: Path | None) -> DiscoveredHook:
+        """A hook whose specs are already built because their handlers are inert until
+        dispatched (a command runs, a request is sent, only when the engine calls them)."""
+        first = specs[0]
+        built = list(specs)
+        return cls(
+            name=first.name,
+            dialect=first.dialect,
+            source=first.source,
+            origin=first.origin or "",
+            trust_root=trust_root,
+            binder=lambda _policy: LoadResult(specs=built),
+            events=tuple(dict.fromkeys(spec.event for spec in specs)),
+            matcher=first.matcher.pattern if first.matcher is not None else None,
+            if_rule=first.if_rule.source if first.if_rule is not None else None,
+            mode=first.mode,
+            timeout=first.timeout,
+            priority=first.priority,
+        )
+
+
+@dataclass(slots=True)
+class Discovery:
+    hooks: list[DiscoveredHook] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Every config file read, with hooks or not (`hooks validate` lists them all).
+    files: list[str] = field(default_factory=list)
+
+    def extend(self, other: Discovery) -> None:
+        self.hooks.extend(other.hooks)
+        self.diagnostics.extend(other.diagnostics)
+        self.files.extend(other.files)
+
+    def needing_trust(self, policy: TrustPolicy) -> list[DiscoveredHook]:
+        return [hook for hook in self.hooks if not policy.trusts(hook.trust_root)]
+
+    def bind(self, policy: TrustPolicy) -> LoadResult:
+        """Bind the hooks `policy` trusts, in discovery order; keep the others unbound. A
+        problem several binders report (a setting shared by their file) is listed once."""
+        result = LoadResult(diagnostics=list(self.diagnostics))
+        for hook in self.hooks:
+            if not policy.trusts(hook.trust_root):
+                result.untrusted.append(hook)
+                continue
+            try:
+                bound = hook.binder(policy)
+            except Exception as exc:
+                file, _, where = hook.origin.rpartition(":")
+                result.diagnostics.append(
+                    Diagnostic(file or hook.origin, where if file else "", f"cannot bind: {exc}")
+                )
+                result.unloaded.append(hook)
+                continue
+            result.extend(bound)
+            result.declared_by.update((id(spec), hook) for spec in bound.specs)
+            if not bound.specs:
+                result.unloaded.append(hook)
+        result.diagnostics = list(dict.fromkeys(result.diagnostics))
+        return result
+
+
+SourceDiscoverer = Callable[[LoadContext], Discovery]
+
+_DISCOVERERS: dict[str, SourceDiscoverer] = {}
+
+
+def register_source(dialect: str, discoverer: SourceDiscoverer) -> None:
+    _DISCOVERERS[dialect] = discoverer
+
+
+def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
+    """The registered sources: the built-in dialects in their order (`dialects.BUILTIN`), then
+    any others in the order they registered. With `ctx`, a built-in dialect that certainly
+    finds nothing in it (none of its files exists) is left out, and is not imported."""
+    from hookwright import dialects
+
+    skip = dialects.absent(ctx) if ctx is not None else set()
+    dialects.load_builtin(skip)
+    ordered = {name: _DISCOVERERS[name] for name in dialects.BUILTIN if name in _DISCOVERERS}
+    ordered.update(_DISCOVERERS)
+    return {name: source for name, source in ordered.items() if name not in skip}
+
+
+def discover_by_dialect(ctx: LoadContext, *, present_only: bool = False) -> dict[str, Discovery]:
+    """Each dialect's hooks as declared, by dialect name; no hook code runs. `present_only`
+    leaves out the built-in dialects none of whose files exists (see `sources`)."""
+    found: dict[str, Discovery] = {}
+    for dialect, discoverer in sources(ctx if present_only else None).items():
+        try:
+            found[dialect] = discoverer(ctx)
+        except Exception as exc:
+            problem = Diagnostic(str(ctx.project_dir), dialect, f"discovery failed: {exc}")
+            found[dialect] = Discovery(diagnostics=[problem])
+    return found
+
+
+def unrecognised_configs(ctx: LoadContext, discovery: Discovery) -> list[Diagnostic]:
+    """A warning for each `--config` file no dialect found a hook or a problem in."""
+    return [
+        Diagnostic(
+            str(config),
+            "",
+            f"no hooks found: not a hook config of any dialect ({', '.join(sorted(sources()))})",
+            "warning",
+        )
+        for config in ctx.config_files
+        if not _mentioned(Path(config), discovery)
+    ]
+
+
+def discover(ctx: LoadContext) -> Discovery:
+    """Every dialect's hooks as declared; no hook code runs."""
+    discovery = Discovery()
+    for part in discover_by_dialect(ctx, present_only=True).values():
+        discovery.extend(part)
+    discovery.diagnostics += unrecognised_configs(ctx, discovery)
+    return discovery
+
+
+def _mentioned(config: Path, discovery: Discovery) -> bool:
+    """True when a discovered hook or a diagnostic comes from `config`."""
+    names = {str(config), str(config.resolve())}
+    origins = (hook.origin.rsplit(":", 1)[0] for hook in discovery.hooks)
+    return any(
+        origin in names or any(origin.startswith(name) for name in names) for origin in origins
+    ) or any(d.file in names for d in discovery.diagnostics)

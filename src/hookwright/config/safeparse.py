@@ -1,0 +1,159 @@
+"""Bounded parsing of untrusted JSON and YAML: a value, or one `ParseError` with a clear line.
+
+Config files, hook answers, JSON-RPC lines and stdin are written by whoever controls a
+repository or a hook process. Parsing them must never raise anything but `ParseError`, and
+must stay bounded in time and memory:
+
+* bytes must be UTF-8 (a leading BOM is dropped);
+* texts and files are capped in size (`MAX_TEXT_CHARS`, the hook-output cap);
+* containers nest at most `MAX_DEPTH` levels, checked without recursion errors;
+* integers have at most `MAX_INT_DIGITS` digits (Python's own int-string limit);
+* YAML aliases may not expand a document beyond `MAX_YAML_NODES` nodes (alias bombs), and
+  may not refer to the node they are part of.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+MAX_DEPTH = 200
+MAX_TEXT_CHARS = 10_000_000
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+MAX_YAML_NODES = 100_000
+
+
+class ParseError(ValueError):
+    """Input that cannot be parsed within the bounds: `reason` is one line for a user, `where`
+    names the input (a file) when the caller gave it; `str()` is both."""
+
+    def __init__(self, reason: str, where: str = "") -> None:
+        super().__init__(f"{where}: {reason}" if where else reason)
+        self.reason = reason
+        self.where = where
+
+
+def decode_utf8(data: bytes, *, where: str = "") -> str:
+    """`data` as text, or a `ParseError` naming the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = f"byte 0x{data[exc.start : exc.start + 1].hex()} at offset {exc.start}"
+        raise ParseError(f"not valid UTF-8 ({bad})", where) from None
+
+
+def read_text(path: Path, *, limit: int = MAX_TEXT_CHARS) -> str:
+    """The UTF-8 text of `path`; `ParseError` for an unreadable, oversized or non-UTF-8 file, a
+    FIFO or device (opened without blocking, never read), or a path with a NUL byte."""
+    where = str(path).replace("\x00", "\\0")
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ParseError(f"cannot read: {exc.strerror or exc}", where) from None
+    except ValueError:
+        raise ParseError("cannot read: the path contains a NUL byte", where) from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise ParseError("cannot read: not a regular file", where)
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise ParseError(f"cannot read: {exc.strerror or exc}", where) from None
+    if len(data) > limit:
+        raise ParseError(f"file is larger than {limit:,} bytes", where)
+    return decode_utf8(data, where=where)
+
+
+def resolve_path(path: Path, *, where: str = "") -> Path:
+    """`path.resolve()`, or `ParseError` for a path with a NUL byte or a symlink loop."""
+    try:
+        return path.resolve()
+    except ValueError:
+        raise ParseError("the path contains a NUL byte", where) from None
+    except (OSError, RuntimeError) as exc:
+        raise ParseError(f"cannot resolve {str(path)!r}: {exc}", where) from None
+
+
+def is_regular_file(path: Path) -> bool:
+    """`path.is_file()` for a path from a config file: False, never an exception, for a name
+    that is too long, has a NUL byte or cannot be examined."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def is_directory(path: Path) -> bool:
+    """`path.is_dir()` for a path from a config file, with `is_regular_file`'s guarantees."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def load_json_text(text: str | bytes, *, where: str = "") -> Any:
+    """`json.loads(text)` within the bounds above."""
+    if isinstance(text, bytes):
+        text = decode_utf8(text, where=where)
+    if len(text) > MAX_TEXT_CHARS:
+        raise ParseError(f"JSON text is longer than {MAX_TEXT_CHARS:,} characters", where)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = f"line {exc.lineno} column {exc.colno}"
+        raise ParseError(f"invalid JSON: {exc.msg} ({at})", where) from None
+    except ValueError:
+        raise ParseError(f"a number has more than {MAX_INT_DIGITS} digits", where) from None
+    except RecursionError:
+        raise ParseError(TOO_DEEP, where) from None
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        check_depth(value, where=where)
+    return value
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in `path` (see `read_text` and `load_json_text`)."""
+    return load_json_text(read_text(path), where=str(path))
+
+
+def check_depth(value: Any, *, where: str = "", limit: int = MAX_DEPTH) -> None:
+    """`ParseError` when lists/dicts in `value` nest deeper than `limit` (iterative walk)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            raise ParseError(TOO_DEEP, where)
+        stack.extend((child, depth + 1) for child in children)
+
+
+TOO_DEEP = f"nesting is deeper than {MAX_DEPTH} levels"
+
+
+# YAML (PyYAML loads only when a YAML text is parsed; see `hookwright.config.safeyaml`) ----------
+
+
+def load_yaml_text(text: str | bytes, *, where: str = "") -> Any:
+    """`yaml.safe_load(text)` within the bounds above."""
+    from hookwright.config.safeyaml import load_yaml_text as load
+
+    return load(text, where=where)
+
+
+def read_yaml(path: Path) -> Any:
+    """The YAML value in `path` (see `read_text` and `load_yaml_text`)."""
+    return load_yaml_text(read_text(path), where=str(path))
+
+
+def one_line(exc: object) -> str:
+    return " ".join(str(exc).split())

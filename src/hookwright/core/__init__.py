@@ -1,0 +1,1 @@
+"""The data model: events, results, effects, specs, matching. Imports nothing else of hookwright."""

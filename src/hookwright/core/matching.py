@@ -1,0 +1,641 @@
+"""Matcher strings and ``if`` permission rules.
+
+Two independent pieces live here:
+
+* :func:`compile_matcher` turns a hook group's ``matcher`` string into a :class:`Matcher`
+  (Claude Code exact-list/regex rules, the narrow FileChanged/StopFailure variant, or
+  OpenHarness plain regexes).
+* :class:`IfRule` parses one Claude Code permission-rule string such as ``Bash(git push *)``
+  or ``Edit(src/**)`` and decides whether a tool call matches it. The same parser serves
+  ``permissions.allow/deny/ask`` rules.
+
+This module deliberately imports nothing else from ``hookwright``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import posixpath
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, NamedTuple
+from urllib.parse import urlsplit
+
+from pathspec import GitIgnoreSpec
+
+__all__ = [
+    "TOOL_ALIASES",
+    "IfRule",
+    "IfRuleError",
+    "Matcher",
+    "MatcherError",
+    "MatcherStyle",
+    "canonical_tool_name",
+    "compile_matcher",
+    "split_bash_commands",
+]
+
+logger = logging.getLogger("hookwright.core.matching")
+
+MatcherStyle = Literal["claude", "claude_narrow", "regex"]
+
+TOOL_ALIASES: Final[dict[str, str]] = {"Task": "Agent"}
+"""Legacy tool name -> current tool name. Both sides of every comparison are normalised."""
+
+
+def _build_alias_forms(aliases: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    groups: dict[str, list[str]] = {}
+    for legacy, current in aliases.items():
+        groups.setdefault(current, [current]).append(legacy)
+    forms: dict[str, tuple[str, ...]] = {}
+    for names in groups.values():
+        group = tuple(names)
+        for name in group:
+            forms[name] = group
+    return forms
+
+
+_ALIAS_FORMS: Final[dict[str, tuple[str, ...]]] = _build_alias_forms(TOOL_ALIASES)
+"""Every spelling of an aliased tool name -> all its spellings (for the regex path)."""
+
+
+def canonical_tool_name(name: str) -> str:
+    """Return the current name of a tool, mapping legacy names such as ``Task`` to ``Agent``."""
+    return TOOL_ALIASES.get(name, name)
+
+
+# --------------------------------------------------------------------------------------------
+# Matchers
+# --------------------------------------------------------------------------------------------
+
+
+class MatcherError(ValueError):
+    """An invalid matcher regex, raised only by ``compile_matcher(..., strict=True)``."""
+
+    def __init__(self, pattern: str, error: str) -> None:
+        super().__init__(f"invalid matcher regex {pattern!r}: {error}")
+        self.pattern = pattern
+        self.error = error
+
+
+_MATCHER_STYLES: Final = frozenset({"claude", "claude_narrow", "regex"})
+_EXACT_CHARS: Final[dict[str, re.Pattern[str]]] = {
+    "claude": re.compile(r"[A-Za-z0-9_ ,|-]+"),
+    "claude_narrow": re.compile(r"[A-Za-z0-9_|]+"),
+}
+_EXACT_SPLIT: Final[dict[str, re.Pattern[str]]] = {
+    "claude": re.compile(r"[|,]"),
+    "claude_narrow": re.compile(r"\|"),
+}
+
+_warned_patterns: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class Matcher:
+    """A compiled hook-group matcher; build it with :func:`compile_matcher`.
+
+    ``error`` is derived from ``pattern``: it holds the regex error message when the pattern
+    took the regex path and failed to compile, in which case the matcher matches nothing
+    (except empty values, see :meth:`matches`).
+    """
+
+    pattern: str | None
+    style: MatcherStyle = "claude"
+    error: str | None = field(default=None, init=False)
+    _match_all: bool = field(default=False, init=False, repr=False, compare=False)
+    _names: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _regex: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _aliased: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.style not in _MATCHER_STYLES:
+            raise ValueError(f"unknown matcher style {self.style!r}")
+        pattern = self.pattern
+        aliased = self.style != "regex"
+        object.__setattr__(self, "_aliased", aliased)
+        if not pattern or (aliased and pattern == "*"):
+            object.__setattr__(self, "_match_all", True)
+            return
+        if aliased and _EXACT_CHARS[self.style].fullmatch(pattern):
+            items = (item.strip() for item in _EXACT_SPLIT[self.style].split(pattern))
+            names = frozenset(canonical_tool_name(item) for item in items if item)
+            object.__setattr__(self, "_names", names)
+            return
+        try:
+            object.__setattr__(self, "_regex", re.compile(pattern))
+        except re.error as exc:
+            object.__setattr__(self, "error", str(exc))
+
+    @property
+    def matches_all(self) -> bool:
+        """True for an absent, empty or (Claude styles) ``"*"`` matcher."""
+        return self._match_all
+
+    def matches(self, value: str | None) -> bool:
+        """Test one event value (tool name, session source, ...).
+
+        A missing or empty value matches every matcher, even an invalid one: Claude Code runs
+        all groups when the event carries nothing to match against.
+        """
+        if not value or self._match_all:
+            return True
+        names = self._names
+        if names is not None:
+            return TOOL_ALIASES.get(value, value) in names
+        regex = self._regex
+        if regex is None:
+            return False
+        if self._aliased:
+            forms = _ALIAS_FORMS.get(value)
+            if forms is not None:
+                return any(regex.search(form) is not None for form in forms)
+        return regex.search(value) is not None
+
+
+def compile_matcher(
+    pattern: str | None, style: MatcherStyle = "claude", *, strict: bool = False
+) -> Matcher:
+    """Compile a matcher string once, for fast repeated :meth:`Matcher.matches` calls.
+
+    An invalid regex yields a matcher that matches nothing and logs a warning once per
+    distinct pattern; with ``strict=True`` it raises :class:`MatcherError` instead (in any
+    style).
+    """
+    matcher = Matcher(pattern, style)
+    if matcher.error is not None:
+        assert pattern is not None
+        if strict:
+            raise MatcherError(pattern, matcher.error)
+        with _warned_lock:
+            first = pattern not in _warned_patterns
+            _warned_patterns.add(pattern)
+        if first:
+            logger.warning(
+                "invalid matcher regex %r (%s); the hook group will never match",
+                pattern,
+                matcher.error,
+            )
+    return matcher
+
+
+# --------------------------------------------------------------------------------------------
+# Bash command splitting
+# --------------------------------------------------------------------------------------------
+
+_ts_lock = threading.Lock()
+_ts_parser: Any = None
+
+_EXPANSION_TYPES: Final = frozenset({"command_substitution", "simple_expansion", "expansion"})
+_REDIRECT_TYPES: Final = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_DECLARATION_TYPES: Final = frozenset({"declaration_command", "unset_command"})
+_WORD_ESCAPE: Final = re.compile(r"\\(.)", re.DOTALL)
+_DQUOTE_ESCAPE: Final = re.compile(r"\\([$`\"\\\n])")
+_WHITESPACE: Final = re.compile(r"\s+")
+
+
+class _SimpleCommand(NamedTuple):
+    start: int
+    text: str
+    forms: tuple[str, ...]
+    """Whitespace-normalised source text, plus its shell-unquoted spelling when different."""
+
+
+class _BashAnalysis(NamedTuple):
+    commands: tuple[_SimpleCommand, ...]
+    has_expansion: bool
+
+
+def parse_bash(source: bytes) -> Any:
+    """The tree-sitter-bash syntax tree of `source` (one parser, shared under a lock)."""
+    global _ts_parser
+    with _ts_lock:
+        if _ts_parser is None:
+            import tree_sitter
+            import tree_sitter_bash
+
+            _ts_parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        return _ts_parser.parse(source)
+
+
+def _node_text(node: Any) -> str:
+    text: bytes = node.text
+    return text.decode("utf-8", "replace")
+
+
+def _unquote(node: Any) -> str:
+    """Best-effort shell unquoting of one word, so ``"git" pu\\sh`` compares as ``git push``.
+
+    Anything holding an expansion keeps its source text (the expansion fail-safe covers it).
+    """
+    kind = node.type
+    if kind == "word":
+        return _WORD_ESCAPE.sub(r"\1", _node_text(node).replace("\\\n", ""))
+    if kind == "raw_string":
+        return _node_text(node)[1:-1]
+    if kind == "string":
+        if all(child.type == "string_content" for child in node.named_children):
+            return _DQUOTE_ESCAPE.sub(r"\1", _node_text(node)[1:-1])
+        return _node_text(node)
+    if kind in ("concatenation", "command_name"):
+        return "".join(_unquote(child) for child in node.children)
+    return _node_text(node)
+
+
+def _simple_command(node: Any, extra_args: list[Any]) -> _SimpleCommand | None:
+    parts: list[Any] = []
+    for index, child in enumerate(node.children):
+        if child.type in _REDIRECT_TYPES or node.field_name_for_child(index) == "redirect":
+            continue
+        if not parts and child.type == "variable_assignment" and node.type == "command":
+            continue
+        parts.append(child)
+    if not parts:
+        return None
+    parts.extend(extra_args)
+    text = " ".join(_node_text(part) for part in parts)
+    normalised = _normalise_ws(text)
+    unquoted = _normalise_ws(" ".join(_unquote(part) for part in parts))
+    forms = (normalised,) if unquoted == normalised else (normalised, unquoted)
+    return _SimpleCommand(start=parts[0].start_byte, text=text, forms=forms)
+
+
+@functools.lru_cache(maxsize=512)
+def _analyse_bash(command: str) -> _BashAnalysis | None:
+    tree = parse_bash(command.encode("utf-8", "surrogatepass"))
+    root = tree.root_node
+    if root.has_error:
+        return None
+    found: list[_SimpleCommand] = []
+    has_expansion = False
+    # tree-sitter-bash attaches words after a redirection target (``ls > out -la``) to the
+    # redirect node, although bash passes them to the command as arguments.
+    stray_args: dict[int, list[Any]] = {}
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in _EXPANSION_TYPES:
+            has_expansion = True
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if body is not None and body.type == "command":
+                extra: list[Any] = []
+                for redirect in node.children_by_field_name("redirect"):
+                    if redirect.type == "file_redirect":
+                        extra.extend(redirect.children_by_field_name("destination")[1:])
+                if extra:
+                    stray_args[body.id] = extra
+        elif kind == "command" or kind in _DECLARATION_TYPES:
+            simple = _simple_command(node, stray_args.get(node.id, []))
+            if simple is not None:
+                found.append(simple)
+        stack.extend(reversed(node.children))
+    found.sort(key=lambda item: item.start)
+    return _BashAnalysis(tuple(found), has_expansion)
+
+
+def split_bash_commands(command: str) -> list[str] | None:
+    """Return the source text of every simple command in a Bash script, in source order.
+
+    Covers the parts of ``&&``/``||``/``;``/``|`` chains, newlines, subshells, blocks and
+    control structures, and the commands inside ``$()``, backticks and process substitutions
+    wherever they appear (arguments, assignments, redirections). Leading ``VAR=x`` assignments
+    and redirections are left out; the parts of a command are joined by single spaces.
+    ``export``/``local``/``unset`` statements count as commands; ``[[ ... ]]`` tests do not.
+    Returns ``None`` when the script does not parse cleanly.
+    """
+    analysis = _analyse_bash(command)
+    if analysis is None:
+        return None
+    return [simple.text for simple in analysis.commands]
+
+
+def _normalise_ws(text: str) -> str:
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def _glob_regex(pattern: str) -> str:
+    return ".*".join(re.escape(part) for part in pattern.split("*"))
+
+
+def _compile_glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(_glob_regex(pattern), re.DOTALL)
+
+
+def _compile_bash_pattern(pattern: str) -> re.Pattern[str]:
+    """Compile a Bash rule pattern for ``fullmatch`` against a whitespace-normalised command.
+
+    ``prefix *`` (and the legacy ``prefix:*``) accept the prefix alone or followed by a space
+    and arguments, so ``ls *`` matches ``ls`` and ``ls -la`` but not ``lsof``.
+    """
+    text = _normalise_ws(pattern)
+    if text.endswith(":*"):
+        text = text[:-2].rstrip() + " *"
+    if text.endswith(" *"):
+        prefix = text[:-2]
+        if not prefix:
+            return re.compile(".*", re.DOTALL)
+        return re.compile(_glob_regex(prefix) + "(?: .*)?", re.DOTALL)
+    return _compile_glob(text)
+
+
+# --------------------------------------------------------------------------------------------
+# `if` rules
+# --------------------------------------------------------------------------------------------
+
+
+class IfRuleError(ValueError):
+    """A malformed permission-rule string."""
+
+
+_TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.:*-]+")
+_SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
+_FILE_TOOL_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "Read": ("file_path",),
+    "Edit": ("file_path",),
+    "Write": ("file_path",),
+    "MultiEdit": ("file_path",),
+    "NotebookEdit": ("notebook_path", "file_path"),
+    "Glob": ("path",),
+    "Grep": ("path",),
+}
+_DIRECTORY_TOOLS: Final = frozenset({"Glob", "Grep"})
+
+_Kind = Literal["any", "shell", "file", "domain", "url", "query", "agent", "generic"]
+_Anchor = Literal["root", "home", "project", "cwd", "anywhere"]
+
+
+def _split_rule(rule: str) -> tuple[str, str | None]:
+    text = rule.strip()
+    if not text:
+        raise IfRuleError("empty permission rule")
+    open_at = text.find("(")
+    if open_at == -1:
+        if ")" in text:
+            raise IfRuleError(f"unbalanced ')' in permission rule {rule!r}")
+        return text, None
+    tool = text[:open_at]
+    if not tool:
+        raise IfRuleError(f"permission rule {rule!r} has no tool name before '('")
+    if not text.endswith(")"):
+        raise IfRuleError(f"permission rule {rule!r} is missing its closing ')'")
+    body = text[open_at + 1 : -1]
+    depth = 0
+    escaped = False
+    for char in body:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise IfRuleError(f"unbalanced ')' in permission rule {rule!r}")
+    if depth:
+        raise IfRuleError(f"unbalanced '(' in permission rule {rule!r}")
+    return tool, body.replace("\\(", "(").replace("\\)", ")").strip()
+
+
+def _file_anchor(pattern: str) -> tuple[_Anchor, str]:
+    """Split a file rule into its anchor and a gitignore line relative to that anchor."""
+    anchor: _Anchor
+    if pattern.startswith("//"):
+        anchor, rest = "root", pattern[2:]
+    elif pattern.startswith("~/"):
+        anchor, rest = "home", pattern[2:]
+    elif pattern.startswith("/"):
+        anchor, rest = "project", pattern[1:]
+    elif pattern.startswith("./"):
+        anchor, rest = "cwd", pattern[2:]
+    elif "/" in pattern:
+        anchor, rest = "cwd", pattern
+    else:
+        if pattern[:1] in ("!", "#"):
+            pattern = "\\" + pattern
+        return "anywhere", pattern
+    return anchor, "/" + (rest.lstrip("/") or "**")
+
+
+def _resolve_path(value: str, cwd: str, home: str) -> str:
+    if value == "~" or value.startswith("~/"):
+        value = home + value[1:]
+    path = posixpath.normpath(posixpath.join(cwd, value))
+    return "/" + path.lstrip("/")
+
+
+def _relative_to(path: str, base: str) -> str | None:
+    base = "/" + posixpath.normpath(base).lstrip("/")
+    if base == "/":
+        return path[1:]
+    if path.startswith(base + "/"):
+        return path[len(base) + 1 :]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class IfRule:
+    """One Claude Code permission rule (``Tool`` or ``Tool(pattern)``), compiled once.
+
+    ``tool`` is the canonical tool name (``Task`` becomes ``Agent``); a ``*`` in it is a glob
+    over tool names (``mcp__srv__*``). ``pattern`` is ``None`` for ``Tool``, ``Tool()`` and
+    ``Tool(*)``, which match every call of the tool. How a pattern is read depends on the
+    tool:
+
+    * ``Bash``/``PowerShell``: command pattern checked against every simple command (both go
+      through the Bash grammar); unparseable commands, and expansions under a pattern that
+      names more than the command, match (fail-open, so the hook runs).
+    * ``Read``/``Edit``/``Write``/``MultiEdit``/``NotebookEdit``/``Glob``/``Grep``: gitignore
+      pattern anchored like Claude Code permission rules (``//`` root, ``~/`` home, ``/``
+      project dir, otherwise cwd; slash-free patterns match at any depth anywhere). Glob and
+      Grep paths are directories.
+    * ``WebFetch``: ``domain:host`` (host or a subdomain), otherwise a glob on the URL.
+    * ``WebSearch``: glob on ``query``. ``Agent``: exact ``subagent_type``.
+    * anything else: glob on any top-level string value of the input.
+    """
+
+    source: str
+    tool: str
+    pattern: str | None
+    _tool_glob: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _kind: _Kind = field(default="any", init=False, repr=False, compare=False)
+    _regex: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _spec: GitIgnoreSpec | None = field(default=None, init=False, repr=False, compare=False)
+    _anchor: _Anchor = field(default="cwd", init=False, repr=False, compare=False)
+    _detailed: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if "*" in self.tool:
+            object.__setattr__(self, "_tool_glob", _compile_glob(self.tool))
+        pattern = self.pattern
+        if pattern is None:
+            return
+        kind: _Kind = "generic"
+        tool = None if self._tool_glob is not None else canonical_tool_name(self.tool)
+        if tool in _SHELL_TOOLS:
+            kind = "shell"
+            object.__setattr__(self, "_regex", _compile_bash_pattern(pattern))
+            object.__setattr__(self, "_detailed", " " in pattern.strip() or ":" in pattern)
+        elif tool in _FILE_TOOL_FIELDS:
+            kind = "file"
+            anchor, line = _file_anchor(pattern)
+            object.__setattr__(self, "_anchor", anchor)
+            object.__setattr__(self, "_spec", GitIgnoreSpec.from_lines([line]))
+        elif tool == "WebFetch" and pattern.startswith("domain:"):
+            kind = "domain"
+        elif tool == "WebFetch":
+            kind = "url"
+            object.__setattr__(self, "_regex", _compile_glob(pattern))
+        elif tool == "WebSearch":
+            kind = "query"
+            object.__setattr__(self, "_regex", _compile_glob(pattern))
+        elif tool == "Agent":
+            kind = "agent"
+        else:
+            object.__setattr__(self, "_regex", _compile_glob(pattern))
+        object.__setattr__(self, "_kind", kind)
+
+    @classmethod
+    def parse(cls, rule: str) -> IfRule:
+        """Parse ``Tool`` / ``Tool(pattern)``; ``\\(`` and ``\\)`` are literal parentheses.
+
+        Raises :class:`IfRuleError` for an empty rule, a missing tool name, an invalid tool
+        name or unbalanced parentheses.
+        """
+        tool, pattern = _split_rule(rule)
+        if not _TOOL_NAME.fullmatch(tool):
+            raise IfRuleError(f"invalid tool name {tool!r} in permission rule {rule!r}")
+        if pattern in ("", "*"):
+            pattern = None
+        if "*" not in tool:
+            tool = canonical_tool_name(tool)
+        return cls(source=rule, tool=tool, pattern=pattern)
+
+    def names_exactly(self, tool_name: str) -> bool:
+        """Whether the rule is `tool_name` itself, with no glob and no content pattern."""
+        return self._tool_glob is None and self.pattern is None and self.tool == tool_name
+
+    def _applies_to(self, tool_name: str) -> bool:
+        """Whether the rule names this tool (ignoring the pattern)."""
+        glob = self._tool_glob
+        if glob is None:
+            return canonical_tool_name(tool_name) == canonical_tool_name(self.tool)
+        forms = _ALIAS_FORMS.get(tool_name, (tool_name,))
+        return any(glob.fullmatch(form) is not None for form in forms)
+
+    def matches(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        *,
+        cwd: str | None = None,
+        project_dir: str | None = None,
+        home: str | None = None,
+    ) -> bool:
+        """Whether a tool call matches the rule.
+
+        ``cwd`` defaults to the process cwd, ``project_dir`` to ``cwd`` and ``home`` to the
+        user's home directory; they only matter for file-tool rules.
+        """
+        if not self._applies_to(tool_name):
+            return False
+        kind = self._kind
+        if kind == "any":
+            return True
+        if kind == "shell":
+            return self._match_shell(tool_input.get("command"))
+        if kind == "file":
+            return self._match_file(tool_name, tool_input, cwd, project_dir, home)
+        if kind == "domain":
+            return self._match_domain(tool_input.get("url"))
+        if kind == "agent":
+            return tool_input.get("subagent_type") == self.pattern
+        regex = self._regex
+        assert regex is not None
+        if kind == "url":
+            values: list[Any] = [tool_input.get("url")]
+        elif kind == "query":
+            values = [tool_input.get("query")]
+        else:
+            values = list(tool_input.values())
+        return any(isinstance(v, str) and regex.fullmatch(v) is not None for v in values)
+
+    def _match_shell(self, command: Any) -> bool:
+        if not isinstance(command, str):
+            return False
+        analysis = _analyse_bash(command)
+        if analysis is None:
+            return True
+        if self._detailed and analysis.has_expansion:
+            return True
+        regex = self._regex
+        assert regex is not None
+        return any(
+            regex.fullmatch(form) is not None
+            for simple in analysis.commands
+            for form in simple.forms
+        )
+
+    def _match_file(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        cwd: str | None,
+        project_dir: str | None,
+        home: str | None,
+    ) -> bool:
+        work_dir = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+        home_dir = os.path.abspath(home if home is not None else os.path.expanduser("~"))
+        canonical = canonical_tool_name(tool_name)
+        value: Any = None
+        for name in _FILE_TOOL_FIELDS.get(canonical, ("file_path",)):
+            value = tool_input.get(name)
+            if value is not None:
+                break
+        if value is None and canonical in _DIRECTORY_TOOLS:
+            value = work_dir
+        if not isinstance(value, str) or not value:
+            return False
+        path = _resolve_path(value, work_dir, home_dir)
+        anchor = self._anchor
+        if anchor == "anywhere":
+            relative: str | None = path[1:]
+        elif anchor == "root":
+            relative = path[1:]
+        elif anchor == "home":
+            relative = _relative_to(path, home_dir)
+        elif anchor == "project":
+            base = os.path.abspath(project_dir) if project_dir is not None else work_dir
+            relative = _relative_to(path, base)
+        else:
+            relative = _relative_to(path, work_dir)
+        if not relative:
+            return False
+        if canonical in _DIRECTORY_TOOLS:
+            relative += "/"
+        spec = self._spec
+        assert spec is not None
+        return spec.match_file(relative)
+
+    def _match_domain(self, url: Any) -> bool:
+        if not isinstance(url, str):
+            return False
+        assert self.pattern is not None
+        domain = self.pattern.removeprefix("domain:").strip().lower().rstrip(".")
+        try:
+            host = urlsplit(url).hostname
+        except ValueError:
+            return False
+        if not host or not domain:
+            return False
+        host = host.rstrip(".")
+        if domain.startswith("*."):
+            return host.endswith(domain[1:])
+        return host == domain or host.endswith("." + domain)

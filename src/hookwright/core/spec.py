@@ -1,0 +1,184 @@
+"""HookSpec: one hook, where it came from, what it listens to and how it runs.
+
+A hook is a handler (how it runs: a Python callable, a process, an HTTP endpoint, a model
+prompt) plus the dialect codec inside that handler (what its bytes mean). The engine only sees
+`Handler`: an awaitable that takes a `HookInput` and returns a `HookResult` (or None for no
+opinion).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from hookwright.core.events import Event
+from hookwright.core.matching import IfRule, Matcher
+from hookwright.core.results import Decision, HookResult
+from hookwright.engine.services import Services
+
+Mode = Literal["parallel", "chain"]
+OnError = Literal["continue", "block"]
+
+#: Mixed-dialect ordering: priority, then this source order, then declaration order.
+SOURCE_ORDER: tuple[str, ...] = (
+    "in-process",
+    "managed",
+    "user",
+    "project",
+    "local",
+    "plugin",
+    "skill",
+    "session",
+)
+SOURCE_RANK: dict[str, int] = {name: rank for rank, name in enumerate(SOURCE_ORDER)}
+
+
+@dataclass(slots=True)
+class RunContext:
+    """Handed to a handler for one run."""
+
+    spec: HookSpec
+    timeout: float | None
+    #: The services of the session running the hook (its model, inbox, I/O loop, counters).
+    services: Services
+
+
+@runtime_checkable
+class Handler(Protocol):
+    async def __call__(self, inp: Any, ctx: RunContext) -> HookResult | None: ...
+
+
+class HookReturnError(TypeError):
+    """A Python hook returned something the native codec cannot read."""
+
+
+_RESULT_FIELDS = frozenset(f.name for f in fields(HookResult)) - {
+    "status",
+    "error",
+    "exit_code",
+    "stderr",
+    "duration_ms",
+    "hook",
+}
+
+
+def decode_native(value: Any) -> HookResult | None:
+    """Read a Python hook's return value: None, a HookResult, a Decision, or a dict of
+    HookResult fields (`continue` accepted for `continue_`)."""
+    if value is None or isinstance(value, HookResult):
+        return value
+    if isinstance(value, Decision):
+        return HookResult(decision=value)
+    if isinstance(value, Mapping):
+        data = dict(value)
+        if "continue" in data:
+            data["continue_"] = data.pop("continue")
+        unknown = sorted(set(data) - _RESULT_FIELDS)
+        if unknown:
+            raise HookReturnError(f"returned unknown field(s) {', '.join(unknown)}")
+        if data.get("decision") is not None:
+            try:
+                data["decision"] = Decision(data["decision"])
+            except ValueError as exc:
+                raise HookReturnError(f"returned unknown decision {data['decision']!r}") from exc
+        return HookResult(**data)
+    raise HookReturnError(f"returned {type(value).__name__}, expected HookResult, dict or None")
+
+
+def escapes_hook(exc: BaseException) -> bool:
+    """Whether `exc`, raised while a hook ran, must propagate instead of becoming the hook's
+    error result: a KeyboardInterrupt on the main thread (the host's Ctrl-C; on any other
+    thread it can only come from the hook) or the cancellation of the dispatching task."""
+    if isinstance(exc, KeyboardInterrupt):
+        return threading.current_thread() is threading.main_thread()
+    if isinstance(exc, asyncio.CancelledError):
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:
+            return False
+        return task is not None and task.cancelling() > 0
+    return False
+
+
+class PythonHandler:
+    """An in-process callable. Sync callables without a timeout run inline on the dispatching
+    thread (the fast path); with a timeout they run on the session's bounded worker pool
+    (`Services.workers`), which the dispatch stops waiting for at the limit, abandoning the
+    thread. Async callables are awaited and cancelled at the limit."""
+
+    __slots__ = ("decode", "func", "is_async")
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        decode: Callable[[Any], HookResult | None] = decode_native,
+    ) -> None:
+        self.func = func
+        self.decode = decode
+        self.is_async = inspect.iscoroutinefunction(func) or (
+            not inspect.isroutine(func) and inspect.iscoroutinefunction(type(func).__call__)
+        )
+
+    async def __call__(self, inp: Any, ctx: RunContext) -> HookResult | None:
+        if self.is_async:
+            return self.decode(await self.func(inp))
+        if ctx.timeout is not None:
+            return self.decode(await ctx.services.workers.run(self.func, inp, name=ctx.spec.name))
+        return self.decode(self.func(inp))
+
+
+Runner = Callable[[Any, RunContext], Awaitable[HookResult | None]]
+
+
+@dataclass(slots=True, eq=False, frozen=True)
+class HookSpec:
+    """One hook as the engine runs it; immutable (the engine registers a numbered copy)."""
+
+    name: str
+    event: Event
+    handler: Runner
+    matcher: Matcher | None = None
+    #: Payload field the matcher is tested against when it is not the event's default.
+    match_field: str | None = None
+    if_rule: IfRule | None = None
+    source: str = "in-process"
+    dialect: str = "python"
+    mode: Mode = "parallel"
+    priority: int = 0
+    timeout: float | None = None
+    on_error: OnError = "continue"
+    enabled: bool = True
+    once: bool = False
+    #: A session or agent id: the hook fires only for inputs of that session/agent and is
+    #: removed when it ends.
+    scope: str | None = None
+    #: Identical keys run once per dispatch (Claude Code's dedup key).
+    dedup_key: Hashable | None = None
+    #: An extra selection condition a dialect needs (e.g. Claude Code PermissionRequest hooks
+    #: run only when a permission prompt would show, PicoClaw approvers on every call).
+    when: Callable[[Any], bool] | None = None
+    #: Where the hook was declared (file and field path), for diagnostics.
+    origin: str | None = None
+    description: str | None = None
+    #: Shown to the user while the hook runs (Claude Code's ``statusMessage``).
+    status_message: str | None = None
+    #: Set by the engine: global declaration order.
+    order: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def inline(self) -> bool:
+        """True for a sync Python callable without a timeout: run without an event loop."""
+        handler = self.handler
+        return isinstance(handler, PythonHandler) and not handler.is_async and self.timeout is None
+
+    @property
+    def sort_key(self) -> tuple[int, int, int]:
+        return (self.priority, SOURCE_RANK.get(self.source, len(SOURCE_ORDER)), self.order)
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.dialect}, {self.source})"

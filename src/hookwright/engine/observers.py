@@ -1,0 +1,145 @@
+"""Observers: receive runtime events and never block the host.
+
+`publish` puts the event on a bounded queue and returns at once; when the queue is full the
+event is dropped and counted. One worker thread delivers events to observers in order, each
+call bounded by `timeout` for async observers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("hookwright.engine.observers")
+
+
+@dataclass(slots=True, frozen=True)
+class RuntimeEvent:
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    time: float = 0.0
+    seq: int = 0
+
+
+ObserverFunc = Callable[[RuntimeEvent], Any]
+
+
+@dataclass(slots=True)
+class _Observer:
+    func: ObserverFunc
+    kinds: frozenset[str] | None
+    is_async: bool
+    name: str
+
+
+_STOP = object()
+
+
+class ObserverBus:
+    def __init__(self, *, capacity: int = 1024, timeout: float = 0.5) -> None:
+        self.capacity = capacity
+        self.timeout = timeout
+        self.dropped = 0
+        self.delivered = 0
+        self.failed = 0
+        self._observers: list[_Observer] = []
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=capacity)
+        self._seq = itertools.count(1)
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def add(
+        self,
+        func: ObserverFunc,
+        kinds: Collection[str] | None = None,
+        name: str | None = None,
+    ) -> None:
+        """Observe `kinds` (None, or one of "*", "all", "": every kind)."""
+        wanted = None if kinds is None or {"*", "all", ""} & set(kinds) else frozenset(kinds)
+        is_async = inspect.iscoroutinefunction(func)
+        label = name or str(getattr(func, "__qualname__", repr(func)))
+        self._observers.append(_Observer(func, wanted, is_async, label))
+
+    def remove(self, func: ObserverFunc) -> None:
+        self._observers = [o for o in self._observers if o.func is not func]
+
+    @property
+    def active(self) -> bool:
+        return bool(self._observers)
+
+    def publish(self, kind: str, payload: dict[str, Any] | None = None) -> bool:
+        """Queue an event for the observers; False when it was dropped."""
+        if not self._observers:
+            return False
+        event = RuntimeEvent(kind, payload or {}, time.time(), next(self._seq))
+        try:
+            self._queue.put_nowait(event)
+        except queue.Full:
+            self.dropped += 1
+            return False
+        if self._thread is None:
+            self._start()
+        return True
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="hookwright-observers", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            while True:
+                item = self._queue.get()
+                try:
+                    if item is _STOP:
+                        return
+                    self._deliver(loop, item)
+                finally:
+                    self._queue.task_done()
+        finally:
+            loop.close()
+
+    def _deliver(self, loop: asyncio.AbstractEventLoop, event: RuntimeEvent) -> None:
+        for observer in list(self._observers):
+            if observer.kinds is not None and event.kind not in observer.kinds:
+                continue
+            try:
+                if observer.is_async:
+                    loop.run_until_complete(asyncio.wait_for(observer.func(event), self.timeout))
+                else:
+                    observer.func(event)
+                self.delivered += 1
+            except Exception as exc:
+                self.failed += 1
+                log.warning("observer %s failed on %s: %s", observer.name, event.kind, exc)
+
+    def drain(self, timeout: float = 5.0) -> None:
+        """Wait until every queued event has been delivered (tests, shutdown)."""
+        if self._thread is None:
+            return
+        deadline = time.monotonic() + timeout
+        while self._queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.002)
+
+    def close(self) -> None:
+        thread = self._thread
+        if thread is None:
+            return
+        self.drain(timeout=2.0)
+        with contextlib.suppress(queue.Full):
+            self._queue.put(_STOP, timeout=1.0)
+        thread.join(timeout=2.0)
+        self._thread = None

@@ -1,0 +1,142 @@
+"""Why each hook of an event was or was not selected for one input.
+
+`HookEngine.select` is the fast path and says only *which* hooks run. `explain` walks the same
+checks in the same order (enabled, scope, matcher, `if` rule, the dialect's condition, dedup)
+for every hook registered on the event and says, for each, whether it was selected and why,
+for `hookwright hooks test --explain` and the `--debug` trace. `input_warnings` names what
+the input lacks that the event's matchers and `if` rules read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from hookwright.core.events import MATCH_FIELD, TOOL_EVENTS, HookInput
+from hookwright.core.matching import IfRule
+from hookwright.core.spec import HookSpec
+
+
+def if_rule_matches(rule: IfRule, inp: HookInput) -> bool:
+    """An `if` rule is checked on tool events only; on any other event it never matches. On
+    an MCP tool only the exact tool name matches (`mcp__srv__echo`, `mcp__srv__echo(*)`),
+    as measured in Claude Code 2.1.240: not `mcp__srv`, globs such as `mcp__srv__*`, nor a
+    content pattern."""
+    if inp.event not in TOOL_EVENTS:
+        return False
+    name = inp.tool_name or ""
+    if name.startswith("mcp__"):
+        return rule.names_exactly(name)
+    return rule.matches(
+        inp.tool_name or "",
+        inp.tool_input,
+        cwd=inp.cwd,
+        project_dir=inp.payload.get("project_dir"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One hook registered on the input's event: selected or not, and why."""
+
+    spec: HookSpec
+    selected: bool
+    #: The check that decided: ``matcher``, ``if``, ``disabled``, ``scope``, ``condition``,
+    #: ``dedup``, or ``selected``.
+    check: str
+    reason: str
+
+
+def _matcher_text(spec: HookSpec, value: str | None, field: str | None) -> str | None:
+    """Why the matcher accepts or rejects `value`; None when the hook has no matcher."""
+    matcher = spec.matcher
+    if matcher is None or matcher.matches_all:
+        return None
+    pattern = matcher.pattern
+    if matcher.error is not None:
+        return f"matcher {pattern!r} is an invalid regex ({matcher.error})"
+    if not value:
+        return f"matcher {pattern!r}: the input has no {field}, so every matcher matches"
+    verb = "matches" if matcher.matches(value) else "does not match"
+    return f"matcher {pattern!r} {verb} {field} {value!r}"
+
+
+def _condition_text(spec: HookSpec) -> str:
+    """The first sentence of the dialect condition's docstring, or its name."""
+    when = spec.when
+    doc = (getattr(when, "__doc__", None) or "").strip()
+    if doc:
+        return " ".join(doc.split(". ")[0].split())
+    return getattr(when, "__name__", "a condition of its dialect")
+
+
+def _explain_one(
+    spec: HookSpec, inp: HookInput, seen: set[Hashable]
+) -> tuple[bool, str, list[str]]:
+    """(selected, deciding check, reasons) for one hook, checks in `select`'s order."""
+    reasons: list[str] = []
+    if not spec.enabled:
+        return False, "disabled", [f"disabled: {spec.description or 'enabled: false'}"]
+    if spec.scope is not None and spec.scope not in (inp.session_id, inp.agent_id):
+        return False, "scope", [f"registered for session or agent {spec.scope!r} only"]
+    field = spec.match_field or MATCH_FIELD.get(inp.event)
+    value = inp.match_value(spec.match_field)
+    matched = spec.matcher is None or spec.matcher.matches(value)
+    text = _matcher_text(spec, value, field)
+    if text is not None:
+        reasons.append(text)
+    if not matched:
+        return False, "matcher", reasons
+    if spec.if_rule is not None:
+        rule = spec.if_rule.source
+        if inp.event not in TOOL_EVENTS:
+            return False, "if", [*reasons, f"`if` rule {rule!r} only runs on tool events"]
+        if not if_rule_matches(spec.if_rule, inp):
+            return False, "if", [*reasons, f"`if` rule {rule!r} does not match the call"]
+        reasons.append(f"`if` rule {rule!r} matches")
+    if spec.when is not None and not spec.when(inp):
+        return False, "condition", [*reasons, f"condition not met: {_condition_text(spec)}"]
+    if spec.dedup_key is not None:
+        if spec.dedup_key in seen:
+            return False, "dedup", [*reasons, "identical to a hook before it: runs once"]
+        seen.add(spec.dedup_key)
+    return True, "selected", reasons or ["no matcher: runs on every " + inp.event.value]
+
+
+def explain(hooks: Sequence[HookSpec], inp: HookInput) -> list[Candidate]:
+    """Every hook of `hooks` (the event's, in run order) with the check that decided it."""
+    seen: set[Hashable] = set()
+    out: list[Candidate] = []
+    for spec in hooks:
+        selected, check, reasons = _explain_one(spec, inp, seen)
+        out.append(Candidate(spec, selected, check, "; ".join(reasons)))
+    return out
+
+
+def input_warnings(hooks: Sequence[HookSpec], inp: HookInput) -> list[str]:
+    """What the input lacks that these hooks' matchers or `if` rules read, one line a field."""
+    readers: dict[str, list[str]] = {}
+    for spec in hooks:
+        if spec.matcher is not None and not spec.matcher.matches_all:
+            field = spec.match_field or MATCH_FIELD.get(inp.event)
+            if field and not (field == "agent_type" and inp.agent_type):
+                readers.setdefault(field, [])
+                if "matchers" not in readers[field]:
+                    readers[field].append("matchers")
+    if inp.event in TOOL_EVENTS and any(spec.if_rule is not None for spec in hooks):
+        for field in ("tool_name", "tool_input"):
+            readers.setdefault(field, []).append("`if` rules")
+    warnings: list[str] = []
+    for field, who in readers.items():
+        if field in inp.payload:
+            continue
+        effects = []
+        if "matchers" in who:
+            effects.append("every matcher matches")
+        if "`if` rules" in who:
+            effects.append("no hook with an `if` rule runs")
+        warnings.append(
+            f"the input has no {field!r}, which the {' and '.join(who)} of "
+            f"{inp.event.value} hooks read: {' and '.join(effects)}"
+        )
+    return warnings

@@ -1,0 +1,159 @@
+"""What one session owns at run time and lends to its hooks: `Services`.
+
+A hook engine has one `Services` (`HookEngine(services=...)`, a fresh one by default) and hands
+it to every handler run in `RunContext.services`. Specs built at load time hold no services,
+so two sessions in one process never share a model, an inbox, an I/O loop or a counter:
+
+* `evaluator`: the model prompt and agent hooks of every dialect consult (one signature,
+  `ModelEvaluator`); None means no model, and such hooks fail the way their dialect fails an
+  unavailable model (Claude Code and OpenHarness: open, with an error in the result);
+* `inbox`: where asynchronous hooks (Claude Code ``async``/``asyncRewake``) deliver when they
+  finish;
+* `io`: the event loop the session's hook processes (PicoClaw JSON-RPC) do their I/O on;
+* `counters`: per-session numbering handlers need (one ``CLAUDE_ENV_FILE`` per hook);
+* `workers`: the bounded thread pool timed sync Python hooks and PicoClaw sync builtins run
+  on (never the event loop's default executor); its `abandoned` and `stuck` counters show
+  hooks that outlived their timeout;
+* `warm_python`: the warm runner that forks Python command hooks from a pre-started
+  interpreter instead of spawning one (`WarmPython(enabled=False)` turns it off; by default
+  ``HOOKWRIGHT_WARM_PYTHON=0`` does);
+* `workspace_access`: how hooks get at the workspace's files when the host keeps them
+  elsewhere (OpenHarness command hooks and prompt files take a read lease and run in its
+  root); None: the workspace folder itself;
+* `mcp`: the session's connected MCP servers, which Claude Code `mcp_tool` hooks call
+  (`McpToolCaller`); None: no server is connected, and such hooks fail open with an error.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from hookwright.engine.inbox import AsyncInbox
+from hookwright.engine.workers import WorkerPool
+from hookwright.transports.ioloop import IoLoop
+from hookwright.transports.warm import WarmPython
+
+ModelKind = Literal["prompt", "agent"]
+
+
+@dataclass(frozen=True, slots=True)
+class HookModelRequest:
+    """One prompt or agent hook asking the session's model.
+
+    A prompt hook wants one model call with `prompt`; an agent hook wants an agent that may
+    use read-only tools and whose final answer is the reply: an OpenHarness agent hook names
+    the agent (`agent`), whose prompt is the `system` prompt, which gets `task` and then
+    `prompt`, with the agent's sampling `options`.
+    """
+
+    kind: ModelKind
+    #: The full text to send, already built by the dialect.
+    prompt: str
+    #: The hook's own model name or ``provider:name`` ref; None: the session's model.
+    model: str | None
+    #: The agent an OpenHarness agent hook names; None for Claude Code and prompt hooks.
+    agent: str | None
+    #: Seconds the hook waits for the reply.
+    timeout: float
+    #: The system prompt of the agent an OpenHarness agent hook names; None: the host's own.
+    system: str | None = None
+    #: An OpenHarness agent hook's task: a user message sent before `prompt`.
+    task: str | None = None
+    #: Sampling options the named agent sets (`temperature`, `top_p`, `max_tokens`).
+    options: Mapping[str, float] = field(default_factory=dict)
+
+
+ModelEvaluator = Callable[[HookModelRequest], Awaitable[str]]
+"""Answers a `HookModelRequest` with the model's reply text; raises to fail the hook."""
+
+LeaseMode = Literal["read", "write"]
+
+
+class WorkspaceLease(Protocol):
+    """Access to a workspace's files while it is held: `root` is where they are (the workspace
+    itself, or a copy the host materialized for the holder)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    async def release(self, *, dirty: bool = False) -> None:
+        """Give the files back; `dirty`: the holder changed them (never for a read lease)."""
+
+
+WorkspaceAccess = Callable[[Path, LeaseMode], Awaitable[WorkspaceLease]]
+"""Leases the workspace at a root (OpenHarness' workspace file-access provider); raises when
+the files cannot be had."""
+
+
+@dataclass(frozen=True, slots=True)
+class McpToolReply:
+    """What an MCP tool answered a hook: its text blocks joined by newlines, and whether the
+    server marked the result as an error."""
+
+    text: str
+    is_error: bool = False
+
+
+class McpToolCaller(Protocol):
+    """Calls `tool` on the connected server named `server` (Claude Code's server name, e.g.
+    ``github`` or ``plugin:<plugin>:<server>``). Raises `LookupError` when no such server is
+    connected, `TimeoutError` past `timeout` seconds, and any other exception when the call
+    fails."""
+
+    async def __call__(
+        self, server: str, tool: str, arguments: Mapping[str, Any], timeout: float
+    ) -> McpToolReply: ...
+
+
+class Counters:
+    """Numbers handed out per session: `number(kind, owner)` is 1, 2, ... in the order owners
+    first ask, and the same number every time the same owner asks again."""
+
+    __slots__ = ("_kinds", "_lock")
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, tuple[itertools.count[int], weakref.WeakKeyDictionary[object, int]]]
+        self._kinds = {}
+        self._lock = threading.Lock()
+
+    def number(self, kind: str, owner: object) -> int:
+        with self._lock:
+            counter, numbered = self._kinds.setdefault(
+                kind, (itertools.count(1), weakref.WeakKeyDictionary())
+            )
+            found = numbered.get(owner)
+            if found is None:
+                found = numbered[owner] = next(counter)
+            return found
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    evaluator: ModelEvaluator | None = None
+    inbox: AsyncInbox = field(default_factory=AsyncInbox)
+    io: IoLoop = field(default_factory=IoLoop)
+    counters: Counters = field(default_factory=Counters)
+    workers: WorkerPool = field(default_factory=WorkerPool)
+    workspace_access: WorkspaceAccess | None = None
+    mcp: McpToolCaller | None = None
+    warm_python: WarmPython = field(default_factory=WarmPython)
+
+
+__all__ = [
+    "Counters",
+    "HookModelRequest",
+    "LeaseMode",
+    "McpToolCaller",
+    "McpToolReply",
+    "ModelEvaluator",
+    "ModelKind",
+    "Services",
+    "WorkspaceAccess",
+    "WorkspaceLease",
+]

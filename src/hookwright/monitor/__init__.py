@@ -1,0 +1,1 @@
+"""What watches a dispatch: the audit, OpenTelemetry, the debug trace."""

@@ -1,0 +1,463 @@
+"""The audit trail: one record per hook run, written off the dispatch path.
+
+`dispatch` hands the finished verdict to `AuditLog.submit`, which copies the tool inputs and
+appends a tuple to a deque. A writer thread turns the queued dispatches into JSON lines in
+batches (`audit_lines`) and, when Python callbacks are registered, into `AuditRecord`s for
+them, so a slow disk or a slow callback never delays the host.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import contextlib
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, fields, replace
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import Any
+
+from hookwright.config.private_files import append_private
+from hookwright.core.events import TOOL_EVENTS, HookInput
+from hookwright.core.results import HookResult, Status, Verdict, effect_of
+from hookwright.monitor.audit_lines import (
+    ENCODER,
+    STDERR_TAIL,
+    Call,
+    LineEncoder,
+    added_text,
+    call_facts,
+    cap_text,
+    capabilities,
+    clean,
+    snapshot,
+    utf8,
+)
+
+log = logging.getLogger("hookwright.monitor.audit")
+
+
+@dataclass(slots=True, frozen=True)
+class AuditRecord:
+    ts: float
+    event: str
+    hook: str
+    source: str
+    dialect: str
+    status: str
+    decision: str | None
+    duration_ms: float
+    exit_code: int | None
+    reason: str | None
+    error: str | None
+    stderr_tail: str | None
+    session_id: str | None
+    origin: str | None
+    #: The capabilities the hook declared (OpenHarness), else None.
+    capabilities: tuple[str, ...] | None = None
+    #: The patches the hook applied, by scope (OpenHarness `hookSpecificOutput.patch`).
+    patch: dict[str, Any] | None = None
+    #: What the hook did, in one word (`deny`, `rewrite input`, `context`, `prompt`, `error`,
+    #: ...), or None when it had no effect.
+    effect: str | None = None
+    #: The turn the dispatch belongs to, and on tool events the call it was about.
+    turn_id: str | None = None
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    #: The tool input the hooks of this dispatch received (tool events).
+    tool_input: dict[str, Any] | None = None
+    #: The input the call goes on with after this dispatch's rewrites (PreToolUse and
+    #: PermissionRequest), None when the call was not let through (denied, deferred, answered).
+    executed_input: dict[str, Any] | None = None
+    #: The text this hook added for the model: its additional context, or the prompts a
+    #: skill hook injected.
+    context: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _RECORD_FIELDS}
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord))
+
+AuditCallback = Callable[[AuditRecord], None]
+
+
+#: Size past which the audit file is rotated, and how many rotated files are kept.
+DEFAULT_MAX_BYTES = 50_000_000
+DEFAULT_KEEP = 5
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return max(0, int(value))
+    except ValueError:
+        log.warning("%s=%r is not a whole number; using %d", name, value, default)
+        return default
+
+
+def rotate(path: Path, keep: int) -> None:
+    """`path` becomes `path.1`, `path.1` becomes `path.2`, ...; the one past `keep` goes."""
+    for index in range(keep, 0, -1):
+        older = path.with_name(f"{path.name}.{index}")
+        newer = path if index == 1 else path.with_name(f"{path.name}.{index - 1}")
+        if newer.exists():
+            os.replace(newer, older)
+    if keep == 0:
+        path.unlink(missing_ok=True)
+
+
+def default_audit_path() -> Path:
+    override = os.environ.get("HOOKWRIGHT_AUDIT_LOG")
+    if override:
+        return Path(override)
+    return Path.home() / ".hookwright" / "audit.jsonl"
+
+
+class AuditLog:
+    """Collects verdicts and writes one record per hook run.
+
+    `max_pending` bounds memory if the writer falls behind; verdicts past it are dropped and
+    counted in `dropped`. The file is created 0600 (its folder 0700 when hookwright creates
+    it) and rotated once it reaches `max_bytes` (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 50 MB),
+    keeping `keep` rotated files (``HOOKWRIGHT_AUDIT_KEEP``, default 5).
+    """
+
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        max_pending: int = 10_000,
+        flush_interval: float = 0.05,
+        max_bytes: int | None = None,
+        keep: int | None = None,
+    ) -> None:
+        self.path = path
+        self.max_bytes = (
+            _env_int("HOOKWRIGHT_AUDIT_MAX_BYTES", DEFAULT_MAX_BYTES)
+            if max_bytes is None
+            else max_bytes
+        )
+        self.keep = _env_int("HOOKWRIGHT_AUDIT_KEEP", DEFAULT_KEEP) if keep is None else keep
+        self.callbacks: list[AuditCallback] = []
+        self.dropped = 0
+        self.written = 0
+        self._secrets: set[str] = set()
+        self._secret_values: tuple[str, ...] = ()
+        self._escaped_secrets: tuple[str, ...] = ()
+        self._lines = LineEncoder(self._redact, self._redact_json)
+        self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
+        self._max_pending = max_pending
+        self._interval = flush_interval
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._drained = threading.Event()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def active(self) -> bool:
+        return self.path is not None or bool(self.callbacks)
+
+    def add_callback(self, callback: AuditCallback) -> None:
+        self.callbacks.append(callback)
+
+    @property
+    def secrets(self) -> AbstractSet[str]:
+        """The registered secret values (read-only view)."""
+        return self._secrets
+
+    def add_secret(self, value: str) -> None:
+        """Never write `value` to the audit: it is replaced by `***`."""
+        if value and value not in self._secrets:
+            self._secrets.add(value)
+            # Tuples, replaced whole: the writer thread iterates them while hosts add secrets.
+            self._secret_values = (*self._secret_values, value)
+            self._escaped_secrets = (*self._escaped_secrets, encode_basestring(value)[1:-1])
+
+    def submit(
+        self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
+    ) -> None:
+        """Queue one record per hook run of `verdict`; `inp`, the dispatched input, gives the
+        records their turn, tool call and inputs. The dispatch thread only copies the tool
+        inputs (so later changes to them do not reach the records) and appends a tuple."""
+        if not verdict.runs or (self.path is None and not self.callbacks):
+            return
+        turn_id = call = None
+        if inp is not None:
+            turn_id = inp.turn_id
+            if inp.event in TOOL_EVENTS:
+                try:
+                    call = _call_of(inp, verdict.updated_input)
+                except Exception:
+                    # An input another thread changes while it is copied: nothing may raise
+                    # into the host, so the dispatch goes unrecorded and is counted.
+                    self.dropped += 1
+                    log.exception("audit: the tool input could not be copied")
+                    return
+        self._enqueue((verdict, session_id, time.time(), turn_id, call))
+
+    def note(self, record: AuditRecord) -> None:
+        """Write a record that is not a hook run (a host reporting an effect it could not
+        apply)."""
+        if self.active:
+            self._enqueue(record)
+
+    def _enqueue(self, item: _Pending | AuditRecord) -> None:
+        if len(self._pending) >= self._max_pending:
+            self.dropped += 1
+            return
+        self._pending.append(item)
+        if self._thread is None:
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                return
+            thread = threading.Thread(target=self._run, name="hookwright-audit", daemon=True)
+            self._thread = thread
+            thread.start()
+            _live_logs.add(self)
+
+    def _run(self) -> None:
+        """The writer: nothing a record holds may end it (a bad one is dropped and counted)."""
+        while True:
+            self._wake.wait(self._interval)
+            self._wake.clear()
+            try:
+                self._drain()
+            except Exception:
+                log.exception("audit writer: a batch of records was lost")
+            if not self._pending:
+                self._drained.set()
+                if self._closed:
+                    return
+
+    def _drain(self) -> None:
+        if not self._pending:
+            return
+        self._idle.clear()
+        try:
+            pending = self._pending
+            batch = [pending.popleft() for _ in range(len(pending))]
+            if self.callbacks:
+                self._write_records(batch)
+            else:
+                self._write_lines(batch)
+        finally:
+            self._idle.set()
+
+    def _write_lines(self, batch: list[_Pending | AuditRecord]) -> None:
+        """The usual case, no callback: lines assembled by the `LineEncoder`."""
+        out: list[bytes] = []
+        chunks: list[bytes] = []
+        count = 0
+        for item in batch:
+            if len(out) >= _CHUNK_PIECES:
+                chunks.append(b"".join(out))
+                out.clear()
+            mark = len(out)
+            try:
+                if isinstance(item, AuditRecord):
+                    out.append(utf8(_encode(self._redacted(item)) + "\n"))
+                    count += 1
+                else:
+                    count += self._lines.add(out, *item)
+            except Exception:
+                del out[mark:]
+                self.dropped += 1
+                log.exception("audit: a record could not be built and was dropped")
+        chunks.append(b"".join(out))
+        self._append_bytes(chunks)
+        self.written += count
+
+    def _write_records(self, batch: list[_Pending | AuditRecord]) -> None:
+        """With callbacks: an `AuditRecord` per hook run, for the callbacks and the file."""
+        records: list[AuditRecord] = []
+        lines: list[str] = []
+        for item in batch:
+            try:
+                built = (
+                    [self._redacted(item)]
+                    if isinstance(item, AuditRecord)
+                    else self._records(*item)
+                )
+                if self.path is not None:
+                    lines += [_encode(record) + "\n" for record in built]
+            except Exception:
+                self.dropped += 1
+                log.exception("audit: a record could not be built and was dropped")
+                continue
+            records += built
+        self._append_bytes([utf8("".join(lines))])
+        for record in records:
+            self.written += 1
+            for callback in self.callbacks:
+                try:
+                    callback(record)
+                except Exception:
+                    log.exception("audit callback %r failed", callback)
+
+    def _redacted(self, record: AuditRecord) -> AuditRecord:
+        return replace(record, reason=self._redact(record.reason))
+
+    def _redact(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        for secret in self._secret_values:
+            text = text.replace(secret, "***")
+        return text
+
+    def _redact_json(self, text: str) -> str:
+        """`text`, JSON, with each secret as it is written inside a JSON string replaced."""
+        for secret in self._escaped_secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def _records(
+        self,
+        verdict: Verdict,
+        session_id: str | None,
+        ts: float,
+        turn_id: str | None,
+        call: Call | None,
+    ) -> list[AuditRecord]:
+        facts = call_facts(verdict, turn_id, call)
+        turn, tool_name, use_id, tool_input, executed = facts
+        shared = _CallFacts(
+            turn_id=turn,
+            tool_name=tool_name,
+            tool_use_id=use_id,
+            tool_input=clean(tool_input, self._redact, cap=True),
+            executed_input=clean(executed, self._redact, cap=True),
+        )
+        return [self._record(verdict, result, session_id, ts, shared) for result in verdict.results]
+
+    def _record(
+        self,
+        verdict: Verdict,
+        result: HookResult,
+        session_id: str | None,
+        ts: float,
+        call: _CallFacts,
+    ) -> AuditRecord:
+        spec = result.hook
+        stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
+        acted = result.has_effect or result.status is not Status.ok
+        return AuditRecord(
+            ts=ts,
+            event=verdict.event.value,
+            hook=spec.name if spec else "?",
+            source=spec.source if spec else "?",
+            dialect=spec.dialect if spec else "?",
+            status=result.status.value,
+            decision=result.decision.value if result.decision else None,
+            duration_ms=round(result.duration_ms, 3),
+            exit_code=result.exit_code,
+            reason=self._redact(result.reason),
+            error=self._redact(result.error),
+            stderr_tail=self._redact(stderr),
+            session_id=session_id,
+            origin=spec.origin if spec else None,
+            capabilities=capabilities(spec.meta) if spec else None,
+            patch=clean(result.patches, self._redact, cap=False) if result.patches else None,
+            effect=effect_of(result) if acted else None,
+            turn_id=call.turn_id,
+            tool_name=call.tool_name,
+            tool_use_id=call.tool_use_id,
+            tool_input=call.tool_input,
+            executed_input=call.executed_input,
+            context=self._redact(cap_text(added_text(result))),
+        )
+
+    def _append_bytes(self, chunks: list[bytes]) -> None:
+        if self.path is None or not any(chunks):
+            return
+        try:
+            self._append(chunks)
+        except OSError as exc:
+            log.warning("cannot write audit log %s: %s", self.path, exc)
+
+    def _append(self, chunks: list[bytes]) -> None:
+        assert self.path is not None
+        if self.max_bytes > 0:
+            with contextlib.suppress(FileNotFoundError):
+                if self.path.stat().st_size >= self.max_bytes:
+                    rotate(self.path, self.keep)
+        append_private(self.path, chunks)
+
+    def flush(self, timeout: float = 5.0) -> None:
+        """Wait until every submitted verdict is written."""
+        if self._thread is None:
+            return
+        deadline = time.monotonic() + timeout
+        while self._pending or not self._idle.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            self._drained.clear()
+            self._wake.set()
+            self._drained.wait(min(remaining, self._interval))
+
+    def close(self) -> None:
+        self.flush()
+        self._closed = True
+        self._wake.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=5.0)
+        _live_logs.discard(self)
+
+
+#: Pieces joined into one write: chunks of some 100 KB stay in the allocator's reused memory
+#: (one buffer for a whole batch would be fresh pages, faulted in, each time).
+_CHUNK_PIECES = 1024
+
+#: (verdict, session_id, time, turn_id, call): one dispatch waiting for the writer.
+_Pending = tuple[Verdict, str | None, float, str | None, Call | None]
+
+
+def _call_of(inp: HookInput, updated: dict[str, Any] | None) -> Call:
+    payload = inp.payload
+    return (
+        payload.get("tool_name"),
+        payload.get("tool_use_id"),
+        snapshot(inp.tool_input),
+        None if updated is None else snapshot(updated),
+    )
+
+
+def _encode(record: AuditRecord) -> str:
+    """One JSON line; values JSON cannot hold are written as their text."""
+    return ENCODER.encode(record.to_dict())
+
+
+@dataclass(slots=True, frozen=True)
+class _CallFacts:
+    """What every record of one dispatch shares: its turn and, on tool events, the call."""
+
+    turn_id: str | None = None
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    tool_input: dict[str, Any] | None = None
+    executed_input: dict[str, Any] | None = None
+
+
+_live_logs: weakref.WeakSet[AuditLog] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_all() -> None:
+    for audit in list(_live_logs):
+        audit.flush(timeout=2.0)

@@ -1,0 +1,337 @@
+"""Audit records as JSON lines, assembled from pieces encoded once.
+
+The records of one dispatch share their time, event, session, turn and tool call, and a hook's
+name, source, dialect, origin and capabilities are the same in every record it gets: those
+pieces are encoded once (per dispatch, per hook) and each record is a join of them. A hook
+that answered nothing (the common case in-process) adds only its duration. The lines are
+exactly those `json.dumps` writes for the record's fields, in the record's field order.
+
+Values are copied before they are encoded: `snapshot` runs on the dispatch thread, so a host
+or a hook changing a tool input later does not change a record still waiting to be written;
+`clean` (on the writer thread) caps long strings, redacts secrets and turns a structure that
+contains itself, or is nested deeper than `MAX_DEPTH`, into a placeholder string.
+"""
+
+from __future__ import annotations
+
+import json
+import json.encoder
+from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
+from typing import TYPE_CHECKING, Any
+
+from hookwright.core.events import INPUT_FIELD, Event
+from hookwright.core.results import Decision, HookResult, HookRun, Status, Verdict, effect_of
+
+if TYPE_CHECKING:
+    from hookwright.core.spec import HookSpec
+
+STDERR_TAIL = 2000
+#: Longest text kept for a hook's added context, and for each string of a recorded tool input.
+TEXT_CAP = 2000
+#: How deep a recorded value may nest; deeper parts are written as `TOO_DEEP`.
+MAX_DEPTH = 64
+CIRCULAR = "[circular reference]"
+TOO_DEEP = "[nested too deep]"
+
+ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+#: The same encoding without the circular-reference bookkeeping, for snapshots (which hold
+#: no cycle) on the fast path; it returns the text in chunks.
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_FAST_ENCODE: Callable[[Any, int], list[str]] | None = (
+    _make_encoder(None, str, encode_basestring, None, ": ", ", ", False, False, True)
+    if _make_encoder is not None
+    else None
+)
+
+#: (tool_name, tool_use_id, tool_input, input after this dispatch's rewrite): what the records
+#: of a tool event's dispatch say about the call, copied when the dispatch returned.
+Call = tuple[Any, Any, dict[str, Any], dict[str, Any] | None]
+Redact = Callable[[str | None], str | None]
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def snapshot(value: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a tool input that later changes to `value` do not reach (cheap when flat)."""
+    for key, item in value.items():
+        if type(item) not in _ATOMS or type(key) is not str:
+            copied: dict[str, Any] = _copy(value, set(), 0)
+            return copied
+    return value.copy()
+
+
+def _copy(value: Any, active: set[int], depth: int) -> Any:
+    if not isinstance(value, dict | list | tuple):
+        return value
+    if id(value) in active:
+        return CIRCULAR
+    if depth >= MAX_DEPTH:
+        return TOO_DEEP
+    active.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {key: _copy(item, active, depth + 1) for key, item in value.items()}
+        return [_copy(item, active, depth + 1) for item in value]
+    finally:
+        active.discard(id(value))
+
+
+def cap_text(text: str | None) -> str | None:
+    if text is None or len(text) <= TEXT_CAP:
+        return text
+    return text[:TEXT_CAP] + f"…[{len(text) - TEXT_CAP} more characters]"
+
+
+def clean(value: Any, redact: Redact, *, cap: bool) -> Any:
+    """`value` ready for JSON: string keys, secrets redacted, strings capped when `cap`, and a
+    placeholder for a part that contains itself or nests past `MAX_DEPTH`."""
+    return _clean(value, redact, cap, set(), 0)
+
+
+def _clean(value: Any, redact: Redact, cap: bool, active: set[int], depth: int) -> Any:
+    if isinstance(value, str):
+        return redact(cap_text(value) if cap else value)
+    if not isinstance(value, dict | list | tuple):
+        return value
+    if id(value) in active:
+        return CIRCULAR
+    if depth >= MAX_DEPTH:
+        return TOO_DEEP
+    active.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {
+                str(key): _clean(item, redact, cap, active, depth + 1)
+                for key, item in value.items()
+            }
+        return [_clean(item, redact, cap, active, depth + 1) for item in value]
+    finally:
+        active.discard(id(value))
+
+
+def added_text(result: HookResult) -> str | None:
+    prompts = result.effects.prompt_injections if result.effects else ()
+    texts = [result.additional_context] if result.additional_context else []
+    texts += [prompt.content for prompt in prompts]
+    return "\n\n".join(texts) if texts else None
+
+
+def capabilities(meta: Mapping[str, Any]) -> tuple[str, ...] | None:
+    declared = meta.get("capabilities")
+    if isinstance(declared, list | tuple | frozenset | set):
+        return tuple(sorted(str(c) for c in declared))
+    return None
+
+
+def lets_call_through(verdict: Verdict) -> bool:
+    """Whether the tool call goes on after this verdict (`continue: false` still runs it)."""
+    return not (
+        verdict.blocked
+        or verdict.decision is Decision.defer
+        or verdict.respond is not None
+        or verdict.abort is not None
+    )
+
+
+def call_facts(
+    verdict: Verdict, turn_id: str | None, call: Call | None
+) -> tuple[str | None, str | None, str | None, Any, Any]:
+    """(turn_id, tool_name, tool_use_id, tool_input, executed_input) of a dispatch's records,
+    the inputs as copied (neither capped nor redacted yet)."""
+    if call is None:
+        return turn_id, None, None, None, None
+    tool_name, use_id, tool_input, updated = call
+    executed = None
+    if verdict.event in INPUT_FIELD and lets_call_through(verdict):
+        executed = tool_input if updated is None else updated
+    return (
+        turn_id,
+        tool_name if isinstance(tool_name, str) else None,
+        str(use_id) if use_id is not None else None,
+        tool_input,
+        executed,
+    )
+
+
+def _text(value: Any) -> str:
+    """One JSON value; strings (the usual case) without the encoder's set-up."""
+    if value is None:
+        return "null"
+    if type(value) is str:
+        return encode_basestring(value)
+    return ENCODER.encode(value)
+
+
+def _fields(values: dict[str, Any]) -> str:
+    """`"key": value, ` for each entry, as `json.dumps` writes them inside an object."""
+    return ENCODER.encode(values)[1:-1] + ", "
+
+
+#: The fields of a hook that answered nothing, around its duration.
+_QUIET_A = '"status": "ok", "decision": null, "duration_ms": '
+_QUIET_B = ', "exit_code": null, "reason": null, "error": null, "stderr_tail": null, '
+_UNKNOWN_SPEC = (
+    '"hook": "?", "source": "?", "dialect": "?", ',
+    '"origin": null, "capabilities": null, ',
+)
+_CACHE_LIMIT = 4096
+_DURATIONS_LIMIT = 16384
+
+
+def utf8(text: str) -> bytes:
+    """The file's encoding: UTF-8, a lone surrogate written as "?"."""
+    return text.encode("utf-8", "replace")
+
+
+def _spec_parts(spec: HookSpec) -> tuple[str, str]:
+    """A hook's fields before its result (name, source, dialect) and after the session."""
+    return (
+        f'"hook": {_text(spec.name)}, "source": {_text(spec.source)}, '
+        f'"dialect": {_text(spec.dialect)}, ',
+        f'"origin": {_text(spec.origin)}, '
+        f'"capabilities": {ENCODER.encode(capabilities(spec.meta))}, ',
+    )
+
+
+class LineEncoder:
+    """Turns queued dispatches into JSON lines (used by the writer thread only)."""
+
+    def __init__(self, redact: Redact, redact_json: Callable[[str], str]) -> None:
+        self._redact = redact
+        self._redact_json = redact_json
+        #: Per hook, the pieces of a quiet run's line before and after its duration (plain
+        #: dicts: their lookups are the fastest the interpreter has).
+        self._firsts: dict[HookSpec, bytes] = {}
+        self._seconds: dict[HookSpec, bytes] = {}
+        self._durations: dict[int, bytes] = {}
+        self._events: dict[Event, str] = {}
+        self._session_id: str | None = None
+        self._session_text = '"session_id": null, '
+
+    def add(
+        self,
+        out: list[bytes],
+        verdict: Verdict,
+        session_id: str | None,
+        ts: float,
+        turn_id: str | None,
+        call: Call | None,
+    ) -> int:
+        """Append to `out` the pieces of one line per hook run of `verdict`, to be joined;
+        returns the number of lines."""
+        event = self._events.get(verdict.event) or self._event_text(verdict.event)
+        head = f'{{"ts": {ts!r}, {event}'.encode("utf-8", "replace")
+        if session_id != self._session_id:
+            self._new_session(session_id)
+        tail = self._call_text(verdict, turn_id, call)
+        quiet = f'"patch": null, "effect": null, {tail}"context": null}}\n'.encode(
+            "utf-8", "replace"
+        )
+        mark = len(out)
+        try:
+            self._add_runs(out, verdict.runs, head, quiet, tail)
+        except KeyError:
+            del out[mark:]
+            self._learn(verdict.runs)
+            self._add_runs(out, verdict.runs, head, quiet, tail)
+        return len(verdict.runs)
+
+    def _add_runs(
+        self, out: list[bytes], runs: list[HookRun], head: bytes, quiet: bytes, tail: str
+    ) -> None:
+        firsts = self._firsts
+        seconds = self._seconds
+        durations = self._durations
+        for spec, result, duration_ns in runs:
+            if result is None:
+                duration = durations.get(duration_ns) or self._duration(duration_ns)
+                out += (head, firsts[spec], duration, seconds[spec], quiet)
+            else:
+                out += (head, self._answered(result, tail))
+
+    def _learn(self, runs: list[HookRun]) -> None:
+        """Encode the pieces of these hooks that are not known yet."""
+        for cache in (self._firsts, self._seconds):
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+        for spec, _result, _duration in runs:
+            if spec not in self._firsts:
+                self._firsts[spec] = utf8(_spec_parts(spec)[0] + _QUIET_A)
+            if spec not in self._seconds:
+                self._seconds[spec] = utf8(_QUIET_B + self._session_text + _spec_parts(spec)[1])
+
+    def _duration(self, duration_ns: int) -> bytes:
+        """`duration_ms` as `round(ns / 1e6, 3)` writes it; remembered, since quick hooks
+        take the same few thousand nanosecond counts again and again."""
+        if len(self._durations) >= _DURATIONS_LIMIT:
+            self._durations.clear()
+        text = self._durations[duration_ns] = utf8(repr(round(duration_ns / 1e6, 3)))
+        return text
+
+    def _event_text(self, event: Event) -> str:
+        text = self._events[event] = f'"event": {_text(event.value)}, '
+        return text
+
+    def _new_session(self, session_id: str | None) -> None:
+        self._session_id = session_id
+        self._session_text = f'"session_id": {_text(session_id)}, '
+        self._seconds = {}
+
+    def _answered(self, result: HookResult, tail: str) -> bytes:
+        """The line of a hook that answered something, after its head."""
+        first, second = _spec_parts(result.hook) if result.hook is not None else _UNKNOWN_SPEC
+        answer, effect, context = self._result_text(result)
+        return utf8(f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}")
+
+    def _call_text(self, verdict: Verdict, turn_id: str | None, call: Call | None) -> str:
+        turn, tool_name, use_id, tool_input, executed = call_facts(verdict, turn_id, call)
+        input_text = "null" if tool_input is None else self._input_text(tool_input)
+        if executed is None:
+            executed_text = "null"
+        elif executed is tool_input:
+            executed_text = input_text
+        else:
+            executed_text = self._input_text(executed)
+        return (
+            f'"turn_id": {_text(turn)}, "tool_name": {_text(tool_name)}, '
+            f'"tool_use_id": {_text(use_id)}, "tool_input": {input_text}, '
+            f'"executed_input": {executed_text}, '
+        )
+
+    def _input_text(self, value: dict[str, Any]) -> str:
+        """A tool input as JSON with long strings capped and secrets redacted. A text within
+        `TEXT_CAP` holds no string to cap, so its secrets are redacted in the encoded text."""
+        if not value:
+            return "{}"
+        text: str | None = None
+        if _FAST_ENCODE is not None:
+            try:
+                text = "".join(_FAST_ENCODE(value, 0))
+            except (ValueError, RecursionError):
+                text = None
+        if text is None or len(text) > TEXT_CAP:
+            return ENCODER.encode(clean(value, self._redact, cap=True))
+        return self._redact_json(text)
+
+    def _result_text(self, result: HookResult) -> tuple[str, str, str]:
+        """The fields of a hook that answered: up to the session, from the patch to the
+        effect, and its context (which closes the line)."""
+        redact = self._redact
+        stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
+        acted = result.has_effect or result.status is not Status.ok
+        answer = {
+            "status": result.status.value,
+            "decision": result.decision.value if result.decision else None,
+            "duration_ms": round(result.duration_ms, 3),
+            "exit_code": result.exit_code,
+            "reason": redact(result.reason),
+            "error": redact(result.error),
+            "stderr_tail": redact(stderr),
+        }
+        effect = {
+            "patch": clean(result.patches, redact, cap=False) if result.patches else None,
+            "effect": effect_of(result) if acted else None,
+        }
+        context = ENCODER.encode({"context": redact(cap_text(added_text(result)))})
+        return _fields(answer), _fields(effect), context[1:] + "\n"

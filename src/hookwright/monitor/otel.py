@@ -1,0 +1,247 @@
+"""Dispatches and hook runs as OpenTelemetry spans (``pip install 'hookwright[otel]'``).
+
+With ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) set, every
+engine sends its dispatches to that collector, the other standard ``OTEL_EXPORTER_OTLP_*``
+variables (headers, protocol options) read by the exporter itself. Each dispatch that ran a
+hook is a span (``dispatch <event>``) with one child span per hook run (``hook <event>
+<hook>``). Every span of a session is in one trace whose id is derived from the session id, so
+the events of one session answered by separate processes (the Claude Code command hook) land
+in one trace; the dispatch spans hang under the session's root span (``session``, its span id
+derived from the session id too), which the engine that sees the session end (SessionEnd)
+sends, from the first dispatch it saw of that session. Texts are redacted with the audit's
+secrets, as the audit redacts them. Without the variables nothing of OpenTelemetry is imported
+and the engine does no extra work; the JSONL audit file is unchanged either way."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Any
+
+from hookwright.core.events import TOOL_EVENTS, Event, HookInput
+from hookwright.core.results import HookResult, Status, Verdict, effect_of
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span, Tracer
+
+    from hookwright.core.spec import HookSpec
+    from hookwright.monitor.audit import AuditLog
+
+ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+#: Sessions whose first dispatch is remembered for their root span.
+MAX_OPEN_SESSIONS = 1024
+log = logging.getLogger("hookwright.monitor.otel")
+_lock = threading.Lock()
+_tracer: Tracer | None = None
+
+Run = tuple["HookSpec", HookResult | None, int]
+
+
+def session_ids(session_id: str | None) -> tuple[int, int]:
+    """The (trace id, root span id) of `session_id`'s trace."""
+    digest = hashlib.sha256((session_id or "no-session").encode()).digest()
+    return int.from_bytes(digest[:16], "big") or 1, int.from_bytes(digest[16:24], "big") or 1
+
+
+def redact(text: str | None, secrets: AbstractSet[str]) -> str | None:
+    """The audit's redaction: each registered secret written as ``***``."""
+    if text is None:
+        return None
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+def _present(values: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _call_attributes(inp: HookInput) -> dict[str, Any]:
+    tool = inp.event in TOOL_EVENTS
+    return {
+        "hookwright.event": inp.event.value,
+        "hookwright.session_id": inp.session_id,
+        "hookwright.turn_id": inp.turn_id,
+        "hookwright.tool_name": inp.tool_name if tool else None,
+        "hookwright.tool_use_id": inp.payload.get("tool_use_id") if tool else None,
+    }
+
+
+def _hook_attributes(
+    spec: HookSpec, result: HookResult | None, duration_ns: int, secrets: AbstractSet[str]
+) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "hookwright.hook": spec.name,
+        "hookwright.dialect": spec.dialect,
+        "hookwright.source": spec.source,
+        "hookwright.duration_ms": round(duration_ns / 1e6, 3),
+    }
+    if result is not None:
+        acted = result.has_effect or result.status is not Status.ok
+        values.update(
+            {
+                "hookwright.status": result.status.value,
+                "hookwright.decision": result.decision.value if result.decision else None,
+                "hookwright.effect": effect_of(result) if acted else None,
+                "hookwright.exit_code": result.exit_code,
+                "hookwright.reason": redact(result.reason, secrets),
+                "hookwright.error": redact(result.error, secrets),
+            }
+        )
+    return values
+
+
+def _stages(runs: list[Run]) -> list[list[Run]]:
+    """The runs grouped as the engine ran them: parallel hooks of one stage side by side."""
+    stages: list[list[Run]] = []
+    for run in runs:
+        if run[0].mode == "parallel" and stages and stages[-1][0][0].mode == "parallel":
+            stages[-1].append(run)
+        else:
+            stages.append([run])
+    return stages
+
+
+class DispatchSpans:
+    """Turns each dispatch of an engine into a span tree of its session's trace."""
+
+    def __init__(self, tracer: Tracer, audit: AuditLog) -> None:
+        from opentelemetry import trace
+
+        self._trace = trace
+        self.tracer = tracer
+        self.audit = audit
+        self._first_seen: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _session_context(self, session_id: str | None) -> Any:
+        trace = self._trace
+        trace_id, root_id = session_ids(session_id)
+        flags = trace.TraceFlags(trace.TraceFlags.SAMPLED)
+        root = trace.NonRecordingSpan(trace.SpanContext(trace_id, root_id, True, flags))
+        return trace.set_span_in_context(root)
+
+    def _seen(self, session_id: str | None, started: int) -> None:
+        key = session_id or ""
+        with self._lock:
+            if key not in self._first_seen:
+                self._first_seen[key] = started
+                if len(self._first_seen) > MAX_OPEN_SESSIONS:
+                    self._first_seen.popitem(last=False)
+
+    def dispatch(self, inp: HookInput, verdict: Verdict, started: int) -> None:
+        """One dispatch (`started`: its `time.time_ns()`), ending now."""
+        ended = time.time_ns()
+        started = started or ended
+        self._seen(inp.session_id, started)
+        secrets = self.audit.secrets
+        attributes = _call_attributes(inp)
+        decision = verdict.decision.value if verdict.decision else None
+        span = self.tracer.start_span(
+            f"dispatch {inp.event.value}",
+            context=self._session_context(inp.session_id),
+            start_time=started,
+            attributes=_present(
+                {
+                    **attributes,
+                    "hookwright.decision": decision,
+                    "hookwright.reason": redact(verdict.reason, secrets),
+                    "hookwright.hooks": len(verdict.runs),
+                    "hookwright.duration_ms": round((ended - started) / 1e6, 3),
+                }
+            ),
+        )
+        self._hook_spans(span, verdict.runs, attributes, started, ended)
+        span.end(end_time=ended)
+        if inp.event is Event.SessionEnd:
+            self.session_end(inp)
+
+    def _hook_spans(
+        self, parent: Span, runs: list[Run], common: dict[str, Any], start: int, end: int
+    ) -> None:
+        trace = self._trace
+        context = trace.set_span_in_context(parent)
+        secrets = self.audit.secrets
+        for stage in _stages(runs):
+            longest = 0
+            for spec, result, duration in stage:
+                span = self.tracer.start_span(
+                    f"hook {common['hookwright.event']} {spec.name}",
+                    context=context,
+                    start_time=start,
+                    attributes=_present(
+                        {**common, **_hook_attributes(spec, result, duration, secrets)}
+                    ),
+                )
+                if result is not None and result.status in (Status.error, Status.timeout):
+                    text = redact(result.error, secrets) or result.status.value
+                    span.set_status(trace.Status(trace.StatusCode.ERROR, text))
+                span.end(end_time=min(start + duration, end))
+                longest = max(longest, duration)
+            start = min(start + longest, end)
+
+    def session_end(self, inp: HookInput) -> None:
+        """The session's root span, from the first dispatch of it this engine saw."""
+        ended = time.time_ns()
+        with self._lock:
+            started = self._first_seen.pop(inp.session_id or "", ended)
+        trace_id, root_id = session_ids(inp.session_id)
+        _send_root(self.tracer, trace_id, root_id, started, ended, inp.session_id)
+
+
+def _send_root(
+    tracer: Tracer, trace_id: int, span_id: int, started: int, ended: int, session: str | None
+) -> None:
+    """A finished root span with the given ids, handed to the tracer's processors (the SDK's
+    tracer always draws new ids); nothing for a tracer that is not the SDK's."""
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.sdk.trace import Tracer as SdkTracer
+    from opentelemetry.trace import SpanContext, TraceFlags
+
+    if not isinstance(tracer, SdkTracer):
+        return
+    span = ReadableSpan(
+        "session",
+        SpanContext(trace_id, span_id, False, TraceFlags(TraceFlags.SAMPLED)),
+        resource=tracer.resource,
+        attributes=_present({"hookwright.session_id": session}),
+        instrumentation_scope=getattr(tracer, "_instrumentation_scope", None),
+        start_time=started,
+        end_time=ended,
+    )
+    tracer.span_processor.on_end(span)
+
+
+def _environment_tracer() -> Tracer | None:
+    """One OTLP exporter per process, made on first use; None without the extra."""
+    global _tracer
+    with _lock:
+        if _tracer is None:
+            try:
+                from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # type: ignore[import-not-found, unused-ignore]
+                    OTLPSpanExporter,
+                )
+                from opentelemetry.sdk.resources import Resource
+                from opentelemetry.sdk.trace import TracerProvider
+                from opentelemetry.sdk.trace.export import BatchSpanProcessor
+            except ImportError:
+                log.warning("OTEL_EXPORTER_OTLP_* is set but hookwright[otel] is not installed")
+                return None
+            provider = TracerProvider(resource=Resource.create({"service.name": "hookwright"}))
+            provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+            _tracer = provider.get_tracer("hookwright")
+        return _tracer
+
+
+def spans_from_environment(audit: AuditLog) -> DispatchSpans | None:
+    """The spans of an engine whose environment names a collector, else None (and nothing of
+    OpenTelemetry imported)."""
+    if not any(os.environ.get(name) for name in ENDPOINT_VARIABLES):
+        return None
+    tracer = _environment_tracer()
+    return None if tracer is None else DispatchSpans(tracer, audit)

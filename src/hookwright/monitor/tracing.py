@@ -1,0 +1,55 @@
+"""What the debug trace (`hookwright.monitor.debug`) says about a dispatch: the selection of
+every hook registered on the event, and each hook's result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hookwright.core.events import MATCH_FIELD, HookInput
+from hookwright.core.results import Status, Verdict, effect_of
+from hookwright.core.spec import HookSpec
+from hookwright.engine.selection import explain, input_warnings
+from hookwright.monitor.debug import short, trace
+
+
+def selection(hooks: Sequence[HookSpec], inp: HookInput) -> None:
+    event = inp.event.value
+    field = MATCH_FIELD.get(inp.event)
+    query = f" ({field}={inp.match_value()!r})" if field else ""
+    if not hooks:
+        trace("match", f"{event}{query}: no hooks registered")
+        return
+    candidates = explain(hooks, inp)
+    chosen = sum(1 for c in candidates if c.selected)
+    trace("match", f"{event}{query}: {len(candidates)} hook(s) registered, {chosen} selected")
+    for candidate in candidates:
+        mark = "run " if candidate.selected else "skip"
+        trace("match", f"  {mark} {candidate.spec.describe()}: {candidate.reason}")
+    for warning in input_warnings(hooks, inp):
+        trace("match", f"  warning: {warning}")
+
+
+def results(verdict: Verdict) -> None:
+    event = verdict.event.value
+    for result in verdict.results:
+        spec = result.hook
+        name = spec.describe() if spec else "?"
+        parts = [result.status.value]
+        if result.status is Status.ok:
+            parts.append(effect_of(result) if result.has_effect else "no effect")
+        parts.append(f"{result.duration_ms:.1f} ms")
+        if result.exit_code is not None:
+            parts.append(f"exit {result.exit_code}")
+        text = ", ".join(parts)
+        for label, value in (
+            ("reason", result.reason),
+            ("error", result.error),
+            ("context", result.additional_context),
+            ("updated input", result.updated_input),
+            ("stderr", result.stderr),
+        ):
+            if value:
+                text += f"; {label}: {short(value)}"
+        trace("result", f"{event} {name}: {text}")
+    decision = verdict.decision.value if verdict.decision else "none"
+    trace("result", f"{event}: merged decision {decision}, {len(verdict.runs)} hook(s) ran")
