@@ -12,9 +12,9 @@ from picoclaw_support import Pico
 
 from hookwright.config.loading import LoadContext, LoadResult
 from hookwright.core.events import Event
+from hookwright.dialects.base import Handler
 from hookwright.dialects.picoclaw import register_builtin, unregister_builtin
 from hookwright.dialects.picoclaw.config import read_context
-from hookwright.dialects.picoclaw.handler import PicoClawHandler
 
 CMD = [sys.executable, "-c", "pass"]
 
@@ -133,7 +133,7 @@ def test_timeouts_default_and_nonpositive_values_keep_defaults(pico: Pico) -> No
     assert (settings.timeouts.observer, settings.timeouts.interceptor) == (0.5, 5.0)
     assert settings.timeouts.approval == 60.0
     result = pico.load()
-    timeouts = {s.event: s.handler.timeout for s in result.specs}  # type: ignore[attr-defined]
+    timeouts = {s.event: s.handler.codec.timeout for s in result.specs}  # type: ignore[attr-defined]
     assert timeouts[Event.PreToolUse] == 5.0
     assert timeouts[Event.PermissionRequest] == 60.0
 
@@ -148,7 +148,7 @@ def test_configured_and_per_hook_timeouts(pico: Pico) -> None:
             },
         }
     )
-    timeouts = {(s.name, s.event): s.handler.timeout for s in result.specs}  # type: ignore[attr-defined]
+    timeouts = {(s.name, s.event): s.handler.codec.timeout for s in result.specs}  # type: ignore[attr-defined]
     assert timeouts[("a", Event.PreToolUse)] == 0.25
     assert timeouts[("a", Event.PermissionRequest)] == 0.7
     assert timeouts[("b", Event.PreToolUse)] == 1.5
@@ -174,13 +174,13 @@ def test_protocol_global_and_per_process(pico: Pico) -> None:
             "processes": {"a": good(), "b": good(protocol="seed")},
         }
     )
-    protocols = {s.name: s.handler.protocol for s in result.specs}  # type: ignore[attr-defined]
+    protocols = {s.name: s.handler.codec.protocol for s in result.specs}  # type: ignore[attr-defined]
     assert protocols == {"a": "current", "b": "seed"}
 
 
 def test_default_protocol_is_seed(pico: Pico) -> None:
     result = pico.load({"processes": {"a": good()}})
-    assert {s.handler.protocol for s in result.specs} == {"seed"}  # type: ignore[attr-defined]
+    assert {s.handler.codec.protocol for s in result.specs} == {"seed"}  # type: ignore[attr-defined]
 
 
 def test_user_and_project_files_merge_by_name(pico: Pico) -> None:
@@ -197,7 +197,7 @@ def test_user_and_project_files_merge_by_name(pico: Pico) -> None:
     assert by_name["mine"].source == "user"
     assert by_name["mine"].origin == f"{user}:hooks.processes.mine"
     assert by_name["shared"].source == "project" and by_name["shared"].priority == 7
-    assert by_name["mine"].handler.timeout == 1.0  # type: ignore[attr-defined]
+    assert by_name["mine"].handler.codec.timeout == 1.0  # type: ignore[attr-defined]
 
 
 def test_cli_config_file_with_hooks_processes_is_read(pico: Pico, tmp_path: Path) -> None:
@@ -230,7 +230,7 @@ def test_observe_only_process_is_carried_by_a_disabled_spec(pico: Pico) -> None:
     result = pico.load({"processes": {"watch": {"command": CMD, "observe": ["*"]}}})
     (spec,) = result.specs
     assert not spec.enabled
-    assert not isinstance(spec.handler, PicoClawHandler)
+    assert not isinstance(spec.handler, Handler)
 
 
 # Builtins ----------------------------------------------------------------------------------

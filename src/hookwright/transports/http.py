@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from hookwright.engine.workers import WorkerPool
 from hookwright.monitor import debug
+from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -301,3 +302,48 @@ async def _timed(
         what = f"status {result.status}" if result.error is None else result.error
         debug.trace("http", f"{method} {url}: {what}; body: {debug.short(result.text)}")
     return result
+
+
+class HttpTransport(BaseTransport):
+    """HTTP behind the transport interface: `envelope.method` (POST by default) to
+    `envelope.url` with its headers, `body` (or `json`) as JSON; GET sends no body. Any status
+    is `Output` (code = status); a refused destination, a network error or a timeout is a
+    `Failure`."""
+
+    def __init__(self, resolver: Resolver | None = None) -> None:
+        self.resolver = resolver
+
+    async def handle(self, envelope: Envelope) -> Reply:
+        if envelope.url is None:
+            return Failure("unstarted", "no URL")
+        method = envelope.method or "POST"
+        if method == "GET":
+            outcome = await get(
+                envelope.url,
+                headers=envelope.headers,
+                timeout=envelope.timeout,
+                max_body=envelope.caps.max_output,
+                resolver=self.resolver,
+            )
+        else:
+            outcome = await post_json(
+                envelope.url,
+                envelope.body or envelope.json,
+                method=method,
+                headers=envelope.headers,
+                timeout=envelope.timeout,
+                max_body=envelope.caps.max_output,
+                resolver=self.resolver,
+            )
+        duration = outcome.duration_ms
+        if outcome.timed_out:
+            return Failure("timeout", outcome.error or "timed out", duration_ms=duration)
+        if outcome.error is not None:
+            return Failure("error", outcome.error, code=outcome.status, duration_ms=duration)
+        return Output(
+            outcome.text,
+            code=outcome.status,
+            truncated=outcome.truncated,
+            size=len(outcome.text),
+            duration_ms=duration,
+        )

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from hookwright.monitor import debug
 from hookwright.transports import adoption
 from hookwright.transports.adoption import RunMark, mark_environment, sweep
+from hookwright.transports.base import BaseTransport, Block, Envelope, Failure, Output, Reply
 from hookwright.transports.groups import group_alive, others_alive, signal_group
 from hookwright.transports.reaper import end_leftovers
 
@@ -485,3 +486,63 @@ async def run_process(
         pid=run.proc.pid,
         background=task,
     )
+
+
+class ProcessTransport(BaseTransport):
+    """One-shot processes behind the transport interface: `run_process` with the envelope's
+    command or argv, `body` on stdin, env, cwd, timeout and caps. `warm`: a warm runner used
+    when the envelope brings none (a session's runner travels in `Envelope.warm`)."""
+
+    def __init__(self, warm: WarmPython | None = None) -> None:
+        self.warm = warm
+
+    async def handle(self, envelope: Envelope) -> Reply:
+        caps = envelope.caps
+        if caps.background:
+            return Output(later=asyncio.ensure_future(self._run(envelope, None)))
+        return await self._run(envelope, caps.detach)
+
+    async def _run(self, envelope: Envelope, detach: Callable[[str], bool] | None) -> Reply:
+        outcome = await run_process(
+            command=envelope.command,
+            argv=list(envelope.argv) if envelope.argv is not None else None,
+            shell=envelope.shell,
+            stdin_data=envelope.body,
+            cwd=envelope.cwd,
+            env=envelope.env,
+            timeout=envelope.timeout,
+            max_output=envelope.caps.max_output,
+            on_first_line=detach,
+            warm=envelope.warm or self.warm,
+        )
+        return reply_of(outcome, envelope.caps.block_exit)
+
+
+def reply_of(outcome: ProcessOutcome, block_exit: int | None = None) -> Reply:
+    """A `ProcessOutcome` as a transport reply; `block_exit` (when not None) means block."""
+    duration = outcome.duration_ms
+    if outcome.spawn_error is not None:
+        return Failure("unstarted", outcome.spawn_error, duration_ms=duration)
+    if outcome.background is not None:
+        later = asyncio.ensure_future(_reply_later(outcome.background, block_exit))
+        return Output(outcome.stdout, duration_ms=duration, later=later)
+    if outcome.timed_out:
+        return Failure("timeout", "timed out", stderr=outcome.stderr, duration_ms=duration)
+    code = outcome.exit_code
+    if code is None:
+        return Failure("killed", "was killed", stderr=outcome.stderr, duration_ms=duration)
+    if code == block_exit:
+        return Block(outcome.stderr, code=code, stderr=outcome.stderr, duration_ms=duration)
+    return Output(
+        outcome.stdout,
+        code=code,
+        stderr=outcome.stderr,
+        truncated=outcome.stdout_truncated,
+        size=outcome.stdout_size,
+        duration_ms=duration,
+    )
+
+
+async def _reply_later(task: asyncio.Task[ProcessOutcome], block_exit: int | None) -> Reply:
+    """The detached run's complete reply; cancelling this cancels the run (and kills it)."""
+    return reply_of(await task, block_exit)

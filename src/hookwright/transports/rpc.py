@@ -53,6 +53,7 @@ from typing import Any, TypeVar
 from hookwright.config.safeparse import MAX_DEPTH, check_depth, load_json_text
 from hookwright.monitor import debug
 from hookwright.transports.adoption import mark_environment, started, starting
+from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 from hookwright.transports.ratelimit import RateLimitedLog
@@ -1083,3 +1084,43 @@ class RpcProcess:
 def _consume_exception(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
+
+
+class RpcTransport(BaseTransport):
+    """A JSON-RPC call on a long-lived `RpcProcess` behind the transport interface:
+    `envelope.method` with `envelope.json` as params, bounded as a whole by
+    `envelope.timeout` (a lazy start included, no timer per call). The process does its I/O
+    on `envelope.io` (the session's loop), bound on the first send that brings one. `Output.value`
+    is the result; an error answer, a dead process or a timeout is a `Failure` carrying the
+    process's stderr tail."""
+
+    __slots__ = ("_bound_io", "process")
+
+    def __init__(self, process: RpcProcess) -> None:
+        self.process = process
+        self._bound_io: IoLoop | None = None
+
+    async def handle(self, envelope: Envelope) -> Reply:
+        io = envelope.io
+        if io is not None and io is not self._bound_io:
+            try:
+                self.process.use_io(io)
+            except Exception as exc:
+                return Failure("error", str(exc) or type(exc).__name__)
+            self._bound_io = io
+        method = envelope.method or ""
+        timeout = envelope.timeout
+        try:
+            if timeout is not None:
+                value = await self.process.call_within(method, envelope.json, timeout)
+            else:
+                value = await self.process.call(method, envelope.json)
+        except TimeoutError:
+            return Failure("timeout", "timed out", stderr=self.process.stderr_tail())
+        except Exception as exc:
+            reason = str(exc) or type(exc).__name__
+            return Failure("error", reason, stderr=self.process.stderr_tail())
+        return Output(value=value)
+
+    async def aclose(self) -> None:
+        await self.process.aclose()

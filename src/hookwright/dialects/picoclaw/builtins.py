@@ -10,13 +10,15 @@ None; sync or async. A factory is found by `register_builtin(name, factory)`, by
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any
 
-from hookwright.engine.services import Services
+from hookwright.engine.workers import WorkerPool
+from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
 
 BuiltinFactory = Callable[[Any], Any]
 
@@ -77,12 +79,19 @@ class BuiltinTarget:
     def methods(self) -> list[str]:
         return [m for m in METHOD_ORDER if callable(getattr(self.obj, m, None))]
 
-    async def invoke(self, method: str, params: dict[str, Any], services: Services) -> Any:
+    def transport(self) -> BuiltinTransport:
+        return BuiltinTransport(self)
+
+    async def call(self, method: str, params: dict[str, Any], workers: WorkerPool | None) -> Any:
+        """`method` of the builtin with a copy of `params`; a sync method on `workers`."""
         func = getattr(self.obj, method)
         argument = copy.deepcopy(params)
         if inspect.iscoroutinefunction(func):
             return await func(argument)
-        result = await services.workers.run(func, argument, name=f"{self.name}.{method}")
+        if workers is None:
+            result = func(argument)
+        else:
+            result = await workers.run(func, argument, name=f"{self.name}.{method}")
         if inspect.isawaitable(result):
             return await result
         return result
@@ -97,3 +106,28 @@ class BuiltinTarget:
         result = closer()
         if inspect.isawaitable(result):
             await result
+
+
+class BuiltinTransport(BaseTransport):
+    """Calls one method of a builtin (`envelope.method`, params `envelope.json`) under
+    `envelope.timeout`; sync methods run on `envelope.workers` (the session's pool)."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: BuiltinTarget) -> None:
+        self.target = target
+
+    async def handle(self, envelope: Envelope) -> Reply:
+        try:
+            async with asyncio.timeout(envelope.timeout):
+                value = await self.target.call(
+                    envelope.method or "", envelope.json, envelope.workers
+                )
+        except TimeoutError:
+            return Failure("timeout", "timed out")
+        except Exception as exc:
+            return Failure("error", str(exc) or type(exc).__name__)
+        return Output(value=value)
+
+    async def aclose(self) -> None:
+        await self.target.aclose()

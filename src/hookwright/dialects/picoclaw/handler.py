@@ -1,35 +1,34 @@
-"""The engine-facing handler of one PicoClaw method of one hook (process or builtin).
+"""The codec of one PicoClaw method of one hook (process or builtin), run as
+`Handler(transport, PicoClawCodec)`: a process's `RpcTransport` or a builtin's
+`BuiltinTransport`.
 
-It encodes the canonical input, calls the target under the stage's timeout and decodes the
-answer. Failures follow PicoClaw (spec §3): an interceptor that times out, errors, crashes or
-answers something undecodable is skipped (fail-open); an approver is a denial (fail-closed)
-with reason ``tool approval hook "<name>" timed out`` or ``... failed``. The timeout is
-enforced here, not by the engine, so the denial carries PicoClaw's reason. A target with
-`invoke_within` (a process) enforces it itself, without a timer per call; any other is awaited
-in an `asyncio.timeout` scope. Either way every await of the handler is bounded, so the handler
-declares `enforces_timeout` and the engine opens no scope of its own for it; the HookSpec's
-timeout, slightly above the handler's, stays the backstop for engines that do not honour that.
+It encodes the canonical input as the method's params and decodes the answer. Failures follow
+PicoClaw (spec §3): an interceptor that times out, errors, crashes or answers something
+undecodable is skipped (fail-open); an approver is a denial (fail-closed) with reason
+``tool approval hook "<name>" timed out`` or ``... failed``. The timeout travels in the
+envelope and the transport enforces it (a process without a timer per call, a builtin in an
+`asyncio.timeout` scope), so every await of the handler is bounded: the handler declares
+`enforces_timeout` and the engine opens no scope of its own for it; the HookSpec's timeout,
+slightly above the handler's, stays the backstop for engines that do not honour that.
 
-A process target does its I/O on the I/O loop of the session that runs it (`Services.io`),
-bound on its first run.
+A process does its I/O on the I/O loop of the session that runs it (`Envelope.io` from
+`Services.io`), bound on its first run.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import RunContext, escapes_hook
+from hookwright.core.spec import RunContext
+from hookwright.dialects.base import Handler
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import encode_params
-from hookwright.engine.services import Services
 from hookwright.monitor import debug
-from hookwright.transports.ioloop import IoLoop
+from hookwright.transports.base import Envelope, Failure, Output, Reply, Transport
 
 log = logging.getLogger("hookwright.picoclaw")
 
@@ -38,65 +37,60 @@ BACKSTOP_GRACE = 1.0
 
 
 class Target(Protocol):
+    """A configured hook (process or builtin): its name, kind and the transport to reach it."""
+
     name: str
     kind: str
 
-    async def invoke(self, method: str, params: dict[str, Any], services: Services) -> Any: ...
+    def transport(self) -> Transport: ...
 
     def stderr_tail(self) -> str | None: ...
 
     async def aclose(self) -> None: ...
 
 
-class PicoClawHandler:
-    #: Every await of the handler runs under its own timeout: the engine adds none.
-    enforces_timeout = True
+class PicoClawCodec:
+    __slots__ = ("method", "name", "protocol", "target", "timeout", "wire_method")
 
     def __init__(self, target: Target, method: str, protocol: WireProtocol, timeout: float):
         self.target = target
+        self.name = target.name
         self.method = method
+        #: A process answers ``hook.<method>``, a builtin the method itself.
+        self.wire_method = f"hook.{method}" if target.kind == "process" else method
         self.protocol = protocol
         self.timeout = timeout
-        self._invoke_within: Callable[[str, dict[str, Any], float], Awaitable[Any]] | None = (
-            getattr(target, "invoke_within", None)
-        )
-        self._use_io: Callable[[IoLoop], None] | None = getattr(target, "use_io", None)
-        self._bound_io: IoLoop | None = None
 
-    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        io = ctx.services.io
-        if self._use_io is not None and io is not self._bound_io:
-            try:
-                self._use_io(io)
-            except Exception as exc:
-                return self._failed(Status.error, str(exc))
-            self._bound_io = io
-        method = self.method
-        params = encode_params(method, inp, self.protocol)
+    def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
+        params = encode_params(self.method, inp, self.protocol)
         if debug.state.on:
-            debug.trace("call", f"{self.target.name} hook.{method}: {debug.short(params)}")
-        invoke_within = self._invoke_within
-        try:
-            if invoke_within is not None:
-                raw = await invoke_within(method, params, self.timeout)
-            else:
-                async with asyncio.timeout(self.timeout):
-                    raw = await self.target.invoke(method, params, ctx.services)
-        except TimeoutError:
-            return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
-        except BaseException as exc:
-            if escapes_hook(exc):
-                raise
-            return self._failed(Status.error, str(exc) or type(exc).__name__)
+            debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
+        services = ctx.services
+        return Envelope(
+            json=params,
+            method=self.wire_method,
+            timeout=self.timeout,
+            io=services.io,
+            workers=services.workers,
+        )
+
+    def decode(
+        self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
+    ) -> HookResult | None:
+        if isinstance(reply, Failure):
+            if reply.timed_out:
+                return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
+            return self._failed(Status.error, reply.reason)
+        raw: Any = reply.value if isinstance(reply, Output) else None
         if debug.state.on:
-            debug.trace("answer", f"{self.target.name} hook.{method}: {debug.short(raw)}")
+            debug.trace("answer", f"{self.name} hook.{self.method}: {debug.short(raw)}")
         try:
-            return decode(self.method, raw, params, hook=self.target.name, protocol=self.protocol)
+            return decode(self.method, raw, sent.json, hook=self.name, protocol=self.protocol)
         except DecodeError as exc:
             return self._failed(Status.error, f"cannot decode result: {exc}")
 
     def _failed(self, status: Status, message: str) -> HookResult:
-        name = self.target.name
+        name = self.name
         log.warning("%s of hook %s %s: %s", self.method, name, self._consequence(), message)
         if self.method == "approve_tool":
             word = "timed out" if status is Status.timeout else "failed"
@@ -112,7 +106,24 @@ class PicoClawHandler:
         return "denied the call" if self.method == "approve_tool" else "skipped"
 
     async def aclose(self) -> None:
-        await self.target.aclose()
+        return None
+
+
+def picoclaw_handler(
+    target: Target, method: str, protocol: WireProtocol, timeout: float
+) -> Handler:
+    """One method of one PicoClaw hook as an engine handler."""
+    codec = PicoClawCodec(target, method, protocol, timeout)
+    return Handler(target.transport(), codec, enforces_timeout=True)
+
+
+def target_of(handler: object) -> Target | None:
+    """The PicoClaw hook behind an engine handler, or None for any other handler."""
+    if isinstance(handler, ObserverCarrier):
+        return handler.target
+    if isinstance(handler, Handler) and isinstance(handler.codec, PicoClawCodec):
+        return handler.codec.target
+    return None
 
 
 class ObserverCarrier:

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
 from hookwright.engine.observers import RuntimeEvent
-from hookwright.engine.services import Services
 from hookwright.transports.ioloop import IoLoop
-from hookwright.transports.rpc import RestartPolicy, RpcProcess
-
-_RPC_METHODS = {
-    method: f"hook.{method}"
-    for method in ("before_llm", "after_llm", "before_tool", "after_tool", "approve_tool")
-}
+from hookwright.transports.rpc import RestartPolicy, RpcProcess, RpcTransport
 
 
 class ProcessTarget:
-    """Sends `hook.<method>` requests to one process. One instance per configured process,
-    shared by every HookSpec of that process and by its observer."""
+    """One configured process, reached through its `RpcTransport`. One instance per configured
+    process, shared by every HookSpec of that process and by its observer."""
 
     kind = "process"
 
@@ -64,6 +57,7 @@ class ProcessTarget:
             if isolation is not None and isolation.enabled
             else None,
         )
+        self._transport = RpcTransport(self.rpc)
         self.attached_to: set[int] = set()
         #: The engine observer that forwards its events (`observe.attach_observers`).
         self.observer: Callable[[RuntimeEvent], None] | None = None
@@ -72,14 +66,9 @@ class ProcessTarget:
         """Run the process on its session's I/O loop (`Services.io`); bound once."""
         self.rpc.use_io(io)
 
-    async def invoke(self, method: str, params: dict[str, Any], services: Services) -> Any:
-        return await self.rpc.call(_RPC_METHODS.get(method) or f"hook.{method}", params)
-
-    def invoke_within(self, method: str, params: dict[str, Any], timeout: float) -> Awaitable[Any]:
-        """`invoke` bounded as a whole by `timeout` (a lazy start included), enforced by the
-        transport (no timer per call); raises TimeoutError when it runs out. Returns the
-        transport's coroutine itself (one frame less per call)."""
-        return self.rpc.call_within(_RPC_METHODS.get(method) or f"hook.{method}", params, timeout)
+    def transport(self) -> RpcTransport:
+        """The JSON-RPC transport to this process (sends ``hook.<method>`` requests)."""
+        return self._transport
 
     def stderr_tail(self) -> str | None:
         return self.rpc.stderr_tail() or None

@@ -60,8 +60,8 @@ from hookwright.dialects.picoclaw.config import (
 from hookwright.dialects.picoclaw.handler import (
     BACKSTOP_GRACE,
     ObserverCarrier,
-    PicoClawHandler,
     Target,
+    picoclaw_handler,
 )
 from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.isolation import instance_root
@@ -110,7 +110,7 @@ def _spec(
     return HookSpec(
         name=target.name,
         event=event,
-        handler=PicoClawHandler(target, method, protocol, timeout),
+        handler=picoclaw_handler(target, method, protocol, timeout),
         source=source,
         dialect=DIALECT,
         mode="chain",

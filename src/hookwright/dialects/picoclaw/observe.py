@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookwright.dialects.picoclaw.codec import meta_fields
-from hookwright.dialects.picoclaw.handler import ObserverCarrier, PicoClawHandler
+from hookwright.dialects.picoclaw.handler import target_of
 from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.kinds import (
     EVENT_ORIGINS,
@@ -185,11 +185,9 @@ def registered_processes(engine: HookEngine) -> list[ProcessTarget]:
     """Every PicoClaw process registered on `engine` (through its specs), once each."""
     found: dict[int, ProcessTarget] = {}
     for spec in engine.hooks():
-        handler = spec.handler
-        if isinstance(handler, PicoClawHandler | ObserverCarrier):
-            target = handler.target
-            if isinstance(target, ProcessTarget):
-                found.setdefault(id(target), target)
+        target = target_of(spec.handler)
+        if isinstance(target, ProcessTarget):
+            found.setdefault(id(target), target)
     return list(found.values())
 
 

@@ -30,7 +30,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult
 from hookwright.core.spec import HookSpec, RunContext
-from hookwright.dialects.picoclaw.handler import ObserverCarrier, PicoClawHandler
+from hookwright.dialects.picoclaw.handler import target_of
 from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.loader import DIALECT, discover
 from hookwright.dialects.picoclaw.observe import attach_observers
@@ -73,10 +73,7 @@ def process_specs(specs: Iterable[HookSpec]) -> dict[str, list[HookSpec]]:
     """PicoClaw process specs by process name, in registration order."""
     found: dict[str, list[HookSpec]] = {}
     for spec in specs:
-        handler = spec.handler
-        if isinstance(handler, PicoClawHandler | ObserverCarrier) and isinstance(
-            handler.target, ProcessTarget
-        ):
+        if isinstance(target_of(spec.handler), ProcessTarget):
             found.setdefault(spec.name, []).append(spec)
     return found
 
@@ -86,7 +83,7 @@ def _fingerprint(specs: list[HookSpec] | None) -> Any:
 
 
 def _target(specs: list[HookSpec]) -> ProcessTarget:
-    target = specs[0].handler.target  # type: ignore[attr-defined]
+    target = target_of(specs[0].handler)
     assert isinstance(target, ProcessTarget)
     return target
 

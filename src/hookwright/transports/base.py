@@ -1,0 +1,184 @@
+"""The one transport interface: an `Envelope` in, a `Reply` out, in httpx's
+`AsyncBaseTransport` shape.
+
+A transport knows how bytes travel (a one-shot process, an HTTP request, a JSON-RPC call on a
+long-lived process, a warm fork) and nothing of what they mean: a dialect's codec builds the
+envelope and reads the reply (`hookwright.dialects.base`). Every transport has one method,
+`handle(envelope) -> Reply`, and `aclose()`; none raises for anything the hook does:
+
+* `Output`: the hook answered (stdout or body, exit code or status, stderr), whatever the
+  answer says; non-zero exit codes and non-2xx statuses are output, for the codec to judge;
+* `Block`: the channel itself said no (an exit code the envelope names in `Caps.block_exit`);
+* `Failure`: the hook could not answer (not started, timed out, killed, network or protocol
+  error), with a reason.
+
+`MockTransport(handler)` answers every envelope with `handler(envelope)`, for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
+
+if TYPE_CHECKING:
+    from hookwright.engine.workers import WorkerPool
+    from hookwright.transports.ioloop import IoLoop
+    from hookwright.transports.warm import WarmPython
+
+#: The default cap on each of stdout and stderr of a process, and on a response body.
+MAX_OUTPUT = 10_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """Limits and channel rules of one send."""
+
+    #: Bytes kept of each of stdout and stderr (process) or of the body (HTTP).
+    max_output: int = MAX_OUTPUT
+    #: A process exit code that means "block", with stderr as the reason; None: none does.
+    block_exit: int | None = None
+    #: Process: return at the first stdout line this accepts, the rest in `Output.later`.
+    detach: Callable[[str], bool] | None = None
+    #: Process: return at once, the whole run in `Output.later` (a background hook).
+    background: bool = False
+
+
+DEFAULT_CAPS = Caps()
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """What to send, and how. Each transport reads the fields of its channel: a process the
+    command or argv, `body` on stdin, env, cwd; HTTP `url`, `method`, headers and `body` (or
+    `json`); JSON-RPC `method` and `json` as params."""
+
+    body: bytes = b""
+    #: A JSON value, sent when `body` is empty (HTTP body, JSON-RPC params).
+    json: Any = None
+    #: Shell form: run ``[shell, "-c", command]``.
+    command: str | None = None
+    shell: str = "sh"
+    #: Exec form: run argv without a shell.
+    argv: tuple[str, ...] | None = None
+    env: Mapping[str, str] | None = None
+    cwd: str | Path | None = None
+    url: str | None = None
+    #: HTTP verb or JSON-RPC method name.
+    method: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    #: Seconds the whole send may take; None: no limit.
+    timeout: float | None = None
+    caps: Caps = DEFAULT_CAPS
+    #: The session's warm runner, for process transports that may fork Python warm.
+    warm: WarmPython | None = None
+    #: The session's I/O loop, for transports whose process does its I/O there (JSON-RPC).
+    io: IoLoop | None = None
+    #: The session's worker pool, for transports that run blocking calls (in-process hooks).
+    workers: WorkerPool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """The hook answered. `text` is stdout or the body (UTF-8, bad bytes replaced), `value` a
+    JSON-RPC result; `code` the exit code or HTTP status."""
+
+    text: str = ""
+    value: Any = None
+    code: int | None = None
+    stderr: str = ""
+    #: Output past `Caps.max_output` was dropped; `size` counts every byte written.
+    truncated: bool = False
+    size: int = 0
+    duration_ms: float = 0.0
+    #: A detached or background run still going: resolves to its complete reply.
+    later: asyncio.Task[Reply] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """The channel said no (`Caps.block_exit`): `reason` is the hook's stderr."""
+
+    reason: str
+    code: int | None = None
+    stderr: str = ""
+    duration_ms: float = 0.0
+
+
+FailureKind = Literal["unstarted", "timeout", "killed", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """The hook could not answer: it did not start, ran out of time, was killed (by a signal
+    we did not send, or ended without an exit code), or the channel broke (`error`)."""
+
+    kind: FailureKind
+    reason: str
+    code: int | None = None
+    stderr: str = ""
+    duration_ms: float = 0.0
+
+    @property
+    def timed_out(self) -> bool:
+        return self.kind == "timeout"
+
+
+Reply = Output | Block | Failure
+
+
+class Transport(Protocol):
+    """Sends one envelope and says what came back; never raises for anything the hook does."""
+
+    async def handle(self, envelope: Envelope) -> Reply: ...
+
+    async def aclose(self) -> None: ...
+
+
+class BaseTransport:
+    """Shared lifecycle: ``async with transport:`` closes it; `aclose` does nothing unless a
+    transport holds something (a long-lived process)."""
+
+    async def handle(self, envelope: Envelope) -> Reply:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        return None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+MockHandler = Callable[[Envelope], Reply | Awaitable[Reply]]
+
+
+class MockTransport(BaseTransport):
+    """Answers each envelope with `handler(envelope)` (sync or async) and keeps the envelopes
+    it was sent, for tests (as httpx's `MockTransport`)."""
+
+    def __init__(self, handler: MockHandler) -> None:
+        self.handler = handler
+        self.sent: list[Envelope] = []
+        self.closed = False
+
+    async def handle(self, envelope: Envelope) -> Reply:
+        self.sent.append(envelope)
+        reply = self.handler(envelope)
+        if inspect.isawaitable(reply):
+            return await reply
+        return reply
+
+    async def aclose(self) -> None:
+        self.closed = True
