@@ -13,6 +13,9 @@ envelope and reads the reply (`hookwright.dialects.base`). Every transport has o
   error), with a reason.
 
 `MockTransport(handler)` answers every envelope with `handler(envelope)`, for tests.
+
+The records are typed named tuples (frozen, and built several times faster than frozen
+dataclasses: an envelope and a reply are made on every JSON-RPC hook call, the hot path).
 """
 
 from __future__ import annotations
@@ -20,10 +23,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
+from types import MappingProxyType, TracebackType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Self
 
 if TYPE_CHECKING:
     from hookwright.engine.workers import WorkerPool
@@ -32,10 +34,10 @@ if TYPE_CHECKING:
 
 #: The default cap on each of stdout and stderr of a process, and on a response body.
 MAX_OUTPUT = 10_000_000
+_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Caps:
+class Caps(NamedTuple):
     """Limits and channel rules of one send."""
 
     #: Bytes kept of each of stdout and stderr (process) or of the body (HTTP).
@@ -51,8 +53,7 @@ class Caps:
 DEFAULT_CAPS = Caps()
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(NamedTuple):
     """What to send, and how. Each transport reads the fields of its channel: a process the
     command or argv, `body` on stdin, env, cwd; HTTP `url`, `method`, headers and `body` (or
     `json`); JSON-RPC `method` and `json` as params."""
@@ -70,7 +71,7 @@ class Envelope:
     url: str | None = None
     #: HTTP verb or JSON-RPC method name.
     method: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = _NO_HEADERS
     #: Seconds the whole send may take; None: no limit.
     timeout: float | None = None
     caps: Caps = DEFAULT_CAPS
@@ -82,8 +83,7 @@ class Envelope:
     workers: WorkerPool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(NamedTuple):
     """The hook answered. `text` is stdout or the body (UTF-8, bad bytes replaced), `value` a
     JSON-RPC result; `code` the exit code or HTTP status."""
 
@@ -99,8 +99,7 @@ class Output:
     later: asyncio.Task[Reply] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """The channel said no (`Caps.block_exit`): `reason` is the hook's stderr."""
 
     reason: str
@@ -112,8 +111,7 @@ class Block:
 FailureKind = Literal["unstarted", "timeout", "killed", "error"]
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(NamedTuple):
     """The hook could not answer: it did not start, ran out of time, was killed (by a signal
     we did not send, or ended without an exit code), or the channel broke (`error`)."""
 

@@ -21,6 +21,7 @@ from hookwright.core.effects import Notice
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import HookSpec, RunContext
+from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import (
     ExitRules,
     async_timeout,
@@ -42,7 +43,8 @@ from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.engine.inbox import AsyncDelivery, AsyncInbox, Job
 from hookwright.engine.services import Services
-from hookwright.transports.process import ProcessOutcome, run_process
+from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
+from hookwright.transports.process import ProcessTransport
 
 _CANT_OPEN = "can't open file '"
 _NO_SUCH_FILE = "No such file or directory"
@@ -91,8 +93,9 @@ def missing_script(stderr: str, command: str) -> str | None:
     return None
 
 
-class CommandHandler:
-    """Runs one `command` hook from a settings file, plugin or frontmatter.
+class CommandCodec:
+    """The codec of one `command` hook from a settings file, plugin or frontmatter, run as
+    `Handler(ProcessTransport(), CommandCodec(...))`.
 
     With `env_file` (the events that get ``CLAUDE_ENV_FILE``) the hook gets its own file,
     numbered per session in the order hooks first run."""
@@ -116,44 +119,44 @@ class CommandHandler:
         #: The inboxes this hook's async runs went to, to stop them on close.
         self._inboxes: list[AsyncInbox] = []
 
-    def _spawn_args(self) -> tuple[str | None, list[str] | None, str]:
-        """(shell command, argv, shell) for `run_process`."""
+    def _spawn_args(self) -> tuple[str | None, tuple[str, ...] | None, str]:
+        """(shell command, argv, shell) of the envelope."""
         config = self.config
         command = self.site.substitute(config.command)
         if config.args is not None:
-            return None, [command, *(self.site.substitute(arg) for arg in config.args)], "sh"
+            return None, (command, *(self.site.substitute(arg) for arg in config.args)), "sh"
         if config.shell == "powershell":
-            return None, ["pwsh", "-NoProfile", "-NonInteractive", "-Command", command], "sh"
+            return None, ("pwsh", "-NoProfile", "-NonInteractive", "-Command", command), "sh"
         return command, None, "bash" if config.shell == "bash" else "sh"
 
     def _env_file(self, inp: HookInput, services: Services) -> Path | None:
         if not self.env_file:
             return None
         index = services.counters.number("claude_code.env_file", self)
-        path = env_file_path(self.site.home, inp.session_id, index)
-        touch_private(path)
-        return path
+        return env_file_path(self.site.home, inp.session_id, index)
 
-    async def _run(
-        self, inp: HookInput, ctx: RunContext, timeout: float | None, *, detachable: bool
-    ) -> tuple[ProcessOutcome, Path | None]:
+    def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
+        """An async hook (``async``/``asyncRewake``) runs in the background from the start;
+        any other may detach by declaring itself async on its first stdout line."""
         env_file = self._env_file(inp, ctx.services)
+        if env_file is not None:
+            touch_private(env_file)
         if self.site.plugin_data is not None:
             self.site.plugin_data.mkdir(parents=True, exist_ok=True)
         command, argv, shell = self._spawn_args()
-        outcome = await run_process(
+        background = self.config.is_async
+        timeout = self.timeout if background or ctx.timeout is None else ctx.timeout
+        return Envelope(
+            body=encode_stdin(inp),
             command=command,
             argv=argv,
             shell=shell,
-            stdin_data=encode_stdin(inp),
             cwd=self._cwd(inp),
             env=self.site.environment(inp.session_id, env_file),
             timeout=timeout,
-            max_output=MAX_ANSWER_BYTES,
-            on_first_line=is_async_declaration if detachable else None,
+            caps=_BACKGROUND if background else _DETACHABLE,
             warm=ctx.services.warm_python,
         )
-        return outcome, env_file
 
     def _cwd(self, inp: HookInput) -> str | Path:
         """The session's working directory, or the project when that no longer exists (as
@@ -162,49 +165,58 @@ class CommandHandler:
             return inp.cwd
         return self.site.project_dir
 
-    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        if self.config.is_async:
-            self._spawn(ctx.services.inbox, self._background(inp, ctx), inp)
+    def decode(
+        self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
+    ) -> HookResult | None:
+        if isinstance(reply, Output) and reply.later is not None:
+            if sent.caps.background:
+                job = self._background(inp, ctx.spec, reply.later)
+            else:
+                job = self._detached(inp, ctx.spec, reply.text, reply.later)
+            self._spawn(ctx.services.inbox, job, inp)
             return HookResult()
-        timeout = ctx.timeout if ctx.timeout is not None else self.timeout
-        outcome, env_file = await self._run(inp, ctx, timeout, detachable=True)
-        if outcome.background is not None:
-            self._spawn(ctx.services.inbox, self._detached(inp, ctx.spec, outcome), inp)
-            return HookResult()
-        return self._decode(inp, outcome, env_file)
+        if isinstance(reply, Failure):
+            return self._failed(reply)
+        if isinstance(reply, Block):
+            reply = Output(reply.reason, code=reply.code, stderr=reply.stderr)
+        return self._decode(inp, reply, self._env_file(inp, ctx.services))
+
+    def _failed(self, failure: Failure) -> HookResult:
+        if failure.kind == "unstarted":
+            return HookResult(status=Status.error, error=f"cannot run hook: {failure.reason}")
+        if failure.kind == "error":
+            return HookResult(status=Status.error, error=failure.reason)
+        return HookResult(
+            status=Status.timeout,
+            error=f"timed out after {self.timeout:g}s",
+            stderr=failure.stderr or None,
+        )
 
     def _spawn(self, inbox: AsyncInbox, job: Job, inp: HookInput) -> None:
         if all(known is not inbox for known in self._inboxes):
             self._inboxes.append(inbox)
         inbox.spawn(job, owner=self, session_id=inp.session_id)
 
-    def _decode(self, inp: HookInput, outcome: ProcessOutcome, env_file: Path | None) -> HookResult:
-        if outcome.spawn_error is not None:
-            return HookResult(status=Status.error, error=f"cannot run hook: {outcome.spawn_error}")
-        if outcome.timed_out or outcome.exit_code is None:
-            return HookResult(
-                status=Status.timeout,
-                error=f"timed out after {self.timeout:g}s",
-                stderr=outcome.stderr or None,
-            )
-        too_big = over_cap_answer(outcome.stdout, outcome.stdout_size, outcome.stdout_truncated)
+    def _decode(self, inp: HookInput, output: Output, env_file: Path | None) -> HookResult:
+        code = output.code if output.code is not None else 0
+        too_big = over_cap_answer(output.text, output.size, output.truncated)
         if too_big is not None:
             return HookResult(
                 status=Status.error,
                 error=f"hook {self.label}: {too_big}",
-                exit_code=outcome.exit_code,
-                stderr=outcome.stderr or None,
+                exit_code=code,
+                stderr=output.stderr or None,
             )
         result = decode_command(
             inp,
-            exit_code=outcome.exit_code,
-            stdout=outcome.stdout,
-            stderr=outcome.stderr,
+            exit_code=code,
+            stdout=output.text,
+            stderr=output.stderr,
             label=self.label,
             rules=self.rules,
         )
-        if outcome.exit_code == 2:
-            missing = missing_script(outcome.stderr, self.label)
+        if code == 2:
+            missing = missing_script(output.stderr, self.label)
             if missing is not None:
                 result.status = Status.error
                 result.error = f"hook script missing: {missing}"
@@ -214,48 +226,49 @@ class CommandHandler:
         if env_file is not None and env_file.is_file() and env_file.stat().st_size > 0:
             result.add_effects(env_files=(str(env_file),))
         capped = cap_result(result, output_dir(self.site.home))
-        plain = parse_json_object(outcome.stdout) is None
+        plain = parse_json_object(output.text) is None
         return attach_notes(inp, capped, command=self.label, plain=plain)
 
-    async def _background(self, inp: HookInput, ctx: RunContext) -> AsyncDelivery:
-        outcome, _env_file = await self._run(inp, ctx, self.timeout, detachable=False)
-        return self._deliver(inp, ctx.spec, outcome, outcome.stdout)
+    async def _background(
+        self, inp: HookInput, spec: HookSpec, later: asyncio.Task[Reply]
+    ) -> AsyncDelivery:
+        final = await later
+        return self._deliver(inp, spec, final, final.text if isinstance(final, Output) else "")
 
     async def _detached(
-        self, inp: HookInput, spec: HookSpec, outcome: ProcessOutcome
+        self, inp: HookInput, spec: HookSpec, declared: str, later: asyncio.Task[Reply]
     ) -> AsyncDelivery:
-        assert outcome.background is not None
-        declared = outcome.stdout
         limit = async_timeout(declared)
+        final: Reply
         try:
-            final = await asyncio.wait_for(outcome.background, limit)
+            final = await asyncio.wait_for(later, limit)
         except TimeoutError:
-            final = ProcessOutcome(exit_code=None, stdout="", stderr="", timed_out=True)
-        rest = final.stdout.split("\n", 1)[1] if "\n" in final.stdout else ""
+            final = Failure("timeout", "timed out")
+        text = final.text if isinstance(final, Output) else ""
+        rest = text.split("\n", 1)[1] if "\n" in text else ""
         return self._deliver(inp, spec, final, rest)
 
-    def _deliver(
-        self, inp: HookInput, spec: HookSpec, outcome: ProcessOutcome, stdout: str
-    ) -> AsyncDelivery:
+    def _deliver(self, inp: HookInput, spec: HookSpec, final: Reply, stdout: str) -> AsyncDelivery:
+        exit_code = final.code if not isinstance(final, Failure) else None
         result = HookResult(
-            exit_code=outcome.exit_code,
-            stderr=outcome.stderr or None,
-            duration_ms=outcome.duration_ms,
+            exit_code=exit_code,
+            stderr=final.stderr or None,
+            duration_ms=final.duration_ms,
             hook=spec,
         )
-        if outcome.spawn_error is not None:
-            result.status, result.error = Status.error, f"cannot run hook: {outcome.spawn_error}"
-        elif outcome.timed_out or outcome.exit_code is None:
+        if isinstance(final, Failure) and final.kind == "unstarted":
+            result.status, result.error = Status.error, f"cannot run hook: {final.reason}"
+        elif isinstance(final, Failure) or exit_code is None:
             result.status, result.error = (
                 Status.timeout,
                 f"async hook timed out after {self.timeout:g}s",
             )
-        elif outcome.exit_code not in (0, 2):
+        elif exit_code not in (0, 2):
             result.status = Status.error
-            result.error = f"async hook exited {outcome.exit_code}: {first_line(outcome.stderr)}"
-        context, message = decode_async(stdout) if outcome.exit_code is not None else (None, None)
-        rewake = self.config.asyncRewake and outcome.exit_code == 2
-        text = (outcome.stderr.strip() or stdout.strip()) if rewake else None
+            result.error = f"async hook exited {exit_code}: {first_line(final.stderr)}"
+        context, message = decode_async(stdout) if exit_code is not None else (None, None)
+        rewake = self.config.asyncRewake and exit_code == 2
+        text = (final.stderr.strip() or stdout.strip()) if rewake else None
         if rewake and self.config.rewakeMessage:
             text = f"{self.config.rewakeMessage}\n{text}" if text else self.config.rewakeMessage
         capped = cap_result(
@@ -278,3 +291,20 @@ class CommandHandler:
         """Kill this hook's async runs that are still going (engine shutdown)."""
         for inbox in self._inboxes:
             await inbox.aclose(owner=self)
+
+
+_DETACHABLE = Caps(max_output=MAX_ANSWER_BYTES, detach=is_async_declaration)
+_BACKGROUND = Caps(max_output=MAX_ANSWER_BYTES, background=True)
+
+
+def command_handler(
+    config: CommandHook,
+    *,
+    site: HookSite,
+    rules: ExitRules,
+    timeout: float,
+    env_file: bool = False,
+) -> Handler:
+    """One command hook as an engine handler: the process transport and its codec."""
+    codec = CommandCodec(config, site=site, rules=rules, timeout=timeout, env_file=env_file)
+    return Handler(ProcessTransport(), codec)

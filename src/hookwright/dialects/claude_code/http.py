@@ -18,12 +18,14 @@ from pathlib import Path
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import RunContext
+from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import decode_http
 from hookwright.dialects.claude_code.config import HttpHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_body
-from hookwright.transports.http import post_json
+from hookwright.transports.base import Envelope, Failure, Output, Reply
+from hookwright.transports.http import HttpTransport
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -58,14 +60,16 @@ def interpolate(value: str, allowed: frozenset[str], env: Mapping[str, str]) -> 
     return _VARIABLE.sub(replace, value)
 
 
-class HttpHandler:
+class HttpCodec:
+    """The codec of one `http` hook, run as `Handler(HttpTransport(), HttpCodec(...))`."""
+
     def __init__(self, config: HttpHook, *, policy: HttpPolicy, home: Path, timeout: float) -> None:
         self.config = config
         self.policy = policy
         self.home = home
         self.timeout = timeout
 
-    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+    def encode(self, inp: HookInput, ctx: RunContext) -> Envelope | HookResult:
         url = self.config.url
         if not self.policy.url_allowed(url):
             return HookResult(
@@ -76,18 +80,31 @@ class HttpHandler:
             name: interpolate(value, allowed, os.environ)
             for name, value in self.config.headers.items()
         }
-        outcome = await post_json(
-            url,
-            encode_body(inp),
+        return Envelope(
+            body=encode_body(inp),
+            url=url,
+            method="POST",
             headers=headers,
             timeout=ctx.timeout if ctx.timeout is not None else self.timeout,
         )
-        result = decode_http(
-            inp,
-            status=outcome.status,
-            text=outcome.text,
-            error=outcome.error,
-            timed_out=outcome.timed_out,
-        )
+
+    def decode(
+        self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
+    ) -> HookResult | None:
+        if isinstance(reply, Failure):
+            result = decode_http(
+                inp, status=reply.code, text="", error=reply.reason, timed_out=reply.timed_out
+            )
+        else:
+            text = reply.text if isinstance(reply, Output) else reply.reason
+            result = decode_http(inp, status=reply.code, text=text, error=None, timed_out=False)
         capped = cap_result(result, output_dir(self.home))
-        return attach_notes(inp, capped, command=url, plain=False)
+        return attach_notes(inp, capped, command=self.config.url, plain=False)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def http_handler(config: HttpHook, *, policy: HttpPolicy, home: Path, timeout: float) -> Handler:
+    """One http hook as an engine handler: the HTTP transport and its codec."""
+    return Handler(HttpTransport(), HttpCodec(config, policy=policy, home=home, timeout=timeout))

@@ -26,7 +26,7 @@ from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.matching import IfRule, IfRuleError, Matcher, MatcherStyle
 from hookwright.core.spec import HookSpec, Runner
 from hookwright.dialects.claude_code.codec import ExitRules
-from hookwright.dialects.claude_code.command import CommandHandler
+from hookwright.dialects.claude_code.command import command_handler
 from hookwright.dialects.claude_code.config import (
     CommandHook,
     HandlerConfig,
@@ -35,7 +35,7 @@ from hookwright.dialects.claude_code.config import (
     ParsedHandler,
 )
 from hookwright.dialects.claude_code.environment import HookSite, references_plugin_vars
-from hookwright.dialects.claude_code.http import HttpHandler
+from hookwright.dialects.claude_code.http import http_handler
 from hookwright.dialects.claude_code.mcp_tool import McpToolHandler, hook_label
 from hookwright.dialects.claude_code.prompt import PromptHandler
 from hookwright.dialects.claude_code.sources import Policy
@@ -146,7 +146,7 @@ def _matcher(decl: Declaration, event: Event, diagnostics: list[Diagnostic]) -> 
 def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOptions) -> Runner:
     config = decl.parsed.config
     if isinstance(config, CommandHook):
-        return CommandHandler(
+        return command_handler(
             config,
             site=decl.site,
             rules=options.rules,
@@ -154,7 +154,9 @@ def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOpti
             env_file=event in ENV_FILE_EVENTS,
         )
     if isinstance(config, HttpHook):
-        return HttpHandler(config, policy=options.policy.http, home=decl.site.home, timeout=timeout)
+        return http_handler(
+            config, policy=options.policy.http, home=decl.site.home, timeout=timeout
+        )
     if isinstance(config, McpToolHook):
         return McpToolHandler(config, home=decl.site.home, timeout=timeout)
     return PromptHandler(config, timeout=timeout)
