@@ -41,7 +41,7 @@ from hookwright.dialects.claude_code.limits import (
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.engine.inbox import AsyncDelivery, AsyncInbox, Job
-from hookwright.engine.services import Services
+from hookwright.engine.services import Services, services_of
 from hookwright.transports.process import ProcessOutcome, run_process
 
 _CANT_OPEN = "can't open file '"
@@ -137,7 +137,7 @@ class CommandHandler:
     async def _run(
         self, inp: HookInput, ctx: RunContext, timeout: float | None, *, detachable: bool
     ) -> tuple[ProcessOutcome, Path | None]:
-        env_file = self._env_file(inp, ctx.services)
+        env_file = self._env_file(inp, services_of(ctx))
         if self.site.plugin_data is not None:
             self.site.plugin_data.mkdir(parents=True, exist_ok=True)
         command, argv, shell = self._spawn_args()
@@ -151,7 +151,7 @@ class CommandHandler:
             timeout=timeout,
             max_output=MAX_ANSWER_BYTES,
             on_first_line=is_async_declaration if detachable else None,
-            warm=ctx.services.warm_python,
+            warm=services_of(ctx).warm_python,
         )
         return outcome, env_file
 
@@ -164,12 +164,12 @@ class CommandHandler:
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
         if self.config.is_async:
-            self._spawn(ctx.services.inbox, self._background(inp, ctx), inp)
+            self._spawn(services_of(ctx).inbox, self._background(inp, ctx), inp)
             return HookResult()
         timeout = ctx.timeout if ctx.timeout is not None else self.timeout
         outcome, env_file = await self._run(inp, ctx, timeout, detachable=True)
         if outcome.background is not None:
-            self._spawn(ctx.services.inbox, self._detached(inp, ctx.spec, outcome), inp)
+            self._spawn(services_of(ctx).inbox, self._detached(inp, ctx.spec, outcome), inp)
             return HookResult()
         return self._decode(inp, outcome, env_file)
 

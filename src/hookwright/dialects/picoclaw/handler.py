@@ -27,7 +27,7 @@ from hookwright.core.spec import RunContext, escapes_hook
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import encode_params
-from hookwright.engine.services import Services
+from hookwright.engine.services import Services, services_of
 from hookwright.monitor import debug
 from hookwright.transports.ioloop import IoLoop
 
@@ -64,7 +64,7 @@ class PicoClawHandler:
         self._bound_io: IoLoop | None = None
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        io = ctx.services.io
+        io = services_of(ctx).io
         if self._use_io is not None and io is not self._bound_io:
             try:
                 self._use_io(io)
@@ -81,7 +81,7 @@ class PicoClawHandler:
                 raw = await invoke_within(method, params, self.timeout)
             else:
                 async with asyncio.timeout(self.timeout):
-                    raw = await self.target.invoke(method, params, ctx.services)
+                    raw = await self.target.invoke(method, params, services_of(ctx))
         except TimeoutError:
             return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
         except BaseException as exc:
