@@ -133,6 +133,12 @@ class Effects:
     #: the tool shows its own (Claude Code `updatedToolOutput`); when the tool cannot read it,
     #: the original result stands.
     tool_response: Any = None
+    #: The tool result a codec decoded from its hook's synthetic (`respond`) or replacement
+    #: (`updated_output`) result, as the host shows it (PicoClaw: `for_llm` with its notes,
+    #: `media`, `response_handled`, `for_user`).
+    tool_result: ToolResult | None = None
+    #: The tool a hook renamed the call to (PicoClaw `before_tool` / `after_tool` `tool`).
+    renamed_tool: str | None = None
 
     def merge(self, later: Effects) -> Effects:
         """This record with `later`'s effects added (see the class docstring)."""
