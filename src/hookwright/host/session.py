@@ -602,7 +602,8 @@ class HookSession:
         elif verdict.decision is Decision.defer:
             action = Defer(verdict.reason)
         else:
-            new_name = verdict.effects.renamed_tool or name
+            renamed = verdict.effects.renamed_tool
+            new_name = renamed if renamed is not None else name  # PicoClaw may rename to ""
             new_input = dict(
                 verdict.updated_input if verdict.updated_input is not None else arguments
             )
