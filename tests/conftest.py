@@ -6,6 +6,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# Discovery knows the dialects their package registers on import (an application opens projects
+# through hookwright.host.open, which imports them); tests call discovery directly.
+import hookwright.dialects  # noqa: F401
+
 
 @pytest.fixture(autouse=True)
 def isolated_home(

@@ -58,7 +58,7 @@ def test_secret_from_the_environment(ws: Workspace) -> None:
     header_hook(ws)
     result = load_workspace(ws.root, home=ws.home, environ={"HOOK_TOKEN": TOKEN})
     assert headers_of(result) == {"Authorization": f"Bearer {TOKEN}"}
-    assert set(result.specs[0].meta["secrets"]) == {TOKEN}
+    assert set(result.specs[0].secrets) == {TOKEN}
 
 
 def test_environment_wins_over_the_file(ws: Workspace) -> None:
@@ -107,7 +107,7 @@ def test_secret_values_never_print(ws: Workspace) -> None:
     (spec,) = load_workspace(ws.root, home=ws.home, environ={"HOOK_TOKEN": TOKEN}).specs
     assert TOKEN not in repr(spec.meta) and TOKEN not in str(spec)
     with pytest.raises(TypeError):
-        json.dumps(spec.meta["secrets"])
+        json.dumps(spec.secrets)
 
 
 def test_diagnostics_redact_resolved_secrets(ws: Workspace) -> None:

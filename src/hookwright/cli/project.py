@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import hookwright.dialects  # noqa: F401  (tells discovery which dialects exist)
 from hookwright.config.loading import LoadContext, LoadResult, discover
 from hookwright.config.trust import TrustPolicy
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import hookwright.dialects  # noqa: F401  (tells discovery which dialects exist)
 from hookwright.config.loading import (
     Diagnostic,
     Discovery,

@@ -16,7 +16,7 @@ field path, and everything else still loads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -162,19 +162,46 @@ SourceDiscoverer = Callable[[LoadContext], Discovery]
 _DISCOVERERS: dict[str, SourceDiscoverer] = {}
 
 
+@dataclass(frozen=True, slots=True)
+class SourceCatalogue:
+    """The built-in dialects, as the package that holds them (`hookwright.dialects`) describes
+    them when it is imported: their discovery order, how to import them (but those named) so
+    they register their sources, and which certainly find nothing in a context (checked
+    without importing them). This module never imports a dialect itself."""
+
+    order: tuple[str, ...]
+    load: Callable[[Collection[str]], None]
+    absent: Callable[[LoadContext], set[str]]
+
+
+_CATALOGUE: list[SourceCatalogue] = []
+
+
 def register_source(dialect: str, discoverer: SourceDiscoverer) -> None:
     _DISCOVERERS[dialect] = discoverer
 
 
-def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
-    """The registered sources: the built-in dialects in their order (`dialects.BUILTIN`), then
-    any others in the order they registered. With `ctx`, a built-in dialect that certainly
-    finds nothing in it (none of its files exists) is left out, and is not imported."""
-    from hookwright import dialects
+def register_catalogue(catalogue: SourceCatalogue) -> None:
+    """Called once by `hookwright.dialects` on import."""
+    _CATALOGUE[:] = [catalogue]
 
-    skip = dialects.absent(ctx) if ctx is not None else set()
-    dialects.load_builtin(skip)
-    ordered = {name: _DISCOVERERS[name] for name in dialects.BUILTIN if name in _DISCOVERERS}
+
+def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
+    """The registered sources: the built-in dialects in their order, then any others in the
+    order they registered. With `ctx`, a built-in dialect that certainly finds nothing in it
+    (none of its files exists) is left out, and is not imported. Raises LookupError when no
+    dialect is known at all (nothing imported `hookwright.dialects`): a discovery that could
+    find nothing must not pass for an empty project."""
+    if not _CATALOGUE and not _DISCOVERERS:
+        raise LookupError("no hook dialect is registered: import hookwright.dialects first")
+    order: tuple[str, ...] = ()
+    skip: set[str] = set()
+    if _CATALOGUE:
+        catalogue = _CATALOGUE[0]
+        skip = catalogue.absent(ctx) if ctx is not None else set()
+        catalogue.load(skip)
+        order = catalogue.order
+    ordered = {name: _DISCOVERERS[name] for name in order if name in _DISCOVERERS}
     ordered.update(_DISCOVERERS)
     return {name: source for name, source in ordered.items() if name not in skip}
 

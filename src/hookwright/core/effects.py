@@ -53,6 +53,23 @@ class PromptInjection:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolResult:
+    """A tool's answer as hooks see and replace it: the model-facing text, whether it is an
+    error, and the structured result (`tool_response`). A codec produces it for a hook's
+    synthetic result (`HookResult.respond`); a host applies it as it is."""
+
+    content: str
+    is_error: bool = False
+    data: Any = None
+    #: The tool already answered the user: the turn ends without another model call once
+    #: every result of the round is handled.
+    response_handled: bool = False
+    #: Media references for the user (PicoClaw `media`), and text for the user (`for_user`).
+    media: tuple[str, ...] = ()
+    for_user: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ModelNote:
     """A paragraph of hook text for the model, in its dialect's wording: `label` then `text`
     (Claude Code: ``PostToolUse:Bash hook additional context: ...``).
@@ -116,6 +133,12 @@ class Effects:
     #: the tool shows its own (Claude Code `updatedToolOutput`); when the tool cannot read it,
     #: the original result stands.
     tool_response: Any = None
+    #: The tool result a codec decoded from its hook's synthetic (`respond`) or replacement
+    #: (`updated_output`) result, as the host shows it (PicoClaw: `for_llm` with its notes,
+    #: `media`, `response_handled`, `for_user`).
+    tool_result: ToolResult | None = None
+    #: The tool a hook renamed the call to (PicoClaw `before_tool` / `after_tool` `tool`).
+    renamed_tool: str | None = None
 
     def merge(self, later: Effects) -> Effects:
         """This record with `later`'s effects added (see the class docstring)."""

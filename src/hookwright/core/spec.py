@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from hookwright.core.events import Event
 from hookwright.core.matching import IfRule, Matcher
 from hookwright.core.results import Decision, HookResult
-from hookwright.engine.services import Services
 
 Mode = Literal["parallel", "chain"]
 OnError = Literal["continue", "block"]
@@ -37,6 +36,24 @@ SOURCE_ORDER: tuple[str, ...] = (
 SOURCE_RANK: dict[str, int] = {name: rank for rank, name in enumerate(SOURCE_ORDER)}
 
 
+T = TypeVar("T")
+
+
+class BlockingRunner(Protocol):
+    """Runs a blocking callable for an async caller (the engine's bounded worker pool)."""
+
+    async def run(self, func: Callable[..., T], *args: Any, name: str | None = None) -> T: ...
+
+
+class HookServices(Protocol):
+    """What the data model needs of a session's services: somewhere to run a blocking Python
+    hook. The engine's `Services` (model, inbox, I/O loop, counters, ...) satisfies it; a
+    handler that needs more reads it through `hookwright.engine.services.services_of`."""
+
+    @property
+    def workers(self) -> BlockingRunner: ...
+
+
 @dataclass(slots=True)
 class RunContext:
     """Handed to a handler for one run."""
@@ -44,7 +61,7 @@ class RunContext:
     spec: HookSpec
     timeout: float | None
     #: The services of the session running the hook (its model, inbox, I/O loop, counters).
-    services: Services
+    services: HookServices
 
 
 @runtime_checkable
@@ -168,6 +185,11 @@ class HookSpec:
     status_message: str | None = None
     #: Set by the engine: global declaration order.
     order: int = 0
+    #: Secret values the hook's handler carries (resolved `${secrets.*}`): the engine's audit
+    #: writes `***` instead of each. Never printed.
+    secrets: Collection[str] = field(default=(), repr=False)
+    #: The declaring dialect's own notes about the hook (file, event name, capabilities), for
+    #: listings and the audit; the engine never reads them.
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -1,4 +1,7 @@
-"""Dialects: what each hook system's config and bytes mean. Dialects never import each other."""
+"""Dialects: what each hook system's config and bytes mean. Dialects never import each other.
+
+Importing this package tells discovery (`hookwright.config.loading`) which dialects exist,
+without importing any of them: a dialect is imported when a project has its files."""
 
 from __future__ import annotations
 
@@ -6,10 +9,8 @@ import importlib
 import os
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from hookwright.config.loading import LoadContext
+from hookwright.config.loading import LoadContext, SourceCatalogue, register_catalogue
 
 #: Each built-in dialect's source name and the module that registers it, in discovery order
 #: (which orders hooks of equal priority across dialects).
@@ -64,3 +65,6 @@ def absent(ctx: LoadContext) -> set[str]:
         if not any(os.path.lexists(path) for path in reads(ctx))
         and not any(os.environ.get(variable) for variable in _WARNS_ABOUT.get(name, ()))
     }
+
+
+register_catalogue(SourceCatalogue(tuple(BUILTIN), load_builtin, absent))

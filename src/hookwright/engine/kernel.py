@@ -238,10 +238,10 @@ class HookEngine:
 
     def register(self, spec: HookSpec) -> HookSpec:
         """Add a hook; returns the registered spec (a copy numbered in declaration order: keep
-        it to `unregister`). Secret values it carries (`spec.meta["secrets"]`, e.g. resolved
+        it to `unregister`). Secret values it carries (`spec.secrets`, e.g. resolved
         `${secrets.X}`) are registered with the audit so they are never written."""
         spec = replace(spec, order=next(self._order))
-        for secret in spec.meta.get("secrets", ()):
+        for secret in spec.secrets:
             self.audit.add_secret(str(secret))
         hooks = [*self._by_event.get(spec.event, ()), spec]
         hooks.sort(key=lambda s: s.sort_key)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from hookwright.core.spec import RunContext
 from hookwright.engine.inbox import AsyncInbox
 from hookwright.engine.workers import WorkerPool
 from hookwright.transports.ioloop import IoLoop
@@ -145,6 +146,15 @@ class Services:
     warm_python: WarmPython = field(default_factory=WarmPython)
 
 
+def services_of(ctx: RunContext) -> Services:
+    """The engine's services behind a handler's context (the data model types them only by
+    what it needs itself, `core.spec.HookServices`)."""
+    services = ctx.services
+    if not isinstance(services, Services):
+        raise TypeError(f"a hook ran with {type(services).__name__}, not the engine's Services")
+    return services
+
+
 __all__ = [
     "Counters",
     "HookModelRequest",
@@ -156,4 +166,5 @@ __all__ = [
     "Services",
     "WorkspaceAccess",
     "WorkspaceLease",
+    "services_of",
 ]

@@ -14,7 +14,6 @@ decision it applies (docs/embedding.md shows a whole loop).
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.effects import PromptInjection
 from hookwright.core.events import Event
-from hookwright.dialects.skills import HookInfo
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import WorkspaceAccess, WorkspaceLease
 from hookwright.host.decisions import (
@@ -48,7 +47,7 @@ from hookwright.host.framework import (
     ended_text,
     reminder,
 )
-from hookwright.host.project import ProjectHooks
+from hookwright.host.open import HookInfo, ProjectHooks
 from hookwright.host.prompts import PromptFlow
 from hookwright.host.reports import Reporter
 from hookwright.host.session import (

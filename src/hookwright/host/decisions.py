@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hookwright.core.effects import PromptInjection
+from hookwright.core.effects import ToolResult as ToolResult  # its public home was here
 
 EndStatus = Literal["stopped", "aborted", "failed", "blocked"]
 
@@ -26,22 +27,6 @@ class EndTurn:
     reason: str
     rollback: bool = False
     failure: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """A tool's answer as hooks see and replace it: the model-facing text, whether it is an
-    error, and the structured result (`tool_response`)."""
-
-    content: str
-    is_error: bool = False
-    data: Any = None
-    #: The tool already answered the user: the turn ends without another model call once
-    #: every result of the round is handled.
-    response_handled: bool = False
-    #: Media references for the user (PicoClaw `media`), and text for the user (`for_user`).
-    media: tuple[str, ...] = ()
-    for_user: str | None = None
 
 
 # Tool call actions ------------------------------------------------------------------------------

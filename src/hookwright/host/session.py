@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import logging
 import time
 import uuid
@@ -21,7 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from hookwright.config.loading import DiscoveredHook, LoadContext
+from hookwright.config.loading import DiscoveredHook
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
 from hookwright.core.messages import (
@@ -30,13 +29,9 @@ from hookwright.core.messages import (
     split_leading_system,
 )
 from hookwright.core.results import Decision, Verdict, failed_dispatch
-from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
-from hookwright.dialects.claude_code.loader import load_policy
-from hookwright.dialects.picoclaw.codec import content_for_llm
-from hookwright.dialects.skills import HookInfo
-from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
+from hookwright.host import open as opening
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -59,13 +54,9 @@ from hookwright.host.decisions import (
     ToolResultDecision,
 )
 from hookwright.host.notes import model_notes
-from hookwright.host.project import (
-    bind_project,
-    config_watch,
-    discover_project,
-    start_session_processes,
-)
+from hookwright.host.open import ConfigWatchTarget, HookInfo, OpenedProject, ProjectScope
 from hookwright.host.reports import Reporter, report_verdict
+from hookwright.host.tool_results import tool_result_from_value as tool_result_from_value
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord
 from hookwright.transports.ioloop import IoLoop
@@ -124,8 +115,10 @@ class HookSession:
         #: Set by `open`: one line per loading problem, and the hooks left unbound.
         self.diagnostics: tuple[str, ...] = ()
         self.untrusted: tuple[DiscoveredHook, ...] = ()
+        #: Set by `open`: what opening the project gave (`opened.not_run`: what will not run).
+        self.opened: OpenedProject | None = None
         #: Set by `open`: the config to watch for changes while the session runs.
-        self.watch: tuple[LoadContext, TrustPolicy] | None = None
+        self.watch: ConfigWatchTarget | None = None
         self._stop_blocks = 0
         #: The 0-based index of the turn's latest model call: the `iteration` of the tool
         #: checkpoints that follow it.
@@ -171,14 +164,13 @@ class HookSession:
                 workspace_access=workspace_access,
             ),
         )
-        discovery = discover_project(
+        opened = await opening.open_project(
+            engine,
             project_dir,
             home,
-            config_files=config_files,
-            dialects=dialects,
-            exclude=exclude_dialects,
+            policy,
+            ProjectScope(config_files, dialects, exclude_dialects),
         )
-        bound = bind_project(engine, discovery, policy, project_dir, home)
         ident = identity or SessionIdentity()
         ident.cwd = ident.cwd or str(project_dir)
         ident.project_dir = ident.project_dir or str(project_dir)
@@ -191,16 +183,10 @@ class HookSession:
             host_objects=host_objects,
         )
         names = session.tool_map.hook_names(host_tools)
-        session.diagnostics = (*bound.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
-        session.untrusted = bound.untrusted
-        session.watch = config_watch(
-            project_dir,
-            home,
-            policy,
-            config_files=config_files,
-            dialects=dialects,
-            exclude=exclude_dialects,
-        )
+        session.diagnostics = (*opened.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
+        session.untrusted = opened.untrusted
+        session.opened = opened
+        session.watch = opened.watch
         return session
 
     async def __aenter__(self) -> HookSession:
@@ -216,7 +202,7 @@ class HookSession:
         if self._started:
             return []
         self._started = True
-        problems = await start_session_processes(self.engine, self.watch)
+        problems = await opening.start_processes(self.engine, self.watch)
         self.diagnostics = (*self.diagnostics, *problems)
         return problems
 
@@ -249,13 +235,9 @@ class HookSession:
         """Register the hooks of a skill's or subagent definition's frontmatter for `scope`
         (removed by `end_scope`), under the settings' policy (`disableAllHooks`, ...) of the
         files `trust` trusts; returns one line per problem."""
-        policy = load_policy(LoadContext(project_dir, home), trust)
-        loaded = load_frontmatter_hooks(
-            path, kind, scope, project_dir=project_dir, home=home, policy=policy
+        return opening.add_frontmatter_hooks(
+            self.engine, path, kind, scope, project_dir=project_dir, home=home, trust=trust
         )
-        for spec in loaded.specs:
-            self.engine.register(spec)
-        return [str(d) for d in loaded.diagnostics]
 
     def end_scope(self, scope: str) -> None:
         self.engine.end_scope(scope)
@@ -263,8 +245,7 @@ class HookSession:
     def add_skill_hooks(self, hooks: Iterable[HookInfo]) -> None:
         """Register skill prompt hooks for this session; their injections come back on the
         decisions (`Checkpoint.prompts`) for a `PromptFlow` to place."""
-        for spec in skill_specs(hooks, scope=self.identity.session_id):
-            self.engine.register(spec)
+        opening.add_skill_hooks(self.engine, hooks, self.identity.session_id)
 
     # Dispatch -----------------------------------------------------------------------------
 
@@ -613,15 +594,16 @@ class HookSession:
             return ToolDecision(Deny("Tool call aborted by hook."), context, None, end)
         action: Run | Ask | Deny | Respond | Defer
         if verdict.respond is not None:
-            action = Respond(tool_result_from_value(verdict.respond), verdict.effects.skip_approval)
+            respond = verdict.effects.tool_result or tool_result_from_value(verdict.respond)
+            action = Respond(respond, verdict.effects.skip_approval)
         elif verdict.blocked:
             message = verdict.effects.tool_message or verdict.reason or "Blocked by hook"
             action = Deny(message, verdict.reason)
         elif verdict.decision is Decision.defer:
             action = Defer(verdict.reason)
         else:
-            renamed = verdict.payload_updates.get("tool_name")
-            new_name = renamed if isinstance(renamed, str) else name
+            renamed = verdict.effects.renamed_tool
+            new_name = renamed if renamed is not None else name  # PicoClaw may rename to ""
             new_input = dict(
                 verdict.updated_input if verdict.updated_input is not None else arguments
             )
@@ -709,7 +691,9 @@ class HookSession:
             verdict = await self.fire(Event.PostToolUse, **common, tool_response=response)
         final, replaced = result, verdict.effects.tool_response
         if replaced is None and verdict.updated_output is not None:
-            final = tool_result_from_value(verdict.updated_output, default_error=result.is_error)
+            final = verdict.effects.tool_result or tool_result_from_value(
+                verdict.updated_output, default_error=result.is_error
+            )
             if final.data is None:
                 final = replace(final, data=result.data)
         feedback = verdict.reason if verdict.decision is Decision.block and verdict.reason else None
@@ -819,28 +803,4 @@ def _replaced_messages(verdict: Verdict) -> bool:
     updated = verdict.updated_input or {}
     return isinstance(verdict.payload_updates.get("messages"), list) or isinstance(
         updated.get("messages"), list
-    )
-
-
-def tool_result_from_value(value: Any, *, default_error: bool = False) -> ToolResult:
-    """Read a hook-supplied tool result (`respond`, a replaced output): a string is the
-    content; a PicoClaw ToolResult (`for_llm`) gives the content PicoClaw shows the model
-    (`for_llm` with its notes), `is_error`, `response_handled` and `media`; anything else
-    is the structured result, shown to the model as JSON."""
-    if isinstance(value, str):
-        return ToolResult(value, default_error)
-    if isinstance(value, dict) and "for_llm" in value:
-        media = value.get("media")
-        return ToolResult(
-            content_for_llm(value),
-            bool(value.get("is_error", default_error)),
-            dict(value),
-            response_handled=bool(value.get("response_handled")),
-            media=tuple(str(m) for m in media) if isinstance(media, list) else (),
-            for_user=None if value.get("silent") else (str(value.get("for_user") or "") or None),
-        )
-    return ToolResult(
-        json.dumps(value, ensure_ascii=False, default=str),
-        default_error,
-        value if isinstance(value, dict) else {"result": value},
     )

@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import Services, WorkspaceAccess
-from hookwright.host.project import (
-    bind_project,
-    config_watch,
-    discover_project,
-    start_session_processes,
-)
+from hookwright.host.open import AskTrust, ProjectScope, open_project, start_processes
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
@@ -42,8 +37,6 @@ NO_MODEL_TEXT = (
     "No model is configured. Pass --model openai:NAME (OPENAI_BASE_URL / OPENAI_API_KEY), "
     "--model anthropic:NAME (ANTHROPIC_API_KEY) or --model scripted:FILE."
 )
-
-AskTrust = Callable[[Path, int], Awaitable[bool]]
 
 
 @dataclass(slots=True)
@@ -130,16 +123,17 @@ async def open_session(
     engine = engine or HookEngine(services=Services(io=IoLoop(asyncio.get_running_loop())))
     if workspace_access is not None:
         engine.services = replace(engine.services, workspace_access=workspace_access)
-    discovery = discover_project(project_dir, home, config_files=config_files)
-    trust_policy = TrustPolicy.load(home, everything=trust)
-    needing = discovery.needing_trust(trust_policy)
-    if needing and interactive and ask_trust and await ask_trust(project_dir, len(needing)):
-        TrustStore(home).trust(project_dir)
-        trust_policy = trust_policy.with_folder(project_dir)
-    bound = bind_project(engine, discovery, trust_policy, project_dir, home)
-    trusted = bound.trusted
-    diagnostics = list(bound.diagnostics)
-    skipped = len(bound.untrusted)
+    opened = await open_project(
+        engine,
+        project_dir,
+        home,
+        TrustPolicy.load(home, everything=trust),
+        ProjectScope(config_files),
+        ask_trust=ask_trust if interactive else None,
+    )
+    trust_policy, trusted = opened.policy, opened.trusted
+    diagnostics = list(opened.diagnostics)
+    skipped = len(opened.untrusted)
     holder: list[Agent] = []
 
     def on_retry(attempt: int, error: ModelError, delay: float) -> None:
@@ -213,8 +207,7 @@ async def open_session(
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
-    watch = config_watch(project_dir, home, trust_policy, config_files=config_files)
-    diagnostics += await start_session_processes(engine, watch)
+    diagnostics += await start_processes(engine, opened.watch)
     # After the hook processes: PicoClaw observers see the servers connect.
     servers = _mcp_servers(agent, home, ask_elicitation if interactive else None)
     diagnostics += await connect_servers(

@@ -42,7 +42,7 @@ from hookwright.dialects.claude_code.limits import (
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.engine.inbox import AsyncDelivery, AsyncInbox, Job
-from hookwright.engine.services import Services
+from hookwright.engine.services import Services, services_of
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport
 
@@ -138,7 +138,7 @@ class CommandCodec:
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
         """An async hook (``async``/``asyncRewake``) runs in the background from the start;
         any other may detach by declaring itself async on its first stdout line."""
-        env_file = self._env_file(inp, ctx.services)
+        env_file = self._env_file(inp, services_of(ctx))
         if env_file is not None:
             touch_private(env_file)
         if self.site.plugin_data is not None:
@@ -155,7 +155,7 @@ class CommandCodec:
             env=self.site.environment(inp.session_id, env_file),
             timeout=timeout,
             caps=_BACKGROUND if background else _DETACHABLE,
-            warm=ctx.services.warm_python,
+            warm=services_of(ctx).warm_python,
         )
 
     def _cwd(self, inp: HookInput) -> str | Path:
@@ -173,13 +173,13 @@ class CommandCodec:
                 job = self._background(inp, ctx.spec, reply.later)
             else:
                 job = self._detached(inp, ctx.spec, reply.text, reply.later)
-            self._spawn(ctx.services.inbox, job, inp)
+            self._spawn(services_of(ctx).inbox, job, inp)
             return HookResult()
         if isinstance(reply, Failure):
             return self._failed(reply)
         if isinstance(reply, Block):
             reply = Output(reply.reason, code=reply.code, stderr=reply.stderr)
-        return self._decode(inp, reply, self._env_file(inp, ctx.services))
+        return self._decode(inp, reply, self._env_file(inp, services_of(ctx)))
 
     def _failed(self, failure: Failure) -> HookResult:
         if failure.kind == "unstarted":

@@ -24,6 +24,7 @@ from hookwright.dialects.claude_code.config import McpToolHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_input
+from hookwright.engine.services import services_of
 
 _PLACEHOLDER = re.compile(r"\$\{([^{}]*)\}")
 _MISSING = object()
@@ -75,7 +76,7 @@ class McpToolHandler:
         return HookResult(status=status, error=f"mcp_tool hook {hook_label(self.config)}: {why}")
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        caller = ctx.services.mcp
+        caller = services_of(ctx).mcp
         config = self.config
         if caller is None:
             return self._failed(f"MCP server {config.server!r} is not connected")

@@ -24,7 +24,7 @@ from hookwright.dialects.claude_code.tables import (
     PROMPT_ENDS_TURN,
     PROMPT_NO_EFFECT,
 )
-from hookwright.engine.services import HookModelRequest, ModelKind
+from hookwright.engine.services import HookModelRequest, ModelKind, services_of
 
 DEFAULT_BLOCK_REASON = "Blocked by prompt hook"
 _FENCE = "```"
@@ -100,7 +100,7 @@ class PromptHandler:
         )
 
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        evaluator = ctx.services.evaluator
+        evaluator = services_of(ctx).evaluator
         if evaluator is None:
             return HookResult(
                 status=Status.error, error=f"no model configured for {self.kind} hooks"

@@ -38,7 +38,7 @@ def register_secrets(engine: HookEngine, specs: Iterable[HookSpec]) -> int:
     instead). Returns how many values were registered."""
     values: set[str] = set()
     for spec in specs:
-        values.update(spec.meta.get("secrets", ()))
+        values.update(spec.secrets)
     for value in values:
         engine.audit.add_secret(value)
     return len(values)

@@ -18,8 +18,8 @@ One `HookSpec` per (file, event): `dialect="openharness"`, `source="project"`,
 `trigger_type`; none on context and compaction events). `spec.timeout` is the handler's
 timeout (default 30 s) plus a grace period: the handler enforces its own timeout and reports
 it; the engine's limit is only the backstop. `spec.meta` holds `openharness_event`, `file`,
-`handler_type`, `capabilities`, `timeout_seconds` and `secrets` (the resolved secret values
-the hook uses, a :class:`SecretValues` that never prints them).
+`handler_type`, `capabilities` and `timeout_seconds`; `spec.secrets` the resolved secret values
+the hook uses (a :class:`SecretValues` that never prints them).
 """
 
 from __future__ import annotations
@@ -243,8 +243,8 @@ def _specs(
                     "handler_type": hook.handler.type,
                     "capabilities": sorted(capabilities),
                     "timeout_seconds": timeout,
-                    "secrets": secrets,
                 },
+                secrets=secrets,
             )
         )
     return specs

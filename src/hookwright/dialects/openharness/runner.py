@@ -17,6 +17,7 @@ from hookwright.dialects.openharness.envelope import build_envelope
 from hookwright.dialects.openharness.notices import failure
 from hookwright.dialects.openharness.output import OutputError, blocked, parse_output, to_result
 from hookwright.dialects.openharness.reply import Block, Failure, Transport
+from hookwright.engine.services import services_of
 
 
 class OpenHarnessHandler:
@@ -36,7 +37,7 @@ class OpenHarnessHandler:
     async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult:
         b = self.binding
         envelope = self.envelope(inp)
-        reply = await self.transport(envelope, b, ctx.services)
+        reply = await self.transport(envelope, b, services_of(ctx))
         if isinstance(reply, Failure):
             return failure(
                 b,

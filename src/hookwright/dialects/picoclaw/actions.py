@@ -34,6 +34,7 @@ from hookwright.dialects.picoclaw.codec import (
     go_tools,
     llm_response_from_wire,
     tool_result_from_wire,
+    typed_tool_result,
 )
 from hookwright.dialects.picoclaw.gojson import (
     LLM_RESPONSE,
@@ -184,8 +185,13 @@ def _before_tool(result: Mapping[str, Any], sent: Mapping[str, Any]) -> HookResu
         return None
     tool = call["tool"]
     # PicoClaw takes the returned name as it is: a call without `tool` names no tool.
-    updates = {"tool_name": tool} if tool != sent.get("tool") else None
-    return HookResult(updated_input=call["arguments"] or {}, payload_updates=updates)
+    # The payload update is what the next hook of the chain sees; the effect, the host.
+    renamed = tool if tool != sent.get("tool") else None
+    return HookResult(
+        updated_input=call["arguments"] or {},
+        payload_updates={"tool_name": tool} if renamed is not None else None,
+        effects=Effects(renamed_tool=renamed) if renamed is not None else None,
+    )
 
 
 def _respond(result: Mapping[str, Any], reason: str | None, hook: str) -> HookResult | None:
@@ -196,10 +202,11 @@ def _respond(result: Mapping[str, Any], reason: str | None, hook: str) -> HookRe
     if value is None:
         log.warning("hook %s: respond without a result; the tool runs normally", hook)
         return None
+    wire = tool_result_from_wire(value)
     return HookResult(
-        respond=tool_result_from_wire(value),
+        respond=wire,
         reason=reason,
-        effects=Effects(skip_approval=True),
+        effects=Effects(skip_approval=True, tool_result=typed_tool_result(wire)),
     )
 
 
@@ -220,7 +227,12 @@ def _after_tool(
                 hook,
             )
         return HookResult(payload_updates=updates) if updates else None
-    return HookResult(updated_output=tool_result_from_wire(inner), payload_updates=updates)
+    wire = tool_result_from_wire(inner)
+    return HookResult(
+        updated_output=wire,
+        payload_updates=updates,
+        effects=Effects(tool_result=typed_tool_result(wire)),
+    )
 
 
 def decode_approval(raw: Any) -> HookResult:

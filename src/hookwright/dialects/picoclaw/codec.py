@@ -27,6 +27,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, TypeGuard
 
+from hookwright.core.effects import ToolResult
 from hookwright.core.events import Event, HookInput
 from hookwright.dialects.picoclaw.gojson import (
     LLM_RESPONSE,
@@ -183,6 +184,28 @@ ARTIFACT_NOTE = (
     "Use `send_file` with one of these paths to send it to the user, or use file/exec tools to "
     "save it inside the workspace if requested."
 )
+
+
+def typed_tool_result(value: Mapping[str, Any], default_error: bool = False) -> ToolResult:
+    """A PicoClaw ToolResult as the host shows it: the content PicoClaw gives the model,
+    `is_error`, `response_handled`, `media`, and `for_user` unless the result is `silent`; the
+    record stays as the structured result."""
+    media = value.get("media")
+    return ToolResult(
+        content_for_llm(value),
+        bool(value.get("is_error", default_error)),
+        dict(value),
+        response_handled=value.get("response_handled") is True,
+        media=tuple(str(m) for m in media) if isinstance(media, list) else (),
+        for_user=None if value.get("silent") else (str(value.get("for_user") or "") or None),
+    )
+
+
+def read_tool_result(value: Any, default_error: bool) -> ToolResult | None:
+    """A hook-supplied value that is a PicoClaw ToolResult (it has `for_llm`), typed; None for
+    anything else. Registered with the host for results no codec typed (a Python hook that
+    answers in PicoClaw's shape)."""
+    return typed_tool_result(value, default_error) if is_tool_result(value) else None
 
 
 def content_for_llm(value: Mapping[str, Any]) -> str:

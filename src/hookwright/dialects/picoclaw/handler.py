@@ -27,6 +27,7 @@ from hookwright.dialects.base import Handler
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import encode_params
+from hookwright.engine.services import services_of
 from hookwright.monitor import debug
 from hookwright.transports.base import Envelope, Failure, Output, Reply, Transport
 
@@ -65,7 +66,7 @@ class PicoClawCodec:
         params = encode_params(self.method, inp, self.protocol)
         if debug.state.on:
             debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
-        services = ctx.services
+        services = services_of(ctx)
         return Envelope(
             json=params,
             method=self.wire_method,

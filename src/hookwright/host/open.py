@@ -1,0 +1,246 @@
+"""Opening a project: the one place hookwright goes from a folder to hooks that run.
+
+    discover   every dialect's config files read and validated; no hook code runs
+    -> trust   the trust store, `--trust`, or the person asked (`AskTrust`)
+    -> bind    trusted hooks only: modules imported, factories called, specs registered
+    -> frontmatter   a skill's or subagent's hooks, later, under the same settings policy
+    -> start   the processes that live as long as the session (PicoClaw), before its first event
+
+The reference agent (`runtime.opening`), `HookSession.open` (adapters, bridges, `serve`) and
+the daemon reach a project's hooks only through here, so every rule about opening a project is
+written once. What will not run comes back on `OpenedProject.not_run`, each with its reason,
+for the caller to report.
+
+This is also the only module of `hookwright.host` that imports a dialect: the rest of the host
+contract knows none (importing `hookwright.dialects` here is also what tells discovery which
+dialects exist).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from hookwright.config.loading import (
+    Diagnostic,
+    DiscoveredHook,
+    Discovery,
+    LoadContext,
+    LoadResult,
+    discover,
+    sources,
+)
+from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.dialects import picoclaw
+from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
+from hookwright.dialects.claude_code.loader import load_policy
+from hookwright.dialects.picoclaw.codec import read_tool_result
+from hookwright.dialects.skills import HookInfo
+from hookwright.dialects.skills.specs import skill_specs
+from hookwright.engine.kernel import HookEngine
+from hookwright.host.tool_results import register_tool_result_reader
+
+register_tool_result_reader(read_tool_result)
+
+#: Asked, before binding, whether to trust `folder` for the `count` hooks that need it.
+AskTrust = Callable[[Path, int], Awaitable[bool]]
+NotRunReason = Literal["untrusted", "not_bound"]
+#: Where the PicoClaw config came from and what is trusted: what a running session watches.
+ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
+
+
+@dataclass(frozen=True, slots=True)
+class NotRun:
+    """A declared hook that will not run: its folder is not trusted (`untrusted`), or it is
+    trusted but bound to nothing (`not_bound`: turned off by its settings, or it failed to
+    load; `diagnostics` then says why)."""
+
+    hook: DiscoveredHook
+    reason: NotRunReason
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedProject:
+    """What opening a project gave: the hooks now on the engine, one line per problem, what
+    will not run and why, whether the project folder itself is trusted, and what a running
+    session watches for changes (None when PicoClaw hooks are left out)."""
+
+    project_dir: Path
+    home: Path
+    policy: TrustPolicy
+    trusted: bool
+    diagnostics: tuple[str, ...]
+    not_run: tuple[NotRun, ...]
+    watch: ConfigWatchTarget | None
+
+    @property
+    def untrusted(self) -> tuple[DiscoveredHook, ...]:
+        """The hooks left unbound because their folder is not trusted."""
+        return tuple(item.hook for item in self.not_run if item.reason == "untrusted")
+
+
+#: The record's earlier public name (`hookwright.host.ProjectHooks`).
+ProjectHooks = OpenedProject
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectScope:
+    """Which of a project's hooks to open: `config_files` named by the user (they need no
+    trust), the dialects to keep (None: all) and those to leave out."""
+
+    config_files: Sequence[Path] = ()
+    dialects: Collection[str] | None = None
+    exclude: Collection[str] = ()
+
+    def keeps(self, dialect: str) -> bool:
+        return (self.dialects is None or dialect in self.dialects) and dialect not in self.exclude
+
+
+async def open_project(
+    engine: HookEngine,
+    project_dir: Path,
+    home: Path,
+    policy: TrustPolicy,
+    scope: ProjectScope | None = None,
+    *,
+    ask_trust: AskTrust | None = None,
+) -> OpenedProject:
+    """Discover the project's hooks, ask `ask_trust` (when given) about the folder when some
+    need trust it lacks (a yes is stored in the trust store), and bind the trusted ones onto
+    `engine`. Processes start later, with `start_processes`, when the host is ready for
+    their first event."""
+    scope = scope or ProjectScope()
+    project_dir = project_dir.resolve()
+    discovery = discover_project(project_dir, home, scope)
+    needing = discovery.needing_trust(policy)
+    if needing and ask_trust is not None and await ask_trust(project_dir, len(needing)):
+        TrustStore(home).trust(project_dir)
+        policy = policy.with_folder(project_dir)
+    return bind_project(engine, discovery, policy, project_dir, home, scope)
+
+
+def discover_project(project_dir: Path, home: Path, scope: ProjectScope) -> Discovery:
+    """Every hook the project declares, as read from disk (no hook code runs), limited to the
+    dialects `scope` keeps; a dialect name no dialect has is a warning."""
+    ctx = LoadContext(project_dir=project_dir, home=home, config_files=scope.config_files)
+    found = discover(ctx)
+    known = dialect_names()
+    unknown = sorted({*(scope.dialects or ()), *scope.exclude} - known)
+    if unknown:
+        found.diagnostics.append(
+            Diagnostic(
+                str(project_dir),
+                "dialects",
+                f"unknown dialect(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})",
+                "warning",
+            )
+        )
+    found.hooks = [hook for hook in found.hooks if scope.keeps(hook.dialect)]
+    return found
+
+
+def bind_project(
+    engine: HookEngine,
+    discovery: Discovery,
+    policy: TrustPolicy,
+    project_dir: Path,
+    home: Path,
+    scope: ProjectScope,
+) -> OpenedProject:
+    """Bind the hooks `policy` trusts onto `engine`; a warning says how to trust the rest."""
+    loaded = discovery.bind(policy)
+    for spec in loaded.specs:
+        engine.register(spec)
+    watch = None
+    if scope.keeps("picoclaw"):
+        watch = LoadContext(project_dir, home, scope.config_files), policy
+    return OpenedProject(
+        project_dir=project_dir,
+        home=home,
+        policy=policy,
+        trusted=policy.trusts(project_dir),
+        diagnostics=(*map(str, loaded.diagnostics), *_untrusted_warning(loaded, project_dir, home)),
+        not_run=(
+            *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
+            *(NotRun(hook, "not_bound") for hook in loaded.unloaded),
+        ),
+        watch=watch,
+    )
+
+
+def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tuple[str, ...]:
+    if not loaded.untrusted:
+        return ()
+    how = TrustStore(home).how_to_trust(project_dir)
+    message = f"{len(loaded.untrusted)} project hook(s) not run: this folder is not trusted; {how}"
+    return (str(Diagnostic(str(project_dir), "", message, "warning")),)
+
+
+async def start_processes(engine: HookEngine, watch: ConfigWatchTarget | None) -> list[str]:
+    """Start every hook process that lives as long as the session (PicoClaw), so observers
+    see the session's first event; one line per process that failed to start. With `watch`,
+    a process whose config file changes is restarted with its new settings for the rest of
+    the session."""
+    picoclaw.attach_observers(engine)
+    if watch is not None:
+        picoclaw.ConfigWatch(engine, *watch).start()
+    processes = picoclaw.registered_processes(engine)
+    failures = await picoclaw.start_processes(engine)
+    return [
+        f"error: PicoClaw hook process {target.name}: cannot start: {failure}"
+        for target, failure in zip(processes, failures, strict=True)
+        if failure is not None
+    ]
+
+
+def add_frontmatter_hooks(
+    engine: HookEngine,
+    path: Path,
+    kind: Literal["skill", "agent"],
+    scope: str,
+    *,
+    project_dir: Path,
+    home: Path,
+    trust: TrustPolicy | None = None,
+) -> list[str]:
+    """Register the hooks of a skill's or subagent definition's frontmatter for `scope`, under
+    the settings' policy (`disableAllHooks`, ...) of the files `trust` trusts; returns one
+    line per problem."""
+    policy = load_policy(LoadContext(project_dir, home), trust)
+    loaded = load_frontmatter_hooks(
+        path, kind, scope, project_dir=project_dir, home=home, policy=policy
+    )
+    for spec in loaded.specs:
+        engine.register(spec)
+    return [str(d) for d in loaded.diagnostics]
+
+
+def add_skill_hooks(engine: HookEngine, hooks: Iterable[HookInfo], scope: str) -> None:
+    """Register skill prompt hooks for the session `scope`."""
+    for spec in skill_specs(hooks, scope=scope):
+        engine.register(spec)
+
+
+def dialect_names() -> set[str]:
+    """Every dialect a project can name (`dialects=`, `exclude_dialects=`)."""
+    return set(sources()) | {"skill"}
+
+
+__all__ = [
+    "AskTrust",
+    "ConfigWatchTarget",
+    "HookInfo",
+    "NotRun",
+    "OpenedProject",
+    "ProjectHooks",
+    "ProjectScope",
+    "add_frontmatter_hooks",
+    "add_skill_hooks",
+    "bind_project",
+    "dialect_names",
+    "discover_project",
+    "open_project",
+    "start_processes",
+]
