@@ -16,7 +16,7 @@ import pytest
 
 from hookwright import Event, HookEngine, HookInput, Status, deny
 from hookwright.engine.services import Services
-from hookwright.engine.workers import WorkerPool
+from hookwright.transports.workers import WorkerPool
 
 #: Generous bound for anything that should take well under a second.
 WAIT = 30.0

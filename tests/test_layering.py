@@ -28,12 +28,6 @@ ALLOWED_EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
         "the debug trace explains selection; it moves under the DispatchMonitor seam",
     ),
     (
-        "transports/http.py",
-        "hookwright.engine.workers",
-        "the HTTP transport runs blocking sends on the engine's pool until the transport "
-        "interface takes its executor",
-    ),
-    (
         "host/prompts.py",
         "hookwright.dialects.skills",
         "PromptFlow drives the skills dialect's placement table until that dialect has its codec",

@@ -47,11 +47,11 @@ from hookwright.engine.observers import ObserverBus, ObserverFunc
 from hookwright.engine.selection import Candidate, if_rule_matches
 from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
-from hookwright.engine.workers import HookCrashed
 from hookwright.monitor import tracing
 from hookwright.monitor.audit import AuditCallback, AuditLog, default_audit_path
 from hookwright.monitor.debug import state as _debug
 from hookwright.monitor.otel import DispatchSpans, spans_from_environment
+from hookwright.transports.workers import HookCrashed
 
 log = logging.getLogger("hookwright.engine.kernel")
 

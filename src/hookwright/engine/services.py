@@ -36,9 +36,9 @@ from typing import Any, Literal, Protocol
 
 from hookwright.core.spec import RunContext
 from hookwright.engine.inbox import AsyncInbox
-from hookwright.engine.workers import WorkerPool
 from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.warm import WarmPython
+from hookwright.transports.workers import WorkerPool
 
 ModelKind = Literal["prompt", "agent"]
 

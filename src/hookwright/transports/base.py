@@ -28,9 +28,9 @@ from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Self
 
 if TYPE_CHECKING:
-    from hookwright.engine.workers import WorkerPool
     from hookwright.transports.ioloop import IoLoop
     from hookwright.transports.warm import WarmPython
+    from hookwright.transports.workers import WorkerPool
 
 #: The default cap on each of stdout and stderr of a process, and on a response body.
 MAX_OUTPUT = 10_000_000

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookwright.engine.workers import WorkerPool
 from hookwright.monitor import debug
 from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
+from hookwright.transports.workers import WorkerPool
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 

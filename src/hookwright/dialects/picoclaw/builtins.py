@@ -17,8 +17,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from hookwright.engine.workers import WorkerPool
 from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
+from hookwright.transports.workers import WorkerPool
 
 BuiltinFactory = Callable[[Any], Any]
 
