@@ -40,7 +40,14 @@ from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler
 from hookwright.engine.monitoring import DispatchMonitor
 from hookwright.engine.observers import ObserverBus, ObserverFunc
-from hookwright.engine.run_loop import apply_to_input, plan_stages, run_awaited, run_inline
+from hookwright.engine.run_loop import (
+    InlineStages,
+    apply_to_input,
+    inline_calls,
+    plan_stages,
+    run_awaited,
+    run_inline,
+)
 from hookwright.engine.selection import Candidate, if_rule_matches
 from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
@@ -62,20 +69,23 @@ _SCOPE_ENDING = frozenset({Event.SessionEnd, Event.SubagentStop})
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """The stages of one dispatch, and whether the fast path can run them."""
+    """The stages of one dispatch, and how to run them."""
 
     stages: tuple[tuple[HookSpec, ...], ...]
-    #: Every hook is a sync Python callable without a timeout (`HookSpec.inline`):
-    #: `run_inline` runs them on the dispatching thread, no event loop needed.
-    inline: bool
+    #: When every hook is a sync Python callable without a timeout (`HookSpec.inline`): the
+    #: same stages as calls, which `run_inline` makes on the dispatching thread; else None.
+    calls: InlineStages | None
 
     @classmethod
     def of(cls, selected: list[HookSpec]) -> _Plan:
+        if not selected:
+            return _NOTHING
         stages = tuple(tuple(stage) for stage in plan_stages(selected))
-        return cls(stages, all(spec.inline for spec in selected))
+        inline = all(spec.inline for spec in selected)
+        return cls(stages, inline_calls(stages) if inline else None)
 
 
-_NOTHING = _Plan((), True)
+_NOTHING = _Plan((), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +114,11 @@ class _Candidates:
             and spec.dedup_key is None
             for spec in candidates
         )
-        if not plain:
-            return cls(candidates, None)
-        return cls(candidates, _Plan.of(candidates) if candidates else _NOTHING)
+        return cls(candidates, _Plan.of(candidates) if plain else None)
+
+
+#: The candidates of an event without hooks.
+_NO_CANDIDATES = _Candidates([], _NOTHING)
 
 
 class _LoopThread:
@@ -156,6 +168,8 @@ class HookEngine:
         self.monitor: DispatchMonitor = watch
         self.services = services if services is not None else Services()
         self.services.inbox.report_to(self.audit.submit, self.audit.secrets)
+        #: The audit's secrets (a live view), redacted from every result.
+        self._secrets = self.audit.secrets
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
         #: (event, match value) -> the hooks whose matcher accepts it (`_Candidates`); cleared
@@ -314,18 +328,15 @@ class HookEngine:
 
     def select(self, inp: HookInput) -> list[HookSpec]:
         cached = self._candidates_of(inp)
-        if cached is None:
-            return []
         if cached.plan is not None:
             return cached.hooks.copy()
         return self._select_from(cached.hooks, inp)
 
-    def _candidates_of(self, inp: HookInput) -> _Candidates | None:
-        """The cached candidates of the input's event and match value; None when the event
-        has no hooks."""
+    def _candidates_of(self, inp: HookInput) -> _Candidates:
+        """The cached candidates of the input's event and match value."""
         hooks = self._by_event.get(inp.event)
         if not hooks:
-            return None
+            return _NO_CANDIDATES
         value = inp.match_value()
         key = (inp.event, value)
         cached = self._candidates.get(key)
@@ -372,52 +383,50 @@ class HookEngine:
 
     # Dispatch -------------------------------------------------------------------------------
 
-    def _plan_of(self, inp: HookInput, selected: list[HookSpec] | None) -> _Plan:
-        """The stages to run for `inp`: those of its cached candidates when all of them are
-        selected whatever the input, else those of `select(inp)` (or of `selected`)."""
-        if selected is None:
-            cached = self._candidates_of(inp)
-            if cached is None:
-                return _NOTHING
-            if cached.plan is not None:
-                return cached.plan
-            selected = self._select_from(cached.hooks, inp)
-        return _Plan.of(selected) if selected else _NOTHING
-
     async def dispatch(self, inp: HookInput, selected: list[HookSpec] | None = None) -> Verdict:
         """Run every hook selected for `inp` and return the merged verdict. `selected`: what
         `select(inp)` returned, when the caller already asked (it is not selected again)."""
-        plan = self._plan_of(inp, selected)
-        mark = self.monitor.before(inp, self._by_event.get(inp.event, ()))
-        if plan.inline:
-            verdict = self._run_inline(inp, plan)
+        if selected is None:
+            cached = self._candidates_of(inp)
+            plan = cached.plan or _Plan.of(self._select_from(cached.hooks, inp))
         else:
-            verdict = await run_awaited(inp, plan.stages, self.services, self.audit.secrets)
-        return self._dispatched(inp, verdict, mark)
+            plan = _Plan.of(selected)
+        mark = self.monitor.before(inp, self._by_event)
+        if plan.calls is None:
+            verdict = await run_awaited(inp, plan.stages, self.services, self._secrets)
+        elif plan.calls:
+            verdict = run_inline(inp, plan.calls, self._secrets)
+        else:
+            verdict = self._empty_verdict(inp.event)
+        self.monitor.after(inp, verdict, mark)
+        if self._once_hooks or inp.event in _SCOPE_ENDING:
+            self._retire(inp, verdict)
+        return verdict
 
     def dispatch_sync(self, inp: HookInput) -> Verdict:
-        """The sync facade. Sync Python hooks run on the calling thread; anything else runs on
-        the engine's private event loop thread."""
-        plan = self._plan_of(inp, None)
-        if not plan.inline and _in_running_loop():
+        """The sync facade: the same dispatch, run to its end on the calling thread. Sync
+        Python hooks run on it; anything else runs on the engine's private event loop thread."""
+        cached = self._candidates_of(inp)
+        plan = cached.plan or _Plan.of(self._select_from(cached.hooks, inp))
+        if plan.calls is None and _in_running_loop():
             return failed_dispatch(
                 inp.event,
                 f"hookwright could not run the {inp.event} hooks: dispatch_sync() was "
                 "called from a running event loop with hooks that need one; use `await "
                 "engine.dispatch(inp)` or hookwright.host.SyncHookSession",
             )
-        mark = self.monitor.before(inp, self._by_event.get(inp.event, ()))
-        if plan.inline:
-            verdict = self._run_inline(inp, plan)
-        else:
-            awaited = run_awaited(inp, plan.stages, self.services, self.audit.secrets)
+        mark = self.monitor.before(inp, self._by_event)
+        if plan.calls is None:
+            awaited = run_awaited(inp, plan.stages, self.services, self._secrets)
             verdict = self._loop().run(awaited)
-        return self._dispatched(inp, verdict, mark)
-
-    def _run_inline(self, inp: HookInput, plan: _Plan) -> Verdict:
-        if not plan.stages:
-            return self._empty_verdict(inp.event)
-        return run_inline(inp, plan.stages, self.audit.secrets)
+        elif plan.calls:
+            verdict = run_inline(inp, plan.calls, self._secrets)
+        else:
+            verdict = self._empty_verdict(inp.event)
+        self.monitor.after(inp, verdict, mark)
+        if self._once_hooks or inp.event in _SCOPE_ENDING:
+            self._retire(inp, verdict)
+        return verdict
 
     def _empty_verdict(self, event: Event) -> Verdict:
         """The shared verdict of a dispatch that selected no hook. Verdicts are read-only for
@@ -433,18 +442,14 @@ class HookEngine:
                 self._loop_thread = _LoopThread()
             return self._loop_thread
 
-    def _dispatched(self, inp: HookInput, verdict: Verdict, mark: int) -> Verdict:
-        """What follows every dispatch: the monitor sees it, `once` hooks that ran are
-        removed, and a session's or agent's hooks go when it ends (unless a hook kept it
-        going)."""
-        self.monitor.after(inp, verdict, mark)
-        if self._once_hooks:
-            for spec, _result, _duration in verdict.runs:
-                if spec.once:
-                    self.unregister(spec)
+    def _retire(self, inp: HookInput, verdict: Verdict) -> None:
+        """After a dispatch: the `once` hooks that ran are removed, and so are a session's or
+        agent's hooks when it ends (unless a hook kept it going)."""
+        for spec, _result, _duration in verdict.runs:
+            if spec.once:
+                self.unregister(spec)
         if inp.event in _SCOPE_ENDING and not (verdict.blocked and verdict.continue_):
             self._end_scopes(inp)
-        return verdict
 
     def _end_scopes(self, inp: HookInput) -> None:
         if inp.event is Event.SessionEnd and inp.session_id:

@@ -11,10 +11,10 @@ any of them. To add a watcher, wrap the engine's monitor in one that calls it to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from hookwright.core.events import HookInput
+from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Verdict
 from hookwright.core.spec import HookSpec
 
@@ -23,10 +23,10 @@ class DispatchMonitor(Protocol):
     """Called on the dispatching thread, on every dispatch; neither method may raise (nothing
     escapes a dispatch) and both should be cheap: they sit on the hot path."""
 
-    def before(self, inp: HookInput, registered: Sequence[HookSpec]) -> int:
-        """A dispatch of `inp` begins; `registered`: every hook on its event, in run order,
-        selected or not. Returns a mark `after` gets back: a `time.time_ns()` start for a
-        monitor that times dispatches, else 0."""
+    def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int:
+        """A dispatch of `inp` begins; `registered`: the engine's hooks by event, each list in
+        run order (read it, never change it). Returns a mark `after` gets back: a
+        `time.time_ns()` start for a monitor that times dispatches, else 0."""
         ...
 
     def after(self, inp: HookInput, verdict: Verdict, mark: int) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any
@@ -47,11 +47,15 @@ from hookwright.engine.workers import HookCrashed
 
 #: The planned stages of one dispatch, in run order.
 Stages = Sequence[Sequence[HookSpec]]
+#: A sync Python hook as the fast path calls it: its spec, its callable, its return decoder.
+InlineCall = tuple[HookSpec, Callable[[HookInput], Any], Callable[[Any], HookResult | None]]
+InlineStages = Sequence[Sequence[InlineCall]]
 
 #: Events whose blocking answer is called "deny" rather than "block".
 _DENY_EVENTS = frozenset({Event.PreToolUse, Event.PermissionRequest})
 _FAILED = frozenset({Status.error, Status.timeout})
 _BLOCKING = frozenset({Decision.deny, Decision.block})
+_clock = time.perf_counter_ns
 
 
 # The rules ------------------------------------------------------------------------------------
@@ -137,20 +141,17 @@ def record(
     verdict: Verdict,
     spec: HookSpec,
     result: HookResult | None,
-    started: int,
+    duration_ns: int,
     secrets: AbstractSet[str],
-) -> int:
-    """The end of every hook's step: stop its clock (`started`: its `perf_counter_ns` start),
-    `finish` its result and merge it into `verdict`. Returns the clock reading, which starts
-    the next hook of an inline stage (one clock read per hook)."""
-    finished = time.perf_counter_ns()
+) -> None:
+    """The end of every hook's step: `finish` its result, add its run to `verdict` and merge
+    the result in (None, no opinion: only the run is added)."""
     if result is None:
-        verdict.runs.append((spec, None, finished - started))
+        verdict.runs.append((spec, None, duration_ns))
     else:
-        result = finish(spec, result, finished - started, secrets)
-        verdict.runs.append((spec, result, finished - started))
+        result = finish(spec, result, duration_ns, secrets)
+        verdict.runs.append((spec, result, duration_ns))
         verdict.absorb(result)
-    return finished
 
 
 async def call_awaited(spec: HookSpec, inp: HookInput, services: Services) -> HookResult | None:
@@ -168,25 +169,44 @@ async def call_awaited(spec: HookSpec, inp: HookInput, services: Services) -> Ho
 # The loops ------------------------------------------------------------------------------------
 
 
-def run_inline(inp: HookInput, stages: Stages, secrets: AbstractSet[str]) -> Verdict:
+def inline_calls(stages: Stages) -> tuple[tuple[InlineCall, ...], ...]:
+    """The calls `run_inline` makes for stages of sync Python hooks (`HookSpec.inline`)."""
+    return tuple(tuple(_inline_call(spec) for spec in stage) for stage in stages)
+
+
+def _inline_call(spec: HookSpec) -> InlineCall:
+    handler = spec.handler
+    assert isinstance(handler, PythonHandler), spec
+    return spec, handler.func, handler.decode
+
+
+def run_inline(inp: HookInput, stages: InlineStages, secrets: AbstractSet[str]) -> Verdict:
     """The fast path: every hook is a sync Python callable without a timeout; run the stages
-    on this thread."""
+    on this thread. One clock read per hook: each hook's run ends where the next one's
+    starts."""
     verdict = Verdict(inp.event)
+    runs = verdict.runs
     current = inp
     for stage in stages:
-        started = time.perf_counter_ns()
-        for spec in stage:
-            handler: PythonHandler = spec.handler  # type: ignore[assignment]
+        if verdict.runs:
+            following = next_input(current, verdict)
+            if following is None:
+                break
+            current = following
+        started = _clock()
+        for spec, func, decode in stage:
             try:
-                raw = handler.func(current)
-                result = raw if raw is None or type(raw) is HookResult else handler.decode(raw)
+                raw = func(current)
+                result = raw if raw is None or type(raw) is HookResult else decode(raw)
             except BaseException as exc:
                 result = failure(spec, exc)
-            started = record(verdict, spec, result, started, secrets)
-        following = next_input(current, verdict)
-        if following is None:
-            break
-        current = following
+            finished = _clock()
+            if result is None:
+                # No opinion: all `record` would do is add the run; the call is saved.
+                runs.append((spec, None, finished - started))
+            else:
+                record(verdict, spec, result, finished - started, secrets)
+            started = finished
     return verdict
 
 
@@ -198,14 +218,15 @@ async def run_awaited(
     verdict = Verdict(inp.event)
     current = inp
     for stage in stages:
+        if verdict.runs:
+            following = next_input(current, verdict)
+            if following is None:
+                break
+            current = following
         if len(stage) == 1:
             await _step(verdict, stage[0], current, services, secrets)
         else:
             await _concurrently(verdict, stage, current, services, secrets)
-        following = next_input(current, verdict)
-        if following is None:
-            break
-        current = following
     return verdict
 
 
@@ -216,12 +237,12 @@ async def _step(
     services: Services,
     secrets: AbstractSet[str],
 ) -> None:
-    started = time.perf_counter_ns()
+    started = _clock()
     try:
         result = await call_awaited(spec, inp, services)
     except BaseException as exc:
         result = failure(spec, exc)
-    record(verdict, spec, result, started, secrets)
+    record(verdict, spec, result, _clock() - started, secrets)
 
 
 async def _concurrently(

@@ -11,7 +11,7 @@ the OpenTelemetry spans and the JSONL audit, watching every dispatch.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +44,9 @@ class EngineMonitor:
         audit = AuditLog(Path(path) if path is not None else None)
         return cls(audit, spans_from_environment(audit))
 
-    def before(self, inp: HookInput, registered: Sequence[HookSpec]) -> int:
+    def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int:
         if debug.on:
-            tracing.selection(registered, inp)
+            tracing.selection(registered.get(inp.event, ()), inp)
         return time.time_ns() if self.spans is not None else 0
 
     def after(self, inp: HookInput, verdict: Verdict, mark: int) -> None:
