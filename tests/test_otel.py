@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from hookwright import Event, HookEngine, HookInput, HookResult, add_context, deny
 from hookwright.config.trust import TrustStore
 from hookwright.monitor.otel import DispatchSpans, session_ids, spans_from_environment
+from hookwright.monitor.watch import EngineMonitor
 
 OTEL_RUN = Path(__file__).with_name("otel_run.py")
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -32,7 +33,9 @@ def traced_engine(exporter: InMemorySpanExporter) -> HookEngine:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     engine = HookEngine(audit_path=None)
-    engine.spans = DispatchSpans(provider.get_tracer("test"), engine.audit)
+    engine.monitor = EngineMonitor(
+        engine.audit, DispatchSpans(provider.get_tracer("test"), engine.audit)
+    )
     return engine
 
 
@@ -116,7 +119,7 @@ def test_no_spans_without_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
     for name in ENDPOINTS:
         monkeypatch.delenv(name, raising=False)
     engine = HookEngine(audit_path=None)
-    assert engine.spans is None
+    assert engine.monitor.spans is None
     assert spans_from_environment(engine.audit) is None
     assert not engine.audit.active
 

@@ -12,10 +12,11 @@ exits, the inbox receives an `AsyncDelivery`:
   Claude at once even when idle; listeners added with ``add_listener`` are called the moment
   such a delivery arrives.
 
-Every completion is also written to the audit of each engine bound with ``bind_audit`` (an
-engine binds its own services' inbox; the dispatch's own record only says the hook was
-started). ``aclose()`` kills what is still running (the ``-p`` teardown); `HookEngine.aclose`
-does it through the handlers.
+Every completion is also reported to each reporter added with ``report_to`` (an engine adds
+its audit to its own services' inbox; the dispatch's own record only says the hook was
+started), and the texts of a delivery are redacted with the reporters' secrets. ``aclose()``
+kills what is still running (the ``-p`` teardown); `HookEngine.aclose` does it through the
+handlers.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ import asyncio
 import collections
 import logging
 from collections.abc import Callable, Coroutine
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import Any
 
 from hookwright.core.events import Event
 from hookwright.core.outward import make_outward, outward
 from hookwright.core.results import HookResult, Verdict
-from hookwright.monitor.audit import AuditLog
 
 log = logging.getLogger("hookwright.claude_code")
 
@@ -58,6 +59,8 @@ class AsyncDelivery:
 
 Job = Coroutine[Any, Any, AsyncDelivery]
 Listener = Callable[[AsyncDelivery], None]
+#: Reports one finished background hook: a verdict holding its one run, and its session.
+Report = Callable[[Verdict, str | None], None]
 
 
 class AsyncInbox:
@@ -66,11 +69,14 @@ class AsyncInbox:
         self._pending: list[AsyncDelivery] = []
         self.history: collections.deque[AsyncDelivery] = collections.deque(maxlen=HISTORY)
         self._listeners: list[Listener] = []
-        self._audits: list[AuditLog] = []
+        self._reporters: list[tuple[Report, AbstractSet[str]]] = []
 
-    def bind_audit(self, audit: AuditLog) -> None:
-        if all(existing is not audit for existing in self._audits):
-            self._audits.append(audit)
+    def report_to(self, report: Report, secrets: AbstractSet[str]) -> None:
+        """Call `report` with every finished hook's run; `secrets` (a live view: values added
+        later count) are redacted from every delivery. Adding the same reporter again does
+        nothing."""
+        if all(existing != report for existing, _secrets in self._reporters):
+            self._reporters.append((report, secrets))
 
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -94,12 +100,12 @@ class AsyncInbox:
         self.history.append(delivery)
         if delivery.has_content:
             self._pending.append(delivery)
-        for audit in self._audits:
+        for report, _secrets in self._reporters:
             result = delivery.result
             if result.hook is not None:
                 verdict = Verdict(delivery.event)
                 verdict.runs.append((result.hook, result, int(result.duration_ms * 1e6)))
-                audit.submit(verdict, delivery.session_id)
+                report(verdict, delivery.session_id)
         if delivery.rewake:
             for listener in list(self._listeners):
                 try:
@@ -108,8 +114,8 @@ class AsyncInbox:
                     log.exception("async inbox listener %r failed", listener)
 
     def _outward(self, delivery: AsyncDelivery) -> AsyncDelivery:
-        """Redact the bound audits' secrets from the delivery's texts and cap them."""
-        secrets = {secret for audit in self._audits for secret in audit.secrets}
+        """Redact the reporters' secrets from the delivery's texts and cap them."""
+        secrets = {secret for _report, known in self._reporters for secret in known}
         make_outward(delivery.result, secrets)
         return replace(
             delivery,

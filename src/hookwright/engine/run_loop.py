@@ -1,0 +1,271 @@
+"""The run loop: how the hooks one dispatch selected run, and the rules they run by.
+
+The selected hooks come planned in stages (`plan_stages`): consecutive parallel-mode hooks form
+one stage, whose hooks all see the same input and merge in completion order; each chain-mode
+hook is a stage of one. Stages run in order. After each stage, `next_input` applies the one
+stage rule: a terminal verdict (deny, block, defer, respond, abort, continue: false) ends the
+dispatch; otherwise the next stage sees the input as this one rewrote it.
+
+Every hook runs the same step: read the clock, call the handler, turn what it raised into its
+result (`failure`: an error, or a timeout past `spec.timeout`; only what `escapes_hook` names
+propagates), then `record`: stop the clock, `finish` the result (provenance, duration, the
+`on_error` rule, redaction) and merge it into the verdict. `on_error: block` applies in
+`finish`, so a handler that *returns* an error or timeout result blocks exactly as one that
+raised.
+
+Two loops drive the stages, differing only in how a handler is called:
+
+* `run_inline`, the fast path: every hook is a sync Python callable without a timeout
+  (`HookSpec.inline`), called directly on the dispatching thread. A parallel stage of such
+  calls completes in call order, so its merge is the awaited loop's.
+* `run_awaited`: any handler (a process, an HTTP endpoint, an async function, a timed sync
+  function), awaited under its timeout (`call_awaited`); the hooks of a parallel stage run
+  concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import replace
+from typing import Any
+
+from hookwright.core.events import (
+    INPUT_FIELD,
+    MODEL_REQUEST_FIELDS,
+    OUTPUT_FIELD,
+    Event,
+    HookInput,
+)
+from hookwright.core.outward import make_outward
+from hookwright.core.results import Decision, HookResult, Status, Verdict
+from hookwright.core.spec import HookSpec, PythonHandler, RunContext, escapes_hook
+from hookwright.engine.services import Services
+from hookwright.transports.workers import HookCrashed
+
+#: The planned stages of one dispatch, in run order.
+Stages = Sequence[Sequence[HookSpec]]
+#: A sync Python hook as the fast path calls it: its spec, its callable, its return decoder.
+InlineCall = tuple[HookSpec, Callable[[HookInput], Any], Callable[[Any], HookResult | None]]
+InlineStages = Sequence[Sequence[InlineCall]]
+
+#: Events whose blocking answer is called "deny" rather than "block".
+_DENY_EVENTS = frozenset({Event.PreToolUse, Event.PermissionRequest})
+_FAILED = frozenset({Status.error, Status.timeout})
+_BLOCKING = frozenset({Decision.deny, Decision.block})
+_clock = time.perf_counter_ns
+
+
+# The rules ------------------------------------------------------------------------------------
+
+
+def plan_stages(selected: Sequence[HookSpec]) -> list[list[HookSpec]]:
+    """The stages `dispatch` runs for these (already ordered) hooks: a stage ends before a
+    chain-mode hook and after it."""
+    stages: list[list[HookSpec]] = []
+    for spec in selected:
+        if spec.mode == "parallel" and stages and stages[-1][0].mode == "parallel":
+            stages[-1].append(spec)
+        else:
+            stages.append([spec])
+    return stages
+
+
+def next_input(inp: HookInput, verdict: Verdict) -> HookInput | None:
+    """After a stage: None when the verdict so far is terminal (the dispatch ends after the
+    stage that made it so), else the input the next stage sees."""
+    if verdict.terminal:
+        return None
+    return apply_to_input(inp, verdict) if verdict.rewritten else inp
+
+
+def apply_to_input(inp: HookInput, verdict: Verdict) -> HookInput:
+    """The input the next stage sees: the current one with the verdict's rewrites applied,
+    and the dialects' chain state carried along."""
+    updates: dict[str, Any] = dict(verdict.payload_updates)
+    if verdict.updated_input is not None:
+        field_name = INPUT_FIELD.get(inp.event)
+        if field_name is not None:
+            updates[field_name] = verdict.updated_input
+        elif inp.event is Event.PreModelCall:
+            for key in MODEL_REQUEST_FIELDS:
+                if key in verdict.updated_input:
+                    updates[key] = verdict.updated_input[key]
+    if verdict.updated_output is not None:
+        out_field = OUTPUT_FIELD.get(inp.event)
+        if out_field is not None:
+            updates[out_field] = verdict.updated_output
+    rewritten = inp.with_payload(**updates) if updates else inp
+    if verdict.chain_state:
+        rewritten = rewritten.with_chain_state(verdict.chain_state)
+    return rewritten
+
+
+def failure(spec: HookSpec, exc: BaseException) -> HookResult:
+    """What a hook raised, as its result: a timeout when it is the `TimeoutError` of a hook
+    with a timeout, an error otherwise. What `escapes_hook` names (the host's Ctrl-C, the
+    dispatch's own cancellation) is raised again."""
+    if escapes_hook(exc):
+        raise exc
+    if isinstance(exc, TimeoutError) and spec.timeout is not None:
+        return HookResult(status=Status.timeout, error=f"timed out after {spec.timeout:g}s")
+    return HookResult(status=Status.error, error=_describe_exception(exc))
+
+
+def finish(
+    spec: HookSpec, result: HookResult, duration_ns: int, secrets: AbstractSet[str]
+) -> HookResult:
+    """Stamp provenance and duration, apply `on_error`, redact `secrets` and cap the texts
+    (`outward`); a result object shared between hooks is copied.
+
+    `on_error: block`: an error or timeout result, raised or returned, blocks (deny on
+    PreToolUse and PermissionRequest, block elsewhere)."""
+    if result.hook is not None and result.hook is not spec:
+        result = replace(result)
+    result.hook = spec
+    result.duration_ms = duration_ns / 1e6
+    if spec.on_error == "block" and result.status in _FAILED and result.decision not in _BLOCKING:
+        result.decision = Decision.deny if spec.event in _DENY_EVENTS else Decision.block
+        failed = "timed out" if result.status is Status.timeout else "failed"
+        result.reason = f"hook {spec.name} {failed}" + (f": {result.error}" if result.error else "")
+    make_outward(result, secrets)
+    return result
+
+
+# The step -------------------------------------------------------------------------------------
+
+
+def record(
+    verdict: Verdict,
+    spec: HookSpec,
+    result: HookResult | None,
+    duration_ns: int,
+    secrets: AbstractSet[str],
+) -> None:
+    """The end of every hook's step: `finish` its result, add its run to `verdict` and merge
+    the result in (None, no opinion: only the run is added)."""
+    if result is None:
+        verdict.runs.append((spec, None, duration_ns))
+    else:
+        result = finish(spec, result, duration_ns, secrets)
+        verdict.runs.append((spec, result, duration_ns))
+        verdict.absorb(result)
+
+
+async def call_awaited(spec: HookSpec, inp: HookInput, services: Services) -> HookResult | None:
+    """Await the hook's handler, bounded by `spec.timeout` (`TimeoutError` past it)."""
+    timeout = spec.timeout
+    context = RunContext(spec, timeout, services)
+    if timeout is None or getattr(spec.handler, "enforces_timeout", False) is True:
+        # No limit, or the handler bounds every await below it itself (a PicoClaw handler):
+        # a second scope would only add a timer per call.
+        return await spec.handler(inp, context)
+    async with asyncio.timeout(timeout):
+        return await spec.handler(inp, context)
+
+
+# The loops ------------------------------------------------------------------------------------
+
+
+def inline_calls(stages: Stages) -> tuple[tuple[InlineCall, ...], ...]:
+    """The calls `run_inline` makes for stages of sync Python hooks (`HookSpec.inline`)."""
+    return tuple(tuple(_inline_call(spec) for spec in stage) for stage in stages)
+
+
+def _inline_call(spec: HookSpec) -> InlineCall:
+    handler = spec.handler
+    assert isinstance(handler, PythonHandler), spec
+    return spec, handler.func, handler.decode
+
+
+def run_inline(inp: HookInput, stages: InlineStages, secrets: AbstractSet[str]) -> Verdict:
+    """The fast path: every hook is a sync Python callable without a timeout; run the stages
+    on this thread. One clock read per hook: each hook's run ends where the next one's
+    starts."""
+    verdict = Verdict(inp.event)
+    runs = verdict.runs
+    current = inp
+    for stage in stages:
+        if verdict.runs:
+            following = next_input(current, verdict)
+            if following is None:
+                break
+            current = following
+        started = _clock()
+        for spec, func, decode in stage:
+            try:
+                raw = func(current)
+                result = raw if raw is None or type(raw) is HookResult else decode(raw)
+            except BaseException as exc:
+                result = failure(spec, exc)
+            finished = _clock()
+            if result is None:
+                # No opinion: all `record` would do is add the run; the call is saved.
+                runs.append((spec, None, finished - started))
+            else:
+                record(verdict, spec, result, finished - started, secrets)
+            started = finished
+    return verdict
+
+
+async def run_awaited(
+    inp: HookInput, stages: Stages, services: Services, secrets: AbstractSet[str]
+) -> Verdict:
+    """The stages of any hooks, each awaited under its timeout; a parallel stage's hooks run
+    concurrently and merge as they complete."""
+    verdict = Verdict(inp.event)
+    current = inp
+    for stage in stages:
+        if verdict.runs:
+            following = next_input(current, verdict)
+            if following is None:
+                break
+            current = following
+        if len(stage) == 1:
+            await _step(verdict, stage[0], current, services, secrets)
+        else:
+            await _concurrently(verdict, stage, current, services, secrets)
+    return verdict
+
+
+async def _step(
+    verdict: Verdict,
+    spec: HookSpec,
+    inp: HookInput,
+    services: Services,
+    secrets: AbstractSet[str],
+) -> None:
+    started = _clock()
+    try:
+        result = await call_awaited(spec, inp, services)
+    except BaseException as exc:
+        result = failure(spec, exc)
+    record(verdict, spec, result, _clock() - started, secrets)
+
+
+async def _concurrently(
+    verdict: Verdict,
+    stage: Sequence[HookSpec],
+    inp: HookInput,
+    services: Services,
+    secrets: AbstractSet[str],
+) -> None:
+    """One parallel stage: every hook's step as a task, each merged as it completes; when
+    the dispatch is cancelled, so are they, and it waits for them to end."""
+    tasks = [asyncio.ensure_future(_step(verdict, spec, inp, services, secrets)) for spec in stage]
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+def _describe_exception(exc: BaseException) -> str:
+    if isinstance(exc, HookCrashed):
+        return str(exc)
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
