@@ -128,7 +128,9 @@ class PromptCodec:
             return HookResult(status=Status.timeout, error=f"{self.kind} hook {reply.reason}")
         if not isinstance(reply, Output):
             return HookResult(status=Status.error, error=f"{self.kind} hook failed: {reply.reason}")
-        result = decode_prompt_reply(inp.event, reply.text, continue_on_block=self.continue_on_block)
+        result = decode_prompt_reply(
+            inp.event, reply.text, continue_on_block=self.continue_on_block
+        )
         return self._worded(inp, result)
 
     async def aclose(self) -> None:
