@@ -295,9 +295,9 @@ def test_env_placeholders_are_substituted_in_every_string(ws: Workspace) -> None
     (spec,) = result.specs
     assert spec.name == "env-one"
     assert spec.matcher is not None and spec.matcher.pattern == "Bash"
-    transport = spec.handler.transport  # type: ignore[attr-defined]
-    assert transport.url == "http://127.0.0.1:9/one"
-    assert transport.headers == {"X-Team": "core"}
+    channel = spec.handler.codec.channel  # type: ignore[attr-defined]
+    assert channel.url == "http://127.0.0.1:9/one"
+    assert channel.headers == {"X-Team": "core"}
 
 
 def test_unset_env_variable_names_the_file_and_field(ws: Workspace) -> None:

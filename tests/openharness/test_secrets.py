@@ -50,7 +50,7 @@ def header_hook(ws: Workspace, placeholder: str = "${secrets.HOOK_TOKEN}") -> Pa
 
 def headers_of(result: LoadResult) -> dict[str, str]:
     (spec,) = result.specs
-    headers: dict[str, str] = spec.handler.transport.headers  # type: ignore[attr-defined]
+    headers: dict[str, str] = spec.handler.codec.channel.headers  # type: ignore[attr-defined]
     return headers
 
 

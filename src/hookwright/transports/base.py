@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Self
 
 if TYPE_CHECKING:
     from hookwright.transports.ioloop import IoLoop
+    from hookwright.transports.mcp import ToolCaller
+    from hookwright.transports.model import Evaluator
     from hookwright.transports.warm import WarmPython
     from hookwright.transports.workers import WorkerPool
 
@@ -52,11 +54,29 @@ class Caps(NamedTuple):
 
 DEFAULT_CAPS = Caps()
 
+LeaseMode = Literal["read", "write"]
+
+
+class FileLease(Protocol):
+    """Files a host lends a hook while the lease is held: `root` is where they are (the
+    workspace itself, or a copy the host materialized)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    async def release(self, *, dirty: bool = False) -> None: ...
+
+
+#: How a transport gets a workspace's files from the host (the session's workspace access).
+FileAccess = Callable[[Path, LeaseMode], Awaitable[FileLease]]
+
 
 class Envelope(NamedTuple):
     """What to send, and how. Each transport reads the fields of its channel: a process the
     command or argv, `body` on stdin, env, cwd; HTTP `url`, `method`, headers and `body` (or
-    `json`); JSON-RPC `method` and `json` as params."""
+    `json`); JSON-RPC `method` and `json` as params; the model transport `json` as the request
+    to the session's `model`; the MCP transport `url` as the server's name, `method` as the
+    tool's and `json` as its arguments, on the session's `mcp` client."""
 
     body: bytes = b""
     #: A JSON value, sent when `body` is empty (HTTP body, JSON-RPC params).
@@ -81,6 +101,13 @@ class Envelope(NamedTuple):
     io: IoLoop | None = None
     #: The session's worker pool, for transports that run blocking calls (in-process hooks).
     workers: WorkerPool | None = None
+    #: The session's model, for the model transport (prompt and agent hooks).
+    model: Evaluator | None = None
+    #: The session's MCP client, for the MCP transport (tool-call hooks).
+    mcp: ToolCaller | None = None
+    #: The host's access to the workspace's files, for transports that run under a lease of
+    #: them; None: the workspace folder is used as it is.
+    files: FileAccess | None = None
 
 
 class Output(NamedTuple):
@@ -120,6 +147,8 @@ class Failure(NamedTuple):
     code: int | None = None
     stderr: str = ""
     duration_ms: float = 0.0
+    #: The exception behind the failure, for a codec that words causes differently.
+    cause: Exception | None = None
 
     @property
     def timed_out(self) -> bool:

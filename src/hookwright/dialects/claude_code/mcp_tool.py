@@ -5,7 +5,8 @@ The hook's `input` is sent with every ``${path.into.hook_input}`` in its string 
 depth) replaced by the value at that dotted path of the hook's input JSON: a string as it is,
 anything else as compact JSON, a missing path as the empty string. A server that is not
 connected, a call that fails and a result the server marks as an error are non-blocking
-errors naming the hook; a call past the timeout is cancelled and decides nothing.
+errors naming the hook; a call past the timeout is cancelled and decides nothing. The call
+travels through the MCP transport (`transports/mcp.py`) on the session's MCP client.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from typing import Any
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import RunContext
+from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import decode_command, parse_json_object
 from hookwright.dialects.claude_code.config import McpToolHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.stdin import encode_input
 from hookwright.engine.services import services_of
+from hookwright.transports.base import Block, Envelope, Failure, Reply
+from hookwright.transports.mcp import McpTransport
 
 _PLACEHOLDER = re.compile(r"\$\{([^{}]*)\}")
 _MISSING = object()
@@ -66,37 +70,50 @@ def substitute(value: Any, hook_input: Mapping[str, Any]) -> Any:
     return value
 
 
-class McpToolHandler:
+class McpToolCodec:
+    """The codec of one `mcp_tool` hook, run as `Handler(McpTransport(), McpToolCodec(...))`."""
+
     def __init__(self, config: McpToolHook, *, home: Path, timeout: float) -> None:
         self.config = config
         self.home = home
         self.timeout = timeout
 
+    def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
+        config = self.config
+        return Envelope(
+            json=substitute(config.input, encode_input(inp)),
+            url=config.server,
+            method=config.tool,
+            timeout=ctx.timeout if ctx.timeout is not None else self.timeout,
+            mcp=services_of(ctx).mcp,
+        )
+
+    def decode(
+        self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
+    ) -> HookResult | None:
+        if isinstance(reply, Failure):
+            if reply.timed_out:
+                return self._failed(reply.reason, Status.timeout)
+            if reply.kind == "unstarted":
+                return self._failed(reply.reason)
+            return self._failed(f"the call failed: {reply.reason}")
+        if isinstance(reply, Block) or reply.code != 0:
+            text = reply.reason if isinstance(reply, Block) else reply.text
+            first = text.strip().splitlines()[0] if text.strip() else "no text"
+            return self._failed(f"the tool returned an error: {first}")
+        label = hook_label(self.config)
+        result = decode_command(inp, exit_code=0, stdout=reply.text, stderr="", label=label)
+        capped = cap_result(result, output_dir(self.home))
+        plain = parse_json_object(reply.text) is None
+        return attach_notes(inp, capped, command=label, plain=plain)
+
     def _failed(self, why: str, status: Status = Status.error) -> HookResult:
         return HookResult(status=status, error=f"mcp_tool hook {hook_label(self.config)}: {why}")
 
-    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
-        caller = services_of(ctx).mcp
-        config = self.config
-        if caller is None:
-            return self._failed(f"MCP server {config.server!r} is not connected")
-        arguments = substitute(config.input, encode_input(inp))
-        timeout = ctx.timeout if ctx.timeout is not None else self.timeout
-        try:
-            reply = await caller(config.server, config.tool, arguments, timeout)
-        except LookupError:
-            return self._failed(f"MCP server {config.server!r} is not connected")
-        except TimeoutError:
-            return self._failed(f"no answer within {timeout:g} s", Status.timeout)
-        except Exception as exc:
-            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            return self._failed(f"the call failed: {detail}")
-        if reply.is_error:
-            first = reply.text.strip().splitlines()[0] if reply.text.strip() else "no text"
-            return self._failed(f"the tool returned an error: {first}")
-        result = decode_command(
-            inp, exit_code=0, stdout=reply.text, stderr="", label=hook_label(config)
-        )
-        capped = cap_result(result, output_dir(self.home))
-        plain = parse_json_object(reply.text) is None
-        return attach_notes(inp, capped, command=hook_label(config), plain=plain)
+    async def aclose(self) -> None:
+        return None
+
+
+def mcp_tool_handler(config: McpToolHook, *, home: Path, timeout: float) -> Handler:
+    """One mcp_tool hook as an engine handler: the MCP transport and its codec."""
+    return Handler(McpTransport(), McpToolCodec(config, home=home, timeout=timeout))

@@ -4,8 +4,8 @@ The model must answer ``{"ok": true}`` or ``{"ok": false, "reason": "...", "impo
 true}`` (the Nov-2025 ``{"decision": "approve"|"block", "reason"}`` shape is accepted too).
 hookwright has no model of its own here: the hook asks its session's evaluator
 (`RunContext.services.evaluator`) with a `HookModelRequest` of kind ``prompt`` or ``agent`` (an
-agent may use read-only tools). Without one the hook is a non-blocking error and the event goes
-on.
+agent may use read-only tools), through the model transport (`transports/model.py`). Without
+a model, or when the model fails, the hook is a non-blocking error and the event goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from hookwright.config.safeparse import ParseError, load_json_text
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
 from hookwright.core.spec import RunContext
+from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
 from hookwright.dialects.claude_code.notes import attach_notes, blocking_error
 from hookwright.dialects.claude_code.stdin import encode_body
@@ -25,6 +26,8 @@ from hookwright.dialects.claude_code.tables import (
     PROMPT_NO_EFFECT,
 )
 from hookwright.engine.services import HookModelRequest, ModelKind, services_of
+from hookwright.transports.base import Envelope, Failure, Output, Reply
+from hookwright.transports.model import ModelTransport
 
 DEFAULT_BLOCK_REASON = "Blocked by prompt hook"
 _FENCE = "```"
@@ -89,7 +92,11 @@ def decode_prompt_reply(event: Event, text: str, *, continue_on_block: bool) -> 
     return result
 
 
-class PromptHandler:
+class PromptCodec:
+    """The codec of one `prompt` or `agent` hook, run as `Handler(ModelTransport(),
+    PromptCodec(...))`: the request to the session's model travels in the envelope, whose wait
+    the engine bounds (the hook's timeout is in the request)."""
+
     def __init__(self, config: PromptHook | AgentHook, *, timeout: float) -> None:
         self.config = config
         self.kind: ModelKind = "agent" if isinstance(config, AgentHook) else "prompt"
@@ -99,26 +106,35 @@ class PromptHandler:
             isinstance(config, PromptHook) and config.continueOnBlock
         )
 
-    async def __call__(self, inp: HookInput, ctx: RunContext) -> HookResult | None:
+    def encode(self, inp: HookInput, ctx: RunContext) -> Envelope | HookResult:
         evaluator = services_of(ctx).evaluator
         if evaluator is None:
             return HookResult(
                 status=Status.error, error=f"no model configured for {self.kind} hooks"
             )
-        timeout = ctx.timeout if ctx.timeout is not None else self.timeout
         request = HookModelRequest(
             kind=self.kind,
             prompt=build_prompt(self.config.prompt, inp),
             model=self.config.model,
             agent=None,
-            timeout=timeout,
+            timeout=ctx.timeout if ctx.timeout is not None else self.timeout,
         )
-        try:
-            reply = await evaluator(request)
-        except Exception as exc:
-            return HookResult(status=Status.error, error=f"{self.kind} hook failed: {exc}")
-        result = decode_prompt_reply(inp.event, reply, continue_on_block=self.continue_on_block)
+        return Envelope(json=request, model=evaluator)
+
+    def decode(
+        self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
+    ) -> HookResult | None:
+        if isinstance(reply, Failure) and reply.timed_out:
+            return HookResult(status=Status.timeout, error=f"{self.kind} hook {reply.reason}")
+        if not isinstance(reply, Output):
+            return HookResult(status=Status.error, error=f"{self.kind} hook failed: {reply.reason}")
+        result = decode_prompt_reply(
+            inp.event, reply.text, continue_on_block=self.continue_on_block
+        )
         return self._worded(inp, result)
+
+    async def aclose(self) -> None:
+        return None
 
     def _worded(self, inp: HookInput, result: HookResult) -> HookResult:
         """A block reads as Claude Code words it: ``[<prompt>]: <reason>`` for a prompt hook,
@@ -132,3 +148,8 @@ class PromptHandler:
             if inp.event is Event.PreToolUse:
                 result.add_effects(tool_message=blocking_error(inp, result.reason))
         return attach_notes(inp, result, command=label, plain=False)
+
+
+def prompt_handler(config: PromptHook | AgentHook, *, timeout: float) -> Handler:
+    """One prompt or agent hook as an engine handler: the model transport and its codec."""
+    return Handler(ModelTransport(), PromptCodec(config, timeout=timeout))

@@ -36,8 +36,8 @@ from hookwright.dialects.claude_code.config import (
 )
 from hookwright.dialects.claude_code.environment import HookSite, references_plugin_vars
 from hookwright.dialects.claude_code.http import http_handler
-from hookwright.dialects.claude_code.mcp_tool import McpToolHandler, hook_label
-from hookwright.dialects.claude_code.prompt import PromptHandler
+from hookwright.dialects.claude_code.mcp_tool import hook_label, mcp_tool_handler
+from hookwright.dialects.claude_code.prompt import prompt_handler
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.tables import (
     ENV_FILE_EVENTS,
@@ -158,8 +158,8 @@ def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOpti
             config, policy=options.policy.http, home=decl.site.home, timeout=timeout
         )
     if isinstance(config, McpToolHook):
-        return McpToolHandler(config, home=decl.site.home, timeout=timeout)
-    return PromptHandler(config, timeout=timeout)
+        return mcp_tool_handler(config, home=decl.site.home, timeout=timeout)
+    return prompt_handler(config, timeout=timeout)
 
 
 def build_spec(

@@ -1,12 +1,13 @@
 """`type: command` handlers: a shell command fed the envelope on stdin.
 
 Runs `sh -c <command>` in `cwd` (resolved inside the workspace by the loader; the workspace
-root by default) with the process environment plus `environment`. When the host provides
-workspace access, the command runs under a read lease of the workspace's files, in the same
-place inside the lease's root (see `lease.py`). Exit 0: stdout is the unified output (blank =
-no effect). Exit 2: block, stderr is the reason (else "Hook blocked execution: <command>").
-Any other exit, a timeout (default 30 s; upstream has none), a failure to start or to lease the
-files: logged, and the run goes on.
+root by default) with the process environment plus `environment`, through the process
+transport. When the host provides workspace access, the command runs under a read lease of
+the workspace's files, in the same place inside the lease's root (`LeasedTransport`, see
+`lease.py`). Exit 0: stdout is the unified output (blank = no effect). Exit 2: block, stderr
+is the reason (else "Hook blocked execution: <command>"). Any other exit, a timeout (default
+30 s; upstream has none), a failure to start or to lease the files: logged, and the run goes
+on.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hookwright.dialects.openharness.binding import HookBinding
-from hookwright.dialects.openharness.lease import LeaseError, moved, workspace_files
-from hookwright.dialects.openharness.reply import Block, Failure, Output, Reply
+from hookwright.dialects.openharness.codec import Answer, Failed, Reading, Refusal
 from hookwright.engine.services import Services
-from hookwright.transports.process import run_process
+from hookwright.transports.base import Block, Caps, Envelope, Failure, Reply
+
+_BLOCK_ON_2 = Caps(block_exit=2)
 
 
-class CommandTransport:
+class CommandChannel:
     __slots__ = ("command", "cwd", "environment", "timeout")
 
     def __init__(
@@ -34,38 +35,48 @@ class CommandTransport:
         self.environment = environment
         self.timeout = timeout
 
-    async def __call__(
-        self, envelope: dict[str, Any], binding: HookBinding, services: Services
-    ) -> Reply:
-        root = binding.workspace_root
-        try:
-            async with workspace_files(services, root) as files:
-                outcome = await run_process(
-                    command=self.command,
-                    shell="sh",
-                    stdin_data=json.dumps(envelope).encode("utf-8"),
-                    cwd=moved(self.cwd, root, files),
-                    env={**os.environ, **self.environment},
-                    timeout=self.timeout,
-                    warm=services.warm_python,
-                )
-        except LeaseError as exc:
-            return Failure(f"Command hook could not start: {exc}")
-        stderr = outcome.stderr.strip()
-        if outcome.spawn_error is not None:
-            return Failure(f"Command hook could not start: {outcome.spawn_error}")
-        if outcome.timed_out:
-            return Failure(
-                f"Command hook timed out after {self.timeout:g}s", timed_out=True, stderr=stderr
-            )
-        code = outcome.exit_code
-        if code == 2:
+    def envelope(self, payload: dict[str, Any], services: Services) -> Envelope:
+        return Envelope(
+            body=json.dumps(payload).encode("utf-8"),
+            json=payload,
+            command=self.command,
+            shell="sh",
+            cwd=self.cwd,
+            env={**os.environ, **self.environment},
+            timeout=self.timeout,
+            caps=_BLOCK_ON_2,
+            warm=services.warm_python,
+            files=services.workspace_access,
+        )
+
+    def payload_of(self, sent: Envelope) -> dict[str, Any]:
+        payload: dict[str, Any] = sent.json
+        return payload
+
+    def read(self, reply: Reply) -> Reading:
+        stderr = reply.stderr.strip()
+        if isinstance(reply, Failure):
+            return self._failed(reply, stderr)
+        if isinstance(reply, Block):
             reason = stderr or f"Hook blocked execution: {self.command}"
-            return Block(reason, exit_code=2, stderr=stderr)
+            return Refusal(reason, exit_code=2, stderr=stderr)
+        code = reply.code
         if code != 0:
             detail = f": {stderr}" if stderr else ""
-            what = "was killed" if code is None else f"exited with code {code}"
-            return Failure(f"Command hook {what}{detail}", exit_code=code, stderr=stderr)
-        if outcome.stdout_truncated:
-            return Failure("Command hook output is too large", exit_code=0, stderr=stderr)
-        return Output(outcome.stdout, empty_ok=True, exit_code=0, stderr=stderr or None)
+            return Failed(
+                f"Command hook exited with code {code}{detail}", exit_code=code, stderr=stderr
+            )
+        if reply.truncated:
+            return Failed("Command hook output is too large", exit_code=0, stderr=stderr)
+        return Answer(reply.text, empty_ok=True, exit_code=0, stderr=stderr or None)
+
+    def _failed(self, reply: Failure, stderr: str) -> Failed:
+        if reply.kind == "unstarted":
+            return Failed(f"Command hook could not start: {reply.reason}")
+        if reply.kind == "timeout":
+            message = f"Command hook timed out after {self.timeout:g}s"
+            return Failed(message, timed_out=True, stderr=stderr)
+        if reply.kind == "killed":
+            detail = f": {stderr}" if stderr else ""
+            return Failed(f"Command hook was killed{detail}", stderr=stderr)
+        return Failed(f"Command hook failed: {reply.reason}", stderr=stderr)

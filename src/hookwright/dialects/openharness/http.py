@@ -1,4 +1,4 @@
-"""`type: http` handlers: the envelope as a JSON request body.
+"""`type: http` handlers: the envelope as a JSON request body, through the HTTP transport.
 
 `method` defaults to POST. A 2xx response's body is the unified output (empty = no effect);
 a non-2xx status, a network error or a timeout (default 30 s) is logged and the run goes on.
@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookwright.dialects.openharness.binding import HookBinding
-from hookwright.dialects.openharness.reply import Failure, Output, Reply
+from hookwright.dialects.openharness.codec import Answer, Failed, Reading
 from hookwright.engine.services import Services
-from hookwright.transports.http import get, post_json
+from hookwright.transports.base import Envelope, Failure, Output, Reply
 
 _SNIPPET = 200
 
 
-class HttpTransport:
+class HttpChannel:
     __slots__ = ("headers", "method", "timeout", "url")
 
     def __init__(self, url: str, method: str, headers: dict[str, str], timeout: float) -> None:
@@ -32,21 +31,27 @@ class HttpTransport:
         self.headers = headers
         self.timeout = timeout
 
-    async def __call__(
-        self, envelope: dict[str, Any], binding: HookBinding, services: Services
-    ) -> Reply:
-        if self.method == "GET":
-            outcome = await get(self.url, headers=self.headers, timeout=self.timeout)
-        else:
-            outcome = await post_json(
-                self.url, envelope, method=self.method, headers=self.headers, timeout=self.timeout
-            )
-        if outcome.timed_out:
-            return Failure(f"HTTP hook timed out after {self.timeout:g}s", timed_out=True)
-        if outcome.error is not None:
-            return Failure(f"HTTP hook {outcome.error}")
-        if not outcome.ok:
-            snippet = outcome.text.strip()[:_SNIPPET]
+    def envelope(self, payload: dict[str, Any], services: Services) -> Envelope:
+        return Envelope(
+            json=payload,
+            url=self.url,
+            method=self.method,
+            headers=self.headers,
+            timeout=self.timeout,
+        )
+
+    def payload_of(self, sent: Envelope) -> dict[str, Any]:
+        payload: dict[str, Any] = sent.json
+        return payload
+
+    def read(self, reply: Reply) -> Reading:
+        if isinstance(reply, Failure) and reply.timed_out:
+            return Failed(f"HTTP hook timed out after {self.timeout:g}s", timed_out=True)
+        if not isinstance(reply, Output):
+            return Failed(f"HTTP hook {reply.reason}")
+        status = reply.code
+        if status is None or not 200 <= status < 300:
+            snippet = reply.text.strip()[:_SNIPPET]
             detail = f": {snippet}" if snippet else ""
-            return Failure(f"HTTP hook returned status {outcome.status}{detail}")
-        return Output(outcome.text, empty_ok=True)
+            return Failed(f"HTTP hook returned status {status}{detail}")
+        return Answer(reply.text, empty_ok=True)

@@ -4,7 +4,9 @@ The real engine's workspaces may live elsewhere (a sandbox, object storage): bef
 hook runs or a prompt file is read it acquires a read lease from the host's workspace
 file-access provider, runs in the lease's root (a materialized copy) and releases the lease
 with `dirty: false` afterwards, whatever happened. hookwright does the same with
-`Services.workspace_access`; without one, the workspace folder is used directly.
+`Services.workspace_access`, which the codec puts in `Envelope.files`; without one, the
+workspace folder is used directly. `LeasedTransport` runs a command hook's process under the
+lease; `prompt.py` reads prompt and agent files under one.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from hookwright.engine.services import Services
+from hookwright.transports.base import (
+    BaseTransport,
+    Envelope,
+    Failure,
+    FileAccess,
+    Reply,
+    Transport,
+)
 
 log = logging.getLogger("hookwright.dialects.openharness")
 
@@ -24,10 +33,9 @@ class LeaseError(RuntimeError):
 
 
 @asynccontextmanager
-async def workspace_files(services: Services, root: Path) -> AsyncIterator[Path]:
+async def workspace_files(access: FileAccess | None, root: Path) -> AsyncIterator[Path]:
     """Where the files of the workspace at `root` are while the block runs, under a read
     lease when the host provides workspace access."""
-    access = services.workspace_access
     if access is None:
         yield root
         return
@@ -50,3 +58,28 @@ def moved(path: Path, root: Path, leased: Path) -> Path:
         return leased / path.relative_to(root)
     except ValueError:
         return leased
+
+
+class LeasedTransport(BaseTransport):
+    """`inner` run under a read lease of the workspace at `root`, its `cwd` moved to the same
+    place inside the lease's root. A lease that cannot be had is `Failure("unstarted")`."""
+
+    def __init__(self, inner: Transport, root: Path) -> None:
+        self.inner = inner
+        self.root = root
+
+    async def handle(self, envelope: Envelope) -> Reply:
+        if envelope.files is None:
+            return await self.inner.handle(envelope)
+        cwd = Path(envelope.cwd) if envelope.cwd is not None else self.root
+        try:
+            async with workspace_files(envelope.files, self.root) as files:
+                return await self.inner.handle(envelope._replace(cwd=moved(cwd, self.root, files)))
+        except LeaseError as exc:
+            return Failure("unstarted", str(exc), cause=exc)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __repr__(self) -> str:
+        return f"LeasedTransport({self.inner!r})"

@@ -39,16 +39,17 @@ from hookwright.core import validation
 from hookwright.core.events import Event, HookInput
 from hookwright.core.matching import Matcher, MatcherError, compile_matcher
 from hookwright.core.spec import HookSpec
+from hookwright.dialects.base import Handler
 from hookwright.dialects.openharness import capabilities as caps
 from hookwright.dialects.openharness.agents import AGENTS_DIR, agent_path
 from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
-from hookwright.dialects.openharness.command import CommandTransport
+from hookwright.dialects.openharness.codec import Channel, OpenHarnessCodec
+from hookwright.dialects.openharness.command import CommandChannel
 from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD
-from hookwright.dialects.openharness.http import HttpTransport
-from hookwright.dialects.openharness.prompt import PromptTransport
+from hookwright.dialects.openharness.http import HttpChannel
+from hookwright.dialects.openharness.lease import LeasedTransport
+from hookwright.dialects.openharness.prompt import PromptChannel, PromptFilesTransport
 from hookwright.dialects.openharness.prompt_source import PromptSourceError, source_path
-from hookwright.dialects.openharness.reply import Transport
-from hookwright.dialects.openharness.runner import OpenHarnessHandler
 from hookwright.dialects.openharness.schema import (
     AgentHandler,
     CommandHandler,
@@ -64,6 +65,10 @@ from hookwright.dialects.openharness.workspace import (
     read_kind,
     resolve_inside,
 )
+from hookwright.transports.base import Transport
+from hookwright.transports.http import HttpTransport
+from hookwright.transports.model import ModelTransport
+from hookwright.transports.process import ProcessTransport
 
 HOOKS_DIR = "hooks"
 DEFAULT_TIMEOUT = 30.0
@@ -161,7 +166,10 @@ def _matcher(hook: HookFile, file: str, out: _FileLoad) -> Matcher | None:
     return matcher
 
 
-def _transport(hook: HookFile, root: Path, file: str, out: _FileLoad) -> Transport | None:
+def _channel(
+    hook: HookFile, root: Path, file: str, out: _FileLoad
+) -> tuple[Transport, Channel] | None:
+    """How the hook's envelope travels: its transport and its handler type's channel."""
     handler = hook.handler
     timeout = float(handler.timeout_seconds or DEFAULT_TIMEOUT)
     if isinstance(handler, CommandHandler):
@@ -169,10 +177,12 @@ def _transport(hook: HookFile, root: Path, file: str, out: _FileLoad) -> Transpo
         if cwd is None:
             out.error(file, "handler.cwd", f"{handler.cwd!r} resolves outside the workspace")
             return None
-        return CommandTransport(handler.command, cwd, dict(handler.environment or {}), timeout)
+        environment = dict(handler.environment or {})
+        command = CommandChannel(handler.command, cwd, environment, timeout)
+        return LeasedTransport(ProcessTransport(), root), command
     if isinstance(handler, HttpHandler):
         headers = dict(handler.headers or {})
-        return HttpTransport(handler.url, handler.method or "POST", headers, timeout)
+        return HttpTransport(), HttpChannel(handler.url, handler.method or "POST", headers, timeout)
     source, where = (
         (handler.prompt, "handler.prompt")
         if isinstance(handler, PromptHandler)
@@ -185,13 +195,18 @@ def _transport(hook: HookFile, root: Path, file: str, out: _FileLoad) -> Transpo
         return None
     if prompt_file is not None and not is_regular_file(prompt_file):
         out.warn(file, f"{where}.file", f"{source.file} does not exist (yet)")
+    transport = PromptFilesTransport(ModelTransport())
     if isinstance(handler, AgentHandler):
         path = agent_path(root, handler.agent)
         if path is None or not is_regular_file(path):
             where = f"{OH_DIR}/{AGENTS_DIR}/{handler.agent}.md"
             out.warn(file, "handler.agent", f"{where} does not exist (yet): agent_not_found")
-        return PromptTransport(source, root, timeout, agent=handler.agent)
-    return PromptTransport(source, root, timeout, model_ref=handler.model_ref)
+        return transport, PromptChannel(
+            source, root, timeout, hook_name=hook.name, agent=handler.agent
+        )
+    return transport, PromptChannel(
+        source, root, timeout, hook_name=hook.name, model_ref=handler.model_ref
+    )
 
 
 def final_response(inp: HookInput) -> bool:
@@ -206,6 +221,7 @@ def _specs(
     file: str,
     matcher: Matcher | None,
     transport: Transport,
+    channel: Channel,
     secrets: SecretValues,
 ) -> list[HookSpec]:
     capabilities = caps.normalize(hook.capabilities)
@@ -228,7 +244,7 @@ def _specs(
             HookSpec(
                 name=hook.name,
                 event=event,
-                handler=OpenHarnessHandler(binding, transport),
+                handler=Handler(transport, OpenHarnessCodec(binding, channel)),
                 matcher=matcher if match_field is not None else None,
                 match_field=match_field if matcher is not None else None,
                 source="project",
@@ -307,10 +323,10 @@ def discover_workspace(
         if hook is not None:
             first_file[hook.name] = file
             matcher = _matcher(hook, file, out)
-            transport = _transport(hook, root, file, out)
-            if transport is not None and (matcher is not None or hook.matcher is None):
+            sending = _channel(hook, root, file, out)
+            if sending is not None and (matcher is not None or hook.matcher is None):
                 secrets = SecretValues(out.secrets)
-                specs = _specs(hook, root, file, matcher, transport, secrets)
+                specs = _specs(hook, root, file, matcher, *sending, secrets)
                 result.hooks.append(DiscoveredHook.of_specs(specs, root))
         result.diagnostics.extend(out.diagnostics)
     result.diagnostics.extend(store.diagnostics)
