@@ -22,9 +22,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from hookwright.config.loading import LoadContext, discover
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
+from hookwright.dialects import LoadContext, discover
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import Services
 from hookwright.transports.warm import WarmPython

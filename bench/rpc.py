@@ -59,8 +59,8 @@ async def interleaved(tmp: Path) -> dict[str, float]:
     """The floor, a raw JSON-RPC call and an engine dispatch, measured in interleaved rounds on
     one host loop (the loop the agent runs on), so a slow moment of the machine hits all three
     alike. Best round of each, in ns per call."""
-    from hookwright.config.loading import LoadContext, discover
     from hookwright.config.trust import TrustPolicy
+    from hookwright.dialects import LoadContext, discover
     from hookwright.engine.kernel import HookEngine
     from hookwright.engine.services import Services
 

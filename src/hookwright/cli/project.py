@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import hookwright.dialects  # noqa: F401  (tells discovery which dialects exist)
-from hookwright.config.loading import LoadContext, LoadResult, discover
+from hookwright.config.loading import LoadContext, LoadResult
 from hookwright.config.trust import TrustPolicy
+from hookwright.dialects import discover
 
 if TYPE_CHECKING:
     from hookwright.engine.kernel import HookEngine

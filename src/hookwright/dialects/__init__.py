@@ -1,7 +1,8 @@
 """Dialects: what each hook system's config and bytes mean. Dialects never import each other.
 
 Importing this package tells discovery (`hookwright.config.loading`) which dialects exist,
-without importing any of them: a dialect is imported when a project has its files."""
+without importing any of them: a dialect is imported when a project has its files. Callers
+that discover a project's hooks take `discover` from here, so the dialects are always known."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 from collections.abc import Callable, Collection
 from pathlib import Path
 
-from hookwright.config.loading import LoadContext, SourceCatalogue, register_catalogue
+from hookwright.config.loading import LoadContext, SourceCatalogue, discover, register_catalogue
 
 #: Each built-in dialect's source name and the module that registers it, in discovery order
 #: (which orders hooks of equal priority across dialects).
@@ -68,3 +69,5 @@ def absent(ctx: LoadContext) -> set[str]:
 
 
 register_catalogue(SourceCatalogue(tuple(BUILTIN), load_builtin, absent))
+
+__all__ = ["BUILTIN", "LoadContext", "absent", "discover", "load_builtin"]
