@@ -175,16 +175,27 @@ class Agent:
         self.transcript = transcripts.Transcript(
             path, self.session_id, str(config.working_dir), sidechain=agent_id is not None
         )
-        self.hooks = HookSession(
-            engine,
+        self.hooks = self._session_hooks()
+        self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user)
+        self.messages: list[dict[str, Any]] = []
+        if messages:
+            self.messages = list(messages)
+        else:
+            self.record({"role": "system", "content": config.system_prompt})
+
+    def _session_hooks(self) -> HookSession:
+        """The session's hooks, with who and where this agent is on every input."""
+        config = self.config
+        hooks = HookSession(
+            self.engine,
             SessionIdentity(
                 session_id=self.session_id,
                 cwd=str(config.working_dir),
                 project_dir=str(config.project_dir),
                 transcript_path=str(self.transcript.path),
                 permission_mode=self.policy.mode,
-                agent_id=agent_id,
-                agent_type=agent_type,
+                agent_id=self.agent_id,
+                agent_type=self.agent_type,
                 channel=config.channel,
                 effort=config.effort,
             ),
@@ -192,13 +203,8 @@ class Agent:
             stop_block_cap=config.stop_block_cap,
         )
         if config.skill_hooks:
-            self.hooks.add_skill_hooks(config.skill_hooks)
-        self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user)
-        self.messages: list[dict[str, Any]] = []
-        if messages:
-            self.messages = list(messages)
-        else:
-            self.record({"role": "system", "content": config.system_prompt})
+            hooks.add_skill_hooks(config.skill_hooks)
+        return hooks
 
     # Plumbing -------------------------------------------------------------------------------
 
