@@ -169,10 +169,19 @@ def test_the_top_of_the_source_holds_packages_and_few_plain_modules() -> None:
     assert packages <= set(RANK) | set(APART), packages - set(RANK) - set(APART)
 
 
+#: The reference agent's modules, held to the host rule below.
+AGENT_MODULES = (
+    "runtime/agent.py",
+    "runtime/subagent.py",
+    "runtime/tool_step.py",
+    "runtime/turn_end.py",
+)
+
+
 def test_the_agent_imports_only_the_host_api_from_the_engine_side() -> None:
     """The reference agent is one host among others: of the engine side it imports only the
     public host API (`hookwright.host`), never the engine, results, dialects or transports."""
-    for name in ("runtime/agent.py", "runtime/subagent.py"):
+    for name in AGENT_MODULES:
         engine_side = imported_modules(SRC / name)
         assert engine_side, f"{name} imports nothing from hookwright?"
         offending = [

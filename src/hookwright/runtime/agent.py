@@ -8,9 +8,10 @@
         PreAgentStep (+ skill before_each_agent / before_first_agent, step prompt)
         [compaction: PreCompact -> summary -> PostCompact]
         PreContextBuild -> PostContextBuild -> PreModelCall -> model -> PostModelCall
-        each tool call: PreToolUse -> permission rules/mode -> PermissionRequest -> execute
-                        -> PostToolUse | PostToolUseFailure
-        PostToolBatch (+ skill after_tool_call per tool)
+        tool calls, in the tool step (`tool_step.py`):
+          each call: PreToolUse -> permission rules/mode -> PermissionRequest -> execute
+                     -> PostToolUse | PostToolUseFailure
+          PostToolBatch (+ skill after_tool_call per tool)
         no tool calls: Stop (block -> continue with the reason, at most 8 in a row)
       model error: StopFailure
     close(): SessionEnd
@@ -27,19 +28,15 @@ from __future__ import annotations
 import copy
 import json
 import os
-import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from hookwright.host import (
     DEFAULT_STOP_BLOCK_CAP,
-    Ask,
     Checkpoint,
-    Defer,
-    Deny,
     EndTurn,
     Event,
     HookEngine,
@@ -48,32 +45,23 @@ from hookwright.host import (
     ModelRequest,
     PromptFlow,
     PromptInjection,
-    Respond,
-    Run,
     SessionIdentity,
-    ToolResult,
     reminder,
 )
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
-from hookwright.runtime.observation import TurnRecord, exec_end_fields
-from hookwright.runtime.permissions import (
-    PermissionMode,
-    PermissionOutcome,
-    PermissionPolicy,
-    unanswered_message,
-)
-from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
+from hookwright.runtime.observation import TurnRecord
+from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
+from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
+from hookwright.runtime.tool_step import ToolStep
+from hookwright.runtime.tools import ToolContext, ToolRegistry
+from hookwright.runtime.turn_end import TurnEnded, TurnStatus, end_turn_if
 
 AgentEvent = dict[str, Any]
 EventSink = Callable[[AgentEvent], None]
 #: Called before each model call with the session id; returns context texts to deliver (e.g.
 #: what asynchronous hooks reported since the last call).
 ContextSource = Callable[[str], list[str]]
-AskUser = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
-TurnStatus = Literal[
-    "completed", "blocked", "failed", "aborted", "stopped", "max_turns", "deferred"
-]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are hookwright's reference coding agent. Use the tools to inspect and change files in "
@@ -137,16 +125,6 @@ class TurnResult:
     rounds: int = 0
 
 
-class _TurnEnded(Exception):
-    """Unwinds the loop when a checkpoint ends the turn (abort, block, continue: false)."""
-
-    def __init__(self, status: TurnStatus, reason: str | None = None, rollback: bool = False):
-        super().__init__(reason or status)
-        self.status = status
-        self.reason = reason
-        self.rollback = rollback
-
-
 def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return sum(len(json.dumps(m, ensure_ascii=False, default=str)) for m in messages) // 4
 
@@ -188,8 +166,6 @@ class Agent:
         self._turn_record = TurnRecord("", str(config.working_dir))
         self.context_sources: list[ContextSource] = []
         self.closers: list[Callable[[], Awaitable[None]]] = []
-        self._executing = False
-        self._after_tool: list[Callable[[], Awaitable[None]]] = []
         self.last_assistant_message = ""
         self.closed = False
         self._start_dir = config.working_dir
@@ -199,16 +175,27 @@ class Agent:
         self.transcript = transcripts.Transcript(
             path, self.session_id, str(config.working_dir), sidechain=agent_id is not None
         )
-        self.hooks = HookSession(
-            engine,
+        self.hooks = self._session_hooks()
+        self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user)
+        self.messages: list[dict[str, Any]] = []
+        if messages:
+            self.messages = list(messages)
+        else:
+            self.record({"role": "system", "content": config.system_prompt})
+
+    def _session_hooks(self) -> HookSession:
+        """The session's hooks, with who and where this agent is on every input."""
+        config = self.config
+        hooks = HookSession(
+            self.engine,
             SessionIdentity(
                 session_id=self.session_id,
                 cwd=str(config.working_dir),
                 project_dir=str(config.project_dir),
                 transcript_path=str(self.transcript.path),
                 permission_mode=self.policy.mode,
-                agent_id=agent_id,
-                agent_type=agent_type,
+                agent_id=self.agent_id,
+                agent_type=self.agent_type,
                 channel=config.channel,
                 effort=config.effort,
             ),
@@ -216,12 +203,8 @@ class Agent:
             stop_block_cap=config.stop_block_cap,
         )
         if config.skill_hooks:
-            self.hooks.add_skill_hooks(config.skill_hooks)
-        self.messages: list[dict[str, Any]] = []
-        if messages:
-            self.messages = list(messages)
-        else:
-            self._append({"role": "system", "content": config.system_prompt})
+            hooks.add_skill_hooks(config.skill_hooks)
+        return hooks
 
     # Plumbing -------------------------------------------------------------------------------
 
@@ -245,6 +228,31 @@ class Agent:
     def prompt_id(self, value: str | None) -> None:
         self.hooks.identity.prompt_id = value
         self.transcript.prompt_id = value
+
+    @property
+    def working_dir(self) -> Path:
+        return self.config.working_dir
+
+    @property
+    def interactive(self) -> bool:
+        return self.config.interactive
+
+    def tool_context(self) -> ToolContext:
+        return ToolContext(
+            cwd=self.config.working_dir,
+            session_id=self.session_id,
+            env=dict(self.config.settings_env) or None,
+            env_files=list(self.env_files),
+            project_dir=self.config.project_dir,
+        )
+
+    def tool_ran(self, name: str, content: str, is_error: bool) -> None:
+        self._turn_record.record_tool(name, content, is_error)
+
+    def after_running_tool(self, action: Callable[[], Awaitable[None]]) -> bool:
+        """Run ``action`` once the tool now running has had its PostToolUse (or
+        PostToolUseFailure); False, and nothing kept, when no tool is running."""
+        return self.tool_step.after_running_tool(action)
 
     def move_to(self, cwd: Path) -> None:
         """The shell's working directory changed: later tools, hook inputs and hook processes
@@ -280,12 +288,12 @@ class Agent:
             text=f"model error {error.kind}; retry {attempt} in {delay:.1f}s (text restarts)",
         )
 
-    def _append(self, message: dict[str, Any], **meta: Any) -> None:
+    def record(self, message: dict[str, Any], **meta: Any) -> None:
         self.messages.append(message)
         self.transcript.message(message, **meta)
 
     def queue_context(self, texts: Sequence[str]) -> None:
-        """Hook paragraphs for the model, placed by the next `_flush_context`."""
+        """Hook paragraphs for the model, placed by the next `flush_context`."""
         self._pending_context.extend(texts)
 
     def _use_env_files(self, paths: Sequence[str]) -> None:
@@ -294,7 +302,7 @@ class Agent:
             if candidate not in self.env_files:
                 self.env_files.append(candidate)
 
-    def _flush_context(self) -> None:
+    def flush_context(self) -> None:
         """Put the queued hook paragraphs (and what async hooks reported) into the history as
         one system message, as Claude Code does after the prompt and after tool results."""
         for source in self.context_sources:
@@ -303,7 +311,7 @@ class Agent:
             return
         text = "\n\n".join(self._pending_context)
         self._pending_context = []
-        self._append({"role": "system", "content": text})
+        self.record({"role": "system", "content": text})
 
     # Session --------------------------------------------------------------------------------
 
@@ -360,20 +368,20 @@ class Agent:
         try:
             submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
             self._prompt_gate(submitted.end, prompt)
-            self._append({"role": "user", "content": prompt})
+            self.record({"role": "user", "content": prompt})
             self.queue_context(submitted.context)
-            self._flush_context()
+            self.flush_context()
             if self.config.skill_hooks:
                 flow = PromptFlow(self.messages, self._skill_injected)
                 self._skill_events(flow.start(submitted.prompts))
             result = await self._turn(prompt, flow)
-        except _TurnEnded as ended:
+        except TurnEnded as ended:
             if ended.rollback:
                 del self.messages[turn_start:]
                 self.transcript.rollback(len(self.messages))
             elif len(self.messages) > turn_start:
                 self._close_open_tool_calls(ended.reason or ended.status)
-                self._flush_context()
+                self.flush_context()
             result = TurnResult(ended.status, reason=ended.reason)
             rollback = ended.rollback
         finally:
@@ -394,7 +402,7 @@ class Agent:
         so the next prompt continues a valid conversation."""
         self._pending_context = []
         self._close_open_tool_calls("interrupted by user")
-        self._append({"role": "user", "content": INTERRUPTED_TEXT})
+        self.record({"role": "user", "content": INTERRUPTED_TEXT})
         self.emit("turn_end", status="aborted", text="", reason="interrupted by user")
 
     def _prompt_gate(self, end: EndTurn | None, prompt: str) -> None:
@@ -406,12 +414,7 @@ class Agent:
                 f"Original prompt: {prompt}"
             )
             self.emit("prompt_blocked", reason=end.reason, message=message)
-        self._end_if(end)
-
-    def _end_if(self, end: EndTurn | None) -> None:
-        """Unwind the turn when a checkpoint's decision ends it."""
-        if end is not None:
-            raise _TurnEnded(end.status, end.reason, rollback=end.rollback)
+        end_turn_if(end)
 
     def _skill_injected(self, prompt: PromptInjection) -> None:
         """Every skill prompt injection, persistent or not, for the user's trace."""
@@ -442,7 +445,7 @@ class Agent:
                 }
                 for call in calls:
                     if call.get("id") not in answered:
-                        self._append(
+                        self.record(
                             {
                                 "role": "tool",
                                 "tool_call_id": call.get("id"),
@@ -474,19 +477,19 @@ class Agent:
                 first=round_index == 1,
                 messages=self.messages,
             )
-            self._end_if(step.end)
+            end_turn_if(step.end)
             self.queue_context(step.context)
             if flow is not None:
                 self._skill_events(flow.before_round(round_index, STEP_PROMPT, step.prompts))
             response = await self._model_round(with_tools=tools_available)
             if response.tool_calls:
-                batch, prompts = await self._tool_batch(response.tool_calls, self._iteration - 1)
+                batch = await self.tool_step.run_batch(response.tool_calls, self._iteration - 1)
                 if flow is not None:
-                    self._skill_events(flow.after_tools(prompts))
+                    self._skill_events(flow.after_tools(batch.prompts))
                     self._skill_events(flow.end_round())
-                if all(o.response_handled for o in batch):
+                if batch.handled:
                     self._turn_record.handled = True
-                    self._append({"role": "assistant", "content": HANDLED_REPLY})
+                    self.record({"role": "assistant", "content": HANDLED_REPLY})
                     self.last_assistant_message = HANDLED_REPLY
                     return TurnResult("completed", HANDLED_REPLY, rounds=round_index)
                 continue
@@ -500,7 +503,7 @@ class Agent:
         planning = await self.hooks.checkpoint(
             Event.PrePlanning, prompt=prompt, messages=self.messages
         )
-        self._end_if(planning.end)
+        end_turn_if(planning.end)
         self.queue_context(planning.context)
         ref: dict[str, Any] | None = None
         if flow is not None:
@@ -517,14 +520,14 @@ class Agent:
                 self._skill_events(flow.after_planning())
         content = response.content.strip()
         if not content.upper().startswith("PLAN: TOOLS"):
-            self._append({"role": "assistant", "content": response.content}, model=self.model.name)
+            self.record({"role": "assistant", "content": response.content}, model=self.model.name)
             self.last_assistant_message = response.content
             if await self._stop_continues():
                 return None
             return TurnResult("completed", response.content, rounds=0)
         plan = content.split("\n", 1)[1].strip() if "\n" in content else ""
         if plan:
-            self._append({"role": "assistant", "content": plan}, model=self.model.name)
+            self.record({"role": "assistant", "content": plan}, model=self.model.name)
         return None
 
     async def _fail_run(self, error: str, details: str) -> None:
@@ -536,7 +539,7 @@ class Agent:
         """A model or context checkpoint ended the turn; a hook block fails the run."""
         if end is not None and end.failure is not None:
             await self._fail_run(end.failure, end.reason)
-        self._end_if(end)
+        end_turn_if(end)
 
     # Model round -----------------------------------------------------------------------------
 
@@ -545,7 +548,7 @@ class Agent:
         self._iteration += 1
         if _estimate_tokens(self.messages) > self.config.compact_tokens:
             await self.compact("auto")
-        self._flush_context()
+        self.flush_context()
         planned = await self.hooks.model_request(
             ModelRequest(
                 self.model.name,
@@ -583,7 +586,7 @@ class Agent:
             )
         except ModelError as exc:
             await self._fail_run(exc.kind, str(exc))
-            raise _TurnEnded("failed", f"{exc.kind}: {exc}") from None
+            raise TurnEnded("failed", f"{exc.kind}: {exc}") from None
         model_ref = refs.model_ref(model, model_name)
         response = await self._after_model(request, response, iteration, model_ref)
         self.emit(
@@ -594,7 +597,7 @@ class Agent:
             ],
         )
         if record:
-            self._append(response.to_message(), model=response.model or self.model.name)
+            self.record(response.to_message(), model=response.model or self.model.name)
             self.last_assistant_message = response.content
         return response
 
@@ -619,318 +622,25 @@ class Agent:
         )
         return response
 
-    # Tools ------------------------------------------------------------------------------------
-
-    async def _tool_batch(
-        self, calls: list[ToolCall], iteration: int
-    ) -> tuple[list[CallOutcome], tuple[PromptInjection, ...]]:
-        batch: list[CallOutcome] = []
-        stop_after: str | None = None
-        for call in calls:
-            outcome = await self._tool_call(call, iteration, single=len(calls) == 1)
-            batch.append(outcome)
-            if outcome.stop and stop_after is None:
-                stop_after = outcome.stop
-        if stop_after is not None:  # Claude Code ends the turn here: no PostToolBatch, no Stop
-            self._flush_context()
-            raise _TurnEnded("stopped", stop_after)
-        checkpoint = await self.hooks.tool_batch([o.batch_entry() for o in batch])
-        self.queue_context(checkpoint.context)
-        self._end_if(checkpoint.end)
-        return batch, checkpoint.prompts
-
-    def _tool_message(self, call_id: str, output: ToolOutput, *, data: Any = None) -> None:
-        content: Any = output.content
-        if output.parts is not None:
-            content = [{"type": "text", "text": part} for part in output.parts]
-        message: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": content}
-        if output.is_error:
-            message["is_error"] = True
-        self._append(
-            message,
-            tool_data=data if data is not None else output.data,
-            is_error=output.is_error,
-        )
-
-    async def _tool_call(self, call: ToolCall, iteration: int, *, single: bool) -> CallOutcome:
-        outcome = CallOutcome(call.name, call.arguments, call.id)
-        self.emit("tool_call", id=call.id, name=call.name, input=call.arguments)
-        if call.arguments is None:
-            output = ToolOutput(
-                content="InputValidationError: the tool arguments are not a JSON object: "
-                f"{call.raw_arguments[:500]}",
-                is_error=True,
-            )
-            return self._finish_call(call, output, outcome, skipped="invalid arguments")
-        outcome.tool_input = self.tools.parsed_input(call.name, call.arguments)
-        observed = self.tools.observed_input(call.name, call.arguments, self.config.working_dir)
-        self.hooks.identity.permission_mode = self.policy.mode
-        decision = await self.hooks.before_tool(call.name, observed, call.id, iteration=iteration)
-        self.queue_context(decision.context)
-        if decision.end is not None:
-            self._tool_message(call.id, ToolOutput("Tool call aborted by hook.", is_error=True))
-            self._end_if(decision.end)
-        outcome.stop = decision.stop_after
-        action = decision.action
-        if isinstance(action, Respond):
-            self.emit("notice", text=f"{call.name}: answered by a hook without running the tool")
-            result = action.result
-            self.observe("agent.tool.exec_start", {"Tool": call.name, "Arguments": call.arguments})
-            output = self._result_output(call.name, result, None)
-            outcome.response_handled = result.response_handled
-            self._executed(call.name, output, 0, result.for_user)
-            return self._finish_call(
-                call, output, outcome, skipped="answered by hook", observed=True
-            )
-        if isinstance(action, Deny):
-            output = ToolOutput(action.message, is_error=True)
-            return self._finish_call(call, output, outcome, skipped="denied by hook")
-        if isinstance(action, Defer):
-            if single and not self.config.interactive:
-                self._tool_message(call.id, ToolOutput("Tool call deferred.", is_error=True))
-                outcome.stop = "tool_deferred"
-                return outcome
-            self.emit("notice", text="a hook answered defer; ignored (only for a single call)")
-            action = Run(call.name, observed)
-        return await self._run_tool(call, action, outcome, observed)
-
-    async def _run_tool(
-        self, call: ToolCall, action: Run | Ask, outcome: CallOutcome, observed: dict[str, Any]
-    ) -> CallOutcome:
-        """Run the call. Hooks see `observed` (or what a hook rewrote it to); the tool runs with
-        the model's own arguments unless a hook rewrote them, as in Claude Code."""
-        name, tool_input = action.tool_name, dict(action.tool_input)
-        outcome.tool_name = name
-        if name != call.name or tool_input != observed:
-            self.emit("tool_rewritten", id=call.id, name=name, input=tool_input)
-        tool = self.tools.get(name)
-        if tool is None:
-            return await self._unknown_tool(call, name, tool_input, outcome)
-        permitted = await self._permission(name, tool_input, call.id, tool.read_only, action)
-        if permitted is not True:
-            output = ToolOutput(permitted, is_error=True)
-            return self._finish_call(call, output, outcome, skipped="permission denied")
-        unchanged = name == call.name and tool_input == observed and call.arguments is not None
-        self._executing, self._after_tool = True, []
-        try:
-            output, duration_ns = await self._execute(
-                name, dict(call.arguments or {}) if unchanged else tool_input
-            )
-        finally:
-            self._executing = False
-        after = await self.hooks.after_tool(
-            name,
-            tool_input,
-            call.id,
-            ToolResult(output.content, output.is_error, output.data),
-            duration_ms=round(duration_ns / 1e6),
-            error=output.error,
-        )
-        pending, self._after_tool = self._after_tool, []
-        for deferred in pending:
-            await deferred()
-        self.queue_context(after.context)
-        rendered = None
-        if after.response is not None:
-            rendered = self.tools.render_response(name, after.response)
-        if rendered is None:
-            rendered = self._result_output(name, after.result, output)
-        output = rendered
-        outcome.response_handled = after.result.response_handled
-        if after.stop_after is not None:
-            outcome.stop = after.stop_after
-        if after.end is not None:
-            self._tool_message(call.id, output)
-            self._end_if(after.end)
-        self._executed(name, output, duration_ns, after.result.for_user)
-        return self._finish_call(call, output, outcome)
-
-    def after_running_tool(self, action: Callable[[], Awaitable[None]]) -> bool:
-        """Run ``action`` once the tool now running has had its PostToolUse (or
-        PostToolUseFailure); False, and nothing kept, when no tool is running. What a tool's
-        MCP server asked while it ran (the elicitation response's Notification) is reported
-        after the call, as in Claude Code."""
-        if not self._executing:
-            return False
-        self._after_tool.append(action)
-        return True
-
-    async def _unknown_tool(
-        self, call: ToolCall, name: str, tool_input: dict[str, Any], outcome: CallOutcome
-    ) -> CallOutcome:
-        """A call of a tool that does not exist: approval gates still decide on it (PicoClaw
-        asks its approvers before its registry finds no such tool); nothing runs."""
-        request = await self.hooks.permission(name, tool_input, call.id, prompt=False)
-        if request.end is not None:
-            self._tool_message(call.id, ToolOutput("Permission denied; interrupted.", True))
-            self._end_if(request.end)
-        if request.behavior == "deny":
-            message = request.message or f"Permission to use {name} was denied"
-            output = ToolOutput(message, is_error=True)
-            return self._finish_call(call, output, outcome, skipped="permission denied")
-        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": tool_input})
-        output = ToolOutput(f"Error: No such tool available: {name}", is_error=True)
-        self._executed(name, output, 0, None)
-        return self._finish_call(call, output, outcome, skipped="unknown tool", observed=True)
-
-    def _executed(
-        self, name: str, output: ToolOutput, duration_ns: int, for_user: str | None
-    ) -> None:
-        """A tool ran (or a hook answered for it): observed with the result the model sees."""
-        self._turn_record.record_tool(name, output.content, output.is_error)
-        self.observe(
-            "agent.tool.exec_end",
-            exec_end_fields(name, output.content, output.is_error, duration_ns, for_user),
-        )
-
-    async def _execute(self, name: str, arguments: dict[str, Any]) -> tuple[ToolOutput, int]:
-        """Run the tool in the session's shell directory (which it may move); the output and
-        how long it took, in nanoseconds."""
-        self.observe("agent.tool.exec_start", {"Tool": name, "Arguments": arguments})
-        started = time.monotonic_ns()
-        output = await self.tools.execute(
-            name,
-            arguments,
-            ToolContext(
-                cwd=self.config.working_dir,
-                session_id=self.session_id,
-                env=dict(self.config.settings_env) or None,
-                env_files=list(self.env_files),
-                project_dir=self.config.project_dir,
-            ),
-        )
-        if output.cwd is not None:
-            self.move_to(output.cwd)
-        return output, time.monotonic_ns() - started
-
-    def _result_output(self, name: str, result: ToolResult, ran: ToolOutput | None) -> ToolOutput:
-        """What the model sees of a (hook-supplied) result; what it carries for the user goes to
-        the user now when the tool handled the response, else its media refs are listed for the
-        model (PicoClaw's artifact tags)."""
-        content = result.content
-        if result.response_handled and (result.for_user or result.media):
-            self.emit("to_user", tool=name, text=result.for_user, media=list(result.media))
-        elif result.media:
-            content = "\n".join([content, *(f"[{ref}]" for ref in result.media)])
-        data = result.data if isinstance(result.data, dict) else ran.data if ran else None
-        parts = ran.parts if ran is not None and content == ran.content else None
-        return ToolOutput(content, result.is_error, data, ran.error if ran else None, parts=parts)
-
-    def _finish_call(
-        self,
-        call: ToolCall,
-        output: ToolOutput,
-        outcome: CallOutcome,
-        *,
-        skipped: str | None = None,
-        observed: bool = False,
-    ) -> CallOutcome:
-        if skipped is not None and not observed:
-            self.observe(
-                "agent.tool.exec_skipped", {"Tool": outcome.tool_name, "Reason": output.content}
-            )
-        self._tool_message(call.id, output)
-        outcome.tool_response = output.content
-        self.emit(
-            "tool_result",
-            id=call.id,
-            name=outcome.tool_name,
-            content=output.content,
-            is_error=output.is_error,
-            skipped=skipped,
-        )
-        return outcome
-
-    async def _permission(
-        self,
-        name: str,
-        tool_input: dict[str, Any],
-        call_id: str,
-        read_only: bool,
-        action: Run | Ask,
-    ) -> str | Literal[True]:
-        """True when the call may run, else the message the model sees.
-
-        PermissionRequest fires for every call that rules and mode do not deny, with
-        `permission_prompt` saying whether a prompt would show: approval gates (PicoClaw
-        `approve_tool`) see every call and can deny it; Claude Code hooks only see the calls
-        that would prompt, as in Claude Code."""
-        cwd = str(self.config.working_dir)
-        approved = isinstance(action, Run) and action.approved
-        outcome = self.policy.check(
-            name, tool_input, read_only=read_only, cwd=cwd, hook_allowed=approved
-        )
-        behavior = outcome.behavior
-        if isinstance(action, Ask) and behavior == "allow":
-            behavior = "ask"
-        if behavior == "deny":
-            self.emit("permission", tool=name, behavior="deny", reason=outcome.reason)
-            return f"Permission to use {name} was denied: {outcome.reason}"
-        request = await self.hooks.permission(name, tool_input, call_id, prompt=behavior == "ask")
-        if request.permission_updates and request.behavior == "allow":
-            for note in self.policy.apply_updates(request.permission_updates):
-                self.emit("notice", text=f"permissions: {note}")
-            self.hooks.identity.permission_mode = self.policy.mode
-        if request.end is not None:
-            self._tool_message(call_id, ToolOutput("Permission denied; interrupted.", True))
-            self._end_if(request.end)
-        if request.behavior == "deny":
-            self.emit("permission", tool=name, behavior="deny", reason=request.reason)
-            return request.message or f"Permission to use {name} was denied"
-        if behavior == "allow":
-            return True
-        if request.behavior == "allow":
-            if request.tool_input is not None:
-                tool_input.clear()
-                tool_input.update(request.tool_input)
-                recheck = self.policy.rule_decision(name, tool_input, cwd)
-                if recheck is not None and recheck.behavior == "deny":
-                    return f"Permission to use {name} was denied: {recheck.reason}"
-            self.emit("permission", tool=name, behavior="allow", reason="allowed by hook")
-            return True
-        return await self._ask_user(name, tool_input, outcome, action)
-
-    async def _ask_user(
-        self, name: str, tool_input: dict[str, Any], outcome: PermissionOutcome, action: Run | Ask
-    ) -> str | Literal[True]:
-        """Ask the user; without one, deny with the text Claude Code's ``-p`` gives the model."""
-        hook_reason = action.reason if isinstance(action, Ask) else None
-        if self.ask_user is not None and self.config.interactive:
-            if await self.ask_user(name, hook_reason or outcome.reason, tool_input):
-                self.emit("permission", tool=name, behavior="allow", reason="allowed by user")
-                return True
-            self.emit("permission", tool=name, behavior="deny", reason="denied by user")
-            return f"Permission to use {name} was denied by the user."
-        message = unanswered_message(
-            name,
-            tool_input,
-            outcome,
-            cwd=self.config.working_dir,
-            hook_asked=isinstance(action, Ask),
-            hook_reason=hook_reason,
-        )
-        self.emit("permission", tool=name, behavior="deny", reason=message)
-        return message
-
     # Stop -------------------------------------------------------------------------------------
 
     async def _stop_continues(self) -> bool:
         """Fire Stop (SubagentStop in a subagent); True when a hook made the loop go on."""
         extra = {"agent_transcript_path": self.transcript_path} if self.agent_id else {}
         decision = await self.hooks.stop(self.last_assistant_message, **extra)
-        self._end_if(decision.end)
+        end_turn_if(decision.end)
         if decision.capped:
             cap = self.config.stop_block_cap
             self.emit("notice", text=f"Stop hooks blocked {cap} times in a row; stopping anyway")
         if not decision.continues:
             return False
         for feedback in decision.continue_with:
-            self._append({"role": "user", "content": feedback})
+            self.record({"role": "user", "content": feedback})
         context = "\n\n".join(decision.context)
         if decision.continue_with and context:
-            self._append({"role": "system", "content": context})
+            self.record({"role": "system", "content": context})
         elif context:
-            self._append({"role": "user", "content": reminder([context])})
+            self.record({"role": "user", "content": reminder([context])})
         return True
 
     # Compaction --------------------------------------------------------------------------------
@@ -1000,27 +710,6 @@ class Agent:
             if self.messages[index].get("role") in ("user", "assistant"):
                 return index if index > 2 else None
         return None
-
-
-@dataclass(slots=True)
-class CallOutcome:
-    """One tool call of a batch as PostToolBatch reports it, and whether it ends the turn."""
-
-    tool_name: str
-    tool_input: dict[str, Any] | None
-    tool_use_id: str
-    #: The result as the model reads it.
-    tool_response: str | None = None
-    stop: str | None = None
-    response_handled: bool = False
-
-    def batch_entry(self) -> dict[str, Any]:
-        return {
-            "tool_name": self.tool_name,
-            "tool_input": self.tool_input,
-            "tool_use_id": self.tool_use_id,
-            "tool_response": self.tool_response,
-        }
 
 
 def _response_dict(response: ModelResponse) -> dict[str, Any]:
