@@ -171,9 +171,11 @@ def shared_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     try:
         yield folder
     finally:
-        reap(claude_client.fallback_base(Path.home()))
-        reap(folder / f"hookwright-{os.getuid()}")
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            reap(Path.home() / ".hookwright" / "run")
+            reap(folder / f"hookwright-{os.getuid()}")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def squat_as_nobody(path: Path) -> None:
