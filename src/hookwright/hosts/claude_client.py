@@ -82,7 +82,7 @@ def squatted(path: Path) -> str | None:
 
 
 def fallback_base(home: Path) -> Path:
-    """The runtime base used when the temporary folder's is squatted."""
+    """The runtime base used when the one in the temporary folder is squatted."""
     return home / ".hookwright" / "run"
 
 
