@@ -104,6 +104,7 @@ def test_links_at_every_name_install_uses_are_never_followed(
         claude / ".settings.local.json.tmp",
         backup,
         backup.with_name(f".{backup.name}{TEMP_SUFFIX}"),
+        state / "daemon.json",
         state / ".daemon.json.tmp",
         state / f".daemon.json{TEMP_SUFFIX}",
     ]
@@ -117,6 +118,7 @@ def test_links_at_every_name_install_uses_are_never_followed(
         assert user_settings.read_bytes() == VICTIM_BYTES and mode(user_settings) == 0o644
     assert not settings.is_symlink() and mode(settings) == 0o600
     assert not backup.is_symlink() and mode(backup) == 0o600
+    assert not (state / "daemon.json").is_symlink() and mode(state / "daemon.json") == 0o600
     done = hookwright("uninstall", "claude-code", "--project", str(project))
     assert done.returncode == 0, done.stderr
     assert user_settings.read_bytes() == VICTIM_BYTES and mode(user_settings) == 0o644

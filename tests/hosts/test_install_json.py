@@ -50,7 +50,7 @@ REFUSED = [
     (b'{"hooks": {"Stop": {"hooks": []}}}', "hooks.Stop must be a list, found object"),
     (b'{"hooks": {"Stop": 3}}', "hooks.Stop must be a list, found number"),
     (b'{"hooks": {"My Event\\n": true}}', 'hooks["My Event\\n"] must be a list, found boolean'),
-    (b'{"a": ' + b"[" * 300 + b"]" * 300 + b"}", "nesting is deeper than 200 levels"),
+    (b'{"a": ' + b"[" * 200 + b"]" * 200 + b"}", "nesting is deeper than 200 levels"),
     (b"\xef\xbb\xbf{}", "is not valid JSON"),
     (b'{"a": "\xff"}', "is not valid UTF-8 (at byte 7)"),
 ]
@@ -139,7 +139,8 @@ def test_duplicate_hooks_members_keep_json_meaning(tmp_path: Path) -> None:
 def test_numbers_strings_and_nesting_outside_hooks_keep_their_bytes(tmp_path: Path) -> None:
     rest = (
         b'"a": 1.0, "b": -0, "c": 1E+2, "d": 123456789012345678901234567890, '
-        b'"e": "\\ud83d\\ude00 \xf0\x9f\x98\x80 \\/ \\u0000", "f": [[[{"g": null}]]]'
+        b'"e": "\\ud83d\\ude00 \xf0\x9f\x98\x80 \\/ \\u0000", "f": [[[{"g": null}]]], '
+        b'"deep": ' + b"[" * 199 + b"]" * 199
     )
     raw = b"{" + rest + b"}"
     installed, restored = round_trip(tmp_path, raw)

@@ -130,7 +130,7 @@ def _check_values(value: Any, where: str) -> None:
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
     while stack:
         item, path = stack.pop()
-        if len(path) > MAX_DEPTH:
+        if isinstance(item, dict | list) and len(path) >= MAX_DEPTH:
             raise DocumentError(f"{where}: {TOO_DEEP}")
         if isinstance(item, _NotFinite):
             shown = _clip(item.text)
