@@ -105,11 +105,12 @@ def _env_int(name: str, default: int) -> int:
 
 
 def rotate(path: Path, keep: int) -> None:
-    """`path` becomes `path.1`, `path.1` becomes `path.2`, ...; the one past `keep` goes."""
+    """`path` becomes `path.1`, `path.1` becomes `path.2`, ...; the one past `keep` goes.
+    Names are moved, never followed: a link at any of them is renamed or replaced as a link."""
     for index in range(keep, 0, -1):
         older = path.with_name(f"{path.name}.{index}")
         newer = path if index == 1 else path.with_name(f"{path.name}.{index - 1}")
-        if newer.exists():
+        if os.path.lexists(newer):
             os.replace(newer, older)
     if keep == 0:
         path.unlink(missing_ok=True)
@@ -127,7 +128,8 @@ class AuditLog:
 
     `max_pending` bounds memory if the writer falls behind; verdicts past it are dropped and
     counted in `dropped`. The file is created 0600 (its folder 0700 when hookwright creates
-    it) and rotated once it reaches `max_bytes` (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 50 MB),
+    it), opened without following a link at its name (a link there is a logged write error)
+    and rotated once it reaches `max_bytes` (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 50 MB),
     keeping `keep` rotated files (``HOOKWRIGHT_AUDIT_KEEP``, default 5).
     """
 
@@ -393,7 +395,7 @@ class AuditLog:
         assert self.path is not None
         if self.max_bytes > 0:
             with contextlib.suppress(FileNotFoundError):
-                if self.path.stat().st_size >= self.max_bytes:
+                if os.lstat(self.path).st_size >= self.max_bytes:
                     rotate(self.path, self.keep)
         append_private(self.path, chunks)
 

@@ -27,6 +27,7 @@ from hookwright.hosts import daemon_http
 from hookwright.hosts.claude_client import SOCKET_NAME, runtime_dir
 from hookwright.hosts.endpoint import HOST, Endpoint, load_endpoint
 from hookwright.hosts.warm import Reply, WarmProjects
+from hookwright.private_files import write_private
 
 #: Seconds without a request after which the daemon exits (`HOOKWRIGHT_DAEMON_IDLE`).
 DEFAULT_IDLE = 1800.0
@@ -159,7 +160,7 @@ class Daemon:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self.stopping.set)
         try:
-            self.paths.pid.write_text(f"{os.getpid()}\n")
+            write_private(self.paths.pid, f"{os.getpid()}\n".encode())
             self.paths.socket.unlink(missing_ok=True)
             unix = await asyncio.start_unix_server(self.on_unix, path=str(self.paths.socket))
             self.servers.append(unix)
