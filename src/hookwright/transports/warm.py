@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright.fingerprint import fingerprint
 from hookwright.transports import adoption
 from hookwright.transports.groups import nothing_started_since
 from hookwright.transports.warm_invocation import Invocation, Word, plain_invocation, shell_words
@@ -535,8 +536,8 @@ class WarmPython:
         self, args: list[str], *, shell: bool, env: Mapping[str, str], cwd: str
     ) -> tuple[Invocation, str] | None:
         """The Python script run `args` are and its ``sys.path[0]``, or None. A command found
-        plain is remembered with the identity of its script and interpreter files, so a
-        repeated call costs two `stat` calls."""
+        plain is remembered with the fingerprints of its script and interpreter files, so a
+        repeated call costs two `lstat` calls (more for a link)."""
         if any(name.startswith("BASH_FUNC_") or name in ("BASH_ENV", "ENV") for name in env):
             return None
         key = (tuple(args), shell, cwd, env.get("PATH"))
@@ -634,17 +635,11 @@ class WarmPython:
 
 
 def _identity(invocation: Invocation, cwd: str) -> Any:
-    """What changes when the script or the interpreter file is replaced or edited (None
-    when either is gone: never equal to a remembered identity)."""
-    try:
-        files = (
-            os.stat(os.path.join(cwd, invocation.script)),
-            os.stat(invocation.interpreter),
-            os.lstat(os.path.join(cwd, invocation.script)),
-        )
-    except OSError:
-        return None
-    return tuple((st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, st.st_mode) for st in files)
+    """What changes when the script or the interpreter file is replaced, edited or relinked
+    (`hookwright.fingerprint`; None when either is gone: never equal to a remembered
+    identity)."""
+    files = (fingerprint(os.path.join(cwd, invocation.script)), fingerprint(invocation.interpreter))
+    return None if None in files else files
 
 
 def _probe_fits(probe: _Probe, invocation: Invocation, *, shell: bool) -> bool:
