@@ -163,16 +163,18 @@ class _Server:
             os.ftruncate(board, _SLOTS * _SLOT.size)
             self.board = mmap.mmap(board, 0)
             command = [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT]
-            self.proc = subprocess.Popen(
-                [*command, str(board), _MARK_ROOM],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd="/",
-                env={**self.env, _MARK_ROOM: _MARK_PLACEHOLDER},
-                pass_fds=(theirs.fileno(), board),
-                start_new_session=True,
-            )
+            with adoption.starting():
+                self.proc = subprocess.Popen(
+                    [*command, str(board), _MARK_ROOM],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    cwd="/",
+                    env={**self.env, _MARK_ROOM: _MARK_PLACEHOLDER},
+                    pass_fds=(theirs.fileno(), board),
+                    start_new_session=True,
+                )
+                adoption.own(self.proc.pid)
             theirs.close()
             os.close(board)
             ours.settimeout(_BOOT_TIMEOUT)
@@ -655,15 +657,17 @@ def _probe_fits(probe: _Probe, invocation: Invocation, *, shell: bool) -> bool:
 
 async def _run_probe(args: list[str], env: Mapping[str, str], cwd: str) -> str | None:
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-        )
+        with adoption.starting():
+            proc = await asyncio.create_subprocess_exec(
+                *args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+            )
+            adoption.own(proc.pid)
     except OSError:
         return None
     try:
