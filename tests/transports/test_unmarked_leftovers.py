@@ -18,6 +18,7 @@ import pytest
 from bounds import eventually
 from hookwright.transports import adoption
 from hookwright.transports.process import run_process
+from hookwright.transports.rpc import RpcProcess
 from hookwright.transports.warm import WarmPython
 
 #: Detaches a process in a session of its own, with an empty environment, and waits until it
@@ -213,3 +214,30 @@ def test_a_child_started_while_a_start_is_under_way_is_judged_once_it_is_named()
         for proc in procs:
             proc.kill()
             proc.wait()
+
+
+async def test_a_json_rpc_hook_process_takes_its_unmarked_detached_process(
+    tmp_path: Path, detached: list[int], bystander: subprocess.Popen[bytes]
+) -> None:
+    pid_file = tmp_path / "pid"
+    hook = textwrap.dedent(
+        f"""
+        import json, subprocess, sys
+        request = json.loads(sys.stdin.readline())
+        child = subprocess.Popen(["/bin/sleep", "300"], start_new_session=True, env={{}})
+        open({str(pid_file)!r}, "w").write(str(child.pid))
+        print(json.dumps({{"jsonrpc": "2.0", "id": request["id"], "result": {{"ok": True}}}}),
+              flush=True)
+        sys.stdin.read()
+        """
+    )
+    process = RpcProcess("detacher", [sys.executable, "-c", hook])
+    try:
+        await process.start()
+        await _wait_for(pid_file)
+        detached.append(int(pid_file.read_text()))
+        assert unmarked(detached[0])
+    finally:
+        await process.aclose()
+    assert eventually(lambda: gone(detached[0]))
+    assert running(bystander.pid)
