@@ -19,7 +19,6 @@ import weakref
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields, replace
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,7 @@ from hookwright.audit_lines import (
 )
 from hookwright.events import TOOL_EVENTS, HookInput
 from hookwright.private_files import append_private
+from hookwright.redaction import redact, redact_json, register
 from hookwright.results import HookResult, Status, Verdict, effect_of
 
 log = logging.getLogger("hookwright.audit")
@@ -154,7 +154,6 @@ class AuditLog:
         self.written = 0
         self._secrets: set[str] = set()
         self._secret_values: tuple[str, ...] = ()
-        self._escaped_secrets: tuple[str, ...] = ()
         self._lines = LineEncoder(self._redact, self._redact_json)
         self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
         self._max_pending = max_pending
@@ -180,12 +179,13 @@ class AuditLog:
         return self._secrets
 
     def add_secret(self, value: str) -> None:
-        """Never write `value` to the audit: it is replaced by `***`."""
+        """Never write `value` to the audit: it is replaced by `***` (`hookwright.redaction`,
+        which the debug trace then redacts too)."""
         if value and value not in self._secrets:
             self._secrets.add(value)
-            # Tuples, replaced whole: the writer thread iterates them while hosts add secrets.
+            # A tuple, replaced whole: the writer thread iterates it while hosts add secrets.
             self._secret_values = (*self._secret_values, value)
-            self._escaped_secrets = (*self._escaped_secrets, encode_basestring(value)[1:-1])
+            register(value)
 
     def submit(
         self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
@@ -315,17 +315,11 @@ class AuditLog:
         return replace(record, reason=self._redact(record.reason))
 
     def _redact(self, text: str | None) -> str | None:
-        if text is None:
-            return None
-        for secret in self._secret_values:
-            text = text.replace(secret, "***")
-        return text
+        return None if text is None else redact(text, self._secret_values)
 
     def _redact_json(self, text: str) -> str:
         """`text`, JSON, with each secret as it is written inside a JSON string replaced."""
-        for secret in self._escaped_secrets:
-            text = text.replace(secret, "***")
-        return text
+        return redact_json(text, self._secret_values)
 
     def _records(
         self,
