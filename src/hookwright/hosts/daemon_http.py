@@ -289,7 +289,8 @@ async def read_body(
                 got += count
     except TimeoutError:
         raise Refusal(408, "the body did not arrive in time") from None
-    parser.receive_data(bytes(data))
+    if data:  # h11 takes b"" for the end of the stream
+        parser.receive_data(bytes(data))
     while not isinstance(event := parser.next_event(), h11.EndOfMessage):
         if not isinstance(event, h11.Data):
             raise Refusal(400, "malformed body")
