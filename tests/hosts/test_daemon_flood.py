@@ -22,7 +22,7 @@ import pytest
 from tests.bounds import GENEROUS_BOUND, SLOW, eventually
 from tests.hosts.conftest import alive
 from tests.hosts.project import hook_input, make_project
-from tests.hosts.test_daemon import DENY, RM, daemon_status, post
+from tests.hosts.test_daemon import DENY, RM, daemon_status, hookwright, post
 
 from hookwright.hosts import claude_client, tcp_peer
 from hookwright.hosts.daemon_http import LIMIT_VARIABLES, MAX_BODY_BYTES
@@ -209,7 +209,9 @@ def test_connections_over_the_cap_are_refused_at_once_and_idle_ones_closed(
     assert unix_verdict(project) == DENY
     assert all(closed_soon(conn) == (True, b"") for conn in idle)
     assert http_verdict(endpoint, project) == DENY
-    assert daemon_status()["http_refused"] == 20
+    shown = hookwright("daemon", "status").stdout
+    assert "http limits: 8 connections open at most (" in shown
+    assert " now, 20 refused at once); idle 1.0 s, head 5.0 s, body 10.0 s" in shown
     for conn in idle + extra:
         conn.close()
 

@@ -96,13 +96,11 @@ def raise_descriptor_limit() -> int:
 
 
 class Daemon:
-    def __init__(
-        self, home: Path, paths: Paths, idle: float, limits: daemon_http.Limits | None = None
-    ) -> None:
+    def __init__(self, home: Path, paths: Paths, idle: float, limits: daemon_http.Limits) -> None:
         self.home = home
         self.paths = paths
         self.idle = idle
-        self.limits = daemon_http.DEFAULT_LIMITS if limits is None else limits
+        self.limits = limits
         self.warm = WarmProjects(home)
         self.endpoint: Endpoint | None = None
         self.http: daemon_http.HttpFront | None = None

@@ -252,6 +252,8 @@ def judge(request: h11.Request, endpoint: Endpoint) -> Refusal | None:
         return Refusal(404, "no such path")
     if request.method != b"POST":
         return Refusal(405, "POST only")
+    if "\0" in _project_name(request):
+        return Refusal(400, "the project names no folder")
     if _single(request, b"transfer-encoding") is not None:
         return Refusal(411, "a body needs a Content-Length")
     if body_length(request) > MAX_BODY_BYTES:
@@ -297,12 +299,15 @@ async def read_body(
     return bytes(data)
 
 
-async def _answer(request: h11.Request, body: bytes, answer: Answer) -> tuple[int, bytes]:
+def _project_name(request: h11.Request) -> str:
+    """The URL's `project` (the first one given), "" without one."""
     named = parse_qs(urlsplit(request.target.decode("latin-1")).query).get("project")
-    if named and "\0" in named[0]:
-        return 400, b"hookwright: error: the project names no folder\n"
-    project = Path(named[0]) if named and named[0] else None
-    reply = await answer(body, project, None)
+    return named[0] if named else ""
+
+
+async def _answer(request: h11.Request, body: bytes, answer: Answer) -> tuple[int, bytes]:
+    name = _project_name(request)
+    reply = await answer(body, Path(name) if name else None, None)
     if reply.exit != 0:
         return 400, reply.stderr.encode()
     return 200, reply.stdout
