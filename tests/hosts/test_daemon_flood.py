@@ -9,12 +9,14 @@ import json
 import os
 import re
 import resource
+import select
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -119,26 +121,59 @@ def head_of(answer: bytes) -> tuple[int, dict[str, str]]:
     return status, {name.strip().lower(): value.strip() for name, value in fields}
 
 
-def _child(port: int, count: int, report: int, release: int) -> None:
-    """In the forked child: become uid 65534, open `count` connections and say how many the
-    daemon closed within the bound; hold them until released."""
-    "127.0.0.1".encode("idna")  # codecs cannot be imported once the user changed
-    os.setgroups([])
-    os.setgid(NOBODY)
-    os.setuid(NOBODY)
-    conns = [connect(port) for _ in range(count)]
-    os.write(report, b"opened\n")
-    deadline = time.monotonic() + GENEROUS_BOUND
-    closed = sum(read_until_closed(conn, deadline)[0] for conn in conns)
-    os.write(report, f"{closed}\n".encode())
-    os.read(release, 1)
+@dataclass(frozen=True)
+class Pipes:
+    """The two pipes between a test and its forked child."""
+
+    report: int
+    release: int
+
+    def say(self, line: str) -> None:
+        os.write(self.report, f"{line}\n".encode())
+
+    def released(self, within: float | None = 0) -> bool:
+        return bool(select.select([self.release], [], [], within)[0])
+
+
+Work = Callable[[Pipes], None]
+
+
+def hold_idle(port: int, count: int) -> Work:
+    """Open `count` connections, say how many the daemon closed within the bound, and hold
+    them until released."""
+
+    def work(pipes: Pipes) -> None:
+        conns = [connect(port) for _ in range(count)]
+        pipes.say("opened")
+        deadline = time.monotonic() + GENEROUS_BOUND
+        pipes.say(str(sum(read_until_closed(conn, deadline)[0] for conn in conns)))
+        pipes.released(None)
+
+    return work
+
+
+def storm(port: int) -> Work:
+    """Open connections as fast as possible (holding the last 200) until released; say how
+    many."""
+
+    def work(pipes: Pipes) -> None:
+        held: list[socket.socket] = [connect(port)]
+        pipes.say("opened")
+        count = 1
+        while not pipes.released():
+            held.append(connect(port))
+            count += 1
+            if len(held) > 200:
+                held.pop(0).close()
+        pipes.say(str(count))
+
+    return work
 
 
 @contextmanager
-def other_user_connections(port: int, count: int) -> Iterator[Callable[[], int]]:
-    """`count` connections to `port` opened by uid 65534 and held while the block runs; yields
-    a function that waits for and returns how many of them the daemon closed within
-    `GENEROUS_BOUND`."""
+def as_other_user(work: Work) -> Iterator[tuple[Callable[[], str], Callable[[], None]]]:
+    """Run `work` in a forked child that became uid 65534; yields a function reading the
+    child's next line after "opened", and one releasing it. The child is reaped at the end."""
     if os.geteuid() != 0:
         pytest.skip("acting as another user needs root (setuid 65534)")
     report_r, report_w = os.pipe()
@@ -148,7 +183,11 @@ def other_user_connections(port: int, count: int) -> Iterator[Callable[[], int]]
         try:
             os.close(report_r)
             os.close(release_w)
-            _child(port, count, report_w, release_r)
+            "127.0.0.1".encode("idna")  # codecs cannot be imported once the user changed
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            work(Pipes(report_w, release_r))
         finally:
             os._exit(0)
     os.close(report_w)
@@ -157,7 +196,7 @@ def other_user_connections(port: int, count: int) -> Iterator[Callable[[], int]]
         with os.fdopen(report_r, "rb") as lines:
             if lines.readline() != b"opened\n":
                 pytest.skip("uid 65534 could not open connections here")
-            yield lambda: int(lines.readline())
+            yield (lambda: lines.readline().decode().strip()), (lambda: os.write(release_w, b"x"))
     finally:
         os.close(release_w)
         os.waitpid(pid, 0)
@@ -167,12 +206,26 @@ def test_idle_flood_from_another_user_is_closed_and_both_fronts_keep_answering(
     project: Path, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     start(monkeypatch, idle="1", head="1")
-    with other_user_connections(endpoint.port, 250) as closed_count:
+    with as_other_user(hold_idle(endpoint.port, 250)) as (next_line, _):
         assert unix_verdict(project) == DENY
-        assert closed_count() == 250
+        assert next_line() == "250"
         assert http_verdict(endpoint, project) == DENY
     counts = daemon_status()
     assert counts["http_open"] == 0 and counts["unix_events"] == 1
+
+
+def test_connection_storm_from_another_user_leaves_both_fronts_answering(
+    project: Path, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start(monkeypatch, idle="1")
+    with as_other_user(storm(endpoint.port)) as (next_line, release):
+        for _ in range(3):
+            assert unix_verdict(project) == DENY
+            assert http_verdict(endpoint, project) == DENY
+        storming = daemon_status()["http_refused"] + daemon_status()["http_connections"]
+        release()
+        made = int(next_line())
+    assert storming > 200 and made >= storming - 3
 
 
 def sock_diag_works() -> bool:
@@ -188,8 +241,8 @@ def test_another_users_connection_is_closed_at_once_not_at_a_deadline(
     if not sock_diag_works():
         pytest.skip("this kernel does not name the owner of a loopback socket (sock_diag)")
     start(monkeypatch, idle=str(SLOW), head=str(SLOW), connections="4")
-    with other_user_connections(endpoint.port, 20) as closed_count:
-        assert closed_count() == 20
+    with as_other_user(hold_idle(endpoint.port, 20)) as (next_line, _):
+        assert next_line() == "20"
         assert http_verdict(endpoint, project) == DENY
     status = daemon_status()
     assert status["http_refused"] == 20 and status["http_connections"] == 1
