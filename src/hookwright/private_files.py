@@ -158,10 +158,17 @@ def _open_existing_or_new(path: Path, flags: int) -> int:
     return fd
 
 
+def open_append(path: Path) -> int:
+    """A descriptor appending to `path` (created 0600, in a folder created 0700 when missing),
+    for a writer that keeps its file open (a transcript); a link at `path` is an error, never
+    followed."""
+    return _open_existing_or_new(path, os.O_WRONLY | os.O_APPEND)
+
+
 def append_private(path: Path, chunks: Iterable[bytes]) -> None:
     """Append `chunks` to `path` (created 0600, in a folder created 0700 when missing), with
     no text layer in between; a link at `path` is an error, never followed."""
-    fd = _open_existing_or_new(path, os.O_WRONLY | os.O_APPEND)
+    fd = open_append(path)
     try:
         for chunk in chunks:
             view = memoryview(chunk)
