@@ -9,6 +9,7 @@ well-behaved client still gets its turn, and that the server's output holds no t
 from __future__ import annotations
 
 import json
+import select
 import socket
 import struct
 import threading
@@ -144,6 +145,20 @@ def test_connections_that_send_no_request_cannot_crowd_out_the_page(start: Start
     # The page took the place of an idle connection; the last ones ran out of time.
     assert 0 < statuses.count(b"HTTP/1.1 408 Request Timeout") < 8
     assert settles_at(server, baseline)
+
+
+def test_a_request_head_dripped_a_line_a_second_is_cut_off(start: Start) -> None:
+    server = start()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\n")
+        for dripped in range(1, 40):
+            answered, _, _ = select.select([sock], [], [], 1.0)
+            if answered:
+                break
+            sock.sendall(f"X-Drip-{dripped}: x\r\n".encode())
+        answer = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
+    assert dripped < 39, "the server took 40 s of a request head"
 
 
 def test_refused_handshakes_cost_nothing_and_log_no_errors(start: Start) -> None:
