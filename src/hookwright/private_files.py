@@ -165,6 +165,14 @@ def open_append(path: Path) -> int:
     return _open_existing_or_new(path, os.O_WRONLY | os.O_APPEND)
 
 
+@contextlib.contextmanager
+def appending_text(path: Path) -> Iterator[IO[str]]:
+    """`open_append` for text (UTF-8; characters that cannot be encoded are replaced): a log
+    kept open while a process writes to it."""
+    with os.fdopen(open_append(path), "a", encoding="utf-8", errors="replace") as text:
+        yield text
+
+
 def append_private(path: Path, chunks: Iterable[bytes]) -> None:
     """Append `chunks` to `path` (created 0600, in a folder created 0700 when missing), with
     no text layer in between; a link at `path` is an error, never followed."""

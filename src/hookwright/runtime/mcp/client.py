@@ -43,7 +43,7 @@ from mcp.types import (
     Tool,
 )
 
-from hookwright.private_files import open_private
+from hookwright.private_files import appending_text
 from hookwright.runtime.mcp.config import ServerConfig
 from hookwright.runtime.mcp.stdio import ServerLog, StdioLink, open_stdio
 from hookwright.services import McpToolReply
@@ -325,7 +325,7 @@ def _server_log(log_dir: Path | None, name: str) -> Iterator[IO[str] | None]:
     if log_dir is None:
         yield None
         return
-    with open_private(log_dir / f"mcp-{_UNSAFE_FILE_NAME.sub('_', name)}.log", "a") as sink:
+    with appending_text(log_dir / f"mcp-{_UNSAFE_FILE_NAME.sub('_', name)}.log") as sink:
         yield sink
 
 
