@@ -1,4 +1,5 @@
-"""A real `hookwright serve` app on uvicorn (127.0.0.1, ephemeral port) in a thread.
+"""A real `hookwright serve` app on uvicorn (127.0.0.1, ephemeral port) in a thread, with the
+connection guards `hookwright serve` runs it with.
 
 The thread has its own event loop, so blocking clients (the `websockets` sync client,
 Selenium) can drive it from the test. Every server started is stopped and its thread joined.
@@ -19,6 +20,7 @@ import uvicorn
 
 from hookwright.server import ServerSettings, create_app
 from hookwright.server.access import new_token
+from hookwright.server.transport import ServeConfig
 
 STARTUP_TIMEOUT = 30.0
 
@@ -26,13 +28,12 @@ STARTUP_TIMEOUT = 30.0
 class LiveServer:
     def __init__(self, settings: ServerSettings) -> None:
         self.token = new_token()
-        config = uvicorn.Config(
+        config = ServeConfig(
             create_app(settings, token=self.token),
-            host="127.0.0.1",
+            settings,
             port=0,
             log_level="warning",
             lifespan="off",
-            timeout_graceful_shutdown=5,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="uvicorn", daemon=True)

@@ -6,6 +6,11 @@ stdin to the user's `hookwright daemon` over a Unix socket in a private director
 the daemon when none answers, and prints the daemon's answer. When no daemon can be reached
 it answers in-process (`hookwright hook claude-code`), as the plain command mode does.
 
+Every hookwright process it starts (the daemon, the in-process answer) runs isolated: `-I`
+(neither the working folder nor a `PYTHON*` variable reaches `sys.path`, so a `hookwright/`,
+`json.py` or `sitecustomize.py` in the project is never imported), in `/`, with the project
+named by its absolute path.
+
 The wire format on the socket: one JSON header line, then the body bytes; the client closes
 its sending side; the daemon answers with one JSON header line (`exit`, `stderr`) and the
 bytes to print.
@@ -55,7 +60,49 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def _runtime_base() -> Path:
+def squatted(path: Path) -> str | None:
+    """Why `path` cannot be this user's private folder, or None when it is one (created 0700
+    when missing). Nothing is changed in a folder found wrong: another user may have made it."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        return f"cannot be created: {exc.strerror}"
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a directory"
+    if info.st_uid != os.getuid():
+        return f"is owned by uid {info.st_uid}"
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        return f"is open to other users (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def fallback_base(home: Path) -> Path:
+    """The runtime base used when the one in the temporary folder is squatted."""
+    return home / ".hookwright" / "run"
+
+
+def _say_once(fallback: Path, temp: Path, reason: str) -> None:
+    """Tell the user (stderr) that `temp` was passed over, once per squatted path and reason:
+    the notice is remembered in the fallback folder."""
+    notice = f"hookwright: {temp} {reason}; using {fallback} instead\n"
+    seen = fallback / "squatted"
+    with contextlib.suppress(OSError), open(seen, "rb") as known:
+        if known.read() == notice.encode():
+            return
+    sys.stderr.write(notice)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with contextlib.suppress(OSError), open(os.open(seen, flags, 0o600), "wb") as out:
+        out.write(notice.encode())
+
+
+def _runtime_base(home: Path) -> Path:
+    """`$XDG_RUNTIME_DIR` when it is private; else `hookwright-UID` in the temporary folder;
+    else, when that one is squatted, `~/.hookwright/run` (checked the same way)."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     try:
         info = os.lstat(xdg) if xdg else None
@@ -65,14 +112,25 @@ def _runtime_base() -> Path:
         private = not stat.S_IMODE(info.st_mode) & 0o077
         if private:
             return Path(xdg)
-    return private_dir(Path(tempfile.gettempdir()) / f"hookwright-{os.getuid()}")
+    temp = Path(tempfile.gettempdir()) / f"hookwright-{os.getuid()}"
+    reason = squatted(temp)
+    if reason is None:
+        return temp
+    fallback = fallback_base(home)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(fallback.parent, 0o700)
+    problem = squatted(fallback)
+    if problem is not None:
+        raise PermissionError(f"{temp} {reason}, and {fallback} {problem}")
+    _say_once(fallback, temp, reason)
+    return fallback
 
 
 def runtime_dir(home: Path) -> Path:
-    """The daemon's private directory (socket, pid, lock, log): one per user and home folder,
-    under `$XDG_RUNTIME_DIR` when it is private, else under the temporary folder."""
+    """The daemon's private directory (socket, pid, lock, log): one per user and home folder.
+    The one place client and daemon learn it from (see `_runtime_base`)."""
     key = hashlib.sha256(str(home).encode()).hexdigest()[:12]
-    return private_dir(_runtime_base() / f"hookwright-{key}")
+    return private_dir(_runtime_base(home) / f"hookwright-{key}")
 
 
 def socket_path(home: Path) -> Path:
@@ -97,6 +155,27 @@ def exchange(path: Path, header: dict[str, Any], body: bytes, timeout: float) ->
     return answer
 
 
+#: Where the hookwright processes the client starts run: never the project's folder.
+NEUTRAL_CWD = "/"
+#: What `python -I -c` runs: hookwright's command line, imported from the folder this client
+#: was installed from (added after the standard library and site-packages when missing).
+BOOT = """import sys
+root = sys.argv[1]
+sys.argv[0:2] = ["hookwright"]
+if root not in sys.path:
+    sys.path.append(root)
+from hookwright.cli import main
+main()
+"""
+
+
+def hookwright_command(python: str, *args: str) -> list[str]:
+    """`hookwright ARGS` as an isolated process: `-I`, so neither the working folder nor a
+    `PYTHON*` variable puts anything of a project on `sys.path`."""
+    root = str(Path(__file__).resolve().parents[2])
+    return [python, "-I", "-c", BOOT, root, *args]
+
+
 def start_daemon(home: Path, python: str) -> None:
     """Start `hookwright daemon serve` detached; its output goes to the runtime folder's log."""
     env = {k: v for k, v in os.environ.items() if k not in SESSION_VARIABLES}
@@ -107,12 +186,12 @@ def start_daemon(home: Path, python: str) -> None:
         fresh = False
     with open(log, "wb" if fresh else "ab") as out:
         subprocess.Popen(
-            [python, "-m", "hookwright", "daemon", "serve"],
+            hookwright_command(python, "daemon", "serve"),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=out,
             env=env,
-            cwd="/",
+            cwd=NEUTRAL_CWD,
             start_new_session=True,
         )
 
@@ -140,12 +219,22 @@ def ask_daemon(home: Path, header: dict[str, Any], body: bytes, python: str) -> 
 
 
 def in_process(project: str | None, body: bytes, python: str) -> dict[str, Any]:
-    """The answer of `hookwright hook claude-code` run as its own process."""
-    command = [python, "-m", "hookwright", "hook", "claude-code"]
+    """The answer of `hookwright hook claude-code` run as its own isolated process."""
+    command = hookwright_command(python, "hook", "claude-code")
     if project is not None:
         command += ["--project", project]
-    done = subprocess.run(command, input=body, capture_output=True, check=False)
-    return {"exit": done.returncode, "stdout": done.stdout, "stderr": done.stderr.decode()}
+    done = subprocess.run(command, input=body, capture_output=True, cwd=NEUTRAL_CWD, check=False)
+    return {
+        "exit": done.returncode,
+        "stdout": done.stdout,
+        "stderr": done.stderr.decode(errors="replace"),
+    }
+
+
+def _absolute(path: str | None) -> str | None:
+    """`path` resolved against this process's working folder (the processes the client talks
+    to or starts run elsewhere)."""
+    return os.path.realpath(path) if path else None
 
 
 def _arguments(argv: list[str]) -> str | None:
@@ -157,21 +246,18 @@ def _arguments(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    project = _arguments(argv)
+    project = _absolute(_arguments(argv))
     if os.environ.get(MARKER):
         return 0
     body = sys.stdin.buffer.read()
     home = Path.home()
     python = sys.executable
-    header = {
-        "op": "hook",
-        "project": project,
-        "env_project": os.environ.get("CLAUDE_PROJECT_DIR"),
-    }
+    env_project = _absolute(os.environ.get("CLAUDE_PROJECT_DIR"))
+    header = {"op": "hook", "project": project, "env_project": env_project}
     try:
         answer = ask_daemon(home, header, body, python)
     except (OSError, ValueError):
-        answer = in_process(project, body, python)
+        answer = in_process(project or env_project, body, python)
     sys.stdout.buffer.write(answer.get("stdout", b""))
     sys.stdout.flush()
     sys.stderr.write(str(answer.get("stderr", "")))

@@ -5,17 +5,25 @@ Two modes: ``command`` (a command hook per event running the thin daemon client)
 where Claude Code runs no http hooks, keeps the client, which also starts the daemon). The
 token makes the settings file a secret: an http install makes the file 0600.
 
+The file is read as strict JSON (`settings_json`) and only its ``hooks`` member is rewritten;
+every file is written by `private_files` (never through a link, 0600 from the first byte). A
+settings file that is a link is edited where it points (a regular file of this user; in a
+project, inside the project) and stays a link.
+
 Install remembers the file's bytes and mode before it (under ``~/.hookwright/installs/``), so
 that an uninstall that leaves the same settings writes those bytes back; otherwise the other
 settings are kept and only hookwright's groups leave."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shlex
+import stat
 import sys
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +31,15 @@ from urllib.parse import quote
 
 from hookwright.bridges import claude_client
 from hookwright.bridges.endpoint import HOOK_PATH, ensure_endpoint
+from hookwright.bridges.settings_json import (
+    EMPTY,
+    DocumentError,
+    Settings,
+    parse_settings,
+    with_hooks,
+)
+from hookwright.config.private_files import FILE_MODE, write_private
+from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, read_json
 from hookwright.core.events import Event
 
 #: How uninstall recognises its own hooks: the words of an in-process command hook (installed
@@ -102,40 +119,80 @@ def hooks_for(mode: Mode, project: Path | None, home: Path) -> dict[Event, dict[
     return {event: command if event is Event.SessionStart else http for event in RELAYED}
 
 
-def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+def _real_path(target: Target) -> Path:
+    """The file to read and replace: the settings file, or the file its link (or a link to
+    its folder) names. In a project, a link may not lead out of the project: a repository
+    could otherwise point the file at the user's own settings."""
+    settings = target.settings
     try:
-        raw = path.read_bytes()
+        folder, real = settings.parent.resolve(), settings.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise SettingsError(f"cannot resolve {settings}: {exc}") from None
+    if target.project is not None:
+        if not folder.is_relative_to(target.project):
+            raise SettingsError(
+                f"{settings.parent} is a link leaving the project (to {folder}); nothing written"
+            )
+        if not real.is_relative_to(target.project):
+            raise SettingsError(
+                f"{settings} is a link leaving the project (to {real}); nothing written"
+            )
+    return real
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """The settings file as found: the file really written (`real`, a link's target), its
+    bytes (None: no file yet), permission bits and parsed settings."""
+
+    real: Path
+    raw: bytes | None
+    mode: int | None
+    settings: Settings
+
+
+def _read(target: Target) -> _Found:
+    real = _real_path(target)
+    raw, mode = _read_owned(real, target.settings)
+    if raw is None:
+        return _Found(real, None, None, EMPTY)
+    try:
+        return _Found(real, raw, mode, parse_settings(raw, where=str(target.settings)))
+    except DocumentError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def _read_owned(real: Path, settings: Path) -> tuple[bytes | None, int | None]:
+    """The bytes and mode of `real`, which must be a regular file of this user (opened
+    without following a link and without blocking on a FIFO); (None, None) when missing."""
+    named = str(settings) if real == settings else f"{settings} (a link to {real})"
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(real, flags)
     except FileNotFoundError:
-        return None, {}
+        if os.path.islink(settings):
+            raise SettingsError(f"{settings} is a link to {real}, which does not exist") from None
+        return None, None
     except OSError as exc:
-        raise SettingsError(f"cannot read {path}: {exc.strerror}") from None
+        raise SettingsError(f"cannot read {named}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SettingsError(f"{named} is not a regular file")
+        if info.st_uid != os.getuid():
+            raise SettingsError(f"{named} belongs to another user (uid {info.st_uid})")
+        try:
+            raw = handle.read(MAX_TEXT_CHARS + 1)
+        except OSError as exc:
+            raise SettingsError(f"cannot read {named}: {exc.strerror}") from None
+    return raw, stat.S_IMODE(info.st_mode)
+
+
+def _store(path: Path, raw: bytes, mode: int, shown: Path) -> None:
     try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SettingsError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path} is not a JSON object")
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SettingsError(f"{path}: field 'hooks' is not an object")
-    return raw, data
-
-
-def _write(path: Path, data: dict[str, Any], mode: int | None = None) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    _write_bytes(path, text.encode("utf-8"), mode)
-
-
-def _write_bytes(path: Path, raw: bytes, mode: int | None = None) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.hookwright-tmp")
-        temp.write_bytes(raw)
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
+        write_private(path, raw, mode)
     except OSError as exc:
-        raise SettingsError(f"cannot write {path}: {exc.strerror}") from None
+        raise SettingsError(f"cannot write {shown}: {exc.strerror or exc}") from None
 
 
 def _is_ours(group: Any) -> bool:
@@ -152,101 +209,121 @@ def _is_our_hook(hook: dict[str, Any]) -> bool:
     return any(mark in command for mark in (MARK, CLIENT_MARK, EARLIER_CLIENT_MARK))
 
 
-def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return data
-    kept: dict[str, Any] = {}
+def _without_ours(
+    hooks: dict[str, list[Any]], keep_empty: Container[str] = ()
+) -> dict[str, list[Any]]:
+    """`hooks` without hookwright's groups; an event left with none is dropped, unless it is
+    in `keep_empty` (it was there, empty, before install)."""
+    kept: dict[str, list[Any]] = {}
     for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            kept[event] = groups
-            continue
         left = [g for g in groups if not _is_ours(g)]
-        if left or len(left) == len(groups):
+        if left or len(left) == len(groups) or event in keep_empty:
             kept[event] = left
-    result = dict(data)
-    if kept:
-        result["hooks"] = kept
-    else:
-        result.pop("hooks", None)
-    return result
+    return kept
 
 
 def _backup_path(settings: Path, home: Path) -> Path:
-    digest = hashlib.sha256(str(settings).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(os.fsencode(settings)).hexdigest()[:16]
     return home / ".hookwright" / "installs" / f"{digest}.json"
-
-
-def _mode_of(path: Path) -> int | None:
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return None
 
 
 def install(target: Target, home: Path, mode: Mode = "command") -> bool:
     """Add one group per relayed event; False when it was already there."""
-    raw, data = _read(target.settings)
-    clean = _without_ours(data)
-    hooks = dict(clean.get("hooks", {}))
-    for event, hook in hooks_for(mode, target.project, home).items():
+    found = _read(target)
+    current = found.settings.hooks
+    clean = _without_ours(current or {})
+    hooks = dict(clean)
+    for event, hook in _ours(mode, target, home).items():
         hooks[event.value] = [*hooks.get(event.value, []), {"hooks": [hook]}]
-    new = {**clean, "hooks": hooks}
-    if new == data:
+    if hooks == current:
         return False
-    backup = _backup_path(target.settings, home)
-    if clean == data:
-        original = {
-            "settings": str(target.settings),
-            "bytes": None if raw is None else raw.hex(),
-            "mode": _mode_of(target.settings),
-        }
-        _write_bytes(backup, json.dumps(original).encode(), 0o600)
-    _write(target.settings, new, 0o600 if mode == "http" else _mode_of(target.settings))
+    text = _spliced(found, hooks, target.settings)
+    backup = _backup_path(target.settings, home) if clean == (current or {}) else None
+    if backup is not None:
+        original = {"settings": str(target.settings), "bytes": _hex(found.raw), "mode": found.mode}
+        _store(backup, json.dumps(original).encode(), FILE_MODE, backup)
+    new_mode = FILE_MODE if mode == "http" or found.mode is None else found.mode
+    try:
+        _store(found.real, text, new_mode, target.settings)
+    except SettingsError:
+        _forget(backup)
+        raise
     return True
+
+
+def _ours(mode: Mode, target: Target, home: Path) -> dict[Event, dict[str, Any]]:
+    try:
+        return hooks_for(mode, target.project, home)
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise SettingsError(f"cannot store the daemon's endpoint{where}: {exc.strerror}") from None
+
+
+def _forget(backup: Path | None) -> None:
+    if backup is not None:
+        with contextlib.suppress(OSError):
+            backup.unlink()
+
+
+def _hex(raw: bytes | None) -> str | None:
+    return None if raw is None else raw.hex()
+
+
+def _spliced(found: _Found, hooks: dict[str, list[Any]] | None, shown: Path) -> bytes:
+    try:
+        return with_hooks(found.settings, hooks).encode("utf-8")
+    except UnicodeEncodeError:
+        raise SettingsError(f"{shown}: a path in the hooks is not valid UTF-8") from None
 
 
 @dataclass(frozen=True, slots=True)
 class _Before:
-    """The settings file before install: whether that is known, its bytes (None: no file)
-    and its permission bits."""
+    """The settings file before install: whether that is known, its bytes (None: no file),
+    its permission bits and its parsed settings."""
 
     known: bool
     raw: bytes | None = None
     mode: int | None = None
+    settings: Settings = EMPTY
 
 
 def _original(backup: Path) -> _Before:
     try:
-        saved = json.loads(backup.read_text(encoding="utf-8"))
+        saved = read_json(backup)
         raw = None if saved["bytes"] is None else bytes.fromhex(saved["bytes"])
         mode = saved.get("mode")
-        return _Before(True, raw, mode if isinstance(mode, int) else None)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        settings = EMPTY if raw is None else parse_settings(raw, where=str(backup))
+    except (ParseError, DocumentError, ValueError, KeyError, TypeError, AttributeError):
         return _Before(False)
+    return _Before(True, raw, mode if isinstance(mode, int) else None, settings)
 
 
 def uninstall(target: Target, home: Path) -> bool:
     """Take out what `install` added; False when nothing of it was there."""
-    raw, data = _read(target.settings)
-    clean = _without_ours(data)
-    if raw is None or clean == data:
-        return False
+    found = _read(target)
+    current = found.settings.hooks
     backup = _backup_path(target.settings, home)
     before = _original(backup)
-    if before.known and before.raw is None and clean == {}:
-        target.settings.unlink()
-    elif before.raw is not None and _read_bytes_equal(before.raw, clean):
-        _write_bytes(target.settings, before.raw, before.mode)
+    had = before.settings.hooks
+    hooks = None if current is None else _without_ours(current, had or ())
+    if hooks == current:
+        return False
+    keep_member = bool(hooks) or had is not None
+    text = _spliced(found, hooks if keep_member else None, target.settings)
+    left = parse_settings(text, where=str(target.settings)).data
+    mode = next(m for m in (before.mode, found.mode, FILE_MODE) if m is not None)
+    if before.raw is not None and left == before.settings.data:
+        _store(found.real, before.raw, mode, target.settings)
+    elif before.known and before.raw is None and left == {} and not target.settings.is_symlink():
+        _remove(found.real)
     else:
-        _write(target.settings, clean, before.mode)
-    backup.unlink(missing_ok=True)
+        _store(found.real, text, mode, target.settings)
+    _forget(backup)
     return True
 
 
-def _read_bytes_equal(raw: bytes, data: dict[str, Any]) -> bool:
+def _remove(path: Path) -> None:
     try:
-        parsed = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return bool(parsed == data)
+        path.unlink()
+    except OSError as exc:
+        raise SettingsError(f"cannot remove {path}: {exc.strerror}") from None

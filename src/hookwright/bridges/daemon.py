@@ -5,15 +5,21 @@ It listens on a Unix socket in a private directory (see `claude_client.runtime_d
 it answers only processes of its own user (the peer's uid, `SO_PEERCRED`), and, when an
 endpoint is stored (`install claude-code --mode http`), on 127.0.0.1 with a token. A lock
 file makes a second daemon exit at once; a socket left by a killed daemon is replaced. It
-exits after `idle` seconds without a request."""
+exits after `idle` seconds without a request.
+
+The http front is open to every local process; its deadlines and connection cap
+(`daemon_http`) keep a flood of it from taking the descriptors and the event loop the Unix
+front needs."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
+import resource
 import signal
 import socket
 import struct
@@ -27,11 +33,16 @@ from hookwright.bridges import daemon_http
 from hookwright.bridges.claude_client import SOCKET_NAME, runtime_dir
 from hookwright.bridges.endpoint import HOST, Endpoint, load_endpoint
 from hookwright.bridges.projects import Reply, WarmProjects
+from hookwright.config.private_files import write_private
 
 #: Seconds without a request after which the daemon exits (`HOOKWRIGHT_DAEMON_IDLE`).
 DEFAULT_IDLE = 1800.0
 #: How long a stopping daemon waits for the events it is answering, in seconds.
 DRAIN_SECONDS = 30.0
+#: The descriptor soft limit the daemon raises itself to, within the hard limit: room for the
+#: http front's connections and the hooks' pipes, while the programs hooks start (some close
+#: every possible descriptor one by one) stay quick.
+DESCRIPTOR_TARGET = 4096
 _PEERCRED = struct.Struct("3i")
 
 
@@ -71,20 +82,42 @@ def idle_seconds() -> float:
         return DEFAULT_IDLE
 
 
+def raise_descriptor_limit() -> int:
+    """Raise the soft limit on open descriptors towards `DESCRIPTOR_TARGET` (never above the
+    hard limit, never lower); the soft limit in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = DESCRIPTOR_TARGET if hard == resource.RLIM_INFINITY else min(hard, DESCRIPTOR_TARGET)
+    if soft == resource.RLIM_INFINITY or soft >= target:
+        return soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        return soft
+    return target
+
+
 class Daemon:
-    def __init__(self, home: Path, paths: Paths, idle: float) -> None:
+    def __init__(self, home: Path, paths: Paths, idle: float, limits: daemon_http.Limits) -> None:
         self.home = home
         self.paths = paths
         self.idle = idle
+        self.limits = limits
         self.warm = WarmProjects(home)
         self.endpoint: Endpoint | None = None
+        self.http: daemon_http.HttpFront | None = None
         self.started = time.time()
         self.last_request = time.monotonic()
         self.busy = 0
         self.stopping = asyncio.Event()
         self.servers: list[asyncio.Server] = []
-        #: Events answered per front, and HTTP connections accepted.
-        self.counts = {"unix_events": 0, "http_events": 0, "http_connections": 0}
+        #: Events answered per front, HTTP connections served, and those closed as soon as
+        #: accepted (over the cap, or opened by another user).
+        self.counts = {
+            "unix_events": 0,
+            "http_events": 0,
+            "http_connections": 0,
+            "http_refused": 0,
+        }
 
     async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
         self.busy += 1
@@ -102,6 +135,8 @@ class Daemon:
             "projects": self.warm.projects,
             "uptime": round(time.time() - self.started, 1),
             "idle_timeout": self.idle,
+            "http_limits": dataclasses.asdict(self.limits),
+            "http_open": 0 if self.http is None else self.http.open_connections,
             **self.counts,
         }
 
@@ -134,11 +169,6 @@ class Daemon:
         finally:
             writer.close()
 
-    async def on_http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        assert self.endpoint is not None
-        self.counts["http_connections"] += 1
-        await daemon_http.serve_connection(reader, writer, self.endpoint, self.answer_http)
-
     async def answer_http(
         self, body: bytes, project: Path | None, env_project: str | None
     ) -> Reply:
@@ -159,7 +189,7 @@ class Daemon:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self.stopping.set)
         try:
-            self.paths.pid.write_text(f"{os.getpid()}\n")
+            write_private(self.paths.pid, f"{os.getpid()}\n".encode())
             self.paths.socket.unlink(missing_ok=True)
             unix = await asyncio.start_unix_server(self.on_unix, path=str(self.paths.socket))
             self.servers.append(unix)
@@ -169,6 +199,8 @@ class Daemon:
         finally:
             for server in self.servers:
                 server.close()
+            if self.http is not None:
+                self.http.close()
             self.paths.socket.unlink(missing_ok=True)
             await self._drain()
             self.paths.pid.unlink(missing_ok=True)
@@ -187,14 +219,13 @@ class Daemon:
         if endpoint is None:
             return
         try:
-            server = await asyncio.start_server(
-                self.on_http, HOST, endpoint.port, limit=daemon_http.MAX_HEADER_BYTES
+            self.http = daemon_http.HttpFront.listen(
+                endpoint, self.answer_http, self.limits, self.counts
             )
         except OSError as exc:
             sys.stderr.write(f"hookwright daemon: cannot listen on {HOST}:{endpoint.port}: {exc}\n")
             return
         self.endpoint = endpoint
-        self.servers.append(server)
 
 
 def take_lock(paths: Paths) -> IO[bytes] | None:
@@ -215,8 +246,9 @@ def serve(home: Path, idle: float | None = None) -> int:
     lock = take_lock(paths)
     if lock is None:
         return 0
+    limits = daemon_http.limits_from(os.environ, raise_descriptor_limit())
     try:
-        asyncio.run(Daemon(home, paths, idle_seconds() if idle is None else idle).run())
+        asyncio.run(Daemon(home, paths, idle_seconds() if idle is None else idle, limits).run())
     finally:
         lock.close()
     return 0

@@ -3,131 +3,456 @@
 A request is answered only when it carries the daemon's token (`Authorization: Bearer`,
 otherwise 401) and names a loopback host (`Host`, otherwise 403: a web page that rebinds a
 name of its own to 127.0.0.1 cannot reach the daemon). Connections are kept alive, as Claude
-Code's HTTP client keeps them."""
+Code's HTTP client keeps them.
+
+Any local process can connect to 127.0.0.1, so the front expects hostile peers:
+
+* h11 reads and writes the messages (strict HTTP/1.1 syntax); this module decides what to
+  read, when, and for how long.
+* A request head is taken from the socket up to its blank line and not one byte further:
+  Host, token, path, method and Content-Length are judged before any of the body is read,
+  and every refusal answers with `Connection: close` and closes, the body unread.
+* Deadlines (`Limits`): a connection waits `idle` seconds for a request to begin (a fresh one
+  too), a head must be complete `head` seconds after its first byte, and the body must arrive,
+  and the answer be taken, within `body` seconds each.
+* At most `Limits.connections` connections are open at once: one more is accepted and closed
+  at once with 503, never queued. A connection opened by another local user is closed at once
+  (the kernel names the uid owning the connecting socket, see `tcp_peer`), so other users
+  cannot take those places. Connections are accepted a few per wake-up, so a flood cannot
+  keep the event loop from the Unix front.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import hmac
-from collections.abc import Awaitable, Callable
+import math
+import os
+import re
+import socket
+import sys
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import parse_qs, urlsplit
 
-from hookwright.bridges.endpoint import HOOK_PATH, Endpoint
+import h11
+
+from hookwright.bridges import tcp_peer
+from hookwright.bridges.endpoint import HOOK_PATH, HOST, Endpoint
 from hookwright.bridges.projects import Reply
 
 MAX_HEADER_BYTES = 16 * 1024
 MAX_BODY_BYTES = 16 * 1024 * 1024
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost"})
-REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden"}
-REASONS |= {404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large"}
+LOOPBACK_NAMES = frozenset({b"127.0.0.1", b"localhost"})
+#: Connections accepted per wake-up of the listening socket; the rest wait for the next turn
+#: of the event loop, after the Unix front's.
+ACCEPT_BATCH = 16
+#: How long accepting pauses when the process is out of descriptors (or memory).
+ACCEPT_PAUSE = 0.5
+BACKLOG = 128
+_OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+#: The connection cap stays below this share of the descriptor limit: the rest is the Unix
+#: front's, the hooks' pipes' and files'.
+DESCRIPTOR_SHARE = 4
+#: Where h11 ends a request head (lines may end in a bare LF).
+_HEAD_END = re.compile(rb"\n\r?\n")
+_JSON = "application/json"
+_TEXT = "text/plain; charset=utf-8"
 
 Answer = Callable[[bytes, Path | None, str | None], Awaitable[Reply]]
+_Number = TypeVar("_Number", int, float)
 
 
 @dataclass(frozen=True, slots=True)
-class Request:
-    method: str
-    target: str
-    headers: dict[str, str]
-    body: bytes
-    keep_alive: bool
+class Limits:
+    """How long the front waits for a peer (seconds) and how many connections it keeps."""
+
+    idle: float = 5.0
+    head: float = 5.0
+    body: float = 10.0
+    connections: int = 128
 
 
-class BadRequest(Exception):
+DEFAULT_LIMITS = Limits()
+#: The environment variable that sets each limit.
+LIMIT_VARIABLES = {
+    "idle": "HOOKWRIGHT_DAEMON_HTTP_IDLE",
+    "head": "HOOKWRIGHT_DAEMON_HTTP_HEAD",
+    "body": "HOOKWRIGHT_DAEMON_HTTP_BODY",
+    "connections": "HOOKWRIGHT_DAEMON_HTTP_CONNECTIONS",
+}
+
+
+def _setting(environ: Mapping[str, str], name: str, kind: type[_Number]) -> _Number:
+    variable, default = LIMIT_VARIABLES[name], getattr(DEFAULT_LIMITS, name)
+    raw = environ.get(variable)
+    if raw is None:
+        return kind(default)
+    try:
+        value: _Number | None = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < math.inf:
+        sys.stderr.write(
+            f"hookwright daemon: {variable}={raw!r} is not a positive number; using {default}\n"
+        )
+        return kind(default)
+    return value
+
+
+def limits_from(environ: Mapping[str, str], descriptors: int) -> Limits:
+    """The limits the environment sets (a bad value is named on stderr and the default
+    kept), with the connection cap below a quarter of the `descriptors` the process may open."""
+    connections = _setting(environ, "connections", int)
+    return Limits(
+        idle=_setting(environ, "idle", float),
+        head=_setting(environ, "head", float),
+        body=_setting(environ, "body", float),
+        connections=max(1, min(connections, descriptors // DESCRIPTOR_SHARE)),
+    )
+
+
+class Refusal(Exception):
+    """A request answered with an error status, after which the connection closes."""
+
     def __init__(self, status: int, text: str) -> None:
         super().__init__(text)
         self.status = status
 
 
-async def read_request(reader: asyncio.StreamReader) -> Request | None:
-    """The next request on the connection; None when the client closed it."""
+def _response(
+    parser: h11.Connection,
+    status: int,
+    body: bytes,
+    keep_alive: float | None,
+    *,
+    bodiless: bool = False,
+) -> bytes:
+    """The bytes of one answer; `keep_alive` is the idle time a kept connection announces,
+    None closes it. A HEAD request's answer has no body (h11 refuses one)."""
+    headers = [
+        ("Content-Type", _JSON if status == 200 else _TEXT),
+        ("Content-Length", str(len(body))),
+        ("Connection", "close") if keep_alive is None else ("Keep-Alive", _hint(keep_alive)),
+    ]
+    reason = HTTPStatus(status).phrase.encode()
+    head = parser.send(h11.Response(status_code=status, headers=headers, reason=reason))
+    data = b"" if bodiless else parser.send(h11.Data(data=body))
+    return head + data + parser.send(h11.EndOfMessage())
+
+
+def _hint(idle: float) -> str:
+    """A `Keep-Alive` timeout under the real one, so clients drop a connection before the
+    daemon closes it rather than send on it as it closes."""
+    return f"timeout={max(1, math.floor(idle) - 1)}"
+
+
+def _refusal(status: int, text: str) -> bytes:
+    """An answer sent before any request was read."""
+    return _response(h11.Connection(h11.SERVER), status, f"hookwright: {text}\n".encode(), None)
+
+
+BUSY = _refusal(503, "too many open connections")
+
+
+def _settle(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
+
+
+async def _readable(conn: socket.socket) -> None:
+    """Wait until `conn` has bytes (or an end) to read, without reading any."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(conn.fileno(), _settle, ready)
     try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError as exc:
-        if exc.partial.strip():
-            raise BadRequest(400, "incomplete request") from None
+        await ready
+    finally:
+        loop.remove_reader(conn.fileno())
+
+
+def _take_head(conn: socket.socket, carried: bytes) -> bytes | None:
+    """The bytes waiting on `conn` up to the end of a request head and none past it (b"" at
+    the end of the stream, None when nothing is waiting). `carried` ends what was taken
+    before: a blank line may straddle two reads."""
+    try:
+        waiting = conn.recv(MAX_HEADER_BYTES + 1, socket.MSG_PEEK)
+        if not waiting:
+            return b""
+        end = _HEAD_END.search(carried + waiting)
+        count = len(waiting) if end is None else max(1, end.end() - len(carried))
+        return conn.recv(count)
+    except (BlockingIOError, InterruptedError):
         return None
-    except asyncio.LimitOverrunError:
-        raise BadRequest(413, "request head too large") from None
-    lines = head.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3:
-        raise BadRequest(400, "malformed request line")
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        name, sep, value = line.partition(":")
-        if sep:
-            headers[name.strip().lower()] = value.strip()
-    length = headers.get("content-length", "0")
-    if not length.isdigit() or int(length) > MAX_BODY_BYTES:
-        raise BadRequest(413, "body missing a valid Content-Length or too large")
-    body = await reader.readexactly(int(length))
-    close = headers.get("connection", "").lower() == "close" or parts[2] == "HTTP/1.0"
-    return Request(parts[0], parts[1], headers, body, not close)
 
 
-def loopback_host(value: str, port: int) -> bool:
-    name, sep, given = value.partition(":")
-    return name.lower() in LOOPBACK_NAMES and (not sep or given == str(port))
+async def _head(conn: socket.socket, parser: h11.Connection) -> h11.Request | None:
+    carried = b""
+    while True:
+        taken = _take_head(conn, carried)
+        if taken is not None:
+            parser.receive_data(taken)
+            event = parser.next_event()
+            if isinstance(event, h11.Request):
+                return event
+            if isinstance(event, h11.ConnectionClosed):
+                return None
+            if event is not h11.NEED_DATA or _HEAD_END.search(carried + taken):
+                raise Refusal(400, "malformed request head")
+            carried = (carried + taken)[-2:]
+        await _readable(conn)
 
 
-def authorized(request: Request, token: str) -> bool:
-    given = request.headers.get("authorization", "")
-    return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+async def read_head(
+    conn: socket.socket, parser: h11.Connection, limits: Limits
+) -> h11.Request | None:
+    """The next request's head; None when the peer closed, or stayed silent `limits.idle`
+    seconds. Raises `Refusal` for a malformed head, one too large or too slow."""
+    try:
+        async with asyncio.timeout(limits.idle):
+            await _readable(conn)
+    except TimeoutError:
+        return None
+    try:
+        async with asyncio.timeout(limits.head):
+            return await _head(conn, parser)
+    except TimeoutError:
+        raise Refusal(408, "the request head did not arrive in time") from None
+    except h11.RemoteProtocolError as exc:
+        raise Refusal(exc.error_status_hint, str(exc)) from None
 
 
-async def respond(request: Request, endpoint: Endpoint, answer: Answer) -> tuple[int, bytes]:
-    if not loopback_host(request.headers.get("host", ""), endpoint.port):
-        return 403, b"hookwright: not a loopback Host\n"
+def _single(request: h11.Request, name: bytes) -> bytes | None:
+    """The value of a header given exactly once; None when missing or repeated."""
+    values = [value for key, value in request.headers if key == name]
+    return values[0] if len(values) == 1 else None
+
+
+def loopback_host(value: bytes | None, port: int) -> bool:
+    name, sep, given = (value or b"").partition(b":")
+    return name.lower() in LOOPBACK_NAMES and (not sep or given == str(port).encode())
+
+
+def authorized(request: h11.Request, token: str) -> bool:
+    given = _single(request, b"authorization") or b""
+    return hmac.compare_digest(given, f"Bearer {token}".encode())
+
+
+def judge(request: h11.Request, endpoint: Endpoint) -> Refusal | None:
+    """Why the request is refused, from its head alone; None when its body may be read."""
+    if not loopback_host(_single(request, b"host"), endpoint.port):
+        return Refusal(403, "not a loopback Host")
     if not authorized(request, endpoint.token):
-        return 401, b"hookwright: missing or wrong token\n"
-    url = urlsplit(request.target)
-    if url.path != HOOK_PATH:
-        return 404, b"hookwright: no such path\n"
-    if request.method != "POST":
-        return 405, b"hookwright: POST only\n"
-    named = parse_qs(url.query).get("project")
-    project = Path(named[0]) if named and named[0] else None
-    reply = await answer(request.body, project, None)
+        return Refusal(401, "missing or wrong token")
+    if urlsplit(request.target.decode("latin-1")).path != HOOK_PATH:
+        return Refusal(404, "no such path")
+    if request.method != b"POST":
+        return Refusal(405, "POST only")
+    if "\0" in _project_name(request):
+        return Refusal(400, "the project names no folder")
+    if _single(request, b"transfer-encoding") is not None:
+        return Refusal(411, "a body needs a Content-Length")
+    if body_length(request) > MAX_BODY_BYTES:
+        return Refusal(413, f"a body is at most {MAX_BODY_BYTES} bytes")
+    return None
+
+
+def body_length(request: h11.Request) -> int:
+    """The Content-Length h11 checked (digits, one value), 0 without one."""
+    return int(_single(request, b"content-length") or b"0")
+
+
+async def _send(conn: socket.socket, data: bytes, seconds: float) -> None:
+    async with asyncio.timeout(seconds):
+        await asyncio.get_running_loop().sock_sendall(conn, data)
+
+
+async def read_body(
+    conn: socket.socket, parser: h11.Connection, length: int, limits: Limits
+) -> bytes:
+    """Exactly `length` bytes of body (nothing of a next request), within `limits.body`."""
+    if parser.they_are_waiting_for_100_continue:
+        await _send(
+            conn, parser.send(h11.InformationalResponse(status_code=100, headers=[])), limits.body
+        )
+    data = bytearray(length)
+    view, got = memoryview(data), 0
+    loop = asyncio.get_running_loop()
+    try:
+        async with asyncio.timeout(limits.body):
+            while got < length:
+                count = await loop.sock_recv_into(conn, view[got:])
+                if not count:
+                    raise Refusal(400, "the body ended early")
+                got += count
+    except TimeoutError:
+        raise Refusal(408, "the body did not arrive in time") from None
+    if data:  # h11 takes b"" for the end of the stream
+        parser.receive_data(bytes(data))
+    while not isinstance(event := parser.next_event(), h11.EndOfMessage):
+        if not isinstance(event, h11.Data):
+            raise Refusal(400, "malformed body")
+    return bytes(data)
+
+
+def _project_name(request: h11.Request) -> str:
+    """The URL's `project` (the first one given), "" without one."""
+    named = parse_qs(urlsplit(request.target.decode("latin-1")).query).get("project")
+    return named[0] if named else ""
+
+
+async def _answer(request: h11.Request, body: bytes, answer: Answer) -> tuple[int, bytes]:
+    name = _project_name(request)
+    reply = await answer(body, Path(name) if name else None, None)
     if reply.exit != 0:
         return 400, reply.stderr.encode()
     return 200, reply.stdout
 
 
-def _response(status: int, body: bytes, keep_alive: bool) -> bytes:
-    kind = "application/json" if status == 200 else "text/plain; charset=utf-8"
-    head = (
-        f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}\r\n"
-        f"Content-Type: {kind}\r\nContent-Length: {len(body)}\r\n"
-        f"Connection: {'keep-alive' if keep_alive else 'close'}\r\n\r\n"
-    )
-    return head.encode() + body
+async def _exchange(
+    conn: socket.socket,
+    parser: h11.Connection,
+    request: h11.Request,
+    endpoint: Endpoint,
+    answer: Answer,
+    limits: Limits,
+) -> bool:
+    """Answer one request whose head was read; True when the connection must close."""
+    bodiless = request.method == b"HEAD"
+    try:
+        refusal = judge(request, endpoint)
+        if refusal is not None:
+            raise refusal
+        body = await read_body(conn, parser, body_length(request), limits)
+    except Refusal as exc:
+        text = f"hookwright: {exc}\n".encode()
+        await _send(conn, _response(parser, exc.status, text, None, bodiless=bodiless), limits.body)
+        return True
+    status, payload = await _answer(request, body, answer)
+    await _send(conn, _response(parser, status, payload, limits.idle), limits.body)
+    return False
 
 
 async def serve_connection(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    endpoint: Endpoint,
-    answer: Answer,
+    conn: socket.socket, endpoint: Endpoint, answer: Answer, limits: Limits
 ) -> None:
-    try:
-        while True:
+    """Answer the requests of one accepted (non-blocking) connection until the peer closes
+    it, idles or misbehaves. Raises OSError or TimeoutError when the peer stops taking
+    what is sent."""
+    parser = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEADER_BYTES)
+    while True:
+        try:
+            request = await read_head(conn, parser, limits)
+        except Refusal as exc:
+            text = f"hookwright: {exc}\n".encode()
+            await _send(conn, _response(parser, exc.status, text, None), limits.body)
+            return
+        if request is None:
+            return
+        if await _exchange(conn, parser, request, endpoint, answer, limits):
+            return
+        if parser.our_state is not h11.DONE or parser.their_state is not h11.DONE:
+            return
+        parser.start_next_cycle()
+
+
+class HttpFront:
+    """The listening socket on 127.0.0.1 and the connections it serves."""
+
+    def __init__(
+        self,
+        listener: socket.socket,
+        endpoint: Endpoint,
+        answer: Answer,
+        limits: Limits,
+        counts: MutableMapping[str, int],
+    ) -> None:
+        self._listener = listener
+        self._endpoint = endpoint
+        self._answer = answer
+        self.limits = limits
+        self._counts = counts
+        self._uid = os.getuid()
+        self._open: set[asyncio.Task[None]] = set()
+        self._loop = asyncio.get_running_loop()
+        self._closed = False
+        self._loop.add_reader(listener.fileno(), self._accept)
+
+    @classmethod
+    def listen(
+        cls, endpoint: Endpoint, answer: Answer, limits: Limits, counts: MutableMapping[str, int]
+    ) -> HttpFront:
+        """Listen on the endpoint's port (raises OSError when it cannot)."""
+        listener = socket.create_server((HOST, endpoint.port), backlog=BACKLOG)
+        listener.setblocking(False)
+        return cls(listener, endpoint, answer, limits, counts)
+
+    @property
+    def open_connections(self) -> int:
+        return len(self._open)
+
+    def _accept(self) -> None:
+        for _ in range(ACCEPT_BATCH):
             try:
-                request = await read_request(reader)
-            except BadRequest as exc:
-                writer.write(_response(exc.status, f"hookwright: {exc}\n".encode(), False))
-                await writer.drain()
+                conn, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
                 return
-            if request is None:
-                return
-            status, body = await respond(request, endpoint, answer)
-            writer.write(_response(status, body, request.keep_alive))
-            await writer.drain()
-            if not request.keep_alive:
-                return
-    except (ConnectionError, asyncio.IncompleteReadError):
-        return
-    finally:
-        writer.close()
+            except OSError as exc:
+                if exc.errno in _OUT_OF_RESOURCES:
+                    self._pause()
+                    return
+                continue
+            self._take(conn)
+
+    def _pause(self) -> None:
+        """Stop accepting for a moment: a listening socket that stays readable while no
+        descriptor is free would otherwise wake the loop without end."""
+        self._loop.remove_reader(self._listener.fileno())
+        self._loop.call_later(ACCEPT_PAUSE, self._resume)
+
+    def _resume(self) -> None:
+        if not self._closed:
+            self._loop.add_reader(self._listener.fileno(), self._accept)
+
+    def _take(self, conn: socket.socket) -> None:
+        uid = tcp_peer.peer_uid(conn)
+        if uid is not None and uid != self._uid:
+            self._refuse(conn, b"")
+        elif len(self._open) >= self.limits.connections:
+            self._refuse(conn, BUSY)
+        else:
+            conn.setblocking(False)
+            self._counts["http_connections"] += 1
+            task = self._loop.create_task(self._serve(conn))
+            self._open.add(task)
+            task.add_done_callback(self._open.discard)
+
+    def _refuse(self, conn: socket.socket, answer: bytes) -> None:
+        self._counts["http_refused"] += 1
+        conn.setblocking(False)
+        try:
+            if answer:
+                conn.send(answer)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    async def _serve(self, conn: socket.socket) -> None:
+        try:
+            await serve_connection(conn, self._endpoint, self._answer, self.limits)
+        except (OSError, TimeoutError):
+            return
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        """Stop listening; connections being answered finish."""
+        if not self._closed:
+            self._closed = True
+            self._loop.remove_reader(self._listener.fileno())
+            self._listener.close()

@@ -5,13 +5,12 @@ stay valid across daemon restarts."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookwright.config.private_files import FILE_MODE, private_dir
+from hookwright.config.private_files import write_private
 
 HOST = "127.0.0.1"
 #: The path Claude Code's http hooks post to; uninstall recognises its hooks by it.
@@ -57,11 +56,6 @@ def ensure_endpoint(home: Path) -> Endpoint:
     if found is not None:
         return found
     endpoint = Endpoint(_free_port(), secrets.token_urlsafe(32))
-    path = endpoint_file(home)
-    private_dir(path.parent)
-    temp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump({"port": endpoint.port, "token": endpoint.token}, out)
-    os.replace(temp, path)
+    stored = json.dumps({"port": endpoint.port, "token": endpoint.token})
+    write_private(endpoint_file(home), stored.encode("utf-8"))
     return endpoint

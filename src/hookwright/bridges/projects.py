@@ -1,6 +1,7 @@
 """The daemon's projects: per project folder, its hooks loaded once and kept warm, reloaded
-when one of its hook files changes (a stat of each per request), answered only while the
-folder is trusted.
+when one of its hook files changes (a `hookwright.config.fingerprint` of each per request: a file
+swapped for one of the same size and mtime, or a link retargeted, counts), answered only while
+the folder is trusted.
 
 Trust is checked on every request before anything is read from the folder; a folder that
 lost its trust has its warm session closed."""
@@ -22,6 +23,7 @@ from hookwright.bridges.claude_hook import (
     project_for,
     untrusted_answer,
 )
+from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.host.session import HookSession
@@ -36,7 +38,8 @@ MAX_FILES = 2000
 #: The module-name prefix of in-process Python hooks loaded from a project's files.
 USER_MODULE_PREFIX = "_hookwright_user_"
 
-Stamp = tuple[tuple[str, int, int], ...]
+#: Each hook file's path and fingerprint (None for a name with nothing behind it).
+Stamp = tuple[tuple[str, Fingerprint | None], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,26 +64,17 @@ def _files(root: Path) -> Iterator[str]:
             yield entry.path
 
 
-def _stat(path: str) -> tuple[str, int, int]:
-    """Path, mtime and size; (path, -1, -1) for what cannot be read (a dangling link)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return path, -1, -1
-    return path, info.st_mtime_ns, info.st_size
-
-
 def stamp(project: Path, home: Path) -> Stamp:
-    """Path, mtime and size of every hook file the project's hooks can come from."""
-    found: list[tuple[str, int, int]] = []
+    """Path and fingerprint of every hook file the project's hooks can come from."""
+    found: list[tuple[str, Fingerprint | None]] = []
     roots = [project / r for r in PROJECT_ROOTS] + [home / r for r in HOME_ROOTS]
     for root in roots:
         paths = [str(root)] if root.suffix else _files(root)
         for path in paths:
-            found.append(_stat(path))
+            found.append((path, fingerprint(path)))
             if len(found) > MAX_FILES:
                 return tuple(found)
-    return tuple(sorted(found))
+    return tuple(sorted(found, key=lambda entry: entry[0]))
 
 
 def forget_modules(project: Path) -> None:
@@ -104,7 +98,7 @@ class WarmProjects:
         self.home = home
         self._warm: dict[Path, _Warm] = {}
         self._locks: dict[Path, asyncio.Lock] = {}
-        self._trust: tuple[tuple[int, int], TrustPolicy] | None = None
+        self._trust: tuple[Fingerprint, TrustPolicy] | None = None
 
     @property
     def projects(self) -> list[str]:
@@ -128,12 +122,7 @@ class WarmProjects:
 
     def _trusts(self, root: Path) -> bool:
         """The trust store's answer, read again whenever the store's file changed."""
-        store = TrustStore(self.home).path
-        try:
-            info = store.stat()
-            key: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
-        except OSError:
-            key = None
+        key = fingerprint(TrustStore(self.home).path)
         if key is None or self._trust is None or self._trust[0] != key:
             try:
                 policy = TrustPolicy.load(self.home)

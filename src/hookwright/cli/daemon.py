@@ -40,6 +40,14 @@ def _show(data: dict[str, Any]) -> None:
         f"  events answered: {data.get('unix_events', 0)} on the socket, "
         f"{data.get('http_events', 0)} over http ({data.get('http_connections', 0)} connections)"
     )
+    limits = data.get("http_limits")
+    if data.get("url") and isinstance(limits, dict):
+        typer.echo(
+            f"  http limits: {limits.get('connections')} connections open at most "
+            f"({data.get('http_open', 0)} now, {data.get('http_refused', 0)} refused at once); "
+            f"idle {limits.get('idle')} s, head {limits.get('head')} s, "
+            f"body {limits.get('body')} s"
+        )
     typer.echo(f"  exits after {data.get('idle_timeout')} s without a request")
 
 

@@ -3,14 +3,14 @@ daemon`: a project's hooks inside a real Claude Code (see docs/hosts.md)."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from hookwright.bridges import claude_hook
+from hookwright.bridges import claude_hook, git_ignore
 from hookwright.bridges.claude_settings import (
     MODES,
     Mode,
@@ -78,25 +78,18 @@ def install_claude_code(
         raise _fail(str(exc)) from None
     verb = "installed into" if changed else "already installed in"
     typer.echo(f"hookwright {verb} {target.settings}")
-    if chosen == "http" and target.project is not None and _committable(target.settings):
+    if chosen == "http" and target.project is not None:
+        _warn_when_committable(target.settings)
+
+
+def _warn_when_committable(settings: Path) -> None:
+    """Say so when git would commit the settings file holding the token (worked out from the
+    ignore files alone: no git, nothing the repository configures, runs)."""
+    if git_ignore.committable(settings, Path.home(), os.environ):
         sys.stderr.write(
-            f"hookwright: warning: {target.settings} holds the daemon's token and git does "
+            f"hookwright: warning: {settings} holds the daemon's token and git does "
             "not ignore it: add it to .gitignore\n"
         )
-
-
-def _committable(settings: Path) -> bool:
-    """Whether git would pick `settings` up (inside a work tree and not ignored)."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(settings.parent), "check-ignore", "-q", settings.name],
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 1
 
 
 @uninstall_app.command(HOST)

@@ -17,7 +17,14 @@ from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.permissions import MODES, PermissionMode
 from hookwright.server import ServerSettings, create_app
 from hookwright.server.access import is_loopback_host, new_token, normalize_origin
-from hookwright.server.runner import MAX_FRAME_BYTES, MAX_HISTORY, PERMISSION_TIMEOUT
+from hookwright.server.runner import (
+    MAX_CONNECTIONS,
+    MAX_FRAME_BYTES,
+    MAX_FRAMES_PER_SECOND,
+    MAX_HISTORY,
+    PERMISSION_TIMEOUT,
+)
+from hookwright.server.transport import ServeConfig
 
 ServeModeOpt = Annotated[
     str, typer.Option("--permission-mode", help=f"One of: {', '.join(MODES)}.", metavar="MODE")
@@ -38,6 +45,24 @@ FrameOpt = Annotated[
     int,
     typer.Option(
         "--max-frame-bytes", min=1, help="Largest client frame accepted.", metavar="BYTES"
+    ),
+]
+RateOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-frames-per-second",
+        min=1,
+        help="Frames a client may send per second (bursts of as many); a faster client is closed.",
+        metavar="N",
+    ),
+]
+ConnectionsOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-connections",
+        min=1,
+        help="Open connections (page and WebSockets together); more are refused with 503.",
+        metavar="N",
     ),
 ]
 HistoryOpt = Annotated[
@@ -84,6 +109,8 @@ def settings_from_options(
     host: str = "127.0.0.1",
     allow_origin: list[str] | None = None,
     permission_timeout: float = PERMISSION_TIMEOUT,
+    max_frames_per_second: int = MAX_FRAMES_PER_SECOND,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> ServerSettings:
     """Check the options the way `hookwright run` does; raise `typer.Exit(2)` on bad ones."""
     project = project.resolve()
@@ -123,6 +150,8 @@ def settings_from_options(
         host=host,
         allow_origins=tuple(dict.fromkeys(origins)),
         permission_timeout=permission_timeout,
+        max_frames_per_second=max_frames_per_second,
+        max_connections=max_connections,
     )
 
 
@@ -197,6 +226,8 @@ def serve(
     max_history: HistoryOpt = MAX_HISTORY,
     allow_origin: AllowOriginOpt = None,
     permission_timeout: PermissionTimeoutOpt = PERMISSION_TIMEOUT,
+    max_frames_per_second: RateOpt = MAX_FRAMES_PER_SECOND,
+    max_connections: ConnectionsOpt = MAX_CONNECTIONS,
 ) -> None:
     """Serve the agent over WebSocket (/ws) with a chat page (/); no state between requests.
 
@@ -216,18 +247,12 @@ def serve(
         host=host,
         allow_origin=allow_origin,
         permission_timeout=permission_timeout,
+        max_frames_per_second=max_frames_per_second,
+        max_connections=max_connections,
     )
     warn_if_exposed(host, settings.project_dir)
     token = new_token()
-    config = uvicorn.Config(
-        create_app(settings, token=token),
-        host=host,
-        port=port,
-        log_level="info",
-        # Frames up to the app's limit must reach it so it can answer with an error frame;
-        # anything far beyond is dropped by uvicorn (close code 1009).
-        ws_max_size=max(16 * 1024 * 1024, 2 * max_frame_bytes),
-    )
+    config = ServeConfig(create_app(settings, token=token), settings, port=port, log_level="info")
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactToken(token))
     _AnnouncingServer(config, settings.project_dir, token).run()

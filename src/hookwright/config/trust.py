@@ -1,6 +1,6 @@
 """Folder trust: a repository's own code never runs until its folder is trusted.
 
-Trusted folders are kept in `~/.hookwright/trust.json` (`{"trusted": ["/abs/dir", ...]}`); a
+Trusted folders are kept in `~/.hookwright/trust.json` (`{"trusted": ["/abs/dir", ...]}`, 0600); a
 folder is trusted when it or one of its parents is listed. `TrustPolicy` is what loading asks:
 the stored folders, the folders trusted for this run only, or everything (`--trust`, and
 `hookwright hooks test`, which exists to run the hooks it is pointed at).
@@ -9,11 +9,11 @@ the stored folders, the folders trusted for this run only, or everything (`--tru
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookwright.config.private_files import write_private
 from hookwright.config.safeparse import ParseError, read_json
 
 #: The warning for a setting of an untrusted folder that would change other hooks.
@@ -55,10 +55,8 @@ class TrustStore:
         return True
 
     def _save(self, entries: list[str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"trusted": sorted(entries)}, indent=2) + "\n")
-        os.replace(tmp, self.path)
+        text = json.dumps({"trusted": sorted(entries)}, indent=2) + "\n"
+        write_private(self.path, text.encode("utf-8"))
 
     def how_to_trust(self, folder: Path) -> str:
         return f"run again with --trust, or trust the folder once with: hookwright trust {folder}"

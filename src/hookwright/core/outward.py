@@ -11,21 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
-from typing import Any
 
 from hookwright.core.effects import Effects
+from hookwright.core.redaction import redact, redact_data
 from hookwright.core.results import HookResult
 
 #: The longest hook-supplied text passed on, in characters.
 TEXT_CAP = 50_000
-REDACTED = "***"
-
-
-def redact(text: str, secrets: Collection[str]) -> str:
-    for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
 
 
 def cap(text: str, limit: int = TEXT_CAP) -> str:
@@ -39,17 +31,6 @@ def outward(text: str | None, secrets: Collection[str]) -> str | None:
     if text is None:
         return None
     return cap(redact(text, secrets))
-
-
-def redact_data(value: Any, secrets: Collection[str]) -> Any:
-    """`value` with every secret redacted from every string in it (dicts and lists walked)."""
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {key: redact_data(item, secrets) for key, item in value.items()}
-    if isinstance(value, list):
-        return [redact_data(item, secrets) for item in value]
-    return value
 
 
 def _outward_data(result: HookResult, secrets: Collection[str]) -> None:

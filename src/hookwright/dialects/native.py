@@ -23,10 +23,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -112,8 +113,18 @@ def _import_from(base: Path, target: str) -> Any:
     return obj
 
 
+class _SourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles a hook module from its source at every load, never from `__pycache__`: a
+    cached file is trusted on the source's mtime (in seconds) and size alone, so a module
+    swapped for one of the same size and mtime would run its old code after a reload."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
 def _load_file(unique: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(unique, path)
+    loader = _SourceLoader(unique, str(path))
+    spec = importlib.util.spec_from_file_location(unique, path, loader=loader)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)

@@ -19,12 +19,12 @@ import weakref
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields, replace
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
 from hookwright.config.private_files import append_private
 from hookwright.core.events import TOOL_EVENTS, HookInput
+from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.monitor.audit_lines import (
     ENCODER,
@@ -105,11 +105,12 @@ def _env_int(name: str, default: int) -> int:
 
 
 def rotate(path: Path, keep: int) -> None:
-    """`path` becomes `path.1`, `path.1` becomes `path.2`, ...; the one past `keep` goes."""
+    """`path` becomes `path.1`, `path.1` becomes `path.2`, ...; the one past `keep` goes.
+    Names are moved, never followed: a link at any of them is renamed or replaced as a link."""
     for index in range(keep, 0, -1):
         older = path.with_name(f"{path.name}.{index}")
         newer = path if index == 1 else path.with_name(f"{path.name}.{index - 1}")
-        if newer.exists():
+        if os.path.lexists(newer):
             os.replace(newer, older)
     if keep == 0:
         path.unlink(missing_ok=True)
@@ -127,7 +128,8 @@ class AuditLog:
 
     `max_pending` bounds memory if the writer falls behind; verdicts past it are dropped and
     counted in `dropped`. The file is created 0600 (its folder 0700 when hookwright creates
-    it) and rotated once it reaches `max_bytes` (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 50 MB),
+    it), opened without following a link at its name (a link there is a logged write error)
+    and rotated once it reaches `max_bytes` (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 50 MB),
     keeping `keep` rotated files (``HOOKWRIGHT_AUDIT_KEEP``, default 5).
     """
 
@@ -152,7 +154,6 @@ class AuditLog:
         self.written = 0
         self._secrets: set[str] = set()
         self._secret_values: tuple[str, ...] = ()
-        self._escaped_secrets: tuple[str, ...] = ()
         self._lines = LineEncoder(self._redact, self._redact_json)
         self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
         self._max_pending = max_pending
@@ -178,12 +179,13 @@ class AuditLog:
         return self._secrets
 
     def add_secret(self, value: str) -> None:
-        """Never write `value` to the audit: it is replaced by `***`."""
+        """Never write `value` to the audit: it is replaced by `***` (`hookwright.core.redaction`,
+        which the debug trace then redacts too)."""
         if value and value not in self._secrets:
             self._secrets.add(value)
-            # Tuples, replaced whole: the writer thread iterates them while hosts add secrets.
+            # A tuple, replaced whole: the writer thread iterates it while hosts add secrets.
             self._secret_values = (*self._secret_values, value)
-            self._escaped_secrets = (*self._escaped_secrets, encode_basestring(value)[1:-1])
+            register(value)
 
     def submit(
         self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
@@ -313,17 +315,11 @@ class AuditLog:
         return replace(record, reason=self._redact(record.reason))
 
     def _redact(self, text: str | None) -> str | None:
-        if text is None:
-            return None
-        for secret in self._secret_values:
-            text = text.replace(secret, "***")
-        return text
+        return None if text is None else redact(text, self._secret_values)
 
     def _redact_json(self, text: str) -> str:
         """`text`, JSON, with each secret as it is written inside a JSON string replaced."""
-        for secret in self._escaped_secrets:
-            text = text.replace(secret, "***")
-        return text
+        return redact_json(text, self._secret_values)
 
     def _records(
         self,
@@ -393,7 +389,7 @@ class AuditLog:
         assert self.path is not None
         if self.max_bytes > 0:
             with contextlib.suppress(FileNotFoundError):
-                if self.path.stat().st_size >= self.max_bytes:
+                if os.lstat(self.path).st_size >= self.max_bytes:
                     rotate(self.path, self.keep)
         append_private(self.path, chunks)
 

@@ -4,6 +4,10 @@ Like `claude --debug`, it writes to stderr what the engine does with each event:
 were selected or skipped and why, each process spawned (command, working directory, stdin),
 its exit code and output, each hook process call and answer, and each hook's result. Off by
 default; when off, the engine pays one attribute read per dispatch.
+
+Every secret registered in the process (`hookwright.core.redaction`: OpenHarness ``${secrets.NAME}``
+values, `AuditLog.add_secret`) is written as ``***``, in command lines, stdin, output and
+results alike, before a value is cut to its `LIMIT` (so no part of a secret shows either).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import sys
 import threading
 import time
 from typing import Any
+
+from hookwright.core.redaction import known, redact
 
 ENV = "HOOKWRIGHT_DEBUG"
 #: Longest text of one traced value (a stdin, an output, a payload).
@@ -43,21 +49,22 @@ def enable(on: bool = True) -> None:
 
 
 def short(value: Any, limit: int = LIMIT) -> str:
-    """One line of at most `limit` characters: strings as they are, anything else as JSON."""
+    """One line of at most `limit` characters, secrets redacted: strings as they are, anything
+    else as JSON."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    text = redact(text, known()).replace("\r", "\\r").replace("\n", "\\n")
     return text if len(text) <= limit else text[:limit] + f"…[{len(text) - limit} more]"
 
 
 def trace(topic: str, message: str) -> None:
-    """Write one trace line to stderr; never raises."""
+    """Write one trace line to stderr, secrets redacted; never raises."""
     if not state.on:
         return
     now = time.time()
     stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
-    line = f"[hookwright debug {stamp}] {topic}: {message}\n"
+    line = f"[hookwright debug {stamp}] {topic}: {redact(message, known())}\n"
     try:
         with _lock:
             sys.stderr.write(line)

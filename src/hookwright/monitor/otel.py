@@ -8,9 +8,11 @@ hook is a span (``dispatch <event>``) with one child span per hook run (``hook <
 the events of one session answered by separate processes (the Claude Code command hook) land
 in one trace; the dispatch spans hang under the session's root span (``session``, its span id
 derived from the session id too), which the engine that sees the session end (SessionEnd)
-sends, from the first dispatch it saw of that session. Texts are redacted with the audit's
-secrets, as the audit redacts them. Without the variables nothing of OpenTelemetry is imported
-and the engine does no extra work; the JSONL audit file is unchanged either way."""
+sends, from the first dispatch it saw of that session. Every string of a span (its name, each
+attribute, its status) is redacted with the audit's secrets, by the audit's rule
+(`hookwright.core.redaction`); hookwright adds no span events. Without the variables nothing of
+OpenTelemetry is imported and the engine does no extra work; the JSONL audit file is unchanged
+either way."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from collections import OrderedDict
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
+from hookwright.core import redaction
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 
@@ -48,17 +51,14 @@ def session_ids(session_id: str | None) -> tuple[int, int]:
     return int.from_bytes(digest[:16], "big") or 1, int.from_bytes(digest[16:24], "big") or 1
 
 
-def redact(text: str | None, secrets: AbstractSet[str]) -> str | None:
-    """The audit's redaction: each registered secret written as ``***``."""
-    if text is None:
-        return None
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
-
-
-def _present(values: dict[str, Any]) -> dict[str, Any]:
-    return {name: value for name, value in values.items() if value is not None}
+def _present(values: dict[str, Any], secrets: AbstractSet[str]) -> dict[str, Any]:
+    """The attributes that have a value, every string redacted (ids, names and texts alike:
+    any of them may carry a secret a hook was given)."""
+    return {
+        name: redaction.redact(value, secrets) if isinstance(value, str) else value
+        for name, value in values.items()
+        if value is not None
+    }
 
 
 def _call_attributes(inp: HookInput) -> dict[str, Any]:
@@ -72,9 +72,7 @@ def _call_attributes(inp: HookInput) -> dict[str, Any]:
     }
 
 
-def _hook_attributes(
-    spec: HookSpec, result: HookResult | None, duration_ns: int, secrets: AbstractSet[str]
-) -> dict[str, Any]:
+def _hook_attributes(spec: HookSpec, result: HookResult | None, duration_ns: int) -> dict[str, Any]:
     values: dict[str, Any] = {
         "hookwright.hook": spec.name,
         "hookwright.dialect": spec.dialect,
@@ -89,8 +87,8 @@ def _hook_attributes(
                 "hookwright.decision": result.decision.value if result.decision else None,
                 "hookwright.effect": effect_of(result) if acted else None,
                 "hookwright.exit_code": result.exit_code,
-                "hookwright.reason": redact(result.reason, secrets),
-                "hookwright.error": redact(result.error, secrets),
+                "hookwright.reason": result.reason,
+                "hookwright.error": result.error,
             }
         )
     return values
@@ -150,10 +148,11 @@ class DispatchSpans:
                 {
                     **attributes,
                     "hookwright.decision": decision,
-                    "hookwright.reason": redact(verdict.reason, secrets),
+                    "hookwright.reason": verdict.reason,
                     "hookwright.hooks": len(verdict.runs),
                     "hookwright.duration_ms": round((ended - started) / 1e6, 3),
-                }
+                },
+                secrets,
             ),
         )
         self._hook_spans(span, verdict.runs, attributes, started, ended)
@@ -171,15 +170,15 @@ class DispatchSpans:
             longest = 0
             for spec, result, duration in stage:
                 span = self.tracer.start_span(
-                    f"hook {common['hookwright.event']} {spec.name}",
+                    redaction.redact(f"hook {common['hookwright.event']} {spec.name}", secrets),
                     context=context,
                     start_time=start,
                     attributes=_present(
-                        {**common, **_hook_attributes(spec, result, duration, secrets)}
+                        {**common, **_hook_attributes(spec, result, duration)}, secrets
                     ),
                 )
                 if result is not None and result.status in (Status.error, Status.timeout):
-                    text = redact(result.error, secrets) or result.status.value
+                    text = redaction.redact(result.error or result.status.value, secrets)
                     span.set_status(trace.Status(trace.StatusCode.ERROR, text))
                 span.end(end_time=min(start + duration, end))
                 longest = max(longest, duration)
@@ -191,11 +190,12 @@ class DispatchSpans:
         with self._lock:
             started = self._first_seen.pop(inp.session_id or "", ended)
         trace_id, root_id = session_ids(inp.session_id)
-        _send_root(self.tracer, trace_id, root_id, started, ended, inp.session_id)
+        attributes = _present({"hookwright.session_id": inp.session_id}, self.audit.secrets)
+        _send_root(self.tracer, trace_id, root_id, started, ended, attributes)
 
 
 def _send_root(
-    tracer: Tracer, trace_id: int, span_id: int, started: int, ended: int, session: str | None
+    tracer: Tracer, trace_id: int, span_id: int, started: int, ended: int, attributes: Any
 ) -> None:
     """A finished root span with the given ids, handed to the tracer's processors (the SDK's
     tracer always draws new ids); nothing for a tracer that is not the SDK's."""
@@ -209,7 +209,7 @@ def _send_root(
         "session",
         SpanContext(trace_id, span_id, False, TraceFlags(TraceFlags.SAMPLED)),
         resource=tracer.resource,
-        attributes=_present({"hookwright.session_id": session}),
+        attributes=attributes,
         instrumentation_scope=getattr(tracer, "_instrumentation_scope", None),
         start_time=started,
         end_time=ended,

@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from hookwright.config.private_files import FILE_MODE, write_private
 from hookwright.config.safeparse import ParseError, read_json
 from hookwright.core.matching import IfRule, IfRuleError
 
@@ -213,10 +215,15 @@ class PermissionPolicy:
         else:
             current += [rule for rule in rules if rule not in current]
         permissions[behavior] = current
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        text = json.dumps(data, indent=2) + "\n"
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = FILE_MODE
+        try:
+            write_private(path, text.encode("utf-8"), mode)
+        except OSError as exc:
+            log.warning("cannot update %s: %s", path, exc)
 
 
 def unanswered_message(

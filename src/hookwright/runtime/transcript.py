@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright import __version__
-from hookwright.config.private_files import private_dir
+from hookwright.config.private_files import open_append
 
 Message = dict[str, Any]
 
@@ -55,8 +55,7 @@ class Transcript:
         self.prompt_id: str | None = None
         self._parent: str | None = None
         self._assistant: str | None = None
-        private_dir(path.parent)
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._fd = open_append(path)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -6,7 +6,11 @@ task, so frames go out in order whoever produces them. At most one chat request 
 connection; a frame that cannot be accepted gets an error frame and the connection stays open.
 When the client disconnects, the request still running is cancelled. Frames wait for the writer
 in a bounded queue: a client that does not read them fast enough is closed (code 1008) and its
-request cancelled, so a stalled reader cannot make the server buffer without end.
+request cancelled, so a stalled reader cannot make the server buffer without end. A client that
+sends more than ``max_frames_per_second`` frames a second (in bursts of as many) is closed the
+same way, so one flooding connection cannot keep the server busy for everyone else. Either close
+waits at most ``CLOSE_TIMEOUT`` seconds; `hookwright.server.transport` cuts off a peer that is
+still there after that.
 
 A request that asks for permission prompts waits, at each call that needs approval, for the
 client's answer; no answer within ``permission_timeout`` seconds denies the call, and a client
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -57,12 +62,13 @@ from hookwright.server.protocol import (
 )
 from hookwright.server.runner import RequestError, ServerSettings, run_chat
 
-__all__ = ["SLOW_CLIENT_CLOSE_CODE", "STATIC_DIR", "create_app"]
+__all__ = ["CLOSE_TIMEOUT", "SLOW_CLIENT_CLOSE_CODE", "STATIC_DIR", "create_app"]
 
 logger = logging.getLogger("hookwright.server")
 
 STATIC_DIR = Path(__file__).parent / "static"
 SLOW_CLIENT_CLOSE_CODE = 1008
+CLOSE_TIMEOUT = 5.0
 PAGE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 NO_TOKEN_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>hookwright</title></head>
@@ -79,8 +85,8 @@ def create_app(settings: ServerSettings, *, token: str | None = None) -> Starlet
     """
     if settings.max_frame_bytes < 1 or settings.max_history < 0:
         raise ValueError("max_frame_bytes must be positive and max_history not negative")
-    if settings.max_queued_frames < 1:
-        raise ValueError("max_queued_frames must be positive")
+    if settings.max_queued_frames < 1 or settings.max_frames_per_second < 1:
+        raise ValueError("max_queued_frames and max_frames_per_second must be positive")
     if settings.permission_timeout <= 0:
         raise ValueError("permission_timeout must be positive")
     policy = AccessPolicy.create(
@@ -109,12 +115,32 @@ def create_app(settings: ServerSettings, *, token: str | None = None) -> Starlet
     return app
 
 
+class _FrameBudget:
+    """A token bucket: ``rate`` frames a second, in bursts of at most ``rate``."""
+
+    def __init__(self, rate: int) -> None:
+        self._rate = rate
+        self._tokens = float(rate)
+        self._at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self._rate, self._tokens + (now - self._at) * self._rate)
+        self._at = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
 class _Connection:
     def __init__(self, websocket: WebSocket, settings: ServerSettings) -> None:
         self._websocket = websocket
         self._settings = settings
         self._outbox: asyncio.Queue[OutFrame] = asyncio.Queue(settings.max_queued_frames)
-        self._overflowed = asyncio.Event()
+        self._budget = _FrameBudget(settings.max_frames_per_second)
+        self._closing = asyncio.Event()
+        self._close_reason = ""
         self._run: asyncio.Task[None] | None = None
         self._prompts: dict[str, asyncio.Future[bool]] = {}
         self._elicitations: dict[
@@ -125,7 +151,7 @@ class _Connection:
         tasks = [
             asyncio.create_task(self._read()),
             asyncio.create_task(self._write()),
-            asyncio.create_task(self._overflowed.wait()),
+            asyncio.create_task(self._closing.wait()),
         ]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -134,24 +160,37 @@ class _Connection:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        if self._overflowed.is_set():
-            await self._close_slow_client()
+        if self._closing.is_set():
+            await self._close_with_reason()
 
     async def _read(self) -> None:
         while True:
             message = await self._websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
+            if not self._budget.take():
+                rate = self._settings.max_frames_per_second
+                self._close(
+                    f"client too fast: over {rate} frames a second; the request was cancelled"
+                )
+                return
             self._accept(message)
+
+    def _close(self, reason: str) -> None:
+        """Mark the connection for closing with ``reason`` (the first reason given wins)."""
+        if not self._closing.is_set():
+            self._close_reason = reason
+            self._closing.set()
 
     def _send(self, frame: OutFrame) -> None:
         """Queue ``frame``; when the queue is full the connection is marked for closing."""
-        if self._overflowed.is_set():
+        if self._closing.is_set():
             return
         try:
             self._outbox.put_nowait(frame)
         except asyncio.QueueFull:
-            self._overflowed.set()
+            limit = self._settings.max_queued_frames
+            self._close(f"client too slow: {limit} frames were waiting; the request was cancelled")
 
     async def _write(self) -> None:
         while True:
@@ -162,14 +201,13 @@ class _Connection:
                 logger.debug("dropping %s frame: the socket is closed", frame.type)
                 return
 
-    async def _close_slow_client(self) -> None:
-        """Close with a reason; it reaches the client after the frames its socket still holds."""
-        limit = self._settings.max_queued_frames
-        logger.warning("closing a client that does not read: %d frames were waiting", limit)
+    async def _close_with_reason(self) -> None:
+        """Close with the reason; it reaches the client after the frames its socket still holds,
+        if the client reads them within `CLOSE_TIMEOUT` seconds."""
+        logger.warning("closing a WebSocket client: %s", self._close_reason)
         with contextlib.suppress(Exception):
-            await self._websocket.close(
-                SLOW_CLIENT_CLOSE_CODE,
-                f"client too slow: {limit} frames were waiting; the request was cancelled",
+            await asyncio.wait_for(
+                self._websocket.close(SLOW_CLIENT_CLOSE_CODE, self._close_reason), CLOSE_TIMEOUT
             )
 
     def _accept(self, message: Message) -> None:

@@ -44,6 +44,8 @@ MAX_FRAME_BYTES = 1024 * 1024
 MAX_HISTORY = 500
 MAX_QUEUED_FRAMES = 256
 PERMISSION_TIMEOUT = 300.0
+MAX_CONNECTIONS = 64
+MAX_FRAMES_PER_SECOND = 50
 
 
 @dataclass(slots=True)
@@ -66,6 +68,10 @@ class ServerSettings:
     """Origins besides the page's own whose pages may open the WebSocket."""
     max_queued_frames: int = MAX_QUEUED_FRAMES
     """Frames waiting for a slow client before its connection is closed."""
+    max_frames_per_second: int = MAX_FRAMES_PER_SECOND
+    """Frames a client may send per second (in bursts of as many) before it is closed."""
+    max_connections: int = MAX_CONNECTIONS
+    """Open connections (page, files and WebSockets together); more are refused with 503."""
     permission_timeout: float = PERMISSION_TIMEOUT
     """Seconds a permission prompt waits for the page's answer before the call is denied (and an
     MCP elicitation prompt before the request is cancelled)."""

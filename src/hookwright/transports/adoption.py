@@ -16,16 +16,22 @@ zombie child is reaped here only when it is attributable to a process hookwright
 `sweep` does both; it runs when a hook or tool run ends. A detached process that exits
 between two sweeps is reaped at the next one; one that left its session and exits before any
 sweep saw it stays a zombie until hookwright exits.
+
+`orphans` tells which adopted processes a run's leftover hunt may claim although they carry
+no marker (a process that cleared its environment after its marked ancestors exited): see
+its docstring for the rule, and `own` for the processes hookwright starts that are no run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
 import os
 import threading
+import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: The environment variable carrying a hook or tool run's token.
 MARKER = "HOOKWRIGHT_HOOK_RUN"
@@ -33,26 +39,68 @@ MARKER = "HOOKWRIGHT_HOOK_RUN"
 TOKEN_BYTES = 12
 _PR_SET_CHILD_SUBREAPER = 36
 _ANY_MARK = f"\0{MARKER}=".encode()
+#: Clock ticks per second, the unit of a process's start time in ``/proc/<pid>/stat``.
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_BOOT_CLOCK = getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC)
 
 
 def enable_subreaper(on: bool = True) -> bool:
     """Make this process the child subreaper (or stop being it); False where Linux's prctl is
-    missing or refuses."""
+    missing or refuses. While it is, the leftover hunt may claim adopted processes that carry
+    no marker (`orphans`)."""
     if not os.path.isdir("/proc/self"):
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)) == 0
+        done = int(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
+    if done:
+        _adoptions.subreaper = on
+    return done
+
+
+def boot_ticks() -> int:
+    """Now, in the clock and unit of a process's start time (ticks since boot): a process
+    started after this call has a start time at least this."""
+    return time.clock_gettime_ns(_BOOT_CLOCK) * _TICKS // 1_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Instant:
+    """A moment processes are placed against: `boot_ticks` then, and the last pid allocated
+    then (`last_pid`), which orders the processes started in the same tick."""
+
+    tick: int
+    pid: int | None
+
+    def precedes(self, proc: Proc) -> bool:
+        """Whether `proc` surely started after this moment: in a later tick, or in the same
+        one with a later pid (a pid counter that wrapped within the tick errs towards no)."""
+        if proc.start != self.tick:
+            return proc.start > self.tick
+        return self.pid is not None and proc.pid > self.pid
+
+    def may_precede(self, proc: Proc) -> bool:
+        """Whether `proc` may have started after this moment (not surely before it)."""
+        return self.precedes(proc) or (proc.start == self.tick and self.pid is None)
+
+
+def instant() -> Instant:
+    """Now (the tick is read first: a process started between the two reads is not counted
+    as started after)."""
+    tick = boot_ticks()
+    return Instant(tick, last_pid())
 
 
 @dataclass(frozen=True, slots=True)
 class RunMark:
-    """The token of one run and the environment that carries it."""
+    """The token of one run, the environment that carries it, and when the run began (taken
+    before anything of the run was started)."""
 
     token: str
     env: dict[str, str]
+    since: Instant
 
 
 def mark_environment(env: Mapping[str, str] | None) -> RunMark:
@@ -60,18 +108,20 @@ def mark_environment(env: Mapping[str, str] | None) -> RunMark:
     token = os.urandom(TOKEN_BYTES).hex()
     base = dict(os.environ) if env is None else dict(env)
     base[MARKER] = token
-    return RunMark(token, base)
+    return RunMark(token, base, instant())
 
 
 @dataclass(frozen=True, slots=True)
 class Proc:
-    """One line of ``/proc/<pid>/stat``: what the hunt and the sweep need."""
+    """One line of ``/proc/<pid>/stat``: what the hunt and the sweep need (`start`: the
+    process's start time, in ticks since boot)."""
 
     pid: int
     ppid: int
     session: int
     zombie: bool
     group: int
+    start: int = 0
 
 
 def _read_stat(entry: str) -> Proc | None:
@@ -81,10 +131,11 @@ def _read_stat(entry: str) -> Proc | None:
     except OSError:
         return None
     fields = stat[stat.rfind(b")") + 2 :].split()
-    if len(fields) < 4:
+    if len(fields) < 20:
         return None
     zombie = fields[0] in (b"Z", b"X")
-    return Proc(int(entry), int(fields[1]), int(fields[3]), zombie, int(fields[2]))
+    start = int(fields[19])
+    return Proc(int(entry), int(fields[1]), int(fields[3]), zombie, int(fields[2]), start)
 
 
 def last_pid() -> int | None:
@@ -140,12 +191,30 @@ def _children() -> list[Proc]:
 
 def carries(pid: int, needle: bytes) -> bool:
     """Whether the initial environment of `pid` contains `needle` (NUL-delimited)."""
+    environ = _environ(pid)
+    return environ is not None and needle in environ
+
+
+def _environ(pid: int) -> bytes | None:
+    """The initial environment of `pid`, NUL-led (None when it cannot be read)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
-            environ = fh.read()
+            return b"\0" + fh.read()
     except OSError:
-        return False
-    return needle in b"\0" + environ
+        return None
+
+
+def _token(pid: int) -> str | None:
+    """The run token in the initial environment of `pid`: "" when it has none, None when
+    the environment cannot be read."""
+    environ = _environ(pid)
+    if environ is None:
+        return None
+    at = environ.find(_ANY_MARK)
+    if at < 0:
+        return ""
+    value = environ[at + len(_ANY_MARK) :]
+    return value[: value.find(b"\0")].decode("ascii", "replace") if b"\0" in value else ""
 
 
 def reap(pid: int) -> bool:
@@ -157,37 +226,57 @@ def reap(pid: int) -> bool:
     return done != 0
 
 
+@dataclass(slots=True)
 class _Adoptions:
     """Process-wide, like the subreaper setting itself: the processes hookwright started
-    (session leaders) and the adopted marked processes seen alive."""
+    (session leaders of hook and tool runs, and `others`), the adopted marked processes seen
+    alive, and when each start still under way began (`opened`, in `boot_ticks`)."""
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.leaders: set[int] = set()
-        self.seen: set[int] = set()
-        self.starting = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Each run's leader, with the moment before it was started.
+    leaders: dict[int, Instant] = field(default_factory=dict)
+    others: set[int] = field(default_factory=set)
+    seen: set[int] = field(default_factory=set)
+    opened: list[int] = field(default_factory=list)
+    subreaper: bool = False
 
 
 _adoptions = _Adoptions()
+#: The moment the innermost `starting` of this task or thread began.
+_start: contextvars.ContextVar[Instant | None] = contextvars.ContextVar("_start", default=None)
 
 
 @contextlib.contextmanager
 def starting() -> Iterator[None]:
-    """Around starting a process, until `started` names it: no sweep records a marked child
-    meanwhile (it could be this new process, which is not adopted)."""
+    """Around starting a process, until `started` or `own` names it: no sweep records a
+    marked child meanwhile, and no hunt claims a child started since (it could be this new
+    process, which is not adopted)."""
+    moment = instant()
+    token = _start.set(moment)
     with _adoptions.lock:
-        _adoptions.starting += 1
+        _adoptions.opened.append(moment.tick)
     try:
         yield
     finally:
         with _adoptions.lock:
-            _adoptions.starting -= 1
+            _adoptions.opened.remove(moment.tick)
+        _start.reset(token)
 
 
 def started(leader: int) -> None:
-    """`leader` was started in a session of its own by hookwright."""
+    """`leader` was started in a session of its own by hookwright, for a hook or tool run
+    (called inside `starting`, whose beginning is when the run's processes may start)."""
+    moment = _start.get() or Instant(0, None)
     with _adoptions.lock:
-        _adoptions.leaders.add(leader)
+        _adoptions.leaders[leader] = moment
+
+
+def own(pid: int) -> None:
+    """`pid` was started by this process and is no hook or tool run (a warm interpreter, a
+    probe; a host that made this process the subreaper names here the processes it starts in
+    sessions of their own): the leftover hunt never claims it. Call it inside `starting`."""
+    with _adoptions.lock:
+        _adoptions.others.add(pid)
 
 
 def sweep() -> None:
@@ -195,7 +284,7 @@ def sweep() -> None:
     children = _children()
     with _adoptions.lock:
         leaders, seen = _adoptions.leaders, _adoptions.seen
-        record = _adoptions.starting == 0
+        record = not _adoptions.opened
         for proc in children:
             if proc.pid in leaders:
                 continue
@@ -205,10 +294,66 @@ def sweep() -> None:
             elif record and proc.pid not in seen and carries(proc.pid, _ANY_MARK):
                 seen.add(proc.pid)
         sessions = {proc.session for proc in children}
-        gone = {pid for pid in leaders if pid not in sessions and not _exists(pid)}
-        leaders.difference_update(gone)
+        for pid in [pid for pid in leaders if pid not in sessions and not _exists(pid)]:
+            del leaders[pid]
         seen.intersection_update(proc.pid for proc in children)
+        _adoptions.others = {pid for pid in _adoptions.others if _exists(pid)}
 
 
 def _exists(pid: int) -> bool:
     return os.path.exists(f"/proc/{pid}")
+
+
+@dataclass(frozen=True, slots=True)
+class Orphans:
+    """What `orphans` found: the processes a run may claim, and whether some child could not
+    be judged yet (it started while hookwright was starting a process it has not named)."""
+
+    claimed: tuple[Proc, ...] = ()
+    undecided: bool = False
+
+
+def orphans(token: str, since: Instant, leader: int | None) -> Orphans:
+    """The adopted children the run `token` (begun at `since`, led by `leader`) may claim
+    although they carry no run token.
+
+    A child of this process that hookwright did not start (no run's leader, not `own`), out
+    of this process's session (no hook's descendant can join it), whose environment carries
+    no run token and that started after `since` was re-parented here when the processes
+    between it and hookwright exited: it descends from a run whose token it dropped. It is
+    this run's when no other run can have started it: no live process of another run (a
+    run's leader, or an adopted child carrying another token: the top of whatever that run
+    still has running) may have begun before it. A leader's run begins when `starting` began
+    for it (a warm interpreter's child is older than its run). Otherwise the child is left to
+    the hunt of the last such run to end, whose own `since` precedes it too. Nothing is
+    claimed unless this process is the subreaper (`enable_subreaper`): without it no orphan
+    is re-parented here, and every child is this process's own."""
+    if not _adoptions.subreaper:
+        return Orphans()
+    children = _children()
+    with _adoptions.lock:
+        known = _adoptions.leaders.keys() | _adoptions.others
+        runs = [(pid, moment) for pid, moment in _adoptions.leaders.items() if pid != leader]
+        opened = min(_adoptions.opened, default=None)
+    own_session = os.getsid(0)
+    candidates: list[Proc] = []
+    owners: list[Instant] = []
+    for proc in children:
+        if proc.pid in known or proc.session == own_session:
+            continue
+        mark = _token(proc.pid)
+        if mark == "" and since.precedes(proc):
+            candidates.append(proc)
+        elif mark and mark != token and not proc.zombie:
+            owners.append(Instant(proc.start, proc.pid - 1))
+    if not candidates:
+        return Orphans()
+    owners += [moment for pid, moment in runs if _alive(pid)]
+    ours = [proc for proc in candidates if not any(o.may_precede(proc) for o in owners)]
+    settled = tuple(proc for proc in ours if opened is None or proc.start < opened)
+    return Orphans(settled, len(settled) < len(ours))
+
+
+def _alive(pid: int) -> bool:
+    proc = _read_stat(str(pid))
+    return proc is not None and not proc.zombie

@@ -10,7 +10,8 @@ spawns stays in that group. The group is the unit of cleanup:
   :data:`KILL_GRACE` seconds.
 
 A grandchild that leaves the group on purpose (``setsid``, a double-forking daemon) is found
-by the run's environment marker and killed right after the group (see
+by the run's environment marker, or, when it cleared its environment and was re-parented to
+hookwright, by when it started, and killed right after the group (see
 :mod:`hookwright.transports.reaper` for how and for the limits).
 
 Detaching (``on_first_line``): Claude Code lets a command hook declare itself asynchronous by
@@ -265,7 +266,7 @@ class _Run:
                 await kill_group(self.proc.pid, exited)
         else:
             await kill_group(self.proc.pid, exited)
-        await end_leftovers(self.mark.token, self.proc.pid, KILL_GRACE, seen)
+        await end_leftovers(self.mark.token, self.proc.pid, KILL_GRACE, seen, since=self.mark.since)
 
     def outcome(self, *, killed: bool, timed_out: bool) -> ProcessOutcome:
         return ProcessOutcome(

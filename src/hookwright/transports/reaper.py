@@ -7,12 +7,17 @@ token in its environment, which every descendant inherits whatever session or gr
 to. When the hook ends, ``/proc`` is scanned for processes whose initial environment carries
 the token, the members of the hook's session, and every descendant of those (and of the hook's
 own process while it is alive), so a process that cleared its environment is still found
-through a marked parent. They are stopped first (so none can fork while the scan repeats), then
-killed, and reaped when they are hookwright's children (the subreaper made them so).
+through a marked parent. One that cleared its environment and whose marked ancestors have all
+exited was re-parented to hookwright (the subreaper): it is claimed when no other run still
+alive can have started it (`adoption.orphans` gives the rule), with its descendants. They are
+stopped first (so none can fork while the scan repeats), then killed, and reaped when they are
+hookwright's children (the subreaper made them so).
 
-Limits: Linux only (elsewhere only the group is killed). A process that clears its environment
-*and* whose marked ancestors have all exited before the hook ends is not found. A process
-running as another user cannot be read or signalled.
+Limits: Linux only (elsewhere only the group is killed). Without the subreaper (a library
+host that did not turn it on), a process that clears its environment *and* whose marked
+ancestors have all exited before the hook ends is not found; with it, such a process is left
+running while a process of another run that started before it is alive (see `orphans`). A
+process running as another user cannot be read or signalled.
 """
 
 from __future__ import annotations
@@ -23,24 +28,47 @@ import os
 import signal
 from dataclasses import dataclass
 
-from hookwright.transports.adoption import MARKER, Proc, carries, processes, reap, sweep
+from hookwright.transports.adoption import (
+    MARKER,
+    Instant,
+    Proc,
+    carries,
+    orphans,
+    processes,
+    reap,
+    sweep,
+)
 
 log = logging.getLogger("hookwright.transports")
 
 _REAP_POLL = 0.01
 _MAX_ROUNDS = 20
 _RESCAN_DELAY = 0.0
+#: How long a hunt waits, at least, for starts under way elsewhere in hookwright to name their
+#: processes before it judges the adopted children started meanwhile.
+_UNDECIDED_WAIT = 2.0
 
 
 @dataclass(slots=True)
 class _Hunt:
     """One run's leftovers as found so far: `stopped` (live, SIGSTOPped so they cannot fork)
-    and `zombies` (dead children of this process that belong to the run, to reap)."""
+    and `zombies` (dead children of this process that belong to the run, to reap).
+    `since`: when the run began (`RunMark.since`), None to claim no unmarked orphan;
+    `undecided`: the last scan saw an orphan it could not judge yet."""
 
     token: str
     leader: int | None
     stopped: set[int]
     zombies: set[int]
+    since: Instant | None = None
+    undecided: bool = False
+
+    def _orphans(self) -> list[Proc]:
+        if self.since is None:
+            return []
+        found = orphans(self.token, self.since, self.leader)
+        self.undecided = found.undecided
+        return list(found.claimed)
 
     def _belongs(self, proc: Proc, needle: bytes) -> bool:
         return (
@@ -59,6 +87,7 @@ class _Hunt:
             children.setdefault(proc.ppid, []).append(proc)
         needle = f"\0{MARKER}={self.token}\0".encode()
         seeds = [proc for proc in procs if self._belongs(proc, needle)]
+        seeds += self._orphans()
         for parent in (self.leader, *self.stopped):
             seeds.extend(children.get(parent or 0, ()))
         found: set[int] = set()
@@ -100,20 +129,32 @@ def _signal(pid: int, sig: signal.Signals) -> bool:
 
 
 async def end_leftovers(
-    token: str, leader: int | None, grace: float, seen: list[Proc] | None = None
+    token: str,
+    leader: int | None,
+    grace: float,
+    seen: list[Proc] | None = None,
+    *,
+    since: Instant | None = None,
 ) -> int:
     """Kill every process the run `token` left behind and reap the adopted ones (waiting up to
     `grace` seconds for them to die). Returns how many were killed. `seen`: the processes
-    started after `leader`, read just before (saves the first read of /proc)."""
+    started after `leader`, read just before (saves the first read of /proc). `since`: when
+    the run began (`RunMark.since`); with it, adopted processes that dropped the run's token
+    are claimed too (`adoption.orphans`), waiting up to `_UNDECIDED_WAIT` seconds (or
+    `grace`, if longer) for a start under way elsewhere in hookwright to name its process."""
     if not os.path.isdir("/proc/self"):
         return 0
-    hunt = _Hunt(token, leader, set(), set())
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(grace, _UNDECIDED_WAIT)
+    hunt = _Hunt(token, leader, set(), set(), since)
     await hunt.stop_all(seen)
+    while hunt.undecided and loop.time() < deadline:
+        await asyncio.sleep(_REAP_POLL)
+        await hunt.stop_all()
     if hunt.stopped:
         log.debug("killing %d process(es) left by hook run %s", len(hunt.stopped), token)
     killed = {pid for pid in hunt.stopped if _signal(pid, signal.SIGKILL)}
     pending = {pid for pid in killed | hunt.zombies if not reap(pid)}
-    loop = asyncio.get_running_loop()
     deadline = loop.time() + grace
     while pending and loop.time() < deadline:
         await asyncio.sleep(_REAP_POLL)

@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 from hookwright.config.safeparse import MAX_DEPTH, check_depth, load_json_text
 from hookwright.monitor import debug
-from hookwright.transports.adoption import mark_environment, started, starting
+from hookwright.transports.adoption import Instant, mark_environment, started, starting
 from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
@@ -352,8 +352,10 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
         self.stdout_done = asyncio.Event()
         self._early: list[bytes | None] = []
         self.stdout_lines = LineSplitter(max_line, self._early.append)
-        #: The run token in the child's environment (`hookwright.transports.reaper`).
+        #: The run token in the child's environment and when the run began (`RunMark.since`), for
+        #: the leftover hunt (`hookwright.transports.reaper`).
         self.run_token = ""
+        self.run_since: Instant | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -447,7 +449,7 @@ async def spawn(
             start_new_session=True,
         )
         started(transport.get_pid())
-    protocol.run_token = mark.token
+    protocol.run_token, protocol.run_since = mark.token, mark.since
     return asyncio.subprocess.Process(transport, protocol, loop), protocol, transport
 
 
@@ -659,7 +661,9 @@ class _Connection:
             await asyncio.wait_for(self.protocol.stdout_done.wait(), 0.5)
         # Whatever the hook left running, in its group or out of it, goes with it.
         signal_group(self.proc.pid, signal.SIGKILL)
-        await end_leftovers(self.protocol.run_token, self.proc.pid, 0.5)
+        await end_leftovers(
+            self.protocol.run_token, self.proc.pid, 0.5, since=self.protocol.run_since
+        )
         self._fail(RpcProcessError(f"hook {self.name}: process exited with code {code}"))
         return code if code is not None else -1
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright.config.fingerprint import fingerprint
 from hookwright.transports import adoption
 from hookwright.transports.groups import nothing_started_since
 from hookwright.transports.warm_invocation import Invocation, Word, plain_invocation, shell_words
@@ -162,16 +163,18 @@ class _Server:
             os.ftruncate(board, _SLOTS * _SLOT.size)
             self.board = mmap.mmap(board, 0)
             command = [self.executable, str(_SERVER), str(theirs.fileno()), FINGERPRINT]
-            self.proc = subprocess.Popen(
-                [*command, str(board), _MARK_ROOM],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd="/",
-                env={**self.env, _MARK_ROOM: _MARK_PLACEHOLDER},
-                pass_fds=(theirs.fileno(), board),
-                start_new_session=True,
-            )
+            with adoption.starting():
+                self.proc = subprocess.Popen(
+                    [*command, str(board), _MARK_ROOM],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    cwd="/",
+                    env={**self.env, _MARK_ROOM: _MARK_PLACEHOLDER},
+                    pass_fds=(theirs.fileno(), board),
+                    start_new_session=True,
+                )
+                adoption.own(self.proc.pid)
             theirs.close()
             os.close(board)
             ours.settimeout(_BOOT_TIMEOUT)
@@ -535,8 +538,8 @@ class WarmPython:
         self, args: list[str], *, shell: bool, env: Mapping[str, str], cwd: str
     ) -> tuple[Invocation, str] | None:
         """The Python script run `args` are and its ``sys.path[0]``, or None. A command found
-        plain is remembered with the identity of its script and interpreter files, so a
-        repeated call costs two `stat` calls."""
+        plain is remembered with the fingerprints of its script and interpreter files, so a
+        repeated call costs two `lstat` calls (more for a link)."""
         if any(name.startswith("BASH_FUNC_") or name in ("BASH_ENV", "ENV") for name in env):
             return None
         key = (tuple(args), shell, cwd, env.get("PATH"))
@@ -634,17 +637,11 @@ class WarmPython:
 
 
 def _identity(invocation: Invocation, cwd: str) -> Any:
-    """What changes when the script or the interpreter file is replaced or edited (None
-    when either is gone: never equal to a remembered identity)."""
-    try:
-        files = (
-            os.stat(os.path.join(cwd, invocation.script)),
-            os.stat(invocation.interpreter),
-            os.lstat(os.path.join(cwd, invocation.script)),
-        )
-    except OSError:
-        return None
-    return tuple((st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size, st.st_mode) for st in files)
+    """What changes when the script or the interpreter file is replaced, edited or relinked
+    (`hookwright.config.fingerprint`; None when either is gone: never equal to a remembered
+    identity)."""
+    files = (fingerprint(os.path.join(cwd, invocation.script)), fingerprint(invocation.interpreter))
+    return None if None in files else files
 
 
 def _probe_fits(probe: _Probe, invocation: Invocation, *, shell: bool) -> bool:
@@ -660,15 +657,17 @@ def _probe_fits(probe: _Probe, invocation: Invocation, *, shell: bool) -> bool:
 
 async def _run_probe(args: list[str], env: Mapping[str, str], cwd: str) -> str | None:
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-        )
+        with adoption.starting():
+            proc = await asyncio.create_subprocess_exec(
+                *args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+            )
+            adoption.own(proc.pid)
     except OSError:
         return None
     try:

@@ -3,15 +3,16 @@ hooks on a config reload.
 
 `ConfigWatch` polls the config files a session loaded (every `WATCH_INTERVAL` seconds, on the
 session's I/O loop; a session that started without any PicoClaw config file watches nothing).
-When one changes it reads the files again, trusting what the session trusted, and brings the
-processes in line: a process whose settings changed (its entry, the protocol, the timeouts, the
-isolation settings) is stopped and started again, a new one starts, a removed one stops (so
-does one whose entry became invalid), the others keep running untouched. A file that cannot be
-read at all (half written, not JSON) fails the reload, which then changes nothing. Builtins are
-code, not config: they are not reloaded. Each reload is observed as ``gateway.reload.started``
-and then ``gateway.reload.completed`` or ``gateway.reload.failed`` (with `duration_ms`, and
-`error` for a failure), the events PicoClaw's gateway publishes around its reload.
-"""
+A file whose fingerprint changed (`hookwright.config.fingerprint`: a swap for a file of the same
+size and mtime, or a retargeted link, counts) is read again, and when its bytes differ it reads the
+files again, trusting what the session trusted, and brings the processes in line: a process whose
+settings changed (its entry, the protocol, the timeouts, the isolation settings) is stopped and
+started again, a new one starts, a removed one stops (so does one whose entry became invalid), the
+others keep running untouched. A file that cannot be read at all (half written, not JSON) fails the
+reload, which then changes nothing. Builtins are code, not config: they are not reloaded. Each
+reload is observed as ``gateway.reload.started`` and then ``gateway.reload.completed`` or
+``gateway.reload.failed`` (with `duration_ms`, and `error` for a failure), the events PicoClaw's
+gateway publishes around its reload."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.loading import LoadContext
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
@@ -69,6 +71,23 @@ def _digest(path: Path) -> str | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """A watched file as last looked at: its fingerprint and the digest of its bytes."""
+
+    fingerprint: Fingerprint | None
+    digest: str | None
+
+
+def _look(path: Path, before: _Seen | None = None) -> _Seen:
+    """`path` now; its bytes are read again only when its fingerprint changed (taken first,
+    so bytes written after it change the next fingerprint)."""
+    now = fingerprint(path)
+    if before is not None and now == before.fingerprint:
+        return before
+    return _Seen(now, _digest(path))
+
+
 def process_specs(specs: Iterable[HookSpec]) -> dict[str, list[HookSpec]]:
     """PicoClaw process specs by process name, in registration order."""
     found: dict[str, list[HookSpec]] = {}
@@ -103,14 +122,14 @@ class ConfigWatch:
         self.trust = trust
         self.interval = interval
         self.paths = watched_paths(ctx)
-        self._seen = [_digest(p) for p in self.paths]
+        self._seen = [_look(p) for p in self.paths]
         self._poller: asyncio.Future[None] | concurrent.futures.Future[None] | None = None
 
     def start(self) -> bool:
         """Poll on the engine's I/O loop until the engine closes (the watch is registered as
         a spec that is never dispatched, so `engine.aclose()` stops it). Without any PicoClaw
         config file there is nothing to watch: False, and no watch."""
-        if not any(digest is not None for digest in self._seen):
+        if not any(seen.digest is not None for seen in self._seen):
             return False
         loop = self.engine.services.io.loop
         try:
@@ -145,11 +164,12 @@ class ConfigWatch:
                 log.exception("PicoClaw config reload failed")
 
     async def check(self) -> ReloadReport | None:
-        """Reload when a watched file changed since the last check; None when none did."""
-        now = [_digest(p) for p in self.paths]
-        if now == self._seen:
+        """Reload when the bytes of a watched file changed since the last check; None when
+        none did."""
+        now = [_look(p, seen) for p, seen in zip(self.paths, self._seen, strict=True)]
+        before, self._seen = self._seen, now
+        if [seen.digest for seen in now] == [seen.digest for seen in before]:
             return None
-        self._seen = now
         return await self.reload()
 
     async def reload(self) -> ReloadReport:

@@ -2,8 +2,10 @@
 
 Each server is held open by a task of its own (the SDK's transports are anyio task groups,
 which must be entered and left in the same task); tools call through the shared
-`ClientSession`. `McpServers.close` stops them all; a server's stderr goes to a log file, never
-to the terminal.
+`ClientSession`. `McpServers.close` stops them all. A stdio server runs through
+`hookwright.runtime.mcp.stdio`, which bounds what it may print (its stderr goes to a log file,
+never to the terminal). A call that ends without the tool's result raises `McpCallError`
+(`McpCallTimeout` past its timeout) with one line naming the server and the tool.
 
 A server's elicitation requests go to `on_elicit` (the session's Elicitation flow); without one
 the client does not offer elicitation. A server's notice that a URL-mode elicitation was
@@ -17,19 +19,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx2
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession
 from mcp.client.session import ClientRequestContext
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import (
+    CONNECTION_CLOSED,
     CallToolResult,
     ElicitCompleteNotification,
     ElicitRequestParams,
@@ -39,8 +43,10 @@ from mcp.types import (
     Tool,
 )
 
+from hookwright.config.private_files import appending_text
 from hookwright.engine.services import McpToolReply
 from hookwright.runtime.mcp.config import ServerConfig
+from hookwright.runtime.mcp.stdio import ServerLog, StdioLink, open_stdio
 
 #: Answers a server's elicitation request: (server name, the request) -> the answer.
 ElicitHandler = Callable[[str, ElicitRequestParams], Awaitable[ElicitResult]]
@@ -75,6 +81,14 @@ def _ignore(kind: str, fields: dict[str, Any]) -> None:
     return None
 
 
+class McpCallError(Exception):
+    """A tool call that ended without the tool's result; the message names server and tool."""
+
+
+class McpCallTimeout(McpCallError, TimeoutError):
+    """A tool call the server did not answer in time."""
+
+
 def server_fields(server: ServerConfig) -> dict[str, Any]:
     """PicoClaw's server event payload (`Server`, `Type`, `URL`, `Command`) and source."""
     fields: dict[str, Any] = {"Server": server.name, "Type": server.transport}
@@ -91,24 +105,41 @@ class Connection:
     session: ClientSession
     tools: list[Tool]
     observe: Observer = _ignore
+    link: StdioLink | None = None
+    """A stdio server's link (says how it ended); None for HTTP."""
 
     async def call(
         self, tool: str, arguments: Mapping[str, Any], timeout: float | None = None
     ) -> CallToolResult:
-        """Call `tool`, reporting `mcp.tool.call.start` and `.end`; raises TimeoutError past
-        `timeout` seconds (default `MCP_TOOL_TIMEOUT`)."""
+        """Call `tool`, reporting `mcp.tool.call.start` and `.end`; raises `McpCallTimeout`
+        past `timeout` seconds (default `MCP_TOOL_TIMEOUT`) and `McpCallError` when the server
+        answers with a protocol error or goes away."""
         started = time.monotonic()
         self._report("mcp.tool.call.start", tool, started, None)
         try:
-            result: CallToolResult = await asyncio.wait_for(
-                self.session.call_tool(tool, dict(arguments)), timeout or tool_timeout()
-            )
+            result = await self._call(tool, arguments, timeout or tool_timeout())
         except BaseException as exc:
             self._report("mcp.tool.call.end", tool, started, _why(exc))
             raise
         error = (_text(result) or "error") if result.is_error else None
         self._report("mcp.tool.call.end", tool, started, error)
         return result
+
+    async def _call(
+        self, tool: str, arguments: Mapping[str, Any], timeout: float
+    ) -> CallToolResult:
+        where = f"MCP server {self.config.name!r}: tool {tool!r}"
+        try:
+            return await asyncio.wait_for(self.session.call_tool(tool, dict(arguments)), timeout)
+        except TimeoutError:
+            raise McpCallTimeout(f"{where}: no answer within {timeout:g} s") from None
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                ended = self.link.ended if self.link is not None else None
+                gone = ended or "the connection closed"
+                raise McpCallError(f"{where}: {gone}") from None
+            refused = f"the server answered with an error: {exc.message}"
+            raise McpCallError(f"{where}: {refused}") from None
 
     def _report(self, kind: str, tool: str, started: float, error: str | None) -> None:
         fields: dict[str, Any] = {
@@ -162,6 +193,7 @@ class McpServers:
             connection = await asyncio.wait_for(asyncio.shield(ready), startup_timeout())
         except Exception as exc:
             stop.set()
+            ready.cancel()  # nothing sets it now, so no error is left unretrieved
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
@@ -206,10 +238,11 @@ class McpServers:
         try:
             async with _open(
                 server, self._log_dir, self._elicitation_for(server), self._messages_for(server)
-            ) as session:
+            ) as (session, link):
                 await session.initialize()
                 listed = await session.list_tools()
-                ready.set_result(Connection(server, session, list(listed.tools), self.observe))
+                connection = Connection(server, session, list(listed.tools), self.observe, link)
+                ready.set_result(connection)
                 await stop.wait()
         except BaseException as exc:
             if not ready.done():
@@ -254,7 +287,7 @@ class McpServers:
 @asynccontextmanager
 async def _open(
     server: ServerConfig, log_dir: Path | None, elicitation: Any, messages: Any
-) -> AsyncIterator[ClientSession]:
+) -> AsyncIterator[tuple[ClientSession, StdioLink | None]]:
     if server.transport == "http":
         async with (
             httpx2.AsyncClient(headers=dict(server.headers), timeout=startup_timeout()) as http,
@@ -263,32 +296,36 @@ async def _open(
                 read, write, elicitation_callback=elicitation, message_handler=messages
             ) as session,
         ):
-            yield session
+            yield session, None
         return
-    params = StdioServerParameters(
-        command=server.command,
-        args=list(server.args),
-        env={**os.environ, **server.env},
-        cwd=server.cwd,
-    )
-    with _errlog(log_dir, server.name) as errlog:
+    link = StdioLink()
+    with _server_log(log_dir, server.name) as sink:
         async with (
-            stdio_client(params, errlog=errlog) as (read, write),
+            open_stdio(
+                server.command,
+                server.args,
+                env={**os.environ, **server.env},
+                cwd=server.cwd,
+                log=ServerLog(sink),
+                link=link,
+            ) as (read, write),
             ClientSession(
                 read, write, elicitation_callback=elicitation, message_handler=messages
             ) as session,
         ):
-            yield session
+            yield session, link
+
+
+_UNSAFE_FILE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 @contextlib.contextmanager
-def _errlog(log_dir: Path | None, name: str) -> Any:
+def _server_log(log_dir: Path | None, name: str) -> Iterator[IO[str] | None]:
+    """The server's log file, ``mcp-<name>.log`` (0600), or None without a log folder."""
     if log_dir is None:
-        with open(os.devnull, "w", encoding="utf-8") as sink:
-            yield sink
+        yield None
         return
-    log_dir.mkdir(parents=True, exist_ok=True)
-    with (log_dir / f"mcp-{name}.log").open("a", encoding="utf-8") as sink:
+    with appending_text(log_dir / f"mcp-{_UNSAFE_FILE_NAME.sub('_', name)}.log") as sink:
         yield sink
 
 
@@ -296,10 +333,12 @@ def _why(exc: BaseException) -> str:
     """The innermost readable cause: the SDK wraps failures in exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, McpCallError):
+        return str(exc)
     if isinstance(exc, TimeoutError):
         return f"no answer within {startup_timeout():g} s"
     detail = str(exc).splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
-__all__ = ["Connection", "McpServers"]
+__all__ = ["Connection", "McpCallError", "McpCallTimeout", "McpServers"]

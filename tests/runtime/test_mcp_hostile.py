@@ -1,0 +1,361 @@
+"""Hostile MCP servers against the real client: `hookwright run` with a real HTTP model server
+and a stdio server (`hostile_mcp_server.py`) that misbehaves on purpose.
+
+What is checked is what happened: the tool result the model received (the request the model
+server got after the call), the command's stderr, the server's log file, the peak memory of
+the `hookwright run` process, and that neither the server nor the child it started is still
+running afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hookwright.runtime.mcp.stdio import KEEP_BYTES, LineSplitter, Overlong
+
+from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
+
+SERVER = Path(__file__).with_name("hostile_mcp_server.py")
+WAIT = 120
+MIB = 1024 * 1024
+MAX_MESSAGE = 16 * MIB
+# What `hookwright run` may use on top of its usual size while a server attacks it.
+MEMORY_BOUND_MIB = 200
+MEASURE = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.run(sys.argv[1:]).returncode\n"
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024\n"
+    "sys.stderr.write(f'\\npeak-rss-mib {peak}\\n')\n"
+    "sys.exit(code)\n"
+)
+
+
+@pytest.fixture
+def model() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as running:
+        yield running
+
+
+@dataclass
+class Outcome:
+    proc: subprocess.CompletedProcess[str]
+    requests: list[Any]
+    log: Path
+    pids: list[int]
+
+    @property
+    def peak_rss_mib(self) -> int:
+        return int(self.proc.stderr.rsplit("peak-rss-mib ", 1)[1].split()[0])
+
+    @property
+    def stderr(self) -> str:
+        return self.proc.stderr.rsplit("\npeak-rss-mib ", 1)[0]
+
+    def tool_result(self, index: int = 1) -> dict[str, Any]:
+        """The tool result block the model got in its request number ``index``."""
+        blocks = [
+            block
+            for message in self.requests[index].body["messages"]
+            if isinstance(message["content"], list)
+            for block in message["content"]
+            if block.get("type") == "tool_result"
+        ]
+        return blocks[-1]
+
+    def text(self, index: int = 1) -> str:
+        content = self.tool_result(index)["content"]
+        if isinstance(content, str):
+            return content
+        return "\n".join(block["text"] for block in content)
+
+
+def run(
+    tmp_path: Path,
+    home: Path,
+    model: FakeLLMServer,
+    mode: str,
+    *replies: FakeReply,
+    env: dict[str, str] | None = None,
+    project_settings: dict[str, Any] | None = None,
+) -> Outcome:
+    """`hookwright run` on a project whose only MCP server is `evil`, the hostile server."""
+    project = tmp_path / "project"
+    project.mkdir(parents=True)
+    if project_settings is not None:
+        (project / ".claude").mkdir()
+        (project / ".claude" / "settings.json").write_text(json.dumps(project_settings))
+    config = tmp_path / "mcp.json"
+    entry = {"command": sys.executable, "args": [str(SERVER), mode]}
+    config.write_text(json.dumps({"mcpServers": {"evil": entry}}))
+    pids = tmp_path / "pids"
+    earlier = len(model.requests_for("anthropic"))
+    model.queue_anthropic(*replies)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    command = [sys.executable, "-m", "hookwright", "run", "go", "--project", str(project)]
+    command += ["--model", "anthropic:claude-test", "--permission-mode", "bypassPermissions"]
+    command += ["--mcp-config", str(config), "--trust"]
+    environment = {
+        **clean,
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": model.anthropic_base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-t",
+        "HOSTILE_PIDS": str(pids),
+        **(env or {}),
+    }
+    with subprocess.Popen(
+        [sys.executable, "-c", MEASURE, *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        start_new_session=True,
+    ) as child:
+        try:
+            stdout, stderr = child.communicate(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            end_everything(child.pid, pids)
+            raise
+    proc = subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+    started = [int(pid) for pid in pids.read_text().split()] if pids.exists() else []
+    log = home / ".hookwright" / "logs" / "mcp-evil.log"
+    return Outcome(proc, model.requests_for("anthropic")[earlier:], log, started)
+
+
+def end_everything(group: int, pids: Path) -> None:
+    """After a hang: end the command's process group and the server's."""
+    groups = [group, *(int(pid) for pid in pids.read_text().split()[:1] if pids.exists())]
+    for each in groups:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(each, signal.SIGKILL)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped does not count)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "zombie" not in status
+
+
+def assert_clean(outcome: Outcome) -> None:
+    """The run ended well, said nothing unexpected, and left no process of the server."""
+    assert outcome.proc.returncode == 0, outcome.stderr
+    assert "Traceback" not in outcome.stderr, outcome.stderr
+    assert len(outcome.pids) == 2, "the server did not start its child"
+    left = [pid for pid in outcome.pids if running(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "the server or its child is still running"
+
+
+def calls_dump(times: int = 1) -> list[FakeReply]:
+    """The model calls `dump` ``times`` times, then answers."""
+    calls = [
+        FakeReply(tool_calls=[FakeToolCall("mcp__evil__dump", "{}", id=f"toolu_{n}")])
+        for n in range(times)
+    ]
+    return [*calls, FakeReply("done")]
+
+
+def test_control_a_well_behaved_server_answers(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    outcome = run(tmp_path, isolated_home, model, "well", *calls_dump())
+    assert_clean(outcome)
+    assert outcome.text() == "ok"
+
+
+def test_a_huge_result_is_cut_with_a_note_and_memory_stays_bounded(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    control = run(tmp_path / "control", isolated_home, model, "well", *calls_dump())
+    outcome = run(tmp_path / "attack", isolated_home, model, "huge", *calls_dump())
+    assert_clean(outcome)
+    text = outcome.text()
+    note = (
+        f"[hookwright: the MCP server's answer was over {MAX_MESSAGE} bytes, the limit for one "
+        "message; only its first 100000 characters are shown]"
+    )
+    assert text == "A" * 100_000 + "\n" + note
+    assert outcome.tool_result().get("is_error") is not True
+    assert outcome.peak_rss_mib - control.peak_rss_mib < MEMORY_BOUND_MIB
+
+
+def test_a_large_result_is_cut_to_the_output_limit(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    outcome = run(
+        tmp_path, isolated_home, model, "large", *calls_dump(), env={"MAX_MCP_OUTPUT_TOKENS": "500"}
+    )
+    assert_clean(outcome)
+    note = (
+        f"[hookwright: the MCP tool's answer was {MIB} characters; only the first 2000 are "
+        "shown (MAX_MCP_OUTPUT_TOKENS)]"
+    )
+    assert outcome.text() == "A" * 2000 + "\n" + note
+
+
+def test_an_endless_result_ends_at_the_message_limit_not_at_the_timeout(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    control = run(tmp_path / "control", isolated_home, model, "well", *calls_dump())
+    outcome = run(
+        tmp_path / "attack",
+        isolated_home,
+        model,
+        "endless",
+        *calls_dump(),
+        env={"MCP_TOOL_TIMEOUT": str(10 * WAIT * 1000)},
+    )
+    assert_clean(outcome)
+    assert outcome.text().startswith("A" * 100_000 + "\n[hookwright: the MCP server's answer")
+    assert outcome.peak_rss_mib - control.peak_rss_mib < MEMORY_BOUND_MIB
+
+
+def test_a_server_that_never_answers_times_out_naming_server_and_tool(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    outcome = run(
+        tmp_path,
+        isolated_home,
+        model,
+        "silent",
+        *calls_dump(2),
+        env={"MCP_TOOL_TIMEOUT": "1500"},
+    )
+    assert_clean(outcome)
+    expected = "Error: MCP server 'evil': tool 'dump': no answer within 1.5 s"
+    assert outcome.text(1) == expected
+    assert outcome.tool_result(1)["is_error"] is True
+    # The agent goes on: the next call is made and times out the same way.
+    assert outcome.text(2) == expected
+    assert outcome.requests[-1].body["messages"][-1]["role"] == "user"
+
+
+def test_a_handshake_that_is_never_answered_is_one_line_naming_the_server(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    outcome = run(
+        tmp_path,
+        isolated_home,
+        model,
+        "mute-handshake",
+        FakeReply("no tools then"),
+        env={"MCP_TIMEOUT": "1500"},
+    )
+    assert_clean(outcome)
+    assert outcome.stderr.strip() == (
+        f"error: MCP server 'evil' ({tmp_path / 'mcp.json'}) failed to start: "
+        "no answer within 1.5 s"
+    )
+    tools = [tool["name"] for tool in outcome.requests[0].body.get("tools", [])]
+    assert not any(name.startswith("mcp__evil") for name in tools)
+
+
+@pytest.mark.parametrize("mode", ["exit", "exit-held"])
+def test_a_server_that_exits_mid_call_is_an_error_and_the_agent_goes_on(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer, mode: str
+) -> None:
+    outcome = run(tmp_path, isolated_home, model, mode, *calls_dump(2))
+    assert_clean(outcome)
+    expected = "Error: MCP server 'evil': tool 'dump': the server exited (code 3)"
+    assert outcome.text(1) == expected
+    assert outcome.tool_result(1)["is_error"] is True
+    assert outcome.text(2) == expected
+    assert len(outcome.requests) == 3
+
+
+def test_garbage_on_stdout_is_skipped_and_logged_within_bounds(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    outcome = run(tmp_path, isolated_home, model, "garbage", *calls_dump())
+    assert_clean(outcome)
+    assert outcome.text() == "ok"
+    assert outcome.stderr == "", outcome.stderr
+    log = outcome.log.read_text()
+    assert log.startswith("hookwright: skipped a stdout line that is not JSON-RPC: garbage line 0")
+    assert outcome.log.stat().st_size < MIB + 200
+    assert log.endswith("[hookwright: over 1048576 bytes; the rest is dropped]\n")
+
+
+def test_a_stderr_flood_is_logged_within_bounds(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+) -> None:
+    outcome = run(tmp_path, isolated_home, model, "stderr", *calls_dump())
+    assert_clean(outcome)
+    assert outcome.text() == "ok"
+    assert outcome.stderr == ""
+    assert outcome.log.stat().st_size < MIB + 200
+    assert outcome.log.read_text().endswith(
+        "[hookwright: over 1048576 bytes; the rest is dropped]\n"
+    )
+
+
+EXITED = (
+    "mcp_tool hook evil/dump: the call failed: MCP server 'evil': tool 'dump': "
+    "the server exited (code 3)"
+)
+# The hook's own deadline and the engine's are both its `timeout`; either may report it.
+TIMED_OUT = (
+    "mcp_tool hook evil/dump: no answer within 2 s",
+    "PreToolUse mcp_tool:evil/dump (claude_code, project): timeout",
+)
+
+
+@pytest.mark.parametrize(("mode", "errors"), [("exit-held", (EXITED,)), ("silent", TIMED_OUT)])
+def test_mcp_tool_hooks_against_a_hostile_server_fail_without_blocking(
+    tmp_path: Path, isolated_home: Path, model: FakeLLMServer, mode: str, errors: tuple[str, ...]
+) -> None:
+    hook = {"type": "mcp_tool", "server": "evil", "tool": "dump", "timeout": 2}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    bash = FakeToolCall("Bash", json.dumps({"command": "echo still-here"}), id="toolu_b")
+    outcome = run(
+        tmp_path,
+        isolated_home,
+        model,
+        mode,
+        FakeReply(tool_calls=[bash]),
+        FakeReply("done"),
+        project_settings=settings,
+    )
+    assert_clean(outcome)
+    assert any(error in outcome.proc.stdout for error in errors), outcome.proc.stdout
+    assert outcome.text() == "still-here"
+
+
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+    cuts=st.lists(st.integers(min_value=0, max_value=600), max_size=12),
+    limit=st.integers(min_value=1, max_value=30),
+)
+def test_stdout_is_split_into_whole_lines_however_it_is_chunked(
+    lines: list[bytes], cuts: list[int], limit: int
+) -> None:
+    stream = b"".join(line + b"\n" for line in lines)
+    splitter = LineSplitter(limit)
+    out: list[bytes | Overlong] = []
+    for start, end in itertools.pairwise([0, *sorted(cuts), len(stream)]):
+        out += splitter.feed(stream[start:end])
+    assert len(out) == len(lines)
+    for line, got in zip(lines, out, strict=True):
+        if len(line) <= limit:
+            assert got == line
+        else:
+            # Cut the moment it passed the limit: a prefix of the line, over the limit.
+            assert isinstance(got, Overlong)
+            assert line.startswith(got.head) and limit < len(got.head) <= KEEP_BYTES
