@@ -23,14 +23,41 @@ import hookwright
 #: lands: the test then holds the rule for it. Nothing else is exempt.
 ALLOWED_EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
     (
-        "monitor/tracing.py",
-        "hookwright.engine.selection",
-        "the debug trace explains selection; it moves under the DispatchMonitor seam",
-    ),
-    (
         "host/prompts.py",
         "hookwright.dialects.skills",
         "PromptFlow drives the skills dialect's placement table until that dialect has its codec",
+    ),
+)
+
+#: What the kernel may import beyond `core` and `config`: the transports' interface only.
+ENGINE_MAY_IMPORT = ("hookwright.core", "hookwright.config", "hookwright.transports.base")
+#: The kernel's imports beyond that, each with why it is still there (same rule as above: an
+#: entry must still be needed, and nothing else is exempt).
+ENGINE_EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
+    (
+        "engine/kernel.py",
+        "hookwright.monitor",
+        "HookEngine() audits by default: the one wiring import of the default DispatchMonitor",
+    ),
+    (
+        "engine/services.py",
+        "hookwright.transports.warm",
+        "Services builds the session's warm runner; it moves behind a protocol the opener fills",
+    ),
+    (
+        "engine/services.py",
+        "hookwright.transports.ioloop",
+        "Services builds the session's I/O loop, the same way",
+    ),
+    (
+        "engine/services.py",
+        "hookwright.transports.workers",
+        "Services builds the worker pool Python hooks run on, the same way",
+    ),
+    (
+        "engine/run_loop.py",
+        "hookwright.transports.workers",
+        "the run loop recognises a crashed worker thread (HookCrashed)",
     ),
 )
 
@@ -105,6 +132,27 @@ def cross_package_imports() -> Iterator[tuple[str, str, str, str]]:
 def test_core_imports_nothing_else_of_hookwright() -> None:
     offending = [(f, m) for f, own, m, _ in cross_package_imports() if own == "core"]
     assert offending == []
+
+
+def test_the_engine_imports_only_core_config_and_the_transport_interface() -> None:
+    offending = [
+        (f, m)
+        for f, own, m, _ in cross_package_imports()
+        if own == "engine"
+        and not m.startswith(ENGINE_MAY_IMPORT)
+        and not any(f == ef and m.startswith(em) for ef, em, _ in ENGINE_EXCEPTIONS)
+    ]
+    assert offending == []
+
+
+def test_every_engine_exception_is_still_needed() -> None:
+    present = {(f, m) for f, own, m, _ in cross_package_imports() if own == "engine"}
+    stale = [
+        (f, m)
+        for f, m, _ in ENGINE_EXCEPTIONS
+        if not any(p[0] == f and p[1].startswith(m) for p in present)
+    ]
+    assert stale == []
 
 
 def test_only_host_open_imports_a_dialect() -> None:

@@ -48,7 +48,7 @@ from hookwright.engine.run_loop import (
     run_awaited,
     run_inline,
 )
-from hookwright.engine.selection import Candidate, if_rule_matches
+from hookwright.engine.selection import Candidate, explain_with_warnings, if_rule_matches
 from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
 
@@ -159,7 +159,7 @@ class HookEngine:
     ) -> None:
         #: What watches every dispatch (`DispatchMonitor`): by default the debug trace, the
         #: OpenTelemetry spans (when the environment names a collector) and the audit.
-        watch = EngineMonitor.open(audit_path)
+        watch = EngineMonitor.open(audit_path, explain_with_warnings)
         #: The audit log: its secrets are redacted from every result, and the async inbox
         #: reports the background hooks' runs to it.
         self.audit = watch.audit

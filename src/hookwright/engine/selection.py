@@ -140,3 +140,10 @@ def input_warnings(hooks: Sequence[HookSpec], inp: HookInput) -> list[str]:
             f"{inp.event.value} hooks read: {' and '.join(effects)}"
         )
     return warnings
+
+
+def explain_with_warnings(
+    hooks: Sequence[HookSpec], inp: HookInput
+) -> tuple[list[Candidate], list[str]]:
+    """`explain` and `input_warnings` together: what the debug trace prints for a dispatch."""
+    return explain(hooks, inp), input_warnings(hooks, inp)

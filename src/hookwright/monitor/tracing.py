@@ -1,31 +1,52 @@
 """What the debug trace (`hookwright.monitor.debug`) says about a dispatch: the selection of
-every hook registered on the event, and each hook's result."""
+every hook registered on the event, and each hook's result.
+
+Why each hook was or was not selected is the engine's rule table (`engine.selection`); the
+engine hands it in as an `Explain` function, so this package never imports the engine."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from hookwright.core.events import MATCH_FIELD, HookInput
 from hookwright.core.results import Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
-from hookwright.engine.selection import explain, input_warnings
 from hookwright.monitor.debug import short, trace
 
 
-def selection(hooks: Sequence[HookSpec], inp: HookInput) -> None:
+class Explained(Protocol):
+    """One registered hook as the selection rules judged it."""
+
+    @property
+    def spec(self) -> HookSpec: ...
+    @property
+    def selected(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+
+
+#: The selection rules, spelled out: each hook's verdict, and warnings about the input.
+Explain = Callable[[Sequence[HookSpec], HookInput], tuple[Sequence[Explained], Sequence[str]]]
+
+
+def selection(hooks: Sequence[HookSpec], inp: HookInput, explain: Explain | None) -> None:
     event = inp.event.value
     field = MATCH_FIELD.get(inp.event)
     query = f" ({field}={inp.match_value()!r})" if field else ""
     if not hooks:
         trace("match", f"{event}{query}: no hooks registered")
         return
-    candidates = explain(hooks, inp)
+    if explain is None:
+        trace("match", f"{event}{query}: {len(hooks)} hook(s) registered")
+        return
+    candidates, warnings = explain(hooks, inp)
     chosen = sum(1 for c in candidates if c.selected)
     trace("match", f"{event}{query}: {len(candidates)} hook(s) registered, {chosen} selected")
     for candidate in candidates:
         mark = "run " if candidate.selected else "skip"
         trace("match", f"  {mark} {candidate.spec.describe()}: {candidate.reason}")
-    for warning in input_warnings(hooks, inp):
+    for warning in warnings:
         trace("match", f"  warning: {warning}")
 
 

@@ -30,23 +30,30 @@ DEFAULT_AUDIT: Any = object()
 class EngineMonitor:
     """The trace, the spans (None: no collector) and the audit of one engine."""
 
-    __slots__ = ("audit", "spans")
+    __slots__ = ("audit", "explain", "spans")
 
-    def __init__(self, audit: AuditLog, spans: DispatchSpans | None) -> None:
+    def __init__(
+        self, audit: AuditLog, spans: DispatchSpans | None, explain: tracing.Explain | None = None
+    ) -> None:
         self.audit = audit
         self.spans = spans
+        #: The engine's selection rules, for the trace's "run"/"skip" lines (None: the trace
+        #: counts the registered hooks only).
+        self.explain = explain
 
     @classmethod
-    def open(cls, audit_path: Path | str | None = DEFAULT_AUDIT) -> EngineMonitor:
+    def open(
+        cls, audit_path: Path | str | None = DEFAULT_AUDIT, explain: tracing.Explain | None = None
+    ) -> EngineMonitor:
         """The monitor of a new engine: its audit at `audit_path` (None: no file; by default
         `default_audit_path()`), spans when the environment names a collector."""
         path = default_audit_path() if audit_path is DEFAULT_AUDIT else audit_path
         audit = AuditLog(Path(path) if path is not None else None)
-        return cls(audit, spans_from_environment(audit))
+        return cls(audit, spans_from_environment(audit), explain)
 
     def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int:
         if debug.on:
-            tracing.selection(registered.get(inp.event, ()), inp)
+            tracing.selection(registered.get(inp.event, ()), inp, self.explain)
         return time.time_ns() if self.spans is not None else 0
 
     def after(self, inp: HookInput, verdict: Verdict, mark: int) -> None:
