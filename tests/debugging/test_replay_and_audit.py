@@ -295,8 +295,13 @@ def test_audit_follow_prints_records_as_they_are_written(
         assert json.loads(read_line())["hook"] == "rotated"
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=GENEROUS_BOUND * 4)
-        assert proc.stdout is not None and proc.stderr is not None
-        proc.stdout.close()
-        proc.stderr.close()
+        try:
+            proc.wait(timeout=GENEROUS_BOUND * 4)
+        finally:
+            if proc.poll() is None:  # never leave the follower behind, whatever failed
+                proc.kill()
+                proc.wait()
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.close()
+            proc.stderr.close()
     assert proc.returncode == 0
