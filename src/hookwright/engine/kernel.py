@@ -57,7 +57,7 @@ from hookwright.engine.services import Services
 from hookwright.monitor.watch import DEFAULT_AUDIT, EngineMonitor
 
 if TYPE_CHECKING:
-    from hookwright.monitor.audit import AuditCallback
+    from hookwright.monitor.audit import AuditCallback, AuditLog
 
 log = logging.getLogger("hookwright.engine.kernel")
 
@@ -157,19 +157,13 @@ class HookEngine:
         observer_timeout: float = 0.5,
         services: Services | None = None,
     ) -> None:
-        #: What watches every dispatch (`DispatchMonitor`): by default the debug trace, the
-        #: OpenTelemetry spans (when the environment names a collector) and the audit.
         watch = EngineMonitor.open(audit_path, explain_with_warnings)
-        #: The audit log: its secrets are redacted from every result, and the async inbox
-        #: reports the background hooks' runs to it.
-        self.audit = watch.audit
         #: What watches every dispatch: by default the debug trace, the OpenTelemetry spans
         #: (when the environment names a collector) and the audit.
         self.monitor: DispatchMonitor = watch
         self.services = services if services is not None else Services()
-        self.services.inbox.report_to(self.audit.submit, self.audit.secrets)
-        #: The audit's secrets (a live view), redacted from every result.
-        self._secrets = self.audit.secrets
+        self._audit = watch.audit
+        self._use_audit(watch.audit)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
         #: (event, match value) -> the hooks whose matcher accepts it (`_Candidates`); cleared
@@ -180,6 +174,26 @@ class HookEngine:
         self._loop_thread: _LoopThread | None = None
         self._loop_lock = threading.Lock()
         self._empty: dict[Event, Verdict] = {}
+
+    @property
+    def audit(self) -> AuditLog:
+        """The audit log: its secrets are redacted from every result, and the async inbox
+        reports the background hooks' runs to it."""
+        return self._audit
+
+    @audit.setter
+    def audit(self, audit: AuditLog) -> None:
+        """Replace the audit log (`engine.audit = AuditLog(path, ...)`): the default monitor
+        writes to it, the inbox reports to it and its secrets are redacted from then on."""
+        self._audit = audit
+        if isinstance(self.monitor, EngineMonitor):
+            self.monitor.audit = audit
+        self._use_audit(audit)
+
+    def _use_audit(self, audit: AuditLog) -> None:
+        self.services.inbox.report_to(audit.submit, audit.secrets)
+        #: The audit's secrets (a live view), redacted from every result.
+        self._secrets = audit.secrets
 
     # Registration ---------------------------------------------------------------------------
 
