@@ -54,11 +54,6 @@ ENGINE_EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
         "hookwright.transports.workers",
         "Services builds the worker pool Python hooks run on, the same way",
     ),
-    (
-        "engine/run_loop.py",
-        "hookwright.transports.workers",
-        "the run loop recognises a crashed worker thread (HookCrashed)",
-    ),
 )
 
 SRC = Path(hookwright.__file__).parent

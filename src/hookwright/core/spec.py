@@ -69,6 +69,12 @@ class Handler(Protocol):
     async def __call__(self, inp: Any, ctx: RunContext) -> HookResult | None: ...
 
 
+class HookCrashed(Exception):
+    """A hook run on a worker thread raised a `BaseException` that is not an `Exception`
+    (`SystemExit`, `KeyboardInterrupt` raised by the hook, ...); its text: the original's type
+    and message. The run loop turns it into the hook's error result."""
+
+
 class HookReturnError(TypeError):
     """A Python hook returned something the native codec cannot read."""
 

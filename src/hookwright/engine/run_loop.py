@@ -41,9 +41,8 @@ from hookwright.core.events import (
 )
 from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
-from hookwright.core.spec import HookSpec, PythonHandler, RunContext, escapes_hook
+from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
 from hookwright.engine.services import Services
-from hookwright.transports.workers import HookCrashed
 
 #: The planned stages of one dispatch, in run order.
 Stages = Sequence[Sequence[HookSpec]]

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from hookwright.core.spec import HookCrashed
+
 log = logging.getLogger("hookwright.workers")
 
 T = TypeVar("T")
@@ -36,11 +38,6 @@ DEFAULT_MAX_THREADS = 16
 
 class PoolExhausted(RuntimeError):
     """Every thread of the pool is held by a job whose caller gave up on it."""
-
-
-class HookCrashed(Exception):
-    """A job raised a `BaseException` that is not an `Exception` (its text: the original's
-    type and message)."""
 
 
 @dataclass(slots=True, eq=False)
