@@ -26,6 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookwright.runtime.mcp.stdio import KEEP_BYTES, LineSplitter, Overlong
+from procs import running
 
 from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 
@@ -141,15 +142,6 @@ def end_everything(group: int, pids: Path) -> None:
     for each in groups:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(each, signal.SIGKILL)
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting to be reaped does not count)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "zombie" not in status
 
 
 def assert_clean(outcome: Outcome) -> None:

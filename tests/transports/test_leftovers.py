@@ -17,6 +17,7 @@ from hookwright.runtime.tools.bash import run_shell
 from hookwright.transports.adoption import enable_subreaper, sweep
 from hookwright.transports.process import run_process
 from hookwright.transports.rpc import RpcProcess
+from procs import gone, running
 
 
 @pytest.fixture(autouse=True)
@@ -25,20 +26,6 @@ def subreaper() -> Iterator[None]:
     assert enable_subreaper()
     yield
     enable_subreaper(False)
-
-
-def running(pid: int) -> bool:
-    """True while `pid` is alive and not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] not in "ZX"
-
-
-def gone(pid: int) -> bool:
-    """Dead and reaped: not even a zombie is left."""
-    return not Path(f"/proc/{pid}").exists()
 
 
 async def read_pid(path: Path) -> int:

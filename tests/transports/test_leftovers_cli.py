@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from bounds import eventually
+from procs import gone, running
 
-from .test_unmarked_leftovers import DETACH, PY_DETACH, WAIT, gone, running
+from .test_unmarked_leftovers import DETACH, PY_DETACH, WAIT
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from hookwright.transports import adoption
 from hookwright.transports.process import run_process
 from hookwright.transports.rpc import RpcProcess
 from hookwright.transports.warm import WarmPython
+from procs import gone, running
 
 #: Detaches a process in a session of its own, with an empty environment, and waits until it
 #: has written its pid (it is then `sleep`, with no marker anywhere in its environment).
@@ -58,19 +59,6 @@ def warm() -> Iterator[WarmPython]:
     runner = WarmPython(enabled=True)
     yield runner
     runner.close()
-
-
-def running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] not in "ZX"
-
-
-def gone(pid: int) -> bool:
-    """Dead and reaped: not even a zombie is left."""
-    return not Path(f"/proc/{pid}").exists()
 
 
 def unmarked(pid: int) -> bool:
