@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -70,7 +69,7 @@ def _make_private_dir(folder: Path) -> None:
 
 def temp_path(target: Path) -> Path:
     """A fresh temporary name next to `target` (unpredictable; still opened exclusively)."""
-    return target.with_name(f".{target.name}.{secrets.token_hex(8)}{TEMP_SUFFIX}")
+    return target.with_name(f".{target.name}.{os.urandom(8).hex()}{TEMP_SUFFIX}")
 
 
 def _create_temp(target: Path) -> tuple[int, Path]:
