@@ -48,7 +48,7 @@ from hookwright.host.framework import (
     reminder,
 )
 from hookwright.host.open import HookInfo, ProjectHooks
-from hookwright.host.prompts import PromptFlow
+from hookwright.host.prompts import PromptFlow, PromptPlacement
 from hookwright.host.reports import Reporter
 from hookwright.host.session import (
     DEFAULT_STOP_BLOCK_CAP,
@@ -82,6 +82,7 @@ __all__ = [
     "ProjectHooks",
     "PromptFlow",
     "PromptInjection",
+    "PromptPlacement",
     "Reporter",
     "Respond",
     "Run",

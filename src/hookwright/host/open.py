@@ -13,7 +13,9 @@ for the caller to report.
 
 This is also the only module of `hookwright.host` that imports a dialect: the rest of the host
 contract knows none (importing `hookwright.dialects` here is also what tells discovery which
-dialects exist).
+dialects exist). What a running host needs of a dialect comes from here too: the PicoClaw
+tool-result reader (registered on import) and where a request's prompt injections go
+(`prompt_placement`, `host.prompts.PromptFlow`'s default).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from hookwright.config.loading import (
     Diagnostic,
@@ -38,6 +40,7 @@ from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import load_policy
 from hookwright.dialects.picoclaw.codec import read_tool_result
 from hookwright.dialects.skills import HookInfo
+from hookwright.dialects.skills.placement import SkillPlacement
 from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine.kernel import HookEngine
 from hookwright.host.tool_results import register_tool_result_reader
@@ -223,6 +226,12 @@ def add_skill_hooks(engine: HookEngine, hooks: Iterable[HookInfo], scope: str) -
         engine.register(spec)
 
 
+def prompt_placement(messages: list[dict[str, Any]]) -> SkillPlacement:
+    """Where one request's prompt injections go in `messages`: the skills dialect's table, the
+    only dialect whose hooks inject prompts (`host.prompts.PromptFlow`'s default placement)."""
+    return SkillPlacement(messages)
+
+
 def dialect_names() -> set[str]:
     """Every dialect a project can name (`dialects=`, `exclude_dialects=`)."""
     return set(sources()) | {"skill"}
@@ -242,5 +251,6 @@ __all__ = [
     "dialect_names",
     "discover_project",
     "open_project",
+    "prompt_placement",
     "start_processes",
 ]

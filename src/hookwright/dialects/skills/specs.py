@@ -1,7 +1,8 @@
 """Skill prompt hooks as engine hooks: each `HookInfo` becomes a `HookSpec` on its checkpoint's
 canonical event, so it is selected, ordered and audited like every other hook. Its answer is a
-typed `PromptInjection`; the host inserts and removes the messages with `SkillHookFlow`, which
-keeps the seed's inject/remove table exactly.
+typed `PromptInjection`; the host's `PromptFlow` inserts and removes the messages with
+`SkillPlacement` (placement.py), whose `SkillHookFlow` keeps the seed's inject/remove table
+exactly.
 
 | timing | event | fires |
 |---|---|---|
