@@ -18,21 +18,11 @@ from pathlib import Path
 
 import hookwright
 
-#: Imports that break the rule today because the seam that removes them is being built
-#: elsewhere; each is (importing file, imported module, why). Remove an entry when its seam
-#: lands: the test then holds the rule for it. Nothing else is exempt.
-ALLOWED_EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
-    (
-        "host/prompts.py",
-        "hookwright.dialects.skills",
-        "PromptFlow drives the skills dialect's placement table until that dialect has its codec",
-    ),
-)
-
 #: What the kernel may import beyond `core` and `config`: the transports' interface only.
 ENGINE_MAY_IMPORT = ("hookwright.core", "hookwright.config", "hookwright.transports.base")
-#: The kernel's imports beyond that, each with why it is still there (same rule as above: an
-#: entry must still be needed, and nothing else is exempt).
+#: The kernel's imports beyond that, each with why it is still there: the seam that removes it
+#: is being built. Remove an entry when its seam lands (an entry must still be needed); nothing
+#: else is exempt.
 ENGINE_EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
     (
         "engine/kernel.py",
@@ -107,10 +97,6 @@ def modules() -> Iterator[tuple[str, Path]]:
         yield path.relative_to(SRC).as_posix(), path
 
 
-def exempt(file: str, module: str) -> bool:
-    return any(file == f and module.startswith(m) for f, m, _ in ALLOWED_EXCEPTIONS)
-
-
 def cross_package_imports() -> Iterator[tuple[str, str, str, str]]:
     """(file, its package, imported module, that module's package) for every import that
     crosses from one package of `src/hookwright` to another."""
@@ -154,7 +140,7 @@ def test_only_host_open_imports_a_dialect() -> None:
     offending = [
         (f, m)
         for f, own, m, other in cross_package_imports()
-        if own == "host" and other == "dialects" and f != "host/open.py" and not exempt(f, m)
+        if own == "host" and other == "dialects" and f != "host/open.py"
     ]
     assert offending == []
 
@@ -163,7 +149,7 @@ def test_each_package_imports_only_packages_below_it() -> None:
     offending = [
         (f, m)
         for f, own, m, other in cross_package_imports()
-        if own in RANK and other in RANK and RANK[other] <= RANK[own] and not exempt(f, m)
+        if own in RANK and other in RANK and RANK[other] <= RANK[own]
         if (own, other) != ("cli", "server")  # one level: `hookwright serve` runs the server
     ]
     assert offending == []
@@ -199,9 +185,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_import_cycle_between_packages() -> None:
     graph: dict[str, set[str]] = {}
-    for file, own, module, other in cross_package_imports():
-        if not exempt(file, module):
-            graph.setdefault(own, set()).add(other)
+    for _, own, _, other in cross_package_imports():
+        graph.setdefault(own, set()).add(other)
     assert find_cycle(graph) is None
 
 
@@ -231,17 +216,6 @@ def test_the_agent_imports_only_the_host_api_from_the_engine_side() -> None:
             m for m in engine_side if not m.startswith(("hookwright.host", "hookwright.runtime"))
         ]
         assert offending == [], f"{name} imports {offending}"
-
-
-def test_every_exception_is_still_needed() -> None:
-    """An exception whose import is gone must leave the list, so the rule holds for it."""
-    present = {(f, m) for f, _, m, _ in cross_package_imports()}
-    stale = [
-        (f, m)
-        for f, m, _ in ALLOWED_EXCEPTIONS
-        if not any(p[0] == f and p[1].startswith(m) for p in present)
-    ]
-    assert stale == []
 
 
 def test_the_check_sees_imports_inside_functions_and_type_checking() -> None:
