@@ -11,12 +11,13 @@ engine is built: `hookwright --version` and the CLI's light commands load none o
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hookwright.engine import defaults
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from hookwright.engine.defaults import Explain
     from hookwright.engine.monitoring import AuditedMonitor, AuditTrail
     from hookwright.transports.ioloop import IoLoop
@@ -45,6 +46,8 @@ class Defaults:
     def watch(
         self, audit_path: Path | str | None, explain: Explain
     ) -> tuple[AuditTrail, AuditedMonitor]:
+        from pathlib import Path
+
         from hookwright.monitor.audit import AuditLog, default_audit_path
         from hookwright.monitor.otel import spans_from_environment
         from hookwright.monitor.watch import EngineMonitor

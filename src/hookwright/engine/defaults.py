@@ -11,11 +11,12 @@ when an engine is built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
     from hookwright.core.events import HookInput
     from hookwright.core.spec import HookSpec
     from hookwright.engine.monitoring import AuditedMonitor, AuditTrail
