@@ -44,6 +44,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hookwright import Event, HookEngine, HookInput
+from hookwright.monitor.audit import AuditLog
 
 ROUNDS = 7
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -185,7 +186,10 @@ def measure(n: int, number: int, audit_path: Path) -> tuple[dict[str, Timing], t
         rounds["pluggy_bursts"] = lambda: bursts_ns(pluggy_call, AUDITED_CALLS)
         rounds["audit_bursts"] = lambda: bursts_ns(audited_call, AUDITED_CALLS, audited.audit.flush)
     try:
-        return interleaved_best(rounds), (audited.audit.written, audited.audit.dropped)
+        best = interleaved_best(rounds)
+        audit = audited.audit
+        assert isinstance(audit, AuditLog)  # the default audit, whose counts are read here
+        return best, (audit.written, audit.dropped)
     finally:
         engine.close()
         audited.close()

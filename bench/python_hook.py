@@ -87,6 +87,7 @@ def main() -> int:
         try:
             best = asyncio.run(best_ns(engines, Path(tmp)))
             runner = engines["warm"].services.warm_python
+            assert isinstance(runner, WarmPython)
             forked, declined = runner.forked, runner.declined
         finally:
             for engine in engines.values():

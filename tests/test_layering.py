@@ -6,8 +6,9 @@ Each package imports only the packages listed below it (docs/architecture.md, "L
     > monitor > config > core
 
 `hosts/` (the forwarder at the client's installed path) and `_warm` (the warm server, run as
-its own process) stand apart. Imports count at any depth: inside functions and under
-`TYPE_CHECKING` too.
+its own process) stand apart; `wiring.py`, the composition root, stands above them all. The
+engine imports only `core`, `config` and the transports' interface (`transports/base.py`).
+Imports count at any depth: inside functions and under `TYPE_CHECKING` too.
 """
 
 from __future__ import annotations
@@ -18,33 +19,10 @@ from pathlib import Path
 
 import hookwright
 
-#: What the kernel may import beyond `core` and `config`: the transports' interface only.
+#: What the kernel may import beyond `core` and `config`: the transports' interface only. The
+#: concrete runners and the default monitor a bare `HookEngine()` gets are named once, above
+#: every package, by the composition root (`wiring.py`, installed by the package root).
 ENGINE_MAY_IMPORT = ("hookwright.core", "hookwright.config", "hookwright.transports.base")
-#: The kernel's imports beyond that, each with why it is still there: the seam that removes it
-#: is being built. Remove an entry when its seam lands (an entry must still be needed); nothing
-#: else is exempt.
-ENGINE_EXCEPTIONS: tuple[tuple[str, str, str], ...] = (
-    (
-        "engine/kernel.py",
-        "hookwright.monitor",
-        "HookEngine() audits by default: the one wiring import of the default DispatchMonitor",
-    ),
-    (
-        "engine/services.py",
-        "hookwright.transports.warm",
-        "Services builds the session's warm runner; it moves behind a protocol the opener fills",
-    ),
-    (
-        "engine/services.py",
-        "hookwright.transports.ioloop",
-        "Services builds the session's I/O loop, the same way",
-    ),
-    (
-        "engine/services.py",
-        "hookwright.transports.workers",
-        "Services builds the worker pool Python hooks run on, the same way",
-    ),
-)
 
 SRC = Path(hookwright.__file__).parent
 ORDER = (
@@ -119,21 +97,9 @@ def test_the_engine_imports_only_core_config_and_the_transport_interface() -> No
     offending = [
         (f, m)
         for f, own, m, _ in cross_package_imports()
-        if own == "engine"
-        and not m.startswith(ENGINE_MAY_IMPORT)
-        and not any(f == ef and m.startswith(em) for ef, em, _ in ENGINE_EXCEPTIONS)
+        if own == "engine" and not m.startswith(ENGINE_MAY_IMPORT)
     ]
     assert offending == []
-
-
-def test_every_engine_exception_is_still_needed() -> None:
-    present = {(f, m) for f, own, m, _ in cross_package_imports() if own == "engine"}
-    stale = [
-        (f, m)
-        for f, m, _ in ENGINE_EXCEPTIONS
-        if not any(p[0] == f and p[1].startswith(m) for p in present)
-    ]
-    assert stale == []
 
 
 def test_only_host_open_imports_a_dialect() -> None:

@@ -3,6 +3,8 @@
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from hookwright.wiring import install as _install_defaults
+
 if TYPE_CHECKING:
     from hookwright.core.effects import Effects, ModelNote, Notice
     from hookwright.core.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
@@ -41,6 +43,10 @@ if TYPE_CHECKING:
     )
 
 __version__ = "0.1.0"
+
+# The composition root: what a bare `HookEngine()` gets (the engine names no concrete runner
+# or monitor). Here, because the root runs before any module of hookwright is imported.
+_install_defaults()
 
 #: Where each public name lives. Names load on first use, so `hookwright --version` and the
 #: CLI's light commands do not pay for the engine, the dialects or the host API at start-up.

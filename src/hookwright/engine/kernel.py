@@ -19,7 +19,9 @@ KeyboardInterrupt and the cancellation of the dispatch itself propagate.
 
 The stages run in `run_loop` (the one per-hook step and the stage rules, driven by the inline
 fast path or the awaited loop); `HookEngine.monitor` (`monitoring.DispatchMonitor`) watches
-each dispatch.
+each dispatch. What an engine gets when its caller gives none (its services' runners, its
+audit and monitor) comes from the installed defaults (`defaults`), never from a concrete
+transport or monitor named here.
 """
 
 from __future__ import annotations
@@ -32,13 +34,15 @@ from collections.abc import Callable, Collection, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
+from hookwright.core.audit_record import AuditCallback
 from hookwright.core.events import Event, HookInput, resolve_event
 from hookwright.core.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler
-from hookwright.engine.monitoring import DispatchMonitor
+from hookwright.engine.defaults import DEFAULT_AUDIT, engine_defaults
+from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
 from hookwright.engine.observers import ObserverBus, ObserverFunc
 from hookwright.engine.run_loop import (
     InlineStages,
@@ -51,13 +55,6 @@ from hookwright.engine.run_loop import (
 from hookwright.engine.selection import Candidate, explain_with_warnings, if_rule_matches
 from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
-
-# The one import of the kernel from above it: a new engine watches its dispatches with the
-# default monitor (the debug trace, OpenTelemetry spans, the audit at the default path).
-from hookwright.monitor.watch import DEFAULT_AUDIT, EngineMonitor
-
-if TYPE_CHECKING:
-    from hookwright.monitor.audit import AuditCallback, AuditLog
 
 log = logging.getLogger("hookwright.engine.kernel")
 
@@ -157,13 +154,15 @@ class HookEngine:
         observer_timeout: float = 0.5,
         services: Services | None = None,
     ) -> None:
-        watch = EngineMonitor.open(audit_path, explain_with_warnings)
+        audit, watch = engine_defaults().watch(audit_path, explain_with_warnings)
         #: What watches every dispatch: by default the debug trace, the OpenTelemetry spans
         #: (when the environment names a collector) and the audit.
         self.monitor: DispatchMonitor = watch
+        #: The default monitor, kept when `monitor` is wrapped or replaced: it follows the audit.
+        self._watch = watch
         self.services = services if services is not None else Services()
-        self._audit = watch.audit
-        self._use_audit(watch.audit)
+        self._audit = audit
+        self._use_audit(audit)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
         #: (event, match value) -> the hooks whose matcher accepts it (`_Candidates`); cleared
@@ -176,21 +175,20 @@ class HookEngine:
         self._empty: dict[Event, Verdict] = {}
 
     @property
-    def audit(self) -> AuditLog:
+    def audit(self) -> AuditTrail:
         """The audit log: its secrets are redacted from every result, and the async inbox
         reports the background hooks' runs to it."""
         return self._audit
 
     @audit.setter
-    def audit(self, audit: AuditLog) -> None:
+    def audit(self, audit: AuditTrail) -> None:
         """Replace the audit log (`engine.audit = AuditLog(path, ...)`): the default monitor
         writes to it, the inbox reports to it and its secrets are redacted from then on."""
         self._audit = audit
-        if isinstance(self.monitor, EngineMonitor):
-            self.monitor.audit = audit
+        self._watch.use_audit(audit)
         self._use_audit(audit)
 
-    def _use_audit(self, audit: AuditLog) -> None:
+    def _use_audit(self, audit: AuditTrail) -> None:
         self.services.inbox.report_to(audit.submit, audit.secrets)
         #: The audit's secrets (a live view), redacted from every result.
         self._secrets = audit.secrets

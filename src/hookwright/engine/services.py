@@ -22,6 +22,11 @@ so two sessions in one process never share a model, an inbox, an I/O loop or a c
   root); None: the workspace folder itself;
 * `mcp`: the session's connected MCP servers, which Claude Code `mcp_tool` hooks call
   (`McpToolCaller`); None: no server is connected, and such hooks fail open with an error.
+
+The I/O loop, the worker pool and the warm runner are known here by their protocols in
+`hookwright.transports.base` (`IoRunner`, `WorkerRunner`, `WarmRunner`); the ones a field
+left out gets are built by the installed defaults (`engine.defaults`: `hookwright.wiring`'s
+`IoLoop`, `WorkerPool` and `WarmPython`).
 """
 
 from __future__ import annotations
@@ -35,10 +40,9 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from hookwright.core.spec import RunContext
+from hookwright.engine.defaults import engine_defaults
 from hookwright.engine.inbox import AsyncInbox
-from hookwright.transports.ioloop import IoLoop
-from hookwright.transports.warm import WarmPython
-from hookwright.transports.workers import WorkerPool
+from hookwright.transports.base import IoRunner, WarmRunner, WorkerRunner
 
 ModelKind = Literal["prompt", "agent"]
 
@@ -134,16 +138,28 @@ class Counters:
             return found
 
 
+def _default_io() -> IoRunner:
+    return engine_defaults().io()
+
+
+def _default_workers() -> WorkerRunner:
+    return engine_defaults().workers()
+
+
+def _default_warm_python() -> WarmRunner:
+    return engine_defaults().warm_python()
+
+
 @dataclass(frozen=True, slots=True)
 class Services:
     evaluator: ModelEvaluator | None = None
     inbox: AsyncInbox = field(default_factory=AsyncInbox)
-    io: IoLoop = field(default_factory=IoLoop)
+    io: IoRunner = field(default_factory=_default_io)
     counters: Counters = field(default_factory=Counters)
-    workers: WorkerPool = field(default_factory=WorkerPool)
+    workers: WorkerRunner = field(default_factory=_default_workers)
     workspace_access: WorkspaceAccess | None = None
     mcp: McpToolCaller | None = None
-    warm_python: WarmPython = field(default_factory=WarmPython)
+    warm_python: WarmRunner = field(default_factory=_default_warm_python)
 
 
 def services_of(ctx: RunContext) -> Services:

@@ -16,13 +16,14 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from hookwright.config.private_files import append_private
+from hookwright.core.audit_record import AuditCallback as AuditCallback
+from hookwright.core.audit_record import AuditRecord as AuditRecord
 from hookwright.core.events import TOOL_EVENTS, HookInput
 from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
@@ -41,51 +42,6 @@ from hookwright.monitor.audit_lines import (
 )
 
 log = logging.getLogger("hookwright.monitor.audit")
-
-
-@dataclass(slots=True, frozen=True)
-class AuditRecord:
-    ts: float
-    event: str
-    hook: str
-    source: str
-    dialect: str
-    status: str
-    decision: str | None
-    duration_ms: float
-    exit_code: int | None
-    reason: str | None
-    error: str | None
-    stderr_tail: str | None
-    session_id: str | None
-    origin: str | None
-    #: The capabilities the hook declared (OpenHarness), else None.
-    capabilities: tuple[str, ...] | None = None
-    #: The patches the hook applied, by scope (OpenHarness `hookSpecificOutput.patch`).
-    patch: dict[str, Any] | None = None
-    #: What the hook did, in one word (`deny`, `rewrite input`, `context`, `prompt`, `error`,
-    #: ...), or None when it had no effect.
-    effect: str | None = None
-    #: The turn the dispatch belongs to, and on tool events the call it was about.
-    turn_id: str | None = None
-    tool_name: str | None = None
-    tool_use_id: str | None = None
-    #: The tool input the hooks of this dispatch received (tool events).
-    tool_input: dict[str, Any] | None = None
-    #: The input the call goes on with after this dispatch's rewrites (PreToolUse and
-    #: PermissionRequest), None when the call was not let through (denied, deferred, answered).
-    executed_input: dict[str, Any] | None = None
-    #: The text this hook added for the model: its additional context, or the prompts a
-    #: skill hook injected.
-    context: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _RECORD_FIELDS}
-
-
-_RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord))
-
-AuditCallback = Callable[[AuditRecord], None]
 
 
 #: Size past which the audit file is rotated, and how many rotated files are kept.
@@ -114,6 +70,18 @@ def rotate(path: Path, keep: int) -> None:
             os.replace(newer, older)
     if keep == 0:
         path.unlink(missing_ok=True)
+
+
+class AuditSink(Protocol):
+    """What the monitor's watchers need of an audit: somewhere to submit a dispatch's runs,
+    and the secret values never to show."""
+
+    @property
+    def secrets(self) -> AbstractSet[str]: ...
+
+    def submit(
+        self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
+    ) -> None: ...
 
 
 def default_audit_path() -> Path:

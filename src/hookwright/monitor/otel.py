@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
 
     from hookwright.core.spec import HookSpec
-    from hookwright.monitor.audit import AuditLog
+    from hookwright.monitor.audit import AuditSink
 
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 #: Sessions whose first dispatch is remembered for their root span.
@@ -108,7 +108,7 @@ def _stages(runs: list[Run]) -> list[list[Run]]:
 class DispatchSpans:
     """Turns each dispatch of an engine into a span tree of its session's trace."""
 
-    def __init__(self, tracer: Tracer, audit: AuditLog) -> None:
+    def __init__(self, tracer: Tracer, audit: AuditSink) -> None:
         from opentelemetry import trace
 
         self._trace = trace
@@ -238,7 +238,7 @@ def _environment_tracer() -> Tracer | None:
         return _tracer
 
 
-def spans_from_environment(audit: AuditLog) -> DispatchSpans | None:
+def spans_from_environment(audit: AuditSink) -> DispatchSpans | None:
     """The spans of an engine whose environment names a collector, else None (and nothing of
     OpenTelemetry imported)."""
     if not any(os.environ.get(name) for name in ENDPOINT_VARIABLES):

@@ -5,26 +5,23 @@ the OpenTelemetry spans and the JSONL audit, watching every dispatch.
   hooks run, each result after (`tracing`); one attribute read per dispatch when off;
 * the spans (`otel.DispatchSpans`), when the environment names a collector: a span tree per
   dispatch that ran a hook, and the session's root span at SessionEnd;
-* the audit (`audit.AuditLog`): one record per hook run.
+* the audit (`audit.AuditLog`, or any `audit.AuditSink`): one record per hook run.
+
+`hookwright.wiring` builds one for every new engine.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Verdict
 from hookwright.core.spec import HookSpec
 from hookwright.monitor import tracing
-from hookwright.monitor.audit import AuditLog, default_audit_path
+from hookwright.monitor.audit import AuditSink
 from hookwright.monitor.debug import state as debug
-from hookwright.monitor.otel import DispatchSpans, spans_from_environment
-
-#: `EngineMonitor.open`'s audit path when the caller names none: the default audit file.
-DEFAULT_AUDIT: Any = object()
+from hookwright.monitor.otel import DispatchSpans
 
 
 class EngineMonitor:
@@ -33,7 +30,7 @@ class EngineMonitor:
     __slots__ = ("audit", "explain", "spans")
 
     def __init__(
-        self, audit: AuditLog, spans: DispatchSpans | None, explain: tracing.Explain | None = None
+        self, audit: AuditSink, spans: DispatchSpans | None, explain: tracing.Explain | None = None
     ) -> None:
         self.audit = audit
         self.spans = spans
@@ -41,15 +38,9 @@ class EngineMonitor:
         #: counts the registered hooks only).
         self.explain = explain
 
-    @classmethod
-    def open(
-        cls, audit_path: Path | str | None = DEFAULT_AUDIT, explain: tracing.Explain | None = None
-    ) -> EngineMonitor:
-        """The monitor of a new engine: its audit at `audit_path` (None: no file; by default
-        `default_audit_path()`), spans when the environment names a collector."""
-        path = default_audit_path() if audit_path is DEFAULT_AUDIT else audit_path
-        audit = AuditLog(Path(path) if path is not None else None)
-        return cls(audit, spans_from_environment(audit), explain)
+    def use_audit(self, audit: AuditSink) -> None:
+        """Write to `audit` from now on (the engine's audit was replaced)."""
+        self.audit = audit
 
     def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int:
         if debug.on:

@@ -25,18 +25,17 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType, TracebackType
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Self
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Self, TypeVar
 
 if TYPE_CHECKING:
-    from hookwright.transports.ioloop import IoLoop
     from hookwright.transports.mcp import ToolCaller
     from hookwright.transports.model import Evaluator
-    from hookwright.transports.warm import WarmPython
-    from hookwright.transports.workers import WorkerPool
+    from hookwright.transports.warm import WarmProcess
 
 #: The default cap on each of stdout and stderr of a process, and on a response body.
 MAX_OUTPUT = 10_000_000
 _NO_HEADERS: Mapping[str, str] = MappingProxyType({})
+T = TypeVar("T")
 
 
 class Caps(NamedTuple):
@@ -71,6 +70,50 @@ class FileLease(Protocol):
 FileAccess = Callable[[Path, LeaseMode], Awaitable[FileLease]]
 
 
+class IoRunner(Protocol):
+    """The event loop one session's hook processes do their I/O on (`Services.io`;
+    `hookwright.transports.ioloop.IoLoop`)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop to do I/O on now; raises `ioloop.IoLoopClosed` once closed."""
+        ...
+
+    def close(self) -> None:
+        """Final: stop what the runner started (a host's own loop is the host's to close)."""
+
+
+class WorkerRunner(Protocol):
+    """The bounded thread pool blocking hook code runs on (`Services.workers`;
+    `hookwright.transports.workers.WorkerPool`); a `core.spec.BlockingRunner`."""
+
+    async def run(self, func: Callable[..., T], *args: Any, name: str | None = None) -> T: ...
+
+    def close(self) -> None: ...
+
+
+class WarmRunner(Protocol):
+    """Forks Python command hooks from a pre-started interpreter (`Services.warm_python`;
+    `hookwright.transports.warm.WarmPython`)."""
+
+    async def launch(
+        self,
+        args: list[str],
+        *,
+        shell: bool,
+        env: dict[str, str],
+        cwd: str | Path | None,
+        stdin_data: bytes = b"",
+    ) -> WarmProcess | None:
+        """Start `args` warm, or None: spawn it the ordinary way."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class Envelope(NamedTuple):
     """What to send, and how. Each transport reads the fields of its channel: a process the
     command or argv, `body` on stdin, env, cwd; HTTP `url`, `method`, headers and `body` (or
@@ -96,11 +139,11 @@ class Envelope(NamedTuple):
     timeout: float | None = None
     caps: Caps = DEFAULT_CAPS
     #: The session's warm runner, for process transports that may fork Python warm.
-    warm: WarmPython | None = None
+    warm: WarmRunner | None = None
     #: The session's I/O loop, for transports whose process does its I/O there (JSON-RPC).
-    io: IoLoop | None = None
+    io: IoRunner | None = None
     #: The session's worker pool, for transports that run blocking calls (in-process hooks).
-    workers: WorkerPool | None = None
+    workers: WorkerRunner | None = None
     #: The session's model, for the model transport (prompt and agent hooks).
     model: Evaluator | None = None
     #: The session's MCP client, for the MCP transport (tool-call hooks).

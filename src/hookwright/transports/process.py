@@ -38,12 +38,20 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from hookwright.monitor import debug
 from hookwright.transports import adoption
 from hookwright.transports.adoption import RunMark, mark_environment, sweep
-from hookwright.transports.base import BaseTransport, Block, Envelope, Failure, Output, Reply
+from hookwright.transports.base import (
+    BaseTransport,
+    Block,
+    Envelope,
+    Failure,
+    Output,
+    Reply,
+    WarmRunner,
+)
 from hookwright.transports.groups import group_alive, others_alive, signal_group
 from hookwright.transports.reaper import end_leftovers
 
 if TYPE_CHECKING:
-    from hookwright.transports.warm import WarmProcess, WarmPython
+    from hookwright.transports.warm import WarmProcess
 
 log = logging.getLogger("hookwright.transports.process")
 
@@ -394,7 +402,7 @@ async def _start(
     cwd: str | Path | None,
     env: dict[str, str],
     stdin_data: bytes,
-    warm: WarmPython | None,
+    warm: WarmRunner | None,
 ) -> _Begun | str:
     """Fork `args` warm when `warm` takes it (a plain Python script run), else spawn it."""
     if warm is not None:
@@ -421,7 +429,7 @@ async def run_process(
     timeout: float | None = None,
     max_output: int = 10_000_000,
     on_first_line: Callable[[str], bool] | None = None,
-    warm: WarmPython | None = None,
+    warm: WarmRunner | None = None,
 ) -> ProcessOutcome:
     """Run one process to completion (or detachment) and return what it did.
 
@@ -494,7 +502,7 @@ class ProcessTransport(BaseTransport):
     command or argv, `body` on stdin, env, cwd, timeout and caps. `warm`: a warm runner used
     when the envelope brings none (a session's runner travels in `Envelope.warm`)."""
 
-    def __init__(self, warm: WarmPython | None = None) -> None:
+    def __init__(self, warm: WarmRunner | None = None) -> None:
         self.warm = warm
 
     async def handle(self, envelope: Envelope) -> Reply:

@@ -53,7 +53,7 @@ from typing import Any, TypeVar
 from hookwright.config.safeparse import MAX_DEPTH, check_depth, load_json_text
 from hookwright.monitor import debug
 from hookwright.transports.adoption import Instant, mark_environment, started, starting
-from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
+from hookwright.transports.base import BaseTransport, Envelope, Failure, IoRunner, Output, Reply
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 from hookwright.transports.ratelimit import RateLimitedLog
@@ -756,7 +756,7 @@ class RpcProcess:
         restart: RestartPolicy | None = None,
         max_line: int = MAX_LINE,
         max_pending_notifications: int = 64,
-        io: IoLoop | None = None,
+        io: IoRunner | None = None,
         clock: Callable[[], float] = time.monotonic,
         launcher: Launcher | None = None,
     ) -> None:
@@ -797,7 +797,7 @@ class RpcProcess:
 
     # Public API (any loop) -------------------------------------------------------------------
 
-    def use_io(self, io: IoLoop) -> None:
+    def use_io(self, io: IoRunner) -> None:
         """Do this process's I/O on `io` (its session's). A process is bound once, before its
         first use; binding it to another loop afterwards is an error."""
         if self._io is io:
@@ -1102,7 +1102,7 @@ class RpcTransport(BaseTransport):
 
     def __init__(self, process: RpcProcess) -> None:
         self.process = process
-        self._bound_io: IoLoop | None = None
+        self._bound_io: IoRunner | None = None
 
     async def handle(self, envelope: Envelope) -> Reply:
         io = envelope.io

@@ -21,7 +21,7 @@ from hookwright.dialects.picoclaw.loader import discover, discover_settings
 from hookwright.dialects.picoclaw.observe import attach_observers, registered_processes
 from hookwright.dialects.picoclaw.reload import ConfigWatch
 from hookwright.engine.kernel import HookEngine
-from hookwright.transports.ioloop import IoLoop
+from hookwright.transports.base import IoRunner
 
 __all__ = [
     "ConfigWatch",
@@ -46,6 +46,6 @@ async def start_processes(engine: HookEngine) -> list[BaseException | None]:
     return [r if isinstance(r, BaseException) else None for r in results]
 
 
-async def _start(target: ProcessTarget, io: IoLoop) -> None:
+async def _start(target: ProcessTarget, io: IoRunner) -> None:
     target.use_io(io)
     await target.start()

@@ -17,8 +17,14 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from hookwright.transports.base import BaseTransport, Envelope, Failure, Output, Reply
-from hookwright.transports.workers import WorkerPool
+from hookwright.transports.base import (
+    BaseTransport,
+    Envelope,
+    Failure,
+    Output,
+    Reply,
+    WorkerRunner,
+)
 
 BuiltinFactory = Callable[[Any], Any]
 
@@ -82,7 +88,7 @@ class BuiltinTarget:
     def transport(self) -> BuiltinTransport:
         return BuiltinTransport(self)
 
-    async def call(self, method: str, params: dict[str, Any], workers: WorkerPool | None) -> Any:
+    async def call(self, method: str, params: dict[str, Any], workers: WorkerRunner | None) -> Any:
         """`method` of the builtin with a copy of `params`; a sync method on `workers`."""
         func = getattr(self.obj, method)
         argument = copy.deepcopy(params)

@@ -10,7 +10,7 @@ from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
 from hookwright.engine.observers import RuntimeEvent
-from hookwright.transports.ioloop import IoLoop
+from hookwright.transports.base import IoRunner
 from hookwright.transports.rpc import RestartPolicy, RpcProcess, RpcTransport
 
 
@@ -62,7 +62,7 @@ class ProcessTarget:
         #: The engine observer that forwards its events (`observe.attach_observers`).
         self.observer: Callable[[RuntimeEvent], None] | None = None
 
-    def use_io(self, io: IoLoop) -> None:
+    def use_io(self, io: IoRunner) -> None:
         """Run the process on its session's I/O loop (`Services.io`); bound once."""
         self.rpc.use_io(io)
 

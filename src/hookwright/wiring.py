@@ -1,0 +1,61 @@
+"""The composition root: what a bare `HookEngine()` and `Services()` are built with.
+
+The engine knows its runners and its audit by protocols only (`transports.base`,
+`engine.monitoring`); this module names the concrete ones: the session's `IoLoop`,
+`WorkerPool` and `WarmPython`, and the default monitor (`monitor.watch.EngineMonitor`: the
+debug trace, the OpenTelemetry spans, the audit at `default_audit_path()`). The package root
+calls `install()` on import (`hookwright/__init__.py`), which Python runs before any module of
+the package, so every engine gets these however it is imported. The imports wait until an
+engine is built: `hookwright --version` and the CLI's light commands load none of them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hookwright.engine import defaults
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from hookwright.engine.defaults import Explain
+    from hookwright.engine.monitoring import AuditedMonitor, AuditTrail
+    from hookwright.transports.ioloop import IoLoop
+    from hookwright.transports.warm import WarmPython
+    from hookwright.transports.workers import WorkerPool
+
+
+class Defaults:
+    """The shipped `engine.defaults.EngineDefaults`."""
+
+    def io(self) -> IoLoop:
+        from hookwright.transports.ioloop import IoLoop
+
+        return IoLoop()
+
+    def workers(self) -> WorkerPool:
+        from hookwright.transports.workers import WorkerPool
+
+        return WorkerPool()
+
+    def warm_python(self) -> WarmPython:
+        from hookwright.transports.warm import WarmPython
+
+        return WarmPython()
+
+    def watch(
+        self, audit_path: Path | str | None, explain: Explain
+    ) -> tuple[AuditTrail, AuditedMonitor]:
+        from pathlib import Path
+
+        from hookwright.monitor.audit import AuditLog, default_audit_path
+        from hookwright.monitor.otel import spans_from_environment
+        from hookwright.monitor.watch import EngineMonitor
+
+        path = default_audit_path() if audit_path is defaults.DEFAULT_AUDIT else audit_path
+        audit = AuditLog(Path(path) if path is not None else None)
+        return audit, EngineMonitor(audit, spans_from_environment(audit), explain)
+
+
+def install() -> None:
+    defaults.install(Defaults())
