@@ -199,3 +199,59 @@ def test_the_check_sees_imports_inside_functions_and_type_checking() -> None:
 def test_a_cycle_is_found() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": {"c"}}) is None
+
+
+#: Where a project's hooks are discovered and bound: the one opening place, and the packages
+#: that implement discovery and binding (config, the dialects). Every host, the command line
+#: included, goes through the opening place, so its trust and reporting rules hold for all.
+OPENING_PLACE = "host/open.py"
+OPENING_PACKAGES = ("config", "dialects")
+#: The names of discovery and of the trust decision before binding.
+OPENING_NAMES = {"discover", "discover_by_dialect", "needing_trust", "binder"}
+
+
+def opening_steps(source: str) -> list[str]:
+    """Each step of opening a project `source` takes itself: a discovery function imported
+    or called, or discovered hooks bound (`.bind(policy)`; a socket's `.bind((host, port))`,
+    whose one argument is an address tuple, is not)."""
+    steps: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hookwright"):
+            steps += [f"import {a.name}" for a in node.names if a.name in OPENING_NAMES]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            address = len(node.args) == 1 and isinstance(node.args[0], ast.Tuple)
+            if name in OPENING_NAMES or (
+                isinstance(func, ast.Attribute) and name == "bind" and not address
+            ):
+                steps.append(f"{name}()")
+    return steps
+
+
+def test_only_the_opening_place_discovers_and_binds_a_project() -> None:
+    offending = [
+        (file, step)
+        for file, path in modules()
+        if file != OPENING_PLACE and file.split("/")[0] not in OPENING_PACKAGES
+        for step in opening_steps(path.read_text(encoding="utf-8"))
+    ]
+    assert offending == []
+
+
+def test_the_opening_check_sees_discovery_and_binding() -> None:
+    source = (
+        "from hookwright.dialects import discover\n"
+        "import hookwright.config.loading as loading\n"
+        "def f(ctx, policy, sock):\n"
+        "    found = loading.discover_by_dialect(ctx)\n"
+        "    sock.bind(('127.0.0.1', 0))\n"
+        "    return discover(ctx).bind(policy)\n"
+    )
+    assert sorted(opening_steps(source)) == [
+        "bind()",
+        "discover()",
+        "discover_by_dialect()",
+        "import discover",
+    ]
+    assert opening_steps((SRC / OPENING_PLACE).read_text(encoding="utf-8")), "the place itself"

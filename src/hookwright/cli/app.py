@@ -20,7 +20,7 @@ from hookwright.cli import audit_log
 from hookwright.cli import validate as validation
 from hookwright.cli.hooks_test import HooksTest
 from hookwright.cli.hooks_test import run as run_hooks_test
-from hookwright.cli.project import CliError, context, error_line, load, say_err, trust_store
+from hookwright.cli.project import CliError, checked, error_line, load, say_err, trust_store
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.events import UnknownEventError, resolve_event
 from hookwright.monitor import debug as debug_trace
@@ -162,13 +162,14 @@ def hooks_list(
     declared.
 
     Hooks of a folder that is not trusted are listed from their config files, marked "not
-    trusted: will not run"; none of their code is imported, called or started."""
+    trusted: will not run"; none of their code is imported, called or started. Hooks their
+    settings turn off, or that failed to load, are listed as "not bound: will not run"."""
     try:
-        engine, result = load(project, config)
+        engine, hooks = load(project, config)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
-    rows = hooktable.collect(engine, result.untrusted, wanted)
+    rows = hooktable.collect(engine, hooks.opened.not_run, wanted)
     engine.close()
     if json_out:
         sys.stdout.write(json.dumps(hooktable.as_json(rows), ensure_ascii=False) + "\n")
@@ -178,9 +179,9 @@ def hooks_list(
         console.print("no hooks configured")
         return
     hooktable.print_rows(console, rows, project.resolve())
-    if result.untrusted:
+    if hooks.opened.untrusted:
         console.print(
-            f"{len(result.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
+            f"{len(hooks.opened.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
             + TrustStore(Path.home()).how_to_trust(project.resolve())
         )
 
@@ -238,11 +239,11 @@ def hooks_validate(
     Files are read and validated without running anything; hooks of trusted folders (all with
     --trust) are also loaded as a session loads them (modules imported, factories called)."""
     try:
-        ctx = context(project, config)
+        folder, scope = checked(project, config)
         policy = TrustPolicy(everything=True) if trust else trust_store()
     except CliError as exc:
         raise _fail(str(exc)) from None
-    report = validation.validate(ctx, policy)
+    report = validation.validate(folder, scope, policy)
     if json_out:
         sys.stdout.write(json.dumps(validation.to_json(report), ensure_ascii=False) + "\n")
     else:

@@ -35,8 +35,9 @@ from hookwright.monitor import debug as debug_trace
 
 if TYPE_CHECKING:
     from hookwright.cli.explain import Explanation
-    from hookwright.config.loading import LoadResult
+    from hookwright.config.loading import DiscoveredHook
     from hookwright.engine.kernel import HookEngine
+    from hookwright.host.open import BoundHooks
 
 #: Read when an engine is built (the audit's size limits, the OpenTelemetry collector); a bad
 #: value is reported then.
@@ -67,28 +68,29 @@ def run(args: HooksTest) -> int:
         canonical = resolve_event(args.event)
         data = _recorded(args.from_transcript, canonical, args.tool_use)
         data.update(_read_input(args.input_file))
-        loaded = bound(args.project, args.configs, TrustPolicy(everything=True))
-        engine = engine_for(loaded) if _needs_engine(loaded, args.explain) else None
-        say_diagnostics(loaded)
+        project = bound(args.project, args.configs, TrustPolicy(everything=True))
+        registered = engine_for(project) if _needs_engine(project, args.explain) else None
+        say_diagnostics(project)
         trust = trust_store()
     except (CliError, UnknownEventError) as exc:
         return error_line(str(exc))
     data.setdefault("session_id", f"test-{os.urandom(4).hex()}")
     data.setdefault("cwd", str(args.project.resolve()))
     inp = HookInput.from_wire(canonical, data)
-    if engine is None:
+    if registered is None:
         output = verdict_to_json(inp.event.value)
     else:
-        output = _dispatch(engine, loaded, trust, inp, args.explain)
+        engine, declared_by = registered
+        output = _dispatch(engine, project, declared_by, trust, inp, args.explain)
     sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
     return 0
 
 
-def _needs_engine(loaded: LoadResult, explain: bool) -> bool:
+def _needs_engine(project: BoundHooks, explain: bool) -> bool:
     """False when an engine would answer the empty verdict and print nothing: no hook bound,
     no explanation or trace wanted, none of the settings its construction may warn about."""
     return (
-        bool(loaded.specs)
+        bool(project.loaded.specs)
         or explain
         or debug_trace.state.on
         or any(os.environ.get(variable) for variable in _ENGINE_WARNS_ABOUT)
@@ -96,10 +98,15 @@ def _needs_engine(loaded: LoadResult, explain: bool) -> bool:
 
 
 def _dispatch(
-    engine: HookEngine, loaded: LoadResult, trust: TrustPolicy, inp: HookInput, explain: bool
+    engine: HookEngine,
+    project: BoundHooks,
+    declared_by: dict[int, DiscoveredHook],
+    trust: TrustPolicy,
+    inp: HookInput,
+    explain: bool,
 ) -> dict[str, Any]:
     """The verdict of `inp` (with `explain`, its explanation too, also printed to stderr)."""
-    explanation = _explain(engine, loaded, trust, inp, explain)
+    explanation = _explain(engine, project, declared_by, trust, inp, explain)
     if not explain:
         for warning in explanation.warnings:
             say_err(f"warning: {warning}")
@@ -142,19 +149,24 @@ def _read_stdin() -> str:
 
 
 def _explain(
-    engine: HookEngine, loaded: LoadResult, trust: TrustPolicy, inp: HookInput, full: bool
+    engine: HookEngine,
+    project: BoundHooks,
+    declared_by: dict[int, DiscoveredHook],
+    trust: TrustPolicy,
+    inp: HookInput,
+    full: bool,
 ) -> Explanation:
-    """The input warnings, and with `full` every candidate hook and the folders not trusted."""
+    """The input warnings, and with `full` every candidate hook, the folders not trusted and
+    the hooks that will not run."""
     from hookwright.cli.explain import Explanation, other_events, unloaded_for
     from hookwright.engine.selection import input_warnings
 
-    untrusted = {
-        key for key, hook in loaded.declared_by.items() if not trust.trusts(hook.trust_root)
-    }
+    untrusted = {key for key, hook in declared_by.items() if not trust.trusts(hook.trust_root)}
+    not_bound = [item.hook for item in project.opened.not_run if item.reason == "not_bound"]
     return Explanation(
         candidates=engine.explain(inp) if full else [],
         untrusted=untrusted,
-        unloaded=unloaded_for(loaded.unloaded, inp.event) if full else [],
+        unloaded=unloaded_for(not_bound, inp.event) if full else [],
         warnings=input_warnings(engine.hooks(inp.event), inp),
         elsewhere=other_events(engine.hooks(), inp.event) if full else [],
     )

@@ -10,17 +10,23 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from hookwright.config.loading import DiscoveredHook
 from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
 from hookwright.engine.kernel import HookEngine
+from hookwright.host.open import NotRun, NotRunReason
 
 NOT_TRUSTED = "not trusted: will not run"
+#: What each reason a hook will not run reads as in the listing.
+NOT_RUN_NOTES: dict[NotRunReason, str] = {
+    "untrusted": NOT_TRUSTED,
+    "not_bound": "not bound: will not run (turned off by its settings, or it failed to load)",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class HookRow:
-    """One listed hook; `event` "-" for a hook only its code can place."""
+    """One listed hook; `event` "-" for a hook only its code can place; `not_run` why a
+    declared hook will not run (None for a hook that runs)."""
 
     event: str
     index: int | None
@@ -34,6 +40,7 @@ class HookRow:
     origin: str
     trusted: bool
     note: str
+    not_run: NotRunReason | None = None
 
 
 def bound_row(event: Event, index: int, spec: HookSpec) -> HookRow:
@@ -53,7 +60,8 @@ def bound_row(event: Event, index: int, spec: HookSpec) -> HookRow:
     )
 
 
-def untrusted_row(event: str, hook: DiscoveredHook) -> HookRow:
+def not_run_row(event: str, item: NotRun) -> HookRow:
+    hook, why = item.hook, NOT_RUN_NOTES[item.reason]
     return HookRow(
         event=event,
         index=None,
@@ -65,22 +73,24 @@ def untrusted_row(event: str, hook: DiscoveredHook) -> HookRow:
         mode=hook.mode,
         timeout=hook.timeout,
         origin=hook.origin,
-        trusted=False,
-        note=f"{NOT_TRUSTED}; {hook.note}" if hook.note else NOT_TRUSTED,
+        trusted=item.reason != "untrusted",
+        note=f"{why}; {hook.note}" if hook.note else why,
+        not_run=item.reason,
     )
 
 
 def collect(
-    engine: HookEngine, untrusted: Sequence[DiscoveredHook], only: Event | None = None
+    engine: HookEngine, not_run: Sequence[NotRun], only: Event | None = None
 ) -> list[HookRow]:
-    """The engine's hooks in dispatch order per event, then the unbound ones declared there."""
+    """The engine's hooks in dispatch order per event, then the declared ones that will not
+    run there (`OpenedProject.not_run`: the report every host gets)."""
     rows: list[HookRow] = []
     for event in Event:
         if only is not None and event is not only:
             continue
         rows += [bound_row(event, i, spec) for i, spec in enumerate(engine.hooks(event), 1)]
-        rows += [untrusted_row(event.value, h) for h in untrusted if event in h.events]
-    rows += [untrusted_row("-", hook) for hook in untrusted if not hook.events]
+        rows += [not_run_row(event.value, item) for item in not_run if event in item.hook.events]
+    rows += [not_run_row("-", item) for item in not_run if not item.hook.events]
     return rows
 
 
@@ -104,7 +114,7 @@ def _entry(row: HookRow, project: Path | None) -> list[Text]:
         facts.append(f"{row.timeout:g}s")
     first = Text.assemble(
         (f"  {row.index or '-':>2} ", "dim"),
-        (row.name, "bold" if row.trusted else "yellow"),
+        (row.name, "yellow" if row.not_run else "bold"),
         "  ",
         (when, "cyan"),
         "  ",
@@ -114,7 +124,7 @@ def _entry(row: HookRow, project: Path | None) -> list[Text]:
     where = _shorter_origin(row.origin, project)
     details = [part for part in (where, row.note) if part]
     if details:
-        style = "dim" if row.trusted else "yellow"
+        style = "yellow" if row.not_run else "dim"
         lines.append(Text("     " + " — ".join(details), style=style))
     return lines
 

@@ -1,8 +1,9 @@
-"""A project's hooks as the `hooks` commands load them: the folder and config files checked,
-every dialect's hooks discovered and bound, each problem printed as one line.
+"""A project's hooks as the `hooks` commands open them: the folder and config files checked,
+then opened where every host opens a project (`hookwright.host.open`), each problem printed
+as one line.
 
 Free of typer and rich (see `hookwright.cli.quick`); the engine is imported when hooks are
-bound, so reading a project's folder costs no more than its config files do."""
+registered, so reading a project's folder costs no more than its config files do."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookwright.config.loading import LoadContext, LoadResult
+from hookwright.config.loading import DiscoveredHook
 from hookwright.config.trust import TrustPolicy
-from hookwright.dialects import discover
+from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_project
 
 if TYPE_CHECKING:
     from hookwright.engine.kernel import HookEngine
@@ -32,7 +33,8 @@ def error_line(message: str) -> int:
     return 2
 
 
-def context(project: Path, configs: list[Path] | None) -> LoadContext:
+def checked(project: Path, configs: list[Path] | None) -> tuple[Path, ProjectScope]:
+    """The project folder (resolved) and the `--config` files, each checked to exist."""
     project = project.resolve()
     if not project.is_dir():
         raise CliError(f"project directory {project} does not exist")
@@ -40,7 +42,7 @@ def context(project: Path, configs: list[Path] | None) -> LoadContext:
     for file in files:
         if not file.is_file():
             raise CliError(f"config file {file} does not exist")
-    return LoadContext(project_dir=project, home=Path.home(), config_files=files)
+    return project, ProjectScope(config_files=files)
 
 
 def trust_store() -> TrustPolicy:
@@ -52,45 +54,43 @@ def trust_store() -> TrustPolicy:
 
 def bound(
     project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
-) -> LoadResult:
+) -> BoundHooks:
     """Discover the project's hooks and bind those `policy` trusts (default: the trust store).
 
     Binding runs hook code (modules imported, factories called) and the hooks may run next, so
     when there are hooks hookwright first becomes the subreaper of what they detach (see
     `transports.adoption`; the full command line has turned it on already)."""
-    discovery = discover(context(project, configs))
+    folder, scope = checked(project, configs)
+    home = Path.home()
+    discovery = discover_project(folder, home, scope)
     if discovery.hooks:
         from hookwright.transports.adoption import enable_subreaper
 
         enable_subreaper()
-    return discovery.bind(policy or trust_store())
+    return bind_hooks(discovery, policy or trust_store(), folder, home, scope)
 
 
-def engine_for(result: LoadResult) -> HookEngine:
-    """An engine with `result`'s specs registered; `result.declared_by` is re-keyed by the
-    registered specs."""
+def engine_for(hooks: BoundHooks) -> tuple[HookEngine, dict[int, DiscoveredHook]]:
+    """An engine with `hooks` registered, and the hook each registered spec was declared by
+    (keyed by its `id()`)."""
     from hookwright.engine.kernel import HookEngine
 
     engine = HookEngine()
-    declared_by = result.declared_by
-    result.declared_by = {}
-    for spec in result.specs:
-        registered = engine.register(spec)
-        if id(spec) in declared_by:
-            result.declared_by[id(registered)] = declared_by[id(spec)]
-    return engine
+    return engine, hooks.register(engine)
 
 
-def say_diagnostics(result: LoadResult) -> None:
-    for diagnostic in result.diagnostics:
-        say_err(str(diagnostic))
+def say_diagnostics(hooks: BoundHooks) -> None:
+    """Each problem, and each warning about hooks that will not run, on stderr: the lines an
+    embedding host gets on `OpenedProject.diagnostics`."""
+    for line in hooks.opened.diagnostics:
+        say_err(line)
 
 
 def load(
     project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
-) -> tuple[HookEngine, LoadResult]:
+) -> tuple[HookEngine, BoundHooks]:
     """`bound`, registered on a new engine, each problem printed."""
-    result = bound(project, configs, policy)
-    engine = engine_for(result)
-    say_diagnostics(result)
-    return engine, result
+    hooks = bound(project, configs, policy)
+    engine, _ = engine_for(hooks)
+    say_diagnostics(hooks)
+    return engine, hooks

@@ -13,15 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hookwright.dialects  # noqa: F401  (tells discovery which dialects exist)
-from hookwright.config.loading import (
-    Diagnostic,
-    Discovery,
-    LoadContext,
-    discover_by_dialect,
-    unrecognised_configs,
-)
+from hookwright.config.loading import Diagnostic, Discovery
 from hookwright.config.trust import TrustPolicy
+from hookwright.host.open import ProjectScope, bind_hooks, discover_each_dialect
 from hookwright.skills import SkillHookError, scan_hooks
 
 
@@ -62,14 +56,21 @@ def _file_of(origin: str) -> str:
     return origin.rpartition(":")[0] or origin
 
 
-def _add_dialect(report: Report, dialect: str, discovery: Discovery, policy: TrustPolicy) -> None:
+def _add_dialect(
+    report: Report,
+    dialect: str,
+    discovery: Discovery,
+    policy: TrustPolicy,
+    scope: ProjectScope,
+    home: Path,
+) -> None:
     for name in discovery.files:
         report.file(name, dialect)
     for hook in discovery.hooks:
         report.file(_file_of(hook.origin), dialect).hooks += 1
-    bound = discovery.bind(policy)
-    report.unchecked += len(bound.untrusted)
-    for diagnostic in bound.diagnostics:
+    bound = bind_hooks(discovery, policy, report.project, home, scope)
+    report.unchecked += len(bound.opened.untrusted)
+    for diagnostic in bound.loaded.diagnostics:
         report.file(diagnostic.file, dialect).problems.append(diagnostic)
 
 
@@ -89,14 +90,17 @@ def _add_skills(report: Report, project: Path) -> None:
             report.file(error.file, "skill").problems.append(problem)
 
 
-def validate(ctx: LoadContext, policy: TrustPolicy) -> Report:
-    report = Report(ctx.project_dir)
-    everything = Discovery()
-    for dialect, discovery in discover_by_dialect(ctx).items():
-        _add_dialect(report, dialect, discovery, policy)
-        everything.extend(discovery)
-    _add_skills(report, ctx.project_dir)
-    for diagnostic in unrecognised_configs(ctx, everything):
+def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:
+    """Every dialect's files under `project` (and `scope`'s config files), opened where every
+    host opens a project (`hookwright.host.open`), one dialect at a time so each problem is
+    reported under its own dialect."""
+    report = Report(project)
+    home = Path.home()
+    found, unrecognised = discover_each_dialect(project, home, scope.config_files)
+    for dialect, discovery in found.items():
+        _add_dialect(report, dialect, discovery, policy, scope, home)
+    _add_skills(report, project)
+    for diagnostic in unrecognised:
         report.file(diagnostic.file, "-").problems.append(diagnostic)
     return report
 

@@ -11,53 +11,128 @@ decision it applies (docs/embedding.md shows a whole loop).
         case Defer(): ...
 """
 
-from hookwright.config.trust import TrustPolicy
-from hookwright.core.effects import PromptInjection
-from hookwright.core.events import Event
-from hookwright.engine.kernel import HookEngine
-from hookwright.engine.services import WorkspaceAccess, WorkspaceLease
-from hookwright.host.decisions import (
-    Ask,
-    Checkpoint,
-    CompactDecision,
-    CompactedDecision,
-    Defer,
-    Deny,
-    ElicitationDecision,
-    EndTurn,
-    ModelRequest,
-    ModelRequestDecision,
-    ModelResponseDecision,
-    PermissionDecision,
-    Respond,
-    Run,
-    SessionStartDecision,
-    StopDecision,
-    ToolAction,
-    ToolDecision,
-    ToolResult,
-    ToolResultDecision,
-)
-from hookwright.host.framework import (
-    Abilities,
-    FrameworkSession,
-    ToolStep,
-    ask_payload,
-    elapsed_ms,
-    ended_text,
-    reminder,
-)
-from hookwright.host.open import HookInfo, ProjectHooks
-from hookwright.host.prompts import PromptFlow, PromptPlacement
-from hookwright.host.reports import Reporter
-from hookwright.host.session import (
-    DEFAULT_STOP_BLOCK_CAP,
-    HookSession,
-    SessionIdentity,
-    tool_result_from_value,
-)
-from hookwright.host.sync import SyncHookSession
-from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hookwright.config.trust import TrustPolicy
+    from hookwright.core.effects import PromptInjection
+    from hookwright.core.events import Event
+    from hookwright.engine.kernel import HookEngine
+    from hookwright.engine.services import WorkspaceAccess, WorkspaceLease
+    from hookwright.host.decisions import (
+        Ask,
+        Checkpoint,
+        CompactDecision,
+        CompactedDecision,
+        Defer,
+        Deny,
+        ElicitationDecision,
+        EndTurn,
+        ModelRequest,
+        ModelRequestDecision,
+        ModelResponseDecision,
+        PermissionDecision,
+        Respond,
+        Run,
+        SessionStartDecision,
+        StopDecision,
+        ToolAction,
+        ToolDecision,
+        ToolResult,
+        ToolResultDecision,
+    )
+    from hookwright.host.framework import (
+        Abilities,
+        FrameworkSession,
+        ToolStep,
+        ask_payload,
+        elapsed_ms,
+        ended_text,
+        reminder,
+    )
+    from hookwright.host.open import HookInfo, ProjectHooks
+    from hookwright.host.prompts import PromptFlow, PromptPlacement
+    from hookwright.host.reports import Reporter
+    from hookwright.host.session import (
+        DEFAULT_STOP_BLOCK_CAP,
+        HookSession,
+        SessionIdentity,
+        tool_result_from_value,
+    )
+    from hookwright.host.sync import SyncHookSession
+    from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
+
+#: Where each name of the contract lives. Names load on first use, so a module of this
+#: package (`hookwright.host.open`, which the command line opens projects with) can be
+#: imported without loading the engine and the session.
+_HOMES = {
+    "TrustPolicy": "hookwright.config.trust",
+    "PromptInjection": "hookwright.core.effects",
+    "Event": "hookwright.core.events",
+    "HookEngine": "hookwright.engine.kernel",
+    **dict.fromkeys(("WorkspaceAccess", "WorkspaceLease"), "hookwright.engine.services"),
+    **dict.fromkeys(
+        (
+            "Ask",
+            "Checkpoint",
+            "CompactDecision",
+            "CompactedDecision",
+            "Defer",
+            "Deny",
+            "ElicitationDecision",
+            "EndTurn",
+            "ModelRequest",
+            "ModelRequestDecision",
+            "ModelResponseDecision",
+            "PermissionDecision",
+            "Respond",
+            "Run",
+            "SessionStartDecision",
+            "StopDecision",
+            "ToolAction",
+            "ToolDecision",
+            "ToolResult",
+            "ToolResultDecision",
+        ),
+        "hookwright.host.decisions",
+    ),
+    **dict.fromkeys(
+        (
+            "Abilities",
+            "FrameworkSession",
+            "ToolStep",
+            "ask_payload",
+            "elapsed_ms",
+            "ended_text",
+            "reminder",
+        ),
+        "hookwright.host.framework",
+    ),
+    **dict.fromkeys(("HookInfo", "ProjectHooks"), "hookwright.host.open"),
+    **dict.fromkeys(("PromptFlow", "PromptPlacement"), "hookwright.host.prompts"),
+    "Reporter": "hookwright.host.reports",
+    **dict.fromkeys(
+        ("DEFAULT_STOP_BLOCK_CAP", "HookSession", "SessionIdentity", "tool_result_from_value"),
+        "hookwright.host.session",
+    ),
+    "SyncHookSession": "hookwright.host.sync",
+    **dict.fromkeys(("ToolAlias", "ToolMap", "unmatched_tool_hooks"), "hookwright.host.toolmap"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'hookwright.host' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "DEFAULT_STOP_BLOCK_CAP",

@@ -11,11 +11,16 @@ the daemon reach a project's hooks only through here, so every rule about openin
 written once. What will not run comes back on `OpenedProject.not_run`, each with its reason,
 for the caller to report.
 
+The command line's `hooks` commands open a project here too, synchronously
+(`discover_project`, then `bind_hooks`: bound, but registered on an engine only when the
+command needs one). So this module imports no engine and no dialect at start-up: each dialect
+is imported when a project has its files, PicoClaw's process support when processes start.
+
 This is also the only module of `hookwright.host` that imports a dialect: the rest of the host
 contract knows none (importing `hookwright.dialects` here is also what tells discovery which
 dialects exist). What a running host needs of a dialect comes from here too: the PicoClaw
-tool-result reader (registered on import) and where a request's prompt injections go
-(`prompt_placement`, `host.prompts.PromptFlow`'s default).
+tool-result reader (registered when the session contract loads) and where a request's prompt
+injections go (`prompt_placement`, `host.prompts.PromptFlow`'s default).
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+import hookwright.dialects  # noqa: F401  (tells discovery which dialects exist)
 from hookwright.config.loading import (
     Diagnostic,
     DiscoveredHook,
@@ -32,20 +38,16 @@ from hookwright.config.loading import (
     LoadContext,
     LoadResult,
     discover,
+    discover_by_dialect,
     sources,
+    unrecognised_configs,
 )
 from hookwright.config.trust import TrustPolicy, TrustStore
-from hookwright.dialects import picoclaw
-from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
-from hookwright.dialects.claude_code.loader import load_policy
-from hookwright.dialects.picoclaw.codec import read_tool_result
-from hookwright.dialects.skills import HookInfo
-from hookwright.dialects.skills.placement import SkillPlacement
-from hookwright.dialects.skills.specs import skill_specs
-from hookwright.engine.kernel import HookEngine
-from hookwright.host.tool_results import register_tool_result_reader
 
-register_tool_result_reader(read_tool_result)
+if TYPE_CHECKING:
+    from hookwright.dialects.skills import HookInfo
+    from hookwright.dialects.skills.placement import SkillPlacement
+    from hookwright.engine.kernel import HookEngine
 
 #: Asked, before binding, whether to trust `folder` for the `count` hooks that need it.
 AskTrust = Callable[[Path, int], Awaitable[bool]]
@@ -101,6 +103,26 @@ class ProjectScope:
         return (self.dialects is None or dialect in self.dialects) and dialect not in self.exclude
 
 
+@dataclass(frozen=True, slots=True)
+class BoundHooks:
+    """A project's hooks bound under a trust policy, on no engine yet: `loaded` as the binders
+    gave them (specs, and each problem naming its file and field), `opened` the report a host
+    reads. A command that may need no engine builds one only when it does (`register`)."""
+
+    loaded: LoadResult
+    opened: OpenedProject
+
+    def register(self, engine: HookEngine) -> dict[int, DiscoveredHook]:
+        """Register the bound specs on `engine`, in order; returns the hook each was declared
+        by, keyed by `id()` of the spec the engine registered."""
+        declared_by: dict[int, DiscoveredHook] = {}
+        for spec in self.loaded.specs:
+            registered = engine.register(spec)
+            if id(spec) in self.loaded.declared_by:
+                declared_by[id(registered)] = self.loaded.declared_by[id(spec)]
+        return declared_by
+
+
 async def open_project(
     engine: HookEngine,
     project_dir: Path,
@@ -129,8 +151,10 @@ def discover_project(project_dir: Path, home: Path, scope: ProjectScope) -> Disc
     dialects `scope` keeps; a dialect name no dialect has is a warning."""
     ctx = LoadContext(project_dir=project_dir, home=home, config_files=scope.config_files)
     found = discover(ctx)
-    known = dialect_names()
-    unknown = sorted({*(scope.dialects or ()), *scope.exclude} - known)
+    named = {*(scope.dialects or ()), *scope.exclude}
+    # Only a scope that names dialects needs them all known (imported) to check its names.
+    known = dialect_names() if named else set()
+    unknown = sorted(named - known)
     if unknown:
         found.diagnostics.append(
             Diagnostic(
@@ -144,6 +168,20 @@ def discover_project(project_dir: Path, home: Path, scope: ProjectScope) -> Disc
     return found
 
 
+def discover_each_dialect(
+    project_dir: Path, home: Path, config_files: Sequence[Path] = ()
+) -> tuple[dict[str, Discovery], list[Diagnostic]]:
+    """Each dialect's hooks and config files, by dialect, every dialect asked whether or not
+    its files exist (`hooks validate` reports each file under its dialect), and a warning for
+    each of `config_files` no dialect recognised. No hook code runs."""
+    ctx = LoadContext(project_dir=project_dir, home=home, config_files=config_files)
+    found = discover_by_dialect(ctx)
+    everything = Discovery()
+    for discovery in found.values():
+        everything.extend(discovery)
+    return found, unrecognised_configs(ctx, everything)
+
+
 def bind_project(
     engine: HookEngine,
     discovery: Discovery,
@@ -153,13 +191,25 @@ def bind_project(
     scope: ProjectScope,
 ) -> OpenedProject:
     """Bind the hooks `policy` trusts onto `engine`; a warning says how to trust the rest."""
+    bound = bind_hooks(discovery, policy, project_dir, home, scope)
+    bound.register(engine)
+    return bound.opened
+
+
+def bind_hooks(
+    discovery: Discovery,
+    policy: TrustPolicy,
+    project_dir: Path,
+    home: Path,
+    scope: ProjectScope,
+) -> BoundHooks:
+    """Bind the hooks `policy` trusts (their code runs: modules imported, factories called),
+    keep the others unbound, and report every hook that will not run and why."""
     loaded = discovery.bind(policy)
-    for spec in loaded.specs:
-        engine.register(spec)
     watch = None
     if scope.keeps("picoclaw"):
         watch = LoadContext(project_dir, home, scope.config_files), policy
-    return OpenedProject(
+    opened = OpenedProject(
         project_dir=project_dir,
         home=home,
         policy=policy,
@@ -171,6 +221,7 @@ def bind_project(
         ),
         watch=watch,
     )
+    return BoundHooks(loaded, opened)
 
 
 def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tuple[str, ...]:
@@ -186,6 +237,8 @@ async def start_processes(engine: HookEngine, watch: ConfigWatchTarget | None) -
     see the session's first event; one line per process that failed to start. With `watch`,
     a process whose config file changes is restarted with its new settings for the rest of
     the session."""
+    from hookwright.dialects import picoclaw
+
     picoclaw.attach_observers(engine)
     if watch is not None:
         picoclaw.ConfigWatch(engine, *watch).start()
@@ -211,6 +264,9 @@ def add_frontmatter_hooks(
     """Register the hooks of a skill's or subagent definition's frontmatter for `scope`, under
     the settings' policy (`disableAllHooks`, ...) of the files `trust` trusts; returns one
     line per problem."""
+    from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
+    from hookwright.dialects.claude_code.loader import load_policy
+
     policy = load_policy(LoadContext(project_dir, home), trust)
     loaded = load_frontmatter_hooks(
         path, kind, scope, project_dir=project_dir, home=home, policy=policy
@@ -222,6 +278,8 @@ def add_frontmatter_hooks(
 
 def add_skill_hooks(engine: HookEngine, hooks: Iterable[HookInfo], scope: str) -> None:
     """Register skill prompt hooks for the session `scope`."""
+    from hookwright.dialects.skills.specs import skill_specs
+
     for spec in skill_specs(hooks, scope=scope):
         engine.register(spec)
 
@@ -229,7 +287,29 @@ def add_skill_hooks(engine: HookEngine, hooks: Iterable[HookInfo], scope: str) -
 def prompt_placement(messages: list[dict[str, Any]]) -> SkillPlacement:
     """Where one request's prompt injections go in `messages`: the skills dialect's table, the
     only dialect whose hooks inject prompts (`host.prompts.PromptFlow`'s default placement)."""
+    from hookwright.dialects.skills.placement import SkillPlacement
+
     return SkillPlacement(messages)
+
+
+def register_tool_result_readers() -> None:
+    """Let hook-supplied tool results in a built-in dialect's own shape (PicoClaw's
+    `for_llm`) be read as such; called when the session contract is loaded
+    (`hookwright.host.session`), not here, so opening a project for the command line does not
+    load PicoClaw."""
+    from hookwright.dialects.picoclaw.codec import read_tool_result
+    from hookwright.host.tool_results import register_tool_result_reader
+
+    register_tool_result_reader(read_tool_result)
+
+
+def __getattr__(name: str) -> Any:
+    """`HookInfo` (a skill prompt hook, `hookwright.host.HookInfo`), loaded on first use."""
+    if name == "HookInfo":
+        from hookwright.dialects.skills import HookInfo
+
+        return HookInfo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def dialect_names() -> set[str]:
@@ -239,6 +319,7 @@ def dialect_names() -> set[str]:
 
 __all__ = [
     "AskTrust",
+    "BoundHooks",
     "ConfigWatchTarget",
     "HookInfo",
     "NotRun",
@@ -247,10 +328,13 @@ __all__ = [
     "ProjectScope",
     "add_frontmatter_hooks",
     "add_skill_hooks",
+    "bind_hooks",
     "bind_project",
     "dialect_names",
+    "discover_each_dialect",
     "discover_project",
     "open_project",
     "prompt_placement",
+    "register_tool_result_readers",
     "start_processes",
 ]

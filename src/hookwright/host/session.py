@@ -61,6 +61,7 @@ from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord
 from hookwright.transports.ioloop import IoLoop
 
+opening.register_tool_result_readers()
 DEFAULT_STOP_BLOCK_CAP = 8
 #: The fields every hook input of a host carries, adopted by `HookSession.adopt`.
 HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
