@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookwright.core.effects import Effects
+from hookwright.core.effects import Effects, ToolResult
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, HookResult, Verdict, respond
 
@@ -98,7 +98,7 @@ def test_hard_abort_beats_turn_abort(aborts: list[str | None], expected: str | N
 
 def test_first_respond_wins_and_is_terminal() -> None:
     verdict = merged(respond({"for_llm": "one"}), respond({"for_llm": "two"}))
-    assert verdict.respond == {"for_llm": "one"}
+    assert verdict.respond == respond({"for_llm": "one"}).respond
     assert verdict.terminal
 
 
@@ -131,7 +131,7 @@ def test_patches_and_payload_updates_later_override() -> None:
         (HookResult(decision=D.ask), False),
         (HookResult(decision=D.allow), False),
         (HookResult(abort="turn"), True),
-        (HookResult(respond="x"), True),
+        (HookResult(respond=ToolResult("x")), True),
         (HookResult(continue_=False), True),
         (HookResult(additional_context="x"), False),
     ],

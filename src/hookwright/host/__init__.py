@@ -14,6 +14,7 @@ decision it applies (docs/embedding.md shows a whole loop).
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.effects import PromptInjection
 from hookwright.core.events import Event
+from hookwright.core.tool_results import tool_result_of as tool_result_from_value
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import WorkspaceAccess, WorkspaceLease
 from hookwright.host.decisions import (
@@ -54,7 +55,6 @@ from hookwright.host.session import (
     DEFAULT_STOP_BLOCK_CAP,
     HookSession,
     SessionIdentity,
-    tool_result_from_value,
 )
 from hookwright.host.sync import SyncHookSession
 from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks

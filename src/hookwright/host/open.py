@@ -33,6 +33,7 @@ from hookwright.config.loading import (
     sources,
 )
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.tool_results import register_tool_result_reader
 from hookwright.dialects import picoclaw
 from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
 from hookwright.dialects.claude_code.loader import load_policy
@@ -40,7 +41,6 @@ from hookwright.dialects.picoclaw.codec import read_tool_result
 from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.specs import skill_specs
 from hookwright.engine.kernel import HookEngine
-from hookwright.host.tool_results import register_tool_result_reader
 
 register_tool_result_reader(read_tool_result)
 
