@@ -416,7 +416,11 @@ async def test_case18_19_respond_on_one_call_leaves_the_next_calls_alone(pico: P
     )
     pico.load({"processes": {"resp": hook.config(intercept=["before_tool"])}})
     verdicts = [await pico.engine.dispatch(before_tool(n=n)) for n in (1, 2, 3)]
-    assert [v.respond.data["for_llm"] if v.respond else None for v in verdicts] == ["first", None, None]
+    assert [v.respond.data["for_llm"] if v.respond else None for v in verdicts] == [
+        "first",
+        None,
+        None,
+    ]
     assert [p["arguments"]["n"] for p in hook.params("hook.before_tool")] == [1, 2, 3]
 
 

@@ -254,7 +254,9 @@ class Verdict:
                 self.abort_reason = result.reason
             self.abort = result.abort
         if result.respond is not None and self.respond is None:
-            self.respond = result.respond
+            # Typed where it was decoded; a HookResult built by hand with a raw value is read
+            # here, so a host never sees anything but a ToolResult.
+            self.respond = tool_result_of(result.respond)
         if result.effects:
             self.effects = self.effects.merge(result.effects)
 

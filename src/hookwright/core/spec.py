@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from hookwright.core.effects import ToolResult
 from hookwright.core.events import Event
 from hookwright.core.matching import IfRule, Matcher
 from hookwright.core.results import Decision, HookResult
@@ -93,14 +92,9 @@ _RESULT_FIELDS = frozenset(f.name for f in fields(HookResult)) - {
 
 def decode_native(value: Any) -> HookResult | None:
     """Read a Python hook's return value: None, a HookResult, a Decision, or a dict of
-    HookResult fields (`continue` accepted for `continue_`). A `respond` value that is not
-    yet a `ToolResult` is read into one here (`tool_result_of`), so hosts only ever see
-    typed tool results."""
-    if value is None:
-        return None
-    if isinstance(value, HookResult):
-        if value.respond is not None and not isinstance(value.respond, ToolResult):
-            value.respond = tool_result_of(value.respond)
+    HookResult fields (`continue` accepted for `continue_`; a `respond` value is read into
+    a `ToolResult` by `tool_result_of`)."""
+    if value is None or isinstance(value, HookResult):
         return value
     if isinstance(value, Decision):
         return HookResult(decision=value)
