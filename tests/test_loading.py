@@ -115,7 +115,7 @@ def test_picoclaw_builtins_are_project_code_called_only_when_bound(
         engine.register(spec)
     ordered = engine.hooks(Event.PreToolUse)
     assert [(s.name, s.source) for s in ordered] == [("guard", "project"), ("proc", "project")]
-    assert ordered[0].meta["picoclaw_priority"] == 5 and ordered[0].priority == -1
+    assert ordered[0].dialect_data.configured_priority == 5 and ordered[0].priority == -1
     engine.close()
 
 

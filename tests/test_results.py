@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from hookwright.core.effects import Effects
-from hookwright.core.events import Event
+from hookwright.core.effects import Effects, ToolResult
+from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Verdict, respond
+from hookwright.engine.kernel import HookEngine
 
 
 def merged(*results: HookResult, event: Event = Event.PreToolUse) -> Verdict:
@@ -92,13 +95,13 @@ def test_any_continue_false_stops_and_first_stop_reason_kept() -> None:
     [(["turn"], "turn"), (["turn", "hard"], "hard"), (["hard", "turn"], "hard"), ([None], None)],
 )
 def test_hard_abort_beats_turn_abort(aborts: list[str | None], expected: str | None) -> None:
-    verdict = merged(*(HookResult(abort=a) for a in aborts))  # type: ignore[arg-type]
+    verdict = merged(*(HookResult(abort=a) for a in aborts))
     assert verdict.abort == expected
 
 
 def test_first_respond_wins_and_is_terminal() -> None:
     verdict = merged(respond({"for_llm": "one"}), respond({"for_llm": "two"}))
-    assert verdict.respond == {"for_llm": "one"}
+    assert verdict.respond == respond({"for_llm": "one"}).respond
     assert verdict.terminal
 
 
@@ -131,7 +134,7 @@ def test_patches_and_payload_updates_later_override() -> None:
         (HookResult(decision=D.ask), False),
         (HookResult(decision=D.allow), False),
         (HookResult(abort="turn"), True),
-        (HookResult(respond="x"), True),
+        (HookResult(respond=ToolResult("x")), True),
         (HookResult(continue_=False), True),
         (HookResult(additional_context="x"), False),
     ],
@@ -160,3 +163,40 @@ def test_to_json_shape() -> None:
     ]
     assert data["decision"] == "deny"
     assert data["continue"] is True
+
+
+# A Python hook's tool result, read once when the hook returns ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (lambda: respond("cached rows"), ToolResult("cached rows")),
+        (lambda: {"respond": {"rows": 2}}, ToolResult('{"rows": 2}', False, {"rows": 2})),
+        (lambda: {"respond": [1, 2]}, ToolResult("[1, 2]", False, {"result": [1, 2]})),
+        (lambda: HookResult(respond="untyped"), ToolResult("untyped")),
+    ],
+    ids=["helper", "dict-field", "list", "untyped-result"],
+)
+async def test_a_python_hooks_respond_reaches_the_verdict_typed(
+    answer: Any, expected: ToolResult
+) -> None:
+    engine = HookEngine(audit_path=None)
+    engine.add(lambda inp: answer(), Event.PreToolUse)
+    verdict = await engine.dispatch(
+        HookInput(Event.PreToolUse, payload={"tool_name": "Read", "tool_input": {}})
+    )
+    engine.close()
+    assert verdict.respond == expected and verdict.terminal
+
+
+def test_hooks_test_prints_a_tool_result_by_its_fields() -> None:
+    result = ToolResult("done", data={"n": 1}, media=("m1",), response_handled=True)
+    printed = merged(HookResult(respond=result)).to_json()["respond"]
+    assert printed == {
+        "content": "done",
+        "is_error": False,
+        "data": {"n": 1},
+        "response_handled": True,
+        "media": ["m1"],
+    }

@@ -54,7 +54,7 @@ def busy_engine(path: Path) -> HookEngine:
     engine.add(lambda inp: None, "PreToolUse", name="quiet")
     ctx = engine.add(lambda inp: add_context(f"ctx {SECRET} " + "y" * 3000), "PreToolUse")
     engine.unregister(ctx)
-    engine.register(replace(ctx, name="ctx", meta={"capabilities": ["read", "block"]}))
+    engine.register(replace(ctx, name="ctx", capabilities=("block", "read")))
     engine.add(
         lambda inp: rewrite_input({**inp.tool_input, "note": "é\u2028"}),
         "PreToolUse",

@@ -497,7 +497,7 @@ async def test_upstream_12_discovery_and_stored_capabilities(
     )
     result = install_ws(engine, ws)
     catalog = [
-        (s.name, s.meta["handler_type"], s.meta["openharness_event"], s.meta["capabilities"])
+        (s.name, s.dialect_data.handler_type, s.dialect_data.event, list(s.capabilities))
         for s in result.specs
     ]
     assert catalog == [

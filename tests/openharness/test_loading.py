@@ -83,15 +83,15 @@ def test_one_spec_per_event_with_the_openharness_metadata(ws: Workspace) -> None
     )
     specs = loaded(ws).specs
     assert [s.event for s in specs] == [Event.PreToolUse, Event.PostToolUse, Event.Stop]
-    assert [s.meta["openharness_event"] for s in specs] == [
+    assert [s.dialect_data.event for s in specs] == [
         "before_tool_dispatch",
         "after_tool_dispatch",
         "run_completed",
     ]
     for spec in specs:
         assert (spec.dialect, spec.source, spec.mode) == ("openharness", "project", "chain")
-        assert spec.meta["file"] == str(path.resolve())
-        assert spec.meta["timeout_seconds"] == 30.0
+        assert spec.dialect_data.file == str(path.resolve())
+        assert spec.dialect_data.timeout_seconds == 30.0
         assert spec.timeout is not None and spec.timeout >= 30.0
 
 
@@ -110,13 +110,13 @@ def test_every_event_maps_to_its_canonical_event(ws: Workspace) -> None:
     }
     ws.hook("all.yaml", hook("all", list(expected)))
     specs = loaded(ws).specs
-    assert {s.meta["openharness_event"]: s.event for s in specs} == expected
+    assert {s.dialect_data.event: s.event for s in specs} == expected
 
 
 def test_timeout_seconds_is_kept(ws: Workspace) -> None:
     ws.hook("t.yaml", hook("t", handler={**OK_HANDLER, "timeout_seconds": 5}))
     (spec,) = loaded(ws).specs
-    assert spec.meta["timeout_seconds"] == 5.0
+    assert spec.dialect_data.timeout_seconds == 5.0
     assert spec.timeout is not None and 5.0 <= spec.timeout < 30.0
 
 

@@ -105,7 +105,7 @@ def test_missing_secret_names_the_file_and_field(ws: Workspace) -> None:
 def test_secret_values_never_print(ws: Workspace) -> None:
     header_hook(ws)
     (spec,) = load_workspace(ws.root, home=ws.home, environ={"HOOK_TOKEN": TOKEN}).specs
-    assert TOKEN not in repr(spec.meta) and TOKEN not in str(spec)
+    assert TOKEN not in repr(spec.dialect_data) and TOKEN not in str(spec)
     with pytest.raises(TypeError):
         json.dumps(spec.secrets)
 

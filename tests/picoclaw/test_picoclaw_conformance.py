@@ -319,7 +319,7 @@ async def test_case12_respond_answers_the_tool_call(pico: Pico) -> None:
     )
     pico.load({"processes": {"resp": hook.config(intercept=["before_tool"])}})
     verdict = await pico.engine.dispatch(before_tool(text="x"))
-    assert verdict.respond["for_llm"] == "hook-responded: echo_text"
+    assert verdict.respond.data["for_llm"] == "hook-responded: echo_text"
     assert verdict.payload_updates == {}
 
 
@@ -365,7 +365,7 @@ async def test_case14_respond_is_terminal_and_flags_skipped_approval(pico: Pico)
     assert verdict.terminal and verdict.respond is not None
     assert verdict.effects.skip_approval is True
     (result,) = [r for r in verdict.results if r.hook and r.hook.name == "a"]
-    assert result.respond == {
+    assert result.respond is not None and result.respond.data == {
         "for_llm": "cached",
         "for_user": "",
         "silent": False,
@@ -395,9 +395,9 @@ async def test_case15_17_respond_carries_media_and_response_handled(
     )
     pico.load({"processes": {"media": hook.config(intercept=["before_tool"])}})
     verdict = await pico.engine.dispatch(before_tool("draw", prompt="cat"))
-    assert verdict.respond["media"] == ["media://abc", "media://def"]
-    assert verdict.respond["response_handled"] is handled
-    assert verdict.respond["for_user"] == "here it is"
+    assert verdict.respond.data["media"] == ["media://abc", "media://def"]
+    assert verdict.respond.data["response_handled"] is handled
+    assert verdict.respond.data["for_user"] == "here it is"
 
 
 async def test_case18_19_respond_on_one_call_leaves_the_next_calls_alone(pico: Pico) -> None:
@@ -416,7 +416,11 @@ async def test_case18_19_respond_on_one_call_leaves_the_next_calls_alone(pico: P
     )
     pico.load({"processes": {"resp": hook.config(intercept=["before_tool"])}})
     verdicts = [await pico.engine.dispatch(before_tool(n=n)) for n in (1, 2, 3)]
-    assert [v.respond["for_llm"] if v.respond else None for v in verdicts] == ["first", None, None]
+    assert [v.respond.data["for_llm"] if v.respond else None for v in verdicts] == [
+        "first",
+        None,
+        None,
+    ]
     assert [p["arguments"]["n"] for p in hook.params("hook.before_tool")] == [1, 2, 3]
 
 
@@ -933,7 +937,7 @@ async def test_case36_respond_keeps_the_original_tool_name(pico: Pico) -> None:
     )
     pico.load({"processes": {"h": hook.config(intercept=["before_tool"])}})
     verdict = await pico.engine.dispatch(before_tool(text="x"))
-    assert verdict.respond["for_llm"] == "done"
+    assert verdict.respond.data["for_llm"] == "done"
     assert verdict.payload_updates == {} and verdict.updated_input is None
 
 

@@ -392,7 +392,7 @@ async def test_seed_plugin_tool_is_injected_and_answered(pico: Pico, tmp_path: P
 
     call = await pico.engine.dispatch(before_tool(PLUGIN_TOOL_NAME, input="weather"))
     assert call.terminal
-    assert call.respond == {
+    assert call.respond is not None and call.respond.data == {
         "for_llm": "Plugin tool executed successfully, input: weather",
         "for_user": "",
         "silent": False,

@@ -46,7 +46,6 @@ from hookwright.host import (
     Abilities,
     Ask,
     FrameworkSession,
-    tool_result_from_value,
 )
 
 #: The events the SDK calls back for (PermissionRequest is answered in `can_use_tool`).
@@ -148,7 +147,7 @@ class ClaudeSDKHooks:
         if verdict.event is not Event.PreToolUse:
             return verdict
         if verdict.respond is not None:
-            result = self.session.shown(Event.PreToolUse, tool_result_from_value(verdict.respond))
+            result = self.session.shown(Event.PreToolUse, verdict.respond)
             what = "a tool result without running the tool (it reaches the model as a refusal)"
             self.session.unexpressed(Event.PreToolUse, what)
             return replace(verdict, decision=Decision.deny, reason=result.content, respond=None)

@@ -21,7 +21,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict, failed_dispatch
 from hookwright.dialects.claude_code.answer import encode_output_json
-from hookwright.host.session import HookSession, tool_result_from_value
+from hookwright.host.session import HookSession
 from hookwright.transports.adoption import MARKER
 
 
@@ -88,8 +88,8 @@ def expressible(verdict: Verdict) -> Verdict:
     if verdict.event is not Event.PreToolUse or verdict.blocked:
         return verdict
     if verdict.respond is not None:
-        text = tool_result_from_value(verdict.respond).content
-        return replace(verdict, decision=Decision.deny, reason=str(text), respond=None)
+        text = verdict.respond.content
+        return replace(verdict, decision=Decision.deny, reason=text, respond=None)
     if verdict.payload_updates.get("tool_name"):
         return replace(verdict, decision=Decision.deny, reason="A hook renamed the tool; not run.")
     return verdict

@@ -56,7 +56,8 @@ class PromptInjection:
 class ToolResult:
     """A tool's answer as hooks see and replace it: the model-facing text, whether it is an
     error, and the structured result (`tool_response`). A codec produces it for a hook's
-    synthetic result (`HookResult.respond`); a host applies it as it is."""
+    synthetic result (`HookResult.respond`), `tool_result_of` for a Python hook's; a host
+    applies it as it is."""
 
     content: str
     is_error: bool = False
@@ -133,9 +134,9 @@ class Effects:
     #: the tool shows its own (Claude Code `updatedToolOutput`); when the tool cannot read it,
     #: the original result stands.
     tool_response: Any = None
-    #: The tool result a codec decoded from its hook's synthetic (`respond`) or replacement
-    #: (`updated_output`) result, as the host shows it (PicoClaw: `for_llm` with its notes,
-    #: `media`, `response_handled`, `for_user`).
+    #: The tool result a codec decoded from its hook's replacement (`updated_output`) result,
+    #: as the host shows it (PicoClaw: `for_llm` with its notes, `media`, `response_handled`,
+    #: `for_user`); a synthetic result is typed on `HookResult.respond` itself.
     tool_result: ToolResult | None = None
     #: The tool a hook renamed the call to (PicoClaw `before_tool` / `after_tool` `tool`).
     renamed_tool: str | None = None

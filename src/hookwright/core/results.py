@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
-from hookwright.core.effects import NO_EFFECTS, Effects
+from hookwright.core.effects import NO_EFFECTS, Effects, ToolResult
 from hookwright.core.events import Event
-from hookwright.core.results_json import verdict_to_json
+from hookwright.core.results_json import JsonValue, verdict_to_json
+from hookwright.core.tool_results import tool_result_json, tool_result_of
 
 if TYPE_CHECKING:
     from hookwright.core.spec import HookSpec
@@ -70,17 +71,21 @@ class HookResult:
     additional_context: str | None = None
     #: Replaces the event's input field (tool_input), or for model events the request fields.
     updated_input: dict[str, Any] | None = None
-    #: Replaces the event's output field (tool_response, model response).
-    updated_output: Any = None
+    #: Replaces the event's output field (`tool_response`, the model `response`): the value
+    #: the next hook of the chain sees there. What the model is shown of a replaced tool
+    #: output is `effects.tool_result` when the codec typed it, else `tool_result_of` of this.
+    updated_output: JsonValue = None
     #: Other payload fields replaced, e.g. `tool_name` when a chain hook renames the call.
     payload_updates: dict[str, Any] | None = None
     #: OpenHarness-style scoped patches: scope -> patch, applied by the host.
-    patches: dict[str, Any] | None = None
+    patches: Mapping[str, JsonValue] | None = None
     #: Dialect name -> private state for the next hook of the chain (`HookInput.chain_state`);
     #: never an effect for the host and never on any wire.
-    chain_state: dict[str, Any] | None = None
-    #: A synthetic tool result: the tool is not executed.
-    respond: Any = None
+    chain_state: Mapping[str, JsonValue] | None = None
+    #: A synthetic tool result, typed by the codec that decoded the hook's answer (the native
+    #: codec and `respond()` read a Python hook's value with `tool_result_of`): the tool is
+    #: not executed.
+    respond: ToolResult | None = None
     abort: Abort | None = None
     status: Status = Status.ok
     error: str | None = None
@@ -162,11 +167,11 @@ class Verdict:
     continue_: bool = True
     stop_reason: str | None = None
     updated_input: dict[str, Any] | None = None
-    updated_output: Any = None
+    updated_output: JsonValue = None
     payload_updates: Mapping[str, Any] = _EMPTY
-    patches: Mapping[str, Any] = _EMPTY
-    chain_state: Mapping[str, Any] = _EMPTY
-    respond: Any = None
+    patches: Mapping[str, JsonValue] = _EMPTY
+    chain_state: Mapping[str, JsonValue] = _EMPTY
+    respond: ToolResult | None = None
     abort: Abort | None = None
     #: The reason of the hook whose abort won.
     abort_reason: str | None = None
@@ -249,7 +254,9 @@ class Verdict:
                 self.abort_reason = result.reason
             self.abort = result.abort
         if result.respond is not None and self.respond is None:
-            self.respond = result.respond
+            # Typed where it was decoded; a HookResult built by hand with a raw value is read
+            # here, so a host never sees anything but a ToolResult.
+            self.respond = tool_result_of(result.respond)
         if result.effects:
             self.effects = self.effects.merge(result.effects)
 
@@ -263,7 +270,7 @@ class Verdict:
             stop_reason=self.stop_reason,
             updated_input=self.updated_input,
             updated_output=self.updated_output,
-            respond=self.respond,
+            respond=tool_result_json(self.respond) if self.respond is not None else None,
             additional_context=self.additional_context,
             system_messages=self.system_messages,
             abort=self.abort,
@@ -354,13 +361,15 @@ def rewrite_input(new_input: dict[str, Any], reason: str | None = None) -> HookR
     return HookResult(updated_input=new_input, reason=reason)
 
 
-def rewrite_output(new_output: Any) -> HookResult:
+def rewrite_output(new_output: JsonValue) -> HookResult:
     return HookResult(updated_output=new_output)
 
 
-def respond(result: Any, reason: str | None = None) -> HookResult:
-    """Answer a tool call with `result` without executing the tool."""
-    return HookResult(respond=result, reason=reason)
+def respond(result: ToolResult | JsonValue, reason: str | None = None) -> HookResult:
+    """Answer a tool call with `result` without executing the tool: a `ToolResult`, the text
+    the model sees, or a value read by `tool_result_of` (a PicoClaw `{for_llm, ...}` record
+    once the PicoClaw dialect is loaded; anything else is shown as JSON)."""
+    return HookResult(respond=tool_result_of(result), reason=reason)
 
 
 def stop(reason: str | None = None) -> HookResult:

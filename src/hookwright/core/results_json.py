@@ -5,8 +5,14 @@ the result types (the command line's fast path prints it without building an eng
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+#: A JSON value as hooks exchange it (a replaced tool output or model response, a patch, a
+#: dialect's chain state). Read-only containers, so a `dict[str, str]` or `list[str]` is one.
+JsonValue: TypeAlias = (
+    "str | int | float | bool | Sequence[JsonValue] | Mapping[str, JsonValue] | None"
+)
 
 
 def verdict_to_json(
@@ -17,8 +23,8 @@ def verdict_to_json(
     continue_: bool = True,
     stop_reason: str | None = None,
     updated_input: Any = None,
-    updated_output: Any = None,
-    respond: Any = None,
+    updated_output: JsonValue = None,
+    respond: Mapping[str, Any] | None = None,
     additional_context: Iterable[str] = (),
     system_messages: Iterable[str] = (),
     abort: Any = None,

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 from hookwright.core.events import Event
 from hookwright.core.matching import IfRule, Matcher
 from hookwright.core.results import Decision, HookResult
+from hookwright.core.tool_results import tool_result_of
 
 Mode = Literal["parallel", "chain"]
 OnError = Literal["continue", "block"]
@@ -91,7 +92,8 @@ _RESULT_FIELDS = frozenset(f.name for f in fields(HookResult)) - {
 
 def decode_native(value: Any) -> HookResult | None:
     """Read a Python hook's return value: None, a HookResult, a Decision, or a dict of
-    HookResult fields (`continue` accepted for `continue_`)."""
+    HookResult fields (`continue` accepted for `continue_`; a `respond` value is read into
+    a `ToolResult` by `tool_result_of`)."""
     if value is None or isinstance(value, HookResult):
         return value
     if isinstance(value, Decision):
@@ -108,6 +110,8 @@ def decode_native(value: Any) -> HookResult | None:
                 data["decision"] = Decision(data["decision"])
             except ValueError as exc:
                 raise HookReturnError(f"returned unknown decision {data['decision']!r}") from exc
+        if data.get("respond") is not None:
+            data["respond"] = tool_result_of(data["respond"])
         return HookResult(**data)
     raise HookReturnError(f"returned {type(value).__name__}, expected HookResult, dict or None")
 
@@ -157,6 +161,12 @@ class PythonHandler:
 Runner = Callable[[Any, RunContext], Awaitable[HookResult | None]]
 
 
+@dataclass(frozen=True, slots=True)
+class DialectData:
+    """Base of a dialect's own frozen record on a `HookSpec` (`HookSpec.dialect_data`): each
+    dialect subclasses it with typed fields and reads its own with `isinstance`."""
+
+
 @dataclass(slots=True, eq=False, frozen=True)
 class HookSpec:
     """One hook as the engine runs it; immutable (the engine registers a numbered copy)."""
@@ -194,9 +204,13 @@ class HookSpec:
     #: Secret values the hook's handler carries (resolved `${secrets.*}`): the engine's audit
     #: writes `***` instead of each. Never printed.
     secrets: Collection[str] = field(default=(), repr=False)
-    #: The declaring dialect's own notes about the hook (file, event name, capabilities), for
-    #: listings and the audit; the engine never reads them.
-    meta: dict[str, Any] = field(default_factory=dict)
+    #: What the hook declared it may change (OpenHarness `capabilities`, sorted), for the
+    #: audit; None when its dialect has no such declaration.
+    capabilities: tuple[str, ...] | None = None
+    #: The declaring dialect's own record about the hook (its event name, configured
+    #: priority, process fingerprint...), a frozen `DialectData` the dialect defines and
+    #: reads; the engine never does.
+    dialect_data: DialectData | None = None
 
     @property
     def inline(self) -> bool:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from hookwright.config.trust import TrustPolicy
     from hookwright.core.effects import PromptInjection
     from hookwright.core.events import Event
+    from hookwright.core.tool_results import tool_result_of as tool_result_from_value
     from hookwright.engine.kernel import HookEngine
     from hookwright.engine.services import WorkspaceAccess, WorkspaceLease
     from hookwright.host.decisions import (
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
         DEFAULT_STOP_BLOCK_CAP,
         HookSession,
         SessionIdentity,
-        tool_result_from_value,
     )
     from hookwright.host.sync import SyncHookSession
     from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
@@ -113,7 +113,7 @@ _HOMES = {
     **dict.fromkeys(("PromptFlow", "PromptPlacement"), "hookwright.host.prompts"),
     "Reporter": "hookwright.host.reports",
     **dict.fromkeys(
-        ("DEFAULT_STOP_BLOCK_CAP", "HookSession", "SessionIdentity", "tool_result_from_value"),
+        ("DEFAULT_STOP_BLOCK_CAP", "HookSession", "SessionIdentity"),
         "hookwright.host.session",
     ),
     "SyncHookSession": "hookwright.host.sync",
@@ -121,11 +121,15 @@ _HOMES = {
 }
 
 
+#: Names kept for a function that lives elsewhere under another name: (module, its name there).
+_ALIASES = {"tool_result_from_value": ("hookwright.core.tool_results", "tool_result_of")}
+
+
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
+    home, attribute = _ALIASES.get(name) or (_HOMES.get(name), name)
     if home is None:
         raise AttributeError(f"module 'hookwright.host' has no attribute {name!r}")
-    value = getattr(import_module(home), name)
+    value = getattr(import_module(home), attribute)
     globals()[name] = value
     return value
 

@@ -294,11 +294,11 @@ def prompt_placement(messages: list[dict[str, Any]]) -> SkillPlacement:
 
 def register_tool_result_readers() -> None:
     """Let hook-supplied tool results in a built-in dialect's own shape (PicoClaw's
-    `for_llm`) be read as such; called when the session contract is loaded
-    (`hookwright.host.session`), not here, so opening a project for the command line does not
-    load PicoClaw."""
+    `for_llm`) be read as such: a Python hook's `respond(...)` value is read when the hook
+    returns. Called when the session contract is loaded (`hookwright.host.session`), not at
+    import, so opening a project for the command line does not load PicoClaw."""
+    from hookwright.core.tool_results import register_tool_result_reader
     from hookwright.dialects.picoclaw.codec import read_tool_result
-    from hookwright.host.tool_results import register_tool_result_reader
 
     register_tool_result_reader(read_tool_result)
 

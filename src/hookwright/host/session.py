@@ -29,6 +29,7 @@ from hookwright.core.messages import (
     split_leading_system,
 )
 from hookwright.core.results import Decision, Verdict, failed_dispatch
+from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
 from hookwright.host import open as opening
@@ -56,7 +57,6 @@ from hookwright.host.decisions import (
 from hookwright.host.notes import model_notes
 from hookwright.host.open import ConfigWatchTarget, HookInfo, OpenedProject, ProjectScope
 from hookwright.host.reports import Reporter, report_verdict
-from hookwright.host.tool_results import tool_result_from_value as tool_result_from_value
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord
 from hookwright.transports.ioloop import IoLoop
@@ -595,8 +595,7 @@ class HookSession:
             return ToolDecision(Deny("Tool call aborted by hook."), context, None, end)
         action: Run | Ask | Deny | Respond | Defer
         if verdict.respond is not None:
-            respond = verdict.effects.tool_result or tool_result_from_value(verdict.respond)
-            action = Respond(respond, verdict.effects.skip_approval)
+            action = Respond(verdict.respond, verdict.effects.skip_approval)
         elif verdict.blocked:
             message = verdict.effects.tool_message or verdict.reason or "Blocked by hook"
             action = Deny(message, verdict.reason)
@@ -692,7 +691,7 @@ class HookSession:
             verdict = await self.fire(Event.PostToolUse, **common, tool_response=response)
         final, replaced = result, verdict.effects.tool_response
         if replaced is None and verdict.updated_output is not None:
-            final = verdict.effects.tool_result or tool_result_from_value(
+            final = verdict.effects.tool_result or tool_result_of(
                 verdict.updated_output, default_error=result.is_error
             )
             if final.data is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import json.encoder
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
@@ -117,13 +117,6 @@ def added_text(result: HookResult) -> str | None:
     return "\n\n".join(texts) if texts else None
 
 
-def capabilities(meta: Mapping[str, Any]) -> tuple[str, ...] | None:
-    declared = meta.get("capabilities")
-    if isinstance(declared, list | tuple | frozenset | set):
-        return tuple(sorted(str(c) for c in declared))
-    return None
-
-
 def lets_call_through(verdict: Verdict) -> bool:
     """Whether the tool call goes on after this verdict (`continue: false` still runs it)."""
     return not (
@@ -189,8 +182,7 @@ def _spec_parts(spec: HookSpec) -> tuple[str, str]:
     return (
         f'"hook": {_text(spec.name)}, "source": {_text(spec.source)}, '
         f'"dialect": {_text(spec.dialect)}, ',
-        f'"origin": {_text(spec.origin)}, '
-        f'"capabilities": {ENCODER.encode(capabilities(spec.meta))}, ',
+        f'"origin": {_text(spec.origin)}, "capabilities": {ENCODER.encode(spec.capabilities)}, ',
     )
 
 

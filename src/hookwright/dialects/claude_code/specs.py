@@ -227,12 +227,6 @@ def build_spec(
         when=_prompting if event is Event.PermissionRequest else None,
         origin=f"{file}:{parsed.path}",
         status_message=config.statusMessage,
-        meta={
-            "type": config.type,
-            "file": file,
-            "path": parsed.path,
-            "async": isinstance(config, CommandHook) and config.is_async,
-        },
     )
 
 

@@ -17,9 +17,10 @@ One `HookSpec` per (file, event): `dialect="openharness"`, `source="project"`,
 `mode="chain"`, the matcher on the event's target field (`tool_name`, `model_ref`,
 `trigger_type`; none on context and compaction events). `spec.timeout` is the handler's
 timeout (default 30 s) plus a grace period: the handler enforces its own timeout and reports
-it; the engine's limit is only the backstop. `spec.meta` holds `openharness_event`, `file`,
-`handler_type`, `capabilities` and `timeout_seconds`; `spec.secrets` the resolved secret values
-the hook uses (a :class:`SecretValues` that never prints them).
+it; the engine's limit is only the backstop. `spec.dialect_data` (an `OpenHarnessSpecData`)
+holds the OpenHarness event name, the file, the handler type and its `timeout_seconds`;
+`spec.capabilities` the declared capabilities, sorted; `spec.secrets` the resolved secret
+values the hook uses (a :class:`SecretValues` that never prints them).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core import validation
 from hookwright.core.events import Event, HookInput
 from hookwright.core.matching import Matcher, MatcherError, compile_matcher
-from hookwright.core.spec import HookSpec
+from hookwright.core.spec import DialectData, HookSpec
 from hookwright.dialects.base import Handler
 from hookwright.dialects.openharness import capabilities as caps
 from hookwright.dialects.openharness.agents import AGENTS_DIR, agent_path
@@ -76,6 +77,20 @@ DEFAULT_TIMEOUT = 30.0
 ENGINE_GRACE = 2.0
 
 _HANDLER_TAGS = frozenset({"command", "http", "prompt", "agent"})
+
+
+@dataclass(frozen=True, slots=True)
+class OpenHarnessSpecData(DialectData):
+    """What the OpenHarness loader records on each of its specs (`HookSpec.dialect_data`)."""
+
+    #: The OpenHarness event name (`before_tool_dispatch`, ...).
+    event: str
+    #: The hook file, resolved.
+    file: str
+    #: `command`, `http`, `prompt` or `agent`.
+    handler_type: str
+    #: The handler's own timeout; the spec's is this plus `ENGINE_GRACE`.
+    timeout_seconds: float
 
 
 def hook_files(root: Path) -> list[Path]:
@@ -253,13 +268,8 @@ def _specs(
                 timeout=timeout + ENGINE_GRACE,
                 when=final_response if event is Event.PostModelCall else None,
                 origin=f"{file}:events[{index}]",
-                meta={
-                    "openharness_event": oh_event,
-                    "file": file,
-                    "handler_type": hook.handler.type,
-                    "capabilities": sorted(capabilities),
-                    "timeout_seconds": timeout,
-                },
+                capabilities=tuple(sorted(capabilities)),
+                dialect_data=OpenHarnessSpecData(oh_event, file, hook.handler.type, timeout),
                 secrets=secrets,
             )
         )

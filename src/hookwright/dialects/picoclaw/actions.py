@@ -202,11 +202,10 @@ def _respond(result: Mapping[str, Any], reason: str | None, hook: str) -> HookRe
     if value is None:
         log.warning("hook %s: respond without a result; the tool runs normally", hook)
         return None
-    wire = tool_result_from_wire(value)
     return HookResult(
-        respond=wire,
+        respond=typed_tool_result(tool_result_from_wire(value)),
         reason=reason,
-        effects=Effects(skip_approval=True, tool_result=typed_tool_result(wire)),
+        effects=Effects(skip_approval=True),
     )
 
 

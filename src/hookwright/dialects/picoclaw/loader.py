@@ -17,7 +17,7 @@ Ordering. PicoClaw runs in-process hooks (builtins) before process hooks, then b
 then by name. The engine orders by priority, then source, then declaration, and specs are
 declared in PicoClaw's order. So that PicoClaw's rule holds among PicoClaw hooks, a builtin's
 engine priority is ``min(its priority, lowest process priority - 1)`` when there are processes
-(its configured priority stays in ``spec.meta["picoclaw_priority"]``). Among hooks of several
+(its configured priority stays in ``spec.dialect_data.configured_priority``). Among hooks of several
 dialects the engine's rule applies to those engine priorities.
 
 A process that only observes has no spec to dispatch; it is carried by a disabled spec (never
@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hookwright.config.loading import (
@@ -42,7 +42,7 @@ from hookwright.config.loading import (
 )
 from hookwright.config.trust import NOT_APPLIED, TrustPolicy
 from hookwright.core.events import Event
-from hookwright.core.spec import HookSpec
+from hookwright.core.spec import DialectData, HookSpec
 from hookwright.dialects.picoclaw.builtins import BuiltinTarget, resolve_factory
 from hookwright.dialects.picoclaw.codec import EVENTS
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
@@ -67,6 +67,20 @@ from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.isolation import instance_root
 
 DIALECT = "picoclaw"
+
+
+@dataclass(frozen=True, slots=True)
+class PicoClawSpecData(DialectData):
+    """What the PicoClaw loader records on each of its specs (`HookSpec.dialect_data`)."""
+
+    #: `builtin` or `process`.
+    kind: str
+    #: The priority its config gives; the engine's may be lower (see the module docstring).
+    configured_priority: int
+    #: The `hook.<method>` the spec answers; None on an observe-only process's carrier.
+    method: str | None = None
+    #: A process's `process_fingerprint`: a config reload restarts it when this changes.
+    fingerprint: str | None = None
 
 
 def process_methods(entry: ProcessEntry) -> list[str]:
@@ -101,6 +115,7 @@ def _spec(
     configured_priority: int,
     origin: str,
     protocol: WireProtocol,
+    fingerprint: str | None = None,
 ) -> HookSpec:
     approve = method == "approve_tool"
     if timeout_ms is not None:
@@ -118,12 +133,7 @@ def _spec(
         timeout=timeout + BACKSTOP_GRACE,
         on_error="block" if approve else "continue",
         origin=origin,
-        meta={
-            "picoclaw_method": method,
-            "picoclaw_kind": target.kind,
-            "picoclaw_priority": configured_priority,
-            "picoclaw_timeout": timeout,
-        },
+        dialect_data=PicoClawSpecData(target.kind, configured_priority, method, fingerprint),
     )
 
 
@@ -217,12 +227,11 @@ def _process_specs(
             configured_priority=entry.config.priority,
             origin=f"{entry.file}:{where}",
             protocol=entry.protocol,
+            fingerprint=fingerprint,
         )
         for method in methods
         for event in method_events(method)
     ]
-    for spec in specs:
-        spec.meta["picoclaw_fingerprint"] = fingerprint
     if methods:
         return specs
     carrier = HookSpec(
@@ -235,11 +244,7 @@ def _process_specs(
         priority=entry.config.priority,
         origin=f"{entry.file}:{where}",
         description="PicoClaw observe-only process (never dispatched)",
-        meta={
-            "picoclaw_kind": "process",
-            "picoclaw_observer_carrier": True,
-            "picoclaw_fingerprint": fingerprint,
-        },
+        dialect_data=PicoClawSpecData("process", entry.config.priority, fingerprint=fingerprint),
     )
     return [carrier]
 

@@ -34,7 +34,7 @@ from hookwright.core.results import HookResult
 from hookwright.core.spec import HookSpec, RunContext
 from hookwright.dialects.picoclaw.handler import target_of
 from hookwright.dialects.picoclaw.hook_process import ProcessTarget
-from hookwright.dialects.picoclaw.loader import DIALECT, discover
+from hookwright.dialects.picoclaw.loader import DIALECT, PicoClawSpecData, discover
 from hookwright.dialects.picoclaw.observe import attach_observers
 from hookwright.engine.kernel import HookEngine
 
@@ -97,8 +97,9 @@ def process_specs(specs: Iterable[HookSpec]) -> dict[str, list[HookSpec]]:
     return found
 
 
-def _fingerprint(specs: list[HookSpec] | None) -> Any:
-    return specs[0].meta.get("picoclaw_fingerprint") if specs else None
+def _fingerprint(specs: list[HookSpec] | None) -> str | None:
+    data = specs[0].dialect_data if specs else None
+    return data.fingerprint if isinstance(data, PicoClawSpecData) else None
 
 
 def _target(specs: list[HookSpec]) -> ProcessTarget:
