@@ -89,3 +89,22 @@ def test_bad_stdin_is_a_one_line_non_blocking_error(project: Path) -> None:
     assert done.returncode == 1
     [line] = done.stderr.decode().splitlines()
     assert line.startswith("hookwright: error: stdin is not a JSON hook input")
+
+
+def test_a_rename_or_a_hook_tool_result_becomes_a_refusal_claude_code_can_express() -> None:
+    """Claude Code has no field for a renamed tool or a hook's own tool result: the typed
+    effect (not a payload key) is what turns the verdict into a deny."""
+    from hookwright.bridges.claude_hook import expressible
+    from hookwright.core.effects import Effects, ToolResult
+    from hookwright.core.events import Event
+    from hookwright.core.results import Decision, Verdict
+
+    renamed = expressible(Verdict(Event.PreToolUse, effects=Effects(renamed_tool="Read")))
+    assert (renamed.decision, renamed.reason) == (
+        Decision.deny,
+        "A hook renamed the tool; not run.",
+    )
+    answered = expressible(Verdict(Event.PreToolUse, respond=ToolResult(content="cached")))
+    assert (answered.decision, answered.reason, answered.respond) == (Decision.deny, "cached", None)
+    plain = Verdict(Event.PreToolUse, payload_updates={"tool_name": "Read"})
+    assert expressible(plain).decision is None

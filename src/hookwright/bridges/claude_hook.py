@@ -90,7 +90,7 @@ def expressible(verdict: Verdict) -> Verdict:
     if verdict.respond is not None:
         text = verdict.respond.content
         return replace(verdict, decision=Decision.deny, reason=text, respond=None)
-    if verdict.payload_updates.get("tool_name"):
+    if verdict.effects.renamed_tool is not None:
         return replace(verdict, decision=Decision.deny, reason="A hook renamed the tool; not run.")
     return verdict
 
