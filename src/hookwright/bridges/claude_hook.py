@@ -2,9 +2,11 @@
 claude-code`): Claude Code's stdin in, the JSON a Claude Code command hook prints out.
 
 The project is loaded without its Claude Code hooks (Claude Code runs those itself), so no
-hook runs twice. Trust is checked before anything is read from the folder: an untrusted
-project runs no code and answers nothing but, at SessionStart of a folder with hook folders,
-a one-line notice for the user (`systemMessage`). Run by hookwright itself (a hook of
+hook runs twice. An untrusted project's hooks are never bound (none of its code runs); its
+session is still opened, so the failure policy (`policy.yaml`) decides whether its guarded
+actions are blocked, and at SessionStart of a folder with hook folders a one-line notice
+tells the user (`systemMessage`, which Claude Code shows by default). Every answered event is
+written to the user's audit, as for every other host. Run by hookwright itself (a hook of
 `hookwright run`), the command answers nothing: hookwright already runs those hooks."""
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict, failed_dispatch
 from hookwright.dialects.claude_code.answer import encode_output_json
+from hookwright.host.open import ProjectScope, discover_project
 from hookwright.host.session import HookSession
+from hookwright.monitor.audit import default_audit_path
 from hookwright.transports.adoption import MARKER
 
 
@@ -46,8 +50,6 @@ def parse_input(raw: bytes) -> tuple[Event, dict[str, Any]]:
 #: Folders of a project that hold hooks hookwright runs (their presence alone is checked
 #: for an untrusted project; nothing in them is read).
 HOOK_FOLDERS = (".hookwright", ".openharness", ".picoclaw")
-#: What an event answers when nothing changes in Claude Code.
-NO_ANSWER = b"{}\n"
 
 
 def project_for(
@@ -69,17 +71,53 @@ def is_trusted(project: Path, home: Path) -> bool:
         return False
 
 
-def untrusted_answer(event: Event, project: Path) -> bytes:
-    """Nothing changes in Claude Code; at SessionStart, a notice when the folder has hooks."""
-    if event is not Event.SessionStart:
-        return NO_ANSWER
+#: The dialects the bridge leaves to Claude Code itself.
+EXCLUDED = frozenset({"claude_code"})
+
+
+def untrusted_notice(project: Path) -> str | None:
+    """The line telling the user an untrusted folder's hooks do not run (None when it has
+    no hook folders)."""
     if not any((project / name).is_dir() for name in HOOK_FOLDERS):
-        return NO_ANSWER
-    notice = (
+        return None
+    return (
         f"hookwright: the hooks of {project} did not run: the folder is not trusted "
         f"(trust it with: hookwright trust {project})"
     )
-    return json.dumps({"systemMessage": notice}).encode() + b"\n"
+
+
+def with_untrusted_notice(verdict: Verdict, project: Path) -> Verdict:
+    """At SessionStart, the notice goes first among the messages the user is shown."""
+    notice = untrusted_notice(project) if verdict.event is Event.SessionStart else None
+    if notice is None:
+        return verdict
+    return replace(verdict, system_messages=[notice, *verdict.system_messages])
+
+
+def not_running(project: Path, home: Path) -> list[str]:
+    """One line per hook of `project` that will not run because its folder is not trusted
+    (read from the config files alone: nothing of the project runs)."""
+    discovery = discover_project(project.resolve(), home, ProjectScope(exclude=EXCLUDED))
+    needing = discovery.needing_trust(TrustPolicy.load(home))
+    return [f"{hook.name} ({hook.dialect}, {hook.origin or hook.source})" for hook in needing]
+
+
+async def open_session(project: Path, home: Path) -> HookSession:
+    """The project's session as the bridge runs it: its Claude Code hooks left to Claude
+    Code, the user's audit on (`HOOKWRIGHT_AUDIT_LOG` or ``~/.hookwright/audit.jsonl``)."""
+    return await HookSession.open(
+        project, home=home, exclude_dialects=EXCLUDED, audit_path=default_audit_path()
+    )
+
+
+async def relay_once(
+    project: Path, home: Path, event: Event, hook_input: dict[str, Any]
+) -> Verdict:
+    """One event on a session opened for it alone and closed after (so its audit is
+    flushed)."""
+    session = await open_session(project, home)
+    async with session:
+        return await session.relay(event, hook_input)
 
 
 def expressible(verdict: Verdict) -> Verdict:
@@ -95,12 +133,6 @@ def expressible(verdict: Verdict) -> Verdict:
     return verdict
 
 
-async def _verdict(project: Path, event: Event, hook_input: dict[str, Any]) -> Verdict:
-    session = await HookSession.open(project, exclude_dialects={"claude_code"})
-    async with session:
-        return await session.relay(event, hook_input)
-
-
 def failure(event: Event, exc: Exception) -> Verdict:
     return failed_dispatch(event, f"hookwright failed: {' '.join(str(exc).split())}")
 
@@ -111,10 +143,12 @@ def answer(raw: bytes, project: Path | None) -> bytes:
         return b""
     event, hook_input = parse_input(raw)
     root = project_for(project, hook_input, os.environ.get("CLAUDE_PROJECT_DIR"))
-    if not is_trusted(root, Path.home()):
-        return untrusted_answer(event, root)
+    home = Path.home()
+    trusted = is_trusted(root, home)
     try:
-        verdict = asyncio.run(_verdict(root, event, hook_input))
+        verdict = asyncio.run(relay_once(root, home, event, hook_input))
     except Exception as exc:
         verdict = failure(event, exc)
+    if not trusted:
+        verdict = with_untrusted_notice(verdict, root)
     return encode_output_json(expressible(verdict))

@@ -110,12 +110,17 @@ def http_hook(project: Path | None, home: Path) -> dict[str, Any]:
     }
 
 
-def hooks_for(mode: Mode, project: Path | None, home: Path) -> dict[Event, dict[str, Any]]:
-    """The hook each relayed event gets (http hooks do not run at SessionStart)."""
-    command = {"type": "command", "command": client_command(project)}
+def hooks_for(
+    mode: Mode, project: Path | None, home: Path, block_on_failure: bool = False
+) -> dict[Event, dict[str, Any]]:
+    """The hook each relayed event gets (http hooks do not run at SessionStart). With
+    `block_on_failure` (Claude Code 2.1.295+), each carries ``"onFailure": "block"``: a hook
+    that cannot answer (a dead daemon, a client that crashes) blocks the action."""
+    failing = {"onFailure": "block"} if block_on_failure else {}
+    command = {"type": "command", "command": client_command(project), **failing}
     if mode == "command":
         return {event: command for event in RELAYED}
-    http = http_hook(project, home)
+    http = {**http_hook(project, home), **failing}
     return {event: command if event is Event.SessionStart else http for event in RELAYED}
 
 
@@ -227,13 +232,16 @@ def _backup_path(settings: Path, home: Path) -> Path:
     return home / ".hookwright" / "installs" / f"{digest}.json"
 
 
-def install(target: Target, home: Path, mode: Mode = "command") -> bool:
-    """Add one group per relayed event; False when it was already there."""
+def install(
+    target: Target, home: Path, mode: Mode = "command", block_on_failure: bool = False
+) -> bool:
+    """Add one group per relayed event (replacing hookwright's earlier ones); False when
+    exactly these were already there."""
     found = _read(target)
     current = found.settings.hooks
     clean = _without_ours(current or {})
     hooks = dict(clean)
-    for event, hook in _ours(mode, target, home).items():
+    for event, hook in _ours(mode, target, home, block_on_failure).items():
         hooks[event.value] = [*hooks.get(event.value, []), {"hooks": [hook]}]
     if hooks == current:
         return False
@@ -251,9 +259,11 @@ def install(target: Target, home: Path, mode: Mode = "command") -> bool:
     return True
 
 
-def _ours(mode: Mode, target: Target, home: Path) -> dict[Event, dict[str, Any]]:
+def _ours(
+    mode: Mode, target: Target, home: Path, block_on_failure: bool
+) -> dict[Event, dict[str, Any]]:
     try:
-        return hooks_for(mode, target.project, home)
+        return hooks_for(mode, target.project, home, block_on_failure)
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         raise SettingsError(f"cannot store the daemon's endpoint{where}: {exc.strerror}") from None

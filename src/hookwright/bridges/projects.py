@@ -3,8 +3,11 @@ when one of its hook files changes (a `hookwright.config.fingerprint` of each pe
 swapped for one of the same size and mtime, or a link retargeted, counts), answered only while
 the folder is trusted.
 
-Trust is checked on every request before anything is read from the folder; a folder that
-lost its trust has its warm session closed."""
+Trust is checked on every request; a folder that lost its trust has its warm session closed.
+An untrusted folder is never kept warm: each of its events opens a session of its own (none
+of its hooks bound), so the failure policy still decides whether its guarded actions are
+blocked. Every session is opened by `claude_hook.open_session`, so each answered event lands
+in the user's audit."""
 
 from __future__ import annotations
 
@@ -19,9 +22,11 @@ from hookwright.bridges.claude_hook import (
     HookInputError,
     expressible,
     failure,
+    open_session,
     parse_input,
     project_for,
-    untrusted_answer,
+    relay_once,
+    with_untrusted_notice,
 )
 from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.trust import TrustPolicy, TrustStore
@@ -110,14 +115,18 @@ class WarmProjects:
         except HookInputError as exc:
             return Reply(1, b"", f"hookwright: error: {exc}\n")
         root = project_for(project, hook_input, env_project)
-        if not self._trusts(root):
-            await self._drop(root)
-            return Reply(0, untrusted_answer(event, root))
+        trusted = self._trusts(root)
         try:
-            session = await self._session(root)
-            verdict = await session.relay(event, hook_input)
+            if trusted:
+                session = await self._session(root)
+                verdict = await session.relay(event, hook_input)
+            else:
+                await self._drop(root)
+                verdict = await relay_once(root, self.home, event, hook_input)
         except Exception as exc:
             verdict = failure(event, exc)
+        if not trusted:
+            verdict = with_untrusted_notice(verdict, root)
         return Reply(0, encode_output_json(expressible(verdict)))
 
     def _trusts(self, root: Path) -> bool:
@@ -140,7 +149,7 @@ class WarmProjects:
             if warm is not None and warm.stamp == current:
                 return warm.session
             await self._drop(root)
-            session = await HookSession.open(root, home=self.home, exclude_dialects={"claude_code"})
+            session = await open_session(root, self.home)
             await session.begin()
             self._warm[root] = _Warm(session, current)
             return session

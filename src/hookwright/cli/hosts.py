@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from hookwright.bridges import claude_hook, git_ignore
+from hookwright.bridges import claude_hook, claude_version, git_ignore
 from hookwright.bridges.claude_settings import (
     MODES,
     Mode,
@@ -42,6 +42,16 @@ ModeOpt = Annotated[
     ),
 ]
 
+VersionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--claude-code-version",
+        metavar="X.Y.Z",
+        help="The Claude Code CLI the hooks are for (default: what `claude --version` on "
+        "PATH prints). 2.1.295 and later get onFailure: block.",
+    ),
+]
+
 
 def _fail(message: str) -> typer.Exit:
     sys.stderr.write(f"hookwright: error: {' '.join(message.split())}\n")
@@ -65,21 +75,67 @@ def _mode(given: str) -> Mode:
 
 @install_app.command(HOST)
 def install_claude_code(
-    project: ProjectOpt = None, user: UserOpt = False, mode: ModeOpt = "command"
+    project: ProjectOpt = None,
+    user: UserOpt = False,
+    mode: ModeOpt = "command",
+    claude_code_version: VersionOpt = None,
 ) -> None:
     """Add hooks to Claude Code's settings so each of its events runs the project's
     OpenHarness, PicoClaw, skill and Python hooks (its own Claude Code hooks stay Claude
     Code's), answered by the per-user `hookwright daemon`."""
     target = _target(project, user)
     chosen = _mode(mode)
+    cli = _cli_version(claude_code_version, target.project)
     try:
-        changed = install(target, Path.home(), chosen)
+        changed = install(target, Path.home(), chosen, cli.blocks_on_failure)
     except SettingsError as exc:
         raise _fail(str(exc)) from None
     verb = "installed into" if changed else "already installed in"
     typer.echo(f"hookwright {verb} {target.settings}")
+    typer.echo(_failure_line(cli, chosen))
     if chosen == "http" and target.project is not None:
         _warn_when_committable(target.settings)
+    if target.project is not None:
+        _warn_when_untrusted(target.project)
+
+
+def _cli_version(given: str | None, project: Path | None) -> claude_version.Found:
+    if given is not None and claude_version.parse_version(given) is None:
+        raise _fail(f"--claude-code-version {given!r} is not a version such as 2.1.332")
+    return claude_version.installed_version(given, os.environ, project)
+
+
+def _failure_line(cli: claude_version.Found, mode: Mode) -> str:
+    """What the installed hooks do when the daemon (or the client) cannot answer."""
+    since = ".".join(map(str, claude_version.ON_FAILURE_SINCE))
+    who = f"Claude Code {cli.shown} ({cli.source})"
+    if cli.blocks_on_failure:
+        return f"{who}: onFailure: block written; an action hookwright cannot answer is blocked"
+    dead = "the daemon is down" if mode == "http" else "the client fails"
+    return (
+        f"{who}: no onFailure written (needs {since}+); when {dead}, Claude Code lets the "
+        "action through (install again after upgrading Claude Code)"
+    )
+
+
+def _warn_when_untrusted(project: Path) -> None:
+    """An untrusted project's hooks do not run: say so, what they are, and how to trust."""
+    home = Path.home()
+    if claude_hook.is_trusted(project, home):
+        return
+    try:
+        idle = claude_hook.not_running(project, home)
+    except ValueError as exc:
+        sys.stderr.write(f"hookwright: warning: cannot read the trust store: {exc}\n")
+        return
+    if not idle:
+        return
+    sys.stderr.write(
+        f"hookwright: warning: {project} is not trusted: its hooks will not run inside Claude "
+        f"Code until you run: hookwright trust {project}\n"
+    )
+    for line in idle:
+        sys.stderr.write(f"hookwright:   not run: {line}\n")
 
 
 def _warn_when_committable(settings: Path) -> None:
