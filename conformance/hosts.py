@@ -6,26 +6,46 @@ The project (tests/hosts/project.py) has an OpenHarness YAML hook that blocks `r
 Python hook that adds context to each prompt. The scripted model asks for `rm -rf build`; the
 check is that the folder survives, the model got the OpenHarness reason as the tool result and
 the Python hook's context with the prompt, and that uninstall leaves the settings as they were.
-Prints SKIP and exits 0 when Claude Code is unavailable."""
+Then two failure scenarios, run in the interactive terminal (what a user sees by default; `-p`
+prints no hook message without `--verbose`):
+
+* untrusted: the project is installed but not trusted, under a user failure policy that fails
+  every hook closed: `rm -rf build` must be blocked, and the screen must say the folder is not
+  trusted and how to trust it.
+* killed daemon (http mode, Claude Code 2.1.295+, installed with `onFailure: block`): the
+  model's first command kills the daemon; its `rm -rf build` must then be blocked.
+
+`--claude-version` picks the Claude Code installed from npm into a temporary folder
+(`--claude PATH` uses one already installed). Prints SKIP and exits 0 when Claude Code is
+unavailable."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.hosts.project import make_project
 
-from conformance.__main__ import Unavailable, claude_binary
+from conformance.__main__ import INSTALL_TIMEOUT, Unavailable
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import MODEL
+from conformance.terminal import screen_of
 
 RUN_TIMEOUT = 180
+VERSIONS = ("2.1.240", "2.1.332")
+#: The first Claude Code with `onFailure` on settings hooks.
+ON_FAILURE_SINCE = (2, 1, 295)
+DONE_TEXT = "ALL-DONE-NOW"
+API_KEY = "sk-ant-conformance-0123456789abcdefghij"
 
 
 MODES = ("command", "http")
@@ -56,32 +76,95 @@ def daemon_problems(home: Path, mode: str) -> list[str]:
     return []
 
 
-def prepare(root: Path, mode: str) -> tuple[Path, Path]:
+@contextmanager
+def claude_of(version: str, given: str | None) -> Iterator[Path]:
+    """Claude Code `version`: the binary given, or installed from npm into a temporary folder."""
+    if given:
+        yield checked(Path(given), version)
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise Unavailable("npm is not on PATH")
+    package = f"@anthropic-ai/claude-code@{version}"
+    with tempfile.TemporaryDirectory(prefix="hw-claude-") as folder:
+        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", package]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+        except subprocess.TimeoutExpired as exc:
+            raise Unavailable(f"npm install {package} timed out") from exc
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise Unavailable(f"npm install {package} failed: {last}")
+        yield checked(Path(folder) / "node_modules" / ".bin" / "claude", version)
+
+
+def checked(claude: Path, version: str) -> Path:
+    try:
+        done = subprocess.run(
+            [str(claude), "--version"], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise Unavailable(f"{claude} does not start: {exc}") from exc
+    if done.returncode != 0 or version not in done.stdout:
+        raise Unavailable(f"{claude} --version printed {done.stdout.strip()!r}")
+    return claude
+
+
+def prepare(
+    root: Path, mode: str, version: str, *, trust: bool = True, policy: str | None = None
+) -> tuple[Path, Path]:
     home, project = root / "home", make_project(root / "project")
     (home / ".claude").mkdir(parents=True)
     trusted = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
-    state = {"hasCompletedOnboarding": True, "projects": {str(project): trusted}}
+    state = {
+        "hasCompletedOnboarding": True,
+        "theme": "dark",
+        "bypassPermissionsModeAccepted": True,
+        "customApiKeyResponses": {"approved": [API_KEY[-20:]], "rejected": []},
+        "projects": {str(project): trusted},
+    }
     (home / ".claude.json").write_text(json.dumps(state))
+    (home / ".claude" / "settings.json").write_text('{"skipDangerousModePermissionPrompt": true}')
     (project / "build").mkdir()
     (project / "build" / "keep.txt").write_text("kept")
-    hookwright(home, "trust", str(project))
-    hookwright(home, "install", "claude-code", "--project", str(project), "--mode", mode)
+    if policy is not None:
+        (home / ".hookwright").mkdir(exist_ok=True)
+        (home / ".hookwright" / "policy.yaml").write_text(policy)
+    if trust:
+        hookwright(home, "trust", str(project))
+    hookwright(
+        home, "install", "claude-code", "--project", str(project), "--mode", mode,
+        "--claude-code-version", version,
+    )  # fmt: skip
     return home, project
 
 
-def run_claude(claude: Path, fake: FakeAnthropic, home: Path, project: Path) -> list[Any]:
-    rm = ToolUse("toolu_rm", "Bash", {"command": "rm -rf build", "description": "clean"})
-    script = fake.load([Turn(tools=[rm]), Turn("done")])
-    env = {
+def claude_env(fake: FakeAnthropic, home: Path) -> dict[str, str]:
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
         "XDG_RUNTIME_DIR": runtime(home),
         "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
         "ANTHROPIC_BASE_URL": fake.base_url,
-        "ANTHROPIC_API_KEY": "sk-ant-conformance",
+        "ANTHROPIC_API_KEY": API_KEY,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "IS_SANDBOX": "1",
     }
+
+
+def run_interactive(
+    claude: Path, fake: FakeAnthropic, home: Path, project: Path, tools: list[ToolUse]
+) -> str:
+    """Claude Code in a terminal, the model running `tools` one per turn; the screen's text."""
+    fake.load([*(Turn(tools=[tool]) for tool in tools), Turn(DONE_TEXT)])
+    command = [str(claude), "--model", MODEL, "--dangerously-skip-permissions", "clean up"]
+    return screen_of(command, project, claude_env(fake, home), DONE_TEXT, RUN_TIMEOUT)
+
+
+def run_claude(claude: Path, fake: FakeAnthropic, home: Path, project: Path) -> list[Any]:
+    script = fake.load([Turn(tools=[RM]), Turn("done")])
+    env = claude_env(fake, home)
     command = [str(claude), "-p", "clean up", "--model", MODEL, "--dangerously-skip-permissions"]
     subprocess.run(
         command, cwd=project, env=env, capture_output=True, timeout=RUN_TIMEOUT, check=False
@@ -101,10 +184,13 @@ def problems(requests: list[Any], project: Path) -> list[str]:
     return found
 
 
-def run_mode(claude: Path, root: Path, mode: str) -> list[str]:
+RM = ToolUse("toolu_rm", "Bash", {"command": "rm -rf build", "description": "clean"})
+
+
+def run_mode(claude: Path, root: Path, mode: str, version: str) -> list[str]:
     """Install in `mode`, run Claude Code, uninstall; what went wrong. The daemon the hooks
     started is stopped."""
-    home, project = prepare(root, mode)
+    home, project = prepare(root, mode, version)
     try:
         shared = (project / ".claude" / "settings.json").read_bytes()
         with FakeAnthropic() as fake:
@@ -120,24 +206,73 @@ def run_mode(claude: Path, root: Path, mode: str) -> list[str]:
         hookwright(home, "daemon", "stop", check=False)
 
 
-def main() -> int:
+CLOSED = "rules:\n  - fail: closed\n"
+
+
+def run_untrusted(claude: Path, root: Path, mode: str, version: str) -> list[str]:
+    """An installed, untrusted project under a fail-closed user policy."""
+    home, project = prepare(root, mode, version, trust=False, policy=CLOSED)
+    try:
+        with FakeAnthropic() as fake:
+            screen = run_interactive(claude, fake, home, project, [RM])
+        found = [] if (project / "build" / "keep.txt").exists() else ["rm -rf ran: build/ is gone"]
+        if f"hookwright trust {project}" not in " ".join(screen.split()):
+            found.append("the screen never said the folder is not trusted and how to trust it")
+        return found
+    finally:
+        hookwright(home, "daemon", "stop", check=False)
+
+
+def run_killed_daemon(claude: Path, root: Path, version: str) -> list[str]:
+    """http mode with onFailure block: the daemon is killed mid-session, then `rm -rf`."""
+    home, project = prepare(root, "http", version)
+    kill = f"kill -9 $(cat {runtime(home)}/hookwright-*/daemon.pid)"
+    tools = [ToolUse("toolu_kill", "Bash", {"command": kill, "description": "kill"}), RM]
+    try:
+        with FakeAnthropic() as fake:
+            screen = run_interactive(claude, fake, home, project, tools)
+        found = [] if (project / "build" / "keep.txt").exists() else ["rm -rf ran: build/ is gone"]
+        if DONE_TEXT not in screen:
+            found.append("the session did not finish")
+        return found
+    finally:
+        hookwright(home, "daemon", "stop", check=False)
+
+
+def scenarios(version: str) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = [
+        (f"hosts ({m})", lambda c, r, m=m: run_mode(c, r, m, version)) for m in MODES
+    ]
+    found += [
+        (f"untrusted ({m})", lambda c, r, m=m: run_untrusted(c, r, m, version)) for m in MODES
+    ]
+    if tuple(int(p) for p in version.split(".")) >= ON_FAILURE_SINCE:
+        found.append(("killed daemon (http)", lambda c, r: run_killed_daemon(c, r, version)))
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.hosts", description=__doc__)
+    parser.add_argument("--claude-version", choices=VERSIONS, default=VERSIONS[0])
+    parser.add_argument("--claude", default=os.environ.get("HOOKWRIGHT_CONFORMANCE_CLAUDE"))
+    args = parser.parse_args(argv)
+    version = args.claude_version
     failed = False
     try:
-        with claude_binary(os.environ.get("HOOKWRIGHT_CONFORMANCE_CLAUDE")) as claude:
-            for mode in MODES:
+        with claude_of(version, args.claude) as claude:
+            for name, scenario in scenarios(version):
                 root = Path(tempfile.mkdtemp(prefix="hw-hosts-")).resolve()
                 try:
-                    found = run_mode(claude, root, mode)
+                    found = scenario(claude, root)
                 finally:
                     shutil.rmtree(root, ignore_errors=True)
                 for line in found:
-                    print(f"FAIL hosts ({mode}): {line}")
+                    print(f"FAIL {name} [{version}]: {line}")
                 failed = failed or bool(found)
                 if not found:
-                    print(
-                        f"PASS hosts ({mode}): real Claude Code governed by OpenHarness and "
-                        "Python hooks"
-                    )
+                    print(f"PASS {name} [{version}]")
+            if tuple(int(p) for p in version.split(".")) < ON_FAILURE_SINCE:
+                print(f"SKIP killed daemon (http) [{version}]: no onFailure before 2.1.295")
     except Unavailable as exc:
         print(f"SKIP hosts: {exc}")
         return 0
