@@ -270,9 +270,14 @@ def audit(
             metavar="FILE",
         ),
     ] = None,
+    tests: Annotated[
+        bool,
+        typer.Option("--tests", help="Also the records `hooks test` wrote (marked test)."),
+    ] = False,
 ) -> None:
-    """Print the audit trail: one line per hook run (what it did to which call)."""
-    audit_log.run(file or default_audit_path(), session, follow, json_out)
+    """Print the audit trail: one line per hook run (what it did to which call) and per
+    permission outcome (who allowed or denied it)."""
+    audit_log.run(file or default_audit_path(), session, follow, json_out, tests=tests)
 
 
 def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:

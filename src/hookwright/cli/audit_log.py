@@ -27,6 +27,8 @@ class Reader:
 
     session: str | None = None
     skipped: int = 0
+    #: Show the records `hooks test` wrote (``"test": true``); hidden by default.
+    tests: bool = False
 
     def record(self, line: str) -> Record | None:
         if not line.strip():
@@ -37,6 +39,8 @@ class Reader:
             record = None
         if not isinstance(record, dict):
             self.skipped += 1
+            return None
+        if record.get("test") is True and not self.tests:
             return None
         if self.session and not str(record.get("session_id") or "").startswith(self.session):
             return None
@@ -67,7 +71,8 @@ def line_text(record: Record) -> str:
     when = time.strftime("%Y-%m-%d %H:%M:%S", stamp) if stamp else "?"
     session = str(record.get("session_id") or "-")[:8]
     hook = f"{record.get('hook')} ({record.get('dialect')}, {record.get('source')})"
-    return f"{when} {session} {record.get('event')} {hook}: {describe(record)}"
+    marked = " [test]" if record.get("test") is True else ""
+    return f"{when} {session}{marked} {record.get('event')} {hook}: {describe(record)}"
 
 
 def printer(json_out: bool, out: TextIO) -> Callable[[Record], None]:
@@ -150,8 +155,10 @@ def show(path: Path, reader: Reader, emit: Callable[[Record], None], follow: boo
         follower.close()
 
 
-def run(path: Path, session: str | None, follow: bool, json_out: bool) -> None:
-    reader = Reader(session)
+def run(
+    path: Path, session: str | None, follow: bool, json_out: bool, *, tests: bool = False
+) -> None:
+    reader = Reader(session, tests=tests)
     if not follow and not path.exists() and not rotated(path):
         sys.stderr.write(f"hookwright: no audit records yet ({path} does not exist)\n")
         return

@@ -81,9 +81,18 @@ def run(args: HooksTest) -> int:
         output = verdict_to_json(inp.event.value)
     else:
         engine, declared_by = registered
+        _mark_as_tests(engine)
         output = _dispatch(engine, project, declared_by, trust, inp, args.explain)
     sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
     return 0
+
+
+def _mark_as_tests(engine: HookEngine) -> None:
+    """What this command runs is a test, not a session: its audit records say so."""
+    from hookwright.monitor.audit import AuditLog
+
+    if isinstance(engine.audit, AuditLog):
+        engine.audit.test = True
 
 
 def _needs_engine(project: BoundHooks, explain: bool) -> bool:

@@ -5,7 +5,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal
+
+#: Who or what decided a permission outcome: a permission rule, a person answering a prompt,
+#: a hook's decision, or the permission mode.
+Decider = Literal["rule", "person", "hook", "mode"]
+
+
+@dataclass(slots=True, frozen=True)
+class PermissionSource:
+    """Who allowed, asked about or denied a tool call (a permission record's `permission`).
+
+    `name`: the rule's text, the hook's name, the mode, or who answered the prompt (``user``,
+    ``page``); `file`: the settings file the rule came from, when known; `mode`: the permission
+    mode the call was decided under."""
+
+    by: Decider
+    name: str
+    mode: str
+    file: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"by": self.by, "name": self.name, "mode": self.mode, "file": self.file}
 
 
 @dataclass(slots=True, frozen=True)
@@ -43,14 +64,25 @@ class AuditRecord:
     #: The text this hook added for the model: its additional context, or the prompts a
     #: skill hook injected.
     context: str | None = None
+    #: Set on a permission record (event ``Permission``): who decided the call's permission.
+    permission: PermissionSource | None = None
+    #: Written by `hookwright hooks test`, not by a session.
+    test: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _RECORD_FIELDS}
+        """The record as its audit line holds it: `permission` only on permission records,
+        `test` only when true (hook-run lines keep the shape they always had)."""
+        data = {name: getattr(self, name) for name in _RECORD_FIELDS}
+        if self.permission is not None:
+            data["permission"] = self.permission.to_dict()
+        if self.test:
+            data["test"] = True
+        return data
 
 
-_RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord))
+_RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord) if f.name not in ("permission", "test"))
 
 AuditCallback = Callable[[AuditRecord], None]
 
 
-__all__ = ["AuditCallback", "AuditRecord"]
+__all__ = ["AuditCallback", "AuditRecord", "Decider", "PermissionSource"]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hookwright.config.trust import TrustPolicy
+    from hookwright.core.audit_record import PermissionSource
     from hookwright.core.effects import PromptInjection
     from hookwright.core.events import Event
     from hookwright.core.tool_results import tool_result_of as tool_result_from_value
@@ -112,6 +113,7 @@ _HOMES = {
     **dict.fromkeys(("HookInfo", "ProjectHooks"), "hookwright.host.open"),
     **dict.fromkeys(("PromptFlow", "PromptPlacement"), "hookwright.host.prompts"),
     "Reporter": "hookwright.host.reports",
+    "PermissionSource": "hookwright.core.audit_record",
     **dict.fromkeys(
         ("DEFAULT_STOP_BLOCK_CAP", "HookSession", "SessionIdentity"),
         "hookwright.host.session",
@@ -158,6 +160,7 @@ __all__ = [
     "ModelRequestDecision",
     "ModelResponseDecision",
     "PermissionDecision",
+    "PermissionSource",
     "ProjectHooks",
     "PromptFlow",
     "PromptInjection",

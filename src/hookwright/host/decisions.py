@@ -7,7 +7,7 @@ applies what comes back. Every record is frozen.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hookwright.core.effects import PromptInjection
@@ -40,6 +40,8 @@ class Run:
     tool_name: str
     tool_input: Mapping[str, Any]
     approved: bool = False
+    #: The hook that allowed the call, when one did.
+    decided_by: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,8 @@ class Deny:
 
     message: str
     reason: str | None = None
+    #: The hook that denied the call, when one did.
+    decided_by: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +103,8 @@ class PermissionDecision:
     reason: str | None = None
     permission_updates: tuple[Mapping[str, Any], ...] = ()
     end: EndTurn | None = None
+    #: The hook whose decision `behavior` is.
+    decided_by: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

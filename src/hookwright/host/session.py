@@ -58,7 +58,7 @@ from hookwright.host.notes import model_notes
 from hookwright.host.open import ConfigWatchTarget, HookInfo, OpenedProject, ProjectScope
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
-from hookwright.monitor.audit import AuditRecord
+from hookwright.monitor.audit import AuditRecord, PermissionSource
 from hookwright.transports.ioloop import IoLoop
 
 opening.register_tool_result_readers()
@@ -341,6 +341,40 @@ class HookSession:
         )
         self.engine.audit.note(record)
 
+    def permission_outcome(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_use_id: str | None,
+        behavior: Literal["allow", "ask", "deny"],
+        reason: str,
+        source: PermissionSource,
+    ) -> None:
+        """Audit who allowed, asked about or denied a tool call: one ``Permission`` record per
+        outcome, naming its source (a rule and its file, a person, a hook, the mode)."""
+        record = AuditRecord(
+            ts=time.time(),
+            event="Permission",
+            hook=source.name,
+            source=source.by,
+            dialect="host",
+            status="ok",
+            decision=behavior,
+            duration_ms=0.0,
+            exit_code=None,
+            reason=reason,
+            error=None,
+            stderr_tail=None,
+            session_id=self.session_id,
+            origin=source.file,
+            effect=behavior,
+            tool_name=tool_name,
+            tool_use_id=tool_use_id,
+            tool_input=dict(tool_input),
+            permission=source,
+        )
+        self.engine.audit.note(record)
+
     # A host that applies verdicts itself ------------------------------------------------------
 
     def adopt(self, hook_input: Mapping[str, Any]) -> None:
@@ -598,7 +632,7 @@ class HookSession:
             action = Respond(verdict.respond, verdict.effects.skip_approval)
         elif verdict.blocked:
             message = verdict.effects.tool_message or verdict.reason or "Blocked by hook"
-            action = Deny(message, verdict.reason)
+            action = Deny(message, verdict.reason, decider_of(verdict))
         elif verdict.decision is Decision.defer:
             action = Defer(verdict.reason)
         else:
@@ -611,7 +645,13 @@ class HookSession:
             if verdict.decision is Decision.ask:
                 action = Ask(host_name, host_input, verdict.reason)
             else:
-                action = Run(host_name, host_input, approved=verdict.decision is Decision.allow)
+                approved = verdict.decision is Decision.allow
+                action = Run(
+                    host_name,
+                    host_input,
+                    approved=approved,
+                    decided_by=decider_of(verdict) if approved else None,
+                )
         return ToolDecision(action, context, stop_after)
 
     async def permission(
@@ -649,13 +689,19 @@ class HookSession:
                 verdict.effects.tool_message
                 or f"Permission to use {tool_name} was denied: {reason}"
             )
-            return PermissionDecision("deny", message=message, reason=reason, end=end)
+            return PermissionDecision(
+                "deny", message=message, reason=reason, end=end, decided_by=decider_of(verdict)
+            )
         if verdict.decision is Decision.allow:
             new_input = None
             if verdict.updated_input is not None:
                 _, new_input = self.tool_map.to_host(name, verdict.updated_input)
             return PermissionDecision(
-                "allow", new_input, permission_updates=verdict.effects.permission_updates, end=end
+                "allow",
+                new_input,
+                permission_updates=verdict.effects.permission_updates,
+                end=end,
+                decided_by=decider_of(verdict),
             )
         return PermissionDecision(None, end=end)
 
@@ -744,6 +790,14 @@ class HookSession:
         if notes:
             text = "\n\n".join([text, *notes])
         return CompactedDecision(text if text != summary else None)
+
+
+def decider_of(verdict: Verdict) -> str | None:
+    """The name of the first hook whose decision is the verdict's."""
+    for result in verdict.results:
+        if result.decision is verdict.decision and result.hook is not None:
+            return result.hook.name
+    return None
 
 
 def first_block_reason(verdict: Verdict) -> str | None:

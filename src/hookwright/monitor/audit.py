@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from hookwright.config.private_files import append_private
 from hookwright.core.audit_record import AuditCallback as AuditCallback
 from hookwright.core.audit_record import AuditRecord as AuditRecord
+from hookwright.core.audit_record import PermissionSource as PermissionSource
 from hookwright.core.events import TOOL_EVENTS, HookInput
 from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
@@ -132,6 +133,8 @@ class AuditLog:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        #: Every record is marked ``"test": true`` (`hookwright hooks test`).
+        self.test = False
 
     @property
     def active(self) -> bool:
@@ -220,7 +223,7 @@ class AuditLog:
         try:
             pending = self._pending
             batch = [pending.popleft() for _ in range(len(pending))]
-            if self.callbacks:
+            if self.callbacks or self.test:
                 self._write_records(batch)
             else:
                 self._write_lines(batch)
@@ -279,7 +282,7 @@ class AuditLog:
                     log.exception("audit callback %r failed", callback)
 
     def _redacted(self, record: AuditRecord) -> AuditRecord:
-        return replace(record, reason=self._redact(record.reason))
+        return replace(record, reason=self._redact(record.reason), test=self.test)
 
     def _redact(self, text: str | None) -> str | None:
         return None if text is None else redact(text, self._secret_values)
@@ -342,6 +345,7 @@ class AuditLog:
             tool_input=call.tool_input,
             executed_input=call.executed_input,
             context=self._redact(cap_text(added_text(result))),
+            test=self.test,
         )
 
     def _append_bytes(self, chunks: list[bytes]) -> None:

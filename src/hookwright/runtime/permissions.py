@@ -49,6 +49,8 @@ class PermissionOutcome:
     behavior: Behavior
     reason: str
     rule: str | None = None
+    #: Where `rule` was written (a settings file, or ``updatedPermissions (session)``).
+    file: str | None = None
 
 
 @dataclass(slots=True)
@@ -60,12 +62,17 @@ class PermissionPolicy:
     project_dir: Path | None = None
     home: Path | None = None
     problems: list[str] = field(default_factory=list)
+    #: Where each rule was first written, by behavior and rule text.
+    origins: dict[tuple[Behavior, str], str] = field(default_factory=dict)
 
     def add_rules(self, behavior: Behavior, rules: Iterable[str], origin: str = "") -> None:
         target = {"allow": self.allow, "ask": self.ask, "deny": self.deny}[behavior]
         for index, text in enumerate(rules):
             try:
-                target.append(IfRule.parse(text))
+                rule = IfRule.parse(text)
+                target.append(rule)
+                if origin:
+                    self.origins.setdefault((behavior, rule.source), origin)
             except (IfRuleError, TypeError) as exc:
                 where = f"{origin}: permissions.{behavior}[{index}]" if origin else behavior
                 self.problems.append(f"{where}: {exc}")
@@ -102,12 +109,16 @@ class PermissionPolicy:
     ) -> PermissionOutcome | None:
         """What the deny, ask and allow rules say, in that precedence; None if none matches."""
         if rule := self._first(self.deny, tool, tool_input, cwd):
-            return PermissionOutcome("deny", f"denied by rule {rule.source}", rule.source)
+            return self._by_rule("deny", f"denied by rule {rule.source}", rule)
         if rule := self._first(self.ask, tool, tool_input, cwd):
-            return PermissionOutcome("ask", f"rule {rule.source} asks", rule.source)
+            return self._by_rule("ask", f"rule {rule.source} asks", rule)
         if rule := self._first(self.allow, tool, tool_input, cwd):
-            return PermissionOutcome("allow", f"allowed by rule {rule.source}", rule.source)
+            return self._by_rule("allow", f"allowed by rule {rule.source}", rule)
         return None
+
+    def _by_rule(self, behavior: Behavior, reason: str, rule: IfRule) -> PermissionOutcome:
+        origin = self.origins.get((behavior, rule.source))
+        return PermissionOutcome(behavior, reason, rule.source, origin)
 
     def check(
         self,
@@ -126,7 +137,9 @@ class PermissionPolicy:
         by_rule = self.rule_decision(tool, tool_input, cwd)
         if by_rule is not None and by_rule.behavior in ("deny", "ask"):
             if by_rule.behavior == "ask" and self.mode == "dontAsk":
-                return PermissionOutcome("deny", f"{by_rule.reason} (mode dontAsk)", by_rule.rule)
+                return PermissionOutcome(
+                    "deny", f"{by_rule.reason} (mode dontAsk)", by_rule.rule, by_rule.file
+                )
             return by_rule
         if hook_allowed:
             return PermissionOutcome("allow", "allowed by hook")

@@ -28,6 +28,7 @@ from hookwright.host import (
     Defer,
     Deny,
     HookSession,
+    PermissionSource,
     PromptInjection,
     Respond,
     Run,
@@ -196,6 +197,8 @@ class ToolStep:
             return self._finish(call, output, outcome, skipped="answered by hook", observed=True)
         if isinstance(action, Deny):
             output = ToolOutput(action.message, is_error=True)
+            reason = action.reason or action.message
+            self._decided(call.name, observed, call.id, "deny", reason, _hook(action.decided_by))
             return self._finish(call, output, outcome, skipped="denied by hook")
         if isinstance(action, Defer):
             if single and not owner.interactive:
@@ -313,6 +316,7 @@ class ToolStep:
             behavior = "ask"
         if behavior == "deny":
             self.owner.emit("permission", tool=name, behavior="deny", reason=outcome.reason)
+            self._decided(name, tool_input, call_id, "deny", outcome.reason, self._source(outcome))
             return f"Permission to use {name} was denied: {outcome.reason}"
         request = await self.hooks.permission(name, tool_input, call_id, prompt=behavior == "ask")
         if request.permission_updates and request.behavior == "allow":
@@ -324,12 +328,32 @@ class ToolStep:
             end_turn_if(request.end)
         if request.behavior == "deny":
             self.owner.emit("permission", tool=name, behavior="deny", reason=request.reason)
+            reason = request.reason or "denied by a PermissionRequest hook"
+            self._decided(name, tool_input, call_id, "deny", reason, _hook(request.decided_by))
             return request.message or f"Permission to use {name} was denied"
         if behavior == "allow":
+            source = self._source(outcome, action.decided_by if isinstance(action, Run) else None)
+            self._decided(name, tool_input, call_id, "allow", outcome.reason, source)
             return True
         if request.behavior == "allow":
-            return self._hook_allowed(name, tool_input, request.tool_input, cwd)
-        return await self._ask_user(name, tool_input, outcome, action)
+            allowed = self._hook_allowed(name, tool_input, request.tool_input, cwd)
+            reason = "allowed by a PermissionRequest hook"
+            source = _hook(request.decided_by)
+            if allowed is not True:
+                reason, source = (
+                    allowed,
+                    self._source(self.policy.rule_decision(name, tool_input, cwd)),
+                )
+            self._decided(
+                name,
+                tool_input,
+                call_id,
+                "deny" if allowed is not True else "allow",
+                reason,
+                source,
+            )
+            return allowed
+        return await self._ask_user(name, tool_input, call_id, outcome, action)
 
     def _hook_allowed(
         self,
@@ -350,16 +374,24 @@ class ToolStep:
         return True
 
     async def _ask_user(
-        self, name: str, tool_input: dict[str, Any], outcome: PermissionOutcome, action: Run | Ask
+        self,
+        name: str,
+        tool_input: dict[str, Any],
+        call_id: str,
+        outcome: PermissionOutcome,
+        action: Run | Ask,
     ) -> str | Literal[True]:
         """Ask the user; without one, deny with the text Claude Code's ``-p`` gives the model."""
         owner = self.owner
         hook_reason = action.reason if isinstance(action, Ask) else None
         if self.ask_user is not None and owner.interactive:
+            person = PermissionSource("person", "user", self.policy.mode)
             if await self.ask_user(name, hook_reason or outcome.reason, tool_input):
                 owner.emit("permission", tool=name, behavior="allow", reason="allowed by user")
+                self._decided(name, tool_input, call_id, "allow", "allowed by user", person)
                 return True
             owner.emit("permission", tool=name, behavior="deny", reason="denied by user")
+            self._decided(name, tool_input, call_id, "deny", "denied by user", person)
             return f"Permission to use {name} was denied by the user."
         message = unanswered_message(
             name,
@@ -370,7 +402,35 @@ class ToolStep:
             hook_reason=hook_reason,
         )
         owner.emit("permission", tool=name, behavior="deny", reason=message)
+        nobody = PermissionSource("mode", self.policy.mode, self.policy.mode)
+        self._decided(name, tool_input, call_id, "deny", "no one to ask: " + message, nobody)
         return message
+
+    def _source(
+        self, outcome: PermissionOutcome | None, hook: str | None = None
+    ) -> PermissionSource:
+        """Who decided `outcome` of the rules and mode: its rule, the hook that allowed the
+        call beforehand, else the mode."""
+        mode = self.policy.mode
+        if outcome is not None and outcome.rule is not None:
+            return PermissionSource("rule", outcome.rule, mode, outcome.file)
+        if outcome is not None and outcome.reason == "allowed by hook":
+            return _hook(hook, mode)
+        return PermissionSource("mode", mode, mode)
+
+    def _decided(
+        self,
+        name: str,
+        tool_input: Mapping[str, Any],
+        call_id: str,
+        behavior: Literal["allow", "deny"],
+        reason: str,
+        source: PermissionSource,
+    ) -> None:
+        """Audit the permission outcome of one call (see `HookSession.permission_outcome`)."""
+        if source.mode != self.policy.mode:
+            source = PermissionSource(source.by, source.name, self.policy.mode, source.file)
+        self.hooks.permission_outcome(name, tool_input, call_id, behavior, reason, source)
 
     # Running and results ----------------------------------------------------------------------
 
@@ -441,3 +501,8 @@ class ToolStep:
         if output.is_error:
             message["is_error"] = True
         self.owner.record(message, tool_data=output.data, is_error=output.is_error)
+
+
+def _hook(name: str | None, mode: str = "") -> PermissionSource:
+    """A hook's decision as a permission source (the mode is filled in by `_decided`)."""
+    return PermissionSource("hook", name or "a hook", mode)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -357,7 +358,19 @@ def _spawn_error(args: list[str], cwd: str | Path | None, exc: OSError) -> str:
         return f"executable not found: {args[0]}"
     if isinstance(exc, PermissionError):
         return f"permission denied: {args[0]}"
+    limit = _LIMITS.get(exc.errno or 0)
+    if limit is not None:
+        return f"cannot start {args[0]}: {limit} ({errno.errorcode[exc.errno or 0]})"
     return f"cannot start {args[0]}: {exc}"
+
+
+#: The resource a spawn ran out of, by the errno fork, exec or pipe creation failed with.
+_LIMITS = {
+    errno.EMFILE: "this process's open-descriptor limit (RLIMIT_NOFILE) is reached",
+    errno.ENFILE: "the system's open-file table is full",
+    errno.EAGAIN: "the process limit (RLIMIT_NPROC) is reached or the system is out of processes",
+    errno.ENOMEM: "out of memory",
+}
 
 
 #: A started process: itself, its closer, its exit future and the stdin bytes left to write.

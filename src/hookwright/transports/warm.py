@@ -337,7 +337,8 @@ class WarmProcess:
         (`unsent` is empty), our end is closed at once: the process reads the same bytes,
         then EOF."""
         stdin = open(fds[0], "wb", buffering=0)  # noqa: SIM115 - closed by close()
-        self._files = [stdin, *(open(fd, "rb", buffering=0) for fd in fds[1:])]  # noqa: SIM115
+        self._files = [stdin]
+        self._files += [open(fd, "rb", buffering=0) for fd in fds[1:]]  # noqa: SIM115
         if not self.unsent:
             stdin.close()
         self.stdout = await self._reader(loop, self._files[1])
@@ -408,6 +409,11 @@ class WarmProcess:
         finally:
             if not self.exited.done():
                 self.exited.set_result(None)
+
+    @property
+    def attached(self) -> bool:
+        """Whether `attach` took our ends of the pipes (then `close` closes them)."""
+        return bool(self._files)
 
     def close(self) -> None:
         if self._watch is not None:
@@ -703,10 +709,17 @@ async def _fork(
     if len(request) > _MAX_REQUEST:
         return None
     loop = asyncio.get_running_loop()
-    stdin_r, stdin_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        stdin_r, stdin_w, out_r, out_w, err_r, err_w = _pipes(3)
+    except OSError as exc:
+        log.debug("warm Python run not started: %s", exc)
+        return None
+    try:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError as exc:
+        log.debug("warm Python run not started: %s", exc)
+        _close_all(stdin_r, stdin_w, out_r, out_w, err_r, err_w)
+        return None
     ours.setblocking(False)
     child = WarmProcess(loop)
     child.report = (server, slot)
@@ -738,10 +751,31 @@ async def _fork(
         if isinstance(exc, TimeoutError):
             server.dead = True
         child.close()
+        if not child.attached:
+            _close_all(stdin_w, out_r, err_r)
         ours.close()
         return None
     child.started(pid, ours, pending)
     return child
+
+
+def _pipes(count: int) -> list[int]:
+    """`count` pipes' descriptors (read, write, read, write, ...), or OSError (a descriptor
+    limit) with none of them left open."""
+    opened: list[int] = []
+    try:
+        for _ in range(count):
+            opened.extend(os.pipe())
+    except OSError:
+        _close_all(*opened)
+        raise
+    return opened
+
+
+def _close_all(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 async def _attach_started(
