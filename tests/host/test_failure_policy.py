@@ -20,7 +20,11 @@ from hookwright.host import Deny, HookSession, Run
 
 from .test_embedding_doc import doc_loop
 
-RM_GUARD = "import json,sys; d=json.load(sys.stdin); sys.exit(2 if 'rm' in d['tool_input']['command'] else 0)"
+RM_GUARD = (
+    "import json, sys\n"
+    "data = json.load(sys.stdin)\n"
+    "sys.exit(2 if 'rm' in data['tool_input']['command'] else 0)\n"
+)
 
 
 def claude_project(root: Path, command: str, *, timeout: int | None = None) -> Path:
@@ -227,17 +231,19 @@ def test_the_pydantic_ai_adapter_on_an_untrusted_folder_never_runs_the_guarded_c
         return ModelResponse(parts=[TextPart("done")])
 
     as_bash = ToolMap([ToolAlias("shell", "Bash", {"cmd": "command"})])
-    with caplog.at_level(logging.WARNING, logger="hookwright.open"):
-        with PydanticAIHooks.open(project, tool_map=as_bash) as hooks:
-            assert [item.reason for item in hooks.session.skipped] == ["untrusted"]
-            Agent(FunctionModel(model), tools=[Tool(shell)], capabilities=[hooks]).run_sync("Clean")
+    with (
+        caplog.at_level(logging.WARNING, logger="hookwright.open"),
+        PydanticAIHooks.open(project, tool_map=as_bash) as hooks,
+    ):
+        assert [item.reason for item in hooks.session.skipped] == ["untrusted"]
+        Agent(FunctionModel(model), tools=[Tool(shell)], capabilities=[hooks]).run_sync("Clean")
     assert ran == []
     returns = [p for m in received[1] for p in m.parts if isinstance(p, ToolReturnPart)]
     assert f"hookwright trust {project}" in returns[0].model_response_str()
     assert any("not run: untrusted" in r.getMessage() for r in caplog.records)
 
 
-# Missing commands and failures that fail closed ----------------------------------------------------
+# Missing commands and failures that fail closed ---------------------------------------------
 
 
 async def test_a_missing_or_non_executable_command_is_reported_at_open(
