@@ -82,6 +82,12 @@ class NotRun:
     path: str | None = None
 
     @property
+    def registered(self) -> bool:
+        """True for a command hook whose program is missing or not executable: it is on the
+        engine, and fails when it runs."""
+        return self.reason in ("missing_command", "not_executable")
+
+    @property
     def file(self) -> str:
         """The file (and field) that declares the hook."""
         return self.hook.origin or self.hook.source
@@ -235,14 +241,13 @@ def bind_project(
     """Bind the hooks `policy` trusts onto `engine`; a warning says how to trust the rest."""
     bound = bind_hooks(discovery, policy, project_dir, home, scope)
     bound.register(engine)
-    report_not_run(engine, bound.opened.not_run)
     return bound.opened
 
 
 def report_not_run(engine: HookEngine, not_run: Iterable[NotRun]) -> None:
     """Every hook that will not run, one warning each on the `hookwright.open` logger and one
-    audit record (status ``not_run``): an embedding host that shows neither still leaves a
-    trace."""
+    audit record (status ``not_run``), for a host that prints no diagnostics of its own
+    (`HookSession.open`; the command line prints them on stderr)."""
     now = time.time()
     for item in not_run:
         log.warning("%s", item)

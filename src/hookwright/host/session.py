@@ -196,6 +196,7 @@ class HookSession:
         session.diagnostics = (*opened.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
         session.untrusted = opened.untrusted
         session.skipped = opened.not_run
+        opening.report_not_run(engine, opened.not_run)
         session.opened = opened
         session.watch = opened.watch
         return session
