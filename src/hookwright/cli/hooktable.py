@@ -20,6 +20,8 @@ NOT_TRUSTED = "not trusted: will not run"
 NOT_RUN_NOTES: dict[NotRunReason, str] = {
     "untrusted": NOT_TRUSTED,
     "not_bound": "not bound: will not run (turned off by its settings, or it failed to load)",
+    "missing_command": "missing command: fails when it runs",
+    "not_executable": "command not executable: fails when it runs",
 }
 
 
@@ -85,6 +87,7 @@ def collect(
     """The engine's hooks in dispatch order per event, then the declared ones that will not
     run there (`OpenedProject.not_run`: the report every host gets)."""
     rows: list[HookRow] = []
+    not_run = [item for item in not_run if not item.registered]  # the bound rows list these
     for event in Event:
         if only is not None and event is not only:
             continue

@@ -94,6 +94,9 @@ class DiscoveredHook:
     timeout: float | None = None
     priority: int = 0
     note: str | None = None
+    #: The command line a command hook runs, as declared: its first word is checked when the
+    #: project is opened (`hookwright.config.commands`). None for other hooks.
+    command: str | None = None
 
     @classmethod
     def of_specs(cls, specs: Sequence[HookSpec], trust_root: Path | None) -> DiscoveredHook:

@@ -127,10 +127,18 @@ def finish(
     result.duration_ms = duration_ns / 1e6
     if spec.on_error == "block" and result.status in _FAILED and result.decision not in _BLOCKING:
         result.decision = Decision.deny if spec.event in _DENY_EVENTS else Decision.block
-        failed = "timed out" if result.status is Status.timeout else "failed"
-        result.reason = f"hook {spec.name} {failed}" + (f": {result.error}" if result.error else "")
+        result.reason = failed_closed_reason(spec, result)
     make_outward(result, secrets)
     return result
+
+
+def failed_closed_reason(spec: HookSpec, result: HookResult) -> str:
+    """The block reason of a hook that failed closed: the hook (for one a config file
+    declares, its dialect and the file and field) and its failure."""
+    failed = "timed out" if result.status is Status.timeout else "failed"
+    declared = spec.source != "in-process" and spec.origin is not None
+    who = f"{spec.name!r} ({spec.dialect}, {spec.origin})" if declared else spec.name
+    return f"hook {who} {failed}" + (f": {result.error}" if result.error else "")
 
 
 # The step -------------------------------------------------------------------------------------

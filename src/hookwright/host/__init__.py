@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         ended_text,
         reminder,
     )
-    from hookwright.host.open import HookInfo, ProjectHooks
+    from hookwright.host.open import HookInfo, NotRun, ProjectHooks
     from hookwright.host.prompts import PromptFlow, PromptPlacement
     from hookwright.host.reports import Reporter
     from hookwright.host.session import (
@@ -110,7 +110,7 @@ _HOMES = {
         ),
         "hookwright.host.framework",
     ),
-    **dict.fromkeys(("HookInfo", "ProjectHooks"), "hookwright.host.open"),
+    **dict.fromkeys(("HookInfo", "NotRun", "ProjectHooks"), "hookwright.host.open"),
     **dict.fromkeys(("PromptFlow", "PromptPlacement"), "hookwright.host.prompts"),
     "Reporter": "hookwright.host.reports",
     "PermissionSource": "hookwright.core.audit_record",
@@ -159,6 +159,7 @@ __all__ = [
     "ModelRequest",
     "ModelRequestDecision",
     "ModelResponseDecision",
+    "NotRun",
     "PermissionDecision",
     "PermissionSource",
     "ProjectHooks",

@@ -36,6 +36,7 @@ from hookwright.host.decisions import (
     ToolDecision,
     ToolResult,
 )
+from hookwright.host.open import NotRun
 from hookwright.host.sync import SyncHookSession
 
 
@@ -118,6 +119,11 @@ class FrameworkSession:
     @property
     def diagnostics(self) -> tuple[str, ...]:
         return self.hooks.diagnostics
+
+    @property
+    def skipped(self) -> tuple[NotRun, ...]:
+        """Every declared hook that will not run, and why (`HookSession.skipped`)."""
+        return self.hooks.skipped
 
     def unexpressed(self, event: Event, what: str) -> None:
         self.hooks.session.unexpressed(event, what, self.abilities.framework)

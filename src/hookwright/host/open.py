@@ -25,8 +25,10 @@ injections go (`prompt_placement`, `host.prompts.PromptFlow`'s default).
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -42,7 +44,14 @@ from hookwright.config.loading import (
     sources,
     unrecognised_configs,
 )
+from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.audit_record import AuditRecord
+from hookwright.host.failure_policy import (
+    apply_failure_policy,
+    command_problems,
+    untrusted_guards,
+)
 
 if TYPE_CHECKING:
     from hookwright.dialects.skills import HookInfo
@@ -51,19 +60,56 @@ if TYPE_CHECKING:
 
 #: Asked, before binding, whether to trust `folder` for the `count` hooks that need it.
 AskTrust = Callable[[Path, int], Awaitable[bool]]
-NotRunReason = Literal["untrusted", "not_bound"]
+NotRunReason = Literal["untrusted", "not_bound", "missing_command", "not_executable"]
 #: Where the PicoClaw config came from and what is trusted: what a running session watches.
 ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
 
 
+log = logging.getLogger("hookwright.open")
+
+
 @dataclass(frozen=True, slots=True)
 class NotRun:
-    """A declared hook that will not run: its folder is not trusted (`untrusted`), or it is
+    """A declared hook that will not run: its folder is not trusted (`untrusted`), it is
     trusted but bound to nothing (`not_bound`: turned off by its settings, or it failed to
-    load; `diagnostics` then says why)."""
+    load; `diagnostics` then says why), or its command's program is not there
+    (`missing_command`) or lacks its execute bit (`not_executable`); `path` names that
+    program. Such a command hook stays registered: it fails when it runs, and blocks where
+    the failure policy or its own field fails it closed."""
 
     hook: DiscoveredHook
     reason: NotRunReason
+    path: str | None = None
+
+    @property
+    def registered(self) -> bool:
+        """True for a command hook whose program is missing or not executable: it is on the
+        engine, and fails when it runs."""
+        return self.reason in ("missing_command", "not_executable")
+
+    @property
+    def file(self) -> str:
+        """The file (and field) that declares the hook."""
+        return self.hook.origin or self.hook.source
+
+    @property
+    def fix(self) -> str:
+        """What makes the hook run."""
+        if self.reason == "untrusted":
+            folder = self.hook.trust_root or Path(self.file).parent
+            return f"trust the folder with: hookwright trust {folder}"
+        if self.reason == "missing_command":
+            return f"create {self.path} or correct the command"
+        if self.reason == "not_executable":
+            return f"make it executable: chmod +x {self.path}"
+        return "see the diagnostics for this file (disabled by a setting, or failed to load)"
+
+    def __str__(self) -> str:
+        why = self.reason.replace("_", " ")
+        if self.path is not None:
+            why = f"{why}: {self.path}"
+        hook = f"hook {self.hook.name!r} ({self.hook.dialect})"
+        return f"{self.file}: {hook} not run: {why}; {self.fix}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +125,8 @@ class OpenedProject:
     diagnostics: tuple[str, ...]
     not_run: tuple[NotRun, ...]
     watch: ConfigWatchTarget | None
+    #: The failure policy read from the managed, user and project `policy.yaml`.
+    failure_policy: FailurePolicy = field(default_factory=FailurePolicy)
 
     @property
     def untrusted(self) -> tuple[DiscoveredHook, ...]:
@@ -196,6 +244,34 @@ def bind_project(
     return bound.opened
 
 
+def report_not_run(engine: HookEngine, not_run: Iterable[NotRun]) -> None:
+    """Every hook that will not run, one warning each on the `hookwright.open` logger and one
+    audit record (status ``not_run``), for a host that prints no diagnostics of its own
+    (`HookSession.open`; the command line prints them on stderr)."""
+    now = time.time()
+    for item in not_run:
+        log.warning("%s", item)
+        hook = item.hook
+        engine.audit.note(
+            AuditRecord(
+                ts=now,
+                event=",".join(event.value for event in hook.events) or "open",
+                hook=hook.name,
+                source=hook.source,
+                dialect=hook.dialect,
+                status="not_run",
+                decision=None,
+                duration_ms=0.0,
+                exit_code=None,
+                reason=str(item),
+                error=item.reason,
+                stderr_tail=None,
+                session_id=None,
+                origin=hook.origin or None,
+            )
+        )
+
+
 def bind_hooks(
     discovery: Discovery,
     policy: TrustPolicy,
@@ -206,9 +282,16 @@ def bind_hooks(
     """Bind the hooks `policy` trusts (their code runs: modules imported, factories called),
     keep the others unbound, and report every hook that will not run and why."""
     loaded = discovery.bind(policy)
+    failure, policy_problems = load_failure_policy(project_dir, home)
+    loaded.diagnostics += policy_problems
+    loaded.diagnostics += apply_failure_policy(loaded, failure)
+    guards = untrusted_guards(loaded.untrusted, failure, TrustStore(home), project_dir)
+    loaded.specs.extend(guards)
     watch = None
     if scope.keeps("picoclaw"):
         watch = LoadContext(project_dir, home, scope.config_files), policy
+    unbound = {id(hook) for hook in (*loaded.untrusted, *loaded.unloaded)}
+    bound_hooks = [hook for hook in discovery.hooks if id(hook) not in unbound]
     opened = OpenedProject(
         project_dir=project_dir,
         home=home,
@@ -218,8 +301,13 @@ def bind_hooks(
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
             *(NotRun(hook, "not_bound") for hook in loaded.unloaded),
+            *(
+                NotRun(hook, problem, path)
+                for hook, problem, path in command_problems(bound_hooks, project_dir, home)
+            ),
         ),
         watch=watch,
+        failure_policy=failure,
     )
     return BoundHooks(loaded, opened)
 
@@ -336,5 +424,6 @@ __all__ = [
     "open_project",
     "prompt_placement",
     "register_tool_result_readers",
+    "report_not_run",
     "start_processes",
 ]

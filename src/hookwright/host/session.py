@@ -55,7 +55,13 @@ from hookwright.host.decisions import (
     ToolResultDecision,
 )
 from hookwright.host.notes import model_notes
-from hookwright.host.open import ConfigWatchTarget, HookInfo, OpenedProject, ProjectScope
+from hookwright.host.open import (
+    ConfigWatchTarget,
+    HookInfo,
+    NotRun,
+    OpenedProject,
+    ProjectScope,
+)
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
@@ -116,6 +122,9 @@ class HookSession:
         #: Set by `open`: one line per loading problem, and the hooks left unbound.
         self.diagnostics: tuple[str, ...] = ()
         self.untrusted: tuple[DiscoveredHook, ...] = ()
+        #: Set by `open`: every declared hook that will not run, each with its reason, file
+        #: and fix (also logged on `hookwright.open` and written to the audit).
+        self.skipped: tuple[NotRun, ...] = ()
         #: Set by `open`: what opening the project gave (`opened.not_run`: what will not run).
         self.opened: OpenedProject | None = None
         #: Set by `open`: the config to watch for changes while the session runs.
@@ -186,6 +195,8 @@ class HookSession:
         names = session.tool_map.hook_names(host_tools)
         session.diagnostics = (*opened.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
         session.untrusted = opened.untrusted
+        session.skipped = opened.not_run
+        opening.report_not_run(engine, opened.not_run)
         session.opened = opened
         session.watch = opened.watch
         return session

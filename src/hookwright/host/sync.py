@@ -35,6 +35,7 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
+from hookwright.host.open import NotRun
 from hookwright.host.session import HookSession
 
 T = TypeVar("T")
@@ -86,6 +87,11 @@ class SyncHookSession:
     @property
     def diagnostics(self) -> tuple[str, ...]:
         return self.session.diagnostics
+
+    @property
+    def skipped(self) -> tuple[NotRun, ...]:
+        """Every declared hook that will not run, and why (`HookSession.skipped`)."""
+        return self.session.skipped
 
     def _call(
         self,

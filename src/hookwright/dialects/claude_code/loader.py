@@ -28,7 +28,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
 from hookwright.dialects.claude_code.codec import EXIT_RULES, ExitRules
-from hookwright.dialects.claude_code.config import parse_hooks
+from hookwright.dialects.claude_code.config import CommandHook, parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.sources import (
     SPEC_SOURCE,
@@ -222,7 +222,10 @@ def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discover
         spec = build_spec(item.declaration, listing, diagnostics)
         if spec is not None:
             hook = DiscoveredHook.of_specs([spec], item.trust_root)
-            discovery.hooks.append(replace(hook, binder=functools.partial(binder.bind, index)))
+            config = item.declaration.parsed.config
+            command = config.command if isinstance(config, CommandHook) else None
+            bind = functools.partial(binder.bind, index)
+            discovery.hooks.append(replace(hook, binder=bind, command=command))
     return discovery
 
 

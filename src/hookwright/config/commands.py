@@ -1,0 +1,65 @@
+"""Whether a command hook's program is there: checked when a project is opened, nothing run.
+
+Only a first word that is a path (it has a `/`) is checked, after the variables the command
+will see are put in (`$CLAUDE_PROJECT_DIR`, `${HOME}`, ...); a bare name (`python3`,
+`node`) is looked up by the shell when the hook runs, and a word with a variable the check
+does not know, or a command the shell cannot split, is left to the run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+CommandProblem = Literal["missing_command", "not_executable"]
+
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+
+def command_problem(
+    command: str, *, cwd: Path, variables: Mapping[str, str]
+) -> tuple[CommandProblem, str] | None:
+    """Why the program `command` starts with cannot run, and its path; None when it can, or
+    when the check cannot tell."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    first = _expanded(words[0], variables)
+    if first is None or "/" not in first:
+        return None
+    path = Path(first).expanduser()
+    if not path.is_absolute():
+        path = cwd / path
+    try:
+        exists = path.exists()
+        runnable = path.is_file() and os.access(path, os.X_OK)
+    except (OSError, ValueError):
+        return None
+    if not exists:
+        return "missing_command", str(path)
+    if not runnable:
+        return "not_executable", str(path)
+    return None
+
+
+def _expanded(word: str, variables: Mapping[str, str]) -> str | None:
+    """`word` with its variables put in; None when one of them is not known here."""
+    unknown = False
+
+    def value(match: re.Match[str]) -> str:
+        nonlocal unknown
+        name = match.group(1) or match.group(2)
+        if name not in variables:
+            unknown = True
+            return ""
+        return variables[name]
+
+    expanded = _VARIABLE.sub(value, word)
+    return None if unknown else expanded
