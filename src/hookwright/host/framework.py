@@ -28,6 +28,7 @@ from typing import Any
 
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict
+from hookwright.dialects.skills.specs import skill_specs
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -147,7 +148,8 @@ class FrameworkSession:
         hook_session.diagnostics = (*hook_session.diagnostics, *problems)
         if not hooks:
             return
-        hook_session.add_skill_hooks(hooks)
+        for spec in skill_specs(hooks):  # unscoped: a CLI names its session at its first call
+            hook_session.engine.register(spec)
         self._skills = SkillTurns()
         for hook in unplaced(hooks, self.abilities.model_calls):
             event = Event.PrePlanning if hook.timing == "before_planning" else Event.PreModelCall
