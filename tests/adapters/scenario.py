@@ -1,5 +1,5 @@
 """The conformance scenario every framework adapter passes: one project, one scripted
-conversation, the nine guarantees of the adapters (docs/adapters.md) asserted on effects.
+conversation, the eleven guarantees of the adapters (docs/adapters.md) asserted on effects.
 
 The project holds four hook dialects, each with real hook code:
 

@@ -28,7 +28,6 @@ from typing import Any
 
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict
-from hookwright.dialects.skills.specs import skill_specs
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -43,6 +42,7 @@ from hookwright.host.decisions import (
     ToolResult,
 )
 from hookwright.host.framework_skills import SkillTurns, load_skills, unplaced
+from hookwright.host.open import add_skill_hooks
 from hookwright.host.sync import SyncHookSession
 
 log = logging.getLogger("hookwright")
@@ -148,8 +148,9 @@ class FrameworkSession:
         hook_session.diagnostics = (*hook_session.diagnostics, *problems)
         if not hooks:
             return
-        for spec in skill_specs(hooks):  # unscoped: a CLI names its session at its first call
-            hook_session.engine.register(spec)
+        # Unscoped: the session's engine is its own, and a CLI names its session at its first
+        # hook call (`relay` adopts that id).
+        add_skill_hooks(hook_session.engine, hooks, None)
         self._skills = SkillTurns()
         for hook in unplaced(hooks, self.abilities.model_calls):
             event = Event.PrePlanning if hook.timing == "before_planning" else Event.PreModelCall

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookwright.core.effects import PromptInjection
-from hookwright.dialects.skills import HookInfo, scan_hooks
-from hookwright.dialects.skills.config import SkillHookError
+from hookwright.host.open import scan_skill_hooks
 from hookwright.host.prompts import PromptFlow
+
+if TYPE_CHECKING:
+    from hookwright.host.open import HookInfo
 
 #: The timings a framework with a model-call point places; the others are reported.
 PLACED_WITH_MODEL_CALLS = frozenset(
@@ -42,9 +44,7 @@ def load_skills(
         return [], []
     if not trusted:
         return [], [f"warning: skills {', '.join(skills)}: not used, folder not trusted"]
-    errors: list[SkillHookError] = []
-    hooks = scan_hooks(list(skills), str(project_dir / "skills"), errors=errors)
-    return hooks, [f"error: {error}" for error in errors]
+    return scan_skill_hooks(project_dir, skills)
 
 
 def unplaced(hooks: Sequence[HookInfo], model_calls: bool) -> list[HookInfo]:
