@@ -391,8 +391,8 @@ class FrameworkSession:
         gives the model; Claude Code PermissionRequest hooks only fire where a prompt would
         show. A gate that cannot run refuses the call (`SyncHookSession` fails closed)."""
         action = step.run
-        if action is None:
-            return step
+        if action is None or not self.hooks.session.engine.hooks(Event.PermissionRequest):
+            return step  # no PermissionRequest hook: skip the round trip to the session's loop
         verdict = self.hooks.permission(
             action.tool_name, action.tool_input, step.call_id, prompt=False
         )
