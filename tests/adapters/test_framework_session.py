@@ -269,3 +269,28 @@ def test_an_approval_gate_sees_every_call_the_hooks_let_run(
         "Permission to use Bash was denied: not on fridays", is_error=True
     )
     assert runs(tmp_path) == [("PreToolUse", "c1"), ("PermissionRequest", "c1")]
+
+
+def test_a_fail_closed_hooks_answer_the_framework_cannot_apply_refuses_the_call(
+    tmp_path: Path, closing: list[FrameworkSession], caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / ".hookwright"
+    folder.mkdir()
+    (folder / "guards.py").write_text(
+        "from hookwright import respond\n"
+        "from hookwright.host import ToolResult\n"
+        "def answer(inp):\n"
+        "    return respond(ToolResult('cached', for_user='shown to the user'))\n"
+    )
+    hook = {"name": "g", "event": "PreToolUse", "call": "guards:answer", "on_error": "block"}
+    (folder / "hooks.yaml").write_text(json.dumps({"hooks": [hook]}))
+    with caplog.at_level(logging.WARNING, "hookwright"):
+        session = FrameworkSession.open(tmp_path, PLAIN, **options(tmp_path))
+        closing.append(session)
+        step = session.before_tool("Bash", {"command": "ls"}, "c1")
+    assert step.run is None and step.answer is not None and step.answer.is_error
+    assert step.answer.content.startswith("hookwright refused the call: a fail-closed hook")
+    session.close()
+    [reason] = unexpressed(tmp_path)
+    assert "for_user" in reason and "refused instead: a hook of this event fails closed" in reason
+    assert any("fails closed" in r.getMessage() for r in caplog.records)

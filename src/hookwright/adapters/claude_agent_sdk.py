@@ -204,8 +204,11 @@ class ClaudeSDKHooks:
         the tool input are left out, a hook's tool result (`respond`) becomes a refusal whose
         text is that result, and a renamed tool is refused."""
         rewritten = sorted(set(verdict.payload_updates) - {"tool_name", "tool_input"})
-        if rewritten:
-            self.session.unexpressed(verdict.event, f"rewriting {', '.join(rewritten)}")
+        what = f"rewriting {', '.join(rewritten)}"
+        if rewritten and self.session.unexpressed(verdict.event, what):
+            refusal = failed_dispatch(verdict.event, f"hookwright refused: {what} is not applied")
+            if refusal.blocked:  # a gate: refused; elsewhere the rest of the verdict applies
+                return refusal
         if verdict.event is not Event.PreToolUse:
             return verdict
         if verdict.respond is not None:

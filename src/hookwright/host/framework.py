@@ -161,8 +161,18 @@ class FrameworkSession:
     def diagnostics(self) -> tuple[str, ...]:
         return self.hooks.diagnostics
 
-    def unexpressed(self, event: Event, what: str) -> None:
+    def unexpressed(self, event: Event, what: str) -> bool:
+        """Report what the framework cannot apply (a warning and an audit record). True when a
+        hook of `event` fails closed (``on_error: block``): the caller then refuses the call
+        (or ends the turn) instead of applying the decision in part."""
+        closed = self.fails_closed(event)
+        if closed:
+            what = f"{what} (refused instead: a hook of this event fails closed)"
         self.hooks.session.unexpressed(event, what, self.abilities.framework)
+        return closed
+
+    def fails_closed(self, event: Event) -> bool:
+        return any(spec.on_error == "block" for spec in self.hooks.session.engine.hooks(event))
 
     # Context and the turn's end ---------------------------------------------------------------
 
@@ -253,7 +263,9 @@ class FrameworkSession:
             return ()
         if decision.rewritten:
             what = f"rewriting the model request ({', '.join(decision.rewritten)})"
-            self.unexpressed(Event.PreModelCall, what)
+            if self.unexpressed(Event.PreModelCall, what):
+                self._end_turn(Event.PreModelCall, EndTurn("failed", f"{what}: not applied"))
+                return ()
         return (*injected, *decision.notes)
 
     def _skill_round(self, request: ModelRequest) -> tuple[str, ...]:
@@ -289,7 +301,9 @@ class FrameworkSession:
         self._end_turn(Event.PostModelCall, decision.end)
         self.queue(decision.notes)
         if decision.response is not None:
-            self.unexpressed(Event.PostModelCall, "replacing the model's answer")
+            what = "replacing the model's answer"
+            if self.unexpressed(Event.PostModelCall, what):
+                self._end_turn(Event.PostModelCall, EndTurn("failed", f"{what}: not applied"))
 
     async def amodel_call(self, request: ModelRequest, iteration: int = 0) -> tuple[str, ...]:
         return await asyncio.to_thread(self.model_call, request, iteration)
@@ -419,8 +433,10 @@ class FrameworkSession:
             ask.tool_name, ask.tool_input, call_id, prompt=True
         )
         self._end_turn(Event.PermissionRequest, verdict.end)
-        if verdict.permission_updates:
-            self.unexpressed(Event.PermissionRequest, "permission rule updates")
+        if verdict.permission_updates and self.unexpressed(
+            Event.PermissionRequest, "permission rule updates"
+        ):
+            return ToolStep(call_id, answer=refused(_not_expressed("permission rule updates")))
         if verdict.behavior == "deny":
             return ToolStep(call_id, answer=refused(verdict.message or "Permission denied."))
         if verdict.behavior == "allow":
@@ -466,7 +482,9 @@ class FrameworkSession:
         """What the model sees of a hook-supplied result; what it carries for the user has no
         channel in a framework and is reported."""
         if result.for_user or (result.response_handled and result.media):
-            self.unexpressed(event, "for_user / media of a tool result (no channel to the user)")
+            what = "for_user / media of a tool result (no channel to the user)"
+            if self.unexpressed(event, what):
+                return refused(_not_expressed("text for the user"))
         if result.response_handled:
             self._end_turn(event, EndTurn("stopped", "the tool answered the user"))
         if result.media and not result.response_handled:
@@ -496,3 +514,10 @@ class FrameworkSession:
 
 def _stopped(reason: str | None) -> EndTurn | None:
     return None if reason is None else EndTurn("stopped", reason)
+
+
+def _not_expressed(what: str) -> str:
+    return (
+        f"hookwright refused the call: a fail-closed hook answered with {what}, which this "
+        "framework cannot apply."
+    )
