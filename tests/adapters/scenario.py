@@ -1,5 +1,5 @@
 """The conformance scenario every framework adapter passes: one project, one scripted
-conversation, the nine guarantees of the adapters (docs/adapters.md) asserted on effects.
+conversation, the eleven guarantees of the adapters (docs/adapters.md) asserted on effects.
 
 The project holds four hook dialects, each with real hook code:
 
@@ -9,8 +9,11 @@ The project holds four hook dialects, each with real hook code:
 * an OpenHarness YAML hook (`.openharness/hooks/`): ``git push`` rewritten to a dry run, and
   ``git tag`` rewritten to an input the tool's schema rejects;
 * a PicoClaw JSON-RPC process (`.picoclaw/config.json`, tests/picoclaw/hookproc.py): the
-  ``lookup`` tool answered without running, with text for the user a framework cannot show;
-* a Python hook (`.hookwright/hooks.yaml`): UserPromptSubmit context.
+  ``lookup`` tool answered without running, with text for the user a framework cannot show,
+  and ``touch vetoed`` refused only through ``approve_tool`` (an approval gate);
+* a Python hook (`.hookwright/hooks.yaml`): UserPromptSubmit context;
+* a skill's prompt hooks (`skills/conventions/hooks/hooks.json`, loaded with ``skills=``): an
+  ``after_user_input`` and a ``before_each_agent`` injection.
 
 Every hook logs what it read; the two tools (``shell(cmd)``, seen by hooks as ``Bash(command)``
 through the `ToolMap`, and ``lookup(query)``) log what they ran.
@@ -35,7 +38,7 @@ in a test module that skips without the framework::
 
 `Driver.open` builds the framework's agent with its own fake model and the adapter, opening
 the adapter's hook session on `project` with `options` (keyword arguments of
-`HookSession.open`: home, trust, tool_map, audit_path, stop_block_cap). The tools are
+`FrameworkSession.open`: skills, home, trust, tool_map, audit_path, stop_block_cap). The tools are
 `tools.shell` and `tools.lookup`, plain typed functions to wrap as the framework's tools under
 those names. The returned `DriverSession` has:
 
@@ -74,6 +77,12 @@ DENY_REASON = "rm -rf is not allowed here"
 DRY_RUN = "dry-run: git push origin main"
 CACHED = "sunny (cached)"
 STOP_REASON = "run the tests too"
+VETO_REASON = "touching vetoed files needs a ticket"
+#: What the reference agent gives the model for a PicoClaw approval refusal.
+VETOED = f"Tool execution denied by approval hook: {VETO_REASON}"
+SKILL = "conventions"
+SKILL_PROMPT = "Skill prompt: write commit messages in the imperative"
+SKILL_STEP = "Skill step prompt: look before you delete"
 
 
 @dataclass(frozen=True)
@@ -226,6 +235,7 @@ def make_project(base: Path) -> Project:
     _openharness(project)
     _picoclaw(project)
     _python(project)
+    _skill(project)
     return project
 
 
@@ -263,14 +273,24 @@ def _picoclaw(project: Project) -> None:
         "action": "respond",
         "result": {"for_llm": CACHED, "for_user": "It is sunny.", "silent": False},
     }
-    spec = {"methods": {"hook.before_tool": [{"when": {"tool": "lookup"}, "result": respond}]}}
+    veto = {"approved": False, "reason": VETO_REASON}
+    approvals = [
+        {"when": {"tool": "Bash", "arguments.command": "touch vetoed"}, "result": veto},
+        {"result": {"approved": True}},
+    ]
+    spec = {
+        "methods": {
+            "hook.before_tool": [{"when": {"tool": "lookup"}, "result": respond}],
+            "hook.approve_tool": approvals,
+        }
+    }
     process = {
         "command": [sys.executable, str(HOOKPROC)],
         "env": {
             "HOOKPROC_SPEC": json.dumps(spec),
             "HOOKPROC_LOG": str(project.logs / "pico.jsonl"),
         },
-        "intercept": ["before_tool"],
+        "intercept": ["before_tool", "approve_tool"],
     }
     config = {"hooks": {"processes": {"cache": process}}}
     write(project.root / ".picoclaw" / "config.json", json.dumps(config))
@@ -284,6 +304,29 @@ def _python(project: Project) -> None:
     write(project.root / ".hookwright" / "hooks.yaml", yaml.safe_dump(hooks))
 
 
+def _skill(project: Project) -> None:
+    folder = project.root / "skills" / SKILL / "hooks"
+    write(folder / "style.md", SKILL_PROMPT)
+    write(folder / "step.md", SKILL_STEP)
+    hooks = [
+        {
+            "name": "style",
+            "file": "style.md",
+            "timing": "after_user_input",
+            "role": "system",
+            "persistent": False,
+        },
+        {
+            "name": "step",
+            "file": "step.md",
+            "timing": "before_each_agent",
+            "role": "system",
+            "persistent": False,
+        },
+    ]
+    write(folder / "hooks.json", json.dumps({"hooks": hooks}))
+
+
 def write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -291,6 +334,7 @@ def write(path: Path, text: str) -> None:
 
 def session_options(project: Project) -> dict[str, Any]:
     return {
+        "skills": [SKILL],
         "home": project.home,
         "trust": TrustPolicy(everything=True),
         "tool_map": ToolMap([ToolAlias("shell", "Bash", {"cmd": "command"})]),
@@ -325,6 +369,7 @@ GATES = (
     Reply("Nothing was deployed."),
 )
 INVALID = (Reply("", (Call("c7", "shell", {"cmd": "git tag v1"}),)), Reply("Tagging failed."))
+APPROVAL = (Reply("", (Call("c8", "shell", {"cmd": "touch vetoed"}),)), Reply("Not allowed."))
 
 
 @dataclass
@@ -386,6 +431,7 @@ def play(driver: Driver, base: Path) -> ScenarioRun:
             with broken_dispatch(session.hooks, broken_gates):
                 turns["gates"] = session.turn("Deploy.", GATES)
             turns["invalid"] = session.turn("Tag it.", INVALID)
+            turns["approval"] = session.turn("Touch it.", APPROVAL)
         finally:
             session.close()
     finally:
@@ -410,9 +456,12 @@ def ran(run: ScenarioRun, tool: str) -> list[dict[str, Any]]:
 
 
 class ConformanceScenario:
-    """The nine guarantees; a framework's test class sets `driver` (see the module docstring)."""
+    """The guarantees; a framework's test class sets `driver` (see the module docstring), and
+    `model_calls = False` when the framework has no model-call point of its own (a CLI that
+    runs the agent loop)."""
 
     driver: ClassVar[Driver]
+    model_calls: ClassVar[bool] = True
 
     def test_1_a_denied_call_never_runs_and_the_model_sees_the_reason(
         self, scenario: ScenarioRun
@@ -491,7 +540,7 @@ class ConformanceScenario:
         assert [e["source"] for e in project.cc("SessionStart")] == ["startup"]
         assert len(project.cc("SessionEnd")) == 1
         prompts = [entry["prompt"] for entry in project.log("py")]
-        assert prompts == ["Tidy up and publish.", "Keep going.", "Deploy.", "Tag it."]
+        assert prompts == ["Tidy up and publish.", "Keep going.", "Deploy.", "Tag it.", "Touch it."]
 
     def test_9_a_field_the_framework_cannot_express_is_reported(
         self, scenario: ScenarioRun
@@ -501,3 +550,32 @@ class ConformanceScenario:
         unexpressed = [r for r in audit if r["status"] == "unexpressed"]
         assert any("for_user" in r["reason"] for r in unexpressed)
         assert all(r["hook"] == self.driver.framework for r in unexpressed)
+
+    def test_10_an_approval_gate_refuses_a_call_the_other_hooks_let_run(
+        self, scenario: ScenarioRun
+    ) -> None:
+        assert not (scenario.project.root / "vetoed").exists()
+        assert not [a for a in ran(scenario, "shell") if "vetoed" in a["cmd"]]
+        refused = result_of(scenario.turns["approval"][1], "c8")
+        assert refused.text == VETOED
+        assert refused.is_error is (True if self.driver.flags_errors else None)
+        pico = scenario.project.log("pico")
+        asked = [m["params"] for m in pico if m.get("method") == "hook.approve_tool"]
+        assert [a["arguments"] for a in asked if a["tool"] == "Bash"][-1] == {
+            "command": "touch vetoed"
+        }
+        assert {"command": f"echo {DRY_RUN}"} in [a.get("arguments") for a in asked]
+
+    def test_11_skill_prompt_hooks_reach_the_model(self, scenario: ScenarioRun) -> None:
+        for name, calls in scenario.turns.items():
+            for call in calls:
+                assert SKILL_PROMPT in text_of(call), name
+        steps = [SKILL_STEP in text_of(call) for call in scenario.turns["main"]]
+        if self.model_calls:
+            assert all(steps)
+            return
+        assert not any(steps)
+        audit = scenario.project.log("audit")
+        unexpressed = [r["reason"] for r in audit if r["status"] == "unexpressed"]
+        assert any(f"{SKILL}/step (before_each_agent" in reason for reason in unexpressed)
+        assert any(f"{SKILL}/step (before_each_agent" in text for text in scenario.warnings)

@@ -5,6 +5,8 @@ in-process SDK MCP server (so the CLI names them ``mcp__scenario__<tool>``)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,12 +25,21 @@ from claude_agent_sdk import (
     create_sdk_mcp_server,
 )
 
-from hookwright.adapters.claude_agent_sdk import ClaudeSDKHooks
+from hookwright.adapters.claude_agent_sdk import ClaudeCLITooOld, ClaudeSDKHooks
 from hookwright.host import FrameworkSession, ToolAlias, ToolMap
 
 from .fake_claude_cli import FakeClaudeCLI
 from .native import native_project, options, runs
-from .scenario import Call, ConformanceScenario, Reply, Seen, Tools, make_project, session_options
+from .scenario import (
+    VETOED,
+    Call,
+    ConformanceScenario,
+    Reply,
+    Seen,
+    Tools,
+    make_project,
+    session_options,
+)
 
 T = TypeVar("T")
 SERVER = "scenario"
@@ -122,6 +133,7 @@ class ClaudeSDKDriver:
 
 class TestClaudeAgentSDK(ConformanceScenario):
     driver = ClaudeSDKDriver()
+    model_calls = False
 
 
 # Beyond the scenario --------------------------------------------------------------------------
@@ -183,3 +195,103 @@ async def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
     )
     assert cli.calls == []
     assert runs(root) == [("UserPromptSubmit", None)]
+
+
+class CLIWithoutOnFailure(FakeClaudeCLI):
+    """A CLI older than 2.1.295: its initialize reply does not say it honours onFailure."""
+
+    async def _answer_control(self, message: dict[str, Any]) -> None:
+        request = message["request"]
+        if request["subtype"] != "initialize":
+            return await super()._answer_control(message)
+        self._hooks = request.get("hooks") or {}
+        reply = {"subtype": "success", "request_id": message["request_id"], "response": {}}
+        await self._out.put({"type": "control_response", "response": reply})
+
+
+def fake_cli_binary(folder: Path, version: str) -> Path:
+    """An executable that answers ``--version`` as a Claude Code CLI of `version` does."""
+    path = folder / "claude"
+    path.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
+    path.chmod(0o755)
+    return path
+
+
+async def test_an_older_cli_is_told_and_connects_without_on_failure_and_guards_hold(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = native_project(tmp_path, {"PreToolUse": "deny('not here')"})
+    tools = Tools(root)
+    cli_path = fake_cli_binary(tmp_path, "2.1.240")
+    given = sdk_options(root, tools, setting_sources=[], cli_path=cli_path)
+    call = as_cli_call(Call("c1", "shell", {"cmd": "touch guarded"}))
+    with caplog.at_level(logging.WARNING, logger="hookwright"):
+        async with await ClaudeSDKHooks.open(root, given, **options(tmp_path)) as hooks:
+            cli = CLIWithoutOnFailure(hooks.options)
+            cli.replies = [Reply("", (call,)), Reply("done")]
+            async with ClaudeSDKClient(hooks.options, transport=cli) as client:
+                await ask(client, "go")
+    assert all(
+        "onFailure" not in matcher for matchers in cli._hooks.values() for matcher in matchers
+    )
+    assert tools.executed == []
+    assert not (root / "guarded").exists()
+    [result] = [m for m in seen(cli.calls[-1]) if m.role == "tool"]
+    assert (result.text, result.is_error) == ("not here", True)
+    told = [r.getMessage() for r in caplog.records if "2.1.295" in r.getMessage()]
+    assert told and "Claude Code 2.1.240 is older than 2.1.295" in told[0]
+    audit = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert any("2.1.295" in r["reason"] for r in audit if r["status"] == "unexpressed")
+
+
+async def test_on_failure_require_refuses_an_older_cli_with_its_version(tmp_path: Path) -> None:
+    root = native_project(tmp_path, {"PreToolUse": "None"})
+    given = sdk_options(root, Tools(root), setting_sources=[])
+    with pytest.raises(ClaudeCLITooOld, match=r"Claude Code 2\.1\.240 is older than 2\.1\.295"):
+        await ClaudeSDKHooks.open(
+            root, given, on_failure="require", cli_version="2.1.240", **options(tmp_path)
+        )
+
+
+async def test_a_cli_that_honours_on_failure_gets_it_on_the_gate_callbacks(
+    tmp_path: Path,
+) -> None:
+    root = native_project(tmp_path, {"PreToolUse": "None"})
+    given = sdk_options(
+        root, Tools(root), setting_sources=[], cli_path=fake_cli_binary(tmp_path, "2.1.332")
+    )
+    async with await ClaudeSDKHooks.open(root, given, **options(tmp_path)) as hooks:
+        cli = FakeClaudeCLI(hooks.options)
+        async with ClaudeSDKClient(hooks.options, transport=cli):
+            pass
+    failures = {event: [m.get("onFailure") for m in cli._hooks[event]] for event in cli._hooks}
+    assert failures["PreToolUse"] == ["block"]
+    assert failures["UserPromptSubmit"] == ["block"]
+    assert failures["PostToolUse"] == [None]
+
+
+async def test_allowed_tools_keep_approval_gates_and_say_which_hooks_they_skip(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    project = make_project(tmp_path)
+    settings = project.root / ".claude" / "settings.json"
+    config = json.loads(settings.read_text())
+    config["hooks"]["PermissionRequest"] = config["hooks"]["Stop"]
+    settings.write_text(json.dumps(config))
+    tools = Tools(project.root)
+    allowed = [f"mcp__{SERVER}__shell"]
+    given = sdk_options(project.root, tools, setting_sources=[], allowed_tools=allowed)
+    hook_options = {**session_options(project), "tool_map": TOOL_MAP}
+    call = as_cli_call(Call("c8", "shell", {"cmd": "touch vetoed"}))
+    with caplog.at_level(logging.WARNING, logger="hookwright"):
+        async with await ClaudeSDKHooks.open(project.root, given, **hook_options) as hooks:
+            cli = FakeClaudeCLI(hooks.options)
+            cli.replies = [Reply("", (call,)), Reply("done")]
+            async with ClaudeSDKClient(hooks.options, transport=cli) as client:
+                await ask(client, "go")
+    assert not (project.root / "vetoed").exists()
+    [result] = [m for m in seen(cli.calls[-1]) if m.role == "tool"]
+    assert (result.text, result.is_error) == (VETOED, True)
+    warned = [r.getMessage() for r in caplog.records if "allowed_tools" in r.getMessage()]
+    assert warned and f"allowed_tools ({allowed[0]})" in warned[0]
+    assert ".claude/settings.json" in warned[0]

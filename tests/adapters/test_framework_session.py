@@ -12,8 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
-from hookwright.host import Abilities, Ask, FrameworkSession, ToolAlias, ToolMap, ToolResult
+from hookwright.host import (
+    Abilities,
+    Ask,
+    FrameworkSession,
+    ModelRequest,
+    ToolAlias,
+    ToolMap,
+    ToolResult,
+)
 
 from .native import native_project, options, runs
 
@@ -182,3 +191,106 @@ def test_relay_and_permission_fail_closed(tmp_path: Path) -> None:
     assert step.run is None and step.answer is not None and step.answer.is_error
     assert "could not run the PermissionRequest hooks" in step.answer.content
     assert runs(tmp_path) == []
+
+
+def skill_project(root: Path, hooks: list[dict[str, object]]) -> Path:
+    folder = root / "skills" / "house" / "hooks"
+    folder.mkdir(parents=True)
+    for hook in hooks:
+        (folder / f"{hook['name']}.md").write_text(f"text of {hook['name']}")
+    entries = [{"file": f"{h['name']}.md", "role": "system", **h} for h in hooks]
+    (folder / "hooks.json").write_text(json.dumps({"hooks": entries}))
+    return native_project(root, {})
+
+
+def model_call(session: FrameworkSession) -> tuple[str, ...]:
+    return session.model_call(ModelRequest("fake", [{"role": "user", "content": "go"}], []))
+
+
+def test_skill_injections_follow_the_reference_table_across_tool_rounds(
+    tmp_path: Path, closing: list[FrameworkSession], caplog: pytest.LogCaptureFixture
+) -> None:
+    hooks: list[dict[str, object]] = [
+        {"name": "always", "timing": "after_user_input", "persistent": False},
+        {"name": "kept", "timing": "after_user_input", "persistent": True},
+        {"name": "first", "timing": "before_first_agent", "persistent": False},
+        {"name": "after", "timing": "after_tool_call", "persistent": False},
+        {"name": "plan", "timing": "before_planning", "persistent": False},
+    ]
+    root = skill_project(tmp_path, hooks)
+    with caplog.at_level(logging.WARNING, "hookwright"):
+        session = FrameworkSession.open(root, PLAIN, skills=["house"], **options(tmp_path))
+    closing.append(session)
+    assert session.prompt("go") is None
+    assert session.take_context() == ["text of kept"]  # the history keeps it, once
+    assert model_call(session) == ("text of always", "text of first")
+    step = session.before_tool("Bash", {"command": "true"}, "c1")
+    assert step.run is not None
+    session.after_tool(step, ToolResult("ok"), 1.0)
+    after_tools = ("text of always", "text of first", "text of after")
+    assert model_call(session) == after_tools
+    assert model_call(session) == after_tools  # until the next batch or the turn's end
+    assert session.take_context() == []
+    assert session.prompt("again") is None
+    assert session.take_context() == ["text of kept"]
+    assert model_call(session) == ("text of always", "text of first")
+    session.close()
+    reported = "plain cannot apply the skill prompt hook house/plan (before_planning"
+    assert any(reported in r.getMessage() for r in caplog.records)
+    assert any(reported in reason for reason in unexpressed(tmp_path))
+
+
+def test_skills_of_an_untrusted_folder_are_not_loaded_and_said(
+    tmp_path: Path, closing: list[FrameworkSession], caplog: pytest.LogCaptureFixture
+) -> None:
+    root = skill_project(
+        tmp_path, [{"name": "a", "timing": "after_user_input", "persistent": False}]
+    )
+    untrusted = {**options(tmp_path), "trust": TrustPolicy()}
+    with caplog.at_level(logging.WARNING, "hookwright"):
+        session = FrameworkSession.open(root, PLAIN, skills=["house"], **untrusted)
+    closing.append(session)
+    said = "skills house: not used, folder not trusted"
+    assert any(said in line for line in session.diagnostics)
+    assert any(said in r.getMessage() for r in caplog.records)
+    session.prompt("go")
+    assert model_call(session) == ()
+
+
+def test_an_approval_gate_sees_every_call_the_hooks_let_run(
+    tmp_path: Path, closing: list[FrameworkSession]
+) -> None:
+    hooks = {"PreToolUse": "None", "PermissionRequest": "deny('not on fridays')"}
+    session = opened(tmp_path, hooks, PLAIN)
+    closing.append(session)
+    step = session.before_tool("Bash", {"command": "ls"}, "c1")
+    assert step.run is None
+    assert step.answer == ToolResult(
+        "Permission to use Bash was denied: not on fridays", is_error=True
+    )
+    assert runs(tmp_path) == [("PreToolUse", "c1"), ("PermissionRequest", "c1")]
+
+
+def test_a_fail_closed_hooks_answer_the_framework_cannot_apply_refuses_the_call(
+    tmp_path: Path, closing: list[FrameworkSession], caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / ".hookwright"
+    folder.mkdir()
+    (folder / "guards.py").write_text(
+        "from hookwright import respond\n"
+        "from hookwright.host import ToolResult\n"
+        "def answer(inp):\n"
+        "    return respond(ToolResult('cached', for_user='shown to the user'))\n"
+    )
+    hook = {"name": "g", "event": "PreToolUse", "call": "guards:answer", "on_error": "block"}
+    (folder / "hooks.yaml").write_text(json.dumps({"hooks": [hook]}))
+    with caplog.at_level(logging.WARNING, "hookwright"):
+        session = FrameworkSession.open(tmp_path, PLAIN, **options(tmp_path))
+        closing.append(session)
+        step = session.before_tool("Bash", {"command": "ls"}, "c1")
+    assert step.run is None and step.answer is not None and step.answer.is_error
+    assert step.answer.content.startswith("hookwright refused the call: a fail-closed hook")
+    session.close()
+    [reason] = unexpressed(tmp_path)
+    assert "for_user" in reason and "refused instead: a hook of this event fails closed" in reason
+    assert any("fails closed" in r.getMessage() for r in caplog.records)

@@ -15,8 +15,10 @@ per call id, failing closed, Stop feedback with its cap, reporting what a framew
 express). An adapter maps the framework's points onto it:
 
 * session start / first run      -> `FrameworkSession.prompt` (fires SessionStart once)
-* before each model call          -> `take_context()` into the model input; `ending` ends the turn
-* each tool call                  -> `before_tool` -> run `step.run`, or answer `step.answer`
+* before each model call          -> `model_call` (model-call hooks, skill injections: this call
+  only), then `take_context()` into the model input; `ending` ends the turn
+* each tool call                  -> `before_tool` (PreToolUse, then the permission gates) -> run
+  `step.run`, or answer `step.answer`
   (or pause for the user on `step.ask` where the framework can) -> `after_tool` for a run
 * the agent's final answer        -> `stop`: feedback means run the model again
 * session close                   -> `close` (SessionEnd)

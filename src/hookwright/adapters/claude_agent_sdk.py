@@ -10,10 +10,20 @@ The SDK's CLI runs the agent loop and applies hook answers itself, with Claude C
 semantics. `options` are yours plus one `HookMatcher` callback per event the SDK can call back
 for: each relays the CLI's hook input to the project's hooks (`FrameworkSession.relay`) and
 answers with what a Claude Code hook would print (`encode_output`). `can_use_tool` runs the
-PermissionRequest hooks when the CLI would ask for permission, then your own `can_use_tool`.
-SessionStart fires before the first prompt (its context goes with that prompt's), SessionEnd
-when the adapter closes. When the CLI reads settings files itself (`setting_sources` None or
-not empty), the Claude Code dialect is not loaded, so no hook runs twice.
+PermissionRequest hooks when the CLI would ask for permission, then your own `can_use_tool`;
+approval gates (PicoClaw `approve_tool`), which see every call in the reference agent, are
+asked with each PreToolUse the hooks let run, so `allowed_tools` does not turn them off (it
+does keep prompt-only PermissionRequest hooks from running, as in Claude Code: a warning says
+which). SessionStart fires before the first prompt (its context goes with that prompt's),
+SessionEnd when the adapter closes. When the CLI reads settings files itself (`setting_sources`
+None or not empty), the Claude Code dialect is not loaded, so no hook runs twice. Skill prompt
+hooks (`skills=`) reach the model through the prompt's context (after_user_input); the CLI has
+no model-call point for the other timings, which are reported.
+
+The gate callbacks (UserPromptSubmit, PreToolUse) are sent with ``on_failure="block"`` so
+the CLI blocks when a callback fails; that needs Claude Code 2.1.295 or later. With an older
+CLI (read from ``--version`` before connecting), `on_failure="negotiate"` (the default) sends
+them without it and warns; `on_failure="require"` refuses to open.
 """
 
 from __future__ import annotations
@@ -38,6 +48,13 @@ from claude_agent_sdk import (
 from claude_agent_sdk import HookInput as CLIHookInput
 from claude_agent_sdk.types import HookEvent
 
+from hookwright.adapters._claude_cli_version import (
+    ON_FAILURE_MINIMUM,
+    Version,
+    parse_version,
+    probe,
+    shown,
+)
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict, failed_dispatch
 from hookwright.dialects.claude_code import encode_output
@@ -65,21 +82,37 @@ GATES = frozenset({"UserPromptSubmit", "PreToolUse"})
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 #: How long the CLI waits for a callback; hooks have their own, shorter timeouts.
 CALLBACK_TIMEOUT = 600.0
+#: "negotiate": leave ``on_failure`` out (with a warning) for a CLI older than 2.1.295;
+#: "require": refuse to open with such a CLI.
+OnFailure = Literal["negotiate", "require"]
+
+
+class ClaudeCLITooOld(RuntimeError):
+    """The Claude Code CLI cannot block on a failed hook callback (`on_failure="require"`)."""
 
 
 class ClaudeSDKHooks:
     """One claude-agent-sdk session governed by a project's hooks; run the SDK with
     `options`."""
 
-    def __init__(self, session: FrameworkSession, given: ClaudeAgentOptions, cap: int) -> None:
+    def __init__(
+        self,
+        session: FrameworkSession,
+        given: ClaudeAgentOptions,
+        cap: int,
+        *,
+        block_on_failure: bool = True,
+    ) -> None:
         self.session = session
         self._theirs: CanUseTool | None = given.can_use_tool
+        self._block_on_failure = block_on_failure
         self.options = replace(
             given,
             hooks=self._hooks(given.hooks or {}),
             can_use_tool=self._can_use_tool,
             env={**given.env, CAP_ENV: str(cap)},
         )
+        self._warn_allowed_tools(given.allowed_tools)
 
     @classmethod
     async def open(
@@ -88,21 +121,32 @@ class ClaudeSDKHooks:
         options: ClaudeAgentOptions | None = None,
         *,
         cli_reads_settings: bool | None = None,
+        on_failure: OnFailure = "negotiate",
+        cli_version: str | None = None,
         **hook_options: Any,
     ) -> ClaudeSDKHooks:
-        """`hook_options` are `HookSession.open`'s (tool_map, trust, stop_block_cap, ...).
-        `cli_reads_settings` overrides what `options.setting_sources` says (a custom transport
-        does not pass it to its CLI)."""
+        """`hook_options` are `FrameworkSession.open`'s: `skills` and `HookSession.open`'s
+        (tool_map, trust, stop_block_cap, ...). `cli_reads_settings` overrides what
+        `options.setting_sources` says (a custom transport does not pass it to its CLI);
+        `cli_version` overrides the version read from the CLI (``<cli> --version``). Raises
+        `ClaudeCLITooOld` with ``on_failure="require"`` and a CLI older than 2.1.295."""
         given = options or ClaudeAgentOptions(cwd=project_dir)
+        known = parse_version(cli_version) if cli_version else await asyncio.to_thread(probe, given)
+        unblocking = _negotiated(known, on_failure)
         reads = given.setting_sources != [] if cli_reads_settings is None else cli_reads_settings
         if reads:
             excluded = hook_options.get("exclude_dialects", ())
             hook_options["exclude_dialects"] = (*excluded, "claude_code")
-        abilities = Abilities("claude-agent-sdk", ask_user=given.can_use_tool is not None)
+        abilities = Abilities(
+            "claude-agent-sdk", ask_user=given.can_use_tool is not None, model_calls=False
+        )
         opened = await asyncio.to_thread(
             FrameworkSession.open, project_dir, abilities, **hook_options
         )
-        return cls(opened, given, hook_options.get("stop_block_cap", DEFAULT_STOP_BLOCK_CAP))
+        if unblocking is not None:
+            opened.unexpressed(Event.PreToolUse, unblocking)
+        cap = hook_options.get("stop_block_cap", DEFAULT_STOP_BLOCK_CAP)
+        return cls(opened, given, cap, block_on_failure=unblocking is None)
 
     async def aclose(self) -> None:
         """SessionEnd, then the hook processes stop."""
@@ -117,10 +161,28 @@ class ClaudeSDKHooks:
     def _hooks(self, theirs: Mapping[HookEvent, list[HookMatcher]]) -> dict[HookEvent, Any]:
         merged: dict[HookEvent, list[HookMatcher]] = {k: list(v) for k, v in theirs.items()}
         for event in RELAYED:
-            failure: Literal["block"] | None = "block" if event in GATES else None
+            gate = event in GATES and self._block_on_failure
+            failure: Literal["block"] | None = "block" if gate else None
             matcher = HookMatcher(hooks=[self._relay], timeout=CALLBACK_TIMEOUT, on_failure=failure)
             merged.setdefault(event, []).append(matcher)
         return merged
+
+    def _warn_allowed_tools(self, allowed: list[str]) -> None:
+        """The CLI allows `allowed_tools` without a permission prompt, so the PermissionRequest
+        hooks that fire only on a prompt (Claude Code's) never run for them, as in Claude Code
+        itself; approval gates still do (`FrameworkSession.relay`). Said, never silent."""
+        engine = self.session.hooks.session.engine
+        prompting = [
+            spec.origin or spec.name
+            for spec in engine.hooks(Event.PermissionRequest)
+            if spec.dialect == "claude_code"
+        ]
+        if allowed and prompting:
+            what = (
+                f"PermissionRequest hooks ({', '.join(prompting)}) for allowed_tools "
+                f"({', '.join(allowed)}): the CLI allows those tools without a prompt"
+            )
+            self.session.unexpressed(Event.PermissionRequest, what)
 
     async def _relay(
         self, hook_input: CLIHookInput, tool_use_id: str | None, context: HookContext
@@ -142,8 +204,11 @@ class ClaudeSDKHooks:
         the tool input are left out, a hook's tool result (`respond`) becomes a refusal whose
         text is that result, and a renamed tool is refused."""
         rewritten = sorted(set(verdict.payload_updates) - {"tool_name", "tool_input"})
-        if rewritten:
-            self.session.unexpressed(verdict.event, f"rewriting {', '.join(rewritten)}")
+        what = f"rewriting {', '.join(rewritten)}"
+        if rewritten and self.session.unexpressed(verdict.event, what):
+            refusal = failed_dispatch(verdict.event, f"hookwright refused: {what} is not applied")
+            if refusal.blocked:  # a gate: refused; elsewhere the rest of the verdict applies
+                return refusal
         if verdict.event is not Event.PreToolUse:
             return verdict
         if verdict.respond is not None:
@@ -170,3 +235,24 @@ class ClaudeSDKHooks:
             return await self._theirs(tool_name, tool_input, context)
         answer = step.answer
         return PermissionResultDeny(message=answer.content if answer else "Permission denied.")
+
+
+def _negotiated(version: Version | None, on_failure: OnFailure) -> str | None:
+    """None when the gate callbacks carry ``on_failure="block"``: unless the CLI is known to
+    be older than 2.1.295 (an unknown version, from a custom transport or no CLI found, keeps
+    it: the SDK then refuses a CLI that does not say it honours it). Else what the session
+    reports (a warning and an audit record), or `ClaudeCLITooOld` with "require"."""
+    if version is None or version >= ON_FAILURE_MINIMUM:
+        return None
+    minimum = shown(ON_FAILURE_MINIMUM)
+    if on_failure == "require":
+        raise ClaudeCLITooOld(
+            f"Claude Code {shown(version)} is older than {minimum} and cannot block when a "
+            f"hook callback fails (onFailure); update Claude Code to {minimum} or later"
+        )
+    return (
+        f'on_failure="block" (Claude Code {shown(version)} is older than {minimum}: a gate '
+        "callback the CLI cannot reach or that times out does not block; hookwright's own "
+        f"failures still deny; update Claude Code to {minimum} or later, or open with "
+        "on_failure='require' to refuse older CLIs)"
+    )

@@ -78,8 +78,9 @@ class Conversation:
 
 
 class HookwrightPlugin(BasePlugin):
-    """Options are `HookSession.open`'s (tool_map, trust, audit_path, ...); the trust store is
-    read here, so a bad one fails at construction, not inside the runner."""
+    """Options are `skills` (the project's skills whose prompt hooks load) and
+    `HookSession.open`'s (tool_map, trust, audit_path, ...); the trust store is read here, so a
+    bad one fails at construction, not inside the runner."""
 
     def __init__(self, project_dir: Path, *, name: str = "hookwright", **options: Any) -> None:
         super().__init__(name)

@@ -65,8 +65,9 @@ ToolAnswer = ToolMessage | Command[Any]
 
 
 class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
-    """Options are `HookSession.open`'s (tool_map, trust, audit_path, ...); the trust store
-    is read here, so a bad one fails at construction, not inside the agent."""
+    """Options are `skills` (the project's skills whose prompt hooks load) and
+    `HookSession.open`'s (tool_map, trust, audit_path, ...); the trust store is read here, so a
+    bad one fails at construction, not inside the agent."""
 
     def __init__(self, project_dir: Path, **options: Any) -> None:
         super().__init__()

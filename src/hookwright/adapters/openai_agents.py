@@ -80,7 +80,8 @@ class OpenAIAgentsHooks:
 
     @classmethod
     async def open(cls, project_dir: Path, **options: Any) -> OpenAIAgentsHooks:
-        """Options are `HookSession.open`'s (tool_map, trust, audit_path, ...)."""
+        """Options are `skills` (the project's skills whose prompt hooks load) and
+        `HookSession.open`'s (tool_map, trust, audit_path, ...)."""
         opened = await asyncio.to_thread(FrameworkSession.open, project_dir, ABILITIES, **options)
         return cls(opened)
 

@@ -82,7 +82,8 @@ class PydanticAIHooks(AbstractCapability[Any]):
 
     @classmethod
     def open(cls, project_dir: Path, *, approvals: bool = False, **options: Any) -> PydanticAIHooks:
-        """Options are `HookSession.open`'s (tool_map, trust, audit_path, ...)."""
+        """Options are `skills` (the project's skills whose prompt hooks load) and
+        `HookSession.open`'s (tool_map, trust, audit_path, ...)."""
         abilities = Abilities("pydantic-ai", ask_user=approvals, end_turn=True)
         return cls(FrameworkSession.open(project_dir, abilities, **options))
 

@@ -4,17 +4,21 @@ An adapter only translates between a framework's callbacks and this class. Every
 here: one `SyncHookSession`, usable from any thread or event loop (the ``a*`` twins run the
 blocking call in a worker thread, so a framework's async path never blocks its loop and never
 meets the session's own loop); SessionStart once; hook context queued for the next model call;
-one `ToolStep` per tool call (PreToolUse, then PermissionRequest when a hook asks), kept per call
-id so a replayed step never runs the hooks twice; the result the model should see after a tool
-ran; the model-call hooks around each model call; Stop feedback; and every decision field the
-framework cannot express reported through `HookSession.unexpressed` (warning + audit) instead
-of being dropped. A framework that applies verdicts itself in Claude Code's format (the
-claude-agent-sdk CLI) uses `relay` and `permission` instead of the tool steps.
+one `ToolStep` per tool call (PreToolUse, then PermissionRequest: with ``permission_prompt:
+false`` for a call the hooks let run, so approval gates such as PicoClaw's `approve_tool` see
+every call as in the reference agent, and with a prompt when a hook asks), kept per call id so
+a replayed step never runs the hooks twice; the result the model should see after a tool ran;
+the model-call hooks around each model call; skill prompt hooks (`skills=`, framework_skills.py)
+placed into each model call; Stop feedback; and every decision field the framework cannot
+express reported through `HookSession.unexpressed` (warning + audit) instead of being dropped.
+A framework that applies verdicts itself in Claude Code's format (the claude-agent-sdk CLI)
+uses `relay` and `permission` instead of the tool steps.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -23,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.core.events import Event
-from hookwright.core.results import Verdict
+from hookwright.core.results import Decision, Verdict
 from hookwright.host.decisions import (
     Ask,
+    Checkpoint,
     Defer,
     Deny,
     EndTurn,
@@ -36,8 +41,11 @@ from hookwright.host.decisions import (
     ToolDecision,
     ToolResult,
 )
-from hookwright.host.open import NotRun
+from hookwright.host.framework_skills import SkillTurns, load_skills, unplaced
+from hookwright.host.open import NotRun, add_skill_hooks
 from hookwright.host.sync import SyncHookSession
+
+log = logging.getLogger("hookwright")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +58,9 @@ class Abilities:
     ask_user: bool = False
     #: End the turn after a tool result (`continue: false`, an abort).
     end_turn: bool = False
+    #: The adapter sees each model call (`model_call`); False for a host that runs its own
+    #: agent loop (a CLI), where only the prompt's context reaches the model.
+    model_calls: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +120,42 @@ class FrameworkSession:
         self._steps: dict[str, ToolStep] = {}
         self._end: EndTurn | None = None
         self._started = False
+        self._skills: SkillTurns | None = None
 
     @classmethod
-    def open(cls, project_dir: Path, abilities: Abilities, **options: Any) -> FrameworkSession:
-        """`HookSession.open(project_dir, **options)` on a loop of its own (`SyncHookSession`).
-        Raises what `HookSession.open` raises (e.g. a bad trust file)."""
-        return cls(SyncHookSession.open(project_dir, **options), abilities)
+    def open(
+        cls,
+        project_dir: Path,
+        abilities: Abilities,
+        *,
+        skills: Sequence[str] = (),
+        **options: Any,
+    ) -> FrameworkSession:
+        """`HookSession.open(project_dir, **options)` on a loop of its own (`SyncHookSession`),
+        with the skill prompt hooks of `skills` (``<project>/skills/<name>``, as
+        ``hookwright run --skill NAME``). Raises what `HookSession.open` raises (e.g. a bad
+        trust file); a skill that cannot load is a diagnostic and a warning."""
+        session = cls(SyncHookSession.open(project_dir, **options), abilities)
+        session._load_skills(project_dir.resolve(), skills)
+        return session
+
+    def _load_skills(self, project_dir: Path, skills: Sequence[str]) -> None:
+        hook_session = self.hooks.session
+        trusted = hook_session.opened is not None and hook_session.opened.trusted
+        hooks, problems = load_skills(project_dir, skills, trusted)
+        for problem in problems:
+            log.warning("%s: %s", self.abilities.framework, problem)
+        hook_session.diagnostics = (*hook_session.diagnostics, *problems)
+        if not hooks:
+            return
+        # Unscoped: the session's engine is its own, and a CLI names its session at its first
+        # hook call (`relay` adopts that id).
+        add_skill_hooks(hook_session.engine, hooks, None)
+        self._skills = SkillTurns()
+        for hook in unplaced(hooks, self.abilities.model_calls):
+            event = Event.PrePlanning if hook.timing == "before_planning" else Event.PreModelCall
+            what = f"the skill prompt hook {hook.skill}/{hook.name} ({hook.timing}; no such point)"
+            self.unexpressed(event, what)
 
     @property
     def diagnostics(self) -> tuple[str, ...]:
@@ -125,8 +166,18 @@ class FrameworkSession:
         """Every declared hook that will not run, and why (`HookSession.skipped`)."""
         return self.hooks.skipped
 
-    def unexpressed(self, event: Event, what: str) -> None:
+    def unexpressed(self, event: Event, what: str) -> bool:
+        """Report what the framework cannot apply (a warning and an audit record). True when a
+        hook of `event` fails closed (``on_error: block``): the caller then refuses the call
+        (or ends the turn) instead of applying the decision in part."""
+        closed = self.fails_closed(event)
+        if closed:
+            what = f"{what} (refused instead: a hook of this event fails closed)"
         self.hooks.session.unexpressed(event, what, self.abilities.framework)
+        return closed
+
+    def fails_closed(self, event: Event) -> bool:
+        return any(spec.on_error == "block" for spec in self.hooks.session.engine.hooks(event))
 
     # Context and the turn's end ---------------------------------------------------------------
 
@@ -181,7 +232,10 @@ class FrameworkSession:
         if checkpoint.end is not None:
             return checkpoint.end
         self.queue(checkpoint.context)
-        if checkpoint.prompts:
+        skills = self._skills
+        if skills is not None:
+            self.queue(skills.begin(checkpoint.prompts))
+        elif checkpoint.prompts:
             self.unexpressed(Event.UserPromptSubmit, "skill prompt injections")
         return None
 
@@ -207,14 +261,40 @@ class FrameworkSession:
         (`request.messages` in chat format): the hook context to put into this very call only
         (as the reference agent does). A block ends the turn (`ending`; also when the hooks
         cannot run); a rewritten request is reported: the framework sends its own."""
+        injected = self._skill_round(request)
         decision = self.hooks.model_request(request, iteration=iteration)
         if decision.end is not None:
             self._end_turn(Event.PreModelCall, decision.end)
             return ()
         if decision.rewritten:
             what = f"rewriting the model request ({', '.join(decision.rewritten)})"
-            self.unexpressed(Event.PreModelCall, what)
-        return decision.notes
+            if self.unexpressed(Event.PreModelCall, what):
+                self._end_turn(Event.PreModelCall, EndTurn("failed", f"{what}: not applied"))
+                return ()
+        return (*injected, *decision.notes)
+
+    def _skill_round(self, request: ModelRequest) -> tuple[str, ...]:
+        """With skills: PostToolBatch (when tools ran since the last call) and PreAgentStep, as
+        the reference agent fires them around a round; the skill injections for this call."""
+        skills = self._skills
+        if skills is None:
+            return ()
+        batch = skills.take_batch()
+        after_tools: Checkpoint | None = self.hooks.tool_batch(batch) if batch else None
+        round_index = skills.next_round
+        step = self.hooks.checkpoint(
+            Event.PreAgentStep,
+            round=round_index,
+            first=round_index == 1,
+            messages=list(request.messages),
+        )
+        for event, checkpoint in ((Event.PostToolBatch, after_tools), (Event.PreAgentStep, step)):
+            if checkpoint is not None:
+                self.queue(checkpoint.context)
+                self._end_turn(event, checkpoint.end)
+        notes, kept = skills.round(step.prompts, after_tools.prompts if after_tools else None)
+        self.queue(kept)
+        return tuple(notes)
 
     def model_answered(
         self, request: ModelRequest, response: Mapping[str, Any], iteration: int = 0
@@ -226,7 +306,9 @@ class FrameworkSession:
         self._end_turn(Event.PostModelCall, decision.end)
         self.queue(decision.notes)
         if decision.response is not None:
-            self.unexpressed(Event.PostModelCall, "replacing the model's answer")
+            what = "replacing the model's answer"
+            if self.unexpressed(Event.PostModelCall, what):
+                self._end_turn(Event.PostModelCall, EndTurn("failed", f"{what}: not applied"))
 
     async def amodel_call(self, request: ModelRequest, iteration: int = 0) -> tuple[str, ...]:
         return await asyncio.to_thread(self.model_call, request, iteration)
@@ -246,15 +328,35 @@ class FrameworkSession:
         if event is Event.UserPromptSubmit:
             self.start()
         verdict = self.hooks.relay(event, hook_input)
+        if event is Event.PreToolUse:
+            verdict = self._relayed_approval(verdict, hook_input)
         texts = self.take_context()
+        if event is Event.UserPromptSubmit and self._skills is not None:
+            texts += [p.content for p in verdict.effects.prompt_injections]
         if texts:
             verdict = replace(verdict, additional_context=(*texts, *verdict.additional_context))
         return verdict
 
+    def _relayed_approval(self, verdict: Verdict, hook_input: Mapping[str, Any]) -> Verdict:
+        """The approval gates of a call the PreToolUse hooks let run (`_approval`): the host
+        asks its permission callback only where it would prompt, so a gate that must see
+        every call is asked here, and its refusal is the PreToolUse denial the host applies.
+        A call a hook asks about goes to the host's permission callback (`permission`)."""
+        refused_or_asked = verdict.blocked or verdict.decision in (Decision.ask, Decision.defer)
+        if refused_or_asked or verdict.respond is not None or verdict.abort is not None:
+            return verdict
+        name = str(hook_input.get("tool_name") or "")
+        tool_input = verdict.updated_input or hook_input.get("tool_input") or {}
+        call_id = str(hook_input.get("tool_use_id") or "")
+        step = self._approval(ToolStep(call_id, run=Run(name, tool_input)))
+        if step.answer is None:
+            return verdict
+        return replace(verdict, decision=Decision.deny, reason=step.answer.content)
+
     # Tools ------------------------------------------------------------------------------------
 
     def before_tool(self, tool_name: str, tool_input: Mapping[str, Any], call_id: str) -> ToolStep:
-        """PreToolUse (and PermissionRequest when a hook asks), once per `call_id`; fails
+        """PreToolUse, then PermissionRequest (see `_approval`), once per `call_id`; fails
         closed: when the hooks cannot run, the call is answered with why and never runs."""
         with self._lock:
             known = self._steps.get(call_id)
@@ -266,7 +368,13 @@ class FrameworkSession:
             why = f"hookwright could not run the PreToolUse hooks: {exc}"
             step = ToolStep(call_id, answer=refused(why))
         with self._lock:
-            return self._steps.setdefault(call_id, step)
+            known = self._steps.get(call_id)
+            if known is not None:
+                return known
+            self._steps[call_id] = step
+        if step.answer is not None and self._skills is not None:
+            self._skills.tool_done(tool_name, dict(tool_input), call_id, step.answer.content)
+        return step
 
     def _decide(self, tool_name: str, tool_input: Mapping[str, Any], call_id: str) -> ToolStep:
         decision: ToolDecision = self.hooks.before_tool(tool_name, tool_input, call_id)
@@ -278,7 +386,7 @@ class FrameworkSession:
             return ToolStep(call_id, answer=refused("Tool call aborted by hook."))
         match action:
             case Run():
-                return self._run(tool_name, action, call_id)
+                return self._approval(self._run(tool_name, action, call_id))
             case Deny(message=message):
                 return ToolStep(call_id, answer=refused(message))
             case Respond(result=result):
@@ -295,6 +403,26 @@ class FrameworkSession:
             return ToolStep(call_id, answer=refused(f"A hook redirected {tool_name}; not run."))
         return ToolStep(call_id, run=action)
 
+    def _approval(self, step: ToolStep) -> ToolStep:
+        """PermissionRequest with ``permission_prompt: false`` for a call the hooks let run, as
+        the reference agent fires it for a call its rules allow: approval gates (PicoClaw
+        `approve_tool`) see every call and can refuse it, with the text the reference agent
+        gives the model; Claude Code PermissionRequest hooks only fire where a prompt would
+        show. A gate that cannot run refuses the call (`SyncHookSession` fails closed)."""
+        action = step.run
+        if action is None or not self.hooks.session.engine.hooks(Event.PermissionRequest):
+            return step  # no PermissionRequest hook: skip the round trip to the session's loop
+        verdict = self.hooks.permission(
+            action.tool_name, action.tool_input, step.call_id, prompt=False
+        )
+        if verdict.end is not None:
+            self._end_turn(Event.PermissionRequest, verdict.end)
+            return ToolStep(step.call_id, answer=refused("Permission denied; interrupted."))
+        if verdict.behavior == "deny":
+            text = verdict.message or f"Permission to use {action.tool_name} was denied"
+            return ToolStep(step.call_id, answer=refused(text))
+        return step
+
     def permission(self, ask: Ask, call_id: str) -> ToolStep:
         """PermissionRequest for a call the host needs approved (its permission prompt would
         show): a step that runs, answers with the refusal, or (with `Abilities.ask_user`) asks
@@ -310,8 +438,10 @@ class FrameworkSession:
             ask.tool_name, ask.tool_input, call_id, prompt=True
         )
         self._end_turn(Event.PermissionRequest, verdict.end)
-        if verdict.permission_updates:
-            self.unexpressed(Event.PermissionRequest, "permission rule updates")
+        if verdict.permission_updates and self.unexpressed(
+            Event.PermissionRequest, "permission rule updates"
+        ):
+            return ToolStep(call_id, answer=refused(_not_expressed("permission rule updates")))
         if verdict.behavior == "deny":
             return ToolStep(call_id, answer=refused(verdict.message or "Permission denied."))
         if verdict.behavior == "allow":
@@ -347,13 +477,19 @@ class FrameworkSession:
         if after.feedback is not None:
             text = f"{shown.content}\n\nPostToolUse hook feedback:\n{after.feedback}"
             shown = replace(shown, content=text)
+        if self._skills is not None:
+            self._skills.tool_done(
+                action.tool_name, dict(action.tool_input), step.call_id, shown.content
+            )
         return shown
 
     def shown(self, event: Event, result: ToolResult) -> ToolResult:
         """What the model sees of a hook-supplied result; what it carries for the user has no
         channel in a framework and is reported."""
         if result.for_user or (result.response_handled and result.media):
-            self.unexpressed(event, "for_user / media of a tool result (no channel to the user)")
+            what = "for_user / media of a tool result (no channel to the user)"
+            if self.unexpressed(event, what):
+                return refused(_not_expressed("text for the user"))
         if result.response_handled:
             self._end_turn(event, EndTurn("stopped", "the tool answered the user"))
         if result.media and not result.response_handled:
@@ -383,3 +519,10 @@ class FrameworkSession:
 
 def _stopped(reason: str | None) -> EndTurn | None:
     return None if reason is None else EndTurn("stopped", reason)
+
+
+def _not_expressed(what: str) -> str:
+    return (
+        f"hookwright refused the call: a fail-closed hook answered with {what}, which this "
+        "framework cannot apply."
+    )

@@ -364,12 +364,24 @@ def add_frontmatter_hooks(
     return [str(d) for d in loaded.diagnostics]
 
 
-def add_skill_hooks(engine: HookEngine, hooks: Iterable[HookInfo], scope: str) -> None:
-    """Register skill prompt hooks for the session `scope`."""
+def add_skill_hooks(engine: HookEngine, hooks: Iterable[HookInfo], scope: str | None) -> None:
+    """Register skill prompt hooks for the session `scope` (None: every session of `engine`,
+    for an engine that serves one session whose id its host names later)."""
     from hookwright.dialects.skills.specs import skill_specs
 
     for spec in skill_specs(hooks, scope=scope):
         engine.register(spec)
+
+
+def scan_skill_hooks(project_dir: Path, skills: Sequence[str]) -> tuple[list[HookInfo], list[str]]:
+    """The prompt hooks of `skills` in ``<project_dir>/skills`` (as ``hookwright run --skill``
+    reads them), and one ``error: ...`` line per rejected hook, naming its file and field."""
+    from hookwright.dialects.skills import scan_hooks
+    from hookwright.dialects.skills.config import SkillHookError
+
+    errors: list[SkillHookError] = []
+    hooks = scan_hooks(list(skills), str(project_dir / "skills"), errors=errors)
+    return hooks, [f"error: {error}" for error in errors]
 
 
 def prompt_placement(messages: list[dict[str, Any]]) -> SkillPlacement:
