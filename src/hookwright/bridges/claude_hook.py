@@ -23,7 +23,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict, failed_dispatch
 from hookwright.dialects.claude_code.answer import encode_output_json
-from hookwright.host.open import ProjectScope, discover_project
+from hookwright.host.open import ProjectScope, untrusted_hooks
 from hookwright.host.session import HookSession
 from hookwright.monitor.audit import default_audit_path
 from hookwright.transports.adoption import MARKER
@@ -97,8 +97,7 @@ def with_untrusted_notice(verdict: Verdict, project: Path) -> Verdict:
 def not_running(project: Path, home: Path) -> list[str]:
     """One line per hook of `project` that will not run because its folder is not trusted
     (read from the config files alone: nothing of the project runs)."""
-    discovery = discover_project(project.resolve(), home, ProjectScope(exclude=EXCLUDED))
-    needing = discovery.needing_trust(TrustPolicy.load(home))
+    needing = untrusted_hooks(project, home, ProjectScope(exclude=EXCLUDED))
     return [f"{hook.name} ({hook.dialect}, {hook.origin or hook.source})" for hook in needing]
 
 

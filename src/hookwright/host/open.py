@@ -216,6 +216,15 @@ def discover_project(project_dir: Path, home: Path, scope: ProjectScope) -> Disc
     return found
 
 
+def untrusted_hooks(
+    project_dir: Path, home: Path, scope: ProjectScope
+) -> tuple[DiscoveredHook, ...]:
+    """The project's hooks that will not run because their folder is not trusted (by the
+    trust store), read from the config files alone: nothing of the project runs."""
+    discovery = discover_project(project_dir.resolve(), home, scope)
+    return tuple(discovery.needing_trust(TrustPolicy.load(home)))
+
+
 def discover_each_dialect(
     project_dir: Path, home: Path, config_files: Sequence[Path] = ()
 ) -> tuple[dict[str, Discovery], list[Diagnostic]]:
@@ -438,4 +447,5 @@ __all__ = [
     "register_tool_result_readers",
     "report_not_run",
     "start_processes",
+    "untrusted_hooks",
 ]
