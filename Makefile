@@ -29,8 +29,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two worker processes (the 2-core machine the suite is sized for); each test is isolated (its
+# own HOME, temporary folder and ports), so any test may run beside any other.
+PYTEST_WORKERS ?= 2
+
 unit: $(STAMP) browser
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 test: lint typecheck unit
 

@@ -267,6 +267,17 @@ def line_reader(proc: subprocess.Popen[str]) -> Callable[[], str]:
     return lambda: lines.get(timeout=60)
 
 
+#: Runs the rest of its argv with SIGINT at its default, as a terminal's foreground process has
+#: it, also when the tests run with SIGINT ignored (started in the background), which an
+#: exec'd interpreter would inherit and keep.
+INTERRUPTIBLE = (
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n"
+)
+FOLLOW = [sys.executable, "-m", "hookwright", "audit", "--follow", "--json"]
+
+
 def test_audit_follow_prints_records_as_they_are_written(
     tmp_path: Path, isolated_home: Path
 ) -> None:
@@ -275,7 +286,7 @@ def test_audit_follow_prints_records_as_they_are_written(
     path.write_text(json.dumps({"event": "Stop", "hook": "before", "session_id": "s"}) + "\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKWRIGHT_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hookwright", "audit", "--follow", "--json"],
+        [sys.executable, "-c", INTERRUPTIBLE, *FOLLOW],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -174,12 +174,13 @@ EDGES = [
         "leaves-a-child-in-its-group",
         PRELUDE + "import subprocess, time\n"
         "child = (\n"
-        "    'import signal, sys, time\\n'\n"
+        "    'import os, signal, sys, time\\n'\n"
         "    'def term(*_):\\n'\n"
         '    \'    open("term.txt", "w").write("SIGTERM")\\n\'\n'
         "    '    sys.exit(0)\\n'\n"
         "    'signal.signal(signal.SIGTERM, term)\\n'\n"
-        '    \'open("ready.txt", "w").write("ready")\\n\'\n'
+        '    \'open("ready.tmp", "w").write("ready")\\n\'\n'
+        '    \'os.rename("ready.tmp", "ready.txt")\\n\'\n'
         "    'time.sleep(60)\\n'\n"
         ")\n"
         "subprocess.Popen([sys.executable, '-c', child], stdout=subprocess.DEVNULL,\n"

@@ -120,11 +120,26 @@ async def test_maintain_project_dir_starts_every_command_in_the_project(project:
     assert where.content == os.path.realpath(project)
 
 
-async def test_no_record_file_is_left_behind(project: Path) -> None:
-    before = set(os.listdir(tempfile.gettempdir()))
+async def test_no_record_file_is_left_behind(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a temporary folder of the test's own (the shared one also holds the records of
+    commands other tests run at the same time)."""
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    made: list[str] = []
+    mkstemp = tempfile.mkstemp
+
+    def recorded_mkstemp(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        fd, name = mkstemp(*args, **kwargs)
+        made.append(name)
+        return fd, name
+
+    monkeypatch.setattr(tempfile, "mkstemp", recorded_mkstemp)
 
     await Shell(project).run("cd . && echo x")
     await Shell(project).run("exit 4")
 
-    leftovers = {name for name in os.listdir(tempfile.gettempdir()) if name not in before}
-    assert not [name for name in leftovers if name.startswith("hookwright-cwd-")]
+    assert [Path(name).parent for name in made] == [private, private]
+    assert os.listdir(private) == []

@@ -132,6 +132,40 @@ async def test_cancellation_kills_the_group_and_propagates(tmp_path: Path) -> No
     assert eventually(lambda: not alive(leader) and not alive(child))
 
 
+def lines_written(path: Path, count: int, within: float) -> list[int] | None:
+    """The first `count` lines of `path` once written, waited for without letting the event
+    loop run (so nothing the loop has scheduled meanwhile happens)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if path.exists() and len(lines := path.read_text().split()) >= count:
+            return [int(line) for line in lines[:count]]
+        time.sleep(0.01)
+    return None
+
+
+async def test_cancellation_while_the_start_is_under_way_kills_the_group(tmp_path: Path) -> None:
+    """Cancelled after the fork but before the loop connected the pipes: the group, whose
+    background child holds the output pipes open, is killed at once, not when it exits."""
+    pids = tmp_path / "pids"
+    task = asyncio.ensure_future(
+        run_process(command=f"echo $$ > {pids}; sleep 60 & echo $! >> {pids}; wait")
+    )
+    found = None
+    for _ in range(20):
+        await asyncio.sleep(0)
+        found = lines_written(pids, 2, within=0.2)
+        if found is not None:
+            break
+    assert found is not None
+    leader, child = found
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < GENEROUS_BOUND
+    assert eventually(lambda: not alive(leader) and not alive(child))
+
+
 async def test_background_child_holding_stdout_does_not_hang() -> None:
     outcome = await run_process(command="sleep 60 & echo $!; echo done", timeout=20)
     assert not outcome.timed_out

@@ -31,7 +31,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -431,6 +431,31 @@ async def _start(
     return await _spawn(args, cwd, env, stdin_data)
 
 
+async def _started_or_ended(
+    start: Coroutine[Any, Any, _Begun | str], mark: RunMark
+) -> _Begun | str:
+    """`start` carried to its end even when the caller is cancelled meanwhile; the process it
+    started is then ended (its group and whatever left it) before the cancellation goes on.
+
+    Left to itself, asyncio's clean-up of a start cancelled before the pipes were connected
+    kills the leader alone and waits for the output pipes to close, which a background child
+    of the hook holds open for as long as it runs.
+    """
+    task = asyncio.ensure_future(start)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        begun = await task
+        if not isinstance(begun, str):
+            proc, close, exited, _stdin = begun
+            try:
+                await kill_group(proc.pid, exited)
+                await end_leftovers(mark.token, proc.pid, KILL_GRACE, since=mark.since)
+            finally:
+                close()
+        raise
+
+
 async def run_process(
     *,
     command: str | None = None,
@@ -462,9 +487,10 @@ async def run_process(
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     mark = mark_environment(env)
-    begun = await _start(
+    start = _start(
         args, shell=command is not None, cwd=cwd, env=mark.env, stdin_data=stdin_data, warm=warm
     )
+    begun = await _started_or_ended(start, mark)
     if isinstance(begun, str):
         failed = ProcessOutcome(
             exit_code=None,
