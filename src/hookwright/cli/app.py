@@ -34,27 +34,30 @@ if TYPE_CHECKING:
 
 #: Commands whose module loads the agent runtime (models, tools, the server): imported when
 #: named or listed, so `hooks` and `schema` start without them.
-_RUNTIME_COMMANDS = ("run", "serve", "chat", "sessions", "trust", "untrust", "picoclaw-process")
+_RUNTIME_COMMANDS = {
+    "run": ("hookwright.cli.run", "run"),
+    "serve": ("hookwright.cli.serve", "serve"),
+    "chat": ("hookwright.cli.chat", "chat"),
+    "sessions": ("hookwright.cli.sessions", "sessions"),
+    "trust": ("hookwright.cli.trusting", "trust"),
+    "untrust": ("hookwright.cli.trusting", "untrust"),
+    "picoclaw-process": ("hookwright.cli.picoclaw", "picoclaw_process"),
+}
 
 
-def _runtime_commands() -> dict[str, Command]:
-    from hookwright.cli import chat as chat_commands
-    from hookwright.cli import picoclaw, trusting
-    from hookwright.cli import run as run_commands
-    from hookwright.cli import serve as serve_commands
-    from hookwright.cli import sessions as session_commands
+def _runtime_command(name: str) -> Command:
+    """The one runtime command `name`, its module imported now (`trust` does not load the
+    chat's MCP client, nor `run` the server)."""
+    from importlib import import_module
 
+    module, function = _RUNTIME_COMMANDS[name]
     runtime = typer.Typer(pretty_exceptions_enable=False, rich_markup_mode=None)
-    runtime.command("run")(run_commands.run)
-    runtime.command("serve")(serve_commands.serve)
-    runtime.command("chat")(chat_commands.chat)
-    runtime.command("sessions")(session_commands.sessions)
-    runtime.command("trust")(trusting.trust)
-    runtime.command("untrust")(trusting.untrust)
-    runtime.command("picoclaw-process")(picoclaw.picoclaw_process)
+    runtime.command(name)(getattr(import_module(module), function))
+    # A callback keeps typer from collapsing a one-command app into that command.
+    runtime.callback()(lambda: None)
     group = typer.main.get_command(runtime)
     assert isinstance(group, TyperGroup)
-    return {name: group.commands[name] for name in _RUNTIME_COMMANDS}
+    return group.commands[name]
 
 
 class _LazyRuntimeGroup(TyperGroup):
@@ -66,7 +69,7 @@ class _LazyRuntimeGroup(TyperGroup):
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         if cmd_name in _RUNTIME_COMMANDS and cmd_name not in self.commands:
-            self.commands.update(_runtime_commands())
+            self.commands[cmd_name] = _runtime_command(cmd_name)
         return super().get_command(ctx, cmd_name)
 
 

@@ -13,15 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hookwright.config.commands import CommandProblem, command_problem
 from hookwright.config.loading import Diagnostic, DiscoveredHook, LoadResult
 from hookwright.config.policy import FailurePolicy, PolicyRule, PolicyTarget
 from hookwright.config.trust import TrustStore
 from hookwright.core.events import Event, HookInput
-from hookwright.core.matching import Matcher
-from hookwright.core.results import Decision, HookResult
-from hookwright.core.spec import HookSpec, PythonHandler
+
+if TYPE_CHECKING:
+    from hookwright.core.spec import HookSpec
 
 #: The events an untrusted hook is stood in for on: those whose block stops an action.
 GUARDED_EVENTS: frozenset[Event] = frozenset(
@@ -84,6 +85,12 @@ def untrusted_guards(
 def _guard(
     hook: DiscoveredHook, event: Event, rule: PolicyRule, how: str, folder: Path
 ) -> HookSpec:
+    # The engine's data model loads only when a guard is built: opening a folder for the
+    # command line stays free of it (and of asyncio).
+    from hookwright.core.matching import Matcher
+    from hookwright.core.results import Decision, HookResult
+    from hookwright.core.spec import HookSpec, PythonHandler
+
     decision = Decision.deny if event in _DENY_EVENTS else Decision.block
     reason = (
         f"hook {hook.name!r} ({hook.dialect}, {hook.origin}) did not run: the folder {folder} "
