@@ -10,6 +10,7 @@ import shlex
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,15 @@ import pytest
 import yaml
 
 from cli_runner import run_hookwright
+from hookwright import Decision
 from hookwright.core.events import Event
+from hookwright.core.results import Status
 from hookwright.dialects.claude_code.config import parse_hooks
-from hookwright.dialects.claude_code.on_failure import blocks_on_failure
+from hookwright.dialects.claude_code.on_failure import MCP_DETAILS_LEFT_OUT, blocks_on_failure
+from hookwright.engine.services import McpToolReply
+
+from .conftest import Harness
+from .test_mcp_tool_hooks import FakeServers, mcp_tool
 
 BLOCK = 'blocking because onFailure is "block"'
 TOUCH = {"content": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch ran"}}]}
@@ -129,7 +136,7 @@ def test_a_post_tool_use_failure_reaches_the_model_as_blocking_feedback(
     command = script(tmp_path, "sys.stderr.write('lint crashed'); sys.exit(1)")
     hook = {"type": "command", "command": command, "onFailure": "block"}
     note = f'PostToolUse:Bash hook blocking error from command: "{command}": [{command}]: failed'
-    turns = [TOUCH, {"match": re.escape(note), "content": "finished"}]
+    turns: list[dict[str, Any]] = [TOUCH, {"match": re.escape(note), "content": "finished"}]
     events = run(tmp_path, isolated_home, {"PostToolUse": [{"hooks": [hook]}]}, turns)
     [end] = [e for e in events if e["type"] == "turn_end"]
     assert end["text"] == "finished"
@@ -259,3 +266,61 @@ def test_where_on_failure_applies(handler: dict[str, Any], event: Event, blocks:
     result = parse_hooks({event.value: [{"hooks": [handler]}]}, "settings.json")
     [parsed] = result.handlers
     assert blocks_on_failure(parsed.config, event) is blocks
+
+
+@pytest.fixture
+def servers(h: Harness) -> FakeServers:
+    fake = FakeServers()
+    h.engine.services = replace(h.engine.services, mcp=fake)
+    return fake
+
+
+MCP_HEAD = (
+    f"[srv/check]: failed; {BLOCK} and the hook got no usable answer from its MCP server. "
+    "The user needs to fix the cause (in a session, /mcp shows the server's state) or ask "
+    "whoever manages the hook; Claude should not change the hook or work around it.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (None, "The call to the MCP server failed."),
+        (McpToolReply("boom", is_error=True), "The MCP tool returned an error."),
+        ("looks fine to me", "The MCP tool's answer is not a hook's JSON output, {} or empty."),
+        ('{"verdict": "ok"}', "The MCP tool's answer is not a hook's JSON output, {} or empty."),
+        (
+            '{"decision": }',
+            "The MCP tool's answer looks like JSON, but is not a valid hook output.",
+        ),
+    ],
+    ids=["not-connected", "tool-error", "plain-text", "no-hook-field", "bad-json"],
+)
+async def test_an_mcp_tool_hook_set_to_block_refuses_without_the_servers_words(
+    h: Harness, servers: FakeServers, reply: Any, why: str
+) -> None:
+    if reply is not None:
+        servers.replies[("srv", "check")] = reply
+    h.hooks({"PreToolUse": [{"hooks": [mcp_tool(onFailure="block")]}]})
+    verdict = await h.fire_tool(command="ls")
+    assert verdict.decision is Decision.deny
+    assert verdict.reason == MCP_HEAD + why + MCP_DETAILS_LEFT_OUT
+    assert verdict.effects.tool_message == f"PreToolUse:Bash hook error: {verdict.reason}"
+
+
+async def test_an_mcp_tool_hook_answering_a_hook_field_or_nothing_does_not_block(
+    h: Harness, servers: FakeServers
+) -> None:
+    h.hooks({"PreToolUse": [{"hooks": [mcp_tool(onFailure="block")]}]})
+    for answer in ("", "{}", '{"systemMessage": "fine"}'):
+        servers.replies[("srv", "check")] = answer
+        verdict = await h.fire_tool(command="ls")
+        assert verdict.decision is None, answer
+
+
+async def test_an_mcp_tool_hook_ignores_block_on_session_start(
+    h: Harness, servers: FakeServers
+) -> None:
+    h.hooks({"SessionStart": [{"hooks": [mcp_tool(onFailure="block")]}]})
+    verdict = await h.fire("SessionStart", source="startup")
+    assert verdict.decision is None and verdict.results[0].status is Status.error
