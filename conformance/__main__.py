@@ -101,9 +101,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     version = args.claude_code_version
     named = [case for case in CASES if args.pattern in case.name]
-    for case in named:
-        if not runs_on(case, version):
-            print(f"SKIP {case.name} (needs Claude Code {case.since} or later)")
     cases = [case for case in named if runs_on(case, version)]
     try:
         with (
@@ -111,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
             FakeAnthropic() as fake,
             HookServer() as hooks,
         ):
+            for case in named:
+                if not runs_on(case, version):
+                    print(f"SKIP {case.name} (needs Claude Code {case.since} or later)")
             failed = [case.name for case in cases if _report(case, fake, hooks, claude, args.keep)]
     except Unavailable as exc:
         print(f"SKIP conformance: {exc}")
