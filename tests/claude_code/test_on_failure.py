@@ -26,7 +26,7 @@ from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.on_failure import MCP_DETAILS_LEFT_OUT, blocks_on_failure
 from hookwright.engine.services import McpToolReply
 
-from .conftest import Harness
+from .conftest import Harness, cmd, group
 from .test_mcp_tool_hooks import FakeServers, mcp_tool
 
 BLOCK = 'blocking because onFailure is "block"'
@@ -324,3 +324,13 @@ async def test_an_mcp_tool_hook_ignores_block_on_session_start(
     h.hooks({"SessionStart": [{"hooks": [mcp_tool(onFailure="block")]}]})
     verdict = await h.fire("SessionStart", source="startup")
     assert verdict.decision is None and verdict.results[0].status is Status.error
+
+
+async def test_a_failing_permission_request_hook_set_to_block_denies(h: Harness) -> None:
+    command = h.emit(stderr="no answer", code=1)
+    hook = cmd(command, onFailure="block")
+    h.hooks(group("PermissionRequest", hook, matcher="Bash"))
+    verdict = await h.fire_tool(Event.PermissionRequest, command="ls")
+    reason = f"[{command}]: failed; {BLOCK}\nno answer"
+    assert (verdict.decision, verdict.reason) == (Decision.deny, reason)
+    assert verdict.effects.tool_message == reason
