@@ -242,8 +242,10 @@ def build_spec(
 
 def _on_error(config: HandlerConfig, event: Event) -> OnError:
     """The engine's own rule for a hook that blocks on failure, behind its codec's: what the
-    codec never saw (its envelope could not be built) still blocks."""
-    return "block" if blocks_on_failure(config, event) and event in FAILURE_BLOCKS else "continue"
+    codec never saw (its envelope could not be built) still blocks. Not on ConfigChange, which
+    the codec lets through when the change is to policy settings."""
+    guards = event in FAILURE_BLOCKS and event is not Event.ConfigChange
+    return "block" if guards and blocks_on_failure(config, event) else "continue"
 
 
 def _prompting(inp: HookInput) -> bool:
