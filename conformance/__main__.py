@@ -1,9 +1,11 @@
 """`make conformance`: each case in real Claude Code and in `hookwright run`, compared.
 
-Installs the pinned Claude Code from npm into a temporary folder (or uses `--claude PATH` /
-`HOOKWRIGHT_CONFORMANCE_CLAUDE`), runs every case in both agents against one scripted fake
-Anthropic API on 127.0.0.1, and prints PASS or FAIL with a diff per case. Prints SKIP and exits
-0 when npm or the CLI is unavailable. Nothing of Claude Code is kept in the repository.
+Installs the pinned Claude Code (`--claude-code-version`, default `CLAUDE_VERSION`) from npm
+into a temporary folder (or uses `--claude PATH` / `HOOKWRIGHT_CONFORMANCE_CLAUDE`, which must
+be that version), runs every case in both agents against one scripted fake Anthropic API and
+one hook endpoint on 127.0.0.1, and prints PASS or FAIL with a diff per case; a case that needs
+a newer Claude Code prints SKIP. Prints SKIP and exits 0 when npm or the CLI is unavailable.
+Nothing of Claude Code is kept in the repository.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from conformance.cases import CASES
 from conformance.compare import differences, write_views
 from conformance.fake_api import FakeAnthropic
 from conformance.harness import Case, cleanup, run
+from conformance.hook_server import HookServer
 
 CLAUDE_VERSION = "2.1.240"
-PACKAGE = f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"
 INSTALL_TIMEOUT = 900
 
 
@@ -32,41 +34,53 @@ class Unavailable(Exception):
     """Claude Code cannot be installed or started here."""
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    """``2.1.295`` as ``(2, 1, 295)``, so versions compare as numbers."""
+    return tuple(int(part) for part in version.split("."))
+
+
+def runs_on(case: Case, version: str) -> bool:
+    return case.since is None or version_key(version) >= version_key(case.since)
+
+
 @contextmanager
-def claude_binary(given: str | None) -> Iterator[Path]:
+def claude_binary(given: str | None, version: str = CLAUDE_VERSION) -> Iterator[Path]:
     if given:
-        yield _checked(Path(given))
+        yield _checked(Path(given), version)
         return
     npm = shutil.which("npm")
     if npm is None:
         raise Unavailable("npm is not on PATH")
+    package = f"@anthropic-ai/claude-code@{version}"
     with tempfile.TemporaryDirectory(prefix="hw-claude-") as folder:
-        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", PACKAGE]
+        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", package]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
         except subprocess.TimeoutExpired as exc:
-            raise Unavailable(f"npm install {PACKAGE} timed out") from exc
+            raise Unavailable(f"npm install {package} timed out") from exc
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise Unavailable(f"npm install {PACKAGE} failed: {last}")
-        yield _checked(Path(folder) / "node_modules" / ".bin" / "claude")
+            raise Unavailable(f"npm install {package} failed: {last}")
+        yield _checked(Path(folder) / "node_modules" / ".bin" / "claude", version)
 
 
-def _checked(claude: Path) -> Path:
+def _checked(claude: Path, version: str) -> Path:
     try:
         done = subprocess.run(
             [str(claude), "--version"], capture_output=True, text=True, timeout=60
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise Unavailable(f"{claude} does not start: {exc}") from exc
-    if done.returncode != 0 or CLAUDE_VERSION not in done.stdout:
+    if done.returncode != 0 or done.stdout.split(" ", 1)[0].strip() != version:
         raise Unavailable(f"{claude} --version printed {done.stdout.strip()!r}")
     return claude
 
 
-def run_case(case: Case, fake: FakeAnthropic, claude: Path, keep: Path | None) -> str:
-    expected = run("claude-code", case, fake, claude)
-    actual = run("hookwright", case, fake)
+def run_case(
+    case: Case, fake: FakeAnthropic, hooks: HookServer, claude: Path, keep: Path | None
+) -> str:
+    expected = run("claude-code", case, fake, claude, hooks)
+    actual = run("hookwright", case, fake, hooks=hooks)
     try:
         if keep is not None:
             write_views(keep / case.name, expected, actual, aspects=case.compare)
@@ -79,24 +93,38 @@ def run_case(case: Case, fake: FakeAnthropic, claude: Path, keep: Path | None) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
     parser.add_argument("--claude", default=os.environ.get("HOOKWRIGHT_CONFORMANCE_CLAUDE"))
+    parser.add_argument(
+        "--claude-code-version", default=CLAUDE_VERSION, help="the Claude Code to compare with"
+    )
     parser.add_argument("-k", dest="pattern", default="", help="run cases whose name has this")
     parser.add_argument("--keep", type=Path, help="write both views of every case here")
     args = parser.parse_args(argv)
-    cases = [case for case in CASES if args.pattern in case.name]
+    version = args.claude_code_version
+    named = [case for case in CASES if args.pattern in case.name]
+    cases = [case for case in named if runs_on(case, version)]
     try:
-        with claude_binary(args.claude) as claude, FakeAnthropic() as fake:
-            failed = [case.name for case in cases if _report(case, fake, claude, args.keep)]
+        with (
+            claude_binary(args.claude, version) as claude,
+            FakeAnthropic() as fake,
+            HookServer() as hooks,
+        ):
+            for case in named:
+                if not runs_on(case, version):
+                    print(f"SKIP {case.name} (needs Claude Code {case.since} or later)")
+            failed = [case.name for case in cases if _report(case, fake, hooks, claude, args.keep)]
     except Unavailable as exc:
         print(f"SKIP conformance: {exc}")
         return 0
-    print(f"{len(cases) - len(failed)} of {len(cases)} cases agree with Claude Code")
+    print(f"{len(cases) - len(failed)} of {len(cases)} cases agree with Claude Code {version}")
     if failed:
         print("disagree: " + ", ".join(failed))
     return 1 if failed else 0
 
 
-def _report(case: Case, fake: FakeAnthropic, claude: Path, keep: Path | None) -> bool:
-    diff = run_case(case, fake, claude, keep)
+def _report(
+    case: Case, fake: FakeAnthropic, hooks: HookServer, claude: Path, keep: Path | None
+) -> bool:
+    diff = run_case(case, fake, hooks, claude, keep)
     print(f"{'FAIL' if diff else 'PASS'} {case.name}", flush=True)
     if diff:
         print(diff, flush=True)

@@ -7,6 +7,7 @@ a reader of a diff can see where it went.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from conformance.fake_api import ToolUse, Turn
@@ -424,6 +425,83 @@ def _session_cases() -> list[Case]:
     ]
 
 
+# onFailure (Claude Code 2.1.295+): each failure kind of a command and an http hook, with
+# "block" and "continue", and the places where "block" is ignored. The tool writes ran.txt, so
+# `files` says whether it ran. Where the detail line is the agent's own error text (a spawn or
+# network error, a JSON parser's message) only the first line of what the model read is compared.
+ON_FAILURE = "2.1.295"
+WRITES = [Turn(tools=[bash("toolu_a", "touch ran.txt")]), Turn("done")]
+FULL = frozenset({"stdin", "order", "model", "files"})
+NO_STDIN = frozenset({"order", "model", "files"})
+HEADLINE = frozenset({"order", "verdict", "files"})
+REFUSED_URL = "http://127.0.0.1:9/refused"
+NOT_JSON = '{"hookSpecificOutput": {unquoted: 1}}'
+
+
+def failing(
+    name: str,
+    hook: Hook,
+    compare: frozenset[str] = FULL,
+    turns: list[Turn] = WRITES,
+) -> list[Case]:
+    """The case `name` twice: the hook with onFailure "block" and with "continue"."""
+    return [
+        Case(
+            f"{name}-{mode}",
+            "go",
+            turns,
+            [replace(hook, extra={**hook.extra, "onFailure": mode})],
+            compare=compare if hook.type == "command" else compare - {"stdin"},
+            since=ON_FAILURE,
+        )
+        for mode in ("block", "continue")
+    ]
+
+
+def _pre(action: Action | None = None, **fields: Any) -> Hook:
+    """A PreToolUse hook on Bash."""
+    return Hook("PreToolUse", "h", action or Action(), "Bash", **fields)
+
+
+def _on_failure_cases() -> list[Case]:
+    timeout = {"timeout": 1}
+    two_turns = [Turn("first"), Turn("second")]
+    return [
+        *failing(
+            "fail-start-command",
+            _pre(command="/nonexistent/hook", extra={"args": []}),
+            HEADLINE,
+        ),
+        *failing("fail-start-http", _pre(type="http", url=REFUSED_URL), HEADLINE),
+        *failing("fail-timeout-command", _pre(Action(delay=5), extra=timeout)),
+        *failing("fail-timeout-http", _pre(Action(delay=5), extra=timeout, type="http")),
+        *failing("fail-exit1-command", _pre(Action(stderr="MARK one\nMARK two", exit=1))),
+        *failing("fail-exit3-command", _pre(Action(exit=3))),
+        *failing("fail-status500-http", _pre(Action(stdout="MARK", exit=500), type="http")),
+        *failing("fail-exit1-json-command", _pre(out({"systemMessage": "MARK"}, exit=1))),
+        *failing("fail-bad-json-command", _pre(Action(stdout=NOT_JSON)), HEADLINE),
+        *failing("fail-bad-json-http", _pre(Action(stdout=NOT_JSON), type="http"), HEADLINE),
+        *failing("fail-text-http", _pre(Action(stdout="MARK plain"), type="http")),
+        *failing("fail-post-command", Hook("PostToolUse", "h", blocked_by(1), "Bash")),
+        *failing("fail-prompt-command", Hook("UserPromptSubmit", "h", blocked_by(1))),
+        *failing("fail-stop-command", Hook("Stop", "h", blocked_by(1)), turns=two_turns),
+        *failing(
+            "fail-stop-http", Hook("Stop", "h", blocked_by(500), type="http"), turns=two_turns
+        ),
+        # An async hook's run may outlive the session, so whether it logged is not compared.
+        *failing(
+            "fail-async-command",
+            _pre(blocked_by(1), extra={"async": True}),
+            frozenset({"model", "files"}),
+        ),
+    ]
+
+
+def blocked_by(exit: int) -> Action:
+    """A failure with an exit code (or HTTP status) other than 0 and 2."""
+    return Action(stderr="MARK failed", exit=exit)
+
+
 CASES: list[Case] = [
     *_wire_cases(),
     *_context_cases(),
@@ -431,4 +509,5 @@ CASES: list[Case] = [
     *_post_tool_cases(),
     *_stop_cases(),
     *_session_cases(),
+    *_on_failure_cases(),
 ]

@@ -6,6 +6,9 @@ What is compared, after ids, paths and durations are replaced by placeholders:
 - `order`: the sequence of (event, hook label);
 - `model`: per request of the agent loop, what hooks put in front of the model: tool results
   (id, text, error flag), user texts, and the hook paragraphs of system messages;
+- `verdict`: `model` cut to the first line of every tool result and hook paragraph, for
+  cases whose detail lines are the agent's own error text (a spawn or network error, a JSON
+  parser's message);
 - `files`: the project's files afterwards.
 Text the agent itself adds on its own (Claude Code's date, agent and skill listings, token
 budget) is not hook text and is left out.
@@ -27,9 +30,14 @@ DURATION = re.compile(r'"duration_ms":\d+')
 TRANSCRIPT = re.compile(r'"(transcript_path|agent_transcript_path)":"[^"]*"')
 AGENT_NOISE = (
     "<system-reminder>\nAs you answer",
+    "<system-reminder>\nAttribution for git commits",
     "<total_tokens>",
     "Available agent types",
     "The following skills are available",
+    "The following deferred tools are now available",
+    "# Environment\nYou have been invoked",
+    "Today's date is",
+    "You are powered by the model",
     "- ",
 )
 
@@ -145,6 +153,11 @@ def view(observation: Observation, aspects: frozenset[str]) -> dict[str, Any]:
         result["stdin"] = [f"{r['label']} cwd={r['cwd']} {r['stdin']}" for r in hooks]
     if "model" in aspects:
         result["model"] = model_view(observation, normalise)
+    if "verdict" in aspects:
+        result["verdict"] = [
+            [item.split("\n", 1)[0] for item in items]
+            for items in model_view(observation, normalise)
+        ]
     if "files" in aspects:
         result["files"] = {name: normalise(text) for name, text in observation.files.items()}
     return result

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
+from conformance.hook_server import HookServer
 
 HOOK_PROGRAM = Path(__file__).with_name("hook.py")
 MODEL = "claude-opus-5"
@@ -28,9 +29,13 @@ RUN_TIMEOUT = 180.0
 
 @dataclass(frozen=True, slots=True)
 class Action:
+    """What a hook does: a command hook prints `stdout` and `stderr` and exits `exit`; an http
+    hook's endpoint answers `stdout` with status `exit` (0: 200). Both after `delay` seconds."""
+
     stdout: str = ""
     stderr: str = ""
     exit: int = 0
+    delay: float = 0.0
 
     @classmethod
     def json(cls, payload: Mapping[str, Any], exit: int = 0) -> Action:
@@ -47,6 +52,10 @@ class Hook:
     """More fields of the hook entry (`if`, `statusMessage`, `timeout`, ...)."""
     command: str | None = None
     """A shell command to run instead of the logging hook program."""
+    type: str = "command"
+    """`command`, or `http`: a POST to the hook server (`hook_server.py`)."""
+    url: str | None = None
+    """An http hook's URL instead of the hook server's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +69,8 @@ class Case:
     settings: Mapping[str, Any] = field(default_factory=dict)
     side_reply: str = "ok"
     compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
+    since: str | None = None
+    """The first Claude Code version that has what the case tests (older ones skip it)."""
 
 
 @dataclass(slots=True)
@@ -76,23 +87,28 @@ class Observation:
     home: Path
 
 
-def settings_for(case: Case) -> dict[str, Any]:
+def settings_for(case: Case, hook_url: str = "") -> dict[str, Any]:
     hooks: dict[str, list[dict[str, Any]]] = {}
     for hook in case.hooks:
-        command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
-        entry: dict[str, Any] = {"hooks": [{"type": "command", "command": command, **hook.extra}]}
+        if hook.type == "http":
+            handler = {"type": "http", "url": hook.url or f"{hook_url}/{hook.label}"}
+        else:
+            command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
+            handler = {"type": "command", "command": command}
+        entry: dict[str, Any] = {"hooks": [{**handler, **hook.extra}]}
         if hook.matcher is not None:
             entry = {"matcher": hook.matcher, **entry}
         hooks.setdefault(hook.event, []).append(entry)
     return {**case.settings, "hooks": hooks}
 
 
-def prepare(case: Case) -> tuple[Path, Path, Path]:
+def prepare(case: Case, hook_url: str = "") -> tuple[Path, Path, Path]:
     root = Path(tempfile.mkdtemp(prefix="hw-conf-")).resolve()
     home, project = root / "home", root / "project"
     (home / ".claude").mkdir(parents=True)
     (project / ".claude").mkdir(parents=True)
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings_for(case)))
+    settings = settings_for(case, hook_url)
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     trusted = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
     state = {"hasCompletedOnboarding": True, "projects": {str(project): trusted}}
     (home / ".claude.json").write_text(json.dumps(state))
@@ -106,7 +122,12 @@ def prepare(case: Case) -> tuple[Path, Path, Path]:
 
 
 def _action(action: Action) -> dict[str, Any]:
-    return {"stdout": action.stdout, "stderr": action.stderr, "exit": action.exit}
+    return {
+        "stdout": action.stdout,
+        "stderr": action.stderr,
+        "exit": action.exit,
+        "delay": action.delay,
+    }
 
 
 def base_env(root: Path, home: Path, fake: FakeAnthropic) -> dict[str, str]:
@@ -147,8 +168,16 @@ def hookwright_command(case: Case, project: Path) -> list[str]:
     ]
 
 
-def run(agent: str, case: Case, fake: FakeAnthropic, claude: Path | None = None) -> Observation:
-    root, home, project = prepare(case)
+def run(
+    agent: str,
+    case: Case,
+    fake: FakeAnthropic,
+    claude: Path | None = None,
+    hooks: HookServer | None = None,
+) -> Observation:
+    root, home, project = prepare(case, hooks.base_url if hooks else "")
+    if hooks is not None:
+        hooks.serve(root)
     script = fake.load(with_paths(case.turns, project), case.side_reply)
     env = base_env(root, home, fake)
     command = claude_command(claude, case) if claude else hookwright_command(case, project)

@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conformance.__main__ import runs_on
+from conformance.cases import CASES
 from conformance.compare import Normaliser, differences, view
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import Action, Case, Hook, cleanup, run
+from conformance.hook_server import HookServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,3 +109,58 @@ def test_a_claude_that_does_not_start_skips(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "SKIP conformance:" in done.stdout and "1.0.0" in done.stdout
+
+
+def test_an_http_hook_posts_to_the_hook_server_and_answers_as_told() -> None:
+    case = Case(
+        "http",
+        "go",
+        [Turn(tools=[ToolUse("toolu_a", "Bash", {"command": "touch {project}/ran"})]), Turn("ok")],
+        [
+            Hook(
+                "PreToolUse",
+                "guard",
+                Action(stdout="MARK plain", exit=500),
+                "Bash",
+                extra={"onFailure": "block"},
+                type="http",
+            )
+        ],
+    )
+    with FakeAnthropic() as fake, HookServer() as hooks:
+        observation = run("hookwright", case, fake, hooks=hooks)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        [record] = observation.hooks
+        assert record["label"] == "guard"
+        assert json.loads(record["stdin"])["tool_input"]["command"].endswith("/ran")
+        assert observation.files == {}
+        [result] = view(observation, frozenset({"verdict"}))["verdict"][1][:1]
+        assert result == (
+            "tool_result toolu_a error=True: PreToolUse:Bash hook error: "
+            f'[{hooks.base_url}/guard]: failed; blocking because onFailure is "block"'
+        )
+    finally:
+        cleanup(observation)
+
+
+def test_cases_that_need_a_newer_claude_code_are_skipped(tmp_path: Path) -> None:
+    old = tmp_path / "claude"
+    old.write_text("#!/bin/sh\necho '2.1.240 (Claude Code)'\n")
+    old.chmod(0o755)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "--claude", str(old), "-k", "fail-exit3-command"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "SKIP fail-exit3-command-block (needs Claude Code 2.1.295 or later)",
+        "SKIP fail-exit3-command-continue (needs Claude Code 2.1.295 or later)",
+        "0 of 0 cases agree with Claude Code 2.1.240",
+    ]
+    assert runs_on(CASES[0], "2.1.240") and not runs_on(
+        next(case for case in CASES if case.since), "2.1.294"
+    )

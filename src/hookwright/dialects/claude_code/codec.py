@@ -110,7 +110,7 @@ def _blocking_decision(event: Event) -> Decision:
     return Decision.deny if event in DENY_EVENTS else Decision.block
 
 
-def _can_block(inp: HookInput) -> bool:
+def can_block(inp: HookInput) -> bool:
     """ConfigChange cannot block a change of policy settings."""
     return not (inp.event is Event.ConfigChange and inp.payload.get("source") == "policy_settings")
 
@@ -207,7 +207,7 @@ def apply_output(
             result.reason = output.reason or (
                 DEFAULT_DENY_REASON if legacy is Decision.deny else None
             )
-        elif output.decision == "block" and event in TOP_LEVEL_BLOCK and _can_block(inp):
+        elif output.decision == "block" and event in TOP_LEVEL_BLOCK and can_block(inp):
             result.decision = Decision.block
             result.reason = output.reason
     if specific is not None and not skip_specific:
@@ -290,7 +290,7 @@ def decode_command(
         if parsed is not None:
             apply_output(inp, parsed, result)
         return result
-    if exit_code == 2 and event in EXIT2_BLOCKS and _can_block(inp):
+    if exit_code == 2 and event in EXIT2_BLOCKS and can_block(inp):
         if parsed is not None:
             apply_output(inp, parsed, result, skip_specific=event in EXIT2_SKIPS_SPECIFIC)
         result.decision = _blocking_decision(event)

@@ -40,6 +40,7 @@ from hookwright.dialects.claude_code.limits import (
     over_cap_answer,
 )
 from hookwright.dialects.claude_code.notes import attach_notes
+from hookwright.dialects.claude_code.on_failure import HookFailure, command_failure, fail_closed
 from hookwright.dialects.claude_code.stdin import encode_stdin
 from hookwright.engine.inbox import AsyncDelivery, AsyncInbox, Job
 from hookwright.engine.services import Services, services_of
@@ -98,7 +99,8 @@ class CommandCodec:
     `Handler(ProcessTransport(), CommandCodec(...))`.
 
     With `env_file` (the events that get ``CLAUDE_ENV_FILE``) the hook gets its own file,
-    numbered per session in the order hooks first run."""
+    numbered per session in the order hooks first run. With `blocks` (its ``onFailure`` is
+    "block" where that applies) a failure of the hook blocks (`on_failure`)."""
 
     def __init__(
         self,
@@ -108,12 +110,14 @@ class CommandCodec:
         rules: ExitRules,
         timeout: float,
         env_file: bool = False,
+        blocks: bool = False,
     ) -> None:
         self.config = config
         self.site = site
         self.rules = rules
         self.timeout = timeout
         self.env_file = env_file
+        self.blocks = blocks
         parts = [config.command, *(config.args or [])]
         self.label = " ".join(parts)
         #: The inboxes this hook's async runs went to, to stop them on close.
@@ -176,7 +180,10 @@ class CommandCodec:
             self._spawn(services_of(ctx).inbox, job, inp)
             return HookResult()
         if isinstance(reply, Failure):
-            return self._failed(reply)
+            result = self._failed(reply)
+            timed_out = reply.kind == "timeout"
+            failure = HookFailure(timed_out, "" if timed_out else result.error or "")
+            return self._unanswered(inp, result, failure)
         if isinstance(reply, Block):
             reply = Output(reply.reason, code=reply.code, stderr=reply.stderr)
         return self._decode(inp, reply, self._env_file(inp, services_of(ctx)))
@@ -192,6 +199,14 @@ class CommandCodec:
             stderr=failure.stderr or None,
         )
 
+    def _unanswered(self, inp: HookInput, result: HookResult, failure: HookFailure) -> HookResult:
+        """A run that gave no answer to decode (it did not start, timed out, answered past
+        the cap): an error, or the block of its failure when the hook `blocks`."""
+        if not self.blocks:
+            return result
+        blocked = fail_closed(inp, result, failure, label=self.label)
+        return attach_notes(inp, blocked, command=self.label, plain=False)
+
     def _spawn(self, inbox: AsyncInbox, job: Job, inp: HookInput) -> None:
         if all(known is not inbox for known in self._inboxes):
             self._inboxes.append(inbox)
@@ -201,12 +216,13 @@ class CommandCodec:
         code = output.code if output.code is not None else 0
         too_big = over_cap_answer(output.text, output.size, output.truncated)
         if too_big is not None:
-            return HookResult(
+            result = HookResult(
                 status=Status.error,
                 error=f"hook {self.label}: {too_big}",
                 exit_code=code,
                 stderr=output.stderr or None,
             )
+            return self._unanswered(inp, result, HookFailure(detail=result.error or ""))
         result = decode_command(
             inp,
             exit_code=code,
@@ -215,6 +231,10 @@ class CommandCodec:
             label=self.label,
             rules=self.rules,
         )
+        if self.blocks:
+            failure = command_failure(code, output.text, output.stderr, result)
+            if failure is not None:
+                result = fail_closed(inp, result, failure, label=self.label)
         if code == 2:
             missing = missing_script(output.stderr, self.label)
             if missing is not None:
@@ -304,7 +324,12 @@ def command_handler(
     rules: ExitRules,
     timeout: float,
     env_file: bool = False,
+    blocks: bool = False,
 ) -> Handler:
-    """One command hook as an engine handler: the process transport and its codec."""
-    codec = CommandCodec(config, site=site, rules=rules, timeout=timeout, env_file=env_file)
-    return Handler(ProcessTransport(), codec)
+    """One command hook as an engine handler: the process transport and its codec. A hook
+    that `blocks` on failure has its timeout bounded by the transport, so its codec sees the
+    timeout and words the block as Claude Code does."""
+    codec = CommandCodec(
+        config, site=site, rules=rules, timeout=timeout, env_file=env_file, blocks=blocks
+    )
+    return Handler(ProcessTransport(), codec, enforces_timeout=blocks)

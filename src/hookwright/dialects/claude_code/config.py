@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hookwright.config.loading import Diagnostic
 from hookwright.core.events import Event
@@ -21,6 +21,10 @@ from hookwright.dialects.claude_code.tables import ACCEPTED_TYPES, EVENT_NAMES
 
 #: A timeout at or above this many seconds is almost certainly meant as milliseconds.
 MILLISECONDS_HINT = 1000
+
+#: What a failure of a command, http or mcp_tool hook does (CLI 2.1.295+): ``continue`` lets
+#: the action go ahead, ``block`` counts the failure as exit code 2 (see `on_failure`).
+OnFailure = Literal["continue", "block"]
 
 
 class _Handler(BaseModel):
@@ -32,6 +36,12 @@ class _Handler(BaseModel):
     once: bool = False
 
 
+def _fails_closed(value: Any) -> OnFailure:
+    """Every `onFailure` value but "continue" reads as "block" (Claude Code's rule for
+    mcp_tool hooks; on command and http hooks `_on_failure_note` also reports it)."""
+    return "continue" if value == "continue" else "block"
+
+
 class CommandHook(_Handler):
     type: Literal["command"]
     command: str = Field(min_length=1)
@@ -41,6 +51,9 @@ class CommandHook(_Handler):
     shell: Literal["bash", "powershell"] | None = None
     rewakeMessage: str | None = None
     rewakeSummary: str | None = None
+    onFailure: OnFailure = "continue"
+
+    _on_failure = field_validator("onFailure", mode="before")(_fails_closed)
 
     @property
     def is_async(self) -> bool:
@@ -52,6 +65,9 @@ class HttpHook(_Handler):
     url: str = Field(min_length=1)
     headers: dict[str, str] = Field(default_factory=dict)
     allowedEnvVars: list[str] = Field(default_factory=list)
+    onFailure: OnFailure = "continue"
+
+    _on_failure = field_validator("onFailure", mode="before")(_fails_closed)
 
 
 class McpToolHook(_Handler):
@@ -63,6 +79,9 @@ class McpToolHook(_Handler):
     server: str = Field(min_length=1)
     tool: str = Field(min_length=1)
     input: dict[str, Any] = Field(default_factory=dict)
+    onFailure: OnFailure = "continue"
+
+    _on_failure = field_validator("onFailure", mode="before")(_fails_closed)
 
 
 class PromptHook(_Handler):
@@ -141,6 +160,9 @@ def _handler(
         for err in exc.errors():
             diagnostics.append(Diagnostic(file, field_path(err["loc"], where), err["msg"]))
         return None
+    note = _on_failure_note(raw, hook_type, f"{where}.onFailure", file)
+    if note is not None:
+        diagnostics.append(note)
     if config.timeout is not None and config.timeout >= MILLISECONDS_HINT:
         diagnostics.append(
             Diagnostic(
@@ -152,6 +174,25 @@ def _handler(
             )
         )
     return config
+
+
+def _on_failure_note(
+    raw: dict[str, Any], hook_type: str, where: str, file: str
+) -> Diagnostic | None:
+    """An `onFailure` that is neither "continue" nor "block" is read as "block". Claude Code
+    reads it so on mcp_tool hooks; on command and http hooks it ignores every hook of the file
+    for it, so that is an error to fix."""
+    if "onFailure" not in raw or raw["onFailure"] in ("continue", "block"):
+        return None
+    value = raw["onFailure"]
+    if hook_type == "mcp_tool":
+        return Diagnostic(file, where, f'onFailure {value!r} is read as "block"', "warning")
+    return Diagnostic(
+        file,
+        where,
+        f'onFailure must be "continue" or "block", got {value!r}; hookwright reads it as '
+        '"block", Claude Code ignores every hook of this file',
+    )
 
 
 def parse_hooks(hooks: Any, file: str, base: str = "hooks") -> ParsedHooks:

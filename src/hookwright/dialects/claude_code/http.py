@@ -23,6 +23,7 @@ from hookwright.dialects.claude_code.codec import decode_http
 from hookwright.dialects.claude_code.config import HttpHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
+from hookwright.dialects.claude_code.on_failure import fail_closed, http_failure
 from hookwright.dialects.claude_code.stdin import encode_body
 from hookwright.transports.base import Envelope, Failure, Output, Reply
 from hookwright.transports.http import HttpTransport
@@ -61,20 +62,31 @@ def interpolate(value: str, allowed: frozenset[str], env: Mapping[str, str]) -> 
 
 
 class HttpCodec:
-    """The codec of one `http` hook, run as `Handler(HttpTransport(), HttpCodec(...))`."""
+    """The codec of one `http` hook, run as `Handler(HttpTransport(), HttpCodec(...))`; with
+    `blocks` a failed request blocks (`on_failure`)."""
 
-    def __init__(self, config: HttpHook, *, policy: HttpPolicy, home: Path, timeout: float) -> None:
+    def __init__(
+        self,
+        config: HttpHook,
+        *,
+        policy: HttpPolicy,
+        home: Path,
+        timeout: float,
+        blocks: bool = False,
+    ) -> None:
         self.config = config
         self.policy = policy
         self.home = home
         self.timeout = timeout
+        self.blocks = blocks
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope | HookResult:
         url = self.config.url
         if not self.policy.url_allowed(url):
-            return HookResult(
+            refused = HookResult(
                 status=Status.error, error=f"URL {url} is not allowed by allowedHttpHookUrls"
             )
+            return self._checked(inp, refused)
         allowed = self.policy.env_vars_for(self.config.allowedEnvVars)
         headers = {
             name: interpolate(value, allowed, os.environ)
@@ -91,20 +103,35 @@ class HttpCodec:
     def decode(
         self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
     ) -> HookResult | None:
+        status, text = reply.code, ""
         if isinstance(reply, Failure):
             result = decode_http(
-                inp, status=reply.code, text="", error=reply.reason, timed_out=reply.timed_out
+                inp, status=status, text="", error=reply.reason, timed_out=reply.timed_out
             )
         else:
             text = reply.text if isinstance(reply, Output) else reply.reason
-            result = decode_http(inp, status=reply.code, text=text, error=None, timed_out=False)
-        capped = cap_result(result, output_dir(self.home))
+            result = decode_http(inp, status=status, text=text, error=None, timed_out=False)
+        capped = cap_result(self._checked(inp, result, status, text), output_dir(self.home))
         return attach_notes(inp, capped, command=self.config.url, plain=False)
+
+    def _checked(
+        self, inp: HookInput, result: HookResult, status: int | None = None, body: str = ""
+    ) -> HookResult:
+        """`result`, blocked when it is a failure of a hook that `blocks`."""
+        if not self.blocks:
+            return result
+        url = self.config.url
+        failure = http_failure(result, url=url, status=status, body=body)
+        return result if failure is None else fail_closed(inp, result, failure, label=url)
 
     async def aclose(self) -> None:
         return None
 
 
-def http_handler(config: HttpHook, *, policy: HttpPolicy, home: Path, timeout: float) -> Handler:
-    """One http hook as an engine handler: the HTTP transport and its codec."""
-    return Handler(HttpTransport(), HttpCodec(config, policy=policy, home=home, timeout=timeout))
+def http_handler(
+    config: HttpHook, *, policy: HttpPolicy, home: Path, timeout: float, blocks: bool = False
+) -> Handler:
+    """One http hook as an engine handler: the HTTP transport and its codec (which bounds the
+    request's time itself when it `blocks`, so a timeout blocks as Claude Code words it)."""
+    codec = HttpCodec(config, policy=policy, home=home, timeout=timeout, blocks=blocks)
+    return Handler(HttpTransport(), codec, enforces_timeout=blocks)

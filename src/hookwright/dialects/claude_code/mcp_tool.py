@@ -25,6 +25,14 @@ from hookwright.dialects.claude_code.codec import decode_command, parse_json_obj
 from hookwright.dialects.claude_code.config import McpToolHook
 from hookwright.dialects.claude_code.limits import cap_result, output_dir
 from hookwright.dialects.claude_code.notes import attach_notes
+from hookwright.dialects.claude_code.on_failure import (
+    MCP_CALL_FAILED,
+    MCP_INVALID,
+    MCP_TOOL_ERROR,
+    HookFailure,
+    fail_closed,
+    mcp_failure,
+)
 from hookwright.dialects.claude_code.stdin import encode_input
 from hookwright.engine.services import services_of
 from hookwright.transports.base import Block, Envelope, Failure, Reply
@@ -71,12 +79,16 @@ def substitute(value: Any, hook_input: Mapping[str, Any]) -> Any:
 
 
 class McpToolCodec:
-    """The codec of one `mcp_tool` hook, run as `Handler(McpTransport(), McpToolCodec(...))`."""
+    """The codec of one `mcp_tool` hook, run as `Handler(McpTransport(), McpToolCodec(...))`;
+    with `blocks` a failed call, or an answer that is no hook answer, blocks (`on_failure`)."""
 
-    def __init__(self, config: McpToolHook, *, home: Path, timeout: float) -> None:
+    def __init__(
+        self, config: McpToolHook, *, home: Path, timeout: float, blocks: bool = False
+    ) -> None:
         self.config = config
         self.home = home
         self.timeout = timeout
+        self.blocks = blocks
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
         config = self.config
@@ -93,19 +105,34 @@ class McpToolCodec:
     ) -> HookResult | None:
         if isinstance(reply, Failure):
             if reply.timed_out:
-                return self._failed(reply.reason, Status.timeout)
-            if reply.kind == "unstarted":
-                return self._failed(reply.reason)
-            return self._failed(f"the call failed: {reply.reason}")
+                failed = self._failed(reply.reason, Status.timeout)
+                return self._block(inp, failed, HookFailure(timed_out=True))
+            why = reply.reason if reply.kind == "unstarted" else f"the call failed: {reply.reason}"
+            return self._block(inp, self._failed(why), HookFailure(detail=MCP_CALL_FAILED))
         if isinstance(reply, Block) or reply.code != 0:
             text = reply.reason if isinstance(reply, Block) else reply.text
             first = text.strip().splitlines()[0] if text.strip() else "no text"
-            return self._failed(f"the tool returned an error: {first}")
+            failed = self._failed(f"the tool returned an error: {first}")
+            return self._block(inp, failed, HookFailure(detail=MCP_TOOL_ERROR))
         label = hook_label(self.config)
         result = decode_command(inp, exit_code=0, stdout=reply.text, stderr="", label=label)
+        if self.blocks:
+            failure = mcp_failure(inp.event, reply.text)
+            if failure is None and result.status is Status.error:
+                failure = HookFailure(detail=MCP_INVALID)
+            if failure is not None:
+                result = fail_closed(inp, result, failure, label=label, mcp=True)
         capped = cap_result(result, output_dir(self.home))
         plain = parse_json_object(reply.text) is None
         return attach_notes(inp, capped, command=label, plain=plain)
+
+    def _block(self, inp: HookInput, result: HookResult, failure: HookFailure) -> HookResult:
+        """A failed call's `result`, blocked when the hook `blocks`."""
+        if not self.blocks:
+            return result
+        label = hook_label(self.config)
+        blocked = fail_closed(inp, result, failure, label=label, mcp=True)
+        return attach_notes(inp, blocked, command=label, plain=False)
 
     def _failed(self, why: str, status: Status = Status.error) -> HookResult:
         return HookResult(status=status, error=f"mcp_tool hook {hook_label(self.config)}: {why}")
@@ -114,6 +141,10 @@ class McpToolCodec:
         return None
 
 
-def mcp_tool_handler(config: McpToolHook, *, home: Path, timeout: float) -> Handler:
-    """One mcp_tool hook as an engine handler: the MCP transport and its codec."""
-    return Handler(McpTransport(), McpToolCodec(config, home=home, timeout=timeout))
+def mcp_tool_handler(
+    config: McpToolHook, *, home: Path, timeout: float, blocks: bool = False
+) -> Handler:
+    """One mcp_tool hook as an engine handler: the MCP transport and its codec (which bounds
+    the call's time itself when it `blocks`)."""
+    codec = McpToolCodec(config, home=home, timeout=timeout, blocks=blocks)
+    return Handler(McpTransport(), codec, enforces_timeout=blocks)

@@ -24,7 +24,7 @@ from pathlib import Path
 from hookwright.config.loading import Diagnostic
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.matching import IfRule, IfRuleError, Matcher, MatcherStyle
-from hookwright.core.spec import HookSpec, Runner
+from hookwright.core.spec import HookSpec, OnError, Runner
 from hookwright.dialects.claude_code.codec import ExitRules
 from hookwright.dialects.claude_code.command import command_handler
 from hookwright.dialects.claude_code.config import (
@@ -37,6 +37,7 @@ from hookwright.dialects.claude_code.config import (
 from hookwright.dialects.claude_code.environment import HookSite, references_plugin_vars
 from hookwright.dialects.claude_code.http import http_handler
 from hookwright.dialects.claude_code.mcp_tool import hook_label, mcp_tool_handler
+from hookwright.dialects.claude_code.on_failure import FAILURE_BLOCKS, blocks_on_failure
 from hookwright.dialects.claude_code.prompt import prompt_handler
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.tables import (
@@ -145,6 +146,7 @@ def _matcher(decl: Declaration, event: Event, diagnostics: list[Diagnostic]) -> 
 
 def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOptions) -> Runner:
     config = decl.parsed.config
+    blocks = blocks_on_failure(config, event)
     if isinstance(config, CommandHook):
         return command_handler(
             config,
@@ -152,13 +154,14 @@ def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOpti
             rules=options.rules,
             timeout=timeout,
             env_file=event in ENV_FILE_EVENTS,
+            blocks=blocks,
         )
     if isinstance(config, HttpHook):
         return http_handler(
-            config, policy=options.policy.http, home=decl.site.home, timeout=timeout
+            config, policy=options.policy.http, home=decl.site.home, timeout=timeout, blocks=blocks
         )
     if isinstance(config, McpToolHook):
-        return mcp_tool_handler(config, home=decl.site.home, timeout=timeout)
+        return mcp_tool_handler(config, home=decl.site.home, timeout=timeout, blocks=blocks)
     return prompt_handler(config, timeout=timeout)
 
 
@@ -221,6 +224,7 @@ def build_spec(
         dialect="claude_code",
         mode="parallel",
         timeout=timeout,
+        on_error=_on_error(config, event),
         once=decl.honour_once and config.once,
         scope=decl.scope,
         dedup_key=dedup_key(config, decl.root, options.dedup_across_sources),
@@ -228,6 +232,14 @@ def build_spec(
         origin=f"{file}:{parsed.path}",
         status_message=config.statusMessage,
     )
+
+
+def _on_error(config: HandlerConfig, event: Event) -> OnError:
+    """The engine's own rule for a hook that blocks on failure, behind its codec's: what the
+    codec never saw (its envelope could not be built) still blocks. Not on ConfigChange, which
+    the codec lets through when the change is to policy settings."""
+    guards = event in FAILURE_BLOCKS and event is not Event.ConfigChange
+    return "block" if guards and blocks_on_failure(config, event) else "continue"
 
 
 def _prompting(inp: HookInput) -> bool:
