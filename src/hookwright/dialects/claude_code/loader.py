@@ -155,6 +155,14 @@ def _declarations(
     return declared, withheld
 
 
+def declarations(ctx: LoadContext) -> list[Declaration]:
+    """Every loaded handler of the settings files and plugins `ctx` reaches, with where it
+    was declared (for checks that read more than its shape)."""
+    files, _ = read_settings(ctx)
+    declared, _ = _declarations(ctx, files, [])
+    return [item.declaration for item in declared]
+
+
 def _budget(declared: Iterable[Declared]) -> float:
     return session_end_budget(
         d.declaration.parsed.config.timeout
