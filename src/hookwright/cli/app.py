@@ -20,7 +20,15 @@ from hookwright.cli import audit_log
 from hookwright.cli import validate as validation
 from hookwright.cli.hooks_test import HooksTest
 from hookwright.cli.hooks_test import run as run_hooks_test
-from hookwright.cli.project import CliError, checked, error_line, load, say_err, trust_store
+from hookwright.cli.project import (
+    CliError,
+    checked,
+    error_line,
+    load,
+    say_err,
+    trust_store,
+    unreadable_files,
+)
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.events import UnknownEventError, resolve_event
 from hookwright.monitor import debug as debug_trace
@@ -31,6 +39,8 @@ from . import hooktable
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from hookwright.host.open import BoundHooks
 
 #: Commands whose module loads the agent runtime (models, tools, the server): imported when
 #: named or listed, so `hooks` and `schema` start without them.
@@ -174,12 +184,25 @@ def hooks_list(
         raise _fail(str(exc)) from None
     rows = hooktable.collect(engine, hooks.opened.not_run, wanted)
     engine.close()
+    _print_hooks(rows, hooks, project, json_out)
+    unreadable = unreadable_files(hooks)
+    if unreadable:
+        error_line(
+            f"{len(unreadable)} hook config file(s) could not be read or parsed, so their "
+            f"hooks are not listed: {', '.join(unreadable)}"
+        )
+        raise typer.Exit(code=1)
+
+
+def _print_hooks(
+    rows: list[hooktable.HookRow], hooks: BoundHooks, project: Path, json_out: bool
+) -> None:
     if json_out:
         sys.stdout.write(json.dumps(hooktable.as_json(rows), ensure_ascii=False) + "\n")
         return
     console = _stdout_console()
     if not rows:
-        console.print("no hooks configured")
+        console.print("no hooks configured" if not unreadable_files(hooks) else "no hooks loaded")
         return
     hooktable.print_rows(console, rows, project.resolve())
     if hooks.opened.untrusted:

@@ -86,6 +86,13 @@ def say_diagnostics(hooks: BoundHooks) -> None:
         say_err(line)
 
 
+def unreadable_files(hooks: BoundHooks) -> list[str]:
+    """The config files that could not be read or parsed at all (an error about the whole
+    file): whatever hooks they declare are unknown, so a listing of the rest is incomplete."""
+    failed = (d.file for d in hooks.loaded.diagnostics if d.severity == "error" and not d.path)
+    return list(dict.fromkeys(failed))
+
+
 def load(
     project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
 ) -> tuple[HookEngine, BoundHooks]:

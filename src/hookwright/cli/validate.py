@@ -2,7 +2,10 @@
 non-zero exit status when any has an error (for CI).
 
 Discovery reads and validates the files without running anything; so does reading each skill's
-`hooks/hooks.json` under `<project>/skills`. Hooks of trusted folders are
+`hooks/hooks.json` under `<project>/skills`. Claude Code hooks are then checked for guards
+that load but can never work (`dialects.claude_code.checks`: a missing or non-executable
+command, a matcher no tool has, an http URL that is malformed or refused). Hooks of trusted
+folders are
 then bound as a session binds them (native modules imported, PicoClaw builtin factories
 called), so a `call:` that cannot be imported is an error too; hooks of a folder that is not
 trusted are bound only with `--trust`."""
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookwright.config.loading import Diagnostic, Discovery
+from hookwright.config.loading import Diagnostic, Discovery, LoadContext
 from hookwright.config.trust import TrustPolicy
 from hookwright.host.open import ProjectScope, bind_hooks, discover_each_dialect
 from hookwright.skills import SkillHookError, scan_hooks
@@ -99,6 +102,12 @@ def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:
     found, unrecognised = discover_each_dialect(project, home, scope.config_files)
     for dialect, discovery in found.items():
         _add_dialect(report, dialect, discovery, policy, scope, home)
+    if "claude_code" in found:
+        from hookwright.dialects.claude_code.checks import check
+
+        ctx = LoadContext(project, home, scope.config_files)
+        for problem in check(ctx):
+            report.file(problem.file, "claude_code").problems.append(problem)
     _add_skills(report, project)
     for diagnostic in unrecognised:
         report.file(diagnostic.file, "-").problems.append(diagnostic)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from hookwright.config.safeparse import ParseError, read_json, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 
@@ -223,17 +224,27 @@ def discover_by_dialect(ctx: LoadContext, *, present_only: bool = False) -> dict
 
 
 def unrecognised_configs(ctx: LoadContext, discovery: Discovery) -> list[Diagnostic]:
-    """A warning for each `--config` file no dialect found a hook or a problem in."""
+    """A problem for each `--config` file no dialect found a hook or a problem in: an error
+    when it does not even parse (as JSON for `.json`, else as YAML), a warning otherwise."""
     return [
-        Diagnostic(
-            str(config),
-            "",
-            f"no hooks found: not a hook config of any dialect ({', '.join(sorted(sources()))})",
-            "warning",
-        )
+        _unrecognised(Path(config))
         for config in ctx.config_files
         if not _mentioned(Path(config), discovery)
     ]
+
+
+def _unrecognised(config: Path) -> Diagnostic:
+    try:
+        (read_json if config.suffix == ".json" else read_yaml)(config)
+    except ParseError as exc:
+        kind = "JSON" if config.suffix == ".json" else "YAML"
+        return Diagnostic(
+            str(config), "", f"not a hook config: does not parse as {kind}: {exc.reason}"
+        )
+    known = ", ".join(sorted(sources()))
+    return Diagnostic(
+        str(config), "", f"no hooks found: not a hook config of any dialect ({known})", "warning"
+    )
 
 
 def discover(ctx: LoadContext) -> Discovery:

@@ -65,6 +65,22 @@ def unknown_field(key: object, known: Iterable[str]) -> str:
     return "unknown field" + (did_you_mean(key, known) if isinstance(key, str) else "")
 
 
+def quoted_value(value: object, limit: int = 60) -> str:
+    """`value` as the JSON a user wrote, on one line and cut to `limit` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def unknown_key(key: str, value: object, known: Iterable[str]) -> tuple[str, bool]:
+    """The message for an unknown `key` holding `value` (`unknown field (did you mean
+    'matcher'?) with value "Bash"`), and whether it resembles a known key (a typo)."""
+    hint = did_you_mean(key, known)
+    return f"unknown field{hint} with value {quoted_value(value)}", bool(hint)
+
+
 def model_keys(model: type[BaseModel]) -> set[str]:
     """Every field name and alias of `model` and of the models nested in it."""
     from pydantic import BaseModel
@@ -89,5 +105,6 @@ def model_keys(model: type[BaseModel]) -> set[str]:
 def pydantic_message(error: Any, model: type[BaseModel]) -> str:
     """A pydantic error's message; an unknown key says which known one it resembles."""
     if error["type"] == "extra_forbidden" and error["loc"]:
-        return unknown_field(error["loc"][-1], model_keys(model))
+        key = error["loc"][-1]
+        return f"{unknown_field(key, model_keys(model))} with value {quoted_value(error['input'])}"
     return str(error["msg"])

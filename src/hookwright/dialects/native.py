@@ -45,7 +45,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import UnknownEventError, resolve_event
 from hookwright.core.matching import IfRule, IfRuleError, Matcher, compile_matcher
 from hookwright.core.spec import HookSpec, PythonHandler
-from hookwright.core.validation import field_path, pydantic_message
+from hookwright.core.validation import field_path, pydantic_message, unknown_key
 
 FILE_NAME = "hooks.yaml"
 
@@ -153,7 +153,8 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
         diagnostics.append(Diagnostic(file, "hooks", "expected a mapping with a list"))
         return discovery
     for key in sorted(str(key) for key in data if key != "hooks"):
-        diagnostics.append(Diagnostic(file, key, "unknown field", "warning"))
+        message, typo = unknown_key(key, data[key], ("hooks",))
+        diagnostics.append(Diagnostic(file, key, message, "error" if typo else "warning"))
     names: set[str] = set()
     for index, raw in enumerate(data.get("hooks") or []):
         where = f"hooks[{index}]"
@@ -238,7 +239,8 @@ def discover(ctx: LoadContext) -> Discovery:
     seen: set[Path] = set()
     for path, source, trust_root in candidates:
         resolved = path.resolve()
-        if resolved in seen or not path.is_file():
+        # A file that is there but cannot be read is read for its error, never skipped.
+        if resolved in seen or not (path.exists() or path.is_symlink()):
             continue
         seen.add(resolved)
         discovery.files.append(str(path))

@@ -65,6 +65,7 @@ ExitRules = Literal["current", "classic"]
 EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")
 
 DEFAULT_DENY_REASON = "Blocked by hook"
+LOOKS_LIKE_JSON = "stdout looks like JSON but is not"
 NO_STDERR = "No stderr output"
 #: An `asyncTimeout` above this (a day, in milliseconds) is this: a 400-digit number is not a
 #: float, and no async hook outlives a day.
@@ -86,6 +87,29 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
     except ParseError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def broken_json(text: str) -> str | None:
+    """`stdout looks like JSON but is not: <parser message>` when `text` starts with `{` (after
+    whitespace) and does not parse as a JSON object, else None. Claude Code then treats the
+    output as plain text; this says why a decision in it had no effect."""
+    stripped = text.lstrip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = load_json_text(stripped)
+    except ParseError as exc:
+        return f"{LOOKS_LIKE_JSON}: {exc.reason}"
+    return None if isinstance(value, dict) else f"{LOOKS_LIKE_JSON}: not an object"
+
+
+def _report_broken_json(result: HookResult, stdout: str) -> HookResult:
+    """Name a broken JSON answer on `result.error` (after any error it has), its status and
+    effect unchanged."""
+    problem = broken_json(stdout)
+    if problem is not None:
+        result.error = f"{result.error}; {problem}" if result.error else problem
+    return result
 
 
 def first_line(text: str | None) -> str:
@@ -266,6 +290,13 @@ def decode_command(
     exit with valid JSON lets the JSON decide; without it (and exit 2 on an event that cannot
     block) the hook is a non-blocking error that names the first stderr line.
     """
+    result = _decode_command(inp, exit_code, stdout, stderr, label, rules)
+    return _report_broken_json(result, stdout) if exit_code == 0 or rules == "current" else result
+
+
+def _decode_command(
+    inp: HookInput, exit_code: int, stdout: str, stderr: str, label: str, rules: ExitRules
+) -> HookResult:
     event = inp.event
     result = HookResult(exit_code=exit_code, stderr=stderr or None)
     if event is Event.WorktreeCreate:

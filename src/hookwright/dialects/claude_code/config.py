@@ -3,21 +3,28 @@
 ``{"hooks": {Event: [{"matcher": str?, "hooks": [handler, ...]}, ...]}}``. Each bad piece (an
 unknown event, a group that is not an object, a handler with a wrong field) becomes a
 `Diagnostic` naming the file and the field path (``hooks.PreToolUse[0].hooks[1].timeout``) and
-is skipped; the rest loads. Unknown handler keys are accepted (Anthropic's own plugins use
-undocumented ones such as ``rewakeMessage``).
+is skipped; the rest loads.
+
+An unknown key is reported with its value, as an error when it resembles a known one (a typo,
+`"timout"`); another unknown key is a warning on a group and accepted on a handler (Anthropic's
+own plugins use undocumented handler keys such as ``description``). A
+key that is there to narrow what runs must never be lost to a typo: a matcher group on a
+matcher event that has no `matcher` but an unknown key (`"matchr"`), and a handler with an
+unknown key that resembles `if` or `matcher`, would run on every tool, so they are withheld
+(`ParsedHooks.withheld`): not run, reported as an error that names the key and its value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hookwright.config.loading import Diagnostic
 from hookwright.core.events import Event
-from hookwright.core.validation import did_you_mean, field_path
-from hookwright.dialects.claude_code.tables import ACCEPTED_TYPES, EVENT_NAMES
+from hookwright.core.validation import did_you_mean, field_path, model_keys, unknown_key
+from hookwright.dialects.claude_code.tables import ACCEPTED_TYPES, EVENT_NAMES, MATCHER_EVENTS
 
 #: A timeout at or above this many seconds is almost certainly meant as milliseconds.
 MILLISECONDS_HINT = 1000
@@ -107,6 +114,14 @@ _MODELS: dict[str, type[HandlerConfig]] = {
     "agent": AgentHook,
 }
 _KNOWN_TYPES = ("command", "http", "mcp_tool", "prompt", "agent")
+_MODEL_KEYS: dict[str, frozenset[str]] = {
+    name: frozenset({*model_keys(model), "type"}) for name, model in _MODELS.items()
+}
+_HANDLER_KEYS = frozenset().union(*_MODEL_KEYS.values())
+GROUP_KEYS = ("matcher", "hooks")
+#: Handler keys that narrow when a handler runs; a typo of one must not widen it.
+_NARROWING_KEYS = ("if", "matcher")
+WITHHELD = "not loaded, since without it the hooks would run on every tool"
 
 
 @dataclass(slots=True, frozen=True)
@@ -126,6 +141,41 @@ class ParsedHandler:
 class ParsedHooks:
     handlers: list[ParsedHandler]
     diagnostics: list[Diagnostic]
+    #: Handlers not loaded because a key meant to narrow them is misspelled (each has an
+    #: error in `diagnostics`), with that error's text: they never run.
+    withheld: list[tuple[ParsedHandler, str]] = field(default_factory=list)
+
+
+def _unknown_keys(
+    raw: dict[str, Any],
+    known: frozenset[str] | tuple[str, ...],
+    where: str,
+    file: str,
+    *,
+    typos_only: bool = False,
+) -> list[Diagnostic]:
+    """A diagnostic per key of `raw` not in `known`: an error for a typo, else a warning
+    (none with `typos_only`)."""
+    found = []
+    for key, value in raw.items():
+        if key in known:
+            continue
+        message, typo = unknown_key(str(key), value, known)
+        if typo or not typos_only:
+            path = field_path([str(key)], where)
+            found.append(Diagnostic(file, path, message, "error" if typo else "warning"))
+    return found
+
+
+def _narrowing_typo(raw: dict[str, Any]) -> str | None:
+    """An unknown handler key that resembles `if` or `matcher` (or is `matcher`, which
+    belongs on the group), when the handler has no `if`."""
+    if "if" in raw:
+        return None
+    for key in raw:
+        if key not in _HANDLER_KEYS and (key == "matcher" or did_you_mean(key, _NARROWING_KEYS)):
+            return str(key)
+    return None
 
 
 def _handler(
@@ -136,7 +186,12 @@ def _handler(
         return None
     hook_type = raw.get("type")
     if hook_type is None:
-        diagnostics.append(Diagnostic(file, f"{where}.type", "missing hook type"))
+        typos = _unknown_keys(raw, _HANDLER_KEYS, where, file, typos_only=True)
+        diagnostics.extend(
+            Diagnostic(file, d.path, f"{d.message}; missing hook type: not loaded") for d in typos
+        )
+        if not typos:
+            diagnostics.append(Diagnostic(file, f"{where}.type", "missing hook type"))
         return None
     if hook_type not in _KNOWN_TYPES:
         expected = ", ".join(_KNOWN_TYPES)
@@ -163,6 +218,7 @@ def _handler(
     note = _on_failure_note(raw, hook_type, f"{where}.onFailure", file)
     if note is not None:
         diagnostics.append(note)
+    diagnostics.extend(_unknown_keys(raw, _MODEL_KEYS[hook_type], where, file, typos_only=True))
     if config.timeout is not None and config.timeout >= MILLISECONDS_HINT:
         diagnostics.append(
             Diagnostic(
@@ -215,27 +271,61 @@ def parse_hooks(hooks: Any, file: str, base: str = "hooks") -> ParsedHooks:
             diagnostics.append(Diagnostic(file, where, "expected a list of matcher groups"))
             continue
         for group_index, group in enumerate(groups):
-            group_where = f"{where}[{group_index}]"
-            if not isinstance(group, dict):
-                diagnostics.append(Diagnostic(file, group_where, "expected a matcher group object"))
-                continue
-            matcher = group.get("matcher")
-            if matcher is not None and not isinstance(matcher, str):
-                diagnostics.append(
-                    Diagnostic(file, f"{group_where}.matcher", "matcher must be a string")
-                )
-                continue
-            handlers = group.get("hooks")
-            if not isinstance(handlers, list):
-                diagnostics.append(
-                    Diagnostic(file, f"{group_where}.hooks", "expected a list of hooks")
-                )
-                continue
-            for index, raw in enumerate(handlers):
-                hook_where = f"{group_where}.hooks[{index}]"
-                config = _handler(raw, event, hook_where, file, diagnostics)
-                if config is not None:
-                    result.handlers.append(
-                        ParsedHandler(event, group_index, index, matcher, config, hook_where)
-                    )
+            _group(group, event, group_index, f"{where}[{group_index}]", file, result)
     return result
+
+
+def _group(
+    group: Any, event: Event, group_index: int, where: str, file: str, result: ParsedHooks
+) -> None:
+    """One matcher group's handlers into `result`; all of them withheld when the group has
+    no matcher on a matcher event but has an unknown key (the matcher, misspelled?)."""
+    diagnostics = result.diagnostics
+    if not isinstance(group, dict):
+        diagnostics.append(Diagnostic(file, where, "expected a matcher group object"))
+        return
+    matcher = group.get("matcher")
+    if matcher is not None and not isinstance(matcher, str):
+        diagnostics.append(Diagnostic(file, f"{where}.matcher", "matcher must be a string"))
+        return
+    handlers = group.get("hooks")
+    if not isinstance(handlers, list):
+        diagnostics.append(Diagnostic(file, f"{where}.hooks", "expected a list of hooks"))
+        return
+    unknown = _unknown_keys(group, GROUP_KEYS, where, file)
+    withheld = None
+    if unknown and matcher is None and event in MATCHER_EVENTS:
+        first = unknown[0]
+        message = f"{first.message}; the group has no matcher: {WITHHELD}"
+        unknown[0] = Diagnostic(file, first.path, message)
+        withheld = f"{first.path}: {message}"
+    diagnostics.extend(unknown)
+    for index, raw in enumerate(handlers):
+        hook_where = f"{where}.hooks[{index}]"
+        config = _handler(raw, event, hook_where, file, diagnostics)
+        if config is None:
+            continue
+        parsed = ParsedHandler(event, group_index, index, matcher, config, hook_where)
+        reason = withheld or _withheld_handler(raw, event, hook_where, file, diagnostics)
+        if reason is None:
+            result.handlers.append(parsed)
+        else:
+            result.withheld.append((parsed, reason))
+
+
+def _withheld_handler(
+    raw: dict[str, Any], event: Event, where: str, file: str, diagnostics: list[Diagnostic]
+) -> str | None:
+    """Why a handler is withheld (its `if` or matcher misspelled), or None; the error
+    replaces the key's unknown-field diagnostic."""
+    key = _narrowing_typo(raw) if event in MATCHER_EVENTS else None
+    if key is None:
+        return None
+    path = field_path([key], where)
+    message, _ = unknown_key(key, raw[key], _NARROWING_KEYS if key != "matcher" else ())
+    if key == "matcher":
+        message += ' (a matcher belongs on the group, next to "hooks")'
+    message += f": {WITHHELD}"
+    diagnostics[:] = [d for d in diagnostics if d.path != path]
+    diagnostics.append(Diagnostic(file, path, message))
+    return f"{path}: {message}"

@@ -28,7 +28,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
 from hookwright.dialects.claude_code.codec import EXIT_RULES, ExitRules
-from hookwright.dialects.claude_code.config import CommandHook, parse_hooks
+from hookwright.dialects.claude_code.config import CommandHook, ParsedHandler, parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.sources import (
     SPEC_SOURCE,
@@ -116,23 +116,33 @@ class Declared:
     plugin: Plugin | None = None
 
 
+def _from_settings(handler: ParsedHandler, settings: SettingsFile, site: HookSite) -> Declared:
+    source = SPEC_SOURCE[settings.kind]
+    declaration = Declaration(handler, settings.path, source, site, root="", from_settings=True)
+    return Declared(declaration, settings.trust_root)
+
+
+def _from_plugin(handler: ParsedHandler, file: Path, plugin: Plugin, site: HookSite) -> Declared:
+    declaration = Declaration(
+        handler, file, "plugin", site, root=str(plugin.root), from_settings=False
+    )
+    return Declared(declaration, plugin.trust_root, plugin)
+
+
 def _declarations(
     ctx: LoadContext, files: list[SettingsFile], diagnostics: list[Diagnostic]
-) -> list[Declared]:
-    """Every handler of the settings files and plugins, in load order; no policy applied."""
+) -> tuple[list[Declared], list[tuple[Declared, str]]]:
+    """Every handler of the settings files and plugins, in load order; no policy applied.
+    Then the handlers withheld for a misspelled narrowing key, each with why (they never run
+    and are listed as not run)."""
     declared: list[Declared] = []
+    withheld: list[tuple[Declared, str]] = []
     settings_site = HookSite(ctx.project_dir, ctx.home)
     for settings in files:
         parsed = parse_hooks(settings.data.get("hooks"), str(settings.path))
         diagnostics.extend(parsed.diagnostics)
-        source = SPEC_SOURCE[settings.kind]
-        declared += [
-            Declared(
-                Declaration(h, settings.path, source, settings_site, root="", from_settings=True),
-                settings.trust_root,
-            )
-            for h in parsed.handlers
-        ]
+        declared += [_from_settings(h, settings, settings_site) for h in parsed.handlers]
+        withheld += [(_from_settings(h, settings, settings_site), w) for h, w in parsed.withheld]
     plugins, problems = find_plugins(ctx, files)
     diagnostics.extend(problems)
     for plugin in plugins:
@@ -140,17 +150,17 @@ def _declarations(
         for file, hooks, base in plugin.hooks:
             parsed = parse_hooks(hooks, str(file), base)
             diagnostics.extend(parsed.diagnostics)
-            declared += [
-                Declared(
-                    Declaration(
-                        h, file, "plugin", site, root=str(plugin.root), from_settings=False
-                    ),
-                    plugin.trust_root,
-                    plugin,
-                )
-                for h in parsed.handlers
-            ]
-    return declared
+            declared += [_from_plugin(h, file, plugin, site) for h in parsed.handlers]
+            withheld += [(_from_plugin(h, file, plugin, site), w) for h, w in parsed.withheld]
+    return declared, withheld
+
+
+def declarations(ctx: LoadContext) -> list[Declaration]:
+    """Every loaded handler of the settings files and plugins `ctx` reaches, with where it
+    was declared (for checks that read more than its shape)."""
+    files, _ = read_settings(ctx)
+    declared, _ = _declarations(ctx, files, [])
+    return [item.declaration for item in declared]
 
 
 def _budget(declared: Iterable[Declared]) -> float:
@@ -215,7 +225,7 @@ def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discover
     diagnostics.extend(problems)
     _, problems = resolve_policy(files)
     diagnostics.extend(problems)
-    declared = _declarations(ctx, files, diagnostics)
+    declared, withheld = _declarations(ctx, files, diagnostics)
     binder = SettingsBinder(files, declared, options)
     listing = build_options(options, Policy(), diagnostics, _budget(declared))
     for index, item in enumerate(declared):
@@ -226,7 +236,27 @@ def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discover
             command = config.command if isinstance(config, CommandHook) else None
             bind = functools.partial(binder.bind, index)
             discovery.hooks.append(replace(hook, binder=bind, command=command))
+    discovery.hooks += _withheld_hooks(withheld, listing)
     return discovery
+
+
+def _withheld_hooks(
+    withheld: list[tuple[Declared, str]], listing: BuildOptions
+) -> list[DiscoveredHook]:
+    """The withheld handlers as declared hooks that bind to nothing, so every host reports
+    them as not run, with why (`DiscoveredHook.note`)."""
+    hooks = []
+    for item, why in withheld:
+        spec = build_spec(item.declaration, listing, [])
+        if spec is None:
+            continue
+        hook = DiscoveredHook.of_specs([spec], item.trust_root)
+        hooks.append(replace(hook, binder=_binds_nothing, note=why))
+    return hooks
+
+
+def _binds_nothing(_policy: TrustPolicy) -> LoadResult:
+    return LoadResult()
 
 
 def make_loader(options: LoaderOptions) -> SourceDiscoverer:

@@ -205,7 +205,9 @@ def read_settings(ctx: LoadContext) -> tuple[list[SettingsFile], list[Diagnostic
         files.append(SettingsFile(path, kind, data, root))
 
     for path, kind in _candidates(ctx):
-        if not path.is_file() or path.resolve() in seen:
+        # A name that is there but cannot be read (a dangling link, a folder, no permission)
+        # is a settings file whose hooks would silently be lost: read it for its error.
+        if not (path.exists() or path.is_symlink()) or path.resolve() in seen:
             continue
         seen.add(path.resolve())
         data, problem = read_json(path)
