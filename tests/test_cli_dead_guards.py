@@ -195,7 +195,9 @@ def test_a_misspelled_matcher_never_runs_as_a_catch_all(
     hookwright("trust", str(project), home=isolated_home)
     listed = hookwright("hooks", "list", "--json", "-p", str(project), home=isolated_home)
     [row] = [row for row in json.loads(listed.stdout) if row["not_run"]]
-    assert row["name"] == f"command:touch {widened}" and row["not_run"] == "not_bound"
+    # Listings shorten a long command: the row is the misspelled group's touch of `widened`.
+    name = row["name"].removesuffix("…")
+    assert f"command:touch {widened}".startswith(name) and row["not_run"] == "not_bound"
     assert "hooks.PreToolUse[0].matchr: unknown field (did you mean 'matcher'?)" in row["note"]
 
 

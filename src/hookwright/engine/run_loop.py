@@ -19,7 +19,7 @@ Two loops drive the stages, differing only in how a handler is called:
   (`HookSpec.inline`), called directly on the dispatching thread. A parallel stage of such
   calls completes in call order, so its merge is the awaited loop's.
 * `run_awaited`: any handler (a process, an HTTP endpoint, an async function, a timed sync
-  function), awaited under its timeout (`call_awaited`); the hooks of a parallel stage run
+  function), awaited under its timeout (`_step`); the hooks of a parallel stage run
   concurrently.
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any
@@ -161,18 +161,6 @@ def record(
         verdict.absorb(result)
 
 
-async def call_awaited(spec: HookSpec, inp: HookInput, services: Services) -> HookResult | None:
-    """Await the hook's handler, bounded by `spec.timeout` (`TimeoutError` past it)."""
-    timeout = spec.timeout
-    context = RunContext(spec, timeout, services)
-    if timeout is None or getattr(spec.handler, "enforces_timeout", False) is True:
-        # No limit, or the handler bounds every await below it itself (a PicoClaw handler):
-        # a second scope would only add a timer per call.
-        return await spec.handler(inp, context)
-    async with asyncio.timeout(timeout):
-        return await spec.handler(inp, context)
-
-
 # The loops ------------------------------------------------------------------------------------
 
 
@@ -217,11 +205,21 @@ def run_inline(inp: HookInput, stages: InlineStages, secrets: AbstractSet[str]) 
     return verdict
 
 
-async def run_awaited(
+def run_awaited(
+    inp: HookInput, stages: Stages, services: Services, secrets: AbstractSet[str]
+) -> Coroutine[Any, Any, Verdict]:
+    """The stages of any hooks, each awaited under its timeout; a parallel stage's hooks run
+    concurrently and merge as they complete. One stage of one hook (a JSON-RPC hook on a
+    tool call) is its step alone: no stage rule applies, and the dispatch awaits one
+    coroutine less."""
+    if len(stages) == 1 and len(stages[0]) == 1:
+        return _step(Verdict(inp.event), stages[0][0], inp, services, secrets)
+    return _run_stages(inp, stages, services, secrets)
+
+
+async def _run_stages(
     inp: HookInput, stages: Stages, services: Services, secrets: AbstractSet[str]
 ) -> Verdict:
-    """The stages of any hooks, each awaited under its timeout; a parallel stage's hooks run
-    concurrently and merge as they complete."""
     verdict = Verdict(inp.event)
     current = inp
     for stage in stages:
@@ -243,13 +241,31 @@ async def _step(
     inp: HookInput,
     services: Services,
     secrets: AbstractSet[str],
-) -> None:
+) -> Verdict:
+    """One hook's step in the awaited loop: its handler awaited, bounded by `spec.timeout`
+    (`TimeoutError` past it), then `record` into `verdict`, which it returns. The call is
+    written out here rather than in a helper: on the JSON-RPC path every coroutine level
+    costs each round trip twice (the suspension at the pipe and the resumption)."""
+    handler = spec.handler
+    timeout = spec.timeout
+    context = RunContext(spec, timeout, services)
     started = _clock()
     try:
-        result = await call_awaited(spec, inp, services)
+        if timeout is None or getattr(handler, "enforces_timeout", False) is True:
+            # No limit, or the handler bounds every await below it itself (a PicoClaw
+            # handler): a second scope would only add a timer per call.
+            result = await handler(inp, context)
+        else:
+            async with asyncio.timeout(timeout):
+                result = await handler(inp, context)
     except BaseException as exc:
         result = failure(spec, exc)
-    record(verdict, spec, result, _clock() - started, secrets)
+    if result is None:
+        # No opinion: all `record` would do is add the run; the call is saved.
+        verdict.runs.append((spec, None, _clock() - started))
+    else:
+        record(verdict, spec, result, _clock() - started, secrets)
+    return verdict
 
 
 async def _concurrently(

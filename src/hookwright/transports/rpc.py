@@ -53,7 +53,14 @@ from typing import Any, TypeVar
 from hookwright.config.safeparse import MAX_DEPTH, check_depth, load_json_text
 from hookwright.monitor import debug
 from hookwright.transports.adoption import Instant, mark_environment, started, starting
-from hookwright.transports.base import BaseTransport, Envelope, Failure, IoRunner, Output, Reply
+from hookwright.transports.base import (
+    BaseTransport,
+    Envelope,
+    Failure,
+    IoRunner,
+    Reply,
+    value_output,
+)
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 from hookwright.transports.ratelimit import RateLimitedLog
@@ -878,6 +885,23 @@ class RpcProcess:
         self.failures = 0
         return result
 
+    def connection_here(self) -> _Connection | None:
+        """The running connection when the caller is on this process's I/O loop: a request can
+        go straight to it (`_Connection.request`; an answer then sets `failures` to 0, as
+        `call` does), with no hop and no start; None when `call` or `call_within` has to do
+        more."""
+        conn = self._conn
+        if conn is None or conn.lost is not None or self._closed:
+            return None
+        io = self._io
+        if io is None or io.closed:
+            return None
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        return conn if running is conn.loop else None
+
     async def call_within(self, method: str, params: Any, timeout: float) -> Any:
         """`call` bounded as a whole by `timeout`: a lazy start (spawn and handshake) counts
         against it too. Raises TimeoutError when it runs out.
@@ -1105,26 +1129,32 @@ class RpcTransport(BaseTransport):
         self._bound_io: IoRunner | None = None
 
     async def handle(self, envelope: Envelope) -> Reply:
+        process = self.process
         io = envelope.io
         if io is not None and io is not self._bound_io:
             try:
-                self.process.use_io(io)
+                process.use_io(io)
             except Exception as exc:
                 return Failure("error", str(exc) or type(exc).__name__)
             self._bound_io = io
         method = envelope.method or ""
         timeout = envelope.timeout
         try:
-            if timeout is not None:
-                value = await self.process.call_within(method, envelope.json, timeout)
+            if timeout is None:
+                value = await process.call(method, envelope.json)
+            elif (conn := process.connection_here()) is not None:
+                # The usual case, the process up and this call on its loop: straight to the
+                # connection, one coroutine level less on each side of the round trip.
+                value = await conn.request(method, envelope.json, timeout)
+                process.failures = 0
             else:
-                value = await self.process.call(method, envelope.json)
+                value = await process.call_within(method, envelope.json, timeout)
         except TimeoutError:
-            return Failure("timeout", "timed out", stderr=self.process.stderr_tail())
+            return Failure("timeout", "timed out", stderr=process.stderr_tail())
         except Exception as exc:
             reason = str(exc) or type(exc).__name__
-            return Failure("error", reason, stderr=self.process.stderr_tail())
-        return Output(value=value)
+            return Failure("error", reason, stderr=process.stderr_tail())
+        return value_output(value)
 
     async def aclose(self) -> None:
         await self.process.aclose()

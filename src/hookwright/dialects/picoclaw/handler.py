@@ -51,7 +51,7 @@ class Target(Protocol):
 
 
 class PicoClawCodec:
-    __slots__ = ("method", "name", "protocol", "target", "timeout", "wire_method")
+    __slots__ = ("_last", "method", "name", "protocol", "target", "timeout", "wire_method")
 
     def __init__(self, target: Target, method: str, protocol: WireProtocol, timeout: float):
         self.target = target
@@ -61,28 +61,37 @@ class PicoClawCodec:
         self.wire_method = f"hook.{method}" if target.kind == "process" else method
         self.protocol = protocol
         self.timeout = timeout
+        #: The services of the last run and the envelope sent with them, less the params: every
+        #: run of a session sends the same way (one attribute, so a reader on another thread
+        #: never pairs one session's services with another's envelope).
+        self._last: tuple[object, Envelope] | None = None
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
         params = encode_params(self.method, inp, self.protocol)
         if debug.state.on:
             debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
+        last = self._last
+        if last is None or last[0] is not ctx.services:
+            last = self._last = (ctx.services, self._envelope(ctx))
+        return last[1].with_json(params)
+
+    def _envelope(self, ctx: RunContext) -> Envelope:
         services = services_of(ctx)
         return Envelope(
-            json=params,
-            method=self.wire_method,
-            timeout=self.timeout,
-            io=services.io,
-            workers=services.workers,
+            method=self.wire_method, timeout=self.timeout, io=services.io, workers=services.workers
         )
 
     def decode(
         self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
     ) -> HookResult | None:
-        if isinstance(reply, Failure):
+        if type(reply) is Output:
+            raw: Any = reply.value
+        elif isinstance(reply, Failure):
             if reply.timed_out:
                 return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
             return self._failed(Status.error, reply.reason)
-        raw: Any = reply.value if isinstance(reply, Output) else None
+        else:
+            raw = None
         if debug.state.on:
             debug.trace("answer", f"{self.name} hook.{self.method}: {debug.short(raw)}")
         try:
