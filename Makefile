@@ -53,10 +53,11 @@ browser:
 		echo "browser: chromium/chromedriver missing; run 'make browser' as root" >&2; \
 	fi
 
-# Differential suite against the real Claude Code CLI (installed from npm into a temporary
-# folder for the run; SKIP when npm or the CLI is unavailable). Not part of `make test`.
+# Differential suites against the real Claude Code and Gemini CLIs (installed from npm into a temporary
+# folder for the run; SKIP when npm or a CLI is unavailable). Not part of `make test`.
 conformance: $(STAMP)
 	$(BIN)/python -m conformance
+	$(BIN)/python -m conformance.gemini
 
 # Real Claude Code governed by a project's OpenHarness and Python hooks (SKIP without the CLI).
 conformance-hosts: $(STAMP)

@@ -20,6 +20,7 @@ BUILTIN = {
     "picoclaw": "hookwright.dialects.picoclaw.loader",
     "native": "hookwright.dialects.native",
     "openharness": "hookwright.dialects.openharness",
+    "gemini": "hookwright.dialects.gemini.loader",
 }
 
 
@@ -36,6 +37,11 @@ def _claude_code_reads(ctx: LoadContext) -> list[Path]:
     return [Path(managed), ctx.home / ".claude", ctx.project_dir / ".claude"]
 
 
+def _gemini_reads(ctx: LoadContext) -> list[Path]:
+    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
+    return [Path(system), ctx.home / ".gemini" / "settings.json", ctx.project_dir / ".gemini"]
+
+
 #: What each built-in dialect's discovery reads besides `--config` files: when none of these
 #: exists, it finds no hook and reports no problem (tests/test_dialect_presence.py holds each
 #: dialect to this).
@@ -50,6 +56,7 @@ _READS: dict[str, Callable[[LoadContext], list[Path]]] = {
         ctx.home / ".picoclaw" / "config.json",
         ctx.project_dir / ".picoclaw" / "config.json",
     ],
+    "gemini": _gemini_reads,
 }
 #: Environment variables a dialect reports a problem about even when it has no file.
 _WARNS_ABOUT = {"claude_code": ("HOOKWRIGHT_CLAUDE_EXIT_RULES",)}

@@ -1,0 +1,138 @@
+"""A scripted Gemini API on 127.0.0.1 for real Gemini CLI: `:streamGenerateContent?alt=sse`.
+
+Requests that offer Gemini's shell tool belong to the agent loop and take the next scripted
+turn (tool calls named as the reference agent names them, `Bash`, sent as Gemini's
+`run_shell_command`; none when the request's function-calling mode is NONE, as the model
+would); every other request (`:generateContent` side queries) gets a JSON
+answer saying the user speaks next. Every request body is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from conformance.fake_api import Recorded, Script, Turn
+from hookwright.dialects.gemini.events import gemini_tool
+
+SIDE_ANSWER = {"reasoning": "The answer is complete.", "next_speaker": "user"}
+
+
+def is_loop_request(body: dict[str, Any]) -> bool:
+    for tool in body.get("tools") or []:
+        for declaration in tool.get("functionDeclarations") or []:
+            if declaration.get("name") == "run_shell_command":
+                return True
+    return False
+
+
+class FakeGemini:
+    """Context manager; `load` replaces the script between runs of one case."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.script = Script()
+        self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeGemini:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def load(self, turns: Sequence[Turn]) -> Script:
+        with self._lock:
+            self.script = Script(deque(turns))
+            return self.script
+
+    def take(self, path: str, body: dict[str, Any]) -> Turn | None:
+        loop = is_loop_request(body)
+        with self._lock:
+            self.script.requests.append(Recorded(path, body, loop))
+            if not loop:
+                return None
+            return self.script.turns.popleft() if self.script.turns else Turn("(end)")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler], fake: FakeGemini):
+        super().__init__(address, handler)
+        self.fake = fake
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    timeout = 30
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            body = {}
+        body = body if isinstance(body, dict) else {}
+        turn = self.server.fake.take(self.path, body)
+        if turn is not None and _calling_mode(body) == "NONE":
+            turn = Turn(turn.text or "(no tools)")
+        chunk = _chunk(turn)
+        if ":streamGenerateContent" in self.path:
+            data = f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+            content_type = "text/event-stream"
+        else:
+            data = json.dumps(chunk).encode()
+            content_type = "application/json"
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def _calling_mode(body: dict[str, Any]) -> str | None:
+    """The request's function-calling mode: with NONE a model answers in text only."""
+    config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
+    mode = config.get("mode")
+    return str(mode) if mode else None
+
+
+def _chunk(turn: Turn | None) -> dict[str, Any]:
+    if turn is None:
+        parts: list[dict[str, Any]] = [{"text": json.dumps(SIDE_ANSWER)}]
+    else:
+        parts = [{"text": turn.text}] if turn.text else []
+        for use in turn.tools:
+            name, args = gemini_tool(use.name, use.input)
+            parts.append({"functionCall": {"id": use.id, "name": name, "args": args}})
+    candidate = {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+    usage = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+    return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": "gemini-2.5-flash"}
