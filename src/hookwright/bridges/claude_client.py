@@ -240,9 +240,7 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def fallback(
-    project: str | None, body: bytes, python: str, unreachable: Exception
-) -> dict[str, Any]:
+def fallback(project: str | None, body: bytes, python: str, unreachable: str) -> dict[str, Any]:
     """The in-process answer; when it cannot start or fails without an answer, the failure
     of both: at SessionStart a `systemMessage` (Claude Code shows it by default, and a
     SessionStart cannot block), elsewhere one line and exit 1 (a hook error Claude Code
@@ -296,8 +294,10 @@ def main(argv: list[str]) -> int:
     header = {"op": "hook", "project": project, "env_project": env_project}
     try:
         answer = ask_daemon(home, header, body, python)
-    except (OSError, ValueError) as exc:
-        answer = fallback(project or env_project, body, python, exc)
+    except OSError as exc:
+        answer = fallback(project or env_project, body, python, str(exc))
+    except ValueError:
+        answer = fallback(project or env_project, body, python, "its answer could not be read")
     sys.stdout.buffer.write(answer.get("stdout", b""))
     sys.stdout.flush()
     sys.stderr.write(str(answer.get("stderr", "")))
