@@ -13,7 +13,12 @@ prints no hook message without `--verbose`):
   every hook closed: `rm -rf build` must be blocked, and the screen must say the folder is not
   trusted and how to trust it.
 * killed daemon (http mode, Claude Code 2.1.295+, installed with `onFailure: block`): the
-  model's first command kills the daemon; its `rm -rf build` must then be blocked.
+  model asks, in one turn, for a command that kills the daemon and then `rm -rf build`. The
+  refused connection of the `rm`'s PreToolUse hook must block it, and the screen must say so
+  (`PreToolUse:Bash hook error: failed; blocking because onFailure is "block"`, with
+  `connect ECONNREFUSED`). Claude Code 2.1.332 then ends the turn: the PostToolBatch hook's
+  failure "stopped Claude", so the model is not asked again (a script that puts the `rm` in
+  a later turn never reaches it, and the session waits at its prompt).
 
 `--claude-version` picks the Claude Code installed from npm into a temporary folder
 (`--claude PATH` uses one already installed). Prints SKIP and exits 0 when Claude Code is
@@ -154,12 +159,18 @@ def claude_env(fake: FakeAnthropic, home: Path) -> dict[str, str]:
 
 
 def run_interactive(
-    claude: Path, fake: FakeAnthropic, home: Path, project: Path, tools: list[ToolUse]
+    claude: Path,
+    fake: FakeAnthropic,
+    home: Path,
+    project: Path,
+    turns: list[Turn],
+    until: str = DONE_TEXT,
 ) -> str:
-    """Claude Code in a terminal, the model running `tools` one per turn; the screen's text."""
-    fake.load([*(Turn(tools=[tool]) for tool in tools), Turn(DONE_TEXT)])
+    """Claude Code in a terminal, the model answering with `turns` then `DONE_TEXT`; the
+    screen's text once `until` showed."""
+    fake.load([*turns, Turn(DONE_TEXT)])
     command = [str(claude), "--model", MODEL, "--dangerously-skip-permissions", "clean up"]
-    return screen_of(command, project, claude_env(fake, home), DONE_TEXT, RUN_TIMEOUT)
+    return screen_of(command, project, claude_env(fake, home), until, RUN_TIMEOUT)
 
 
 def run_claude(claude: Path, fake: FakeAnthropic, home: Path, project: Path) -> list[Any]:
@@ -214,29 +225,48 @@ def run_untrusted(claude: Path, root: Path, mode: str, version: str) -> list[str
     home, project = prepare(root, mode, version, trust=False, policy=CLOSED)
     try:
         with FakeAnthropic() as fake:
-            screen = run_interactive(claude, fake, home, project, [RM])
+            screen = run_interactive(claude, fake, home, project, [Turn(tools=[RM])])
         found = [] if (project / "build" / "keep.txt").exists() else ["rm -rf ran: build/ is gone"]
         if f"hookwright trust {project}" not in " ".join(screen.split()):
             found.append("the screen never said the folder is not trusted and how to trust it")
-        return found
+        return kept_screen(found, screen)
     finally:
         hookwright(home, "daemon", "stop", check=False)
 
 
+#: What Claude Code 2.1.332 shows when an `onFailure: "block"` hook's connection is refused:
+#: the `rm`'s denial, the cause, and the turn stopped by the PostToolBatch hook.
+BLOCKED_BY_FAILURE = 'PreToolUse:Bash hook error: failed; blocking because onFailure is "block"'
+REFUSED = "connect ECONNREFUSED"
+STOPPED = "PostToolBatch hook stopped Claude"
+
+
 def run_killed_daemon(claude: Path, root: Path, version: str) -> list[str]:
-    """http mode with onFailure block: the daemon is killed mid-session, then `rm -rf`."""
+    """http mode with onFailure block: one turn kills the daemon, then asks for `rm -rf`."""
     home, project = prepare(root, "http", version)
     kill = f"kill -9 $(cat {runtime(home)}/hookwright-*/daemon.pid)"
     tools = [ToolUse("toolu_kill", "Bash", {"command": kill, "description": "kill"}), RM]
     try:
         with FakeAnthropic() as fake:
-            screen = run_interactive(claude, fake, home, project, tools)
+            screen = run_interactive(claude, fake, home, project, [Turn(tools=tools)], STOPPED)
         found = [] if (project / "build" / "keep.txt").exists() else ["rm -rf ran: build/ is gone"]
-        if DONE_TEXT not in screen:
-            found.append("the session did not finish")
-        return found
+        shown = " ".join(screen.split())
+        for text in (BLOCKED_BY_FAILURE, REFUSED, STOPPED):
+            if text not in shown:
+                found.append(f"the screen never showed {text!r}")
+        return kept_screen(found, screen)
     finally:
         hookwright(home, "daemon", "stop", check=False)
+
+
+def kept_screen(found: list[str], screen: str) -> list[str]:
+    """`found`, plus where the screen was saved when something was found."""
+    if not found:
+        return found
+    handle, path = tempfile.mkstemp(prefix="hw-hosts-screen-", suffix=".txt")
+    with os.fdopen(handle, "w") as out:
+        out.write(screen)
+    return [*found, f"the screen's text is in {path}"]
 
 
 def scenarios(version: str) -> list[tuple[str, Any]]:

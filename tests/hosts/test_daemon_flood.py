@@ -5,6 +5,8 @@ Each attack checks what the attacker's sockets saw and that both fronts still an
 
 from __future__ import annotations
 
+import collections
+import http.client
 import json
 import os
 import re
@@ -15,6 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -433,3 +436,74 @@ def test_bad_limit_settings_are_named_and_the_defaults_kept(
     log = (claude_client.runtime_dir(Path.home()) / "daemon.log").read_text()
     for variable in LIMIT_VARIABLES.values():
         assert f"hookwright daemon: {variable}=" in log
+
+
+#: Concurrent clients of one overload (as many Claude Code sessions), and how many of them
+#: come through the Unix socket (command mode) instead of http.
+OVERLOAD_CLIENTS = 150
+OVERLOAD_UNIX = 30
+
+
+def open_descriptors(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def http_answer(endpoint: Endpoint, project: Path) -> str:
+    """How the daemon answered one guarded `rm -rf build` over a fresh connection: "deny",
+    "allow" (a 2xx without a denial: the guard did not hold), or "failure" (a non-2xx status
+    or a connection that failed, which Claude Code reports as a hook error)."""
+    headers = {"Authorization": f"Bearer {endpoint.token}"}
+    try:
+        status, answer = post(f"{endpoint.url}?project={project}", headers, guarded_rm(project))
+    except (OSError, http.client.HTTPException):
+        return "failure"
+    if not 200 <= status < 300:
+        return "failure"
+    return "deny" if b'"permissionDecision":"deny"' in answer.replace(b" ", b"") else "allow"
+
+
+def unix_answer(project: Path) -> str:
+    """The same over the Unix socket: a non-zero exit or a failed exchange is a failure."""
+    header = {"op": "hook", "project": str(project)}
+    path = claude_client.socket_path(Path.home())
+    try:
+        answer = claude_client.exchange(path, header, guarded_rm(project), SLOW)
+    except (OSError, ValueError):
+        return "failure"
+    if answer.get("exit") != 0:
+        return "failure"
+    return (
+        "deny" if b'"permissionDecision":"deny"' in answer["stdout"].replace(b" ", b"") else "allow"
+    )
+
+
+def guarded_rm(project: Path) -> bytes:
+    return hook_input(project, "PreToolUse", **RM)
+
+
+def overload(endpoint: Endpoint, project: Path) -> collections.Counter[str]:
+    """`OVERLOAD_CLIENTS` guarded events at once; how they were answered."""
+
+    def one(index: int) -> str:
+        return unix_answer(project) if index < OVERLOAD_UNIX else http_answer(endpoint, project)
+
+    with ThreadPoolExecutor(OVERLOAD_CLIENTS) as pool:
+        return collections.Counter(pool.map(one, range(OVERLOAD_CLIENTS)))
+
+
+def test_overload_never_allows_the_guarded_call_and_releases_every_descriptor(
+    project: Path, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pid = start(monkeypatch, nofile=96)
+    assert unix_verdict(project) == DENY and http_verdict(endpoint, project) == DENY
+    baseline = open_descriptors(pid)
+    for _ in range(2):
+        answers = overload(endpoint, project)
+        assert answers["allow"] == 0, answers
+        assert answers["failure"] > 0, answers
+        assert eventually(lambda: abs(open_descriptors(pid) - baseline) <= 2), (
+            baseline,
+            sorted(os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")),
+        )
+    assert unix_verdict(project) == DENY and http_verdict(endpoint, project) == DENY
+    assert alive(pid)

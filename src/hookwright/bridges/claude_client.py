@@ -4,7 +4,10 @@ It imports only the standard library and is run by its path (never `-m`, which w
 the hookwright package), so it starts in a few tens of milliseconds. It relays Claude Code's
 stdin to the user's `hookwright daemon` over a Unix socket in a private directory, starting
 the daemon when none answers, and prints the daemon's answer. When no daemon can be reached
-it answers in-process (`hookwright hook claude-code`), as the plain command mode does.
+it answers in-process (`hookwright hook claude-code`), as the plain command mode does. When
+that fails too, the failure is never an empty answer: at SessionStart a `systemMessage` says
+the hooks are not running and why; on any other event one line on stderr and exit 1, which
+Claude Code shows as a hook error (and blocks on, under `onFailure: "block"`).
 
 Every hookwright process it starts (the daemon, the in-process answer) runs isolated: `-I`
 (neither the working folder nor a `PYTHON*` variable reaches `sys.path`, so a `hookwright/`,
@@ -219,7 +222,8 @@ def ask_daemon(home: Path, header: dict[str, Any], body: bytes, python: str) -> 
 
 
 def in_process(project: str | None, body: bytes, python: str) -> dict[str, Any]:
-    """The answer of `hookwright hook claude-code` run as its own isolated process."""
+    """The answer of `hookwright hook claude-code` run as its own isolated process; raises
+    OSError when it cannot be started."""
     command = hookwright_command(python, "hook", "claude-code")
     if project is not None:
         command += ["--project", project]
@@ -229,6 +233,40 @@ def in_process(project: str | None, body: bytes, python: str) -> dict[str, Any]:
         "stdout": done.stdout,
         "stderr": done.stderr.decode(errors="replace"),
     }
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+def fallback(project: str | None, body: bytes, python: str, unreachable: str) -> dict[str, Any]:
+    """The in-process answer; when it cannot start or fails without an answer, the failure
+    of both: at SessionStart a `systemMessage` (Claude Code shows it by default, and a
+    SessionStart cannot block), elsewhere one line and exit 1 (a hook error Claude Code
+    shows, and blocks on under `onFailure: "block"`)."""
+    try:
+        answer = in_process(project, body, python)
+    except OSError as exc:
+        why = f"the in-process fallback cannot start: {exc}"
+    else:
+        if answer["exit"] == 0 or answer["stdout"].strip():
+            return answer
+        why = f"the in-process fallback failed: {_last_line(answer['stderr'])}"
+    reason = f"hookwright: the hooks are not running: no daemon answered ({unreachable}); {why}"
+    if _event_name(body) == "SessionStart":
+        message = json.dumps({"systemMessage": reason}).encode()
+        return {"exit": 0, "stdout": message + b"\n", "stderr": ""}
+    return {"exit": 1, "stdout": b"", "stderr": f"{reason}\n"}
+
+
+def _event_name(body: bytes) -> str | None:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    name = data.get("hook_event_name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _absolute(path: str | None) -> str | None:
@@ -256,8 +294,10 @@ def main(argv: list[str]) -> int:
     header = {"op": "hook", "project": project, "env_project": env_project}
     try:
         answer = ask_daemon(home, header, body, python)
-    except (OSError, ValueError):
-        answer = in_process(project or env_project, body, python)
+    except OSError as exc:
+        answer = fallback(project or env_project, body, python, str(exc))
+    except ValueError:
+        answer = fallback(project or env_project, body, python, "its answer could not be read")
     sys.stdout.buffer.write(answer.get("stdout", b""))
     sys.stdout.flush()
     sys.stderr.write(str(answer.get("stderr", "")))

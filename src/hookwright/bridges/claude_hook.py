@@ -21,7 +21,7 @@ from typing import Any
 
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
-from hookwright.core.results import Decision, Verdict, failed_dispatch
+from hookwright.core.results import GATE_EVENTS, Decision, Status, Verdict, failed_dispatch
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.host.open import ProjectScope, untrusted_hooks
 from hookwright.host.session import HookSession
@@ -31,6 +31,10 @@ from hookwright.transports.adoption import MARKER
 
 class HookInputError(Exception):
     """Claude Code's stdin is not a hook input: one line."""
+
+
+class HooksFailed(Exception):
+    """A hook failed on a gate event and nothing blocked: the installed hook fails (one line)."""
 
 
 def parse_input(raw: bytes) -> tuple[Event, dict[str, Any]]:
@@ -132,12 +136,29 @@ def expressible(verdict: Verdict) -> Verdict:
     return verdict
 
 
+_FAILED = frozenset({Status.error, Status.timeout})
+
+
+def unanswered(verdict: Verdict) -> str | None:
+    """Why `verdict` (already `expressible`) cannot be answered: on a gate event that nothing
+    blocked, the first failed hook and its failure; None when it can be answered."""
+    if verdict.event not in GATE_EVENTS or verdict.blocked:
+        return None
+    for result in verdict.results:
+        if result.status in _FAILED:
+            name = result.hook.name if result.hook is not None else "a hook"
+            error = " ".join((result.error or result.status.value).split())
+            return f"hookwright: hook {name!r} failed, so no verdict was given: {error}"
+    return None
+
+
 def failure(event: Event, exc: Exception) -> Verdict:
     return failed_dispatch(event, f"hookwright failed: {' '.join(str(exc).split())}")
 
 
 def answer(raw: bytes, project: Path | None) -> bytes:
-    """The bytes to print for one hook input; raises `HookInputError` on a bad input."""
+    """The bytes to print for one hook input; raises `HookInputError` on a bad input and
+    `HooksFailed` when a hook failed where nothing blocked (see `unanswered`)."""
     if os.environ.get(MARKER):
         return b""
     event, hook_input = parse_input(raw)
@@ -150,4 +171,8 @@ def answer(raw: bytes, project: Path | None) -> bytes:
         verdict = failure(event, exc)
     if not trusted:
         verdict = with_untrusted_notice(verdict, root)
-    return encode_output_json(expressible(verdict))
+    verdict = expressible(verdict)
+    failed = unanswered(verdict)
+    if failed is not None:
+        raise HooksFailed(failed)
+    return encode_output_json(verdict)

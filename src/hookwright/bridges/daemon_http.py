@@ -20,6 +20,10 @@ Any local process can connect to 127.0.0.1, so the front expects hostile peers:
   (the kernel names the uid owning the connecting socket, see `tcp_peer`), so other users
   cannot take those places. Connections are accepted a few per wake-up, so a flood cannot
   keep the event loop from the Unix front.
+
+No failure is answered 200: an event whose hook failed where nothing blocked is answered 500
+(`claude_hook.unanswered`), a connection the front cannot serve is closed or refused with 503,
+so Claude Code reports a hook error and, with `onFailure: "block"`, blocks the action.
 """
 
 from __future__ import annotations
@@ -309,7 +313,7 @@ async def _answer(request: h11.Request, body: bytes, answer: Answer) -> tuple[in
     name = _project_name(request)
     reply = await answer(body, Path(name) if name else None, None)
     if reply.exit != 0:
-        return 400, reply.stderr.encode()
+        return 500 if reply.failed else 400, reply.stderr.encode()
     return 200, reply.stdout
 
 

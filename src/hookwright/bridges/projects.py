@@ -26,6 +26,7 @@ from hookwright.bridges.claude_hook import (
     parse_input,
     project_for,
     relay_once,
+    unanswered,
     with_untrusted_notice,
 )
 from hookwright.config.fingerprint import Fingerprint, fingerprint
@@ -54,6 +55,9 @@ class Reply:
     exit: int
     stdout: bytes
     stderr: str = ""
+    #: A hook failed and no verdict was given (`claude_hook.unanswered`), as opposed to an
+    #: input that is not a hook input.
+    failed: bool = False
 
 
 def _files(root: Path) -> Iterator[str]:
@@ -127,7 +131,11 @@ class WarmProjects:
             verdict = failure(event, exc)
         if not trusted:
             verdict = with_untrusted_notice(verdict, root)
-        return Reply(0, encode_output_json(expressible(verdict)))
+        verdict = expressible(verdict)
+        failed = unanswered(verdict)
+        if failed is not None:
+            return Reply(1, b"", f"{failed}\n", failed=True)
+        return Reply(0, encode_output_json(verdict))
 
     def _trusts(self, root: Path) -> bool:
         """The trust store's answer, read again whenever the store's file changed."""

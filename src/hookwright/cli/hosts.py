@@ -172,6 +172,9 @@ def hook_claude_code(
     except claude_hook.HookInputError as exc:
         sys.stderr.write(f"hookwright: error: {exc}\n")
         raise typer.Exit(code=1) from None
+    except claude_hook.HooksFailed as exc:
+        sys.stderr.write(f"{exc}\n")
+        raise typer.Exit(code=1) from None
     sys.stdout.buffer.write(out)
     sys.stdout.flush()
 
