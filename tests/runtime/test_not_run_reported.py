@@ -13,6 +13,7 @@ from typing import Any
 from cli_runner import run_hookwright as hookwright
 from hookwright.host import FailurePolicy, HookInfo, HookSession
 from hookwright.host.failure_policy import FailureMode, failure_mode
+from terminal import Terminal
 
 
 def write(path: Path, text: str) -> Path:
@@ -196,3 +197,23 @@ def test_hooks_list_and_validate_say_how_each_hook_fails(
     lines = hookwright("hooks", "validate", "-p", str(project), home=isolated_home).stdout
     assert f"fails closed: command:./guard.sh on PreToolUse, closed by {rule}" in lines
     assert "failure modes (per hook and event): 1 closed, 1 open" in lines
+
+
+def test_chat_says_which_hooks_will_not_run_and_lists_them_with_why(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "repo"
+    hooks = "hooks:\n  - {name: gone, event: PreToolUse, call: 'hookwright_no_such_module:guard'}\n"
+    write(project / ".hookwright" / "hooks.yaml", hooks)
+    model = script(tmp_path / "model.json", {"content": "the answer"})
+    term = Terminal(["chat", "--project", str(project), "--trust", "--model", model],
+                    isolated_home, project)  # fmt: skip
+    term.expect("› ")
+    term.send("/hooks")
+    term.expect("not bound: will not run")
+    term.send("/exit")
+    assert term.close() == 0
+    said = "hook 'gone' (native) not run: not bound; see the diagnostics for this file"
+    assert said in term.output
+    listed = term.output[term.output.index("/hooks") :]
+    assert "gone" in listed and "fails open" in listed
