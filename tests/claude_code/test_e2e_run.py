@@ -462,9 +462,11 @@ class Project:
         prompt: str = "Please do the task.",
         mode: str = "default",
         returncode: int = 0,
+        warnings: int = 0,
     ) -> Run:
         """`hookwright run` with a scripted model playing `turns`; every line of stdout must be
-        one JSON event and no hook process may outlive the run."""
+        one JSON event and no hook process may outlive the run. stderr holds exactly
+        `warnings` lines, each a `warning:` (no traceback, no other config diagnostic)."""
         self.runs += 1
         script = self.tmp / f"model-{self.runs}.yaml"
         script.write_text(yaml.safe_dump({"turns": turns}, sort_keys=False, allow_unicode=True))
@@ -501,7 +503,10 @@ class Project:
         self.reap()
         stderr = err.decode("utf-8")
         assert proc.returncode == returncode, stderr
-        assert stderr == "", stderr  # no traceback, no config diagnostic
+        lines = stderr.splitlines()
+        assert len(lines) == warnings and all(line.startswith("warning: ") for line in lines), (
+            stderr
+        )
         events = [json.loads(line) for line in out.decode("utf-8").splitlines()]
         assert events[0]["type"] == "session_start" and events[-1]["type"] == "session_end"
         return Run(proc.returncode, out.decode("utf-8"), stderr, events, self.home)
@@ -1005,14 +1010,24 @@ def test_missing_script_in_shell_form_does_not_block(project: Project) -> None:
     project.on(
         "PreToolUse", command('"$CLAUDE_PROJECT_DIR"/.claude/hooks/not-there.sh'), matcher="Bash"
     )
-    run = project.run(TOOL_THEN_DONE, mode="bypassPermissions")
+    run = project.run(TOOL_THEN_DONE, mode="bypassPermissions", warnings=1)
     assert_completed(run)
-    assert (project.root / "tool-ran.txt").exists()
+    assert (project.root / "tool-ran.txt").exists()  # a non-blocking error, as in Claude Code
+    settings = project.root / ".claude" / "settings.json"
+    script = project.root / ".claude" / "hooks" / "not-there.sh"
+    [warning] = run.stderr.splitlines()
+    assert warning.startswith(f"warning: {settings}:hooks.PreToolUse[0].hooks[0]: ")
+    assert f"not run: missing command: {script}; create {script}" in warning
     [result] = run.hook_results("PreToolUse")
     assert (result["status"], result["decision"]) == ("error", None)
     assert result["error"].startswith("command not found (exit 127):")
     assert "not-there.sh" in result["error"]
-    [record] = run.audit("PreToolUse")
+    said, record = run.audit("PreToolUse")
+    assert (said["status"], said["error"], said["reason"]) == (
+        "not_run",
+        "missing_command",
+        warning.removeprefix("warning: "),
+    )
     assert (record["status"], record["exit_code"]) == ("error", 127)
     assert record["error"] == result["error"]
     assert "not-there.sh" in record["stderr_tail"] and "not found" in record["stderr_tail"]

@@ -176,13 +176,15 @@ def hooks_list(
 
     Hooks of a folder that is not trusted are listed from their config files, marked "not
     trusted: will not run"; none of their code is imported, called or started. Hooks their
-    settings turn off, or that failed to load, are listed as "not bound: will not run"."""
+    settings turn off, or that failed to load, are listed as "not bound: will not run".
+    Each hook says how it fails ("fails open", "fails closed") and what closed it: a rule of
+    a failure policy file (file and rules[N]) or the hook's own field."""
     try:
         engine, hooks = load(project, config)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
-    rows = hooktable.collect(engine, hooks.opened.not_run, wanted)
+    rows = hooktable.collect(engine, hooks.opened.not_run, wanted, hooks.opened.failure_policy)
     engine.close()
     _print_hooks(rows, hooks, project, json_out)
     unreadable = unreadable_files(hooks)

@@ -130,7 +130,9 @@ class ChatSession:
 
     def print_hooks(self) -> None:
         setup = self.agent_setup
-        rows = hooktable.collect(setup.engine, [])
+        rows = hooktable.collect(
+            setup.engine, setup.not_run, None, setup.agent.config.failure_policy
+        )
         if not rows:
             self.console.print("no hooks in this session")
             return

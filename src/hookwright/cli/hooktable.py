@@ -1,5 +1,6 @@
 """The hooks of a project or session, grouped by event: one entry per hook, two short lines
-each (what and when; where it was declared), so the listing reads at 80 columns."""
+each (what and when, and how it fails; where it was declared), and a third for a hook that
+fails closed (what closed it), so the listing reads at 80 columns."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from hookwright.config.policy import FailurePolicy
 from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
 from hookwright.engine.kernel import HookEngine
+from hookwright.host.failure_policy import OPEN, FailureMode, failure_mode, untrusted_failure_mode
 from hookwright.host.open import NotRun, NotRunReason
 
 NOT_TRUSTED = "not trusted: will not run"
@@ -28,7 +31,9 @@ NOT_RUN_NOTES: dict[NotRunReason, str] = {
 @dataclass(frozen=True, slots=True)
 class HookRow:
     """One listed hook; `event` "-" for a hook only its code can place; `not_run` why a
-    declared hook will not run (None for a hook that runs)."""
+    declared hook will not run (None for a hook that runs); `fails` whether its failure lets
+    the action go on (open) or blocks it (closed), `closed_by` the policy rule (file and
+    `rules[<i>]`) or the hook's own field that closed it."""
 
     event: str
     index: int | None
@@ -43,9 +48,12 @@ class HookRow:
     trusted: bool
     note: str
     not_run: NotRunReason | None = None
+    fails: str = "open"
+    closed_by: str | None = None
 
 
-def bound_row(event: Event, index: int, spec: HookSpec) -> HookRow:
+def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -> HookRow:
+    mode = failure_mode(spec, policy)
     return HookRow(
         event=event.value,
         index=index,
@@ -59,13 +67,20 @@ def bound_row(event: Event, index: int, spec: HookSpec) -> HookRow:
         origin=spec.origin or "",
         trusted=True,
         note=spec.description or "",
+        fails=mode.fails,
+        closed_by=mode.closed_by,
     )
 
 
-def not_run_row(event: str, item: NotRun) -> HookRow:
+def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> HookRow:
+    """A declared hook that will not run on `event` (None: an event only its code knows): it
+    fails closed only where the policy stands a blocking guard in for an untrusted hook."""
     hook, why = item.hook, NOT_RUN_NOTES[item.reason]
+    mode: FailureMode = OPEN
+    if item.reason == "untrusted":
+        mode = untrusted_failure_mode(hook, event, policy)
     return HookRow(
-        event=event,
+        event=event.value if event is not None else "-",
         index=None,
         name=hook.name,
         source=hook.source,
@@ -78,22 +93,30 @@ def not_run_row(event: str, item: NotRun) -> HookRow:
         trusted=item.reason != "untrusted",
         note=f"{why}; {hook.note}" if hook.note else why,
         not_run=item.reason,
+        fails=mode.fails,
+        closed_by=mode.closed_by,
     )
 
 
 def collect(
-    engine: HookEngine, not_run: Sequence[NotRun], only: Event | None = None
+    engine: HookEngine,
+    not_run: Sequence[NotRun],
+    only: Event | None = None,
+    policy: FailurePolicy | None = None,
 ) -> list[HookRow]:
     """The engine's hooks in dispatch order per event, then the declared ones that will not
-    run there (`OpenedProject.not_run`: the report every host gets)."""
+    run there (`OpenedProject.not_run`: the report every host gets), each with how it fails
+    under `policy` (`OpenedProject.failure_policy`)."""
+    policy = policy or FailurePolicy()
     rows: list[HookRow] = []
     not_run = [item for item in not_run if not item.registered]  # the bound rows list these
     for event in Event:
         if only is not None and event is not only:
             continue
-        rows += [bound_row(event, i, spec) for i, spec in enumerate(engine.hooks(event), 1)]
-        rows += [not_run_row(event.value, item) for item in not_run if event in item.hook.events]
-    rows += [not_run_row("-", item) for item in not_run if not item.hook.events]
+        specs = enumerate(engine.hooks(event), 1)
+        rows += [bound_row(event, i, spec, policy) for i, spec in specs]
+        rows += [not_run_row(event, item, policy) for item in not_run if event in item.hook.events]
+    rows += [not_run_row(None, item, policy) for item in not_run if not item.hook.events]
     return rows
 
 
@@ -115,6 +138,7 @@ def _entry(row: HookRow, project: Path | None) -> list[Text]:
     facts = [row.dialect, row.source, row.mode]
     if row.timeout:
         facts.append(f"{row.timeout:g}s")
+    facts.append(f"fails {row.fails}")
     first = Text.assemble(
         (f"  {row.index or '-':>2} ", "dim"),
         (row.name, "yellow" if row.not_run else "bold"),
@@ -129,6 +153,8 @@ def _entry(row: HookRow, project: Path | None) -> list[Text]:
     if details:
         style = "yellow" if row.not_run else "dim"
         lines.append(Text("     " + " — ".join(details), style=style))
+    if row.closed_by:
+        lines.append(Text(f"     closed by {_shorter_origin(row.closed_by, project)}", "dim"))
     return lines
 
 

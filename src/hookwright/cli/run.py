@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
 from hookwright.dialects.skills import unknown_skills
+from hookwright.host.open import NOT_RUN_LOGGER
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import ModelConfigError
@@ -114,6 +116,23 @@ def check_mode(mode: str | None) -> PermissionMode | None:
     return cast(PermissionMode, mode)
 
 
+_NOT_RUN_HANDLER = "hookwright-cli-not-run"
+
+
+def say_not_run_on_stderr() -> None:
+    """Show every hook that will not run (the `hookwright.open` warnings of
+    `report_not_run`: file, hook, reason, fix) as one `warning:` line each on stderr, beside
+    the diagnostics; once per process."""
+    logger = logging.getLogger(NOT_RUN_LOGGER)
+    if any(handler.get_name() == _NOT_RUN_HANDLER for handler in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.set_name(_NOT_RUN_HANDLER)
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
+
+
 @dataclass(frozen=True, slots=True)
 class SessionOptions:
     """What the command line chose for the sessions it opens."""
@@ -150,6 +169,7 @@ async def open_cli_session(
         raise _fail(problem)
     sink: EventSink = JsonRenderer() if options.json_out else RichRenderer()
     interactive = options.interactive
+    say_not_run_on_stderr()
     try:
         setup = await open_session(
             options.project,
@@ -171,7 +191,8 @@ async def open_cli_session(
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for line in setup.diagnostics:
-        sys.stderr.write(line + "\n")
+        if line not in setup.not_run_summary:  # said hook by hook (`say_not_run_on_stderr`)
+            sys.stderr.write(line + "\n")
     # As Claude Code does: the settings' variables are the process's, so hooks see them too.
     os.environ.update(setup.agent.config.settings_env)
     return setup

@@ -8,7 +8,10 @@ command, a matcher no tool has, an http URL that is malformed or refused). Hooks
 folders are
 then bound as a session binds them (native modules imported, PicoClaw builtin factories
 called), so a `call:` that cannot be imported is an error too; hooks of a folder that is not
-trusted are bound only with `--trust`."""
+trusted are bound only with `--trust`.
+
+Each hook also says how it fails under the failure policy (`docs/policy.md`): open, or
+closed by a policy rule or its own field."""
 
 from __future__ import annotations
 
@@ -18,8 +21,18 @@ from typing import Any
 
 from hookwright.config.loading import Diagnostic, Discovery, LoadContext
 from hookwright.config.trust import TrustPolicy
-from hookwright.host.open import ProjectScope, bind_hooks, discover_each_dialect
+from hookwright.host.failure_policy import FailureMode, failure_mode, untrusted_failure_mode
+from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_each_dialect
 from hookwright.skills import SkillHookError, scan_hooks
+
+
+@dataclass(frozen=True, slots=True)
+class HookFailure:
+    """How one hook fails on one event ("-": an event only its code knows)."""
+
+    hook: str
+    event: str
+    mode: FailureMode
 
 
 @dataclass(slots=True)
@@ -28,6 +41,7 @@ class FileReport:
     dialect: str
     hooks: int = 0
     problems: list[Diagnostic] = field(default_factory=list)
+    failures: list[HookFailure] = field(default_factory=list)
 
     def count(self, severity: str) -> int:
         return sum(1 for d in self.problems if d.severity == severity)
@@ -75,6 +89,26 @@ def _add_dialect(
     report.unchecked += len(bound.opened.untrusted)
     for diagnostic in bound.loaded.diagnostics:
         report.file(diagnostic.file, dialect).problems.append(diagnostic)
+    for origin, failure in _failures(bound):
+        report.file(_file_of(origin), dialect).failures.append(failure)
+
+
+def _failures(bound: BoundHooks) -> list[tuple[str, HookFailure]]:
+    """How each hook fails, with the origin of its declaration: the bound ones as they are
+    registered, the untrusted ones as the guards that stand in for them block."""
+    policy, loaded = bound.opened.failure_policy, bound.loaded
+    found: list[tuple[str, HookFailure]] = []
+    for spec in loaded.specs:
+        declared = loaded.declared_by.get(id(spec))
+        if declared is not None:  # not a guard standing in for an untrusted hook
+            mode = failure_mode(spec, policy)
+            found.append((declared.origin, HookFailure(spec.name, spec.event.value, mode)))
+    for hook in loaded.untrusted:
+        for event in hook.events or (None,):
+            mode = untrusted_failure_mode(hook, event, policy)
+            shown = event.value if event is not None else "-"
+            found.append((hook.origin, HookFailure(hook.name, shown, mode)))
+    return found
 
 
 def _add_skills(report: Report, project: Path) -> None:
@@ -137,6 +171,15 @@ def to_json(report: Report) -> dict[str, Any]:
                     {"severity": d.severity, "path": d.path, "message": d.message}
                     for d in f.problems
                 ],
+                "failure_modes": [
+                    {
+                        "hook": h.hook,
+                        "event": h.event,
+                        "fails": h.mode.fails,
+                        "closed_by": h.mode.closed_by,
+                    }
+                    for h in f.failures
+                ],
             }
             for f in report.files.values()
         ],
@@ -153,11 +196,21 @@ def to_lines(report: Report) -> list[str]:
         hooks = f"{f.hooks} hook(s)" if f.hooks or f.problems else "no hooks"
         lines.append(f"  {status} {name} ({f.dialect}): {hooks}")
         lines += [f"        {d.severity}: {d.path or '-'}: {d.message}" for d in f.problems]
+        lines += [
+            f"        fails closed: {h.hook} on {h.event}, closed by {h.mode.closed_by}"
+            for h in f.failures
+            if h.mode.closed_by is not None
+        ]
     if report.unchecked:
         lines.append(
             f"{report.unchecked} hook(s) of a folder that is not trusted were checked without "
             "loading their code (modules, factories); --trust loads them too"
         )
+    failures = [h for f in report.files.values() for h in f.failures]
+    closed = sum(1 for h in failures if h.mode.fails == "closed")
+    if failures:
+        opened = len(failures) - closed
+        lines.append(f"failure modes (per hook and event): {closed} closed, {opened} open")
     lines.append(
         f"{report.errors} error(s), {report.warnings} warning(s) in {len(report.files)} file(s)"
     )

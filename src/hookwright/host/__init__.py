@@ -15,6 +15,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hookwright.config.policy import FailurePolicy
     from hookwright.config.trust import TrustPolicy
     from hookwright.core.audit_record import PermissionSource
     from hookwright.core.effects import PromptInjection
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
 #: imported without loading the engine and the session.
 _HOMES = {
     "TrustPolicy": "hookwright.config.trust",
+    "FailurePolicy": "hookwright.config.policy",
     "PromptInjection": "hookwright.core.effects",
     "Event": "hookwright.core.events",
     "HookEngine": "hookwright.engine.kernel",
@@ -152,6 +154,7 @@ __all__ = [
     "ElicitationDecision",
     "EndTurn",
     "Event",
+    "FailurePolicy",
     "FrameworkSession",
     "HookEngine",
     "HookInfo",

@@ -1,7 +1,11 @@
 """The failure policy applied when a project is opened (`hookwright.host.open.bind_hooks`).
 
-* `apply_failure_policy`: a bound hook the policy closes gets `on_error="block"`, the one
-  field the engine's run loop reads (`engine.run_loop.finish`): its failure then blocks.
+* `close_by_policy`: the one place a spec meets the policy: one the policy closes gets
+  `on_error="block"`, the one field the engine's run loop reads (`engine.run_loop.finish`):
+  its failure then blocks. Every registration path of `hookwright.host.open` calls it (bound
+  hooks through `apply_failure_policy`, a skill's or subagent's frontmatter hooks, skill
+  prompt hooks).
+* `failure_mode`: how a registered hook fails, and what closed it, for listings.
 * `untrusted_guards`: a hook left unbound because its folder is not trusted, which the policy
   closes, is stood in for by a guard that blocks the calls it would have seen, with a reason
   naming the folder and how to trust it.
@@ -11,13 +15,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from hookwright.config.commands import CommandProblem, command_problem
 from hookwright.config.loading import Diagnostic, DiscoveredHook, LoadResult
-from hookwright.config.policy import FailurePolicy, PolicyRule, PolicyTarget
+from hookwright.config.policy import FailurePolicy, PolicyDecision, PolicyRule, PolicyTarget
 from hookwright.config.trust import TrustStore
 from hookwright.core.events import Event, HookInput
 
@@ -31,18 +35,73 @@ GUARDED_EVENTS: frozenset[Event] = frozenset(
 _DENY_EVENTS = frozenset({Event.PreToolUse, Event.PermissionRequest})
 
 
+#: What a hook's own field closes it with, as listings show it.
+OWN_FIELD = "its own field (on_error: block)"
+
+
+@dataclass(frozen=True, slots=True)
+class FailureMode:
+    """How a hook fails: `open` (its failure is reported and the action goes on) or `closed`
+    (its failure blocks); `closed_by` names what closed it: a policy rule (``<file>:
+    rules[<i>]``) or `OWN_FIELD`."""
+
+    fails: Literal["open", "closed"]
+    closed_by: str | None = None
+
+
+OPEN = FailureMode("open")
+
+
+def _target(spec: HookSpec) -> PolicyTarget:
+    return PolicyTarget(spec.name, spec.dialect, spec.origin or "", spec.event)
+
+
+def close_by_policy(spec: HookSpec, policy: FailurePolicy) -> tuple[HookSpec, PolicyDecision]:
+    """`spec` with `on_error="block"` when `policy` closes it (a spec its own field closes
+    is left as it is), and the policy's decision."""
+    if spec.on_error == "block":
+        return spec, PolicyDecision(None)
+    decision = policy.decide(_target(spec))
+    if decision.closing is None:
+        return spec, decision
+    return replace(spec, on_error="block"), decision
+
+
+def failure_mode(spec: HookSpec, policy: FailurePolicy) -> FailureMode:
+    """How the registered `spec` fails under `policy`, and what closed it (the policy's rule
+    first: it is what a person reads to find why)."""
+    closing = policy.decide(_target(spec)).closing
+    if closing is not None:
+        return FailureMode("closed", closing.where)
+    return FailureMode("closed", OWN_FIELD) if spec.on_error == "block" else OPEN
+
+
+def untrusted_failure_mode(
+    hook: DiscoveredHook, event: Event | None, policy: FailurePolicy
+) -> FailureMode:
+    """How an untrusted hook fails on `event` (None: an event only its code knows): closed
+    where `untrusted_guards` stands a blocking guard in for it."""
+    closing = _untrusted_closing(hook, event or Event.PreToolUse, policy)
+    return OPEN if closing is None else FailureMode("closed", closing.where)
+
+
+def _untrusted_closing(
+    hook: DiscoveredHook, event: Event, policy: FailurePolicy
+) -> PolicyRule | None:
+    """The rule that has a guard stand in for the untrusted `hook` on `event`, if any."""
+    if event not in GUARDED_EVENTS:
+        return None
+    return policy.decide(PolicyTarget(hook.name, hook.dialect, hook.origin, event)).closing
+
+
 def apply_failure_policy(loaded: LoadResult, policy: FailurePolicy) -> list[Diagnostic]:
     """Close the specs of `loaded` the policy closes (in place); a warning for each lower
     level's `fail: open` that tried to loosen one."""
     ignored: dict[str, tuple[PolicyRule, PolicyRule, str]] = {}
     for index, spec in enumerate(loaded.specs):
-        if spec.on_error == "block":
-            continue
-        target = PolicyTarget(spec.name, spec.dialect, spec.origin or "", spec.event)
-        decision = policy.decide(target)
+        closed, decision = close_by_policy(spec, policy)
         if decision.closing is None:
             continue
-        closed = replace(spec, on_error="block")
         loaded.specs[index] = closed
         declared = loaded.declared_by.pop(id(spec), None)
         if declared is not None:
@@ -72,10 +131,7 @@ def untrusted_guards(
     guards: list[HookSpec] = []
     for hook in untrusted:
         for event in hook.events or (Event.PreToolUse,):
-            if event not in GUARDED_EVENTS:
-                continue
-            target = PolicyTarget(hook.name, hook.dialect, hook.origin, event)
-            rule = policy.decide(target).closing
+            rule = _untrusted_closing(hook, event, policy)
             if rule is not None:
                 folder = hook.trust_root or project_dir
                 guards.append(_guard(hook, event, rule, store.how_to_trust(folder), folder))

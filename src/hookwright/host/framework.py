@@ -150,7 +150,7 @@ class FrameworkSession:
             return
         # Unscoped: the session's engine is its own, and a CLI names its session at its first
         # hook call (`relay` adopts that id).
-        add_skill_hooks(hook_session.engine, hooks, None)
+        add_skill_hooks(hook_session.engine, hooks, None, hook_session.effective_failure_policy())
         self._skills = SkillTurns()
         for hook in unplaced(hooks, self.abilities.model_calls):
             event = Event.PrePlanning if hook.timing == "before_planning" else Event.PreModelCall

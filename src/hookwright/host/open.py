@@ -49,6 +49,7 @@ from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.audit_record import AuditRecord
 from hookwright.host.failure_policy import (
     apply_failure_policy,
+    close_by_policy,
     command_problems,
     untrusted_guards,
 )
@@ -65,7 +66,9 @@ NotRunReason = Literal["untrusted", "not_bound", "missing_command", "not_executa
 ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
 
 
-log = logging.getLogger("hookwright.open")
+#: The logger `report_not_run` warns on, one line per hook that will not run.
+NOT_RUN_LOGGER = "hookwright.open"
+log = logging.getLogger(NOT_RUN_LOGGER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +100,7 @@ class NotRun:
         """What makes the hook run."""
         if self.reason == "untrusted":
             folder = self.hook.trust_root or Path(self.file).parent
-            return f"trust the folder with: hookwright trust {folder}"
+            return f"trust the folder with: hookwright trust {folder}, or run again with --trust"
         if self.reason == "missing_command":
             return f"create {self.path} or correct the command"
         if self.reason == "not_executable":
@@ -127,6 +130,9 @@ class OpenedProject:
     watch: ConfigWatchTarget | None
     #: The failure policy read from the managed, user and project `policy.yaml`.
     failure_policy: FailurePolicy = field(default_factory=FailurePolicy)
+    #: The line of `diagnostics` that counts the hooks of an untrusted folder: the `not_run`
+    #: lines say it again hook by hook, so a host that prints those leaves this one out.
+    not_run_summary: tuple[str, ...] = ()
 
     @property
     def untrusted(self) -> tuple[DiscoveredHook, ...]:
@@ -253,10 +259,14 @@ def bind_project(
     return bound.opened
 
 
-def report_not_run(engine: HookEngine, not_run: Iterable[NotRun]) -> None:
+def report_not_run(
+    engine: HookEngine, not_run: Iterable[NotRun], session_id: str | None = None
+) -> None:
     """Every hook that will not run, one warning each on the `hookwright.open` logger and one
-    audit record (status ``not_run``), for a host that prints no diagnostics of its own
-    (`HookSession.open`; the command line prints them on stderr)."""
+    audit record (status ``not_run``, for `session_id` when the host knows it already). Every
+    host reports here: `HookSession.open` (adapters, bridges, the daemon) and the reference
+    agent (`hookwright run`, `chat`, `serve`), whose command line shows these warnings on
+    stderr (`hookwright.cli.run.say_not_run_on_stderr`)."""
     now = time.time()
     for item in not_run:
         log.warning("%s", item)
@@ -275,7 +285,7 @@ def report_not_run(engine: HookEngine, not_run: Iterable[NotRun]) -> None:
                 reason=str(item),
                 error=item.reason,
                 stderr_tail=None,
-                session_id=None,
+                session_id=session_id,
                 origin=hook.origin or None,
             )
         )
@@ -301,12 +311,13 @@ def bind_hooks(
         watch = LoadContext(project_dir, home, scope.config_files), policy
     unbound = {id(hook) for hook in (*loaded.untrusted, *loaded.unloaded)}
     bound_hooks = [hook for hook in discovery.hooks if id(hook) not in unbound]
+    summary = _untrusted_warning(loaded, project_dir, home)
     opened = OpenedProject(
         project_dir=project_dir,
         home=home,
         policy=policy,
         trusted=policy.trusts(project_dir),
-        diagnostics=(*map(str, loaded.diagnostics), *_untrusted_warning(loaded, project_dir, home)),
+        diagnostics=(*map(str, loaded.diagnostics), *summary),
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
             *(NotRun(hook, "not_bound") for hook in loaded.unloaded),
@@ -317,6 +328,7 @@ def bind_hooks(
         ),
         watch=watch,
         failure_policy=failure,
+        not_run_summary=summary,
     )
     return BoundHooks(loaded, opened)
 
@@ -357,10 +369,12 @@ def add_frontmatter_hooks(
     project_dir: Path,
     home: Path,
     trust: TrustPolicy | None = None,
+    failure: FailurePolicy | None = None,
 ) -> list[str]:
     """Register the hooks of a skill's or subagent definition's frontmatter for `scope`, under
-    the settings' policy (`disableAllHooks`, ...) of the files `trust` trusts; returns one
-    line per problem."""
+    the settings' policy (`disableAllHooks`, ...) of the files `trust` trusts and the failure
+    policy `failure` (None: read from the policy files, as `bind_hooks` reads them); returns
+    one line per problem."""
     from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
     from hookwright.dialects.claude_code.loader import load_policy
 
@@ -368,18 +382,25 @@ def add_frontmatter_hooks(
     loaded = load_frontmatter_hooks(
         path, kind, scope, project_dir=project_dir, home=home, policy=policy
     )
+    if failure is None:
+        failure, problems = load_failure_policy(project_dir, home)
+        loaded.diagnostics += problems
+    loaded.diagnostics += apply_failure_policy(loaded, failure)
     for spec in loaded.specs:
         engine.register(spec)
     return [str(d) for d in loaded.diagnostics]
 
 
-def add_skill_hooks(engine: HookEngine, hooks: Iterable[HookInfo], scope: str | None) -> None:
+def add_skill_hooks(
+    engine: HookEngine, hooks: Iterable[HookInfo], scope: str | None, failure: FailurePolicy
+) -> None:
     """Register skill prompt hooks for the session `scope` (None: every session of `engine`,
-    for an engine that serves one session whose id its host names later)."""
+    for an engine that serves one session whose id its host names later), each closed where
+    the failure policy `failure` closes it."""
     from hookwright.dialects.skills.specs import skill_specs
 
     for spec in skill_specs(hooks, scope=scope):
-        engine.register(spec)
+        engine.register(close_by_policy(spec, failure)[0])
 
 
 def scan_skill_hooks(project_dir: Path, skills: Sequence[str]) -> tuple[list[HookInfo], list[str]]:
@@ -427,6 +448,7 @@ def dialect_names() -> set[str]:
 
 
 __all__ = [
+    "NOT_RUN_LOGGER",
     "AskTrust",
     "BoundHooks",
     "ConfigWatchTarget",

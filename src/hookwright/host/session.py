@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from hookwright.config.loading import DiscoveredHook
+from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
 from hookwright.core.messages import (
@@ -109,8 +110,12 @@ class HookSession:
         tool_map: ToolMap | None = None,
         stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
         host_objects: Mapping[str, Any] | None = None,
+        failure_policy: FailurePolicy | None = None,
     ) -> None:
         self.engine = engine
+        #: What fails closed among the hooks added later (frontmatter, skill prompt hooks);
+        #: None: read from the policy files when they are added. `open` sets the project's.
+        self.failure_policy = failure_policy
         self.identity = identity or SessionIdentity()
         self.report = report
         self.tool_map = tool_map or ToolMap()
@@ -198,6 +203,7 @@ class HookSession:
         session.skipped = opened.not_run
         opening.report_not_run(engine, opened.not_run)
         session.opened = opened
+        session.failure_policy = opened.failure_policy
         session.watch = opened.watch
         return session
 
@@ -248,7 +254,14 @@ class HookSession:
         (removed by `end_scope`), under the settings' policy (`disableAllHooks`, ...) of the
         files `trust` trusts; returns one line per problem."""
         return opening.add_frontmatter_hooks(
-            self.engine, path, kind, scope, project_dir=project_dir, home=home, trust=trust
+            self.engine,
+            path,
+            kind,
+            scope,
+            project_dir=project_dir,
+            home=home,
+            trust=trust,
+            failure=self.failure_policy,
         )
 
     def end_scope(self, scope: str) -> None:
@@ -256,8 +269,20 @@ class HookSession:
 
     def add_skill_hooks(self, hooks: Iterable[HookInfo]) -> None:
         """Register skill prompt hooks for this session; their injections come back on the
-        decisions (`Checkpoint.prompts`) for a `PromptFlow` to place."""
-        opening.add_skill_hooks(self.engine, hooks, self.identity.session_id)
+        decisions (`Checkpoint.prompts`) for a `PromptFlow` to place. The failure policy
+        closes them as it closes the project's hooks."""
+        opening.add_skill_hooks(
+            self.engine, hooks, self.identity.session_id, self.effective_failure_policy()
+        )
+
+    def effective_failure_policy(self) -> FailurePolicy:
+        """`failure_policy`, else the policy files of the session's project and the user's
+        home (a file that cannot be read is a diagnostic)."""
+        if self.failure_policy is None:
+            project = Path(self.identity.project_dir or self.identity.cwd or ".")
+            self.failure_policy, problems = load_failure_policy(project, Path.home())
+            self.diagnostics = (*self.diagnostics, *map(str, problems))
+        return self.failure_policy
 
     # Dispatch -----------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from hookwright.host import (
     Checkpoint,
     EndTurn,
     Event,
+    FailurePolicy,
     HookEngine,
     HookInfo,
     HookSession,
@@ -107,6 +108,9 @@ class AgentConfig:
     stop_block_cap: int = field(default_factory=lambda: AgentConfig.default_stop_block_cap())
     #: Claude Code settings `env` (trusted files only): Bash commands run with it.
     settings_env: dict[str, str] = field(default_factory=dict)
+    #: What fails closed among the hooks added as the session runs (skill prompt hooks, a
+    #: subagent's frontmatter hooks); None: read from the policy files when they are added.
+    failure_policy: FailurePolicy | None = None
 
     @staticmethod
     def default_stop_block_cap() -> int:
@@ -201,6 +205,7 @@ class Agent:
             ),
             report=self.emit,
             stop_block_cap=config.stop_block_cap,
+            failure_policy=config.failure_policy,
         )
         if config.skill_hooks:
             hooks.add_skill_hooks(config.skill_hooks)

@@ -16,7 +16,14 @@ from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import Services, WorkspaceAccess
-from hookwright.host.open import AskTrust, ProjectScope, open_project, start_processes
+from hookwright.host.open import (
+    AskTrust,
+    NotRun,
+    ProjectScope,
+    open_project,
+    report_not_run,
+    start_processes,
+)
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
@@ -41,10 +48,16 @@ NO_MODEL_TEXT = (
 
 @dataclass(slots=True)
 class SessionSetup:
+    """The opened session. `not_run`: every declared hook that will not run, and why (each
+    already logged on `hookwright.open` and audited, `report_not_run`); `not_run_summary`: the
+    line of `diagnostics` those lines say again hook by hook, for a host that shows both."""
+
     agent: Agent
     engine: HookEngine
     diagnostics: list[str] = field(default_factory=list)
     untrusted_hooks: int = 0
+    not_run: tuple[NotRun, ...] = ()
+    not_run_summary: tuple[str, ...] = ()
 
 
 def default_model_spec(project_dir: Path, *, project_trusted: bool) -> str | None:
@@ -182,6 +195,7 @@ async def open_session(
         effort=effort,
         settings_env=settings_env,
         stop_block_cap=stop_block_cap(settings_env, AgentConfig.default_stop_block_cap()),
+        failure_policy=opened.failure_policy,
     )
     messages = None
     if history is not None:
@@ -204,6 +218,7 @@ async def open_session(
         ask_user=ask_user,
     )
     holder.append(agent)
+    report_not_run(engine, opened.not_run, agent.session_id)
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
@@ -221,7 +236,7 @@ async def open_session(
     )
     agent.closers.append(servers.close)
     engine.services = replace(engine.services, mcp=servers.call_for_hook)
-    return SessionSetup(agent, engine, diagnostics, skipped)
+    return SessionSetup(agent, engine, diagnostics, skipped, opened.not_run, opened.not_run_summary)
 
 
 def _mcp_servers(agent: Agent, home: Path, ask: AskElicitation | None) -> McpServers:

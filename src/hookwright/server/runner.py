@@ -201,8 +201,11 @@ async def run_chat(
         raise RequestError(str(exc)) from None
     agent: Agent = setup.agent
     for line in setup.diagnostics:
-        logger.warning("%s", line)
-        emit(NoticeFrame(text=line))
+        if line not in setup.not_run_summary:  # said below, hook by hook
+            logger.warning("%s", line)
+            emit(NoticeFrame(text=line))
+    for item in setup.not_run:  # logged on `hookwright.open` and audited when opened
+        emit(NoticeFrame(text=f"warning: {item}"))
     try:
         await agent.start("resume" if history else "startup")
         result = await agent.run(request.message)
