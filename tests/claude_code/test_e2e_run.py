@@ -842,8 +842,12 @@ def test_silent_logger_sees_claude_code_inputs(project: Project, lang: str) -> N
     [end] = by_event["SessionEnd"]
     assert end["reason"] == "other"
     audit = run.audit()
-    assert len(audit) == len(logged)
-    assert {(r["status"], r["decision"], r["exit_code"]) for r in audit} == {("ok", None, 0)}
+    hook_runs = [r for r in audit if r["event"] != "Permission"]
+    assert len(hook_runs) == len(logged)
+    assert {(r["status"], r["decision"], r["exit_code"]) for r in hook_runs} == {("ok", None, 0)}
+    # Beside the hook runs, each tool call's permission outcome, with who decided it.
+    outcomes = [(r["permission"]["by"], r["decision"]) for r in run.audit("Permission")]
+    assert len(outcomes) == 3 and outcomes[0][0] == "rule"
 
 
 @pytest.mark.parametrize("lang", LANGS)
