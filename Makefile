@@ -61,7 +61,8 @@ conformance: $(STAMP)
 
 # Real Claude Code governed by a project's OpenHarness and Python hooks (SKIP without the CLI).
 conformance-hosts: $(STAMP)
-	$(BIN)/python -m conformance.hosts
+	$(BIN)/python -m conformance.hosts --claude-version 2.1.240
+	$(BIN)/python -m conformance.hosts --claude-version 2.1.332
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py
