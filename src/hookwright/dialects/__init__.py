@@ -20,6 +20,7 @@ BUILTIN = {
     "picoclaw": "hookwright.dialects.picoclaw.loader",
     "native": "hookwright.dialects.native",
     "openharness": "hookwright.dialects.openharness",
+    "codex": "hookwright.dialects.codex.loader",
 }
 
 
@@ -36,6 +37,11 @@ def _claude_code_reads(ctx: LoadContext) -> list[Path]:
     return [Path(managed), ctx.home / ".claude", ctx.project_dir / ".claude"]
 
 
+def _codex_reads(ctx: LoadContext) -> list[Path]:
+    user = os.environ.get("CODEX_HOME", "").strip()
+    return [Path(user) if user else ctx.home / ".codex", ctx.project_dir / ".codex"]
+
+
 #: What each built-in dialect's discovery reads besides `--config` files: when none of these
 #: exists, it finds no hook and reports no problem (tests/test_dialect_presence.py holds each
 #: dialect to this).
@@ -45,6 +51,7 @@ _READS: dict[str, Callable[[LoadContext], list[Path]]] = {
         ctx.project_dir / ".hookwright" / "hooks.yaml",
     ],
     "claude_code": _claude_code_reads,
+    "codex": _codex_reads,
     "openharness": lambda ctx: [ctx.project_dir / ".openharness"],
     "picoclaw": lambda ctx: [
         ctx.home / ".picoclaw" / "config.json",
