@@ -53,6 +53,7 @@ browser:
 # folder for the run; SKIP when npm or the CLI is unavailable). Not part of `make test`.
 conformance: $(STAMP)
 	$(BIN)/python -m conformance
+	$(BIN)/python -m conformance.codex
 
 # Real Claude Code governed by a project's OpenHarness and Python hooks (SKIP without the CLI).
 conformance-hosts: $(STAMP)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any, Final
+from xml.sax.saxutils import escape
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
@@ -56,7 +57,12 @@ def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def block(inp: HookInput, reason: str, result: HookResult) -> HookResult:
+def continuation(run_id: str, reason: str) -> str:
+    """The user message a Stop block continues the agent with (the reason XML-escaped)."""
+    return f'<hook_prompt hook_run_id="{escape(run_id)}">{escape(reason)}</hook_prompt>'
+
+
+def block(inp: HookInput, reason: str, result: HookResult, run_id: str = "") -> HookResult:
     """`reason` blocks `inp` the way Codex words it for its event."""
     event = inp.event
     if event is E.PreToolUse:
@@ -68,6 +74,8 @@ def block(inp: HookInput, reason: str, result: HookResult) -> HookResult:
         result.decision, result.reason = Decision.block, reason
         if event is E.PostToolUse:
             result.add_effects(tool_message=reason)
+        elif event in (E.Stop, E.SubagentStop):
+            result.add_effects(continuation=continuation(run_id, reason))
     return result
 
 
@@ -78,7 +86,7 @@ def decode_plain(inp: HookInput, stdout: str, result: HookResult) -> HookResult:
     return result
 
 
-def decode_json(inp: HookInput, stdout: str, result: HookResult) -> HookResult:
+def decode_json(inp: HookInput, stdout: str, result: HookResult, run_id: str = "") -> HookResult:
     """Exit 0 with JSON on stdout."""
     try:
         data = json.loads(stdout)
@@ -87,7 +95,7 @@ def decode_json(inp: HookInput, stdout: str, result: HookResult) -> HookResult:
     if not isinstance(data, dict):
         return failed("hook returned JSON that is not an object", exit_code=0)
     try:
-        return _apply(inp, data, result)
+        return _apply(inp, data, result, run_id)
     except Unsupported as exc:
         return failed(str(exc), exit_code=0)
 
@@ -101,7 +109,7 @@ def _specific(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return specific
 
 
-def _apply(inp: HookInput, data: Mapping[str, Any], result: HookResult) -> HookResult:
+def _apply(inp: HookInput, data: Mapping[str, Any], result: HookResult, run_id: str) -> HookResult:
     event = inp.event
     specific = _specific(data)
     message = data.get("systemMessage")
@@ -120,7 +128,7 @@ def _apply(inp: HookInput, data: Mapping[str, Any], result: HookResult) -> HookR
         reason = _text(data.get("reason"))
         if reason is None:
             raise Unsupported(f"{event} hook returned decision:block without a non-empty reason")
-        return block(inp, reason, result)
+        return block(inp, reason, result, run_id)
     return result
 
 

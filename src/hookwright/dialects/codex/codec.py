@@ -2,7 +2,7 @@
 
 The command runs as Codex runs it: ``$SHELL -lc <command>`` (the user's login shell) in the
 session's working directory, with ``CODEX_HOME`` set, reading the Codex input JSON on stdin
-(`stdin`). Its answer is read by `answer`. SessionEnd hooks get at most 3 seconds, as in Codex.
+(`stdin`). Its answer is read by `answer`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pwd
 from pathlib import Path
 from typing import Final
 
-from hookwright.core.events import Event, HookInput
+from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import RunContext
 from hookwright.dialects.base import Handler
@@ -23,7 +23,6 @@ from hookwright.transports.process import ProcessTransport
 
 #: The most a hook may print on each of stdout and stderr.
 MAX_OUTPUT: Final = 10_000_000
-SESSION_END_TIMEOUT: Final = 3.0
 _CAPS: Final = Caps(max_output=MAX_OUTPUT)
 
 
@@ -45,16 +44,18 @@ def _first_line(text: str) -> str:
 class CodexCodec:
     """What a Codex command hook reads and what its answer means."""
 
-    def __init__(self, command: str, *, timeout: float, codex_home: Path, project: Path) -> None:
+    def __init__(
+        self, command: str, *, timeout: float, codex_home: Path, project: Path, run_id: str
+    ) -> None:
         self.command = command
+        #: Codex's name for a run of this hook, ``<event label>:<order>:<source file>``.
+        self.run_id = run_id
         self.timeout = timeout
         self.codex_home = codex_home
         self.project = project
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
         timeout = self.timeout if ctx.timeout is None else ctx.timeout
-        if inp.event is Event.SessionEnd:
-            timeout = min(timeout, SESSION_END_TIMEOUT)
         cwd = inp.cwd if inp.cwd and os.path.isdir(inp.cwd) else self.project
         return Envelope(
             body=encode_stdin(inp),
@@ -88,13 +89,13 @@ class CodexCodec:
             if not stdout.strip():
                 return result
             if stdout.lstrip().startswith(("{", "[")):
-                return decode_json(inp, stdout, result)
+                return decode_json(inp, stdout, result, self.run_id)
             return decode_plain(inp, stdout, result)
         if code == 2:
             reason = stderr.strip()
             if not reason:
                 return failed("hook exited with code 2 without a reason on stderr", exit_code=2)
-            return block(inp, reason, HookResult(exit_code=2, stderr=stderr))
+            return block(inp, reason, HookResult(exit_code=2, stderr=stderr), self.run_id)
         detail = _first_line(stderr) or "no stderr output"
         return failed(f"hook exited with code {code}: {detail}", exit_code=code, stderr=stderr)
 
@@ -105,6 +106,10 @@ class CodexCodec:
         return f"CodexCodec({self.command!r})"
 
 
-def command_handler(command: str, *, timeout: float, codex_home: Path, project: Path) -> Handler:
-    codec = CodexCodec(command, timeout=timeout, codex_home=codex_home, project=project)
+def command_handler(
+    command: str, *, timeout: float, codex_home: Path, project: Path, run_id: str
+) -> Handler:
+    codec = CodexCodec(
+        command, timeout=timeout, codex_home=codex_home, project=project, run_id=run_id
+    )
     return Handler(ProcessTransport(), codec)

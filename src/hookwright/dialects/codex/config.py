@@ -5,9 +5,9 @@ project's (``<project>/.codex``). Each keeps hooks in ``hooks.json`` (``{"hooks"
 [group...]}}``) and/or inline under ``[hooks]`` in ``config.toml``; both are read, in that
 order, with a warning when one layer uses both. Every layer's hooks run. A group is Claude
 Code's shape: ``{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout":
-seconds}]}``. Codex reads ``timeout`` (alias ``timeout_sec``, default 600, at least 1),
-``async`` and ``statusMessage``; ``prompt`` and ``agent`` handlers are skipped with a warning,
-as Codex skips them.
+seconds}]}``. Codex reads ``timeout`` (alias ``timeout_sec``, default 600, at least 1; at
+most 3 on SessionEnd), ``async`` and ``statusMessage``; ``prompt`` and ``agent`` handlers
+are skipped with a warning, as Codex skips them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from hookwright.core.events import Event
 
 Layer = Literal["user", "project"]
 DEFAULT_TIMEOUT: Final = 600
+#: Codex clamps a SessionEnd hook's timeout to this when it loads the hook (and reviews the
+#: clamped hook).
+SESSION_END_TIMEOUT: Final = 3
 
 #: Codex's event names, in its order, and the snake-case label of its review keys.
 EVENT_LABELS: Final[dict[str, str]] = {
@@ -180,6 +183,8 @@ def _group(
         parsed = _handler(handler, str(source), spot, problems)
         if parsed is not None:
             command, timeout, is_async, status = parsed
+            if event == "SessionEnd":
+                timeout = min(timeout, SESSION_END_TIMEOUT)
             handlers.append(
                 CodexHook(
                     event,

@@ -27,6 +27,7 @@ from hookwright.core.spec import HookSpec
 from hookwright.dialects.codex.codec import command_handler
 from hookwright.dialects.codex.config import (
     CANONICAL,
+    EVENT_LABELS,
     CodexHook,
     LayerFiles,
     codex_home,
@@ -70,7 +71,8 @@ def _matcher(hook: CodexHook, diagnostics: list[Diagnostic]) -> tuple[bool, Matc
     return True, matcher
 
 
-def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None) -> HookSpec:
+def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None, order: int) -> HookSpec:
+    """`order`: the hook's place among every Codex hook discovered, Codex's display order."""
     text = hook.command.strip()
     short = text if len(text) <= _NAME_LIMIT else text[: _NAME_LIMIT - 1] + "…"
     return HookSpec(
@@ -81,6 +83,7 @@ def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None) -> Ho
             timeout=float(hook.timeout),
             codex_home=codex_home(ctx.home),
             project=ctx.project_dir,
+            run_id=f"{EVENT_LABELS[hook.event]}:{order}:{hook.source}",
         ),
         matcher=matcher,
         source=hook.layer,
@@ -109,6 +112,7 @@ def discover(ctx: LoadContext) -> Discovery:
     diagnostics = discovery.diagnostics
     found = layers(ctx, diagnostics)
     states = hook_states(found[0].config)
+    order = 0
     for files in found:
         discovery.files += [
             str(path)
@@ -116,13 +120,18 @@ def discover(ctx: LoadContext) -> Discovery:
             if path.is_file()
         ]
         for hook in layer_hooks(files, diagnostics):
-            _add(discovery, hook, ctx, states)
+            order += _add(discovery, hook, ctx, states, order)
     return discovery
 
 
 def _add(
-    discovery: Discovery, hook: CodexHook, ctx: LoadContext, states: Mapping[str, HookState]
-) -> None:
+    discovery: Discovery,
+    hook: CodexHook,
+    ctx: LoadContext,
+    states: Mapping[str, HookState],
+    order: int,
+) -> int:
+    """List `hook`; how many places of Codex's display order it takes (0 or 1)."""
     if hook.event not in CANONICAL:
         discovery.diagnostics.append(
             Diagnostic(
@@ -132,15 +141,16 @@ def _add(
                 "warning",
             )
         )
-        return
+        return 1
     valid, matcher = _matcher(hook, discovery.diagnostics)
     if not valid:
-        return
-    spec = build_spec(hook, ctx, matcher)
+        return 0
+    spec = build_spec(hook, ctx, matcher, order)
     trust_root = ctx.project_dir if hook.layer == "project" else None
     listed = DiscoveredHook.of_specs([spec], trust_root)
     bind = functools.partial(bind_reviewed, hook, spec, states)
     discovery.hooks.append(replace(listed, binder=bind, command=hook.command))
+    return 1
 
 
 register_source(DIALECT, discover)
