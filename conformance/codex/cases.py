@@ -41,6 +41,10 @@ STOP_ONCE = _logged(
     'echo "MARK keep going" >&2; exit 2',
 )
 SLOW = _logged("slow", "sleep 5")
+AFTER_TOOL_RESULTS = (
+    "tool-hook context follows the tool result in hookwright (chat completions allow nothing "
+    "between a call and its result), precedes it in Codex"
+)
 
 CASES: list[CodexCase] = [
     CodexCase("allow", "make a file", one_call("printf hi > out.txt"), observers(*EVENTS)),
@@ -110,6 +114,7 @@ CASES: list[CodexCase] = [
         "make a file",
         one_call("printf hi"),
         [H("PostToolUse", "ctx", specific("PostToolUse", additionalContext="MARK post context"))],
+        differs=AFTER_TOOL_RESULTS,
     ),
     CodexCase(
         "post_tool_block",
@@ -122,6 +127,7 @@ CASES: list[CodexCase] = [
         "make a file",
         one_call("printf hi"),
         [H("PreToolUse", "ctx", specific("PreToolUse", additionalContext="MARK pre context"))],
+        differs=AFTER_TOOL_RESULTS,
     ),
     CodexCase(
         "prompt_context",
@@ -159,6 +165,7 @@ CASES: list[CodexCase] = [
         "say hi",
         [Reply("hi")],
         [H("SessionStart", "ctx", specific("SessionStart", additionalContext="MARK session"))],
+        differs="session context follows the prompt in hookwright, precedes it in Codex",
     ),
     CodexCase(
         "stop_continuation",

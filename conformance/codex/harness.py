@@ -50,6 +50,9 @@ class CodexCase:
     hooks: Sequence[CodexHook] = ()
     files: Mapping[str, str] = field(default_factory=dict)
     compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
+    #: A deliberate difference documented in docs/codex.md: the case is run and its diff
+    #: printed, and it is counted apart from the agreeing and the failing cases.
+    differs: str | None = None
 
 
 def hooks_file(case: CodexCase) -> dict[str, Any]:
