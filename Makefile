@@ -58,6 +58,7 @@ conformance: $(STAMP)
 # Real Claude Code governed by a project's OpenHarness and Python hooks (SKIP without the CLI).
 conformance-hosts: $(STAMP)
 	$(BIN)/python -m conformance.hosts
+	$(BIN)/python -m conformance.codex.hosts
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py
