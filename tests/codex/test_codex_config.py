@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,20 @@ def test_a_project_cannot_review_its_own_hooks(
     bound = found.bind(TrustPolicy(frozenset({project.resolve()})))
     assert bound.specs == []
     assert any("not reviewed in Codex" in d.message for d in bound.diagnostics)
+
+
+def test_hostile_project_files_are_reported_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FIFO where `hooks.json` should be is never opened for reading (no hang); a broken
+    `config.toml` is one diagnostic naming the file."""
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    folder = tmp_path / "project" / ".codex"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "hooks.json")
+    (folder / "config.toml").write_text("[hooks\n")
+    found = discover(LoadContext(tmp_path / "project", tmp_path))
+    assert found.hooks == []
+    problems = {d.file: d.message for d in found.diagnostics}
+    assert "not a regular file" in problems[str(folder / "hooks.json")]
+    assert problems[str(folder / "config.toml")].startswith("invalid TOML")

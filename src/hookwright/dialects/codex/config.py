@@ -12,7 +12,6 @@ are skipped with a warning, as Codex skips them.
 
 from __future__ import annotations
 
-import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from hookwright.config.loading import Diagnostic
+from hookwright.config.safeparse import ParseError, read_json, read_text
 from hookwright.core.events import Event
 
 Layer = Literal["user", "project"]
@@ -90,22 +90,26 @@ def codex_home(home: Path, environ: Mapping[str, str] | None = None) -> Path:
 
 
 def read_toml(path: Path, diagnostics: list[Diagnostic]) -> Mapping[str, Any] | None:
-    if not path.is_file():
+    """The parsed file (None when absent or unreadable: a diagnostic says why). Read with the
+    bounds of `safeparse` (no FIFO, no oversized file)."""
+    if not os.path.lexists(path):
         return None
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        diagnostics.append(Diagnostic(str(path), "", f"cannot read: {exc}"))
-        return None
+        return tomllib.loads(read_text(path))
+    except ParseError as exc:
+        diagnostics.append(Diagnostic(str(path), "", exc.reason))
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        diagnostics.append(Diagnostic(str(path), "", f"invalid TOML: {exc}"))
+    return None
 
 
 def _read_json_hooks(path: Path, diagnostics: list[Diagnostic]) -> Any:
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        diagnostics.append(Diagnostic(str(path), "", f"cannot read: {exc}"))
+        data = read_json(path)
+    except ParseError as exc:
+        diagnostics.append(Diagnostic(str(path), "", exc.reason))
         return None
     if not isinstance(data, dict):
         diagnostics.append(Diagnostic(str(path), "", "must be a JSON object"))
