@@ -53,16 +53,19 @@ browser:
 		echo "browser: chromium/chromedriver missing; run 'make browser' as root" >&2; \
 	fi
 
-# Differential suites against the real Claude Code and Gemini CLIs (installed from npm into a temporary
+# Differential suites against the real Claude Code, Gemini and Codex CLIs (installed from npm into a temporary
 # folder for the run; SKIP when npm or a CLI is unavailable). Not part of `make test`.
 conformance: $(STAMP)
 	$(BIN)/python -m conformance
 	$(BIN)/python -m conformance.gemini
+	$(BIN)/python -m conformance.codex
 
-# Real Claude Code governed by a project's OpenHarness and Python hooks (SKIP without the CLI).
+# Real Claude Code and Codex governed by a project's OpenHarness and Python hooks (SKIP without
+# the CLI).
 conformance-hosts: $(STAMP)
 	$(BIN)/python -m conformance.hosts --claude-version 2.1.240
 	$(BIN)/python -m conformance.hosts --claude-version 2.1.332
+	$(BIN)/python -m conformance.codex.hosts
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py

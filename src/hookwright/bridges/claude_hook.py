@@ -105,20 +105,27 @@ def not_running(project: Path, home: Path) -> list[str]:
     return [f"{hook.name} ({hook.dialect}, {hook.origin or hook.source})" for hook in needing]
 
 
-async def open_session(project: Path, home: Path) -> HookSession:
-    """The project's session as the bridge runs it: its Claude Code hooks left to Claude
-    Code, the user's audit on (`HOOKWRIGHT_AUDIT_LOG` or ``~/.hookwright/audit.jsonl``)."""
+async def open_session(
+    project: Path, home: Path, exclude: frozenset[str] = EXCLUDED
+) -> HookSession:
+    """The project's session as the bridge runs it: the hooks of the asking CLI's own dialect
+    (`exclude`) left to that CLI, the user's audit on (`HOOKWRIGHT_AUDIT_LOG` or
+    ``~/.hookwright/audit.jsonl``)."""
     return await HookSession.open(
-        project, home=home, exclude_dialects=EXCLUDED, audit_path=default_audit_path()
+        project, home=home, exclude_dialects=exclude, audit_path=default_audit_path()
     )
 
 
 async def relay_once(
-    project: Path, home: Path, event: Event, hook_input: dict[str, Any]
+    project: Path,
+    home: Path,
+    event: Event,
+    hook_input: dict[str, Any],
+    exclude: frozenset[str] = EXCLUDED,
 ) -> Verdict:
     """One event on a session opened for it alone and closed after (so its audit is
     flushed)."""
-    session = await open_session(project, home)
+    session = await open_session(project, home, exclude)
     async with session:
         return await session.relay(event, hook_input)
 

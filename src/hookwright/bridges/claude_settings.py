@@ -23,7 +23,7 @@ import os
 import shlex
 import stat
 import sys
-from collections.abc import Container
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -46,6 +46,8 @@ from hookwright.core.events import Event
 #: by earlier versions), the client's file name (and where earlier installs ran it), the
 #: daemon's http path.
 MARK = "hookwright hook claude-code"
+#: The words of the command hook `install codex` writes into Codex's `hooks.json`.
+CODEX_MARK = "hookwright hook codex"
 CLIENT_MARK = "hookwright/bridges/claude_client.py"
 EARLIER_CLIENT_MARK = "hookwright/hosts/claude_client.py"
 Mode = Literal["command", "http"]
@@ -211,7 +213,7 @@ def _is_our_hook(hook: dict[str, Any]) -> bool:
     if hook.get("type") == "http":
         return HOOK_PATH in str(hook.get("url", ""))
     command = str(hook.get("command", ""))
-    return any(mark in command for mark in (MARK, CLIENT_MARK, EARLIER_CLIENT_MARK))
+    return any(mark in command for mark in (MARK, CODEX_MARK, CLIENT_MARK, EARLIER_CLIENT_MARK))
 
 
 def _without_ours(
@@ -237,12 +239,31 @@ def install(
 ) -> bool:
     """Add one group per relayed event (replacing hookwright's earlier ones); False when
     exactly these were already there."""
+
+    def ours() -> dict[str, dict[str, Any]]:
+        hooks = _ours(mode, target, home, block_on_failure)
+        return {event.value: hook for event, hook in hooks.items()}
+
+    return install_groups(target, home, ours, private=mode == "http")
+
+
+def install_groups(
+    target: Target,
+    home: Path,
+    ours: Callable[[], Mapping[str, dict[str, Any]]],
+    *,
+    private: bool = False,
+) -> bool:
+    """Add one group per event of `ours()` (event name -> hook; asked once the file was
+    found fit to edit), replacing hookwright's earlier ones, to a file of Claude Code's hooks
+    shape (a settings file, Codex's `hooks.json`); False when exactly these were already
+    there. `private`: the file holds a secret and becomes 0600."""
     found = _read(target)
     current = found.settings.hooks
     clean = _without_ours(current or {})
     hooks = dict(clean)
-    for event, hook in _ours(mode, target, home, block_on_failure).items():
-        hooks[event.value] = [*hooks.get(event.value, []), {"hooks": [hook]}]
+    for event, hook in ours().items():
+        hooks[event] = [*hooks.get(event, []), {"hooks": [hook]}]
     if hooks == current:
         return False
     text = _spliced(found, hooks, target.settings)
@@ -250,7 +271,7 @@ def install(
     if backup is not None:
         original = {"settings": str(target.settings), "bytes": _hex(found.raw), "mode": found.mode}
         _store(backup, json.dumps(original).encode(), FILE_MODE, backup)
-    new_mode = FILE_MODE if mode == "http" or found.mode is None else found.mode
+    new_mode = FILE_MODE if private or found.mode is None else found.mode
     try:
         _store(found.real, text, new_mode, target.settings)
     except SettingsError:

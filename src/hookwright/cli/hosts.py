@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from hookwright.bridges import claude_hook, claude_version, git_ignore
+from hookwright.bridges import claude_hook, claude_version, codex_hook, codex_settings, git_ignore
 from hookwright.bridges.claude_settings import (
     MODES,
     Mode,
@@ -174,6 +174,53 @@ def hook_claude_code(
         raise typer.Exit(code=1) from None
     except claude_hook.HooksFailed as exc:
         sys.stderr.write(f"{exc}\n")
+        raise typer.Exit(code=1) from None
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+
+
+@install_app.command("codex")
+def install_codex() -> None:
+    """Add hooks to the user's Codex `hooks.json` so each Codex event runs the project's
+    Claude Code, OpenHarness, PicoClaw, skill and Python hooks (its Codex hooks stay Codex's)."""
+    home = Path.home()
+    try:
+        changed = codex_settings.install_codex(home)
+    except SettingsError as exc:
+        raise _fail(str(exc)) from None
+    settings = codex_settings.target(home).settings
+    typer.echo(f"hookwright {'installed into' if changed else 'already installed in'} {settings}")
+    typer.echo(
+        "Codex runs these hooks only once you review them: accept them in /hooks in Codex, "
+        "or add to its config.toml:"
+    )
+    for line in codex_settings.review_lines(home):
+        typer.echo(f"  {line}")
+
+
+@uninstall_app.command("codex")
+def uninstall_codex() -> None:
+    """Remove exactly the hooks `install codex` added."""
+    home = Path.home()
+    try:
+        changed = codex_settings.uninstall_codex(home)
+    except SettingsError as exc:
+        raise _fail(str(exc)) from None
+    settings = codex_settings.target(home).settings
+    typer.echo(f"hookwright {'removed from' if changed else 'not installed in'} {settings}")
+
+
+@hook_app.command("codex")
+def hook_codex(
+    project: Annotated[
+        Path | None, typer.Option("--project", "-p", help="Project directory.", file_okay=False)
+    ] = None,
+) -> None:
+    """Read one Codex hook input on stdin; print Codex's hook answer."""
+    try:
+        out = codex_hook.answer(sys.stdin.buffer.read(), project)
+    except claude_hook.HookInputError as exc:
+        sys.stderr.write(f"hookwright: error: {exc}\n")
         raise typer.Exit(code=1) from None
     sys.stdout.buffer.write(out)
     sys.stdout.flush()

@@ -140,6 +140,10 @@ class Effects:
     tool_result: ToolResult | None = None
     #: The tool a hook renamed the call to (PicoClaw `before_tool` / `after_tool` `tool`).
     renamed_tool: str | None = None
+    #: The exact user message a Stop block continues the agent with, in its dialect's
+    #: wording (Codex: ``<hook_prompt hook_run_id="...">reason</hook_prompt>``); None: the
+    #: host's own wording of the reason.
+    continuation: str | None = None
 
     def merge(self, later: Effects) -> Effects:
         """This record with `later`'s effects added (see the class docstring)."""

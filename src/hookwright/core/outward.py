@@ -47,6 +47,7 @@ def _outward_data(result: HookResult, secrets: Collection[str]) -> None:
 
 def _outward_effects(effects: Effects, secrets: Collection[str]) -> Effects:
     tool_message = outward(effects.tool_message, secrets)
+    continuation = outward(effects.continuation, secrets)
     compact = tuple(outward(text, secrets) or "" for text in effects.compact_instructions)
     notices = tuple(
         replace(notice, message=outward(notice.message, secrets) or "")
@@ -59,6 +60,7 @@ def _outward_effects(effects: Effects, secrets: Collection[str]) -> Effects:
     response = redact_data(effects.tool_response, secrets) if secrets else effects.tool_response
     if (
         tool_message == effects.tool_message
+        and continuation == effects.continuation
         and compact == effects.compact_instructions
         and notices == effects.notices
         and notes == effects.model_notes
@@ -68,6 +70,7 @@ def _outward_effects(effects: Effects, secrets: Collection[str]) -> Effects:
     return replace(
         effects,
         tool_message=tool_message,
+        continuation=continuation,
         compact_instructions=compact,
         notices=notices,
         model_notes=notes,

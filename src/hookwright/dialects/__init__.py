@@ -21,6 +21,7 @@ BUILTIN = {
     "native": "hookwright.dialects.native",
     "openharness": "hookwright.dialects.openharness",
     "gemini": "hookwright.dialects.gemini.loader",
+    "codex": "hookwright.dialects.codex.loader",
 }
 
 
@@ -42,6 +43,11 @@ def _gemini_reads(ctx: LoadContext) -> list[Path]:
     return [Path(system), ctx.home / ".gemini" / "settings.json", ctx.project_dir / ".gemini"]
 
 
+def _codex_reads(ctx: LoadContext) -> list[Path]:
+    user = os.environ.get("CODEX_HOME", "").strip()
+    return [Path(user) if user else ctx.home / ".codex", ctx.project_dir / ".codex"]
+
+
 #: What each built-in dialect's discovery reads besides `--config` files: when none of these
 #: exists, it finds no hook and reports no problem (tests/test_dialect_presence.py holds each
 #: dialect to this).
@@ -51,6 +57,7 @@ _READS: dict[str, Callable[[LoadContext], list[Path]]] = {
         ctx.project_dir / ".hookwright" / "hooks.yaml",
     ],
     "claude_code": _claude_code_reads,
+    "codex": _codex_reads,
     "openharness": lambda ctx: [ctx.project_dir / ".openharness"],
     "picoclaw": lambda ctx: [
         ctx.home / ".picoclaw" / "config.json",

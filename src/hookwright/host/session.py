@@ -29,7 +29,7 @@ from hookwright.core.messages import (
     insert_system_notes,
     split_leading_system,
 )
-from hookwright.core.results import Decision, Verdict, failed_dispatch
+from hookwright.core.results import Decision, HookResult, Verdict, failed_dispatch
 from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
@@ -525,9 +525,7 @@ class HookSession:
         if not verdict.continue_:
             return StopDecision(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
         feedback = tuple(
-            f"Stop hook feedback:\n{result.reason or 'continue working'}"
-            for result in verdict.results
-            if result.decision is Decision.block
+            _continuation(result) for result in verdict.results if result.decision is Decision.block
         )
         context = model_notes(verdict.results)
         if not feedback and not context:
@@ -894,3 +892,10 @@ def _replaced_messages(verdict: Verdict) -> bool:
     return isinstance(verdict.payload_updates.get("messages"), list) or isinstance(
         updated.get("messages"), list
     )
+
+
+def _continuation(result: HookResult) -> str:
+    """The user message a Stop block continues the agent with: its dialect's wording, else
+    Claude Code's."""
+    worded = result.effects.continuation if result.effects is not None else None
+    return worded or f"Stop hook feedback:\n{result.reason or 'continue working'}"

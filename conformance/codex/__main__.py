@@ -1,0 +1,112 @@
+"""`python -m conformance.codex`: each case in real Codex CLI and in `hookwright run`.
+
+Installs the pinned Codex CLI from npm into a temporary folder (or uses `--codex PATH` /
+`HOOKWRIGHT_CONFORMANCE_CODEX`), runs every case in both agents against one scripted fake
+OpenAI API on 127.0.0.1, and prints PASS or FAIL with a diff per case. Prints SKIP and exits 0
+when npm or the CLI is unavailable. Nothing of Codex is kept in the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from conformance.codex.cases import CASES
+from conformance.codex.harness import CodexCase, run
+from conformance.codex.view import differences
+from conformance.fake_responses import FakeOpenAI
+from conformance.harness import cleanup
+
+CODEX_VERSION = "0.171.0"
+PACKAGE = f"@openai/codex@{CODEX_VERSION}"
+INSTALL_TIMEOUT = 900
+
+
+class Unavailable(Exception):
+    """Codex CLI cannot be installed or started here."""
+
+
+@contextmanager
+def codex_binary(given: str | None) -> Iterator[Path]:
+    if given:
+        yield _checked(Path(given))
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise Unavailable("npm is not on PATH")
+    with tempfile.TemporaryDirectory(prefix="hw-codex-npm-") as folder:
+        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", PACKAGE]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+        except subprocess.TimeoutExpired as exc:
+            raise Unavailable(f"npm install {PACKAGE} timed out") from exc
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise Unavailable(f"npm install {PACKAGE} failed: {last}")
+        yield _checked(Path(folder) / "node_modules" / ".bin" / "codex")
+
+
+def _checked(codex: Path) -> Path:
+    try:
+        done = subprocess.run([str(codex), "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise Unavailable(f"{codex} does not start: {exc}") from exc
+    if done.returncode != 0 or CODEX_VERSION not in done.stdout:
+        raise Unavailable(f"{codex} --version printed {done.stdout.strip()!r}")
+    return codex
+
+
+def run_case(case: CodexCase, fake: FakeOpenAI, codex: Path) -> str:
+    expected = run("codex", case, fake, codex)
+    actual = run("hookwright", case, fake)
+    try:
+        return differences(expected, actual, case.compare)
+    finally:
+        cleanup(expected)
+        cleanup(actual)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.codex", description=__doc__)
+    parser.add_argument("--codex", default=os.environ.get("HOOKWRIGHT_CONFORMANCE_CODEX"))
+    parser.add_argument("-k", dest="pattern", default="", help="run cases whose name has this")
+    args = parser.parse_args(argv)
+    cases = [case for case in CASES if args.pattern in case.name]
+    try:
+        with codex_binary(args.codex) as codex, FakeOpenAI() as fake:
+            verdicts = {case.name: _report(case, fake, codex) for case in cases}
+    except Unavailable as exc:
+        print(f"SKIP codex conformance: {exc}")
+        return 0
+    failed = [name for name, verdict in verdicts.items() if verdict == "FAIL"]
+    documented = sum(verdict == "DIFFERS" for verdict in verdicts.values())
+    agree = len(cases) - len(failed) - documented
+    print(
+        f"{agree} of {len(cases)} cases agree with Codex CLI {CODEX_VERSION}, "
+        f"{documented} differ as documented"
+    )
+    if failed:
+        print("disagree: " + ", ".join(failed))
+    return 1 if failed else 0
+
+
+def _report(case: CodexCase, fake: FakeOpenAI, codex: Path) -> str:
+    """PASS, FAIL, or DIFFERS for a documented difference that shows."""
+    diff = run_case(case, fake, codex)
+    verdict = "PASS" if not diff else "DIFFERS" if case.differs else "FAIL"
+    note = f" (documented: {case.differs})" if verdict == "DIFFERS" else ""
+    print(f"{verdict} {case.name}{note}", flush=True)
+    if diff:
+        print(diff, flush=True)
+    return verdict
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""The Codex conformance cases: what a one-shot `codex exec` run reaches of the hook contract.
+
+Each hook logs its stdin and answers as its `Action` says; text a hook gives carries `MARK`.
+Commands print without a trailing newline: Codex hands hooks the output as written, hookwright
+its Bash tool's trimmed output (a documented difference).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.codex.harness import CodexCase, CodexHook
+from conformance.fake_responses import Reply, Shell
+from conformance.harness import HOOK_PROGRAM, Action
+
+H = CodexHook
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd")
+
+
+def one_call(command: str) -> list[Reply]:
+    return [Reply(calls=[Shell("call_a", command)]), Reply("done")]
+
+
+def specific(event: str, **fields: Any) -> Action:
+    return Action.json({"hookSpecificOutput": {"hookEventName": event, **fields}})
+
+
+def observers(*events: str) -> list[CodexHook]:
+    return [H(event, f"log-{event}", matcher="*" if "Tool" in event else None) for event in events]
+
+
+def _logged(label: str, then: str) -> str:
+    """A shell hook that logs its stdin through the hook program, then runs `then`."""
+    return f'in=$(cat); printf %s "$in" | python3 {HOOK_PROGRAM} {label}; {then}'
+
+
+STOP_ONCE = _logged(
+    "stop-once",
+    'case "$in" in *\'"stop_hook_active":true\'*) exit 0;; esac; '
+    'echo "MARK keep going" >&2; exit 2',
+)
+SLOW = _logged("slow", "sleep 5")
+AFTER_TOOL_RESULTS = (
+    "tool-hook context follows the tool result in hookwright (chat completions allow nothing "
+    "between a call and its result), precedes it in Codex"
+)
+
+CASES: list[CodexCase] = [
+    CodexCase("allow", "make a file", one_call("printf hi > out.txt"), observers(*EVENTS)),
+    CodexCase(
+        "block_exit2",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [H("PreToolUse", "guard", Action(stderr="MARK not here\n", exit=2), matcher="Bash")],
+    ),
+    CodexCase(
+        "exit2_without_stderr",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [H("PreToolUse", "guard", Action(exit=2), matcher="Bash")],
+    ),
+    CodexCase(
+        "deny_json",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            H(
+                "PreToolUse",
+                "guard",
+                specific(
+                    "PreToolUse", permissionDecision="deny", permissionDecisionReason="MARK denied"
+                ),
+            )
+        ],
+    ),
+    CodexCase(
+        "deny_legacy_block",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [H("PreToolUse", "guard", Action.json({"decision": "block", "reason": "MARK legacy"}))],
+    ),
+    CodexCase(
+        "input_rewrite",
+        "make a file",
+        one_call("printf x > original.txt"),
+        [
+            H(
+                "PreToolUse",
+                "rewrite",
+                specific(
+                    "PreToolUse",
+                    permissionDecision="allow",
+                    updatedInput={"command": "printf y > rewritten.txt"},
+                ),
+            ),
+            *observers("PostToolUse"),
+        ],
+    ),
+    CodexCase(
+        "plain_allow_fails_open",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [H("PreToolUse", "allow", specific("PreToolUse", permissionDecision="allow"))],
+    ),
+    CodexCase(
+        "ask_fails_open",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [H("PreToolUse", "ask", specific("PreToolUse", permissionDecision="ask"))],
+    ),
+    CodexCase(
+        "post_tool_context",
+        "make a file",
+        one_call("printf hi"),
+        [H("PostToolUse", "ctx", specific("PostToolUse", additionalContext="MARK post context"))],
+        differs=AFTER_TOOL_RESULTS,
+    ),
+    CodexCase(
+        "post_tool_block",
+        "make a file",
+        one_call("printf hi"),
+        [H("PostToolUse", "lint", Action.json({"decision": "block", "reason": "MARK lint"}))],
+    ),
+    CodexCase(
+        "pre_tool_context",
+        "make a file",
+        one_call("printf hi"),
+        [H("PreToolUse", "ctx", specific("PreToolUse", additionalContext="MARK pre context"))],
+        differs=AFTER_TOOL_RESULTS,
+    ),
+    CodexCase(
+        "prompt_context",
+        "say hi",
+        [Reply("hi")],
+        [
+            H(
+                "UserPromptSubmit",
+                "ctx",
+                specific("UserPromptSubmit", additionalContext="MARK prompt context"),
+            )
+        ],
+    ),
+    CodexCase(
+        "prompt_plain_stdout",
+        "say hi",
+        [Reply("hi")],
+        [H("UserPromptSubmit", "plain", Action(stdout="MARK plain context\n"))],
+    ),
+    CodexCase(
+        "prompt_block",
+        "say hi",
+        [Reply("hi")],
+        [
+            H(
+                "UserPromptSubmit",
+                "gate",
+                Action.json({"decision": "block", "reason": "MARK no prompts"}),
+            ),
+            *observers("Stop"),
+        ],
+    ),
+    CodexCase(
+        "session_start_context",
+        "say hi",
+        [Reply("hi")],
+        [H("SessionStart", "ctx", specific("SessionStart", additionalContext="MARK session"))],
+        differs="session context follows the prompt in hookwright, precedes it in Codex",
+    ),
+    CodexCase(
+        "stop_continuation",
+        "say hi",
+        [Reply("first"), Reply("second")],
+        [H("Stop", "stop-once", command=STOP_ONCE)],
+    ),
+    CodexCase(
+        "matchers",
+        "make a file",
+        one_call("printf hi"),
+        [
+            H("PreToolUse", "exact", matcher="Bash"),
+            H("PreToolUse", "regex", matcher="^B.*h$"),
+            H("PreToolUse", "star", matcher="*"),
+            H("PreToolUse", "model-name", matcher="exec_command"),
+            H("PreToolUse", "edit-write", matcher="Write|Edit"),
+        ],
+    ),
+    CodexCase(
+        "timeout",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [H("PreToolUse", "slow", timeout=1, command=SLOW)],
+    ),
+    CodexCase(
+        "invalid_json",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [H("PreToolUse", "bad", Action(stdout='{"decision": "block", "reason": "MARK'))],
+    ),
+    CodexCase(
+        "unreviewed_hook",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            H("PreToolUse", "unreviewed", Action(stderr="MARK blocked\n", exit=2), reviewed=False),
+            H("PreToolUse", "reviewed"),
+        ],
+    ),
+]
+
+assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

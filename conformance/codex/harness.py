@@ -1,0 +1,207 @@
+"""Run one case in real Codex CLI and in `hookwright run`, and observe what a hook author can.
+
+Each run gets a fresh HOME and CODEX_HOME, whose `config.toml` points Codex at the fake API
+and records Codex's review of every hook of the case except those marked unreviewed (the
+review entries come from `hookwright.dialects.codex`, so a wrong hash shows as hooks that do
+not run). The case's hooks are the project's `.codex/hooks.json`. What is observed: every
+hook's raw stdin, working directory and order; every request the agent loop sent to the
+model; the project's files afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.fake_responses import FakeOpenAI, Reply
+from conformance.harness import HOOK_PROGRAM, Action, Observation, project_files
+from hookwright.dialects.codex.config import LayerFiles, layer_hooks
+from hookwright.dialects.codex.review import review_key, trusted_hash
+
+MODEL = "gpt-5"
+RUN_TIMEOUT = 180.0
+
+
+@dataclass(frozen=True, slots=True)
+class CodexHook:
+    event: str
+    label: str
+    action: Action = field(default_factory=Action)
+    matcher: str | None = None
+    timeout: int = 10
+    command: str | None = None
+    """A shell command to run instead of the logging hook program."""
+    reviewed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CodexCase:
+    name: str
+    prompt: str
+    turns: Sequence[Reply]
+    hooks: Sequence[CodexHook] = ()
+    files: Mapping[str, str] = field(default_factory=dict)
+    compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
+    #: A deliberate difference documented in docs/codex.md: the case is run and its diff
+    #: printed, and it is counted apart from the agreeing and the failing cases.
+    differs: str | None = None
+
+
+def hooks_file(case: CodexCase) -> dict[str, Any]:
+    events: dict[str, list[dict[str, Any]]] = {}
+    for hook in case.hooks:
+        command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
+        handler = {"type": "command", "command": command, "timeout": hook.timeout}
+        group: dict[str, Any] = {"hooks": [handler]}
+        if hook.matcher is not None:
+            group = {"matcher": hook.matcher, **group}
+        events.setdefault(hook.event, []).append(group)
+    return {"hooks": events}
+
+
+def _toml(text: str) -> str:
+    return json.dumps(text)
+
+
+def config_toml(fake: FakeOpenAI, reviews: Sequence[tuple[str, str]]) -> str:
+    lines = [
+        f"model = {_toml(MODEL)}",
+        'model_provider = "local"',
+        "",
+        "[model_providers.local]",
+        'name = "local"',
+        f"base_url = {_toml(fake.base_url)}",
+        'wire_api = "responses"',
+        'env_key = "LOCAL_API_KEY"',
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
+    ]
+    for key, digest in reviews:
+        lines += ["", f"[hooks.state.{_toml(key)}]", f"trusted_hash = {_toml(digest)}"]
+    return "\n".join(lines) + "\n"
+
+
+def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
+    root = Path(tempfile.mkdtemp(prefix="hw-codex-")).resolve()
+    home, project = root / "home", root / "project"
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True)
+    (project / ".codex").mkdir(parents=True)
+    (project / ".codex" / "hooks.json").write_text(json.dumps(hooks_file(case), indent=1))
+    declared = layer_hooks(LayerFiles("project", project / ".codex", None), [])
+    unreviewed = {h.label for h in case.hooks if not h.reviewed}
+    reviews = [
+        (review_key(hook), trusted_hash(hook))
+        for hook in declared
+        if not any(label in hook.command.split() for label in unreviewed)
+    ]
+    (codex_home / "config.toml").write_text(config_toml(fake, reviews))
+    for name, text in case.files.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    actions = {
+        hook.label: {
+            "stdout": hook.action.stdout,
+            "stderr": hook.action.stderr,
+            "exit": hook.action.exit,
+        }
+        for hook in case.hooks
+    }
+    (root / "actions.json").write_text(json.dumps(actions))
+    return root, home, project
+
+
+def environment(root: Path, home: Path, fake: FakeOpenAI) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "LANG": "C.UTF-8",
+        "SHELL": "/bin/bash",
+        "LOCAL_API_KEY": "sk-conformance",
+        "OPENAI_API_KEY": "sk-conformance",
+        "OPENAI_BASE_URL": fake.base_url,
+        "HW_CONF_LOG": str(root / "hooks.jsonl"),
+        "HW_CONF_ACTIONS": str(root / "actions.json"),
+    }
+
+
+def codex_command(codex: Path, case: CodexCase) -> list[str]:
+    return [
+        str(codex),
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--trust",
+        case.prompt,
+    ]
+
+
+def hookwright_command(case: CodexCase, project: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "hookwright",
+        "run",
+        case.prompt,
+        "--project",
+        str(project),
+        "--trust",
+        "--model",
+        f"openai:{MODEL}",
+        "--permission-mode",
+        "bypassPermissions",
+    ]
+
+
+def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run in a process group of its own, killed whole on timeout (Codex's npm shim starts
+    the native binary as a child)."""
+    with subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            out, err = process.communicate(timeout=RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+        return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None) -> Observation:
+    root, home, project = prepare(case, fake)
+    script = fake.load(case.turns)
+    env = environment(root, home, fake)
+    command = codex_command(codex, case) if codex else hookwright_command(case, project)
+    done = _run(command, project, env)
+    log = root / "hooks.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return Observation(
+        agent=agent,
+        hooks=records,
+        requests=[r.body for r in script.requests if r.loop],
+        files=project_files(project),
+        returncode=done.returncode,
+        stdout=done.stdout,
+        stderr=done.stderr,
+        root=root,
+        project=project,
+        home=home,
+    )

@@ -1,0 +1,120 @@
+"""`python -m conformance.codex.hosts`: real Codex CLI governed by a project's hooks of other
+dialects after `hookwright install codex`.
+
+The project (tests/hosts/project.py) has an OpenHarness YAML hook that blocks `rm -rf`, a
+Python hook that adds context to each prompt, and a Claude Code hook adding context to each
+tool call. The user's Codex `hooks.json` holds a hook of the user's own; `install codex` adds
+hookwright's, and the review entries it prints are added to Codex's `config.toml` (what
+accepting them in `/hooks` records). The scripted model asks for `rm -rf build`; the check is
+that the folder survives, the model read the OpenHarness reason in Codex's wording, the
+Python and Claude Code hooks' context reached it, and `uninstall codex` leaves `hooks.json`
+byte for byte as it was. Prints SKIP and exits 0 when Codex CLI is unavailable."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.hosts.project import make_project
+
+from conformance.codex.__main__ import Unavailable, codex_binary
+from conformance.codex.harness import MODEL, config_toml
+from conformance.fake_responses import FakeOpenAI, Reply, Shell
+
+RUN_TIMEOUT = 180
+USER_HOOKS = b'{\n  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}\n'
+REFUSAL = "Command blocked by PreToolUse hook: rm -rf is not allowed here. Command: rm -rf build"
+
+
+def hookwright(env: dict[str, str], *args: str) -> str:
+    command = [sys.executable, "-m", "hookwright", *args]
+    done = subprocess.run(command, env=env, check=True, timeout=60, capture_output=True)
+    return done.stdout.decode()
+
+
+def texts(body: dict[str, Any]) -> list[str]:
+    found: list[str] = []
+    for item in body.get("input") or []:
+        if item.get("type") == "function_call_output":
+            found.append(str(item.get("output")))
+        for part in item.get("content") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                found.append(part["text"])
+    return found
+
+
+def governed(codex: Path, root: Path, fake: FakeOpenAI) -> list[str]:
+    """Run the scenario under `root`; the problems found (none: it holds)."""
+    home, project = root / "home", make_project(root / "project")
+    (project / "build").mkdir()
+    (project / "build" / "keep.txt").write_text("keep")
+    (home / ".codex").mkdir(parents=True)
+    hooks = home / ".codex" / "hooks.json"
+    hooks.write_bytes(USER_HOOKS)
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "SHELL": "/bin/bash",
+        "LOCAL_API_KEY": "sk-conformance",
+    }
+    hookwright(env, "trust", str(project))
+    printed = hookwright(env, "install", "codex").splitlines()
+    reviews = [
+        line.strip() for line in printed if line.strip().startswith(("[hooks.state", "trusted"))
+    ]
+    config = config_toml(fake, []) + "\n" + "\n".join(reviews) + "\n"
+    (home / ".codex" / "config.toml").write_text(config)
+    script = fake.load([Reply(calls=[Shell("call_rm", "rm -rf build")]), Reply("done")])
+    command = [str(codex), "exec", "--json", "--skip-git-repo-check"]
+    command += ["--dangerously-bypass-approvals-and-sandbox", "--trust", "clean the build"]
+    subprocess.run(
+        command,
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        start_new_session=True,
+    )
+    seen = [text for r in script.requests if r.loop for text in texts(r.body)]
+    problems = []
+    if not (project / "build" / "keep.txt").exists():
+        problems.append("rm -rf build ran: the folder is gone")
+    for wanted in (REFUSAL, "HOUSE-RULES: answer in one line.", "CLAUDE-HOOK-TWICE"):
+        if not any(wanted in text for text in seen):
+            problems.append(f"the model never read {wanted!r}")
+    hookwright(env, "uninstall", "codex")
+    if hooks.read_bytes() != USER_HOOKS:
+        problems.append("uninstall did not restore hooks.json byte for byte")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.codex.hosts", description=__doc__)
+    parser.add_argument("--codex", default=os.environ.get("HOOKWRIGHT_CONFORMANCE_CODEX"))
+    args = parser.parse_args(argv)
+    try:
+        with codex_binary(args.codex) as codex, FakeOpenAI() as fake:
+            root = Path(tempfile.mkdtemp(prefix="hw-codex-host-"))
+            try:
+                problems = governed(codex, root, fake)
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+    except Unavailable as exc:
+        print(f"SKIP codex hosts: {exc}")
+        return 0
+    print(f"{'FAIL' if problems else 'PASS'} codex governed by hookwright ({MODEL})")
+    for problem in problems:
+        print(f"  {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""One Codex CLI hook event answered by a project's other hooks (`hookwright hook codex`):
+Codex's stdin in, the JSON a Codex command hook prints out.
+
+The same bridge as Claude Code's (`claude_hook`), with Codex's words: the project is opened
+without its Codex hooks (Codex runs those itself), so a Claude Code guard, an OpenHarness hook
+and a Python hook of the project govern Codex; the answer is Codex's (`dialects.codex.verdict`),
+which prints nothing for a verdict that changes nothing. Codex names no project directory, so
+the project is `--project`, else the input's `cwd`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from hookwright.bridges.claude_hook import (
+    expressible,
+    failure,
+    is_trusted,
+    parse_input,
+    project_for,
+    relay_once,
+    with_untrusted_notice,
+)
+from hookwright.dialects.codex.verdict import encode_output_json
+from hookwright.transports.adoption import MARKER
+
+#: The dialect the bridge leaves to Codex itself.
+EXCLUDED = frozenset({"codex"})
+
+
+def answer(raw: bytes, project: Path | None) -> bytes:
+    """The bytes to print for one Codex hook input; raises `HookInputError` on a bad input."""
+    if os.environ.get(MARKER):
+        return b""
+    event, hook_input = parse_input(raw)
+    root = project_for(project, hook_input)
+    home = Path.home()
+    trusted = is_trusted(root, home)
+    try:
+        verdict = asyncio.run(relay_once(root, home, event, hook_input, EXCLUDED))
+    except Exception as exc:
+        verdict = failure(event, exc)
+    if not trusted:
+        verdict = with_untrusted_notice(verdict, root)
+    return encode_output_json(expressible(verdict))

@@ -1,0 +1,67 @@
+"""`hookwright install codex`: a command hook per relayed event in the user's Codex
+`hooks.json` (``$CODEX_HOME``, else ``~/.codex``), each running `hookwright hook codex`.
+
+The file has Claude Code's hooks shape, so it is edited by the Claude Code installer's rules
+(`claude_settings.install_groups` / `uninstall`: strict JSON, only ``hooks`` rewritten, never
+through a link, the bytes and mode before install written back by an uninstall that leaves the
+same settings). Codex runs a non-managed hook only once the user reviewed it: `review_lines`
+are the exact ``[hooks.state]`` entries that review the installed hooks (what `/hooks` in
+Codex records), for the user to add to Codex's `config.toml` or to accept in `/hooks`."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from hookwright.bridges.claude_settings import CODEX_MARK, Target, install_groups, uninstall
+from hookwright.config.loading import Diagnostic
+from hookwright.dialects.codex.config import LayerFiles, codex_home, layer_hooks
+from hookwright.dialects.codex.review import review_key, trusted_hash
+
+#: The Codex events relayed to the project's hooks.
+RELAYED: Final = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "Stop",
+)
+#: Seconds Codex gives each relayed event (a fresh interpreter opens the project each time).
+TIMEOUT: Final = 30
+
+
+def target(home: Path) -> Target:
+    return Target(codex_home(home) / "hooks.json", None)
+
+
+def hook_command() -> str:
+    """Isolated (`-I`): the project folder Codex runs it in is not on its import path."""
+    return shlex.join([sys.executable, "-I", "-m", "hookwright", "hook", "codex"])
+
+
+def install_codex(home: Path) -> bool:
+    """Add hookwright's hooks; False when exactly these were already there."""
+    hook: dict[str, Any] = {"type": "command", "command": hook_command(), "timeout": TIMEOUT}
+    return install_groups(target(home), home, lambda: dict.fromkeys(RELAYED, hook))
+
+
+def uninstall_codex(home: Path) -> bool:
+    """Take out what `install_codex` added; False when nothing of it was there."""
+    return uninstall(target(home), home)
+
+
+def review_lines(home: Path) -> list[str]:
+    """The ``[hooks.state]`` entries that review hookwright's installed hooks in Codex."""
+    problems: list[Diagnostic] = []
+    folder = codex_home(home)
+    lines: list[str] = []
+    for hook in layer_hooks(LayerFiles("user", folder, None), problems):
+        if CODEX_MARK in hook.command:
+            lines += [
+                f'[hooks.state."{review_key(hook)}"]',
+                f'trusted_hash = "{trusted_hash(hook)}"',
+            ]
+    return lines

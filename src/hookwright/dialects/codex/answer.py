@@ -1,0 +1,223 @@
+"""What a Codex command hook's exit code, stdout and stderr mean (Codex CLI 0.171.0).
+
+* Exit 0: empty stdout says nothing; stdout that starts with ``{`` or ``[`` is JSON, read per
+  event, and a hook whose JSON is invalid or not an object has failed; other text is ignored,
+  except on UserPromptSubmit, where it is context for the model.
+* Exit 2 blocks with stderr (trimmed) as the reason; exit 2 with empty stderr has failed.
+* Any other exit, a timeout or a spawn error: the hook failed. A failed hook never blocks.
+* PreToolUse takes only a deny (``permissionDecision: "deny"`` with a reason, or the legacy
+  ``decision: "block"`` with one) and ``permissionDecision: "allow"`` with ``updatedInput``
+  (the command is rewritten). ``allow`` alone, ``ask``, ``approve``, ``continue: false``,
+  ``stopReason`` and ``suppressOutput`` are errors: the hook failed, the call runs.
+* PostToolUse ``decision: "block"`` (or exit 2) replaces the tool's result with the reason;
+  ``continue: false`` replaces it with ``stopReason`` and the turn goes on.
+* UserPromptSubmit and Stop ``decision: "block"`` need a non-empty reason: the prompt is
+  dropped / the agent continues with the reason.
+* ``hookSpecificOutput.additionalContext`` is context for the model on SessionStart,
+  UserPromptSubmit, PreToolUse and PostToolUse; ``systemMessage`` is a warning for the user.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+from xml.sax.saxutils import escape
+
+from hookwright.core.events import Event, HookInput
+from hookwright.core.results import Decision, HookResult, Status
+from hookwright.dialects.codex.stdin import tool_input
+
+E = Event
+_CONTEXT_EVENTS: Final = frozenset(
+    {E.SessionStart, E.UserPromptSubmit, E.PreToolUse, E.PostToolUse}
+)
+_BLOCK_EVENTS: Final = frozenset({E.UserPromptSubmit, E.Stop, E.SubagentStop, E.PostToolUse})
+
+
+class Unsupported(Exception):
+    """The hook answered something Codex treats as a failed hook."""
+
+
+def blocked_text(inp: HookInput, reason: str) -> str:
+    """The function output the model reads for a blocked call."""
+    arguments = tool_input(inp.payload.get("tool_name"), inp.payload.get("tool_input"))
+    command = arguments.get("command") if isinstance(arguments, Mapping) else None
+    if not isinstance(command, str):
+        command = json.dumps(arguments, ensure_ascii=False)
+    return f"Command blocked by PreToolUse hook: {reason}. Command: {command}"
+
+
+def failed(message: str, **fields: Any) -> HookResult:
+    return HookResult(status=Status.error, error=message, **fields)
+
+
+def _text(value: Any) -> str | None:
+    """A non-empty trimmed string, else None."""
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def continuation(run_id: str, reason: str) -> str:
+    """The user message a Stop block continues the agent with (the reason XML-escaped)."""
+    return f'<hook_prompt hook_run_id="{escape(run_id)}">{escape(reason)}</hook_prompt>'
+
+
+def block(inp: HookInput, reason: str, result: HookResult, run_id: str = "") -> HookResult:
+    """`reason` blocks `inp` the way Codex words it for its event."""
+    event = inp.event
+    if event is E.PreToolUse:
+        result.decision, result.reason = Decision.deny, reason
+        result.add_effects(tool_message=blocked_text(inp, reason))
+    elif event is E.PermissionRequest:
+        result.decision, result.reason = Decision.deny, reason
+    elif event in _BLOCK_EVENTS:
+        result.decision, result.reason = Decision.block, reason
+        if event is E.PostToolUse:
+            result.add_effects(tool_message=reason)
+        elif event in (E.Stop, E.SubagentStop):
+            result.add_effects(continuation=continuation(run_id, reason))
+    return result
+
+
+def decode_plain(inp: HookInput, stdout: str, result: HookResult) -> HookResult:
+    text = stdout.strip()
+    if text and inp.event is E.UserPromptSubmit:
+        result.additional_context = text
+    return result
+
+
+def decode_json(inp: HookInput, stdout: str, result: HookResult, run_id: str = "") -> HookResult:
+    """Exit 0 with JSON on stdout."""
+    try:
+        data = json.loads(stdout)
+    except ValueError as exc:
+        return failed(f"hook returned invalid JSON: {exc}", exit_code=0)
+    if not isinstance(data, dict):
+        return failed("hook returned JSON that is not an object", exit_code=0)
+    try:
+        return _apply(inp, data, result, run_id)
+    except Unsupported as exc:
+        return failed(str(exc), exit_code=0)
+
+
+def _specific(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    specific = data.get("hookSpecificOutput")
+    if specific is None:
+        return {}
+    if not isinstance(specific, Mapping):
+        raise Unsupported("hookSpecificOutput must be an object")
+    return specific
+
+
+def _apply(inp: HookInput, data: Mapping[str, Any], result: HookResult, run_id: str) -> HookResult:
+    event = inp.event
+    specific = _specific(data)
+    message = data.get("systemMessage")
+    if isinstance(message, str) and message:
+        result.system_message = message
+    context = specific.get("additionalContext")
+    if isinstance(context, str) and context and event in _CONTEXT_EVENTS:
+        result.additional_context = context
+    if event is E.PreToolUse:
+        return _pre_tool_use(inp, data, specific, result)
+    if event is E.PermissionRequest:
+        return _permission_request(inp, data, specific, result)
+    if event is E.PostToolUse:
+        return _post_tool_use(inp, data, result)
+    if event in (E.UserPromptSubmit, E.Stop, E.SubagentStop) and data.get("decision") == "block":
+        reason = _text(data.get("reason"))
+        if reason is None:
+            raise Unsupported(f"{event} hook returned decision:block without a non-empty reason")
+        return block(inp, reason, result, run_id)
+    return result
+
+
+def _unsupported_universal(event: Event, data: Mapping[str, Any], fields: tuple[str, ...]) -> None:
+    if "continue" in fields and data.get("continue") is False:
+        raise Unsupported(f"{event} hook returned unsupported continue:false")
+    if "stopReason" in fields and data.get("stopReason") is not None:
+        raise Unsupported(f"{event} hook returned unsupported stopReason")
+    if data.get("suppressOutput") is True:
+        raise Unsupported(f"{event} hook returned unsupported suppressOutput")
+
+
+def _pre_tool_use(
+    inp: HookInput, data: Mapping[str, Any], specific: Mapping[str, Any], result: HookResult
+) -> HookResult:
+    _unsupported_universal(E.PreToolUse, data, ("continue", "stopReason"))
+    decision = specific.get("permissionDecision")
+    reason = specific.get("permissionDecisionReason")
+    updated = specific.get("updatedInput")
+    if decision is not None or reason is not None or updated is not None:
+        if updated is not None and decision != "allow":
+            raise Unsupported(
+                "PreToolUse hook returned updatedInput without permissionDecision:allow"
+            )
+        if decision == "allow":
+            if not isinstance(updated, dict):
+                raise Unsupported("PreToolUse hook returned unsupported permissionDecision:allow")
+            result.updated_input = updated
+            return result
+        if decision == "deny":
+            text = _text(reason)
+            if text is None:
+                raise Unsupported(
+                    "PreToolUse hook returned permissionDecision:deny without a non-empty "
+                    "permissionDecisionReason"
+                )
+            return block(inp, text, result)
+        if decision is None:
+            raise Unsupported(
+                "PreToolUse hook returned permissionDecisionReason without permissionDecision"
+            )
+        raise Unsupported(f"PreToolUse hook returned unsupported permissionDecision:{decision}")
+    legacy = data.get("decision")
+    if legacy == "block":
+        text = _text(data.get("reason"))
+        if text is None:
+            raise Unsupported("PreToolUse hook returned decision:block without a non-empty reason")
+        return block(inp, text, result)
+    if legacy is not None:
+        raise Unsupported(f"PreToolUse hook returned unsupported decision:{legacy}")
+    if data.get("reason") is not None:
+        raise Unsupported("PreToolUse hook returned reason without decision")
+    return result
+
+
+def _permission_request(
+    inp: HookInput, data: Mapping[str, Any], specific: Mapping[str, Any], result: HookResult
+) -> HookResult:
+    _unsupported_universal(E.PermissionRequest, data, ("continue", "stopReason"))
+    decision = specific.get("decision")
+    if decision is None:
+        return result
+    if not isinstance(decision, Mapping):
+        raise Unsupported("PermissionRequest hook returned a decision that is not an object")
+    for field in ("updatedInput", "updatedPermissions"):
+        if decision.get(field) is not None:
+            raise Unsupported(f"PermissionRequest hook returned unsupported {field}")
+    if decision.get("interrupt") is True:
+        raise Unsupported("PermissionRequest hook returned unsupported interrupt:true")
+    behavior = decision.get("behavior")
+    if behavior == "allow":
+        result.decision = Decision.allow
+        return result
+    if behavior == "deny":
+        message = _text(decision.get("message")) or "PermissionRequest hook denied approval"
+        return block(inp, message, result)
+    raise Unsupported(f"PermissionRequest hook returned unknown behavior {behavior!r}")
+
+
+def _post_tool_use(inp: HookInput, data: Mapping[str, Any], result: HookResult) -> HookResult:
+    _unsupported_universal(E.PostToolUse, data, ())
+    if data.get("decision") == "block":
+        reason = _text(data.get("reason"))
+        if reason is None:
+            raise Unsupported("PostToolUse hook returned decision:block without a non-empty reason")
+        return block(inp, data["reason"], result)
+    if data.get("continue") is False:
+        stop = data.get("stopReason")
+        return block(inp, stop if isinstance(stop, str) and stop else "stopped by hook", result)
+    if data.get("reason") is not None:
+        raise Unsupported("PostToolUse hook returned reason without decision")
+    return result

@@ -1,0 +1,240 @@
+"""Codex CLI hook files: where each layer keeps its hooks and what a declaration holds.
+
+A layer is a `.codex` folder: the user's (``$CODEX_HOME``, else ``~/.codex``) and the
+project's (``<project>/.codex``). Each keeps hooks in ``hooks.json`` (``{"hooks": {EVENT:
+[group...]}}``) and/or inline under ``[hooks]`` in ``config.toml``; both are read, in that
+order, with a warning when one layer uses both. Every layer's hooks run. A group is Claude
+Code's shape: ``{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout":
+seconds}]}``. Codex reads ``timeout`` (alias ``timeout_sec``, default 600, at least 1; at
+most 3 on SessionEnd), ``async`` and ``statusMessage``; ``prompt`` and ``agent`` handlers
+are skipped with a warning, as Codex skips them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from hookwright.config.loading import Diagnostic
+from hookwright.config.safeparse import ParseError, read_json, read_text
+from hookwright.core.events import Event
+
+Layer = Literal["user", "project"]
+DEFAULT_TIMEOUT: Final = 600
+#: Codex clamps a SessionEnd hook's timeout to this when it loads the hook (and reviews the
+#: clamped hook).
+SESSION_END_TIMEOUT: Final = 3
+
+#: Codex's event names, in its order, and the snake-case label of its review keys.
+EVENT_LABELS: Final[dict[str, str]] = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "user_prompt_submit",
+    "PreToolUse": "pre_tool_use",
+    "PermissionRequest": "permission_request",
+    "PostToolUse": "post_tool_use",
+    "PreCompact": "pre_compact",
+    "PostCompact": "post_compact",
+    "Stop": "stop",
+    "StopFailure": "stop_failure",
+    "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop",
+    "Interrupt": "interrupt",
+    "SessionEnd": "session_end",
+}
+#: Codex event -> canonical event. `Interrupt` has no canonical event: hookwright's agents
+#: fire none when the person interrupts a turn, so such hooks are listed and never run.
+CANONICAL: Final[dict[str, Event]] = {
+    name: Event(name) for name in EVENT_LABELS if name != "Interrupt"
+}
+#: Events whose matcher Codex ignores (every group matches).
+MATCHER_IGNORED: Final = frozenset({"UserPromptSubmit", "Stop", "SessionEnd", "Interrupt"})
+
+
+@dataclass(frozen=True, slots=True)
+class CodexHook:
+    """One command handler as declared, with the place Codex's review key names."""
+
+    event: str
+    matcher: str | None
+    command: str
+    timeout: int
+    is_async: bool
+    status_message: str | None
+    source: Path
+    group_index: int
+    handler_index: int
+    layer: Layer
+
+    @property
+    def origin(self) -> str:
+        return f"{self.source}:hooks.{self.event}[{self.group_index}].hooks[{self.handler_index}]"
+
+
+@dataclass(frozen=True, slots=True)
+class LayerFiles:
+    """One `.codex` folder: its layer, and the parsed `config.toml` (None when absent)."""
+
+    layer: Layer
+    folder: Path
+    config: Mapping[str, Any] | None
+
+
+def codex_home(home: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """``$CODEX_HOME``, else ``<home>/.codex``."""
+    value = (os.environ if environ is None else environ).get("CODEX_HOME", "").strip()
+    return Path(value) if value else home / ".codex"
+
+
+def read_toml(path: Path, diagnostics: list[Diagnostic]) -> Mapping[str, Any] | None:
+    """The parsed file (None when absent or unreadable: a diagnostic says why). Read with the
+    bounds of `safeparse` (no FIFO, no oversized file)."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        return tomllib.loads(read_text(path))
+    except ParseError as exc:
+        diagnostics.append(Diagnostic(str(path), "", exc.reason))
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        diagnostics.append(Diagnostic(str(path), "", f"invalid TOML: {exc}"))
+    return None
+
+
+def _read_json_hooks(path: Path, diagnostics: list[Diagnostic]) -> Any:
+    if not os.path.lexists(path):
+        return None
+    try:
+        data = read_json(path)
+    except ParseError as exc:
+        diagnostics.append(Diagnostic(str(path), "", exc.reason))
+        return None
+    if not isinstance(data, dict):
+        diagnostics.append(Diagnostic(str(path), "", "must be a JSON object"))
+        return None
+    return data.get("hooks")
+
+
+def layer_hooks(files: LayerFiles, diagnostics: list[Diagnostic]) -> list[CodexHook]:
+    """The layer's hooks: `hooks.json` first, then inline `[hooks]` of `config.toml`."""
+    json_path = files.folder / "hooks.json"
+    toml_path = files.folder / "config.toml"
+    inline = dict(files.config.get("hooks") or {}) if files.config else {}
+    inline.pop("state", None)
+    from_json = parse_events(_read_json_hooks(json_path, diagnostics), json_path, files.layer)
+    diagnostics.extend(from_json[1])
+    from_toml = parse_events(inline or None, toml_path, files.layer)
+    diagnostics.extend(from_toml[1])
+    if from_json[0] and from_toml[0]:
+        diagnostics.append(
+            Diagnostic(
+                str(toml_path),
+                "hooks",
+                f"loading hooks from both {json_path} and {toml_path}; "
+                "prefer a single representation for this layer",
+                "warning",
+            )
+        )
+    return [*from_json[0], *from_toml[0]]
+
+
+def parse_events(
+    hooks: Any, source: Path, layer: Layer
+) -> tuple[list[CodexHook], list[Diagnostic]]:
+    """Every command handler of one `hooks` table, in event then declaration order."""
+    found: list[CodexHook] = []
+    problems: list[Diagnostic] = []
+    if hooks is None:
+        return found, problems
+    if not isinstance(hooks, Mapping):
+        return found, [Diagnostic(str(source), "hooks", "must be a table of events")]
+    for event, groups in hooks.items():
+        if event not in EVENT_LABELS:
+            problems.append(
+                Diagnostic(str(source), f"hooks.{event}", "not a Codex event; ignored", "warning")
+            )
+            continue
+        if not isinstance(groups, list):
+            problems.append(Diagnostic(str(source), f"hooks.{event}", "must be a list of groups"))
+            continue
+        for group_index, group in enumerate(groups):
+            where = f"hooks.{event}[{group_index}]"
+            found += _group(group, event, group_index, source, layer, where, problems)
+    return found, problems
+
+
+def _group(
+    group: Any,
+    event: str,
+    group_index: int,
+    source: Path,
+    layer: Layer,
+    where: str,
+    problems: list[Diagnostic],
+) -> list[CodexHook]:
+    if not isinstance(group, Mapping) or not isinstance(group.get("hooks", []), list):
+        problems.append(Diagnostic(str(source), where, "must be {matcher?, hooks: [...]}"))
+        return []
+    matcher = group.get("matcher")
+    if matcher is not None and not isinstance(matcher, str):
+        problems.append(Diagnostic(str(source), f"{where}.matcher", "must be a string"))
+        return []
+    handlers = []
+    for handler_index, handler in enumerate(group.get("hooks", [])):
+        spot = f"{where}.hooks[{handler_index}]"
+        parsed = _handler(handler, str(source), spot, problems)
+        if parsed is not None:
+            command, timeout, is_async, status = parsed
+            if event == "SessionEnd":
+                timeout = min(timeout, SESSION_END_TIMEOUT)
+            handlers.append(
+                CodexHook(
+                    event,
+                    None if event in MATCHER_IGNORED else matcher,
+                    command,
+                    timeout,
+                    is_async,
+                    status,
+                    source,
+                    group_index,
+                    handler_index,
+                    layer,
+                )
+            )
+    return handlers
+
+
+def _handler(
+    handler: Any, file: str, where: str, problems: list[Diagnostic]
+) -> tuple[str, int, bool, str | None] | None:
+    if not isinstance(handler, Mapping):
+        problems.append(Diagnostic(file, where, "must be a table"))
+        return None
+    kind = handler.get("type")
+    if kind in ("prompt", "agent"):
+        problems.append(
+            Diagnostic(file, where, f"{kind} hooks are not supported by Codex; skipped", "warning")
+        )
+        return None
+    if kind != "command":
+        problems.append(Diagnostic(file, f"{where}.type", f"unknown hook type {kind!r}"))
+        return None
+    command = handler.get("command")
+    if not isinstance(command, str) or not command.strip():
+        problems.append(Diagnostic(file, f"{where}.command", "empty hook command; skipped"))
+        return None
+    timeout = handler.get("timeout", handler.get("timeout_sec"))
+    if timeout is None:
+        timeout = DEFAULT_TIMEOUT
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0:
+        problems.append(Diagnostic(file, f"{where}.timeout", "must be whole seconds"))
+        return None
+    status = handler.get("statusMessage")
+    return (
+        command,
+        max(timeout, 1),
+        handler.get("async") is True,
+        status if isinstance(status, str) else None,
+    )

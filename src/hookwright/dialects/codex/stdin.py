@@ -1,0 +1,101 @@
+"""The input JSON a Codex hook reads, byte for byte as Codex CLI 0.171.0 writes it.
+
+Compact JSON (serde_json: no spaces, non-ASCII as UTF-8), no trailing newline. Field order:
+``session_id, [turn_id], transcript_path, cwd, hook_event_name, model, permission_mode``,
+then the event's fields (:data:`EVENT_FIELDS`). SessionStart and SessionEnd carry no
+``turn_id``; SessionEnd carries no ``model`` or ``permission_mode``. A field is written only
+when the host has a value for it.
+
+Codex shows hooks its shell tool as ``Bash`` with ``{"command": ...}`` alone, and the tool's
+result as a string (the command's output); other tools keep their names and input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from hookwright.core.events import Event, HookInput
+
+E = Event
+SHELL_TOOL: Final = "Bash"
+
+_TOOL: Final = ("tool_name", "tool_input")
+EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
+    E.SessionStart: ("source",),
+    E.UserPromptSubmit: ("prompt",),
+    E.PreToolUse: (*_TOOL, "tool_use_id"),
+    E.PermissionRequest: (*_TOOL, "tool_use_id"),
+    E.PostToolUse: (*_TOOL, "tool_response", "tool_use_id"),
+    E.PreCompact: ("trigger",),
+    E.PostCompact: ("trigger",),
+    E.Stop: ("stop_hook_active", "last_assistant_message"),
+    E.StopFailure: ("error", "last_assistant_message"),
+    E.SubagentStart: ("agent_id", "agent_type"),
+    E.SubagentStop: ("agent_id", "agent_type", "stop_hook_active", "last_assistant_message"),
+    E.SessionEnd: ("reason",),
+}
+_NO_TURN: Final = frozenset({E.SessionStart, E.SessionEnd})
+_NO_MODEL: Final = frozenset({E.SessionEnd})
+
+
+def tool_input(name: Any, arguments: Any) -> Any:
+    """What a hook sees of a tool's input: only the command of a shell call."""
+    if name == SHELL_TOOL and isinstance(arguments, Mapping):
+        return {"command": arguments.get("command")}
+    return arguments
+
+
+def tool_response(payload: Mapping[str, Any]) -> Any:
+    """A tool's result as Codex hands it to hooks: a string, the output the command wrote."""
+    response = payload.get("tool_response")
+    if isinstance(response, str):
+        return response
+    if isinstance(response, Mapping) and isinstance(response.get("stdout"), str):
+        return str(response["stdout"]) + str(response.get("stderr") or "")
+    result = payload.get("tool_result")
+    if isinstance(result, Mapping) and isinstance(result.get("content"), str):
+        return result["content"]
+    return "" if response is None else json.dumps(response, ensure_ascii=False)
+
+
+def _value(inp: HookInput, name: str) -> Any:
+    payload = inp.payload
+    if name == "tool_input":
+        return tool_input(payload.get("tool_name"), payload.get("tool_input"))
+    if name == "tool_response":
+        return tool_response(payload)
+    value = payload.get(name)
+    if value is None and name in ("agent_id", "agent_type"):
+        value = getattr(inp, name)
+    return value
+
+
+def encode_input(inp: HookInput) -> dict[str, Any]:
+    """The JSON object Codex would send for `inp`, in Codex's field order."""
+    event = inp.event
+    wire: dict[str, Any] = {}
+
+    def put(name: str, value: Any) -> None:
+        if value is not None:
+            wire[name] = value
+
+    put("session_id", inp.session_id)
+    if event not in _NO_TURN:
+        put("turn_id", inp.turn_id)
+    put("transcript_path", inp.transcript_path)
+    put("cwd", inp.cwd)
+    wire["hook_event_name"] = event.value
+    if event not in _NO_MODEL:
+        put("model", inp.payload.get("model"))
+        put("permission_mode", inp.permission_mode)
+    for name in EVENT_FIELDS.get(event, ()):
+        put(name, _value(inp, name))
+    return wire
+
+
+def encode_stdin(inp: HookInput) -> bytes:
+    """What a Codex command hook reads: compact JSON, no newline after it."""
+    text = json.dumps(encode_input(inp), ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", errors="backslashreplace")
