@@ -63,6 +63,10 @@ class RunSummary:
         self._declared = [(spec.name, spec.dialect) for spec in hooks if spec.enabled]
 
     def __call__(self, record: AuditRecord) -> None:
+        # A permission outcome and a hook reported as not run at open are records of the
+        # session, not runs of a hook (the audit keeps them; stderr said the second already).
+        if record.event == "Permission" or record.status == "not_run":
+            return
         with self._lock:
             self._records.append(record.to_dict())
 
