@@ -29,7 +29,14 @@ from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import encode_params
 from hookwright.engine.services import services_of
 from hookwright.monitor import debug
-from hookwright.transports.base import Envelope, Failure, Output, Reply, Transport
+from hookwright.transports.base import (
+    Envelope,
+    Failure,
+    Output,
+    Reply,
+    Transport,
+    make_envelope,
+)
 
 log = logging.getLogger("hookwright.picoclaw")
 
@@ -61,10 +68,11 @@ class PicoClawCodec:
         self.wire_method = f"hook.{method}" if target.kind == "process" else method
         self.protocol = protocol
         self.timeout = timeout
-        #: The services of the last run and the envelope sent with them, less the params: every
-        #: run of a session sends the same way (one attribute, so a reader on another thread
-        #: never pairs one session's services with another's envelope).
-        self._last: tuple[object, Envelope] | None = None
+        #: The services of the last run and the envelope sent with them less its body and json
+        #: (`Envelope[2:]`): every run of a session sends the same way, so a call's envelope
+        #: is these fields behind its params (`make_envelope`). One attribute, so a reader on
+        #: another thread never pairs one session's services with another's envelope.
+        self._last: tuple[object, tuple[Any, ...]] | None = None
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
         params = encode_params(self.method, inp, self.protocol)
@@ -72,8 +80,8 @@ class PicoClawCodec:
             debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
         last = self._last
         if last is None or last[0] is not ctx.services:
-            last = self._last = (ctx.services, self._envelope(ctx))
-        return last[1].with_json(params)
+            last = self._last = (ctx.services, self._envelope(ctx)[2:])
+        return make_envelope((b"", params) + last[1])
 
     def _envelope(self, ctx: RunContext) -> Envelope:
         services = services_of(ctx)
