@@ -26,7 +26,7 @@ from hookwright.core.spec import RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
-from hookwright.dialects.picoclaw.codec import encode_params
+from hookwright.dialects.picoclaw.codec import params_builder
 from hookwright.engine.services import services_of
 from hookwright.monitor import debug
 from hookwright.transports.base import (
@@ -58,12 +58,22 @@ class Target(Protocol):
 
 
 class PicoClawCodec:
-    __slots__ = ("_last", "method", "name", "protocol", "target", "timeout", "wire_method")
+    __slots__ = (
+        "_last",
+        "_params",
+        "method",
+        "name",
+        "protocol",
+        "target",
+        "timeout",
+        "wire_method",
+    )
 
     def __init__(self, target: Target, method: str, protocol: WireProtocol, timeout: float):
         self.target = target
         self.name = target.name
         self.method = method
+        self._params = params_builder(method)
         #: A process answers ``hook.<method>``, a builtin the method itself.
         self.wire_method = f"hook.{method}" if target.kind == "process" else method
         self.protocol = protocol
@@ -75,7 +85,7 @@ class PicoClawCodec:
         self._last: tuple[object, tuple[Any, ...]] | None = None
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
-        params = encode_params(self.method, inp, self.protocol)
+        params = self._params(inp, self.method, self.protocol)
         if debug.state.on:
             debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
         last = self._last
