@@ -106,3 +106,41 @@ def test_a_replaced_audit_is_written_by_the_default_monitor_inside_a_wrapper(
     engine.close()
     assert wrapper.dispatches == 1
     assert [json.loads(line)["hook"] for line in path.read_text().splitlines()] == ["quiet"]
+
+
+class Quiet:
+    """A monitor with nothing to watch: `before` says so."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def before(self, inp: HookInput, registered: dict[Event, list[HookSpec]]) -> int | None:
+        self.calls.append("before")
+        return None
+
+    def after(self, inp: HookInput, verdict: Verdict, mark: int) -> None:
+        self.calls.append("after")
+
+
+async def test_a_monitor_that_watches_nothing_is_not_called_at_the_end() -> None:
+    engine = HookEngine(audit_path=None)
+    quiet = Quiet()
+    engine.monitor = quiet
+    engine.add(lambda inp: None, Event.Stop, name="quiet")
+    engine.dispatch_sync(HookInput(Event.Stop, session_id="s"))
+    await engine.dispatch(HookInput(Event.Stop, session_id="s"))
+    await engine.aclose()
+    assert quiet.calls == ["before", "before"]
+
+
+def test_an_audit_callback_added_after_dispatches_receives_the_next_runs() -> None:
+    """An engine without an audit file skips the end of its dispatches until a callback
+    makes its audit record something."""
+    engine = HookEngine(audit_path=None)
+    engine.add(lambda inp: None, Event.Stop, name="quiet")
+    engine.dispatch_sync(HookInput(Event.Stop, session_id="before"))
+    records: list[str | None] = []
+    engine.add_audit_callback(lambda record: records.append(record.session_id))
+    engine.dispatch_sync(HookInput(Event.Stop, session_id="after"))
+    engine.close()
+    assert records == ["after"]

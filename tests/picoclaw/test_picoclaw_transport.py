@@ -15,11 +15,14 @@ import pytest
 from picoclaw_support import HookProc, alive, until, wait_dead
 
 from bounds import GENEROUS_BOUND, SLOW, FakeClock
+from hookwright.transports.base import Envelope, Output
+from hookwright.transports.ioloop import IoLoop
 from hookwright.transports.rpc import (
     RestartPolicy,
     RpcProcess,
     RpcProcessError,
     RpcRemoteError,
+    RpcTransport,
     RpcUnavailable,
 )
 
@@ -64,6 +67,27 @@ async def test_starts_lazily_and_greets_with_id_1(rpc: Factory) -> None:
         "params": {"name": "h", "version": 1, "modes": ["tool"]},
     }
     assert call["id"] == 2 and call["method"] == "hook.before_tool"
+
+
+async def test_the_transport_answers_each_way_with_the_same_output_record(
+    rpc: Factory,
+) -> None:
+    """The first send starts the process, the next goes straight to the running connection
+    (the per-call record is built without keyword parsing), one more has no timeout: each
+    reply is exactly `Output(value=<result>)`."""
+    process, hook = rpc()
+    transport = RpcTransport(process)
+    io = IoLoop(asyncio.get_running_loop())
+    bounded = Envelope(method="hook.before_tool", json={"tool": "x"}, timeout=5.0, io=io)
+    replies = [
+        await transport.handle(bounded),
+        await transport.handle(bounded),
+        await transport.handle(bounded._replace(timeout=None)),
+    ]
+    for reply in replies:
+        assert type(reply) is Output
+        assert reply == Output(value={})
+    assert [m["method"] for m in hook.messages()] == ["hook.hello"] + ["hook.before_tool"] * 3
 
 
 async def test_eager_start_spawns_before_any_call(rpc: Factory) -> None:

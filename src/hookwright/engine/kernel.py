@@ -410,7 +410,8 @@ class HookEngine:
             verdict = run_inline(inp, plan.calls, self._secrets)
         else:
             verdict = self._empty_verdict(inp.event)
-        self.monitor.after(inp, verdict, mark)
+        if mark is not None:
+            self.monitor.after(inp, verdict, mark)
         if self._once_hooks or inp.event in _SCOPE_ENDING:
             self._retire(inp, verdict)
         return verdict
@@ -435,7 +436,8 @@ class HookEngine:
             verdict = run_inline(inp, plan.calls, self._secrets)
         else:
             verdict = self._empty_verdict(inp.event)
-        self.monitor.after(inp, verdict, mark)
+        if mark is not None:
+            self.monitor.after(inp, verdict, mark)
         if self._once_hooks or inp.event in _SCOPE_ENDING:
             self._retire(inp, verdict)
         return verdict

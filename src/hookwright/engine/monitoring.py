@@ -3,8 +3,9 @@ monitoring wraps its call loop.
 
 The engine calls its monitor (`HookEngine.monitor`) twice per dispatch, whatever path the
 dispatch takes (no hook registered, the inline fast path, the awaited loop): `before` once the
-dispatch is planned and before any hook runs, `after` with its merged verdict. The audit, the
-OpenTelemetry spans and the debug trace hang off this seam (`hookwright.monitor.watch`
+dispatch is planned and before any hook runs, `after` with its merged verdict, unless `before`
+said there is nothing to watch (None: no trace, no spans, an audit that records nothing). The
+audit, the OpenTelemetry spans and the debug trace hang off this seam (`hookwright.monitor.watch`
 assembles them into the engine's default monitor, which `hookwright.wiring` gives every new
 engine); the kernel has no branch of its own for any of them. To add a watcher, wrap the
 engine's monitor in one that calls it too.
@@ -29,10 +30,11 @@ class DispatchMonitor(Protocol):
     """Called on the dispatching thread, on every dispatch; neither method may raise (nothing
     escapes a dispatch) and both should be cheap: they sit on the hot path."""
 
-    def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int:
+    def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int | None:
         """A dispatch of `inp` begins; `registered`: the engine's hooks by event, each list in
         run order (read it, never change it). Returns a mark `after` gets back: a
-        `time.time_ns()` start for a monitor that times dispatches, else 0."""
+        `time.time_ns()` start for a monitor that times dispatches, else 0; or None when this
+        dispatch's end is of no interest to it: `after` is then not called."""
         ...
 
     def after(self, inp: HookInput, verdict: Verdict, mark: int) -> None:
@@ -53,6 +55,11 @@ class AuditTrail(Protocol):
     @property
     def secrets(self) -> AbstractSet[str]:
         """The values redacted wherever they show (a live view: values added later count)."""
+        ...
+
+    @property
+    def active(self) -> bool:
+        """Whether it records anything (a file, a callback)."""
         ...
 
     def add_secret(self, value: str) -> None: ...

@@ -79,6 +79,12 @@ class AuditSink(Protocol):
     @property
     def secrets(self) -> AbstractSet[str]: ...
 
+    @property
+    def active(self) -> bool:
+        """Whether it records anything (a file, a callback): a monitor with nothing else to do
+        skips the end of a dispatch when it does not."""
+        ...
+
     def submit(
         self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
     ) -> None: ...
@@ -118,6 +124,9 @@ class AuditLog:
         )
         self.keep = _env_int("HOOKWRIGHT_AUDIT_KEEP", DEFAULT_KEEP) if keep is None else keep
         self.callbacks: list[AuditCallback] = []
+        #: It writes a file or has a callback (set by `add_callback`): read on every dispatch,
+        #: so an attribute rather than a property.
+        self.active = path is not None
         self.dropped = 0
         self.written = 0
         self._secrets: set[str] = set()
@@ -136,12 +145,9 @@ class AuditLog:
         #: Every record is marked ``"test": true`` (`hookwright hooks test`).
         self.test = False
 
-    @property
-    def active(self) -> bool:
-        return self.path is not None or bool(self.callbacks)
-
     def add_callback(self, callback: AuditCallback) -> None:
         self.callbacks.append(callback)
+        self.active = True
 
     @property
     def secrets(self) -> AbstractSet[str]:
@@ -163,7 +169,7 @@ class AuditLog:
         """Queue one record per hook run of `verdict`; `inp`, the dispatched input, gives the
         records their turn, tool call and inputs. The dispatch thread only copies the tool
         inputs (so later changes to them do not reach the records) and appends a tuple."""
-        if not verdict.runs or (self.path is None and not self.callbacks):
+        if not verdict.runs or not self.active:
             return
         turn_id = call = None
         if inp is not None:

@@ -42,9 +42,12 @@ class EngineMonitor:
         """Write to `audit` from now on (the engine's audit was replaced)."""
         self.audit = audit
 
-    def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int:
+    def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int | None:
         if debug.on:
             tracing.selection(registered.get(inp.event, ()), inp, self.explain)
+        elif self.spans is None and not self.audit.active:
+            # Nothing to trace, time or record: the engine skips `after`.
+            return None
         return time.time_ns() if self.spans is not None else 0
 
     def after(self, inp: HookInput, verdict: Verdict, mark: int) -> None:

@@ -21,6 +21,7 @@ dataclasses: an envelope and a reply are made on every JSON-RPC hook call, the h
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -153,13 +154,6 @@ class Envelope(NamedTuple):
     #: them; None: the workspace folder is used as it is.
     files: FileAccess | None = None
 
-    def with_json(self, value: Any) -> Envelope:
-        """This envelope with `value` as its `json` and no `body`: a codec that sends the same
-        way on every call keeps one envelope and makes each call's from it, at a fraction of
-        the cost of building one by keyword (the JSON-RPC path makes one per call)."""
-        # A concatenation into tuple.__new__: half the cost of unpacking into `_make`.
-        return _new_tuple(Envelope, (b"", value) + self[2:])  # noqa: RUF005
-
 
 class Output(NamedTuple):
     """The hook answered. `text` is stdout or the body (UTF-8, bad bytes replaced), `value` a
@@ -177,12 +171,13 @@ class Output(NamedTuple):
     later: asyncio.Task[Reply] | None = None
 
 
-_OUTPUT_DEFAULTS = Output()[2:]
-
-
-def value_output(value: Any) -> Output:
-    """`Output(value=value)`, at half its cost: a JSON-RPC transport makes one per call."""
-    return _new_tuple(Output, ("", value) + _OUTPUT_DEFAULTS)  # noqa: RUF005
+#: A record from a tuple of all its fields in order, for the JSON-RPC path, which makes an
+#: envelope and an output on every call: `Output(value=v)` parses keywords and fills defaults
+#: in a Python `__new__`; `make_output(("", v, None, "", False, 0, 0.0, None))` is one C call
+#: (no Python frame). A sender that sends the same way on every call keeps `template[2:]`
+#: and makes each call's envelope as `make_envelope((b"", value) + rest)`.
+make_envelope: Callable[[tuple[Any, ...]], Envelope] = functools.partial(_new_tuple, Envelope)
+make_output: Callable[[tuple[Any, ...]], Output] = functools.partial(_new_tuple, Output)
 
 
 class Block(NamedTuple):

@@ -37,23 +37,21 @@ class IoLoopClosed(RuntimeError):
 
 
 class IoLoop:
-    __slots__ = ("_closed", "_host", "_lock", "_thread")
+    __slots__ = ("_host", "_lock", "_thread", "closed")
 
     def __init__(self, host: asyncio.AbstractEventLoop | None = None) -> None:
         self._host = host
         self._thread: _LoopThread | None = None
         self._lock = threading.Lock()
-        self._closed = False
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
+        #: True once `close()` ran; set by it alone. A plain attribute, not a property: every
+        #: JSON-RPC call reads it, and a property is a Python call per read.
+        self.closed = False
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
         """The loop to do I/O on now: the host's while it is open, else the private one.
         Raises IoLoopClosed after `close()`."""
-        if self._closed:
+        if self.closed:
             raise IoLoopClosed("hook I/O loop is closed")
         host = self._host
         if host is not None and not host.is_closed():
@@ -62,7 +60,7 @@ class IoLoop:
         if thread is not None:
             return thread.loop
         with self._lock:
-            if self._closed:
+            if self.closed:
                 raise IoLoopClosed("hook I/O loop is closed")
             if self._thread is None:
                 self._thread = _LoopThread()
@@ -71,7 +69,7 @@ class IoLoop:
     def close(self) -> None:
         """Stop the private loop if one was started (a host's loop is the host's to close)."""
         with self._lock:
-            self._closed = True
+            self.closed = True
             thread, self._thread = self._thread, None
         if thread is not None:
             thread.stop()

@@ -59,7 +59,7 @@ from hookwright.transports.base import (
     Failure,
     IoRunner,
     Reply,
-    value_output,
+    make_output,
 )
 from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
@@ -1154,7 +1154,8 @@ class RpcTransport(BaseTransport):
         except Exception as exc:
             reason = str(exc) or type(exc).__name__
             return Failure("error", reason, stderr=process.stderr_tail())
-        return value_output(value)
+        # `Output(value=value)`, built without keyword parsing: one per call.
+        return make_output(("", value, None, "", False, 0, 0.0, None))
 
     async def aclose(self) -> None:
         await self.process.aclose()

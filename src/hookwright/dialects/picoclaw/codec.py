@@ -24,7 +24,7 @@ does) and `duration_ns` (preferred over `duration_ms`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeGuard
 
 from hookwright.core.effects import ToolResult
@@ -409,14 +409,26 @@ def after_tool_params(inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     return _tail(params, channel, protocol)
 
 
+#: The params of each method, as `builder(inp, method, protocol)`. A codec picks its method's
+#: once: a tool call's builder is `tool_call_params` itself, with no dispatch by name per call.
+ParamsBuilder = Callable[[HookInput, str, Protocol], dict[str, Any]]
+PARAMS_BUILDERS: dict[str, ParamsBuilder] = {
+    "before_tool": tool_call_params,
+    "approve_tool": tool_call_params,
+    "before_llm": lambda inp, _method, protocol: before_llm_params(inp, protocol),
+    "after_llm": lambda inp, _method, protocol: after_llm_params(inp, protocol),
+    "after_tool": lambda inp, _method, protocol: after_tool_params(inp, protocol),
+}
+
+
+def params_builder(method: str) -> ParamsBuilder:
+    """The params builder of `hook.<method>`; ValueError for a method PicoClaw does not have."""
+    builder = PARAMS_BUILDERS.get(method)
+    if builder is None:
+        raise ValueError(f"unknown PicoClaw method {method!r}")
+    return builder
+
+
 def encode_params(method: str, inp: HookInput, protocol: Protocol) -> dict[str, Any]:
     """The params of `hook.<method>` for `inp`."""
-    if method == "before_tool" or method == "approve_tool":
-        return tool_call_params(inp, method, protocol)
-    if method == "before_llm":
-        return before_llm_params(inp, protocol)
-    if method == "after_llm":
-        return after_llm_params(inp, protocol)
-    if method == "after_tool":
-        return after_tool_params(inp, protocol)
-    raise ValueError(f"unknown PicoClaw method {method!r}")
+    return params_builder(method)(inp, method, protocol)

@@ -26,10 +26,17 @@ from hookwright.core.spec import RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
-from hookwright.dialects.picoclaw.codec import encode_params
+from hookwright.dialects.picoclaw.codec import params_builder
 from hookwright.engine.services import services_of
 from hookwright.monitor import debug
-from hookwright.transports.base import Envelope, Failure, Output, Reply, Transport
+from hookwright.transports.base import (
+    Envelope,
+    Failure,
+    Output,
+    Reply,
+    Transport,
+    make_envelope,
+)
 
 log = logging.getLogger("hookwright.picoclaw")
 
@@ -51,29 +58,40 @@ class Target(Protocol):
 
 
 class PicoClawCodec:
-    __slots__ = ("_last", "method", "name", "protocol", "target", "timeout", "wire_method")
+    __slots__ = (
+        "_last",
+        "_params",
+        "method",
+        "name",
+        "protocol",
+        "target",
+        "timeout",
+        "wire_method",
+    )
 
     def __init__(self, target: Target, method: str, protocol: WireProtocol, timeout: float):
         self.target = target
         self.name = target.name
         self.method = method
+        self._params = params_builder(method)
         #: A process answers ``hook.<method>``, a builtin the method itself.
         self.wire_method = f"hook.{method}" if target.kind == "process" else method
         self.protocol = protocol
         self.timeout = timeout
-        #: The services of the last run and the envelope sent with them, less the params: every
-        #: run of a session sends the same way (one attribute, so a reader on another thread
-        #: never pairs one session's services with another's envelope).
-        self._last: tuple[object, Envelope] | None = None
+        #: The services of the last run and the envelope sent with them less its body and json
+        #: (`Envelope[2:]`): every run of a session sends the same way, so a call's envelope
+        #: is these fields behind its params (`make_envelope`). One attribute, so a reader on
+        #: another thread never pairs one session's services with another's envelope.
+        self._last: tuple[object, tuple[Any, ...]] | None = None
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
-        params = encode_params(self.method, inp, self.protocol)
+        params = self._params(inp, self.method, self.protocol)
         if debug.state.on:
             debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
         last = self._last
         if last is None or last[0] is not ctx.services:
-            last = self._last = (ctx.services, self._envelope(ctx))
-        return last[1].with_json(params)
+            last = self._last = (ctx.services, self._envelope(ctx)[2:])
+        return make_envelope((b"", params) + last[1])
 
     def _envelope(self, ctx: RunContext) -> Envelope:
         services = services_of(ctx)
