@@ -41,6 +41,7 @@ from hookwright.runtime.permissions import (
     PermissionPolicy,
     unanswered_message,
 )
+from hookwright.runtime.suggestions import permission_suggestions
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 from hookwright.runtime.turn_end import TurnEnded, end_turn_if
 
@@ -318,7 +319,15 @@ class ToolStep:
             self.owner.emit("permission", tool=name, behavior="deny", reason=outcome.reason)
             self._decided(name, tool_input, call_id, "deny", outcome.reason, self._source(outcome))
             return f"Permission to use {name} was denied: {outcome.reason}"
-        request = await self.hooks.permission(name, tool_input, call_id, prompt=behavior == "ask")
+        request = await self.hooks.permission(
+            name,
+            tool_input,
+            call_id,
+            prompt=behavior == "ask" and self._prompts(action),
+            suggestions=permission_suggestions(
+                name, tool_input, self.policy.mode, self.owner.working_dir
+            ),
+        )
         if request.permission_updates and request.behavior == "allow":
             for note in self.policy.apply_updates(request.permission_updates):
                 self.owner.emit("notice", text=f"permissions: {note}")
@@ -354,6 +363,12 @@ class ToolStep:
             )
             return allowed
         return await self._ask_user(name, tool_input, call_id, outcome, action)
+
+    def _prompts(self, action: Run | Ask) -> bool:
+        """Whether Claude Code's PermissionRequest hooks see this call: a call a PreToolUse
+        hook asked about reaches them only where a person can answer (``claude -p`` fires
+        none and gives the model the hook's reason; measured, 2.1.240)."""
+        return not isinstance(action, Ask) or (self.ask_user is not None and self.owner.interactive)
 
     def _hook_allowed(
         self,
