@@ -45,6 +45,8 @@ from hookwright.runtime.suggestions import permission_suggestions
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 from hookwright.runtime.turn_end import TurnEnded, end_turn_if
 
+#: PicoClaw's channels without a channel manager to deliver media to.
+INTERNAL_CHANNELS = frozenset({"cli", "system", "subagent"})
 #: Asks the person whether a tool may run: (tool name, the question, the tool's input).
 AskUser = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
 
@@ -59,6 +61,11 @@ class ToolStepOwner(Protocol):
     @property
     def interactive(self) -> bool:
         """Whether a person answers permission prompts."""
+        ...
+
+    @property
+    def channel(self) -> str:
+        """The channel the session talks on (PicoClaw's `cli`, `telegram`, ...)."""
         ...
 
     def tool_context(self) -> ToolContext:
@@ -193,7 +200,7 @@ class ToolStep:
             result = action.result
             owner.observe("agent.tool.exec_start", {"Tool": call.name, "Arguments": call.arguments})
             output = self._result_output(call.name, result, None)
-            outcome.response_handled = result.response_handled
+            outcome.response_handled = self._handled(result)
             self._executed(call.name, output, 0, result.for_user)
             return self._finish(call, output, outcome, skipped="answered by hook", observed=True)
         if isinstance(action, Deny):
@@ -264,7 +271,7 @@ class ToolStep:
             output = self.tools.render_response(name, after.response)
         if output is None:
             output = self._result_output(name, after.result, ran)
-        outcome.response_handled = after.result.response_handled
+        outcome.response_handled = self._handled(after.result)
         if after.stop_after is not None:
             outcome.stop = after.stop_after
         if after.end is not None:
@@ -476,11 +483,21 @@ class ToolStep:
         content = result.content
         if result.response_handled and (result.for_user or result.media):
             self.owner.emit("to_user", tool=name, text=result.for_user, media=list(result.media))
-        elif result.media:
+        if result.media and not self._handled(result):
+            if result.response_handled and result.unhandled_content is not None:
+                content = result.unhandled_content
             content = "\n".join([content, *(f"[{ref}]" for ref in result.media)])
         data = result.data if isinstance(result.data, dict) else ran.data if ran else None
         parts = ran.parts if ran is not None and content == ran.content else None
         return ToolOutput(content, result.is_error, data, ran.error if ran else None, parts=parts)
+
+    def _handled(self, result: ToolResult) -> bool:
+        """Whether the tool delivered the response itself. On an internal channel (`cli`,
+        `system`, `subagent`) there is no channel to send media to: PicoClaw queues the media on
+        its bus and counts the response as not handled, so the model reads the result with the
+        media's tags and the turn goes on."""
+        internal = self.owner.channel in INTERNAL_CHANNELS
+        return result.response_handled and not (result.media and internal)
 
     def _finish(
         self,
