@@ -230,8 +230,6 @@ def _pre_tool_cases() -> list[Case]:
                     specific(pre, permissionDecision="ask", permissionDecisionReason="MARK ask"),
                     "Bash",
                 ),
-                # No PermissionRequest hook: hookwright runs them here, Claude Code -p does not
-                # (a deliberate difference, see docs/claude-code.md).
                 *observers("PostToolBatch"),
             ],
             permission_mode="default",
