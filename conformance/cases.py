@@ -230,8 +230,6 @@ def _pre_tool_cases() -> list[Case]:
                     specific(pre, permissionDecision="ask", permissionDecisionReason="MARK ask"),
                     "Bash",
                 ),
-                # No PermissionRequest hook: hookwright runs them here, Claude Code -p does not
-                # (a deliberate difference, see docs/claude-code.md).
                 *observers("PostToolBatch"),
             ],
             permission_mode="default",
@@ -248,6 +246,54 @@ def _pre_tool_cases() -> list[Case]:
             "go",
             [Turn(tools=[bash("toolu_a", "git status"), bash("toolu_b", "echo hi")]), Turn("done")],
             [Hook(pre, "if-git", blocked("MARK no git"), "Bash", extra={"if": "Bash(git *)"})],
+        ),
+    ]
+
+
+def _permission_cases() -> list[Case]:
+    """A run without a person: a PreToolUse `ask` fires no PermissionRequest hook and the
+    model gets the hook's reason; a file-writing command meets the working-directory check."""
+    pre, request = "PreToolUse", "PermissionRequest"
+    ask = specific(pre, permissionDecision="ask", permissionDecisionReason="MARK ask")
+    allow = specific(request, decision={"behavior": "allow"})
+    touch = [Turn(tools=[bash("toolu_a", "touch made.txt")]), Turn("done")]
+    return [
+        Case(
+            "perm-ask-observed",
+            "go",
+            touch,
+            [Hook(pre, "ask", ask, "Bash"), *observers(request, "PostToolUse", matcher="Bash")],
+            permission_mode="default",
+        ),
+        Case(
+            "perm-ask-hook-allows",
+            "go",
+            touch,
+            [
+                Hook(pre, "ask", ask, "Bash"),
+                Hook(request, "allow", allow, "Bash"),
+                *observers("PostToolUse", "PostToolBatch", matcher="Bash"),
+            ],
+            permission_mode="default",
+        ),
+        Case(
+            "perm-ask-write-bypass",
+            "go",
+            [Turn(tools=[write("toolu_a", "note.txt", "hello\n")]), Turn("done")],
+            [
+                Hook(pre, "ask", ask, "Write"),
+                Hook(request, "allow", allow, "Write"),
+                *observers("PostToolUse", matcher="Write"),
+            ],
+        ),
+        # A mode ask fires PermissionRequest hooks in `-p` in hookwright only (a deliberate
+        # difference, see docs/claude-code.md), so these cases observe PostToolUse alone.
+        Case(
+            "perm-mode-ask-touch",
+            "go",
+            [Turn(tools=[bash("toolu_a", "touch made.txt && echo made")]), Turn("done")],
+            observers("PostToolUse", matcher="Bash"),
+            permission_mode="default",
         ),
     ]
 
@@ -506,6 +552,7 @@ CASES: list[Case] = [
     *_wire_cases(),
     *_context_cases(),
     *_pre_tool_cases(),
+    *_permission_cases(),
     *_post_tool_cases(),
     *_stop_cases(),
     *_session_cases(),

@@ -140,17 +140,16 @@ async def test_tool_output_patch_replaces_the_result(project: Project, isolated_
     assert tool_messages(live.calls[1]) == ["tool output patched"]
 
 
-async def test_notes_on_an_object_output_become_hook_notes(
+async def test_notes_follow_the_text_the_model_reads_of_an_object_output(
     project: Project, isolated_home: Path
 ) -> None:
+    """The hook sees the structured output; the model reads the tool's text with each note
+    after a blank line (measured against the real engine), not an object with `hookNotes`."""
     project.hook(
         "noter", ["after_tool_dispatch"], reply(output(systemMessage="note 1", context="note 2"))
     )
     live = await run_once(project.root, isolated_home, ECHO)
-    [content] = tool_messages(live.calls[1])
-    shown = json.loads(content)
-    assert shown["stdout"] == "tool-said-this"
-    assert shown["hookNotes"] == ["note 1", "note 2"]
+    assert tool_messages(live.calls[1]) == ["tool-said-this\n\nnote 1\n\nnote 2"]
 
 
 async def test_notes_on_a_string_output_are_appended(project: Project, isolated_home: Path) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .pico import PLUGIN_TOOL, PicoProject, answer, echo, received
-from .support import Live, call, run_once, tool_messages
+from .support import Live, call, run_once, session, tool_messages
 
 BASH_THEN_DONE: list[dict[str, Any]] = [
     {"content": "", "tool_calls": [call("Bash", command="touch original.txt")]},
@@ -251,7 +251,10 @@ async def test_respond_handled_goes_to_the_user_and_ends_the_turn(
             )
         },
     )
-    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE)
+    async with session(pico_project.root, isolated_home, BASH_THEN_DONE) as live:
+        # a channel that delivers media; an internal one only queues it (the turn goes on)
+        live.agent.config.channel = live.agent.hooks.identity.channel = "telegram"
+        await live.run()
     assert len(live.calls) == 1
     to_user = [
         e for e in live.events if e["type"] not in ("tool_call", "tool_result", "hook_result")

@@ -129,6 +129,8 @@ async def test_a_model_rewrite_is_the_model_called_reported_and_observed(
 async def test_a_handled_respond_with_media_reaches_the_user_and_ends_the_turn(
     pico_project: PicoProject, isolated_home: Path
 ) -> None:
+    """On a channel that delivers media (here `telegram`); on an internal channel the media
+    is only queued and the turn goes on (test_picoclaw_run_media.py)."""
     pico_project.protocol = "current"
     result = {
         "for_llm": "sent the report",
@@ -143,10 +145,10 @@ async def test_a_handled_respond_with_media_reaches_the_user_and_ends_the_turn(
         observe=["*"],
     )
 
-    async def again(live: Live) -> None:
+    async with session(pico_project.root, isolated_home, BASH_THEN_DONE) as live:
+        live.agent.config.channel = live.agent.hooks.identity.channel = "telegram"
+        await live.run()
         await live.run("Thanks.")
-
-    live = await run_once(pico_project.root, isolated_home, BASH_THEN_DONE, then=again)
     # the first turn made one model call; the tool did not run, approval was not asked
     assert len(live.calls) == 2 and not (pico_project.root / "original.txt").exists()
     assert "hook.approve_tool" not in methods(log)

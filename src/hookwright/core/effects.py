@@ -68,6 +68,10 @@ class ToolResult:
     #: Media references for the user (PicoClaw `media`), and text for the user (`for_user`).
     media: tuple[str, ...] = ()
     for_user: str | None = None
+    #: What the model sees instead of `content` when the host cannot deliver the response
+    #: itself and counts it as not handled (PicoClaw: the note that the output was delivered
+    #: left out); None: `content`.
+    unhandled_content: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

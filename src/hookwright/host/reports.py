@@ -10,7 +10,8 @@ from hookwright.core.results import HookResult, Status, Verdict, effect_of
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
 #: error code, when its dialect gives one; ``context``: the text it added for the model),
-#: ``notice``.
+#: ``notice`` (with a failed hook's record when its dialect keeps one: OpenHarness
+#: ``hookName``, ``eventName``, ``handlerType``, ``errorCode``, ``errorMessage``).
 Reporter = Callable[..., None]
 
 
@@ -42,6 +43,12 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
     for notice in verdict.effects.notices:
         if notice.kind == "ignored_patch":
             report("notice", text=f"{notice.hook}: {notice.message}", event=event)
+        elif notice.kind == "hook_failed" and notice.detail:
+            # the dialect's own record as its agent keeps it (OpenHarness `hook.notice`:
+            # hookName, eventName, handlerType, errorCode, errorMessage)
+            detail = {key: value for key, value in notice.detail.items() if key != "text"}
+            text = f"{notice.hook} failed, the run goes on: {notice.message}"
+            report("notice", **{**detail, "text": text, "event": event})
 
 
 def failure_code(result: HookResult) -> str | None:

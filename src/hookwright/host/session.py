@@ -695,11 +695,22 @@ class HookSession:
         tool_use_id: str,
         *,
         prompt: bool,
+        suggestions: Sequence[Mapping[str, Any]] | None = None,
     ) -> PermissionDecision:
         """PermissionRequest for a call the host's rules do not deny; `prompt`: whether a
         permission prompt would show (Claude Code hooks fire only then, approval gates
-        always)."""
+        always); `suggestions`: the host's `permission_suggestions` (a generic session allow
+        rule when the host has none)."""
         name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
+        if suggestions is None:
+            suggestions = [
+                {
+                    "type": "addRules",
+                    "rules": [{"toolName": name}],
+                    "behavior": "allow",
+                    "destination": "session",
+                }
+            ]
         verdict = await self.fire(
             Event.PermissionRequest,
             tool_name=name,
@@ -707,14 +718,7 @@ class HookSession:
             tool_use_id=tool_use_id,
             permission_prompt=prompt,
             iteration=self._iteration,
-            permission_suggestions=[
-                {
-                    "type": "addRules",
-                    "rules": [{"toolName": name}],
-                    "behavior": "allow",
-                    "destination": "session",
-                }
-            ],
+            permission_suggestions=[dict(entry) for entry in suggestions],
         )
         end = abort_of(verdict)
         if verdict.blocked:

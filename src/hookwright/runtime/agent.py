@@ -242,6 +242,10 @@ class Agent:
     def interactive(self) -> bool:
         return self.config.interactive
 
+    @property
+    def channel(self) -> str:
+        return self.config.channel
+
     def tool_context(self) -> ToolContext:
         return ToolContext(
             cwd=self.config.working_dir,

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from hookwright.config.private_files import FILE_MODE, write_private
 from hookwright.config.safeparse import ParseError, read_json
 from hookwright.core.matching import IfRule, IfRuleError
+from hookwright.runtime.suggestions import blocked_write_message
 
 log = logging.getLogger("hookwright.permissions")
 
@@ -257,7 +258,9 @@ def unanswered_message(
         where = os.path.normpath(cwd / file_path)
         return f"Claude requested permissions to write to {where}, but you haven't granted it yet."
     if outcome.rule is None and tool == "Bash":
-        return "This command requires approval"
+        command = tool_input.get("command")
+        blocked = blocked_write_message(command, cwd) if isinstance(command, str) else None
+        return blocked or "This command requires approval"
     return f"Claude requested permissions to use {tool}, but you haven't granted it yet."
 
 

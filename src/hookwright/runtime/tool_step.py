@@ -41,9 +41,12 @@ from hookwright.runtime.permissions import (
     PermissionPolicy,
     unanswered_message,
 )
+from hookwright.runtime.suggestions import permission_suggestions
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 from hookwright.runtime.turn_end import TurnEnded, end_turn_if
 
+#: PicoClaw's channels without a channel manager to deliver media to.
+INTERNAL_CHANNELS = frozenset({"cli", "system", "subagent"})
 #: Asks the person whether a tool may run: (tool name, the question, the tool's input).
 AskUser = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
 
@@ -58,6 +61,11 @@ class ToolStepOwner(Protocol):
     @property
     def interactive(self) -> bool:
         """Whether a person answers permission prompts."""
+        ...
+
+    @property
+    def channel(self) -> str:
+        """The channel the session talks on (PicoClaw's `cli`, `telegram`, ...)."""
         ...
 
     def tool_context(self) -> ToolContext:
@@ -192,7 +200,7 @@ class ToolStep:
             result = action.result
             owner.observe("agent.tool.exec_start", {"Tool": call.name, "Arguments": call.arguments})
             output = self._result_output(call.name, result, None)
-            outcome.response_handled = result.response_handled
+            outcome.response_handled = self._handled(result)
             self._executed(call.name, output, 0, result.for_user)
             return self._finish(call, output, outcome, skipped="answered by hook", observed=True)
         if isinstance(action, Deny):
@@ -263,7 +271,7 @@ class ToolStep:
             output = self.tools.render_response(name, after.response)
         if output is None:
             output = self._result_output(name, after.result, ran)
-        outcome.response_handled = after.result.response_handled
+        outcome.response_handled = self._handled(after.result)
         if after.stop_after is not None:
             outcome.stop = after.stop_after
         if after.end is not None:
@@ -318,7 +326,15 @@ class ToolStep:
             self.owner.emit("permission", tool=name, behavior="deny", reason=outcome.reason)
             self._decided(name, tool_input, call_id, "deny", outcome.reason, self._source(outcome))
             return f"Permission to use {name} was denied: {outcome.reason}"
-        request = await self.hooks.permission(name, tool_input, call_id, prompt=behavior == "ask")
+        request = await self.hooks.permission(
+            name,
+            tool_input,
+            call_id,
+            prompt=behavior == "ask" and self._prompts(action),
+            suggestions=permission_suggestions(
+                name, tool_input, self.policy.mode, self.owner.working_dir
+            ),
+        )
         if request.permission_updates and request.behavior == "allow":
             for note in self.policy.apply_updates(request.permission_updates):
                 self.owner.emit("notice", text=f"permissions: {note}")
@@ -354,6 +370,12 @@ class ToolStep:
             )
             return allowed
         return await self._ask_user(name, tool_input, call_id, outcome, action)
+
+    def _prompts(self, action: Run | Ask) -> bool:
+        """Whether Claude Code's PermissionRequest hooks see this call: a call a PreToolUse
+        hook asked about reaches them only where a person can answer (``claude -p`` fires
+        none and gives the model the hook's reason; measured, 2.1.240)."""
+        return not isinstance(action, Ask) or (self.ask_user is not None and self.owner.interactive)
 
     def _hook_allowed(
         self,
@@ -461,11 +483,21 @@ class ToolStep:
         content = result.content
         if result.response_handled and (result.for_user or result.media):
             self.owner.emit("to_user", tool=name, text=result.for_user, media=list(result.media))
-        elif result.media:
+        if result.media and not self._handled(result):
+            if result.response_handled and result.unhandled_content is not None:
+                content = result.unhandled_content
             content = "\n".join([content, *(f"[{ref}]" for ref in result.media)])
         data = result.data if isinstance(result.data, dict) else ran.data if ran else None
         parts = ran.parts if ran is not None and content == ran.content else None
         return ToolOutput(content, result.is_error, data, ran.error if ran else None, parts=parts)
+
+    def _handled(self, result: ToolResult) -> bool:
+        """Whether the tool delivered the response itself. On an internal channel (`cli`,
+        `system`, `subagent`) there is no channel to send media to: PicoClaw queues the media on
+        its bus and counts the response as not handled, so the model reads the result with the
+        media's tags and the turn goes on."""
+        internal = self.owner.channel in INTERNAL_CHANNELS
+        return result.response_handled and not (result.media and internal)
 
     def _finish(
         self,

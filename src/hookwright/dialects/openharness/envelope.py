@@ -96,6 +96,17 @@ def chain_state(context: dict[str, Any]) -> dict[str, Any]:
     return {CHAIN_STATE_KEY: {"context": context}}
 
 
+#: The chain state an applied `tool_output` patch leaves, so later hooks of the chain know the
+#: output they see is no longer the tool's.
+OUTPUT_PATCHED: Final = {CHAIN_STATE_KEY: {"tool_output_patched": True}}
+
+
+def output_patched(inp: HookInput) -> bool:
+    """An earlier hook of this chain patched the tool output."""
+    state = inp.chain_state.get(CHAIN_STATE_KEY)
+    return isinstance(state, Mapping) and state.get("tool_output_patched") is True
+
+
 def carried_context(inp: HookInput) -> dict[str, Any] | None:
     """The context an earlier hook of this chain left, if any."""
     state = inp.chain_state.get(CHAIN_STATE_KEY)

@@ -28,9 +28,9 @@ Mapping to a `HookResult`:
   leading ones, which become one (`payload_updates["messages"]`), or, on
   after_context_compact, whose context has no messages, appended to the summary
   (`payload_updates["compact_summary"]`); on after_tool_dispatch they are appended to the
-  tool output (`updated_output`: a string gets `"\n\n" + note` per note, an object a
-  `hookNotes` list); on before_tool_dispatch they are ignored. They never become a
-  user-facing `system_message`.
+  tool output the model reads (`updated_output`: its text gets `"\n\n" + note` per note; an
+  object a patch put there gets a `hookNotes` list); on before_tool_dispatch they are
+  ignored. They never become a user-facing `system_message`.
 * each `patch.<scope>` applies only with its capability and on its event (see
   `capabilities.py`); otherwise it is ignored, a warning is logged and an ``ignored_patch``
   `Notice` is added to the result's effects. Applied patches become:
@@ -187,6 +187,7 @@ class _Decoder:
             result.updated_input = patches.tool_input(self.envelope.get("tool_input"), value)
         elif scope == "tool_output":
             result.updated_output = patches.tool_output(self.envelope.get("tool_output"), value)
+            result.chain_state = dict(env.OUTPUT_PATCHED)
         elif scope == "model_request":
             fields, unknown = patches.model_request(payload, value)
             request: dict[str, Any] = {
@@ -219,12 +220,24 @@ class _Decoder:
             return
         if event is Event.PostToolUse:
             current = self.result.updated_output
-            output = self.envelope.get("tool_output") if current is None else current
+            output = self._model_output() if current is None else current
             self.result.updated_output = patches.with_notes(output, notes)
         elif event in CONTEXT_EVENTS:
             self._context_notes(notes)
         else:
             self.result.additional_context = "\n\n".join(notes)
+
+    def _model_output(self) -> Any:
+        """The tool output as the model reads it, which the notes follow (measured: the
+        model gets the text with each note after a blank line, not an object with
+        `hookNotes`); the hook's `tool_output` when an earlier hook of the chain patched it
+        or there is no such text."""
+        seen = self.envelope.get("tool_output")
+        if env.output_patched(self.inp):
+            return seen
+        result = self.inp.payload.get("tool_result")
+        content = result.get("content") if isinstance(result, dict) else None
+        return content if isinstance(content, str) else seen
 
     def _context_notes(self, notes: list[str]) -> None:
         """Context events put the notes into the context itself, so the next hook of the

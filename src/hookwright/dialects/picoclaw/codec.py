@@ -202,13 +202,17 @@ def typed_tool_result(value: Mapping[str, Any], default_error: bool = False) -> 
     `is_error`, `response_handled`, `media`, and `for_user` unless the result is `silent`; the
     record stays as the structured result."""
     media = value.get("media")
+    handled = value.get("response_handled") is True
     return ToolResult(
         content_for_llm(value),
         bool(value.get("is_error", default_error)),
         dict(value),
-        response_handled=value.get("response_handled") is True,
+        response_handled=handled,
         media=tuple(str(m) for m in media) if isinstance(media, list) else (),
         for_user=None if value.get("silent") else (str(value.get("for_user") or "") or None),
+        unhandled_content=content_for_llm({**value, "response_handled": False})
+        if handled
+        else None,
     )
 
 
