@@ -230,3 +230,23 @@ def test_a_broken_json_answer_is_named_by_explain_debug_and_the_audit(
     assert f"error: {NOT_JSON}" in debugged.stderr
     audit = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()
     assert [json.loads(line)["error"] for line in audit] == [NOT_JSON, NOT_JSON]
+
+
+def test_a_misspelled_picoclaw_key_is_an_error_and_an_unknown_one_a_warning(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """PicoClaw ignores keys it does not know (and so does loading): `intercep` leaves a
+    process that intercepts nothing, so `validate` names it as an error with its value."""
+    project = tmp_path / "p"
+    (project / ".picoclaw").mkdir(parents=True)
+    process = {"command": ["python3", "guard.py"], "intercep": ["before_tool"], "colour": "red"}
+    hooks = {"hooks": {"enabled": True, "processes": {"guard": process}}}
+    (project / ".picoclaw" / "config.json").write_text(json.dumps(hooks))
+    proc = validate(project, isolated_home)
+    assert proc.returncode == 1, proc.stdout
+    found = problems(proc)
+    assert (
+        "error: hooks.processes.guard.intercep: unknown field (did you mean 'intercept'?) "
+        'with value ["before_tool"]'
+    ) in found
+    assert 'warning: hooks.processes.guard.colour: unknown field with value "red"' in found

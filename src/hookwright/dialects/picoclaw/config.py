@@ -38,7 +38,7 @@ from pydantic import (
 
 from hookwright.config.loading import Diagnostic, LoadContext
 from hookwright.config.safeparse import ParseError, read_json
-from hookwright.core.validation import field_path
+from hookwright.core.validation import field_path, unknown_key
 from hookwright.dialects.picoclaw.isolation import Isolation, Mount
 from hookwright.dialects.picoclaw.kinds import UnknownKindError, normalize_kind
 
@@ -365,6 +365,7 @@ class _Merge:
             if not isinstance(value, dict):
                 settings.diagnostics.append(Diagnostic(file, f"hooks.{key}", "expected an object"))
             elif key == "defaults":
+                settings.diagnostics += unknown_keys(file, "hooks.defaults", value, Defaults)
                 try:
                     Defaults.model_validate(value)
                 except ValidationError as exc:
@@ -410,6 +411,8 @@ class _Merge:
         for name in sorted(self.processes):
             raw, origin = self.processes[name]
             file = str(origin.path)
+            where = f"hooks.processes.{name}"
+            settings.diagnostics += unknown_keys(file, where, raw, ProcessConfig)
             try:
                 proc = ProcessConfig.model_validate(raw)
             except ValidationError as exc:
@@ -423,6 +426,8 @@ class _Merge:
         for name in sorted(self.builtins):
             raw, origin = self.builtins[name]
             file = str(origin.path)
+            where = f"hooks.builtins.{name}"
+            settings.diagnostics += unknown_keys(file, where, raw, BuiltinConfig)
             try:
                 builtin = BuiltinConfig.model_validate(raw)
             except ValidationError as exc:
@@ -433,6 +438,22 @@ class _Merge:
                     name, builtin, file, settings.protocol, origin.source, origin.trust_root
                 )
             )
+
+
+def unknown_keys(file: str, where: str, raw: object, model: type[BaseModel]) -> list[Diagnostic]:
+    """PicoClaw (Go's JSON decoding) ignores keys it does not know, and so does loading here;
+    each is still reported, quoting its value: an error when it resembles a known key (a typo
+    such as ``"intercep"`` leaves a guard that never runs), else a warning."""
+    if not isinstance(raw, dict):
+        return []
+    known = {k for name, info in model.model_fields.items() for k in (name, info.alias) if k}
+    found = []
+    for key, value in raw.items():
+        if key in known:
+            continue
+        message, typo = unknown_key(str(key), value, known)
+        found.append(Diagnostic(file, f"{where}.{key}", message, "error" if typo else "warning"))
+    return found
 
 
 def current_era_notice(entry: ProcessEntry) -> list[Diagnostic]:
