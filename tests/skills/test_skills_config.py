@@ -460,3 +460,25 @@ def test_every_timing_loads(tmp_path: Path) -> None:
     write_skill(tmp_path, "s", [entry(t, timing=t) for t in TIMINGS])
 
     assert [h.timing for h in scan_hooks(["s"], str(tmp_path))] == list(TIMINGS)
+
+
+def test_a_misspelled_tool_filter_rejects_the_hook_and_other_typos_are_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without its filter a hook would fire after every tool: a key that resembles
+    `tool_filter` rejects it; a typo of another key is a warning; any other key is ignored."""
+    hooks = [
+        entry("wide", timing="after_tool_call", tool_fliter=["Read"]),
+        entry("kept", persistant=True, future_option=1),
+    ]
+    write_skill(tmp_path, "s", hooks)
+    errors: list[SkillHookError] = []
+    with caplog.at_level(logging.WARNING, logger="hookwright.skills"):
+        loaded = scan_hooks(["s"], str(tmp_path), errors=errors)
+    assert [hook.name for hook in loaded] == ["kept"]
+    [error] = errors
+    assert "tool_fliter" in str(error) and "did you mean 'tool_filter'?" in str(error)
+    assert "would run after every tool" in str(error)
+    warned = [r.getMessage() for r in caplog.records if "persistant" in r.getMessage()]
+    assert len(warned) == 1 and "did you mean 'persistent'?" in warned[0]
+    assert not any("future_option" in r.getMessage() for r in caplog.records)

@@ -19,7 +19,10 @@ Decisions beyond the seed:
 - ``tool_filter`` may be omitted or ``null`` (every tool); an empty list is rejected because it
   could never match. It is only consulted for ``after_tool_call`` and ignored elsewhere.
 - A prompt that is empty after stripping whitespace is rejected: providers refuse empty messages.
-- Unknown keys are ignored so newer configs still load on older hosts.
+- Unknown keys are ignored so newer configs still load on older hosts, with two exceptions
+  that keep a typo from passing unseen: a key that resembles ``tool_filter`` (``tool_fliter``)
+  rejects the hook, since without its filter it would fire after every tool; a key that
+  resembles another known key is logged as a warning, its value quoted.
 - A skill name in ``enabled_skills`` that is not a single path component is rejected; a name
   listed twice is scanned once.
 - A missing skills directory, an enabled skill without a directory, without ``hooks/`` or
@@ -37,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final, TypeAlias
 
 from hookwright.config.safeparse import ParseError, read_json, read_text, resolve_path
-from hookwright.core.validation import json_type_name
+from hookwright.core.validation import json_type_name, unknown_key
 
 __all__ = ["HOOKS_FILE", "ROLES", "TIMINGS", "HookInfo", "SkillHookError", "scan_hooks"]
 
@@ -232,6 +235,7 @@ def _parse_entry(
     def fail(field: str, message: str) -> None:
         collector.report(skill, config, f"{where}.{field}", label + message)
 
+    _check_unknown_keys(entry, skill, config, where, fail)
     for field, kind in _REQUIRED:
         if field not in entry:
             fail(field, "missing required field")
@@ -274,6 +278,25 @@ def _parse_entry(
         content=content,
         skill=skill,
     )
+
+
+_KNOWN_KEYS: Final = frozenset({*(field for field, _ in _REQUIRED), "tool_filter"})
+
+
+def _check_unknown_keys(
+    entry: dict[Any, Any], skill: str, config: Path, where: str, fail: _Fail
+) -> None:
+    for key, value in entry.items():
+        if key in _KNOWN_KEYS:
+            continue
+        message, typo = unknown_key(str(key), value, _KNOWN_KEYS)
+        if typo and "'tool_filter'" in message:
+            fail(
+                str(key),
+                f"{message}; not loaded, since without it the hook would run after every tool",
+            )
+        elif typo:
+            logger.warning("skill %s: %s: %s.%s: %s", skill, config, where, key, message)
 
 
 def _parse_tool_filter(value: object, fail: _Fail) -> list[str] | None:
