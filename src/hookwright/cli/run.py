@@ -44,6 +44,15 @@ ModeOpt = Annotated[
         metavar="MODE",
     ),
 ]
+ClaudeCodeVersionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--claude-code-version",
+        help="The Claude Code version to behave as (2.1.240, 2.1.332, ...). Default: "
+        "claudeCodeVersion in .hookwright/settings.json, else the newest.",
+        metavar="X.Y.Z",
+    ),
+]
 MaxTurnsOpt = Annotated[
     int, typer.Option("--max-turns", min=1, help="Agent rounds per prompt.", metavar="N")
 ]
@@ -129,6 +138,7 @@ class SessionOptions:
     skills: list[str] | None
     plan: bool
     interactive: bool
+    claude_code_version: str | None = None
 
 
 async def open_cli_session(
@@ -167,6 +177,7 @@ async def open_cli_session(
             ask_user=ask_user if interactive else None,
             ask_trust=_ask_trust if interactive and ask_trust else None,
             ask_elicitation=ask_elicitation or TerminalElicitation(Console(), _stdin_line),
+            claude_code_version=options.claude_code_version,
         )
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
@@ -204,6 +215,7 @@ def run(
     skill: SkillOpt = None,
     plan: PlanOpt = False,
     summary: SummaryOpt = False,
+    claude_code_version: ClaudeCodeVersionOpt = None,
 ) -> None:
     """Run the agent on PROMPT (- reads it from stdin) and exit (status 1 when the turn
     failed, 2 for bad arguments or no model)."""
@@ -222,6 +234,7 @@ def run(
         skills=skill,
         plan=plan,
         interactive=sys.stdin.isatty() and not json_out and not from_stdin,
+        claude_code_version=claude_code_version,
     )
 
     async def main() -> int:

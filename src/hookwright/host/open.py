@@ -20,7 +20,8 @@ This is also the only module of `hookwright.host` that imports a dialect: the re
 contract knows none (importing `hookwright.dialects` here is also what tells discovery which
 dialects exist). What a running host needs of a dialect comes from here too: the PicoClaw
 tool-result reader (registered when the session contract loads) and where a request's prompt
-injections go (`prompt_placement`, `host.prompts.PromptFlow`'s default).
+injections go (`prompt_placement`, `host.prompts.PromptFlow`'s default), and the Claude Code
+version profile a session imitates (`ClaudeCodeProfile`, `NEWEST`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from hookwright.config.loading import (
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.audit_record import AuditRecord
+from hookwright.dialects.claude_code.profiles import NEWEST, ClaudeCodeProfile
 from hookwright.host.failure_policy import (
     apply_failure_policy,
     command_problems,
@@ -427,8 +429,10 @@ def dialect_names() -> set[str]:
 
 
 __all__ = [
+    "NEWEST",
     "AskTrust",
     "BoundHooks",
+    "ClaudeCodeProfile",
     "ConfigWatchTarget",
     "HookInfo",
     "NotRun",

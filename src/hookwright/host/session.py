@@ -33,6 +33,7 @@ from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
 from hookwright.host import open as opening
+from hookwright.host.claude_profile import stop_feedback, tool_block_message
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -56,6 +57,8 @@ from hookwright.host.decisions import (
 )
 from hookwright.host.notes import model_notes
 from hookwright.host.open import (
+    NEWEST,
+    ClaudeCodeProfile,
     ConfigWatchTarget,
     HookInfo,
     NotRun,
@@ -109,8 +112,11 @@ class HookSession:
         tool_map: ToolMap | None = None,
         stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
         host_objects: Mapping[str, Any] | None = None,
+        claude_code: ClaudeCodeProfile = NEWEST,
     ) -> None:
         self.engine = engine
+        #: The Claude Code version whose wording the model reads (`profiles.py`).
+        self.claude_code = claude_code
         self.identity = identity or SessionIdentity()
         self.report = report
         self.tool_map = tool_map or ToolMap()
@@ -156,6 +162,7 @@ class HookSession:
         report: Reporter | None = None,
         host_objects: Mapping[str, Any] | None = None,
         stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
+        claude_code: ClaudeCodeProfile = NEWEST,
     ) -> HookSession:
         """A session on a project's hooks, for any host. Discovery runs no hook code; only
         folders `trust` trusts (default: the user's trust store, `hookwright trust DIR`) are
@@ -191,6 +198,7 @@ class HookSession:
             tool_map=tool_map,
             stop_block_cap=stop_block_cap,
             host_objects=host_objects,
+            claude_code=claude_code,
         )
         names = session.tool_map.hook_names(host_tools)
         session.diagnostics = (*opened.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
@@ -500,11 +508,11 @@ class HookSession:
         if not verdict.continue_:
             return StopDecision(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
         feedback = tuple(
-            f"Stop hook feedback:\n{result.reason or 'continue working'}"
+            stop_feedback(self.claude_code, result.reason or "continue working")
             for result in verdict.results
             if result.decision is Decision.block
         )
-        context = model_notes(verdict.results)
+        context = model_notes(verdict.results, block_feedback=self.claude_code.stop_block_notes)
         if not feedback and not context:
             self._stop_blocks = 0
             return StopDecision()
@@ -642,7 +650,7 @@ class HookSession:
         if verdict.respond is not None:
             action = Respond(verdict.respond, verdict.effects.skip_approval)
         elif verdict.blocked:
-            message = verdict.effects.tool_message or verdict.reason or "Blocked by hook"
+            message = tool_block_message(self.claude_code, verdict, name)
             action = Deny(message, verdict.reason, decider_of(verdict))
         elif verdict.decision is Decision.defer:
             action = Defer(verdict.reason)

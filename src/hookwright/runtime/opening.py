@@ -20,6 +20,7 @@ from hookwright.host.open import AskTrust, ProjectScope, open_project, start_pro
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
+from hookwright.runtime.claude_code_version import choose_profile
 from hookwright.runtime.effort import load_effort
 from hookwright.runtime.mcp import McpServers, connect_servers
 from hookwright.runtime.mcp.elicitation import AskElicitation, elicit, request_of, to_result
@@ -101,6 +102,7 @@ async def open_session(
     tools: ToolRegistry | None = None,
     engine: HookEngine | None = None,
     workspace_access: WorkspaceAccess | None = None,
+    claude_code_version: str | None = None,
 ) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
     ValueError (bad resume id, bad trust file) with a message for the user.
@@ -114,7 +116,8 @@ async def open_session(
     `hookwright.engine.services.WorkspaceAccess`). MCP servers (user config, the trusted project's
     `.mcp.json`, enabled plugins, ``mcp_config_files``) start here and stop when the agent
     closes; ``ask_elicitation`` asks the person when a server wants input and no hook answers
-    (only in an ``interactive`` session; otherwise such a request is cancelled)."""
+    (only in an ``interactive`` session; otherwise such a request is cancelled).
+    ``claude_code_version`` picks the Claude Code profile (see `claude_code_version`)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
@@ -156,7 +159,13 @@ async def open_session(
     diagnostics += mode.notes
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
     diagnostics += policy.problems
-    effort, effort_problems = load_effort(project_dir, home, project_trusted=trusted)
+    profile, profile_problems = choose_profile(
+        claude_code_version, project_dir, home, project_trusted=trusted
+    )
+    diagnostics += profile_problems
+    effort, effort_problems = load_effort(
+        project_dir, home, project_trusted=trusted, default=profile.effort_default
+    )
     diagnostics += effort_problems
     settings_env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
     diagnostics += env_problems
@@ -180,6 +189,7 @@ async def open_session(
         skill_hooks=skill_hooks,
         compact_tokens=compact_tokens,
         effort=effort,
+        claude_code=profile,
         settings_env=settings_env,
         stop_block_cap=stop_block_cap(settings_env, AgentConfig.default_stop_block_cap()),
     )
