@@ -21,7 +21,7 @@ contract knows none (importing `hookwright.dialects` here is also what tells dis
 dialects exist). What a running host needs of a dialect comes from here too: the PicoClaw
 tool-result reader (registered when the session contract loads) and where a request's prompt
 injections go (`prompt_placement`, `host.prompts.PromptFlow`'s default), and the Claude Code
-version profile a session imitates (`ClaudeCodeProfile`, `NEWEST`).
+version profile a session imitates (`ClaudeCodeProfile`, `NEWEST`, `choose_profile`).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.audit_record import AuditRecord
 from hookwright.dialects.claude_code.profiles import NEWEST, ClaudeCodeProfile
+from hookwright.dialects.claude_code.version_setting import choose_profile
 from hookwright.host.failure_policy import (
     apply_failure_policy,
     command_problems,
@@ -443,6 +444,7 @@ __all__ = [
     "add_skill_hooks",
     "bind_hooks",
     "bind_project",
+    "choose_profile",
     "dialect_names",
     "discover_each_dialect",
     "discover_project",

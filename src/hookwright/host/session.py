@@ -64,6 +64,7 @@ from hookwright.host.open import (
     NotRun,
     OpenedProject,
     ProjectScope,
+    choose_profile,
 )
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
@@ -162,14 +163,16 @@ class HookSession:
         report: Reporter | None = None,
         host_objects: Mapping[str, Any] | None = None,
         stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
-        claude_code: ClaudeCodeProfile = NEWEST,
+        claude_code: ClaudeCodeProfile | None = None,
     ) -> HookSession:
         """A session on a project's hooks, for any host. Discovery runs no hook code; only
         folders `trust` trusts (default: the user's trust store, `hookwright trust DIR`) are
         bound. The audit file is off unless `audit_path` is given. `host_tools` (the host's
         tool names) turns hooks whose matcher matches none of them into diagnostics.
         `workspace_access` leases the workspace's files to hooks that touch them (OpenHarness
-        command hooks and prompt files) when the host keeps them elsewhere."""
+        command hooks and prompt files) when the host keeps them elsewhere. `claude_code`: the
+        Claude Code version to imitate (None: the `claudeCodeVersion` of the project's, once
+        trusted, or the user's `.hookwright/settings.json`, else the newest)."""
         project_dir = project_dir.resolve()
         home = home or Path.home()
         policy = trust or TrustPolicy.load(home)
@@ -188,6 +191,11 @@ class HookSession:
             policy,
             ProjectScope(config_files, dialects, exclude_dialects),
         )
+        profile, profile_problems = (
+            (claude_code, [])
+            if claude_code is not None
+            else choose_profile(None, project_dir, home, project_trusted=policy.trusts(project_dir))
+        )
         ident = identity or SessionIdentity()
         ident.cwd = ident.cwd or str(project_dir)
         ident.project_dir = ident.project_dir or str(project_dir)
@@ -198,10 +206,14 @@ class HookSession:
             tool_map=tool_map,
             stop_block_cap=stop_block_cap,
             host_objects=host_objects,
-            claude_code=claude_code,
+            claude_code=profile,
         )
         names = session.tool_map.hook_names(host_tools)
-        session.diagnostics = (*opened.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
+        session.diagnostics = (
+            *opened.diagnostics,
+            *profile_problems,
+            *unmatched_tool_hooks(engine.hooks(), names),
+        )
         session.untrusted = opened.untrusted
         session.skipped = opened.not_run
         opening.report_not_run(engine, opened.not_run)
@@ -508,7 +520,7 @@ class HookSession:
         if not verdict.continue_:
             return StopDecision(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
         feedback = tuple(
-            stop_feedback(self.claude_code, result.reason or "continue working")
+            stop_feedback(self.claude_code, result)
             for result in verdict.results
             if result.decision is Decision.block
         )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.trust import TrustPolicy
+from hookwright.dialects.claude_code.version_setting import choose_profile
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine.kernel import HookEngine
@@ -20,7 +21,6 @@ from hookwright.host.open import AskTrust, ProjectScope, open_project, start_pro
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
-from hookwright.runtime.claude_code_version import choose_profile
 from hookwright.runtime.effort import load_effort
 from hookwright.runtime.mcp import McpServers, connect_servers
 from hookwright.runtime.mcp.elicitation import AskElicitation, elicit, request_of, to_result
