@@ -17,6 +17,7 @@ from rich.prompt import Confirm
 from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
+from hookwright.dialects.claude_code.profiles import named_profile
 from hookwright.dialects.skills import unknown_skills
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation
@@ -121,6 +122,16 @@ def check_mode(mode: str | None) -> PermissionMode | None:
     if mode not in MODES:
         raise _fail(f"unknown permission mode {mode!r} (use one of: {', '.join(MODES)})")
     return cast(PermissionMode, mode)
+
+
+def check_claude_code_version(given: str | None) -> str | None:
+    """`given` when it names a Claude Code version; else a one-line error, exit 2."""
+    if given is not None:
+        try:
+            named_profile(given)
+        except ValueError as exc:
+            raise _fail(f"--claude-code-version: {exc}") from None
+    return given
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +245,7 @@ def run(
         skills=skill,
         plan=plan,
         interactive=sys.stdin.isatty() and not json_out and not from_stdin,
-        claude_code_version=claude_code_version,
+        claude_code_version=check_claude_code_version(claude_code_version),
     )
 
     async def main() -> int:
