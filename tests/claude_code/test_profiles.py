@@ -108,14 +108,15 @@ def test_the_flag_wins_then_a_trusted_project_then_the_user(tmp_path: Path) -> N
     project, home = tmp_path / "project", tmp_path / "home"
     pin_claude_code(home, "2.1.300")
     _settings(project, "2.1.240")
-    assert choose_profile("2.1.332", project, home, project_trusted=True) == (V2_1_332, [])
-    assert choose_profile(None, project, home, project_trusted=True) == (V2_1_240, [])
+
+    def chosen(given: str | None, trusted: bool, user: Path = home) -> object:
+        return choose_profile(given, project, user, project_trusted=trusted, environ={})
+
+    assert chosen("2.1.332", True) == (V2_1_332, [])
+    assert chosen(None, True) == (V2_1_240, [])
     # An untrusted repository cannot pick an older version (and so turn off onFailure).
-    assert choose_profile(None, project, home, project_trusted=False) == (V2_1_295, [])
-    assert choose_profile(None, project, tmp_path / "nobody", project_trusted=False) == (
-        NEWEST,
-        [],
-    )
+    assert chosen(None, False) == (V2_1_295, [])
+    assert chosen(None, False, tmp_path / "nobody") == (NEWEST, [])
 
 
 def test_an_unusable_setting_is_one_line_naming_the_file_and_the_next_choice_holds(
@@ -124,7 +125,7 @@ def test_an_unusable_setting_is_one_line_naming_the_file_and_the_next_choice_hol
     project, home = tmp_path / "project", tmp_path / "home"
     _settings(project, 2.1)
     _settings(home, "soon")
-    profile, problems = choose_profile(None, project, home, project_trusted=True)
+    profile, problems = choose_profile(None, project, home, project_trusted=True, environ={})
     assert profile is NEWEST
     assert problems == [
         f"{project / '.hookwright' / 'settings.json'}: claudeCodeVersion: expected a version "
@@ -132,6 +133,27 @@ def test_an_unusable_setting_is_one_line_naming_the_file_and_the_next_choice_hol
         f"{home / '.hookwright' / 'settings.json'}: claudeCodeVersion: not a Claude Code "
         "version: 'soon' (profiles: 2.1.240, 2.1.295, 2.1.332)",
     ]
+
+
+def test_the_environment_comes_after_the_flag_and_before_the_settings(tmp_path: Path) -> None:
+    project, home = tmp_path / "project", tmp_path / "home"
+    _settings(project, "2.1.332")
+    environ = {"HOOKWRIGHT_CLAUDE_CODE_VERSION": "2.1.240"}
+    assert choose_profile(None, project, home, project_trusted=True, environ=environ) == (
+        V2_1_240,
+        [],
+    )
+    assert choose_profile("2.1.300", project, home, project_trusted=True, environ=environ)[0] is (
+        V2_1_295
+    )
+    bad = {"HOOKWRIGHT_CLAUDE_CODE_VERSION": "new"}
+    assert choose_profile(None, project, home, project_trusted=True, environ=bad) == (
+        V2_1_332,
+        [
+            "$HOOKWRIGHT_CLAUDE_CODE_VERSION: not a Claude Code version: 'new' "
+            "(profiles: 2.1.240, 2.1.295, 2.1.332)"
+        ],
+    )
 
 
 def test_a_bad_flag_is_a_one_line_error_from_hookwright_run(tmp_path: Path) -> None:

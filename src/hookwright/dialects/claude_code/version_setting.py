@@ -1,6 +1,7 @@
-"""Which Claude Code version a session imitates: ``--claude-code-version``, else the
-``claudeCodeVersion`` key of `<project>/.hookwright/settings.json` (once the folder is
-trusted), else of `~/.hookwright/settings.json`, else the newest profile.
+"""Which Claude Code version a session imitates: ``--claude-code-version``, else
+``$HOOKWRIGHT_CLAUDE_CODE_VERSION``, else the ``claudeCodeVersion`` key of
+`<project>/.hookwright/settings.json` (once the folder is trusted), else of
+`~/.hookwright/settings.json`, else the newest profile.
 
 A project's choice waits for trust because a profile decides fail-closed behaviour (an older
 version has no `onFailure`): a repository must not pick it for itself.
@@ -8,6 +9,8 @@ version has no `onFailure`): a repository must not pick it for itself.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -16,17 +19,29 @@ from hookwright.dialects.claude_code.profiles import NEWEST, ClaudeCodeProfile, 
 
 SETTINGS_FILE: Final = Path(".hookwright") / "settings.json"
 KEY: Final = "claudeCodeVersion"
+ENV: Final = "HOOKWRIGHT_CLAUDE_CODE_VERSION"
 #: Larger settings files are refused, not read.
 MAX_SETTINGS_BYTES: Final = 1 << 20
 
 
 def choose_profile(
-    given: str | None, project_dir: Path, home: Path, *, project_trusted: bool
+    given: str | None,
+    project_dir: Path,
+    home: Path,
+    *,
+    project_trusted: bool,
+    environ: Mapping[str, str] = os.environ,
 ) -> tuple[ClaudeCodeProfile, list[str]]:
     """The profile, and one line per unusable setting (a bad `given` raises ValueError)."""
     if given is not None:
         return named_profile(given), []
     problems: list[str] = []
+    chosen = environ.get(ENV, "").strip()
+    if chosen:
+        try:
+            return named_profile(chosen), problems
+        except ValueError as exc:
+            problems.append(f"${ENV}: {exc}")
     places = [project_dir, home] if project_trusted else [home]
     for folder in places:
         path = folder / SETTINGS_FILE
