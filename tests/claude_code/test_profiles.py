@@ -14,7 +14,7 @@ from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import Action, Case, Hook, cleanup, run
 
 from claude_pin import pin_claude_code
-from hookwright.dialects.claude_code.profiles import (
+from hookwright.dialects.claude_profiles import (
     NEWEST,
     STOP_PREAMBLE,
     V2_1_240,
@@ -23,7 +23,7 @@ from hookwright.dialects.claude_code.profiles import (
     named_profile,
     profile_for,
 )
-from hookwright.dialects.claude_code.version_setting import choose_profile
+from hookwright.dialects.claude_version_setting import choose_profile
 
 DENY = {
     "hookSpecificOutput": {

@@ -1,7 +1,7 @@
 """Which Claude Code CLI `install claude-code` writes for: the version given, or the one
 `claude --version` prints, found on PATH.
 
-The version's profile (`hookwright.dialects.claude_code.profiles`) decides whether the
+The version's profile (`hookwright.dialects.claude_profiles`) decides whether the
 installed hooks carry ``"onFailure": "block"`` (Claude Code 2.1.295 and later), which makes a
 hook that cannot answer (a dead daemon, a client that crashes) block the action instead of
 letting it through.
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookwright.dialects.claude_code.profiles import PROFILES, ClaudeCodeProfile, profile_for
+from hookwright.dialects.claude_profiles import PROFILES, ClaudeCodeProfile, profile_for
 
 #: The first Claude Code CLI with `onFailure` on settings hooks (the oldest such profile).
 ON_FAILURE_SINCE = next(profile.version for profile in PROFILES if profile.on_failure)

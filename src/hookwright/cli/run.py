@@ -17,7 +17,7 @@ from rich.prompt import Confirm
 from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
-from hookwright.dialects.claude_code.profiles import named_profile
+from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import unknown_skills
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation

@@ -1,5 +1,5 @@
 """The model-facing wording a session uses for Claude Code hooks, read from the Claude Code
-version profile it imitates (`hookwright.dialects.claude_code.profiles`): the table decides,
+version profile it imitates (`hookwright.dialects.claude_profiles`): the table decides,
 these functions only apply it."""
 
 from __future__ import annotations

@@ -48,8 +48,8 @@ from hookwright.config.loading import (
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.audit_record import AuditRecord
-from hookwright.dialects.claude_code.profiles import NEWEST, ClaudeCodeProfile
-from hookwright.dialects.claude_code.version_setting import choose_profile
+from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
+from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.host.failure_policy import (
     apply_failure_policy,
     command_problems,

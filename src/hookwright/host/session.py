@@ -116,7 +116,7 @@ class HookSession:
         claude_code: ClaudeCodeProfile = NEWEST,
     ) -> None:
         self.engine = engine
-        #: The Claude Code version whose wording the model reads (`profiles.py`).
+        #: The Claude Code version whose wording the model reads (`dialects.claude_profiles`).
         self.claude_code = claude_code
         self.identity = identity or SessionIdentity()
         self.report = report

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.trust import TrustPolicy
-from hookwright.dialects.claude_code.version_setting import choose_profile
+from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine.kernel import HookEngine

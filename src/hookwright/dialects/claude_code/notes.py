@@ -13,7 +13,7 @@ Measured against the real CLI (its requests to the Messages API):
   success lines;
 * a Stop block by JSON ``decision: block`` (not by exit code 2) is also a paragraph
   ``Stop hook blocking error from command: "<command>": <reason>``, marked `block_feedback`:
-  2.1.332 shows it, 2.1.240 does not (`profiles.py`);
+  2.1.332 shows it, 2.1.240 does not (`hookwright.dialects.claude_profiles`);
 * a PreToolUse block by exit 2 or by a prompt hook is the tool result
   ``PreToolUse:<tool> hook error: [<command>]: <text>``; a JSON deny is its reason verbatim,
   a PermissionRequest deny its message (``Permission denied by hook`` without one).

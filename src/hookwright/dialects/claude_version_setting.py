@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from hookwright.config.safeparse import ParseError, load_json_text
-from hookwright.dialects.claude_code.profiles import NEWEST, ClaudeCodeProfile, named_profile
+from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile, named_profile
 
 SETTINGS_FILE: Final = Path(".hookwright") / "settings.json"
 KEY: Final = "claudeCodeVersion"
