@@ -77,10 +77,16 @@ def _checked(claude: Path, version: str) -> Path:
 
 
 def run_case(
-    case: Case, fake: FakeAnthropic, hooks: HookServer, claude: Path, keep: Path | None
+    case: Case,
+    fake: FakeAnthropic,
+    hooks: HookServer,
+    claude: Path,
+    keep: Path | None,
+    version: str = CLAUDE_VERSION,
 ) -> str:
+    """The case in Claude Code and in `hookwright run` as that same Claude Code `version`."""
     expected = run("claude-code", case, fake, claude, hooks)
-    actual = run("hookwright", case, fake, hooks=hooks)
+    actual = run("hookwright", case, fake, hooks=hooks, version=version)
     try:
         if keep is not None:
             write_views(keep / case.name, expected, actual, aspects=case.compare)
@@ -111,7 +117,11 @@ def main(argv: list[str] | None = None) -> int:
             for case in named:
                 if not runs_on(case, version):
                     print(f"SKIP {case.name} (needs Claude Code {case.since} or later)")
-            failed = [case.name for case in cases if _report(case, fake, hooks, claude, args.keep)]
+            failed = [
+                case.name
+                for case in cases
+                if _report(case, fake, hooks, claude, args.keep, version)
+            ]
     except Unavailable as exc:
         print(f"SKIP conformance: {exc}")
         return 0
@@ -122,9 +132,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(
-    case: Case, fake: FakeAnthropic, hooks: HookServer, claude: Path, keep: Path | None
+    case: Case,
+    fake: FakeAnthropic,
+    hooks: HookServer,
+    claude: Path,
+    keep: Path | None,
+    version: str,
 ) -> bool:
-    diff = run_case(case, fake, hooks, claude, keep)
+    diff = run_case(case, fake, hooks, claude, keep, version)
     print(f"{'FAIL' if diff else 'PASS'} {case.name}", flush=True)
     if diff:
         print(diff, flush=True)

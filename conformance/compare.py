@@ -36,6 +36,7 @@ AGENT_NOISE = (
     "The following skills are available",
     "The following deferred tools are now available",
     "# Environment\nYou have been invoked",
+    "# Environment update\n",  # 2.1.332: the working directory after a Bash `cd`
     "Today's date is",
     "You are powered by the model",
     "- ",

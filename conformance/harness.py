@@ -151,7 +151,9 @@ def claude_command(claude: Path, case: Case) -> list[str]:
     return [*command, "--permission-mode", case.permission_mode]
 
 
-def hookwright_command(case: Case, project: Path) -> list[str]:
+def hookwright_command(case: Case, project: Path, version: str | None) -> list[str]:
+    """`hookwright run` on the case, as Claude Code `version` (None: the default profile)."""
+    chosen = ["--claude-code-version", version] if version else []
     return [
         sys.executable,
         "-m",
@@ -165,6 +167,7 @@ def hookwright_command(case: Case, project: Path) -> list[str]:
         f"anthropic:{MODEL}",
         "--permission-mode",
         case.permission_mode,
+        *chosen,
     ]
 
 
@@ -174,13 +177,16 @@ def run(
     fake: FakeAnthropic,
     claude: Path | None = None,
     hooks: HookServer | None = None,
+    version: str | None = None,
 ) -> Observation:
+    """One run of `case`: in Claude Code at `claude`, else in `hookwright run` as Claude Code
+    `version`."""
     root, home, project = prepare(case, hooks.base_url if hooks else "")
     if hooks is not None:
         hooks.serve(root)
     script = fake.load(with_paths(case.turns, project), case.side_reply)
     env = base_env(root, home, fake)
-    command = claude_command(claude, case) if claude else hookwright_command(case, project)
+    command = claude_command(claude, case) if claude else hookwright_command(case, project, version)
     done = subprocess.run(
         command,
         cwd=project,

@@ -1,5 +1,6 @@
 """`python -m hookwright` as a real subprocess, for the command-line tests: an isolated HOME,
-no model credentials or hookwright settings from the developer's environment, a wide terminal."""
+no model credentials or hookwright settings from the developer's environment (but the Claude
+Code version the tests pin), a wide terminal."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+from claude_pin import PIN_ENV
 
 
 def run_hookwright(
@@ -19,7 +22,7 @@ def run_hookwright(
     full_env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("OPENAI_", "ANTHROPIC_", "HOOKWRIGHT_"))
+        if not key.startswith(("OPENAI_", "ANTHROPIC_", "HOOKWRIGHT_")) or key == PIN_ENV
     }
     full_env.update({"HOME": str(home), "COLUMNS": "200", **(env or {})})
     return subprocess.run(

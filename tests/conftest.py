@@ -9,14 +9,18 @@ from hypothesis import settings
 # Discovery knows the dialects their package registers on import (an application opens projects
 # through hookwright.host.open, which imports them); tests call discovery directly.
 import hookwright.dialects  # noqa: F401
+from claude_pin import MEASURED_ON, PIN_ENV
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
-    """Every test gets its own HOME so nothing reads or writes the real user's files."""
+    """Every test gets its own HOME so nothing reads or writes the real user's files, and Claude
+    Code 2.1.240 pinned (`$HOOKWRIGHT_CLAUDE_CODE_VERSION`), the version most tests' expected
+    wording was measured on; tests of a newer profile choose it themselves."""
     home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv(PIN_ENV, MEASURED_ON)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("HOOKWRIGHT_AUDIT_LOG", raising=False)
     yield home

@@ -36,6 +36,7 @@ import pytest
 import yaml
 
 from bounds import GENEROUS_BOUND, eventually
+from claude_pin import pin_claude_code
 
 from .conftest import MARK, alive, leftover_processes
 
@@ -534,7 +535,7 @@ def project(tmp_path: Path) -> Iterator[Project]:
     root = tmp_path / "project"
     (root / ".claude").mkdir(parents=True)
     home = tmp_path / "home"
-    home.mkdir()
+    pin_claude_code(home)
     managed = tmp_path / "managed"
     managed.mkdir()
     bin_dir = tmp_path / "bin"

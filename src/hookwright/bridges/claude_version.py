@@ -1,9 +1,10 @@
 """Which Claude Code CLI `install claude-code` writes for: the version given, or the one
 `claude --version` prints, found on PATH.
 
-The version decides whether the installed hooks carry ``"onFailure": "block"`` (Claude Code
-2.1.295 and later), which makes a hook that cannot answer (a dead daemon, a client that
-crashes) block the action instead of letting it through.
+The version's profile (`hookwright.dialects.claude_profiles`) decides whether the
+installed hooks carry ``"onFailure": "block"`` (Claude Code 2.1.295 and later), which makes a
+hook that cannot answer (a dead daemon, a client that crashes) block the action instead of
+letting it through.
 
 Finding the version runs a program named by PATH, which a repository can influence (a
 relative entry such as ``.`` or ``bin`` is a folder of whatever project the shell is in). So
@@ -20,8 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The first Claude Code CLI with `onFailure` on settings hooks.
-ON_FAILURE_SINCE = (2, 1, 295)
+from hookwright.dialects.claude_profiles import PROFILES, ClaudeCodeProfile, profile_for
+
+#: The first Claude Code CLI with `onFailure` on settings hooks (the oldest such profile).
+ON_FAILURE_SINCE = next(profile.version for profile in PROFILES if profile.on_failure)
 #: How long `claude --version` may take, in seconds.
 PROBE_TIMEOUT = 15.0
 NEUTRAL_CWD = "/"
@@ -38,8 +41,13 @@ class Found:
     source: str
 
     @property
+    def profile(self) -> ClaudeCodeProfile:
+        """The profile this CLI behaves as (the newest when the version is unknown)."""
+        return profile_for(self.version)
+
+    @property
     def blocks_on_failure(self) -> bool:
-        return self.version is not None and self.version >= ON_FAILURE_SINCE
+        return self.version is not None and self.profile.on_failure
 
     @property
     def shown(self) -> str:

@@ -18,6 +18,7 @@ from rich.prompt import Confirm
 from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
+from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import unknown_skills
 from hookwright.host.open import NOT_RUN_LOGGER
 from hookwright.runtime.agent import AskUser, EventSink
@@ -44,6 +45,15 @@ ModeOpt = Annotated[
         help=f"One of: {', '.join(MODES)}. Default: the settings' permissions.defaultMode, "
         "else default.",
         metavar="MODE",
+    ),
+]
+ClaudeCodeVersionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--claude-code-version",
+        help="The Claude Code version to behave as (2.1.240, 2.1.332, ...). Default: "
+        "claudeCodeVersion in .hookwright/settings.json, else the newest.",
+        metavar="X.Y.Z",
     ),
 ]
 MaxTurnsOpt = Annotated[
@@ -133,6 +143,16 @@ def say_not_run_on_stderr() -> None:
     logger.propagate = False
 
 
+def check_claude_code_version(given: str | None) -> str | None:
+    """`given` when it names a Claude Code version; else a one-line error, exit 2."""
+    if given is not None:
+        try:
+            named_profile(given)
+        except ValueError as exc:
+            raise _fail(f"--claude-code-version: {exc}") from None
+    return given
+
+
 @dataclass(frozen=True, slots=True)
 class SessionOptions:
     """What the command line chose for the sessions it opens."""
@@ -148,6 +168,7 @@ class SessionOptions:
     skills: list[str] | None
     plan: bool
     interactive: bool
+    claude_code_version: str | None = None
 
 
 async def open_cli_session(
@@ -187,6 +208,7 @@ async def open_cli_session(
             ask_user=ask_user if interactive else None,
             ask_trust=_ask_trust if interactive and ask_trust else None,
             ask_elicitation=ask_elicitation or TerminalElicitation(Console(), _stdin_line),
+            claude_code_version=options.claude_code_version,
         )
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
@@ -225,6 +247,7 @@ def run(
     skill: SkillOpt = None,
     plan: PlanOpt = False,
     summary: SummaryOpt = False,
+    claude_code_version: ClaudeCodeVersionOpt = None,
 ) -> None:
     """Run the agent on PROMPT (- reads it from stdin) and exit (status 1 when the turn
     failed, 2 for bad arguments or no model)."""
@@ -243,6 +266,7 @@ def run(
         skills=skill,
         plan=plan,
         interactive=sys.stdin.isatty() and not json_out and not from_stdin,
+        claude_code_version=check_claude_code_version(claude_code_version),
     )
 
     async def main() -> int:

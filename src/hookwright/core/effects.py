@@ -81,11 +81,14 @@ class ModelNote:
 
     The host places the paragraphs of one checkpoint in a system message after the prompt or
     after the tool results. Notes with `gather` set and the same label form one paragraph after
-    the others, their texts one per line (Claude Code's SessionStart context)."""
+    the others, their texts one per line (Claude Code's SessionStart context). A note with
+    `block_feedback` repeats a Stop block's reason, which only some Claude Code versions show;
+    the host drops it when imitating one that does not."""
 
     text: str
     label: str = ""
     gather: bool = False
+    block_feedback: bool = False
 
 
 @dataclass(frozen=True, slots=True)

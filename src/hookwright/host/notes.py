@@ -26,15 +26,21 @@ def _notes_of(result: HookResult, feedback_label: str | None) -> tuple[ModelNote
 
 
 def model_notes(
-    results: Iterable[HookResult], *, feedback_label: str | None = None
+    results: Iterable[HookResult],
+    *,
+    feedback_label: str | None = None,
+    block_feedback: bool = True,
 ) -> tuple[str, ...]:
     """The paragraphs of `results` (completion order). `feedback_label`: on events whose block
-    is feedback for the model, the label of a block reason no dialect worded. Gathered notes
-    come last, one paragraph per label."""
+    is feedback for the model, the label of a block reason no dialect worded;
+    `block_feedback`: False leaves out the notes that repeat a Stop block's reason. Gathered
+    notes come last, one paragraph per label."""
     paragraphs: list[str] = []
     gathered: dict[str, list[str]] = {}
     for result in results:
         for note in _notes_of(result, feedback_label):
+            if note.block_feedback and not block_feedback:
+                continue
             if note.gather:
                 gathered.setdefault(note.label, []).append(note.text)
             else:

@@ -20,7 +20,8 @@ This is also the only module of `hookwright.host` that imports a dialect: the re
 contract knows none (importing `hookwright.dialects` here is also what tells discovery which
 dialects exist). What a running host needs of a dialect comes from here too: the PicoClaw
 tool-result reader (registered when the session contract loads) and where a request's prompt
-injections go (`prompt_placement`, `host.prompts.PromptFlow`'s default).
+injections go (`prompt_placement`, `host.prompts.PromptFlow`'s default), and the Claude Code
+version profile a session imitates (`ClaudeCodeProfile`, `NEWEST`, `choose_profile`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from hookwright.config.loading import (
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.audit_record import AuditRecord
+from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
+from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.host.failure_policy import (
     apply_failure_policy,
     close_by_policy,
@@ -448,9 +451,11 @@ def dialect_names() -> set[str]:
 
 
 __all__ = [
+    "NEWEST",
     "NOT_RUN_LOGGER",
     "AskTrust",
     "BoundHooks",
+    "ClaudeCodeProfile",
     "ConfigWatchTarget",
     "HookInfo",
     "NotRun",
@@ -461,6 +466,7 @@ __all__ = [
     "add_skill_hooks",
     "bind_hooks",
     "bind_project",
+    "choose_profile",
     "dialect_names",
     "discover_each_dialect",
     "discover_project",

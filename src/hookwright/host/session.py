@@ -34,6 +34,7 @@ from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
 from hookwright.host import open as opening
+from hookwright.host.claude_profile import stop_feedback, tool_block_message
 from hookwright.host.decisions import (
     Ask,
     Checkpoint,
@@ -57,11 +58,14 @@ from hookwright.host.decisions import (
 )
 from hookwright.host.notes import model_notes
 from hookwright.host.open import (
+    NEWEST,
+    ClaudeCodeProfile,
     ConfigWatchTarget,
     HookInfo,
     NotRun,
     OpenedProject,
     ProjectScope,
+    choose_profile,
 )
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
@@ -111,11 +115,14 @@ class HookSession:
         stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
         host_objects: Mapping[str, Any] | None = None,
         failure_policy: FailurePolicy | None = None,
+        claude_code: ClaudeCodeProfile = NEWEST,
     ) -> None:
         self.engine = engine
         #: What fails closed among the hooks added later (frontmatter, skill prompt hooks);
         #: None: read from the policy files when they are added. `open` sets the project's.
         self.failure_policy = failure_policy
+        #: The Claude Code version whose wording the model reads (`dialects.claude_profiles`).
+        self.claude_code = claude_code
         self.identity = identity or SessionIdentity()
         self.report = report
         self.tool_map = tool_map or ToolMap()
@@ -161,13 +168,16 @@ class HookSession:
         report: Reporter | None = None,
         host_objects: Mapping[str, Any] | None = None,
         stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
+        claude_code: ClaudeCodeProfile | None = None,
     ) -> HookSession:
         """A session on a project's hooks, for any host. Discovery runs no hook code; only
         folders `trust` trusts (default: the user's trust store, `hookwright trust DIR`) are
         bound. The audit file is off unless `audit_path` is given. `host_tools` (the host's
         tool names) turns hooks whose matcher matches none of them into diagnostics.
         `workspace_access` leases the workspace's files to hooks that touch them (OpenHarness
-        command hooks and prompt files) when the host keeps them elsewhere."""
+        command hooks and prompt files) when the host keeps them elsewhere. `claude_code`: the
+        Claude Code version to imitate (None: the `claudeCodeVersion` of the project's, once
+        trusted, or the user's `.hookwright/settings.json`, else the newest)."""
         project_dir = project_dir.resolve()
         home = home or Path.home()
         policy = trust or TrustPolicy.load(home)
@@ -186,6 +196,11 @@ class HookSession:
             policy,
             ProjectScope(config_files, dialects, exclude_dialects),
         )
+        profile, profile_problems = (
+            (claude_code, [])
+            if claude_code is not None
+            else choose_profile(None, project_dir, home, project_trusted=policy.trusts(project_dir))
+        )
         ident = identity or SessionIdentity()
         ident.cwd = ident.cwd or str(project_dir)
         ident.project_dir = ident.project_dir or str(project_dir)
@@ -196,9 +211,14 @@ class HookSession:
             tool_map=tool_map,
             stop_block_cap=stop_block_cap,
             host_objects=host_objects,
+            claude_code=profile,
         )
         names = session.tool_map.hook_names(host_tools)
-        session.diagnostics = (*opened.diagnostics, *unmatched_tool_hooks(engine.hooks(), names))
+        session.diagnostics = (
+            *opened.diagnostics,
+            *profile_problems,
+            *unmatched_tool_hooks(engine.hooks(), names),
+        )
         session.untrusted = opened.untrusted
         session.skipped = opened.not_run
         opening.report_not_run(engine, opened.not_run)
@@ -525,9 +545,11 @@ class HookSession:
         if not verdict.continue_:
             return StopDecision(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
         feedback = tuple(
-            _continuation(result) for result in verdict.results if result.decision is Decision.block
+            _continuation(self.claude_code, result)
+            for result in verdict.results
+            if result.decision is Decision.block
         )
-        context = model_notes(verdict.results)
+        context = model_notes(verdict.results, block_feedback=self.claude_code.stop_block_notes)
         if not feedback and not context:
             self._stop_blocks = 0
             return StopDecision()
@@ -665,7 +687,7 @@ class HookSession:
         if verdict.respond is not None:
             action = Respond(verdict.respond, verdict.effects.skip_approval)
         elif verdict.blocked:
-            message = verdict.effects.tool_message or verdict.reason or "Blocked by hook"
+            message = tool_block_message(self.claude_code, verdict, name)
             action = Deny(message, verdict.reason, decider_of(verdict))
         elif verdict.decision is Decision.defer:
             action = Defer(verdict.reason)
@@ -898,8 +920,8 @@ def _replaced_messages(verdict: Verdict) -> bool:
     )
 
 
-def _continuation(result: HookResult) -> str:
+def _continuation(profile: ClaudeCodeProfile, result: HookResult) -> str:
     """The user message a Stop block continues the agent with: its dialect's wording, else
-    Claude Code's."""
+    Claude Code's, as the chosen version words it."""
     worded = result.effects.continuation if result.effects is not None else None
-    return worded or f"Stop hook feedback:\n{result.reason or 'continue working'}"
+    return worded or stop_feedback(profile, result)

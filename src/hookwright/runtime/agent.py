@@ -49,6 +49,7 @@ from hookwright.host import (
     SessionIdentity,
     reminder,
 )
+from hookwright.host.open import NEWEST, ClaudeCodeProfile
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.observation import TurnRecord
@@ -104,6 +105,8 @@ class AgentConfig:
     channel: str = "cli"
     #: The model's reasoning effort level, sent to Claude Code hooks as `{"level": effort}`.
     effort: str | None = "high"
+    #: The Claude Code version whose wording hooks' answers reach the model in.
+    claude_code: ClaudeCodeProfile = NEWEST
     #: Consecutive Stop blocks honoured before stopping anyway; 0 disables the cap.
     stop_block_cap: int = field(default_factory=lambda: AgentConfig.default_stop_block_cap())
     #: Claude Code settings `env` (trusted files only): Bash commands run with it.
@@ -206,6 +209,7 @@ class Agent:
             report=self.emit,
             stop_block_cap=config.stop_block_cap,
             failure_policy=config.failure_policy,
+            claude_code=config.claude_code,
         )
         if config.skill_hooks:
             hooks.add_skill_hooks(config.skill_hooks)

@@ -13,9 +13,12 @@ DEFAULT_EFFORT: Final = "high"
 EFFORT_LEVELS: Final = ("low", "medium", "high", "xhigh", "max")
 
 
-def load_effort(project_dir: Path, home: Path, *, project_trusted: bool) -> tuple[str, list[str]]:
-    """The effort level and one line per unusable `effortLevel` value."""
-    level = DEFAULT_EFFORT
+def load_effort(
+    project_dir: Path, home: Path, *, project_trusted: bool, default: str = DEFAULT_EFFORT
+) -> tuple[str, list[str]]:
+    """The effort level (`default`: the Claude Code profile's) and one line per unusable
+    `effortLevel` value."""
+    level = default
     problems: list[str] = []
     for path, data in session_settings(project_dir, home, project_trusted=project_trusted):
         value = data.get("effortLevel")

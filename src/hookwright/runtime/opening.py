@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.trust import TrustPolicy
+from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine.kernel import HookEngine
@@ -114,6 +115,7 @@ async def open_session(
     tools: ToolRegistry | None = None,
     engine: HookEngine | None = None,
     workspace_access: WorkspaceAccess | None = None,
+    claude_code_version: str | None = None,
 ) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
     ValueError (bad resume id, bad trust file) with a message for the user.
@@ -127,7 +129,8 @@ async def open_session(
     `hookwright.engine.services.WorkspaceAccess`). MCP servers (user config, the trusted project's
     `.mcp.json`, enabled plugins, ``mcp_config_files``) start here and stop when the agent
     closes; ``ask_elicitation`` asks the person when a server wants input and no hook answers
-    (only in an ``interactive`` session; otherwise such a request is cancelled)."""
+    (only in an ``interactive`` session; otherwise such a request is cancelled).
+    ``claude_code_version`` picks the Claude Code profile (see `claude_code_version`)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
@@ -169,7 +172,13 @@ async def open_session(
     diagnostics += mode.notes
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
     diagnostics += policy.problems
-    effort, effort_problems = load_effort(project_dir, home, project_trusted=trusted)
+    profile, profile_problems = choose_profile(
+        claude_code_version, project_dir, home, project_trusted=trusted
+    )
+    diagnostics += profile_problems
+    effort, effort_problems = load_effort(
+        project_dir, home, project_trusted=trusted, default=profile.effort_default
+    )
     diagnostics += effort_problems
     settings_env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
     diagnostics += env_problems
@@ -193,6 +202,7 @@ async def open_session(
         skill_hooks=skill_hooks,
         compact_tokens=compact_tokens,
         effort=effort,
+        claude_code=profile,
         settings_env=settings_env,
         stop_block_cap=stop_block_cap(settings_env, AgentConfig.default_stop_block_cap()),
         failure_policy=opened.failure_policy,

@@ -11,6 +11,9 @@ Measured against the real CLI (its requests to the Messages API):
   HTTP hook's URL or a prompt hook's prompt. Every hook has paragraphs of its own, except
   SessionStart's context: the texts of all hooks form one paragraph, one per line, after the
   success lines;
+* a Stop block by JSON ``decision: block`` (not by exit code 2) is also a paragraph
+  ``Stop hook blocking error from command: "<command>": <reason>``, marked `block_feedback`:
+  2.1.332 shows it, 2.1.240 does not (`hookwright.dialects.claude_profiles`);
 * a PreToolUse block by exit 2 or by a prompt hook is the tool result
   ``PreToolUse:<tool> hook error: [<command>]: <text>``; a JSON deny is its reason verbatim,
   a PermissionRequest deny its message (``Permission denied by hook`` without one).
@@ -57,6 +60,10 @@ def blocking_error(inp: HookInput, text: str) -> str:
     return f"{hook_name(inp)} hook error: {text}"
 
 
+def _stop_json_block(inp: HookInput, result: HookResult) -> bool:
+    return inp.event is Event.Stop and result.decision is Decision.block and result.exit_code == 0
+
+
 def attach_notes(inp: HookInput, result: HookResult, *, command: str, plain: bool) -> HookResult:
     """Add the paragraphs the model reads for `result` (`plain`: its context is the hook's
     plain stdout, not JSON)."""
@@ -65,6 +72,9 @@ def attach_notes(inp: HookInput, result: HookResult, *, command: str, plain: boo
     if result.decision is Decision.block and inp.event in _FEEDBACK_BLOCKS and result.reason:
         label = f'{name} hook blocking error from command: "{command}": '
         notes.append(ModelNote(result.reason, label))
+    if _stop_json_block(inp, result) and result.reason:
+        label = f'{name} hook blocking error from command: "{command}": '
+        notes.append(ModelNote(result.reason, label, block_feedback=True))
     context = result.additional_context
     if context and plain:
         notes.append(ModelNote(context, f"{_success_name(inp)} hook success: "))

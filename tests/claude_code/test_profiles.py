@@ -1,0 +1,172 @@
+"""Claude Code version profiles: which one a session imitates, and what the model reads under
+each, through `hookwright run` against a scripted Anthropic API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conformance.compare import view
+from conformance.fake_api import FakeAnthropic, ToolUse, Turn
+from conformance.harness import Action, Case, Hook, cleanup, run
+
+from claude_pin import pin_claude_code
+from hookwright.dialects.claude_profiles import (
+    NEWEST,
+    STOP_PREAMBLE,
+    V2_1_240,
+    V2_1_295,
+    V2_1_332,
+    named_profile,
+    profile_for,
+)
+from hookwright.dialects.claude_version_setting import choose_profile
+
+DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "MARK no",
+    }
+}
+CASE = Case(
+    "profiles",
+    "go",
+    [
+        Turn(tools=[ToolUse("toolu_a", "Bash", {"command": "echo hi > {project}/f.txt"})]),
+        Turn("first"),
+        Turn("second"),
+    ],
+    [
+        Hook("PreToolUse", "deny", Action.json(DENY), matcher="Bash"),
+        Hook(
+            "Stop",
+            "once",
+            command="grep -q '\"stop_hook_active\":false' && "
+            'printf \'{"decision":"block","reason":"MARK again"}\' || true',
+        ),
+    ],
+)
+
+
+def _model_view(version: str) -> list[list[str]]:
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", CASE, fake, version=version)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        assert observation.files == {}
+        return view(observation, frozenset({"model"}))["model"]
+    finally:
+        cleanup(observation)
+
+
+def test_2_1_332_words_a_json_deny_as_a_hook_error_and_wraps_stop_feedback() -> None:
+    model = _model_view("2.1.332")
+    assert "tool_result toolu_a error=True: PreToolUse:Bash hook error: MARK no" in model[1]
+    last = model[-1]
+    reminder = (
+        f"user: <system-reminder>\n{STOP_PREAMBLE}\nStop hook feedback:\nMARK again\n"
+        "</system-reminder>"
+    )
+    assert reminder in last
+    assert any(
+        item.startswith("system: Stop hook blocking error from command: ")
+        and item.endswith(": MARK again")
+        for item in last
+    )
+
+
+def test_2_1_240_shows_the_reason_verbatim_and_bare_stop_feedback() -> None:
+    model = _model_view("2.1.240")
+    assert "tool_result toolu_a error=True: MARK no" in model[1]
+    last = model[-1]
+    assert "user: Stop hook feedback:\nMARK again" in last
+    assert not any("blocking error" in item for item in last)
+
+
+def test_a_version_behaves_as_the_newest_profile_not_after_it() -> None:
+    assert profile_for((2, 1, 239)) is V2_1_240
+    assert profile_for((2, 1, 300)) is V2_1_295
+    assert profile_for((2, 1, 331)) is V2_1_295
+    assert profile_for((3, 0, 0)) is V2_1_332 is NEWEST
+    assert profile_for(None) is NEWEST
+    assert named_profile(" 2.1.240 ") is V2_1_240
+    with pytest.raises(ValueError, match="not a Claude Code version: 'latest'"):
+        named_profile("latest")
+
+
+def _settings(folder: Path, value: object) -> None:
+    (folder / ".hookwright").mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"claudeCodeVersion": value})
+    (folder / ".hookwright" / "settings.json").write_text(text)
+
+
+def test_the_flag_wins_then_a_trusted_project_then_the_user(tmp_path: Path) -> None:
+    project, home = tmp_path / "project", tmp_path / "home"
+    pin_claude_code(home, "2.1.300")
+    _settings(project, "2.1.240")
+
+    def chosen(given: str | None, trusted: bool, user: Path = home) -> object:
+        return choose_profile(given, project, user, project_trusted=trusted, environ={})
+
+    assert chosen("2.1.332", True) == (V2_1_332, [])
+    assert chosen(None, True) == (V2_1_240, [])
+    # An untrusted repository cannot pick an older version (and so turn off onFailure).
+    assert chosen(None, False) == (V2_1_295, [])
+    assert chosen(None, False, tmp_path / "nobody") == (NEWEST, [])
+
+
+def test_an_unusable_setting_is_one_line_naming_the_file_and_the_next_choice_holds(
+    tmp_path: Path,
+) -> None:
+    project, home = tmp_path / "project", tmp_path / "home"
+    _settings(project, 2.1)
+    _settings(home, "soon")
+    profile, problems = choose_profile(None, project, home, project_trusted=True, environ={})
+    assert profile is NEWEST
+    assert problems == [
+        f"{project / '.hookwright' / 'settings.json'}: claudeCodeVersion: expected a version "
+        'string such as "2.1.332"',
+        f"{home / '.hookwright' / 'settings.json'}: claudeCodeVersion: not a Claude Code "
+        "version: 'soon' (profiles: 2.1.240, 2.1.295, 2.1.332)",
+    ]
+
+
+def test_the_environment_comes_after_the_flag_and_before_the_settings(tmp_path: Path) -> None:
+    project, home = tmp_path / "project", tmp_path / "home"
+    _settings(project, "2.1.332")
+    environ = {"HOOKWRIGHT_CLAUDE_CODE_VERSION": "2.1.240"}
+    assert choose_profile(None, project, home, project_trusted=True, environ=environ) == (
+        V2_1_240,
+        [],
+    )
+    assert choose_profile("2.1.300", project, home, project_trusted=True, environ=environ)[0] is (
+        V2_1_295
+    )
+    bad = {"HOOKWRIGHT_CLAUDE_CODE_VERSION": "new"}
+    assert choose_profile(None, project, home, project_trusted=True, environ=bad) == (
+        V2_1_332,
+        [
+            "$HOOKWRIGHT_CLAUDE_CODE_VERSION: not a Claude Code version: 'new' "
+            "(profiles: 2.1.240, 2.1.295, 2.1.332)"
+        ],
+    )
+
+
+def test_a_bad_flag_is_a_one_line_error_from_hookwright_run(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "hookwright", "run", "go", "--project", str(tmp_path)]
+    done = subprocess.run(
+        [*command, "--model", "scripted:none.json", "--claude-code-version", "two"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "hookwright: error: --claude-code-version: not a Claude Code version: 'two' "
+        "(profiles: 2.1.240, 2.1.295, 2.1.332)\n"
+    )
