@@ -56,7 +56,8 @@ browser:
 # Differential suites against the real Claude Code, Gemini and Codex CLIs (installed from npm into a temporary
 # folder for the run; SKIP when npm or a CLI is unavailable). Not part of `make test`.
 conformance: $(STAMP)
-	$(BIN)/python -m conformance
+	$(BIN)/python -m conformance --claude-code-version 2.1.240
+	$(BIN)/python -m conformance --claude-code-version 2.1.332
 	$(BIN)/python -m conformance.gemini
 	$(BIN)/python -m conformance.codex
 
