@@ -125,3 +125,17 @@ def test_unapproved_file_writing_command_meets_the_working_directory_check(
     [result] = run.tool_results
     assert (result["content"], result["is_error"]) == (refusal, True)
     assert not (Path(root) / "made.txt").exists()
+
+
+def test_claude_code_2_1_332_says_the_write_needs_approval(tmp_path: Path) -> None:
+    """The same refusal as the newest profile words it (measured with the real 2.1.332)."""
+    from hookwright.dialects.claude_profiles import V2_1_240, V2_1_332
+    from hookwright.runtime.suggestions import blocked_write_message
+
+    assert V2_1_332.write_needs_approval and not V2_1_240.write_needs_approval
+    message = blocked_write_message("touch made.txt", tmp_path, needs_approval=True)
+    assert message == (
+        f"touch in '{tmp_path / 'made.txt'}' needs approval. The path is inside the working "
+        f"directories for this session ('{tmp_path}'), and Claude Code asks before a shell "
+        "command creates, changes or removes files there."
+    )

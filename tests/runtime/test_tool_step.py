@@ -27,6 +27,7 @@ class Owner:
 
     working_dir: Path
     interactive: bool = False
+    channel: str = "cli"
     history: list[dict[str, Any]] = field(default_factory=list)
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     context: list[str] = field(default_factory=list)

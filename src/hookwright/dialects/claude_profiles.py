@@ -49,6 +49,9 @@ class ClaudeCodeProfile:
     stop_block_notes: bool
     #: Settings hooks honour ``onFailure``.
     on_failure: bool
+    #: Without a person, an unapproved file-writing shell command in the working directory is
+    #: refused as ``needs approval`` (2.1.332) rather than ``was blocked`` (2.1.240).
+    write_needs_approval: bool = False
 
     @property
     def shown(self) -> str:
@@ -78,6 +81,7 @@ V2_1_332: Final = ClaudeCodeProfile(
     stop_preamble=STOP_PREAMBLE,
     stop_block_notes=True,
     on_failure=True,
+    write_needs_approval=True,
 )
 
 #: Every profile, oldest first.

@@ -248,6 +248,7 @@ def unanswered_message(
     cwd: Path,
     hook_asked: bool = False,
     hook_reason: str | None = None,
+    write_needs_approval: bool = False,
 ) -> str:
     """The tool result Claude Code 2.1.240 gives the model when a call needs permission and
     nobody can answer (``-p``; measured): a PreToolUse hook's ask reason, else who asked."""
@@ -259,7 +260,11 @@ def unanswered_message(
         return f"Claude requested permissions to write to {where}, but you haven't granted it yet."
     if outcome.rule is None and tool == "Bash":
         command = tool_input.get("command")
-        blocked = blocked_write_message(command, cwd) if isinstance(command, str) else None
+        blocked = (
+            blocked_write_message(command, cwd, needs_approval=write_needs_approval)
+            if isinstance(command, str)
+            else None
+        )
         return blocked or "This command requires approval"
     return f"Claude requested permissions to use {tool}, but you haven't granted it yet."
 

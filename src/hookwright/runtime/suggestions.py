@@ -55,12 +55,19 @@ def written_path(command: str, cwd: Path) -> tuple[str, str] | None:
     return None
 
 
-def blocked_write_message(command: str, cwd: Path) -> str | None:
-    """Claude Code's refusal of a file-writing shell command nobody approved."""
+def blocked_write_message(command: str, cwd: Path, *, needs_approval: bool = False) -> str | None:
+    """Claude Code's refusal of a file-writing shell command nobody approved, as 2.1.240
+    words it, or as 2.1.332 does (`needs_approval`; measured with `touch`)."""
     found = written_path(command, cwd)
     if found is None:
         return None
     verb, path = found
+    if needs_approval:
+        return (
+            f"{verb} in '{path}' needs approval. The path is inside the working directories for "
+            f"this session ('{cwd}'), and Claude Code asks before a shell command creates, "
+            "changes or removes files there."
+        )
     return (
         f"{verb} in '{path}' was blocked. For security, Claude Code may only "
         f"{WRITE_COMMANDS[verb]} the allowed working directories for this session: '{cwd}'."

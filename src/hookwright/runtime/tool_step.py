@@ -422,6 +422,7 @@ class ToolStep:
             cwd=owner.working_dir,
             hook_asked=isinstance(action, Ask),
             hook_reason=hook_reason,
+            write_needs_approval=self.hooks.claude_code.write_needs_approval,
         )
         owner.emit("permission", tool=name, behavior="deny", reason=message)
         nobody = PermissionSource("mode", self.policy.mode, self.policy.mode)
