@@ -33,14 +33,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.hosts.project import make_project
 
-from conformance.__main__ import INSTALL_TIMEOUT, Unavailable
+from conformance.__main__ import Unavailable, claude_binary
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import MODEL
 from conformance.terminal import screen_of
@@ -79,40 +77,6 @@ def daemon_problems(home: Path, mode: str) -> list[str]:
     if status.get(front, 0) < 2:
         return [f"the daemon answered {status.get(front, 0)} event(s) through {front}"]
     return []
-
-
-@contextmanager
-def claude_of(version: str, given: str | None) -> Iterator[Path]:
-    """Claude Code `version`: the binary given, or installed from npm into a temporary folder."""
-    if given:
-        yield checked(Path(given), version)
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise Unavailable("npm is not on PATH")
-    package = f"@anthropic-ai/claude-code@{version}"
-    with tempfile.TemporaryDirectory(prefix="hw-claude-") as folder:
-        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", package]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-        except subprocess.TimeoutExpired as exc:
-            raise Unavailable(f"npm install {package} timed out") from exc
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise Unavailable(f"npm install {package} failed: {last}")
-        yield checked(Path(folder) / "node_modules" / ".bin" / "claude", version)
-
-
-def checked(claude: Path, version: str) -> Path:
-    try:
-        done = subprocess.run(
-            [str(claude), "--version"], capture_output=True, text=True, timeout=60
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise Unavailable(f"{claude} does not start: {exc}") from exc
-    if done.returncode != 0 or version not in done.stdout:
-        raise Unavailable(f"{claude} --version printed {done.stdout.strip()!r}")
-    return claude
 
 
 def prepare(
@@ -289,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     version = args.claude_version
     failed = False
     try:
-        with claude_of(version, args.claude) as claude:
+        with claude_binary(args.claude, version) as claude:
             for name, scenario in scenarios(version):
                 root = Path(tempfile.mkdtemp(prefix="hw-hosts-")).resolve()
                 try:
