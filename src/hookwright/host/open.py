@@ -26,7 +26,6 @@ version profile a session imitates (`ClaudeCodeProfile`, `NEWEST`, `choose_profi
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -47,17 +46,10 @@ from hookwright.config.loading import (
 )
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore
-from hookwright.core.audit_record import AuditRecord
-from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
-from hookwright.dialects.claude_version_setting import choose_profile
-from hookwright.host.failure_policy import (
-    apply_failure_policy,
-    close_by_policy,
-    command_problems,
-    untrusted_guards,
-)
 
 if TYPE_CHECKING:
+    from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
+    from hookwright.dialects.claude_version_setting import choose_profile
     from hookwright.dialects.skills import HookInfo
     from hookwright.dialects.skills.placement import SkillPlacement
     from hookwright.engine.kernel import HookEngine
@@ -71,7 +63,6 @@ ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
 
 #: The logger `report_not_run` warns on, one line per hook that will not run.
 NOT_RUN_LOGGER = "hookwright.open"
-log = logging.getLogger(NOT_RUN_LOGGER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +261,11 @@ def report_not_run(
     host reports here: `HookSession.open` (adapters, bridges, the daemon) and the reference
     agent (`hookwright run`, `chat`, `serve`), whose command line shows these warnings on
     stderr (`hookwright.cli.run.say_not_run_on_stderr`)."""
+    import logging
+
+    from hookwright.core.audit_record import AuditRecord
+
+    log = logging.getLogger(NOT_RUN_LOGGER)
     now = time.time()
     for item in not_run:
         log.warning("%s", item)
@@ -306,14 +302,12 @@ def bind_hooks(
     loaded = discovery.bind(policy)
     failure, policy_problems = load_failure_policy(project_dir, home)
     loaded.diagnostics += policy_problems
-    loaded.diagnostics += apply_failure_policy(loaded, failure)
-    guards = untrusted_guards(loaded.untrusted, failure, TrustStore(home), project_dir)
-    loaded.specs.extend(guards)
+    missing: list[tuple[DiscoveredHook, NotRunReason, str]] = []
+    if discovery.hooks:  # the policy's rules act on hooks; a folder without any has none
+        missing = _close_and_check(loaded, discovery, failure, project_dir, home)
     watch = None
     if scope.keeps("picoclaw"):
         watch = LoadContext(project_dir, home, scope.config_files), policy
-    unbound = {id(hook) for hook in (*loaded.untrusted, *loaded.unloaded)}
-    bound_hooks = [hook for hook in discovery.hooks if id(hook) not in unbound]
     summary = _untrusted_warning(loaded, project_dir, home)
     opened = OpenedProject(
         project_dir=project_dir,
@@ -324,16 +318,36 @@ def bind_hooks(
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
             *(NotRun(hook, "not_bound") for hook in loaded.unloaded),
-            *(
-                NotRun(hook, problem, path)
-                for hook, problem, path in command_problems(bound_hooks, project_dir, home)
-            ),
+            *(NotRun(hook, problem, path) for hook, problem, path in missing),
         ),
         watch=watch,
         failure_policy=failure,
         not_run_summary=summary,
     )
     return BoundHooks(loaded, opened)
+
+
+def _close_and_check(
+    loaded: LoadResult,
+    discovery: Discovery,
+    failure: FailurePolicy,
+    project_dir: Path,
+    home: Path,
+) -> list[tuple[DiscoveredHook, NotRunReason, str]]:
+    """Close what the failure policy closes, add the guards that stand in for an untrusted
+    folder's hooks, and return the bound command hooks whose program is missing or not
+    executable."""
+    from hookwright.host.failure_policy import (
+        apply_failure_policy,
+        command_problems,
+        untrusted_guards,
+    )
+
+    loaded.diagnostics += apply_failure_policy(loaded, failure)
+    loaded.specs.extend(untrusted_guards(loaded.untrusted, failure, TrustStore(home), project_dir))
+    unbound = {id(hook) for hook in (*loaded.untrusted, *loaded.unloaded)}
+    bound_hooks = [hook for hook in discovery.hooks if id(hook) not in unbound]
+    return list(command_problems(bound_hooks, project_dir, home))
 
 
 def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tuple[str, ...]:
@@ -380,6 +394,7 @@ def add_frontmatter_hooks(
     one line per problem."""
     from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
     from hookwright.dialects.claude_code.loader import load_policy
+    from hookwright.host.failure_policy import apply_failure_policy
 
     policy = load_policy(LoadContext(project_dir, home), trust)
     loaded = load_frontmatter_hooks(
@@ -401,6 +416,7 @@ def add_skill_hooks(
     for an engine that serves one session whose id its host names later), each closed where
     the failure policy `failure` closes it."""
     from hookwright.dialects.skills.specs import skill_specs
+    from hookwright.host.failure_policy import close_by_policy
 
     for spec in skill_specs(hooks, scope=scope):
         engine.register(close_by_policy(spec, failure)[0])
@@ -437,11 +453,20 @@ def register_tool_result_readers() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    """`HookInfo` (a skill prompt hook, `hookwright.host.HookInfo`), loaded on first use."""
+    """`HookInfo` (a skill prompt hook, `hookwright.host.HookInfo`) and the Claude Code
+    version profiles, loaded on first use: the command line's start-up needs neither."""
     if name == "HookInfo":
         from hookwright.dialects.skills import HookInfo
 
         return HookInfo
+    if name in ("NEWEST", "ClaudeCodeProfile"):
+        from hookwright.dialects import claude_profiles
+
+        return getattr(claude_profiles, name)
+    if name == "choose_profile":
+        from hookwright.dialects.claude_version_setting import choose_profile
+
+        return choose_profile
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
