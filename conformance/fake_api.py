@@ -13,9 +13,9 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from conformance.loopback import LoopbackHandler, LoopbackServer
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,34 +56,18 @@ def is_loop_request(body: dict[str, Any]) -> bool:
     return any(isinstance(tool, dict) and tool.get("name") == "Bash" for tool in tools)
 
 
-class FakeAnthropic:
+class FakeAnthropic(LoopbackServer):
     """Context manager; `load` replaces the script between runs of one case."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.script = Script()
         self._message_count = 0
-        self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeAnthropic:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
+        super().__init__(_Handler)
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.origin
 
     def load(self, turns: Sequence[Turn], side_reply: str = "ok") -> Script:
         with self._lock:
@@ -107,64 +91,35 @@ class FakeAnthropic:
             return Turn(self.script.side_reply)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = False
-    block_on_close = True
-
-    def __init__(
-        self, address: tuple[str, int], handler: type[_Handler], fake: FakeAnthropic
-    ) -> None:
-        super().__init__(address, handler)
-        self.fake = fake
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    timeout = 30
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
+class _Handler(LoopbackHandler[FakeAnthropic]):
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        try:
-            body = json.loads(raw) if raw else {}
-        except ValueError:
-            body = {}
-        if not path.endswith("/messages") or not isinstance(body, dict):
-            self._send(200 if path.endswith("count_tokens") else 404, {"input_tokens": 10})
+        body = self.read_json_object()
+        if not path.endswith("/messages"):
+            self.send_json(200 if path.endswith("count_tokens") else 404, {"input_tokens": 10})
             return
-        turn = self.server.fake.take(path, body)
+        turn = self.owner.take(path, body)
         model = str(body.get("model", "claude"))
         if turn.error is not None:
-            self._send(turn.error, _error_body(turn.error))
+            self.send_json(turn.error, _error_body(turn.error))
             return
         if body.get("stream"):
             self._stream(turn, model)
         else:
-            self._send(200, _message(turn, model, self.server.fake.next_message_id()))
+            self.send_json(200, _message(turn, model, self.owner.next_message_id()))
 
     def do_GET(self) -> None:
-        self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": ""}})
+        self.send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": ""}})
 
     def do_HEAD(self) -> None:
-        self._send(200, {})
-
-    def _send(self, status: int, payload: Any) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_json(200, {})
 
     def _stream(self, turn: Turn, model: str) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
-        message_id = self.server.fake.next_message_id()
+        message_id = self.owner.next_message_id()
         start = _message(Turn(), model, message_id) | {"stop_reason": None}
         self._event("message_start", {"message": start})
         for index, block in enumerate(_blocks(turn)):

@@ -13,11 +13,10 @@ import json
 import threading
 from collections import deque
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from conformance.fake_api import Recorded, Script, Turn
+from conformance.loopback import LoopbackHandler, LoopbackServer
 from hookwright.dialects.gemini.events import gemini_tool
 
 SIDE_ANSWER = {"reasoning": "The answer is complete.", "next_speaker": "user"}
@@ -31,33 +30,17 @@ def is_loop_request(body: dict[str, Any]) -> bool:
     return False
 
 
-class FakeGemini:
+class FakeGemini(LoopbackServer):
     """Context manager; `load` replaces the script between runs of one case."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.script = Script()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeGemini:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
+        super().__init__(_Handler)
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.origin
 
     def load(self, turns: Sequence[Turn]) -> Script:
         with self._lock:
@@ -73,30 +56,10 @@ class FakeGemini:
             return self.script.turns.popleft() if self.script.turns else Turn("(end)")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = False
-    block_on_close = True
-
-    def __init__(self, address: tuple[str, int], handler: type[_Handler], fake: FakeGemini):
-        super().__init__(address, handler)
-        self.fake = fake
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    timeout = 30
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
+class _Handler(LoopbackHandler[FakeGemini]):
     def do_POST(self) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        try:
-            body = json.loads(raw) if raw else {}
-        except ValueError:
-            body = {}
-        body = body if isinstance(body, dict) else {}
-        turn = self.server.fake.take(self.path, body)
+        body = self.read_json_object()
+        turn = self.owner.take(self.path, body)
         if turn is not None and _calling_mode(body) == "NONE":
             turn = Turn(turn.text or "(no tools)")
         chunk = _chunk(turn)
@@ -106,16 +69,10 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             data = json.dumps(chunk).encode()
             content_type = "application/json"
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.send_bytes(200, data, content_type)
 
     def do_GET(self) -> None:
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        self.send_bytes(404, b"")
 
 
 def _calling_mode(body: dict[str, Any]) -> str | None:

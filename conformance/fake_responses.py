@@ -15,9 +15,9 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from conformance.loopback import LoopbackHandler, LoopbackServer
 
 CODEX_SHELL = "exec_command"
 HOOKWRIGHT_SHELL = "Bash"
@@ -63,35 +63,19 @@ def _tool_names(body: dict[str, Any]) -> set[str]:
     return names
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """Context manager; `load` replaces the script between runs of one case."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.script = Script()
         self._count = 0
-        self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
+        super().__init__(_Handler)
 
     @property
     def base_url(self) -> str:
         """The API root both agents are given (`.../v1`)."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"{self.origin}/v1"
 
     def load(self, turns: Sequence[Reply], side_reply: str = "ok") -> Script:
         with self._lock:
@@ -114,52 +98,23 @@ class FakeOpenAI:
             return Reply(self.script.side_reply)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = False
-    block_on_close = True
-
-    def __init__(self, address: tuple[str, int], handler: type[_Handler], fake: FakeOpenAI):
-        super().__init__(address, handler)
-        self.fake = fake
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    timeout = 30
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
+class _Handler(LoopbackHandler[FakeOpenAI]):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         if path.endswith("/models"):
-            self._send(200, {"object": "list", "data": [], "models": []})
+            self.send_json(200, {"object": "list", "data": [], "models": []})
             return
-        self._send(404, {"error": {"message": "not found"}})
+        self.send_json(404, {"error": {"message": "not found"}})
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        try:
-            body = json.loads(raw) if raw else {}
-        except ValueError:
-            body = {}
-        if not isinstance(body, dict):
-            body = {}
+        body = self.read_json_object()
         if path.endswith("/responses"):
-            self._responses(self.server.fake.take("responses", body), body)
+            self._responses(self.owner.take("responses", body), body)
         elif path.endswith("/chat/completions"):
-            self._chat(self.server.fake.take("chat", body), body)
+            self._chat(self.owner.take("chat", body), body)
         else:
-            self._send(404, {"error": {"message": f"no {path} here"}})
-
-    def _send(self, status: int, payload: Any) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+            self.send_json(404, {"error": {"message": f"no {path} here"}})
 
     def _start_stream(self) -> None:
         self.send_response(200)
@@ -175,7 +130,7 @@ class _Handler(BaseHTTPRequestHandler):
     # Responses API (Codex) -------------------------------------------------------------------
 
     def _responses(self, reply: Reply, body: dict[str, Any]) -> None:
-        number = self.server.fake.next_id()
+        number = self.owner.next_id()
         response = {"id": f"resp_{number}", "object": "response", "model": body.get("model")}
         self._start_stream()
         self._event("response.created", {"response": {**response, "status": "in_progress"}})
@@ -217,7 +172,7 @@ class _Handler(BaseHTTPRequestHandler):
     # Chat completions (hookwright) -----------------------------------------------------------
 
     def _chat(self, reply: Reply, body: dict[str, Any]) -> None:
-        number = self.server.fake.next_id()
+        number = self.owner.next_id()
         model = str(body.get("model", "gpt"))
         base = {"id": f"chatcmpl_{number}", "object": "chat.completion.chunk", "model": model}
         self._start_stream()

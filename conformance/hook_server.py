@@ -8,66 +8,36 @@ the run's `actions.json` says: `stdout` is the body, `exit` the HTTP status (0 i
 
 from __future__ import annotations
 
+import contextlib
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+
+from conformance.loopback import LoopbackHandler, LoopbackServer
 
 
-class HookServer:
+class HookServer(LoopbackServer):
     """Context manager; `base_url` + ``/<label>`` is a hook's URL."""
+
+    daemon_threads = True
 
     def __init__(self) -> None:
         self.root: Path | None = None
-        self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> HookServer:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
+        super().__init__(_Handler)
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.origin
 
     def serve(self, root: Path) -> None:
         self.root = root
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(
-        self, address: tuple[str, int], handler: type[_Handler], hooks: HookServer
-    ) -> None:
-        super().__init__(address, handler)
-        self.hooks = hooks
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
+class _Handler(LoopbackHandler[HookServer]):
     def do_POST(self) -> None:
-        root = self.server.hooks.root
+        root = self.owner.root
         label = self.path.strip("/")
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        raw = self.read_body()
         if root is None:
             self._answer(404, b"")
             return
@@ -80,11 +50,5 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(status, str(action.get("stdout", "")).encode())
 
     def _answer(self, status: int, body: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # the hook's caller gave up waiting
+            self.send_bytes(status, body)
