@@ -107,22 +107,27 @@ if INotify is not None:
 
 @dataclass(frozen=True, slots=True)
 class _Filter:
-    """Which notes of one watch matter: all of them (`names` None, `hooks` False), those
-    about the named entries, or those about hook files and sub-folders (`hooks`)."""
+    """Which notes of one watch matter: those about the watched file or folder itself, and
+    those about its entries named in `names`, about hook files and sub-folders (`hooks`), or
+    about any entry (`everything`). One folder watched for several reasons merges them."""
 
-    names: frozenset[str] | None = None
+    names: frozenset[str] = frozenset()
     hooks: bool = False
+    everything: bool = False
 
     def matters(self, name: str, is_dir: bool) -> bool:
-        if not name:
+        if not name or self.everything or name in self.names:
             return True
-        if self.names is not None:
-            return name in self.names
-        if self.hooks:
-            if is_dir:
-                return name != _SKIPPED_FOLDER
-            return os.path.splitext(name)[1] in HOOK_SUFFIXES
-        return True
+        if not self.hooks:
+            return False
+        if is_dir:
+            return name != _SKIPPED_FOLDER
+        return os.path.splitext(name)[1] in HOOK_SUFFIXES
+
+    def merged(self, other: _Filter) -> _Filter:
+        return _Filter(
+            self.names | other.names, self.hooks or other.hooks, self.everything or other.everything
+        )
 
 
 def _plain_link(path: str) -> None:
@@ -154,8 +159,9 @@ class HookWatch:
     def _add(self, path: Path | str, mask: int, rule: _Filter) -> None:
         if os.path.islink(path):
             _plain_link(str(path))
-        wd = int(self._notes.add_watch(path, mask))
-        self._filters[wd] = rule
+        wd = int(self._notes.add_watch(path, mask | flags.MASK_ADD))
+        known = self._filters.get(wd)
+        self._filters[wd] = rule if known is None else known.merged(rule)
 
     def _watch_root(self, base: Path, name: str) -> None:
         """Watch the folders from `base` down to the root `name`, then the root itself: its
@@ -167,7 +173,7 @@ class HookWatch:
             if not folder.exists() and not folder.is_symlink():
                 return
         if folder.suffix:
-            self._add(folder, _CONTENT, _Filter())
+            self._add(folder, _CONTENT, _Filter(everything=True))
             return
         self._watch_folder(folder)
 
@@ -178,7 +184,7 @@ class HookWatch:
                 if entry.name != _SKIPPED_FOLDER:
                     self._watch_folder(Path(entry.path))
             elif os.path.splitext(entry.name)[1] in HOOK_SUFFIXES:
-                self._add(entry.path, _CONTENT, _Filter())
+                self._add(entry.path, _CONTENT, _Filter(everything=True))
             if len(self._filters) > MAX_FILES:
                 raise Unwatchable(str(folder))
 
