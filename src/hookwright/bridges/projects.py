@@ -1,9 +1,12 @@
 """The daemon's projects: per project folder, its hooks loaded once and kept warm, reloaded
-when one of its hook files changes (a `hookwright.config.fingerprint` of each per request: a file
-swapped for one of the same size and mtime, or a link retargeted, counts), answered only while
-the folder is trusted.
+when one of its hook files changes (noted by `hook_watch.HookWatch`, or where a project cannot
+be watched, a `hookwright.config.fingerprint` of each per request: a file swapped for one of
+the same size and mtime, or a link retargeted, counts), answered only while the folder is
+trusted.
 
-Trust is checked on every request; a folder that lost its trust has its warm session closed.
+Trust is judged when a project is loaded and again whenever its watch notes a change or the
+trust store's file changed (on every request for a project without a watch); a folder that
+lost its trust has its warm session closed.
 An untrusted folder is never kept warm: each of its events opens a session of its own (none
 of its hooks bound), so the failure policy still decides whether its guarded actions are
 blocked. Every session is opened by `claude_hook.open_session`, so each answered event lands
@@ -176,9 +179,11 @@ class WarmProjects:
         return self._trust[1].trusts(root)
 
     async def _session(self, root: Path, trust_key: Fingerprint | None) -> _Warm:
-        """The project's loaded session: kept while its watch noted no change, else stamped
-        again and reloaded when the stamp differs. Loads take turns (one lock), so a project
-        is never loaded twice at once."""
+        """The project's loaded session: kept while its watch noted no change, reloaded when it
+        did (a stamp may miss a file rewritten twice within a tick of the file system's clock;
+        the note does not). A project without a watch is stamped again and reloaded when the
+        stamp differs. Loads take turns (one lock), so a project is never loaded twice at
+        once."""
         warm = self._warm.get(root)
         if warm is None or warm.stale or warm.watch is None:
             async with self._loading:
@@ -192,7 +197,7 @@ class WarmProjects:
         if warm is not None and not warm.stale and warm.watch is not None:
             return warm
         watch, current = hook_watch.watch(root, self.home)
-        if warm is not None and warm.stamp == current:
+        if warm is not None and warm.watch is None and warm.stamp == current:
             if warm.watch is not None:
                 warm.watch.close()
             warm.watch, warm.stale = watch, False

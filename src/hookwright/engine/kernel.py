@@ -516,7 +516,9 @@ class HookEngine:
         except RuntimeError:
             return
         private = self._loop_thread
-        if self.services.io.runs_on(running) or (private is not None and running is private.loop):
+        runs_on = getattr(self.services.io, "runs_on", None)  # an `IoLoop` (a host's may not)
+        on_io = runs_on is not None and bool(runs_on(running))
+        if on_io or (private is not None and running is private.loop):
             raise RuntimeError(
                 "HookEngine.close() was called from a coroutine on the engine's own event loop, "
                 "which it would wait on forever; use `await engine.aclose()` there"
