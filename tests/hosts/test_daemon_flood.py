@@ -406,7 +406,7 @@ def test_flood_at_a_small_descriptor_limit_leaves_the_unix_front_answering(
         conn.close()
 
 
-def test_daemon_raises_its_descriptor_soft_limit_within_the_hard_one() -> None:
+def test_daemon_raises_its_descriptor_soft_limit_to_the_hard_one() -> None:
     hard = min(resource.getrlimit(resource.RLIMIT_NOFILE)[1], 10_000)
 
     def soft_64() -> None:
@@ -422,9 +422,8 @@ def test_daemon_raises_its_descriptor_soft_limit_within_the_hard_one() -> None:
     assert done.returncode == 0, done.stderr
     status = daemon_status()
     limits = Path(f"/proc/{status['pid']}/limits").read_text()
-    soft = min(hard, 4096)
-    assert re.search(rf"Max open files\s+{soft}\s+{hard}\s", limits), limits
-    assert status["http_limits"]["connections"] == min(128, soft // 4)
+    assert re.search(rf"Max open files\s+{hard}\s+{hard}\s", limits), limits
+    assert status["http_limits"]["connections"] == min(128, hard // 4)
 
 
 def test_bad_limit_settings_are_named_and_the_defaults_kept(
@@ -507,3 +506,70 @@ def test_overload_never_allows_the_guarded_call_and_releases_every_descriptor(
         )
     assert unix_verdict(project) == DENY and http_verdict(endpoint, project) == DENY
     assert alive(pid)
+
+
+def test_a_flood_at_a_low_descriptor_limit_gets_an_answer_or_a_clear_refusal(
+    project: Path, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out of descriptors, the front answers each guarded call: a denial, or a 5xx naming
+    why; none is allowed, none is left waiting."""
+    pid = start(monkeypatch, nofile=48, connections="64")
+    headers = {"Authorization": f"Bearer {endpoint.token}"}
+
+    def one(_: int) -> tuple[int, bytes]:
+        return post(f"{endpoint.url}?project={project}", headers, guarded_rm(project))
+
+    with ThreadPoolExecutor(100) as pool:
+        answers = list(pool.map(one, range(100)))
+    statuses = collections.Counter(status for status, _ in answers)
+    for status, body in answers:
+        if status == 200:
+            assert b'"permissionDecision":"deny"' in body.replace(b" ", b"")
+        else:
+            assert status in (500, 503) and body.startswith(b"hookwright"), (status, body)
+    assert statuses[200] > 0 and statuses[503] > 0, statuses
+    assert http_verdict(endpoint, project) == DENY and alive(pid)
+
+
+#: A front whose process has no descriptor left but its reserve: it prints its port, then
+#: fills the descriptor table and serves.
+OUT_OF_DESCRIPTORS = """
+import asyncio, os, sys
+from hookwright.bridges.daemon_http import DEFAULT_LIMITS, HttpFront
+from hookwright.bridges.endpoint import Endpoint
+
+async def never(*_):
+    raise AssertionError("no request may be answered")
+
+async def main():
+    front = HttpFront.listen(Endpoint(0, "t"), never, DEFAULT_LIMITS, {"http_refused": 0})
+    print(front._listener.getsockname()[1], flush=True)
+    held = []
+    try:
+        while True:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        pass
+    await asyncio.sleep(30)
+
+asyncio.run(main())
+"""
+
+
+def test_out_of_descriptors_a_connection_is_answered_503_not_left_waiting() -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-c", OUT_OF_DESCRIPTORS],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)),
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        with socket.create_connection(("127.0.0.1", port), timeout=GENEROUS_BOUND) as conn:
+            answer = conn.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 503 ")
+        assert answer.endswith(b"hookwright: out of descriptors, try again\n")
+    finally:
+        server.kill()
+        server.wait()

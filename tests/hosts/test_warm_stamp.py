@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tests.hosts.project import hook_input, make_project, run_installed
 
-from hookwright.bridges.projects import stamp
+from hookwright.bridges.hook_watch import stamp
 from hookwright.config.trust import TrustStore
 
 

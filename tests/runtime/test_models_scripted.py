@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -433,3 +434,28 @@ def test_make_model_unknown_spec(spec: str) -> None:
 def test_make_model_empty_name(spec: str, missing: str) -> None:
     with pytest.raises(ModelConfigError, match=f"has no {missing}"):
         make_model(spec)
+
+
+async def test_a_long_run_keeps_one_copy_of_its_history() -> None:
+    """Each call's history is kept as it was, yet the messages passed again unchanged are
+    shared between the calls: what the model holds grows with the history, not with its
+    square."""
+    turns = 150
+    model = ScriptedModel.from_turns([{"content": "ok"}] * turns)
+    history: list[dict[str, Any]] = []
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(turns):
+            history.append({"role": "user", "content": f"{n:04d}" + "x" * 2000})
+            await model.complete(history)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    history_size = sum(len(m["content"]) for m in history)
+    assert held < 4 * history_size
+    assert [len(call.messages) for call in model.calls[:3]] == [1, 2, 3]
+    history[0]["content"] = "changed"
+    await model.complete(history)
+    assert model.calls[0].messages[0]["content"].startswith("0000x")
+    assert model.calls[-1].messages[0]["content"] == "changed"

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import fcntl
 import json
+import math
 import os
 import resource
 import signal
@@ -25,6 +26,7 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -32,17 +34,25 @@ from typing import IO, Any
 from hookwright.bridges import daemon_http
 from hookwright.bridges.claude_client import SOCKET_NAME, runtime_dir
 from hookwright.bridges.endpoint import HOST, Endpoint, load_endpoint
-from hookwright.bridges.projects import Reply, WarmProjects
+from hookwright.bridges.projects import (
+    DEFAULT_MAX_PROJECTS,
+    DEFAULT_PROJECT_IDLE,
+    DEFAULT_PROJECT_LIMITS,
+    ProjectLimits,
+    Reply,
+    WarmProjects,
+)
 from hookwright.config.private_files import write_private
 
 #: Seconds without a request after which the daemon exits (`HOOKWRIGHT_DAEMON_IDLE`).
 DEFAULT_IDLE = 1800.0
 #: How long a stopping daemon waits for the events it is answering, in seconds.
 DRAIN_SECONDS = 30.0
-#: The descriptor soft limit the daemon raises itself to, within the hard limit: room for the
-#: http front's connections and the hooks' pipes, while the programs hooks start (some close
-#: every possible descriptor one by one) stay quick.
-DESCRIPTOR_TARGET = 4096
+#: The descriptor soft limit the daemon raises itself to when the hard limit is unlimited.
+DESCRIPTOR_TARGET = 1 << 20
+#: The environment variables bounding the loaded projects (`projects.ProjectLimits`).
+PROJECTS_VARIABLE = "HOOKWRIGHT_DAEMON_PROJECTS"
+PROJECT_IDLE_VARIABLE = "HOOKWRIGHT_DAEMON_PROJECT_IDLE"
 _PEERCRED = struct.Struct("3i")
 
 
@@ -83,10 +93,11 @@ def idle_seconds() -> float:
 
 
 def raise_descriptor_limit() -> int:
-    """Raise the soft limit on open descriptors towards `DESCRIPTOR_TARGET` (never above the
-    hard limit, never lower); the soft limit in force."""
+    """Raise the soft limit on open descriptors to the hard limit (`DESCRIPTOR_TARGET` when
+    that is unlimited; never lower); the soft limit in force. Each command hook in flight
+    holds a few descriptors, and the http front's connections one each."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = DESCRIPTOR_TARGET if hard == resource.RLIM_INFINITY else min(hard, DESCRIPTOR_TARGET)
+    target = DESCRIPTOR_TARGET if hard == resource.RLIM_INFINITY else hard
     if soft == resource.RLIM_INFINITY or soft >= target:
         return soft
     try:
@@ -96,13 +107,46 @@ def raise_descriptor_limit() -> int:
     return target
 
 
+def _positive(environ: Mapping[str, str], name: str, default: float) -> float:
+    raw = environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        sys.stderr.write(
+            f"hookwright daemon: {name}={raw!r} is not a positive number; using {default}\n"
+        )
+        return default
+    return value
+
+
+def project_limits(environ: Mapping[str, str]) -> ProjectLimits:
+    """How many projects stay loaded and for how long (a bad value is named on stderr and the
+    default kept)."""
+    loaded = _positive(environ, PROJECTS_VARIABLE, DEFAULT_MAX_PROJECTS)
+    return ProjectLimits(
+        loaded=max(1, int(loaded)),
+        idle=_positive(environ, PROJECT_IDLE_VARIABLE, DEFAULT_PROJECT_IDLE),
+    )
+
+
 class Daemon:
-    def __init__(self, home: Path, paths: Paths, idle: float, limits: daemon_http.Limits) -> None:
+    def __init__(
+        self,
+        home: Path,
+        paths: Paths,
+        idle: float,
+        limits: daemon_http.Limits,
+        projects: ProjectLimits = DEFAULT_PROJECT_LIMITS,
+    ) -> None:
         self.home = home
         self.paths = paths
         self.idle = idle
         self.limits = limits
-        self.warm = WarmProjects(home)
+        self.warm = WarmProjects(home, projects)
         self.endpoint: Endpoint | None = None
         self.http: daemon_http.HttpFront | None = None
         self.started = time.time()
@@ -184,6 +228,14 @@ class Daemon:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), max(0.05, self.idle - quiet))
 
+    async def evict_idle_projects(self) -> None:
+        """Close the projects that answered nothing for a while, looking twice per period."""
+        period = max(0.05, self.warm.limits.idle / 2)
+        while not self.stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), period)
+            await self.warm.evict_idle()
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -195,7 +247,9 @@ class Daemon:
             self.servers.append(unix)
             os.chmod(self.paths.socket, 0o600)
             await self.ensure_http()
+            evicting = asyncio.create_task(self.evict_idle_projects())
             await self.watch_idle()
+            await evicting
         finally:
             for server in self.servers:
                 server.close()
@@ -247,8 +301,11 @@ def serve(home: Path, idle: float | None = None) -> int:
     if lock is None:
         return 0
     limits = daemon_http.limits_from(os.environ, raise_descriptor_limit())
+    daemon = Daemon(
+        home, paths, idle_seconds() if idle is None else idle, limits, project_limits(os.environ)
+    )
     try:
-        asyncio.run(Daemon(home, paths, idle_seconds() if idle is None else idle, limits).run())
+        asyncio.run(daemon.run())
     finally:
         lock.close()
     return 0

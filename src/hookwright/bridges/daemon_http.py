@@ -16,10 +16,12 @@ Any local process can connect to 127.0.0.1, so the front expects hostile peers:
   too), a head must be complete `head` seconds after its first byte, and the body must arrive,
   and the answer be taken, within `body` seconds each.
 * At most `Limits.connections` connections are open at once: one more is accepted and closed
-  at once with 503, never queued. A connection opened by another local user is closed at once
-  (the kernel names the uid owning the connecting socket, see `tcp_peer`), so other users
-  cannot take those places. Connections are accepted a few per wake-up, so a flood cannot
-  keep the event loop from the Unix front.
+  at once with 503, never queued. When the process is out of descriptors, a descriptor held
+  in reserve is let go to accept the next connection and answer it 503 ("out of
+  descriptors") rather than leave it waiting in the listening queue. A connection opened by
+  another local user is closed at once (the kernel names the uid owning the connecting
+  socket, see `tcp_peer`), so other users cannot take those places. Connections are
+  accepted a few per wake-up, so a flood cannot keep the event loop from the Unix front.
 
 No failure is answered 200: an event whose hook failed where nothing blocked is answered 500
 (`claude_hook.unanswered`), a connection the front cannot serve is closed or refused with 503,
@@ -161,6 +163,7 @@ def _refusal(status: int, text: str) -> bytes:
 
 
 BUSY = _refusal(503, "too many open connections")
+OUT_OF_DESCRIPTORS = _refusal(503, "out of descriptors, try again")
 
 
 def _settle(ready: asyncio.Future[None]) -> None:
@@ -364,6 +367,13 @@ async def serve_connection(
         parser.start_next_cycle()
 
 
+def _reserve() -> int | None:
+    try:
+        return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
 class HttpFront:
     """The listening socket on 127.0.0.1 and the connections it serves."""
 
@@ -384,6 +394,9 @@ class HttpFront:
         self._open: set[asyncio.Task[None]] = set()
         self._loop = asyncio.get_running_loop()
         self._closed = False
+        #: A descriptor held in reserve: when the process runs out, it is let go for the time
+        #: of accepting one connection and answering it 503, so a peer is never left waiting.
+        self._spare: int | None = _reserve()
         self._loop.add_reader(listener.fileno(), self._accept)
 
     @classmethod
@@ -406,11 +419,28 @@ class HttpFront:
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:
-                if exc.errno in _OUT_OF_RESOURCES:
+                if exc.errno in _OUT_OF_RESOURCES and not self._refuse_one():
                     self._pause()
                     return
                 continue
             self._take(conn)
+
+    def _refuse_one(self) -> bool:
+        """Answer the next waiting connection 503 with the reserved descriptor; False when
+        there is none to use (or none waiting)."""
+        if self._spare is None:
+            return False
+        os.close(self._spare)
+        self._spare = None
+        try:
+            conn, _ = self._listener.accept()
+        except OSError:
+            return False
+        else:
+            self._refuse(conn, OUT_OF_DESCRIPTORS)
+            return True
+        finally:
+            self._spare = _reserve()
 
     def _pause(self) -> None:
         """Stop accepting for a moment: a listening socket that stays readable while no
@@ -436,11 +466,15 @@ class HttpFront:
             task.add_done_callback(self._open.discard)
 
     def _refuse(self, conn: socket.socket, answer: bytes) -> None:
+        """Send `answer` (if any) and close; what the peer already sent is read first, so the
+        close does not reset the connection before the answer is read."""
         self._counts["http_refused"] += 1
         conn.setblocking(False)
         try:
             if answer:
                 conn.send(answer)
+                conn.shutdown(socket.SHUT_WR)
+                conn.recv(MAX_HEADER_BYTES)
         except OSError:
             pass
         finally:
@@ -460,3 +494,6 @@ class HttpFront:
             self._closed = True
             self._loop.remove_reader(self._listener.fileno())
             self._listener.close()
+            if self._spare is not None:
+                os.close(self._spare)
+                self._spare = None

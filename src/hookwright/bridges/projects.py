@@ -1,9 +1,12 @@
 """The daemon's projects: per project folder, its hooks loaded once and kept warm, reloaded
-when one of its hook files changes (a `hookwright.config.fingerprint` of each per request: a file
-swapped for one of the same size and mtime, or a link retargeted, counts), answered only while
-the folder is trusted.
+when one of its hook files changes (noted by `hook_watch.HookWatch`, or where a project cannot
+be watched, a `hookwright.config.fingerprint` of each per request: a file swapped for one of
+the same size and mtime, or a link retargeted, counts), answered only while the folder is
+trusted.
 
-Trust is checked on every request; a folder that lost its trust has its warm session closed.
+Trust is judged when a project is loaded and again whenever its watch notes a change or the
+trust store's file changed (on every request for a project without a watch); a folder that
+lost its trust has its warm session closed.
 An untrusted folder is never kept warm: each of its events opens a session of its own (none
 of its hooks bound), so the failure policy still decides whether its guarded actions are
 blocked. Every session is opened by `claude_hook.open_session`, so each answered event lands
@@ -12,12 +15,14 @@ in the user's audit."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from hookwright.bridges import hook_watch
 from hookwright.bridges.claude_hook import (
     HookInputError,
     expressible,
@@ -29,23 +34,30 @@ from hookwright.bridges.claude_hook import (
     unanswered,
     with_untrusted_notice,
 )
+from hookwright.bridges.hook_watch import HookWatch, Stamp
 from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.results import Verdict
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.host.session import HookSession
 
-#: Where a project's hooks are declared, under the project and under the home folder.
-PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw/config.json")
-HOME_ROOTS = (".hookwright/hooks.yaml", ".picoclaw/config.json")
-#: Files whose change reloads a project (others, such as a hook's own data files, do not).
-HOOK_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".py", ".md", ".toml"})
-#: A folder with more files than this is not scanned further (the stamp stays cheap).
-MAX_FILES = 2000
 #: The module-name prefix of in-process Python hooks loaded from a project's files.
 USER_MODULE_PREFIX = "_hookwright_user_"
+#: How many projects stay loaded at most (`HOOKWRIGHT_DAEMON_PROJECTS`), and after how many
+#: seconds without an event one is closed (`HOOKWRIGHT_DAEMON_PROJECT_IDLE`).
+DEFAULT_MAX_PROJECTS = 32
+DEFAULT_PROJECT_IDLE = 600.0
 
-#: Each hook file's path and fingerprint (None for a name with nothing behind it).
-Stamp = tuple[tuple[str, Fingerprint | None], ...]
+
+@dataclass(frozen=True, slots=True)
+class ProjectLimits:
+    """How many projects the daemon keeps loaded, and how long one stays without an event."""
+
+    loaded: int = DEFAULT_MAX_PROJECTS
+    idle: float = DEFAULT_PROJECT_IDLE
+
+
+DEFAULT_PROJECT_LIMITS = ProjectLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,32 +72,6 @@ class Reply:
     failed: bool = False
 
 
-def _files(root: Path) -> Iterator[str]:
-    try:
-        entries = list(os.scandir(root))
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            if entry.name != "__pycache__":
-                yield from _files(Path(entry.path))
-        elif os.path.splitext(entry.name)[1] in HOOK_SUFFIXES:
-            yield entry.path
-
-
-def stamp(project: Path, home: Path) -> Stamp:
-    """Path and fingerprint of every hook file the project's hooks can come from."""
-    found: list[tuple[str, Fingerprint | None]] = []
-    roots = [project / r for r in PROJECT_ROOTS] + [home / r for r in HOME_ROOTS]
-    for root in roots:
-        paths = [str(root)] if root.suffix else _files(root)
-        for path in paths:
-            found.append((path, fingerprint(path)))
-            if len(found) > MAX_FILES:
-                return tuple(found)
-    return tuple(sorted(found, key=lambda entry: entry[0]))
-
-
 def forget_modules(project: Path) -> None:
     """Drop the project's in-process Python hook modules, so a reload imports them afresh."""
     for name, module in list(sys.modules.items()):
@@ -96,17 +82,48 @@ def forget_modules(project: Path) -> None:
 
 @dataclass(slots=True)
 class _Warm:
+    """A loaded project: its session, the watch over its hook files (None: stamped on every
+    event), the stamp it was loaded under, the trust store's fingerprint when its folder was
+    judged trusted, when it last answered and how many events it is answering."""
+
     session: HookSession
+    watch: HookWatch | None
     stamp: Stamp
+    trust_key: Fingerprint | None
+    used: float = field(default_factory=time.monotonic)
+    busy: int = 0
+    #: The watch noted a change: stamp again before the next event.
+    stale: bool = False
+
+    def unchanged(self, trust_key: Fingerprint | None) -> bool:
+        """Whether nothing the project was judged and loaded under changed (for a project
+        without a watch, never: it is stamped and judged again on every event)."""
+        if self.stale or self.watch is None or trust_key != self.trust_key:
+            return False
+        if self.watch.changed():
+            self.stale = True
+            return False
+        return True
+
+    async def close(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
+        await self.session.aclose()
 
 
 class WarmProjects:
-    """The loaded projects of one daemon; `answer` is the daemon's whole job."""
+    """The loaded projects of one daemon; `answer` is the daemon's whole job.
 
-    def __init__(self, home: Path) -> None:
+    At most `limits.loaded` projects stay loaded: loading one more closes the one that answered
+    least recently (when it answers nothing at the moment), and `evict_idle` closes those that
+    answered nothing for `limits.idle` seconds. A project's trust is judged when it is loaded
+    and kept while its watch notes no change and the trust store's file stays the same."""
+
+    def __init__(self, home: Path, limits: ProjectLimits = DEFAULT_PROJECT_LIMITS) -> None:
         self.home = home
-        self._warm: dict[Path, _Warm] = {}
-        self._locks: dict[Path, asyncio.Lock] = {}
+        self.limits = limits
+        self._warm: OrderedDict[Path, _Warm] = OrderedDict()
+        self._loading = asyncio.Lock()
         self._trust: tuple[Fingerprint, TrustPolicy] | None = None
 
     @property
@@ -119,11 +136,13 @@ class WarmProjects:
         except HookInputError as exc:
             return Reply(1, b"", f"hookwright: error: {exc}\n")
         root = project_for(project, hook_input, env_project)
-        trusted = self._trusts(root)
+        trust_key = self._trust_key()
+        warm = self._warm.get(root)
+        trusted = (warm is not None and warm.unchanged(trust_key)) or self._trusts(root, trust_key)
         try:
             if trusted:
-                session = await self._session(root)
-                verdict = await session.relay(event, hook_input)
+                warm = await self._session(root, trust_key)
+                verdict = await self._relay(warm, event, hook_input)
             else:
                 await self._drop(root)
                 verdict = await relay_once(root, self.home, event, hook_input)
@@ -137,9 +156,19 @@ class WarmProjects:
             return Reply(1, b"", f"{failed}\n", failed=True)
         return Reply(0, encode_output_json(verdict))
 
-    def _trusts(self, root: Path) -> bool:
+    async def _relay(self, warm: _Warm, event: Any, hook_input: dict[str, Any]) -> Verdict:
+        warm.busy += 1
+        try:
+            return await warm.session.relay(event, hook_input)
+        finally:
+            warm.busy -= 1
+            warm.used = time.monotonic()
+
+    def _trust_key(self) -> Fingerprint | None:
+        return fingerprint(TrustStore(self.home).path)
+
+    def _trusts(self, root: Path, key: Fingerprint | None) -> bool:
         """The trust store's answer, read again whenever the store's file changed."""
-        key = fingerprint(TrustStore(self.home).path)
         if key is None or self._trust is None or self._trust[0] != key:
             try:
                 policy = TrustPolicy.load(self.home)
@@ -149,23 +178,57 @@ class WarmProjects:
             return policy.trusts(root)
         return self._trust[1].trusts(root)
 
-    async def _session(self, root: Path) -> HookSession:
-        lock = self._locks.setdefault(root, asyncio.Lock())
-        async with lock:
-            current = stamp(root, self.home)
-            warm = self._warm.get(root)
-            if warm is not None and warm.stamp == current:
-                return warm.session
-            await self._drop(root)
+    async def _session(self, root: Path, trust_key: Fingerprint | None) -> _Warm:
+        """The project's loaded session: kept while its watch noted no change, reloaded when it
+        did (a stamp may miss a file rewritten twice within a tick of the file system's clock;
+        the note does not). A project without a watch is stamped again and reloaded when the
+        stamp differs. Loads take turns (one lock), so a project is never loaded twice at
+        once."""
+        warm = self._warm.get(root)
+        if warm is None or warm.stale or warm.watch is None:
+            async with self._loading:
+                warm = await self._load(root)
+        warm.trust_key = trust_key
+        self._warm.move_to_end(root)
+        return warm
+
+    async def _load(self, root: Path) -> _Warm:
+        warm = self._warm.get(root)
+        if warm is not None and not warm.stale and warm.watch is not None:
+            return warm
+        watch, current = hook_watch.watch(root, self.home)
+        if warm is not None and warm.watch is None and warm.stamp == current:
+            if warm.watch is not None:
+                warm.watch.close()
+            warm.watch, warm.stale = watch, False
+            return warm
+        await self._drop(root)
+        try:
             session = await open_session(root, self.home)
             await session.begin()
-            self._warm[root] = _Warm(session, current)
-            return session
+        except BaseException:
+            if watch is not None:
+                watch.close()
+            raise
+        warm = _Warm(session, watch, current, None)
+        self._warm[root] = warm
+        idle = [other for other, kept in self._warm.items() if not kept.busy and other != root]
+        for other in idle[: max(0, len(self._warm) - self.limits.loaded)]:
+            await self._drop(other)
+        return warm
+
+    async def evict_idle(self) -> None:
+        """Close the projects that answered nothing for `limits.idle` seconds."""
+        horizon = time.monotonic() - self.limits.idle
+        for root in [root for root, warm in self._warm.items() if warm.used < horizon]:
+            warm = self._warm.get(root)
+            if warm is not None and not warm.busy and warm.used < horizon:
+                await self._drop(root)
 
     async def _drop(self, root: Path) -> None:
         warm = self._warm.pop(root, None)
         if warm is not None:
-            await warm.session.aclose()
+            await warm.close()
             forget_modules(root)
 
     async def aclose(self) -> None:

@@ -487,6 +487,10 @@ class HookEngine:
         self._shutdown()
 
     def close(self) -> None:
+        """Close from synchronous code; from a coroutine, `await aclose()`. Raises
+        RuntimeError when called on the engine's own event loop (its I/O loop or the loop it
+        runs async hooks on): it would wait forever on the loop it blocks."""
+        self._refuse_own_loop()
         closers = [
             closer
             for spec in self.hooks()
@@ -505,6 +509,20 @@ class HookEngine:
 
             loop.run(close_all())
         self._shutdown()
+
+    def _refuse_own_loop(self) -> None:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        private = self._loop_thread
+        runs_on = getattr(self.services.io, "runs_on", None)  # an `IoLoop` (a host's may not)
+        on_io = runs_on is not None and bool(runs_on(running))
+        if on_io or (private is not None and running is private.loop):
+            raise RuntimeError(
+                "HookEngine.close() was called from a coroutine on the engine's own event loop, "
+                "which it would wait on forever; use `await engine.aclose()` there"
+            )
 
     def _shutdown(self) -> None:
         self.audit.close()

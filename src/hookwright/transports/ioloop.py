@@ -66,6 +66,11 @@ class IoLoop:
                 self._thread = _LoopThread()
             return self._thread.loop
 
+    def runs_on(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Whether `loop` is the host's loop or the private one."""
+        thread = self._thread
+        return loop is self._host or (thread is not None and loop is thread.loop)
+
     def close(self) -> None:
         """Stop the private loop if one was started (a host's loop is the host's to close)."""
         with self._lock:

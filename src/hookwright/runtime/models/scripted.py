@@ -97,7 +97,10 @@ class _Script(BaseModel):
 
 @dataclass(slots=True)
 class ScriptedCall:
-    """What one `complete` call received (deep copies) and which turn answered it."""
+    """What one `complete` call received (copies, taken when the call was made) and which turn
+    answered it. The calls share the copy of a message that was the same in each (the same
+    object, equal to its copy): a long scripted run keeps one copy of its history, not one per
+    call."""
 
     messages: list[Message]
     tools: list[ToolDefinition] | None
@@ -115,6 +118,8 @@ class ScriptedModel:
         self.name = name
         self.source = source
         self.calls: list[ScriptedCall] = []
+        #: id of each message of the last call -> (that message, its copy).
+        self._copies: dict[int, tuple[Message, Message]] = {}
         self._turns = list(turns)
         self._next = 0
         reserved = {call.id for turn in self._turns for call in turn.tool_calls if call.id}
@@ -161,7 +166,7 @@ class ScriptedModel:
         index = self._next if self._next < len(self._turns) else None
         self.calls.append(
             ScriptedCall(
-                messages=copy.deepcopy(messages),
+                messages=self._snapshot(messages),
                 tools=copy.deepcopy(tools),
                 options=copy.deepcopy(options),
                 turn_index=index,
@@ -181,6 +186,22 @@ class ScriptedModel:
         calls = [self._tool_call(call) for call in turn.tool_calls]
         finish = turn.finish_reason or ("tool_calls" if calls else "stop")
         return self._reply(turn.content, calls, finish, on_text)
+
+    def _snapshot(self, messages: list[Message]) -> list[Message]:
+        """A copy of `messages` that reuses the last call's copy of each message passed again
+        unchanged (the same object, still equal to its copy)."""
+        copies: dict[int, tuple[Message, Message]] = {}
+        taken: list[Message] = []
+        for message in messages:
+            known = self._copies.get(id(message))
+            if known is not None and known[0] is message and known[1] == message:
+                kept = known[1]
+            else:
+                kept = copy.deepcopy(message)
+            copies[id(message)] = (message, kept)
+            taken.append(kept)
+        self._copies = copies
+        return taken
 
     def _reply(
         self, content: str, calls: list[ToolCall], finish: str, on_text: TextCallback | None
