@@ -318,3 +318,29 @@ def test_on_failure_blocks_as_2_1_332(tmp_path: Path, isolated_home: Path) -> No
     seen = run_with_failing_hook(tmp_path, isolated_home, "2.1.332")
     assert seen["ran"] is False
     assert 'blocking because onFailure is "block"' in seen["content"]
+
+
+def test_a_failed_pre_skill_shell_command_hook_fails_the_installed_hook(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "p"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "hooks.yaml").write_text(
+        NATIVE_YAML.format(event="PreSkillShellCommand")
+    )
+    (project / ".hookwright" / "gate.py").write_text(
+        "def answer(inp):\n    raise RuntimeError('x')\n"
+    )
+    TrustStore(isolated_home).trust(project)
+    stdin = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreSkillShellCommand"}
+    proc = run_hookwright(
+        "hook",
+        "claude-code",
+        "--project",
+        str(project),
+        home=isolated_home,
+        stdin=json.dumps({**stdin, **SKILL_INPUT}),
+    )
+    # The installed hook fails (exit 1), which its `onFailure: "block"` turns into a block.
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "failed, so no verdict was given" in proc.stderr
