@@ -90,7 +90,7 @@ def test_a_pre_skill_shell_command_hook_is_a_warning_naming_an_older_version(
     text = proc.stdout + proc.stderr
     expected = (
         f"PreSkillShellCommand is not an event of Claude Code {version}, the version this "
-        "session imitates (it is new in Claude Code 2.1.332); the hook never runs"
+        "session imitates (Claude Code 2.1.332 has it); the hook never runs"
     )
     assert (expected in text) is warned, text
 

@@ -252,7 +252,7 @@ def _unknown_to_profile(
     file: str, path: str, event: Event, profile: ClaudeCodeProfile
 ) -> Diagnostic:
     since = first_with(event)
-    newer = f" (it is new in Claude Code {since.shown})" if since is not None else ""
+    newer = f" (Claude Code {since.shown} has it)" if since is not None else ""
     return Diagnostic(
         file,
         path,
