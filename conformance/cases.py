@@ -543,6 +543,25 @@ def _on_failure_cases() -> list[Case]:
     ]
 
 
+def _profile_cases() -> list[Case]:
+    """What differs by Claude Code version, run against every version: `onFailure` "block"
+    (ignored before 2.1.295), and hooks on the events newer than 2.1.240 next to an observer
+    (a version without them loads the rest of the file; a run without a person fires none)."""
+    later = [
+        Hook(event, f"log-{event}", specific(event, additionalContext="MARK"))
+        for event in ("PreModelSwitch", "PostModelSwitch", "PreSkillShellCommand")
+    ]
+    return [
+        Case(
+            "profile-on-failure-block",
+            "go",
+            WRITES,
+            [_pre(Action(stderr="MARK one", exit=1), extra={"onFailure": "block"})],
+        ),
+        Case("profile-later-events", "go", WRITES, [*later, *observers("PreToolUse", "Stop")]),
+    ]
+
+
 def blocked_by(exit: int) -> Action:
     """A failure with an exit code (or HTTP status) other than 0 and 2."""
     return Action(stderr="MARK failed", exit=exit)
@@ -557,4 +576,5 @@ CASES: list[Case] = [
     *_stop_cases(),
     *_session_cases(),
     *_on_failure_cases(),
+    *_profile_cases(),
 ]

@@ -30,6 +30,7 @@ from .conftest import Harness, cmd, group
 from .test_mcp_tool_hooks import FakeServers, mcp_tool
 
 BLOCK = 'blocking because onFailure is "block"'
+ON_FAILURE_SINCE = "2.1.295"
 TOUCH = {"content": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch ran"}}]}
 DONE = {"content": "finished"}
 
@@ -44,7 +45,8 @@ def script(tmp_path: Path, body: str) -> str:
 def run(
     tmp_path: Path, home: Path, hooks: dict[str, Any], turns: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """`hookwright run` on a project with `hooks` and a scripted model; its JSON events."""
+    """`hookwright run` on a project with `hooks` and a scripted model, as Claude Code 2.1.295
+    (the first with `onFailure`, its wording otherwise 2.1.240's); its JSON events."""
     project = tmp_path / "project"
     (project / ".claude").mkdir(parents=True, exist_ok=True)
     (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
@@ -60,6 +62,8 @@ def run(
         "--trust",
         "--permission-mode",
         "bypassPermissions",
+        "--claude-code-version",
+        ON_FAILURE_SINCE,
         "--json",
         home=home,
     )

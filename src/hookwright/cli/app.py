@@ -158,6 +158,18 @@ ConfigOpt = Annotated[
 ]
 
 
+ClaudeCodeVersionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--claude-code-version",
+        help="Load the hooks as this Claude Code version does (2.1.240, 2.1.332, ...): its "
+        "events and onFailure. Default: claudeCodeVersion in .hookwright/settings.json, else "
+        "the newest.",
+        metavar="X.Y.Z",
+    ),
+]
+
+
 def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=error_line(message))
 
@@ -240,13 +252,16 @@ def hooks_test(
             "--tool-use", help="The recorded call's id (default: the last).", metavar="ID"
         ),
     ] = None,
+    claude_code_version: ClaudeCodeVersionOpt = None,
 ) -> None:
     """Dispatch EVENT (a canonical name or a dialect alias) and print the merged verdict as
     one JSON object.
 
     This runs the project's hooks (imports its modules, calls its factories, starts its
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
-    args = HooksTest(event, input_file, project, config, explain, from_transcript, tool_use)
+    args = HooksTest(
+        event, input_file, project, config, explain, from_transcript, tool_use, claude_code_version
+    )
     code = run_hooks_test(args)
     if code:
         raise typer.Exit(code=code)

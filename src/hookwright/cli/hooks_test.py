@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from hookwright.cli.project import (
     CliError,
     bound,
+    claude_code_profile,
     engine_for,
     error_line,
     say_diagnostics,
@@ -60,6 +61,8 @@ class HooksTest(NamedTuple):
     explain: bool = False
     from_transcript: Path | None = None
     tool_use: str | None = None
+    #: The Claude Code version to load the hooks as (``--claude-code-version``).
+    claude_code_version: str | None = None
 
 
 def run(args: HooksTest) -> int:
@@ -68,7 +71,12 @@ def run(args: HooksTest) -> int:
         canonical = resolve_event(args.event)
         data = _recorded(args.from_transcript, canonical, args.tool_use)
         data.update(_read_input(args.input_file))
-        project = bound(args.project, args.configs, TrustPolicy(everything=True))
+        project = bound(
+            args.project,
+            args.configs,
+            TrustPolicy(everything=True),
+            claude_code_profile(args.claude_code_version),
+        )
         registered = engine_for(project) if _needs_engine(project, args.explain) else None
         say_diagnostics(project)
         trust = trust_store()

@@ -8,11 +8,13 @@ registered, so reading a project's folder costs no more than its config files do
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.config.trust import TrustPolicy
+from hookwright.dialects.claude_profiles import ClaudeCodeProfile, named_profile
 from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_project
 
 if TYPE_CHECKING:
@@ -45,6 +47,17 @@ def checked(project: Path, configs: list[Path] | None) -> tuple[Path, ProjectSco
     return project, ProjectScope(config_files=files)
 
 
+def claude_code_profile(version: str | None) -> ClaudeCodeProfile | None:
+    """The profile of ``--claude-code-version`` (None when not given); a bad version is a
+    `CliError`."""
+    if version is None:
+        return None
+    try:
+        return named_profile(version)
+    except ValueError as exc:
+        raise CliError(f"--claude-code-version: {exc}") from None
+
+
 def trust_store() -> TrustPolicy:
     try:
         return TrustPolicy.load(Path.home())
@@ -53,21 +66,27 @@ def trust_store() -> TrustPolicy:
 
 
 def bound(
-    project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
+    project: Path,
+    configs: list[Path] | None,
+    policy: TrustPolicy | None = None,
+    claude_code: ClaudeCodeProfile | None = None,
 ) -> BoundHooks:
-    """Discover the project's hooks and bind those `policy` trusts (default: the trust store).
+    """Discover the project's hooks and bind those `policy` trusts (default: the trust store),
+    as the Claude Code version `claude_code` (None: the one the settings choose).
 
     Binding runs hook code (modules imported, factories called) and the hooks may run next, so
     when there are hooks hookwright first becomes the subreaper of what they detach (see
     `transports.adoption`; the full command line has turned it on already)."""
     folder, scope = checked(project, configs)
+    scope = replace(scope, claude_code=claude_code)
+    policy = policy or trust_store()
     home = Path.home()
-    discovery = discover_project(folder, home, scope)
+    discovery = discover_project(folder, home, scope, policy)
     if discovery.hooks:
         from hookwright.transports.adoption import enable_subreaper
 
         enable_subreaper()
-    return bind_hooks(discovery, policy or trust_store(), folder, home, scope)
+    return bind_hooks(discovery, policy, folder, home, scope)
 
 
 def engine_for(hooks: BoundHooks) -> tuple[HookEngine, dict[int, DiscoveredHook]]:

@@ -47,6 +47,9 @@ class LoadContext:
     home: Path
     #: Files named on the command line (`--config`): the user chose them, they need no trust.
     config_files: Sequence[Path] = ()
+    #: The Claude Code version the session imitates, as (major, minor, patch); None: the
+    #: newest (`hookwright.dialects.claude_profiles`).
+    claude_code_version: tuple[int, int, int] | None = None
 
 
 @dataclass(slots=True)

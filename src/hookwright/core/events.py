@@ -55,9 +55,20 @@ class Event(StrEnum):
     PostContextBuild = "PostContextBuild"
     PreModelCall = "PreModelCall"
     PostModelCall = "PostModelCall"
+    # Claude Code events newer than v2.1.240 (`dialects.claude_profiles` says which version
+    # has which).
+    PreModelSwitch = "PreModelSwitch"
+    PostModelSwitch = "PostModelSwitch"
+    PreSkillShellCommand = "PreSkillShellCommand"
 
 
 CLAUDE_CODE_EVENTS: tuple[Event, ...] = tuple(list(Event)[:31])
+#: Claude Code's events since v2.1.240, in the order they appeared.
+CLAUDE_CODE_LATER_EVENTS: tuple[Event, ...] = (
+    Event.PreModelSwitch,
+    Event.PostModelSwitch,
+    Event.PreSkillShellCommand,
+)
 
 #: Dialect vocabulary -> canonical event. Several names may map to one event; the dialect
 #: adapter keeps the finer distinction (e.g. before_first_agent vs before_each_agent) in the

@@ -316,7 +316,14 @@ def effect_of(result: HookResult) -> str:
 #: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they
 #: deny (fail closed) instead of letting the action through.
 GATE_EVENTS = frozenset(
-    {Event.PreToolUse, Event.PermissionRequest, Event.UserPromptSubmit, Event.PreModelCall}
+    {
+        Event.PreToolUse,
+        Event.PermissionRequest,
+        Event.UserPromptSubmit,
+        Event.PreModelCall,
+        Event.PreModelSwitch,
+        Event.PreSkillShellCommand,
+    }
 )
 
 

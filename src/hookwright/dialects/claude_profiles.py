@@ -13,13 +13,19 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   ``decision: block`` Stop, and shows every PreToolUse block's reason (JSON deny, legacy
   ``block``, exit 1 with a JSON deny) after ``PreToolUse:<tool> hook error: `` as it did
   only for exit code 2 before;
-* `onFailure` on settings hooks exists since 2.1.295.
+* `onFailure` on settings hooks exists since 2.1.295 (an older profile loads the field and
+  ignores it, as that version does);
+* the events PreModelSwitch and PostModelSwitch exist by 2.1.260, PreSkillShellCommand by
+  2.1.332 (a settings file naming an event its profile lacks gets a warning naming the version,
+  and the hook never runs).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
+
+from hookwright.core.events import CLAUDE_CODE_EVENTS, Event
 
 Version = tuple[int, int, int]
 
@@ -49,6 +55,8 @@ class ClaudeCodeProfile:
     stop_block_notes: bool
     #: Settings hooks honour ``onFailure``.
     on_failure: bool
+    #: The settings-hook events this version fires.
+    hook_events: frozenset[Event] = frozenset(CLAUDE_CODE_EVENTS)
     #: Without a person, an unapproved file-writing shell command in the working directory is
     #: refused as ``needs approval`` (2.1.332) rather than ``was blocked`` (2.1.240).
     write_needs_approval: bool = False
@@ -66,6 +74,7 @@ V2_1_240: Final = ClaudeCodeProfile(
     stop_block_notes=False,
     on_failure=False,
 )
+_MODEL_SWITCH_EVENTS: Final = frozenset({Event.PreModelSwitch, Event.PostModelSwitch})
 V2_1_295: Final = ClaudeCodeProfile(
     version=(2, 1, 295),
     effort_default="high",
@@ -73,6 +82,7 @@ V2_1_295: Final = ClaudeCodeProfile(
     stop_preamble=None,
     stop_block_notes=False,
     on_failure=True,
+    hook_events=frozenset(CLAUDE_CODE_EVENTS) | _MODEL_SWITCH_EVENTS,
 )
 V2_1_332: Final = ClaudeCodeProfile(
     version=(2, 1, 332),
@@ -81,6 +91,7 @@ V2_1_332: Final = ClaudeCodeProfile(
     stop_preamble=STOP_PREAMBLE,
     stop_block_notes=True,
     on_failure=True,
+    hook_events=frozenset(CLAUDE_CODE_EVENTS) | _MODEL_SWITCH_EVENTS | {Event.PreSkillShellCommand},
     write_needs_approval=True,
 )
 
@@ -96,6 +107,11 @@ def parse_version(text: str) -> Version | None:
         return None
     major, minor, patch = (int(part) for part in parts)
     return major, minor, patch
+
+
+def first_with(event: Event) -> ClaudeCodeProfile | None:
+    """The oldest profile that has `event` (None: no profile has it)."""
+    return next((profile for profile in PROFILES if event in profile.hook_events), None)
 
 
 def profile_for(version: Version | None) -> ClaudeCodeProfile:

@@ -127,6 +127,8 @@ class OpenedProject:
     #: The line of `diagnostics` that counts the hooks of an untrusted folder: the `not_run`
     #: lines say it again hook by hook, so a host that prints those leaves this one out.
     not_run_summary: tuple[str, ...] = ()
+    #: The Claude Code version the project's hooks were loaded as (`project_profile`).
+    claude_code: ClaudeCodeProfile = NEWEST
 
     @property
     def untrusted(self) -> tuple[DiscoveredHook, ...]:
@@ -146,6 +148,9 @@ class ProjectScope:
     config_files: Sequence[Path] = ()
     dialects: Collection[str] | None = None
     exclude: Collection[str] = ()
+    #: The Claude Code version to imitate, chosen by the caller (``--claude-code-version``);
+    #: None: `choose_profile` reads the environment and the settings files.
+    claude_code: ClaudeCodeProfile | None = None
 
     def keeps(self, dialect: str) -> bool:
         return (self.dialects is None or dialect in self.dialects) and dialect not in self.exclude
@@ -186,18 +191,41 @@ async def open_project(
     their first event."""
     scope = scope or ProjectScope()
     project_dir = project_dir.resolve()
-    discovery = discover_project(project_dir, home, scope)
+    discovery = discover_project(project_dir, home, scope, policy)
     needing = discovery.needing_trust(policy)
     if needing and ask_trust is not None and await ask_trust(project_dir, len(needing)):
         TrustStore(home).trust(project_dir)
+        before = project_profile(project_dir, home, scope, policy)[0]
         policy = policy.with_folder(project_dir)
+        if project_profile(project_dir, home, scope, policy)[0] != before:
+            discovery = discover_project(project_dir, home, scope, policy)
     return bind_project(engine, discovery, policy, project_dir, home, scope)
 
 
-def discover_project(project_dir: Path, home: Path, scope: ProjectScope) -> Discovery:
+def project_profile(
+    project_dir: Path, home: Path, scope: ProjectScope, policy: TrustPolicy
+) -> tuple[ClaudeCodeProfile, list[str]]:
+    """The Claude Code version a project's hooks load as: the scope's, else the environment's
+    or the settings files' (the project's only once `policy` trusts its folder); and one line
+    per unusable setting."""
+    if scope.claude_code is not None:
+        return scope.claude_code, []
+    return choose_profile(None, project_dir, home, project_trusted=policy.trusts(project_dir))
+
+
+def discover_project(
+    project_dir: Path, home: Path, scope: ProjectScope, policy: TrustPolicy | None = None
+) -> Discovery:
     """Every hook the project declares, as read from disk (no hook code runs), limited to the
-    dialects `scope` keeps; a dialect name no dialect has is a warning."""
-    ctx = LoadContext(project_dir=project_dir, home=home, config_files=scope.config_files)
+    dialects `scope` keeps and loaded as the Claude Code version `project_profile` picks under
+    `policy` (None: the trust store's); a dialect name no dialect has is a warning."""
+    profile, _ = project_profile(project_dir, home, scope, policy or _store_policy(home))
+    ctx = LoadContext(
+        project_dir=project_dir,
+        home=home,
+        config_files=scope.config_files,
+        claude_code_version=profile.version,
+    )
     found = discover(ctx)
     named = {*(scope.dialects or ()), *scope.exclude}
     # Only a scope that names dialects needs them all known (imported) to check its names.
@@ -216,6 +244,13 @@ def discover_project(project_dir: Path, home: Path, scope: ProjectScope) -> Disc
     return found
 
 
+def _store_policy(home: Path) -> TrustPolicy:
+    try:
+        return TrustPolicy.load(home)
+    except ValueError:
+        return TrustPolicy()
+
+
 def untrusted_hooks(
     project_dir: Path, home: Path, scope: ProjectScope
 ) -> tuple[DiscoveredHook, ...]:
@@ -231,7 +266,13 @@ def discover_each_dialect(
     """Each dialect's hooks and config files, by dialect, every dialect asked whether or not
     its files exist (`hooks validate` reports each file under its dialect), and a warning for
     each of `config_files` no dialect recognised. No hook code runs."""
-    ctx = LoadContext(project_dir=project_dir, home=home, config_files=config_files)
+    profile, _ = project_profile(project_dir, home, ProjectScope(), _store_policy(home))
+    ctx = LoadContext(
+        project_dir=project_dir,
+        home=home,
+        config_files=config_files,
+        claude_code_version=profile.version,
+    )
     found = discover_by_dialect(ctx)
     everything = Discovery()
     for discovery in found.values():
@@ -309,12 +350,13 @@ def bind_hooks(
     if scope.keeps("picoclaw"):
         watch = LoadContext(project_dir, home, scope.config_files), policy
     summary = _untrusted_warning(loaded, project_dir, home)
+    profile, profile_problems = project_profile(project_dir, home, scope, policy)
     opened = OpenedProject(
         project_dir=project_dir,
         home=home,
         policy=policy,
         trusted=policy.trusts(project_dir),
-        diagnostics=(*map(str, loaded.diagnostics), *summary),
+        diagnostics=(*map(str, loaded.diagnostics), *profile_problems, *summary),
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
             *(NotRun(hook, "not_bound") for hook in loaded.unloaded),
@@ -323,6 +365,7 @@ def bind_hooks(
         watch=watch,
         failure_policy=failure,
         not_run_summary=summary,
+        claude_code=profile,
     )
     return BoundHooks(loaded, opened)
 
@@ -387,6 +430,7 @@ def add_frontmatter_hooks(
     home: Path,
     trust: TrustPolicy | None = None,
     failure: FailurePolicy | None = None,
+    claude_code: ClaudeCodeProfile = NEWEST,
 ) -> list[str]:
     """Register the hooks of a skill's or subagent definition's frontmatter for `scope`, under
     the settings' policy (`disableAllHooks`, ...) of the files `trust` trusts and the failure
@@ -398,7 +442,7 @@ def add_frontmatter_hooks(
 
     policy = load_policy(LoadContext(project_dir, home), trust)
     loaded = load_frontmatter_hooks(
-        path, kind, scope, project_dir=project_dir, home=home, policy=policy
+        path, kind, scope, project_dir=project_dir, home=home, policy=policy, profile=claude_code
     )
     if failure is None:
         failure, problems = load_failure_policy(project_dir, home)

@@ -65,7 +65,6 @@ from hookwright.host.open import (
     NotRun,
     OpenedProject,
     ProjectScope,
-    choose_profile,
 )
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
@@ -194,13 +193,9 @@ class HookSession:
             project_dir,
             home,
             policy,
-            ProjectScope(config_files, dialects, exclude_dialects),
+            ProjectScope(config_files, dialects, exclude_dialects, claude_code),
         )
-        profile, profile_problems = (
-            (claude_code, [])
-            if claude_code is not None
-            else choose_profile(None, project_dir, home, project_trusted=policy.trusts(project_dir))
-        )
+        profile = opened.claude_code
         ident = identity or SessionIdentity()
         ident.cwd = ident.cwd or str(project_dir)
         ident.project_dir = ident.project_dir or str(project_dir)
@@ -216,7 +211,6 @@ class HookSession:
         names = session.tool_map.hook_names(host_tools)
         session.diagnostics = (
             *opened.diagnostics,
-            *profile_problems,
             *unmatched_tool_hooks(engine.hooks(), names),
         )
         session.untrusted = opened.untrusted
@@ -282,6 +276,7 @@ class HookSession:
             home=home,
             trust=trust,
             failure=self.failure_policy,
+            claude_code=self.claude_code,
         )
 
     def end_scope(self, scope: str) -> None:

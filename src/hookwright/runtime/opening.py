@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.trust import TrustPolicy
-from hookwright.dialects.claude_version_setting import choose_profile
+from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
 from hookwright.engine.kernel import HookEngine
@@ -135,6 +135,7 @@ async def open_session(
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
     home = home or Path.home()
+    given = named_profile(claude_code_version) if claude_code_version is not None else None
     owns_engine = engine is None
     engine = engine or HookEngine(services=Services(io=IoLoop(asyncio.get_running_loop())))
     if workspace_access is not None:
@@ -144,7 +145,10 @@ async def open_session(
         project_dir,
         home,
         TrustPolicy.load(home, everything=trust),
-        ProjectScope(config_files),
+        ProjectScope(
+            config_files,
+            claude_code=given,
+        ),
         ask_trust=ask_trust if interactive else None,
     )
     trust_policy, trusted = opened.policy, opened.trusted
@@ -172,10 +176,7 @@ async def open_session(
     diagnostics += mode.notes
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
     diagnostics += policy.problems
-    profile, profile_problems = choose_profile(
-        claude_code_version, project_dir, home, project_trusted=trusted
-    )
-    diagnostics += profile_problems
+    profile = opened.claude_code
     effort, effort_problems = load_effort(
         project_dir, home, project_trusted=trusted, default=profile.effort_default
     )

@@ -6,6 +6,9 @@ output rewrites, context, system message and `continue` again. Per event:
 
 * PreToolUse: ``hookSpecificOutput.permissionDecision`` (allow, deny, ask, defer; a block is a
   deny) with ``permissionDecisionReason``; ``updatedInput`` unless the call is denied;
+* PreModelSwitch: ``permissionDecision`` allow, ask or deny (a block) with its reason;
+  PreSkillShellCommand: only ``permissionDecision: "deny"``, for a deny, block, ask, defer or an
+  input rewrite (Claude Code stops the command for each; allow adds nothing there);
 * PermissionRequest: ``hookSpecificOutput.decision`` = ``{behavior: "allow", updatedInput?,
   updatedPermissions?}`` or ``{behavior: "deny", message?, interrupt?}`` (``interrupt`` when the
   verdict aborts); ask and defer leave the prompt to the user, so they print no decision;
@@ -31,6 +34,7 @@ from typing import Any, Final
 
 from hookwright.core.events import Event
 from hookwright.core.results import REWRITE_DECISIONS, Decision, Verdict
+from hookwright.dialects.claude_code.codec import DEFAULT_DENY_REASON, SKILL_REWRITE_REFUSED
 from hookwright.dialects.claude_code.stdin import js_json
 from hookwright.dialects.claude_code.tables import (
     ADDITIONAL_CONTEXT,
@@ -74,6 +78,26 @@ def _pre_tool_use(verdict: Verdict, specific: dict[str, Any]) -> None:
         specific["updatedInput"] = verdict.updated_input
 
 
+def _pre_model_switch(verdict: Verdict, specific: dict[str, Any]) -> None:
+    decision = verdict.decision
+    if verdict.blocked or decision is Decision.allow or decision is Decision.ask:
+        specific["permissionDecision"] = "deny" if verdict.blocked else str(decision)
+        if verdict.reason:
+            specific["permissionDecisionReason"] = verdict.reason
+
+
+def _pre_skill_shell_command(verdict: Verdict, specific: dict[str, Any]) -> None:
+    """Only a refusal is printed: allow adds nothing there, and ask, defer and a rewrite
+    (never applied) all stop the command, so each is answered as the deny it amounts to."""
+    refused = verdict.decision not in (None, Decision.allow)
+    if refused:
+        specific["permissionDecision"] = "deny"
+        specific["permissionDecisionReason"] = verdict.reason or DEFAULT_DENY_REASON
+    elif verdict.updated_input is not None:
+        specific["permissionDecision"] = "deny"
+        specific["permissionDecisionReason"] = SKILL_REWRITE_REFUSED
+
+
 def _permission_request(verdict: Verdict, specific: dict[str, Any]) -> None:
     if verdict.decision is Decision.allow:
         answer: dict[str, Any] = {"behavior": "allow"}
@@ -99,6 +123,10 @@ def _specific(verdict: Verdict) -> dict[str, Any]:
         _pre_tool_use(verdict, specific)
     elif event is E.PermissionRequest:
         _permission_request(verdict, specific)
+    elif event is E.PreModelSwitch:
+        _pre_model_switch(verdict, specific)
+    elif event is E.PreSkillShellCommand:
+        _pre_skill_shell_command(verdict, specific)
     elif event is E.PostToolUse and verdict.updated_output is not None:
         specific["updatedToolOutput"] = verdict.updated_output
     if event in ADDITIONAL_CONTEXT and verdict.additional_context:

@@ -39,6 +39,8 @@ from hookwright.dialects.claude_code.schema import (
     PermissionDeniedOutput,
     PermissionRequestOutput,
     PostToolUseOutput,
+    PreModelSwitchOutput,
+    PreSkillShellCommandOutput,
     PreToolUseOutput,
     SessionStartOutput,
     UserPromptSubmitOutput,
@@ -65,6 +67,11 @@ ExitRules = Literal["current", "classic"]
 EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")
 
 DEFAULT_DENY_REASON = "Blocked by hook"
+#: A PreSkillShellCommand answer that rewrites the command blocks it: the rewrite is never run.
+SKILL_REWRITE_REFUSED = (
+    "A PreSkillShellCommand hook answered updatedInput, which is never applied; the command "
+    "is blocked"
+)
 LOOKS_LIKE_JSON = "stdout looks like JSON but is not"
 NO_STDERR = "No stderr output"
 #: An `asyncTimeout` above this (a day, in milliseconds) is this: a 400-digit number is not a
@@ -207,6 +214,23 @@ def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> 
             result.add_effects(elicitation=ElicitationAnswer(specific.action, specific.content))
     elif isinstance(specific, WorktreeCreateOutput) and specific.worktreePath:
         result.add_effects(worktree_path=specific.worktreePath)
+    elif isinstance(specific, PreModelSwitchOutput) and specific.permissionDecision is not None:
+        result.decision = Decision(specific.permissionDecision)
+        result.reason = specific.permissionDecisionReason
+        if result.decision is Decision.deny and not result.reason:
+            result.reason = DEFAULT_DENY_REASON
+    elif isinstance(specific, PreSkillShellCommandOutput):
+        _apply_skill_shell(specific, result)
+
+
+def _apply_skill_shell(specific: PreSkillShellCommandOutput, result: HookResult) -> None:
+    """`allow` adds nothing; `deny`, `ask` and `defer` all stop the command; any
+    `updatedInput` stops it too (it is never applied)."""
+    if specific.rewrites:
+        result.decision, result.reason = Decision.deny, SKILL_REWRITE_REFUSED
+    elif specific.permissionDecision not in (None, "allow"):
+        result.decision = Decision.deny
+        result.reason = specific.permissionDecisionReason or DEFAULT_DENY_REASON
 
 
 def apply_output(

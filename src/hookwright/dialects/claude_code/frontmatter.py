@@ -27,6 +27,7 @@ from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.loader import LoaderOptions, build_options
 from hookwright.dialects.claude_code.sources import Policy
 from hookwright.dialects.claude_code.specs import Declaration, build_spec, session_end_budget
+from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 
 FrontmatterKind = Literal["skill", "agent"]
 
@@ -64,8 +65,10 @@ def load_frontmatter_hooks(
     home: str | Path | None = None,
     policy: Policy | None = None,
     options: LoaderOptions | None = None,
+    profile: ClaudeCodeProfile = NEWEST,
 ) -> LoadResult:
-    """The hooks of one skill or subagent definition, bound to `scope`."""
+    """The hooks of one skill or subagent definition, bound to `scope`, as the Claude Code
+    version of `profile` loads them."""
     path = Path(path)
     result = LoadResult()
     data, problem = read_frontmatter(path)
@@ -95,7 +98,7 @@ def load_frontmatter_hooks(
         plugin_root=root if kind == "skill" else None,
     )
     build = build_options(
-        options or LoaderOptions(), policy, result.diagnostics, session_end_budget(())
+        options or LoaderOptions(), policy, result.diagnostics, session_end_budget(()), profile
     )
     for handler in parsed.handlers:
         event = handler.event

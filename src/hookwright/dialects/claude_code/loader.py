@@ -46,6 +46,7 @@ from hookwright.dialects.claude_code.specs import (
     build_spec,
     session_end_budget,
 )
+from hookwright.dialects.claude_profiles import ClaudeCodeProfile, profile_for
 
 EXIT_RULES_ENV = "HOOKWRIGHT_CLAUDE_EXIT_RULES"
 
@@ -86,7 +87,11 @@ def load_policy(ctx: LoadContext, trust: TrustPolicy | None = None) -> Policy:
 
 
 def build_options(
-    options: LoaderOptions, policy: Policy, diagnostics: list[Diagnostic], budget: float
+    options: LoaderOptions,
+    policy: Policy,
+    diagnostics: list[Diagnostic],
+    budget: float,
+    profile: ClaudeCodeProfile,
 ) -> BuildOptions:
     dedup = options.dedup_across_sources
     return BuildOptions(
@@ -94,6 +99,7 @@ def build_options(
         policy=policy,
         dedup_across_sources=policy.dedup_across_sources if dedup is None else dedup,
         session_end_budget=budget,
+        profile=profile,
     )
 
 
@@ -178,11 +184,16 @@ class SettingsBinder:
     resolved once per trust policy (every hook of a discovery is bound with the same one)."""
 
     def __init__(
-        self, files: list[SettingsFile], declared: list[Declared], options: LoaderOptions
+        self,
+        files: list[SettingsFile],
+        declared: list[Declared],
+        options: LoaderOptions,
+        profile: ClaudeCodeProfile,
     ) -> None:
         self._files = files
         self._declared = declared
         self._options = options
+        self._profile = profile
         self._resolved: tuple[TrustPolicy, list[HookSpec | None], list[Diagnostic]] | None = None
 
     def bind(self, index: int, trust: TrustPolicy) -> LoadResult:
@@ -205,7 +216,7 @@ class SettingsBinder:
             for d in trusted
             if policy.allows(d.declaration.source) and policy.plugin_enabled(d.plugin)
         ]
-        build = build_options(self._options, policy, diagnostics, _budget(allowed))
+        build = build_options(self._options, policy, diagnostics, _budget(allowed), self._profile)
         built = {id(d): build_spec(d.declaration, build, diagnostics) for d in allowed}
         specs = [built.get(id(d)) for d in self._declared]
         return specs, diagnostics
@@ -226,8 +237,9 @@ def discover(ctx: LoadContext, options: LoaderOptions | None = None) -> Discover
     _, problems = resolve_policy(files)
     diagnostics.extend(problems)
     declared, withheld = _declarations(ctx, files, diagnostics)
-    binder = SettingsBinder(files, declared, options)
-    listing = build_options(options, Policy(), diagnostics, _budget(declared))
+    profile = profile_for(ctx.claude_code_version)
+    binder = SettingsBinder(files, declared, options, profile)
+    listing = build_options(options, Policy(), diagnostics, _budget(declared), profile)
     for index, item in enumerate(declared):
         spec = build_spec(item.declaration, listing, diagnostics)
         if spec is not None:

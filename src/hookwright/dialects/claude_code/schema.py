@@ -92,6 +92,23 @@ class WorktreeCreateOutput(_Specific):
     worktreePath: str | None = None
 
 
+class PreModelSwitchOutput(_Specific):
+    permissionDecision: Literal["allow", "deny", "ask"] | None = None
+    permissionDecisionReason: str | None = None
+
+
+class PreSkillShellCommandOutput(_Specific):
+    """`updatedInput` is never applied: any value, null included, blocks the command."""
+
+    permissionDecision: Literal["allow", "deny", "ask", "defer"] | None = None
+    permissionDecisionReason: str | None = None
+    updatedInput: Any = None
+
+    @property
+    def rewrites(self) -> bool:
+        return "updatedInput" in self.model_fields_set
+
+
 SPECIFIC_MODELS: dict[Event, type[_Specific]] = {
     Event.PreToolUse: PreToolUseOutput,
     Event.PermissionRequest: PermissionRequestOutput,
@@ -105,6 +122,8 @@ SPECIFIC_MODELS: dict[Event, type[_Specific]] = {
     Event.Elicitation: ElicitationOutput,
     Event.ElicitationResult: ElicitationOutput,
     Event.WorktreeCreate: WorktreeCreateOutput,
+    Event.PreModelSwitch: PreModelSwitchOutput,
+    Event.PreSkillShellCommand: PreSkillShellCommandOutput,
 }
 
 

@@ -48,6 +48,7 @@ from hookwright.dialects.claude_code.tables import (
     SESSION_END_MAX,
     default_timeout,
 )
+from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile, first_with
 
 SESSION_END_ENV = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
 _NAME_LIMIT = 80
@@ -85,6 +86,8 @@ class BuildOptions:
     policy: Policy
     dedup_across_sources: bool
     session_end_budget: float = SESSION_END_BUDGET
+    #: The Claude Code version imitated: which events exist, whether `onFailure` counts.
+    profile: ClaudeCodeProfile = NEWEST
 
 
 def session_end_budget(timeouts: Iterable[float]) -> float:
@@ -146,7 +149,7 @@ def _matcher(decl: Declaration, event: Event, diagnostics: list[Diagnostic]) -> 
 
 def _handler(decl: Declaration, event: Event, timeout: float, options: BuildOptions) -> Runner:
     config = decl.parsed.config
-    blocks = blocks_on_failure(config, event)
+    blocks = options.profile.on_failure and blocks_on_failure(config, event)
     if isinstance(config, CommandHook):
         return command_handler(
             config,
@@ -174,6 +177,9 @@ def build_spec(
     file = str(decl.file)
     event = decl.event or parsed.event
     text = label(config)
+    if event not in options.profile.hook_events:
+        diagnostics.append(_unknown_to_profile(file, parsed.path, event, options.profile))
+        return None
     if decl.from_settings and isinstance(config, CommandHook) and references_plugin_vars(text):
         diagnostics.append(
             Diagnostic(
@@ -224,7 +230,7 @@ def build_spec(
         dialect="claude_code",
         mode="parallel",
         timeout=timeout,
-        on_error=_on_error(config, event),
+        on_error=_on_error(config, event, options.profile),
         once=decl.honour_once and config.once,
         scope=decl.scope,
         dedup_key=dedup_key(config, decl.root, options.dedup_across_sources),
@@ -234,12 +240,26 @@ def build_spec(
     )
 
 
-def _on_error(config: HandlerConfig, event: Event) -> OnError:
+def _on_error(config: HandlerConfig, event: Event, profile: ClaudeCodeProfile) -> OnError:
     """The engine's own rule for a hook that blocks on failure, behind its codec's: what the
     codec never saw (its envelope could not be built) still blocks. Not on ConfigChange, which
     the codec lets through when the change is to policy settings."""
-    guards = event in FAILURE_BLOCKS and event is not Event.ConfigChange
+    guards = event in FAILURE_BLOCKS and event is not Event.ConfigChange and profile.on_failure
     return "block" if guards and blocks_on_failure(config, event) else "continue"
+
+
+def _unknown_to_profile(
+    file: str, path: str, event: Event, profile: ClaudeCodeProfile
+) -> Diagnostic:
+    since = first_with(event)
+    newer = f" (Claude Code {since.shown} has it)" if since is not None else ""
+    return Diagnostic(
+        file,
+        path,
+        f"{event.value} is not an event of Claude Code {profile.shown}, the version this "
+        f"session imitates{newer}; the hook never runs",
+        "warning",
+    )
 
 
 def _prompting(inp: HookInput) -> bool:

@@ -28,10 +28,31 @@ E = Event
 _TOOL: Final = ("tool_name", "tool_input")
 _STOP: Final = ("stop_hook_active", "last_assistant_message", "background_tasks", "session_crons")
 _TASK: Final = ("task_id", "task_subject", "task_description", "teammate_name", "team_name")
+#: An MCP tool's server, ``{name, source}`` (Claude Code 2.1.271+; a host sets it only when the
+#: version it imitates sends it).
+_MCP: Final = "mcp_server"
+#: SessionStart on a resume or fork (a version that sends them; see `claude_profiles`).
+_RESUME_COST: Final = (
+    "seconds_since_last_response",
+    "context_tokens",
+    "prompt_cache_likely_expired",
+    "estimated_cache_write_usd",
+)
+_MODEL_SWITCH: Final = (
+    "from_model",
+    "to_model",
+    "requested_model",
+    "source",
+    "context_tokens",
+    "prompt_cache_warm",
+    "cache_ttl",
+    "estimated_cache_write_usd",
+    "pricing",
+)
 
 #: The event-specific fields Claude Code sends, in its order (spec §6).
 EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
-    E.SessionStart: ("source", "model", "agent_type", "session_title"),
+    E.SessionStart: ("source", "model", "agent_type", "session_title", *_RESUME_COST),
     E.Setup: ("trigger",),
     E.InstructionsLoaded: (
         "file_path",
@@ -41,7 +62,7 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
         "trigger_file_path",
         "parent_file_path",
     ),
-    E.UserPromptSubmit: ("prompt", "session_title"),
+    E.UserPromptSubmit: ("prompt", "session_title", "source"),
     E.UserPromptExpansion: (
         "expansion_type",
         "command_name",
@@ -50,11 +71,11 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
         "prompt",
     ),
     E.MessageDisplay: ("turn_id", "message_id", "index", "final", "delta"),
-    E.PreToolUse: (*_TOOL, "tool_use_id"),
-    E.PermissionRequest: (*_TOOL, "permission_suggestions"),
-    E.PermissionDenied: (*_TOOL, "tool_use_id", "reason"),
-    E.PostToolUse: (*_TOOL, "tool_response", "tool_use_id", "duration_ms"),
-    E.PostToolUseFailure: (*_TOOL, "tool_use_id", "error", "is_interrupt", "duration_ms"),
+    E.PreToolUse: (*_TOOL, "tool_use_id", _MCP),
+    E.PermissionRequest: (*_TOOL, "permission_suggestions", _MCP),
+    E.PermissionDenied: (*_TOOL, "tool_use_id", "reason", _MCP),
+    E.PostToolUse: (*_TOOL, "tool_response", "tool_use_id", "duration_ms", _MCP),
+    E.PostToolUseFailure: (*_TOOL, "tool_use_id", "error", "is_interrupt", "duration_ms", _MCP),
     E.PostToolBatch: ("tool_calls",),
     E.Notification: ("message", "title", "notification_type"),
     E.SubagentStart: (),
@@ -88,6 +109,15 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
     ),
     E.ElicitationResult: ("mcp_server_name", "mode", "elicitation_id", "action", "content"),
     E.SessionEnd: ("reason",),
+    E.PreModelSwitch: _MODEL_SWITCH,
+    E.PostModelSwitch: _MODEL_SWITCH,
+    E.PreSkillShellCommand: (
+        *_TOOL,
+        "tool_use_id",
+        "command_name",
+        "command_source",
+        "invoked_by",
+    ),
 }
 
 #: Events that carry `permission_mode`: those fired inside a turn (prompt, tool, stop, task and

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from hookwright.core.events import CLAUDE_CODE_EVENTS, MATCH_FIELD, Event
+from hookwright.core.events import CLAUDE_CODE_EVENTS, CLAUDE_CODE_LATER_EVENTS, MATCH_FIELD, Event
 
 HookType = Literal["command", "http", "mcp_tool", "prompt", "agent"]
 
 E = Event
 
-#: Event names a Claude Code config may use.
-EVENT_NAMES: Final[frozenset[str]] = frozenset(event.value for event in CLAUDE_CODE_EVENTS)
+#: Event names a Claude Code config may use, in some Claude Code version (the profile a
+#: session imitates says which it has: `dialects.claude_profiles`).
+EVENT_NAMES: Final[frozenset[str]] = frozenset(
+    event.value for event in (*CLAUDE_CODE_EVENTS, *CLAUDE_CODE_LATER_EVENTS)
+)
 
 _ALL_TYPES: Final[frozenset[str]] = frozenset({"command", "http", "mcp_tool", "prompt", "agent"})
 _NO_MODEL: Final[frozenset[str]] = frozenset({"command", "http", "mcp_tool"})
@@ -38,6 +41,9 @@ ACCEPTED_TYPES: Final[dict[Event, frozenset[str]]] = {
             E.TaskCreated,
             E.TaskCompleted,
             E.TeammateIdle,
+            E.PreModelSwitch,
+            E.PostModelSwitch,
+            E.PreSkillShellCommand,
         )
     },
     **{
@@ -109,6 +115,8 @@ EXIT2_BLOCKS: Final[frozenset[Event]] = frozenset(
         E.Elicitation,
         E.ElicitationResult,
         E.WorktreeCreate,
+        E.PreModelSwitch,
+        E.PreSkillShellCommand,
     }
 )
 #: Exit 2 is not honoured and its stderr is dropped; the JSON decision alone counts.
@@ -186,6 +194,7 @@ ADDITIONAL_CONTEXT: Final[frozenset[Event]] = frozenset(
         E.SubagentStart,
         E.Stop,
         E.SubagentStop,
+        E.PostModelSwitch,
     }
 )
 #: Plain stdout of a successful hook becomes Claude context on these events (§4.2).
@@ -198,7 +207,9 @@ ENV_FILE_EVENTS: Final[frozenset[Event]] = frozenset(
 )
 
 #: The blocking answer of an event: "deny" for permission checks, "block" elsewhere.
-DENY_EVENTS: Final[frozenset[Event]] = frozenset({E.PreToolUse, E.PermissionRequest})
+DENY_EVENTS: Final[frozenset[Event]] = frozenset(
+    {E.PreToolUse, E.PermissionRequest, E.PreModelSwitch, E.PreSkillShellCommand}
+)
 
 #: Hook output strings longer than this are saved to a file and replaced by a preview (§3).
 OUTPUT_CAP: Final[int] = 10_000
