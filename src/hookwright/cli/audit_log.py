@@ -23,7 +23,7 @@ Record = dict[str, Any]
 POLL_SECONDS = 0.2
 
 
-#: Lines that are not records named one by one on stderr before only a count is given.
+#: Lines that are not records named one by one on stderr (a count of all of them follows).
 NAMED_BAD_LINES = 5
 
 
@@ -229,7 +229,7 @@ def run(path: Path, query: Query, options: Options) -> int:
 
 
 def _report(reader: Reader, path: Path, query: Query) -> None:
-    if reader.skipped > NAMED_BAD_LINES:
+    if reader.skipped:
         sys.stderr.write(
             f"hookwright: warning: {reader.skipped} line(s) of {path} and its rotated files "
             "are not audit records and were skipped\n"

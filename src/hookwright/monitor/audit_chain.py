@@ -116,9 +116,10 @@ class ChainedFile:
         rule = self.rule
         if rule.max_age <= 0 and not rule.daily:
             return rule.due(info.st_size, None, 0.0)
-        if self._started is None or self._started[0] != info.st_ino:
+        known = self._started
+        if known is None or known[0] != info.st_ino or known[1] is None:
             self._started = (info.st_ino, first_time(fd))
-        return rule.due(info.st_size, self._started[1], time.time())
+        return rule.due(info.st_size, self._started[1] if self._started else None, time.time())
 
     def _rotated(self, fd: int) -> int:
         """Rename the full file away (still holding its lock) and open the new one."""
