@@ -82,7 +82,8 @@ class ChainedFile:
         #: (inode, size) the file had after this writer's last append, with its last hash.
         self._left: tuple[int, int] | None = None
         self._last = ""
-        #: (inode, time of the file's first record), read once per file for age rotation.
+        #: (inode, time of the file's first record), read once per file for age rotation
+        #: (again while the file is empty; a first line with no time means no age).
         self._started: tuple[int, float | None] | None = None
 
     def append(self, bodies: Sequence[bytes]) -> None:
@@ -117,8 +118,8 @@ class ChainedFile:
         if rule.max_age <= 0 and not rule.daily:
             return rule.due(info.st_size, None, 0.0)
         known = self._started
-        if known is None or known[0] != info.st_ino or known[1] is None:
-            self._started = (info.st_ino, first_time(fd))
+        if known is None or known[0] != info.st_ino:
+            self._started = (info.st_ino, first_time(fd)) if info.st_size else None
         return rule.due(info.st_size, self._started[1] if self._started else None, time.time())
 
     def _rotated(self, fd: int) -> int:
