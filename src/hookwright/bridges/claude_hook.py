@@ -111,9 +111,11 @@ async def open_session(
     """The project's session as the bridge runs it: the hooks of the asking CLI's own dialect
     (`exclude`) left to that CLI, the user's audit on (`HOOKWRIGHT_AUDIT_LOG` or
     ``~/.hookwright/audit.jsonl``)."""
-    return await HookSession.open(
+    session = await HookSession.open(
         project, home=home, exclude_dialects=exclude, audit_path=default_audit_path()
     )
+    session.engine.audit.describe(host="hook claude-code")
+    return session
 
 
 async def relay_once(

@@ -182,6 +182,7 @@ class PicoClawBridge:
                 audit_path=default_audit_path(),
                 identity=SessionIdentity(session_id=key, channel=_channel(params)),
             )
+            hooks.engine.audit.describe(host="picoclaw bridge")
             for line in hooks.diagnostics:
                 sys.stderr.write(f"hookwright: {line}\n")
             session = _Session(hooks)

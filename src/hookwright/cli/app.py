@@ -16,8 +16,8 @@ from typer._click import Command, Context
 from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
-from hookwright.cli import audit_log
 from hookwright.cli import validate as validation
+from hookwright.cli.audit_cmd import audit_app
 from hookwright.cli.hooks_test import HooksTest
 from hookwright.cli.hooks_test import run as run_hooks_test
 from hookwright.cli.project import (
@@ -32,7 +32,6 @@ from hookwright.cli.project import (
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.events import UnknownEventError, resolve_event
 from hookwright.monitor import debug as debug_trace
-from hookwright.monitor.audit import default_audit_path
 from hookwright.transports.adoption import enable_subreaper
 
 from . import hooktable
@@ -107,6 +106,7 @@ hooks_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(hooks_app, name="hooks")
+app.add_typer(audit_app, name="audit")
 
 
 @app.callback()
@@ -293,34 +293,6 @@ def hooks_validate(
         sys.stdout.write("\n".join(validation.to_lines(report)) + "\n")
     if report.errors:
         raise typer.Exit(code=1)
-
-
-@app.command("audit")
-def audit(
-    session: Annotated[
-        str | None,
-        typer.Option("--session", "-s", help="Only this session (id or prefix).", metavar="ID"),
-    ] = None,
-    follow: Annotated[
-        bool, typer.Option("--follow", "-f", help="Keep printing records as they are written.")
-    ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON record per line.")] = False,
-    file: Annotated[
-        Path | None,
-        typer.Option(
-            "--file",
-            help="Audit file (default: HOOKWRIGHT_AUDIT_LOG, else ~/.hookwright/audit.jsonl).",
-            metavar="FILE",
-        ),
-    ] = None,
-    tests: Annotated[
-        bool,
-        typer.Option("--tests", help="Also the records `hooks test` wrote (marked test)."),
-    ] = False,
-) -> None:
-    """Print the audit trail: one line per hook run (what it did to which call) and per
-    permission outcome (who allowed or denied it)."""
-    audit_log.run(file or default_audit_path(), session, follow, json_out, tests=tests)
 
 
 def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:

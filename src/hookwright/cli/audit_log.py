@@ -1,8 +1,8 @@
-"""`hookwright audit [--session ID] [--follow] [--json]`: read the audit trail.
+"""`hookwright audit [filters] [--follow] [--summary] [--format ...]`: read the audit trail.
 
 Records come from the rotated files (oldest first) and then the current one; `--follow` keeps
-reading what is appended, across rotations, until interrupted. A line that is not a JSON
-object is skipped and counted."""
+reading what is appended, across rotations, until interrupted. A line that is not an audit
+record is skipped with a warning naming its file and line (the first few; then a count)."""
 
 from __future__ import annotations
 
@@ -11,40 +11,71 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from hookwright.cli.audit_query import Query, Summary, csv_printer
 from hookwright.cli.records import describe
+from hookwright.monitor.audit_chain import record_time
 
 Record = dict[str, Any]
 POLL_SECONDS = 0.2
 
 
+#: Lines that are not records named one by one on stderr (a count of all of them follows).
+NAMED_BAD_LINES = 5
+
+
 @dataclass(slots=True)
 class Reader:
-    """Turns lines into records and counts the ones it could not read."""
+    """Turns lines into records, warns about the ones it could not read, and keeps the
+    records the query selects."""
 
-    session: str | None = None
+    query: Query = field(default_factory=Query)
     skipped: int = 0
+    #: Records read (before the query), and records kept.
+    read: int = 0
+    kept: int = 0
     #: Show the records `hooks test` wrote (``"test": true``); hidden by default.
     tests: bool = False
+    warn: TextIO | None = None
 
-    def record(self, line: str) -> Record | None:
+    def record(self, line: str, where: str = "?") -> Record | None:
+        """The record on `line` (`where`: its file and line number), if it is one the query
+        keeps."""
         if not line.strip():
             return None
         try:
             record = json.loads(line)
         except ValueError:
             record = None
-        if not isinstance(record, dict):
-            self.skipped += 1
+        if not _is_record(record):
+            self._bad(where)
             return None
+        assert isinstance(record, dict)
         if record.get("test") is True and not self.tests:
             return None
-        if self.session and not str(record.get("session_id") or "").startswith(self.session):
+        self.read += 1
+        if not self.query.keeps(record):
             return None
+        self.kept += 1
         return record
+
+    def _bad(self, where: str) -> None:
+        self.skipped += 1
+        if self.skipped <= NAMED_BAD_LINES:
+            (self.warn or sys.stderr).write(
+                f"hookwright: warning: {where}: not an audit record, skipped\n"
+            )
+
+
+def _is_record(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("event"), str)
+        and isinstance(value.get("hook"), str)
+    )
 
 
 def rotated(path: Path) -> list[Path]:
@@ -66,8 +97,10 @@ def _lines(path: Path) -> Iterator[str]:
 
 
 def line_text(record: Record) -> str:
-    ts = record.get("ts")
-    stamp = time.localtime(ts) if isinstance(ts, int | float) else None
+    """One record in words, its time in local time (ISO 8601 text, or older records' Unix
+    seconds)."""
+    ts = record_time(record.get("ts"))
+    stamp = time.localtime(ts) if ts is not None else None
     when = time.strftime("%Y-%m-%d %H:%M:%S", stamp) if stamp else "?"
     session = str(record.get("session_id") or "-")[:8]
     hook = f"{record.get('hook')} ({record.get('dialect')}, {record.get('source')})"
@@ -75,7 +108,12 @@ def line_text(record: Record) -> str:
     return f"{when} {session}{marked} {record.get('event')} {hook}: {describe(record)}"
 
 
-def printer(json_out: bool, out: TextIO) -> Callable[[Record], None]:
+def printer(fmt: str, out: TextIO) -> Callable[[Record], None]:
+    """Prints each record as text, a JSON line (`jsonl`) or a CSV row (`csv`)."""
+    if fmt == "csv":
+        return csv_printer(out)
+    json_out = fmt == "jsonl"
+
     def emit(record: Record) -> None:
         text = json.dumps(record, ensure_ascii=False) if json_out else line_text(record)
         out.write(text + "\n")
@@ -93,6 +131,8 @@ class Follower:
         self._handle: TextIO | None = None
         self._inode: int | None = None
         self._partial = ""
+        #: Lines read from the open file so far.
+        self.number = 0
 
     def _open(self) -> bool:
         try:
@@ -104,6 +144,7 @@ class Follower:
         self._handle = handle
         self._inode = os.fstat(handle.fileno()).st_ino
         self._partial = ""
+        self.number = 0
         return True
 
     def _replaced(self) -> bool:
@@ -112,8 +153,9 @@ class Follower:
         except FileNotFoundError:
             return False
 
-    def new_lines(self) -> list[str]:
-        lines: list[str] = []
+    def new_lines(self) -> list[tuple[int, str]]:
+        """The lines appended since the last call, with their line numbers."""
+        lines: list[tuple[int, str]] = []
         if self._handle is None and not self._open():
             return lines
         assert self._handle is not None
@@ -122,11 +164,13 @@ class Follower:
             lines += self._read()
         return lines
 
-    def _read(self) -> list[str]:
+    def _read(self) -> list[tuple[int, str]]:
         assert self._handle is not None
         text = self._partial + self._handle.read()
         *complete, self._partial = text.split("\n")
-        return complete
+        first = self.number + 1
+        self.number += len(complete)
+        return list(enumerate(complete, start=first))
 
     def close(self) -> None:
         if self._handle is not None:
@@ -134,11 +178,11 @@ class Follower:
 
 
 def show(path: Path, reader: Reader, emit: Callable[[Record], None], follow: bool) -> None:
-    """Emit every record (of the session); with `follow`, then every record appended."""
+    """Emit every record the reader keeps; with `follow`, then every record appended."""
     files = [*rotated(path), path] if not follow else rotated(path)
     for file in files:
-        for line in _lines(file):
-            record = reader.record(line)
+        for number, line in enumerate(_lines(file), start=1):
+            record = reader.record(line, f"{file}:{number}")
             if record is not None:
                 emit(record)
     if not follow:
@@ -146,8 +190,8 @@ def show(path: Path, reader: Reader, emit: Callable[[Record], None], follow: boo
     follower = Follower(path)
     try:
         while True:
-            for line in follower.new_lines():
-                record = reader.record(line)
+            for number, line in follower.new_lines():
+                record = reader.record(line, f"{path}:{number}")
                 if record is not None:
                     emit(record)
             time.sleep(POLL_SECONDS)
@@ -155,20 +199,43 @@ def show(path: Path, reader: Reader, emit: Callable[[Record], None], follow: boo
         follower.close()
 
 
-def run(
-    path: Path, session: str | None, follow: bool, json_out: bool, *, tests: bool = False
-) -> None:
-    reader = Reader(session, tests=tests)
-    if not follow and not path.exists() and not rotated(path):
+@dataclass(slots=True, frozen=True)
+class Options:
+    """How `hookwright audit` prints: follow the file, summarise, and in which format."""
+
+    follow: bool = False
+    summary: bool = False
+    fmt: str = "text"
+    tests: bool = False
+
+
+def run(path: Path, query: Query, options: Options) -> int:
+    """Print the records `query` keeps (or their summary); the exit status."""
+    reader = Reader(query, tests=options.tests)
+    if not options.follow and not path.exists() and not rotated(path):
         sys.stderr.write(f"hookwright: no audit records yet ({path} does not exist)\n")
-        return
+        return 0
+    summary = Summary() if options.summary else None
+    emit = summary.add if summary is not None else printer(options.fmt, sys.stdout)
     try:
-        show(path, reader, printer(json_out, sys.stdout), follow)
+        show(path, reader, emit, options.follow and summary is None)
     except KeyboardInterrupt:
         pass
     finally:
-        if reader.skipped:
-            sys.stderr.write(
-                f"hookwright: warning: {reader.skipped} line(s) of {path} are not audit "
-                "records and were skipped\n"
-            )
+        _report(reader, path, query)
+    if summary is not None:
+        summary.write(sys.stdout, options.fmt)
+    return 0
+
+
+def _report(reader: Reader, path: Path, query: Query) -> None:
+    if reader.skipped:
+        sys.stderr.write(
+            f"hookwright: warning: {reader.skipped} line(s) of {path} and its rotated files "
+            "are not audit records and were skipped\n"
+        )
+    if reader.read and not reader.kept and query.describe():
+        sys.stderr.write(
+            f"hookwright: no audit records match {query.describe()} "
+            f"({reader.read} record(s) read from {path} and its rotated files)\n"
+        )

@@ -157,11 +157,12 @@ def _open_existing_or_new(path: Path, flags: int) -> int:
     return fd
 
 
-def open_append(path: Path) -> int:
+def open_append(path: Path, *, readable: bool = False) -> int:
     """A descriptor appending to `path` (created 0600, in a folder created 0700 when missing),
     for a writer that keeps its file open (a transcript); a link at `path` is an error, never
-    followed."""
-    return _open_existing_or_new(path, os.O_WRONLY | os.O_APPEND)
+    followed. `readable`: it can read the file too (the audit reads its last line)."""
+    access = os.O_RDWR if readable else os.O_WRONLY
+    return _open_existing_or_new(path, access | os.O_APPEND)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Literal
@@ -29,8 +30,56 @@ class PermissionSource:
         return {"by": self.by, "name": self.name, "mode": self.mode, "file": self.file}
 
 
+#: How one hook's decision moved the verdict of its dispatch: made it stricter, looser, or
+#: left it as the hooks before it had it.
+Change = Literal["tightened", "loosened", "kept"]
+
+
+@dataclass(slots=True, frozen=True)
+class VerdictLink:
+    """One step of a verdict's chain: `hook` decided `decision`, which `change`d the verdict
+    the hooks before it (in the order the engine ran them) had reached."""
+
+    hook: str
+    decision: str
+    change: Change
+
+    def to_dict(self) -> dict[str, str]:
+        return {"hook": self.hook, "decision": self.decision, "change": self.change}
+
+
+@dataclass(slots=True, frozen=True)
+class AuditContext:
+    """Who and what wrote a record, the same for every record of one audit: the project
+    folder, the host that ran the hooks (``reference agent``, ``daemon``, an adapter's name,
+    ``hook claude-code``), the user, the model, and hookwright's version."""
+
+    project: str | None = None
+    host: str | None = None
+    user: str | None = None
+    model: str | None = None
+    hookwright_version: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "project": self.project,
+            "host": self.host,
+            "user": self.user,
+            "model": self.model,
+            "hookwright_version": self.hookwright_version,
+        }
+
+
+def iso_utc(ts: float) -> str:
+    """`ts` (Unix seconds) as the audit file writes it: ISO 8601, UTC, microseconds."""
+    whole = int(ts // 1)
+    micro = min(999_999, round((ts - whole) * 1_000_000))
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micro:06d}Z"
+
+
 @dataclass(slots=True, frozen=True)
 class AuditRecord:
+    #: Unix seconds; the file holds it as ISO 8601 UTC (`iso_utc`).
     ts: float
     event: str
     hook: str
@@ -68,11 +117,24 @@ class AuditRecord:
     permission: PermissionSource | None = None
     #: Written by `hookwright hooks test`, not by a session.
     test: bool = False
+    #: Who and what wrote the record (the audit fills it in when it writes the record).
+    about: AuditContext | None = None
+    #: The policy tier of the hook, when the policy gives it one.
+    tier: str | None = None
+    #: The hooks whose decisions produced the dispatch's verdict, in the order they ran.
+    chain: tuple[VerdictLink, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as its audit line holds it: `permission` only on permission records,
-        `test` only when true (hook-run lines keep the shape they always had)."""
+        """The record as its audit line holds it: `ts` in ISO 8601 UTC, then the fields in
+        order, the context's fields (`AuditContext`) after them; `tier` and `chain` only when
+        known, `permission` only on permission records, `test` only when true."""
         data = {name: getattr(self, name) for name in _RECORD_FIELDS}
+        data["ts"] = iso_utc(self.ts)
+        data.update((self.about or _NO_CONTEXT).to_dict())
+        if self.tier is not None:
+            data["tier"] = self.tier
+        if self.chain is not None:
+            data["chain"] = [link.to_dict() for link in self.chain]
         if self.permission is not None:
             data["permission"] = self.permission.to_dict()
         if self.test:
@@ -80,9 +142,20 @@ class AuditRecord:
         return data
 
 
-_RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord) if f.name not in ("permission", "test"))
+_OPTIONAL = ("permission", "test", "about", "tier", "chain")
+_RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord) if f.name not in _OPTIONAL)
+_NO_CONTEXT = AuditContext()
 
 AuditCallback = Callable[[AuditRecord], None]
 
 
-__all__ = ["AuditCallback", "AuditRecord", "Decider", "PermissionSource"]
+__all__ = [
+    "AuditCallback",
+    "AuditContext",
+    "AuditRecord",
+    "Change",
+    "Decider",
+    "PermissionSource",
+    "VerdictLink",
+    "iso_utc",
+]

@@ -136,6 +136,7 @@ class FrameworkSession:
         ``hookwright run --skill NAME``). Raises what `HookSession.open` raises (e.g. a bad
         trust file); a skill that cannot load is a diagnostic and a warning."""
         session = cls(SyncHookSession.open(project_dir, **options), abilities)
+        session.hooks.session.engine.audit.describe(host=abilities.framework)
         session._load_skills(project_dir.resolve(), skills)
         return session
 

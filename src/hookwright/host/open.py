@@ -291,6 +291,7 @@ def bind_project(
     """Bind the hooks `policy` trusts onto `engine`; a warning says how to trust the rest."""
     bound = bind_hooks(discovery, policy, project_dir, home, scope)
     bound.register(engine)
+    engine.audit.describe(project=str(project_dir))
     return bound.opened
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import atexit
 import collections
-import contextlib
+import getpass
 import logging
 import os
 import threading
@@ -21,18 +21,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from hookwright.config.private_files import append_private
 from hookwright.core.audit_record import AuditCallback as AuditCallback
+from hookwright.core.audit_record import AuditContext as AuditContext
 from hookwright.core.audit_record import AuditRecord as AuditRecord
 from hookwright.core.audit_record import PermissionSource as PermissionSource
 from hookwright.core.events import TOOL_EVENTS, HookInput
 from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
+from hookwright.monitor.audit_chain import ChainedFile, RotationRule
 from hookwright.monitor.audit_lines import (
     ENCODER,
     STDERR_TAIL,
     Call,
     LineEncoder,
+    about_text,
     added_text,
     call_facts,
     cap_text,
@@ -44,9 +46,15 @@ from hookwright.monitor.audit_lines import (
 log = logging.getLogger("hookwright.monitor.audit")
 
 
-#: Size past which the audit file is rotated, and how many rotated files are kept.
-DEFAULT_MAX_BYTES = 50_000_000
-DEFAULT_KEEP = 5
+#: Size past which the audit file is rotated, and how many rotated files are kept: at 5,000
+#: records a second (some 3 MB/s) 25 files of 1 GB hold over two hours; at a team's usual
+#: rate they hold weeks, one file a day (`DEFAULT_ROLLOVER`).
+DEFAULT_MAX_BYTES = 1_000_000_000
+DEFAULT_KEEP = 24
+#: Age (seconds) past which the file is rotated (0: no limit), and the daily rollover.
+DEFAULT_MAX_AGE = 0
+DEFAULT_ROLLOVER = "daily"
+ROLLOVERS = ("daily", "none")
 
 
 def _env_int(name: str, default: int) -> int:
@@ -58,6 +66,26 @@ def _env_int(name: str, default: int) -> int:
     except ValueError:
         log.warning("%s=%r is not a whole number; using %d", name, value, default)
         return default
+
+
+def _env_rollover() -> bool:
+    value = os.environ.get("HOOKWRIGHT_AUDIT_ROLLOVER", "").strip().lower() or DEFAULT_ROLLOVER
+    if value not in ROLLOVERS:
+        log.warning(
+            "HOOKWRIGHT_AUDIT_ROLLOVER=%r is not one of %s; using %s",
+            value,
+            ", ".join(ROLLOVERS),
+            DEFAULT_ROLLOVER,
+        )
+        value = DEFAULT_ROLLOVER
+    return value == "daily"
+
+
+def _user() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None
 
 
 def rotate(path: Path, keep: int) -> None:
@@ -102,9 +130,12 @@ class AuditLog:
 
     `max_pending` bounds memory if the writer falls behind; verdicts past it are dropped and
     counted in `dropped`. The file is created 0600 (its folder 0700 when hookwright creates
-    it), opened without following a link at its name (a link there is a logged write error)
-    and rotated once it reaches `max_bytes` (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 50 MB),
-    keeping `keep` rotated files (``HOOKWRIGHT_AUDIT_KEEP``, default 5).
+    it), opened without following a link at its name (a link there is a logged write error),
+    written as a hash chain (`audit_chain`) and rotated once it reaches `max_bytes`
+    (``HOOKWRIGHT_AUDIT_MAX_BYTES``, default 1 GB), once its first record is `max_age`
+    seconds old (``HOOKWRIGHT_AUDIT_MAX_AGE``, default 0: no limit) and, with `daily`
+    (``HOOKWRIGHT_AUDIT_ROLLOVER``, ``daily`` by default or ``none``), at the first record of
+    a new UTC day, keeping `keep` rotated files (``HOOKWRIGHT_AUDIT_KEEP``, default 24).
     """
 
     def __init__(
@@ -115,14 +146,23 @@ class AuditLog:
         flush_interval: float = 0.05,
         max_bytes: int | None = None,
         keep: int | None = None,
+        max_age: float | None = None,
+        daily: bool | None = None,
     ) -> None:
         self.path = path
-        self.max_bytes = (
-            _env_int("HOOKWRIGHT_AUDIT_MAX_BYTES", DEFAULT_MAX_BYTES)
+        self.rotation = RotationRule(
+            max_bytes=_env_int("HOOKWRIGHT_AUDIT_MAX_BYTES", DEFAULT_MAX_BYTES)
             if max_bytes is None
-            else max_bytes
+            else max_bytes,
+            keep=_env_int("HOOKWRIGHT_AUDIT_KEEP", DEFAULT_KEEP) if keep is None else keep,
+            max_age=_env_int("HOOKWRIGHT_AUDIT_MAX_AGE", DEFAULT_MAX_AGE)
+            if max_age is None
+            else max_age,
+            daily=_env_rollover() if daily is None else daily,
         )
-        self.keep = _env_int("HOOKWRIGHT_AUDIT_KEEP", DEFAULT_KEEP) if keep is None else keep
+        self._file = None if path is None else ChainedFile(path, self.rotation, rotate)
+        #: Who and what writes the records (`describe`).
+        self.about = AuditContext(user=_user(), hookwright_version=_version())
         self.callbacks: list[AuditCallback] = []
         #: It writes a file or has a callback (set by `add_callback`): read on every dispatch,
         #: so an attribute rather than a property.
@@ -132,6 +172,7 @@ class AuditLog:
         self._secrets: set[str] = set()
         self._secret_values: tuple[str, ...] = ()
         self._lines = LineEncoder(self._redact, self._redact_json)
+        self._lines.about = about_text(self.about)
         self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
         self._max_pending = max_pending
         self._interval = flush_interval
@@ -144,6 +185,28 @@ class AuditLog:
         self._lock = threading.Lock()
         #: Every record is marked ``"test": true`` (`hookwright hooks test`).
         self.test = False
+
+    @property
+    def max_bytes(self) -> int:
+        return self.rotation.max_bytes
+
+    @property
+    def keep(self) -> int:
+        return self.rotation.keep
+
+    def describe(
+        self, *, project: str | None = None, host: str | None = None, model: str | None = None
+    ) -> None:
+        """Set what every record written from now on says about its project, its host and
+        its model (a None leaves that field as it is)."""
+        about = self.about
+        self.about = replace(
+            about,
+            project=about.project if project is None else project,
+            host=about.host if host is None else host,
+            model=about.model if model is None else model,
+        )
+        self._lines.about = about_text(self.about)
 
     def add_callback(self, callback: AuditCallback) -> None:
         self.callbacks.append(callback)
@@ -239,16 +302,12 @@ class AuditLog:
     def _write_lines(self, batch: list[_Pending | AuditRecord]) -> None:
         """The usual case, no callback: lines assembled by the `LineEncoder`."""
         out: list[bytes] = []
-        chunks: list[bytes] = []
         count = 0
         for item in batch:
-            if len(out) >= _CHUNK_PIECES:
-                chunks.append(b"".join(out))
-                out.clear()
             mark = len(out)
             try:
                 if isinstance(item, AuditRecord):
-                    out.append(utf8(_encode(self._redacted(item)) + "\n"))
+                    out.append(_body(self._redacted(item)))
                     count += 1
                 else:
                     count += self._lines.add(out, *item)
@@ -256,14 +315,13 @@ class AuditLog:
                 del out[mark:]
                 self.dropped += 1
                 log.exception("audit: a record could not be built and was dropped")
-        chunks.append(b"".join(out))
-        self._append_bytes(chunks)
+        self._append_bodies(out)
         self.written += count
 
     def _write_records(self, batch: list[_Pending | AuditRecord]) -> None:
         """With callbacks: an `AuditRecord` per hook run, for the callbacks and the file."""
         records: list[AuditRecord] = []
-        lines: list[str] = []
+        lines: list[bytes] = []
         for item in batch:
             try:
                 built = (
@@ -272,13 +330,13 @@ class AuditLog:
                     else self._records(*item)
                 )
                 if self.path is not None:
-                    lines += [_encode(record) + "\n" for record in built]
+                    lines += [_body(record) for record in built]
             except Exception:
                 self.dropped += 1
                 log.exception("audit: a record could not be built and was dropped")
                 continue
             records += built
-        self._append_bytes([utf8("".join(lines))])
+        self._append_bodies(lines)
         for record in records:
             self.written += 1
             for callback in self.callbacks:
@@ -288,7 +346,12 @@ class AuditLog:
                     log.exception("audit callback %r failed", callback)
 
     def _redacted(self, record: AuditRecord) -> AuditRecord:
-        return replace(record, reason=self._redact(record.reason), test=self.test)
+        return replace(
+            record,
+            reason=self._redact(record.reason),
+            test=self.test,
+            about=record.about or self.about,
+        )
 
     def _redact(self, text: str | None) -> str | None:
         return None if text is None else redact(text, self._secret_values)
@@ -352,23 +415,16 @@ class AuditLog:
             executed_input=call.executed_input,
             context=self._redact(cap_text(added_text(result))),
             test=self.test,
+            about=self.about,
         )
 
-    def _append_bytes(self, chunks: list[bytes]) -> None:
-        if self.path is None or not any(chunks):
+    def _append_bodies(self, bodies: list[bytes]) -> None:
+        if self._file is None or not bodies:
             return
         try:
-            self._append(chunks)
+            self._file.append(bodies)
         except OSError as exc:
             log.warning("cannot write audit log %s: %s", self.path, exc)
-
-    def _append(self, chunks: list[bytes]) -> None:
-        assert self.path is not None
-        if self.max_bytes > 0:
-            with contextlib.suppress(FileNotFoundError):
-                if os.lstat(self.path).st_size >= self.max_bytes:
-                    rotate(self.path, self.keep)
-        append_private(self.path, chunks)
 
     def flush(self, timeout: float = 5.0) -> None:
         """Wait until every submitted verdict is written."""
@@ -393,10 +449,6 @@ class AuditLog:
         _live_logs.discard(self)
 
 
-#: Pieces joined into one write: chunks of some 100 KB stay in the allocator's reused memory
-#: (one buffer for a whole batch would be fresh pages, faulted in, each time).
-_CHUNK_PIECES = 1024
-
 #: (verdict, session_id, time, turn_id, call): one dispatch waiting for the writer.
 _Pending = tuple[Verdict, str | None, float, str | None, Call | None]
 
@@ -411,9 +463,16 @@ def _call_of(inp: HookInput, updated: dict[str, Any] | None) -> Call:
     )
 
 
-def _encode(record: AuditRecord) -> str:
-    """One JSON line; values JSON cannot hold are written as their text."""
-    return ENCODER.encode(record.to_dict())
+def _body(record: AuditRecord) -> bytes:
+    """The record's line without its closing brace (the chain closes it); values JSON cannot
+    hold are written as their text."""
+    return utf8(ENCODER.encode(record.to_dict())[:-1])
+
+
+def _version() -> str:
+    from hookwright import __version__
+
+    return __version__
 
 
 @dataclass(slots=True, frozen=True)

@@ -3,8 +3,9 @@
 The records of one dispatch share their time, event, session, turn and tool call, and a hook's
 name, source, dialect, origin and capabilities are the same in every record it gets: those
 pieces are encoded once (per dispatch, per hook) and each record is a join of them. A hook
-that answered nothing (the common case in-process) adds only its duration. The lines are
-exactly those `json.dumps` writes for the record's fields, in the record's field order.
+that answered nothing (the common case in-process) adds only its duration. Each line is
+built once, without its closing brace (`audit_chain` closes it with the hash chain), and is
+exactly what `json.dumps` writes for the record's fields, in the record's field order.
 
 Values are copied before they are encoded: `snapshot` runs on the dispatch thread, so a host
 or a hook changing a tool input later does not change a record still waiting to be written;
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
+from hookwright.core.audit_record import AuditContext, iso_utc
 from hookwright.core.events import INPUT_FIELD, Event
 from hookwright.core.results import Decision, HookResult, HookRun, Status, Verdict, effect_of
 
@@ -161,6 +163,11 @@ def _fields(values: dict[str, Any]) -> str:
     return ENCODER.encode(values)[1:-1] + ", "
 
 
+def about_text(about: AuditContext) -> str:
+    """The context's fields, the last of a hook run's line (no separator after them)."""
+    return ENCODER.encode(about.to_dict())[1:-1]
+
+
 #: The fields of a hook that answered nothing, around its duration.
 _QUIET_A = '"status": "ok", "decision": null, "duration_ms": '
 _QUIET_B = ', "exit_code": null, "reason": null, "error": null, "stderr_tail": null, '
@@ -200,6 +207,10 @@ class LineEncoder:
         self._events: dict[Event, str] = {}
         self._session_id: str | None = None
         self._session_text = '"session_id": null, '
+        self._second = -1
+        self._second_text = ""
+        #: The `AuditContext` fields every line ends with (set by the audit).
+        self.about = about_text(AuditContext())
 
     def add(
         self,
@@ -210,14 +221,14 @@ class LineEncoder:
         turn_id: str | None,
         call: Call | None,
     ) -> int:
-        """Append to `out` the pieces of one line per hook run of `verdict`, to be joined;
-        returns the number of lines."""
+        """Append to `out` one line per hook run of `verdict`, each without its closing brace
+        (the chain closes it); returns the number of lines."""
         event = self._events.get(verdict.event) or self._event_text(verdict.event)
-        head = f'{{"ts": {ts!r}, {event}'.encode("utf-8", "replace")
+        head = f'{{"ts": "{self._iso(ts)}", {event}'.encode("utf-8", "replace")
         if session_id != self._session_id:
             self._new_session(session_id)
         tail = self._call_text(verdict, turn_id, call)
-        quiet = f'"patch": null, "effect": null, {tail}"context": null}}\n'.encode(
+        quiet = f'"patch": null, "effect": null, {tail}"context": null, {self.about}'.encode(
             "utf-8", "replace"
         )
         mark = len(out)
@@ -229,18 +240,28 @@ class LineEncoder:
             self._add_runs(out, verdict.runs, head, quiet, tail)
         return len(verdict.runs)
 
+    def _iso(self, ts: float) -> str:
+        """`iso_utc(ts)`, its date and time of day formatted once per second."""
+        whole = int(ts // 1)
+        if whole != self._second:
+            self._second = whole
+            self._second_text = iso_utc(whole)[:-8]
+        micro = min(999_999, round((ts - whole) * 1_000_000))
+        return f"{self._second_text}.{micro:06d}Z"
+
     def _add_runs(
         self, out: list[bytes], runs: list[HookRun], head: bytes, quiet: bytes, tail: str
     ) -> None:
         firsts = self._firsts
         seconds = self._seconds
         durations = self._durations
+        join = b"".join
         for spec, result, duration_ns in runs:
             if result is None:
                 duration = durations.get(duration_ns) or self._duration(duration_ns)
-                out += (head, firsts[spec], duration, seconds[spec], quiet)
+                out.append(join((head, firsts[spec], duration, seconds[spec], quiet)))
             else:
-                out += (head, self._answered(result, tail))
+                out.append(head + self._answered(result, tail))
 
     def _learn(self, runs: list[HookRun]) -> None:
         """Encode the pieces of these hooks that are not known yet."""
@@ -274,7 +295,9 @@ class LineEncoder:
         """The line of a hook that answered something, after its head."""
         first, second = _spec_parts(result.hook) if result.hook is not None else _UNKNOWN_SPEC
         answer, effect, context = self._result_text(result)
-        return utf8(f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}")
+        return utf8(
+            f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}{self.about}"
+        )
 
     def _call_text(self, verdict: Verdict, turn_id: str | None, call: Call | None) -> str:
         turn, tool_name, use_id, tool_input, executed = call_facts(verdict, turn_id, call)
@@ -325,5 +348,5 @@ class LineEncoder:
             "patch": clean(result.patches, redact, cap=False) if result.patches else None,
             "effect": effect_of(result) if acted else None,
         }
-        context = ENCODER.encode({"context": redact(cap_text(added_text(result)))})
-        return _fields(answer), _fields(effect), context[1:] + "\n"
+        context = _fields({"context": redact(cap_text(added_text(result)))})
+        return _fields(answer), _fields(effect), context

@@ -172,6 +172,7 @@ async def open_session(
         if owns_engine:
             await engine.aclose()
         raise
+    engine.audit.describe(host="reference agent", model=resolved_model.name or None)
     mode = session_mode(permission_mode, project_dir, home, trust_policy, config_files)
     diagnostics += mode.notes
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)

@@ -1,0 +1,195 @@
+"""What `hookwright audit` selects and how it prints it: the filters (`--since`, `--until`,
+`--decision`, `--project`, `--hook`, `--event`, `--tier`, `--session`), the summary (counts
+per day, hook and decision) and the export formats (JSON lines, CSV)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from hookwright.core.audit_record import iso_utc
+from hookwright.monitor.audit_chain import record_time
+
+Record = dict[str, Any]
+FORMATS = ("text", "jsonl", "csv")
+#: The CSV columns: a record's fields in the file's order (nested values as JSON text).
+CSV_COLUMNS = (
+    "ts",
+    "session_id",
+    "turn_id",
+    "event",
+    "hook",
+    "source",
+    "dialect",
+    "status",
+    "decision",
+    "effect",
+    "reason",
+    "error",
+    "exit_code",
+    "duration_ms",
+    "tool_name",
+    "tool_use_id",
+    "tool_input",
+    "executed_input",
+    "context",
+    "project",
+    "host",
+    "user",
+    "model",
+    "hookwright_version",
+    "tier",
+    "chain",
+    "permission",
+)
+_AGO = re.compile(r"^(\d+)([smhdw])$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+class BadTime(ValueError):
+    """A `--since`/`--until` value that is neither a time nor a duration."""
+
+
+def parse_time(text: str, now: float | None = None) -> float:
+    """`2026-11-24`, `2026-11-24T10:00`, `2026-11-24T10:00:00Z` (UTC unless the text gives an
+    offset), or a duration back from now: `30m`, `2h`, `7d`, `1w`."""
+    text = text.strip()
+    ago = _AGO.match(text)
+    if ago:
+        return (time.time() if now is None else now) - int(ago[1]) * _UNIT_SECONDS[ago[2]]
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadTime(
+            f"{text!r} is not a time (2026-11-24, 2026-11-24T10:00Z) or a duration (30m, 2h, 7d)"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
+
+
+@dataclass(slots=True, frozen=True)
+class Query:
+    """Which records `hookwright audit` keeps; a None keeps every value."""
+
+    session: str | None = None
+    since: float | None = None
+    until: float | None = None
+    decision: str | None = None
+    project: str | None = None
+    hook: str | None = None
+    event: str | None = None
+    tier: str | None = None
+
+    def keeps(self, record: Record) -> bool:
+        if self.session and not str(record.get("session_id") or "").startswith(self.session):
+            return False
+        if self.since is not None or self.until is not None:
+            when = record_time(record.get("ts"))
+            if when is None:
+                return False
+            if self.since is not None and when < self.since:
+                return False
+            if self.until is not None and when >= self.until:
+                return False
+        if self.decision and self.decision not in (record.get("decision"), record.get("effect")):
+            return False
+        if self.project and not _under(record.get("project"), self.project):
+            return False
+        return all(
+            wanted is None or record.get(name) == wanted
+            for name, wanted in (("hook", self.hook), ("event", self.event), ("tier", self.tier))
+        )
+
+    def describe(self) -> str:
+        """The filters given, as on the command line (for "no records match ...")."""
+        given = [
+            f"--{name} {value}"
+            for name, value in (
+                ("session", self.session),
+                ("decision", self.decision),
+                ("project", self.project),
+                ("hook", self.hook),
+                ("event", self.event),
+                ("tier", self.tier),
+            )
+            if value
+        ]
+        given += [
+            f"--{name} {iso_day_time(value)}"
+            for name, value in (("since", self.since), ("until", self.until))
+            if value is not None
+        ]
+        return " ".join(given)
+
+
+def _under(project: object, wanted: str) -> bool:
+    """The record's project is `wanted` or a folder under it."""
+    if not isinstance(project, str):
+        return False
+    wanted = wanted.rstrip("/") or "/"
+    return project == wanted or project.startswith(wanted.rstrip("/") + "/")
+
+
+def iso_day_time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def day_of(record: Record) -> str:
+    when = record_time(record.get("ts"))
+    return "?" if when is None else datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%d")
+
+
+class Summary:
+    """Counts of records per UTC day, hook and decision (the effect when no decision)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, str, str]] = Counter()
+
+    def add(self, record: Record) -> None:
+        decision = record.get("decision") or record.get("effect") or "none"
+        self.counts[(day_of(record), str(record.get("hook")), str(decision))] += 1
+
+    def write(self, out: TextIO, fmt: str) -> None:
+        rows = sorted(self.counts.items())
+        if fmt == "jsonl":
+            for (day, hook, decision), count in rows:
+                line = {"day": day, "hook": hook, "decision": decision, "count": count}
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            return
+        if fmt == "csv":
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(("day", "hook", "decision", "count"))
+            writer.writerows((*key, count) for key, count in rows)
+            return
+        width = max((len(hook) for (_, hook, _), _ in rows), default=4)
+        out.write(f"{'day':<10}  {'hook':<{width}}  {'decision':<14}  count\n")
+        for (day, hook, decision), count in rows:
+            out.write(f"{day:<10}  {hook:<{width}}  {decision:<14}  {count:>5}\n")
+
+
+def csv_printer(out: TextIO) -> Callable[[Record], None]:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+
+    def emit(record: Record) -> None:
+        cells = [_cell(record.get(name)) for name in CSV_COLUMNS]
+        when = record_time(record.get("ts"))
+        cells[0] = "" if when is None else iso_utc(when)
+        writer.writerow(cells)
+        out.flush()
+
+    return emit
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return "" if value is None else value

@@ -1,0 +1,246 @@
+"""The audit as a team reads it: records written by a real `hookwright run` say when (ISO
+8601 UTC), where and by whom; `hookwright audit verify` finds an edited, a deleted and a
+moved record; rotation by size and by age carries the chain; the filters, the summary and
+the exports select and count what they say."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookwright import Event, HookEngine, HookInput, HookResult, __version__
+from hookwright.core.audit_record import AuditRecord
+from hookwright.monitor.audit import AuditLog
+from hookwright.monitor.audit_chain import record_time
+
+GUARD = "grep -q 'rm ' && { echo 'no rm' >&2; exit 2; } || exit 0"
+SCRIPT = """
+turns:
+  - tool_calls:
+      - name: Bash
+        arguments: {command: "echo one"}
+  - tool_calls:
+      - name: Bash
+        arguments: {command: "rm -rf build"}
+  - tool_calls:
+      - name: Bash
+        arguments: {command: "echo three"}
+  - content: done
+"""
+
+
+def hookwright(audit: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOOKWRIGHT_AUDIT_LOG": str(audit)}
+    return subprocess.run(
+        [sys.executable, "-m", "hookwright", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+
+
+def run_session(tmp_path: Path, audit: Path) -> Path:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / "build").mkdir()
+    hook = {"type": "command", "command": GUARD}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    script = tmp_path / "script.yaml"
+    script.write_text(SCRIPT)
+    done = hookwright(audit, "run", "-p", str(project), "-m", f"scripted:{script}", "--trust", "go")
+    assert done.returncode == 0, done.stderr
+    return project
+
+
+@pytest.fixture
+def recorded(tmp_path: Path, isolated_home: Path) -> tuple[Path, Path]:
+    """(audit file, project) after one real session: 6 records (3 hook runs, 3 permission
+    outcomes)."""
+    audit = tmp_path / "audit.jsonl"
+    project = run_session(tmp_path, audit)
+    assert len(audit.read_bytes().splitlines()) == 6
+    return audit, project
+
+
+def rewrite(audit: Path, change: Any) -> None:
+    lines = audit.read_bytes().splitlines(keepends=True)
+    audit.write_bytes(b"".join(change(lines)))
+
+
+def test_records_carry_iso_time_project_host_user_model_and_version(
+    recorded: tuple[Path, Path],
+) -> None:
+    audit, project = recorded
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    first = records[0]
+    assert first["ts"].endswith("Z") and first["ts"][10] == "T"
+    assert abs(time.time() - (record_time(first["ts"]) or 0)) < 300
+    assert {r["project"] for r in records} == {str(project.resolve())}
+    assert {r["host"] for r in records} == {"reference agent"}
+    assert {r["model"] for r in records} == {"scripted"}
+    assert {r["hookwright_version"] for r in records} == {__version__}
+    assert all(r["user"] for r in records)
+    assert first["genesis"] == "" and all("genesis" not in r for r in records[1:])
+
+
+def test_verify_holds_on_the_written_file(recorded: tuple[Path, Path]) -> None:
+    audit, _ = recorded
+    done = hookwright(audit, "audit", "verify")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("ok: 6 record(s) in 1 file(s) chained")
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        (lambda ls: [ls[0], ls[1].replace(b'"deny"', b'"allow"', 1), *ls[2:]], 3),
+        (lambda ls: [*ls[:2], *ls[3:]], 3),
+        (lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], 2),
+        (lambda ls: ls[1:], 1),
+    ],
+    ids=["edited", "deleted", "reordered", "first-deleted"],
+)
+def test_verify_names_the_first_broken_record(
+    recorded: tuple[Path, Path], change: Any, where: int
+) -> None:
+    audit, _ = recorded
+    rewrite(audit, change)
+    done = hookwright(audit, "audit", "verify")
+    assert done.returncode == 1
+    assert done.stdout.startswith(f"broken: {audit}:{where}: "), done.stdout
+
+
+def test_filters_summary_and_exports(recorded: tuple[Path, Path]) -> None:
+    audit, project = recorded
+    denied = hookwright(audit, "audit", "--decision", "deny", "--event", "PreToolUse", "--json")
+    rows = [json.loads(line) for line in denied.stdout.splitlines()]
+    assert [r["tool_input"] for r in rows] == [{"command": "rm -rf build"}]
+    hook = f"command:{GUARD}"
+    summary = hookwright(audit, "audit", "--summary", "--format", "jsonl", "--hook", hook)
+    counts = {r["decision"]: r["count"] for r in map(json.loads, summary.stdout.splitlines())}
+    assert counts == {"deny": 2, "none": 2}
+    exported = hookwright(audit, "audit", "--format", "csv", "--project", str(project.parent))
+    table = list(csv.DictReader(io.StringIO(exported.stdout)))
+    assert len(table) == 6 and table[0]["host"] == "reference agent"
+    assert hookwright(audit, "audit", "--since", "1h").stdout.count("\n") == 6
+    assert hookwright(audit, "audit", "--until", "2000-01-01").stdout == ""
+    assert hookwright(audit, "audit", "--tier", "managed").stdout == ""
+
+
+def test_no_match_and_bad_lines_are_one_line_each(recorded: tuple[Path, Path]) -> None:
+    audit, _ = recorded
+    nope = hookwright(audit, "audit", "--session", "nope")
+    assert nope.returncode == 0 and nope.stdout == ""
+    assert nope.stderr == (
+        "hookwright: no audit records match --session nope "
+        f"(6 record(s) read from {audit} and its rotated files)\n"
+    )
+    rewrite(audit, lambda ls: [ls[0], b"not json\n", b'{"x": 1}\n', *ls[1:]])
+    shown = hookwright(audit, "audit")
+    assert shown.stdout.count("\n") == 6 and "None" not in shown.stdout
+    assert shown.stderr.splitlines() == [
+        f"hookwright: warning: {audit}:2: not an audit record, skipped",
+        f"hookwright: warning: {audit}:3: not an audit record, skipped",
+        f"hookwright: warning: 2 line(s) of {audit} and its rotated files are not audit "
+        "records and were skipped",
+    ]
+    bad = hookwright(audit, "audit", "--since", "yesterday")
+    assert bad.returncode == 2 and bad.stderr.startswith("hookwright: error: --since: ")
+
+
+def test_older_records_with_unix_time_are_read_and_counted_as_unchained(
+    tmp_path: Path,
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    old = {"ts": 1795000000.5, "event": "Stop", "hook": "h", "session_id": "s", "effect": None}
+    audit.write_text(json.dumps(old) + "\n")
+    log = AuditLog(audit)
+    log.note(AuditRecord(1795000001.0, "Stop", "n", "x", "host", "ok", None, 0.0, *[None] * 6))
+    log.close()
+    shown = hookwright(audit, "audit", "--since", "2026-11-18")
+    assert shown.stdout.count("\n") == 2 and shown.stdout.startswith("2026-11-")
+    done = hookwright(audit, "audit", "verify")
+    assert done.returncode == 0 and "1 older record(s) without a chain" in done.stdout
+
+
+def fire(engine: HookEngine, count: int) -> None:
+    for index in range(count):
+        engine.dispatch_sync(HookInput(Event.Stop, session_id=f"s{index}"))
+        engine.audit.flush()
+
+
+def test_rotation_by_size_carries_the_chain_across_files(tmp_path: Path) -> None:
+    audit = tmp_path / "audit.jsonl"
+    engine = HookEngine(audit_path=None)
+    engine.audit = AuditLog(audit, max_bytes=1500, keep=3)
+    engine.add(lambda inp: HookResult(reason="r" * 100), Event.Stop, name="h")
+    fire(engine, 8)
+    engine.close()
+    assert (tmp_path / "audit.jsonl.3").exists()
+    done = hookwright(audit, "audit", "verify")
+    assert done.returncode == 0 and "in 4 file(s)" in done.stdout, done.stdout
+    older = tmp_path / "audit.jsonl.1"
+    older.write_bytes(b"".join(older.read_bytes().splitlines(keepends=True)[:-1]))
+    broken = hookwright(audit, "audit", "verify")
+    assert broken.returncode == 1
+    assert broken.stdout.startswith(f"broken: {audit}:1: does not continue the file before it")
+
+
+def test_rotation_by_age_and_by_day(tmp_path: Path) -> None:
+    """A file whose first record is older than `max_age`, or of another UTC day, is rotated
+    at the next write; the new file continues the chain."""
+    for name, options in (("aged", {"max_age": 60.0}), ("daily", {"daily": True})):
+        audit = tmp_path / name / "audit.jsonl"
+        log = AuditLog(audit, **options)  # type: ignore[arg-type]
+        yesterday = time.time() - 86400
+        log.note(AuditRecord(yesterday, "Stop", "old", "x", "host", "ok", None, 0.0, *[None] * 6))
+        log.flush()
+        log.note(AuditRecord(time.time(), "Stop", "new", "x", "host", "ok", None, 0.0, *[None] * 6))
+        log.close()
+        assert json.loads((tmp_path / name / "audit.jsonl.1").read_text())["hook"] == "old"
+        assert json.loads(audit.read_text())["hook"] == "new"
+        assert hookwright(audit, "audit", "verify").returncode == 0
+
+
+def test_rotation_by_time_off_keeps_one_file(tmp_path: Path) -> None:
+    audit = tmp_path / "audit.jsonl"
+    log = AuditLog(audit, max_age=0, daily=False)
+    log.note(AuditRecord(1.0, "Stop", "old", "x", "host", "ok", None, 0.0, *[None] * 6))
+    log.flush()
+    log.note(AuditRecord(time.time(), "Stop", "new", "x", "host", "ok", None, 0.0, *[None] * 6))
+    log.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["audit.jsonl"]
+
+
+def test_two_processes_appending_keep_one_chain(tmp_path: Path) -> None:
+    """Each process holds the file's lock while it chains and writes its lines."""
+    audit = tmp_path / "audit.jsonl"
+    code = (
+        "import sys\n"
+        "from hookwright import Event, HookEngine, HookInput\n"
+        "engine = HookEngine(audit_path=sys.argv[1])\n"
+        "engine.add(lambda inp: None, Event.Stop, name=sys.argv[2])\n"
+        "for i in range(300):\n"
+        "    engine.dispatch_sync(HookInput(Event.Stop, session_id=str(i)))\n"
+        "    if i % 7 == 0: engine.audit.flush()\n"
+        "engine.close()\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(audit), name]) for name in ("a", "b")
+    ]
+    assert [proc.wait(timeout=120) for proc in procs] == [0, 0]
+    assert len(audit.read_bytes().splitlines()) == 600
+    done = hookwright(audit, "audit", "verify")
+    assert done.returncode == 0, done.stdout
