@@ -39,10 +39,10 @@ _CALLS: Final[tuple[tuple[re.Pattern[str], type[FileRead | FileWrite | FileDelet
     (re.compile(r"\bos\.(?:mkdir|makedirs|chmod|chown|truncate)\(" + _ARG), FileWrite),
     (re.compile(r"\bshutil\.(?:copy\w*|move)\([^,]+," + _ARG), FileWrite),
     (re.compile(r"\bos\.(?:rename|replace)\([^,]+," + _ARG), FileWrite),
-    (re.compile(r"\bfs\w*\.(?:write|append)File(?:Sync)?\(" + _ARG), FileWrite),
-    (re.compile(r"\bfs\w*\.(?:copyFile|rename)(?:Sync)?\([^,]+," + _ARG), FileWrite),
-    (re.compile(r"\bfs\w*\.(?:unlink|rm|rmdir)(?:Sync)?\(" + _ARG), FileDelete),
-    (re.compile(r"\bfs\w*\.readFile(?:Sync)?\(" + _ARG), FileRead),
+    (re.compile(r"(?:\bfs\w*|\))\s*\.(?:write|append)File(?:Sync)?\(" + _ARG), FileWrite),
+    (re.compile(r"(?:\bfs\w*|\))\s*\.(?:copyFile|rename)(?:Sync)?\([^,]+," + _ARG), FileWrite),
+    (re.compile(r"(?:\bfs\w*|\))\s*\.(?:unlink|rm|rmdir)(?:Sync)?\(" + _ARG), FileDelete),
+    (re.compile(r"(?:\bfs\w*|\))\s*\.readFile(?:Sync)?\(" + _ARG), FileRead),
 )
 _URL: Final = re.compile(r"""https?://[^\s'"`<>)\\]+""")
 

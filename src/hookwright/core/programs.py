@@ -281,8 +281,8 @@ def _cd(args: list[Word], scope: Scope, stdin: Stdin) -> None:
 
 
 def _find(args: list[Word], scope: Scope, stdin: Stdin) -> None:
-    """find: the roots are read; ``-delete`` deletes somewhere under them; ``-exec CMD ;``
-    runs CMD on files under them."""
+    """find: the roots are read; ``-delete`` deletes, and ``-exec CMD {} ;`` runs CMD on,
+    ``ROOT/**`` (somewhere under the first root)."""
     roots: list[Word] = []
     for word in args:
         if word.text.startswith(("-", "(", "!")):
@@ -290,20 +290,17 @@ def _find(args: list[Word], scope: Scope, stdin: Stdin) -> None:
         roots.append(word)
     for root in roots or [Word(".")]:
         scope.file(FileRead, root)
+    first = roots[0] if roots else Word(".")
+    under = Word(first.text.rstrip("/") + "/**", first.dynamic)
     texts = [word.text for word in args]
     if "-delete" in texts:
-        scope.out.append(FileDelete(f"{_root_text(roots)}/**", dynamic=True))
+        scope.file(FileDelete, under)
     for index, text in enumerate(texts):
         if text in ("-exec", "-execdir", "-ok", "-okdir") and index + 1 < len(args):
             end = next((i for i in range(index + 1, len(texts)) if texts[i] in (";", "+")), None)
-            inner = args[index + 1 : end]
-            marked = [_FROM_STDIN if w.text == "{}" else w for w in inner]
-            if marked:
-                scope.read_command(marked, scope, NO_STDIN)
-
-
-def _root_text(roots: list[Word]) -> str:
-    return roots[0].text.rstrip("/") if roots else "."
+            inner = [under if w.text == "{}" else w for w in args[index + 1 : end]]
+            if inner:
+                scope.read_command(inner, scope, NO_STDIN)
 
 
 _NO_VALUES: Final = frozenset[str]()
