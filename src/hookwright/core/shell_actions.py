@@ -26,6 +26,11 @@ from hookwright.core.shell_scope import Scope, Stdin, Word
 __all__ = ["shell_actions"]
 
 _EXPANSIONS: Final = frozenset({"command_substitution", "simple_expansion", "expansion"})
+#: Nodes that hold no command nor redirection: the walk does not go into them.
+_LEAVES: Final = frozenset(
+    {"word", "raw_string", "number", "variable_name", "command_name", "file_descriptor"}
+    | {"string_content", "special_variable_name", "comment", "ansi_c_string", "heredoc_start"}
+)
 _WRITE_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 
@@ -57,7 +62,8 @@ def script_actions(script: str, scope: Scope) -> None:
             _command(node, scope)
         elif kind == "file_redirect":
             _redirect(node, scope)
-        stack.extend(reversed(node.children))
+        if kind not in _LEAVES:
+            stack.extend(reversed(node.named_children))
 
 
 def word_of(node: Any) -> Word:

@@ -11,6 +11,7 @@ its tool name says. A tool of no known kind has no action.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -96,21 +97,30 @@ def derive_actions(
 ) -> tuple[Action, ...]:
     """The actions of a call of `tool_name` with `tool_input` run in `cwd` (default: the
     process's); `home` resolves ``~`` (default: the user's)."""
-    work_dir = normal_path(os.path.abspath(cwd) if cwd else os.getcwd())
+    work_dir = normal_path(cwd if cwd and cwd.startswith("/") else os.path.abspath(cwd or "."))
     home_dir = home if home is not None else os.path.expanduser("~")
     prefix: tuple[Action, ...] = ()
     name = tool_name
     if tool_name.startswith("mcp__"):
         server, _, name = tool_name[5:].partition("__")
         prefix = (McpCall(server, name),)
-    kind = _KINDS.get(re.sub(r"[^a-z0-9]", "", name.lower()))
+    kind = _kind_of(name)
     if kind is None:
         return prefix
+    if kind == "shell" and not any(key in tool_input for key in _DIR_KEYS):
+        command = tool_input.get("command", tool_input.get("cmd"))
+        if isinstance(command, str):
+            return prefix + shell_actions(command, work_dir, home_dir)
     scope = Scope(work_dir, home_dir, script_actions, command_actions)
     if kind == "shell":
         return prefix + _shell(tool_input, scope)
     _READERS[kind](tool_input, scope)
     return prefix + tuple(dict.fromkeys(scope.out))
+
+
+@functools.lru_cache(maxsize=256)
+def _kind_of(name: str) -> str | None:
+    return _KINDS.get(re.sub(r"[^a-z0-9]", "", name.lower()))
 
 
 def _text(tool_input: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
