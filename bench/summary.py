@@ -22,6 +22,7 @@ HEADLINE: dict[str, tuple[str, float | None]] = {
     "cli_start_vs_python": ("python -c 'import json'", 3.0),
     "daemon_http_vs_true_command": ("a command hook running `true`", 1.0),
     "daemon_client_vs_true_command": ("a command hook running `true`", None),
+    "actions_derivation_vs_dispatch_no_hooks": ("a dispatch with no hooks", None),
 }
 
 

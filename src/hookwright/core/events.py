@@ -12,6 +12,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from hookwright.core.actions import Action
+from hookwright.core.tool_actions import derive_actions
 from hookwright.core.validation import did_you_mean
 
 
@@ -233,6 +235,7 @@ class HookInput:
     payload: dict[str, Any] = field(default_factory=dict)
     host_objects: Mapping[str, Any] = field(default_factory=_nothing, repr=False, compare=False)
     chain_state: Mapping[str, Any] = field(default_factory=_nothing, repr=False, compare=False)
+    _actions: tuple[Action, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __init__(
         self,
@@ -261,6 +264,7 @@ class HookInput:
         self.payload = {} if payload is None else payload
         self.host_objects = host_objects
         self.chain_state = chain_state
+        self._actions = None
 
     @property
     def hook_event_name(self) -> str:
@@ -275,6 +279,18 @@ class HookInput:
     def tool_input(self) -> dict[str, Any]:
         value = self.payload.get("tool_input")
         return value if isinstance(value, dict) else {}
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """The canonical actions of the tool call (`hookwright.core.actions`): what it reads,
+        writes, deletes, fetches and runs, whichever tool it is. Derived on first use, once
+        per input; empty when the input names no tool."""
+        actions = self._actions
+        if actions is None:
+            name = self.tool_name
+            actions = derive_actions(name, self.tool_input, self.cwd) if name else ()
+            self._actions = actions
+        return actions
 
     def get(self, key: str, default: Any = None) -> Any:
         if key in COMMON_FIELDS:

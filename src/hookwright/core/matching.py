@@ -27,6 +27,10 @@ from urllib.parse import urlsplit
 
 from pathspec import GitIgnoreSpec
 
+from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, NetFetch, ProcExec
+from hookwright.core.bash_syntax import parse_bash, unquote_word
+from hookwright.core.tool_actions import derive_actions
+
 __all__ = [
     "TOOL_ALIASES",
     "IfRule",
@@ -36,7 +40,9 @@ __all__ = [
     "MatcherStyle",
     "canonical_tool_name",
     "compile_matcher",
+    "parse_bash",
     "split_bash_commands",
+    "unquote_word",
 ]
 
 logger = logging.getLogger("hookwright.core.matching")
@@ -188,14 +194,9 @@ def compile_matcher(
 # Bash command splitting
 # --------------------------------------------------------------------------------------------
 
-_ts_lock = threading.Lock()
-_ts_parser: Any = None
-
 _EXPANSION_TYPES: Final = frozenset({"command_substitution", "simple_expansion", "expansion"})
 _REDIRECT_TYPES: Final = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _DECLARATION_TYPES: Final = frozenset({"declaration_command", "unset_command"})
-_WORD_ESCAPE: Final = re.compile(r"\\(.)", re.DOTALL)
-_DQUOTE_ESCAPE: Final = re.compile(r"\\([$`\"\\\n])")
 _WHITESPACE: Final = re.compile(r"\s+")
 
 
@@ -211,40 +212,9 @@ class _BashAnalysis(NamedTuple):
     has_expansion: bool
 
 
-def parse_bash(source: bytes) -> Any:
-    """The tree-sitter-bash syntax tree of `source` (one parser, shared under a lock)."""
-    global _ts_parser
-    with _ts_lock:
-        if _ts_parser is None:
-            import tree_sitter
-            import tree_sitter_bash
-
-            _ts_parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-        return _ts_parser.parse(source)
-
-
 def _node_text(node: Any) -> str:
     text: bytes = node.text
     return text.decode("utf-8", "replace")
-
-
-def _unquote(node: Any) -> str:
-    """Best-effort shell unquoting of one word, so ``"git" pu\\sh`` compares as ``git push``.
-
-    Anything holding an expansion keeps its source text (the expansion fail-safe covers it).
-    """
-    kind = node.type
-    if kind == "word":
-        return _WORD_ESCAPE.sub(r"\1", _node_text(node).replace("\\\n", ""))
-    if kind == "raw_string":
-        return _node_text(node)[1:-1]
-    if kind == "string":
-        if all(child.type == "string_content" for child in node.named_children):
-            return _DQUOTE_ESCAPE.sub(r"\1", _node_text(node)[1:-1])
-        return _node_text(node)
-    if kind in ("concatenation", "command_name"):
-        return "".join(_unquote(child) for child in node.children)
-    return _node_text(node)
 
 
 def _simple_command(node: Any, extra_args: list[Any]) -> _SimpleCommand | None:
@@ -260,7 +230,7 @@ def _simple_command(node: Any, extra_args: list[Any]) -> _SimpleCommand | None:
     parts.extend(extra_args)
     text = " ".join(_node_text(part) for part in parts)
     normalised = _normalise_ws(text)
-    unquoted = _normalise_ws(" ".join(_unquote(part) for part in parts))
+    unquoted = _normalise_ws(" ".join(unquote_word(part) for part in parts))
     forms = (normalised,) if unquoted == normalised else (normalised, unquoted)
     return _SimpleCommand(start=parts[0].start_byte, text=text, forms=forms)
 
@@ -366,8 +336,18 @@ _FILE_TOOL_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "Grep": ("path",),
 }
 _DIRECTORY_TOOLS: Final = frozenset({"Glob", "Grep"})
+#: Rule names that match a call's canonical actions (`hookwright.core.actions`), not a tool.
+ACTION_RULES: Final[dict[str, str]] = {
+    "FileRead": "file.read",
+    "FileWrite": "file.write",
+    "FileDelete": "file.delete",
+    "NetFetch": "net.fetch",
+    "ProcExec": "proc.exec",
+}
 
-_Kind = Literal["any", "shell", "file", "domain", "url", "query", "agent", "generic"]
+_Kind = Literal[
+    "any", "shell", "file", "domain", "url", "query", "agent", "generic", "action", "host"
+]
 _Anchor = Literal["root", "home", "project", "cwd", "anywhere"]
 
 
@@ -470,11 +450,15 @@ class IfRule:
     _spec: GitIgnoreSpec | None = field(default=None, init=False, repr=False, compare=False)
     _anchor: _Anchor = field(default="cwd", init=False, repr=False, compare=False)
     _detailed: bool = field(default=False, init=False, repr=False, compare=False)
+    _action_field: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if "*" in self.tool:
             object.__setattr__(self, "_tool_glob", _compile_glob(self.tool))
         pattern = self.pattern
+        if self.tool in ACTION_RULES:
+            self._compile_action(pattern)
+            return
         if pattern is None:
             return
         kind: _Kind = "generic"
@@ -501,6 +485,32 @@ class IfRule:
         else:
             object.__setattr__(self, "_regex", _compile_glob(pattern))
         object.__setattr__(self, "_kind", kind)
+
+    def _compile_action(self, pattern: str | None) -> None:
+        """An action rule: file rules are gitignore patterns anchored at the root for ``/``
+        and ``//``, at home for ``~/``, at the call's cwd otherwise; ``NetFetch`` takes
+        ``domain:host``, a URL glob (with ``://``) or a host glob; ``ProcExec`` a command
+        pattern like ``Bash``'s, on the argv joined by spaces."""
+        object.__setattr__(self, "_kind", "action")
+        if pattern is None:
+            return
+        if self.tool.startswith("File"):
+            anchor, line = _file_anchor(pattern)
+            object.__setattr__(self, "_anchor", "root" if anchor == "project" else anchor)
+            object.__setattr__(self, "_spec", GitIgnoreSpec.from_lines([line]))
+        elif self.tool == "NetFetch" and pattern.startswith("domain:"):
+            object.__setattr__(self, "_action_field", "domain")
+        elif self.tool == "NetFetch":
+            field_name = "url" if "://" in pattern else "host"
+            object.__setattr__(self, "_action_field", field_name)
+            object.__setattr__(self, "_regex", _compile_glob(pattern))
+        else:
+            object.__setattr__(self, "_regex", _compile_bash_pattern(pattern))
+
+    @property
+    def reads_actions(self) -> bool:
+        """Whether the rule matches a call's canonical actions (``FileWrite(...)``, ...)."""
+        return self._kind == "action"
 
     @classmethod
     def parse(cls, rule: str) -> IfRule:
@@ -538,15 +548,21 @@ class IfRule:
         cwd: str | None = None,
         project_dir: str | None = None,
         home: str | None = None,
+        actions: tuple[Action, ...] | None = None,
     ) -> bool:
         """Whether a tool call matches the rule.
 
         ``cwd`` defaults to the process cwd, ``project_dir`` to ``cwd`` and ``home`` to the
-        user's home directory; they only matter for file-tool rules.
+        user's home directory; they only matter for file-tool and action rules. An action rule
+        reads `actions` (the call's, derived here when not given).
         """
+        kind = self._kind
+        if kind == "action":
+            if actions is None:
+                actions = derive_actions(tool_name, tool_input, cwd, home)
+            return self._match_actions(actions, cwd, home)
         if not self._applies_to(tool_name):
             return False
-        kind = self._kind
         if kind == "any":
             return True
         if kind == "shell":
@@ -566,6 +582,49 @@ class IfRule:
         else:
             values = list(tool_input.values())
         return any(isinstance(v, str) and regex.fullmatch(v) is not None for v in values)
+
+    def _match_actions(
+        self, actions: tuple[Action, ...], cwd: str | None, home: str | None
+    ) -> bool:
+        """Any action of the rule's kind matches its pattern. An opaque ``ProcExec`` (a command
+        that could not be understood) matches every action rule, and a dynamic path every
+        file rule of its kind: what they do is not known, so the hook runs and decides."""
+        wanted = ACTION_RULES[self.tool]
+        for action in actions:
+            if isinstance(action, ProcExec) and action.opaque:
+                return True
+            if action.kind != wanted:
+                continue
+            if self.pattern is None or self._action_matches(action, cwd, home):
+                return True
+        return False
+
+    def _action_matches(self, action: Action, cwd: str | None, home: str | None) -> bool:
+        regex = self._regex
+        if isinstance(action, ProcExec):
+            assert regex is not None
+            return regex.fullmatch(_normalise_ws(" ".join(action.argv))) is not None
+        if isinstance(action, NetFetch):
+            if self._action_field == "domain":
+                return self._match_domain(action.url)
+            assert regex is not None
+            value = action.url if self._action_field == "url" else action.host
+            return regex.fullmatch(value) is not None
+        if not isinstance(action, FileRead | FileWrite | FileDelete):
+            return False
+        if action.dynamic:
+            return True
+        anchor = self._anchor
+        if anchor == "home":
+            base = os.path.abspath(home or os.path.expanduser("~"))
+            relative = _relative_to(action.path, base)
+        elif anchor == "cwd":
+            relative = _relative_to(action.path, os.path.abspath(cwd) if cwd else os.getcwd())
+        else:
+            relative = action.path[1:]
+        spec = self._spec
+        assert spec is not None
+        return relative is not None and relative != "" and spec.match_file(relative)
 
     def _match_shell(self, command: Any) -> bool:
         if not isinstance(command, str):

@@ -21,9 +21,12 @@ def if_rule_matches(rule: IfRule, inp: HookInput) -> bool:
     """An `if` rule is checked on tool events only; on any other event it never matches. On
     an MCP tool only the exact tool name matches (`mcp__srv__echo`, `mcp__srv__echo(*)`),
     as measured in Claude Code 2.1.240: not `mcp__srv`, globs such as `mcp__srv__*`, nor a
-    content pattern."""
+    content pattern. An action rule (``FileWrite(/etc/**)``) reads the input's actions,
+    whatever the tool."""
     if inp.event not in TOOL_EVENTS:
         return False
+    if rule.reads_actions:
+        return rule.matches(inp.tool_name or "", inp.tool_input, cwd=inp.cwd, actions=inp.actions)
     name = inp.tool_name or ""
     if name.startswith("mcp__"):
         return rule.names_exactly(name)
