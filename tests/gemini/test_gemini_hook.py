@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.cli_runner import run_hookwright
 from tests.gemini.project import gemini_input, guarded_project, shell_call
 
