@@ -190,11 +190,6 @@ def _read_owned(real: Path, settings: Path) -> tuple[bytes | None, int | None]:
             raise SettingsError(f"{named} is not a regular file")
         if info.st_uid != os.getuid():
             raise SettingsError(f"{named} belongs to another user (uid {info.st_uid})")
-        if info.st_mode & stat.S_IWOTH:
-            raise SettingsError(
-                f"{named} is writable by every user (anyone could take the hooks out): "
-                "make it private (chmod o-w) first"
-            )
         try:
             raw = handle.read(MAX_TEXT_CHARS + 1)
         except OSError as exc:

@@ -7,7 +7,7 @@ file is edited by the Claude Code installer's rules (`claude_settings.install_gr
 `uninstall`: strict JSON, only ``hooks`` rewritten, never through a link, a project's link
 never leading out of it, the bytes and mode before install written back by an uninstall that
 leaves the same settings). Gemini itself also reads comments in its settings files; a file
-with comments is refused in one line, unchanged.
+with comments is refused in one line, unchanged, and so is a file every user may write.
 
 Gemini loads a project's settings hooks only in a folder it trusts (`gemini -p` elsewhere
 exits 55): `gemini_trust_problem` says what the user must do."""
@@ -15,11 +15,12 @@ exits 55): `gemini_trust_problem` says what the user must do."""
 from __future__ import annotations
 
 import shlex
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Final
 
-from hookwright.bridges.claude_settings import Target, install_groups, uninstall
+from hookwright.bridges.claude_settings import SettingsError, Target, install_groups, uninstall
 from hookwright.bridges.gemini_hook import RELAYED
 from hookwright.dialects.gemini.trust import folder_trusted, trusted_folders_file
 
@@ -42,8 +43,23 @@ def hook_command() -> str:
     return shlex.join([sys.executable, "-I", "-m", "hookwright", "hook", "gemini"])
 
 
+def refuse_shared(where: Target) -> None:
+    """A settings file every user may write is refused: anyone could take the guard out
+    again, and install would keep its mode. (The file's owner is checked where it is read.)"""
+    try:
+        info = where.settings.stat()
+    except (OSError, RuntimeError):
+        return
+    if info.st_mode & stat.S_IWOTH:
+        raise SettingsError(
+            f"{where.settings} is writable by every user (anyone could take the hooks out): "
+            "make it private (chmod o-w) first"
+        )
+
+
 def install_gemini(where: Target, home: Path) -> bool:
     """Add hookwright's hooks; False when exactly these were already there."""
+    refuse_shared(where)
     hook: dict[str, Any] = {
         "type": "command",
         "name": NAME,
@@ -55,6 +71,7 @@ def install_gemini(where: Target, home: Path) -> bool:
 
 def uninstall_gemini(where: Target, home: Path) -> bool:
     """Take out what `install_gemini` added; False when nothing of it was there."""
+    refuse_shared(where)
     return uninstall(where, home)
 
 
