@@ -11,8 +11,8 @@ asks for `rm -rf build`. Two cases:
   OpenHarness reason in Gemini's wording and the Python hook's context, and `uninstall
   gemini` leaves `.gemini/settings.json` byte for byte as it was.
 * untrusted: hookwright does not trust the project and the user's policy fails every guard
-  before a tool call closed. The folder survives, the model read a refusal saying the folder is not trusted, and
-  Gemini showed the user how to trust it.
+  before a tool call closed. The folder survives, the model read a refusal saying the folder
+  is not trusted, and Gemini showed the user how to trust it.
 
 Prints SKIP and exits 0 when Gemini CLI is unavailable."""
 
