@@ -61,12 +61,13 @@ conformance: $(STAMP)
 	$(BIN)/python -m conformance.gemini
 	$(BIN)/python -m conformance.codex
 
-# Real Claude Code and Codex governed by a project's OpenHarness and Python hooks (SKIP without
-# the CLI).
+# Real Claude Code, Codex and Gemini CLI governed by a project's OpenHarness and Python hooks
+# (SKIP without the CLI).
 conformance-hosts: $(STAMP)
 	$(BIN)/python -m conformance.hosts --claude-version 2.1.240
 	$(BIN)/python -m conformance.hosts --claude-version 2.1.332
 	$(BIN)/python -m conformance.codex.hosts
+	$(BIN)/python -m conformance.gemini.hosts
 
 bench: $(STAMP)
 	$(BIN)/python bench/dispatch.py

@@ -25,6 +25,7 @@ from hookwright.core.results import GATE_EVENTS, Decision, Status, Verdict, fail
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.host.open import ProjectScope, untrusted_hooks
 from hookwright.host.session import HookSession
+from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
 from hookwright.transports.adoption import MARKER
 
@@ -98,23 +99,33 @@ def with_untrusted_notice(verdict: Verdict, project: Path) -> Verdict:
     return replace(verdict, system_messages=[notice, *verdict.system_messages])
 
 
-def not_running(project: Path, home: Path) -> list[str]:
+def not_running(project: Path, home: Path, exclude: frozenset[str] = EXCLUDED) -> list[str]:
     """One line per hook of `project` that will not run because its folder is not trusted
-    (read from the config files alone: nothing of the project runs)."""
-    needing = untrusted_hooks(project, home, ProjectScope(exclude=EXCLUDED))
+    (read from the config files alone: nothing of the project runs); `exclude`: the dialects
+    the host runs itself."""
+    needing = untrusted_hooks(project, home, ProjectScope(exclude=exclude))
     return [f"{hook.name} ({hook.dialect}, {hook.origin or hook.source})" for hook in needing]
 
 
 async def open_session(
-    project: Path, home: Path, exclude: frozenset[str] = EXCLUDED
+    project: Path,
+    home: Path,
+    exclude: frozenset[str] = EXCLUDED,
+    tool_map: ToolMap | None = None,
+    host: str = "hook claude-code",
 ) -> HookSession:
     """The project's session as the bridge runs it: the hooks of the asking CLI's own dialect
-    (`exclude`) left to that CLI, the user's audit on (`HOOKWRIGHT_AUDIT_LOG` or
-    ``~/.hookwright/audit.jsonl``)."""
+    (`exclude`) left to that CLI, its tools under the hooks' names (`tool_map`), the user's
+    audit on (`HOOKWRIGHT_AUDIT_LOG` or ``~/.hookwright/audit.jsonl``), its records naming
+    `host`."""
     session = await HookSession.open(
-        project, home=home, exclude_dialects=exclude, audit_path=default_audit_path()
+        project,
+        home=home,
+        exclude_dialects=exclude,
+        tool_map=tool_map,
+        audit_path=default_audit_path(),
     )
-    session.engine.audit.describe(host="hook claude-code")
+    session.engine.audit.describe(host=host)
     return session
 
 
@@ -124,10 +135,12 @@ async def relay_once(
     event: Event,
     hook_input: dict[str, Any],
     exclude: frozenset[str] = EXCLUDED,
+    tool_map: ToolMap | None = None,
+    host: str = "hook claude-code",
 ) -> Verdict:
     """One event on a session opened for it alone and closed after (so its audit is
-    flushed)."""
-    session = await open_session(project, home, exclude)
+    flushed), its records naming `host`."""
+    session = await open_session(project, home, exclude, tool_map, host)
     async with session:
         return await session.relay(event, hook_input)
 

@@ -48,6 +48,8 @@ from hookwright.core.events import Event
 MARK = "hookwright hook claude-code"
 #: The words of the command hook `install codex` writes into Codex's `hooks.json`.
 CODEX_MARK = "hookwright hook codex"
+#: The words of the command hook `install gemini` writes into a Gemini `settings.json`.
+GEMINI_MARK = "hookwright hook gemini"
 CLIENT_MARK = "hookwright/bridges/claude_client.py"
 EARLIER_CLIENT_MARK = "hookwright/hosts/claude_client.py"
 Mode = Literal["command", "http"]
@@ -213,7 +215,8 @@ def _is_our_hook(hook: dict[str, Any]) -> bool:
     if hook.get("type") == "http":
         return HOOK_PATH in str(hook.get("url", ""))
     command = str(hook.get("command", ""))
-    return any(mark in command for mark in (MARK, CODEX_MARK, CLIENT_MARK, EARLIER_CLIENT_MARK))
+    marks = (MARK, CODEX_MARK, GEMINI_MARK, CLIENT_MARK, EARLIER_CLIENT_MARK)
+    return any(mark in command for mark in marks)
 
 
 def _without_ours(

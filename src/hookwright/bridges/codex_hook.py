@@ -38,7 +38,9 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     home = Path.home()
     trusted = is_trusted(root, home)
     try:
-        verdict = asyncio.run(relay_once(root, home, event, hook_input, EXCLUDED))
+        verdict = asyncio.run(
+            relay_once(root, home, event, hook_input, EXCLUDED, host="hook codex")
+        )
     except Exception as exc:
         verdict = failure(event, exc)
     if not trusted:

@@ -145,7 +145,7 @@ class WarmProjects:
                 verdict = await self._relay(warm, event, hook_input)
             else:
                 await self._drop(root)
-                verdict = await relay_once(root, self.home, event, hook_input)
+                verdict = await relay_once(root, self.home, event, hook_input, host="daemon")
         except Exception as exc:
             verdict = failure(event, exc)
         if not trusted:
@@ -204,7 +204,7 @@ class WarmProjects:
             return warm
         await self._drop(root)
         try:
-            session = await open_session(root, self.home)
+            session = await open_session(root, self.home, host="daemon")
             await session.begin()
         except BaseException:
             if watch is not None:

@@ -53,16 +53,16 @@ VersionOpt = Annotated[
 ]
 
 
-def _fail(message: str) -> typer.Exit:
+def fail(message: str) -> typer.Exit:
     sys.stderr.write(f"hookwright: error: {' '.join(message.split())}\n")
     return typer.Exit(code=2)
 
 
 def _target(project: Path | None, user: bool) -> Target:
     if (project is None) == (not user):
-        raise _fail("give exactly one of --project DIR or --user")
+        raise fail("give exactly one of --project DIR or --user")
     if project is not None and not project.is_dir():
-        raise _fail(f"project directory {project} does not exist")
+        raise fail(f"project directory {project} does not exist")
     return target_for(project, Path.home())
 
 
@@ -70,7 +70,7 @@ def _mode(given: str) -> Mode:
     for mode in MODES:
         if given == mode:
             return mode
-    raise _fail(f"unknown --mode {given!r} (known: {', '.join(MODES)})")
+    raise fail(f"unknown --mode {given!r} (known: {', '.join(MODES)})")
 
 
 @install_app.command(HOST)
@@ -89,19 +89,19 @@ def install_claude_code(
     try:
         changed = install(target, Path.home(), chosen, cli.blocks_on_failure)
     except SettingsError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     verb = "installed into" if changed else "already installed in"
     typer.echo(f"hookwright {verb} {target.settings}")
     typer.echo(_failure_line(cli, chosen))
     if chosen == "http" and target.project is not None:
         _warn_when_committable(target.settings)
     if target.project is not None:
-        _warn_when_untrusted(target.project)
+        warn_when_untrusted(target.project, "Claude Code")
 
 
 def _cli_version(given: str | None, project: Path | None) -> claude_version.Found:
     if given is not None and claude_version.parse_version(given) is None:
-        raise _fail(f"--claude-code-version {given!r} is not a version such as 2.1.332")
+        raise fail(f"--claude-code-version {given!r} is not a version such as 2.1.332")
     return claude_version.installed_version(given, os.environ, project)
 
 
@@ -118,21 +118,24 @@ def _failure_line(cli: claude_version.Found, mode: Mode) -> str:
     )
 
 
-def _warn_when_untrusted(project: Path) -> None:
-    """An untrusted project's hooks do not run: say so, what they are, and how to trust."""
+def warn_when_untrusted(
+    project: Path, host: str, exclude: frozenset[str] = claude_hook.EXCLUDED
+) -> None:
+    """An untrusted project's hooks do not run inside `host`: say so, what they are, and how
+    to trust."""
     home = Path.home()
     if claude_hook.is_trusted(project, home):
         return
     try:
-        idle = claude_hook.not_running(project, home)
+        idle = claude_hook.not_running(project, home, exclude)
     except ValueError as exc:
         sys.stderr.write(f"hookwright: warning: cannot read the trust store: {exc}\n")
         return
     if not idle:
         return
     sys.stderr.write(
-        f"hookwright: warning: {project} is not trusted: its hooks will not run inside Claude "
-        f"Code until you run: hookwright trust {project}\n"
+        f"hookwright: warning: {project} is not trusted: its hooks will not run inside {host} "
+        f"until you run: hookwright trust {project}\n"
     )
     for line in idle:
         sys.stderr.write(f"hookwright:   not run: {line}\n")
@@ -155,7 +158,7 @@ def uninstall_claude_code(project: ProjectOpt = None, user: UserOpt = False) -> 
     try:
         changed = uninstall(target, Path.home())
     except SettingsError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     verb = "removed from" if changed else "not installed in"
     typer.echo(f"hookwright {verb} {target.settings}")
 
@@ -187,7 +190,7 @@ def install_codex() -> None:
     try:
         changed = codex_settings.install_codex(home)
     except SettingsError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     settings = codex_settings.target(home).settings
     typer.echo(f"hookwright {'installed into' if changed else 'already installed in'} {settings}")
     typer.echo(
@@ -205,7 +208,7 @@ def uninstall_codex() -> None:
     try:
         changed = codex_settings.uninstall_codex(home)
     except SettingsError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     settings = codex_settings.target(home).settings
     typer.echo(f"hookwright {'removed from' if changed else 'not installed in'} {settings}")
 
@@ -227,6 +230,9 @@ def hook_codex(
 
 
 def register(app: typer.Typer) -> None:
+    from hookwright.cli import gemini_host
+
+    gemini_host.register(install_app, uninstall_app, hook_app)
     app.add_typer(install_app, name="install")
     app.add_typer(uninstall_app, name="uninstall")
     app.add_typer(hook_app, name="hook")
