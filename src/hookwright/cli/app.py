@@ -240,13 +240,25 @@ def hooks_test(
             "--tool-use", help="The recorded call's id (default: the last).", metavar="ID"
         ),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="The model prompt and agent hooks ask: scripted:PATH, openai:NAME or "
+            "anthropic:NAME (as hookwright run takes it).",
+            metavar="MODEL",
+        ),
+    ] = None,
 ) -> None:
     """Dispatch EVENT (a canonical name or a dialect alias) and print the merged verdict as
     one JSON object.
 
     This runs the project's hooks (imports its modules, calls its factories, starts its
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
-    args = HooksTest(event, input_file, project, config, explain, from_transcript, tool_use)
+    args = HooksTest(
+        event, input_file, project, config, explain, from_transcript, tool_use, model=model
+    )
     code = run_hooks_test(args)
     if code:
         raise typer.Exit(code=code)
