@@ -156,6 +156,15 @@ ConfigOpt = Annotated[
     list[Path] | None,
     typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
 ]
+SkillOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--skill",
+        help="Only this skill's prompt hooks, of <project>/skills (repeatable; default: every "
+        "skill there).",
+        metavar="NAME",
+    ),
+]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -170,6 +179,7 @@ def hooks_list(
     json_out: Annotated[
         bool, typer.Option("--json", help="One JSON array of hooks.", metavar="")
     ] = False,
+    skill: SkillOpt = None,
 ) -> None:
     """The resolved hooks, grouped by event in the order they run, with where each was
     declared.
@@ -178,9 +188,11 @@ def hooks_list(
     trusted: will not run"; none of their code is imported, called or started. Hooks their
     settings turn off, or that failed to load, are listed as "not bound: will not run".
     Each hook says how it fails ("fails open", "fails closed") and what closed it: a rule of
-    a failure policy file (file and rules[N]) or the hook's own field."""
+    a failure policy file (file and rules[N]) or the hook's own field. Skill prompt hooks
+    are listed under the event their timing fires on, for every skill of <project>/skills
+    unless --skill names some."""
     try:
-        engine, hooks = load(project, config)
+        engine, hooks = load(project, config, skills=skill or None)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
@@ -240,6 +252,7 @@ def hooks_test(
             "--tool-use", help="The recorded call's id (default: the last).", metavar="ID"
         ),
     ] = None,
+    skill: SkillOpt = None,
     model: Annotated[
         str | None,
         typer.Option(
@@ -257,7 +270,15 @@ def hooks_test(
     This runs the project's hooks (imports its modules, calls its factories, starts its
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
     args = HooksTest(
-        event, input_file, project, config, explain, from_transcript, tool_use, model=model
+        event,
+        input_file,
+        project,
+        config,
+        explain,
+        from_transcript,
+        tool_use,
+        model=model,
+        skills=skill or None,
     )
     code = run_hooks_test(args)
     if code:

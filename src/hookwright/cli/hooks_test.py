@@ -65,15 +65,20 @@ class HooksTest(NamedTuple):
     tool_use: str | None = None
     #: The model prompt and agent hooks ask (`hookwright run`'s `--model` specs).
     model: str | None = None
+    #: The skills of `<project>/skills` whose prompt hooks run (None: every one).
+    skills: list[str] | None = None
 
 
 def run(args: HooksTest) -> int:
     """Run the command; returns its exit code."""
+    from hookwright.cli.dialect_input import shaped
+
     try:
         canonical = resolve_event(args.event)
         data = _recorded(args.from_transcript, canonical, args.tool_use)
         data.update(_read_input(args.input_file))
-        project = bound(args.project, args.configs, TrustPolicy(everything=True))
+        canonical, data, input_notes = shaped(args.event, canonical, data)
+        project = bound(args.project, args.configs, TrustPolicy(everything=True), args.skills)
         evaluator = _evaluator(args.model, project.opened.project_dir, project.opened.home)
         registered = engine_for(project) if _needs_engine(project, args.explain) else None
         say_diagnostics(project)
@@ -84,13 +89,15 @@ def run(args: HooksTest) -> int:
     data.setdefault("cwd", str(args.project.resolve()))
     inp = HookInput.from_wire(canonical, data)
     if registered is None:
+        for note in input_notes:
+            say_err(f"warning: {note}")
         output = verdict_to_json(inp.event.value)
     else:
         engine, declared_by = registered
         _mark_as_tests(engine)
         if evaluator is not None:
             engine.services = replace(engine.services, evaluator=evaluator)
-        output = _dispatch(engine, project, declared_by, trust, inp, args)
+        output = _dispatch(engine, project, declared_by, trust, inp, args, input_notes)
     sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
     return 0
 
@@ -135,10 +142,13 @@ def _dispatch(
     trust: TrustPolicy,
     inp: HookInput,
     args: HooksTest,
+    input_notes: list[str],
 ) -> dict[str, Any]:
-    """The verdict of `inp` (with `--explain`, its explanation too, also printed to stderr)."""
+    """The verdict of `inp` (with `--explain`, its explanation too, also printed to stderr),
+    with the prompts skill hooks would put before the model."""
     explain = args.explain
     explanation = _explain(engine, project, declared_by, trust, inp, explain)
+    explanation.warnings[:0] = input_notes
     if args.model is None:
         explanation.warnings.extend(_asking_a_model(engine.hooks(inp.event)))
     if not explain:
@@ -148,12 +158,18 @@ def _dispatch(
         verdict = engine.dispatch_sync(inp)
     finally:
         engine.close()
-    if not explain:
-        return verdict.to_json()
-    from hookwright.cli.explain import print_explanation, verdict_json
+    output = verdict.to_json()
+    if explain:
+        from hookwright.cli.explain import print_explanation, verdict_json
 
-    print_explanation(inp, verdict, explanation)
-    return verdict_json(verdict, explanation)
+        print_explanation(inp, verdict, explanation)
+        output = verdict_json(verdict, explanation)
+    if verdict.effects.prompt_injections:
+        from hookwright.cli.skill_events import injection_lines, injections_json
+
+        output["prompt_injections"] = injections_json(verdict)
+        say_err("\n".join(["prompts for the model:", *injection_lines(verdict)]))
+    return output
 
 
 def _asking_a_model(hooks: list[HookSpec]) -> list[str]:
