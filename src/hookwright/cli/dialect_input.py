@@ -38,6 +38,14 @@ CANONICAL = frozenset(
 )
 
 
+#: The skill prompt hooks' timings (`hookwright.dialects.skills.TIMINGS`), named here so that
+#: an input of another event loads neither the skills dialect nor the engine's data model.
+SKILL_TIMINGS = frozenset(
+    {"after_user_input", "before_planning", "before_first_agent", "before_each_agent",
+     "after_tool_call"}
+)  # fmt: skip
+
+
 class Shaped(NamedTuple):
     event: Event
     data: dict[str, Any]
@@ -140,12 +148,11 @@ def shaped(name: str, event: Event, data: dict[str, Any]) -> Shaped:
     """The canonical input for the event named `name` (already resolved to `event`) from
     `data` as its system sends it, and one warning per thing the hooks will not see as
     the author may expect."""
-    from hookwright.cli.skill_events import skill_event, skill_input
-
     warnings: list[str] = []
-    timing_event = skill_event(name)
-    if timing_event is not None:
-        event = timing_event
+    if name in SKILL_TIMINGS:
+        from hookwright.cli.skill_events import skill_event, skill_input
+
+        event = skill_event(name) or event
         data, warnings = skill_input(name, data)
     method = name.removeprefix("hook.")
     for system, fields, read in _SYSTEMS:
