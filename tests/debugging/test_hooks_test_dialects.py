@@ -185,3 +185,24 @@ def test_openharness_envelope_fields_reach_the_hook(tmp_path: Path, isolated_hom
 
 def test_the_command_knows_every_skill_timing() -> None:
     assert frozenset(TIMINGS) == SKILL_TIMINGS
+
+
+def test_the_reference_agents_tools_are_the_ones_checked_against() -> None:
+    from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
+    from hookwright.runtime.tools import default_tools
+
+    assert set(REFERENCE_AGENT_TOOLS) == {*default_tools().names(), "Agent"}
+
+
+def test_run_warns_about_a_tool_filter_when_it_opens_the_skill(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    write_skill(project, ["read_file"])
+    (project / "script.yaml").write_text('turns:\n  - content: "done"\n')
+    proc = run_hookwright(
+        "run", "go", "--project", str(project), "--skill", "reader", "--trust",
+        "--model", f"scripted:{project / 'script.yaml'}", home=isolated_home,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "'read_file' is not a tool of this host (did you mean 'Read'?)" in proc.stderr
