@@ -156,6 +156,15 @@ ConfigOpt = Annotated[
     list[Path] | None,
     typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
 ]
+SkillOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--skill",
+        help="Only this skill's prompt hooks, of <project>/skills (repeatable; default: every "
+        "skill there).",
+        metavar="NAME",
+    ),
+]
 
 
 ClaudeCodeVersionOpt = Annotated[
@@ -182,6 +191,7 @@ def hooks_list(
     json_out: Annotated[
         bool, typer.Option("--json", help="One JSON array of hooks.", metavar="")
     ] = False,
+    skill: SkillOpt = None,
 ) -> None:
     """The resolved hooks, grouped by event in the order they run, with where each was
     declared.
@@ -190,9 +200,11 @@ def hooks_list(
     trusted: will not run"; none of their code is imported, called or started. Hooks their
     settings turn off, or that failed to load, are listed as "not bound: will not run".
     Each hook says how it fails ("fails open", "fails closed") and what closed it: a rule of
-    a failure policy file (file and rules[N]) or the hook's own field."""
+    a failure policy file (file and rules[N]) or the hook's own field. Skill prompt hooks
+    are listed under the event their timing fires on, for every skill of <project>/skills
+    unless --skill names some."""
     try:
-        engine, hooks = load(project, config)
+        engine, hooks = load(project, config, skills=skill or None)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
@@ -253,6 +265,17 @@ def hooks_test(
         ),
     ] = None,
     claude_code_version: ClaudeCodeVersionOpt = None,
+    skill: SkillOpt = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="The model prompt and agent hooks ask: scripted:PATH, openai:NAME or "
+            "anthropic:NAME (as hookwright run takes it).",
+            metavar="MODEL",
+        ),
+    ] = None,
 ) -> None:
     """Dispatch EVENT (a canonical name or a dialect alias) and print the merged verdict as
     one JSON object.
@@ -260,7 +283,16 @@ def hooks_test(
     This runs the project's hooks (imports its modules, calls its factories, starts its
     commands) whether or not the folder is trusted: point it only at hooks you mean to run."""
     args = HooksTest(
-        event, input_file, project, config, explain, from_transcript, tool_use, claude_code_version
+        event,
+        input_file,
+        project,
+        config,
+        explain,
+        from_transcript,
+        tool_use,
+        claude_code_version,
+        model=model,
+        skills=skill or None,
     )
     code = run_hooks_test(args)
     if code:

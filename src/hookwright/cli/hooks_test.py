@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -37,7 +38,9 @@ from hookwright.monitor import debug as debug_trace
 if TYPE_CHECKING:
     from hookwright.cli.explain import Explanation
     from hookwright.config.loading import DiscoveredHook
+    from hookwright.core.spec import HookSpec
     from hookwright.engine.kernel import HookEngine
+    from hookwright.engine.services import ModelEvaluator
     from hookwright.host.open import BoundHooks
 
 #: Read when an engine is built (the audit's size limits, the OpenTelemetry collector); a bad
@@ -63,20 +66,29 @@ class HooksTest(NamedTuple):
     tool_use: str | None = None
     #: The Claude Code version to load the hooks as (``--claude-code-version``).
     claude_code_version: str | None = None
+    #: The model prompt and agent hooks ask (`hookwright run`'s `--model` specs).
+    model: str | None = None
+    #: The skills of `<project>/skills` whose prompt hooks run (None: every one).
+    skills: list[str] | None = None
 
 
 def run(args: HooksTest) -> int:
     """Run the command; returns its exit code."""
+    from hookwright.cli.dialect_input import shaped
+
     try:
         canonical = resolve_event(args.event)
         data = _recorded(args.from_transcript, canonical, args.tool_use)
         data.update(_read_input(args.input_file))
+        canonical, data, input_notes = shaped(args.event, canonical, data)
         project = bound(
             args.project,
             args.configs,
             TrustPolicy(everything=True),
             claude_code_profile(args.claude_code_version),
+            args.skills,
         )
+        evaluator = _evaluator(args.model, project.opened.project_dir, project.opened.home)
         registered = engine_for(project) if _needs_engine(project, args.explain) else None
         say_diagnostics(project)
         trust = trust_store()
@@ -86,13 +98,31 @@ def run(args: HooksTest) -> int:
     data.setdefault("cwd", str(args.project.resolve()))
     inp = HookInput.from_wire(canonical, data)
     if registered is None:
+        for note in input_notes:
+            say_err(f"warning: {note}")
         output = verdict_to_json(inp.event.value)
     else:
         engine, declared_by = registered
         _mark_as_tests(engine)
-        output = _dispatch(engine, project, declared_by, trust, inp, args.explain)
+        if evaluator is not None:
+            engine.services = replace(engine.services, evaluator=evaluator)
+        output = _dispatch(engine, project, declared_by, trust, inp, args, input_notes)
     sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
     return 0
+
+
+def _evaluator(spec: str | None, project_dir: Path, home: Path) -> ModelEvaluator | None:
+    """The model `spec` names, as prompt and agent hooks ask it in a session of `hookwright
+    run` (a relative `scripted:FILE` is read from the project folder, as `run` reads it)."""
+    if spec is None:
+        return None
+    from hookwright.runtime.evaluators import HookModels
+    from hookwright.runtime.models import ModelConfigError, make_model
+
+    try:
+        return HookModels(make_model(spec, base_dir=project_dir), project_dir, home)
+    except ModelConfigError as exc:
+        raise CliError(f"--model: {exc}") from None
 
 
 def _mark_as_tests(engine: HookEngine) -> None:
@@ -120,10 +150,16 @@ def _dispatch(
     declared_by: dict[int, DiscoveredHook],
     trust: TrustPolicy,
     inp: HookInput,
-    explain: bool,
+    args: HooksTest,
+    input_notes: list[str],
 ) -> dict[str, Any]:
-    """The verdict of `inp` (with `explain`, its explanation too, also printed to stderr)."""
+    """The verdict of `inp` (with `--explain`, its explanation too, also printed to stderr),
+    with the prompts skill hooks would put before the model."""
+    explain = args.explain
     explanation = _explain(engine, project, declared_by, trust, inp, explain)
+    explanation.warnings[:0] = input_notes
+    if args.model is None:
+        explanation.warnings.extend(_asking_a_model(engine.hooks(inp.event)))
     if not explain:
         for warning in explanation.warnings:
             say_err(f"warning: {warning}")
@@ -131,12 +167,31 @@ def _dispatch(
         verdict = engine.dispatch_sync(inp)
     finally:
         engine.close()
-    if not explain:
-        return verdict.to_json()
-    from hookwright.cli.explain import print_explanation, verdict_json
+    output = verdict.to_json()
+    if explain:
+        from hookwright.cli.explain import print_explanation, verdict_json
 
-    print_explanation(inp, verdict, explanation)
-    return verdict_json(verdict, explanation)
+        print_explanation(inp, verdict, explanation)
+        output = verdict_json(verdict, explanation)
+    if verdict.effects.prompt_injections:
+        from hookwright.cli.skill_events import injection_lines, injections_json
+
+        output["prompt_injections"] = injections_json(verdict)
+        say_err("\n".join(["prompts for the model:", *injection_lines(verdict)]))
+    return output
+
+
+def _asking_a_model(hooks: list[HookSpec]) -> list[str]:
+    """One line per prompt or agent hook of the event: without `--model` it fails."""
+    from hookwright.dialects.base import Handler
+    from hookwright.transports.model import ModelTransport
+
+    return [
+        f"hook {spec.name!r} ({spec.dialect}) asks a model and none is given: it fails; "
+        "test it with --model scripted:FILE (or openai:NAME, anthropic:NAME)"
+        for spec in hooks
+        if isinstance(spec.handler, Handler) and isinstance(spec.handler.transport, ModelTransport)
+    ]
 
 
 def _read_input(source: str | None) -> dict[str, Any]:

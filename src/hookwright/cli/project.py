@@ -8,12 +8,14 @@ registered, so reading a project's folder costs no more than its config files do
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile, named_profile
 from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_project
 
@@ -70,15 +72,24 @@ def bound(
     configs: list[Path] | None,
     policy: TrustPolicy | None = None,
     claude_code: ClaudeCodeProfile | None = None,
+    skills: Sequence[str] | None = (),
 ) -> BoundHooks:
     """Discover the project's hooks and bind those `policy` trusts (default: the trust store),
-    as the Claude Code version `claude_code` (None: the one the settings choose).
+    as the Claude Code version `claude_code` (None: the one the settings choose), with the
+    prompt hooks of `skills` (None: every skill of `<project>/skills`, as `--skill` would
+    enable them for the reference agent, whose tools their `tool_filter` must name).
 
     Binding runs hook code (modules imported, factories called) and the hooks may run next, so
     when there are hooks hookwright first becomes the subreaper of what they detach (see
     `transports.adoption`; the full command line has turned it on already)."""
     folder, scope = checked(project, configs)
-    scope = replace(scope, claude_code=claude_code)
+    if skills:
+        from hookwright.dialects.skills import unknown_skills
+
+        problem = unknown_skills(folder, list(skills))
+        if problem is not None:
+            raise CliError(problem)
+    scope = replace(scope, claude_code=claude_code, skills=skills, host_tools=REFERENCE_AGENT_TOOLS)
     policy = policy or trust_store()
     home = Path.home()
     discovery = discover_project(folder, home, scope, policy)
@@ -113,10 +124,13 @@ def unreadable_files(hooks: BoundHooks) -> list[str]:
 
 
 def load(
-    project: Path, configs: list[Path] | None, policy: TrustPolicy | None = None
+    project: Path,
+    configs: list[Path] | None,
+    policy: TrustPolicy | None = None,
+    skills: Sequence[str] | None = (),
 ) -> tuple[HookEngine, BoundHooks]:
     """`bound`, registered on a new engine, each problem printed."""
-    hooks = bound(project, configs, policy)
+    hooks = bound(project, configs, policy, skills=skills)
     engine, _ = engine_for(hooks)
     say_diagnostics(hooks)
     return engine, hooks

@@ -19,6 +19,8 @@ from rich.text import Text
 CONTEXT_CHARS = 160
 #: How much of a skill hook's injected prompt the terminal shows.
 SKILL_PROMPT_CHARS = 48
+#: The last lines of a failed hook's stderr (a Python hook's traceback) the terminal shows.
+STDERR_LINES = 8
 
 
 class JsonRenderer:
@@ -31,6 +33,13 @@ def _short(value: Any, limit: int = 120) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _tail_lines(text: Any, count: int) -> list[str]:
+    """The last `count` non-blank lines of `text` (none when it is not a string)."""
+    if not isinstance(text, str):
+        return []
+    return [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
 
 
 def _tool_text(name: str, tool_input: Any) -> str:
@@ -193,6 +202,8 @@ class RichRenderer:
         )
         if event.get("context"):
             body.append(f"\n+ context: {_short(event['context'], CONTEXT_CHARS)}", style="dim")
+        for line in _tail_lines(event.get("stderr"), STDERR_LINES):
+            body.append(f"\n  {line}", style="dim")
         self._line(f"{prefix}⚑ {event['event']} ", body, "magenta")
 
     def _permission(self, prefix: str, event: dict[str, Any]) -> None:

@@ -21,6 +21,8 @@ from typing import Any
 
 from hookwright.config.loading import Diagnostic, Discovery, LoadContext
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
+from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.host.failure_policy import FailureMode, failure_mode, untrusted_failure_mode
 from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_each_dialect
 from hookwright.skills import SkillHookError, scan_hooks
@@ -120,11 +122,13 @@ def _add_skills(report: Report, project: Path) -> None:
         if not config.is_file():
             continue
         errors: list[SkillHookError] = []
-        loaded = scan_hooks([skill], str(root), errors=errors)
+        loaded = scan_hooks([skill], str(root), errors=errors, quiet=True)
         report.file(str(config), "skill").hooks += len(loaded)
         for error in errors:
             problem = Diagnostic(error.file, error.field, error.message)
             report.file(error.file, "skill").problems.append(problem)
+        for warning in tool_filter_warnings(loaded, root, REFERENCE_AGENT_TOOLS):
+            report.file(warning.file, "skill").problems.append(warning)
 
 
 def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:

@@ -45,7 +45,9 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import UnknownEventError, resolve_event
 from hookwright.core.matching import IfRule, IfRuleError, Matcher, compile_matcher
 from hookwright.core.spec import HookSpec, PythonHandler
-from hookwright.core.validation import field_path, pydantic_message, unknown_key
+from hookwright.core.tracebacks import author_frames, describe_exception
+from hookwright.core.tracebacks import where as where_in
+from hookwright.core.validation import did_you_mean, field_path, pydantic_message, unknown_key
 
 FILE_NAME = "hooks.yaml"
 
@@ -95,6 +97,11 @@ def json_schema() -> dict[str, Any]:
     return NativeConfig.model_json_schema(by_alias=True)
 
 
+class MissingCallable(Exception):
+    """A `call:` naming what its module does not have: the message names the file and the
+    missing name."""
+
+
 def _import_from(base: Path, target: str) -> Any:
     module_name, _, attr = target.partition(":")
     module: ModuleType
@@ -105,12 +112,19 @@ def _import_from(base: Path, target: str) -> Any:
         module = sys.modules.get(unique) or _load_file(unique, candidate)
     else:
         module = importlib.import_module(module_name)
+    where = str(candidate) if candidate.is_file() else module_name
     obj: Any = module
     for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise MissingCallable(f"{where} has no {part!r}{did_you_mean(part, _public(obj))}")
         obj = getattr(obj, part)
     if not callable(obj):
-        raise TypeError(f"{target} is not callable")
+        raise TypeError(f"{attr!r} in {where} is not callable")
     return obj
+
+
+def _public(obj: Any) -> list[str]:
+    return [name for name in dir(obj) if not name.startswith("_")]
 
 
 class _SourceLoader(importlib.machinery.SourceFileLoader):
@@ -205,8 +219,14 @@ def _bind(
     file = str(path)
     try:
         func = _import_from(path.parent, hook.call)
-    except Exception as exc:
+    except MissingCallable as exc:
         message = f"cannot import {hook.call}: {exc}"
+        return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
+    except Exception as exc:
+        message = f"cannot import {hook.call}: {describe_exception(exc)}"
+        frames = author_frames(exc)
+        if frames:
+            message += f" (at {where_in(frames[-1])})"
         return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
     spec = HookSpec(
         name=hook.name,

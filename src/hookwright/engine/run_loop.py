@@ -42,6 +42,7 @@ from hookwright.core.events import (
 from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
 from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
+from hookwright.core.tracebacks import author_traceback, describe_exception
 from hookwright.engine.services import Services
 
 #: The planned stages of one dispatch, in run order.
@@ -110,7 +111,12 @@ def failure(spec: HookSpec, exc: BaseException) -> HookResult:
         raise exc
     if isinstance(exc, TimeoutError) and spec.timeout is not None:
         return HookResult(status=Status.timeout, error=f"timed out after {spec.timeout:g}s")
-    return HookResult(status=Status.error, error=_describe_exception(exc))
+    if isinstance(exc, HookCrashed):
+        raised = exc.__cause__ or exc
+        return HookResult(status=Status.error, error=str(exc), stderr=author_traceback(raised))
+    return HookResult(
+        status=Status.error, error=describe_exception(exc), stderr=author_traceback(exc)
+    )
 
 
 def finish(
@@ -285,10 +291,3 @@ async def _concurrently(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
-
-
-def _describe_exception(exc: BaseException) -> str:
-    if isinstance(exc, HookCrashed):
-        return str(exc)
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

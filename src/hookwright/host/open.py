@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -50,7 +50,7 @@ from hookwright.config.trust import TrustPolicy, TrustStore
 if TYPE_CHECKING:
     from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
     from hookwright.dialects.claude_version_setting import choose_profile
-    from hookwright.dialects.skills import HookInfo
+    from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
     from hookwright.engine.kernel import HookEngine
 
@@ -143,7 +143,10 @@ ProjectHooks = OpenedProject
 @dataclass(frozen=True, slots=True)
 class ProjectScope:
     """Which of a project's hooks to open: `config_files` named by the user (they need no
-    trust), the dialects to keep (None: all) and those to leave out."""
+    trust), the dialects to keep (None: all) and those to leave out; the skills of
+    `<project>/skills` whose prompt hooks to open with them (None: every skill there; a host
+    that places skill prompts itself, as the reference agent does, leaves them out) and the
+    host's tools (as hooks see them) their `tool_filter` names are checked against."""
 
     config_files: Sequence[Path] = ()
     dialects: Collection[str] | None = None
@@ -151,6 +154,8 @@ class ProjectScope:
     #: The Claude Code version to imitate, chosen by the caller (``--claude-code-version``);
     #: None: `choose_profile` reads the environment and the settings files.
     claude_code: ClaudeCodeProfile | None = None
+    skills: Sequence[str] | None = ()
+    host_tools: Collection[str] | None = None
 
     def keeps(self, dialect: str) -> bool:
         return (self.dialects is None or dialect in self.dialects) and dialect not in self.exclude
@@ -241,6 +246,36 @@ def discover_project(
             )
         )
     found.hooks = [hook for hook in found.hooks if scope.keeps(hook.dialect)]
+    if (scope.skills is None or scope.skills) and scope.keeps("skill"):
+        found.extend(discover_skills(project_dir, scope.skills, scope.host_tools))
+    return found
+
+
+def discover_skills(
+    project_dir: Path, skills: Sequence[str] | None, host_tools: Collection[str] | None = None
+) -> Discovery:
+    """The prompt hooks of `skills` (None: every skill) in `<project_dir>/skills`, one
+    discovered hook each, trusted with the project folder; each rejected hook an error, and
+    with `host_tools` each `tool_filter` name the host does not have a warning."""
+    if skills is None and not (project_dir / "skills").is_dir():
+        return Discovery()
+    from hookwright.dialects.skills import available_skills
+    from hookwright.dialects.skills.specs import skill_specs
+    from hookwright.dialects.skills.tools import tool_filter_warnings
+
+    names = available_skills(project_dir) if skills is None else list(skills)
+    hooks, errors = _scan_skills(project_dir, names, quiet=True)
+    found = Discovery()
+    found.hooks = [
+        replace(DiscoveredHook.of_specs([spec], project_dir), note=spec.description)
+        for spec in skill_specs(hooks)
+    ]
+    found.diagnostics = [
+        Diagnostic(error.file, error.field, f"skill {error.skill!r}: {error.message}")
+        for error in errors
+    ]
+    if host_tools is not None:
+        found.diagnostics += tool_filter_warnings(hooks, project_dir / "skills", host_tools)
     return found
 
 
@@ -470,12 +505,20 @@ def add_skill_hooks(
 def scan_skill_hooks(project_dir: Path, skills: Sequence[str]) -> tuple[list[HookInfo], list[str]]:
     """The prompt hooks of `skills` in ``<project_dir>/skills`` (as ``hookwright run --skill``
     reads them), and one ``error: ...`` line per rejected hook, naming its file and field."""
+    hooks, errors = _scan_skills(project_dir, skills, quiet=False)
+    return hooks, [f"error: {error}" for error in errors]
+
+
+def _scan_skills(
+    project_dir: Path, skills: Sequence[str], *, quiet: bool
+) -> tuple[list[HookInfo], list[SkillHookError]]:
+    """`scan_hooks` in `<project_dir>/skills`; `quiet`: the rejections are not logged (the
+    caller reports them)."""
     from hookwright.dialects.skills import scan_hooks
-    from hookwright.dialects.skills.config import SkillHookError
 
     errors: list[SkillHookError] = []
-    hooks = scan_hooks(list(skills), str(project_dir / "skills"), errors=errors)
-    return hooks, [f"error: {error}" for error in errors]
+    hooks = scan_hooks(list(skills), str(project_dir / "skills"), errors=errors, quiet=quiet)
+    return hooks, errors
 
 
 def prompt_placement(messages: list[dict[str, Any]]) -> SkillPlacement:
@@ -540,6 +583,7 @@ __all__ = [
     "dialect_names",
     "discover_each_dialect",
     "discover_project",
+    "discover_skills",
     "open_project",
     "prompt_placement",
     "register_tool_result_readers",

@@ -9,7 +9,8 @@ from hookwright.core.results import HookResult, Status, Verdict, effect_of
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
-#: error code, when its dialect gives one; ``context``: the text it added for the model),
+#: error code, when its dialect gives one; ``context``: the text it added for the model;
+#: ``stderr``: a failed hook's stderr, for a Python hook the traceback of its own frames),
 #: ``notice`` (with a failed hook's record when its dialect keeps one: OpenHarness
 #: ``hookName``, ``eventName``, ``handlerType``, ``errorCode``, ``errorMessage``).
 Reporter = Callable[..., None]
@@ -37,6 +38,7 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
             error=result.error,
             code=failure_code(result),
             context=result.additional_context,
+            stderr=result.stderr if result.status is Status.error else None,
         )
     for message in verdict.system_messages:
         report("notice", text=message, event=event)

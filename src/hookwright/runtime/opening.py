@@ -15,6 +15,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import scan_hooks
 from hookwright.dialects.skills.config import SkillHookError
+from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import Services, WorkspaceAccess
 from hookwright.host.open import (
@@ -218,6 +219,8 @@ async def open_session(
         if not messages:
             raise ValueError(f"session {resume} has an empty transcript at {path}")
     registry = tools or default_tools()
+    hook_tools = list(dict.fromkeys([*registry.names(), "Agent"]))
+    diagnostics += map(str, tool_filter_warnings(skill_hooks, project_dir / "skills", hook_tools))
     agent = Agent(
         engine,
         resolved_model,

@@ -97,14 +97,16 @@ class SkillHookError:
 
 
 class _Collector:
-    def __init__(self, sink: list[SkillHookError] | None) -> None:
+    def __init__(self, sink: list[SkillHookError] | None, quiet: bool = False) -> None:
         self._sink = sink
+        self._quiet = quiet
         self.count = 0
 
     def report(self, skill: str, file: Path | str, field: str, message: str) -> None:
         error = SkillHookError(skill=skill, file=str(file), field=field, message=message)
         self.count += 1
-        logger.warning("rejected skill hook: %s", error)
+        if not self._quiet:
+            logger.warning("rejected skill hook: %s", error)
         if self._sink is not None:
             self._sink.append(error)
 
@@ -134,15 +136,17 @@ def scan_hooks(
     skills_dir: str | None = None,
     *,
     errors: list[SkillHookError] | None = None,
+    quiet: bool = False,
 ) -> list[HookInfo]:
     """Load the hooks of the enabled skills, in ``enabled_skills`` order then hooks.json order.
 
     ``skills_dir`` defaults to ``./skills`` relative to the current directory. Skills not in
     ``enabled_skills`` are never read. Rejections are logged and, if ``errors`` is given,
-    appended to it; nothing is raised for bad configuration.
+    appended to it; nothing is raised for bad configuration. ``quiet`` (with ``errors``): the
+    caller reports the rejections itself, so they are not logged.
     """
     root = Path(skills_dir if skills_dir is not None else DEFAULT_SKILLS_DIR)
-    collector = _Collector(errors)
+    collector = _Collector(errors, quiet=quiet and errors is not None)
     hooks: list[HookInfo] = []
     seen: set[str] = set()
     for index, skill in enumerate(enabled_skills):
