@@ -46,10 +46,10 @@ from hookwright.config.loading import (
 )
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
+from hookwright.dialects.claude_version_setting import choose_profile
 
 if TYPE_CHECKING:
-    from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
-    from hookwright.dialects.claude_version_setting import choose_profile
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
     from hookwright.engine.kernel import HookEngine
@@ -541,20 +541,11 @@ def register_tool_result_readers() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    """`HookInfo` (a skill prompt hook, `hookwright.host.HookInfo`) and the Claude Code
-    version profiles, loaded on first use: the command line's start-up needs neither."""
+    """`HookInfo` (a skill prompt hook, `hookwright.host.HookInfo`), loaded on first use."""
     if name == "HookInfo":
         from hookwright.dialects.skills import HookInfo
 
         return HookInfo
-    if name in ("NEWEST", "ClaudeCodeProfile"):
-        from hookwright.dialects import claude_profiles
-
-        return getattr(claude_profiles, name)
-    if name == "choose_profile":
-        from hookwright.dialects.claude_version_setting import choose_profile
-
-        return choose_profile
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
