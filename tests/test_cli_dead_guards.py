@@ -250,3 +250,39 @@ def test_a_misspelled_picoclaw_key_is_an_error_and_an_unknown_one_a_warning(
         'with value ["before_tool"]'
     ) in found
     assert 'warning: hooks.processes.guard.colour: unknown field with value "red"' in found
+
+
+def test_an_http_hook_outside_allowed_http_hook_urls_is_an_error_naming_the_fix(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Claude Code blocks an http hook whose URL matches no `allowedHttpHookUrls` pattern (the
+    list joined across settings files): a guard that never runs, so `validate` names the hook,
+    the files that set the list and a pattern that would allow it, trusted or not."""
+    user = isolated_home / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text(json.dumps({"allowedHttpHookUrls": ["https://hooks.example/*"]}))
+    groups = [
+        {
+            "matcher": "Bash",
+            "hooks": [
+                {"type": "http", "url": "http://127.0.0.1:8080/guard"},
+                {"type": "http", "url": "https://hooks.example/guard"},
+            ],
+        }
+    ]
+    project = claude_project(tmp_path / "p", groups)
+    expected = [
+        "error: hooks.PreToolUse[0].hooks[0].url: URL http://127.0.0.1:8080/guard is not "
+        'allowed by allowedHttpHookUrls (patterns: "https://hooks.example/*"; set in '
+        f"{user}): Claude Code blocks this hook, so the guard never runs; to allow it, add a "
+        'pattern that matches it, such as "http://127.0.0.1:8080/*", to allowedHttpHookUrls'
+    ]
+    for trust in ((), ("--trust",)):
+        proc = validate(project, isolated_home, *trust)
+        assert proc.returncode == 1, proc.stdout
+        assert problems(proc) == expected
+    settings = project / ".claude" / "settings.json"
+    allowed = json.loads(settings.read_text())
+    allowed["allowedHttpHookUrls"] = ["http://127.0.0.1:8080/*"]
+    settings.write_text(json.dumps(allowed))
+    assert validate(project, isolated_home, "--trust").returncode == 0
