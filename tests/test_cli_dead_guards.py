@@ -250,3 +250,106 @@ def test_a_misspelled_picoclaw_key_is_an_error_and_an_unknown_one_a_warning(
         'with value ["before_tool"]'
     ) in found
     assert 'warning: hooks.processes.guard.colour: unknown field with value "red"' in found
+
+
+def test_an_http_hook_outside_allowed_http_hook_urls_is_an_error_naming_the_fix(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Claude Code blocks an http hook whose URL matches no `allowedHttpHookUrls` pattern (the
+    list joined across settings files): a guard that never runs, so `validate` names the hook,
+    the files that set the list and a pattern that would allow it, trusted or not."""
+    user = isolated_home / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text(json.dumps({"allowedHttpHookUrls": ["https://hooks.example/*"]}))
+    groups = [
+        {
+            "matcher": "Bash",
+            "hooks": [
+                {"type": "http", "url": "http://127.0.0.1:8080/guard"},
+                {"type": "http", "url": "https://hooks.example/guard"},
+            ],
+        }
+    ]
+    project = claude_project(tmp_path / "p", groups)
+    expected = [
+        "error: hooks.PreToolUse[0].hooks[0].url: URL http://127.0.0.1:8080/guard is not "
+        'allowed by allowedHttpHookUrls (patterns: "https://hooks.example/*"; set in '
+        f"{user}): Claude Code blocks this hook, so the guard never runs; to allow it, add a "
+        'pattern that matches it, such as "http://127.0.0.1:8080/*", to allowedHttpHookUrls'
+    ]
+    for trust in ((), ("--trust",)):
+        proc = validate(project, isolated_home, *trust)
+        assert proc.returncode == 1, proc.stdout
+        assert problems(proc) == expected
+    settings = project / ".claude" / "settings.json"
+    allowed = json.loads(settings.read_text())
+    allowed["allowedHttpHookUrls"] = ["http://127.0.0.1:8080/*"]
+    settings.write_text(json.dumps(allowed))
+    assert validate(project, isolated_home, "--trust").returncode == 0
+
+
+def broken_answer_project(root: Path, **handler: Any) -> Path:
+    script = root / "answer.sh"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(f"#!/bin/sh\ncat > /dev/null\nprintf '%s' '{BROKEN}'\n")
+    script.chmod(0o755)
+    hook = {"type": "command", "command": str(script), **handler}
+    project = claude_project(root / "p", [{"matcher": "Bash", "hooks": [hook]}])
+    (project / "build").mkdir()
+    return project
+
+
+def test_a_broken_json_answer_of_a_guard_that_fails_closed_blocks_the_call(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Under a policy that closes PreToolUse, an answer that looks like JSON and does not
+    parse is the guard's failure: `hookwright run` does not run `rm -rf build`, and the model,
+    `--explain` and the audit say why in the same words."""
+    project = broken_answer_project(tmp_path)
+    (project / ".hookwright").mkdir()
+    policy = "rules:\n  - fail: closed\n    events: [PreToolUse]\n"
+    (project / ".hookwright" / "policy.yaml").write_text(policy)
+    script = tmp_path / "script.yaml"
+    call = {"name": "Bash", "arguments": {"command": "rm -rf build"}}
+    script.write_text(json.dumps({"turns": [{"tool_calls": [call]}, {"content": "done"}]}))
+    model = f"scripted:{script}"
+    args = ("run", "-p", str(project), "-m", model, "--trust", "--json", "go")
+    ran = hookwright(*args, home=isolated_home)
+    assert ran.returncode == 0, ran.stderr
+    assert (project / "build").is_dir()
+    blocked = (
+        "hook 'command:"
+        + str(tmp_path / "answer.sh")
+        + f"' (claude_code, {project}/.claude/settings.json:hooks.PreToolUse[0].hooks[0]) "
+        f"failed: {NOT_JSON}"
+    )
+    events = [json.loads(line) for line in ran.stdout.splitlines()]
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert result["is_error"] and blocked in result["content"]
+    audit = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()
+    [record] = [r for r in map(json.loads, audit) if r["event"] == "PreToolUse"]
+    assert (record["status"], record["decision"], record["error"]) == ("error", "deny", NOT_JSON)
+    assert record["reason"] == blocked
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}})
+    test = ("hooks", "test", "PreToolUse", "-i", "-", "-p", str(project), "--explain")
+    explained = hookwright(*test, stdin=payload, home=isolated_home)
+    assert f"error, exit 0 — {NOT_JSON}" in explained.stderr
+    assert json.loads(explained.stdout)["decision"] == "deny"
+
+
+def test_a_broken_json_answer_of_a_hook_with_on_failure_block_blocks_and_is_named(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Claude Code's `onFailure: "block"` counts JSON that does not parse as a failure: the
+    call is denied with Claude Code's words, and `--explain` still names the parser's."""
+    project = broken_answer_project(tmp_path, onFailure="block")
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}})
+    test = ("hooks", "test", "PreToolUse", "-i", "-", "-p", str(project), "--explain")
+    explained = hookwright(*test, stdin=payload, home=isolated_home)
+    verdict = json.loads(explained.stdout)
+    assert verdict["decision"] == "deny"
+    assert verdict["reason"].startswith(
+        f'[{tmp_path / "answer.sh"}]: failed; blocking because onFailure is "block"\n'
+        "Hook output looks like a JSON object but is not valid JSON"
+    )
+    assert f"error, exit 0 — {NOT_JSON}; [" in explained.stderr

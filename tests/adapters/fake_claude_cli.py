@@ -9,11 +9,12 @@ answers follows Claude Code 2.1.240 as measured (docs/claude-code.md): UserPromp
 ``decision: block`` stops the turn before the model; context becomes a system message after the
 prompt or the tool results (``<Event>[:<tool>] hook additional context: ...``); PreToolUse
 ``deny`` answers the call with the reason as an error, ``ask`` goes to ``can_use_tool`` (refused
-with the reason without one), ``updatedInput`` is what runs; PostToolUse (PostToolUseFailure for
-an error result) follows every call that ran; ``continue: false`` ends the turn after the tool;
-a Stop block adds ``Stop hook feedback:\\n<reason>`` as a user message, at most
-``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` (from the options' env, as the CLI's process has it) times
-in a row.
+with the reason without one), as does a call of a tool in `prompted_tools` (one the CLI's
+permission rules do not allow) that no hook allowed or denied; ``updatedInput`` is what runs;
+PostToolUse (PostToolUseFailure for an error result) follows every call that ran;
+``continue: false`` ends the turn after the tool; a Stop block adds ``Stop hook
+feedback:\\n<reason>`` as a user message, at most ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` (from
+the options' env, as the CLI's process has it) times in a row.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ class FakeClaudeCLI(Transport):
         self.calls: list[list[Message]] = []
         self.messages: list[Message] = []
         self.results: list[Message] = []
+        #: Tools the CLI prompts about itself (its permission rules do not allow them).
+        self.prompted_tools: set[str] = set()
         self._hooks: dict[str, list[Message]] = {}
         self._out: asyncio.Queue[Message | None] = asyncio.Queue()
         self._pending: dict[str, asyncio.Future[Message]] = {}
@@ -274,7 +277,8 @@ class FakeClaudeCLI(Transport):
         tool_input = pre.updated_input if pre.updated_input is not None else args
         if pre.permission == "deny":
             return _result(call_id, pre.reason or "", True), notes, pre.stop
-        if pre.permission == "ask":
+        prompted = pre.permission is None and name in self.prompted_tools
+        if pre.permission == "ask" or prompted:
             verdict = await self._permission(name, tool_input, pre.reason or "", call_id)
             if verdict.get("behavior") != "allow":
                 return _result(call_id, str(verdict.get("message") or ""), True), notes, pre.stop

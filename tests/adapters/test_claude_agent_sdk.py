@@ -295,3 +295,55 @@ async def test_allowed_tools_keep_approval_gates_and_say_which_hooks_they_skip(
     warned = [r.getMessage() for r in caplog.records if "allowed_tools" in r.getMessage()]
     assert warned and f"allowed_tools ({allowed[0]})" in warned[0]
     assert ".claude/settings.json" in warned[0]
+
+
+async def test_a_call_the_cli_prompts_about_asks_each_gate_once_and_audits_the_answer(
+    tmp_path: Path,
+) -> None:
+    """The CLI prompts about a call the hooks let run: the approval gate (a Python
+    PermissionRequest hook, which sees every call) was asked with PreToolUse and is not asked
+    again at the prompt; the Claude Code PermissionRequest hook, which fires only on a prompt,
+    runs there once; the person's answer through `can_use_tool` is audited as theirs."""
+    root = native_project(tmp_path, {"PermissionRequest": "None"})
+    prompted = tmp_path / "prompted.jsonl"
+    hook = {"type": "command", "command": f"cat >> {prompted}; echo >> {prompted}"}
+    settings = {"hooks": {"PermissionRequest": [{"matcher": "Bash", "hooks": [hook]}]}}
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    tools = Tools(root)
+    answered: list[str] = []
+
+    async def approve(name: str, tool_input: dict[str, Any], context: ToolPermissionContext) -> Any:
+        answered.append(name)
+        return PermissionResultAllow()
+
+    given = sdk_options(root, tools, setting_sources=[], can_use_tool=approve)
+    shell = f"mcp__{SERVER}__shell"
+    call = as_cli_call(Call("c1", "shell", {"cmd": "echo asked"}))
+    audit = tmp_path / "audit.jsonl"
+    hook_options = {**options(tmp_path), "tool_map": TOOL_MAP}
+    async with await ClaudeSDKHooks.open(root, given, **hook_options) as hooks:
+        cli = FakeClaudeCLI(hooks.options)
+        cli.prompted_tools = {shell}
+        cli.replies = [Reply("", (call,)), Reply("done")]
+        async with ClaudeSDKClient(hooks.options, transport=cli) as client:
+            await ask(client, "go")
+    assert answered == [shell]
+    assert tools.executed == [("shell", {"cmd": "echo asked"})]
+    assert runs(root) == [("PermissionRequest", "c1")]
+    [cli_hook_input] = [json.loads(line) for line in prompted.read_text().splitlines() if line]
+    assert (cli_hook_input["tool_name"], cli_hook_input["tool_input"]) == (
+        "Bash",
+        {"command": "echo asked"},
+    )
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    [person] = [r for r in records if r["event"] == "Permission"]
+    assert (person["decision"], person["tool_use_id"]) == ("allow", "c1")
+    assert person["reason"] == "allowed by user (claude-agent-sdk callback)"
+    assert person["permission"] == {
+        "by": "person",
+        "name": "user",
+        "mode": "default",
+        "file": None,
+        "channel": "callback",
+    }

@@ -4,6 +4,7 @@ LangChain's own `GenericFakeChatModel` (recording what it received), invoked syn
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,32 @@ def test_ask_pauses_for_the_user_and_resumes_without_running_hooks_twice(
     assert runs(root) == [("PreToolUse", "c1"), ("PermissionRequest", "c1")]
     [tool_result] = [m for m in seen(model.received[-1]) if m.role == "tool"]
     assert (tool_result.text, tool_result.is_error) == result
+
+
+@pytest.mark.parametrize(("answer", "verb"), [(True, "allowed"), (False, "denied")])
+def test_the_persons_answer_to_the_interrupt_is_audited_as_a_callback(
+    tmp_path: Path, answer: bool, verb: str
+) -> None:
+    root = native_project(tmp_path, {"PreToolUse": "ask('sure?')"})
+    tools = Tools(root)
+    call = Call("c1", "shell", {"cmd": "echo approved"})
+    model = RecordingChatModel(messages=scripted([Reply("", (call,)), Reply("done")]))
+    with HookwrightMiddleware(root, **options(tmp_path)) as middleware:
+        agent = case_agent(middleware, model, tools)
+        agent.invoke({"messages": [{"role": "user", "content": "go"}]}, THREAD)
+        agent.invoke(Command(resume=answer), THREAD)
+    lines = (tmp_path / "audit.jsonl").read_text().splitlines()
+    [record] = [r for r in map(json.loads, lines) if r["event"] == "Permission"]
+    assert (record["tool_name"], record["tool_use_id"]) == ("shell", "c1")
+    assert record["decision"] == ("allow" if answer else "deny")
+    assert record["reason"] == f"{verb} by user (langchain callback)"
+    assert record["permission"] == {
+        "by": "person",
+        "name": "user",
+        "mode": "default",
+        "file": None,
+        "channel": "callback",
+    }
 
 
 def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:

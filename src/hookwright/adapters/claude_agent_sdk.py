@@ -10,11 +10,12 @@ The SDK's CLI runs the agent loop and applies hook answers itself, with Claude C
 semantics. `options` are yours plus one `HookMatcher` callback per event the SDK can call back
 for: each relays the CLI's hook input to the project's hooks (`FrameworkSession.relay`) and
 answers with what a Claude Code hook would print (`encode_output`). `can_use_tool` runs the
-PermissionRequest hooks when the CLI would ask for permission, then your own `can_use_tool`;
-approval gates (PicoClaw `approve_tool`), which see every call in the reference agent, are
-asked with each PreToolUse the hooks let run, so `allowed_tools` does not turn them off (it
-does keep prompt-only PermissionRequest hooks from running, as in Claude Code: a warning says
-which). SessionStart fires before the first prompt (its context goes with that prompt's),
+PermissionRequest hooks when the CLI would ask for permission, then your own `can_use_tool`
+(whose answer is audited as the person's, on channel ``callback``); approval gates (PicoClaw
+`approve_tool`), which see every call in the reference agent, are asked with each PreToolUse the
+hooks let run, and not again when the CLI then prompts, so `allowed_tools` does not turn them
+off (it does keep prompt-only PermissionRequest hooks from running, as in Claude Code: a warning
+says which). SessionStart fires before the first prompt (its context goes with that prompt's),
 SessionEnd when the adapter closes. When the CLI reads settings files itself (`setting_sources`
 None or not empty), the Claude Code dialect is not loaded, so no hook runs twice. Skill prompt
 hooks (`skills=`) reach the model through the prompt's context (after_user_input); the CLI has
@@ -228,11 +229,14 @@ class ClaudeSDKHooks:
         self, tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
         ask = Ask(tool_name, tool_input, context.decision_reason)
-        step = await asyncio.to_thread(self.session.permission, ask, context.tool_use_id or "")
+        call_id = context.tool_use_id or ""
+        step = await asyncio.to_thread(self.session.permission, ask, call_id)
         if step.run is not None:
             return PermissionResultAllow(updated_input=dict(step.run.tool_input))
         if step.ask is not None and self._theirs is not None:
-            return await self._theirs(tool_name, tool_input, context)
+            given = await self._theirs(tool_name, tool_input, context)
+            self.session.answered(ask, call_id, isinstance(given, PermissionResultAllow))
+            return given
         answer = step.answer
         return PermissionResultDeny(message=answer.content if answer else "Permission denied.")
 

@@ -206,6 +206,7 @@ async def open_cli_session(
             resume=resume,
             on_event=sink,
             ask_user=ask_user if interactive else None,
+            prompt_channel="terminal",
             ask_trust=_ask_trust if interactive and ask_trust else None,
             ask_elicitation=ask_elicitation or TerminalElicitation(Console(), _stdin_line),
             claude_code_version=options.claude_code_version,

@@ -4,11 +4,11 @@ non-zero exit status when any has an error (for CI).
 Discovery reads and validates the files without running anything; so does reading each skill's
 `hooks/hooks.json` under `<project>/skills`. Claude Code hooks are then checked for guards
 that load but can never work (`dialects.claude_code.checks`: a missing or non-executable
-command, a matcher no tool has, an http URL that is malformed or refused). Hooks of trusted
-folders are
-then bound as a session binds them (native modules imported, PicoClaw builtin factories
-called), so a `call:` that cannot be imported is an error too; hooks of a folder that is not
-trusted are bound only with `--trust`.
+command, a matcher no tool has, an http URL that is malformed, refused or not in
+`allowedHttpHookUrls`). Hooks of trusted folders are then bound as a session binds them
+(native modules imported, PicoClaw builtin factories called), so a `call:` that cannot be
+imported is an error too; hooks of a folder that is not trusted are bound only with
+`--trust`.
 
 Each hook also says how it fails under the failure policy (`docs/policy.md`): open, or
 closed by a policy rule or its own field."""
@@ -145,7 +145,9 @@ def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:
 
         ctx = LoadContext(project, home, scope.config_files)
         for problem in check(ctx):
-            report.file(problem.file, "claude_code").problems.append(problem)
+            problems = report.file(problem.file, "claude_code").problems
+            if problem not in problems:  # also found when the hooks were bound
+                problems.append(problem)
     _add_skills(report, project)
     for diagnostic in unrecognised:
         report.file(diagnostic.file, "-").problems.append(diagnostic)

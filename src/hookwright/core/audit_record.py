@@ -11,23 +11,32 @@ from typing import Any, Literal
 #: Who or what decided a permission outcome: a permission rule, a person answering a prompt,
 #: a hook's decision, or the permission mode.
 Decider = Literal["rule", "person", "hook", "mode"]
+#: Where a person answered a permission prompt: the terminal of `hookwright chat` / `run`, the
+#: page of `hookwright serve`, or a host's own approval callback (an adapter's framework
+#: callback or interrupt, an embedding's `ask_user`).
+PromptChannel = Literal["terminal", "page", "callback"]
 
 
 @dataclass(slots=True, frozen=True)
 class PermissionSource:
     """Who allowed, asked about or denied a tool call (a permission record's `permission`).
 
-    `name`: the rule's text, the hook's name, the mode, or who answered the prompt (``user``,
-    ``page``); `file`: the settings file the rule came from, when known; `mode`: the permission
-    mode the call was decided under."""
+    `name`: the rule's text, the hook's name, the mode, or ``user`` for a person; `file`: the
+    settings file the rule came from, when known; `mode`: the permission mode the call was
+    decided under; `channel`: where the person answered (person records only)."""
 
     by: Decider
     name: str
     mode: str
     file: str | None = None
+    channel: PromptChannel | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"by": self.by, "name": self.name, "mode": self.mode, "file": self.file}
+        """`channel` only on a person's record (the others keep the shape they always had)."""
+        data = {"by": self.by, "name": self.name, "mode": self.mode, "file": self.file}
+        if self.channel is not None:
+            data["channel"] = self.channel
+        return data
 
 
 #: How one hook's decision moved the verdict of its dispatch: made it stricter, looser, or
@@ -156,6 +165,7 @@ __all__ = [
     "Change",
     "Decider",
     "PermissionSource",
+    "PromptChannel",
     "VerdictLink",
     "iso_utc",
 ]

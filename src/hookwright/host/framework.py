@@ -24,8 +24,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from hookwright.core.audit_record import PermissionSource
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict
 from hookwright.host.decisions import (
@@ -46,6 +47,9 @@ from hookwright.host.open import NotRun, add_skill_hooks
 from hookwright.host.sync import SyncHookSession
 
 log = logging.getLogger("hookwright")
+#: How many calls a relaying host's approval gates allowed are remembered until the host
+#: prompts about them (it prompts right after PreToolUse, if at all).
+GATED_CALLS_KEPT = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +125,8 @@ class FrameworkSession:
         self._end: EndTurn | None = None
         self._started = False
         self._skills: SkillTurns | None = None
+        #: Calls whose approval gates `relay` asked and which they allowed (insertion order).
+        self._gated: dict[str, None] = {}
 
     @classmethod
     def open(
@@ -351,8 +357,19 @@ class FrameworkSession:
         call_id = str(hook_input.get("tool_use_id") or "")
         step = self._approval(ToolStep(call_id, run=Run(name, tool_input)))
         if step.answer is None:
+            self._gates_allowed(call_id)
             return verdict
         return replace(verdict, decision=Decision.deny, reason=step.answer.content)
+
+    def _gates_allowed(self, call_id: str) -> None:
+        """Remember that the approval gates allowed `call_id`, so that a prompt the host then
+        shows for it (`permission`) does not ask them again."""
+        if not call_id:
+            return
+        with self._lock:
+            self._gated[call_id] = None
+            while len(self._gated) > GATED_CALLS_KEPT:
+                del self._gated[next(iter(self._gated))]
 
     # Tools ------------------------------------------------------------------------------------
 
@@ -427,16 +444,22 @@ class FrameworkSession:
     def permission(self, ask: Ask, call_id: str) -> ToolStep:
         """PermissionRequest for a call the host needs approved (its permission prompt would
         show): a step that runs, answers with the refusal, or (with `Abilities.ask_user`) asks
-        the user. Fails closed like `before_tool`."""
+        the user. Fails closed like `before_tool`. The approval gates `relay` already asked
+        about this call are not asked again: only the hooks that fire on a prompt run."""
+        with self._lock:
+            gates_asked = call_id in self._gated
+            self._gated.pop(call_id, None)
         try:
-            return self._permission(ask.tool_name, ask, call_id)
+            return self._permission(ask.tool_name, ask, call_id, gates_asked)
         except Exception as exc:
             why = f"hookwright could not run the PermissionRequest hooks: {exc}"
             return ToolStep(call_id, answer=refused(why))
 
-    def _permission(self, tool_name: str, ask: Ask, call_id: str) -> ToolStep:
+    def _permission(
+        self, tool_name: str, ask: Ask, call_id: str, gates_asked: bool = False
+    ) -> ToolStep:
         verdict: PermissionDecision = self.hooks.permission(
-            ask.tool_name, ask.tool_input, call_id, prompt=True
+            ask.tool_name, ask.tool_input, call_id, prompt=True, gates_asked=gates_asked
         )
         self._end_turn(Event.PermissionRequest, verdict.end)
         if verdict.permission_updates and self.unexpressed(
@@ -454,14 +477,27 @@ class FrameworkSession:
         return ToolStep(call_id, answer=refused(ask.reason or f"{tool_name} needs approval."))
 
     def resolve(self, step: ToolStep, approved: bool, message: str | None = None) -> ToolStep:
-        """The user's answer to `step.ask`."""
+        """The user's answer to `step.ask` (audited, `answered`)."""
         ask = step.ask
         if ask is None:
             return step
+        self.answered(ask, step.call_id, approved)
         if approved:
             return ToolStep(step.call_id, run=Run(ask.tool_name, ask.tool_input, approved=True))
         text = message or f"The user did not allow {ask.tool_name}."
         return ToolStep(step.call_id, answer=refused(text))
+
+    def answered(self, ask: Ask, call_id: str, approved: bool) -> None:
+        """Audit a person's answer to a permission prompt the framework showed (its approval
+        callback or interrupt): a ``Permission`` record by ``person`` on channel
+        ``callback``, its reason naming the framework."""
+        session = self.hooks.session
+        mode = session.identity.permission_mode or "default"
+        source = PermissionSource("person", "user", mode, channel="callback")
+        behavior: Literal["allow", "deny"] = "allow" if approved else "deny"
+        verb = "allowed" if approved else "denied"
+        reason = f"{verb} by user ({self.abilities.framework} callback)"
+        session.permission_outcome(ask.tool_name, ask.tool_input, call_id, behavior, reason, source)
 
     def after_tool(self, step: ToolStep, ran: ToolResult, duration_ms: float) -> ToolResult:
         """PostToolUse (PostToolUseFailure for an error) of a call that ran: what the model

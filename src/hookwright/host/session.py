@@ -30,6 +30,7 @@ from hookwright.core.messages import (
     split_leading_system,
 )
 from hookwright.core.results import Decision, HookResult, Verdict, failed_dispatch
+from hookwright.core.spec import HookSpec
 from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
@@ -329,7 +330,10 @@ class HookSession:
     async def fire(self, event: Event, **payload: Any) -> Verdict:
         """Dispatch one checkpoint and report what the hooks did."""
         inp = self.input(event, **payload)
-        selected = self.engine.select(inp)
+        return await self._dispatch(event, inp, self.engine.select(inp))
+
+    async def _dispatch(self, event: Event, inp: HookInput, selected: list[HookSpec]) -> Verdict:
+        """Run the `selected` hooks of `inp` and report what they did."""
         report = self.report
         slow = report is not None and any(not spec.inline for spec in selected)
         if report is not None and slow:
@@ -713,11 +717,14 @@ class HookSession:
         *,
         prompt: bool,
         suggestions: Sequence[Mapping[str, Any]] | None = None,
+        gates_asked: bool = False,
     ) -> PermissionDecision:
         """PermissionRequest for a call the host's rules do not deny; `prompt`: whether a
         permission prompt would show (Claude Code hooks fire only then, approval gates
         always); `suggestions`: the host's `permission_suggestions` (a generic session allow
-        rule when the host has none)."""
+        rule when the host has none); `gates_asked`: the approval gates already allowed this
+        call (asked with ``permission_prompt: false`` before the host decided to prompt), so
+        only the hooks that fire on a prompt run now and no gate is asked twice."""
         name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
         if suggestions is None:
             suggestions = [
@@ -728,7 +735,7 @@ class HookSession:
                     "destination": "session",
                 }
             ]
-        verdict = await self.fire(
+        inp = self.input(
             Event.PermissionRequest,
             tool_name=name,
             tool_input=dict(arguments),
@@ -737,6 +744,12 @@ class HookSession:
             iteration=self._iteration,
             permission_suggestions=[dict(entry) for entry in suggestions],
         )
+        selected = self.engine.select(inp)
+        if gates_asked:
+            unprompted = replace(inp, payload={**inp.payload, "permission_prompt": False})
+            asked = {id(spec) for spec in self.engine.select(unprompted)}
+            selected = [spec for spec in selected if id(spec) not in asked]
+        verdict = await self._dispatch(Event.PermissionRequest, inp, selected)
         end = abort_of(verdict)
         if verdict.blocked:
             reason = verdict.reason or "denied by a PermissionRequest hook"

@@ -142,11 +142,19 @@ class SyncHookSession:
         )
 
     def permission(
-        self, tool_name: str, tool_input: Mapping[str, Any], tool_use_id: str, *, prompt: bool
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        tool_use_id: str,
+        *,
+        prompt: bool,
+        gates_asked: bool = False,
     ) -> PermissionDecision:
         return self._call(
             Event.PermissionRequest,
-            lambda: self.session.permission(tool_name, tool_input, tool_use_id, prompt=prompt),
+            lambda: self.session.permission(
+                tool_name, tool_input, tool_use_id, prompt=prompt, gates_asked=gates_asked
+            ),
             lambda why: PermissionDecision("deny", message=why, reason=why),
         )
 

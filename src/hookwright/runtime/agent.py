@@ -44,6 +44,7 @@ from hookwright.host import (
     HookInfo,
     HookSession,
     ModelRequest,
+    PromptChannel,
     PromptFlow,
     PromptInjection,
     SessionIdentity,
@@ -149,6 +150,7 @@ class Agent:
         messages: list[dict[str, Any]] | None = None,
         on_event: EventSink | None = None,
         ask_user: AskUser | None = None,
+        prompt_channel: PromptChannel = "callback",
         agent_id: str | None = None,
         agent_type: str | None = None,
         transcript_file: Path | None = None,
@@ -165,6 +167,7 @@ class Agent:
         self.agent_type = agent_type
         self.on_event = on_event
         self.ask_user = ask_user
+        self.prompt_channel: PromptChannel = prompt_channel
         self.env_files: list[Path] = []
         self.models = refs.ModelSwitch(config.project_dir)
         self._pending_context: list[str] = []
@@ -183,7 +186,7 @@ class Agent:
             path, self.session_id, str(config.working_dir), sidechain=agent_id is not None
         )
         self.hooks = self._session_hooks()
-        self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user)
+        self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user, prompt_channel)
         self.messages: list[dict[str, Any]] = []
         if messages:
             self.messages = list(messages)

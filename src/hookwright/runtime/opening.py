@@ -18,6 +18,7 @@ from hookwright.dialects.skills.config import SkillHookError
 from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import Services, WorkspaceAccess
+from hookwright.host import PromptChannel
 from hookwright.host.open import (
     AskTrust,
     NotRun,
@@ -110,6 +111,7 @@ async def open_session(
     history: Sequence[dict[str, Any]] | None = None,
     on_event: EventSink | None = None,
     ask_user: AskUser | None = None,
+    prompt_channel: PromptChannel = "callback",
     ask_trust: AskTrust | None = None,
     ask_elicitation: AskElicitation | None = None,
     compact_tokens: int = 100_000,
@@ -131,7 +133,9 @@ async def open_session(
     `.mcp.json`, enabled plugins, ``mcp_config_files``) start here and stop when the agent
     closes; ``ask_elicitation`` asks the person when a server wants input and no hook answers
     (only in an ``interactive`` session; otherwise such a request is cancelled).
-    ``claude_code_version`` picks the Claude Code profile (see `claude_code_version`)."""
+    ``claude_code_version`` picks the Claude Code profile (see `claude_code_version`).
+    ``prompt_channel`` says where ``ask_user`` asks the person (the audit records it with
+    their answer)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
     project_dir = project_dir.resolve()
@@ -231,6 +235,7 @@ async def open_session(
         messages=messages,
         on_event=on_event,
         ask_user=ask_user,
+        prompt_channel=prompt_channel,
     )
     holder.append(agent)
     report_not_run(engine, opened.not_run, agent.session_id)

@@ -111,6 +111,7 @@ class AgentTool:
             session_id=parent.session_id,
             on_event=parent.on_event,
             ask_user=parent.ask_user,
+            prompt_channel=parent.prompt_channel,
             agent_id=agent_id,
             agent_type=args.subagent_type,
             transcript_file=sidechain / f"{agent_id}.jsonl",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -29,6 +29,7 @@ from hookwright.host import (
     Deny,
     HookSession,
     PermissionSource,
+    PromptChannel,
     PromptInjection,
     Respond,
     Run,
@@ -136,12 +137,15 @@ class ToolStep:
         tools: ToolRegistry,
         policy: PermissionPolicy,
         ask_user: AskUser | None,
+        prompt_channel: PromptChannel = "callback",
     ) -> None:
         self.owner = owner
         self.hooks = hooks
         self.tools = tools
         self.policy = policy
         self.ask_user = ask_user
+        #: Where `ask_user` asks: named in the audit record of the person's answer.
+        self.prompt_channel: PromptChannel = prompt_channel
         self._executing = False
         self._after_tool: list[Callable[[], Awaitable[None]]] = []
 
@@ -407,7 +411,8 @@ class ToolStep:
         owner = self.owner
         hook_reason = action.reason if isinstance(action, Ask) else None
         if self.ask_user is not None and owner.interactive:
-            person = PermissionSource("person", "user", self.policy.mode)
+            mode = self.policy.mode
+            person = PermissionSource("person", "user", mode, channel=self.prompt_channel)
             if await self.ask_user(name, hook_reason or outcome.reason, tool_input):
                 owner.emit("permission", tool=name, behavior="allow", reason="allowed by user")
                 self._decided(name, tool_input, call_id, "allow", "allowed by user", person)
@@ -452,7 +457,7 @@ class ToolStep:
     ) -> None:
         """Audit the permission outcome of one call (see `HookSession.permission_outcome`)."""
         if source.mode != self.policy.mode:
-            source = PermissionSource(source.by, source.name, self.policy.mode, source.file)
+            source = replace(source, mode=self.policy.mode)
         self.hooks.permission_outcome(name, tool_input, call_id, behavior, reason, source)
 
     # Running and results ----------------------------------------------------------------------

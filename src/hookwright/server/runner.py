@@ -188,6 +188,7 @@ async def run_chat(
             planning=settings.planning,
             interactive=asking is not None,
             ask_user=asking,
+            prompt_channel="page",
             ask_elicitation=ask_elicitation if asking is not None else None,
             trust=settings.trust,
             config_files=settings.config_files,

@@ -8,7 +8,10 @@ can never work.
   agent's): an error when it resembles a known tool (``bash`` for ``Bash``), a warning
   otherwise (an embedding host may have its own tools); ``mcp__`` names and patterns are fine;
 * an http hook URL that is malformed, or whose host is an address the SSRF guard refuses
-  (private, link-local, ...): an error that says how to reach an internal hook server.
+  (private, link-local, ...): an error that says how to reach an internal hook server;
+* an http hook URL that matches no ``allowedHttpHookUrls`` pattern when the settings set that
+  list (read from every settings file, as once the folder is trusted): Claude Code blocks the
+  hook, so it is an error naming the files that set the list and a pattern that would allow it.
 
 Nothing runs and nothing is resolved: host names are not looked up.
 """
@@ -26,7 +29,9 @@ from hookwright.config.loading import Diagnostic, LoadContext
 from hookwright.core.events import MATCH_FIELD
 from hookwright.core.validation import did_you_mean, quoted_value
 from hookwright.dialects.claude_code.config import CommandHook, HttpHook
+from hookwright.dialects.claude_code.http import HttpPolicy
 from hookwright.dialects.claude_code.loader import declarations
+from hookwright.dialects.claude_code.sources import read_settings, resolve_policy
 from hookwright.dialects.claude_code.specs import Declaration
 from hookwright.transports.http import blocked_reason
 
@@ -52,12 +57,13 @@ INTERNAL_SERVER_FIX = (
 def check(ctx: LoadContext) -> list[Diagnostic]:
     """A diagnostic per dead guard among the Claude Code hooks `ctx` reaches."""
     problems: list[Diagnostic] = []
+    http = resolve_policy(read_settings(ctx)[0])[0].http
     for declaration in declarations(ctx):
         config = declaration.parsed.config
         if isinstance(config, CommandHook):
             problems += _command(declaration, config)
         elif isinstance(config, HttpHook):
-            problems += _url(declaration, config.url)
+            problems += _url(declaration, config.url) or _allowed(declaration, config.url, http)
         problems += _matcher(declaration)
     return list(dict.fromkeys(problems))  # a group's matcher, once
 
@@ -118,6 +124,11 @@ def _url(declaration: Declaration, url: str) -> list[Diagnostic]:
         return []
     message = f"URL {value} is refused: {reason}; {INTERNAL_SERVER_FIX}"
     return [_problem(declaration, "url", message)]
+
+
+def _allowed(declaration: Declaration, url: str, http: HttpPolicy) -> list[Diagnostic]:
+    refused = http.url_refusal(url)
+    return [] if refused is None else [_problem(declaration, "url", refused)]
 
 
 def _matcher(declaration: Declaration) -> list[Diagnostic]:

@@ -25,6 +25,7 @@ from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import (
     ExitRules,
     async_timeout,
+    broken_json,
     decode_async,
     decode_command,
     first_line,
@@ -186,7 +187,8 @@ class CommandCodec:
             return self._unanswered(inp, result, failure)
         if isinstance(reply, Block):
             reply = Output(reply.reason, code=reply.code, stderr=reply.stderr)
-        return self._decode(inp, reply, self._env_file(inp, services_of(ctx)))
+        closed = ctx.spec.on_error == "block"
+        return self._decode(inp, reply, self._env_file(inp, services_of(ctx)), closed)
 
     def _failed(self, failure: Failure) -> HookResult:
         if failure.kind == "unstarted":
@@ -212,7 +214,13 @@ class CommandCodec:
             self._inboxes.append(inbox)
         inbox.spawn(job, owner=self, session_id=inp.session_id)
 
-    def _decode(self, inp: HookInput, output: Output, env_file: Path | None) -> HookResult:
+    def _decode(
+        self, inp: HookInput, output: Output, env_file: Path | None, closed: bool = False
+    ) -> HookResult:
+        """`closed`: the hook fails closed by the failure policy (`on_error: block`), where
+        an answer that looks like JSON and does not parse is a failure, which the engine
+        blocks; Claude Code itself reads it as plain text unless the hook's `onFailure`
+        says "block" (`self.blocks`)."""
         code = output.code if output.code is not None else 0
         too_big = over_cap_answer(output.text, output.size, output.truncated)
         if too_big is not None:
@@ -235,6 +243,8 @@ class CommandCodec:
             failure = command_failure(code, output.text, output.stderr, result)
             if failure is not None:
                 result = fail_closed(inp, result, failure, label=self.label)
+        elif closed and code == 0 and result.status is Status.ok and broken_json(output.text):
+            result.status = Status.error
         if code == 2:
             missing = missing_script(output.stderr, self.label)
             if missing is not None:

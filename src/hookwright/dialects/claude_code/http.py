@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
@@ -42,11 +43,28 @@ class HttpPolicy:
     allowed_urls: tuple[str, ...] | None = None
     #: None: the hook's own allowedEnvVars apply unchanged.
     allowed_env_vars: frozenset[str] | None = None
+    #: The settings files that set ``allowedHttpHookUrls``.
+    urls_set_in: tuple[str, ...] = ()
 
     def url_allowed(self, url: str) -> bool:
         if self.allowed_urls is None:
             return True
         return any(url_pattern(p).fullmatch(url) for p in self.allowed_urls)
+
+    def url_refusal(self, url: str) -> str | None:
+        """Why an http hook posting to `url` never runs (Claude Code blocks it before the
+        request, a non-blocking error), and how to allow it; None when the URL is allowed."""
+        if self.url_allowed(url):
+            return None
+        where = ", ".join(self.urls_set_in) or "the settings"
+        patterns = ", ".join(f'"{p}"' for p in self.allowed_urls or ()) or "none"
+        parts = urlsplit(url)
+        example = f"{parts.scheme}://{parts.netloc}/*" if parts.scheme and parts.netloc else url
+        return (
+            f"URL {url} is not allowed by allowedHttpHookUrls (patterns: {patterns}; set in "
+            f"{where}): Claude Code blocks this hook, so the guard never runs; to allow it, add "
+            f'a pattern that matches it, such as "{example}", to allowedHttpHookUrls'
+        )
 
     def env_vars_for(self, hook_vars: list[str]) -> frozenset[str]:
         wanted = frozenset(hook_vars)

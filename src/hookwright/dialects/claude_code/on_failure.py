@@ -195,8 +195,9 @@ def fail_closed(
     result.decision = Decision.deny if event in DENY_EVENTS else Decision.block
     result.reason = reason
     result.updated_input = None
-    if result.status is Status.ok:
-        result.status, result.error = Status.error, reason
+    if result.status is Status.ok:  # what it noted (a broken JSON answer) stays first
+        result.status = Status.error
+        result.error = f"{result.error}; {reason}" if result.error else reason
     if event is E.PreToolUse:
         result.add_effects(tool_message=blocking_error(inp, reason))
     elif event is E.PermissionRequest:

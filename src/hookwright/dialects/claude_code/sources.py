@@ -127,6 +127,8 @@ class Policy:
     disable_managed: bool = False
     managed_only: bool = False
     allowed_http_urls: tuple[str, ...] | None = None
+    #: The files that set ``allowedHttpHookUrls`` (named when a URL is refused).
+    allowed_http_urls_from: tuple[str, ...] = ()
     http_allowed_env_vars: frozenset[str] | None = None
     dedup_across_sources: bool = True
     #: ``enabledPlugins`` merged by precedence: key -> whether its value is exactly true.
@@ -140,7 +142,9 @@ class Policy:
 
     @property
     def http(self) -> HttpPolicy:
-        return HttpPolicy(self.allowed_http_urls, self.http_allowed_env_vars)
+        return HttpPolicy(
+            self.allowed_http_urls, self.http_allowed_env_vars, self.allowed_http_urls_from
+        )
 
     def plugin_enabled(self, plugin: Plugin | None) -> bool:
         """Whether `enabledPlugins` lets `plugin` load (None: not a plugin's hook). An installed
@@ -251,13 +255,22 @@ def _scalar(
     return None
 
 
+def _string_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _setting_files(files: list[SettingsFile], key: str) -> tuple[str, ...]:
+    """The files that set `key` to a list of strings (the ones `_concat` joins)."""
+    return tuple(str(f.path) for f in files if key in f.data and _string_list(f.data[key]))
+
+
 def _concat(files: list[SettingsFile], key: str, diagnostics: list[Diagnostic]) -> list[str] | None:
     values: list[str] | None = None
     for settings in files:
         if key not in settings.data:
             continue
         value = settings.data[key]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        if not _string_list(value):
             diagnostics.append(
                 Diagnostic(str(settings.path), key, "expected a list of strings; ignored")
             )
@@ -327,6 +340,7 @@ def resolve_policy(files: list[SettingsFile]) -> tuple[Policy, list[Diagnostic]]
         disable_managed=disabled and disable is not None and disable[1].kind == "managed",
         managed_only=managed_only is not None and managed_only[0],
         allowed_http_urls=tuple(urls) if urls is not None else None,
+        allowed_http_urls_from=_setting_files(files, "allowedHttpHookUrls"),
         http_allowed_env_vars=frozenset(env_vars) if env_vars is not None else None,
         dedup_across_sources=True if dedup is None else dedup[0],
         enabled_plugins={k: on for k, (on, _) in enabled_plugins(files, diagnostics).items()},

@@ -206,15 +206,9 @@ def build_spec(
                     "warning",
                 )
             )
-    if isinstance(config, HttpHook) and not options.policy.http.url_allowed(config.url):
-        diagnostics.append(
-            Diagnostic(
-                file,
-                f"{parsed.path}.url",
-                f"{config.url} is not allowed by allowedHttpHookUrls; the hook will fail",
-                "warning",
-            )
-        )
+    refused = options.policy.http.url_refusal(config.url) if isinstance(config, HttpHook) else None
+    if refused is not None:
+        diagnostics.append(Diagnostic(file, f"{parsed.path}.url", refused))
     own_timeout = config.timeout or default_timeout(config.type, event)
     timeout = own_timeout
     if event is Event.SessionEnd:
