@@ -8,6 +8,10 @@ client keeps it, and, for comparison, on a new connection per event. The event i
 UserPromptSubmit on a trusted project whose Python hook adds context, answered by a warm
 daemon. Cases take turns within each round; the best round of each counts. Merges
 `daemon_http_vs_true_command` and `daemon_client_vs_true_command` into bench/results.json.
+
+Then the load cases of `bench.daemon_load` (the daemon against a bare HTTP server, many
+clients and agents, CPU per event with a command hook), three runs, the worst of each ratio
+merged into bench/results.json.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from rich.table import Table
 
 from hookwright.config.trust import TrustStore
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.daemon_load import Floor, LoadRun, Target, load_run, worst
+
 RESULTS = Path(__file__).resolve().parent / "results.json"
 ROUNDS = 5
 CALLS = 20
@@ -39,6 +46,15 @@ RULES_PY = (
     "def rules(inp):\n    return add_context('HOUSE-RULES: one line.')\n"
 )
 CONTEXT = b"HOUSE-RULES: one line."
+LOAD_RUNS = 3
+#: A Python command hook (Gemini CLI settings: the daemon leaves Claude Code's own hooks to
+#: Claude Code), forked warm by the daemon per event; its reason reaches the answer.
+COMMAND_HOOK = (
+    "import json, sys\n"
+    "json.load(sys.stdin)\n"
+    "print(json.dumps({'decision': 'deny', 'reason': 'GUARD-RAN'}))\n"
+)
+GUARD_RAN = b"GUARD-RAN"
 
 
 def make_project(root: Path) -> Path:
@@ -58,6 +74,19 @@ def event(project: Path, name: str, **fields: Any) -> bytes:
         **fields,
     }
     return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+
+
+def make_command_project(root: Path, home: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "hook.py").write_text(COMMAND_HOOK)
+    command = f'"{sys.executable}" "{root / "hook.py"}"'
+    hook = {"matcher": ".*", "hooks": [{"type": "command", "command": command, "name": "guard"}]}
+    (root / ".gemini").mkdir()
+    (root / ".gemini" / "settings.json").write_text(json.dumps({"hooks": {"BeforeTool": [hook]}}))
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    trusted = json.dumps({str(root): "TRUST_FOLDER"})
+    (home / ".gemini" / "trustedFolders.json").write_text(trusted)
+    return root
 
 
 def install(project: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -113,7 +142,23 @@ def best_ns(cases: dict[str, Callable[[], None]]) -> dict[str, float]:
     return best
 
 
-def measure(tmp: Path) -> dict[str, float]:
+def load(tmp: Path, env: dict[str, str], hook: dict[str, Any], prompt: bytes) -> list[LoadRun]:
+    """`LOAD_RUNS` runs of the load cases against the running daemon."""
+    project = make_command_project(tmp / "commands", tmp / "home")
+    TrustStore(tmp / "home").trust(project)
+    tool = event(project, "PreToolUse", tool_name="Bash", tool_input={"command": "ls"})
+    command = Target.of_hook(install(project, env)["PreToolUse"], tool, GUARD_RAN)
+    inprocess = Target.of_hook(hook, prompt, CONTEXT)
+    pid = int(next((tmp / "run").rglob("daemon.pid")).read_text())
+    floor = Floor(b'{"hookSpecificOutput":{"additionalContext":"HOUSE-RULES: one line."}}')
+    try:
+        target = floor.target(prompt, CONTEXT)
+        return [load_run(inprocess, command, pid, target) for _ in range(LOAD_RUNS)]
+    finally:
+        floor.close()
+
+
+def measure(tmp: Path) -> tuple[dict[str, float], list[LoadRun]]:
     runtime = tmp / "run"
     runtime.mkdir(mode=0o700)
     env = {**os.environ, "HOME": str(tmp / "home"), "XDG_RUNTIME_DIR": str(runtime)}
@@ -136,7 +181,10 @@ def measure(tmp: Path) -> dict[str, float]:
     }
     try:
         cases["command hook, thin client"]()
-        return best_ns(cases)
+        best = best_ns(cases)
+        kept.close()
+        loaded = load(tmp, env, hooks["UserPromptSubmit"], prompt)
+        return best, loaded
     finally:
         kept.close()
         fresh.close()
@@ -144,10 +192,32 @@ def measure(tmp: Path) -> dict[str, float]:
         subprocess.run(stop, env=env, capture_output=True, timeout=120, check=False)
 
 
+def show_load(runs: list[LoadRun]) -> None:
+    table = Table(title="The daemon under load (each run)")
+    for column in ("run", "case", "daemon", "floor", "ratio"):
+        table.add_column(column, justify="right")
+    for number, run in enumerate(runs, 1):
+        for clients in (1, 10, 100):
+            daemon, bare = run.rates["daemon", clients], run.rates["floor", clients]
+            name = f"closed loop, {clients} clients, events/s"
+            table.add_row(
+                str(number), name, f"{daemon:,.0f}", f"{bare:,.0f}", f"{daemon / bare:.2f}"
+            )
+        for agents in (1, 100):
+            name = f"open loop, {agents} agents x 10/s, p99 ms"
+            table.add_row(str(number), name, f"{run.p99s[agents] * 1e3:.2f}", "", "")
+        for clients in (1, 100):
+            name = f"command hook, {clients} clients, daemon CPU ms/event"
+            table.add_row(str(number), name, f"{run.cpu[clients] * 1e3:.2f}", "", "")
+        for ratio, value in run.ratios().items():
+            table.add_row(str(number), ratio, "", "", f"{value:.2f}")
+    Console(width=120).print(table)
+
+
 def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="hwb-"))
     try:
-        best = measure(tmp)
+        best, runs = measure(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     floor = best["command hook `true`"]
@@ -163,6 +233,8 @@ def main() -> int:
         best["http hook, new connection"] / floor
     )
     results["daemon_client_vs_true_command"] = best["command hook, thin client"] / floor
+    show_load(runs)
+    results.update(worst(runs))
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {RESULTS}")
     return 0

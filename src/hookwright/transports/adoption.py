@@ -27,10 +27,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import ctypes
+import functools
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass, field
 
 #: The environment variable carrying a hook or tool run's token.
@@ -38,6 +39,8 @@ MARKER = "HOOKWRIGHT_HOOK_RUN"
 #: A run's token is this many random bytes, in hex.
 TOKEN_BYTES = 12
 _PR_SET_CHILD_SUBREAPER = 36
+#: The fewest leaders `sweep` looks over to forget those that are gone.
+_PRUNE_FLOOR = 64
 _ANY_MARK = f"\0{MARKER}=".encode()
 #: Clock ticks per second, the unit of a process's start time in ``/proc/<pid>/stat``.
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -171,22 +174,68 @@ def processes(since: int | None = None) -> list[Proc]:
     return [proc for proc in found if proc is not None and proc.pid != os.getpid()]
 
 
-def _children() -> list[Proc]:
-    """This process's children (every thread's), read from ``/proc/<pid>/task/*/children``
-    where the kernel has it, else from a scan of every process."""
+def _children(skip: Container[int] = ()) -> list[Proc]:
+    """This process's children (every thread's) but those in `skip`, read from
+    ``/proc/<pid>/task/*/children`` where the kernel has it, else from a scan of every
+    process."""
     me = os.getpid()
+    if not lists_children():
+        return [proc for proc in processes() if proc.ppid == me and proc.pid not in skip]
+    found = (_read_stat(str(pid)) for pid in child_pids(me) if pid not in skip)
+    return [proc for proc in found if proc is not None and proc.ppid == me]
+
+
+@functools.cache
+def lists_children() -> bool:
+    """Whether the kernel lists a process's children (``/proc/<pid>/task/<tid>/children``)."""
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The children of `pid`, every thread's (none when it is gone); needs `lists_children`."""
     try:
-        tasks = os.listdir(f"/proc/{me}/task")
-        pids: set[str] = set()
-        for task in tasks:
-            with open(f"/proc/{me}/task/{task}/children", "rb") as fh:
-                pids.update(fh.read().decode().split())
-    except FileNotFoundError:
-        return [proc for proc in processes() if proc.ppid == me]
+        tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return []
-    found = (_read_stat(pid) for pid in pids)
-    return [proc for proc in found if proc is not None and proc.ppid == me]
+    pids: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
+                pids.extend(int(child) for child in fh.read().split())
+        except OSError:
+            continue
+    return pids
+
+
+def tracking() -> bool:
+    """Whether a run's processes can be followed through the process tree: this process is
+    the subreaper (every process a run leaves behind is re-parented to it, or to a process
+    of the run) and the kernel lists children."""
+    return _adoptions.subreaper and lists_children()
+
+
+def read_proc(pid: int) -> Proc | None:
+    """`pid`'s line of ``/proc/<pid>/stat``, or None when it is gone."""
+    return _read_stat(str(pid))
+
+
+def adopted() -> list[Proc]:
+    """This process's children that hookwright did not start (no run's leader, not `own`):
+    processes re-parented here, and children other code in this process started."""
+    with _adoptions.lock:
+        known = _adoptions.leaders.keys() | _adoptions.others
+    return _children(known)
+
+
+def fostered() -> list[Proc]:
+    """The children of the processes named `own` (a warm interpreter's) that are no run's
+    leader: its standbys, and any process a run's process made its sibling there
+    (``clone(CLONE_PARENT)``), which the run's process tree does not reach."""
+    with _adoptions.lock:
+        hosts = list(_adoptions.others)
+        leaders = set(_adoptions.leaders)
+    found = (read_proc(pid) for host in hosts for pid in child_pids(host) if pid not in leaders)
+    return [proc for proc in found if proc is not None and proc.ppid in hosts]
 
 
 def carries(pid: int, needle: bytes) -> bool:
@@ -239,6 +288,8 @@ class _Adoptions:
     seen: set[int] = field(default_factory=set)
     opened: list[int] = field(default_factory=list)
     subreaper: bool = False
+    #: `sweep` forgets the leaders that are gone once there are this many.
+    prune_at: int = _PRUNE_FLOOR
 
 
 _adoptions = _Adoptions()
@@ -281,7 +332,7 @@ def own(pid: int) -> None:
 
 def sweep() -> None:
     """Reap the attributable zombie children; note adopted marked processes seen alive."""
-    children = _children()
+    children = adopted()
     with _adoptions.lock:
         leaders, seen = _adoptions.leaders, _adoptions.seen
         record = not _adoptions.opened
@@ -293,11 +344,19 @@ def sweep() -> None:
                     seen.discard(proc.pid)
             elif record and proc.pid not in seen and carries(proc.pid, _ANY_MARK):
                 seen.add(proc.pid)
-        sessions = {proc.session for proc in children}
-        for pid in [pid for pid in leaders if pid not in sessions and not _exists(pid)]:
-            del leaders[pid]
         seen.intersection_update(proc.pid for proc in children)
+        if len(leaders) >= _adoptions.prune_at:
+            _prune(leaders, {proc.session for proc in children})
         _adoptions.others = {pid for pid in _adoptions.others if _exists(pid)}
+
+
+def _prune(leaders: dict[int, Instant], sessions: set[int]) -> None:
+    """Forget the leaders that are gone and whose session nothing adopted is in. Done once
+    the table has doubled since the last time, so a sweep costs the same however many runs
+    are in flight; a dead leader kept meanwhile only attributes its session's zombies."""
+    for pid in [pid for pid in leaders if pid not in sessions and not _exists(pid)]:
+        del leaders[pid]
+    _adoptions.prune_at = max(_PRUNE_FLOOR, 2 * len(leaders))
 
 
 def _exists(pid: int) -> bool:
@@ -313,7 +372,9 @@ class Orphans:
     undecided: bool = False
 
 
-def orphans(token: str, since: Instant, leader: int | None) -> Orphans:
+def orphans(
+    token: str, since: Instant, leader: int | None, children: list[Proc] | None = None
+) -> Orphans:
     """The adopted children the run `token` (begun at `since`, led by `leader`) may claim
     although they carry no run token.
 
@@ -327,10 +388,13 @@ def orphans(token: str, since: Instant, leader: int | None) -> Orphans:
     for it (a warm interpreter's child is older than its run). Otherwise the child is left to
     the hunt of the last such run to end, whose own `since` precedes it too. Nothing is
     claimed unless this process is the subreaper (`enable_subreaper`): without it no orphan
-    is re-parented here, and every child is this process's own."""
+    is re-parented here, and every child is this process's own. `children`: what `adopted`
+    just returned, if the caller has it (the names are looked up after it was read, so a
+    process named meanwhile is not taken for an adopted one)."""
     if not _adoptions.subreaper:
         return Orphans()
-    children = _children()
+    if children is None:
+        children = adopted()
     with _adoptions.lock:
         known = _adoptions.leaders.keys() | _adoptions.others
         runs = [(pid, moment) for pid, moment in _adoptions.leaders.items() if pid != leader]

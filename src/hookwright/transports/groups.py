@@ -8,7 +8,16 @@ import os
 import signal
 from collections.abc import Container
 
-from hookwright.transports.adoption import Proc, last_pid, processes
+from hookwright.transports.adoption import (
+    Proc,
+    adopted,
+    child_pids,
+    fostered,
+    last_pid,
+    processes,
+    read_proc,
+    tracking,
+)
 
 log = logging.getLogger("hookwright.transports")
 
@@ -58,6 +67,8 @@ def group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
+    if tracking():
+        return bool(members(pgid))
     if not os.path.isdir("/proc/self"):
         return True
     for entry in os.listdir("/proc"):
@@ -82,11 +93,32 @@ def others_alive(leader: int) -> tuple[bool, list[Proc] | None]:
         return False, None
     except PermissionError:
         return True, None
+    if tracking():
+        return any(proc.pid != leader for proc in members(leader)), None
     if not os.path.isdir("/proc/self"):
         return True, None
     procs = processes(since=leader)
     alive = any(proc.group == leader and not proc.zombie and proc.pid != leader for proc in procs)
     return alive, procs
+
+
+def members(pgid: int) -> list[Proc]:
+    """The live processes of group `pgid`, found through the process tree (needs
+    `adoption.tracking`): every other member joined from the leader's session, so it descends
+    from the leader and is below it, or below a process of that session re-parented to this
+    one (or made a warm interpreter's child). Reads the group's processes and this process's
+    children, not every process."""
+    seeds = [proc for proc in (read_proc(pgid),) if proc is not None]
+    seeds += [proc for proc in (*adopted(), *fostered()) if proc.session == pgid]
+    found: dict[int, Proc] = {}
+    while seeds:
+        proc = seeds.pop()
+        if proc.pid in found:
+            continue
+        found[proc.pid] = proc
+        below = (read_proc(child) for child in child_pids(proc.pid))
+        seeds.extend(child for child in below if child is not None and child.ppid == proc.pid)
+    return [proc for proc in found.values() if proc.group == pgid and not proc.zombie]
 
 
 def nothing_started_since(leader: int, known: Container[int]) -> bool:

@@ -172,6 +172,11 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
             self.exited.set_result(None)
 
 
+def _signal_pid(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)
+
+
 async def kill_group(pgid: int, exited: asyncio.Future[None] | None = None) -> None:
     """SIGTERM the group, SIGKILL it if anything survives `KILL_GRACE` seconds.
 
@@ -261,12 +266,15 @@ class _Run:
     async def end(self, exited: asyncio.Future[None] | None = None) -> None:
         """Kill the process group, then whatever left it. A warm process that reported its
         exit before exiting (`WarmProcess.reported`) may still be in its group, tearing down:
-        when no process was started since it (`WarmProcess.left_nothing`) nothing is left to
-        look for; otherwise the group is killed only when something else is in it (and the
-        processes read to find out are the leftover hunt's first look)."""
+        it is killed, and the group only when something else is in it (and the processes
+        read to find out are the leftover hunt's first look). When the run's processes cannot
+        be followed through the process tree (`adoption.tracking`) and no process was started
+        since it (`WarmProcess.left_nothing`), nothing is left to look for."""
         seen = None
         if getattr(self.proc, "reported", False):
-            if cast("WarmProcess", self.proc).left_nothing():
+            if adoption.tracking():
+                _signal_pid(self.proc.pid, signal.SIGKILL)
+            elif cast("WarmProcess", self.proc).left_nothing():
                 sweep()
                 return
             alive, seen = others_alive(self.proc.pid)

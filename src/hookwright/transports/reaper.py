@@ -4,14 +4,25 @@ Every hook process starts in a process group of its own, and the group is killed
 ends. A descendant that calls ``setsid`` (or double-forks into a daemon) leaves that group; it
 is found by the run's marker (:mod:`hookwright.transports.adoption`): each run gets a unique
 token in its environment, which every descendant inherits whatever session or group it moves
-to. When the hook ends, ``/proc`` is scanned for processes whose initial environment carries
-the token, the members of the hook's session, and every descendant of those (and of the hook's
-own process while it is alive), so a process that cleared its environment is still found
-through a marked parent. One that cleared its environment and whose marked ancestors have all
-exited was re-parented to hookwright (the subreaper): it is claimed when no other run still
-alive can have started it (`adoption.orphans` gives the rule), with its descendants. They are
-stopped first (so none can fork while the scan repeats), then killed, and reaped when they are
+to. One that cleared its environment and whose marked ancestors have all exited was
+re-parented to hookwright (the subreaper): it is claimed when no other run still alive can
+have started it (`adoption.orphans` gives the rule), with its descendants. They are stopped
+first (so none can fork while the look repeats), then killed, and reaped when they are
 hookwright's children (the subreaper made them so).
+
+How the run's processes are looked for:
+
+* When hookwright is the subreaper (`adoption.tracking`), through the process tree: the
+  children of the hook's process and of those stopped, and hookwright's own adopted children
+  that are the run's (members of the hook's session, marked, or claimed orphans), each with
+  its descendants (``/proc/<pid>/task/*/children``). Whatever a run leaves is re-parented to
+  one of its own processes or to hookwright, so the look reads the run's processes and
+  hookwright's children, however many other runs are in flight.
+* Otherwise (a library host that did not turn the subreaper on, a kernel that does not list
+  children), ``/proc`` is scanned for processes started after the hook's whose initial
+  environment carries the token, the members of the hook's session, and every descendant of
+  those (and of the hook's own process while it is alive), so a process that cleared its
+  environment is still found through a marked parent.
 
 Limits: Linux only (elsewhere only the group is killed). Without the subreaper (a library
 host that did not turn it on), a process that clears its environment *and* whose marked
@@ -26,17 +37,23 @@ import asyncio
 import logging
 import os
 import signal
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from hookwright.transports.adoption import (
     MARKER,
     Instant,
     Proc,
+    adopted,
     carries,
+    child_pids,
+    fostered,
     orphans,
     processes,
+    read_proc,
     reap,
     sweep,
+    tracking,
 )
 
 log = logging.getLogger("hookwright.transports")
@@ -63,10 +80,10 @@ class _Hunt:
     since: Instant | None = None
     undecided: bool = False
 
-    def _orphans(self) -> list[Proc]:
+    def _orphans(self, children: list[Proc] | None = None) -> list[Proc]:
         if self.since is None:
             return []
-        found = orphans(self.token, self.since, self.leader)
+        found = orphans(self.token, self.since, self.leader, children)
         self.undecided = found.undecided
         return list(found.claimed)
 
@@ -80,6 +97,8 @@ class _Hunt:
     def scan(self, procs: list[Proc] | None = None) -> set[int]:
         """Live processes of the run not stopped yet: marked ones, members of the hook's
         session, and every descendant of those, of the leader and of the stopped ones."""
+        if tracking():
+            return self._follow()
         if procs is None:
             procs = processes(since=self.leader)
         children: dict[int, list[Proc]] = {}
@@ -90,6 +109,29 @@ class _Hunt:
         seeds += self._orphans()
         for parent in (self.leader, *self.stopped):
             seeds.extend(children.get(parent or 0, ()))
+        return self._descend(seeds, lambda proc: children.get(proc.pid, ()))
+
+    def _follow(self) -> set[int]:
+        """`scan` through the process tree (this process is the subreaper): what the leader
+        and the stopped processes have as children, this process's adopted children that are
+        the run's (in the hook's session, marked, or claimed as orphans) and such children of
+        a warm interpreter (`fostered`), with all their descendants. A process whose parent
+        exits while it is looked at is re-parented here and found by the next scan. Reads the
+        run's processes and this process's children, whatever else runs on the machine."""
+        seeds: list[Proc] = []
+        for parent in (self.leader, *self.stopped):
+            seeds.extend(_live_children(parent or 0))
+        adopted_now = adopted()
+        needle = f"\0{MARKER}={self.token}\0".encode()
+        seeds += [proc for proc in adopted_now if self._belongs(proc, needle)]
+        seeds += [proc for proc in fostered() if self._belongs(proc, needle)]
+        seeds += self._orphans(adopted_now)
+        return self._descend(seeds, lambda proc: _live_children(proc.pid))
+
+    def _descend(self, seeds: list[Proc], below: Callable[[Proc], Iterable[Proc]]) -> set[int]:
+        """The live processes among `seeds` and their descendants (`below` gives a process's
+        children), the leader and those stopped already left out; dead children of this
+        process met on the way are noted to reap."""
         found: set[int] = set()
         while seeds:
             proc = seeds.pop()
@@ -100,7 +142,7 @@ class _Hunt:
                     self.zombies.add(proc.pid)
                 continue
             found.add(proc.pid)
-            seeds.extend(children.get(proc.pid, ()))
+            seeds.extend(below(proc))
         return found - self.stopped
 
     async def stop_all(self, seen: list[Proc] | None = None) -> None:
@@ -115,6 +157,12 @@ class _Hunt:
             if quiet == 2:
                 return
             await asyncio.sleep(_RESCAN_DELAY)
+
+
+def _live_children(pid: int) -> list[Proc]:
+    """The children of `pid` as /proc shows them now (none when `pid` is gone)."""
+    found = (read_proc(child) for child in child_pids(pid))
+    return [proc for proc in found if proc is not None and proc.ppid == pid]
 
 
 def _signal(pid: int, sig: signal.Signals) -> bool:

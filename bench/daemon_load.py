@@ -1,0 +1,253 @@
+"""The daemon under load, as a team's agents load it, against a bare HTTP server.
+
+Every client keeps one connection alive and sends the http hook's POST as Claude Code does.
+Three cases, each a few seconds:
+
+* closed loop (each of N clients sends its next event when the last is answered) at N = 1,
+  10, 100, against the daemon answering a Python in-process hook and against the floor: a
+  bare asyncio HTTP server in its own process answering a fixed body of the same size (what
+  a Python daemon on this machine cannot beat);
+* open loop (each of N agents sends 10 events per second, latency counted from when the event
+  was due, so a late answer delays nothing): p99 with 100 agents over p99 with one;
+* the daemon's own CPU time per event (user + system, from ``/proc/<pid>/stat``) with one
+  Python command hook forked warm per event, closed loop at 100 clients over 1.
+
+The load comes from this process; the daemon and the floor each run in their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+CLOSED_SECONDS = 3.0
+OPEN_SECONDS = 4.0
+RATE = 10.0
+WARMUP = 0.5
+
+FLOOR_SERVER = r"""
+import asyncio, sys
+BODY = sys.argv[1].encode()
+ANSWER = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+          + str(len(BODY)).encode() + b"\r\n\r\n" + BODY)
+
+class Fixed(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport, self.buffer = transport, b""
+    def data_received(self, data):
+        self.buffer += data
+        while True:
+            head = self.buffer.find(b"\r\n\r\n")
+            if head < 0:
+                return
+            length = 0
+            for line in self.buffer[:head].split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if len(self.buffer) < head + 4 + length:
+                return
+            self.buffer = self.buffer[head + 4 + length:]
+            self.transport.write(ANSWER)
+
+async def main():
+    server = await asyncio.get_running_loop().create_server(Fixed, "127.0.0.1", 0, backlog=1024)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where the events go: host, port, and the request's bytes."""
+
+    host: str
+    port: int
+    request: bytes
+    expect: bytes
+
+    @classmethod
+    def of_hook(cls, hook: dict[str, Any], body: bytes, expect: bytes) -> Target:
+        url = urlsplit(hook["url"])
+        headers = {**hook["headers"], "Content-Type": "application/json"}
+        return cls.of(
+            url.hostname or "", url.port or 80, f"{url.path}?{url.query}", headers, body, expect
+        )
+
+    @classmethod
+    def of(
+        cls, host: str, port: int, path: str, headers: dict[str, str], body: bytes, expect: bytes
+    ) -> Target:
+        lines = [f"POST {path} HTTP/1.1", f"Host: {host}:{port}", f"Content-Length: {len(body)}"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        return cls(host, port, ("\r\n".join(lines) + "\r\n\r\n").encode() + body, expect)
+
+
+class Client:
+    """One kept-alive connection sending `target`'s request and reading each answer."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def send(self) -> None:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(
+                self.target.host, self.target.port
+            )
+        assert self.reader is not None
+        self.writer.write(self.target.request)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        length = int(head.lower().split(b"content-length:", 1)[1].split(b"\r\n", 1)[0])
+        body = await self.reader.readexactly(length)
+        if not head.startswith(b"HTTP/1.1 200") or self.target.expect not in body:
+            raise SystemExit(f"unexpected answer: {head[:40]!r} {body[:200]!r}")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def _closed(target: Target, clients: int, seconds: float) -> float:
+    """Events per second answered by `clients` closed-loop clients."""
+    pool = [Client(target) for _ in range(clients)]
+    await asyncio.gather(*(client.send() for client in pool))
+    counts = [0] * clients
+    stop = time.perf_counter() + seconds
+
+    async def loop(index: int) -> None:
+        while time.perf_counter() < stop:
+            await pool[index].send()
+            counts[index] += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(loop(index) for index in range(clients)))
+    elapsed = time.perf_counter() - start
+    for client in pool:
+        client.close()
+    return sum(counts) / elapsed
+
+
+def closed_loop(target: Target, clients: int, seconds: float = CLOSED_SECONDS) -> float:
+    return asyncio.run(_closed(target, clients, seconds))
+
+
+async def _open(target: Target, agents: int, seconds: float) -> list[float]:
+    """Latencies (seconds) of `agents` agents each sending `RATE` events per second, counted
+    from when each event was due."""
+    pool = [Client(target) for _ in range(agents)]
+    await asyncio.gather(*(client.send() for client in pool))
+    latencies: list[float] = []
+    begin = time.perf_counter() + 0.1
+    counted = begin + WARMUP
+
+    async def agent(client: Client) -> None:
+        due = begin + random.random() / RATE
+        while due < begin + seconds:
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await client.send()
+            if due >= counted:
+                latencies.append(time.perf_counter() - due)
+            due += 1 / RATE
+
+    await asyncio.gather(*(agent(client) for client in pool))
+    for client in pool:
+        client.close()
+    return latencies
+
+
+def p99(target: Target, agents: int, seconds: float = OPEN_SECONDS) -> float:
+    latencies = sorted(asyncio.run(_open(target, agents, seconds)))
+    return latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system time `pid` has used (all its threads, not its children)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_event(target: Target, pid: int, clients: int) -> float:
+    """The daemon's CPU seconds per event over a closed-loop run of `clients` clients."""
+    pool_rate_start = cpu_seconds(pid)
+    start = time.perf_counter()
+    rate = closed_loop(target, clients)
+    elapsed = time.perf_counter() - start
+    return (cpu_seconds(pid) - pool_rate_start) / (rate * elapsed)
+
+
+class Floor:
+    """The bare HTTP server, in a process of its own, answering `body` to every POST."""
+
+    def __init__(self, body: bytes) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", FLOOR_SERVER, body.decode()], stdout=subprocess.PIPE
+        )
+        assert self.proc.stdout is not None
+        self.port = int(self.proc.stdout.readline())
+
+    def target(self, body: bytes, expect: bytes) -> Target:
+        return Target.of(
+            "127.0.0.1", self.port, "/", {"Content-Type": "application/json"}, body, expect
+        )
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+@dataclass(frozen=True, slots=True)
+class LoadRun:
+    """One run of every load case: events/s by (server, clients), p99 by agents, and the
+    daemon's CPU seconds per event with a command hook by clients."""
+
+    rates: dict[tuple[str, int], float]
+    p99s: dict[int, float]
+    cpu: dict[int, float]
+
+    def ratios(self) -> dict[str, float]:
+        return {
+            "daemon_inprocess_100_vs_http_floor": self.rates["daemon", 100]
+            / self.rates["floor", 100],
+            "daemon_p99_100_agents_vs_1": self.p99s[100] / self.p99s[1],
+            "daemon_command_hook_cpu_per_event_100_vs_1": self.cpu[100] / self.cpu[1],
+        }
+
+
+#: For each ratio, whether a higher value is the better one (the worst of runs is the lowest).
+HIGHER_IS_BETTER = {
+    "daemon_inprocess_100_vs_http_floor": True,
+    "daemon_p99_100_agents_vs_1": False,
+    "daemon_command_hook_cpu_per_event_100_vs_1": False,
+}
+
+
+def load_run(inprocess: Target, command: Target, daemon_pid: int, floor: Target) -> LoadRun:
+    rates = {}
+    for clients in (1, 10, 100):
+        rates["daemon", clients] = closed_loop(inprocess, clients)
+        rates["floor", clients] = closed_loop(floor, clients)
+    p99s = {agents: p99(inprocess, agents) for agents in (1, 100)}
+    cpu = {clients: cpu_per_event(command, daemon_pid, clients) for clients in (1, 100)}
+    return LoadRun(rates, p99s, cpu)
+
+
+def worst(runs: list[LoadRun]) -> dict[str, float]:
+    """Each ratio's worst value over `runs`."""
+    ratios = [run.ratios() for run in runs]
+    pick = {True: min, False: max}
+    return {name: pick[up](r[name] for r in ratios) for name, up in HIGHER_IS_BETTER.items()}
