@@ -233,4 +233,6 @@ class HookSpec:
         )
 
     def describe(self) -> str:
-        return f"{self.name} ({self.dialect}, {self.source})"
+        tier = f", tier {self.tier}" if self.tier else ""
+        shadow = ", shadow: not applied" if self.shadow else ""
+        return f"{self.name} ({self.dialect}, {self.source}{tier}{shadow})"
