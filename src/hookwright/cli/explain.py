@@ -15,6 +15,7 @@ from hookwright.config.loading import DiscoveredHook
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
+from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.engine.selection import Candidate
 
 #: Characters of a hook's stderr kept in the explanation.
@@ -115,6 +116,11 @@ def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
         entry["effect"] = effect_of(result) if result.has_effect or result.error else None
         entry["reason"] = result.reason
         entry["stderr_tail"] = _tail(result.stderr)
+        if result.hook is not None and (result.hook.tier or result.hook.shadow):
+            entry["tier"] = result.hook.tier
+            entry["shadow"] = result.hook.shadow
+    if tiered(verdict.runs):
+        data["chain"] = [link.to_dict() for link in verdict_chain(verdict.runs)]
     data["candidates"] = [
         *(_candidate_json(c, explanation.untrusted) for c in explanation.candidates),
         *(_unloaded_json(hook) for hook in explanation.unloaded),
@@ -125,7 +131,9 @@ def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
 
 
 def _label(spec: HookSpec) -> str:
-    return f"{spec.name} ({spec.dialect}, {spec.source})"
+    tier = f", tier {spec.tier}" if spec.tier else ""
+    shadow = ", shadow" if spec.shadow else ""
+    return f"{spec.name} ({spec.dialect}, {spec.source}{tier}{shadow})"
 
 
 def _candidate_lines(explanation: Explanation) -> list[str]:
@@ -152,6 +160,8 @@ def _result_lines(verdict: Verdict) -> list[str]:
         text = f"  {_label(spec) if spec else '?'}: {result.status.value}"
         if result.status is Status.ok:
             text += ", " + (effect_of(result) if result.has_effect else "no effect")
+        if spec is not None and spec.shadow:
+            text += " (shadow: not applied)"
         if result.exit_code is not None:
             text += f", exit {result.exit_code}"
         detail = result.error or result.reason
@@ -162,6 +172,15 @@ def _result_lines(verdict: Verdict) -> list[str]:
         if tail:
             lines += [f"      stderr: {line}" for line in tail.rstrip("\n").splitlines()]
     return lines
+
+
+def _chain_lines(verdict: Verdict) -> list[str]:
+    """How each applied decision moved the verdict, in the order they were merged."""
+    lines = ["chain:"]
+    for link in verdict_chain(verdict.runs):
+        tier = f" [{link.tier}]" if link.tier else ""
+        lines.append(f"  {link.hook}{tier}: {link.decision}, {link.change}")
+    return lines if len(lines) > 1 else [*lines, "  no hook decided"]
 
 
 def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation) -> None:
@@ -176,6 +195,8 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
     if verdict.results:
         lines.append("results:")
         lines += _result_lines(verdict)
+    if tiered(verdict.runs):
+        lines += _chain_lines(verdict)
     lines += [f"warning: {warning}" for warning in explanation.warnings]
     decision = verdict.decision.value if verdict.decision else "none"
     lines.append(f"decision: {decision}" + (f" — {verdict.reason}" if verdict.reason else ""))

@@ -189,6 +189,8 @@ class RichRenderer:
     def _hook_result(self, prefix: str, event: dict[str, Any]) -> None:
         decision = event.get("decision")
         what = event.get("effect") or decision or "note"
+        if event.get("shadow"):
+            what = f"shadow, would {what}, not applied"
         if event.get("code"):
             what = f"{what} ({event['code']})"
         detail = event.get("reason") or event.get("error") or ""
@@ -196,7 +198,7 @@ class RichRenderer:
             self._reasons_shown.add(event["reason"].strip())
         body = Text.assemble(
             (f"{event['hook']} ", "bold"),
-            (f"({event['dialect']}, {event['source']}): ", "dim"),
+            (f"({event['dialect']}, {_where(event)}): ", "dim"),
             (what, DECISION_STYLES.get(decision or "", "magenta")),
             (f" — {_short(detail, 300)}" if detail else "", ""),
         )
@@ -225,3 +227,9 @@ class RichRenderer:
         else:
             self._stop_spinner()
             self._end_stream()
+
+
+def _where(event: dict[str, Any]) -> str:
+    """A hook line's source, with its policy tier when it has one."""
+    tier = event.get("tier")
+    return f"{event['source']}, tier {tier}" if tier else str(event["source"])

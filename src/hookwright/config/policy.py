@@ -28,7 +28,9 @@ from typing import Any, Literal
 
 from hookwright.config.loading import Diagnostic
 from hookwright.config.safeparse import ParseError, read_yaml
+from hookwright.config.tier_policy import NO_TIERS, SOURCE_TIER, TierSettings, read_tier_settings
 from hookwright.core.events import Event, UnknownEventError, resolve_event
+from hookwright.core.tiers import Tier
 from hookwright.core.validation import did_you_mean
 
 PolicyLevel = Literal["managed", "user", "project"]
@@ -43,7 +45,7 @@ POLICY_FILE_NAME = "policy.yaml"
 NEVER_CLOSED: frozenset[Event] = frozenset(
     {Event.Stop, Event.SubagentStop, Event.TaskCompleted, Event.TeammateIdle}
 )
-_TOP_KEYS = ("rules",)
+_TOP_KEYS = ("rules", "tiers", "shadow")
 _RULE_KEYS = ("fail", "events", "dialects", "hooks")
 
 
@@ -91,6 +93,7 @@ class PolicyFile:
     level: PolicyLevel
     path: Path
     rules: tuple[PolicyRule, ...]
+    tiers: TierSettings = NO_TIERS
 
     def rule_for(self, target: PolicyTarget) -> PolicyRule | None:
         """The last rule of the file that covers `target`."""
@@ -135,6 +138,22 @@ class FailurePolicy:
                 ignored.append(rule)
         return PolicyDecision(closing, tuple(ignored))
 
+    def tier_of(self, target: PolicyTarget, source: str) -> Tier | None:
+        """The tier a hook declared in `source` runs in: None without any policy file, else
+        where the managed file places it, else its source's (`SOURCE_TIER`)."""
+        if not self.files:
+            return None
+        for policy_file in self.files:
+            if policy_file.level == "managed":
+                placed = policy_file.tiers.placement(target.name, target.origin)
+                if placed is not None:
+                    return placed
+        return SOURCE_TIER.get(source, "project")
+
+    def shadows(self, target: PolicyTarget, tier: Tier) -> bool:
+        """Whether a policy file within its reach puts the hook, or its tier, in shadow."""
+        return any(f.tiers.shadows(target.name, target.origin, tier) for f in self.files)
+
 
 def policy_paths(project_dir: Path, home: Path) -> tuple[tuple[PolicyLevel, Path], ...]:
     """Where each level's policy file is, managed first."""
@@ -161,7 +180,12 @@ def load_failure_policy(project_dir: Path, home: Path) -> tuple[FailurePolicy, l
             problems.append(Diagnostic(str(path), "", f"{exc.reason}; failure policy not applied"))
             continue
         rules = _rules(data, str(path), problems)
-        files.append(PolicyFile(level, path, tuple(rules)))
+        tiers = (
+            read_tier_settings(data, level, str(path), problems)
+            if isinstance(data, Mapping)
+            else NO_TIERS
+        )
+        files.append(PolicyFile(level, path, tuple(rules), tiers))
     return FailurePolicy(tuple(files)), problems
 
 

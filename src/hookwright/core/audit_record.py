@@ -46,15 +46,20 @@ Change = Literal["tightened", "loosened", "kept"]
 
 @dataclass(slots=True, frozen=True)
 class VerdictLink:
-    """One step of a verdict's chain: `hook` decided `decision`, which `change`d the verdict
-    the hooks before it (in the order the engine ran them) had reached."""
+    """One step of a verdict's chain: `hook` (of policy `tier`, when it has one) decided
+    `decision`, which `change`d the verdict the hooks before it (in the order the engine ran
+    them) had reached."""
 
     hook: str
     decision: str
     change: Change
+    tier: str | None = None
 
     def to_dict(self) -> dict[str, str]:
-        return {"hook": self.hook, "decision": self.decision, "change": self.change}
+        data = {"hook": self.hook, "decision": self.decision, "change": self.change}
+        if self.tier is not None:
+            data["tier"] = self.tier
+        return data
 
 
 @dataclass(slots=True, frozen=True)
@@ -132,11 +137,15 @@ class AuditRecord:
     tier: str | None = None
     #: The hooks whose decisions produced the dispatch's verdict, in the order they ran.
     chain: tuple[VerdictLink, ...] | None = None
+    #: The hook runs in shadow mode: `decision` is what it would have decided; nothing of its
+    #: answer was applied.
+    shadow: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The record as its audit line holds it: `ts` in ISO 8601 UTC, then the fields in
         order, the context's fields (`AuditContext`) after them; `tier` and `chain` only when
-        known, `permission` only on permission records, `test` only when true."""
+        known, `shadow` only when true, `permission` only on permission records, `test` only
+        when true."""
         data = {name: getattr(self, name) for name in _RECORD_FIELDS}
         data["ts"] = iso_utc(self.ts)
         data.update((self.about or _NO_CONTEXT).to_dict())
@@ -144,6 +153,8 @@ class AuditRecord:
             data["tier"] = self.tier
         if self.chain is not None:
             data["chain"] = [link.to_dict() for link in self.chain]
+        if self.shadow:
+            data["shadow"] = True
         if self.permission is not None:
             data["permission"] = self.permission.to_dict()
         if self.test:
@@ -151,7 +162,7 @@ class AuditRecord:
         return data
 
 
-_OPTIONAL = ("permission", "test", "about", "tier", "chain")
+_OPTIONAL = ("permission", "test", "about", "tier", "chain", "shadow")
 _RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord) if f.name not in _OPTIONAL)
 _NO_CONTEXT = AuditContext()
 

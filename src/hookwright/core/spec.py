@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 from hookwright.core.events import Event
 from hookwright.core.matching import IfRule, Matcher
 from hookwright.core.results import Decision, HookResult
+from hookwright.core.tiers import TIER_RANK, Tier
 from hookwright.core.tool_results import tool_result_of
 
 Mode = Literal["parallel", "chain"]
@@ -211,6 +212,10 @@ class HookSpec:
     #: priority, process fingerprint...), a frozen `DialectData` the dialect defines and
     #: reads; the engine never does.
     dialect_data: DialectData | None = None
+    #: The policy tier the hook runs in (set when a policy file exists); None: no tier.
+    tier: Tier | None = None
+    #: `mode: shadow`: the hook runs and its answer is recorded and reported, never applied.
+    shadow: bool = False
 
     @property
     def inline(self) -> bool:
@@ -219,8 +224,15 @@ class HookSpec:
         return isinstance(handler, PythonHandler) and not handler.is_async and self.timeout is None
 
     @property
-    def sort_key(self) -> tuple[int, int, int]:
-        return (self.priority, SOURCE_RANK.get(self.source, len(SOURCE_ORDER)), self.order)
+    def sort_key(self) -> tuple[int, int, int, int]:
+        return (
+            TIER_RANK[self.tier],
+            self.priority,
+            SOURCE_RANK.get(self.source, len(SOURCE_ORDER)),
+            self.order,
+        )
 
     def describe(self) -> str:
-        return f"{self.name} ({self.dialect}, {self.source})"
+        tier = f", tier {self.tier}" if self.tier else ""
+        shadow = ", shadow: not applied" if self.shadow else ""
+        return f"{self.name} ({self.dialect}, {self.source}{tier}{shadow})"

@@ -10,7 +10,7 @@ hooks:
     priority: 0
     timeout: 5                 # seconds; omitted = run inline, no limit
     on_error: continue         # or block
-    mode: parallel             # or chain
+    mode: parallel             # or chain, or shadow (decides, never enforced)
 ```
 
 Read from `~/.hookwright/hooks.yaml` (source `user`), `<project>/.hookwright/hooks.yaml`
@@ -44,7 +44,7 @@ from hookwright.config.safeparse import ParseError, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import UnknownEventError, resolve_event
 from hookwright.core.matching import IfRule, IfRuleError, Matcher, compile_matcher
-from hookwright.core.spec import HookSpec, PythonHandler
+from hookwright.core.spec import HookSpec, Mode, PythonHandler
 from hookwright.core.tracebacks import author_frames, describe_exception
 from hookwright.core.tracebacks import where as where_in
 from hookwright.core.validation import did_you_mean, field_path, pydantic_message, unknown_key
@@ -63,7 +63,8 @@ class NativeHook(BaseModel):
     priority: int = 0
     timeout: float | None = Field(default=None, gt=0)
     on_error: Literal["continue", "block"] = "continue"
-    mode: Literal["parallel", "chain"] = "parallel"
+    #: `shadow`: run as `parallel`, its answer recorded and reported, never applied.
+    mode: Literal["parallel", "chain", "shadow"] = "parallel"
     enabled: bool = True
     description: str | None = None
 
@@ -199,12 +200,17 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
                 events=(resolve_event(hook.event),),
                 matcher=hook.matcher,
                 if_rule=hook.if_,
-                mode=hook.mode,
+                mode=_run_mode(hook),
                 timeout=hook.timeout,
                 priority=hook.priority,
             )
         )
     return discovery
+
+
+def _run_mode(hook: NativeHook) -> Mode:
+    """How the hook's stage runs: a shadow hook runs in parallel."""
+    return "chain" if hook.mode == "chain" else "parallel"
 
 
 def _bind(
@@ -236,7 +242,8 @@ def _bind(
         if_rule=IfRule.parse(hook.if_) if hook.if_ else None,
         source=source,
         dialect="native",
-        mode=hook.mode,
+        mode=_run_mode(hook),
+        shadow=hook.mode == "shadow",
         priority=hook.priority,
         timeout=hook.timeout,
         on_error=hook.on_error,

@@ -63,10 +63,16 @@ _clock = time.perf_counter_ns
 
 def plan_stages(selected: Sequence[HookSpec]) -> list[list[HookSpec]]:
     """The stages `dispatch` runs for these (already ordered) hooks: a stage ends before a
-    chain-mode hook and after it."""
+    chain-mode hook and after it, and where the policy tier changes (a tier's terminal answer
+    ends the dispatch before a lower tier runs)."""
     stages: list[list[HookSpec]] = []
     for spec in selected:
-        if spec.mode == "parallel" and stages and stages[-1][0].mode == "parallel":
+        if (
+            spec.mode == "parallel"
+            and stages
+            and stages[-1][0].mode == "parallel"
+            and stages[-1][0].tier == spec.tier
+        ):
             stages[-1].append(spec)
         else:
             stages.append([spec])
@@ -158,13 +164,15 @@ def record(
     secrets: AbstractSet[str],
 ) -> None:
     """The end of every hook's step: `finish` its result, add its run to `verdict` and merge
-    the result in (None, no opinion: only the run is added)."""
+    the result in (None, no opinion: only the run is added; a shadow hook's result is kept
+    with its run, never merged)."""
     if result is None:
         verdict.runs.append((spec, None, duration_ns))
     else:
         result = finish(spec, result, duration_ns, secrets)
         verdict.runs.append((spec, result, duration_ns))
-        verdict.absorb(result)
+        if not spec.shadow:
+            verdict.absorb(result)
 
 
 # The loops ------------------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 * `close_by_policy`: the one place a spec meets the policy: one the policy closes gets
   `on_error="block"`, the one field the engine's run loop reads (`engine.run_loop.finish`):
-  its failure then blocks. Every registration path of `hookwright.host.open` calls it (bound
-  hooks through `apply_failure_policy`, a skill's or subagent's frontmatter hooks, skill
-  prompt hooks).
+  its failure then blocks; every spec gets its tier (`HookSpec.tier`, which orders and
+  stages it) and shadow mode where a policy file says so. Every registration path of
+  `hookwright.host.open` calls it (bound hooks through `apply_failure_policy`, a skill's or
+  subagent's frontmatter hooks, skill prompt hooks).
 * `failure_mode`: how a registered hook fails, and what closed it, for listings.
 * `untrusted_guards`: a hook left unbound because its folder is not trusted, which the policy
   closes, is stood in for by a guard that blocks the calls it would have seen, with a reason
@@ -57,14 +58,17 @@ def _target(spec: HookSpec) -> PolicyTarget:
 
 
 def close_by_policy(spec: HookSpec, policy: FailurePolicy) -> tuple[HookSpec, PolicyDecision]:
-    """`spec` with `on_error="block"` when `policy` closes it (a spec its own field closes
-    is left as it is), and the policy's decision."""
-    if spec.on_error == "block":
+    """`spec` under `policy`: with `on_error="block"` when it closes it (a spec its own
+    field closes is left as it is), in its tier and, where a policy file puts it there, in
+    shadow mode (`tier_policy`); and the policy's decision. Without a policy file, `spec`."""
+    if not policy.files:
         return spec, PolicyDecision(None)
-    decision = policy.decide(_target(spec))
-    if decision.closing is None:
-        return spec, decision
-    return replace(spec, on_error="block"), decision
+    target = _target(spec)
+    tier = policy.tier_of(target, spec.source)
+    shadow = spec.shadow or (tier is not None and policy.shadows(target, tier))
+    decision = PolicyDecision(None) if spec.on_error == "block" else policy.decide(target)
+    on_error = "block" if decision.closing is not None else spec.on_error
+    return replace(spec, on_error=on_error, tier=tier, shadow=shadow), decision
 
 
 def failure_mode(spec: HookSpec, policy: FailurePolicy) -> FailureMode:
@@ -100,12 +104,14 @@ def apply_failure_policy(loaded: LoadResult, policy: FailurePolicy) -> list[Diag
     ignored: dict[str, tuple[PolicyRule, PolicyRule, str]] = {}
     for index, spec in enumerate(loaded.specs):
         closed, decision = close_by_policy(spec, policy)
-        if decision.closing is None:
+        if closed is spec:
             continue
         loaded.specs[index] = closed
         declared = loaded.declared_by.pop(id(spec), None)
         if declared is not None:
             loaded.declared_by[id(closed)] = declared
+        if decision.closing is None:
+            continue
         for rule in decision.ignored:
             ignored.setdefault(rule.where, (rule, decision.closing, spec.name))
     return [

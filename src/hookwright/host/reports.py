@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
+from hookwright.core.spec import HookSpec
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
 #: error code, when its dialect gives one; ``context``: the text it added for the model;
-#: ``stderr``: a failed hook's stderr, for a Python hook the traceback of its own frames),
+#: ``stderr``: a failed hook's stderr, for a Python hook the traceback of its own frames;
+#: ``tier`` and ``shadow``: its policy tier and shadow mode, only when it has either),
 #: ``notice`` (with a failed hook's record when its dialect keeps one: OpenHarness
 #: ``hookName``, ``eventName``, ``handlerType``, ``errorCode``, ``errorMessage``).
 Reporter = Callable[..., None]
@@ -39,6 +41,7 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
             code=failure_code(result),
             context=result.additional_context,
             stderr=result.stderr if result.status is Status.error else None,
+            **(_tier_fields(spec) if spec and (spec.tier or spec.shadow) else {}),
         )
     for message in verdict.system_messages:
         report("notice", text=message, event=event)
@@ -51,6 +54,14 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
             detail = {key: value for key, value in notice.detail.items() if key != "text"}
             text = f"{notice.hook} failed, the run goes on: {notice.message}"
             report("notice", **{**detail, "text": text, "event": event})
+
+
+def _tier_fields(spec: HookSpec) -> dict[str, str | bool]:
+    """A hook's policy tier and shadow mode, for the hosts' lines (only when it has them)."""
+    fields: dict[str, str | bool] = {"shadow": spec.shadow}
+    if spec.tier is not None:
+        fields["tier"] = spec.tier
+    return fields
 
 
 def failure_code(result: HookResult) -> str | None:

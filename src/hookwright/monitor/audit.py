@@ -28,6 +28,7 @@ from hookwright.core.audit_record import PermissionSource as PermissionSource
 from hookwright.core.events import TOOL_EVENTS, HookInput
 from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
+from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.monitor.audit_chain import ChainedFile, RotationRule
 from hookwright.monitor.audit_lines import (
     ENCODER,
@@ -309,6 +310,11 @@ class AuditLog:
                 if isinstance(item, AuditRecord):
                     out.append(_body(self._redacted(item)))
                     count += 1
+                elif tiered(item[0].runs):
+                    # Tiers and shadow hooks add fields the line encoder does not write.
+                    records = self._records(*item)
+                    out += [_body(record) for record in records]
+                    count += len(records)
                 else:
                     count += self._lines.add(out, *item)
             except Exception:
@@ -377,7 +383,21 @@ class AuditLog:
             tool_input=clean(tool_input, self._redact, cap=True),
             executed_input=clean(executed, self._redact, cap=True),
         )
-        return [self._record(verdict, result, session_id, ts, shared) for result in verdict.results]
+        records = [
+            self._record(verdict, result, session_id, ts, shared) for result in verdict.results
+        ]
+        if not tiered(verdict.runs):
+            return records
+        chain = verdict_chain(verdict.runs)
+        return [
+            replace(
+                record,
+                tier=result.hook.tier if result.hook else None,
+                shadow=result.hook.shadow if result.hook else False,
+                chain=chain,
+            )
+            for record, result in zip(records, verdict.results, strict=True)
+        ]
 
     def _record(
         self,

@@ -180,6 +180,9 @@ class HookResultFrame(_Strict):
     decision: str | None = None
     reason: str | None = None
     error: str | None = None
+    #: The hook's policy tier, and whether it runs in shadow mode (its decision not applied).
+    tier: str | None = None
+    shadow: bool | None = None
 
 
 class PermissionRequestFrame(_Strict):
