@@ -23,6 +23,7 @@ HEADLINE: dict[str, tuple[str, float | None]] = {
     "daemon_http_vs_true_command": ("a command hook running `true`", 1.0),
     "daemon_client_vs_true_command": ("a command hook running `true`", None),
     "actions_derivation_vs_dispatch_no_hooks": ("a dispatch with no hooks", None),
+    "replay_calls_per_second": ("a rate, not a ratio: recorded calls, one in-process hook", None),
 }
 
 

@@ -137,6 +137,7 @@ def _text(value: Any) -> str | None:
 def _transcript_calls(
     line: Mapping[str, Any], path: Path, where: str, warnings: Warnings
 ) -> Iterator[RecordedCall]:
+    """The calls of one assistant line of the transcript at `path` (an absolute path)."""
     session = _text(line.get("sessionId")) or path.stem
     cwd = _text(line.get("cwd"))
     for block in _tool_uses(line):
@@ -156,7 +157,7 @@ def _transcript_calls(
             ts=record_time(line.get("timestamp")),
             project=cwd,
             cwd=cwd,
-            transcript=str(path.resolve()),
+            transcript=str(path),
             where=where,
         )
 
@@ -226,6 +227,7 @@ class Recording:
 
     def read(self, path: Path) -> None:
         """Read one recorded file (transcript or audit lines, told apart line by line)."""
+        path = path.resolve()
         for where, line in _lines(path, self.warnings):
             if not isinstance(line, dict):
                 self.warnings.add(where, "not a transcript line or an audit record")
