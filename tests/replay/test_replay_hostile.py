@@ -72,6 +72,22 @@ def test_bad_lines_are_one_line_warnings_and_good_ones_replay(
     assert document["changed"][0]["hooks"] == ["deny-all"]
 
 
+def test_recorded_control_characters_are_not_printed(tmp_path: Path, isolated_home: Path) -> None:
+    project = project_with_guard(tmp_path)
+    recorded = tmp_path / "escapes.jsonl"
+    recorded.write_text(
+        assistant_line("s\x1b]0;title\x07", {"command": "ls \x1b[2J\x9b31m"}) + "\n"
+    )
+    done = run_hookwright(
+        "replay", "-p", str(project), "--trust", str(recorded), home=isolated_home
+    )
+    assert done.returncode == 1, done.stderr
+    assert (
+        done.stdout.splitlines()[0]
+        == "s?]0;title?  PreToolUse Bash ls ?[2J?31m  none → deny  (deny-all)"
+    )
+
+
 def test_bad_arguments_exit_2(tmp_path: Path, isolated_home: Path) -> None:
     project = project_with_guard(tmp_path)
     missing = run_hookwright(

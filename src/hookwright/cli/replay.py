@@ -117,14 +117,20 @@ def replay_engine(folder: Path, trust: bool) -> tuple[HookEngine, BoundHooks]:
     return engine, hooks
 
 
+#: Control characters (C0, DEL, C1) of recorded text, shown as `?`: a recorded command must
+#: not move the cursor or recolour the terminal it is printed to.
+_CONTROLS = {code: "?" for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
 def _print_text(report: ReplayReport, skipped: int) -> None:
     out = sys.stdout
     for call in report.changed:
         hooks = ", ".join(call.hooks) or "no hook"
-        out.write(
+        line = (
             f"{call.session_id[:12]}  {call.event} {call.tool_name} {call.summary}  "
-            f"{call.old} → {call.new}  ({hooks})\n"
+            f"{call.old} → {call.new}  ({hooks})"
         )
+        out.write(line.translate(_CONTROLS) + "\n")
     if report.per_hook:
         out.write("per hook:\n")
         width = max(len(name) for name, _ in report.per_hook)
