@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-REAL_RUNS = 4
+REAL_RUNS = 5
 SESSIONS = 100
 OLD_DAY = "2026-01-05"
 SCRIPT = """
