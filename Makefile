@@ -76,6 +76,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/actions.py
+	$(BIN)/python bench/replay.py
 	$(BIN)/python bench/summary.py
 
 clean:

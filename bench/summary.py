@@ -26,6 +26,7 @@ HEADLINE: dict[str, tuple[str, float | None]] = {
     "daemon_inprocess_100_vs_http_floor": ("a bare HTTP server, 100 clients (at least)", 0.5),
     "daemon_p99_100_agents_vs_1": ("p99 with one agent at 10 events/s", 2.0),
     "daemon_command_hook_cpu_per_event_100_vs_1": ("the same at one client", 1.2),
+    "replay_calls_per_second": ("a rate, not a ratio: recorded calls, one in-process hook", None),
 }
 #: The ratios whose target is a floor (higher is better); every other target is a ceiling.
 AT_LEAST = frozenset({"daemon_inprocess_100_vs_http_floor"})

@@ -48,6 +48,7 @@ _RUNTIME_COMMANDS = {
     "serve": ("hookwright.cli.serve", "serve"),
     "chat": ("hookwright.cli.chat", "chat"),
     "sessions": ("hookwright.cli.sessions", "sessions"),
+    "replay": ("hookwright.cli.replay", "replay_command"),
     "trust": ("hookwright.cli.trusting", "trust"),
     "untrust": ("hookwright.cli.trusting", "untrust"),
     "picoclaw-process": ("hookwright.cli.picoclaw", "picoclaw_process"),
