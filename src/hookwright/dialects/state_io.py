@@ -22,6 +22,7 @@ from hookwright.config.safeparse import ParseError, load_json_text
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import RunContext
+from hookwright.core.state import StateError
 from hookwright.engine.services import services_of
 from hookwright.transports.base import Envelope, Output
 
@@ -51,16 +52,20 @@ def with_state(envelope: Envelope, inp: HookInput, ctx: RunContext) -> Envelope:
 
 
 def state_answer(reply: Output) -> object:
-    """The ``hookwright`` field of a hook's JSON answer, or `ABSENT`."""
+    """The ``hookwright`` field of a hook's JSON answer, `ABSENT`, or a `StateError` for a
+    JSON object answer that cannot be read."""
     value = reply.value
     if isinstance(value, dict):
         return value.get(FIELD, ABSENT)
     if _MARK not in reply.text:
         return ABSENT
+    text = reply.text.strip()
     try:
-        parsed = load_json_text(reply.text.strip())
-    except ParseError:
-        return ABSENT
+        parsed = load_json_text(text)
+    except ParseError as exc:
+        # A JSON object naming the field that cannot be read within bounds (too deep, too
+        # long) is a broken update; other text merely mentions the name.
+        return StateError(f"unreadable answer: {exc.reason}") if text.startswith("{") else ABSENT
     return parsed.get(FIELD, ABSENT) if isinstance(parsed, dict) else ABSENT
 
 
@@ -72,6 +77,8 @@ async def apply_answer(
     if isinstance(own, dict) and "state" not in own:
         return result
     try:
+        if isinstance(own, StateError):
+            raise own
         if not isinstance(own, dict):
             raise ValueError("expected an object")
         store = services_of(ctx).state
