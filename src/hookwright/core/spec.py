@@ -9,6 +9,7 @@ opinion).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
@@ -47,13 +48,23 @@ class BlockingRunner(Protocol):
     async def run(self, func: Callable[..., T], *args: Any, name: str | None = None) -> T: ...
 
 
+class StateSessions(Protocol):
+    """The session state store, as far as a Python hook's handler needs it."""
+
+    def session(self, session_id: str | None) -> Any: ...
+
+
 class HookServices(Protocol):
     """What the data model needs of a session's services: somewhere to run a blocking Python
-    hook. The engine's `Services` (model, inbox, I/O loop, counters, ...) satisfies it; a
-    handler that needs more reads it through `hookwright.engine.services.services_of`."""
+    hook, and the session state a Python hook may ask for. The engine's `Services` (model,
+    inbox, I/O loop, counters, ...) satisfies it; a handler that needs more reads it through
+    `hookwright.engine.services.services_of`."""
 
     @property
     def workers(self) -> BlockingRunner: ...
+
+    @property
+    def state(self) -> StateSessions: ...
 
 
 @dataclass(slots=True)
@@ -136,9 +147,12 @@ class PythonHandler:
     """An in-process callable. Sync callables without a timeout run inline on the dispatching
     thread (the fast path); with a timeout they run on the session's bounded worker pool
     (`Services.workers`), which the dispatch stops waiting for at the limit, abandoning the
-    thread. Async callables are awaited and cancelled at the limit."""
+    thread. Async callables are awaited and cancelled at the limit.
 
-    __slots__ = ("decode", "func", "is_async")
+    A callable with a keyword-only parameter ``state`` is also given the session state of the
+    input's session (`hookwright.engine.state.SessionState`)."""
+
+    __slots__ = ("decode", "func", "is_async", "wants_state")
 
     def __init__(
         self,
@@ -150,13 +164,34 @@ class PythonHandler:
         self.is_async = inspect.iscoroutinefunction(func) or (
             not inspect.isroutine(func) and inspect.iscoroutinefunction(type(func).__call__)
         )
+        self.wants_state = _takes_state(func)
 
     async def __call__(self, inp: Any, ctx: RunContext) -> HookResult | None:
+        if self.wants_state:
+            return await self._call_with_state(inp, ctx)
         if self.is_async:
             return self.decode(await self.func(inp))
         if ctx.timeout is not None:
             return self.decode(await ctx.services.workers.run(self.func, inp, name=ctx.spec.name))
         return self.decode(self.func(inp))
+
+    async def _call_with_state(self, inp: Any, ctx: RunContext) -> HookResult | None:
+        func = functools.partial(self.func, state=ctx.services.state.session(inp.session_id))
+        if self.is_async:
+            return self.decode(await func(inp))
+        if ctx.timeout is not None:
+            return self.decode(await ctx.services.workers.run(func, inp, name=ctx.spec.name))
+        return self.decode(func(inp))
+
+
+def _takes_state(func: Callable[..., Any]) -> bool:
+    """Whether `func` declares a keyword-only parameter named ``state``."""
+    try:
+        parameters = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    found = parameters.get("state")
+    return found is not None and found.kind is inspect.Parameter.KEYWORD_ONLY
 
 
 Runner = Callable[[Any, RunContext], Awaitable[HookResult | None]]
@@ -208,6 +243,9 @@ class HookSpec:
     #: What the hook declared it may change (OpenHarness `capabilities`, sorted), for the
     #: audit; None when its dialect has no such declaration.
     capabilities: tuple[str, ...] | None = None
+    #: The hook opted in to read the session state: a command, http or JSON-RPC hook gets it
+    #: as ``hookwright.state`` in its input (docs/state.md); no other hook's bytes change.
+    reads_state: bool = False
     #: The declaring dialect's own record about the hook (its event name, configured
     #: priority, process fingerprint...), a frozen `DialectData` the dialect defines and
     #: reads; the engine never does.
@@ -219,9 +257,15 @@ class HookSpec:
 
     @property
     def inline(self) -> bool:
-        """True for a sync Python callable without a timeout: run without an event loop."""
+        """True for a sync Python callable without a timeout that does not ask for the session
+        state: run without an event loop (and without a `RunContext`)."""
         handler = self.handler
-        return isinstance(handler, PythonHandler) and not handler.is_async and self.timeout is None
+        return (
+            isinstance(handler, PythonHandler)
+            and not handler.is_async
+            and not handler.wants_state
+            and self.timeout is None
+        )
 
     @property
     def sort_key(self) -> tuple[int, int, int, int]:

@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult
 from hookwright.core.spec import RunContext, escapes_hook
-from hookwright.transports.base import Envelope, Failure, Reply, Transport
+from hookwright.dialects.state_io import ABSENT, apply_answer, state_answer, with_state
+from hookwright.transports.base import Envelope, Failure, Output, Reply, Transport
 
 
 class Codec(Protocol):
@@ -59,13 +60,20 @@ class Handler:
         envelope = codec.encode(inp, ctx)
         if isinstance(envelope, HookResult):
             return envelope
+        if ctx.spec.reads_state:
+            envelope = with_state(envelope, inp, ctx)
         try:
             reply = await self.transport.handle(envelope)
         except BaseException as exc:
             if escapes_hook(exc):
                 raise
             reply = Failure("error", str(exc) or type(exc).__name__)
-        return codec.decode(reply, envelope, inp, ctx)
+        result = codec.decode(reply, envelope, inp, ctx)
+        if type(reply) is Output:
+            own = state_answer(reply)
+            if own is not ABSENT:
+                return await apply_answer(result, own, inp, ctx)
+        return result
 
     async def aclose(self) -> None:
         """Close the codec's background runs, then the transport (a process it holds)."""

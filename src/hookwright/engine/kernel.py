@@ -530,6 +530,7 @@ class HookEngine:
         self.services.io.close()
         self.services.workers.close()
         self.services.warm_python.close()
+        self.services.state.close()
         with self._loop_lock:
             if self._loop_thread is not None:
                 self._loop_thread.stop()

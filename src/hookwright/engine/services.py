@@ -20,6 +20,8 @@ so two sessions in one process never share a model, an inbox, an I/O loop or a c
 * `workspace_access`: how hooks get at the workspace's files when the host keeps them
   elsewhere (OpenHarness command hooks and prompt files take a read lease and run in its
   root); None: the workspace folder itself;
+* `state`: the session state hooks read and update (`hookwright.engine.state.StateStore`;
+  in memory by default; hosts open the user's choice, see docs/state.md);
 * `mcp`: the session's connected MCP servers, which Claude Code `mcp_tool` hooks call
   (`McpToolCaller`); None: no server is connected, and such hooks fail open with an error.
 
@@ -42,6 +44,7 @@ from typing import Any, Literal, Protocol
 from hookwright.core.spec import RunContext
 from hookwright.engine.defaults import engine_defaults
 from hookwright.engine.inbox import AsyncInbox
+from hookwright.engine.state import StateStore
 from hookwright.transports.base import IoRunner, WarmRunner, WorkerRunner
 
 ModelKind = Literal["prompt", "agent"]
@@ -160,6 +163,7 @@ class Services:
     workspace_access: WorkspaceAccess | None = None
     mcp: McpToolCaller | None = None
     warm_python: WarmRunner = field(default_factory=_default_warm_python)
+    state: StateStore = field(default_factory=StateStore)
 
 
 def services_of(ctx: RunContext) -> Services:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
+from hookwright.config.state_setting import choose_state
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
 from hookwright.core.messages import (
@@ -34,6 +35,7 @@ from hookwright.core.spec import HookSpec
 from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
+from hookwright.engine.state import store_for
 from hookwright.host import open as opening
 from hookwright.host.claude_profile import stop_feedback, tool_block_message
 from hookwright.host.decisions import (
@@ -181,12 +183,14 @@ class HookSession:
         project_dir = project_dir.resolve()
         home = home or Path.home()
         policy = trust or TrustPolicy.load(home)
+        state_setting, state_problems = choose_state(home)
         engine = HookEngine(
             audit_path=audit_path,
             services=Services(
                 evaluator=evaluator,
                 io=IoLoop(asyncio.get_running_loop()),
                 workspace_access=workspace_access,
+                state=store_for(state_setting),
             ),
         )
         opened = await opening.open_project(
@@ -212,6 +216,7 @@ class HookSession:
         names = session.tool_map.hook_names(host_tools)
         session.diagnostics = (
             *opened.diagnostics,
+            *(f"warning: {p}" for p in state_problems),
             *unmatched_tool_hooks(engine.hooks(), names),
         )
         session.untrusted = opened.untrusted

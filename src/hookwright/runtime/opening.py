@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hookwright.config.state_setting import choose_state
 from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import scan_hooks
@@ -18,6 +19,7 @@ from hookwright.dialects.skills.config import SkillHookError
 from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import Services, WorkspaceAccess
+from hookwright.engine.state import store_for
 from hookwright.host import PromptChannel
 from hookwright.host.open import (
     AskTrust,
@@ -142,7 +144,10 @@ async def open_session(
     home = home or Path.home()
     given = named_profile(claude_code_version) if claude_code_version is not None else None
     owns_engine = engine is None
-    engine = engine or HookEngine(services=Services(io=IoLoop(asyncio.get_running_loop())))
+    state_setting, state_problems = choose_state(home)
+    engine = engine or HookEngine(
+        services=Services(io=IoLoop(asyncio.get_running_loop()), state=store_for(state_setting))
+    )
     if workspace_access is not None:
         engine.services = replace(engine.services, workspace_access=workspace_access)
     opened = await open_project(
@@ -157,7 +162,7 @@ async def open_session(
         ask_trust=ask_trust if interactive else None,
     )
     trust_policy, trusted = opened.policy, opened.trusted
-    diagnostics = list(opened.diagnostics)
+    diagnostics = [*opened.diagnostics, *(f"warning: {p}" for p in state_problems)]
     skipped = len(opened.untrusted)
     holder: list[Agent] = []
 

@@ -49,6 +49,7 @@ from hookwright.dialects.claude_code.tables import (
     default_timeout,
 )
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile, first_with
+from hookwright.dialects.state_io import reads_state
 
 SESSION_END_ENV = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
 _NAME_LIMIT = 80
@@ -231,6 +232,7 @@ def build_spec(
         when=_prompting if event is Event.PermissionRequest else None,
         origin=f"{file}:{parsed.path}",
         status_message=config.statusMessage,
+        reads_state=reads_state(config.model_extra),
     )
 
 
