@@ -74,6 +74,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/python_hook.py
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/daemon.py
+	$(BIN)/python bench/routes.py
 	$(BIN)/python bench/summary.py
 
 clean:

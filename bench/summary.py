@@ -22,6 +22,10 @@ HEADLINE: dict[str, tuple[str, float | None]] = {
     "cli_start_vs_python": ("python -c 'import json'", 3.0),
     "daemon_http_vs_true_command": ("a command hook running `true`", 1.0),
     "daemon_client_vs_true_command": ("a command hook running `true`", None),
+    "install_default_vs_bash_guard": ("a bash+jq guard as a Claude Code command hook", 0.5),
+    "install_http_vs_bash_guard": ("the same", None),
+    "install_fallback_vs_bash_guard": ("the same", 2.0),
+    "warm_python_via_shim_vs_spawn": ("the same hook spawned through the shim", 0.2),
 }
 
 
