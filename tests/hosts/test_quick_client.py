@@ -18,10 +18,11 @@ import pytest
 from tests.hosts.project import hook_input, make_project, run_installed
 from tests.hosts.test_daemon import DENY, RM, installed
 
-from hookwright.bridges import claude_client, quick_claude_client
+from hookwright.bridges import claude_client, quick_claude_client, quick_relay
 
-#: What the client may import: the C modules it names (the digest one only when asked).
-ALLOWED = {"_json", "_socket", "_sha256", "_sha2"}
+#: What the client may import: its relay and the C modules that names (the digest one only
+#: when asked).
+ALLOWED = {"quick_relay", "_json", "_socket", "_sha256", "_sha2"}
 
 
 def imported(*args: str) -> set[str]:
@@ -52,6 +53,7 @@ def test_it_answers_through_the_running_daemon_by_itself(project: Path, tmp_path
     alone = tmp_path / "alone" / "quick_claude_client.py"
     alone.parent.mkdir()
     shutil.copy(quick_claude_client.__file__, alone)
+    shutil.copy(quick_relay.__file__, alone.parent)
     command = f"{sys.executable} -I -S {alone} --project {project}"
     done = run_installed(command, hook_input(project, "PreToolUse", **RM), project)
     assert done.returncode == 0, done.stderr
