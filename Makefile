@@ -77,6 +77,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/daemon.py
 	$(BIN)/python bench/actions.py
 	$(BIN)/python bench/replay.py
+	$(BIN)/python bench/routes.py
 	$(BIN)/python bench/summary.py
 
 clean:

@@ -27,6 +27,10 @@ HEADLINE: dict[str, tuple[str, float | None]] = {
     "daemon_p99_100_agents_vs_1": ("p99 with one agent at 10 events/s", 2.0),
     "daemon_command_hook_cpu_per_event_100_vs_1": ("the same at one client", 1.2),
     "replay_calls_per_second": ("a rate, not a ratio: recorded calls, one in-process hook", None),
+    "install_default_vs_bash_guard": ("a bash+jq guard as a Claude Code command hook", 0.5),
+    "install_http_vs_bash_guard": ("the same", None),
+    "install_fallback_vs_bash_guard": ("the same", 2.0),
+    "warm_python_via_shim_vs_spawn": ("the same hook spawned through the shim", 0.2),
 }
 #: The ratios whose target is a floor (higher is better); every other target is a ceiling.
 AT_LEAST = frozenset({"daemon_inprocess_100_vs_http_floor"})

@@ -154,6 +154,8 @@ def exchange(path: Path, header: dict[str, Any], body: bytes, timeout: float) ->
     answer = json.loads(line)
     if not isinstance(answer, dict):
         raise ValueError("the daemon's answer is not a JSON object")
+    if type(answer.get("exit", 0)) is not int or not isinstance(answer.get("stderr", ""), str):
+        raise ValueError("the daemon's answer has no exit code or stderr text")
     answer["stdout"] = rest
     return answer
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
-from hookwright.bridges import claude_client
+from hookwright.bridges import quick_claude_client
 from hookwright.bridges.endpoint import HOOK_PATH, ensure_endpoint
 from hookwright.bridges.settings_json import (
     EMPTY,
@@ -43,15 +43,15 @@ from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, read_json
 from hookwright.core.events import Event
 
 #: How uninstall recognises its own hooks: the words of an in-process command hook (installed
-#: by earlier versions), the client's file name (and where earlier installs ran it), the
-#: daemon's http path.
+#: by earlier versions), the client's file name (and where earlier installs ran the full
+#: client), the daemon's http path.
 MARK = "hookwright hook claude-code"
 #: The words of the command hook `install codex` writes into Codex's `hooks.json`.
 CODEX_MARK = "hookwright hook codex"
 #: The words of the command hook `install gemini` writes into a Gemini `settings.json`.
 GEMINI_MARK = "hookwright hook gemini"
-CLIENT_MARK = "hookwright/bridges/claude_client.py"
-EARLIER_CLIENT_MARK = "hookwright/hosts/claude_client.py"
+CLIENT_MARK = "hookwright/bridges/quick_claude_client.py"
+EARLIER_CLIENT_MARKS = ("hookwright/bridges/claude_client.py", "hookwright/hosts/claude_client.py")
 Mode = Literal["command", "http"]
 MODES: tuple[Mode, ...] = ("command", "http")
 #: The events relayed: those whose empty answer changes nothing in Claude Code.
@@ -97,8 +97,9 @@ def target_for(project: Path | None, home: Path) -> Target:
 
 
 def client_command(project: Path | None) -> str:
-    """The thin client, run by path with the standard library only (`-I -S`)."""
-    words = [sys.executable, "-I", "-S", claude_client.__file__]
+    """The quick client, run by path with the interpreter's own modules only (`-I -S`); it
+    hands what it does not answer to the full client beside it."""
+    words = [sys.executable, "-I", "-S", quick_claude_client.__file__]
     if project is not None:
         words += ["--project", str(project)]
     return shlex.join(words)
@@ -215,7 +216,7 @@ def _is_our_hook(hook: dict[str, Any]) -> bool:
     if hook.get("type") == "http":
         return HOOK_PATH in str(hook.get("url", ""))
     command = str(hook.get("command", ""))
-    marks = (MARK, CODEX_MARK, GEMINI_MARK, CLIENT_MARK, EARLIER_CLIENT_MARK)
+    marks = (MARK, CODEX_MARK, GEMINI_MARK, CLIENT_MARK, *EARLIER_CLIENT_MARKS)
     return any(mark in command for mark in marks)
 
 

@@ -41,9 +41,16 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.fingerprint import fingerprint
+from hookwright.monitor import debug
 from hookwright.transports import adoption
 from hookwright.transports.groups import nothing_started_since
-from hookwright.transports.warm_invocation import Invocation, Word, plain_invocation, shell_words
+from hookwright.transports.warm_invocation import (
+    Invocation,
+    Word,
+    is_native,
+    plain_invocation,
+    shell_words,
+)
 
 log = logging.getLogger("hookwright.transports.warm")
 
@@ -513,13 +520,16 @@ class WarmPython:
             return None
         invocation, path0 = checked
         probe = await self._probe(args, invocation, env, cwd, shell=shell)
-        environment = probe.environment(env) if probe is not None else None
-        if probe is None or environment is None:
-            self.declined += 1
+        if probe is None:
+            self._decline(args, "its interpreter could not be probed, or runs it unusually")
+            return None
+        environment = probe.environment(env)
+        if environment is None:
+            self._decline(args, "the shell or Python start-up changed its environment")
             return None
         server = await self._server(probe, env)
         if server is None:
-            self.declined += 1
+            self._decline(args, "no warm interpreter matches the probed start-up state")
             return None
         slot = server.slot()
         request = {
@@ -534,11 +544,17 @@ class WarmPython:
         }
         child = await _fork(server, json.dumps(request).encode(), stdin_data, slot)
         if child is None:
-            self.declined += 1
+            self._decline(args, "the warm interpreter could not fork it")
         else:
             child.wrapped = shell and probe.wrapped
             self.forked += 1
         return child
+
+    def _decline(self, args: list[str], reason: str) -> None:
+        """Leave a Python hook to be spawned, saying why in the `--debug` trace."""
+        self.declined += 1
+        if debug.state.on:
+            debug.trace("warm", f"{debug.short(args)} spawned, not run warm: {reason}")
 
     def _invocation(
         self, args: list[str], *, shell: bool, env: Mapping[str, str], cwd: str
@@ -558,6 +574,13 @@ class WarmPython:
             return None
         invocation = plain_invocation(words, env=env, cwd=cwd, shell=shell)
         if invocation is None:
+            if debug.state.on and "python" in os.path.basename(words[0].value):
+                debug.trace(
+                    "warm",
+                    f"{debug.short(args)} spawned, not run warm: not a plain Python script run "
+                    "(interpreter options, a launcher that is neither a native interpreter nor "
+                    "a pyenv or asdf shim, or a script that is not Python source)",
+                )
             return None
         path0 = os.path.dirname(os.path.realpath(os.path.join(cwd, invocation.script)))
         with self._lock:
@@ -579,7 +602,8 @@ class WarmPython:
             (k, v) for k, v in env.items() if k in _SHELL_SENSITIVE or _startup_var(k)
         )
         launcher = tuple(word.raw if shell else word.value for word in invocation.launcher)
-        key = (args[0] if shell else None, launcher, cwd, tuple(env), sensitive)
+        picked = invocation.shim.state(env, cwd) if invocation.shim is not None else None
+        key = (args[0] if shell else None, launcher, cwd, tuple(env), sensitive, picked)
         with self._lock:
             probe = self._probes.get(key)
         if probe is None:
@@ -651,12 +675,18 @@ def _identity(invocation: Invocation, cwd: str) -> Any:
 
 
 def _probe_fits(probe: _Probe, invocation: Invocation, *, shell: bool) -> bool:
-    """The probed interpreter is the one found for the hook and runs scripts plainly."""
+    """The probed interpreter is the one found for the hook (for a shim: the native
+    interpreter the shim picked) and runs scripts plainly."""
     fingerprint = probe.fingerprint
     if not isinstance(fingerprint, dict) or any(fingerprint.get("risky", [1])):
         return False
     exe = str(fingerprint.get("exe", ""))
-    if not exe or os.path.realpath(exe) != os.path.realpath(invocation.interpreter):
+    if not exe:
+        return False
+    if invocation.shim is not None:
+        if not os.path.isabs(exe) or not is_native(exe):
+            return False
+    elif os.path.realpath(exe) != os.path.realpath(invocation.interpreter):
         return False
     return not (shell and invocation.shebang and any(k == "_" for k, _v in probe.changed))
 

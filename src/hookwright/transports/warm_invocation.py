@@ -8,6 +8,11 @@ a script (no interpreter options), or an executable script whose first line is e
 ``#!/usr/bin/env pythonX`` or ``#!/abs/path/pythonX``. The script must be a regular file of
 Python source (not a zip application, compiled bytecode or a file with NUL bytes). Anything
 else is None: the hook is spawned as it always was.
+
+The interpreter found must be a native executable, or a version manager's shim: a script of
+pyenv or asdf that picks an installed Python from the environment and version files, then
+execs it. A shim's pick is learnt by running it (the warm runner's probe) and kept only while
+what it picks from stays the same (`Shim.state`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from dataclasses import dataclass
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 
+from hookwright.config.fingerprint import fingerprint
+
 _PYTHON_NAME = re.compile(r"python(3(\.\d+)?)?")
 _UNQUOTED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:,+@%-=")
 _IN_DOUBLE_QUOTES_NOT = frozenset('"$`\\!\n')
@@ -27,6 +34,53 @@ _ENV_SHEBANG = re.compile(rb"#!/usr/bin/env (python(3(\.\d+)?)?)\n")
 _PATH_SHEBANG = re.compile(rb"#!(/[^\s]*/python(3(\.\d+)?)?)\n")
 #: Shell start-up variables that make a shell read files or define functions.
 _SHELL_HOOKS = ("BASH_ENV", "ENV")
+#: How a pyenv or asdf shim hands over to its manager (the line it execs).
+_SHIM_EXEC = re.compile(rb"""(pyenv|asdf)["']? exec """)
+_SHIM_HEAD = 4096
+#: The environment a shim's manager reads, and the files naming a version that it looks for
+#: in the working folder and each folder above it.
+_SHIM_VARIABLES = ("PYENV_", "ASDF_")
+_VERSION_FILES = (".python-version", ".tool-versions")
+
+
+@dataclass(frozen=True, slots=True)
+class Shim:
+    """A pyenv or asdf shim standing for the interpreter."""
+
+    manager: str
+
+    def state(self, env: Mapping[str, str], cwd: str) -> tuple[object, ...]:
+        """What the shim picks the interpreter from: its manager's variables, HOME, and the
+        fingerprint of every version file it may read (the working folder's, each parent's,
+        pyenv's global `version` file, asdf's in HOME)."""
+        variables = tuple(
+            (name, value) for name, value in env.items() if name.startswith(_SHIM_VARIABLES)
+        )
+        home = env.get("HOME", "")
+        folders = [cwd, *(str(parent) for parent in Path(cwd).parents)]
+        start = env.get("PYENV_DIR")
+        if start:
+            folders += [start, *(str(parent) for parent in Path(start).parents)]
+        files = [os.path.join(folder, name) for folder in folders for name in _VERSION_FILES]
+        root = env.get("PYENV_ROOT") or os.path.join(home, ".pyenv")
+        files += [os.path.join(root, "version"), os.path.join(home, ".tool-versions")]
+        custom = env.get("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME")
+        if custom:
+            files += [os.path.join(folder, custom) for folder in folders]
+        return variables, home, tuple(fingerprint(file) for file in files)
+
+
+def shim_of(path: str) -> Shim | None:
+    """The pyenv or asdf shim `path` is, or None (a script of anything else)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_SHIM_HEAD)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    found = _SHIM_EXEC.search(head)
+    return Shim(found.group(1).decode()) if found is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +103,8 @@ class Invocation:
     args: tuple[str, ...]
     #: The script is run through its shebang line (so the shell's ``_`` names the script).
     shebang: bool
+    #: `interpreter` is a version manager's shim: the probe learns the Python it runs.
+    shim: Shim | None = None
 
 
 def shell_words(command: str) -> list[Word] | None:
@@ -94,7 +150,7 @@ def find_executable(name: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
-def _is_cpython_binary(path: str) -> bool:
+def is_native(path: str) -> bool:
     try:
         with open(os.path.realpath(path), "rb") as fh:
             return fh.read(4) == b"\x7fELF"
@@ -117,19 +173,31 @@ def _is_source(path: Path) -> bool:
     return not zipfile.is_zipfile(path)
 
 
-def _interpreter(word: str, env: Mapping[str, str]) -> str | None:
-    """The interpreter a bare ``pythonX`` name or an absolute ``.../pythonX`` path runs."""
+@dataclass(frozen=True, slots=True)
+class _Found:
+    path: str
+    shim: Shim | None
+
+
+def _interpreter(word: str, env: Mapping[str, str]) -> _Found | None:
+    """The interpreter (or shim) a bare ``pythonX`` name or an absolute ``.../pythonX`` path
+    runs."""
     if not _PYTHON_NAME.fullmatch(os.path.basename(word)):
         return None
     if "/" in word and not word.startswith("/"):
         return None
     found = word if word.startswith("/") else find_executable(word, env)
-    if found is None or not _is_cpython_binary(found):
+    if found is None:
         return None
-    return found
+    if is_native(found):
+        return _Found(found, None)
+    shim = shim_of(found)
+    return _Found(found, shim) if shim is not None else None
 
 
-def _shebang_launcher(script: Path, env: Mapping[str, str]) -> tuple[tuple[Word, ...], str] | None:
+def _shebang_launcher(
+    script: Path, env: Mapping[str, str]
+) -> tuple[tuple[Word, ...], _Found] | None:
     try:
         with script.open("rb") as fh:
             first = fh.readline(256)
@@ -157,7 +225,7 @@ def _interpreter_run(words: list[Word], env: Mapping[str, str], cwd: str) -> Inv
     if not script or script.startswith("-") or not _is_source(Path(cwd, script)):
         return None
     rest = tuple(word.value for word in words[2:])
-    return Invocation((words[0],), found, script, rest, shebang=False)
+    return Invocation((words[0],), found.path, script, rest, shebang=False, shim=found.shim)
 
 
 def _shebang_run(words: list[Word], env: Mapping[str, str], cwd: str) -> Invocation | None:
@@ -169,7 +237,8 @@ def _shebang_run(words: list[Word], env: Mapping[str, str], cwd: str) -> Invocat
     if launcher is None:
         return None
     rest = tuple(word.value for word in words[1:])
-    return Invocation(launcher[0], launcher[1], script, rest, shebang=True)
+    found = launcher[1]
+    return Invocation(launcher[0], found.path, script, rest, shebang=True, shim=found.shim)
 
 
 def plain_invocation(

@@ -1,0 +1,266 @@
+"""What the quick client (`quick_claude_client.py`, the command hook `install claude-code`
+writes) does: relay one Claude Code event to the running `hookwright daemon` at the cost of a
+bare interpreter start.
+
+It imports no module written in Python, only the interpreter's own C modules (`posix`,
+`_socket`, `_json`, `_sha256`), so the client costs about a `python -I -S -c pass` (the full
+client, `claude_client.py`, costs several times that in imports); the client imports this
+module rather than being it, so it runs from its cached bytecode instead of being compiled
+on every event. It answers only the common case: the daemon's private
+runtime folder already exists (``$XDG_RUNTIME_DIR/hookwright-KEY``, or ``hookwright-UID/
+hookwright-KEY`` under the temporary folder), every folder on the way is a real folder of this
+user closed to others, and the process listening on the socket is this user's (`SO_PEERCRED`).
+Anything else is handed, with Claude Code's stdin, to the full client, which creates the
+folder, starts the daemon, answers in-process when no daemon can be reached and says why when
+nothing answers: no daemon yet, a folder to create or squatted, an unusual ``HOME``, a daemon
+gone mid-exchange or an answer that is not the daemon's (then the full client asks again and
+falls back in-process, so an unreadable answer is never printed as one).
+
+A process listening on the socket as another user (only root can put one in a folder of this
+user's mode 0700) is refused: one line on stderr and exit 1 (a `systemMessage` at
+SessionStart), as the full client answers when nothing can.
+"""
+
+import _json
+import _socket
+import posix
+import sys
+
+#: Set in the environment of the hooks hookwright itself runs: the client answers nothing.
+MARKER = "HOOKWRIGHT_HOOK_RUN"
+SOCKET_NAME = "daemon.sock"
+#: How long one exchange with the daemon may take (hooks included), in seconds.
+EXCHANGE_TIMEOUT = 600.0
+#: The longest Unix socket path the kernel takes (108 bytes with the terminating NUL).
+MAX_SOCKET_PATH = 107
+FULL_CLIENT = "claude_client.py"
+_DIRECTORY = 0o040000
+_FILE_TYPE = 0o170000
+
+
+class Handoff(Exception):
+    """The full client must answer this event (the reason is for a reader of this file)."""
+
+
+def _environ(name: str) -> str | None:
+    raw = posix.environ.get(name.encode())
+    if not raw:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Handoff(f"{name} is not UTF-8") from None
+
+
+def _private(path: str, uid: int) -> bool:
+    """A real folder (not a link) of `uid`, closed to group and others."""
+    try:
+        info = posix.lstat(path)
+    except OSError:
+        return False
+    is_dir = info.st_mode & _FILE_TYPE == _DIRECTORY
+    return is_dir and info.st_uid == uid and not info.st_mode & 0o077
+
+
+def _normal(path: str) -> bool:
+    """`path` is absolute and already as `pathlib` prints it (the daemon's folder is keyed
+    by that text)."""
+    if path == "/":
+        return True
+    if not path.startswith("/") or path.startswith("//"):
+        return False
+    return all(part not in ("", ".") for part in path[1:].split("/"))
+
+
+def _sha256_hex(data: bytes) -> str:
+    try:
+        import _sha256 as digests  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # Python 3.12 and later
+        import _sha2 as digests  # type: ignore[import-not-found,no-redef,unused-ignore]
+    return str(digests.sha256(data).hexdigest())
+
+
+def _base(uid: int) -> str:
+    """The runtime base `claude_client._runtime_base` chooses, when it is usable as found."""
+    xdg = _environ("XDG_RUNTIME_DIR")
+    if xdg is not None and not xdg.startswith("/"):
+        raise Handoff("XDG_RUNTIME_DIR is relative")
+    if xdg is not None and _private(xdg, uid):
+        return xdg.rstrip("/") or "/"
+    temp = _environ("TMPDIR") or _environ("TEMP") or _environ("TMP") or "/tmp"
+    if not temp.startswith("/"):
+        raise Handoff("the temporary folder is relative")
+    base = temp.rstrip("/") + f"/hookwright-{uid}"
+    if not _private(base, uid):
+        raise Handoff(f"{base} is missing or not private")
+    return base
+
+
+def socket_path() -> str:
+    """The daemon's socket, found without creating or changing anything."""
+    home = _environ("HOME")
+    if home is None or not _normal(home):
+        raise Handoff("HOME is unset or not in normal form")
+    uid = posix.getuid()
+    folder = _base(uid).rstrip("/") + "/hookwright-" + _sha256_hex(home.encode())[:12]
+    if not _private(folder, uid):
+        raise Handoff(f"{folder} is missing or not private")
+    path = f"{folder}/{SOCKET_NAME}"
+    if len(path.encode()) > MAX_SOCKET_PATH:
+        raise Handoff("the socket path is too long")
+    return path
+
+
+def _absolute(path: str | None) -> str | None:
+    """`path` made absolute against this process's folder (the daemon resolves links)."""
+    if path is None or path.startswith("/"):
+        return path
+    return posix.getcwd() + "/" + path
+
+
+def _json_text(value: str | None) -> str:
+    return "null" if value is None else str(_json.encode_basestring_ascii(value))
+
+
+class _Strict:
+    """What `_json.make_scanner` reads: strict JSON, no constants beyond JSON's own."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+
+def read_answer(data: bytes) -> tuple[int, str, bytes]:
+    """The daemon's answer: exit code, stderr text and the bytes to print; raises
+    ValueError for anything else."""
+    line, newline, rest = data.partition(b"\n")
+    text = line.decode("ascii")
+    head, end = parse_json(text)
+    if not newline or end != len(text) or not isinstance(head, dict):
+        raise ValueError("not the daemon's answer")
+    code, stderr = head.get("exit"), head.get("stderr", "")
+    if type(code) is not int or not isinstance(stderr, str):
+        raise ValueError("not the daemon's answer")
+    return code, stderr, rest
+
+
+def peer_uid(conn: "_socket.socket") -> int | None:
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    raw = conn.getsockopt(_socket.SOL_SOCKET, option, 12)
+    return int.from_bytes(raw[4:8], sys.byteorder)
+
+
+def connected(path: str) -> "_socket.socket":
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    conn.settimeout(EXCHANGE_TIMEOUT)
+    try:
+        conn.connect(path)
+    except OSError as exc:
+        conn.close()
+        raise Handoff(f"no daemon on {path}: {exc}") from None
+    return conn
+
+
+def exchange(conn: "_socket.socket", header: bytes, body: bytes) -> bytes:
+    try:
+        conn.sendall(header + b"\n" + body)
+        conn.shutdown(_socket.SHUT_WR)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    finally:
+        conn.close()
+    return b"".join(chunks)
+
+
+def hand_off(argv: list[str], body: bytes | None) -> None:
+    """Become the full client (this process, so Claude Code waits for it); `body`: Claude
+    Code's stdin, already read, fed to it through a pipe."""
+    if body is not None:
+        read_end, write_end = posix.pipe()
+        if posix.fork() == 0:
+            posix.close(read_end)
+            view = memoryview(body)
+            while view:
+                view = view[posix.write(write_end, view) :]
+            posix._exit(0)
+        posix.close(write_end)
+        posix.dup2(read_end, 0)
+        posix.close(read_end)
+    full = __file__.rpartition("/")[0] + "/" + FULL_CLIENT
+    posix.execv(sys.executable, [sys.executable, "-I", "-S", full, *argv])
+
+
+def parse_json(text: str) -> tuple[object, int]:
+    """The JSON value at the start of `text` and where it ends; ValueError when there is
+    none."""
+    try:
+        value, end = _json.make_scanner(_Strict())(text, 0)  # type: ignore[arg-type]
+    except StopIteration:
+        raise ValueError("no JSON value") from None
+    return value, int(end)
+
+
+def _event_name(body: bytes) -> object:
+    try:
+        data, _end = parse_json(body.decode("utf-8"))
+    except ValueError:
+        return None
+    return data.get("hook_event_name") if isinstance(data, dict) else None
+
+
+def refused(body: bytes, reason: str) -> int:
+    """The event answered as failed: a `systemMessage` at SessionStart, else exit 1."""
+    if _event_name(body) == "SessionStart":
+        message = _json_text(f"hookwright: the hooks are not running: {reason}")
+        sys.stdout.write('{"systemMessage": ' + message + "}\n")
+        return 0
+    sys.stderr.write(f"hookwright: {reason}\n")
+    return 1
+
+
+def prepared(argv: list[str]) -> tuple["_socket.socket", bytes]:
+    """The connection to the daemon and the request's header, made before Claude Code's
+    stdin is read (so the full client can still read it)."""
+    if argv and (len(argv) != 2 or argv[0] != "--project"):
+        raise Handoff("unusual arguments")
+    project = _absolute(argv[1] if argv else None)
+    env_project = _absolute(_environ("CLAUDE_PROJECT_DIR"))
+    fields = f'"project": {_json_text(project)}, "env_project": {_json_text(env_project)}'
+    header = '{"op": "hook", ' + fields + "}"
+    return connected(socket_path()), header.encode()
+
+
+def relayed(argv: list[str], conn: "_socket.socket", header: bytes, body: bytes) -> int:
+    try:
+        owner = peer_uid(conn)
+        if owner is not None and owner != posix.getuid():
+            conn.close()
+            return refused(body, f"the daemon's socket is served by uid {owner}; not asked")
+        code, stderr, stdout = read_answer(exchange(conn, header, body))
+    except Exception:
+        hand_off(argv, body)
+        raise
+    sys.stdout.buffer.write(stdout)
+    sys.stdout.flush()
+    sys.stderr.write(stderr)
+    return code
+
+
+def main(argv: list[str]) -> int:
+    if posix.environ.get(MARKER.encode()):
+        return 0
+    try:
+        conn, header = prepared(argv)
+    except Exception:
+        hand_off(argv, None)
+        raise
+    return relayed(argv, conn, header, sys.stdin.buffer.read())

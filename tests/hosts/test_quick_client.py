@@ -1,0 +1,136 @@
+"""The quick client `install claude-code` writes: it answers through a running daemon by
+itself, imports nothing but the interpreter's C modules, follows no link, and never prints an
+answer that is not the daemon's (it hands the event to the full client, which answers it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.hosts.project import hook_input, make_project, run_installed
+from tests.hosts.test_daemon import DENY, RM, installed
+
+from hookwright.bridges import claude_client, quick_claude_client, quick_relay
+
+#: What the client may import: its relay and the C modules that names (the digest one only
+#: when asked).
+ALLOWED = {"quick_relay", "_json", "_socket", "_sha256", "_sha2"}
+
+
+def imported(*args: str) -> set[str]:
+    """The modules `python -I -S -X importtime ARGS` imports (the marker set: the client
+    answers nothing, after its imports)."""
+    env = {**os.environ, claude_client.MARKER: "1"}
+    command = [sys.executable, "-I", "-S", "-X", "importtime", *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines} - {"package"}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "proj")
+
+
+def test_the_quick_client_imports_only_the_interpreters_c_modules() -> None:
+    extra = imported(quick_claude_client.__file__) - imported("-c", "pass")
+    assert extra <= ALLOWED and "_socket" in extra
+
+
+def test_it_answers_through_the_running_daemon_by_itself(project: Path, tmp_path: Path) -> None:
+    hooks = installed(project, "command")
+    start = hook_input(project, "SessionStart", source="startup")
+    assert run_installed(hooks["SessionStart"]["command"], start, project).returncode == 0
+    alone = tmp_path / "alone" / "quick_claude_client.py"
+    alone.parent.mkdir()
+    shutil.copy(quick_claude_client.__file__, alone)
+    shutil.copy(quick_relay.__file__, alone.parent)
+    command = f"{sys.executable} -I -S {alone} --project {project}"
+    done = run_installed(command, hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+
+
+class FakeDaemon:
+    """A listener of this user on a socket path, answering each connection `answer`."""
+
+    def __init__(self, path: Path, answer: bytes) -> None:
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(path))
+        self.server.listen()
+        self.answer = answer
+        self.connections = 0
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                self.connections += 1
+                while conn.recv(65536):
+                    pass
+                conn.sendall(self.answer)
+
+    def close(self) -> None:
+        self.server.shutdown(socket.SHUT_RDWR)
+        self.server.close()
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def fake_daemon() -> Iterator[list[FakeDaemon]]:
+    started: list[FakeDaemon] = []
+    yield started
+    for daemon in started:
+        daemon.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [b"ALLOW\n", b'{"exit": "0"}\nALLOW', b'{"exit": 0, "stderr": 1}\nALLOW', b"", b"[0]\nALLOW"],
+)
+def test_an_answer_that_is_not_the_daemons_is_never_printed(
+    project: Path, fake_daemon: list[FakeDaemon], answer: bytes
+) -> None:
+    hooks = installed(project, "command")
+    path = claude_client.socket_path(Path.home())
+    fake_daemon.append(FakeDaemon(path, answer))
+    done = run_installed(
+        hooks["PreToolUse"]["command"], hook_input(project, "PreToolUse", **RM), project
+    )
+    assert fake_daemon[0].connections >= 2
+    assert done.returncode == 0, done.stderr
+    assert b"ALLOW" not in done.stdout
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+
+
+def test_a_link_in_place_of_the_runtime_folder_is_not_followed(
+    project: Path, tmp_path: Path, fake_daemon: list[FakeDaemon]
+) -> None:
+    hooks = installed(project, "command")
+    folder = claude_client.runtime_dir(Path.home())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    fake_daemon.append(FakeDaemon(elsewhere / claude_client.SOCKET_NAME, b'{"exit": 0}\nALLOW'))
+    folder.rmdir()
+    folder.symlink_to(elsewhere)
+    done = run_installed(
+        hooks["PreToolUse"]["command"], hook_input(project, "PreToolUse", **RM), project
+    )
+    assert fake_daemon[0].connections == 0
+    assert b"ALLOW" not in done.stdout
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    assert os.path.islink(folder)
