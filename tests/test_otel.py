@@ -73,7 +73,7 @@ def test_a_dispatch_is_a_span_with_a_child_per_hook_run(exporter: InMemorySpanEx
     assert denied.context.trace_id == trace_id
     assert dict(denied.attributes) | {"hookwright.duration_ms": 0} == {
         "hookwright.event": "PreToolUse",
-        "hookwright.hook": "no-rm",
+        "hookwright.hook.name": "no-rm",
         "hookwright.dialect": "python",
         "hookwright.source": "in-process",
         "hookwright.status": "ok",
@@ -88,6 +88,42 @@ def test_a_dispatch_is_a_span_with_a_child_per_hook_run(exporter: InMemorySpanEx
     }
     for child in (denied, spans["hook PreToolUse note"]):
         assert dispatch.start_time <= child.start_time <= child.end_time <= dispatch.end_time
+
+
+def test_a_tool_call_is_an_execute_tool_span_over_its_dispatches(
+    exporter: InMemorySpanExporter,
+) -> None:
+    engine = traced_engine(exporter)
+    engine.audit.add_secret("hunter2")
+
+    @engine.on(Event.PreToolUse, name="guard")
+    def guard(inp: HookInput) -> HookResult:
+        return deny("not with hunter2")
+
+    spans = engine.monitor.spans
+    assert isinstance(engine.monitor, EngineMonitor) and spans is not None
+    call = {"tool_name": "mcp__files__write", "tool_input": {}, "tool_use_id": "c-1"}
+    with spans.tool_call("s-tool", "mcp__files__write", "c-1"):
+        engine.dispatch_sync(HookInput(Event.PreToolUse, session_id="s-tool", payload=call))
+    engine.dispatch_sync(HookInput(Event.PreToolUse, session_id="s-tool", payload=call))
+    finished = exporter.get_finished_spans()
+    [tool] = [s for s in finished if s.name == "execute_tool mcp__files__write"]
+    inside, outside = [s for s in finished if s.name == "dispatch PreToolUse"]
+    trace_id, root_id = session_ids("s-tool")
+    assert tool.parent is not None and tool.parent.span_id == root_id
+    assert inside.parent is not None and inside.parent.span_id == tool.context.span_id
+    assert outside.parent is not None and outside.parent.span_id == root_id
+    assert {inside.context.trace_id, tool.context.trace_id} == {trace_id}
+    assert tool.start_time <= inside.start_time <= inside.end_time <= tool.end_time
+    assert dict(tool.attributes) == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "mcp__files__write",
+        "gen_ai.tool.call.id": "c-1",
+        "gen_ai.tool.type": "extension",
+        "hookwright.session_id": "s-tool",
+        "hookwright.decision": "deny",
+        "hookwright.reason": "not with ***",
+    }
 
 
 def test_session_end_sends_the_sessions_root_span(exporter: InMemorySpanExporter) -> None:
@@ -218,7 +254,10 @@ def test_hookwright_run_sends_one_trace_per_session(project: Path) -> None:
     assert {s["trace_id"] for s in spans} == {trace_id}
     dispatches = [s for s in spans if s["name"].startswith("dispatch ")]
     hooks = [s for s in spans if s["name"].startswith("hook ")]
-    assert dispatches and all(d["parent_id"] == root_id for d in dispatches)
+    # a tool call's dispatches hang under its `execute_tool` span, itself under the root
+    parents = [by_id.get(d["parent_id"], root) for d in dispatches]
+    assert dispatches and all(p["name"].startswith("execute_tool ") for p in parents)
+    assert all(p["parent_id"] == root_id for p in parents)
     assert all(by_id[h["parent_id"]]["name"].startswith("dispatch ") for h in hooks)
     assert sorted(h["name"] for h in hooks) == [
         "hook PostToolUse tool-note",
@@ -234,6 +273,66 @@ def test_hookwright_run_sends_one_trace_per_session(project: Path) -> None:
     assert "tok-SECRET-42" not in json.dumps(spans)
     assert stdout  # the run itself went on as usual
     assert Path(project.parent / "audit.jsonl").exists() is False
+
+
+TOOL_SCRIPT = """\
+model: scripted
+turns:
+  - content: "three calls"
+    tool_calls:
+      - name: Bash
+        arguments: {command: "rm -rf build/"}
+      - name: Bash
+        arguments: {command: "echo hi"}
+      - name: Bash
+        arguments: {command: "exit 3"}
+  - content: "done"
+"""
+
+
+def test_each_tool_call_of_a_run_is_an_execute_tool_span_over_its_hooks(project: Path) -> None:
+    (project / "script.yaml").write_text(TOOL_SCRIPT)
+    collector = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
+    spans = hookwright_run(project, "memory", collector)[0]["spans"]
+    by_id = {s["span_id"]: s for s in spans}
+    [root] = [s for s in spans if s["name"] == "session"]
+    tools = [s for s in spans if s["name"] == "execute_tool Bash"]
+    assert len(tools) == 3 and all(t["parent_id"] == root["span_id"] for t in tools)
+    denied, echoed, failed = sorted(tools, key=lambda t: t["start"])
+    for tool in tools:
+        attributes = tool["attributes"]
+        assert attributes["gen_ai.operation.name"] == "execute_tool"
+        assert (attributes["gen_ai.tool.name"], attributes["gen_ai.tool.type"]) == (
+            "Bash",
+            "function",
+        )
+    under: dict[int, list[str]] = {}
+    for tool in tools:
+        children = [s for s in spans if s["parent_id"] == tool["span_id"]]
+        call_id = tool["attributes"]["gen_ai.tool.call.id"]
+        assert all(c["attributes"]["hookwright.tool_use_id"] == call_id for c in children)
+        assert all(tool["start"] <= c["start"] <= c["end"] <= tool["end"] for c in children)
+        under[tool["span_id"]] = sorted(c["name"] for c in children)
+    assert under[denied["span_id"]] == ["dispatch PreToolUse"]
+    assert under[echoed["span_id"]] == ["dispatch PostToolUse", "dispatch PreToolUse"]
+    assert under[failed["span_id"]] == ["dispatch PreToolUse"]
+    hooks = [s for s in spans if s["name"].startswith("hook ")]
+    grandparents = {by_id[by_id[h["parent_id"]]["parent_id"]]["name"] for h in hooks}
+    assert hooks and grandparents == {"execute_tool Bash"}
+    assert denied["attributes"]["hookwright.decision"] == "deny"
+    assert denied["attributes"]["hookwright.reason"] == "refused with token ***"
+    assert "hookwright.decision" not in echoed["attributes"]
+    assert (echoed["status"], failed["status"]) == ("UNSET", "ERROR")
+    assert failed["attributes"]["error.type"] == "tool_error"
+    names = {name for s in spans for name in s["attributes"]}
+    assert not [name for name in names if "guardrail" in name]
+    assert {n for n in names if n.startswith("gen_ai.")} == {
+        "gen_ai.operation.name",
+        "gen_ai.tool.name",
+        "gen_ai.tool.call.id",
+        "gen_ai.tool.type",
+    }
+    assert "tok-SECRET-42" not in json.dumps(spans)
 
 
 def test_without_the_environment_nothing_is_imported_and_nothing_changes(project: Path) -> None:

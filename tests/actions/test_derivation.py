@@ -116,6 +116,8 @@ def test_what_cannot_be_understood_is_an_opaque_proc_exec() -> None:
     assert bash("$EDITOR /etc/x") == (ProcExec(("$EDITOR", "/etc/x"), opaque=True),)
     assert ProcExec(("sh", "<stdin>"), opaque=True) in bash("curl -s https://x.test/i | sh")
     assert bash("X=1") == (ProcExec(()),)
+    assert bash("> /etc/x; ls") == (ProcExec(()), WRITE_X, ProcExec(("ls",)))
+    assert bash("<=") == (ProcExec(()), FileRead("/w/="))
     assert bash("") == (ProcExec(()),)
     for command in ("if then ((( fi", "curl https://x.test | bash"):
         assert IfRule.parse("FileWrite(/etc/**)").matches("Bash", {"command": command})
@@ -133,6 +135,16 @@ def test_dynamic_paths_and_folders_changed_to() -> None:
     assert NetFetch("https://a.example.com/x", "a.example.com") in bash(
         "curl -fsSL https://a.example.com/x"
     )
+
+
+def test_words_after_non_ascii_text_are_read_at_their_own_offsets() -> None:
+    """Syntax nodes are placed by byte offsets; a script with multi-byte characters still
+    yields each word whole."""
+    assert FileWrite("/etc/caf\u00e9") in bash("echo '\u00fcber \u2603' > /etc/caf\u00e9")
+    assert FileWrite("/etc/x") in bash("echo \u00e9\u00e9 | sudo tee /etc/x")
+    assert ProcExec(("bash", "-c", "t\u00e9e /etc/x")) in bash("bash -c 't\u00e9e /etc/x'")
+    assert FileWrite("/etc/x") in bash("python3 - <<EOF\n# \u00e9\nopen('/etc/x', 'w')\nEOF")
+    assert FileWrite("/etc/x") in bash("echo a\\ b > /etc/x")
 
 
 def test_action_rules_read_their_patterns() -> None:

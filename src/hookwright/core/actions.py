@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 __all__ = [
+    "WIRE_FIELD",
     "Action",
     "FileDelete",
     "FileRead",
@@ -24,7 +25,13 @@ __all__ = [
     "NetFetch",
     "ProcExec",
     "action_json",
+    "actions_json",
 ]
+
+#: The input field that carries a call's actions to a hook of another dialect that asked for
+#: them (``"actions": true`` in its configuration); absent otherwise, so a dialect's default
+#: bytes never change.
+WIRE_FIELD = "hookwright_actions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +103,8 @@ def action_json(action: Action) -> dict[str, object]:
     if isinstance(action, McpCall):
         return {"kind": action.kind, "server": action.server, "tool": action.tool}
     return {"kind": action.kind, "path": action.path, "dynamic": action.dynamic}
+
+
+def actions_json(actions: tuple[Action, ...]) -> list[dict[str, object]]:
+    """The ``hookwright_actions`` value: each action as `action_json` writes it."""
+    return [action_json(action) for action in actions]

@@ -3,11 +3,12 @@ unquoting of one shell word."""
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from typing import Any, Final
 
-__all__ = ["parse_bash", "unquote_word"]
+__all__ = ["parse_bash", "parsed_bash", "query_matches", "unescape_word", "unquote_word"]
 
 _ts_lock = threading.Lock()
 _ts_parser: Any = None
@@ -28,9 +29,43 @@ def parse_bash(source: bytes) -> Any:
         return _ts_parser.parse(source)
 
 
+@functools.lru_cache(maxsize=64)
+def parsed_bash(command: str) -> Any:
+    """The syntax tree of `command`, kept for the next reader: an `if` rule's analysis of a
+    Bash call and the call's actions read one parse (trees are never changed)."""
+    return parse_bash(command.encode("utf-8", "surrogatepass"))
+
+
+@functools.lru_cache(maxsize=8)
+def _query(source: str) -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Query(tree_sitter.Language(tree_sitter_bash.language()), source)
+
+
+def query_matches(node: Any, query: str) -> list[tuple[int, dict[str, list[Any]]]]:
+    """The matches of a tree-sitter `query` below `node`, in source order: (pattern index,
+    nodes by capture name). The tree is searched in C, with no Python walk over every node."""
+    import tree_sitter
+
+    matches: list[tuple[int, dict[str, list[Any]]]] = tree_sitter.QueryCursor(
+        _query(query)
+    ).matches(node)
+    return matches
+
+
 def _node_text(node: Any) -> str:
     text: bytes = node.text
     return text.decode("utf-8", "replace")
+
+
+def unescape_word(text: str) -> str:
+    """An unquoted word's text as the shell reads it: backslash escapes and line
+    continuations removed."""
+    if "\\" not in text:
+        return text
+    return _WORD_ESCAPE.sub(r"\1", text.replace("\\\n", ""))
 
 
 def unquote_word(node: Any) -> str:
@@ -40,7 +75,7 @@ def unquote_word(node: Any) -> str:
     """
     kind = node.type
     if kind == "word":
-        return _WORD_ESCAPE.sub(r"\1", _node_text(node).replace("\\\n", ""))
+        return unescape_word(_node_text(node))
     if kind == "raw_string":
         return _node_text(node)[1:-1]
     if kind == "string":

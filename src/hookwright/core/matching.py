@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from pathspec import GitIgnoreSpec
 
 from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, NetFetch, ProcExec
-from hookwright.core.bash_syntax import parse_bash, unquote_word
+from hookwright.core.bash_syntax import parse_bash, parsed_bash, unquote_word
 from hookwright.core.tool_actions import derive_actions
 
 __all__ = [
@@ -237,8 +237,7 @@ def _simple_command(node: Any, extra_args: list[Any]) -> _SimpleCommand | None:
 
 @functools.lru_cache(maxsize=512)
 def _analyse_bash(command: str) -> _BashAnalysis | None:
-    tree = parse_bash(command.encode("utf-8", "surrogatepass"))
-    root = tree.root_node
+    root = parsed_bash(command).root_node
     if root.has_error:
         return None
     found: list[_SimpleCommand] = []

@@ -19,18 +19,15 @@ import functools
 from typing import Any, Final
 
 from hookwright.core.actions import Action, FileRead, FileWrite, ProcExec
-from hookwright.core.bash_syntax import parse_bash, unquote_word
+from hookwright.core.bash_syntax import parsed_bash, query_matches, unescape_word, unquote_word
 from hookwright.core.programs import command_actions
 from hookwright.core.shell_scope import Scope, Stdin, Word
 
 __all__ = ["shell_actions"]
 
 _EXPANSIONS: Final = frozenset({"command_substitution", "simple_expansion", "expansion"})
-#: Nodes that hold no command nor redirection: the walk does not go into them.
-_LEAVES: Final = frozenset(
-    {"word", "raw_string", "number", "variable_name", "command_name", "file_descriptor"}
-    | {"string_content", "special_variable_name", "comment", "ansi_c_string", "heredoc_start"}
-)
+#: Every simple command and file redirection of a script, in source order.
+_COMMANDS_AND_REDIRECTS: Final = "[(command) @command (file_redirect) @redirect]"
 _WRITE_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 
@@ -44,54 +41,79 @@ def shell_actions(command: str, cwd: str, home: str) -> tuple[Action, ...]:
 def _cached(command: str, cwd: str, home: str) -> tuple[Action, ...]:
     scope = Scope(cwd, home, script_actions, command_actions)
     script_actions(command, scope)
-    return tuple(dict.fromkeys(scope.out)) or (ProcExec(()),)
+    actions = tuple(dict.fromkeys(scope.out))
+    if not actions or not isinstance(actions[0], ProcExec):
+        # a redirection alone (``> x``, ``< x``) runs no program: the empty argv says so
+        return (ProcExec(()), *actions)
+    return actions
 
 
 def script_actions(script: str, scope: Scope) -> None:
     """Append the actions of `script` to the scope's; a script that does not parse cleanly is
-    one opaque ``ProcExec``."""
-    root = parse_bash(script.encode("utf-8", "surrogatepass")).root_node
+    one opaque ``ProcExec``. The parse is the one an `if` rule's analysis of the same command
+    made (`parsed_bash`), and the commands and redirections are found by a query, in C."""
+    root = parsed_bash(script).root_node
     if root.has_error:
         scope.out.append(ProcExec((script,), opaque=True))
         return
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind == "command":
-            _command(node, scope)
-        elif kind == "file_redirect":
-            _redirect(node, scope)
-        if kind not in _LEAVES:
-            stack.extend(reversed(node.named_children))
+    source = _Source(script)
+    for _, captured in query_matches(root, _COMMANDS_AND_REDIRECTS):
+        if "command" in captured:
+            _command(captured["command"][0], scope, source)
+        else:
+            _redirect(captured["redirect"][0], scope, source)
 
 
-def word_of(node: Any) -> Word:
-    """The shell word of a syntax node (dynamic when it holds an expansion)."""
+class _Source:
+    """A script's text read by the byte offsets of its syntax nodes: an ASCII script's own
+    string is sliced (no bytes made, nothing decoded), any other's node bytes decoded."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, script: str) -> None:
+        self.text = script if script.isascii() else None
+
+    def of(self, node: Any) -> str:
+        if self.text is not None:
+            return self.text[node.start_byte : node.end_byte]
+        data: bytes = node.text
+        return data.decode("utf-8", "replace")
+
+
+def word_of(node: Any, source: _Source) -> Word:
+    """The shell word of a syntax node (dynamic when it holds an expansion). A one-token word
+    (``ls``, ``'a b'``) is read from the source, with no walk below it."""
+    if node.type == "command_name" and node.child_count == 1:
+        node = node.children[0]
+    kind = node.type
+    if kind == "word":
+        return Word(unescape_word(source.of(node)))
+    if kind == "raw_string":
+        return Word(source.of(node)[1:-1])
     stack = [node]
     while stack:
         current = stack.pop()
         if current.type in _EXPANSIONS:
-            text: bytes = node.text
-            return Word(text.decode("utf-8", "replace"), dynamic=True)
+            return Word(source.of(node), dynamic=True)
         stack.extend(current.children)
     return Word(unquote_word(node))
 
 
-def _command(node: Any, scope: Scope) -> None:
+def _command(node: Any, scope: Scope, source: _Source) -> None:
     name = node.child_by_field_name("name")
     if name is None:
         return
-    words = [word_of(name)] + [word_of(arg) for arg in node.children_by_field_name("argument")]
-    command_actions(words, scope, Stdin(_stdin_script(node), _piped(node)))
+    arguments = node.children_by_field_name("argument")
+    words = [word_of(name, source)] + [word_of(arg, source) for arg in arguments]
+    command_actions(words, scope, Stdin(_stdin_script(node, source), _piped(node)))
 
 
-def _redirect(node: Any, scope: Scope) -> None:
+def _redirect(node: Any, scope: Scope, source: _Source) -> None:
     operator = next((child.type for child in node.children if not child.is_named), "")
     targets = node.children_by_field_name("destination")
     if not targets or targets[0].type == "number":
         return
-    target = word_of(targets[0])
+    target = word_of(targets[0], source)
     if target.text == "-":
         return
     if operator in _WRITE_REDIRECTS:
@@ -100,7 +122,7 @@ def _redirect(node: Any, scope: Scope) -> None:
         scope.file(FileRead, target)
 
 
-def _stdin_script(node: Any) -> str | None:
+def _stdin_script(node: Any, source: _Source) -> str | None:
     """The text a command reads on its standard input from a heredoc or a here-string."""
     holders = [node]
     parent = node.parent
@@ -109,12 +131,11 @@ def _stdin_script(node: Any) -> str | None:
     for holder in holders:
         for child in holder.children:
             if child.type == "herestring_redirect" and child.named_children:
-                return word_of(child.named_children[-1]).text
+                return word_of(child.named_children[-1], source).text
             if child.type == "heredoc_redirect":
                 for part in child.children:
                     if part.type == "heredoc_body":
-                        body: bytes = part.text
-                        return body.decode("utf-8", "replace")
+                        return source.of(part)
     return None
 
 

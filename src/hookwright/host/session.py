@@ -15,6 +15,7 @@ import logging
 import time
 import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -72,6 +73,7 @@ from hookwright.host.open import (
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
+from hookwright.monitor.watch import EngineMonitor
 from hookwright.transports.ioloop import IoLoop
 
 opening.register_tool_result_readers()
@@ -259,6 +261,15 @@ class HookSession:
     @property
     def session_id(self) -> str:
         return self.identity.session_id
+
+    def tool_span(self, tool_name: str, call_id: str) -> AbstractContextManager[None]:
+        """The tool call's OpenTelemetry `execute_tool` span, open while the block runs (its
+        PreToolUse to its PostToolUse), when the engine sends spans; else nothing."""
+        monitor = self.engine.monitor
+        spans = monitor.spans if isinstance(monitor, EngineMonitor) else None
+        if spans is None:
+            return nullcontext()
+        return spans.tool_call(self.session_id, tool_name, call_id)
 
     def add_frontmatter_hooks(
         self,

@@ -4,9 +4,11 @@ With ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``)
 engine sends its dispatches to that collector, the other standard ``OTEL_EXPORTER_OTLP_*``
 variables (headers, protocol options) read by the exporter itself. Each dispatch that ran a
 hook is a span (``dispatch <event>``) with one child span per hook run (``hook <event>
-<hook>``). Every span of a session is in one trace whose id is derived from the session id, so
-the events of one session answered by separate processes (the Claude Code command hook) land
-in one trace; the dispatch spans hang under the session's root span (``session``, its span id
+<hook>``); a host that runs tools wraps each call in an ``execute_tool <tool>`` span of the
+GenAI agent conventions (`tool_call`, `otel_tool`), under which that call's dispatches hang.
+Every span of a session is in one trace whose id is derived from the session id, so the
+events of one session answered by separate processes (the Claude Code command hook) land in
+one trace; the other spans hang under the session's root span (``session``, its span id
 derived from the session id too), which the engine that sees the session end (SessionEnd)
 sends, from the first dispatch it saw of that session. Every string of a span (its name, each
 attribute, its status) is redacted with the audit's secrets, by the audit's rule
@@ -22,12 +24,15 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hookwright.core import redaction
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
+from hookwright.monitor.otel_tool import ToolSpan, tool_attributes
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
@@ -74,7 +79,7 @@ def _call_attributes(inp: HookInput) -> dict[str, Any]:
 
 def _hook_attributes(spec: HookSpec, result: HookResult | None, duration_ns: int) -> dict[str, Any]:
     values: dict[str, Any] = {
-        "hookwright.hook": spec.name,
+        "hookwright.hook.name": spec.name,
         "hookwright.dialect": spec.dialect,
         "hookwright.source": spec.source,
         "hookwright.duration_ms": round(duration_ns / 1e6, 3),
@@ -115,6 +120,8 @@ class DispatchSpans:
         self.tracer = tracer
         self.audit = audit
         self._first_seen: OrderedDict[str, int] = OrderedDict()
+        #: The `execute_tool` spans open now, by (session id, tool call id).
+        self._tools: dict[tuple[str, str], ToolSpan] = {}
         self._lock = threading.Lock()
 
     def _session_context(self, session_id: str | None) -> Any:
@@ -132,17 +139,59 @@ class DispatchSpans:
                 if len(self._first_seen) > MAX_OPEN_SESSIONS:
                     self._first_seen.popitem(last=False)
 
+    @contextmanager
+    def tool_call(self, session_id: str | None, tool_name: str, call_id: str) -> Iterator[None]:
+        """The `execute_tool` span of one tool call, open while the block runs: the call's
+        hook events are dispatched inside it (`otel_tool`)."""
+        started = time.time_ns()
+        self._seen(session_id, started)
+        secrets = self.audit.secrets
+        span = self.tracer.start_span(
+            redaction.redact(f"execute_tool {tool_name}", secrets),
+            context=self._session_context(session_id),
+            start_time=started,
+            attributes=_present(tool_attributes(tool_name, call_id, session_id), secrets),
+        )
+        key = (session_id or "", call_id)
+        with self._lock:
+            self._tools[key] = ToolSpan(span, self._trace.set_span_in_context(span))
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._tools.pop(key, None)
+            span.end()
+
+    def _tool_of(self, inp: HookInput) -> ToolSpan | None:
+        """The open `execute_tool` span `inp` belongs to, if any."""
+        if not self._tools or inp.event not in TOOL_EVENTS:
+            return None
+        call_id = inp.payload.get("tool_use_id")
+        return self._tools.get((inp.session_id or "", call_id)) if call_id else None
+
+    def quiet(self, inp: HookInput, verdict: Verdict) -> None:
+        """A dispatch that ran no hook: no span of its own, but the tool call it belongs to
+        learns of it, and SessionEnd still ends the session's root."""
+        tool = self._tool_of(inp)
+        if tool is not None:
+            tool.note(inp, verdict, self.audit.secrets)
+        if inp.event is Event.SessionEnd:
+            self.session_end(inp)
+
     def dispatch(self, inp: HookInput, verdict: Verdict, started: int) -> None:
         """One dispatch (`started`: its `time.time_ns()`), ending now."""
         ended = time.time_ns()
         started = started or ended
         self._seen(inp.session_id, started)
         secrets = self.audit.secrets
+        tool = self._tool_of(inp)
+        if tool is not None:
+            tool.note(inp, verdict, secrets)
         attributes = _call_attributes(inp)
         decision = verdict.decision.value if verdict.decision else None
         span = self.tracer.start_span(
             f"dispatch {inp.event.value}",
-            context=self._session_context(inp.session_id),
+            context=self._session_context(inp.session_id) if tool is None else tool.context,
             start_time=started,
             attributes=_present(
                 {

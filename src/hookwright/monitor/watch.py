@@ -52,8 +52,8 @@ class EngineMonitor:
 
     def after(self, inp: HookInput, verdict: Verdict, mark: int) -> None:
         if not verdict.runs:
-            if self.spans is not None and inp.event is Event.SessionEnd:
-                self.spans.session_end(inp)
+            if self.spans is not None:
+                self.spans.quiet(inp, verdict)
             return
         if debug.on:
             tracing.results(verdict)

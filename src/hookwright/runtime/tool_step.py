@@ -154,7 +154,8 @@ class ToolStep:
         batch: list[CallOutcome] = []
         stop_after: str | None = None
         for call in calls:
-            outcome = await self._call(call, iteration, single=len(calls) == 1)
+            with self.hooks.tool_span(call.name, call.id):
+                outcome = await self._call(call, iteration, single=len(calls) == 1)
             batch.append(outcome)
             if outcome.stop and stop_after is None:
                 stop_after = outcome.stop

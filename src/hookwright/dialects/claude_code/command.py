@@ -152,7 +152,7 @@ class CommandCodec:
         background = self.config.is_async
         timeout = self.timeout if background or ctx.timeout is None else ctx.timeout
         return Envelope(
-            body=encode_stdin(inp),
+            body=encode_stdin(inp, actions=self.config.actions),
             command=command,
             argv=argv,
             shell=shell,

@@ -59,6 +59,8 @@ class CommandHook(_Handler):
     rewakeMessage: str | None = None
     rewakeSummary: str | None = None
     onFailure: OnFailure = "continue"
+    #: The input carries the call's canonical actions (``hookwright_actions``).
+    actions: bool = False
 
     _on_failure = field_validator("onFailure", mode="before")(_fails_closed)
 
@@ -73,6 +75,8 @@ class HttpHook(_Handler):
     headers: dict[str, str] = Field(default_factory=dict)
     allowedEnvVars: list[str] = Field(default_factory=list)
     onFailure: OnFailure = "continue"
+    #: The request body carries the call's canonical actions (``hookwright_actions``).
+    actions: bool = False
 
     _on_failure = field_validator("onFailure", mode="before")(_fails_closed)
 

@@ -111,7 +111,7 @@ class HttpCodec:
             for name, value in self.config.headers.items()
         }
         return Envelope(
-            body=encode_body(inp),
+            body=encode_body(inp, actions=self.config.actions),
             url=url,
             method="POST",
             headers=headers,

@@ -21,6 +21,7 @@ import json
 import math
 from typing import Any, Final
 
+from hookwright.core.actions import WIRE_FIELD, actions_json
 from hookwright.core.events import Event, HookInput
 
 E = Event
@@ -175,8 +176,10 @@ def _value(inp: HookInput, name: str) -> Any:
     return value
 
 
-def encode_input(inp: HookInput) -> dict[str, Any]:
-    """The JSON object Claude Code would send for `inp`, in Claude Code's field order."""
+def encode_input(inp: HookInput, *, actions: bool = False) -> dict[str, Any]:
+    """The JSON object Claude Code would send for `inp`, in Claude Code's field order; with
+    `actions` (the hook's ``"actions": true``), a tool call's canonical actions last
+    (``hookwright_actions``), which Claude Code never sends."""
     event = inp.event
     fields = EVENT_FIELDS.get(event, ())
     wire: dict[str, Any] = {}
@@ -202,6 +205,8 @@ def encode_input(inp: HookInput) -> dict[str, Any]:
         if value is None and (event, name) in NULL_FIELDS:
             wire[name] = None
         put(name, value)
+    if actions and inp.tool_name:
+        wire[WIRE_FIELD] = actions_json(inp.actions)
     return wire
 
 
@@ -226,11 +231,11 @@ def js_json(value: Any) -> bytes:
     return text.encode("utf-8", errors="backslashreplace")
 
 
-def encode_body(inp: HookInput) -> bytes:
+def encode_body(inp: HookInput, *, actions: bool = False) -> bytes:
     """The HTTP hook request body: the input JSON."""
-    return js_json(encode_input(inp))
+    return js_json(encode_input(inp, actions=actions))
 
 
-def encode_stdin(inp: HookInput) -> bytes:
+def encode_stdin(inp: HookInput, *, actions: bool = False) -> bytes:
     """What a command hook reads: the input JSON and a single newline."""
-    return encode_body(inp) + b"\n"
+    return encode_body(inp, actions=actions) + b"\n"

@@ -30,6 +30,8 @@ class HookBinding:
     workspace_root: Path
     file: str
     secrets: SecretValues = field(default_factory=SecretValues)
+    #: The handler asked for the tool call's canonical actions (``actions: true``).
+    actions: bool = False
 
     def redact(self, text: str) -> str:
         return redact_all(text, self.secrets)

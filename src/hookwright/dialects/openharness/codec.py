@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from hookwright.core.actions import WIRE_FIELD, actions_json
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult
 from hookwright.core.spec import RunContext
@@ -89,6 +90,8 @@ class OpenHarnessCodec:
         b = self.binding
         raw = build_envelope(inp, oh_event=b.oh_event, workspace_root=b.workspace_root)
         loaded: dict[str, Any] = json.loads(json.dumps(raw, default=str))
+        if b.actions and inp.tool_name:
+            loaded[WIRE_FIELD] = actions_json(inp.actions)
         return loaded
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:

@@ -230,6 +230,13 @@ def final_response(inp: HookInput) -> bool:
     return inp.payload.get("final_response") is not False
 
 
+def _asks_for_actions(hook: HookFile) -> bool:
+    """A command or http handler's ``actions: true``: its envelope carries the tool call's
+    canonical actions."""
+    handler = hook.handler
+    return isinstance(handler, CommandHandler | HttpHandler) and handler.actions
+
+
 def _specs(
     hook: HookFile,
     root: Path,
@@ -254,6 +261,7 @@ def _specs(
             workspace_root=root,
             file=file,
             secrets=secrets,
+            actions=_asks_for_actions(hook),
         )
         specs.append(
             HookSpec(

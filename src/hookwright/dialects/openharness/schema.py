@@ -2,8 +2,9 @@
 
 It follows the real project's `docs/schemas/hook.schema.json`: unknown fields are rejected at
 every level, `timeout_seconds` is an integer of at least 1 and maps hold strings only. Where we
-differ: the capability list also accepts the seed's `patch_tool_input`, and an http `url` must
-be http(s) with a host.
+differ: the capability list also accepts the seed's `patch_tool_input`, an http `url` must
+be http(s) with a host, and a command or http handler may ask for the tool call's canonical
+actions (`actions: true`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ class CommandHandler(BaseModel):
     cwd: str | None = None
     timeout_seconds: Timeout | None = None
     environment: dict[str, str] | None = None
+    actions: bool = Field(
+        default=False,
+        description="hookwright: the envelope carries the tool call's canonical actions "
+        "(`hookwright_actions`).",
+    )
 
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -72,6 +78,11 @@ class HttpHandler(BaseModel):
     method: HttpMethod | None = None
     headers: dict[str, str] | None = None
     timeout_seconds: Timeout | None = None
+    actions: bool = Field(
+        default=False,
+        description="hookwright: the request body carries the tool call's canonical actions "
+        "(`hookwright_actions`).",
+    )
 
     @field_validator("url")
     @classmethod

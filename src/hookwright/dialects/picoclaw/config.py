@@ -103,6 +103,9 @@ class ProcessConfig(BaseModel):
     protocol: Protocol | None = None
     seed_event_kind: Literal["name", "index"] = "index"
     restart: RestartConfig = Field(default_factory=RestartConfig)
+    #: Our addition: tool methods' params carry the call's canonical actions
+    #: (``hookwright_actions``).
+    actions: bool = False
 
     @field_validator("transport")
     @classmethod

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
+from hookwright.core.actions import WIRE_FIELD, actions_json
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import RunContext
@@ -61,6 +62,7 @@ class PicoClawCodec:
     __slots__ = (
         "_last",
         "_params",
+        "actions",
         "method",
         "name",
         "protocol",
@@ -69,8 +71,17 @@ class PicoClawCodec:
         "wire_method",
     )
 
-    def __init__(self, target: Target, method: str, protocol: WireProtocol, timeout: float):
+    def __init__(
+        self,
+        target: Target,
+        method: str,
+        protocol: WireProtocol,
+        timeout: float,
+        actions: bool = False,
+    ):
         self.target = target
+        #: The process asked for the calls' canonical actions (``"actions": true``).
+        self.actions = actions
         self.name = target.name
         self.method = method
         self._params = params_builder(method)
@@ -86,6 +97,8 @@ class PicoClawCodec:
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
         params = self._params(inp, self.method, self.protocol)
+        if self.actions and inp.tool_name:
+            params[WIRE_FIELD] = actions_json(inp.actions)
         if debug.state.on:
             debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
         last = self._last
@@ -138,10 +151,11 @@ class PicoClawCodec:
 
 
 def picoclaw_handler(
-    target: Target, method: str, protocol: WireProtocol, timeout: float
+    target: Target, method: str, protocol: WireProtocol, timeout: float, *, actions: bool = False
 ) -> Handler:
-    """One method of one PicoClaw hook as an engine handler."""
-    codec = PicoClawCodec(target, method, protocol, timeout)
+    """One method of one PicoClaw hook as an engine handler; with `actions`, the tool methods'
+    params carry the call's canonical actions."""
+    codec = PicoClawCodec(target, method, protocol, timeout, actions)
     return Handler(target.transport(), codec, enforces_timeout=True)
 
 

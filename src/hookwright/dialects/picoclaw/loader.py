@@ -116,6 +116,7 @@ def _spec(
     origin: str,
     protocol: WireProtocol,
     fingerprint: str | None = None,
+    actions: bool = False,
 ) -> HookSpec:
     approve = method == "approve_tool"
     if timeout_ms is not None:
@@ -125,7 +126,7 @@ def _spec(
     return HookSpec(
         name=target.name,
         event=event,
-        handler=picoclaw_handler(target, method, protocol, timeout),
+        handler=picoclaw_handler(target, method, protocol, timeout, actions=actions),
         source=source,
         dialect=DIALECT,
         mode="chain",
@@ -228,6 +229,7 @@ def _process_specs(
             origin=f"{entry.file}:{where}",
             protocol=entry.protocol,
             fingerprint=fingerprint,
+            actions=entry.config.actions,
         )
         for method in methods
         for event in method_events(method)
