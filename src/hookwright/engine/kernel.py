@@ -488,14 +488,16 @@ class HookEngine:
 
     def close(self) -> None:
         """Close from synchronous code; from a coroutine, `await aclose()`. Raises
-        RuntimeError when called on the engine's own event loop (its I/O loop or the loop it
-        runs async hooks on): it would wait forever on the loop it blocks."""
-        self._refuse_own_loop()
+        RuntimeError when hooks hold resources that must be closed on the engine's own event
+        loop (its I/O loop or the loop it runs async hooks on) and it is called from a
+        coroutine on that loop: it would wait forever on the loop it blocks."""
         closers = [
             closer
             for spec in self.hooks()
             if (closer := getattr(spec.handler, "aclose", None)) is not None
         ]
+        if closers:
+            self._refuse_own_loop()
         self.observers.drain(timeout=2.0)
         if closers:
             loop = self._loop()
