@@ -10,11 +10,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hookwright.core.actions import Action
-from hookwright.core.tool_actions import derive_actions
 from hookwright.core.validation import did_you_mean
+
+if TYPE_CHECKING:
+    from hookwright.core.actions import Action
 
 
 class Event(StrEnum):
@@ -287,6 +288,8 @@ class HookInput:
         per input; empty when the input names no tool."""
         actions = self._actions
         if actions is None:
+            from hookwright.core.tool_actions import derive_actions  # the parser: on first use
+
             name = self.tool_name
             actions = derive_actions(name, self.tool_input, self.cwd) if name else ()
             self._actions = actions
