@@ -263,8 +263,9 @@ def authorized(request: h11.Request, token: str) -> bool:
     return hmac.compare_digest(given, f"Bearer {token}".encode())
 
 
-def judge(request: h11.Request, endpoint: Endpoint) -> Refusal | None:
-    """Why the request is refused, from its head alone; None when its body may be read."""
+def judge(request: h11.Request, endpoint: Endpoint, project: str) -> Refusal | None:
+    """Why the request is refused, from its head alone (`project`: its URL's, see
+    `_project_name`); None when its body may be read."""
     if not loopback_host(_single(request, b"host"), endpoint.port):
         return Refusal(403, "not a loopback Host")
     if not authorized(request, endpoint.token):
@@ -273,7 +274,7 @@ def judge(request: h11.Request, endpoint: Endpoint) -> Refusal | None:
         return Refusal(404, "no such path")
     if request.method != b"POST":
         return Refusal(405, "POST only")
-    if "\0" in _project_name(request):
+    if "\0" in project:
         return Refusal(400, "the project names no folder")
     if _single(request, b"transfer-encoding") is not None:
         return Refusal(411, "a body needs a Content-Length")
@@ -333,8 +334,7 @@ def _project_name(request: h11.Request) -> str:
     return named[0] if named else ""
 
 
-async def _answer(request: h11.Request, body: bytes, answer: Answer) -> tuple[int, bytes]:
-    name = _project_name(request)
+async def _answer(name: str, body: bytes, answer: Answer) -> tuple[int, bytes]:
     reply = await answer(body, Path(name) if name else None, None)
     if reply.exit != 0:
         return 500 if reply.failed else 400, reply.stderr.encode()
@@ -351,8 +351,9 @@ async def _exchange(
 ) -> bool:
     """Answer one request whose head was read; True when the connection must close."""
     bodiless = request.method == b"HEAD"
+    project = _project_name(request)
     try:
-        refusal = judge(request, endpoint)
+        refusal = judge(request, endpoint, project)
         if refusal is not None:
             raise refusal
         body = await read_body(conn, parser, body_length(request), limits)
@@ -360,7 +361,7 @@ async def _exchange(
         text = f"hookwright: {exc}\n".encode()
         await _send(conn, _response(parser, exc.status, text, None, bodiless=bodiless), limits.body)
         return True
-    status, payload = await _answer(request, body, answer)
+    status, payload = await _answer(project, body, answer)
     await _send(conn, _response(parser, status, payload, limits.idle), limits.body)
     return False
 
