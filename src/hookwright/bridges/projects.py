@@ -125,6 +125,9 @@ class WarmProjects:
         self._warm: OrderedDict[Path, _Warm] = OrderedDict()
         self._loading = asyncio.Lock()
         self._trust: tuple[Fingerprint, TrustPolicy] | None = None
+        #: The trust store's file, fingerprinted on every event (named once: building the
+        #: path cost as much as the `lstat`).
+        self._trust_path = TrustStore(home).path
 
     @property
     def projects(self) -> list[str]:
@@ -165,7 +168,7 @@ class WarmProjects:
             warm.used = time.monotonic()
 
     def _trust_key(self) -> Fingerprint | None:
-        return fingerprint(TrustStore(self.home).path)
+        return fingerprint(self._trust_path)
 
     def _trusts(self, root: Path, key: Fingerprint | None) -> bool:
         """The trust store's answer, read again whenever the store's file changed."""
