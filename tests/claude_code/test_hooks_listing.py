@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cli_runner import run_hookwright as hookwright
+from hookwright.cli.hooks_listing import hooks_listing
+from hookwright.cli.hooktable import HookRow
 
 SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).parent / "data" / "hooks_listing_2.1.332.json").read_text()
@@ -138,3 +140,48 @@ def test_the_schema_check_names_what_differs() -> None:
     assert "h.extraField: not in Claude Code's listing" in errors
     assert "h.source: missing" in errors and "h.disabled: False is not true" in errors
     assert shape_errors({"timeout": True}, "hook", "h").count("h.timeout: True is not a number")
+
+
+def row(**fields: Any) -> HookRow:
+    base: dict[str, Any] = {
+        "event": "PreToolUse",
+        "index": 1,
+        "name": "command:./check.sh",
+        "source": "user",
+        "dialect": "claude_code",
+        "matcher": "Bash",
+        "if_rule": "",
+        "mode": "parallel",
+        "timeout": None,
+        "origin": "settings.json:hooks.PreToolUse[0].hooks[0]",
+        "trusted": True,
+        "note": "",
+    }
+    return HookRow(**{**base, **fields})
+
+
+def test_rows_are_grouped_by_matcher_and_display_strings_reveal_control_characters() -> None:
+    rows = [
+        row(name="command:a", matcher="Bash"),
+        row(name="command:b\x1b[2J", matcher="Edit", once=True),
+        row(name="command:c", matcher="Bash", not_run="missing_command"),
+        row(name="command:d", event="Stop", matcher="*", not_run="not_bound"),
+    ]
+    answer = hooks_listing(rows)
+    assert shape_errors(answer, "listing", "listing") == []
+    hooks = answer["hooks"]
+    assert isinstance(hooks, list)
+    assert [(h["matcher"], h["commandText"]) for h in hooks] == [
+        ("Bash", "a"),
+        ("Bash", "c"),
+        ("Edit", "b\\u001b[2J"),
+        ("", "d"),
+    ]
+    assert [("runsOnce" in h, h.get("disabled")) for h in hooks] == [
+        (False, None),
+        (False, None),  # a missing program still runs, and fails
+        (True, None),
+        (False, True),
+    ]
+    assert hooks[3]["hookwright"]["not_run"] == "not_bound"
+    assert hooks[0]["source"] == "userSettings" and hooks[0]["hookwright"]["source"] == "user"
