@@ -4,10 +4,12 @@ Code version the tests pin), a wide terminal."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from claude_pin import PIN_ENV
 
@@ -33,3 +35,9 @@ def run_hookwright(
         env=full_env,
         timeout=timeout,
     )
+
+
+def hookwright_rows(listing_json: str) -> list[dict[str, Any]]:
+    """hookwright's own row of each hook in a `hooks list --json` listing, in listed order."""
+    listing = json.loads(listing_json)
+    return [hook["hookwright"] for hook in listing["hooks"]]

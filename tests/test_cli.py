@@ -180,7 +180,7 @@ def test_hooks_list_fits_80_columns_grouped_by_event(tmp_path: Path, isolated_ho
 def test_hooks_list_json(tmp_path: Path, isolated_home: Path) -> None:
     project = write_project(tmp_path / "proj")
     proc = hookwright("hooks", "list", "--json", "-p", str(project), home=isolated_home)
-    rows = json.loads(proc.stdout)
+    rows = [hook["hookwright"] for hook in json.loads(proc.stdout)["hooks"]]
     assert [(r["event"], r["index"], r["name"]) for r in rows] == [
         ("PreToolUse", None, "no-rm"),
         ("PreToolUse", None, "ctx"),

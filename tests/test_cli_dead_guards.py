@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli_runner import run_hookwright
+from cli_runner import hookwright_rows, run_hookwright
 
 hookwright = functools.partial(run_hookwright, timeout=60)
 
@@ -194,7 +194,7 @@ def test_a_misspelled_matcher_never_runs_as_a_catch_all(
     assert "hooks.PreToolUse[0].matchr: unknown field" in proc.stderr
     hookwright("trust", str(project), home=isolated_home)
     listed = hookwright("hooks", "list", "--json", "-p", str(project), home=isolated_home)
-    [row] = [row for row in json.loads(listed.stdout) if row["not_run"]]
+    [row] = [row for row in hookwright_rows(listed.stdout) if row["not_run"]]
     # Listings shorten a long command: the row is the misspelled group's touch of `widened`.
     name = row["name"].removesuffix("…")
     assert f"command:touch {widened}".startswith(name) and row["not_run"] == "not_bound"

@@ -9,7 +9,7 @@ import functools
 import json
 from pathlib import Path
 
-from cli_runner import run_hookwright
+from cli_runner import hookwright_rows, run_hookwright
 from hookwright.host import HookSession
 
 hookwright = functools.partial(run_hookwright, timeout=60)
@@ -44,7 +44,7 @@ def listed(project: Path, home: Path) -> tuple[set[tuple[str, str]], str]:
     """The hooks `hooks list --json` says will not run, with why, and its stderr."""
     proc = hookwright("hooks", "list", "--json", "-p", str(project), home=home)
     assert proc.returncode == 0, proc.stderr
-    rows = json.loads(proc.stdout)
+    rows = hookwright_rows(proc.stdout)
     return {(row["name"], row["not_run"]) for row in rows if row["not_run"]}, proc.stderr
 
 

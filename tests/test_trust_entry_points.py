@@ -29,7 +29,7 @@ import pytest
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
-from cli_runner import run_hookwright
+from cli_runner import hookwright_rows, run_hookwright
 from terminal import Terminal
 
 hookwright = functools.partial(run_hookwright, timeout=90)
@@ -159,7 +159,7 @@ def test_hooks_list_shows_untrusted_hooks_and_runs_none(
     listed_json = hookwright(
         "hooks", "list", "--json", "-p", str(hostile.project), home=isolated_home, env=hostile.env
     )
-    rows = json.loads(listed_json.stdout)
+    rows = hookwright_rows(listed_json.stdout)
     assert all(not row["trusted"] for row in rows)
     assert {(row["name"], row["source"], row["dialect"]) for row in rows} >= {
         ("native-guard", "project", "native"),

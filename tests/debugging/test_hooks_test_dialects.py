@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli_runner import run_hookwright
+from cli_runner import hookwright_rows, run_hookwright
 from hookwright.cli.dialect_input import SKILL_TIMINGS
 from hookwright.dialects.skills import TIMINGS
 
@@ -44,7 +44,7 @@ def test_hooks_list_shows_every_skills_hooks(tmp_path: Path, isolated_home: Path
     assert "reader/careful" in proc.stdout and "reader/truncated-content-hint" in proc.stdout
     assert "skill prompt hook (after_tool_call)" in proc.stdout
     only = hooks("list", "-p", str(project), "--skill", "reader", "--json", home=isolated_home)
-    names = {row["name"] for row in json.loads(only.stdout)}
+    names = {row["name"] for row in hookwright_rows(only.stdout)}
     assert names == {"reader/careful", "reader/truncated-content-hint"}
 
 

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cli_runner import hookwright_rows
 from cli_runner import run_hookwright as hookwright
 from hookwright.host import FailurePolicy, HookInfo, HookSession
 from hookwright.host.failure_policy import FailureMode, failure_mode
@@ -175,7 +176,7 @@ def test_hooks_list_and_validate_say_how_each_hook_fails(
 
     listed = hookwright("hooks", "list", "--json", "-p", str(project), home=isolated_home)
     assert listed.returncode == 0, listed.stderr
-    rows = {row["name"]: row for row in json.loads(listed.stdout)}
+    rows = {row["name"]: row for row in hookwright_rows(listed.stdout)}
     assert (rows["command:./guard.sh"]["fails"], rows["command:./guard.sh"]["closed_by"]) == (
         "closed",
         rule,

@@ -18,6 +18,7 @@ from typer.core import TyperGroup
 
 from hookwright.cli import validate as validation
 from hookwright.cli.audit_cmd import audit_app
+from hookwright.cli.hooks_listing import hooks_listing
 from hookwright.cli.hooks_test import HooksTest
 from hookwright.cli.hooks_test import run as run_hooks_test
 from hookwright.cli.project import (
@@ -190,7 +191,10 @@ def hooks_list(
     config: ConfigOpt = None,
     event: Annotated[str | None, typer.Option(help="Only this event.", metavar="EVENT")] = None,
     json_out: Annotated[
-        bool, typer.Option("--json", help="One JSON array of hooks.", metavar="")
+        bool,
+        typer.Option(
+            "--json", help="One JSON object: Claude Code's hooks listing shape.", metavar=""
+        ),
     ] = False,
     skill: SkillOpt = None,
 ) -> None:
@@ -225,7 +229,13 @@ def _print_hooks(
     rows: list[hooktable.HookRow], hooks: BoundHooks, project: Path, json_out: bool
 ) -> None:
     if json_out:
-        sys.stdout.write(json.dumps(hooktable.as_json(rows), ensure_ascii=False) + "\n")
+        skipped = [
+            (d.file, d.message)
+            for d in hooks.loaded.diagnostics
+            if d.severity == "error" and not d.path
+        ]
+        listing = hooks_listing(rows, list(dict.fromkeys(skipped)))
+        sys.stdout.write(json.dumps(listing, ensure_ascii=False) + "\n")
         return
     console = _stdout_console()
     if not rows:

@@ -4,8 +4,8 @@ fails closed (what closed it), so the listing reads at 80 columns."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -50,6 +50,8 @@ class HookRow:
     not_run: NotRunReason | None = None
     fails: str = "open"
     closed_by: str | None = None
+    once: bool = False
+    tier: str | None = None
 
 
 def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -> HookRow:
@@ -69,6 +71,8 @@ def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -
         note=spec.description or "",
         fails=mode.fails,
         closed_by=mode.closed_by,
+        once=spec.once,
+        tier=spec.tier,
     )
 
 
@@ -118,10 +122,6 @@ def collect(
         rows += [not_run_row(event, item, policy) for item in not_run if event in item.hook.events]
     rows += [not_run_row(None, item, policy) for item in not_run if not item.hook.events]
     return rows
-
-
-def as_json(rows: Iterable[HookRow]) -> list[dict[str, object]]:
-    return [asdict(row) for row in rows]
 
 
 def _shorter_origin(origin: str, project: Path | None) -> str:
