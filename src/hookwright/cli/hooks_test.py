@@ -107,7 +107,9 @@ def run(args: HooksTest) -> int:
         if evaluator is not None:
             engine.services = replace(engine.services, evaluator=evaluator)
         output = _dispatch(engine, project, declared_by, trust, inp, args, input_notes)
-    sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+    # One line for scripts; indented for a person reading a terminal.
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(output, ensure_ascii=False, indent=indent) + "\n")
     return 0
 
 

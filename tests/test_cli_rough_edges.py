@@ -1,0 +1,41 @@
+"""Small manners of the command line, each through the real `python -m hookwright`: what a
+terminal gets versus a pipe, ids where paths were wanted, one-line refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_runner import run_hookwright as hookwright
+from terminal import Terminal
+
+
+def _deny_project(root: Path) -> Path:
+    hooks = root / ".hookwright"
+    hooks.mkdir(parents=True)
+    (hooks / "guards.py").write_text(
+        "from hookwright import deny\ndef no_rm(inp):\n    return deny('rm is blocked')\n"
+    )
+    (hooks / "hooks.yaml").write_text(
+        "hooks:\n  - {name: no-rm, event: PreToolUse, matcher: Bash, call: 'guards:no_rm'}\n"
+    )
+    return root
+
+
+def test_hooks_test_indents_its_verdict_for_a_terminal_and_not_for_a_pipe(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = _deny_project(tmp_path / "proj")
+    given = tmp_path / "input.json"
+    given.write_text(json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm x"}}))
+    args = ["hooks", "test", "PreToolUse", "-i", str(given), "-p", str(project)]
+    piped = hookwright(*args, home=isolated_home)
+    assert piped.returncode == 0, piped.stderr
+    assert len(piped.stdout.splitlines()) == 1
+    terminal = Terminal(args, isolated_home, tmp_path)
+    terminal.expect("}")
+    assert terminal.close() == 0
+    shown = terminal.output.replace("\r\n", "\n")
+    assert '\n  "decision": "deny",\n' in shown
+    start = shown.index("{")
+    assert json.loads(shown[start:]) == json.loads(piped.stdout)
