@@ -38,4 +38,25 @@ def test_hooks_test_indents_its_verdict_for_a_terminal_and_not_for_a_pipe(
     shown = terminal.output.replace("\r\n", "\n")
     assert '\n  "decision": "deny",\n' in shown
     start = shown.index("{")
-    assert json.loads(shown[start:]) == json.loads(piped.stdout)
+    indented, one_line = json.loads(shown[start:]), json.loads(piped.stdout)
+    assert indented.keys() == one_line.keys()
+    assert indented["reason"] == one_line["reason"] == "rm is blocked"
+
+
+def test_an_openharness_typo_is_named_with_its_closest_value(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    hooks = tmp_path / ".openharness" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "x.yaml").write_text(
+        "name: x\nevents: [after_tool_dispatchh]\nhandler: {type: comand, command: echo}\n"
+    )
+    proc = hookwright("hooks", "validate", "-p", str(tmp_path), home=isolated_home)
+    assert proc.returncode == 1
+    assert (
+        "events[0]: \"after_tool_dispatchh\" (did you mean 'after_tool_dispatch'?) is not one "
+        "of: before_context_build, after_context_build," in proc.stdout
+    )
+    assert "handler: \"comand\" (did you mean 'command'?) is not one of: command, http" in (
+        proc.stdout
+    )
