@@ -254,8 +254,9 @@ def hooks_test(
         Path | None,
         typer.Option(
             "--from-transcript",
-            help="Replay a tool call recorded in this transcript.",
-            metavar="FILE",
+            help="Replay a tool call recorded in this transcript: a file, or a session id "
+            "as hookwright sessions lists it.",
+            metavar="FILE|ID",
         ),
     ] = None,
     tool_use: Annotated[
