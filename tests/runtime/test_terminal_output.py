@@ -68,7 +68,7 @@ def test_without_a_terminal_each_event_is_one_plain_line(
     assert "\x1b" not in out, "no colours or cursor movement in a pipe"
     assert out.count("recursive rm is refused") == 1, out
     (deny_line,) = [line for line in out.splitlines() if "recursive rm is refused" in line]
-    assert deny_line.startswith("⚑ PreToolUse no-rm (native, project): deny — ")
+    assert deny_line.startswith("⚑ PreToolUse no-rm (Python, .hookwright/hooks.yaml): deny — ")
     assert "(reason above) [denied by hook]" in out
     assert "⏺ Bash(git push origin main)" in out
     assert "  ↳ ran Bash(echo dry-run)" in out, "the command that actually ran"
@@ -97,7 +97,7 @@ def test_in_an_80_column_terminal_lines_wrap_under_their_text_and_a_spinner_thin
     assert "thinking…" in term.output, "a spinner while the model thinks"
     lines = [visible(line) for line in term.output.splitlines()]
     assert all(len(line) <= 80 for line in lines), "\n".join(lines)
-    start = next(i for i, line in enumerate(lines) if "recursive rm is refused" in line)
+    start = next(i for i, line in enumerate(lines) if "⚑ PreToolUse no-rm" in line)
     continuation = lines[start + 1]
     assert continuation.startswith(" " * len("⚑ PreToolUse ")), lines[start : start + 3]
     assert "↳ ran Bash(echo dry-run)" in "\n".join(lines)

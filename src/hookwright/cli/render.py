@@ -194,9 +194,10 @@ class RichRenderer:
         detail = event.get("reason") or event.get("error") or ""
         if event.get("reason"):
             self._reasons_shown.add(event["reason"].strip())
+        where = event.get("file") or event["source"]
         body = Text.assemble(
             (f"{event['hook']} ", "bold"),
-            (f"({event['dialect']}, {event['source']}): ", "dim"),
+            (f"({event.get('system') or event['dialect']}, {where}): ", "dim"),
             (what, DECISION_STYLES.get(decision or "", "magenta")),
             (f" — {_short(detail, 300)}" if detail else "", ""),
         )
@@ -204,7 +205,7 @@ class RichRenderer:
             body.append(f"\n+ context: {_short(event['context'], CONTEXT_CHARS)}", style="dim")
         for line in _tail_lines(event.get("stderr"), STDERR_LINES):
             body.append(f"\n  {line}", style="dim")
-        self._line(f"{prefix}⚑ {event['event']} ", body, "magenta")
+        self._line(f"{prefix}⚑ {event.get('event_words') or event['event']} ", body, "magenta")
 
     def _permission(self, prefix: str, event: dict[str, Any]) -> None:
         reason = event["reason"]
