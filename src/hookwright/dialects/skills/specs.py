@@ -39,6 +39,7 @@ class SkillSpecData(DialectData):
 
     timing: str
 
+
 TIMING_EVENTS: dict[str, Event] = {
     "after_user_input": Event.UserPromptSubmit,
     "before_planning": Event.PrePlanning,
