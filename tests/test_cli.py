@@ -152,7 +152,7 @@ def test_hooks_list_shows_a_table(tmp_path: Path, isolated_home: Path) -> None:
     project = write_project(tmp_path / "proj")
     proc = hookwright("hooks", "list", "-p", str(project), home=isolated_home)
     assert proc.returncode == 0, proc.stderr
-    for text in ("PreToolUse", "no-rm", "Bash(rm *)", "project", "native", "Stop", "boom"):
+    for text in ("PreToolUse", "no-rm", "Bash(rm *)", "project", "Python", "Stop", "boom"):
         assert text in proc.stdout
 
 
