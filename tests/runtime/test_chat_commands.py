@@ -169,3 +169,28 @@ def test_hooks_names_systems_own_events_and_grace_and_hides_plumbing(
     assert "as after_tool_dispatch — .openharness/hooks/note-dry-runs.yaml:events[0]" in listing
     assert "Python · project" in listing
     assert "native ·" not in listing and "claude_code ·" not in listing
+
+
+def test_after_an_interrupted_turn_one_ctrl_c_at_the_prompt_does_not_exit(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "repo"
+    script = write_project(
+        project,
+        "turns:\n  - tool_calls: [{name: Bash, arguments: {command: 'sleep 30'}}]\n",
+    )
+    term = chat(project, script, isolated_home, tmp_path / "starts.jsonl")
+    term.expect("› ")
+    term.send("slow")
+    term.expect("Allow? [y/n]")
+    term.send("y")
+    time.sleep(1)
+    term.proc.send_signal(signal.SIGINT)
+    term.expect("interrupted by user")
+    term.expect("› ")
+    term.proc.send_signal(signal.SIGINT)
+    term.expect("Ctrl-C again")
+    time.sleep(0.5)
+    assert term.proc.poll() is None, "one Ctrl-C at the prompt left the chat"
+    term.proc.send_signal(signal.SIGINT)
+    assert term.close() == 0
