@@ -60,3 +60,19 @@ def test_an_openharness_typo_is_named_with_its_closest_value(
     assert "handler: \"comand\" (did you mean 'command'?) is not one of: command, http" in (
         proc.stdout
     )
+
+
+def test_a_rejected_skill_hook_is_said_once(tmp_path: Path, isolated_home: Path) -> None:
+    hooks = tmp_path / "skills" / "sk" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "a.md").write_text("be careful\n")
+    entry = {"name": "a", "file": "a.md", "timing": "after_tool_calls", "role": "system"}
+    (hooks / "hooks.json").write_text(json.dumps({"hooks": [{**entry, "persistent": False}]}))
+    script = tmp_path / "script.yaml"
+    script.write_text("turns:\n  - content: hi\n")
+    args = ["-p", str(tmp_path), "--trust", "--skill", "sk", "--model", f"scripted:{script}"]
+    proc = hookwright("run", "x", *args, home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if "unknown timing" in line]
+    assert len(said) == 1, proc.stderr
+    assert said[0].startswith("error: skill 'sk': ")

@@ -135,7 +135,7 @@ def settings_from_options(
         except ValueError as exc:
             raise _fail(f"--allow-origin: {exc}") from None
     errors: list[SkillHookError] = []
-    scan_hooks(skills, str(project / "skills"), errors=errors)
+    scan_hooks(skills, str(project / "skills"), errors=errors, quiet=True)
     for error in errors:
         sys.stderr.write(f"hookwright: warning: {error}\n")
     return ServerSettings(
