@@ -221,7 +221,10 @@ def test_audit_records_of_a_run_say_what_ran(tmp_path: Path, isolated_home: Path
     after = [r for r in records if r["hook"] == "after" and r["tool_use_id"] == push_id]
     assert after[0]["tool_input"] == {"command": "echo push --dry-run"}
     text = run_hookwright("audit", "-s", session, home=isolated_home).stdout
-    assert f"{session[:8]} PreToolUse dry (native, project): rewrote Bash echo push → " in text
+    assert (
+        f"{session[:8]} PreToolUse dry (Python, .hookwright/hooks.yaml): rewrote Bash echo push → "
+        in text
+    )
     assert "echo push --dry-run" in text
     other = run_hookwright("audit", "--session", "no-such-session", home=isolated_home)
     assert other.stdout == ""

@@ -59,9 +59,15 @@ def own_event(spec: HookSpec) -> str | None:
 
 def hook_file(spec: HookSpec, project_dir: Path | None = None) -> str | None:
     """The file the hook was declared in, relative to the project when inside it."""
-    if not spec.origin:
+    return origin_file(spec.origin, project_dir)
+
+
+def origin_file(origin: str | None, project_dir: Path | None = None) -> str | None:
+    """The file part of an origin (``file:field path``), relative to the project when
+    inside it; what an audit record's `origin` names too."""
+    if not origin:
         return None
-    file = _FIELD.sub("", spec.origin)
+    file = _FIELD.sub("", origin)
     if project_dir is not None:
         try:
             return str(Path(file).relative_to(project_dir))
