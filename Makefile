@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint typecheck unit fuzz bench clean browser conformance conformance-hosts
 
 $(STAMP): pyproject.toml
+	@echo "installing hookwright and its dependencies into $(VENV) (the first time takes a few minutes)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -30,11 +31,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Two worker processes (the 2-core machine the suite is sized for); each test is isolated (its
-# own HOME, temporary folder and ports), so any test may run beside any other.
+# own HOME, temporary folder and ports), so any test may run beside any other. `-rs` prints why
+# each skipped test was skipped (a missing browser, CLI or network).
 PYTEST_WORKERS ?= 2
 
 unit: $(STAMP) browser
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -rs
 
 test: lint typecheck unit
 

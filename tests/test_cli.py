@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from cli_runner import run_hookwright
 
@@ -150,7 +152,7 @@ def test_hooks_list_shows_a_table(tmp_path: Path, isolated_home: Path) -> None:
     project = write_project(tmp_path / "proj")
     proc = hookwright("hooks", "list", "-p", str(project), home=isolated_home)
     assert proc.returncode == 0, proc.stderr
-    for text in ("PreToolUse", "no-rm", "Bash(rm *)", "project", "native", "Stop", "boom"):
+    for text in ("PreToolUse", "no-rm", "Bash(rm *)", "project", "Python", "Stop", "boom"):
         assert text in proc.stdout
 
 
@@ -259,3 +261,46 @@ def test_schema_openharness_rejects_unknown_fields(isolated_home: Path) -> None:
     schema = json.loads(proc.stdout)
     assert schema["additionalProperties"] is False
     assert {"name", "events", "handler"} <= set(schema["required"])
+
+
+#: schema name -> the demo's config file of that dialect
+DEMO_CONFIGS = {
+    "native": ".hookwright/hooks.yaml",
+    "claude-code": ".claude/settings.json",
+    "picoclaw": ".picoclaw/config.json",
+    "openharness": ".openharness/hooks/note-dry-runs.yaml",
+    "skills": "skills/careful/hooks/hooks.json",
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(DEMO_CONFIGS))
+def test_every_dialect_has_a_schema_its_real_config_passes_and_a_typo_fails(
+    dialect: str, isolated_home: Path
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    proc = hookwright("schema", dialect, home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    schema = json.loads(proc.stdout)
+    validator = jsonschema.Draft202012Validator(schema)
+    validator.check_schema(schema)
+    config = yaml.safe_load((DEMO / DEMO_CONFIGS[dialect]).read_text())
+    assert list(validator.iter_errors(config)) == []
+    broken = _break_first_hook(dialect, config)
+    assert list(validator.iter_errors(broken)), f"{dialect}: a typo passes the schema"
+
+
+def _break_first_hook(dialect: str, config: dict[str, Any]) -> dict[str, Any]:
+    """`config` with one wrong value in its first hook, of the kind a typo makes."""
+    broken = json.loads(json.dumps(config))
+    if dialect == "claude-code":
+        event = next(iter(broken["hooks"]))
+        broken["hooks"][event][0]["hooks"][0]["type"] = "comand"
+    elif dialect == "picoclaw":
+        next(iter(broken["hooks"]["processes"].values()))["intercept"] = "after_tool"
+    elif dialect == "openharness":
+        broken["events"] = ["after_tool_dispatchh"]
+    elif dialect == "skills":
+        broken["hooks"][0]["timing"] = "after_tool_calls"
+    else:
+        broken["hooks"][0]["evnt"] = "PreToolUse"
+    return broken

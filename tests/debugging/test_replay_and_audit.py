@@ -221,7 +221,10 @@ def test_audit_records_of_a_run_say_what_ran(tmp_path: Path, isolated_home: Path
     after = [r for r in records if r["hook"] == "after" and r["tool_use_id"] == push_id]
     assert after[0]["tool_input"] == {"command": "echo push --dry-run"}
     text = run_hookwright("audit", "-s", session, home=isolated_home).stdout
-    assert f"{session[:8]} PreToolUse dry (native, project): rewrote Bash echo push → " in text
+    assert (
+        f"{session[:8]} PreToolUse dry (Python, .hookwright/hooks.yaml): rewrote Bash echo push → "
+        in text
+    )
     assert "echo push --dry-run" in text
     other = run_hookwright("audit", "--session", "no-such-session", home=isolated_home)
     assert other.stdout == ""
@@ -316,3 +319,26 @@ def test_audit_follow_prints_records_as_they_are_written(
             proc.stdout.close()
             proc.stderr.close()
     assert proc.returncode == 0
+
+
+def test_a_session_id_from_the_sessions_list_replays_like_its_transcript(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = project_with_recorder(tmp_path / "proj")
+    start = run_session(project, isolated_home)[0]
+    listed = run_hookwright("sessions", "-p", str(project), "--json", home=isolated_home)
+    [session] = json.loads(listed.stdout)
+    assert session["session_id"] == start["session_id"]
+    (project / ".hookwright" / "seen.jsonl").unlink()
+    args = ["hooks", "test", "PreToolUse", "-p", str(project), "--from-transcript"]
+    by_id = run_hookwright(*args, session["session_id"], home=isolated_home)
+    assert by_id.returncode == 0, by_id.stderr
+    [replayed] = seen(project)
+    assert replayed["transcript_path"] == start["transcript"]
+    assert replayed["tool_input"] == {"command": "echo push"}
+    unknown = run_hookwright(*args, "nope", home=isolated_home)
+    assert unknown.returncode != 0
+    assert unknown.stderr.strip().endswith(
+        f"--from-transcript nope: no such file, nor a session of {project.resolve()} "
+        "(see: hookwright sessions)"
+    )

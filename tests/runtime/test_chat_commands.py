@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import time
 from pathlib import Path
 
 from terminal import Terminal
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
 
 
 def write_project(root: Path, turns: str) -> Path:
@@ -145,3 +148,49 @@ def test_ctrl_c_at_the_permission_question_interrupts_only_the_turn(
     term.send("/exit")
     assert term.close() == 0
     assert not marker.exists()
+
+
+def test_hooks_names_systems_own_events_and_grace_and_hides_plumbing(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "demo"
+    shutil.copytree(DEMO, project)
+    script = project / ".hookwright" / "script.yaml"
+    term = chat(project, script, isolated_home, tmp_path / "starts.jsonl")
+    term.expect("› ")
+    term.send("/hooks")
+    term.expect("PostToolUseFailure")
+    term.send("/exit")
+    assert term.close() == 0
+    listing = term.output[term.output.index("/hooks") :]
+    assert "picoclaw-config-watch" not in listing
+    assert "as before_tool — .picoclaw/config.json:hooks.processes.redact-secrets" in listing
+    assert "OpenHarness · project · chain · 10s +2s · fails open" in listing
+    assert "as after_tool_dispatch — .openharness/hooks/note-dry-runs.yaml:events[0]" in listing
+    assert "Python · project" in listing
+    assert "native ·" not in listing and "claude_code ·" not in listing
+
+
+def test_after_an_interrupted_turn_one_ctrl_c_at_the_prompt_does_not_exit(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "repo"
+    script = write_project(
+        project,
+        "turns:\n  - tool_calls: [{name: Bash, arguments: {command: 'sleep 30'}}]\n",
+    )
+    term = chat(project, script, isolated_home, tmp_path / "starts.jsonl")
+    term.expect("› ")
+    term.send("slow")
+    term.expect("Allow? [y/n]")
+    term.send("y")
+    time.sleep(1)
+    term.proc.send_signal(signal.SIGINT)
+    term.expect("interrupted by user")
+    term.expect("› ")
+    term.proc.send_signal(signal.SIGINT)
+    term.expect("Ctrl-C again")
+    time.sleep(0.5)
+    assert term.proc.poll() is None, "one Ctrl-C at the prompt left the chat"
+    term.proc.send_signal(signal.SIGINT)
+    assert term.close() == 0

@@ -21,7 +21,9 @@ SCRIPT = f"scripted:{DEMO / '.hookwright' / 'script.yaml'}"
 TOKEN = "demo-0000-not-a-real-token"
 
 
-def run_demo(home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def run_demo(
+    home: Path, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return run_hookwright(
         "run",
         "Clean the build, publish the branch and read the notes.",
@@ -34,6 +36,7 @@ def run_demo(home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         SCRIPT,
         *extra,
         home=home,
+        env=env,
     )
 
 
@@ -89,10 +92,10 @@ def test_the_terminal_run_names_model_transcript_audit_and_sums_up(isolated_home
     summary = out[out.index("What each hook did in this run") :]
     rows = {line.split()[0]: line for line in summary.splitlines()[3:] if line.strip()}
     assert "Python" in rows["project-facts"] and "added context: This demo" in rows["project-facts"]
-    assert "skill prompt" in rows["careful/no-surprises"]
+    assert "skill " in rows["careful/no-surprises"]
     assert "injected a prompt: Be careful" in rows["careful/no-surprises"]
-    assert "denied Bash rm -rf build/" in rows['…no_destructive_rm.py"']
-    assert "Claude Code" in rows['…no_destructive_rm.py"']
+    assert "denied Bash rm -rf build/" in rows["no_destructive_rm.py"]
+    assert "Claude Code" in rows["no_destructive_rm.py"]
     assert (
         "rewrote Bash git push origin main → echo 'dry run: git push origin main'"
         in (rows["force-dry-run"])
@@ -101,6 +104,19 @@ def test_the_terminal_run_names_model_transcript_audit_and_sums_up(isolated_home
     assert "PicoClaw" in rows["redact-secrets"]
     assert "rewrote the Read result" in rows["redact-secrets"]
     assert f"hookwright audit --session {session}" in summary
+    assert "no effect" not in summary and "ran, no decision" in summary
+    assert "after_user_input" in rows["careful/no-surprises"]
+
+
+def test_the_readme_shows_the_demo_summary_as_printed(isolated_home: Path) -> None:
+    """The README's table is the demo's own output at 80 columns, line for line."""
+    proc = run_demo(isolated_home, "--summary", env={"COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    summary = proc.stdout[proc.stdout.index("What each hook did in this run") :]
+    shown = [line.rstrip() for line in summary.splitlines() if not line.startswith("Every")]
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("What each hook did in this run") :]
+    assert "\n".join(shown).strip() == table[: table.index("```")].strip()
 
 
 def test_the_debug_trace_of_the_demo_shows_each_system_at_work(isolated_home: Path) -> None:
@@ -155,6 +171,6 @@ def test_make_demo_is_offline_with_provider_keys_set(isolated_home: Path) -> Non
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "model       scripted/demo" in proc.stdout
     assert "What each hook did in this run" in proc.stdout
-    for system in ("Claude Code", "PicoClaw", "OpenHarness", "skill prompt", "Python"):
+    for system in ("Claude Code", "PicoClaw", "OpenHarness", "skill", "Python"):
         assert system in proc.stdout
     assert "did not run" not in proc.stdout

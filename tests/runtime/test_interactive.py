@@ -36,7 +36,7 @@ def test_interactive_run_asks_trust_once_and_prompts_for_permission(
     term.send("y")
     term.expect("all done")
     assert term.close() == 0
-    assert "SessionStart facts (native, project): context" in term.output
+    assert "SessionStart facts (Python, .hookwright/hooks.yaml): context" in term.output
     assert (project / "out.txt").read_text() == "from-bash\n"
     trust = (isolated_home / ".hookwright" / "trust.json").read_text()
     assert str(project.resolve()) in trust

@@ -305,7 +305,7 @@ EXITED = (
 # The hook's own deadline and the engine's are both its `timeout`; either may report it.
 TIMED_OUT = (
     "mcp_tool hook evil/dump: no answer within 2 s",
-    "PreToolUse mcp_tool:evil/dump (claude_code, project): timeout",
+    "PreToolUse mcp_tool:evil/dump (Claude Code, .claude/settings.json): timeout",
 )
 
 

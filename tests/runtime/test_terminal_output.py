@@ -68,7 +68,7 @@ def test_without_a_terminal_each_event_is_one_plain_line(
     assert "\x1b" not in out, "no colours or cursor movement in a pipe"
     assert out.count("recursive rm is refused") == 1, out
     (deny_line,) = [line for line in out.splitlines() if "recursive rm is refused" in line]
-    assert deny_line.startswith("⚑ PreToolUse no-rm (native, project): deny — ")
+    assert deny_line.startswith("⚑ PreToolUse no-rm (Python, .hookwright/hooks.yaml): deny — ")
     assert "(reason above) [denied by hook]" in out
     assert "⏺ Bash(git push origin main)" in out
     assert "  ↳ ran Bash(echo dry-run)" in out, "the command that actually ran"
@@ -97,7 +97,32 @@ def test_in_an_80_column_terminal_lines_wrap_under_their_text_and_a_spinner_thin
     assert "thinking…" in term.output, "a spinner while the model thinks"
     lines = [visible(line) for line in term.output.splitlines()]
     assert all(len(line) <= 80 for line in lines), "\n".join(lines)
-    start = next(i for i, line in enumerate(lines) if "recursive rm is refused" in line)
+    start = next(i for i, line in enumerate(lines) if "⚑ PreToolUse no-rm" in line)
     continuation = lines[start + 1]
     assert continuation.startswith(" " * len("⚑ PreToolUse ")), lines[start : start + 3]
     assert "↳ ran Bash(echo dry-run)" in "\n".join(lines)
+
+
+def test_a_read_result_keeps_its_lines_and_counts_the_hidden_ones(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("".join(f"note line {n}\n" for n in range(1, 21)))
+    script = tmp_path / "script.yaml"
+    script.write_text(
+        "turns:\n"
+        "  - tool_calls: [{name: Read, arguments: {file_path: notes.txt}}]\n"
+        "  - content: finished\n"
+    )
+    args = ["run", "go", "-p", str(tmp_path), "--model", f"scripted:{script}"]
+    term = Terminal([*args, "--permission-mode", "bypassPermissions"], isolated_home, tmp_path)
+    term.expect("finished")
+    assert term.close() == 0
+    lines = [visible(line).rstrip() for line in term.output.splitlines()]
+    first = next(i for i, line in enumerate(lines) if line.startswith("  ⎿ "))
+    assert lines[first] == "  ⎿ 1 note line 1"
+    assert lines[first + 7] == "    8 note line 8"
+    assert lines[first + 8] == "    … 13 more lines"  # 20 lines and the empty 21st
+    piped = run_hookwright(*args, "--permission-mode", "bypassPermissions", home=isolated_home)
+    [result] = [line for line in piped.stdout.splitlines() if line.startswith("  ⎿ ")]
+    assert result.startswith("  ⎿ 1 note line 1 2 note line 2")
+    assert result.endswith("… (21 lines)")

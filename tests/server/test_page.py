@@ -356,3 +356,63 @@ def test_hook_decisions_stay_styled_and_context_is_a_note_shown_once(
     assert len(browser.find_elements(By.CSS_SELECTOR, ".msg.note.decision-deny")) == 1
     assert texts(browser, ".msg.user .body") == ["clean and publish", "and again"]
     assert texts(browser, ".msg.context .body") == ["FACT: pushes are dry runs"]
+
+
+# Every system's hooks, named alike -------------------------------------------------------------
+
+CLAUDE_SETTINGS = {
+    "hooks": {
+        "PostToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "python3 .claude/saw.py"}],
+            }
+        ]
+    }
+}
+SAW = """import json, sys
+json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+                                         "additionalContext": "CC: saw the command"}}))
+"""
+
+
+def test_every_hook_shows_its_system_and_file_and_the_status_is_right_at_once(
+    browser: webdriver.Chrome, serve: ServerFactory, project: Path, tmp_path: Path
+) -> None:
+    hooks = project / ".hookwright"
+    hooks.mkdir()
+    (hooks / "guards.py").write_text(GUARDS)
+    (hooks / "hooks.yaml").write_text(GUARD_HOOKS)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(CLAUDE_SETTINGS))
+    (project / ".claude" / "saw.py").write_text(SAW)
+    model = ScriptedModel.from_turns(guarded_turns())
+    server = serve(
+        model=lambda: model, skills=("flow",), trust=True, permission_mode="bypassPermissions"
+    )
+    browser.set_window_size(1000, 1400)
+    browser.get(server.http_url)
+    assert browser.find_element(By.ID, "status").text in ("connecting…", "connected")
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_element(By.ID, "status").text == "connected"
+    )
+    send(browser, "clean and publish")
+    wait_idle(browser, "All done.")
+
+    labels = texts(browser, ".msg.note .label")
+    assert "hook Python .hookwright/hooks.yaml" in labels, labels
+    assert "hook Claude Code .claude/settings.json" in labels, labels
+    skill = [t for t in texts(browser, ".msg.hook .label") if "flow/start" in t]
+    assert skill == ["hook flow/start (system, after_user_input, this call only) skill"], skill
+    assert "H:start" in texts(browser, ".msg.hook .body")
+    [python] = browser.find_elements(
+        By.XPATH, "//div[contains(@class,'decision-deny')]//span[contains(@class,'system-python')]"
+    )
+    [claude] = browser.find_elements(By.CSS_SELECTOR, ".badge.system-claude-code")[:1]
+    screenshot = tmp_path / "systems.png"
+    assert browser.save_screenshot(str(screenshot))
+    png = screenshot.read_bytes()
+    assert colour_in_screenshot(browser, png, python, (60, 90, 153)) > 20, "Python badge"
+    assert colour_in_screenshot(browser, png, claude, (181, 82, 46)) > 20, "Claude Code badge"
+    assert colour_in_screenshot(browser, png, python, (181, 82, 46)) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -166,6 +167,21 @@ def test_serve_prints_a_url_with_the_bound_port_and_a_token_it_keeps_out_of_logs
     assert "WARNING" not in log
     assert log.count(token) == 1, log
     assert '"GET /?token=<token> HTTP/1.1" 200' in log
+    first_url = next(line for line in log.splitlines() if "http://" in line)
+    assert first_url.endswith(url), log
+
+
+def test_serve_on_a_busy_port_is_one_line_and_exit_1(project: Path, isolated_home: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        refused = run_hookwright(
+            "serve", "-p", str(project), "--port", str(port), home=isolated_home
+        )
+    assert refused.returncode == 1
+    assert refused.stdout == ""
+    assert refused.stderr == (
+        f"hookwright: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    )
 
 
 def test_permission_timeout_option(project: Path, isolated_home: Path) -> None:

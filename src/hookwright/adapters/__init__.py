@@ -27,6 +27,13 @@ It declares what the framework can express in `Abilities`; everything else is re
 framework that applies hook answers itself in Claude Code's format (the claude-agent-sdk CLI)
 calls `relay` with its own hook input and answers with `encode_output` of the verdict, and
 `permission` when it would ask for permission.
+Importing an adapter whose framework is missing raises `MissingExtraError` (an `ImportError`)
+whose one-line message names the extra to install, as the command line does for a model SDK.
+
 docs/adapters.md has the event mapping per framework and the limits; tests/adapters/scenario.py
 is the conformance scenario every adapter passes.
 """
+
+from hookwright.adapters._extras import MissingExtraError
+
+__all__ = ["MissingExtraError"]

@@ -35,27 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from claude_agent_sdk import (
-    CanUseTool,
-    ClaudeAgentOptions,
-    HookContext,
-    HookJSONOutput,
-    HookMatcher,
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
-    ToolPermissionContext,
-)
-from claude_agent_sdk import HookInput as CLIHookInput
-from claude_agent_sdk.types import HookEvent
-
-from hookwright.adapters._claude_cli_version import (
-    ON_FAILURE_MINIMUM,
-    Version,
-    parse_version,
-    probe,
-    shown,
-)
+from hookwright.adapters._extras import needs_extra
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict, failed_dispatch
 from hookwright.dialects.claude_code import encode_output
@@ -65,6 +45,30 @@ from hookwright.host import (
     Ask,
     FrameworkSession,
 )
+
+with needs_extra(__name__, "claude-agent-sdk", "claude_agent_sdk"):
+    from claude_agent_sdk import (
+        CanUseTool,
+        ClaudeAgentOptions,
+        HookContext,
+        HookJSONOutput,
+        HookMatcher,
+        PermissionResult,
+        PermissionResultAllow,
+        PermissionResultDeny,
+        ToolPermissionContext,
+    )
+    from claude_agent_sdk import HookInput as CLIHookInput
+    from claude_agent_sdk.types import HookEvent
+
+    from hookwright.adapters._claude_cli_version import (
+        ON_FAILURE_MINIMUM,
+        Version,
+        parse_version,
+        probe,
+        shown,
+    )
+
 
 #: The events the SDK calls back for (PermissionRequest is answered in `can_use_tool`).
 RELAYED: tuple[HookEvent, ...] = (

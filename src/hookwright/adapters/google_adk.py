@@ -25,26 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from google.adk.agents.callback_context import CallbackContext
-from google.adk.agents.invocation_context import InvocationContext
-from google.adk.events.event import Event as ADKEvent
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
-from google.adk.plugins.base_plugin import BasePlugin
-from google.adk.runners import Runner
-from google.adk.tools.base_tool import BaseTool
-from google.adk.tools.tool_context import ToolContext
-from google.genai import types
-
-from hookwright.adapters._google_adk_content import (
-    answer_of,
-    model_call_of,
-    model_text,
-    note,
-    response_of,
-    result_of,
-    text_of,
-)
+from hookwright.adapters._extras import needs_extra
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.host import (
@@ -57,6 +38,29 @@ from hookwright.host import (
     ended_text,
 )
 from hookwright.host import ModelRequest as ModelCall
+
+with needs_extra(__name__, "google-adk", "google"):
+    from google.adk.agents.callback_context import CallbackContext
+    from google.adk.agents.invocation_context import InvocationContext
+    from google.adk.events.event import Event as ADKEvent
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.plugins.base_plugin import BasePlugin
+    from google.adk.runners import Runner
+    from google.adk.tools.base_tool import BaseTool
+    from google.adk.tools.tool_context import ToolContext
+    from google.genai import types
+
+    from hookwright.adapters._google_adk_content import (
+        answer_of,
+        model_call_of,
+        model_text,
+        note,
+        response_of,
+        result_of,
+        text_of,
+    )
+
 
 ABILITIES = Abilities("google-adk", ask_user=False, end_turn=True)
 

@@ -25,26 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from langchain.agents.middleware.types import (
-    AgentMiddleware,
-    AgentState,
-    ModelRequest,
-    hook_config,
-)
-from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
-from langgraph.config import get_config
-from langgraph.errors import GraphBubbleUp
-from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.runtime import Runtime
-from langgraph.types import Command, interrupt
-
-from hookwright.adapters._langchain_model import (
-    AsyncHandler,
-    Handler,
-    ModelCallResult,
-    acall_model,
-    call_model,
-)
+from hookwright.adapters._extras import needs_extra
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.host import (
@@ -58,6 +39,29 @@ from hookwright.host import (
     ended_text,
     reminder,
 )
+
+with needs_extra(__name__, "langchain", "langchain", "langchain_core", "langgraph"):
+    from langchain.agents.middleware.types import (
+        AgentMiddleware,
+        AgentState,
+        ModelRequest,
+        hook_config,
+    )
+    from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
+    from langgraph.config import get_config
+    from langgraph.errors import GraphBubbleUp
+    from langgraph.prebuilt.tool_node import ToolCallRequest
+    from langgraph.runtime import Runtime
+    from langgraph.types import Command, interrupt
+
+    from hookwright.adapters._langchain_model import (
+        AsyncHandler,
+        Handler,
+        ModelCallResult,
+        acall_model,
+        call_model,
+    )
+
 
 ABILITIES = Abilities("langchain", ask_user=True, end_turn=True)
 Update = dict[str, Any] | None

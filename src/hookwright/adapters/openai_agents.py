@@ -21,22 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agents import (
-    Agent,
-    FunctionTool,
-    FunctionToolResult,
-    ModelResponse,
-    RunConfig,
-    RunContextWrapper,
-    Runner,
-    RunResult,
-    ToolsToFinalOutputResult,
-    TResponseInputItem,
-)
-from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
-from agents.tool_context import ToolContext
-
-from hookwright.adapters._openai_agents_model import ModelAnswerHooks, answer_of, model_call_of
+from hookwright.adapters._extras import needs_extra
 from hookwright.core.events import Event
 from hookwright.host import (
     Abilities,
@@ -49,6 +34,25 @@ from hookwright.host import (
     reminder,
 )
 from hookwright.host import ModelRequest as ModelCall
+
+with needs_extra(__name__, "openai-agents", "agents"):
+    from agents import (
+        Agent,
+        FunctionTool,
+        FunctionToolResult,
+        ModelResponse,
+        RunConfig,
+        RunContextWrapper,
+        Runner,
+        RunResult,
+        ToolsToFinalOutputResult,
+        TResponseInputItem,
+    )
+    from agents.run_config import CallModelData, ModelInputData, ToolErrorFormatterArgs
+    from agents.tool_context import ToolContext
+
+    from hookwright.adapters._openai_agents_model import ModelAnswerHooks, answer_of, model_call_of
+
 
 ABILITIES = Abilities("openai-agents", ask_user=False, end_turn=True)
 Invoke = Callable[[ToolContext[Any], str], Awaitable[Any]]

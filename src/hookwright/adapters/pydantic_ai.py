@@ -23,37 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import RunContext
-from pydantic_ai.capabilities import (
-    AbstractCapability,
-    AgentNode,
-    NodeResult,
-    RawToolArgs,
-    ValidatedToolArgs,
-    WrapRunHandler,
-    WrapToolExecuteHandler,
-)
-from pydantic_ai.exceptions import (
-    ApprovalRequired,
-    CallDeferred,
-    SkipModelRequest,
-    SkipToolExecution,
-    SkipToolValidation,
-    ToolFailed,
-)
-from pydantic_ai.messages import (
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    UserPromptPart,
-)
-from pydantic_ai.models import ModelRequestContext
-from pydantic_ai.run import AgentRunResult
-from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
-from pydantic_graph import End
-
-from hookwright.adapters._pydantic_ai_chat import assistant_message, model_call_of, prompt_text
+from hookwright.adapters._extras import needs_extra
 from hookwright.host import (
     Abilities,
     FrameworkSession,
@@ -65,6 +35,40 @@ from hookwright.host import (
     reminder,
     tool_result_from_value,
 )
+
+with needs_extra(__name__, "pydantic-ai", "pydantic_ai", "pydantic_graph"):
+    from pydantic_ai import RunContext
+    from pydantic_ai.capabilities import (
+        AbstractCapability,
+        AgentNode,
+        NodeResult,
+        RawToolArgs,
+        ValidatedToolArgs,
+        WrapRunHandler,
+        WrapToolExecuteHandler,
+    )
+    from pydantic_ai.exceptions import (
+        ApprovalRequired,
+        CallDeferred,
+        SkipModelRequest,
+        SkipToolExecution,
+        SkipToolValidation,
+        ToolFailed,
+    )
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.run import AgentRunResult
+    from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
+    from pydantic_graph import End
+
+    from hookwright.adapters._pydantic_ai_chat import assistant_message, model_call_of, prompt_text
+
 
 #: What the tool raised when it did not finish on its own (deferred, skipped): no PostToolUse.
 NOT_FINISHED = (ApprovalRequired, CallDeferred, SkipToolExecution)

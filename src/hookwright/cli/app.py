@@ -265,8 +265,9 @@ def hooks_test(
         Path | None,
         typer.Option(
             "--from-transcript",
-            help="Replay a tool call recorded in this transcript.",
-            metavar="FILE",
+            help="Replay a tool call recorded in this transcript: a file, or a session id "
+            "as hookwright sessions lists it.",
+            metavar="FILE|ID",
         ),
     ] = None,
     tool_use: Annotated[
@@ -340,16 +341,26 @@ def hooks_validate(
 
 def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
     from hookwright.dialects import native, openharness
+    from hookwright.dialects.claude_code import config as claude_code
+    from hookwright.dialects.picoclaw import config as picoclaw
+    from hookwright.dialects.skills import schema as skills
 
-    return {"native": native.json_schema, "openharness": openharness.json_schema}
+    return {
+        "native": native.json_schema,
+        "claude-code": claude_code.json_schema,
+        "picoclaw": picoclaw.json_schema,
+        "openharness": openharness.json_schema,
+        "skills": skills.json_schema,
+    }
 
 
 @app.command("schema")
 def schema(
     dialect: Annotated[str, typer.Argument(metavar="DIALECT", hidden=True)] = "native",
 ) -> None:
-    """Print the JSON Schema of a DIALECT's hook config: native (default) or openharness
-    (one hook file)."""
+    """Print the JSON Schema of a DIALECT's hook config, for an editor: native (default,
+    .hookwright/hooks.yaml), claude-code (a settings file's hooks), picoclaw (a config file's
+    hooks and isolation), openharness (one hook file) or skills (a skill's hooks.json)."""
     schemas = _schemas()
     if dialect not in schemas:
         raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from hookwright.cli.audit_query import Query, Summary, csv_printer
 from hookwright.cli.records import describe
+from hookwright.host.labels import origin_file, system_name
 from hookwright.monitor.audit_chain import record_time
 
 Record = dict[str, Any]
@@ -96,6 +97,18 @@ def _lines(path: Path) -> Iterator[str]:
         return
 
 
+def _where(record: Record) -> str:
+    """``Python, .hookwright/hooks.yaml``: the hook's system as every view names it, and its
+    file (its source, `project`, in records that name no file)."""
+    project = record.get("project")
+    origin = record.get("origin")
+    file = origin_file(
+        origin if isinstance(origin, str) else None,
+        Path(project) if isinstance(project, str) else None,
+    )
+    return f"{system_name(str(record.get('dialect')))}, {file or record.get('source')}"
+
+
 def line_text(record: Record) -> str:
     """One record in words, its time in local time (ISO 8601 text, or older records' Unix
     seconds)."""
@@ -103,7 +116,7 @@ def line_text(record: Record) -> str:
     stamp = time.localtime(ts) if ts is not None else None
     when = time.strftime("%Y-%m-%d %H:%M:%S", stamp) if stamp else "?"
     session = str(record.get("session_id") or "-")[:8]
-    hook = f"{record.get('hook')} ({record.get('dialect')}, {record.get('source')})"
+    hook = f"{record.get('hook')} ({_where(record)})"
     marked = " [test]" if record.get("test") is True else ""
     return f"{when} {session}{marked} {record.get('event')} {hook}: {describe(record)}"
 

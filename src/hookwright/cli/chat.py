@@ -123,6 +123,8 @@ class ChatSession:
             agent.interrupted()
         finally:
             self.interrupts.turn = None
+            # The press that ended this turn is spent: at the prompt, exiting takes two more.
+            self.interrupts.pressed = 0
 
     def print_help(self) -> None:
         for name, what in HELP:

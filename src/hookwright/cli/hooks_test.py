@@ -78,7 +78,7 @@ def run(args: HooksTest) -> int:
 
     try:
         canonical = resolve_event(args.event)
-        data = _recorded(args.from_transcript, canonical, args.tool_use)
+        data = _recorded(args, canonical)
         data.update(_read_input(args.input_file))
         canonical, data, input_notes = shaped(args.event, canonical, data)
         project = bound(
@@ -107,7 +107,9 @@ def run(args: HooksTest) -> int:
         if evaluator is not None:
             engine.services = replace(engine.services, evaluator=evaluator)
         output = _dispatch(engine, project, declared_by, trust, inp, args, input_notes)
-    sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+    # One line for scripts; indented for a person reading a terminal.
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(output, ensure_ascii=False, indent=indent) + "\n")
     return 0
 
 
@@ -244,14 +246,16 @@ def _explain(
     )
 
 
-def _recorded(transcript: Path | None, event: Event, tool_use: str | None) -> dict[str, Any]:
-    if transcript is None:
-        if tool_use is not None:
+def _recorded(args: HooksTest, event: Event) -> dict[str, Any]:
+    """The input of the recorded call `--from-transcript` names (a file or a session id)."""
+    if args.from_transcript is None:
+        if args.tool_use is not None:
             raise CliError("--tool-use needs --from-transcript FILE")
         return {}
-    from hookwright.cli.recorded import RecordedCallError, recorded_call
+    from hookwright.cli.recorded import RecordedCallError, recorded_call, transcript_file
 
     try:
-        return recorded_call(transcript, event, tool_use)
+        path = transcript_file(args.from_transcript, Path.home(), args.project.resolve())
+        return recorded_call(path, event, args.tool_use)
     except RecordedCallError as exc:
         raise CliError(str(exc)) from None

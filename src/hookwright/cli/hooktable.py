@@ -16,6 +16,7 @@ from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
 from hookwright.engine.kernel import HookEngine
 from hookwright.host.failure_policy import OPEN, FailureMode, failure_mode, untrusted_failure_mode
+from hookwright.host.labels import own_event, system_name
 from hookwright.host.open import NotRun, NotRunReason
 
 NOT_TRUSTED = "not trusted: will not run"
@@ -52,6 +53,24 @@ class HookRow:
     closed_by: str | None = None
     once: bool = False
     tier: str | None = None
+    #: What the engine allows beyond the hook's own `timeout` (OpenHarness: the handler's
+    #: `timeout_seconds` ends it first, the engine's deadline is this much later).
+    grace: float | None = None
+    #: The event in the words of the hook's author, when they differ from `event`.
+    own_event: str | None = None
+
+
+def _grace(spec: HookSpec) -> float | None:
+    declared = getattr(spec.dialect_data, "timeout_seconds", None)
+    if isinstance(declared, int | float) and spec.timeout and spec.timeout > declared:
+        return spec.timeout - declared
+    return None
+
+
+def is_plumbing(spec: HookSpec) -> bool:
+    """A dialect's carrier for its own machinery (PicoClaw's config watch): registered in
+    process, never dispatched, declared in no file; not a hook to list."""
+    return not spec.enabled and spec.source == "in-process" and spec.origin is None
 
 
 def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -> HookRow:
@@ -73,6 +92,8 @@ def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -
         closed_by=mode.closed_by,
         once=spec.once,
         tier=spec.tier,
+        grace=_grace(spec),
+        own_event=own_event(spec),
     )
 
 
@@ -117,7 +138,7 @@ def collect(
     for event in Event:
         if only is not None and event is not only:
             continue
-        specs = enumerate(engine.hooks(event), 1)
+        specs = enumerate((s for s in engine.hooks(event) if not is_plumbing(s)), 1)
         rows += [bound_row(event, i, spec, policy) for i, spec in specs]
         rows += [not_run_row(event, item, policy) for item in not_run if event in item.hook.events]
     rows += [not_run_row(None, item, policy) for item in not_run if not item.hook.events]
@@ -135,8 +156,10 @@ def _shorter_origin(origin: str, project: Path | None) -> str:
 
 def _entry(row: HookRow, project: Path | None) -> list[Text]:
     when = row.matcher if not row.if_rule else f"{row.matcher} if {row.if_rule}"
-    facts = [row.dialect, row.source, row.mode]
-    if row.timeout:
+    facts = [system_name(row.dialect), row.source, row.mode]
+    if row.timeout and row.grace:
+        facts.append(f"{row.timeout - row.grace:g}s +{row.grace:g}s")
+    elif row.timeout:
         facts.append(f"{row.timeout:g}s")
     facts.append(f"fails {row.fails}")
     first = Text.assemble(
@@ -149,7 +172,8 @@ def _entry(row: HookRow, project: Path | None) -> list[Text]:
     )
     lines = [first]
     where = _shorter_origin(row.origin, project)
-    details = [part for part in (where, row.note) if part]
+    own = f"as {row.own_event}" if row.own_event else ""
+    details = [part for part in (own, where, row.note) if part]
     if details:
         style = "yellow" if row.not_run else "dim"
         lines.append(Text("     " + " — ".join(details), style=style))

@@ -5,6 +5,7 @@ Claude Code's have the same lines)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,24 @@ RESULT_EVENTS = frozenset({Event.PostToolUse, Event.PostToolUseFailure})
 
 class RecordedCallError(ValueError):
     """The transcript cannot be read, or has no such call."""
+
+
+#: What a session id (as `hookwright sessions` lists it) may hold; never a path.
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def transcript_file(given: Path, home: Path, project_dir: Path) -> Path:
+    """`given` when it is a file; else, when it reads as a session id, that session's
+    transcript in the project (what `hookwright sessions` lists and `--resume` takes)."""
+    if given.is_file() or not _SESSION_ID.fullmatch(str(given)):
+        return given
+    stored = transcripts.transcript_path(home, project_dir, str(given))
+    if stored.is_file():
+        return stored
+    raise RecordedCallError(
+        f"--from-transcript {given}: no such file, nor a session of {project_dir} "
+        "(see: hookwright sessions)"
+    )
 
 
 def _messages(path: Path) -> list[dict[str, Any]]:

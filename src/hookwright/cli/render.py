@@ -21,6 +21,10 @@ CONTEXT_CHARS = 160
 SKILL_PROMPT_CHARS = 48
 #: The last lines of a failed hook's stderr (a Python hook's traceback) the terminal shows.
 STDERR_LINES = 8
+#: The first lines of a tool's result the terminal shows (the rest are counted), and the
+#: characters of each.
+RESULT_LINES = 8
+RESULT_LINE_CHARS = 300
 
 
 class JsonRenderer:
@@ -40,6 +44,28 @@ def _tail_lines(text: Any, count: int) -> list[str]:
     if not isinstance(text, str):
         return []
     return [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
+
+
+def _result_lines(content: str) -> str:
+    """A tool's result for a terminal: its first lines as lines (a Read's numbered lines stay
+    apart), then how many more there are."""
+    lines = [line.rstrip().expandtabs(2) for line in content.strip("\n").splitlines()] or [""]
+    shown = [
+        line if len(line) <= RESULT_LINE_CHARS else line[: RESULT_LINE_CHARS - 1] + "…"
+        for line in lines[:RESULT_LINES]
+    ]
+    hidden = len(lines) - len(shown)
+    if hidden:
+        shown.append(f"… {hidden} more line{'s' if hidden > 1 else ''}")
+    return "\n".join(shown)
+
+
+def _result_line(content: str) -> str:
+    """A tool's result on one plain line; when cut, how many lines it had."""
+    text = _short(content, RESULT_LINE_CHARS)
+    if text.endswith("…") and len(lines := content.strip("\n").splitlines()) > 1:
+        text += f" ({len(lines)} lines)"
+    return text
 
 
 def _tool_text(name: str, tool_input: Any) -> str:
@@ -178,7 +204,8 @@ class RichRenderer:
         self._line(f"{prefix}✚ ", body, "blue")
 
     def _tool_result(self, prefix: str, event: dict[str, Any]) -> None:
-        content = _short(event["content"], 300)
+        multiline = self.console.is_terminal
+        content = (_result_lines if multiline else _result_line)(event["content"])
         skipped = event.get("skipped")
         if event["is_error"] and event["content"].strip() in self._reasons_shown:
             content = "(reason above)"
@@ -198,7 +225,7 @@ class RichRenderer:
             self._reasons_shown.add(event["reason"].strip())
         body = Text.assemble(
             (f"{event['hook']} ", "bold"),
-            (f"({event['dialect']}, {_where(event)}): ", "dim"),
+            (f"({event.get('system') or event['dialect']}, {_where(event)}): ", "dim"),
             (what, DECISION_STYLES.get(decision or "", "magenta")),
             (f" — {_short(detail, 300)}" if detail else "", ""),
         )
@@ -206,7 +233,7 @@ class RichRenderer:
             body.append(f"\n+ context: {_short(event['context'], CONTEXT_CHARS)}", style="dim")
         for line in _tail_lines(event.get("stderr"), STDERR_LINES):
             body.append(f"\n  {line}", style="dim")
-        self._line(f"{prefix}⚑ {event['event']} ", body, "magenta")
+        self._line(f"{prefix}⚑ {event.get('event_words') or event['event']} ", body, "magenta")
 
     def _permission(self, prefix: str, event: dict[str, Any]) -> None:
         reason = event["reason"]
@@ -230,6 +257,7 @@ class RichRenderer:
 
 
 def _where(event: dict[str, Any]) -> str:
-    """A hook line's source, with its policy tier when it has one."""
+    """A hook line's file (else its source), with its policy tier when it has one."""
+    where = str(event.get("file") or event["source"])
     tier = event.get("tier")
-    return f"{event['source']}, tier {tier}" if tier else str(event["source"])
+    return f"{where}, tier {tier}" if tier else where

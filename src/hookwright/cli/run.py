@@ -273,7 +273,11 @@ def run(
     async def main() -> int:
         setup = await open_cli_session(options, resume=resume)
         agent = setup.agent
-        collector = RunSummary(setup.engine.hooks()) if summary and not json_out else None
+        collector = (
+            RunSummary(setup.engine.hooks(), options.project.resolve())
+            if summary and not json_out
+            else None
+        )
         if collector is not None:
             setup.engine.add_audit_callback(collector)
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import sys
 from pathlib import Path
@@ -134,7 +135,7 @@ def settings_from_options(
         except ValueError as exc:
             raise _fail(f"--allow-origin: {exc}") from None
     errors: list[SkillHookError] = []
-    scan_hooks(skills, str(project / "skills"), errors=errors)
+    scan_hooks(skills, str(project / "skills"), errors=errors, quiet=True)
     for error in errors:
         sys.stderr.write(f"hookwright: warning: {error}\n")
     return ServerSettings(
@@ -195,6 +196,19 @@ class RedactToken(logging.Filter):
         return True
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound here rather than by uvicorn: a busy port or an unknown host
+    is one line and exit 1 (uvicorn logs its own lines and exits 3), and uvicorn, given the
+    socket, prints no URL of its own before hookwright's (which carries the token)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)
+        sys.stderr.write(f"hookwright: error: cannot listen on {host}:{port}: {why}\n")
+        raise typer.Exit(code=1) from None
+
+
 class _AnnouncingServer(uvicorn.Server):
     """Prints the page URL, with the bound port and the token, once the socket listens."""
 
@@ -251,8 +265,10 @@ def serve(
         max_connections=max_connections,
     )
     warn_if_exposed(host, settings.project_dir)
+    listener = listening_socket(host, port)
     token = new_token()
     config = ServeConfig(create_app(settings, token=token), settings, port=port, log_level="info")
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactToken(token))
-    _AnnouncingServer(config, settings.project_dir, token).run()
+    with listener:
+        _AnnouncingServer(config, settings.project_dir, token).run(sockets=[listener])

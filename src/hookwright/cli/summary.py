@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rich import box
@@ -15,16 +16,9 @@ from rich.text import Text
 
 from hookwright.cli.records import describe
 from hookwright.core.spec import HookSpec
+from hookwright.host.labels import event_words, hook_file, own_event, short_name, system_name
 from hookwright.monitor.audit import AuditRecord
 
-SYSTEMS = {
-    "claude_code": "Claude Code",
-    "picoclaw": "PicoClaw",
-    "openharness": "OpenHarness",
-    "skill": "skill prompt",
-    "native": "Python",
-    "python": "Python",
-}
 #: Most distinct actions listed for one hook.
 MOST_ACTIONS = 3
 #: Width of the hook column.
@@ -39,11 +33,17 @@ class HookLine:
     actions: list[str] = field(default_factory=list)
     runs: int = 0
     quiet: int = 0
+    #: Canonical event -> the event in its author's words (a skill's timing, a PicoClaw
+    #: method), where they differ.
+    own_events: dict[str, str] = field(default_factory=dict)
+    #: The file the hook came from.
+    file: str | None = None
 
     def add(self, record: dict[str, Any]) -> None:
         self.runs += 1
-        if record["event"] not in self.events:
-            self.events.append(record["event"])
+        event = event_words(record["event"], self.own_events.get(record["event"]))
+        if event not in self.events:
+            self.events.append(event)
         if record.get("effect") is None:
             self.quiet += 1
             return
@@ -57,10 +57,17 @@ class RunSummary:
     and prints the table once the engine is closed. Disabled specs (process carriers, hooks
     with `enabled: false`) are never dispatched and not listed."""
 
-    def __init__(self, hooks: Sequence[HookSpec]) -> None:
+    def __init__(self, hooks: Sequence[HookSpec], project_dir: Path | None = None) -> None:
         self._records: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._declared = [(spec.name, spec.dialect) for spec in hooks if spec.enabled]
+        self._declared: dict[tuple[str, str], HookLine] = {}
+        for spec in hooks:
+            if not spec.enabled:
+                continue
+            key = (spec.name, spec.dialect)
+            line = self._declared.setdefault(key, HookLine(*key, file=_file(spec, project_dir)))
+            if own := own_event(spec):
+                line.own_events[spec.event.value] = own
 
     def __call__(self, record: AuditRecord) -> None:
         # A permission outcome and a hook reported as not run at open are records of the
@@ -72,9 +79,10 @@ class RunSummary:
 
     def lines(self) -> list[HookLine]:
         """One line per hook, those that ran first, in the order they first ran."""
-        by_hook: dict[tuple[str, str], HookLine] = {}
-        for name, dialect in self._declared:
-            by_hook.setdefault((name, dialect), HookLine(name, dialect))
+        by_hook = {
+            key: HookLine(*key, own_events=dict(line.own_events), file=line.file)
+            for key, line in self._declared.items()
+        }
         with self._lock:
             records = list(self._records)
         ran: dict[tuple[str, str], HookLine] = {}
@@ -97,7 +105,7 @@ class RunSummary:
         table.add_column("system", no_wrap=True)
         table.add_column("what it did", overflow="fold")
         for line in self.lines():
-            table.add_row(_name(line.name), SYSTEMS.get(line.dialect, line.dialect), _did(line))
+            table.add_row(_name(line.name), _system(line), _did(line))
         console.print(table)
         console.print(
             Text(f"Every hook run: hookwright audit --session {session_id}", style="dim"),
@@ -106,8 +114,23 @@ class RunSummary:
 
 
 def _name(name: str) -> str:
-    """A long name (a Claude Code command) keeps its end: the script it runs."""
+    """A command hook is named by the script it runs; another long name keeps its end."""
+    name = short_name(name)
     return name if len(name) <= NAME_WIDTH else "…" + name[-(NAME_WIDTH - 1) :]
+
+
+def _file(spec: HookSpec, project_dir: Path | None) -> str | None:
+    """The hook's file by its last two parts (`.claude/settings.json`), to fit the column."""
+    file = hook_file(spec, project_dir)
+    return str(Path(*Path(file).parts[-2:])) if file else None
+
+
+def _system(line: HookLine) -> Text:
+    """The system as its users call it, the hook's file under it."""
+    text = Text(system_name(line.dialect))
+    if line.file:
+        text.append(f"\n{line.file}", style="dim")
+    return text
 
 
 def _did(line: HookLine) -> Text:
@@ -119,6 +142,6 @@ def _did(line: HookLine) -> Text:
     if len(line.actions) > len(shown):
         parts.append(f"{len(line.actions) - len(shown)} more")
     if line.quiet:
-        parts.append("no effect " + ("once" if line.quiet == 1 else f"{line.quiet} times"))
+        parts.append("ran, no decision " + ("once" if line.quiet == 1 else f"{line.quiet} times"))
     text.append("; ".join(parts))
     return text

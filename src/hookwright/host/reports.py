@@ -4,21 +4,24 @@ failures, and the hooks' messages for the user. Never shown to the model."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
+from hookwright.host.labels import label_of
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
 #: error code, when its dialect gives one; ``context``: the text it added for the model;
 #: ``stderr``: a failed hook's stderr, for a Python hook the traceback of its own frames;
-#: ``tier`` and ``shadow``: its policy tier and shadow mode, only when it has either),
+#: ``tier`` and ``shadow``: its policy tier and shadow mode, only when it has either;
+#: ``system``, ``event_words``, ``file``: the hook's `HookLabel`, as every view names it),
 #: ``notice`` (with a failed hook's record when its dialect keeps one: OpenHarness
 #: ``hookName``, ``eventName``, ``handlerType``, ``errorCode``, ``errorMessage``).
 Reporter = Callable[..., None]
 
 
-def report_verdict(report: Reporter, verdict: Verdict) -> None:
+def report_verdict(report: Reporter, verdict: Verdict, project_dir: Path | None = None) -> None:
     event = verdict.event.value
     for result in verdict.results:
         spec = result.hook
@@ -27,6 +30,7 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
         effect = effect_of(result)
         if effect == "prompt":
             continue  # the host's PromptFlow reports the persistent ones to its client
+        label = label_of(spec, project_dir) if spec else None
         report(
             "hook_result",
             effect=effect,
@@ -41,6 +45,9 @@ def report_verdict(report: Reporter, verdict: Verdict) -> None:
             code=failure_code(result),
             context=result.additional_context,
             stderr=result.stderr if result.status is Status.error else None,
+            system=label.system if label else "?",
+            event_words=label.event if label else event,
+            file=label.file if label else None,
             **(_tier_fields(spec) if spec and (spec.tier or spec.shadow) else {}),
         )
     for message in verdict.system_messages:

@@ -362,7 +362,8 @@ class HookSession:
         if report is not None:
             if slow:
                 report("hooks_done", event=event.value)
-            report_verdict(report, verdict)
+            project = self.identity.project_dir
+            report_verdict(report, verdict, Path(project) if project else None)
         return verdict
 
     def observe(self, kind: str, fields: Mapping[str, Any], iteration: int = 0) -> None:

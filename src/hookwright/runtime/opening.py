@@ -196,7 +196,8 @@ async def open_session(
     diagnostics += env_problems
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
-        scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors)
+        # quiet: each rejection is said once, as an `error:` diagnostic below
+        scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors, quiet=True)
         if skills and trusted
         else []
     )

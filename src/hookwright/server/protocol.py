@@ -45,6 +45,7 @@ __all__ = [
     "PermissionClosedFrame",
     "PermissionRequestFrame",
     "ProtocolError",
+    "SkillPromptFrame",
     "TextFrame",
     "ToolCallFrame",
     "ToolResultFrame",
@@ -117,6 +118,8 @@ class ChatRequest(_Strict):
     permission_prompts: bool = False
     """The client answers permission prompts (`PermissionRequestFrame`) and MCP elicitation
     requests (`ElicitationRequestFrame`); a person is there."""
+    skill_prompts: bool = False
+    """The client shows skill prompt injections that are not kept (`SkillPromptFrame`)."""
 
 
 class PermissionAnswer(_Strict):
@@ -167,8 +170,21 @@ class HookFrame(_Strict):
     content: str
 
 
+class SkillPromptFrame(_Strict):
+    """A skill prompt hook put a message before the model for this call only (a persistent
+    one is a `HookFrame`, kept in the history)."""
+
+    type: Literal["skill_prompt"] = "skill_prompt"
+    skill: str | None = None
+    hook: str
+    timing: str
+    role: str
+    content: str
+
+
 class HookResultFrame(_Strict):
-    """A dialect hook (Claude Code, PicoClaw, ...) had an effect at a checkpoint."""
+    """A dialect hook (Claude Code, PicoClaw, ...) had an effect at a checkpoint; `system`,
+    `event_words` and `file` name it as every view does (`hookwright.host.labels`)."""
 
     type: Literal["hook_result"] = "hook_result"
     event: str
@@ -183,6 +199,9 @@ class HookResultFrame(_Strict):
     #: The hook's policy tier, and whether it runs in shadow mode (its decision not applied).
     tier: str | None = None
     shadow: bool | None = None
+    system: str | None = None
+    event_words: str | None = None
+    file: str | None = None
 
 
 class PermissionRequestFrame(_Strict):
@@ -269,6 +288,7 @@ OutFrame: TypeAlias = (
     | ToolCallFrame
     | ToolResultFrame
     | HookFrame
+    | SkillPromptFrame
     | HookResultFrame
     | NoticeFrame
     | PermissionRequestFrame

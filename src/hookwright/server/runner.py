@@ -28,6 +28,7 @@ from hookwright.server.protocol import (
     HookResultFrame,
     NoticeFrame,
     OutFrame,
+    SkillPromptFrame,
     TextFrame,
     ToolCallFrame,
     ToolResultFrame,
@@ -116,6 +117,10 @@ def frame_for_event(event: AgentEvent) -> OutFrame | None:
         )
     if kind == "hook":
         return HookFrame(name=event["name"], role=event["role"], content=event["content"])
+    if kind == "skill_prompt" and not event.get("persistent"):
+        return SkillPromptFrame(
+            **{k: event[k] for k in ("skill", "hook", "timing", "role", "content")}
+        )
     if kind == "hook_result":
         fields = {
             k: v for k, v in event.items() if k != "type" and k in HookResultFrame.model_fields
@@ -170,7 +175,7 @@ async def run_chat(
 
     def on_event(event: AgentEvent) -> None:
         frame = frame_for_event(event)
-        if frame is None:
+        if frame is None or (isinstance(frame, SkillPromptFrame) and not request.skill_prompts):
             return
         if isinstance(frame, HookFrame):
             hooks.append(frame)

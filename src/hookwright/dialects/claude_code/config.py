@@ -333,3 +333,32 @@ def _withheld_handler(
     diagnostics[:] = [d for d in diagnostics if d.path != path]
     diagnostics.append(Diagnostic(file, path, message))
     return f"{path}: {message}"
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (2020-12) of the `hooks` of a Claude Code settings file (its other keys are
+    Claude Code's own and left open): event name -> matcher groups -> handlers."""
+    from pydantic import TypeAdapter
+
+    from hookwright.dialects.claude_code.tables import EVENT_NAMES
+
+    handler = TypeAdapter(HandlerConfig).json_schema(by_alias=True, ref_template="#/$defs/{model}")
+    defs = {**handler.pop("$defs", {}), "Handler": handler}
+    group = {
+        "type": "object",
+        "required": ["hooks"],
+        "properties": {
+            "matcher": {"type": "string", "description": "Tool names: exact, a|b, or a regex."},
+            "hooks": {"type": "array", "items": {"$ref": "#/$defs/Handler"}},
+        },
+    }
+    events = {name: {"type": "array", "items": group} for name in sorted(EVENT_NAMES)}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Claude Code settings (hooks)",
+        "type": "object",
+        "properties": {
+            "hooks": {"type": "object", "properties": events, "additionalProperties": False}
+        },
+        "$defs": defs,
+    }

@@ -26,6 +26,7 @@ values the hook uses (a :class:`SecretValues` that never prints them).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,8 +118,20 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 def _message(error: Any) -> str:
     if error["type"] == "extra_forbidden":
         return validation.pydantic_message(error, HookFile)
+    if error["type"] == "literal_error":
+        return _not_one_of(error["input"], str(error["ctx"]["expected"]))
+    if error["type"] == "union_tag_invalid":
+        return _not_one_of(error["ctx"]["tag"], str(error["ctx"]["expected_tags"]))
     msg = str(error["msg"])
     return msg.removeprefix("Value error, ")
+
+
+def _not_one_of(value: object, expected: str) -> str:
+    """A value outside a fixed set, named first (pydantic lists the set without it):
+    ``"after_tool_dispatchh" is not one of: ... (did you mean 'after_tool_dispatch'?)``."""
+    names = re.findall(r"'([^']*)'", expected)
+    hint = validation.did_you_mean(value, names) if isinstance(value, str) else ""
+    return f"{validation.quoted_value(value)}{hint} is not one of: {', '.join(names)}"
 
 
 @dataclass(slots=True)

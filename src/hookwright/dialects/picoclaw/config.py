@@ -494,3 +494,35 @@ def read_settings(files: list[ConfigFile]) -> HooksSettings:
 
 def read_context(ctx: LoadContext) -> HooksSettings:
     return read_settings(candidate_files(ctx))
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (2020-12) of the `hooks` and `isolation` sections of a PicoClaw config
+    file; its other sections are PicoClaw's own and left open."""
+    from pydantic.json_schema import models_json_schema
+
+    refs, schemas = models_json_schema(
+        [(m, "validation") for m in (Defaults, ProcessConfig, BuiltinConfig, IsolationConfig)],
+        ref_template="#/$defs/{model}",
+    )
+    ref = {model: refs[(model, "validation")] for model in (Defaults, ProcessConfig, BuiltinConfig)}
+    hooks = {
+        "type": "object",
+        "properties": {
+            "enabled": {"type": "boolean"},
+            "protocol": {"enum": ["seed", "current"]},
+            "defaults": ref[Defaults],
+            "processes": {"type": "object", "additionalProperties": ref[ProcessConfig]},
+            "builtins": {"type": "object", "additionalProperties": ref[BuiltinConfig]},
+        },
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "PicoClaw config (hooks, isolation)",
+        "type": "object",
+        "properties": {
+            "hooks": hooks,
+            "isolation": refs[(IsolationConfig, "validation")],
+        },
+        "$defs": schemas["$defs"],
+    }

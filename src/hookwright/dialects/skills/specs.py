@@ -21,16 +21,24 @@ Skill hooks belong to the main agent: subagent inputs never select them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hookwright.core.effects import Effects, PromptInjection
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult
-from hookwright.core.spec import HookSpec, PythonHandler
+from hookwright.core.spec import DialectData, HookSpec, PythonHandler
 from hookwright.dialects.skills.config import HookInfo
 
 DIALECT = "skill"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSpecData(DialectData):
+    """The checkpoint as the skill's author wrote it (two timings share PreAgentStep)."""
+
+    timing: str
+
 
 TIMING_EVENTS: dict[str, Event] = {
     "after_user_input": Event.UserPromptSubmit,
@@ -95,6 +103,7 @@ def skill_specs(hooks: Iterable[HookInfo], scope: str | None = None) -> list[Hoo
                 when=_first_round if first else _main_agent,
                 origin=f"skills/{hook.skill}/hooks/{hook.file}",
                 description=f"skill prompt hook ({hook.timing})",
+                dialect_data=SkillSpecData(hook.timing),
             )
         )
     return specs

@@ -80,13 +80,21 @@ function setState(state, text) {
   sendButton.disabled = state === "running";
 }
 
-function add(kind, label, text) {
+// `badges`: [{kind, text}] after the label, e.g. a hook's system and the file it came from.
+function add(kind, label, text, badges = []) {
   const element = document.createElement("div");
   element.className = `msg ${kind}`;
   if (label) {
     const caption = document.createElement("span");
     caption.className = "label";
     caption.textContent = label;
+    for (const badge of badges) {
+      if (!badge.text) continue;
+      const tag = document.createElement("span");
+      tag.className = `badge ${badge.kind}`;
+      tag.textContent = badge.text;
+      caption.append(" ", tag);
+    }
     element.appendChild(caption);
   }
   const body = document.createElement("span");
@@ -167,6 +175,13 @@ function connect() {
       setState("idle", "disconnected");
     };
   });
+}
+
+// A hook's system as its users call it (Claude Code, PicoClaw, OpenHarness, skill, Python) and
+// its file, as badges; the class names the system for its colour.
+function hookBadges(system, file) {
+  const slug = (system || "").toLowerCase().replace(/[^a-z]+/g, "-");
+  return [{ kind: `system system-${slug}`, text: system }, { kind: "file", text: file }];
 }
 
 // A prompt waiting for the user: Allow / Deny send the answer; "permission_closed" (or a lost
@@ -421,13 +436,18 @@ function handleFrame(frame) {
       add(frame.is_error ? "tool failed" : "tool", `← ${frame.name}`, frame.content);
       break;
     case "hook":
-      add("hook", `hook ${frame.name} (${frame.role})`, frame.content);
+      add("hook", `hook ${frame.name} (${frame.role})`, frame.content, hookBadges("skill"));
+      break;
+    case "skill_prompt":
+      add("hook", `hook ${frame.skill ? `${frame.skill}/` : ""}${frame.hook} (${frame.role}, ` +
+        `${frame.timing}, this call only)`, frame.content, hookBadges("skill"));
       break;
     case "hook_result": {
       const decision = frame.decision || (frame.status !== "ok" ? "failed" : frame.effect);
       add(`note decision-${decision.replace(/[^a-z]+/g, "-")}`, "hook",
-        `${frame.event}: ${frame.hook} → ${frame.effect}` +
-        (frame.reason ? ` (${frame.reason})` : ""));
+        `${frame.event_words || frame.event}: ${frame.hook} → ${frame.effect}` +
+        (frame.reason ? ` (${frame.reason})` : ""),
+        hookBadges(frame.system || frame.dialect, frame.file));
       break;
     }
     case "notice":
@@ -465,7 +485,9 @@ async function send(text) {
   turn = { answer: null };
   setState("running", "running");
   add("user", "you", text);
-  const frame = { type: "chat", history, message: text, permission_prompts: true };
+  const frame = {
+    type: "chat", history, message: text, permission_prompts: true, skill_prompts: true,
+  };
   const skills = requestedSkills();
   if (skills !== null) frame.skills = skills;
   open.send(JSON.stringify(frame));
@@ -497,4 +519,6 @@ document.getElementById("clear").addEventListener("click", () => {
 });
 
 renderHistory();
-setState("idle", "disconnected");
+// Connect at once, so the status says from the start whether the server is there.
+setState("idle", "connecting…");
+connect().catch(() => setState("idle", "disconnected"));

@@ -1,0 +1,32 @@
+"""What `make` says: the first install announces itself, and `make test` says why a test
+skipped. Read with `make -n -B` (print every command, run none)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def planned(target: str) -> list[str]:
+    proc = subprocess.run(
+        ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+def test_the_first_install_says_what_it_does_before_it_starts() -> None:
+    first = planned("demo")[0]
+    assert first.startswith("echo ") and "installing hookwright" in first
+
+
+def test_make_test_reports_why_tests_were_skipped() -> None:
+    [pytest_line] = [line for line in planned("unit") if "/pytest " in line]
+    assert " -rs" in pytest_line
