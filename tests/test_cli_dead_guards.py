@@ -344,7 +344,18 @@ def test_a_broken_json_answer_of_a_hook_with_on_failure_block_blocks_and_is_name
     call is denied with Claude Code's words, and `--explain` still names the parser's."""
     project = broken_answer_project(tmp_path, onFailure="block")
     payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}})
-    test = ("hooks", "test", "PreToolUse", "-i", "-", "-p", str(project), "--explain")
+    test = (
+        "hooks",
+        "test",
+        "PreToolUse",
+        "-i",
+        "-",
+        "-p",
+        str(project),
+        "--explain",
+        "--claude-code-version",
+        "2.1.332",
+    )
     explained = hookwright(*test, stdin=payload, home=isolated_home)
     verdict = json.loads(explained.stdout)
     assert verdict["decision"] == "deny"

@@ -552,3 +552,25 @@ def test_the_server_reads_only_a_regular_script_and_never_waits(tmp_path: Path) 
         timeout=GENEROUS_BOUND,
     )
     assert (done.stdout, done.returncode) == ("None b'print(1)\\n'\n", 0), done.stderr
+
+
+async def test_the_interpreter_probe_imports_nothing_from_the_hooks_folder(
+    warm: WarmPython, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The probe that learns the interpreter runs `-c` in the hook's folder: a `json.py` there
+    (which `python3 hook.py` would never import, its script folder being first) is left alone."""
+    folder = tmp_path / "hooks"
+    folder.mkdir()
+    (folder / "json.py").write_text("open('PWNED', 'w').close()\n")
+    (folder / "hook.py").write_text("import json, sys\nprint(json.dumps({'ok': True}))\n")
+    before = warm.forked
+    outcome = await run_process(
+        command=f"{shlex.quote(sys.executable)} hook.py",
+        cwd=folder,
+        env=_env(isolated_home),
+        timeout=30,
+        warm=warm,
+    )
+    assert warm.forked == before + 1
+    assert outcome.exit_code == 0, outcome.stderr
+    assert not (folder / "PWNED").exists()

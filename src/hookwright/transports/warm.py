@@ -76,8 +76,10 @@ FINGERPRINT = (
     '"risky":[sys.flags.inspect,sys.flags.interactive,sys.flags.isolated,'
     'getattr(sys.flags,"safe_path",0)]}'
 )
+#: Reads `sys.path` past its first entry (the `-c` run's working folder) and drops that entry
+#: before importing anything: a `json.py` in the hook's folder is the hook's, not the probe's.
 _PROBE = (
-    "import sys,os,json\npath_tail=sys.path[1:]\n"
+    "import sys\npath_tail=sys.path[1:]\ndel sys.path[:1]\nimport os,json\n"
     'sys.stdout.write(json.dumps({"env":list(os.environ.items()),'
     '"wrapped":os.getpgid(0)!=os.getpid(),'
     f'"argv0":sys.orig_argv[0],"fingerprint":{FINGERPRINT}}}))'
