@@ -123,6 +123,12 @@ GEMINI_CASES: list[GeminiCase] = [
         ],
     ),
     GeminiCase(
+        "after-agent-stdin",
+        "run it",
+        [Turn("Running it.", [bash("call_a", "echo hi > hi.txt")]), Turn("Done.")],
+        [log("AfterAgent", "aa")],
+    ),
+    GeminiCase(
         "matchers",
         "run it",
         ONE_BASH,
