@@ -202,10 +202,8 @@ class Effects:
             elif isinstance(mine, bool):
                 if theirs and not mine:
                     changes[name] = True
-            elif isinstance(mine, ToolSelection) and theirs is not None:
-                changes[name] = mine.union(theirs)
             elif theirs is not None:
-                changes[name] = theirs
+                changes[name] = mine.union(theirs) if isinstance(mine, ToolSelection) else theirs
         if not changes:
             return self
         return Effects(**{f.name: changes.get(f.name, getattr(self, f.name)) for f in fields(self)})
