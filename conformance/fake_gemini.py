@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from conformance.fake_api import Recorded, Script, Turn
+from conformance.fake_api import Recorded, Script, ToolUse, Turn
 from conformance.loopback import LoopbackHandler, LoopbackServer
 from hookwright.dialects.gemini.events import gemini_tool
 
@@ -60,8 +60,8 @@ class _Handler(LoopbackHandler[FakeGemini]):
     def do_POST(self) -> None:
         body = self.read_json_object()
         turn = self.owner.take(self.path, body)
-        if turn is not None and _calling_mode(body) == "NONE":
-            turn = Turn(turn.text or "(no tools)")
+        if turn is not None:
+            turn = _callable(turn, body)
         chunk = _chunk(turn)
         if ":streamGenerateContent" in self.path:
             data = f"data: {json.dumps(chunk)}\r\n\r\n".encode()
@@ -75,11 +75,18 @@ class _Handler(LoopbackHandler[FakeGemini]):
         self.send_bytes(404, b"")
 
 
-def _calling_mode(body: dict[str, Any]) -> str | None:
-    """The request's function-calling mode: with NONE a model answers in text only."""
+def _callable(turn: Turn, body: dict[str, Any]) -> Turn:
+    """The turn as a model bound by the request's function-calling config answers it: with
+    mode NONE in text only; with `allowedFunctionNames` calling only those functions."""
     config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
-    mode = config.get("mode")
-    return str(mode) if mode else None
+    allowed = config.get("allowedFunctionNames") or []
+    if config.get("mode") == "NONE":
+        uses: list[ToolUse] = []
+    elif allowed:
+        uses = [use for use in turn.tools if gemini_tool(use.name, use.input)[0] in allowed]
+    else:
+        return turn
+    return Turn(turn.text or ("" if uses else "(no tools)"), uses)
 
 
 def _chunk(turn: Turn | None) -> dict[str, Any]:

@@ -47,6 +47,15 @@ def log(event: str, label: str, matcher: str | None = None) -> Hook:
     return Hook(event, label, matcher=matcher)
 
 
+def tool_config(label: str, delay: float = 0, **config: Any) -> Hook:
+    """A BeforeToolSelection hook answering `toolConfig`; `delay` makes it finish last."""
+    command = f"sleep {delay}; python3 {HOOK_PROGRAM} {label}" if delay else None
+    answer = Action.json({"hookSpecificOutput": {"toolConfig": config}})
+    return Hook("BeforeToolSelection", label, answer, command=command)
+
+
+SELECTED_BASH = [Turn("picking", [bash("call_a", "echo hi > hi.txt")]), Turn("done")]
+
 GEMINI_CASES: list[GeminiCase] = [
     GeminiCase("allow", "run it", ONE_BASH, [log("BeforeTool", "bt", "*"), log("AfterTool", "at")]),
     GeminiCase(
@@ -123,6 +132,12 @@ GEMINI_CASES: list[GeminiCase] = [
         ],
     ),
     GeminiCase(
+        "after-agent-stdin",
+        "run it",
+        [Turn("Running it.", [bash("call_a", "echo hi > hi.txt")]), Turn("Done.")],
+        [log("AfterAgent", "aa")],
+    ),
+    GeminiCase(
         "matchers",
         "run it",
         ONE_BASH,
@@ -170,6 +185,24 @@ GEMINI_CASES: list[GeminiCase] = [
                 "bts",
                 Action.json({"hookSpecificOutput": {"toolConfig": {"mode": "NONE"}}}),
             )
+        ],
+    ),
+    GeminiCase(
+        "tool-selection-union",
+        "run it",
+        SELECTED_BASH,
+        [
+            tool_config("shell", allowedFunctionNames=["run_shell_command"]),
+            tool_config("reader", 0.5, mode="ANY", allowedFunctionNames=["read_file"]),
+        ],
+    ),
+    GeminiCase(
+        "tool-selection-none-wins",
+        "run it",
+        SELECTED_BASH,
+        [
+            tool_config("none", mode="NONE"),
+            tool_config("shell", 0.5, allowedFunctionNames=["run_shell_command"]),
         ],
     ),
 ]

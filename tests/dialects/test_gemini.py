@@ -295,3 +295,56 @@ def test_a_sequential_group_hands_the_rewrite_to_the_next_hook(gemini: Run) -> N
     assert (first["label"], second["label"]) == ("first", "second")
     assert json.loads(second["stdin"])["tool_input"] == {"command": "echo new > new.txt"}
     assert (gemini.project / "new.txt").exists()
+
+
+async def test_tool_selections_of_several_hooks_unite_as_gemini_merges_them(
+    gemini: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_TEST_LOG", str(gemini.log))
+
+    def answer(label: str, delay: float, **config: Any) -> list[dict[str, Any]]:
+        reply = json.dumps({"hookSpecificOutput": {"toolConfig": config}})
+        return group(f"sleep {delay}; {gemini.command(label, reply)}")
+
+    async def offered(*groups: list[dict[str, Any]]) -> list[Any]:
+        gemini.settings({"BeforeToolSelection": [entry for g in groups for entry in g]})
+        ctx = LoadContext(project_dir=gemini.project, home=gemini.home)
+        engine = HookEngine()
+        for spec in discover(ctx).bind(TrustPolicy(everything=True)).specs:
+            engine.register(spec)
+        tools = _tools("Bash", "Write", "Read")
+        try:
+            payload = {"model": "m", "messages": [], "tools": tools}
+            verdict = await engine.dispatch(HookInput(Event.PreModelCall, payload=payload))
+        finally:
+            await engine.aclose()
+        selection = verdict.effects.tool_selection
+        assert selection is not None
+        return selection.narrow(tools)
+
+    # The hook that finishes last allows only read_file: the shell stays, as in Gemini.
+    shell = answer("shell", 0, allowedFunctionNames=["run_shell_command"])
+    reader = answer("reader", 0.3, mode="ANY", allowedFunctionNames=["read_file", "Bash"])
+    assert await offered(shell, reader) == _tools("Bash", "Read")
+    # NONE wins whatever finishes last.
+    none = answer("none", 0, mode="NONE")
+    assert await offered(none, answer("late", 0.3, allowedFunctionNames=["write_file"])) == []
+
+
+def test_after_agent_reads_the_turn_prompt_and_every_answer_claude_stop_does_not(
+    gemini: Run,
+) -> None:
+    gemini.settings({"AfterAgent": group(gemini.command("aa"))})
+    (gemini.project / ".claude").mkdir()
+    claude_stop = {"hooks": [{"type": "command", "command": gemini.command("cc")}]}
+    (gemini.project / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"Stop": [claude_stop]}})
+    )
+    said = {"content": "Running it.", "tool_calls": [BASH_CALL]}
+    silent = {"content": "", "tool_calls": [BASH_CALL]}
+    gemini.run([said, silent, {"content": "Done."}])
+    records = {r["label"]: json.loads(r["stdin"]) for r in gemini.hooks()}
+    after = records["aa"]
+    assert (after["prompt"], after["prompt_response"]) == ("go", "Running it.\nDone.")
+    assert not {"prompt", "turn_prompt", "turn_replies"} & set(records["cc"])
+    assert records["cc"]["last_assistant_message"] == "Done."

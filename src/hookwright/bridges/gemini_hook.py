@@ -102,6 +102,7 @@ def _fields(event_name: str, data: Mapping[str, Any]) -> dict[str, Any]:
         return {
             "stop_hook_active": data.get("stop_hook_active") is True,
             "last_assistant_message": _text(data.get("prompt_response")),
+            "turn_prompt": _text(data.get("prompt")),
         }
     if event_name == "BeforeModel":
         return _model_request(_object(data, "llm_request"))

@@ -8,11 +8,12 @@ dialect's own key names, and no codec ever sees another dialect's effects.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 NoticeKind = Literal["hook_failed", "ignored_patch", "script_missing", "warning"]
+ToolMode = Literal["AUTO", "ANY", "NONE"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +93,46 @@ class ModelNote:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolSelection:
+    """The tools a model call may use, in the host's tool names (Gemini BeforeToolSelection's
+    `toolConfig`): ``NONE`` offers none; otherwise a non-empty `allowed` keeps only those,
+    an empty one keeps every tool. ``ANY`` (Gemini: the model must call a tool) narrows as
+    ``AUTO`` does; the host cannot force a call.
+
+    Selections of several hooks merge as Gemini CLI merges them (`union`): ``NONE`` wins,
+    then ``ANY``, then ``AUTO``, and the allowed names are the union of every hook's, so a
+    hook can add tools to the call but not take away another hook's."""
+
+    mode: ToolMode = "AUTO"
+    allowed: frozenset[str] = frozenset()
+
+    def union(self, other: ToolSelection) -> ToolSelection:
+        modes = (self.mode, other.mode)
+        mode: ToolMode = "NONE" if "NONE" in modes else "ANY" if "ANY" in modes else "AUTO"
+        return ToolSelection(mode, frozenset() if mode == "NONE" else self.allowed | other.allowed)
+
+    def narrow(self, tools: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        """`tools` (OpenAI function definitions) as this selection leaves them."""
+        if self.mode == "NONE":
+            return []
+        if not self.allowed:
+            return list(tools)
+        return [tool for tool in tools if _definition_name(tool) in self.allowed]
+
+
+def _definition_name(tool: Mapping[str, Any]) -> str:
+    function = tool.get("function")
+    if isinstance(function, Mapping):
+        return str(function.get("name", ""))
+    return str(tool.get("name", ""))
+
+
+@dataclass(frozen=True, slots=True)
 class Effects:
     """Every typed effect of one hook, or of a whole dispatch once merged.
 
-    Merge rule (`merge`): tuples concatenate, booleans are or-ed, other fields take the later
-    hook's value when it has one.
+    Merge rule (`merge`): tuples concatenate, booleans are or-ed, tool selections unite
+    (`ToolSelection.union`), other fields take the later hook's value when it has one.
     """
 
     #: The exact text the model sees as the tool result when the call is denied (PreToolUse,
@@ -151,6 +187,8 @@ class Effects:
     #: wording (Codex: ``<hook_prompt hook_run_id="...">reason</hook_prompt>``); None: the
     #: host's own wording of the reason.
     continuation: str | None = None
+    #: The tools the model call may use (Gemini BeforeToolSelection).
+    tool_selection: ToolSelection | None = None
 
     def merge(self, later: Effects) -> Effects:
         """This record with `later`'s effects added (see the class docstring)."""
@@ -165,7 +203,7 @@ class Effects:
                 if theirs and not mine:
                     changes[name] = True
             elif theirs is not None:
-                changes[name] = theirs
+                changes[name] = mine.union(theirs) if isinstance(mine, ToolSelection) else theirs
         if not changes:
             return self
         return Effects(**{f.name: changes.get(f.name, getattr(self, f.name)) for f in fields(self)})

@@ -635,6 +635,10 @@ class HookSession:
             }
             fields.update(updates)
             rewritten += [k for k in updates if k not in rewritten]
+        selection = model.effects.tool_selection
+        if selection is not None:
+            fields["tools"] = selection.narrow(request.tools)
+            rewritten += [] if "tools" in rewritten else ["tools"]
         notes += model.additional_context
         if notes:
             fields["messages"] = insert_system_notes(fields["messages"], notes)

@@ -538,6 +538,7 @@ class Agent:
         if not content.upper().startswith("PLAN: TOOLS"):
             self.record({"role": "assistant", "content": response.content}, model=self.model.name)
             self.last_assistant_message = response.content
+            self._turn_record.replies.append(response.content)
             if await self._stop_continues():
                 return None
             return TurnResult("completed", response.content, rounds=0)
@@ -615,6 +616,7 @@ class Agent:
         if record:
             self.record(response.to_message(), model=response.model or self.model.name)
             self.last_assistant_message = response.content
+            self._turn_record.replies.append(response.content)
         return response
 
     async def _after_model(
@@ -641,8 +643,15 @@ class Agent:
     # Stop -------------------------------------------------------------------------------------
 
     async def _stop_continues(self) -> bool:
-        """Fire Stop (SubagentStop in a subagent); True when a hook made the loop go on."""
-        extra = {"agent_transcript_path": self.transcript_path} if self.agent_id else {}
+        """Fire Stop (SubagentStop in a subagent); True when a hook made the loop go on.
+        The turn's prompt and every answer of it ride along for dialects that send them
+        (Gemini's AfterAgent `prompt` and `prompt_response`)."""
+        extra: dict[str, Any] = {
+            "turn_prompt": self._turn_record.prompt,
+            "turn_replies": list(self._turn_record.replies),
+        }
+        if self.agent_id:
+            extra["agent_transcript_path"] = self.transcript_path
         decision = await self.hooks.stop(self.last_assistant_message, **extra)
         end_turn_if(decision.end)
         if decision.capped:

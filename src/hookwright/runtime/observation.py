@@ -59,6 +59,8 @@ class TurnRecord:
     tool_executions: list[dict[str, Any]] = field(default_factory=list)
     #: Every result of the last round answered the user: the turn has no final content.
     handled: bool = False
+    #: The model's text of each answer of the turn, Stop continuations included, in order.
+    replies: list[str] = field(default_factory=list)
 
     def record_tool(self, name: str, content: str, is_error: bool) -> None:
         """A tool that ran (or that a hook answered for)."""

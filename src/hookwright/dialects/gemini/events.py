@@ -9,7 +9,7 @@ answer narrows the request's `tools`). The dialect keeps Gemini's own event name
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -71,6 +71,14 @@ def host_arguments(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         return dict(arguments)
     back = {gemini: claude for claude, gemini in known[1].items()}
     return {back.get(key, key): value for key, value in arguments.items()}
+
+
+def host_tool_names(names: Iterable[str]) -> list[str]:
+    """Gemini tool names as the host's tools are named. A host name Gemini calls otherwise
+    (`Bash`) is left out: no Gemini tool has it, so Gemini would allow nothing by it."""
+    return [
+        _BY_GEMINI[name][0] if name in _BY_GEMINI else name for name in names if name not in TOOLS
+    ]
 
 
 def gemini_tool_name(name: str) -> str:

@@ -12,10 +12,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hookwright.core.effects import ModelNote
+from hookwright.core.effects import ModelNote, ToolSelection
 from hookwright.core.events import HookInput
 from hookwright.core.results import Decision, HookResult
-from hookwright.dialects.gemini.events import gemini_tool_name, host_arguments
+from hookwright.dialects.gemini.events import gemini_tool_name, host_arguments, host_tool_names
 
 
 def answer_of(stdout: str, stderr: str, code: int) -> dict[str, Any] | None:
@@ -170,29 +170,23 @@ def _chat(message: Mapping[str, Any]) -> dict[str, Any]:
 def _tool_selection(
     result: HookResult, specific: Mapping[str, Any], inp: HookInput, reason: str | None
 ) -> None:
-    """`toolConfig.mode` NONE offers no tool; `allowedFunctionNames` (Gemini's names) keeps
-    only those tools."""
+    """`toolConfig`: `mode` NONE offers no tool; `allowedFunctionNames` (Gemini's names)
+    keeps only those. The answer is a `ToolSelection` effect, which unites with the other
+    hooks' as Gemini CLI's `mergeToolSelectionOutputs` does; `updated_input` carries this
+    hook's own narrowing of the tools it saw."""
     config = specific.get("toolConfig")
     if not isinstance(config, Mapping):
         return
+    mode = config.get("mode")
+    names = config.get("allowedFunctionNames")
+    allowed = [str(name) for name in names] if isinstance(names, list) else []
+    selection = ToolSelection(
+        mode if mode in ("NONE", "ANY") else "AUTO", frozenset(host_tool_names(allowed))
+    )
+    result.add_effects(tool_selection=selection)
     tools = list(inp.payload.get("tools") or [])
-    if config.get("mode") == "NONE":
-        result.updated_input = {"tools": []}
-        return
-    allowed = config.get("allowedFunctionNames")
-    if isinstance(allowed, list) and allowed:
-        names = {str(name) for name in allowed}
-        kept = [tool for tool in tools if gemini_tool_name(_tool_name(tool)) in names]
-        result.updated_input = {"tools": kept}
-
-
-def _tool_name(tool: Any) -> str:
-    if not isinstance(tool, Mapping):
-        return ""
-    function = tool.get("function")
-    if isinstance(function, Mapping):
-        return str(function.get("name", ""))
-    return str(tool.get("name", ""))
+    if selection.mode == "NONE" or selection.allowed:
+        result.updated_input = {"tools": selection.narrow(tools)}
 
 
 def _after_model(

@@ -37,8 +37,8 @@ def _fields(inp: HookInput, event_name: str) -> dict[str, Any]:
         return {"prompt": payload.get("prompt", "")}
     if event_name == "AfterAgent":
         return {
-            "prompt": payload.get("prompt", ""),
-            "prompt_response": payload.get("last_assistant_message") or "",
+            "prompt": str(payload.get("turn_prompt") or payload.get("prompt") or ""),
+            "prompt_response": prompt_response(payload),
             "stop_hook_active": bool(payload.get("stop_hook_active")),
         }
     if event_name in ("BeforeModel", "BeforeToolSelection"):
@@ -56,6 +56,17 @@ def _fields(inp: HookInput, event_name: str) -> dict[str, Any]:
         "message": payload.get("message", ""),
         "details": payload.get("details", {}),
     }
+
+
+def prompt_response(payload: Mapping[str, Any]) -> str:
+    """Gemini's `cumulativeResponse`: the text of every answer of the turn (continuations
+    included) that has any, joined by newlines; ``[no response text]`` when none has."""
+    replies = payload.get("turn_replies")
+    if isinstance(replies, list):
+        text = "\n".join(reply for reply in replies if isinstance(reply, str) and reply)
+    else:
+        text = str(payload.get("last_assistant_message") or "")
+    return text or "[no response text]"
 
 
 def tool_fields(payload: Mapping[str, Any], event_name: str) -> dict[str, Any]:
