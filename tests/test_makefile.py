@@ -3,6 +3,7 @@ skipped. Read with `make -n -B` (print every command, run none)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,8 +16,16 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def planned(target: str) -> list[str]:
+    """The commands `make TARGET` would run, as a top-level make prints them (under `make
+    test` the variables of the outer make are dropped, or it names its directories)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     proc = subprocess.run(
-        ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, timeout=60
+        ["make", "-n", "-B", "--no-print-directory", target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.splitlines()
