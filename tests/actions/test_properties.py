@@ -118,3 +118,23 @@ def test_any_tool_input_derives_without_raising(tool: str, tool_input: dict[str,
         assert actions
     rule = IfRule.parse("FileWrite(/etc/**)")
     assert rule.matches(tool, tool_input, cwd="/w", home="/h", actions=actions) in (True, False)
+
+
+def test_code_points_the_bash_grammar_cannot_read_do_not_crash_the_process() -> None:
+    """tree-sitter-bash reads past its tables for code points from U+E0000 up after ``{``
+    (a crash, not an exception, and not every time): a model's command holding one must not
+    end the process. Many parses in a child process, whose exit status tells."""
+    import subprocess
+    import sys
+
+    code = (
+        "from hookwright.core.tool_actions import derive_actions\n"
+        "for cp in (0xE0000, 0xFFFFF, 0x10FFFE, 0x10FFFF):\n"
+        "    for n in range(150):\n"
+        "        actions = derive_actions('Bash', {'command': '{' + chr(cp) + ' x' + str(n)},"
+        " '/w', '/h')\n"
+        "        assert actions\n"
+        "print('ok')\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stdout.strip()) == (0, "ok"), ran.stderr[-500:]

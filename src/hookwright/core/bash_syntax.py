@@ -17,9 +17,23 @@ _WORD_ESCAPE: Final = re.compile(r"\\(.)", re.DOTALL)
 _DQUOTE_ESCAPE: Final = re.compile(r"\\([$`\"\\\n])")
 
 
+#: The UTF-8 of the code points from U+E0000 up (planes 14 to 16), which tree-sitter-bash's
+#: lexer reads out of bounds after some tokens (``{`` then U+FFFFF crashes the process).
+_PAST_ITS_TABLES: Final = re.compile(
+    rb"\xf3[\xa0-\xbf][\x80-\xbf][\x80-\xbf]|\xf4[\x80-\x8f][\x80-\xbf][\x80-\xbf]"
+)
+#: What stands in for each: U+10000, as long in UTF-8, so every byte offset stays the same.
+_STAND_IN: Final = b"\xf0\x90\x80\x80"
+
+
 def parse_bash(source: bytes) -> Any:
-    """The tree-sitter-bash syntax tree of `source` (one parser, shared under a lock)."""
+    """The tree-sitter-bash syntax tree of `source` (one parser, shared under a lock).
+
+    A command is the model's text, so hostile: code points the grammar's lexer cannot take are
+    replaced, byte for byte, before it reads them (a word holding one reads U+10000 there)."""
     global _ts_parser
+    if b"\xf3" in source or b"\xf4" in source:
+        source = _PAST_ITS_TABLES.sub(_STAND_IN, source)
     with _ts_lock:
         if _ts_parser is None:
             import tree_sitter
