@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -208,3 +209,23 @@ def test_a_prompt_file_name_too_long_for_the_system_rejects_that_hook_only(
     assert [hook.name for hook in loaded] == ["ok"]
     assert len(errors) == 1 and errors[0].field == "hooks[0].file"
     assert "cannot be read" in errors[0].message
+
+
+def test_a_null_or_numeric_top_level_key_in_hooks_yaml_is_a_named_warning(
+    tmp_path: Path,
+) -> None:
+    """YAML keys need not be text: `null:` and `1:` beside `hooks` are reported by name."""
+
+    project = tmp_path / "project"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "hooks.yaml").write_text("null: null\n1: {}\nhooks: []\n")
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "hookwright", "hooks", "validate", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert "Traceback" not in ran.stderr
+    assert "None" in ran.stdout + ran.stderr and "1" in ran.stdout + ran.stderr

@@ -8,7 +8,15 @@ import re
 import threading
 from typing import Any, Final
 
-__all__ = ["parse_bash", "parsed_bash", "query_matches", "unescape_word", "unquote_word"]
+__all__ = [
+    "bash_bytes",
+    "node_text",
+    "parse_bash",
+    "parsed_bash",
+    "query_matches",
+    "unescape_word",
+    "unquote_word",
+]
 
 _ts_lock = threading.Lock()
 _ts_parser: Any = None
@@ -17,23 +25,21 @@ _WORD_ESCAPE: Final = re.compile(r"\\(.)", re.DOTALL)
 _DQUOTE_ESCAPE: Final = re.compile(r"\\([$`\"\\\n])")
 
 
-#: The UTF-8 of the code points from U+E0000 up (planes 14 to 16), which tree-sitter-bash's
-#: lexer reads out of bounds after some tokens (``{`` then U+FFFFF crashes the process).
-_PAST_ITS_TABLES: Final = re.compile(
-    rb"\xf3[\xa0-\xbf][\x80-\xbf][\x80-\xbf]|\xf4[\x80-\x8f][\x80-\xbf][\x80-\xbf]"
-)
-#: What stands in for each: U+10000, as long in UTF-8, so every byte offset stays the same.
-_STAND_IN: Final = b"\xf0\x90\x80\x80"
+#: Every byte past ASCII read as a word character: tree-sitter-bash's lexer reads out of
+#: bounds on some non-ASCII code points after some tokens (``{`` then U+FFFFF, ``\\`` then
+#: U+54327) and crashes the process, while bash itself splits words on ASCII bytes only.
+_ASCII_WORDS: Final = bytes(range(128)) + b"x" * 128
 
 
 def parse_bash(source: bytes) -> Any:
     """The tree-sitter-bash syntax tree of `source` (one parser, shared under a lock).
 
-    A command is the model's text, so hostile: code points the grammar's lexer cannot take are
-    replaced, byte for byte, before it reads them (a word holding one reads U+10000 there)."""
+    A command is the model's text, so hostile: the parser reads a copy whose bytes past ASCII
+    are word characters, the same length, so its nodes' offsets are `source`'s. Read a node's
+    text from `source` by those offsets (`node_text`), never from the node."""
     global _ts_parser
-    if b"\xf3" in source or b"\xf4" in source:
-        source = _PAST_ITS_TABLES.sub(_STAND_IN, source)
+    if not source.isascii():
+        source = source.translate(_ASCII_WORDS)
     with _ts_lock:
         if _ts_parser is None:
             import tree_sitter
@@ -46,8 +52,14 @@ def parse_bash(source: bytes) -> Any:
 @functools.lru_cache(maxsize=64)
 def parsed_bash(command: str) -> Any:
     """The syntax tree of `command`, kept for the next reader: an `if` rule's analysis of a
-    Bash call and the call's actions read one parse (trees are never changed)."""
-    return parse_bash(command.encode("utf-8", "surrogatepass"))
+    Bash call and the call's actions read one parse (trees are never changed). Its nodes'
+    text is read from `bash_bytes(command)`."""
+    return parse_bash(bash_bytes(command))
+
+
+def bash_bytes(command: str) -> bytes:
+    """The bytes the syntax tree's offsets index."""
+    return command.encode("utf-8", "surrogatepass")
 
 
 @functools.lru_cache(maxsize=8)
@@ -69,9 +81,9 @@ def query_matches(node: Any, query: str) -> list[tuple[int, dict[str, list[Any]]
     return matches
 
 
-def _node_text(node: Any) -> str:
-    text: bytes = node.text
-    return text.decode("utf-8", "replace")
+def node_text(node: Any, source: bytes) -> str:
+    """`node`'s text in `source`, the bytes it was parsed from."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def unescape_word(text: str) -> str:
@@ -82,20 +94,20 @@ def unescape_word(text: str) -> str:
     return _WORD_ESCAPE.sub(r"\1", text.replace("\\\n", ""))
 
 
-def unquote_word(node: Any) -> str:
+def unquote_word(node: Any, source: bytes) -> str:
     """Best-effort shell unquoting of one word, so ``"git" pu\\sh`` compares as ``git push``.
 
     Anything holding an expansion keeps its source text (the expansion fail-safe covers it).
     """
     kind = node.type
     if kind == "word":
-        return unescape_word(_node_text(node))
+        return unescape_word(node_text(node, source))
     if kind == "raw_string":
-        return _node_text(node)[1:-1]
+        return node_text(node, source)[1:-1]
     if kind == "string":
         if all(child.type == "string_content" for child in node.named_children):
-            return _DQUOTE_ESCAPE.sub(r"\1", _node_text(node)[1:-1])
-        return _node_text(node)
+            return _DQUOTE_ESCAPE.sub(r"\1", node_text(node, source)[1:-1])
+        return node_text(node, source)
     if kind in ("concatenation", "command_name"):
-        return "".join(unquote_word(child) for child in node.children)
-    return _node_text(node)
+        return "".join(unquote_word(child, source) for child in node.children)
+    return node_text(node, source)

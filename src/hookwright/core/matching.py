@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from pathspec import GitIgnoreSpec
 
 from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, NetFetch, ProcExec
-from hookwright.core.bash_syntax import parse_bash, parsed_bash, unquote_word
+from hookwright.core.bash_syntax import bash_bytes, node_text, parse_bash, parsed_bash, unquote_word
 from hookwright.core.tool_actions import derive_actions
 
 __all__ = [
@@ -212,12 +212,7 @@ class _BashAnalysis(NamedTuple):
     has_expansion: bool
 
 
-def _node_text(node: Any) -> str:
-    text: bytes = node.text
-    return text.decode("utf-8", "replace")
-
-
-def _simple_command(node: Any, extra_args: list[Any]) -> _SimpleCommand | None:
+def _simple_command(node: Any, extra_args: list[Any], source: bytes) -> _SimpleCommand | None:
     parts: list[Any] = []
     for index, child in enumerate(node.children):
         if child.type in _REDIRECT_TYPES or node.field_name_for_child(index) == "redirect":
@@ -228,9 +223,9 @@ def _simple_command(node: Any, extra_args: list[Any]) -> _SimpleCommand | None:
     if not parts:
         return None
     parts.extend(extra_args)
-    text = " ".join(_node_text(part) for part in parts)
+    text = " ".join(node_text(part, source) for part in parts)
     normalised = _normalise_ws(text)
-    unquoted = _normalise_ws(" ".join(unquote_word(part) for part in parts))
+    unquoted = _normalise_ws(" ".join(unquote_word(part, source) for part in parts))
     forms = (normalised,) if unquoted == normalised else (normalised, unquoted)
     return _SimpleCommand(start=parts[0].start_byte, text=text, forms=forms)
 
@@ -240,6 +235,7 @@ def _analyse_bash(command: str) -> _BashAnalysis | None:
     root = parsed_bash(command).root_node
     if root.has_error:
         return None
+    source = bash_bytes(command)
     found: list[_SimpleCommand] = []
     has_expansion = False
     # tree-sitter-bash attaches words after a redirection target (``ls > out -la``) to the
@@ -261,7 +257,7 @@ def _analyse_bash(command: str) -> _BashAnalysis | None:
                 if extra:
                     stray_args[body.id] = extra
         elif kind == "command" or kind in _DECLARATION_TYPES:
-            simple = _simple_command(node, stray_args.get(node.id, []))
+            simple = _simple_command(node, stray_args.get(node.id, []), source)
             if simple is not None:
                 found.append(simple)
         stack.extend(reversed(node.children))

@@ -19,7 +19,14 @@ import functools
 from typing import Any, Final
 
 from hookwright.core.actions import Action, FileRead, FileWrite, ProcExec
-from hookwright.core.bash_syntax import parsed_bash, query_matches, unescape_word, unquote_word
+from hookwright.core.bash_syntax import (
+    bash_bytes,
+    node_text,
+    parsed_bash,
+    query_matches,
+    unescape_word,
+    unquote_word,
+)
 from hookwright.core.programs import command_actions
 from hookwright.core.shell_scope import Scope, Stdin, Word
 
@@ -68,16 +75,16 @@ class _Source:
     """A script's text read by the byte offsets of its syntax nodes: an ASCII script's own
     string is sliced (no bytes made, nothing decoded), any other's node bytes decoded."""
 
-    __slots__ = ("text",)
+    __slots__ = ("data", "text")
 
     def __init__(self, script: str) -> None:
         self.text = script if script.isascii() else None
+        self.data = bash_bytes(script)
 
     def of(self, node: Any) -> str:
         if self.text is not None:
             return self.text[node.start_byte : node.end_byte]
-        data: bytes = node.text
-        return data.decode("utf-8", "replace")
+        return node_text(node, self.data)
 
 
 def word_of(node: Any, source: _Source) -> Word:
@@ -96,7 +103,7 @@ def word_of(node: Any, source: _Source) -> Word:
         if current.type in _EXPANSIONS:
             return Word(source.of(node), dynamic=True)
         stack.extend(current.children)
-    return Word(unquote_word(node))
+    return Word(unquote_word(node, source.data))
 
 
 def _command(node: Any, scope: Scope, source: _Source) -> None:

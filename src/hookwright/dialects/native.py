@@ -167,8 +167,11 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
     if not isinstance(data, dict) or not isinstance(data.get("hooks", []), list):
         diagnostics.append(Diagnostic(file, "hooks", "expected a mapping with a list"))
         return discovery
-    for key in sorted(str(key) for key in data if key != "hooks"):
-        message, typo = unknown_key(key, data[key], ("hooks",))
+    others = sorted(
+        ((str(key), value) for key, value in data.items() if key != "hooks"), key=lambda kv: kv[0]
+    )
+    for key, value in others:  # a YAML key may be null or a number: named as text
+        message, typo = unknown_key(key, value, ("hooks",))
         diagnostics.append(Diagnostic(file, key, message, "error" if typo else "warning"))
     names: set[str] = set()
     for index, raw in enumerate(data.get("hooks") or []):
