@@ -11,7 +11,8 @@ Any local process can connect to 127.0.0.1, so the front expects hostile peers:
   read, when, and for how long.
 * A request head is taken from the socket up to its blank line and not one byte further:
   Host, token, path, method and Content-Length are judged before any of the body is read,
-  and every refusal answers with `Connection: close` and closes, the body unread.
+  and every refusal answers with `Connection: close` and closes after a short lingering
+  read (`linger`) that drops what the peer still sends, the body never parsed.
 * Deadlines (`Limits`): a connection waits `idle` seconds for a request to begin (a fresh one
   too), a head must be complete `head` seconds after its first byte, and the body must arrive,
   and the answer be taken, within `body` seconds each.
@@ -64,6 +65,12 @@ _OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.
 #: The connection cap stays below this share of the descriptor limit: the rest is the Unix
 #: front's, the hooks' pipes' and files'.
 DESCRIPTOR_SHARE = 4
+#: After a refusal, how long (seconds) and how much (bytes) of what the peer still sends is
+#: read and dropped before the close: a socket closed with bytes unread resets the
+#: connection, and a client still sending its request would see a broken pipe instead of
+#: the answer (the "lingering close" of HTTP servers).
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 256 * 1024
 #: Where h11 ends a request head (lines may end in a bare LF).
 _HEAD_END = re.compile(rb"\n\r?\n")
 _JSON = "application/json"
@@ -227,6 +234,23 @@ def _waiting(conn: socket.socket) -> bool:
     return True
 
 
+async def linger(conn: socket.socket) -> None:
+    """End our side of `conn` and drop what the peer still sends, until it ends its side,
+    `LINGER_BYTES` have come or `LINGER_SECONDS` have passed; the caller closes `conn`."""
+    try:
+        conn.shutdown(socket.SHUT_WR)
+        loop = asyncio.get_running_loop()
+        dropped = 0
+        async with asyncio.timeout(LINGER_SECONDS):
+            while dropped < LINGER_BYTES:
+                count = len(await loop.sock_recv(conn, 64 * 1024))
+                if not count:
+                    return
+                dropped += count
+    except (OSError, TimeoutError):
+        return
+
+
 async def read_head(
     conn: socket.socket, parser: h11.Connection, limits: Limits
 ) -> h11.Request | None:
@@ -379,10 +403,12 @@ async def serve_connection(
         except Refusal as exc:
             text = f"hookwright: {exc}\n".encode()
             await _send(conn, _response(parser, exc.status, text, None), limits.body)
+            await linger(conn)
             return
         if request is None:
             return
         if await _exchange(conn, parser, request, endpoint, answer, limits):
+            await linger(conn)
             return
         if parser.our_state is not h11.DONE or parser.their_state is not h11.DONE:
             return
@@ -425,6 +451,8 @@ class HttpFront:
         self._counts = counts
         self._uid = os.getuid()
         self._open: set[asyncio.Task[None]] = set()
+        #: Refused connections being closed (`linger`); not counted as open.
+        self._lingering: set[asyncio.Task[None]] = set()
         self._loop = asyncio.get_running_loop()
         self._closed = False
         #: A descriptor held in reserve: when the process runs out, it is let go for the time
@@ -500,19 +528,30 @@ class HttpFront:
             task.add_done_callback(self._open.discard)
 
     def _refuse(self, conn: socket.socket, answer: bytes) -> None:
-        """Send `answer` (if any) and close; what the peer already sent is read first, so the
-        close does not reset the connection before the answer is read."""
+        """Send `answer` and close after a lingering read (`linger`), so a peer still sending
+        its request reads the answer; without an answer, or with `Limits.connections`
+        refused connections already lingering, close at once."""
         self._counts["http_refused"] += 1
         conn.setblocking(False)
         try:
             if answer:
                 conn.send(answer)
-                conn.shutdown(socket.SHUT_WR)
-                conn.recv(MAX_HEADER_BYTES)
         except OSError:
-            pass
+            answer = b""
+        if not answer or len(self._lingering) >= self.limits.connections:
+            conn.close()
+            return
+        task = self._loop.create_task(self._close_refused(conn))
+        self._lingering.add(task)
+        task.add_done_callback(self._lingering.discard)
+
+    async def _close_refused(self, conn: socket.socket) -> None:
+        try:
+            await linger(conn)
         finally:
             conn.close()
+            if self._spare is None and not self._closed:
+                self._spare = _reserve()
 
     async def _serve(self, conn: socket.socket) -> None:
         try:
