@@ -77,8 +77,11 @@ class CodexLayers:
     user_config: Mapping[str, Any] | None = None
 
 
-def read_layers(ctx: LoadContext, diagnostics: list[Diagnostic]) -> CodexLayers:
-    managed = managed_dir()
+def read_layers(
+    ctx: LoadContext, diagnostics: list[Diagnostic], managed: Path | None = None
+) -> CodexLayers:
+    """`managed`: the folder that stands for ``/etc/codex`` (default `managed_dir`)."""
+    managed = managed or managed_dir()
     user = codex_home(ctx.home)
     project = ctx.project_dir / ".codex"
     requirements_path = managed / "requirements.toml"
