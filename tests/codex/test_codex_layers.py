@@ -238,3 +238,24 @@ def test_a_managed_deny_holds_against_a_project_rewrite_and_its_hooks_switch(
         "Command blocked by PreToolUse hook: no from the administrator. Command: touch made.txt"
     ]
     assert not (project / "made.txt").exists()
+
+
+def test_a_project_s_plugin_switch_counts_once_the_project_is_trusted(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """An untrusted project cannot turn on a plugin the user turned off; a trusted one turns
+    one off, as in Codex."""
+    home, project = every_layer(tmp_path, managed_dir)
+    plugin(home, enabled=False)
+    config = project / ".codex" / "config.toml"
+    config.write_text('[plugins."guard@local"]\nenabled = true\n')
+    untrusted = bound(home, project, trusted=False)
+    (note,) = [d for d in untrusted.diagnostics if d.path == 'plugins."guard@local".enabled']
+    assert note.file == str(config) and "counts once hookwright trusts" in note.message
+    config.write_text('[plugins."guard@local"]\nenabled = false\n')
+    (home / ".codex" / "config.toml").write_text(
+        (home / ".codex" / "config.toml").read_text().replace("enabled = false", "enabled = true")
+    )
+    trusted = bound(home, project)
+    (off,) = [d for d in trusted.diagnostics if d.path == 'plugins."guard@local".enabled']
+    assert off.file == str(config) and "turned off" in off.message

@@ -80,6 +80,8 @@ class CodexHook:
     declared_in: Path | None = None
     key_source: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    #: The ``<name>@<marketplace>`` id of the plugin that declares the hook.
+    plugin: str | None = None
 
     @property
     def run_command(self) -> str:

@@ -9,7 +9,8 @@ set). Codex lists, and runs, hooks in this order:
 3. user: ``$CODEX_HOME`` (else ``~/.codex``) ``hooks.json`` and ``config.toml``;
 4. project: ``<project>/.codex/hooks.json`` and ``config.toml``;
 5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml``;
-6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``):
+6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``, the
+   last layer's word; a project's once it is trusted):
    ``hooks/hooks.json`` of the plugin's active version under
    ``$CODEX_HOME/plugins/cache/<marketplace>/<name>/``, ``${PLUGIN_ROOT}`` and
    ``${PLUGIN_DATA}`` (and their ``CLAUDE_`` aliases) replaced in the command and set in its
@@ -24,7 +25,7 @@ legacy managed config, and ``[features] hooks`` in ``requirements.toml`` pins it
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -75,6 +76,8 @@ class CodexLayers:
     #: ``[features] hooks`` of ``requirements.toml``: it wins over every layer.
     pinned: Setting | None = None
     user_config: Mapping[str, Any] | None = None
+    #: ``[plugins."<id>"] enabled`` of each layer, lowest precedence first.
+    plugins: tuple[tuple[str, Setting], ...] = ()
 
 
 def read_layers(
@@ -107,6 +110,7 @@ def read_layers(
         feature=tuple(_feature_settings(ordered)),
         pinned=_pinned_feature(requirements, requirements_path),
         user_config=ordered[1].config,
+        plugins=tuple(plugin_ids(ordered)),
     )
 
 
@@ -164,18 +168,41 @@ def _files_read(paths: list[Path]) -> list[Path]:
     return [path for path in paths if path.is_file()]
 
 
-def enabled_plugins(ordered: list[LayerFiles]) -> list[str]:
-    """Plugin ids whose ``[plugins."<id>"] enabled`` is true in the merged config (later
-    layers win), in the order first named."""
-    enabled: dict[str, bool] = {}
+def plugin_ids(ordered: list[LayerFiles]) -> list[tuple[str, Setting]]:
+    """``[plugins."<id>"] enabled`` of each layer, lowest precedence first."""
+    found: list[tuple[str, Setting]] = []
     for files in ordered:
         table = files.config.get("plugins") if files.config else None
         if not isinstance(table, Mapping):
             continue
         for plugin_id, entry in table.items():
             if isinstance(entry, Mapping) and isinstance(entry.get("enabled"), bool):
-                enabled[plugin_id] = bool(entry["enabled"])
-    return [plugin_id for plugin_id, on in enabled.items() if on]
+                setting = Setting(files.layer, files.toml_path, bool(entry["enabled"]))
+                found.append((plugin_id, setting))
+    return found
+
+
+def plugin_enabled(
+    settings: Sequence[tuple[str, Setting]], plugin_id: str, project_trusted: bool
+) -> bool:
+    """The last layer's word on `plugin_id` (a project's counts once it is trusted)."""
+    counted = [
+        setting.value
+        for named, setting in settings
+        if named == plugin_id and (setting.layer != "project" or project_trusted)
+    ]
+    return bool(counted) and counted[-1]
+
+
+def enabled_plugins(ordered: list[LayerFiles]) -> list[str]:
+    """Plugin ids enabled with or without the project's config, in the order first named."""
+    settings = plugin_ids(ordered)
+    named = dict.fromkeys(plugin_id for plugin_id, _ in settings)
+    return [
+        plugin_id
+        for plugin_id in named
+        if plugin_enabled(settings, plugin_id, True) or plugin_enabled(settings, plugin_id, False)
+    ]
 
 
 def plugin_root(home: Path, plugin_id: str) -> Path | None:
@@ -214,7 +241,7 @@ def plugin_hooks(
         files = LayerFiles("plugin", root / "hooks", None, root / _PLUGIN_HOOKS)
         key_source = f"{plugin_id}:{_PLUGIN_HOOKS}"
         found += [
-            replace(hook, key_source=key_source, env=env)
+            replace(hook, key_source=key_source, env=env, plugin=plugin_id)
             for hook in layer_hooks(files, diagnostics)
         ]
     return found

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.config import CodexHook
-from hookwright.dialects.codex.layers import CodexLayers, Setting
+from hookwright.dialects.codex.layers import CodexLayers, Setting, plugin_enabled
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,8 @@ def effective_feature(layers: CodexLayers, project_trusted: bool) -> Setting | N
 def switch_verdict(hook: CodexHook, layers: CodexLayers, project_trusted: bool) -> Verdict:
     if layers.managed_only is not None and hook.layer != "managed":
         return Verdict(False, _note(layers.managed_only, "allow_managed_hooks_only", _ONLY))
+    if hook.plugin is not None and not plugin_enabled(layers.plugins, hook.plugin, project_trusted):
+        return _plugin_off(hook.plugin, layers, project_trusted)
     feature = effective_feature(layers, project_trusted)
     if feature is None or feature.value:
         return Verdict(True)
@@ -53,6 +55,22 @@ _KEPT = (
     "hooks = false: Codex turns off every hook, managed ones too; hookwright keeps running "
     "the managed hooks (pin [features] hooks = true in requirements.toml so Codex agrees)"
 )
+
+
+def _plugin_off(plugin: str, layers: CodexLayers, project_trusted: bool) -> Verdict:
+    """Discovery lists a plugin enabled with or without the project's config: trusted, the
+    last layer turned it off; untrusted, only the project's config turned it on."""
+    where = f'plugins."{plugin}".enabled'
+    settings = [setting for named, setting in layers.plugins if named == plugin]
+    if project_trusted:
+        message = "false: the plugin is turned off; its hooks do not run"
+        return Verdict(False, _note(settings[-1].file, where, message))
+    project = next(s.file for s in reversed(settings) if s.layer == "project")
+    message = (
+        "only the project's config enables the plugin, and it counts once hookwright "
+        "trusts the project; its hooks do not run"
+    )
+    return Verdict(False, _note(project, where, message))
 
 
 def _note(file: object, field: str, message: str) -> Diagnostic:
