@@ -108,9 +108,11 @@ def in_namespace(root: Path, command: list[str]) -> list[str]:
     if unshare is None:
         raise NoNamespace("unshare is not on PATH")
     flags = ["-m"] if os.geteuid() == 0 else ["-r", "-m"]
-    probe = subprocess.run([unshare, *flags, "true"], capture_output=True, timeout=30)
-    if probe.returncode != 0:
-        raise NoNamespace(f"unshare {' '.join(flags)}: {probe.stderr.decode().strip()}")
     upper, work = root / "etc" / "upper", root / "etc" / "work"
     mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
-    return [unshare, *flags, "sh", "-c", f'{mount} && exec "$@"', "sh", *command]
+    wrapper = [unshare, *flags, "sh", "-c", f'{mount} && exec "$@"', "sh"]
+    probe = subprocess.run([*wrapper, "true"], capture_output=True, timeout=30)
+    if probe.returncode != 0:
+        reason = probe.stderr.decode(errors="replace").strip() or f"exit {probe.returncode}"
+        raise NoNamespace(f"unshare {' '.join(flags)} with an overlay on /etc: {reason}")
+    return [*wrapper, *command]
