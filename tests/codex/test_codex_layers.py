@@ -259,3 +259,19 @@ def test_a_project_s_plugin_switch_counts_once_the_project_is_trusted(
     trusted = bound(home, project)
     (off,) = [d for d in trusted.diagnostics if d.path == 'plugins."guard@local".enabled']
     assert off.file == str(config) and "turned off" in off.message
+
+
+def test_a_hostile_plugin_id_reads_nothing_outside_the_plugin_cache(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """A project naming plugins that lead out of the cache, or hold a NUL, adds no hook and
+    raises nothing."""
+    home, project = every_layer(tmp_path, managed_dir)
+    hooks_json(home / ".codex" / "plugins" / "cache" / "x" / "hooks", "escaped")
+    ids = ["..@..", "hooks@../cache/x", "a\u0000b@local", "@local", "guard@"]
+    (project / ".codex" / "config.toml").write_text(
+        "".join(f"[plugins.{json.dumps(i)}]\nenabled = true\n" for i in ids)
+    )
+    found = discover(LoadContext(project, home))
+    assert "escaped" not in [hook.command for hook in found.hooks]
+    assert len(found.hooks) == 6

@@ -25,6 +25,7 @@ legacy managed config, and ``[features] hooks`` in ``requirements.toml`` pins it
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,6 +47,8 @@ MANAGED_DIR_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_DIR"
 DEFAULT_MANAGED_DIR: Final = Path("/etc/codex")
 _PLUGIN_MANIFEST: Final = Path(".codex-plugin") / "plugin.json"
 _PLUGIN_HOOKS: Final = "hooks/hooks.json"
+#: A plugin's name and marketplace as folder names: nothing that leaves the cache folder.
+_SEGMENT: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 #: The version folder Codex prefers when it exists (a plugin installed from a local folder).
 _LOCAL_VERSION: Final = "local"
 
@@ -209,13 +212,17 @@ def plugin_root(home: Path, plugin_id: str) -> Path | None:
     """The active version's folder: the plugin folder itself when it holds a manifest, else
     the ``local`` version, else the last version folder by name; None when not installed."""
     name, _, marketplace = plugin_id.partition("@")
-    if not name or not marketplace or "/" in plugin_id or ".." in plugin_id:
+    if not (_SEGMENT.fullmatch(name) and _SEGMENT.fullmatch(marketplace)):
         return None
     base = home / "plugins" / "cache" / marketplace / name
     if (base / _PLUGIN_MANIFEST).is_file():
         return base
     try:
-        versions = sorted(entry.name for entry in os.scandir(base) if entry.is_dir())
+        versions = sorted(
+            entry.name
+            for entry in os.scandir(base)
+            if entry.is_dir() and _SEGMENT.fullmatch(entry.name)
+        )
     except OSError:
         return None
     if not versions:
