@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from conformance.codex.harness import CodexCase, CodexHook
+from conformance.codex.layers import CaseLayer
 from conformance.fake_responses import Reply, Shell
 from conformance.harness import HOOK_PROGRAM, Action
 
@@ -45,6 +46,92 @@ AFTER_TOOL_RESULTS = (
     "tool-hook context follows the tool result in hookwright (chat completions allow nothing "
     "between a call and its result), precedes it in Codex"
 )
+
+
+def layered(event: str, *layers: CaseLayer) -> list[CodexHook]:
+    """One hook per layer adding `MARK <layer>` context to `event`, each finishing 0.3 s after
+    the one before: hookwright merges concurrent hooks' context in the order they finish,
+    Codex in its configured order (a documented difference), so both read the same."""
+    return [
+        H(event, layer, _context_after(event, layer, 0.3 * place), layer=layer)
+        for place, layer in enumerate(layers)
+    ]
+
+
+def _context_after(event: str, layer: str, delay: float) -> Action:
+    answer = specific(event, additionalContext=f"MARK {layer}")
+    return Action(answer.stdout, delay=delay)
+
+
+EVERY_LAYER: tuple[CaseLayer, ...] = (
+    "requirements",
+    "system",
+    "user",
+    "project",
+    "legacy",
+    "plugin",
+)
+ADMIN_DENY = H(
+    "PreToolUse", "admin", Action(stderr="MARK not allowed\n", exit=2), "Bash", layer="requirements"
+)
+PROJECT_REWRITE = H(
+    "PreToolUse",
+    "rewrite",
+    specific("PreToolUse", permissionDecision="allow", updatedInput={"command": "true"}),
+)
+HOOKS_OFF = "[features]\nhooks = false\n"
+
+LAYER_CASES: list[CodexCase] = [
+    CodexCase(
+        "every_layer_in_order", "say hi", [Reply("hi")], layered("UserPromptSubmit", *EVERY_LAYER)
+    ),
+    CodexCase(
+        "allow_managed_hooks_only",
+        "say hi",
+        [Reply("hi")],
+        layered("UserPromptSubmit", *EVERY_LAYER),
+        toml={"requirements": "allow_managed_hooks_only = true\n"},
+    ),
+    CodexCase(
+        "managed_deny_beats_a_project_rewrite",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [ADMIN_DENY, PROJECT_REWRITE],
+    ),
+    CodexCase(
+        "pinned_hooks_feature",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [ADMIN_DENY],
+        toml={"project": HOOKS_OFF, "requirements": "[features]\nhooks = true\n\n"},
+    ),
+    CodexCase(
+        "project_turns_hooks_off",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [ADMIN_DENY, *observers("PostToolUse")],
+        toml={"project": HOOKS_OFF},
+        differs=(
+            "a project's [features] hooks = false turns off managed hooks too in Codex, "
+            "not in hookwright"
+        ),
+    ),
+    CodexCase(
+        "plugin_hook_unreviewed",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            H(
+                "PreToolUse",
+                "plugin",
+                Action(stderr="MARK plugin\n", exit=2),
+                layer="plugin",
+                reviewed=False,
+            ),
+            H("PreToolUse", "user", layer="user"),
+        ],
+    ),
+]
 
 CASES: list[CodexCase] = [
     CodexCase("allow", "make a file", one_call("printf hi > out.txt"), observers(*EVENTS)),
@@ -207,5 +294,7 @@ CASES: list[CodexCase] = [
         ],
     ),
 ]
+
+CASES += LAYER_CASES
 
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.codex.layers import CaseLayer, in_namespace, managed_folder, write_layers
 from conformance.fake_responses import FakeOpenAI, Reply
 from conformance.harness import HOOK_PROGRAM, Action, Observation, project_files
-from hookwright.dialects.codex.config import LayerFiles, layer_hooks
+from hookwright.config.loading import LoadContext
+from hookwright.dialects.codex.layers import MANAGED_DIR_ENV, read_layers
 from hookwright.dialects.codex.review import review_key, trusted_hash
 
 MODEL = "gpt-5"
@@ -40,6 +42,7 @@ class CodexHook:
     command: str | None = None
     """A shell command to run instead of the logging hook program."""
     reviewed: bool = True
+    layer: CaseLayer = "project"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,21 +53,24 @@ class CodexCase:
     hooks: Sequence[CodexHook] = ()
     files: Mapping[str, str] = field(default_factory=dict)
     compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
+    #: TOML put first in a layer's file (``config.toml``, ``requirements.toml``, ...).
+    toml: Mapping[CaseLayer, str] = field(default_factory=dict)
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
 
 
-def hooks_file(case: CodexCase) -> dict[str, Any]:
-    events: dict[str, list[dict[str, Any]]] = {}
+def layer_events(case: CodexCase) -> dict[CaseLayer, dict[str, list[dict[str, Any]]]]:
+    """Each layer's hooks, as the ``hooks`` object of a ``hooks.json``."""
+    layers: dict[CaseLayer, dict[str, list[dict[str, Any]]]] = {}
     for hook in case.hooks:
         command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
         handler = {"type": "command", "command": command, "timeout": hook.timeout}
         group: dict[str, Any] = {"hooks": [handler]}
         if hook.matcher is not None:
             group = {"matcher": hook.matcher, **group}
-        events.setdefault(hook.event, []).append(group)
-    return {"hooks": events}
+        layers.setdefault(hook.layer, {}).setdefault(hook.event, []).append(group)
+    return layers
 
 
 def _toml(text: str) -> str:
@@ -95,15 +101,17 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True)
     (project / ".codex").mkdir(parents=True)
-    (project / ".codex" / "hooks.json").write_text(json.dumps(hooks_file(case), indent=1))
-    declared = layer_hooks(LayerFiles("project", project / ".codex", None), [])
+    user_toml = write_layers(root, home, project, layer_events(case), case.toml)
+    (codex_home / "config.toml").write_text(user_toml)
+    declared = read_layers(LoadContext(project, home), [], managed_folder(root)).hooks
     unreviewed = {h.label for h in case.hooks if not h.reviewed}
     reviews = [
         (review_key(hook), trusted_hash(hook))
         for hook in declared
-        if not any(label in hook.command.split() for label in unreviewed)
+        if hook.layer != "managed"
+        and not any(label in hook.command.split() for label in unreviewed)
     ]
-    (codex_home / "config.toml").write_text(config_toml(fake, reviews))
+    (codex_home / "config.toml").write_text(config_toml(fake, reviews) + "\n" + user_toml)
     for name, text in case.files.items():
         path = project / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,6 +121,7 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
             "stdout": hook.action.stdout,
             "stderr": hook.action.stderr,
             "exit": hook.action.exit,
+            "delay": hook.action.delay,
         }
         for hook in case.hooks
     }
@@ -132,6 +141,7 @@ def environment(root: Path, home: Path, fake: FakeOpenAI) -> dict[str, str]:
         "OPENAI_BASE_URL": fake.base_url,
         "HW_CONF_LOG": str(root / "hooks.jsonl"),
         "HW_CONF_ACTIONS": str(root / "actions.json"),
+        MANAGED_DIR_ENV: str(managed_folder(root)),
     }
 
 
@@ -190,6 +200,8 @@ def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None
     script = fake.load(case.turns)
     env = environment(root, home, fake)
     command = codex_command(codex, case) if codex else hookwright_command(case, project)
+    if codex:
+        command = in_namespace(root, command)
     done = _run(command, project, env)
     log = root / "hooks.jsonl"
     records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []

@@ -25,7 +25,9 @@ from tests.hosts.project import make_project
 
 from conformance.codex.__main__ import Unavailable, codex_binary
 from conformance.codex.harness import MODEL, config_toml
+from conformance.codex.layers import NoNamespace, in_namespace, managed_folder
 from conformance.fake_responses import FakeOpenAI, Reply, Shell
+from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 
 RUN_TIMEOUT = 180
 USER_HOOKS = b'{\n  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}\n'
@@ -49,8 +51,10 @@ def texts(body: dict[str, Any]) -> list[str]:
     return found
 
 
-def governed(codex: Path, root: Path, fake: FakeOpenAI) -> list[str]:
-    """Run the scenario under `root`; the problems found (none: it holds)."""
+def governed(codex: Path, root: Path, fake: FakeOpenAI, managed: bool = False) -> list[str]:
+    """Run the scenario under `root`; the problems found (none: it holds). `managed`:
+    installed into Codex's managed layer (``/etc/codex``, overlaid for Codex alone) with
+    ``allow_managed_hooks_only = true``, and no review."""
     home, project = root / "home", make_project(root / "project")
     (project / "build").mkdir()
     (project / "build" / "keep.txt").write_text("keep")
@@ -63,9 +67,15 @@ def governed(codex: Path, root: Path, fake: FakeOpenAI) -> list[str]:
         "CODEX_HOME": str(home / ".codex"),
         "SHELL": "/bin/bash",
         "LOCAL_API_KEY": "sk-conformance",
+        MANAGED_DIR_ENV: str(managed_folder(root)),
     }
     hookwright(env, "trust", str(project))
-    printed = hookwright(env, "install", "codex").splitlines()
+    if managed:
+        (root / "etc" / "work").mkdir(parents=True)
+        managed_folder(root).mkdir(parents=True)
+        (managed_folder(root) / "requirements.toml").write_text("allow_managed_hooks_only = true\n")
+    flags = ["--managed"] if managed else []
+    printed = hookwright(env, "install", "codex", *flags).splitlines()
     reviews = [
         line.strip() for line in printed if line.strip().startswith(("[hooks.state", "trusted"))
     ]
@@ -75,7 +85,7 @@ def governed(codex: Path, root: Path, fake: FakeOpenAI) -> list[str]:
     command = [str(codex), "exec", "--json", "--skip-git-repo-check"]
     command += ["--dangerously-bypass-approvals-and-sandbox", "--trust", "clean the build"]
     subprocess.run(
-        command,
+        in_namespace(root, command),
         cwd=project,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -90,9 +100,11 @@ def governed(codex: Path, root: Path, fake: FakeOpenAI) -> list[str]:
     for wanted in (REFUSAL, "HOUSE-RULES: answer in one line.", "CLAUDE-HOOK-TWICE"):
         if not any(wanted in text for text in seen):
             problems.append(f"the model never read {wanted!r}")
-    hookwright(env, "uninstall", "codex")
+    hookwright(env, "uninstall", "codex", *flags)
     if hooks.read_bytes() != USER_HOOKS:
         problems.append("uninstall did not restore hooks.json byte for byte")
+    if (managed_folder(root) / "hooks.json").exists():
+        problems.append("uninstall --managed left the managed hooks.json")
     return problems
 
 
@@ -100,20 +112,32 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.codex.hosts", description=__doc__)
     parser.add_argument("--codex", default=os.environ.get("HOOKWRIGHT_CONFORMANCE_CODEX"))
     args = parser.parse_args(argv)
+    failed = False
     try:
         with codex_binary(args.codex) as codex, FakeOpenAI() as fake:
-            root = Path(tempfile.mkdtemp(prefix="hw-codex-host-"))
-            try:
-                problems = governed(codex, root, fake)
-            finally:
-                shutil.rmtree(root, ignore_errors=True)
+            for managed in (False, True):
+                failed |= _scenario(codex, fake, managed)
     except Unavailable as exc:
         print(f"SKIP codex hosts: {exc}")
         return 0
-    print(f"{'FAIL' if problems else 'PASS'} codex governed by hookwright ({MODEL})")
+    return 1 if failed else 0
+
+
+def _scenario(codex: Path, fake: FakeOpenAI, managed: bool) -> bool:
+    """Print the scenario's verdict; True when it failed."""
+    name = f"codex governed by hookwright{' (managed layer)' if managed else ''} ({MODEL})"
+    root = Path(tempfile.mkdtemp(prefix="hw-codex-host-")).resolve()
+    try:
+        problems = governed(codex, root, fake, managed)
+    except NoNamespace as exc:
+        print(f"SKIP {name}: {exc}")
+        return False
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"{'FAIL' if problems else 'PASS'} {name}")
     for problem in problems:
         print(f"  {problem}")
-    return 1 if problems else 0
+    return bool(problems)
 
 
 if __name__ == "__main__":

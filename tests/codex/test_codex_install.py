@@ -94,3 +94,39 @@ def test_an_untrusted_project_s_guard_does_not_run_and_nothing_is_decided(
     asked = run_hookwright("hook", "codex", home=home, stdin=codex_input(project, "rm -rf build"))
     assert asked.returncode == 0, asked.stderr
     assert "permissionDecision" not in asked.stdout
+
+
+def managed_env(home: Path, managed: Path) -> dict[str, str]:
+    return {**codex_env(home), "HOOKWRIGHT_CODEX_MANAGED_DIR": str(managed)}
+
+
+def test_a_managed_install_needs_no_review_and_uninstall_removes_it(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    env = managed_env(home, managed_dir)
+    installed = run_hookwright("install", "codex", "--managed", home=home, env=env)
+    assert installed.returncode == 0, installed.stderr
+    data = json.loads((managed_dir / "hooks.json").read_text())
+    assert data["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("hook codex")
+    assert "[hooks.state" not in installed.stdout
+    assert not (home / ".codex" / "hooks.json").exists()
+    assert run_hookwright("uninstall", "codex", "--managed", home=home, env=env).returncode == 0
+    assert not (managed_dir / "hooks.json").exists()
+
+
+def test_install_says_when_codex_will_not_run_the_hooks_or_a_project_could_stop_them(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    home = tmp_path / "home"
+    env = managed_env(home, managed_dir)
+    requirements = managed_dir / "requirements.toml"
+    first = run_hookwright("install", "codex", home=home, env=env).stdout
+    assert "a trusted project's .codex/config.toml can turn off every Codex hook" in first
+    assert f"pin [features] hooks = true in {requirements}" in first
+    requirements.write_text("allow_managed_hooks_only = true\n\n[features]\nhooks = true\n")
+    second = run_hookwright("install", "codex", home=home, env=env).stdout
+    assert f"allow_managed_hooks_only in {requirements}): it will not run these" in second
+    assert "can turn off" not in second
+    managed = run_hookwright("install", "codex", "--managed", home=home, env=env).stdout
+    assert "warning" not in managed

@@ -4,11 +4,14 @@ reads, what the model is told, which command ran, and a hook Codex has not revie
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from tests.cli_runner import run_hookwright
 from tests.codex.project import bash, command, script, write_project
+
+from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 
 
 def run(home: Path, project: Path, model: str) -> list[dict[str, Any]]:
@@ -24,7 +27,7 @@ def run(home: Path, project: Path, model: str) -> list[dict[str, Any]]:
         "--permission-mode",
         "bypassPermissions",
         home=home,
-        env={"CODEX_HOME": str(home / ".codex")},
+        env={"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]},
     )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]

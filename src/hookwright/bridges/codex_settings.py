@@ -6,7 +6,12 @@ The file has Claude Code's hooks shape, so it is edited by the Claude Code insta
 through a link, the bytes and mode before install written back by an uninstall that leaves the
 same settings). Codex runs a non-managed hook only once the user reviewed it: `review_lines`
 are the exact ``[hooks.state]`` entries that review the installed hooks (what `/hooks` in
-Codex records), for the user to add to Codex's `config.toml` or to accept in `/hooks`."""
+Codex records), for the user to add to Codex's `config.toml` or to accept in `/hooks`.
+
+``--managed`` installs into Codex's managed layer instead (``/etc/codex/hooks.json``, or
+``$HOOKWRIGHT_CODEX_MANAGED_DIR``): Codex runs managed hooks without review, under
+``allow_managed_hooks_only``, and the user cannot turn them off. `notes` say what keeps Codex
+from running the installed hooks, or could."""
 
 from __future__ import annotations
 
@@ -16,9 +21,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from hookwright.bridges.claude_settings import CODEX_MARK, Target, install_groups, uninstall
-from hookwright.config.loading import Diagnostic
+from hookwright.config.loading import Diagnostic, LoadContext
 from hookwright.dialects.codex.config import LayerFiles, codex_home, layer_hooks
+from hookwright.dialects.codex.layers import managed_dir, read_layers
 from hookwright.dialects.codex.review import review_key, trusted_hash
+from hookwright.dialects.codex.switches import effective_feature
 
 #: The Codex events relayed to the project's hooks.
 RELAYED: Final = (
@@ -33,8 +40,9 @@ RELAYED: Final = (
 TIMEOUT: Final = 30
 
 
-def target(home: Path) -> Target:
-    return Target(codex_home(home) / "hooks.json", None)
+def target(home: Path, managed: bool = False) -> Target:
+    folder = managed_dir() if managed else codex_home(home)
+    return Target(folder / "hooks.json", None)
 
 
 def hook_command() -> str:
@@ -42,15 +50,37 @@ def hook_command() -> str:
     return shlex.join([sys.executable, "-I", "-m", "hookwright", "hook", "codex"])
 
 
-def install_codex(home: Path) -> bool:
+def install_codex(home: Path, managed: bool = False) -> bool:
     """Add hookwright's hooks; False when exactly these were already there."""
     hook: dict[str, Any] = {"type": "command", "command": hook_command(), "timeout": TIMEOUT}
-    return install_groups(target(home), home, lambda: dict.fromkeys(RELAYED, hook))
+    return install_groups(target(home, managed), home, lambda: dict.fromkeys(RELAYED, hook))
 
 
-def uninstall_codex(home: Path) -> bool:
+def uninstall_codex(home: Path, managed: bool = False) -> bool:
     """Take out what `install_codex` added; False when nothing of it was there."""
-    return uninstall(target(home), home)
+    return uninstall(target(home, managed), home)
+
+
+def notes(home: Path, managed: bool = False) -> list[str]:
+    """What keeps Codex from running the installed hooks, or what could: the user's and the
+    managed layers' switches (a project's are read when Codex opens it)."""
+    layers = read_layers(LoadContext(codex_home(home), home), [])
+    found: list[str] = []
+    if layers.managed_only is not None and not managed:
+        found.append(
+            f"Codex runs only managed hooks here (allow_managed_hooks_only in "
+            f"{layers.managed_only}): it will not run these; install them with --managed"
+        )
+    feature = effective_feature(layers, project_trusted=False)
+    if feature is not None and not feature.value:
+        found.append(f"[features] hooks = false in {feature.file}: Codex runs no hooks")
+    elif layers.pinned is None:
+        found.append(
+            "a trusted project's .codex/config.toml can turn off every Codex hook, these "
+            "included, with [features] hooks = false; pin [features] hooks = true in "
+            f"{managed_dir() / 'requirements.toml'} to prevent it"
+        )
+    return found
 
 
 def review_lines(home: Path) -> list[str]:

@@ -182,17 +182,26 @@ def hook_claude_code(
     sys.stdout.flush()
 
 
+_CODEX_MANAGED = typer.Option(
+    "--managed", help="Codex's managed layer (/etc/codex/hooks.json): no review needed."
+)
+
+
 @install_app.command("codex")
-def install_codex() -> None:
+def install_codex(managed: Annotated[bool, _CODEX_MANAGED] = False) -> None:
     """Add hooks to the user's Codex `hooks.json` so each Codex event runs the project's
     Claude Code, OpenHarness, PicoClaw, skill and Python hooks (its Codex hooks stay Codex's)."""
     home = Path.home()
     try:
-        changed = codex_settings.install_codex(home)
+        changed = codex_settings.install_codex(home, managed)
     except SettingsError as exc:
         raise fail(str(exc)) from None
-    settings = codex_settings.target(home).settings
+    settings = codex_settings.target(home, managed).settings
     typer.echo(f"hookwright {'installed into' if changed else 'already installed in'} {settings}")
+    for note in codex_settings.notes(home, managed):
+        typer.echo(f"warning: {note}")
+    if managed:
+        return
     typer.echo(
         "Codex runs these hooks only once you review them: accept them in /hooks in Codex, "
         "or add to its config.toml:"
@@ -202,14 +211,14 @@ def install_codex() -> None:
 
 
 @uninstall_app.command("codex")
-def uninstall_codex() -> None:
+def uninstall_codex(managed: Annotated[bool, _CODEX_MANAGED] = False) -> None:
     """Remove exactly the hooks `install codex` added."""
     home = Path.home()
     try:
-        changed = codex_settings.uninstall_codex(home)
+        changed = codex_settings.uninstall_codex(home, managed)
     except SettingsError as exc:
         raise fail(str(exc)) from None
-    settings = codex_settings.target(home).settings
+    settings = codex_settings.target(home, managed).settings
     typer.echo(f"hookwright {'removed from' if changed else 'not installed in'} {settings}")
 
 

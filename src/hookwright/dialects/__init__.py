@@ -45,7 +45,8 @@ def _gemini_reads(ctx: LoadContext) -> list[Path]:
 
 def _codex_reads(ctx: LoadContext) -> list[Path]:
     user = os.environ.get("CODEX_HOME", "").strip()
-    return [Path(user) if user else ctx.home / ".codex", ctx.project_dir / ".codex"]
+    managed = os.environ.get("HOOKWRIGHT_CODEX_MANAGED_DIR") or "/etc/codex"
+    return [Path(managed), Path(user) if user else ctx.home / ".codex", ctx.project_dir / ".codex"]
 
 
 #: What each built-in dialect's discovery reads besides `--config` files: when none of these

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -45,9 +46,18 @@ class CodexCodec:
     """What a Codex command hook reads and what its answer means."""
 
     def __init__(
-        self, command: str, *, timeout: float, codex_home: Path, project: Path, run_id: str
+        self,
+        command: str,
+        *,
+        timeout: float,
+        codex_home: Path,
+        project: Path,
+        run_id: str,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.command = command
+        #: Set for the command on top of hookwright's environment (a plugin's folders).
+        self.env = dict(env or {})
         #: Codex's name for a run of this hook, ``<event label>:<order>:<source file>``.
         self.run_id = run_id
         self.timeout = timeout
@@ -61,7 +71,7 @@ class CodexCodec:
             body=encode_stdin(inp),
             argv=(login_shell(), "-lc", self.command),
             cwd=cwd,
-            env={**os.environ, "CODEX_HOME": str(self.codex_home)},
+            env={**os.environ, **self.env, "CODEX_HOME": str(self.codex_home)},
             timeout=timeout,
             caps=_CAPS,
         )
@@ -107,9 +117,15 @@ class CodexCodec:
 
 
 def command_handler(
-    command: str, *, timeout: float, codex_home: Path, project: Path, run_id: str
+    command: str,
+    *,
+    timeout: float,
+    codex_home: Path,
+    project: Path,
+    run_id: str,
+    env: Mapping[str, str] | None = None,
 ) -> Handler:
     codec = CodexCodec(
-        command, timeout=timeout, codex_home=codex_home, project=project, run_id=run_id
+        command, timeout=timeout, codex_home=codex_home, project=project, run_id=run_id, env=env
     )
     return Handler(ProcessTransport(), codec)

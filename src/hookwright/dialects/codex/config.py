@@ -1,9 +1,9 @@
-"""Codex CLI hook files: where each layer keeps its hooks and what a declaration holds.
+"""Codex CLI hook files: what a layer's hook declarations hold.
 
-A layer is a `.codex` folder: the user's (``$CODEX_HOME``, else ``~/.codex``) and the
-project's (``<project>/.codex``). Each keeps hooks in ``hooks.json`` (``{"hooks": {EVENT:
-[group...]}}``) and/or inline under ``[hooks]`` in ``config.toml``; both are read, in that
-order, with a warning when one layer uses both. Every layer's hooks run. A group is Claude
+A layer (see `layers` for which ones Codex reads, and in what order) keeps hooks in
+``hooks.json`` (``{"hooks": {EVENT: [group...]}}``) and/or inline under ``[hooks]`` in its TOML
+file; both are read, in that order, with a warning when one layer uses both. Every layer's
+hooks run. A group is Claude
 Code's shape: ``{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout":
 seconds}]}``. Codex reads ``timeout`` (alias ``timeout_sec``, default 600, at least 1; at
 most 3 on SessionEnd), ``async`` and ``statusMessage``; ``prompt`` and ``agent`` handlers
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -23,7 +23,9 @@ from hookwright.config.loading import Diagnostic
 from hookwright.config.safeparse import ParseError, read_json, read_text
 from hookwright.core.events import Event
 
-Layer = Literal["user", "project"]
+#: Also the hook's `HookSpec.source`: managed hooks (requirements, system and legacy managed
+#: config) run first in a mixed project and need no review.
+Layer = Literal["managed", "user", "project", "plugin"]
 DEFAULT_TIMEOUT: Final = 600
 #: Codex clamps a SessionEnd hook's timeout to this when it loads the hook (and reviews the
 #: clamped hook).
@@ -56,7 +58,14 @@ MATCHER_IGNORED: Final = frozenset({"UserPromptSubmit", "Stop", "SessionEnd", "I
 
 @dataclass(frozen=True, slots=True)
 class CodexHook:
-    """One command handler as declared, with the place Codex's review key names."""
+    """One command handler as declared, with the place Codex's review key names.
+
+    `source` is the path Codex names the hook by (its review key and Stop run id);
+    `declared_in` the file read when that differs (a managed directory named by
+    ``requirements.toml``); `key_source` replaces `source` in the review key (a plugin's
+    ``<plugin id>:<file within the plugin>``); `env` is set for the command (a plugin's
+    folders).
+    """
 
     event: str
     matcher: str | None
@@ -68,19 +77,43 @@ class CodexHook:
     group_index: int
     handler_index: int
     layer: Layer
+    declared_in: Path | None = None
+    key_source: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    #: The ``<name>@<marketplace>`` id of the plugin that declares the hook.
+    plugin: str | None = None
+
+    @property
+    def run_command(self) -> str:
+        """The command Codex runs: ``${KEY}`` of `env` replaced (the review hashes `command`
+        as declared)."""
+        command = self.command
+        for key, value in self.env.items():
+            command = command.replace(f"${{{key}}}", value)
+        return command
 
     @property
     def origin(self) -> str:
-        return f"{self.source}:hooks.{self.event}[{self.group_index}].hooks[{self.handler_index}]"
+        file = self.declared_in or self.source
+        return f"{file}:hooks.{self.event}[{self.group_index}].hooks[{self.handler_index}]"
 
 
 @dataclass(frozen=True, slots=True)
 class LayerFiles:
-    """One `.codex` folder: its layer, and the parsed `config.toml` (None when absent)."""
+    """One layer: its folder (None: it has no `hooks.json`, as the legacy managed config),
+    and its parsed TOML file (None when absent) at `toml` (default `<folder>/config.toml`)."""
 
     layer: Layer
-    folder: Path
+    folder: Path | None
     config: Mapping[str, Any] | None
+    toml: Path | None = None
+
+    @property
+    def toml_path(self) -> Path:
+        if self.toml is not None:
+            return self.toml
+        assert self.folder is not None, "a layer has a folder or a TOML file"
+        return self.folder / "config.toml"
 
 
 def codex_home(home: Path, environ: Mapping[str, str] | None = None) -> Path:
@@ -103,8 +136,8 @@ def read_toml(path: Path, diagnostics: list[Diagnostic]) -> Mapping[str, Any] | 
     return None
 
 
-def _read_json_hooks(path: Path, diagnostics: list[Diagnostic]) -> Any:
-    if not os.path.lexists(path):
+def _read_json_hooks(path: Path | None, diagnostics: list[Diagnostic]) -> Any:
+    if path is None or not os.path.lexists(path):
         return None
     try:
         data = read_json(path)
@@ -118,12 +151,13 @@ def _read_json_hooks(path: Path, diagnostics: list[Diagnostic]) -> Any:
 
 
 def layer_hooks(files: LayerFiles, diagnostics: list[Diagnostic]) -> list[CodexHook]:
-    """The layer's hooks: `hooks.json` first, then inline `[hooks]` of `config.toml`."""
-    json_path = files.folder / "hooks.json"
-    toml_path = files.folder / "config.toml"
-    inline = dict(files.config.get("hooks") or {}) if files.config else {}
-    inline.pop("state", None)
-    from_json = parse_events(_read_json_hooks(json_path, diagnostics), json_path, files.layer)
+    """The layer's hooks: `hooks.json` first, then inline `[hooks]` of its TOML file."""
+    json_path = files.folder / "hooks.json" if files.folder is not None else None
+    toml_path = files.toml_path
+    inline = inline_hooks(files.config)
+    from_json = parse_events(
+        _read_json_hooks(json_path, diagnostics), json_path or toml_path, files.layer
+    )
     diagnostics.extend(from_json[1])
     from_toml = parse_events(inline or None, toml_path, files.layer)
     diagnostics.extend(from_toml[1])
@@ -138,6 +172,18 @@ def layer_hooks(files: LayerFiles, diagnostics: list[Diagnostic]) -> list[CodexH
             )
         )
     return [*from_json[0], *from_toml[0]]
+
+
+def inline_hooks(config: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The events under ``[hooks]`` of a parsed TOML file, without its non-event keys."""
+    hooks = config.get("hooks") if config else None
+    if not isinstance(hooks, Mapping):
+        return {}
+    return {key: value for key, value in hooks.items() if key not in _NOT_EVENTS}
+
+
+#: Keys of a ``[hooks]`` table that are not events: review state, requirements' directories.
+_NOT_EVENTS: Final = frozenset({"state", "managed_dir", "windows_managed_dir"})
 
 
 def parse_events(

@@ -1,9 +1,10 @@
-"""The Codex source: the user's and the project's `.codex` layers -> discovered hooks.
+"""The Codex source: every layer Codex reads (`layers`) -> discovered hooks.
 
 Every hook is listed; one runs only when Codex would run it and hookwright trusts it: a
-project hook needs the project folder trusted by hookwright, and every hook needs Codex's
-review (`review`). An unreviewed, changed or disabled hook binds to nothing, and the binding
-says why in a warning naming the exact review entry, so `hooks list`, `validate` and every
+project hook needs the project folder trusted by hookwright, every hook but a managed one
+needs Codex's review (`review`), and Codex's switches must let it run (`switches`). A hook
+that does not run binds to nothing, and the binding says why in a warning (naming the exact
+review entry, or the file and key that turn it off), so `hooks list`, `validate` and every
 host report it as not run instead of skipping it silently.
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from hookwright.config.loading import (
     Diagnostic,
@@ -25,31 +27,13 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.matching import Matcher
 from hookwright.core.spec import HookSpec
 from hookwright.dialects.codex.codec import command_handler
-from hookwright.dialects.codex.config import (
-    CANONICAL,
-    EVENT_LABELS,
-    CodexHook,
-    LayerFiles,
-    codex_home,
-    layer_hooks,
-    read_toml,
-)
+from hookwright.dialects.codex.config import CANONICAL, EVENT_LABELS, CodexHook, codex_home
+from hookwright.dialects.codex.layers import CodexLayers, read_layers
 from hookwright.dialects.codex.review import HookState, hook_states, review_note, review_of
+from hookwright.dialects.codex.switches import switch_verdict
 
 DIALECT = "codex"
 _NAME_LIMIT = 60
-
-
-def layers(ctx: LoadContext, diagnostics: list[Diagnostic]) -> list[LayerFiles]:
-    """The user layer, then the project's (when it is another folder)."""
-    user = codex_home(ctx.home)
-    project = ctx.project_dir / ".codex"
-    found = [LayerFiles("user", user, read_toml(user / "config.toml", diagnostics))]
-    if project.resolve() != user.resolve():
-        found.append(
-            LayerFiles("project", project, read_toml(project / "config.toml", diagnostics))
-        )
-    return found
 
 
 def _matcher(hook: CodexHook, diagnostics: list[Diagnostic]) -> tuple[bool, Matcher | None]:
@@ -79,11 +63,12 @@ def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None, order
         name=f"command:{short}",
         event=CANONICAL[hook.event],
         handler=command_handler(
-            hook.command,
+            hook.run_command,
             timeout=float(hook.timeout),
             codex_home=codex_home(ctx.home),
             project=ctx.project_dir,
             run_id=f"{EVENT_LABELS[hook.event]}:{order}:{hook.source}",
+            env=hook.env,
         ),
         matcher=matcher,
         source=hook.layer,
@@ -95,42 +80,42 @@ def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None, order
     )
 
 
-def bind_reviewed(
-    hook: CodexHook, spec: HookSpec, states: Mapping[str, HookState], trust: TrustPolicy
-) -> LoadResult:
-    """The hook's spec when Codex's review lets it run; else nothing, and why."""
-    review = review_of(hook, states)
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """What decides whether a discovered hook runs, besides hookwright's folder trust."""
+
+    layers: CodexLayers
+    states: Mapping[str, HookState]
+    project: Path
+
+
+def bind_reviewed(hook: CodexHook, spec: HookSpec, gate: Gate, trust: TrustPolicy) -> LoadResult:
+    """The hook's spec when Codex's switches and review let it run; else nothing, and why."""
+    verdict = switch_verdict(hook, gate.layers, trust.trusts(gate.project))
+    notes = [verdict.note] if verdict.note is not None else []
+    if not verdict.runs:
+        return LoadResult(diagnostics=notes)
+    review = "reviewed" if hook.layer == "managed" else review_of(hook, gate.states)
     if review == "reviewed":
-        return LoadResult(specs=[spec])
-    note = Diagnostic(str(hook.source), hook.origin.rpartition(":")[2], review_note(hook, review))
+        return LoadResult(specs=[spec], diagnostics=notes)
+    where = hook.origin.rpartition(":")[2]
+    note = Diagnostic(str(hook.declared_in or hook.source), where, review_note(hook, review))
     return LoadResult(diagnostics=[replace(note, severity="warning")])
 
 
 def discover(ctx: LoadContext) -> Discovery:
-    """Every Codex hook of the user's and the project's layers, in Codex's order."""
+    """Every Codex hook of every layer Codex reads, in Codex's order."""
     discovery = Discovery()
-    diagnostics = discovery.diagnostics
-    found = layers(ctx, diagnostics)
-    states = hook_states(found[0].config)
+    layers = read_layers(ctx, discovery.diagnostics)
+    discovery.files += [str(path) for path in layers.files]
+    gate = Gate(layers, hook_states(layers.user_config), ctx.project_dir)
     order = 0
-    for files in found:
-        discovery.files += [
-            str(path)
-            for path in (files.folder / "hooks.json", files.folder / "config.toml")
-            if path.is_file()
-        ]
-        for hook in layer_hooks(files, diagnostics):
-            order += _add(discovery, hook, ctx, states, order)
+    for hook in layers.hooks:
+        order += _add(discovery, hook, ctx, gate, order)
     return discovery
 
 
-def _add(
-    discovery: Discovery,
-    hook: CodexHook,
-    ctx: LoadContext,
-    states: Mapping[str, HookState],
-    order: int,
-) -> int:
+def _add(discovery: Discovery, hook: CodexHook, ctx: LoadContext, gate: Gate, order: int) -> int:
     """List `hook`; how many places of Codex's display order it takes (0 or 1)."""
     if hook.event not in CANONICAL:
         discovery.diagnostics.append(
@@ -148,7 +133,7 @@ def _add(
     spec = build_spec(hook, ctx, matcher, order)
     trust_root = ctx.project_dir if hook.layer == "project" else None
     listed = DiscoveredHook.of_specs([spec], trust_root)
-    bind = functools.partial(bind_reviewed, hook, spec, states)
+    bind = functools.partial(bind_reviewed, hook, spec, gate)
     discovery.hooks.append(replace(listed, binder=bind, command=hook.command))
     return 1
 

@@ -6,7 +6,10 @@ hash is SHA-256 over the hook's normalised identity: ``{"event_name": <label>, "
 <matcher>, "hooks": [{"type": "command", "command": ..., "timeout": <seconds>, "async":
 <bool>, "statusMessage"?: ...}]}`` written as compact JSON with sorted keys. A hook whose
 command, matcher or timeout changes is unreviewed again; ``enabled = false`` turns a hook off.
-Only the user layer's state counts (a project cannot review its own hooks).
+Only the user layer's state counts (a project cannot review its own hooks). A plugin's hook
+is keyed ``<plugin id>:<file within the plugin>`` and hashed with its command as declared
+(before ``${PLUGIN_ROOT}`` is replaced). Managed hooks are not reviewed and cannot be turned
+off (`layers`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ class HookState:
 
 def review_key(hook: CodexHook) -> str:
     label = EVENT_LABELS[hook.event]
-    return f"{hook.source}:{label}:{hook.group_index}:{hook.handler_index}"
+    source = hook.key_source or str(hook.source)
+    return f"{source}:{label}:{hook.group_index}:{hook.handler_index}"
 
 
 def identity(hook: CodexHook) -> dict[str, Any]:

@@ -1,0 +1,118 @@
+"""A case's hooks written into the Codex layer each names, and real Codex run with them.
+
+The managed layers live in ``/etc/codex``, which a case must not touch on the machine: Codex
+runs in a mount namespace of its own (`unshare`) where an overlay on ``/etc`` adds the case's
+``codex`` folder; `hookwright run` reads the same folder through
+``$HOOKWRIGHT_CODEX_MANAGED_DIR``. Where no namespace can be made, such a case is skipped.
+A plugin is written as ``codex plugin add`` installs one, into
+``$CODEX_HOME/plugins/cache/local/guard/1.0.0``, enabled in the user's config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final, Literal
+
+CaseLayer = Literal["project", "user", "requirements", "system", "legacy", "plugin"]
+MANAGED: Final = frozenset({"requirements", "system", "legacy"})
+PLUGIN_ID: Final = "guard@local"
+
+
+class NoNamespace(Exception):
+    """No private mount namespace here: the managed layers cannot be placed for Codex."""
+
+
+def managed_folder(root: Path) -> Path:
+    """What stands for ``/etc/codex``: the overlay's upper ``codex`` folder."""
+    return root / "etc" / "upper" / "codex"
+
+
+def plugin_root(home: Path) -> Path:
+    return home / ".codex" / "plugins" / "cache" / "local" / "guard" / "1.0.0"
+
+
+def toml_hooks(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Inline ``[hooks]`` TOML with the groups of a ``hooks.json``."""
+    lines: list[str] = []
+    for event, event_groups in groups.items():
+        for group in event_groups:
+            lines.append(f"[[hooks.{event}]]")
+            if group.get("matcher") is not None:
+                lines.append(f"matcher = {json.dumps(group['matcher'])}")
+            for handler in group["hooks"]:
+                lines.append(f"[[hooks.{event}.hooks]]")
+                lines += [f"{key} = {json.dumps(value)}" for key, value in handler.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_layers(
+    root: Path,
+    home: Path,
+    project: Path,
+    hooks: Mapping[CaseLayer, Mapping[str, list[Any]]],
+    toml: Mapping[CaseLayer, str],
+) -> str:
+    """Write every layer but the user's `config.toml`; the TOML lines that file needs."""
+    etc = managed_folder(root)
+    layered = {layer for layer in (*hooks, *toml) if layer in MANAGED}
+    if layered:
+        etc.mkdir(parents=True)
+        (root / "etc" / "work").mkdir()
+    _json(project / ".codex" / "hooks.json", _file(hooks.get("project")))
+    _json(home / ".codex" / "hooks.json", _file(hooks.get("user")))
+    _json(etc / "hooks.json", _file(hooks.get("system")))
+    _text(project / ".codex" / "config.toml", toml.get("project", ""))
+    named: tuple[tuple[CaseLayer, str], ...] = (
+        ("requirements", "requirements.toml"),
+        ("legacy", "managed_config.toml"),
+    )
+    for layer, name in named:
+        text = toml.get(layer, "") + (toml_hooks(hooks[layer]) if layer in hooks else "")
+        _text(etc / name, text)
+    _text(etc / "config.toml", toml.get("system", ""))
+    if "plugin" not in hooks:
+        return toml.get("user", "")
+    plugin = plugin_root(home)
+    _json(plugin / ".codex-plugin" / "plugin.json", {"name": "guard", "version": "1.0.0"})
+    _json(plugin / "hooks" / "hooks.json", _file(hooks["plugin"]))
+    return toml.get("user", "") + f'\n[plugins."{PLUGIN_ID}"]\nenabled = true\n'
+
+
+def _file(events: Mapping[str, list[Any]] | None) -> dict[str, Any] | None:
+    return {"hooks": dict(events)} if events else None
+
+
+def _json(path: Path, data: Mapping[str, Any] | None) -> None:
+    if data:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1))
+
+
+def _text(path: Path, text: str) -> None:
+    if text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def in_namespace(root: Path, command: list[str]) -> list[str]:
+    """`command` in a mount namespace whose ``/etc`` has the case's ``codex`` folder on top;
+    `command` itself when the case has no managed layer."""
+    if not managed_folder(root).is_dir():
+        return command
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        raise NoNamespace("unshare is not on PATH")
+    flags = ["-m"] if os.geteuid() == 0 else ["-r", "-m"]
+    upper, work = root / "etc" / "upper", root / "etc" / "work"
+    mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
+    wrapper = [unshare, *flags, "sh", "-c", f'{mount} && exec "$@"', "sh"]
+    probe = subprocess.run([*wrapper, "true"], capture_output=True, timeout=30)
+    if probe.returncode != 0:
+        reason = probe.stderr.decode(errors="replace").strip() or f"exit {probe.returncode}"
+        raise NoNamespace(f"unshare {' '.join(flags)} with an overlay on /etc: {reason}")
+    return [*wrapper, *command]

@@ -1,0 +1,254 @@
+"""The layers Codex CLI reads hooks from, in Codex's order, and the switches they set.
+
+Measured against Codex CLI 0.171.0 (``/etc/codex`` is ``$HOOKWRIGHT_CODEX_MANAGED_DIR`` when
+set). Codex lists, and runs, hooks in this order:
+
+1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml`` (named by its
+   ``managed_dir`` when one is set; no ``hooks.json`` is read there);
+2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
+3. user: ``$CODEX_HOME`` (else ``~/.codex``) ``hooks.json`` and ``config.toml``;
+4. project: ``<project>/.codex/hooks.json`` and ``config.toml``;
+5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml``;
+6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``, the
+   last layer's word; a project's once it is trusted):
+   ``hooks/hooks.json`` of the plugin's active version under
+   ``$CODEX_HOME/plugins/cache/<marketplace>/<name>/``, ``${PLUGIN_ROOT}`` and
+   ``${PLUGIN_DATA}`` (and their ``CLAUDE_`` aliases) replaced in the command and set in its
+   environment.
+
+Managed hooks need no review and ``[hooks.state] enabled = false`` does not turn them off.
+``allow_managed_hooks_only = true`` in ``requirements.toml`` keeps every other hook from
+running. ``[features] hooks`` (alias ``codex_hooks``) is read system < user < project <
+legacy managed config, and ``[features] hooks`` in ``requirements.toml`` pins it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from hookwright.config.loading import Diagnostic, LoadContext
+from hookwright.dialects.codex.config import (
+    CodexHook,
+    Layer,
+    LayerFiles,
+    codex_home,
+    inline_hooks,
+    layer_hooks,
+    parse_events,
+    read_toml,
+)
+
+MANAGED_DIR_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_DIR"
+DEFAULT_MANAGED_DIR: Final = Path("/etc/codex")
+_PLUGIN_MANIFEST: Final = Path(".codex-plugin") / "plugin.json"
+_PLUGIN_HOOKS: Final = "hooks/hooks.json"
+#: A plugin's name and marketplace as folder names: nothing that leaves the cache folder.
+_SEGMENT: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+#: The version folder Codex prefers when it exists (a plugin installed from a local folder).
+_LOCAL_VERSION: Final = "local"
+
+
+def managed_dir() -> Path:
+    return Path(os.environ.get(MANAGED_DIR_ENV) or DEFAULT_MANAGED_DIR)
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One layer's value of a boolean config key, and the file that sets it."""
+
+    layer: Layer
+    file: Path
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CodexLayers:
+    """Every Codex hook declared, in Codex's order, and the switches that govern them."""
+
+    hooks: list[CodexHook] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    #: The requirements file that sets ``allow_managed_hooks_only = true``.
+    managed_only: Path | None = None
+    #: ``[features] hooks`` of each config layer, lowest precedence first.
+    feature: tuple[Setting, ...] = ()
+    #: ``[features] hooks`` of ``requirements.toml``: it wins over every layer.
+    pinned: Setting | None = None
+    user_config: Mapping[str, Any] | None = None
+    #: ``[plugins."<id>"] enabled`` of each layer, lowest precedence first.
+    plugins: tuple[tuple[str, Setting], ...] = ()
+
+
+def read_layers(
+    ctx: LoadContext, diagnostics: list[Diagnostic], managed: Path | None = None
+) -> CodexLayers:
+    """`managed`: the folder that stands for ``/etc/codex`` (default `managed_dir`)."""
+    managed = managed or managed_dir()
+    user = codex_home(ctx.home)
+    project = ctx.project_dir / ".codex"
+    requirements_path = managed / "requirements.toml"
+    requirements = read_toml(requirements_path, diagnostics)
+    ordered = [
+        LayerFiles("managed", managed, read_toml(managed / "config.toml", diagnostics)),
+        LayerFiles("user", user, read_toml(user / "config.toml", diagnostics)),
+    ]
+    if project.resolve() != user.resolve():
+        ordered.append(
+            LayerFiles("project", project, read_toml(project / "config.toml", diagnostics))
+        )
+    legacy = managed / "managed_config.toml"
+    ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
+    hooks = _requirement_hooks(requirements, requirements_path, diagnostics)
+    for files in ordered:
+        hooks += layer_hooks(files, diagnostics)
+    hooks += plugin_hooks(user, ordered, diagnostics)
+    return CodexLayers(
+        hooks=hooks,
+        files=_files_read([requirements_path, *_layer_files(ordered)]),
+        managed_only=requirements_path if _flag(requirements, "allow_managed_hooks_only") else None,
+        feature=tuple(_feature_settings(ordered)),
+        pinned=_pinned_feature(requirements, requirements_path),
+        user_config=ordered[1].config,
+        plugins=tuple(plugin_ids(ordered)),
+    )
+
+
+def _requirement_hooks(
+    requirements: Mapping[str, Any] | None, path: Path, diagnostics: list[Diagnostic]
+) -> list[CodexHook]:
+    """Codex names these hooks by the ``managed_dir`` the file sets, when it is absolute."""
+    table = requirements.get("hooks") if requirements else None
+    named = table.get("managed_dir") if isinstance(table, Mapping) else None
+    source = Path(named) if isinstance(named, str) and os.path.isabs(named) else path
+    hooks, problems = parse_events(inline_hooks(requirements) or None, source, "managed")
+    diagnostics.extend(replace(problem, file=str(path)) for problem in problems)
+    return [replace(hook, declared_in=path) if source != path else hook for hook in hooks]
+
+
+def _flag(config: Mapping[str, Any] | None, key: str) -> bool:
+    return config is not None and config.get(key) is True
+
+
+def _feature_value(config: Mapping[str, Any] | None) -> bool | None:
+    features = config.get("features") if config else None
+    if not isinstance(features, Mapping):
+        return None
+    for key in ("hooks", "codex_hooks"):
+        if isinstance(features.get(key), bool):
+            return bool(features[key])
+    return None
+
+
+def _feature_settings(ordered: list[LayerFiles]) -> list[Setting]:
+    """Codex's precedence: system, user, project, then the legacy managed config."""
+    found = []
+    for files in ordered:
+        value = _feature_value(files.config)
+        if value is not None:
+            found.append(Setting(files.layer, files.toml_path, value))
+    return found
+
+
+def _pinned_feature(requirements: Mapping[str, Any] | None, path: Path) -> Setting | None:
+    value = _feature_value(requirements)
+    return None if value is None else Setting("managed", path, value)
+
+
+def _layer_files(ordered: list[LayerFiles]) -> list[Path]:
+    paths = []
+    for files in ordered:
+        if files.folder is not None:
+            paths.append(files.folder / "hooks.json")
+        paths.append(files.toml_path)
+    return paths
+
+
+def _files_read(paths: list[Path]) -> list[Path]:
+    return [path for path in paths if path.is_file()]
+
+
+def plugin_ids(ordered: list[LayerFiles]) -> list[tuple[str, Setting]]:
+    """``[plugins."<id>"] enabled`` of each layer, lowest precedence first."""
+    found: list[tuple[str, Setting]] = []
+    for files in ordered:
+        table = files.config.get("plugins") if files.config else None
+        if not isinstance(table, Mapping):
+            continue
+        for plugin_id, entry in table.items():
+            if isinstance(entry, Mapping) and isinstance(entry.get("enabled"), bool):
+                setting = Setting(files.layer, files.toml_path, bool(entry["enabled"]))
+                found.append((plugin_id, setting))
+    return found
+
+
+def plugin_enabled(
+    settings: Sequence[tuple[str, Setting]], plugin_id: str, project_trusted: bool
+) -> bool:
+    """The last layer's word on `plugin_id` (a project's counts once it is trusted)."""
+    counted = [
+        setting.value
+        for named, setting in settings
+        if named == plugin_id and (setting.layer != "project" or project_trusted)
+    ]
+    return bool(counted) and counted[-1]
+
+
+def enabled_plugins(ordered: list[LayerFiles]) -> list[str]:
+    """Plugin ids enabled with or without the project's config, in the order first named."""
+    settings = plugin_ids(ordered)
+    named = dict.fromkeys(plugin_id for plugin_id, _ in settings)
+    return [
+        plugin_id
+        for plugin_id in named
+        if plugin_enabled(settings, plugin_id, True) or plugin_enabled(settings, plugin_id, False)
+    ]
+
+
+def plugin_root(home: Path, plugin_id: str) -> Path | None:
+    """The active version's folder: the plugin folder itself when it holds a manifest, else
+    the ``local`` version, else the last version folder by name; None when not installed."""
+    name, _, marketplace = plugin_id.partition("@")
+    if not (_SEGMENT.fullmatch(name) and _SEGMENT.fullmatch(marketplace)):
+        return None
+    base = home / "plugins" / "cache" / marketplace / name
+    if (base / _PLUGIN_MANIFEST).is_file():
+        return base
+    try:
+        versions = sorted(
+            entry.name
+            for entry in os.scandir(base)
+            if entry.is_dir() and _SEGMENT.fullmatch(entry.name)
+        )
+    except OSError:
+        return None
+    if not versions:
+        return None
+    return base / (_LOCAL_VERSION if _LOCAL_VERSION in versions else versions[-1])
+
+
+def plugin_hooks(
+    home: Path, ordered: list[LayerFiles], diagnostics: list[Diagnostic]
+) -> list[CodexHook]:
+    found: list[CodexHook] = []
+    for plugin_id in enabled_plugins(ordered):
+        root = plugin_root(home, plugin_id)
+        if root is None:
+            continue
+        name, _, marketplace = plugin_id.partition("@")
+        env = {
+            "PLUGIN_ROOT": str(root),
+            "CLAUDE_PLUGIN_ROOT": str(root),
+            "PLUGIN_DATA": str(home / "plugins" / "data" / f"{name}-{marketplace}"),
+        }
+        env["CLAUDE_PLUGIN_DATA"] = env["PLUGIN_DATA"]
+        files = LayerFiles("plugin", root / "hooks", None, root / _PLUGIN_HOOKS)
+        key_source = f"{plugin_id}:{_PLUGIN_HOOKS}"
+        found += [
+            replace(hook, key_source=key_source, env=env, plugin=plugin_id)
+            for hook in layer_hooks(files, diagnostics)
+        ]
+    return found

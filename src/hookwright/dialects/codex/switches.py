@@ -1,0 +1,77 @@
+"""Whether Codex's switches let a declared hook run: ``allow_managed_hooks_only`` and
+``[features] hooks``.
+
+Codex CLI 0.171.0 (measured): ``allow_managed_hooks_only = true`` in ``requirements.toml``
+runs managed hooks only; ``[features] hooks = false`` in the effective config runs no hook
+at all, managed ones included, unless ``requirements.toml`` pins ``[features] hooks = true``.
+
+hookwright differs on purpose in one place: a user's or a project's ``hooks = false`` turns
+off their own hooks, never the administrator's. Managed hooks keep running, with a warning
+naming the file and the pin that makes Codex agree. A project's config counts only once
+hookwright trusts the project (Codex: once Codex trusts it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hookwright.config.loading import Diagnostic
+from hookwright.dialects.codex.config import CodexHook
+from hookwright.dialects.codex.layers import CodexLayers, Setting, plugin_enabled
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """`runs`: the switches let the hook run; `note`: why not, or what hookwright keeps."""
+
+    runs: bool
+    note: Diagnostic | None = None
+
+
+def effective_feature(layers: CodexLayers, project_trusted: bool) -> Setting | None:
+    """The setting of ``[features] hooks`` that decides (None: not set; hooks are on)."""
+    if layers.pinned is not None:
+        return layers.pinned
+    counted = [s for s in layers.feature if s.layer != "project" or project_trusted]
+    return counted[-1] if counted else None
+
+
+def switch_verdict(hook: CodexHook, layers: CodexLayers, project_trusted: bool) -> Verdict:
+    if layers.managed_only is not None and hook.layer != "managed":
+        return Verdict(False, _note(layers.managed_only, "allow_managed_hooks_only", _ONLY))
+    if hook.plugin is not None and not plugin_enabled(layers.plugins, hook.plugin, project_trusted):
+        return _plugin_off(hook.plugin, layers, project_trusted)
+    feature = effective_feature(layers, project_trusted)
+    if feature is None or feature.value:
+        return Verdict(True)
+    if hook.layer == "managed" and feature.layer != "managed":
+        return Verdict(True, _note(feature.file, "features.hooks", _KEPT))
+    return Verdict(False, _note(feature.file, "features.hooks", _OFF))
+
+
+_ONLY = "allow_managed_hooks_only = true: only managed Codex hooks run; this hook does not"
+_OFF = "hooks = false turns off Codex hooks; this hook does not run"
+_KEPT = (
+    "hooks = false: Codex turns off every hook, managed ones too; hookwright keeps running "
+    "the managed hooks (pin [features] hooks = true in requirements.toml so Codex agrees)"
+)
+
+
+def _plugin_off(plugin: str, layers: CodexLayers, project_trusted: bool) -> Verdict:
+    """Discovery lists a plugin enabled with or without the project's config: trusted, the
+    last layer turned it off; untrusted, only the project's config turned it on."""
+    where = f'plugins."{plugin}".enabled'
+    settings = [setting for named, setting in layers.plugins if named == plugin]
+    if project_trusted:
+        message = "false: the plugin is turned off; its hooks do not run"
+        return Verdict(False, _note(settings[-1].file, where, message))
+    project = next(s.file for s in reversed(settings) if s.layer == "project")
+    message = (
+        "only the project's config enables the plugin, and it counts once hookwright "
+        "trusts the project; its hooks do not run"
+    )
+    return Verdict(False, _note(project, where, message))
+
+
+def _note(file: object, field: str, message: str) -> Diagnostic:
+    return Diagnostic(str(file), field, message, "warning")
