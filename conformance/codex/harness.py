@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.fake_responses import FakeOpenAI, Reply
-from conformance.harness import HOOK_PROGRAM, Action, Observation, project_files
+from conformance.harness import HOOK_PROGRAM, Action, Observation, observe
 from hookwright.dialects.codex.config import LayerFiles, layer_hooks
 from hookwright.dialects.codex.review import review_key, trusted_hash
 
@@ -191,17 +191,4 @@ def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None
     env = environment(root, home, fake)
     command = codex_command(codex, case) if codex else hookwright_command(case, project)
     done = _run(command, project, env)
-    log = root / "hooks.jsonl"
-    records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return Observation(
-        agent=agent,
-        hooks=records,
-        requests=[r.body for r in script.requests if r.loop],
-        files=project_files(project),
-        returncode=done.returncode,
-        stdout=done.stdout,
-        stderr=done.stderr,
-        root=root,
-        project=project,
-        home=home,
-    )
+    return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, project)

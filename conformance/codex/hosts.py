@@ -23,9 +23,10 @@ from typing import Any
 
 from tests.hosts.project import make_project
 
-from conformance.codex.__main__ import Unavailable, codex_binary
+from conformance.codex.__main__ import CODEX
 from conformance.codex.harness import MODEL, config_toml
 from conformance.fake_responses import FakeOpenAI, Reply, Shell
+from conformance.npm_cli import Unavailable, installed
 
 RUN_TIMEOUT = 180
 USER_HOOKS = b'{\n  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}\n'
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--codex", default=os.environ.get("HOOKWRIGHT_CONFORMANCE_CODEX"))
     args = parser.parse_args(argv)
     try:
-        with codex_binary(args.codex) as codex, FakeOpenAI() as fake:
+        with installed(CODEX, args.codex) as codex, FakeOpenAI() as fake:
             root = Path(tempfile.mkdtemp(prefix="hw-codex-host-"))
             try:
                 problems = governed(codex, root, fake)
