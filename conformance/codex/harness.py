@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from conformance.fake_responses import FakeOpenAI, Reply
-from conformance.harness import HOOK_PROGRAM, Action, Observation, observe
+from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, Action, Observation, observe
 from hookwright.dialects.codex.config import LayerFiles, layer_hooks
 from hookwright.dialects.codex.review import review_key, trusted_hash
 
 MODEL = "gpt-5"
-RUN_TIMEOUT = 180.0
 
 
 @dataclass(frozen=True, slots=True)
