@@ -12,12 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from conformance.cases import CASES
@@ -25,13 +20,14 @@ from conformance.compare import differences, write_views
 from conformance.fake_api import FakeAnthropic
 from conformance.harness import Case, cleanup, run
 from conformance.hook_server import HookServer
+from conformance.npm_cli import NpmCli, Unavailable, installed
 
 CLAUDE_VERSION = "2.1.240"
-INSTALL_TIMEOUT = 900
 
 
-class Unavailable(Exception):
-    """Claude Code cannot be installed or started here."""
+def claude_code(version: str = CLAUDE_VERSION) -> NpmCli:
+    """Claude Code `version` (`claude --version` prints `2.1.240 (Claude Code)`)."""
+    return NpmCli("@anthropic-ai/claude-code", version, "claude", first_word=True)
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -41,39 +37,6 @@ def version_key(version: str) -> tuple[int, ...]:
 
 def runs_on(case: Case, version: str) -> bool:
     return case.since is None or version_key(version) >= version_key(case.since)
-
-
-@contextmanager
-def claude_binary(given: str | None, version: str = CLAUDE_VERSION) -> Iterator[Path]:
-    if given:
-        yield _checked(Path(given), version)
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise Unavailable("npm is not on PATH")
-    package = f"@anthropic-ai/claude-code@{version}"
-    with tempfile.TemporaryDirectory(prefix="hw-claude-") as folder:
-        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", package]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-        except subprocess.TimeoutExpired as exc:
-            raise Unavailable(f"npm install {package} timed out") from exc
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise Unavailable(f"npm install {package} failed: {last}")
-        yield _checked(Path(folder) / "node_modules" / ".bin" / "claude", version)
-
-
-def _checked(claude: Path, version: str) -> Path:
-    try:
-        done = subprocess.run(
-            [str(claude), "--version"], capture_output=True, text=True, timeout=60
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise Unavailable(f"{claude} does not start: {exc}") from exc
-    if done.returncode != 0 or done.stdout.split(" ", 1)[0].strip() != version:
-        raise Unavailable(f"{claude} --version printed {done.stdout.strip()!r}")
-    return claude
 
 
 def run_case(
@@ -110,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = [case for case in named if runs_on(case, version)]
     try:
         with (
-            claude_binary(args.claude, version) as claude,
+            installed(claude_code(version), args.claude) as claude,
             FakeAnthropic() as fake,
             HookServer() as hooks,
         ):

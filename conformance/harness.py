@@ -187,7 +187,16 @@ def run(
     script = fake.load(with_paths(case.turns, project), case.side_reply)
     env = base_env(root, home, fake)
     command = claude_command(claude, case) if claude else hookwright_command(case, project, version)
-    done = subprocess.run(
+    done = run_agent(command, project, env)
+    requests = [r.body for r in script.requests if r.loop]
+    return observe(agent, done, requests, root, home, project)
+
+
+def run_agent(
+    command: list[str], project: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """One headless agent run in `project`, its output captured."""
+    return subprocess.run(
         command,
         cwd=project,
         env=env,
@@ -196,12 +205,21 @@ def run(
         timeout=RUN_TIMEOUT,
         stdin=subprocess.DEVNULL,
     )
-    log = root / "hooks.jsonl"
-    records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def observe(
+    agent: str,
+    done: subprocess.CompletedProcess[str],
+    requests: list[dict[str, Any]],
+    root: Path,
+    home: Path,
+    project: Path,
+) -> Observation:
+    """What a hook author can see of a finished run: `requests` are the agent loop's."""
     return Observation(
         agent=agent,
-        hooks=records,
-        requests=[r.body for r in script.requests if r.loop],
+        hooks=hook_records(root),
+        requests=requests,
         files=project_files(project),
         returncode=done.returncode,
         stdout=done.stdout,
@@ -210,6 +228,12 @@ def run(
         project=project,
         home=home,
     )
+
+
+def hook_records(root: Path) -> list[dict[str, str]]:
+    """What the logging hook program (`hook.py`) wrote: one record per hook run, in order."""
+    log = root / "hooks.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
 def project_files(project: Path) -> dict[str, str]:

@@ -38,9 +38,10 @@ from typing import Any
 
 from tests.hosts.project import make_project
 
-from conformance.__main__ import Unavailable, claude_binary
+from conformance.__main__ import claude_code
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import MODEL
+from conformance.npm_cli import Unavailable, installed
 from conformance.terminal import screen_of
 
 RUN_TIMEOUT = 180
@@ -253,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     version = args.claude_version
     failed = False
     try:
-        with claude_binary(args.claude, version) as claude:
+        with installed(claude_code(version), args.claude) as claude:
             for name, scenario in scenarios(version):
                 root = Path(tempfile.mkdtemp(prefix="hw-hosts-")).resolve()
                 try:

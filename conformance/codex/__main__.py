@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from conformance.codex.cases import CASES
@@ -24,44 +19,10 @@ from conformance.codex.layers import NoNamespace
 from conformance.codex.view import differences
 from conformance.fake_responses import FakeOpenAI
 from conformance.harness import cleanup
+from conformance.npm_cli import NpmCli, Unavailable, installed
 
 CODEX_VERSION = "0.171.0"
-PACKAGE = f"@openai/codex@{CODEX_VERSION}"
-INSTALL_TIMEOUT = 900
-
-
-class Unavailable(Exception):
-    """Codex CLI cannot be installed or started here."""
-
-
-@contextmanager
-def codex_binary(given: str | None) -> Iterator[Path]:
-    if given:
-        yield _checked(Path(given))
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise Unavailable("npm is not on PATH")
-    with tempfile.TemporaryDirectory(prefix="hw-codex-npm-") as folder:
-        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", PACKAGE]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-        except subprocess.TimeoutExpired as exc:
-            raise Unavailable(f"npm install {PACKAGE} timed out") from exc
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise Unavailable(f"npm install {PACKAGE} failed: {last}")
-        yield _checked(Path(folder) / "node_modules" / ".bin" / "codex")
-
-
-def _checked(codex: Path) -> Path:
-    try:
-        done = subprocess.run([str(codex), "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise Unavailable(f"{codex} does not start: {exc}") from exc
-    if done.returncode != 0 or CODEX_VERSION not in done.stdout:
-        raise Unavailable(f"{codex} --version printed {done.stdout.strip()!r}")
-    return codex
+CODEX = NpmCli("@openai/codex", CODEX_VERSION, "codex")
 
 
 def run_case(case: CodexCase, fake: FakeOpenAI, codex: Path) -> str:
@@ -81,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = [case for case in CASES if args.pattern in case.name]
     try:
-        with codex_binary(args.codex) as codex, FakeOpenAI() as fake:
+        with installed(CODEX, args.codex) as codex, FakeOpenAI() as fake:
             verdicts = {case.name: _report(case, fake, codex) for case in cases}
     except Unavailable as exc:
         print(f"SKIP codex conformance: {exc}")

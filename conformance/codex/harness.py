@@ -23,13 +23,12 @@ from typing import Any
 
 from conformance.codex.layers import CaseLayer, in_namespace, managed_folder, write_layers
 from conformance.fake_responses import FakeOpenAI, Reply
-from conformance.harness import HOOK_PROGRAM, Action, Observation, project_files
+from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, Action, Observation, observe
 from hookwright.config.loading import LoadContext
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV, read_layers
 from hookwright.dialects.codex.review import review_key, trusted_hash
 
 MODEL = "gpt-5"
-RUN_TIMEOUT = 180.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,17 +202,4 @@ def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None
     if codex:
         command = in_namespace(root, command)
     done = _run(command, project, env)
-    log = root / "hooks.jsonl"
-    records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return Observation(
-        agent=agent,
-        hooks=records,
-        requests=[r.body for r in script.requests if r.loop],
-        files=project_files(project),
-        returncode=done.returncode,
-        stdout=done.stdout,
-        stderr=done.stderr,
-        root=root,
-        project=project,
-        home=home,
-    )
+    return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, project)

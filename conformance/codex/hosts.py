@@ -23,10 +23,11 @@ from typing import Any
 
 from tests.hosts.project import make_project
 
-from conformance.codex.__main__ import Unavailable, codex_binary
+from conformance.codex.__main__ import CODEX
 from conformance.codex.harness import MODEL, config_toml
 from conformance.codex.layers import NoNamespace, in_namespace, managed_folder
 from conformance.fake_responses import FakeOpenAI, Reply, Shell
+from conformance.npm_cli import Unavailable, installed
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 
 RUN_TIMEOUT = 180
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     failed = False
     try:
-        with codex_binary(args.codex) as codex, FakeOpenAI() as fake:
+        with installed(CODEX, args.codex) as codex, FakeOpenAI() as fake:
             for managed in (False, True):
                 failed |= _scenario(codex, fake, managed)
     except Unavailable as exc:

@@ -16,11 +16,8 @@ import difflib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,15 +26,12 @@ from conformance.compare import UUID
 from conformance.fake_api import FakeAnthropic
 from conformance.fake_gemini import FakeGemini
 from conformance.gemini_cases import GEMINI_CASES, GeminiCase
-from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, project_files
+from conformance.harness import HOOK_PROGRAM, hook_records, project_files, run_agent
+from conformance.npm_cli import NpmCli, Unavailable, installed
 
 GEMINI_VERSION = "0.61.0"
-PACKAGE = f"@google/gemini-cli@{GEMINI_VERSION}"
+GEMINI = NpmCli("@google/gemini-cli", GEMINI_VERSION, "gemini")
 MODEL = "gemini-2.5-flash"
-
-
-class Unavailable(Exception):
-    """Gemini CLI cannot be installed or started here."""
 
 
 @dataclass(slots=True)
@@ -49,38 +43,6 @@ class Seen:
     files: dict[str, str]
     returncode: int
     output: str
-
-
-@contextmanager
-def gemini_binary(given: str | None) -> Iterator[Path]:
-    if given:
-        yield _checked(Path(given))
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise Unavailable("npm is not on PATH")
-    with tempfile.TemporaryDirectory(prefix="hw-gemini-") as folder:
-        command = [npm, "install", "--prefix", folder, "--no-audit", "--no-fund", PACKAGE]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=900)
-        except subprocess.TimeoutExpired as exc:
-            raise Unavailable(f"npm install {PACKAGE} timed out") from exc
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise Unavailable(f"npm install {PACKAGE} failed: {last}")
-        yield _checked(Path(folder) / "node_modules" / ".bin" / "gemini")
-
-
-def _checked(gemini: Path) -> Path:
-    try:
-        done = subprocess.run(
-            [str(gemini), "--version"], capture_output=True, text=True, timeout=60
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise Unavailable(f"{gemini} does not start: {exc}") from exc
-    if done.returncode != 0 or GEMINI_VERSION not in done.stdout:
-        raise Unavailable(f"{gemini} --version printed {done.stdout.strip()!r}")
-    return gemini
 
 
 def prepare(case: GeminiCase) -> tuple[Path, Path, Path]:
@@ -135,17 +97,8 @@ def run(
         command += [str(project), "--trust", "--model", "anthropic:claude-opus-5"]
         command += ["--permission-mode", "bypassPermissions"]
     try:
-        done = subprocess.run(
-            command,
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-        log = root / "hooks.jsonl"
-        records = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+        done = run_agent(command, project, env)
+        records = hook_records(root)
         normalise = _normaliser(root, home, project)
         return Seen(
             agent=agent,
@@ -273,7 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     cases = [case for case in GEMINI_CASES if args.pattern in case.name]
     failed: list[str] = []
     try:
-        with gemini_binary(args.gemini) as gemini, FakeGemini() as g_api, FakeAnthropic() as c_api:
+        with (
+            installed(GEMINI, args.gemini) as gemini,
+            FakeGemini() as g_api,
+            FakeAnthropic() as c_api,
+        ):
             for case in cases:
                 diff = run_case(case, g_api, c_api, gemini)
                 print(f"{'FAIL' if diff else 'PASS'} gemini {case.name}", flush=True)

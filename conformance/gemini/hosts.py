@@ -33,7 +33,8 @@ from tests.hosts.project import make_project
 
 from conformance.fake_api import ToolUse, Turn
 from conformance.fake_gemini import FakeGemini
-from conformance.gemini.__main__ import MODEL, Unavailable, gemini_binary
+from conformance.gemini.__main__ import GEMINI, MODEL
+from conformance.npm_cli import Unavailable, installed
 
 RUN_TIMEOUT = 300
 #: The project's own Gemini settings before install (kept byte for byte).
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     failed = 0
     try:
-        with gemini_binary(args.gemini) as gemini, FakeGemini() as fake:
+        with installed(GEMINI, args.gemini) as gemini, FakeGemini() as fake:
             for name, case in CASES.items():
                 root = Path(tempfile.mkdtemp(prefix="hw-gemini-host-")).resolve()
                 try:

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from cli_runner import run_hookwright
 from hookwright.config.trust import TrustStore
 from hookwright.dialects.claude_code.codec import SKILL_REWRITE_REFUSED
+
+from .scripted_run import run_as, tool_result
 
 NATIVE_YAML = """\
 hooks:
@@ -281,32 +282,11 @@ def run_with_failing_hook(tmp_path: Path, home: Path, version: str) -> dict[str,
         "command": f"{shlex.quote(sys.executable)} {script}",
         "onFailure": "block",
     }
-    project = tmp_path / "project"
-    (project / ".claude").mkdir(parents=True)
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
-    model = tmp_path / "model.yaml"
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}
     touch = {"content": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch ran"}}]}
-    model.write_text(yaml.safe_dump({"turns": [touch, {"content": "done"}]}, sort_keys=False))
-    proc = run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(project),
-        "--model",
-        f"scripted:{model}",
-        "--trust",
-        "--permission-mode",
-        "bypassPermissions",
-        "--claude-code-version",
-        version,
-        "--json",
-        home=home,
-    )
-    assert proc.returncode == 0, proc.stderr
-    events = [json.loads(line) for line in proc.stdout.splitlines()]
-    [result] = [e for e in events if e["type"] == "tool_result"]
-    return {"content": result["content"], "ran": (project / "ran").exists()}
+    events = run_as(version, tmp_path, home, hooks, [touch, {"content": "done"}])
+    ran = (tmp_path / "project" / "ran").exists()
+    return {"content": tool_result(events)["content"], "ran": ran}
 
 
 def test_on_failure_is_not_applied_as_2_1_240(tmp_path: Path, isolated_home: Path) -> None:

@@ -4,7 +4,6 @@ set to "continue" (or on an event where the option is ignored) lets it run."""
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import sys
@@ -16,9 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from cli_runner import run_hookwright
 from hookwright import Decision
 from hookwright.core.events import Event
 from hookwright.core.results import Status
@@ -27,9 +24,11 @@ from hookwright.dialects.claude_code.on_failure import MCP_DETAILS_LEFT_OUT, blo
 from hookwright.engine.services import McpToolReply
 
 from .conftest import Harness, cmd, group
+from .scripted_run import run_as, tool_result
 from .test_mcp_tool_hooks import FakeServers, mcp_tool
 
 BLOCK = 'blocking because onFailure is "block"'
+#: The first Claude Code with `onFailure`, its wording otherwise 2.1.240's.
 ON_FAILURE_SINCE = "2.1.295"
 TOUCH = {"content": "", "tool_calls": [{"name": "Bash", "arguments": {"command": "touch ran"}}]}
 DONE = {"content": "finished"}
@@ -42,42 +41,8 @@ def script(tmp_path: Path, body: str) -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(path))}"
 
 
-def run(
-    tmp_path: Path, home: Path, hooks: dict[str, Any], turns: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """`hookwright run` on a project with `hooks` and a scripted model, as Claude Code 2.1.295
-    (the first with `onFailure`, its wording otherwise 2.1.240's); its JSON events."""
-    project = tmp_path / "project"
-    (project / ".claude").mkdir(parents=True, exist_ok=True)
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    model = tmp_path / "model.yaml"
-    model.write_text(yaml.safe_dump({"turns": turns}, sort_keys=False))
-    proc = run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(project),
-        "--model",
-        f"scripted:{model}",
-        "--trust",
-        "--permission-mode",
-        "bypassPermissions",
-        "--claude-code-version",
-        ON_FAILURE_SINCE,
-        "--json",
-        home=home,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return [json.loads(line) for line in proc.stdout.splitlines()]
-
-
 def pre_tool(handler: dict[str, Any]) -> dict[str, Any]:
     return {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}
-
-
-def tool_result(events: list[dict[str, Any]]) -> dict[str, Any]:
-    [result] = [e for e in events if e["type"] == "tool_result"]
-    return result
 
 
 def refused_with(events: list[dict[str, Any]], text: str) -> None:
@@ -101,7 +66,7 @@ def test_a_failing_command_hook_set_to_block_refuses_the_tool(
 ) -> None:
     command = script(tmp_path, body)
     hook = {"type": "command", "command": command, "onFailure": "block"}
-    events = run(tmp_path, isolated_home, pre_tool(hook), [TOUCH, DONE])
+    events = run_as(ON_FAILURE_SINCE, tmp_path, isolated_home, pre_tool(hook), [TOUCH, DONE])
     result = tool_result(events)
     head = f"PreToolUse:Bash hook error: [{command}]: failed; {BLOCK}{detail}"
     assert result["content"].startswith(head) and result["is_error"]
@@ -116,20 +81,26 @@ def test_the_same_failures_set_to_continue_let_the_tool_run(
         {"type": "command", "command": script(tmp_path, "print('{x')")},
         {"type": "command", "command": "/nonexistent/hook", "args": [], "onFailure": "continue"},
     ]
-    events = run(tmp_path, isolated_home, {"PreToolUse": [{"hooks": failing}]}, [TOUCH, DONE])
+    events = run_as(
+        ON_FAILURE_SINCE,
+        tmp_path,
+        isolated_home,
+        {"PreToolUse": [{"hooks": failing}]},
+        [TOUCH, DONE],
+    )
     assert not tool_result(events)["is_error"]
     assert (tmp_path / "project" / "ran").exists()
 
 
 def test_a_hook_that_cannot_start_or_times_out_blocks(tmp_path: Path, isolated_home: Path) -> None:
     missing = {"type": "command", "command": "/nonexistent/hook", "args": [], "onFailure": "block"}
-    events = run(tmp_path, isolated_home, pre_tool(missing), [TOUCH, DONE])
+    events = run_as(ON_FAILURE_SINCE, tmp_path, isolated_home, pre_tool(missing), [TOUCH, DONE])
     assert tool_result(events)["content"].startswith(
         f"PreToolUse:Bash hook error: [/nonexistent/hook]: failed; {BLOCK}\ncannot run hook"
     )
     slow = script(tmp_path, "time.sleep(30)")
     hanging = {"type": "command", "command": slow, "timeout": 1, "onFailure": "block"}
-    events = run(tmp_path, isolated_home, pre_tool(hanging), [TOUCH, DONE])
+    events = run_as(ON_FAILURE_SINCE, tmp_path, isolated_home, pre_tool(hanging), [TOUCH, DONE])
     refused_with(events, f"[{slow}]: timed out; {BLOCK}")
     assert not (tmp_path / "project" / "ran").exists()
 
@@ -141,7 +112,9 @@ def test_a_post_tool_use_failure_reaches_the_model_as_blocking_feedback(
     hook = {"type": "command", "command": command, "onFailure": "block"}
     note = f'PostToolUse:Bash hook blocking error from command: "{command}": [{command}]: failed'
     turns: list[dict[str, Any]] = [TOUCH, {"match": re.escape(note), "content": "finished"}]
-    events = run(tmp_path, isolated_home, {"PostToolUse": [{"hooks": [hook]}]}, turns)
+    events = run_as(
+        ON_FAILURE_SINCE, tmp_path, isolated_home, {"PostToolUse": [{"hooks": [hook]}]}, turns
+    )
     [end] = [e for e in events if e["type"] == "turn_end"]
     assert end["text"] == "finished"
 
@@ -158,7 +131,7 @@ def test_block_is_ignored_on_stop_and_for_async_hooks(tmp_path: Path, isolated_h
         ],
         "Stop": [{"hooks": [{"type": "command", "command": failing, "onFailure": "block"}]}],
     }
-    events = run(tmp_path, isolated_home, hooks, [TOUCH, DONE])
+    events = run_as(ON_FAILURE_SINCE, tmp_path, isolated_home, hooks, [TOUCH, DONE])
     assert not tool_result(events)["is_error"]
     [end] = [e for e in events if e["type"] == "turn_end"]
     assert (end["status"], end["text"]) == ("completed", "finished")
@@ -206,7 +179,7 @@ def test_a_failing_http_hook_set_to_block_refuses_the_tool(
 ) -> None:
     url = endpoint + path
     hook = {"type": "http", "url": url, "onFailure": "block"}
-    events = run(tmp_path, isolated_home, pre_tool(hook), [TOUCH, DONE])
+    events = run_as(ON_FAILURE_SINCE, tmp_path, isolated_home, pre_tool(hook), [TOUCH, DONE])
     refused_with(events, f"[{url}]: failed; {BLOCK}" + detail.format(url=url))
     assert not (tmp_path / "project" / "ran").exists()
 
@@ -215,7 +188,7 @@ def test_an_http_hook_that_answers_empty_lets_the_tool_run(
     tmp_path: Path, isolated_home: Path, endpoint: str
 ) -> None:
     hook = {"type": "http", "url": endpoint + "/200/", "onFailure": "block"}
-    events = run(tmp_path, isolated_home, pre_tool(hook), [TOUCH, DONE])
+    events = run_as(ON_FAILURE_SINCE, tmp_path, isolated_home, pre_tool(hook), [TOUCH, DONE])
     assert not tool_result(events)["is_error"]
     assert (tmp_path / "project" / "ran").exists()
 

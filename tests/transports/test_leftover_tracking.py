@@ -7,12 +7,9 @@ subreaper, the scan of /proc still ends a marked setsid child."""
 from __future__ import annotations
 
 import asyncio
-import os
 import platform
-import signal
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,13 +45,6 @@ CLONE_PARENT = textwrap.dedent(
 
 
 @pytest.fixture
-def subreaper() -> Iterator[None]:
-    assert adoption.enable_subreaper()
-    yield
-    adoption.enable_subreaper(False)
-
-
-@pytest.fixture
 def no_scan(monkeypatch: pytest.MonkeyPatch, subreaper: None) -> None:
     """Reading every process is an error: the hunt must follow the tree."""
 
@@ -64,23 +54,6 @@ def no_scan(monkeypatch: pytest.MonkeyPatch, subreaper: None) -> None:
     for module in (adoption, groups, reaper):
         monkeypatch.setattr(module, "processes", forbidden)
     assert adoption.tracking()
-
-
-@pytest.fixture
-def detached() -> Iterator[list[int]]:
-    """The pids a test detached: killed at the end if the hunt missed them."""
-    pids: list[int] = []
-    yield pids
-    for pid in pids:
-        if running(pid):
-            os.kill(pid, signal.SIGKILL)
-
-
-@pytest.fixture
-def warm() -> Iterator[WarmPython]:
-    runner = WarmPython(enabled=True)
-    yield runner
-    runner.close()
 
 
 async def test_a_setsid_child_is_followed_through_the_tree(

@@ -7,25 +7,18 @@ import asyncio
 import os
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bounds import eventually
 from hookwright.runtime.tools.bash import run_shell
-from hookwright.transports.adoption import enable_subreaper, sweep
+from hookwright.transports.adoption import sweep
 from hookwright.transports.process import run_process
 from hookwright.transports.rpc import RpcProcess
 from procs import gone, running
 
-
-@pytest.fixture(autouse=True)
-def subreaper() -> Iterator[None]:
-    """hookwright's command line is the child subreaper; these tests are too, while they run."""
-    assert enable_subreaper()
-    yield
-    enable_subreaper(False)
+pytestmark = pytest.mark.usefixtures("subreaper")
 
 
 async def read_pid(path: Path) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -46,35 +45,13 @@ PY_DETACH = textwrap.dedent(
 )
 
 
-@pytest.fixture(autouse=True)
-def subreaper() -> Iterator[None]:
-    """hookwright's command line is the child subreaper; these tests are too, while they run."""
-    assert adoption.enable_subreaper()
-    yield
-    adoption.enable_subreaper(False)
-
-
-@pytest.fixture
-def warm() -> Iterator[WarmPython]:
-    runner = WarmPython(enabled=True)
-    yield runner
-    runner.close()
+pytestmark = pytest.mark.usefixtures("subreaper")
 
 
 def unmarked(pid: int) -> bool:
     """The process carries no run marker and is in a session of its own."""
     environ = Path(f"/proc/{pid}/environ").read_bytes()
     return adoption.MARKER.encode() not in environ and os.getsid(pid) == pid
-
-
-@pytest.fixture
-def detached() -> Iterator[list[int]]:
-    """The pids a test detached: killed at the end if the hunt missed them."""
-    pids: list[int] = []
-    yield pids
-    for pid in pids:
-        if running(pid):
-            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import typer
 
 from hookwright.bridges import gemini_hook, gemini_settings
 from hookwright.bridges.claude_settings import SettingsError, Target
-from hookwright.cli.hosts import fail, warn_when_untrusted
+from hookwright.cli.hosts import answer_stdin, fail, warn_when_untrusted
 
 HOST = "gemini"
 
@@ -73,16 +73,12 @@ def hook_gemini(
     """Read one Gemini CLI hook input on stdin; print Gemini's hook answer. An input that
     cannot be read exits 2 (Gemini blocks the action); a hook that failed where nothing
     blocked exits 1 (Gemini warns and goes on)."""
-    try:
-        out = gemini_hook.answer(sys.stdin.buffer.read(), project)
-    except gemini_hook.HookInputError as exc:
-        sys.stderr.write(f"hookwright: cannot judge this Gemini hook input: {exc}\n")
-        raise typer.Exit(code=2) from None
-    except gemini_hook.HooksFailed as exc:
-        sys.stderr.write(f"{exc}\n")
-        raise typer.Exit(code=1) from None
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
+    answer_stdin(
+        gemini_hook.answer,
+        project,
+        unreadable_exit=2,
+        unreadable="cannot judge this Gemini hook input",
+    )
 
 
 def register(install_app: typer.Typer, uninstall_app: typer.Typer, hook_app: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -118,6 +119,29 @@ def _failure_line(cli: claude_version.Found, mode: Mode) -> str:
     )
 
 
+def answer_stdin(
+    answer: Callable[[bytes, Path | None], bytes],
+    project: Path | None,
+    *,
+    unreadable_exit: int,
+    unreadable: str,
+) -> None:
+    """A host's hook command: `answer` the hook input on stdin and print its bytes. An input
+    that cannot be read is one line, `hookwright: <unreadable>: <why>`, and exit
+    `unreadable_exit` (what the host makes of that code differs); a hook that failed where
+    nothing blocked is its line and exit 1."""
+    try:
+        out = answer(sys.stdin.buffer.read(), project)
+    except claude_hook.HookInputError as exc:
+        sys.stderr.write(f"hookwright: {unreadable}: {exc}\n")
+        raise typer.Exit(code=unreadable_exit) from None
+    except claude_hook.HooksFailed as exc:
+        sys.stderr.write(f"{exc}\n")
+        raise typer.Exit(code=1) from None
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+
+
 def warn_when_untrusted(
     project: Path, host: str, exclude: frozenset[str] = claude_hook.EXCLUDED
 ) -> None:
@@ -170,16 +194,7 @@ def hook_claude_code(
     ] = None,
 ) -> None:
     """Read one Claude Code hook input on stdin; print Claude Code's hook answer."""
-    try:
-        out = claude_hook.answer(sys.stdin.buffer.read(), project)
-    except claude_hook.HookInputError as exc:
-        sys.stderr.write(f"hookwright: error: {exc}\n")
-        raise typer.Exit(code=1) from None
-    except claude_hook.HooksFailed as exc:
-        sys.stderr.write(f"{exc}\n")
-        raise typer.Exit(code=1) from None
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
+    answer_stdin(claude_hook.answer, project, unreadable_exit=1, unreadable="error")
 
 
 _CODEX_MANAGED = typer.Option(
@@ -229,13 +244,7 @@ def hook_codex(
     ] = None,
 ) -> None:
     """Read one Codex hook input on stdin; print Codex's hook answer."""
-    try:
-        out = codex_hook.answer(sys.stdin.buffer.read(), project)
-    except claude_hook.HookInputError as exc:
-        sys.stderr.write(f"hookwright: error: {exc}\n")
-        raise typer.Exit(code=1) from None
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
+    answer_stdin(codex_hook.answer, project, unreadable_exit=1, unreadable="error")
 
 
 def register(app: typer.Typer) -> None:

@@ -16,13 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from hookwright.config.safeparse import ParseError, load_json_text
+from hookwright.config.hookwright_settings import SETTINGS_FILE, read_setting
 
 ENV: Final = "HOOKWRIGHT_STATE"
 KEY: Final = "state"
-SETTINGS_FILE: Final = Path(".hookwright") / "settings.json"
 DEFAULT_FILE: Final = Path(".hookwright") / "state.db"
-MAX_SETTINGS_BYTES: Final = 1 << 20
 REDIS_SCHEMES: Final = ("redis://", "rediss://", "unix://")
 
 Backend = Literal["memory", "sqlite", "redis"]
@@ -51,7 +49,7 @@ def choose_state(
             f"${ENV}: expected sqlite, sqlite:PATH, memory or a redis:// URL, got {chosen[:80]!r}"
         )
     path = home / SETTINGS_FILE
-    raw, problem = _setting(path)
+    raw, problem = read_setting(path, KEY)
     if problem is not None:
         problems.append(problem)
         return default, problems
@@ -94,22 +92,3 @@ def _from_settings(raw: object, default: StateSetting) -> tuple[StateSetting, st
             return StateSetting("redis", url), None
         return default, "url: expected a redis://, rediss:// or unix:// URL"
     return default, f"backend: expected sqlite, redis or memory, got {str(backend)[:40]!r}"
-
-
-def _setting(path: Path) -> tuple[object, str | None]:
-    """The key's value in `path` (None when the file or key is absent), or a problem line."""
-    try:
-        if not path.is_file():
-            return None, None
-        data = path.read_bytes()[: MAX_SETTINGS_BYTES + 1]
-    except OSError as exc:
-        return None, f"{path}: cannot read: {exc.strerror}"
-    if len(data) > MAX_SETTINGS_BYTES:
-        return None, f"{path}: larger than {MAX_SETTINGS_BYTES} bytes; not read"
-    try:
-        parsed = load_json_text(data)
-    except ParseError as exc:
-        return None, f"{path}: {exc.reason}"
-    if not isinstance(parsed, dict):
-        return None, f"{path}: expected a JSON object"
-    return parsed.get(KEY), None

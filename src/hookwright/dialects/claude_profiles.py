@@ -22,7 +22,7 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from hookwright.core.events import CLAUDE_CODE_EVENTS, Event
@@ -74,24 +74,20 @@ V2_1_240: Final = ClaudeCodeProfile(
     stop_block_notes=False,
     on_failure=False,
 )
-_MODEL_SWITCH_EVENTS: Final = frozenset({Event.PreModelSwitch, Event.PostModelSwitch})
-V2_1_295: Final = ClaudeCodeProfile(
+#: Each later profile is the one before it with what that version changed.
+V2_1_295: Final = replace(
+    V2_1_240,
     version=(2, 1, 295),
-    effort_default="high",
-    prefix_tool_blocks=False,
-    stop_preamble=None,
-    stop_block_notes=False,
     on_failure=True,
-    hook_events=frozenset(CLAUDE_CODE_EVENTS) | _MODEL_SWITCH_EVENTS,
+    hook_events=V2_1_240.hook_events | {Event.PreModelSwitch, Event.PostModelSwitch},
 )
-V2_1_332: Final = ClaudeCodeProfile(
+V2_1_332: Final = replace(
+    V2_1_295,
     version=(2, 1, 332),
-    effort_default="high",
     prefix_tool_blocks=True,
     stop_preamble=STOP_PREAMBLE,
     stop_block_notes=True,
-    on_failure=True,
-    hook_events=frozenset(CLAUDE_CODE_EVENTS) | _MODEL_SWITCH_EVENTS | {Event.PreSkillShellCommand},
+    hook_events=V2_1_295.hook_events | {Event.PreSkillShellCommand},
     write_needs_approval=True,
 )
 

@@ -14,14 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from hookwright.config.safeparse import ParseError, load_json_text
+from hookwright.config.hookwright_settings import SETTINGS_FILE, read_setting
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile, named_profile
 
-SETTINGS_FILE: Final = Path(".hookwright") / "settings.json"
 KEY: Final = "claudeCodeVersion"
 ENV: Final = "HOOKWRIGHT_CLAUDE_CODE_VERSION"
-#: Larger settings files are refused, not read.
-MAX_SETTINGS_BYTES: Final = 1 << 20
 
 
 def choose_profile(
@@ -45,34 +42,14 @@ def choose_profile(
     places = [project_dir, home] if project_trusted else [home]
     for folder in places:
         path = folder / SETTINGS_FILE
-        value, problem = _setting(path)
+        value, problem = read_setting(path, KEY)
+        if value is not None and not isinstance(value, str):
+            problem = f'{path}: {KEY}: expected a version string such as "2.1.332"'
         if problem is not None:
             problems.append(problem)
-        elif value is not None:
+        elif isinstance(value, str):
             try:
                 return named_profile(value), problems
             except ValueError as exc:
                 problems.append(f"{path}: {KEY}: {exc}")
     return NEWEST, problems
-
-
-def _setting(path: Path) -> tuple[str | None, str | None]:
-    """The key's value in `path` (None when the file or key is absent), or a problem line."""
-    try:
-        if not path.is_file():
-            return None, None
-        data = path.read_bytes()[: MAX_SETTINGS_BYTES + 1]
-    except OSError as exc:
-        return None, f"{path}: cannot read: {exc.strerror}"
-    if len(data) > MAX_SETTINGS_BYTES:
-        return None, f"{path}: larger than {MAX_SETTINGS_BYTES} bytes; not read"
-    try:
-        parsed = load_json_text(data)
-    except ParseError as exc:
-        return None, f"{path}: {exc.reason}"
-    if not isinstance(parsed, dict):
-        return None, f"{path}: expected a JSON object"
-    value = parsed.get(KEY)
-    if value is None or isinstance(value, str):
-        return value, None
-    return None, f'{path}: {KEY}: expected a version string such as "2.1.332"'
