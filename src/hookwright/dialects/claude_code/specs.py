@@ -211,9 +211,7 @@ def build_spec(
     refused = options.policy.http.url_refusal(config.url) if isinstance(config, HttpHook) else None
     if refused is not None:
         diagnostics.append(Diagnostic(file, f"{parsed.path}.url", refused))
-    shadow, bad_mode = shadow_mode(config.model_extra)
-    if bad_mode is not None:
-        diagnostics.append(Diagnostic(file, f"{parsed.path}.hookwright.mode", bad_mode, "warning"))
+    shadow = _shadow(config, file, parsed.path, diagnostics)
     own_timeout = config.timeout or default_timeout(config.type, event)
     timeout = own_timeout
     if event is Event.SessionEnd:
@@ -239,6 +237,14 @@ def build_spec(
         reads_state=reads_state(config.model_extra),
         shadow=shadow,
     )
+
+
+def _shadow(config: HandlerConfig, file: str, path: str, diagnostics: list[Diagnostic]) -> bool:
+    """The entry's ``"hookwright": {"mode": "shadow"}``; another mode is a warning."""
+    shadow, problem = shadow_mode(config.model_extra)
+    if problem is not None:
+        diagnostics.append(Diagnostic(file, f"{path}.hookwright.mode", problem, "warning"))
+    return shadow
 
 
 def _on_error(config: HandlerConfig, event: Event, profile: ClaudeCodeProfile) -> OnError:
