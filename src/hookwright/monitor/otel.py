@@ -5,7 +5,9 @@ engine sends its dispatches to that collector, the other standard ``OTEL_EXPORTE
 variables (headers, protocol options) read by the exporter itself. Each dispatch that ran a
 hook is a span (``dispatch <event>``) with one child span per hook run (``hook <event>
 <hook>``); a host that runs tools wraps each call in an ``execute_tool <tool>`` span of the
-GenAI agent conventions (`tool_call`, `otel_tool`), under which that call's dispatches hang.
+GenAI agent conventions (`tool_call`, `otel_tool`), under which that call's dispatches hang;
+a host that relays a call's events gets the same span across processes (`relayed_call`,
+`otel_relay`).
 Every span of a session is in one trace whose id is derived from the session id, so the
 events of one session answered by separate processes (the Claude Code command hook) land in
 one trace; the other spans hang under the session's root span (``session``, its span id
@@ -297,13 +299,8 @@ class DispatchSpans:
             started = self._first_seen.pop(inp.session_id or "", ended)
         trace_id, root_id = session_ids(inp.session_id)
         attributes = _present({"hookwright.session_id": inp.session_id}, self.audit.secrets)
-        _send_root(self.tracer, trace_id, root_id, started, ended, attributes)
-
-
-def _send_root(
-    tracer: Tracer, trace_id: int, span_id: int, started: int, ended: int, attributes: Any
-) -> None:
-    send_finished(tracer, "session", (trace_id, span_id, None), (started, ended), attributes)
+        ids = (trace_id, root_id, None)
+        send_finished(self.tracer, "session", ids, (started, ended), attributes)
 
 
 def _environment_tracer() -> Tracer | None:
