@@ -201,3 +201,79 @@ def test_the_policy_puts_a_tier_in_shadow(tmp_path: Path, isolated_home: Path) -
     (guard,) = [r for r in records if r["dialect"] == "claude_code" and r["event"] == "PreToolUse"]
     assert guard["shadow"] is True and guard["decision"] == "deny"
     assert guard["tier"] == "project"
+
+
+#: Each dialect's guard that refuses every Bash call, declared in shadow mode by its own field.
+SHADOW_DENY_ANSWER = {
+    "decision": "block",
+    "reason": "shadow guard",
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "shadow guard",
+    },
+}
+PICOCLAW_DENY = r"""
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method = message["method"]
+    result = {"ok": True} if method == "hook.hello" else (
+        {"approved": False, "reason": "shadow guard"} if method == "hook.approve_tool"
+        else {"action": "continue"})
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def _shadow_guard(dialect: str, project: Path) -> None:
+    script = f"import json, sys\nsys.stdin.read()\nprint(json.dumps({SHADOW_DENY_ANSWER!r}))\n"
+    command = f"{sys.executable} {project / 'deny.py'}"
+    if dialect == "claude_code":
+        _write(project / "deny.py", script)
+        hook = {"type": "command", "command": command, "hookwright": {"mode": "shadow"}}
+        settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+        _write(project / ".claude" / "settings.json", json.dumps(settings))
+    elif dialect == "openharness":
+        _write(project / "deny.py", script)
+        yaml = OPENHARNESS_ALLOW.format(command=command).replace("project-allow", "shadow-deny")
+        _write(project / ".openharness" / "hooks" / "deny.yaml", yaml + "mode: shadow\n")
+    else:
+        _write(project / "plugin.py", PICOCLAW_DENY)
+        process = {
+            "command": [sys.executable, str(project / "plugin.py")],
+            "intercept": ["approve_tool"],
+            "mode": "shadow",
+        }
+        config = {"hooks": {"enabled": True, "processes": {"deny": process}}}
+        _write(project / ".picoclaw" / "config.json", json.dumps(config))
+
+
+@pytest.mark.parametrize("dialect", ["claude_code", "openharness", "picoclaw"])
+def test_each_dialects_own_shadow_field_decides_without_effect(
+    dialect: str, tmp_path: Path, isolated_home: Path
+) -> None:
+    project, ran = tmp_path / "proj", tmp_path / "bash-ran"
+    _shadow_guard(dialect, project)
+    proc, records = _run(tmp_path, isolated_home, project, f"touch {ran}")
+    assert proc.returncode == 0, proc.stderr
+    assert ran.exists(), "a shadow guard's deny was applied"
+    (guard,) = [r for r in records if r["dialect"] == dialect and r.get("decision")]
+    assert guard["shadow"] is True and guard["decision"] == "deny"
+    assert "shadow guard" in guard["reason"]
+
+
+def test_an_unknown_mode_in_the_extension_key_enforces_and_warns(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project, ran = tmp_path / "proj", tmp_path / "bash-ran"
+    _shadow_guard("claude_code", project)
+    settings_file = project / ".claude" / "settings.json"
+    settings_file.write_text(settings_file.read_text().replace('"shadow"', '"shadwo"'))
+    proc, records = _run(tmp_path, isolated_home, project, f"touch {ran}")
+    assert not ran.exists(), "a typo in mode turned the guard off"
+    assert "hookwright.mode: expected shadow or enforce, got 'shadwo'" in proc.stdout + proc.stderr
+    (guard,) = [r for r in records if r["dialect"] == "claude_code" and r.get("decision")]
+    assert guard["decision"] == "deny" and not guard.get("shadow")

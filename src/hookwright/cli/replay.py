@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -83,19 +84,26 @@ def _expanded(sources: list[Path]) -> list[Path]:
 
 def read_calls(
     files: list[Path], wanted: CallFilter, owner: str | None = None
-) -> tuple[list[RecordedCall], Recording]:
-    """The calls of `files` that `wanted` keeps. With `owner` (a project folder whose own
+) -> tuple[Iterator[RecordedCall], Recording]:
+    """The calls of `files` that `wanted` keeps, read as they are consumed (raising
+    `CliError` for a file that cannot be read). With `owner` (a project folder whose own
     transcripts are read), transcript calls belong to it wherever their shell had moved."""
     recording = Recording()
-    for path in files:
-        try:
-            recording.read(path)
-        except OSError as exc:
-            raise CliError(f"cannot read recorded file {path}: {exc.strerror or exc}") from None
-    calls = recording.calls()
-    if owner is not None:
-        calls = [replace(c, project=owner) if c.transcript else c for c in calls]
-    return [call for call in calls if wanted.keeps(call)], recording
+    return _kept(recording, files, wanted, owner), recording
+
+
+def _kept(
+    recording: Recording, files: list[Path], wanted: CallFilter, owner: str | None
+) -> Iterator[RecordedCall]:
+    try:
+        for call in recording.calls(files):
+            if owner is not None and call.transcript:
+                call = replace(call, project=owner)
+            if wanted.keeps(call):
+                yield call
+    except OSError as exc:
+        name = exc.filename or "?"
+        raise CliError(f"cannot read recorded file {name}: {exc.strerror or exc}") from None
 
 
 def replay_engine(folder: Path, trust: bool) -> tuple[HookEngine, BoundHooks]:
@@ -184,14 +192,16 @@ def run_replay(
         engine, _ = replay_engine(folder, trust)
     except CliError as exc:
         return error_line(str(exc))
+    try:
+        report = replay(engine, calls)
+    except CliError as exc:
+        return error_line(str(exc))
+    finally:
+        engine.close()
     for line in recording.warnings.lines:
         say_err(line)
     if (more := recording.warnings.summary()) is not None:
         say_err(more)
-    try:
-        report = replay(engine, calls)
-    finally:
-        engine.close()
     if json_out:
         document = {
             "hooks_folder": str(folder),

@@ -13,7 +13,8 @@ record is skipped with a one-line warning naming its file and line, never an exc
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ MAX_DEPTH = 64
 #: Warnings printed one by one; the rest are counted.
 NAMED_WARNINGS = 20
 _CHUNK = 1 << 20
+#: Audit dispatches whose records are gathered at a time (`Recording`).
+AUDIT_WINDOW = 1024
 
 #: The events a recorded call is replayed on: every tool call's PreToolUse (transcripts and
 #: audit), and the PermissionRequest dispatches the audit recorded.
@@ -219,48 +222,69 @@ def _merge_audit(found: RecordedCall, more: RecordedCall) -> RecordedCall:
 
 @dataclass(slots=True)
 class Recording:
-    """The calls read so far, by dispatch, in the order first read."""
+    """Reads recorded files line by line, in bounded memory however long the audit is.
+
+    Transcript files are read first and their calls kept (the audit's records of a call are
+    matched to its transcript line); then the audit files stream. A dispatch's records are
+    written together, so one whose key has left the last `AUDIT_WINDOW` dispatches read is
+    complete: a call only the audit holds is handed on then, and a transcript's call takes what
+    the audit recorded for it. The transcripts' calls follow the audit's."""
 
     transcript: dict[CallKey, RecordedCall] = field(default_factory=dict)
-    audit: dict[CallKey, RecordedCall] = field(default_factory=dict)
     warnings: Warnings = field(default_factory=Warnings)
+    _pending: OrderedDict[CallKey, RecordedCall] = field(default_factory=OrderedDict)
 
-    def read(self, path: Path) -> None:
+    def calls(self, paths: Iterable[Path]) -> Iterator[RecordedCall]:
+        """Every recorded call of `paths`; raises `OSError` for a file that cannot be read."""
+        resolved = [path.resolve() for path in paths]
+        audits = [path for path in resolved if _audit_file(path)]
+        for path in [*(p for p in resolved if p not in audits), *audits]:
+            yield from self._read(path)
+        while self._pending:
+            yield from self._settle(*self._pending.popitem(last=False))
+        yield from self.transcript.values()
+
+    def _read(self, path: Path) -> Iterator[RecordedCall]:
         """Read one recorded file (transcript or audit lines, told apart line by line)."""
-        path = path.resolve()
         for where, line in _lines(path, self.warnings):
             if not isinstance(line, dict):
                 self.warnings.add(where, "not a transcript line or an audit record")
             elif _is_audit(line):
-                self._audit_line(line, where)
+                yield from self._audit_line(line, where)
             elif _is_transcript(line):
                 for call in _transcript_calls(line, path, where, self.warnings):
                     self.transcript.setdefault(_key(call), call)
             elif "type" not in line:
                 self.warnings.add(where, "not a transcript line or an audit record")
 
-    def _audit_line(self, record: Mapping[str, Any], where: str) -> None:
+    def _audit_line(self, record: Mapping[str, Any], where: str) -> Iterator[RecordedCall]:
         call = _audit_call(record, where, self.warnings)
         if call is None:
             return
         key = _key(call)
-        found = self.audit.get(key)
-        self.audit[key] = call if found is None else _merge_audit(found, call)
+        found = self._pending.get(key)
+        self._pending[key] = call if found is None else _merge_audit(found, call)
+        if found is None and len(self._pending) > AUDIT_WINDOW:
+            yield from self._settle(*self._pending.popitem(last=False))
 
-    def calls(self) -> list[RecordedCall]:
-        """Every call: a transcript's call takes the input and decision the audit recorded for
-        it; calls only the audit holds follow."""
-        merged: list[RecordedCall] = []
-        for key, call in self.transcript.items():
-            audited = self.audit.get(key)
-            if audited is not None:
-                call = replace(
-                    call,
-                    tool_input=audited.tool_input,
-                    decision=audited.decision,
-                    decided_by=audited.decided_by,
-                    project=audited.project or call.project,
-                )
-            merged.append(call)
-        merged.extend(call for key, call in self.audit.items() if key not in self.transcript)
-        return merged
+    def _settle(self, key: CallKey, audited: RecordedCall) -> Iterator[RecordedCall]:
+        """A complete dispatch of the audit: its transcript call takes the recorded input and
+        decision; one no transcript holds is handed on."""
+        call = self.transcript.get(key)
+        if call is None:
+            yield audited
+            return
+        self.transcript[key] = replace(
+            call,
+            tool_input=audited.tool_input,
+            decision=audited.decision,
+            decided_by=audited.decided_by,
+            project=audited.project or call.project,
+        )
+
+
+def _audit_file(path: Path) -> bool:
+    """Whether the first JSON line of `path` is an audit record (read again in order later)."""
+    for _, line in _lines(path, Warnings()):
+        return isinstance(line, dict) and _is_audit(line)
+    return False

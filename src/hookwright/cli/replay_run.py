@@ -115,26 +115,33 @@ def _compare(call: RecordedCall, verdict: Verdict) -> ChangedCall | None:
     )
 
 
-async def _replay_all(engine: HookEngine, calls: list[RecordedCall]) -> list[ChangedCall]:
+async def _replay_all(
+    engine: HookEngine, calls: Iterable[RecordedCall]
+) -> tuple[list[ChangedCall], int, int]:
+    """The changed calls, how many calls were replayed and of how many sessions; `calls` is
+    consumed one at a time, so a stream of them is never held whole."""
     changed: list[ChangedCall] = []
+    replayed = 0
+    sessions: set[str] = set()
     for call in calls:
+        replayed += 1
+        sessions.add(call.session_id)
         verdict = await engine.dispatch(hook_input(call))
         found = _compare(call, verdict)
         if found is not None:
             changed.append(found)
-    return changed
+    return changed, replayed, len(sessions)
 
 
 def replay(engine: HookEngine, calls: Iterable[RecordedCall]) -> ReplayReport:
     """Dispatch each call's event to `engine`'s hooks and compare; the engine is not closed."""
-    wanted = list(calls)
-    changed = asyncio.run(_replay_all(engine, wanted))
+    changed, replayed, sessions = asyncio.run(_replay_all(engine, calls))
     per_hook: Counter[str] = Counter()
     for call in changed:
         per_hook.update(call.hooks or ("(no hook)",))
     return ReplayReport(
-        replayed=len(wanted),
-        sessions=len({call.session_id for call in wanted}),
+        replayed=replayed,
+        sessions=sessions,
         changed=tuple(changed),
         per_hook=tuple(sorted(per_hook.items(), key=lambda item: (-item[1], item[0]))),
     )

@@ -25,7 +25,7 @@ from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.state_setting import choose_state
 from hookwright.config.trust import TrustPolicy
-from hookwright.core.events import Event, HookInput
+from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.messages import (
     collapse_leading_system,
     insert_system_notes,
@@ -271,6 +271,23 @@ class HookSession:
             return nullcontext()
         return spans.tool_call(self.session_id, tool_name, call_id)
 
+    def _relayed_span(
+        self, event: Event, tool_name: str, payload: Mapping[str, Any]
+    ) -> AbstractContextManager[None]:
+        """For a host that runs the tool and relays its events: the dispatch of one event of
+        the call hangs under the call's `execute_tool` span (`monitor.otel_relay`), when the
+        engine sends spans and the host gave a tool-use id; else nothing."""
+        monitor = self.engine.monitor
+        spans = monitor.spans if isinstance(monitor, EngineMonitor) else None
+        call_id = payload.get("tool_use_id")
+        if spans is None or event not in TOOL_EVENTS or not isinstance(call_id, str) or not call_id:
+            return nullcontext()
+        from hookwright.monitor.otel_relay import RelayedTool  # only when spans are sent
+
+        tool = RelayedTool(None, self.session_id, tool_name, call_id, event)
+        tool.duration_ms = payload.get("duration_ms")
+        return spans.relayed_call(tool)
+
     def add_frontmatter_hooks(
         self,
         path: Path,
@@ -469,9 +486,10 @@ class HookSession:
         if not isinstance(name, str):
             return await self.fire(event, **payload)
         hook_name, arguments = self.tool_map.to_hooks(name, payload.get("tool_input") or {})
-        verdict = await self.fire(
-            event, **{**payload, "tool_name": hook_name, "tool_input": arguments}
-        )
+        with self._relayed_span(event, name, payload):
+            verdict = await self.fire(
+                event, **{**payload, "tool_name": hook_name, "tool_input": arguments}
+            )
         if verdict.updated_input is None:
             return verdict
         _, host_input = self.tool_map.to_host(hook_name, verdict.updated_input)

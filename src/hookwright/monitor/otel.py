@@ -5,7 +5,9 @@ engine sends its dispatches to that collector, the other standard ``OTEL_EXPORTE
 variables (headers, protocol options) read by the exporter itself. Each dispatch that ran a
 hook is a span (``dispatch <event>``) with one child span per hook run (``hook <event>
 <hook>``); a host that runs tools wraps each call in an ``execute_tool <tool>`` span of the
-GenAI agent conventions (`tool_call`, `otel_tool`), under which that call's dispatches hang.
+GenAI agent conventions (`tool_call`, `otel_tool`), under which that call's dispatches hang;
+a host that relays a call's events gets the same span across processes (`relayed_call`,
+`otel_relay`).
 Every span of a session is in one trace whose id is derived from the session id, so the
 events of one session answered by separate processes (the Claude Code command hook) land in
 one trace; the other spans hang under the session's root span (``session``, its span id
@@ -32,7 +34,14 @@ from typing import TYPE_CHECKING, Any
 from hookwright.core import redaction
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
-from hookwright.monitor.otel_tool import ToolSpan, tool_attributes
+from hookwright.monitor.otel_relay import (
+    OpenCalls,
+    RelayedTool,
+    send_finished,
+    started_at,
+    tool_span_id,
+)
+from hookwright.monitor.otel_tool import TOOL_ERROR, ToolSpan, tool_attributes
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
@@ -121,7 +130,9 @@ class DispatchSpans:
         self.audit = audit
         self._first_seen: OrderedDict[str, int] = OrderedDict()
         #: The `execute_tool` spans open now, by (session id, tool call id).
-        self._tools: dict[tuple[str, str], ToolSpan] = {}
+        self._tools: dict[tuple[str, str], ToolSpan | RelayedTool] = {}
+        #: Relayed calls whose PreToolUse this engine answered (`otel_relay`).
+        self._open_calls = OpenCalls()
         self._lock = threading.Lock()
 
     def _session_context(self, session_id: str | None) -> Any:
@@ -162,7 +173,55 @@ class DispatchSpans:
                 self._tools.pop(key, None)
             span.end()
 
-    def _tool_of(self, inp: HookInput) -> ToolSpan | None:
+    @contextmanager
+    def relayed_call(self, tool: RelayedTool) -> Iterator[None]:
+        """One event of a tool call a relaying host runs (`otel_relay`), dispatched inside
+        the block: its dispatch hangs under the call's `execute_tool` span, which is sent
+        whole when this event ends the call."""
+        tool.started = time.time_ns()
+        self._seen(tool.session_id, tool.started)
+        trace = self._trace
+        trace_id, _ = session_ids(tool.session_id)
+        span_id = tool_span_id(tool.session_id, tool.call_id)
+        flags = trace.TraceFlags(trace.TraceFlags.SAMPLED)
+        stand_in = trace.NonRecordingSpan(trace.SpanContext(trace_id, span_id, True, flags))
+        tool.context = trace.set_span_in_context(stand_in)
+        with self._lock:
+            self._tools[tool.key] = tool
+        try:
+            yield
+        finally:
+            self._settle(tool)
+
+    def _settle(self, tool: RelayedTool) -> None:
+        """Remember an open call's PreToolUse; send the span of one that ended."""
+        with self._lock:
+            self._tools.pop(tool.key, None)
+            if not tool.ends_call:
+                if tool.event is Event.PreToolUse:
+                    self._open_calls.opened(tool)
+                return
+            opened = self._open_calls.ended(tool.key)
+        decision, reason = (opened[1], opened[2]) if opened is not None else (None, None)
+        error = TOOL_ERROR if tool.failed else None
+        attributes = {
+            **tool_attributes(tool.tool_name, tool.call_id, tool.session_id),
+            "hookwright.decision": tool.decision or decision,
+            "hookwright.reason": tool.reason or reason,
+            "error.type": error,
+        }
+        trace_id, root_id = session_ids(tool.session_id)
+        secrets = self.audit.secrets
+        send_finished(
+            self.tracer,
+            redaction.redact(f"execute_tool {tool.tool_name}", secrets),
+            (trace_id, tool_span_id(tool.session_id, tool.call_id), root_id),
+            (started_at(opened, tool), time.time_ns()),
+            _present(attributes, secrets),
+            error,
+        )
+
+    def _tool_of(self, inp: HookInput) -> ToolSpan | RelayedTool | None:
         """The open `execute_tool` span `inp` belongs to, if any."""
         if not self._tools or inp.event not in TOOL_EVENTS:
             return None
@@ -240,30 +299,8 @@ class DispatchSpans:
             started = self._first_seen.pop(inp.session_id or "", ended)
         trace_id, root_id = session_ids(inp.session_id)
         attributes = _present({"hookwright.session_id": inp.session_id}, self.audit.secrets)
-        _send_root(self.tracer, trace_id, root_id, started, ended, attributes)
-
-
-def _send_root(
-    tracer: Tracer, trace_id: int, span_id: int, started: int, ended: int, attributes: Any
-) -> None:
-    """A finished root span with the given ids, handed to the tracer's processors (the SDK's
-    tracer always draws new ids); nothing for a tracer that is not the SDK's."""
-    from opentelemetry.sdk.trace import ReadableSpan
-    from opentelemetry.sdk.trace import Tracer as SdkTracer
-    from opentelemetry.trace import SpanContext, TraceFlags
-
-    if not isinstance(tracer, SdkTracer):
-        return
-    span = ReadableSpan(
-        "session",
-        SpanContext(trace_id, span_id, False, TraceFlags(TraceFlags.SAMPLED)),
-        resource=tracer.resource,
-        attributes=attributes,
-        instrumentation_scope=getattr(tracer, "_instrumentation_scope", None),
-        start_time=started,
-        end_time=ended,
-    )
-    tracer.span_processor.on_end(span)
+        ids = (trace_id, root_id, None)
+        send_finished(self.tracer, "session", ids, (started, ended), attributes)
 
 
 def _environment_tracer() -> Tracer | None:

@@ -49,6 +49,7 @@ from hookwright.dialects.claude_code.tables import (
     default_timeout,
 )
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile, first_with
+from hookwright.dialects.extension_key import shadow_mode
 from hookwright.dialects.state_io import reads_state
 
 SESSION_END_ENV = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
@@ -210,6 +211,7 @@ def build_spec(
     refused = options.policy.http.url_refusal(config.url) if isinstance(config, HttpHook) else None
     if refused is not None:
         diagnostics.append(Diagnostic(file, f"{parsed.path}.url", refused))
+    shadow = _shadow(config, file, parsed.path, diagnostics)
     own_timeout = config.timeout or default_timeout(config.type, event)
     timeout = own_timeout
     if event is Event.SessionEnd:
@@ -233,7 +235,16 @@ def build_spec(
         origin=f"{file}:{parsed.path}",
         status_message=config.statusMessage,
         reads_state=reads_state(config.model_extra),
+        shadow=shadow,
     )
+
+
+def _shadow(config: HandlerConfig, file: str, path: str, diagnostics: list[Diagnostic]) -> bool:
+    """The entry's ``"hookwright": {"mode": "shadow"}``; another mode is a warning."""
+    shadow, problem = shadow_mode(config.model_extra)
+    if problem is not None:
+        diagnostics.append(Diagnostic(file, f"{path}.hookwright.mode", problem, "warning"))
+    return shadow
 
 
 def _on_error(config: HandlerConfig, event: Event, profile: ClaudeCodeProfile) -> OnError:

@@ -250,6 +250,12 @@ def _asks_for_actions(hook: HookFile) -> bool:
     return isinstance(handler, CommandHandler | HttpHandler) and handler.actions
 
 
+def _reads_state(hook: HookFile) -> bool:
+    """A command or http handler's ``state: true``: its envelope carries the session state."""
+    handler = hook.handler
+    return isinstance(handler, CommandHandler | HttpHandler) and handler.state
+
+
 def _specs(
     hook: HookFile,
     root: Path,
@@ -292,6 +298,8 @@ def _specs(
                 capabilities=tuple(sorted(capabilities)),
                 dialect_data=OpenHarnessSpecData(oh_event, file, hook.handler.type, timeout),
                 secrets=secrets,
+                reads_state=_reads_state(hook),
+                shadow=hook.mode == "shadow",
             )
         )
     return specs

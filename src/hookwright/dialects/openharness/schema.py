@@ -65,6 +65,11 @@ class CommandHandler(BaseModel):
         description="hookwright: the envelope carries the tool call's canonical actions "
         "(`hookwright_actions`).",
     )
+    state: bool = Field(
+        default=False,
+        description="hookwright: the envelope carries the session state "
+        "(`hookwright.state`, docs/state.md).",
+    )
 
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -82,6 +87,11 @@ class HttpHandler(BaseModel):
         default=False,
         description="hookwright: the request body carries the tool call's canonical actions "
         "(`hookwright_actions`).",
+    )
+    state: bool = Field(
+        default=False,
+        description="hookwright: the request body carries the session state "
+        "(`hookwright.state`, docs/state.md).",
     )
 
     @field_validator("url")
@@ -137,6 +147,11 @@ class HookFile(BaseModel):
     )
     handler: HandlerConfig
     capabilities: list[CapabilityName] = Field(default_factory=list)
+    mode: Literal["enforce", "shadow"] = Field(
+        default="enforce",
+        description="hookwright: `shadow` runs the hook and records its answer, never "
+        "applying it (docs/policy.md).",
+    )
 
     @field_validator("events", "capabilities")
     @classmethod

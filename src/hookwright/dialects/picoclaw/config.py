@@ -106,6 +106,11 @@ class ProcessConfig(BaseModel):
     #: Our addition: tool methods' params carry the call's canonical actions
     #: (``hookwright_actions``).
     actions: bool = False
+    #: Our addition: every method's params carry the session state (``hookwright.state``).
+    state: bool = False
+    #: Our addition: ``shadow`` runs the process's methods and records their answers, never
+    #: applying them.
+    mode: Literal["enforce", "shadow"] = "enforce"
 
     @field_validator("transport")
     @classmethod

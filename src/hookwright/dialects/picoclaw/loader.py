@@ -117,6 +117,8 @@ def _spec(
     protocol: WireProtocol,
     fingerprint: str | None = None,
     actions: bool = False,
+    reads_state: bool = False,
+    shadow: bool = False,
 ) -> HookSpec:
     approve = method == "approve_tool"
     if timeout_ms is not None:
@@ -135,6 +137,8 @@ def _spec(
         on_error="block" if approve else "continue",
         origin=origin,
         dialect_data=PicoClawSpecData(target.kind, configured_priority, method, fingerprint),
+        reads_state=reads_state,
+        shadow=shadow,
     )
 
 
@@ -230,6 +234,8 @@ def _process_specs(
             protocol=entry.protocol,
             fingerprint=fingerprint,
             actions=entry.config.actions,
+            reads_state=entry.config.state,
+            shadow=entry.config.mode == "shadow",
         )
         for method in methods
         for event in method_events(method)
