@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
 import stat
 import threading
+import time
 from pathlib import Path
 
 from hookwright.config.private_files import touch_private
@@ -45,12 +47,7 @@ class SqliteBackend:
             touch_private(self.path)
             if not stat.S_ISREG(os.lstat(self.path).st_mode):
                 raise OSError(f"{self.path}: not a regular file")
-            connection = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
-            )
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute(_SCHEMA)
-            self._connection = connection
+            self._connection = _open(self.path)
         return self._connection
 
     def read(self, session: str) -> dict[str, Entry]:
@@ -86,6 +83,28 @@ class SqliteBackend:
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """A connection to `path` in WAL mode with the table made. Processes opening a new file
+    at once each read it, then want it alone to turn on WAL: SQLite answers one of them
+    "locked" at once rather than wait (they would wait for each other), so the setup is
+    tried again until `BUSY_TIMEOUT`."""
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        connection = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+        )
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(_SCHEMA)
+        except sqlite3.OperationalError as exc:
+            connection.close()
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.005, 0.05))
+        else:
+            return connection
 
 
 def _entries(rows: list[tuple[str, str]]) -> dict[str, Entry]:
