@@ -484,11 +484,32 @@ REFUSED_URL = "http://127.0.0.1:9/refused"
 NOT_JSON = '{"hookSpecificOutput": {unquoted: 1}}'
 
 
+#: onFailure on mcp_tool hooks (added between 2.1.325 and 2.1.328).
+MCP_ON_FAILURE = "2.1.328"
+# A foreground subagent (2.1.332 runs one in the background unless told) that runs one Bash
+# call and answers; then the main agent answers. Only which hooks ran and the files are
+# compared: the subagent's ids, its stdin fields and its hand-back text are not onFailure's.
+SUBAGENT_INPUT = {
+    "description": "make it",
+    "prompt": "touch sub.txt",
+    "subagent_type": "general-purpose",
+    "run_in_background": False,
+}
+SUBAGENT = [
+    Turn(tools=[ToolUse("toolu_a", "Agent", SUBAGENT_INPUT)]),
+    Turn(tools=[bash("toolu_s", "touch sub.txt")]),
+    Turn("sub done"),
+    Turn("main done"),
+]
+ORDER_FILES = frozenset({"order", "files"})
+
+
 def failing(
     name: str,
     hook: Hook,
     compare: frozenset[str] = FULL,
     turns: list[Turn] = WRITES,
+    since: str = ON_FAILURE,
 ) -> list[Case]:
     """The case `name` twice: the hook with onFailure "block" and with "continue"."""
     return [
@@ -497,8 +518,8 @@ def failing(
             "go",
             turns,
             [replace(hook, extra={**hook.extra, "onFailure": mode})],
-            compare=compare if hook.type == "command" else compare - {"stdin"},
-            since=ON_FAILURE,
+            compare=compare if hook.type != "http" else compare - {"stdin"},
+            since=since,
         )
         for mode in ("block", "continue")
     ]
@@ -539,6 +560,51 @@ def _on_failure_cases() -> list[Case]:
             "fail-async-command",
             _pre(blocked_by(1), extra={"async": True}),
             frozenset({"model", "files"}),
+        ),
+        *_exempt_cases(),
+        *_mcp_tool_cases(),
+    ]
+
+
+def _exempt_cases() -> list[Case]:
+    """SubagentStop ignores onFailure: a failing hook does not keep the subagent working (a
+    block would: it runs once either way). TaskCompleted and TeammateIdle never fire in a
+    one-shot `-p` run of 2.1.332 (no task-list tools, no teammates), so they have no case."""
+    stop = Hook("SubagentStop", "h", blocked_by(1))
+    return [
+        *failing("fail-subagent-stop-command", stop, ORDER_FILES, SUBAGENT),
+        *failing(
+            "fail-subagent-stop-http",
+            replace(stop, action=blocked_by(500), type="http"),
+            ORDER_FILES,
+            SUBAGENT,
+        ),
+    ]
+
+
+def _mcp_tool_cases() -> list[Case]:
+    """mcp_tool hooks calling the case's MCP server (`mcp_server.py`): a tool error and a
+    plain-text answer block under "block"; Stop ignores it. At SessionStart (also exempt) a
+    `-p` run of 2.1.332 has not connected the server yet and calls nothing, so only what the
+    model read and the files are compared there."""
+    two_turns = [Turn("first"), Turn("second")]
+    mcp = "mcp_tool"
+    return [
+        *failing("fail-mcp-error", _pre(blocked_by(1), type=mcp), since=MCP_ON_FAILURE),
+        *failing(
+            "fail-mcp-text", _pre(Action(stdout="MARK plain"), type=mcp), since=MCP_ON_FAILURE
+        ),
+        *failing(
+            "fail-mcp-stop",
+            Hook("Stop", "h", blocked_by(1), type=mcp),
+            turns=two_turns,
+            since=MCP_ON_FAILURE,
+        ),
+        *failing(
+            "fail-mcp-session-start",
+            Hook("SessionStart", "h", blocked_by(1), type=mcp),
+            frozenset({"model", "files"}),
+            since=MCP_ON_FAILURE,
         ),
     ]
 

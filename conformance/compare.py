@@ -38,6 +38,9 @@ AGENT_NOISE = (
     "# Environment\nYou have been invoked",
     "# Environment update\n",  # 2.1.332: the working directory after a Bash `cd`
     "Today's date is",
+    # 2.1.332 with an MCP server configured: its own notes while the server connects
+    "If the user's request might be served by one of these servers",
+    "The following MCP servers are still connecting",
     "You are powered by the model",
     "- ",
 )

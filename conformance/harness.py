@@ -23,6 +23,9 @@ from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.hook_server import HookServer
 
 HOOK_PROGRAM = Path(__file__).with_name("hook.py")
+MCP_PROGRAM = Path(__file__).with_name("mcp_server.py")
+#: The MCP server `mcp_tool` hooks call, as `~/.claude.json` names it for both agents.
+MCP_SERVER = "conf"
 MODEL = "claude-opus-5"
 RUN_TIMEOUT = 180.0
 
@@ -53,7 +56,8 @@ class Hook:
     command: str | None = None
     """A shell command to run instead of the logging hook program."""
     type: str = "command"
-    """`command`, or `http`: a POST to the hook server (`hook_server.py`)."""
+    """`command`; `http`: a POST to the hook server (`hook_server.py`); `mcp_tool`: a call of
+    the `hook` tool of the case's MCP server (`mcp_server.py`)."""
     url: str | None = None
     """An http hook's URL instead of the hook server's."""
 
@@ -90,8 +94,12 @@ class Observation:
 def settings_for(case: Case, hook_url: str = "") -> dict[str, Any]:
     hooks: dict[str, list[dict[str, Any]]] = {}
     for hook in case.hooks:
+        handler: dict[str, Any]
         if hook.type == "http":
             handler = {"type": "http", "url": hook.url or f"{hook_url}/{hook.label}"}
+        elif hook.type == "mcp_tool":
+            arguments = {"label": hook.label, "event": "${hook_event_name}"}
+            handler = {"type": "mcp_tool", "server": MCP_SERVER, "tool": "hook", "input": arguments}
         else:
             command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
             handler = {"type": "command", "command": command}
@@ -110,7 +118,9 @@ def prepare(case: Case, hook_url: str = "") -> tuple[Path, Path, Path]:
     settings = settings_for(case, hook_url)
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     trusted = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
-    state = {"hasCompletedOnboarding": True, "projects": {str(project): trusted}}
+    state: dict[str, Any] = {"hasCompletedOnboarding": True, "projects": {str(project): trusted}}
+    if any(hook.type == "mcp_tool" for hook in case.hooks):
+        state["mcpServers"] = {MCP_SERVER: mcp_server(root)}
     (home / ".claude.json").write_text(json.dumps(state))
     for name, text in case.files.items():
         path = project / name
@@ -119,6 +129,12 @@ def prepare(case: Case, hook_url: str = "") -> tuple[Path, Path, Path]:
     actions = {hook.label: _action(hook.action) for hook in case.hooks}
     (root / "actions.json").write_text(json.dumps(actions))
     return root, home, project
+
+
+def mcp_server(root: Path) -> dict[str, Any]:
+    """The user-scope stdio MCP server of a run whose case has `mcp_tool` hooks."""
+    env = {"HW_CONF_LOG": str(root / "hooks.jsonl"), "HW_CONF_ACTIONS": str(root / "actions.json")}
+    return {"type": "stdio", "command": sys.executable, "args": [str(MCP_PROGRAM)], "env": env}
 
 
 def _action(action: Action) -> dict[str, Any]:

@@ -232,3 +232,116 @@ async def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
         assert (await agent.run("go")).output == "no model today"
     assert script.received == []
     assert runs(root) == [("PreModelCall", None)]
+
+
+# Calls pydantic-ai defers for approval ----------------------------------------------------------
+
+#: A Claude Code PermissionRequest hook (a real subprocess) that refuses `curl` and allows
+#: `echo allowed` with its input rewritten.
+PERMISSION_HOOK = """\
+import json, sys
+cmd = json.load(sys.stdin)["tool_input"]["cmd"]
+if "curl" in cmd:
+    decision = {"behavior": "deny", "message": "no curl"}
+elif cmd == "echo allowed":
+    decision = {"behavior": "allow", "updatedInput": {"cmd": "echo rewritten"}}
+else:
+    sys.exit(0)
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                         "decision": decision}}))
+"""
+
+
+def permission_project(root: Path) -> Path:
+    (root / ".claude").mkdir(parents=True)
+    (root / "permission.py").write_text(PERMISSION_HOOK)
+    hook = {"type": "command", "command": f"python3 {root / 'permission.py'}"}
+    settings = {"hooks": {"PermissionRequest": [{"matcher": "shell", "hooks": [hook]}]}}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return root
+
+
+def gated_agent(hooks: PydanticAIHooks, script: ScriptedFunction, tools: Tools) -> Any:
+    """An agent whose shell tool pydantic-ai defers for approval (`requires_approval`)."""
+    return Agent(
+        FunctionModel(script),
+        tools=[Tool(tools.shell, requires_approval=True)],
+        capabilities=[hooks],
+        output_type=[str, DeferredToolRequests],
+    )
+
+
+def audited(tmp_path: Path, event: str) -> list[dict[str, Any]]:
+    lines = (tmp_path / "audit.jsonl").read_text().splitlines()
+    return [record for record in map(json.loads, lines) if record["event"] == event]
+
+
+@pytest.mark.parametrize(
+    ("cmd", "executed", "returned"),
+    [
+        ("curl https://example.com", [], "no curl"),
+        ("echo allowed", [("shell", {"cmd": "echo rewritten"})], "rewritten"),
+    ],
+)
+async def test_a_permission_hook_answers_a_call_pydantic_ai_defers_without_asking(
+    tmp_path: Path, cmd: str, executed: list[Any], returned: str
+) -> None:
+    root = permission_project(tmp_path / "p")
+    tools = Tools(root)
+    script = ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": cmd}),)), Reply("done")])
+    async with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        outcome = await gated_agent(capability, script, tools).run("go")
+    assert outcome.output == "done", "nobody was asked"
+    assert tools.executed == executed
+    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    assert tool_result.text == returned
+    [record] = audited(tmp_path, "PermissionRequest")
+    assert record["decision"] == ("deny" if not executed else "allow")
+
+
+@pytest.mark.parametrize(
+    ("answer", "decision", "executed"),
+    [(True, "allow", [("shell", {"cmd": "echo hi"})]), (ToolDenied("not now"), "deny", [])],
+)
+@pytest.mark.parametrize("gate", ["requires_approval", "hook ask"])
+async def test_the_answer_to_a_deferred_call_is_audited_and_a_denial_never_runs(
+    tmp_path: Path, gate: str, answer: Any, decision: str, executed: list[Any]
+) -> None:
+    asking = {"PreToolUse": "ask('sure?')", "PermissionRequest": "None"}
+    root = native_project(tmp_path, asking if gate == "hook ask" else {"Stop": "None"})
+    tools = Tools(root)
+    script = ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": "echo hi"}),)), Reply("ok")])
+    async with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        agent = (gated_agent if gate == "requires_approval" else approving_agent)(
+            capability, script, tools
+        )
+        paused = await agent.run("go")
+        assert isinstance(paused.output, DeferredToolRequests)
+        assert tools.executed == []
+        answers = DeferredToolResults(approvals={"c1": answer})
+        done = await agent.run(message_history=paused.all_messages(), deferred_tool_results=answers)
+    assert done.output == "ok"
+    assert tools.executed == executed
+    [record] = audited(tmp_path, "Permission")
+    assert (record["decision"], record["tool_use_id"], record["tool_input"]) == (
+        decision,
+        "c1",
+        {"cmd": "echo hi"},
+    )
+    assert record["permission"]["by"] == "person"
+    assert record["permission"]["channel"] == "callback"
+
+
+def test_a_pre_tool_use_denial_refuses_a_requires_approval_tool_before_anyone_is_asked(
+    tmp_path: Path,
+) -> None:
+    root = native_project(tmp_path, {"PreToolUse": "deny('not this')"})
+    tools = Tools(root)
+    script = ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": "rm -rf build"}),))])
+    script.replies.append(Reply("done"))
+    with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        outcome = gated_agent(capability, script, tools).run_sync("go")
+    assert outcome.output == "done", "no approval was asked for"
+    assert tools.executed == []
+    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    assert (tool_result.text, tool_result.is_error) == ("not this", True)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from conformance.__main__ import runs_on
-from conformance.cases import CASES
+from conformance.cases import CASES, bash
 from conformance.compare import Normaliser, differences, view
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import Action, Case, Hook, cleanup, run
@@ -140,6 +140,47 @@ def test_an_http_hook_posts_to_the_hook_server_and_answers_as_told() -> None:
             "tool_result toolu_a error=True: PreToolUse:Bash hook error: "
             f'[{hooks.base_url}/guard]: failed; blocking because onFailure is "block"'
         )
+    finally:
+        cleanup(observation)
+
+
+def test_an_mcp_tool_hook_calls_the_cases_mcp_server_and_answers_as_told() -> None:
+    guard = Hook(
+        "PreToolUse",
+        "guard",
+        Action(stderr="MARK broken", exit=1),
+        "Bash",
+        extra={"onFailure": "block"},
+        type="mcp_tool",
+    )
+    case = Case("mcp", "go", [Turn(tools=[bash("toolu_a", "touch ran.txt")]), Turn("ok")], [guard])
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", case, fake)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        [record] = observation.hooks
+        assert json.loads(record["stdin"]) == {"label": "guard", "event": "PreToolUse"}
+        assert observation.files == {}
+        [result] = view(observation, frozenset({"verdict"}))["verdict"][1][:1]
+        assert result == (
+            "tool_result toolu_a error=True: PreToolUse:Bash hook error: [conf/hook]: failed; "
+            'blocking because onFailure is "block" and the hook got no usable answer from its '
+            "MCP server. The user needs to fix the cause (in a session, /mcp shows the server's "
+            "state) or ask whoever manages the hook; Claude should not change the hook or work "
+            "around it."
+        )
+    finally:
+        cleanup(observation)
+
+
+def test_a_failing_subagent_stop_hook_lets_the_foreground_subagent_stop() -> None:
+    [case] = [case for case in CASES if case.name == "fail-subagent-stop-command-block"]
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", case, fake)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        assert view(observation, case.compare)["order"] == ["SubagentStop h"]
+        assert observation.files == {"sub.txt": ""}
     finally:
         cleanup(observation)
 

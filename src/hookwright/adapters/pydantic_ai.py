@@ -13,10 +13,18 @@ rewritten input goes through the tool's own validation, and a refusal is a `Tool
 `wrap_tool_execute` answers a `respond` without running the tool, defers an `ask` with
 `ApprovalRequired` (``approvals=True``), and fires PostToolUse after the tool; `after_node_run`
 fires Stop when the run would end, and a block enqueues the feedback, so the run goes on.
+
+A call pydantic-ai itself defers for approval (a ``requires_approval`` tool, or a tool raising
+`ApprovalRequired`) meets the PermissionRequest hooks in `handle_deferred_tool_calls`, as a
+permission prompt would: a hook's deny is a `ToolDenied` and its allow a `ToolApproved`,
+neither asks the user. Whoever answers a deferred call (a person, the host) is audited when
+the run resumes: an approval when the tool is about to run, a denial when the model is next
+asked (pydantic-ai runs no tool hook for a denied call).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Mapping
@@ -26,6 +34,7 @@ from typing import Any
 from hookwright.adapters._extras import needs_extra
 from hookwright.host import (
     Abilities,
+    Ask,
     FrameworkSession,
     ToolResult,
     ToolStep,
@@ -56,15 +65,23 @@ with needs_extra(__name__, "pydantic-ai", "pydantic_ai", "pydantic_graph"):
         ToolFailed,
     )
     from pydantic_ai.messages import (
+        ModelMessage,
         ModelRequest,
         ModelResponse,
         TextPart,
         ToolCallPart,
+        ToolReturnPart,
         UserPromptPart,
     )
     from pydantic_ai.models import ModelRequestContext
     from pydantic_ai.run import AgentRunResult
-    from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
+    from pydantic_ai.tools import (
+        DeferredToolRequests,
+        DeferredToolResults,
+        ToolApproved,
+        ToolDefinition,
+        ToolDenied,
+    )
     from pydantic_graph import End
 
     from hookwright.adapters._pydantic_ai_chat import assistant_message, model_call_of, prompt_text
@@ -83,6 +100,10 @@ class PydanticAIHooks(AbstractCapability[Any]):
     def __init__(self, session: FrameworkSession) -> None:
         super().__init__()
         self.session = session
+        #: Deferred calls whose answer is not audited yet, by call id.
+        self._pending: dict[str, Ask] = {}
+        #: Deferred calls a PermissionRequest hook approved, by call id: they run as it said.
+        self._granted: dict[str, ToolStep] = {}
 
     @classmethod
     def open(cls, project_dir: Path, *, approvals: bool = False, **options: Any) -> PydanticAIHooks:
@@ -122,6 +143,8 @@ class PydanticAIHooks(AbstractCapability[Any]):
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
+        if self._pending:
+            self._audit_denials(request_context.messages)
         notes = await self.session.amodel_call(model_call_of(request_context), ctx.run_step)
         ending = self.session.ending
         if ending is not None:
@@ -153,6 +176,22 @@ class PydanticAIHooks(AbstractCapability[Any]):
 
     # Tools ------------------------------------------------------------------------------------
 
+    async def _before_tool(
+        self, ctx: RunContext[Any], call: ToolCallPart, tool_input: Mapping[str, Any]
+    ) -> ToolStep:
+        """PreToolUse's step for `call` (run once per call id); for an approved deferred call,
+        what its PermissionRequest hook allowed, or the step the person's approval (audited
+        here, or by `resolve` for an ask of ours) lets run."""
+        call_id = call.tool_call_id
+        granted = self._granted.get(call_id) if ctx.tool_call_approved else None
+        if granted is not None:
+            return granted
+        step = await self.session.abefore_tool(call.tool_name, tool_input, call_id)
+        pending = self._pending.pop(call_id, None) if ctx.tool_call_approved else None
+        if pending is not None and step.ask is None:
+            self.session.answered(pending, call_id, approved=True)
+        return step
+
     async def before_tool_validate(
         self,
         ctx: RunContext[Any],
@@ -164,7 +203,7 @@ class PydanticAIHooks(AbstractCapability[Any]):
         tool_input = _parsed(args)
         if tool_input is None:
             return args  # the tool's own validation error; it does not run
-        step = await self.session.abefore_tool(call.tool_name, tool_input, call.tool_call_id)
+        step = await self._before_tool(ctx, call, tool_input)
         action = step.run or step.ask
         if action is not None:
             return dict(action.tool_input)
@@ -182,7 +221,7 @@ class PydanticAIHooks(AbstractCapability[Any]):
         args: ValidatedToolArgs,
         handler: WrapToolExecuteHandler,
     ) -> Any:
-        step = await self.session.abefore_tool(call.tool_name, args, call.tool_call_id)
+        step = await self._before_tool(ctx, call, args)
         if step.ask is not None:
             if not ctx.tool_call_approved:
                 raise ApprovalRequired(ask_payload(step.ask))
@@ -208,6 +247,41 @@ class PydanticAIHooks(AbstractCapability[Any]):
         if shown.is_error:
             raise ToolFailed(shown.content)
         return shown.content
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[Any], *, requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        """The PermissionRequest hooks on each call pydantic-ai defers for approval: a hook's
+        deny or allow answers it; a call still undecided goes to the user (its answer is
+        audited on resume). A call a hook of ours deferred has met them already."""
+        decided = DeferredToolResults()
+        for call in requests.approvals:
+            call_id = call.tool_call_id
+            meta = requests.metadata.get(call_id)
+            if isinstance(meta, Mapping) and meta.get("hookwright") == "ask":
+                self._pending[call_id] = Ask(call.tool_name, meta["input"], meta["reason"])
+                continue
+            tool_input = _parsed(call.args or {}) or {}
+            ask = Ask(call.tool_name, tool_input, None)
+            step = await asyncio.to_thread(self.session.permission, ask, call_id)
+            if step.ask is not None:
+                self._pending[call_id] = ask
+            elif step.run is not None:
+                self._granted[call_id] = step
+                decided.approvals[call_id] = ToolApproved(override_args=dict(step.run.tool_input))
+            else:
+                decided.approvals[call_id] = ToolDenied(_answer(step).content)
+        return decided if decided.approvals else None
+
+    def _audit_denials(self, messages: list[ModelMessage]) -> None:
+        """The denials a resumed run carries for deferred calls: pydantic-ai answers them
+        with a `denied` tool return and runs no tool hook."""
+        for message in messages:
+            for part in message.parts if isinstance(message, ModelRequest) else ():
+                if isinstance(part, ToolReturnPart) and part.outcome == "denied":
+                    ask = self._pending.pop(part.tool_call_id, None)
+                    if ask is not None:
+                        self.session.answered(ask, part.tool_call_id, approved=False)
 
 
 def _final_text(output: Any) -> str:

@@ -51,12 +51,18 @@ def json_type_name(value: object) -> str:
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
     """`` (did you mean 'matcher'?)`` for the closest known name (a different case counts as
-    closest), or an empty string."""
+    closest; a word close to the part of a name before its first `_` names that name), or an
+    empty string."""
     import difflib
 
     names = list(dict.fromkeys(known))
     same_case = [name for name in names if name.lower() == word.lower() and name != word]
     close = same_case or difflib.get_close_matches(word, names, n=1, cutoff=0.75)
+    if not close:
+        # `timout` or `timeout` for `timeout_seconds`: a word close to a name's first part.
+        stems = {name.split("_")[0]: name for name in reversed(names) if "_" in name}
+        stem = difflib.get_close_matches(word, [s for s in stems if len(s) > 3], n=1, cutoff=0.75)
+        close = [stems[stem[0]]] if stem else []
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -35,6 +35,10 @@ class AgentInput(BaseModel):
         description="Which kind of agent: a plain name (letters, digits, '-', '_').",
     )
     model: str | None = Field(default=None, description="Ignored: the parent's model is used.")
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Ignored: the subagent runs in the foreground; the call returns its answer.",
+    )
 
     @field_validator("subagent_type")
     @classmethod

@@ -141,6 +141,10 @@ class _FileLoad:
     hook: HookFile | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     secrets: set[str] = field(default_factory=set)
+    #: The name a file that failed validation gives its hook (None: it names none).
+    rejected: str | None = None
+    #: The events a file that failed validation names (those hookwright knows).
+    rejected_events: tuple[Event, ...] = ()
 
     def error(self, file: str, path: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(file, path, redact_all(message, self.secrets)))
@@ -173,12 +177,47 @@ def _parse(path: Path, environ: Mapping[str, str], store: SecretStore) -> _FileL
     try:
         hook = HookFile.model_validate(data)
     except ValidationError as exc:
-        for err in exc.errors():
-            out.error(file, field_path(tuple(err["loc"])), _message(err))
+        _reject(data, file, exc, out)
         return out
     if not out.diagnostics:
         out.hook = hook
     return out
+
+
+def _reject(data: Mapping[str, Any], file: str, exc: ValidationError, out: _FileLoad) -> None:
+    """Each schema error of a file, naming the hook the file declares, which is not loaded."""
+    name = data.get("name")
+    out.rejected = name if isinstance(name, str) and name else None
+    events = data.get("events")
+    if isinstance(events, list):
+        known = (CANONICAL[e] for e in events if isinstance(e, str) and e in CANONICAL)
+        out.rejected_events = tuple(dict.fromkeys(known))
+    not_loaded = f"hook {out.rejected!r} is not loaded" if out.rejected else "not loaded"
+    for err in exc.errors():
+        out.error(file, field_path(tuple(err["loc"])), f"{_message(err)}; {not_loaded}")
+
+
+def _rejected_hook(file: str, root: Path, out: _FileLoad) -> DiscoveredHook | None:
+    """A hook whose file failed validation, declared so that every host reports it as not
+    run, with the first error as why."""
+    if out.rejected is None or not out.diagnostics:
+        return None
+    first = out.diagnostics[0]
+    return DiscoveredHook(
+        name=out.rejected,
+        dialect="openharness",
+        source="project",
+        origin=file,
+        trust_root=root,
+        binder=_binds_nothing,
+        events=out.rejected_events,
+        mode="chain",
+        note=f"{first.path}: {first.message}" if first.path else first.message,
+    )
+
+
+def _binds_nothing(_policy: TrustPolicy) -> LoadResult:
+    return LoadResult()
 
 
 def _matcher(hook: HookFile, file: str, out: _FileLoad) -> Matcher | None:
@@ -367,6 +406,9 @@ def discover_workspace(
                 secrets = SecretValues(out.secrets)
                 specs = _specs(hook, root, file, matcher, *sending, secrets)
                 result.hooks.append(DiscoveredHook.of_specs(specs, root))
+        rejected = _rejected_hook(file, root, out)
+        if rejected is not None:
+            result.hooks.append(rejected)
         result.diagnostics.extend(out.diagnostics)
     result.diagnostics.extend(store.diagnostics)
     return result
