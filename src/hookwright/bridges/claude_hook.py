@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -198,3 +199,28 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     if failed is not None:
         raise HooksFailed(failed)
     return encode_output_json(verdict)
+
+
+def run(raw: bytes, project: Path | None) -> int:
+    """`hookwright hook claude-code`: the answer printed, or one line on stderr; the exit
+    code (1 for a bad input or a failed gate hook)."""
+    try:
+        out = answer(raw, project)
+    except HookInputError as exc:
+        sys.stderr.write(f"hookwright: error: {exc}\n")
+        return 1
+    except HooksFailed as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """The in-process answer the Claude Code client falls back to (``[--project DIR]``): the
+    same as `hookwright hook claude-code`, without the command line's own imports."""
+    if argv and (len(argv) != 2 or argv[0] != "--project"):
+        sys.stderr.write("usage: hookwright hook claude-code [--project DIR]\n")
+        return 2
+    return run(sys.stdin.buffer.read(), Path(argv[1]) if argv else None)

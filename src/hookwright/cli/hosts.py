@@ -170,16 +170,9 @@ def hook_claude_code(
     ] = None,
 ) -> None:
     """Read one Claude Code hook input on stdin; print Claude Code's hook answer."""
-    try:
-        out = claude_hook.answer(sys.stdin.buffer.read(), project)
-    except claude_hook.HookInputError as exc:
-        sys.stderr.write(f"hookwright: error: {exc}\n")
-        raise typer.Exit(code=1) from None
-    except claude_hook.HooksFailed as exc:
-        sys.stderr.write(f"{exc}\n")
-        raise typer.Exit(code=1) from None
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
+    code = claude_hook.run(sys.stdin.buffer.read(), project)
+    if code:
+        raise typer.Exit(code=code)
 
 
 @install_app.command("codex")
