@@ -28,7 +28,7 @@ from hookwright.host.open import ProjectScope, untrusted_hooks
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
-from hookwright.transports.adoption import MARKER
+from hookwright.transports.adoption import MARKER, enable_subreaper
 
 
 class HookInputError(Exception):
@@ -219,8 +219,10 @@ def run(raw: bytes, project: Path | None) -> int:
 
 def main(argv: list[str]) -> int:
     """The in-process answer the Claude Code client falls back to (``[--project DIR]``): the
-    same as `hookwright hook claude-code`, without the command line's own imports."""
+    same as `hookwright hook claude-code`, without the command line's own imports; like the
+    command line, this process adopts what the hooks detach (`enable_subreaper`)."""
     if argv and (len(argv) != 2 or argv[0] != "--project"):
         sys.stderr.write("usage: hookwright hook claude-code [--project DIR]\n")
         return 2
+    enable_subreaper()
     return run(sys.stdin.buffer.read(), Path(argv[1]) if argv else None)
