@@ -34,9 +34,16 @@ typecheck: $(STAMP)
 # own HOME, temporary folder and ports), so any test may run beside any other. `-rs` prints why
 # each skipped test was skipped (a missing browser, CLI or network).
 PYTEST_WORKERS ?= 2
+# The suite starts Python thousands of times (the command line, daemons, warm interpreters,
+# hooks). Where PYTHONDONTWRITEBYTECODE is set (some shells and CI images set it), each start
+# would compile hookwright from source again (about half as much CPU again per command-line
+# start) and each worker would rewrite every test module's asserts: bytecode goes to a cache
+# in the venv instead, never into the source tree or a test's project folders.
+PYCACHE := $(abspath $(VENV))/pycache
 
 unit: $(STAMP) browser
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -rs
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE) \
+		$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -rs
 
 test: lint typecheck unit
 

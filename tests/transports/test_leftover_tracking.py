@@ -1,15 +1,18 @@
 """With hookwright as the subreaper, a run's leftovers are followed through the process tree:
 a setsid child, a double-forked daemon with a cleared environment and a warm hook's sibling
 made with ``clone(CLONE_PARENT)`` all end with their hook without reading every process; 20
-runs in flight lose none of their own processes to each other's hunts; without the
-subreaper, the scan of /proc still ends a marked setsid child."""
+runs in flight lose none of their own processes to each other's hunts; an orphan that
+another thread's start may have made is judged once that start has named its process;
+without the subreaper, the scan of /proc still ends a marked setsid child."""
 
 from __future__ import annotations
 
 import asyncio
 import platform
+import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -119,6 +122,68 @@ async def test_runs_in_flight_keep_their_processes_while_20_runs_hunt(
     assert [o.stdout.strip() for o in outcomes[0::2]] == ["ok"] * 10
     assert all(outcome.exit_code == 0 for outcome in outcomes)
     assert eventually(lambda: all(gone(pid) for pid in detached))
+
+
+async def test_an_orphan_pending_on_another_threads_start_ends_once_that_start_is_named(
+    tmp_path: Path, subreaper: None, detached: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread begins a start before the hook run; the hook leaves a double-forked
+    orphan; while the hunt waits on that start (the injected hook point), the thread forks its
+    process, unmarked and in a session of its own like the orphan, and names it only after
+    several of the hunt's looks. The hunt claims the orphan and never touches the other."""
+    opened, fork, forked, name = (threading.Event() for _ in range(4))
+    elsewhere: list[subprocess.Popen[bytes]] = []
+
+    def start_elsewhere() -> None:
+        with adoption.starting():
+            opened.set()
+            fork.wait(30)
+            elsewhere.append(
+                subprocess.Popen(["/bin/sleep", "300"], start_new_session=True, env={})
+            )
+            forked.set()
+            name.wait(30)
+            adoption.own(elsewhere[0].pid)
+
+    looks: list[frozenset[int]] = []
+
+    def hook_point(starts: frozenset[int]) -> bool:
+        looks.append(starts)
+        if len(looks) == 1:
+            fork.set()
+            assert forked.wait(30)
+        assert running(elsewhere[0].pid) and not _stopped(elsewhere[0].pid)
+        if len(looks) == 5:
+            name.set()
+            thread.join(30)
+        return real_starts_open(starts)
+
+    thread = threading.Thread(target=start_elsewhere)
+    thread.start()
+    real_starts_open = reaper.starts_open
+    monkeypatch.setattr(reaper, "starts_open", hook_point)
+    try:
+        assert opened.wait(30)
+        pid_file = tmp_path / "pid"
+        command = DETACH.format(pid=pid_file) + WAIT.format(pid=pid_file)
+        outcome = await run_process(command=command, timeout=30)
+        assert outcome.exit_code == 0
+        detached.append(int(pid_file.read_text()))
+        assert len(looks) == 5 and all(len(starts) == 1 for starts in looks)
+        assert eventually(lambda: gone(detached[0]))
+        assert running(elsewhere[0].pid) and not _stopped(elsewhere[0].pid)
+    finally:
+        fork.set()
+        name.set()
+        thread.join(30)
+        for proc in elsewhere:
+            proc.kill()
+            proc.wait()
+
+
+def _stopped(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rfind(")") + 2] == "T"
 
 
 async def test_without_the_subreaper_a_marked_setsid_child_is_found_by_the_scan(

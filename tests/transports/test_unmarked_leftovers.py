@@ -171,9 +171,9 @@ def test_a_child_started_while_a_start_is_under_way_is_judged_once_it_is_named()
                 during = adoption.orphans("0" * 24, since, None)
                 if name:
                     adoption.own(proc.pid)
-            assert during.undecided and proc.pid not in {p.pid for p in during.claimed}
+            assert during.pending and proc.pid not in {p.pid for p in during.claimed}
             after = adoption.orphans("0" * 24, since, None)
-            assert not after.undecided
+            assert not after.pending
             assert (proc.pid in {p.pid for p in after.claimed}) is not name
     finally:
         for proc in procs:

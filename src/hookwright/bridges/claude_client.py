@@ -174,11 +174,24 @@ main()
 """
 
 
-def hookwright_command(python: str, *args: str) -> list[str]:
-    """`hookwright ARGS` as an isolated process: `-I`, so neither the working folder nor a
-    `PYTHON*` variable puts anything of a project on `sys.path`."""
+#: What `python -I -c` runs for the in-process answer: `hookwright hook claude-code` without
+#: the command line (`claude_hook.main`), imported as `BOOT` imports it; about a fifth less
+#: to load for every event answered while no daemon can be reached.
+ANSWER_BOOT = """import sys
+root = sys.argv[1]
+if root not in sys.path:
+    sys.path.append(root)
+from hookwright.bridges.claude_hook import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def hookwright_command(python: str, *args: str, boot: str = BOOT) -> list[str]:
+    """`hookwright ARGS` (or what `boot` runs with them) as an isolated process: `-I`, so
+    neither the working folder nor a `PYTHON*` variable puts anything of a project on
+    `sys.path`."""
     root = str(Path(__file__).resolve().parents[2])
-    return [python, "-I", "-c", BOOT, root, *args]
+    return [python, "-I", "-c", boot, root, *args]
 
 
 def start_daemon(home: Path, python: str) -> None:
@@ -224,9 +237,9 @@ def ask_daemon(home: Path, header: dict[str, Any], body: bytes, python: str) -> 
 
 
 def in_process(project: str | None, body: bytes, python: str) -> dict[str, Any]:
-    """The answer of `hookwright hook claude-code` run as its own isolated process; raises
-    OSError when it cannot be started."""
-    command = hookwright_command(python, "hook", "claude-code")
+    """The answer of `hookwright hook claude-code` run as its own isolated process
+    (`ANSWER_BOOT`); raises OSError when it cannot be started."""
+    command = hookwright_command(python, boot=ANSWER_BOOT)
     if project is not None:
         command += ["--project", project]
     done = subprocess.run(command, input=body, capture_output=True, cwd=NEUTRAL_CWD, check=False)

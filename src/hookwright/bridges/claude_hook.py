@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from hookwright.host.open import ProjectScope, untrusted_hooks
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
-from hookwright.transports.adoption import MARKER
+from hookwright.transports.adoption import MARKER, enable_subreaper
 
 
 class HookInputError(Exception):
@@ -198,3 +199,40 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     if failed is not None:
         raise HooksFailed(failed)
     return encode_output_json(verdict)
+
+
+def run(
+    raw: bytes,
+    project: Path | None,
+    answer_with: Callable[[bytes, Path | None], bytes] = answer,
+    *,
+    unreadable_exit: int = 1,
+    unreadable: str = "error",
+) -> int:
+    """A host's hook command (`hookwright hook claude-code` by default): the answer printed,
+    or one line on stderr; the exit code. An input that cannot be read is
+    `hookwright: <unreadable>: <why>` and `unreadable_exit` (what the host makes of that code
+    differs: 2 blocks in Gemini CLI); a hook that failed where nothing blocked is its line
+    and exit 1."""
+    try:
+        out = answer_with(raw, project)
+    except HookInputError as exc:
+        sys.stderr.write(f"hookwright: {unreadable}: {exc}\n")
+        return unreadable_exit
+    except HooksFailed as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """The in-process answer the Claude Code client falls back to (``[--project DIR]``): the
+    same as `hookwright hook claude-code`, without the command line's own imports; like the
+    command line, this process adopts what the hooks detach (`enable_subreaper`)."""
+    if argv and (len(argv) != 2 or argv[0] != "--project"):
+        sys.stderr.write("usage: hookwright hook claude-code [--project DIR]\n")
+        return 2
+    enable_subreaper()
+    return run(sys.stdin.buffer.read(), Path(argv[1]) if argv else None)

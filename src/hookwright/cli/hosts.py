@@ -126,20 +126,17 @@ def answer_stdin(
     unreadable_exit: int,
     unreadable: str,
 ) -> None:
-    """A host's hook command: `answer` the hook input on stdin and print its bytes. An input
-    that cannot be read is one line, `hookwright: <unreadable>: <why>`, and exit
-    `unreadable_exit` (what the host makes of that code differs); a hook that failed where
-    nothing blocked is its line and exit 1."""
-    try:
-        out = answer(sys.stdin.buffer.read(), project)
-    except claude_hook.HookInputError as exc:
-        sys.stderr.write(f"hookwright: {unreadable}: {exc}\n")
-        raise typer.Exit(code=unreadable_exit) from None
-    except claude_hook.HooksFailed as exc:
-        sys.stderr.write(f"{exc}\n")
-        raise typer.Exit(code=1) from None
-    sys.stdout.buffer.write(out)
-    sys.stdout.flush()
+    """A host's hook command: `answer` the hook input on stdin and print its bytes, exiting
+    as `claude_hook.run` says (the one body the in-process fallback shares)."""
+    code = claude_hook.run(
+        sys.stdin.buffer.read(),
+        project,
+        answer,
+        unreadable_exit=unreadable_exit,
+        unreadable=unreadable,
+    )
+    if code:
+        raise typer.Exit(code=code)
 
 
 def warn_when_untrusted(

@@ -28,10 +28,11 @@ import contextlib
 import contextvars
 import ctypes
 import functools
+import itertools
 import os
 import threading
 import time
-from collections.abc import Container, Iterator, Mapping
+from collections.abc import Collection, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 
 #: The environment variable carrying a hook or tool run's token.
@@ -279,14 +280,15 @@ def reap(pid: int) -> bool:
 class _Adoptions:
     """Process-wide, like the subreaper setting itself: the processes hookwright started
     (session leaders of hook and tool runs, and `others`), the adopted marked processes seen
-    alive, and when each start still under way began (`opened`, in `boot_ticks`)."""
+    alive, and when each start still under way began (`opened`, by the start's number)."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: Each run's leader, with the moment before it was started.
     leaders: dict[int, Instant] = field(default_factory=dict)
     others: set[int] = field(default_factory=set)
     seen: set[int] = field(default_factory=set)
-    opened: list[int] = field(default_factory=list)
+    opened: dict[int, Instant] = field(default_factory=dict)
+    numbers: Iterator[int] = field(default_factory=itertools.count)
     subreaper: bool = False
     #: `sweep` forgets the leaders that are gone once there are this many.
     prune_at: int = _PRUNE_FLOOR
@@ -305,13 +307,20 @@ def starting() -> Iterator[None]:
     moment = instant()
     token = _start.set(moment)
     with _adoptions.lock:
-        _adoptions.opened.append(moment.tick)
+        number = next(_adoptions.numbers)
+        _adoptions.opened[number] = moment
     try:
         yield
     finally:
         with _adoptions.lock:
-            _adoptions.opened.remove(moment.tick)
+            del _adoptions.opened[number]
         _start.reset(token)
+
+
+def starts_open(starts: Collection[int]) -> bool:
+    """Whether any of `starts` (numbers `Orphans.pending` gave) is still under way."""
+    with _adoptions.lock:
+        return any(number in _adoptions.opened for number in starts)
 
 
 def started(leader: int) -> None:
@@ -365,11 +374,13 @@ def _exists(pid: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Orphans:
-    """What `orphans` found: the processes a run may claim, and whether some child could not
-    be judged yet (it started while hookwright was starting a process it has not named)."""
+    """What `orphans` found: the processes a run may claim, and the starts under way that
+    keep some other child from being judged yet (`pending`: it may be the process such a
+    start has not named). Once those starts have ended, a new look decides that child: a
+    start begun later cannot have started it."""
 
     claimed: tuple[Proc, ...] = ()
-    undecided: bool = False
+    pending: frozenset[int] = frozenset()
 
 
 def orphans(
@@ -386,7 +397,10 @@ def orphans(
     run's leader, or an adopted child carrying another token: the top of whatever that run
     still has running) may have begun before it. A leader's run begins when `starting` began
     for it (a warm interpreter's child is older than its run). Otherwise the child is left to
-    the hunt of the last such run to end, whose own `since` precedes it too. Nothing is
+    the hunt of the last such run to end, whose own `since` precedes it too. A child that a
+    start still under way may have made (it started after that start began) is not judged:
+    that start is named in `Orphans.pending`, and the hunt looks again once it has ended
+    (starts begun after the child cannot have made it, so no later start delays it). Nothing is
     claimed unless this process is the subreaper (`enable_subreaper`): without it no orphan
     is re-parented here, and every child is this process's own. `children`: what `adopted`
     just returned, if the caller has it (the names are looked up after it was read, so a
@@ -398,7 +412,7 @@ def orphans(
     with _adoptions.lock:
         known = _adoptions.leaders.keys() | _adoptions.others
         runs = [(pid, moment) for pid, moment in _adoptions.leaders.items() if pid != leader]
-        opened = min(_adoptions.opened, default=None)
+        opened = dict(_adoptions.opened)
     own_session = os.getsid(0)
     candidates: list[Proc] = []
     owners: list[Instant] = []
@@ -414,8 +428,20 @@ def orphans(
         return Orphans()
     owners += [moment for pid, moment in runs if _alive(pid)]
     ours = [proc for proc in candidates if not any(o.may_precede(proc) for o in owners)]
-    settled = tuple(proc for proc in ours if opened is None or proc.start < opened)
-    return Orphans(settled, len(settled) < len(ours))
+    return _settle(ours, opened)
+
+
+def _settle(ours: list[Proc], opened: dict[int, Instant]) -> Orphans:
+    """`ours` claimed but those that a start under way in `opened` may have made, and the
+    starts that keep them pending."""
+    settled: list[Proc] = []
+    pending: set[int] = set()
+    for proc in ours:
+        under_way = {number for number, begun in opened.items() if begun.may_precede(proc)}
+        pending |= under_way
+        if not under_way:
+            settled.append(proc)
+    return Orphans(tuple(settled), frozenset(pending))
 
 
 def _alive(pid: int) -> bool:

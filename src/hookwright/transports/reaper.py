@@ -52,6 +52,7 @@ from hookwright.transports.adoption import (
     processes,
     read_proc,
     reap,
+    starts_open,
     sweep,
     tracking,
 )
@@ -61,9 +62,9 @@ log = logging.getLogger("hookwright.transports")
 _REAP_POLL = 0.01
 _MAX_ROUNDS = 20
 _RESCAN_DELAY = 0.0
-#: How long a hunt waits, at least, for starts under way elsewhere in hookwright to name their
-#: processes before it judges the adopted children started meanwhile.
-_UNDECIDED_WAIT = 2.0
+#: How long a hunt waits, at most, for the starts under way elsewhere in hookwright that keep
+#: an adopted child from being judged (a start ends in milliseconds; this bounds a hung one).
+_PENDING_WAIT = 30.0
 
 
 @dataclass(slots=True)
@@ -71,20 +72,20 @@ class _Hunt:
     """One run's leftovers as found so far: `stopped` (live, SIGSTOPped so they cannot fork)
     and `zombies` (dead children of this process that belong to the run, to reap).
     `since`: when the run began (`RunMark.since`), None to claim no unmarked orphan;
-    `undecided`: the last scan saw an orphan it could not judge yet."""
+    `pending`: the starts under way that kept the last scan from judging an orphan."""
 
     token: str
     leader: int | None
     stopped: set[int]
     zombies: set[int]
     since: Instant | None = None
-    undecided: bool = False
+    pending: frozenset[int] = frozenset()
 
     def _orphans(self, children: list[Proc] | None = None) -> list[Proc]:
         if self.since is None:
             return []
         found = orphans(self.token, self.since, self.leader, children)
-        self.undecided = found.undecided
+        self.pending = found.pending
         return list(found.claimed)
 
     def _belongs(self, proc: Proc, needle: bytes) -> bool:
@@ -159,6 +160,23 @@ class _Hunt:
             await asyncio.sleep(_RESCAN_DELAY)
 
 
+async def _await_pending(hunt: _Hunt) -> None:
+    """Look again each time the starts that kept an orphan pending have all ended, until no
+    orphan is pending: the answer depends on which process each start made, not on how long
+    a start took. Only a start hung for `_PENDING_WAIT` seconds leaves the orphan running
+    (logged as a warning)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + _PENDING_WAIT
+    while hunt.pending:
+        if loop.time() >= deadline:
+            log.warning("hook run %s: an orphan left running, a start elsewhere hung", hunt.token)
+            return
+        if starts_open(hunt.pending):
+            await asyncio.sleep(_REAP_POLL)
+            continue
+        await hunt.stop_all()
+
+
 def _live_children(pid: int) -> list[Proc]:
     """The children of `pid` as /proc shows them now (none when `pid` is gone)."""
     found = (read_proc(child) for child in child_pids(pid))
@@ -188,17 +206,14 @@ async def end_leftovers(
     `grace` seconds for them to die). Returns how many were killed. `seen`: the processes
     started after `leader`, read just before (saves the first read of /proc). `since`: when
     the run began (`RunMark.since`); with it, adopted processes that dropped the run's token
-    are claimed too (`adoption.orphans`), waiting up to `_UNDECIDED_WAIT` seconds (or
-    `grace`, if longer) for a start under way elsewhere in hookwright to name its process."""
+    are claimed too (`adoption.orphans`), once the starts under way elsewhere in hookwright
+    that may have made them have ended (`_await_pending`)."""
     if not os.path.isdir("/proc/self"):
         return 0
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + max(grace, _UNDECIDED_WAIT)
     hunt = _Hunt(token, leader, set(), set(), since)
     await hunt.stop_all(seen)
-    while hunt.undecided and loop.time() < deadline:
-        await asyncio.sleep(_REAP_POLL)
-        await hunt.stop_all()
+    await _await_pending(hunt)
     if hunt.stopped:
         log.debug("killing %d process(es) left by hook run %s", len(hunt.stopped), token)
     killed = {pid for pid in hunt.stopped if _signal(pid, signal.SIGKILL)}
