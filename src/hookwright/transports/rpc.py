@@ -329,7 +329,7 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
         #: Set when stderr reached its end (or failed).
         self.stderr_done = asyncio.Event()
         self._early: dict[int, list[bytes | None]] = {1: [], 2: []}
-        self._lines = {fd: LineSplitter(max_line, early.append) for fd, early in self._early.items()}
+        self._lines = {fd: LineSplitter(max_line, kept.append) for fd, kept in self._early.items()}
         self._done = {1: self.stdout_done, 2: self.stderr_done}
         #: The run token in the child's environment and when the run began (`RunMark.since`), for
         #: the leftover hunt (`hookwright.transports.reaper`).
