@@ -209,7 +209,8 @@ def hooks_list(
     are listed under the event their timing fires on, for every skill of <project>/skills
     unless --skill names some."""
     try:
-        engine, hooks = load(project, config, skills=skill or None)
+        # The listing ends with the untrusted hooks' count and how to trust the folder.
+        engine, hooks = load(project, config, skills=skill or None, untrusted_said=not json_out)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None

@@ -231,8 +231,11 @@ class RichRenderer:
         )
         if event.get("context"):
             body.append(f"\n+ context: {_short(event['context'], CONTEXT_CHARS)}", style="dim")
-        for line in _tail_lines(event.get("stderr"), STDERR_LINES):
-            body.append(f"\n  {line}", style="dim")
+        stderr = event.get("stderr") or ""
+        shown = " ".join(detail.split()) if len(detail) <= 300 else ""
+        if " ".join(stderr.split()) not in shown:  # else said just above
+            for line in _tail_lines(stderr, STDERR_LINES):
+                body.append(f"\n  {line}", style="dim")
         self._line(f"{prefix}⚑ {event.get('event_words') or event['event']} ", body, "magenta")
 
     def _permission(self, prefix: str, event: dict[str, Any]) -> None:
