@@ -42,3 +42,31 @@ def test_a_failed_hooks_one_line_stderr_is_shown_once(tmp_path: Path, isolated_h
     assert proc.returncode == 0, proc.stderr
     assert "Failed with non-blocking status code 1: bad input" in proc.stdout
     assert proc.stdout.count("bad input") == 1, proc.stdout
+
+
+OPENHARNESS_HOOK = """
+name: broken
+events: [before_tool_dispatch]
+matcher: "Bash"
+handler:
+  type: command
+  command: python3 -c "import sys; sys.stdin.read(); sys.exit('it broke')"
+"""
+
+
+def test_a_failed_openharness_hook_is_one_terminal_line(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".openharness" / "hooks").mkdir(parents=True)
+    (project / ".openharness" / "hooks" / "broken.yaml").write_text(OPENHARNESS_HOOK)
+    script = tmp_path / "script.yaml"
+    call = {"name": "Bash", "arguments": {"command": "echo hi"}}
+    turns = [{"content": "one", "tool_calls": [call]}, {"content": "done"}]
+    script.write_text(yaml.safe_dump({"model": "s", "turns": turns}))
+    args = ("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{script}")
+    proc = run_hookwright(*args, home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    line = "broken (OpenHarness, .openharness/hooks/broken.yaml): error (hook_execution_failed)"
+    assert f"{line} — Command hook exited with code 1: it broke" in proc.stdout
+    assert proc.stdout.count("it broke") == 1, proc.stdout  # no notice, no stderr tail again
