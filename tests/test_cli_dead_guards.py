@@ -222,7 +222,7 @@ def test_a_broken_json_answer_is_named_by_explain_debug_and_the_audit(
     call = json.dumps({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}})
     args = ("hooks", "test", "PreToolUse", "-i", "-", "-p", str(project))
     explained = hookwright(*args, "--explain", stdin=call, home=isolated_home)
-    assert f"ok, no effect, exit 0 — {NOT_JSON}" in explained.stderr
+    assert f"ran, no decision, exit 0 — {NOT_JSON}" in explained.stderr
     verdict = json.loads(explained.stdout)
     assert verdict["decision"] is None  # Claude Code reads such output as plain text
     assert verdict["hooks"][0]["error"] == NOT_JSON

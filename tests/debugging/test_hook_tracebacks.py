@@ -65,7 +65,7 @@ def test_explain_shows_the_authors_frames(tmp_path: Path, isolated_home: Path) -
     project = write_project(tmp_path / "proj")
     stdout, stderr = hooks_test_explain(project, isolated_home)
     guards = project / ".hookwright" / "guards.py"
-    assert "boom (native, project): error — KeyError: 'boom'" in stderr
+    assert "boom (Python, .hookwright/hooks.yaml): error — KeyError: 'boom'" in stderr
     assert_author_frames(stderr, guards)
     [entry] = json.loads(stdout)["hooks"]
     assert_author_frames(entry["stderr_tail"], guards)

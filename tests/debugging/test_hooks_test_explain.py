@@ -75,19 +75,19 @@ def test_explain_says_why_each_hook_ran_or_not(tmp_path: Path, isolated_home: Pa
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
     assert "PreToolUse: 6 hook(s) for this event, 3 selected; 1 hook(s) only on other events" in err
-    assert "  skip later (native, project) [not trusted]: event: registered on PostToolUse" in err
+    py = "(Python, .hookwright/hooks.yaml) [not trusted]"
+    assert f"  skip later {py}: event: registered on PostToolUse" in err
     assert (
-        "  skip no-rm (native, project) [not trusted]: matcher 'Bash' matches tool_name 'Bash'; "
+        f"  skip no-rm {py}: matcher 'Bash' matches tool_name 'Bash'; "
         "`if` rule 'Bash(rm *)' does not match the call" in err
     )
-    assert (
-        "  skip writes (native, project) [not trusted]: matcher 'Write|Edit' does not match" in err
-    )
-    assert "  run  ctx (native, project) [not trusted]: no matcher: runs on every PreToolUse" in err
-    assert "  skip switched-off (native, project) [not trusted]: disabled: enabled: false" in err
+    assert f"  skip writes {py}: matcher 'Write|Edit' does not match" in err
+    assert f"  run  ctx {py}: no matcher: runs on every PreToolUse" in err
+    assert f"  skip switched-off {py}: disabled: enabled: false" in err
     assert "a session would not run it (`hookwright trust DIR`)" in err
-    assert "  boom (native, project): error — RuntimeError: broken hook" in err
-    assert "(claude_code, project): error, exit 1 — Failed with non-blocking status code 1" in err
+    assert "  boom (Python, .hookwright/hooks.yaml): error — RuntimeError: broken hook" in err
+    claude = "(Claude Code, .claude/settings.json)"
+    assert f"{claude}: error, exit 1 — Failed with non-blocking status code 1" in err
     assert "      stderr: the reason it failed" in err
     verdict = json.loads(proc.stdout)
     candidates = {c["name"]: c for c in verdict["candidates"]}
@@ -110,9 +110,8 @@ def test_trusted_hooks_are_not_marked(tmp_path: Path, isolated_home: Path) -> No
     data = {"tool_name": "Bash", "tool_input": {"command": "rm -rf x"}}
     proc = hooks_test(project, isolated_home, data, "--explain")
     assert "[not trusted]" not in proc.stderr
-    assert "  run  no-rm (native, project): matcher 'Bash' matches tool_name 'Bash'; `if` rule" in (
-        proc.stderr
-    )
+    no_rm = "  run  no-rm (Python, .hookwright/hooks.yaml): matcher 'Bash' matches tool_name"
+    assert f"{no_rm} 'Bash'; `if` rule" in proc.stderr
     assert all(c["trusted"] for c in json.loads(proc.stdout)["candidates"])
 
 

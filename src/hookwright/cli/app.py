@@ -209,7 +209,8 @@ def hooks_list(
     are listed under the event their timing fires on, for every skill of <project>/skills
     unless --skill names some."""
     try:
-        engine, hooks = load(project, config, skills=skill or None)
+        # The listing ends with the untrusted hooks' count and how to trust the folder.
+        engine, hooks = load(project, config, skills=skill or None, untrusted_said=not json_out)
         wanted = resolve_event(event) if event else None
     except (CliError, UnknownEventError) as exc:
         raise _fail(str(exc)) from None
@@ -342,6 +343,8 @@ def hooks_validate(
 def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
     from hookwright.dialects import native, openharness
     from hookwright.dialects.claude_code import config as claude_code
+    from hookwright.dialects.codex import schema as codex
+    from hookwright.dialects.gemini import schema as gemini
     from hookwright.dialects.picoclaw import config as picoclaw
     from hookwright.dialects.skills import schema as skills
 
@@ -351,6 +354,8 @@ def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
         "picoclaw": picoclaw.json_schema,
         "openharness": openharness.json_schema,
         "skills": skills.json_schema,
+        "codex": codex.json_schema,
+        "gemini": gemini.json_schema,
     }
 
 
@@ -360,7 +365,8 @@ def schema(
 ) -> None:
     """Print the JSON Schema of a DIALECT's hook config, for an editor: native (default,
     .hookwright/hooks.yaml), claude-code (a settings file's hooks), picoclaw (a config file's
-    hooks and isolation), openharness (one hook file) or skills (a skill's hooks.json)."""
+    hooks and isolation), openharness (one hook file), skills (a skill's hooks.json), codex
+    (.codex/hooks.json) or gemini (a .gemini/settings.json's hooks)."""
     schemas = _schemas()
     if dialect not in schemas:
         raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")

@@ -2,21 +2,26 @@
 why, how each that ran ended (error text, stderr tail), and what the input lacks.
 
 The explanation goes to stderr as text and into the JSON verdict (`candidates`, `warnings`,
-and per hook `effect`, `reason`, `error`, `stderr_tail`)."""
+and per hook `effect`, `reason`, `error`, `stderr_tail`). The text names each hook as the
+terminal's hook lines and the summary do (`hookwright.host.labels`): its system, its file, its
+event in its author's words when they differ, and what it did ("ran, no decision")."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.core.events import Event, HookInput
-from hookwright.core.results import Status, Verdict, effect_of
+from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.engine.selection import Candidate
+from hookwright.host.labels import label_of, origin_file, system_name
+from hookwright.host.reports import failure_code
 
 #: Characters of a hook's stderr kept in the explanation.
 STDERR_TAIL = 1000
@@ -40,6 +45,8 @@ class Explanation:
     warnings: list[str]
     #: Hooks registered only on other events, grouped by (name, dialect, source).
     elsewhere: list[list[HookSpec]] = field(default_factory=list)
+    #: The project the hooks' files are named relative to.
+    project_dir: Path | None = None
 
 
 def other_events(hooks: list[HookSpec], event: Event) -> list[list[HookSpec]]:
@@ -130,38 +137,58 @@ def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
     return data
 
 
-def _label(spec: HookSpec) -> str:
-    tier = f", tier {spec.tier}" if spec.tier else ""
-    shadow = ", shadow" if spec.shadow else ""
-    return f"{spec.name} ({spec.dialect}, {spec.source}{tier}{shadow})"
+def _label(spec: HookSpec, project_dir: Path | None) -> str:
+    """``before_tool (PreToolUse) pc (PicoClaw, .picoclaw/config.json)``: as a terminal hook
+    line names it, with its tier and shadow mode when it has them."""
+    label = label_of(spec, project_dir)
+    event = f"{label.event} " if label.event != spec.event.value else ""
+    facts = [label.system, label.file or spec.source]
+    if spec.tier:
+        facts.append(f"tier {spec.tier}")
+    if spec.shadow:
+        facts.append("shadow")
+    return f"{event}{spec.name} ({', '.join(facts)})"
+
+
+def _unloaded_label(hook: DiscoveredHook, project_dir: Path | None) -> str:
+    file = origin_file(hook.origin, project_dir) or hook.source
+    return f"{hook.name} ({system_name(hook.dialect)}, {file})"
 
 
 def _candidate_lines(explanation: Explanation) -> list[str]:
     lines: list[str] = []
+    here = explanation.project_dir
     for candidate in explanation.candidates:
         mark = "run " if candidate.selected else "skip"
         trust = " [not trusted]" if id(candidate.spec) in explanation.untrusted else ""
-        lines.append(f"  {mark} {_label(candidate.spec)}{trust}: {candidate.reason}")
+        lines.append(f"  {mark} {_label(candidate.spec, here)}{trust}: {candidate.reason}")
     for hook in explanation.unloaded:
-        lines.append(f"  off  {hook.name} ({hook.dialect}, {hook.source}): {UNLOADED}")
+        lines.append(f"  off  {_unloaded_label(hook, here)}: {UNLOADED}")
     for specs in explanation.elsewhere:
         trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
-        lines.append(f"  skip {_label(specs[0])}{trust}: {_elsewhere_reason(specs)}")
+        lines.append(f"  skip {_label(specs[0], here)}{trust}: {_elsewhere_reason(specs)}")
     specs = [c.spec for c in explanation.candidates] + [s[0] for s in explanation.elsewhere]
     if any(id(spec) in explanation.untrusted for spec in specs):
         lines.append(f"  [not trusted]: {NOT_TRUSTED}")
     return lines
 
 
-def _result_lines(verdict: Verdict) -> list[str]:
+def _what_it_did(result: HookResult) -> str:
+    """The terminal hook line's words: the effect, "ran, no decision" for a hook that ran and
+    changed nothing, a failure's status with its dialect's error code."""
+    if result.status is not Status.ok:
+        code = failure_code(result)
+        return f"{result.status.value} ({code})" if code else result.status.value
+    what = effect_of(result) if result.has_effect else "ran, no decision"
+    spec = result.hook
+    return f"shadow, would {what}, not applied" if spec is not None and spec.shadow else what
+
+
+def _result_lines(verdict: Verdict, project_dir: Path | None) -> list[str]:
     lines: list[str] = []
     for result in verdict.results:
         spec = result.hook
-        text = f"  {_label(spec) if spec else '?'}: {result.status.value}"
-        if result.status is Status.ok:
-            text += ", " + (effect_of(result) if result.has_effect else "no effect")
-        if spec is not None and spec.shadow:
-            text += " (shadow: not applied)"
+        text = f"  {_label(spec, project_dir) if spec else '?'}: {_what_it_did(result)}"
         if result.exit_code is not None:
             text += f", exit {result.exit_code}"
         detail = result.error or result.reason
@@ -194,7 +221,7 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
     lines += _candidate_lines(explanation)
     if verdict.results:
         lines.append("results:")
-        lines += _result_lines(verdict)
+        lines += _result_lines(verdict, explanation.project_dir)
     if tiered(verdict.runs):
         lines += _chain_lines(verdict)
     lines += [f"warning: {warning}" for warning in explanation.warnings]

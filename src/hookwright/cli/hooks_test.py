@@ -243,6 +243,7 @@ def _explain(
         unloaded=unloaded_for(not_bound, inp.event) if full else [],
         warnings=input_warnings(engine.hooks(inp.event), inp),
         elsewhere=other_events(engine.hooks(), inp.event) if full else [],
+        project_dir=project.opened.project_dir,
     )
 
 

@@ -109,11 +109,14 @@ def engine_for(hooks: BoundHooks) -> tuple[HookEngine, dict[int, DiscoveredHook]
     return engine, hooks.register(engine)
 
 
-def say_diagnostics(hooks: BoundHooks) -> None:
+def say_diagnostics(hooks: BoundHooks, *, untrusted_said: bool = False) -> None:
     """Each problem, and each warning about hooks that will not run, on stderr: the lines an
-    embedding host gets on `OpenedProject.diagnostics`."""
+    embedding host gets on `OpenedProject.diagnostics`; with `untrusted_said`, not the
+    summary of the hooks the folder's trust keeps from running (the command says it)."""
+    leave_out = hooks.opened.not_run_summary if untrusted_said else ()
     for line in hooks.opened.diagnostics:
-        say_err(line)
+        if line not in leave_out:
+            say_err(line)
 
 
 def unreadable_files(hooks: BoundHooks) -> list[str]:
@@ -128,9 +131,11 @@ def load(
     configs: list[Path] | None,
     policy: TrustPolicy | None = None,
     skills: Sequence[str] | None = (),
+    *,
+    untrusted_said: bool = False,
 ) -> tuple[HookEngine, BoundHooks]:
-    """`bound`, registered on a new engine, each problem printed."""
+    """`bound`, registered on a new engine, each problem printed (`say_diagnostics`)."""
     hooks = bound(project, configs, policy, skills=skills)
     engine, _ = engine_for(hooks)
-    say_diagnostics(hooks)
+    say_diagnostics(hooks, untrusted_said=untrusted_said)
     return engine, hooks

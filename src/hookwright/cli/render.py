@@ -88,6 +88,9 @@ class RichRenderer:
         self._streaming = False
         self._status: Status | None = None
         self._reasons_shown: set[str] = set()
+        #: (hook, error) of the failed hooks whose line this turn showed: a notice carrying the
+        #: same failure's record (OpenHarness `hook.notice`) is not said again.
+        self._failures_shown: set[tuple[str, str]] = set()
 
     @property
     def _animated(self) -> bool:
@@ -176,7 +179,8 @@ class RichRenderer:
         elif kind == "permission":
             self._permission(prefix, event)
         elif kind == "notice":
-            self._line(f"{prefix}! ", Text(event["text"], style="yellow"), "yellow")
+            if (event.get("hookName"), event.get("errorMessage")) not in self._failures_shown:
+                self._line(f"{prefix}! ", Text(event["text"], style="yellow"), "yellow")
         elif kind == "skill_prompt":
             self._skill_prompt(prefix, event)
         elif kind == "compact":
@@ -223,6 +227,8 @@ class RichRenderer:
         detail = event.get("reason") or event.get("error") or ""
         if event.get("reason"):
             self._reasons_shown.add(event["reason"].strip())
+        if event.get("error"):
+            self._failures_shown.add((event["hook"], event["error"]))
         body = Text.assemble(
             (f"{event['hook']} ", "bold"),
             (f"({event.get('system') or event['dialect']}, {_where(event)}): ", "dim"),
@@ -231,8 +237,11 @@ class RichRenderer:
         )
         if event.get("context"):
             body.append(f"\n+ context: {_short(event['context'], CONTEXT_CHARS)}", style="dim")
-        for line in _tail_lines(event.get("stderr"), STDERR_LINES):
-            body.append(f"\n  {line}", style="dim")
+        stderr = event.get("stderr") or ""
+        shown = " ".join(detail.split()) if len(detail) <= 300 else ""
+        if " ".join(stderr.split()) not in shown:  # else said just above
+            for line in _tail_lines(stderr, STDERR_LINES):
+                body.append(f"\n  {line}", style="dim")
         self._line(f"{prefix}⚑ {event.get('event_words') or event['event']} ", body, "magenta")
 
     def _permission(self, prefix: str, event: dict[str, Any]) -> None:
@@ -247,6 +256,7 @@ class RichRenderer:
 
     def _turn_end(self, event: dict[str, Any]) -> None:
         self._reasons_shown.clear()
+        self._failures_shown.clear()
         if event["status"] != "completed":
             reason = f": {event['reason']}" if event.get("reason") else ""
             text = f"— turn ended ({event['status']}){reason}"

@@ -4,14 +4,17 @@
 
 * spawned from an argv without a shell, in its own process group, with stdin, stdout and stderr
   as pipes (through a `launcher`, e.g. a sandbox, when one is given); stderr is logged line by
-  line on ``hookwright.rpc`` with the hook's name;
+  line on ``hookwright.rpc`` with the hook's name, and the lines a call's process wrote before
+  answering it travel with its answer (`Output.stderr`);
 * started lazily by the first `call`/`notify` (or eagerly by `start`), with a ``hook.hello``
   handshake (id 1 of each spawned process) that must answer within `hello_timeout`; its result is
   ignored, a JSON-RPC error or an exit fails it;
 * requests get ids from a per-process counter that never repeats; a pending map lets several
   requests be in flight; notifications carry no id;
-* stdout is split into lines as it arrives, in the pipe's protocol callback (no reader task):
-  a response completes its call in the same event loop iteration that read it;
+* stdout and stderr are split into lines as they arrive, in the pipes' protocol callbacks (no
+  reader task): a response completes its call in the same event loop iteration that read it,
+  and a stderr line written before the response is handled no later than that iteration, so it
+  is logged (and counted against the call) before the caller sees the answer;
 * a response is read as PicoClaw's Go struct reads it (`envelope`): member names match
   case-insensitively, ``"method": null`` is no method; a stdout line that is not JSON, not an
   object, has a member of the wrong type, is a request from the hook, or a response whose id is
@@ -46,7 +49,7 @@ import signal
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -130,44 +133,8 @@ async def _hop(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop) ->
 # Reading lines in chunks ---------------------------------------------------------------------
 
 
-async def read_lines(stream: asyncio.StreamReader, max_line: int) -> AsyncIterator[bytes | None]:
-    """Yield each line of `stream` without its newline; None for a line longer than `max_line`,
-    which is skipped up to its newline without ever being held in memory whole."""
-    buf = bytearray()
-    discarding = False
-    while True:
-        chunk = await stream.read(READ_CHUNK)
-        if not chunk:
-            break
-        start = 0
-        while True:
-            newline = chunk.find(b"\n", start)
-            if newline < 0:
-                if not discarding:
-                    buf += chunk[start:]
-                    if len(buf) > max_line:
-                        buf.clear()
-                        discarding = True
-                break
-            if discarding:
-                discarding = False
-                yield None
-            else:
-                buf += chunk[start:newline]
-                if len(buf) > max_line:
-                    yield None
-                else:
-                    yield bytes(buf)
-            buf.clear()
-            start = newline + 1
-    if discarding:
-        yield None
-    elif buf:
-        yield bytes(buf) if len(buf) <= max_line else None
-
-
 class LineSplitter:
-    """`read_lines` for data pushed in pieces (a protocol callback): calls `on_line` with each
+    """Lines of data pushed in pieces (a protocol callback): calls `on_line` with each
     line without its newline, or None for a line longer than `max_line`, which is skipped up to
     its newline without ever being held in memory whole."""
 
@@ -346,19 +313,24 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
     """Reports the child's exit as soon as it happens: `Process.wait()` also waits for the
     pipes to close, which a grandchild holding them can delay forever.
 
-    Stdout does not go through a StreamReader: each piece is split into lines as soon as the
-    pipe is read and handed to the line consumer attached by `attach_stdout` (lines that come
-    before it attaches are kept for it). The stdout pipe's own protocol is wrapped so that its
-    data skips the `call_soon` hop the subprocess transport puts between a pipe and this
-    protocol: a response then completes its call one event loop iteration sooner."""
+    Stdout and stderr do not go through a StreamReader: each piece is split into lines as soon
+    as the pipe is read and handed to the line consumer attached by `attach` (lines that come
+    before it attaches are kept for it). The pipes' own protocols are wrapped so that their data
+    skips the `call_soon` hop the subprocess transport puts between a pipe and this protocol: a
+    response then completes its call one event loop iteration sooner, and a stderr line the
+    process wrote before its response is handled in the same iteration as that response, before
+    the call's caller resumes."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, max_line: int = MAX_LINE) -> None:
         super().__init__(limit=2 * READ_CHUNK, loop=loop)
         self.exited = asyncio.Event()
         #: Set when stdout reached its end (or failed).
         self.stdout_done = asyncio.Event()
-        self._early: list[bytes | None] = []
-        self.stdout_lines = LineSplitter(max_line, self._early.append)
+        #: Set when stderr reached its end (or failed).
+        self.stderr_done = asyncio.Event()
+        self._early: dict[int, list[bytes | None]] = {1: [], 2: []}
+        self._lines = {fd: LineSplitter(max_line, kept.append) for fd, kept in self._early.items()}
+        self._done = {1: self.stdout_done, 2: self.stderr_done}
         #: The run token in the child's environment and when the run began (`RunMark.since`), for
         #: the leftover hunt (`hookwright.transports.reaper`).
         self.run_token = ""
@@ -369,32 +341,36 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
         # Another loop implementation may not route pipes this way: its data then comes
         # through `pipe_data_received` as usual.
         if isinstance(transport, asyncio.SubprocessTransport):
-            pipe = transport.get_pipe_transport(1)
-            protocol = pipe.get_protocol() if pipe is not None else None
-            if pipe is not None and isinstance(protocol, asyncio.Protocol):
-                pipe.set_protocol(_DirectData(protocol, self.stdout_lines.feed))
+            for fd, lines in self._lines.items():
+                pipe = transport.get_pipe_transport(fd)
+                protocol = pipe.get_protocol() if pipe is not None else None
+                if pipe is not None and isinstance(protocol, asyncio.Protocol):
+                    pipe.set_protocol(_DirectData(protocol, lines.feed))
 
-    def attach_stdout(self, on_line: Callable[[bytes | None], None]) -> None:
-        early, self._early = self._early, []
-        self.stdout_lines.on_line = on_line
+    def attach(self, fd: int, on_line: Callable[[bytes | None], None]) -> None:
+        """Hand stdout's (`fd` 1) or stderr's (2) lines to `on_line`, those read so far first."""
+        early, self._early[fd] = self._early[fd], []
+        self._lines[fd].on_line = on_line
         for line in early:
             on_line(line)
 
-    def detach_stdout(self) -> None:
-        """Ignore whatever stdout still brings."""
-        self.stdout_lines.on_line = _ignore_line
+    def detach(self, fd: int) -> None:
+        """Ignore whatever stdout (`fd` 1) or stderr (2) still brings."""
+        self._lines[fd].on_line = _ignore_line
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        if fd == 1:
-            self.stdout_lines.feed(data if isinstance(data, bytes) else data.encode())
+        lines = self._lines.get(fd)
+        if lines is not None:
+            lines.feed(data if isinstance(data, bytes) else data.encode())
         else:
             super().pipe_data_received(fd, data)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1 and not self.stdout_done.is_set():
+        done = self._done.get(fd)
+        if done is not None and not done.is_set():
             if exc is None:
-                self.stdout_lines.feed_eof()
-            self.stdout_done.set()
+                self._lines[fd].feed_eof()
+            done.set()
         super().pipe_connection_lost(fd, exc)
 
     def process_exited(self) -> None:
@@ -441,7 +417,7 @@ async def spawn(
     max_line: int = MAX_LINE,
 ) -> tuple[asyncio.subprocess.Process, _Protocol, asyncio.SubprocessTransport]:
     """Start `argv` without a shell, in a new session (its own process group), all three
-    standard streams piped. Stdout lines go to the consumer `_Protocol.attach_stdout` sets."""
+    standard streams piped. Stdout and stderr lines go to the consumers `_Protocol.attach` sets."""
     loop = asyncio.get_running_loop()
     mark = mark_environment(env)
     with starting():
@@ -486,12 +462,14 @@ class _Connection:
         self.write_lock = asyncio.Lock()
         self.lost: RpcProcessError | None = None
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        #: Stderr lines read so far: a call notes it when sent to find the lines of its own.
+        self.stderr_count = 0
         self.warnings = RateLimitedLog(log, name)
         assert proc.stdin is not None
         self.stdin = proc.stdin
         self.stdin_transport = proc.stdin.transport
-        protocol.attach_stdout(self._on_stdout_line)
-        self.stderr_reader = asyncio.ensure_future(self._read_stderr())
+        protocol.attach(1, self._on_stdout_line)
+        protocol.attach(2, self._on_stderr_line)
         self.exited = asyncio.ensure_future(self._wait_exit())
         _live.add(self)
 
@@ -649,16 +627,19 @@ class _Connection:
         else:
             future.set_result(fields.get("result"))
 
-    async def _read_stderr(self) -> None:
-        stderr = self.proc.stderr
-        assert stderr is not None
-        with contextlib.suppress(ConnectionError, OSError):
-            async for line in read_lines(stderr, self.max_line):
-                text = (
-                    "<line too long>" if line is None else line.decode("utf-8", "replace").rstrip()
-                )
-                self.stderr_tail.append(text)
-                self.warnings.warning("hook %s stderr: %s", self.name, text)
+    def _on_stderr_line(self, line: bytes | None) -> None:
+        text = "<line too long>" if line is None else line.decode("utf-8", "replace").rstrip()
+        self.stderr_tail.append(text)
+        self.stderr_count += 1
+        self.warnings.warning("hook %s stderr: %s", self.name, text)
+
+    def stderr_since(self, count: int) -> str:
+        """The stderr lines read since `stderr_count` was `count` (at most the tail's)."""
+        new = self.stderr_count - count
+        if new <= 0:
+            return ""
+        lines = list(self.stderr_tail)  # one C call: safe beside the I/O loop's appends
+        return "\n".join(lines[max(len(lines) - new, 0) :])
 
     async def _wait_exit(self) -> int:
         await self.protocol.exited.wait()
@@ -712,19 +693,18 @@ class _Connection:
 
     async def _finish(self) -> None:
         """Let stdout and stderr drain, then close the pipes whoever still holds them."""
-        if not self.protocol.stdout_done.is_set():
+        protocol = self.protocol
+        if not protocol.stdout_done.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.protocol.stdout_done.wait(), 0.5)
-        self.protocol.detach_stdout()
+                await asyncio.wait_for(protocol.stdout_done.wait(), 0.5)
+        protocol.detach(1)
         if self._watch is not None:
             self._watch.cancel()
             self._watch = None
-        task = self.stderr_reader
-        if not task.done():
+        if not protocol.stderr_done.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(task), 0.5)
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+                await asyncio.wait_for(protocol.stderr_done.wait(), 0.5)
+        protocol.detach(2)
         self.warnings.flush()
         self.transport.close()
 
@@ -859,6 +839,20 @@ class RpcProcess:
     def stderr_tail(self) -> str:
         conn = self._conn
         return conn.stderr_text() if conn is not None else ""
+
+    def stderr_mark(self) -> tuple[_Connection | None, int]:
+        """Where the process's stderr is now, for `stderr_after`."""
+        conn = self._conn
+        return conn, conn.stderr_count if conn is not None else 0
+
+    def stderr_after(self, mark: tuple[_Connection | None, int]) -> str:
+        """The stderr lines the process wrote since `mark`: those of a call sent then (all of a
+        process spawned since)."""
+        conn, count = mark
+        now = self._conn
+        if now is None:
+            return ""
+        return now.stderr_since(count if now is conn else 0)
 
     async def start(self) -> None:
         """Spawn the process and complete the handshake now rather than on first use."""
@@ -1119,7 +1113,8 @@ class RpcTransport(BaseTransport):
     `envelope.method` with `envelope.json` as params, bounded as a whole by
     `envelope.timeout` (a lazy start included, no timer per call). The process does its I/O
     on `envelope.io` (the session's loop), bound on the first send that brings one. `Output.value`
-    is the result; an error answer, a dead process or a timeout is a `Failure` carrying the
+    is the result and `Output.stderr` the lines the process wrote to stderr while the call was
+    pending; an error answer, a dead process or a timeout is a `Failure` carrying the
     process's stderr tail."""
 
     __slots__ = ("_bound_io", "process")
@@ -1140,22 +1135,27 @@ class RpcTransport(BaseTransport):
         method = envelope.method or ""
         timeout = envelope.timeout
         try:
-            if timeout is None:
-                value = await process.call(method, envelope.json)
-            elif (conn := process.connection_here()) is not None:
+            if timeout is not None and (conn := process.connection_here()) is not None:
                 # The usual case, the process up and this call on its loop: straight to the
                 # connection, one coroutine level less on each side of the round trip.
+                seen = conn.stderr_count
                 value = await conn.request(method, envelope.json, timeout)
                 process.failures = 0
+                stderr = conn.stderr_since(seen) if conn.stderr_count != seen else ""
             else:
-                value = await process.call_within(method, envelope.json, timeout)
+                mark = process.stderr_mark()
+                if timeout is None:
+                    value = await process.call(method, envelope.json)
+                else:
+                    value = await process.call_within(method, envelope.json, timeout)
+                stderr = process.stderr_after(mark)
         except TimeoutError:
             return Failure("timeout", "timed out", stderr=process.stderr_tail())
         except Exception as exc:
             reason = str(exc) or type(exc).__name__
             return Failure("error", reason, stderr=process.stderr_tail())
-        # `Output(value=value)`, built without keyword parsing: one per call.
-        return make_output(("", value, None, "", False, 0, 0.0, None))
+        # `Output(value=value, stderr=stderr)`, built without keyword parsing: one per call.
+        return make_output(("", value, None, stderr, False, 0, 0.0, None))
 
     async def aclose(self) -> None:
         await self.process.aclose()

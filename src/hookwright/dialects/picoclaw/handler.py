@@ -115,8 +115,10 @@ class PicoClawCodec:
     def decode(
         self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
     ) -> HookResult | None:
+        stderr = ""
         if type(reply) is Output:
             raw: Any = reply.value
+            stderr = reply.stderr
         elif isinstance(reply, Failure):
             if reply.timed_out:
                 return self._failed(Status.timeout, f"timed out after {self.timeout:g}s")
@@ -124,11 +126,18 @@ class PicoClawCodec:
         else:
             raw = None
         if debug.state.on:
-            debug.trace("answer", f"{self.name} hook.{self.method}: {debug.short(raw)}")
+            said = f"; stderr: {debug.short(stderr)}" if stderr else ""
+            debug.trace("answer", f"{self.name} hook.{self.method}: {debug.short(raw)}{said}")
         try:
-            return decode(self.method, raw, sent.json, hook=self.name, protocol=self.protocol)
+            result = decode(self.method, raw, sent.json, hook=self.name, protocol=self.protocol)
         except DecodeError as exc:
             return self._failed(Status.error, f"cannot decode result: {exc}")
+        if stderr:
+            # What the process wrote while answering this call goes with this call's result
+            # (a plain "continue" included), so every view shows it under this call.
+            result = result if result is not None else HookResult()
+            result.stderr = stderr
+        return result
 
     def _failed(self, status: Status, message: str) -> HookResult:
         name = self.name

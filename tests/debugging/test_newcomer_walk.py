@@ -1,0 +1,72 @@
+"""What a new user meets first, through the real command: each thing said once."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from cli_runner import run_hookwright
+
+HOOK = "import sys; sys.stdin.read(); print('bad input', file=sys.stderr); sys.exit(1)"
+
+
+def test_hooks_list_says_once_how_to_trust_the_folder(tmp_path: Path, isolated_home: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "hooks.yaml").write_text(
+        "hooks:\n  - {name: facts, event: SessionStart, call: 'guards:facts'}\n"
+    )
+    proc = run_hookwright("hooks", "list", "-p", str(project), home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    both = proc.stdout + proc.stderr
+    assert both.count(f"hookwright trust {project.resolve()}") == 1, both
+    listed = run_hookwright("hooks", "list", "-p", str(project), "--json", home=isolated_home)
+    assert f"hookwright trust {project.resolve()}" in listed.stderr  # stdout is JSON alone
+
+
+def test_a_failed_hooks_one_line_stderr_is_shown_once(tmp_path: Path, isolated_home: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    hook = {"type": "command", "command": f'{sys.executable} -c "{HOOK}"'}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    script = tmp_path / "script.yaml"
+    call = {"name": "Bash", "arguments": {"command": "echo hi"}}
+    turns = [{"content": "one", "tool_calls": [call]}, {"content": "done"}]
+    script.write_text(yaml.safe_dump({"model": "s", "turns": turns}))
+    args = ("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{script}")
+    proc = run_hookwright(*args, home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "Failed with non-blocking status code 1: bad input" in proc.stdout
+    assert proc.stdout.count("bad input") == 1, proc.stdout
+
+
+OPENHARNESS_HOOK = """
+name: broken
+events: [before_tool_dispatch]
+matcher: "Bash"
+handler:
+  type: command
+  command: python3 -c "import sys; sys.stdin.read(); sys.exit('it broke')"
+"""
+
+
+def test_a_failed_openharness_hook_is_one_terminal_line(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".openharness" / "hooks").mkdir(parents=True)
+    (project / ".openharness" / "hooks" / "broken.yaml").write_text(OPENHARNESS_HOOK)
+    script = tmp_path / "script.yaml"
+    call = {"name": "Bash", "arguments": {"command": "echo hi"}}
+    turns = [{"content": "one", "tool_calls": [call]}, {"content": "done"}]
+    script.write_text(yaml.safe_dump({"model": "s", "turns": turns}))
+    args = ("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{script}")
+    proc = run_hookwright(*args, home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    line = "broken (OpenHarness, .openharness/hooks/broken.yaml): error (hook_execution_failed)"
+    assert f"{line} — Command hook exited with code 1: it broke" in proc.stdout
+    assert proc.stdout.count("it broke") == 1, proc.stdout  # no notice, no stderr tail again
