@@ -10,7 +10,9 @@ import yaml
 
 from cli_runner import run_hookwright
 
-HOOK = "import sys; sys.stdin.read(); print('bad input', file=sys.stderr); sys.exit(1)"
+#: Its message is joined at run time, so the hook's label (its command, cut to a width that
+#: depends on the interpreter's path) never holds the text counted.
+HOOK = "import sys; sys.stdin.read(); print('bad', 'input', file=sys.stderr); sys.exit(1)"
 
 
 def test_hooks_list_says_once_how_to_trust_the_folder(tmp_path: Path, isolated_home: Path) -> None:
