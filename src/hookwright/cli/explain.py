@@ -9,14 +9,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from hookwright.config.loading import DiscoveredHook
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.engine.selection import Candidate
+from hookwright.host.labels import label_of
+from hookwright.host.open import NotRun
 
 #: Characters of a hook's stderr kept in the explanation.
 STDERR_TAIL = 1000
@@ -36,10 +38,12 @@ class Explanation:
     #: Registered specs (by `id`) whose folder the user has not trusted.
     untrusted: Collection[int]
     #: Declared hooks for the event that bound to no spec.
-    unloaded: list[DiscoveredHook]
+    unloaded: list[NotRun]
     warnings: list[str]
     #: Hooks registered only on other events, grouped by (name, dialect, source).
     elsewhere: list[list[HookSpec]] = field(default_factory=list)
+    #: The project the hooks' files are named relative to.
+    project_dir: Path | None = None
 
 
 def other_events(hooks: list[HookSpec], event: Event) -> list[list[HookSpec]]:
@@ -53,8 +57,12 @@ def other_events(hooks: list[HookSpec], event: Event) -> list[list[HookSpec]]:
     return list(found.values())
 
 
-def unloaded_for(hooks: list[DiscoveredHook], event: Event) -> list[DiscoveredHook]:
-    return [hook for hook in hooks if event in hook.events]
+def unloaded_for(hooks: list[NotRun], event: Event) -> list[NotRun]:
+    return [item for item in hooks if event in item.hook.events]
+
+
+def _unloaded_reason(item: NotRun) -> str:
+    return UNLOADED if item.detail is None else f"not loaded: {item.detail}"
 
 
 def _tail(text: str | None) -> str | None:
@@ -77,7 +85,8 @@ def _candidate_json(candidate: Candidate, untrusted: Collection[int]) -> dict[st
     }
 
 
-def _unloaded_json(hook: DiscoveredHook) -> dict[str, Any]:
+def _unloaded_json(item: NotRun) -> dict[str, Any]:
+    hook = item.hook
     return {
         "name": hook.name,
         "source": hook.source,
@@ -85,7 +94,7 @@ def _unloaded_json(hook: DiscoveredHook) -> dict[str, Any]:
         "origin": hook.origin,
         "selected": False,
         "check": "unloaded",
-        "reason": UNLOADED,
+        "reason": _unloaded_reason(item),
         "trusted": True,
     }
 
@@ -136,14 +145,23 @@ def _label(spec: HookSpec) -> str:
     return f"{spec.name} ({spec.dialect}, {spec.source}{tier}{shadow})"
 
 
+def _declared(spec: HookSpec, project_dir: Path | None) -> str:
+    """``; BeforeTool (PreToolUse) in .gemini/settings.json``: the event in the author's words
+    and the file, for a hook declared in one."""
+    label = label_of(spec, project_dir)
+    return f"; {label.event} in {label.file}" if label.file else ""
+
+
 def _candidate_lines(explanation: Explanation) -> list[str]:
     lines: list[str] = []
     for candidate in explanation.candidates:
         mark = "run " if candidate.selected else "skip"
         trust = " [not trusted]" if id(candidate.spec) in explanation.untrusted else ""
-        lines.append(f"  {mark} {_label(candidate.spec)}{trust}: {candidate.reason}")
-    for hook in explanation.unloaded:
-        lines.append(f"  off  {hook.name} ({hook.dialect}, {hook.source}): {UNLOADED}")
+        where = _declared(candidate.spec, explanation.project_dir)
+        lines.append(f"  {mark} {_label(candidate.spec)}{trust}: {candidate.reason}{where}")
+    for item in explanation.unloaded:
+        hook, why = item.hook, _unloaded_reason(item)
+        lines.append(f"  off  {hook.name} ({hook.dialect}, {hook.source}): {why}")
     for specs in explanation.elsewhere:
         trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
         lines.append(f"  skip {_label(specs[0])}{trust}: {_elsewhere_reason(specs)}")

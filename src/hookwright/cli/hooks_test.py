@@ -236,13 +236,14 @@ def _explain(
     from hookwright.engine.selection import input_warnings
 
     untrusted = {key for key, hook in declared_by.items() if not trust.trusts(hook.trust_root)}
-    not_bound = [item.hook for item in project.opened.not_run if item.reason == "not_bound"]
+    not_bound = [item for item in project.opened.not_run if item.reason == "not_bound"]
     return Explanation(
         candidates=engine.explain(inp) if full else [],
         untrusted=untrusted,
         unloaded=unloaded_for(not_bound, inp.event) if full else [],
         warnings=input_warnings(engine.hooks(inp.event), inp),
         elsewhere=other_events(engine.hooks(), inp.event) if full else [],
+        project_dir=project.opened.project_dir,
     )
 
 

@@ -72,11 +72,14 @@ class NotRun:
     load; `diagnostics` then says why), or its command's program is not there
     (`missing_command`) or lacks its execute bit (`not_executable`); `path` names that
     program. Such a command hook stays registered: it fails when it runs, and blocks where
-    the failure policy or its own field fails it closed."""
+    the failure policy or its own field fails it closed. `detail`: for a hook its dialect
+    turned off on purpose (a Codex hook not reviewed, a folder Gemini CLI does not trust),
+    why, and what makes it run."""
 
     hook: DiscoveredHook
     reason: NotRunReason
     path: str | None = None
+    detail: str | None = None
 
     @property
     def registered(self) -> bool:
@@ -99,6 +102,8 @@ class NotRun:
             return f"create {self.path} or correct the command"
         if self.reason == "not_executable":
             return f"make it executable: chmod +x {self.path}"
+        if self.detail is not None:
+            return self.detail
         return "see the diagnostics for this file (disabled by a setting, or failed to load)"
 
     def __str__(self) -> str:
@@ -395,7 +400,10 @@ def bind_hooks(
         diagnostics=(*map(str, loaded.diagnostics), *profile_problems, *summary),
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
-            *(NotRun(hook, "not_bound") for hook in loaded.unloaded),
+            *(
+                NotRun(hook, "not_bound", detail=loaded.off.get(id(hook)))
+                for hook in loaded.unloaded
+            ),
             *(NotRun(hook, problem, path) for hook, problem, path in missing),
         ),
         watch=watch,
