@@ -149,8 +149,8 @@ def test_hooks_test_runs_the_codex_guard_and_explains_in_each_system_s_words(
     assert [(hook["dialect"], hook["exit_code"]) for hook in verdict["hooks"]] == [("codex", 2)]
     [off] = [c for c in verdict["candidates"] if c["check"] == "unloaded"]
     assert off["dialect"] == "codex" and "not reviewed in Codex" in off["reason"]
-    assert f"(codex, project): matcher 'Bash' matches tool_name 'Bash'; PreToolUse in " \
-        ".codex/hooks.json" in done.stderr  # fmt: skip
+    explained = "(codex, project): matcher 'Bash' matches tool_name 'Bash'; PreToolUse in "
+    assert explained + ".codex/hooks.json" in done.stderr
     assert "(codex, project): not loaded: not reviewed in Codex" in done.stderr
     assert not (project / "unreviewed-ran.txt").exists()
 
@@ -174,5 +174,5 @@ def test_hooks_test_takes_a_gemini_event_with_the_input_gemini_sends(
     [seen] = gemini_stdin(project)
     assert (seen["hook_event_name"], seen["tool_name"]) == ("AfterTool", "run_shell_command")
     assert seen["tool_input"] == {"command": "echo hi", "description": "greet"}
-    assert "check (gemini, project): matcher 'run_shell_command' matches tool_name 'Bash'; " \
-        "AfterTool (PostToolUse) in .gemini/settings.json" in done.stderr  # fmt: skip
+    explained = "check (gemini, project): matcher 'run_shell_command' matches tool_name 'Bash'; "
+    assert explained + "AfterTool (PostToolUse) in .gemini/settings.json" in done.stderr
