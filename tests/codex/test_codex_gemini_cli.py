@@ -176,3 +176,31 @@ def test_hooks_test_takes_a_gemini_event_with_the_input_gemini_sends(
     assert seen["tool_input"] == {"command": "echo hi", "description": "greet"}
     explained = "check (gemini, project): matcher 'run_shell_command' matches tool_name 'Bash'; "
     assert explained + "AfterTool (PostToolUse) in .gemini/settings.json" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ("untrusted", "Gemini CLI does not trust"),
+        ("disabled", "'check' is in hooksConfig.disabled"),
+    ],
+)
+def test_a_gemini_hook_gemini_would_not_run_is_listed_with_why(
+    both: tuple[Path, Path], change: str, why: str
+) -> None:
+    home, project = both
+    if change == "untrusted":
+        (home / ".gemini" / "trustedFolders.json").write_text("{}")
+    else:
+        settings = json.loads((project / ".gemini" / "settings.json").read_text())
+        settings["hooksConfig"] = {"disabled": ["check"]}
+        (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    listed = hookwright(home, "hooks", "list", "--json", "--project", str(project))
+    rows = {row["name"]: row for row in hookwright_rows(listed.stdout)}
+    assert rows["check"]["not_run"] == "not_bound"
+    assert why in rows["check"]["note"]
+    call = {"tool_name": "run_shell_command", "tool_input": {"command": "echo hi"}}
+    args = ("hooks", "test", "AfterTool", "--explain", "-i", "-", "--project", str(project))
+    done = hookwright(home, *args, stdin=json.dumps(call))
+    assert f"off  check (gemini, project): not loaded: {why}" in done.stderr
+    assert gemini_stdin(project) == []
