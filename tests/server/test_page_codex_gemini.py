@@ -53,9 +53,9 @@ def test_codex_and_gemini_hooks_show_their_system_file_and_event_on_the_page(
     bodies = texts(browser, ".msg.note .body")
     assert any(b.startswith("PreToolUse: command:") and "(codex: no deleting)" in b for b in bodies)
     assert "AfterTool (PostToolUse): check → rewrite output" in bodies, bodies
-    notices = [b for b in bodies if "not reviewed in Codex" in b]
-    assert notices and all('pre_tool_use:1:0"] trusted_hash' in b for b in notices), notices
-    assert any("hook 'command:touch unreviewed-ran.txt" in b for b in notices), notices
+    [notice] = [b for b in bodies if "not reviewed in Codex" in b]
+    assert "hook 'command:touch unreviewed-ran.txt" in notice
+    assert 'pre_tool_use:1:0"] trusted_hash = "sha256:' in notice
     results = "\n".join(texts(browser, ".msg.tool .body"))
     assert CODEX_BLOCK in results and GEMINI_CONTEXT.strip() in results
     assert (project / "build" / "out.txt").exists()

@@ -129,8 +129,9 @@ class OpenedProject:
     watch: ConfigWatchTarget | None
     #: The failure policy read from the managed, user and project `policy.yaml`.
     failure_policy: FailurePolicy = field(default_factory=FailurePolicy)
-    #: The line of `diagnostics` that counts the hooks of an untrusted folder: the `not_run`
-    #: lines say it again hook by hook, so a host that prints those leaves this one out.
+    #: The lines of `diagnostics` the `not_run` lines say again hook by hook (the count of an
+    #: untrusted folder's hooks, why a dialect turned a hook off): a host that prints those
+    #: leaves these out.
     not_run_summary: tuple[str, ...] = ()
     #: The Claude Code version the project's hooks were loaded as (`project_profile`).
     claude_code: ClaudeCodeProfile = NEWEST
@@ -408,7 +409,7 @@ def bind_hooks(
         ),
         watch=watch,
         failure_policy=failure,
-        not_run_summary=summary,
+        not_run_summary=(*summary, *_said_by_not_run(loaded)),
         claude_code=profile,
     )
     return BoundHooks(loaded, opened)
@@ -435,6 +436,12 @@ def _close_and_check(
     unbound = {id(hook) for hook in (*loaded.untrusted, *loaded.unloaded)}
     bound_hooks = [hook for hook in discovery.hooks if id(hook) not in unbound]
     return list(command_problems(bound_hooks, project_dir, home))
+
+
+def _said_by_not_run(loaded: LoadResult) -> tuple[str, ...]:
+    """The diagnostics a turned-off hook's not-run line says again (its `detail`)."""
+    reasons = set(loaded.off.values())
+    return tuple(str(d) for d in loaded.diagnostics if d.message in reasons)
 
 
 def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tuple[str, ...]:
