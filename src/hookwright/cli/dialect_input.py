@@ -1,5 +1,6 @@
 """`hooks test` input in the words of the event's own system: named by a PicoClaw method
 (`before_tool`), the input may be what PicoClaw sends (`{"tool": "Bash", "arguments": {...}}`);
+named by a Gemini CLI event (`BeforeTool`), what Gemini CLI sends (`run_shell_command`);
 named by an OpenHarness event (`before_tool_dispatch`), the OpenHarness envelope (`tool_call_id`,
 `tool_output`, `model_request`, `context`, ...); named by a skill hook's timing
 (`after_tool_call`), what the reference agent passes there. Each is read into the canonical
@@ -136,9 +137,39 @@ def _openharness(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_GEMINI_COMMON = ("session_id", "transcript_path", "cwd", "hook_event_name", "timestamp")
+_GEMINI_TOOL = ("tool_name", "tool_input", "mcp_context", "original_request_name")
+_GEMINI_FIELDS = {
+    "BeforeTool": _GEMINI_TOOL,
+    "AfterTool": (*_GEMINI_TOOL, "tool_response"),
+    "BeforeAgent": ("prompt",),
+    "AfterAgent": ("prompt", "prompt_response", "stop_hook_active"),
+}
+
+
+def _gemini(data: dict[str, Any]) -> dict[str, Any]:
+    """A Gemini CLI tool call (`run_shell_command`) under the host's tool names (`Bash`),
+    its result record's `llmContent` as the tool's output."""
+    from hookwright.dialects.gemini.events import host_tool
+
+    out = dict(data)
+    name, arguments = out.get("tool_name"), out.get("tool_input")
+    if isinstance(name, str):
+        out["tool_name"], out["tool_input"] = host_tool(
+            name, arguments if isinstance(arguments, dict) else {}
+        )
+    response = out.get("tool_response")
+    if isinstance(response, dict) and isinstance(response.get("llmContent"), str):
+        out["tool_response"] = response["llmContent"]
+    if "prompt_response" in out:
+        out.setdefault("last_assistant_message", out.pop("prompt_response"))
+    return out
+
+
 #: Per system: its event names with their fields, and the reader into the canonical input.
 _SYSTEMS: tuple[tuple[str, dict[str, tuple[str, ...]], Reader], ...] = (
     ("PicoClaw", _PICOCLAW_FIELDS, _picoclaw),
+    ("Gemini CLI", {k: (*_GEMINI_COMMON, *v) for k, v in _GEMINI_FIELDS.items()}, _gemini),
     ("OpenHarness", {k: (*_OPENHARNESS_COMMON, *v) for k, v in _OPENHARNESS_FIELDS.items()},
      _openharness),
 )  # fmt: skip

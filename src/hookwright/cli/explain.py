@@ -21,6 +21,7 @@ from hookwright.core.spec import HookSpec
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.engine.selection import Candidate
 from hookwright.host.labels import label_of, origin_file, system_name
+from hookwright.host.open import NotRun
 from hookwright.host.reports import failure_code
 
 #: Characters of a hook's stderr kept in the explanation.
@@ -41,7 +42,7 @@ class Explanation:
     #: Registered specs (by `id`) whose folder the user has not trusted.
     untrusted: Collection[int]
     #: Declared hooks for the event that bound to no spec.
-    unloaded: list[DiscoveredHook]
+    unloaded: list[NotRun]
     warnings: list[str]
     #: Hooks registered only on other events, grouped by (name, dialect, source).
     elsewhere: list[list[HookSpec]] = field(default_factory=list)
@@ -60,8 +61,12 @@ def other_events(hooks: list[HookSpec], event: Event) -> list[list[HookSpec]]:
     return list(found.values())
 
 
-def unloaded_for(hooks: list[DiscoveredHook], event: Event) -> list[DiscoveredHook]:
-    return [hook for hook in hooks if event in hook.events]
+def unloaded_for(hooks: list[NotRun], event: Event) -> list[NotRun]:
+    return [item for item in hooks if event in item.hook.events]
+
+
+def _unloaded_reason(item: NotRun) -> str:
+    return UNLOADED if item.detail is None else f"not loaded: {item.detail}"
 
 
 def _tail(text: str | None) -> str | None:
@@ -84,7 +89,8 @@ def _candidate_json(candidate: Candidate, untrusted: Collection[int]) -> dict[st
     }
 
 
-def _unloaded_json(hook: DiscoveredHook) -> dict[str, Any]:
+def _unloaded_json(item: NotRun) -> dict[str, Any]:
+    hook = item.hook
     return {
         "name": hook.name,
         "source": hook.source,
@@ -92,7 +98,7 @@ def _unloaded_json(hook: DiscoveredHook) -> dict[str, Any]:
         "origin": hook.origin,
         "selected": False,
         "check": "unloaded",
-        "reason": UNLOADED,
+        "reason": _unloaded_reason(item),
         "trusted": True,
     }
 
@@ -162,8 +168,8 @@ def _candidate_lines(explanation: Explanation) -> list[str]:
         mark = "run " if candidate.selected else "skip"
         trust = " [not trusted]" if id(candidate.spec) in explanation.untrusted else ""
         lines.append(f"  {mark} {_label(candidate.spec, here)}{trust}: {candidate.reason}")
-    for hook in explanation.unloaded:
-        lines.append(f"  off  {_unloaded_label(hook, here)}: {UNLOADED}")
+    for item in explanation.unloaded:
+        lines.append(f"  off  {_unloaded_label(item.hook, here)}: {_unloaded_reason(item)}")
     for specs in explanation.elsewhere:
         trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
         lines.append(f"  skip {_label(specs[0], here)}{trust}: {_elsewhere_reason(specs)}")

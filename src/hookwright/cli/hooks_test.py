@@ -236,7 +236,7 @@ def _explain(
     from hookwright.engine.selection import input_warnings
 
     untrusted = {key for key, hook in declared_by.items() if not trust.trusts(hook.trust_root)}
-    not_bound = [item.hook for item in project.opened.not_run if item.reason == "not_bound"]
+    not_bound = [item for item in project.opened.not_run if item.reason == "not_bound"]
     return Explanation(
         candidates=engine.explain(inp) if full else [],
         untrusted=untrusted,

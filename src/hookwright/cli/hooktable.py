@@ -101,6 +101,8 @@ def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> Hoo
     """A declared hook that will not run on `event` (None: an event only its code knows): it
     fails closed only where the policy stands a blocking guard in for an untrusted hook."""
     hook, why = item.hook, NOT_RUN_NOTES[item.reason]
+    if item.detail is not None:
+        why = f"{why.partition(' (')[0]}: {item.detail}"
     mode: FailureMode = OPEN
     if item.reason == "untrusted":
         mode = untrusted_failure_mode(hook, event, policy)

@@ -51,6 +51,9 @@ def describe(record: Mapping[str, Any]) -> str:
     status = record.get("status")
     if status in ("error", "timeout"):
         return f"{status}: {clip(record.get('error') or '')}"
+    if status == "not_run":  # the reason names the file and hook first; the line names them
+        why = str(record.get("reason") or record.get("error") or "").partition(" not run: ")
+        return f"not run: {clip(why[2] or why[0])}"
     reason = record.get("reason") or ""
     detail = f": {clip(reason)}" if reason else ""
     target = _call(record) or str(record.get("event"))

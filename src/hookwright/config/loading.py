@@ -63,6 +63,11 @@ class LoadResult:
     unloaded: list[DiscoveredHook] = field(default_factory=list)
     #: `id()` of each spec in `specs` -> the discovered hook it was bound from.
     declared_by: dict[int, DiscoveredHook] = field(default_factory=dict)
+    #: Set by a binder that gives no spec on purpose: why its hook does not run (a setting, a
+    #: review it lacks) and what makes it run, in the words every host reports it with.
+    off_because: str | None = None
+    #: `id()` of each hook in `unloaded` whose binder said why (`off_because`) -> that text.
+    off: dict[int, str] = field(default_factory=dict)
 
     def extend(self, other: LoadResult) -> None:
         self.specs.extend(other.specs)
@@ -70,6 +75,7 @@ class LoadResult:
         self.untrusted.extend(other.untrusted)
         self.unloaded.extend(other.unloaded)
         self.declared_by.update(other.declared_by)
+        self.off.update(other.off)
 
 
 #: Builds a trusted hook's specs; the policy says which files' settings apply to them.
@@ -160,6 +166,8 @@ class Discovery:
             result.declared_by.update((id(spec), hook) for spec in bound.specs)
             if not bound.specs:
                 result.unloaded.append(hook)
+                if bound.off_because:
+                    result.off[id(hook)] = bound.off_because
         result.diagnostics = list(dict.fromkeys(result.diagnostics))
         return result
 

@@ -99,6 +99,15 @@ ALIASES: dict[str, Event] = {
     "run_failed": Event.StopFailure,
     "before_context_compact": Event.PreCompact,
     "after_context_compact": Event.PostCompact,
+    # Gemini CLI (BeforeModel and BeforeToolSelection both before each model call)
+    "BeforeAgent": Event.UserPromptSubmit,
+    "BeforeModel": Event.PreModelCall,
+    "BeforeToolSelection": Event.PreModelCall,
+    "AfterModel": Event.PostModelCall,
+    "BeforeTool": Event.PreToolUse,
+    "AfterTool": Event.PostToolUse,
+    "AfterAgent": Event.Stop,
+    "PreCompress": Event.PreCompact,
     # skill prompt hooks
     "after_user_input": Event.UserPromptSubmit,
     "before_planning": Event.PrePlanning,

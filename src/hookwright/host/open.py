@@ -72,11 +72,14 @@ class NotRun:
     load; `diagnostics` then says why), or its command's program is not there
     (`missing_command`) or lacks its execute bit (`not_executable`); `path` names that
     program. Such a command hook stays registered: it fails when it runs, and blocks where
-    the failure policy or its own field fails it closed."""
+    the failure policy or its own field fails it closed. `detail`: for a hook its dialect
+    turned off on purpose (a Codex hook not reviewed, a folder Gemini CLI does not trust),
+    why, and what makes it run."""
 
     hook: DiscoveredHook
     reason: NotRunReason
     path: str | None = None
+    detail: str | None = None
 
     @property
     def registered(self) -> bool:
@@ -99,6 +102,8 @@ class NotRun:
             return f"create {self.path} or correct the command"
         if self.reason == "not_executable":
             return f"make it executable: chmod +x {self.path}"
+        if self.detail is not None:
+            return self.detail
         return "see the diagnostics for this file (disabled by a setting, or failed to load)"
 
     def __str__(self) -> str:
@@ -124,8 +129,9 @@ class OpenedProject:
     watch: ConfigWatchTarget | None
     #: The failure policy read from the managed, user and project `policy.yaml`.
     failure_policy: FailurePolicy = field(default_factory=FailurePolicy)
-    #: The line of `diagnostics` that counts the hooks of an untrusted folder: the `not_run`
-    #: lines say it again hook by hook, so a host that prints those leaves this one out.
+    #: The lines of `diagnostics` the `not_run` lines say again hook by hook (the count of an
+    #: untrusted folder's hooks, why a dialect turned a hook off): a host that prints those
+    #: leaves these out.
     not_run_summary: tuple[str, ...] = ()
     #: The Claude Code version the project's hooks were loaded as (`project_profile`).
     claude_code: ClaudeCodeProfile = NEWEST
@@ -395,12 +401,15 @@ def bind_hooks(
         diagnostics=(*map(str, loaded.diagnostics), *profile_problems, *summary),
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
-            *(NotRun(hook, "not_bound") for hook in loaded.unloaded),
+            *(
+                NotRun(hook, "not_bound", detail=loaded.off.get(id(hook)))
+                for hook in loaded.unloaded
+            ),
             *(NotRun(hook, problem, path) for hook, problem, path in missing),
         ),
         watch=watch,
         failure_policy=failure,
-        not_run_summary=summary,
+        not_run_summary=(*summary, *_said_by_not_run(loaded)),
         claude_code=profile,
     )
     return BoundHooks(loaded, opened)
@@ -427,6 +436,12 @@ def _close_and_check(
     unbound = {id(hook) for hook in (*loaded.untrusted, *loaded.unloaded)}
     bound_hooks = [hook for hook in discovery.hooks if id(hook) not in unbound]
     return list(command_problems(bound_hooks, project_dir, home))
+
+
+def _said_by_not_run(loaded: LoadResult) -> tuple[str, ...]:
+    """The diagnostics a turned-off hook's not-run line says again (its `detail`)."""
+    reasons = set(loaded.off.values())
+    return tuple(str(d) for d in loaded.diagnostics if d.message in reasons)
 
 
 def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tuple[str, ...]:

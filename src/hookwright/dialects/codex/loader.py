@@ -94,13 +94,19 @@ def bind_reviewed(hook: CodexHook, spec: HookSpec, gate: Gate, trust: TrustPolic
     verdict = switch_verdict(hook, gate.layers, trust.trusts(gate.project))
     notes = [verdict.note] if verdict.note is not None else []
     if not verdict.runs:
-        return LoadResult(diagnostics=notes)
+        why = None if verdict.note is None else _said(verdict.note)
+        return LoadResult(diagnostics=notes, off_because=why)
     review = "reviewed" if hook.layer == "managed" else review_of(hook, gate.states)
     if review == "reviewed":
         return LoadResult(specs=[spec], diagnostics=notes)
     where = hook.origin.rpartition(":")[2]
     note = Diagnostic(str(hook.declared_in or hook.source), where, review_note(hook, review))
-    return LoadResult(diagnostics=[replace(note, severity="warning")])
+    return LoadResult(diagnostics=[replace(note, severity="warning")], off_because=note.message)
+
+
+def _said(note: Diagnostic) -> str:
+    """A switch's note as one line naming its file and setting."""
+    return f"{note.file}: {note.path}: {note.message}"
 
 
 def discover(ctx: LoadContext) -> Discovery:

@@ -73,6 +73,12 @@ def host_arguments(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     return {back.get(key, key): value for key, value in arguments.items()}
 
 
+def host_tool(name: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A call as Gemini names it (`run_shell_command`), as the host's hooks see it (`Bash`)."""
+    known = _BY_GEMINI.get(name)
+    return (name, dict(arguments)) if known is None else (known[0], host_arguments(name, arguments))
+
+
 def host_tool_names(names: Iterable[str]) -> list[str]:
     """Gemini tool names as the host's tools are named. A host name Gemini calls otherwise
     (`Bash`) is left out: no Gemini tool has it, so Gemini would allow nothing by it."""

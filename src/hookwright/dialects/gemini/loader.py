@@ -256,8 +256,13 @@ def _bind(
 ) -> LoadResult:
     command = hook.command
     state = switches(read, policy)
-    if refused or not state.enabled or command.label in state.disabled:
-        return LoadResult()
+    if refused:
+        return LoadResult(off_because=_untrusted_warning(layer.path, layer.project).message)
+    if not state.enabled:
+        return LoadResult(off_because="hooksConfig.enabled is false in Gemini CLI's settings")
+    if command.label in state.disabled:
+        why = f"{command.label!r} is in hooksConfig.disabled of Gemini CLI's settings"
+        return LoadResult(off_because=why)
     spec = HookSpec(
         name=command.label,
         event=EVENTS[command.event_name],

@@ -16,6 +16,7 @@ from hookwright.core.effects import ModelNote, ToolSelection
 from hookwright.core.events import HookInput
 from hookwright.core.results import Decision, HookResult
 from hookwright.dialects.gemini.events import gemini_tool_name, host_arguments, host_tool_names
+from hookwright.dialects.gemini.stdin import tool_response
 
 
 def answer_of(stdout: str, stderr: str, code: int) -> dict[str, Any] | None:
@@ -98,9 +99,8 @@ def _after_tool(
         return
     context = _context(specific)
     if context is not None:
-        original = inp.payload.get("tool_response")
-        text = original if isinstance(original, str) else ""
-        result.updated_output = f"{text}\n\n{context}"
+        # The output the hook read as `llmContent`, whatever shape the host's result has.
+        result.updated_output = f"{tool_response(inp.payload)['llmContent']}\n\n{context}"
 
 
 def _prompt_event(

@@ -177,8 +177,8 @@ function connect() {
   });
 }
 
-// A hook's system as its users call it (Claude Code, PicoClaw, OpenHarness, skill, Python) and
-// its file, as badges; the class names the system for its colour.
+// A hook's system as its users call it (Claude Code, Codex, Gemini CLI, PicoClaw, OpenHarness,
+// skill, Python) and its file, as badges; the class names the system for its colour.
 function hookBadges(system, file) {
   const slug = (system || "").toLowerCase().replace(/[^a-z]+/g, "-");
   return [{ kind: `system system-${slug}`, text: system }, { kind: "file", text: file }];

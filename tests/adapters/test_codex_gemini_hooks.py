@@ -1,0 +1,69 @@
+"""A project's Codex and Gemini CLI hooks inside a framework: pydantic-ai with its own
+`FunctionModel`, the host's `shell(cmd)` tool seen by hooks as `Bash(command)`. The Codex guard
+keeps the tool from running and the model reads Codex's wording; the Gemini hook's context
+follows the tool's output as Gemini places it; the Codex hook nobody reviewed does not run,
+and the session says so, naming the review that is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+from pydantic_ai import Agent, Tool
+from pydantic_ai.models.function import FunctionModel
+from tests.codex.both import (
+    CODEX_BLOCK,
+    GEMINI_CONTEXT,
+    codex_and_gemini_project,
+    gemini_stdin,
+    review_entry,
+)
+
+from hookwright.adapters.pydantic_ai import PydanticAIHooks
+from hookwright.config.trust import TrustPolicy
+from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
+from hookwright.host import ToolAlias, ToolMap
+
+from .scenario import Call, Reply, Tools
+from .test_pydantic_ai import ScriptedFunction, seen
+
+
+async def test_codex_and_gemini_hooks_govern_a_pydantic_ai_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(MANAGED_DIR_ENV, str(tmp_path / "no-managed-codex"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    home, project = codex_and_gemini_project(tmp_path)
+    tools = Tools(project)
+    script = ScriptedFunction(
+        [
+            Reply("", (Call("c1", "shell", {"cmd": "rm -rf build"}),)),
+            Reply("", (Call("c2", "shell", {"cmd": "echo hi"}),)),
+            Reply("done"),
+        ]
+    )
+    options = {
+        "home": home,
+        "trust": TrustPolicy(everything=True),
+        "tool_map": ToolMap([ToolAlias("shell", "Bash", {"cmd": "command"})]),
+        "audit_path": tmp_path / "audit.jsonl",
+    }
+    async with PydanticAIHooks.open(project, **options) as capability:
+        skipped = [(item.hook.dialect, item.detail or "") for item in capability.session.skipped]
+        agent = Agent(FunctionModel(script), tools=[Tool(tools.shell)], capabilities=[capability])
+        assert (await agent.run("clean up")).output == "done"
+
+    assert tools.executed == [("shell", {"cmd": "echo hi"})]
+    assert (project / "build" / "out.txt").exists()
+    assert not (project / "unreviewed-ran.txt").exists()
+    returned = [m.text for m in seen(script.received[-1]) if m.role == "tool"]
+    assert returned == [CODEX_BLOCK, "hi" + GEMINI_CONTEXT]
+    [seen_by_gemini] = gemini_stdin(project)
+    assert seen_by_gemini["tool_name"] == "run_shell_command"
+    assert seen_by_gemini["tool_input"] == {"command": "echo hi"}
+    [(dialect, why)] = skipped
+    assert dialect == "codex" and "not reviewed in Codex" in why
+    assert review_entry(project) in why
