@@ -71,6 +71,13 @@ from hookwright.host.open import (
     ProjectScope,
 )
 from hookwright.host.reports import Reporter, report_verdict
+from hookwright.host.switches import (
+    ModelSwitchDecision,
+    SkillShellDecision,
+    model_switch_decision,
+    skill_shell_decision,
+    switch_context,
+)
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
 from hookwright.monitor.watch import EngineMonitor
@@ -847,6 +854,45 @@ class HookSession:
 
     async def tool_batch(self, calls: Sequence[Mapping[str, Any]]) -> Checkpoint:
         return await self.checkpoint(Event.PostToolBatch, tool_calls=[dict(c) for c in calls])
+
+    # Model switches and skill shell commands (Claude Code 2.1.295+ / 2.1.332) ---------------
+
+    async def before_model_switch(self, **fields: Any) -> ModelSwitchDecision:
+        """PreModelSwitch with `fields` (`hookwright.host.switches.switch_payload`); a profile
+        without the event fires nothing and the switch goes ahead."""
+        if Event.PreModelSwitch not in self.claude_code.hook_events:
+            return ModelSwitchDecision("switch")
+        return model_switch_decision(await self.fire(Event.PreModelSwitch, **fields))
+
+    async def after_model_switch(self, **fields: Any) -> tuple[str, ...]:
+        """PostModelSwitch: the hooks' context, for the new model's next request."""
+        if Event.PostModelSwitch not in self.claude_code.hook_events:
+            return ()
+        return switch_context(await self.fire(Event.PostModelSwitch, **fields))
+
+    async def skill_shell_command(
+        self,
+        command: str,
+        *,
+        command_name: str,
+        command_source: str | None,
+        invoked_by: str,
+        tool_use_id: str,
+    ) -> SkillShellDecision:
+        """PreSkillShellCommand for one ``!`command` `` of a skill; a profile without the
+        event fires nothing and the command runs."""
+        if Event.PreSkillShellCommand not in self.claude_code.hook_events:
+            return SkillShellDecision(True)
+        verdict = await self.fire(
+            Event.PreSkillShellCommand,
+            tool_name="Bash",
+            tool_input={"command": command},
+            tool_use_id=tool_use_id,
+            command_name=command_name,
+            command_source=command_source,
+            invoked_by=invoked_by,
+        )
+        return skill_shell_decision(verdict)
 
     # Compaction -------------------------------------------------------------------------------
 

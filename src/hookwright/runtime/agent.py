@@ -52,6 +52,7 @@ from hookwright.host import (
 )
 from hookwright.host.open import NEWEST, ClaudeCodeProfile
 from hookwright.runtime import transcript as transcripts
+from hookwright.runtime.model_command import MODEL_COMMAND, model_command
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
@@ -170,6 +171,10 @@ class Agent:
         self.prompt_channel: PromptChannel = prompt_channel
         self.env_files: list[Path] = []
         self.models = refs.ModelSwitch(config.project_dir)
+        #: The name the session's model is called with, when `/model` chose one.
+        self._model_name: str | None = None
+        #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
+        self.context_tokens = 0
         self._pending_context: list[str] = []
         self._initial_message: str | None = None
         self._iteration = 0
@@ -252,6 +257,16 @@ class Agent:
     @property
     def channel(self) -> str:
         return self.config.channel
+
+    @property
+    def model_name(self) -> str:
+        """The model name the next model call uses."""
+        return self._model_name or self.model.name
+
+    def use_model(self, model: Model, name: str) -> None:
+        """Later model calls go to `model`, called `name` (`/model`)."""
+        self.model = model
+        self._model_name = None if name == model.name else name
 
     def tool_context(self) -> ToolContext:
         return ToolContext(
@@ -374,6 +389,12 @@ class Agent:
             if not self.config.interactive:
                 self.move_to(self._start_dir)
         self.hooks.identity.permission_mode = self.policy.mode
+        command = MODEL_COMMAND.fullmatch(prompt.strip()) if self.agent_id is None else None
+        if command is not None:
+            text = await model_command(self, command.group(1))
+            self.emit("command_output", command="/model", text=text)
+            self.emit("turn_end", status="completed", text=text, reason=None)
+            return TurnResult("completed", text)
         turn_start = len(self.messages)
         self._iteration = 0
         self._turn_record = TurnRecord(prompt, str(self.config.working_dir))
@@ -568,13 +589,13 @@ class Agent:
         self.flush_context()
         planned = await self.hooks.model_request(
             ModelRequest(
-                self.model.name,
+                self.model_name,
                 self.messages,
                 self.tools.definitions() if with_tools else [],
                 dict(self.config.model_options),
             ),
             iteration=iteration,
-            model_ref=refs.model_ref(self.model),
+            model_ref=refs.model_ref(self.model, self._model_name),
         )
         await self._end_run(planned.end)
         request = planned.request
@@ -604,6 +625,8 @@ class Agent:
         except ModelError as exc:
             await self._fail_run(exc.kind, str(exc))
             raise TurnEnded("failed", f"{exc.kind}: {exc}") from None
+        if response.usage is not None:
+            self.context_tokens = response.usage.total_tokens
         model_ref = refs.model_ref(model, model_name)
         response = await self._after_model(request, response, iteration, model_ref)
         self.emit(
