@@ -541,6 +541,31 @@ class HookSession:
             return Checkpoint(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
         return Checkpoint(model_notes(verdict.results), prompts=verdict.effects.prompt_injections)
 
+    async def prompt_expansion(
+        self,
+        prompt: str,
+        *,
+        command_name: str,
+        command_args: str,
+        command_source: str | None,
+        expansion_type: str = "slash_command",
+    ) -> Checkpoint:
+        """UserPromptExpansion, before a prompt's command is expanded: a block, abort or stop
+        ends the turn unexpanded."""
+        verdict = await self.fire(
+            Event.UserPromptExpansion,
+            expansion_type=expansion_type,
+            command_name=command_name,
+            command_args=command_args,
+            command_source=command_source,
+            prompt=prompt,
+        )
+        end = control(verdict)
+        if end is None and verdict.blocked:
+            reason = first_block_reason(verdict) or "prompt expansion blocked by a hook"
+            end = EndTurn("blocked", reason)
+        return Checkpoint(model_notes(verdict.results), end)
+
     async def checkpoint(self, event: Event, **payload: Any) -> Checkpoint:
         """Any checkpoint whose effects are context and control (PreAgentStep, PrePlanning,
         PostToolBatch, SubagentStart, ...): abort and `continue: false` end the turn; a block

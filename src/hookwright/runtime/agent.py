@@ -56,6 +56,7 @@ from hookwright.runtime.model_command import MODEL_COMMAND, model_command
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
+from hookwright.runtime.skill_commands import Skill, expand, find_skill
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
 from hookwright.runtime.tools import ToolContext, ToolRegistry
@@ -405,7 +406,10 @@ class Agent:
         try:
             submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
             self._prompt_gate(submitted.end, prompt)
-            self.record({"role": "user", "content": prompt})
+            invoked = find_skill(self, prompt) if self.agent_id is None else None
+            texts = [prompt] if invoked is None else await self._expand_skill(prompt, *invoked)
+            for text in texts:
+                self.record({"role": "user", "content": text})
             self.queue_context(submitted.context)
             self.flush_context()
             if self.config.skill_hooks:
@@ -452,6 +456,15 @@ class Agent:
             )
             self.emit("prompt_blocked", reason=end.reason, message=message)
         end_turn_if(end)
+
+    async def _expand_skill(self, prompt: str, skill: Skill, arguments: str) -> list[str]:
+        """UserPromptExpansion, then the skill's text with its shell commands run."""
+        expansion = await self.hooks.prompt_expansion(
+            prompt, command_name=skill.name, command_args=arguments, command_source=skill.source
+        )
+        end_turn_if(expansion.end)
+        self.queue_context(expansion.context)
+        return await expand(self, skill, arguments)
 
     def _skill_injected(self, prompt: PromptInjection) -> None:
         """Every skill prompt injection, persistent or not, for the user's trace."""
