@@ -171,3 +171,26 @@ def test_an_untrusted_project_has_no_skills(tmp_path: Path, isolated_home: Path)
     run(tmp_path, isolated_home, "--permission-mode", "bypassPermissions")
     assert not (root / "ran.txt").exists()
     assert user_texts(isolated_home) == ["/greet world"]
+
+
+def test_chat_runs_a_skill_line(tmp_path: Path, isolated_home: Path) -> None:
+    root = project(tmp_path)
+    done = run_hookwright(
+        "chat",
+        "--project",
+        str(root),
+        "--trust",
+        "--model",
+        f"scripted:{tmp_path / 'script.json'}",
+        "--permission-mode",
+        "bypassPermissions",
+        "--claude-code-version",
+        "2.1.332",
+        home=isolated_home,
+        stdin="/greet world\n/nosuchskill\n",
+        env={"HOOK_LOG": str(tmp_path / "hooks.jsonl")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (root / "ran.txt").is_file()
+    assert "unknown command /nosuchskill" in done.stdout
+    assert user_texts(isolated_home) == expanded(root, "SHELL_OUT")

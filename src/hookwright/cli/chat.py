@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from hookwright.runtime.opening import SessionSetup
+from hookwright.runtime.skill_commands import find_skill
 
 from . import hooktable
 from .elicit import TerminalElicitation
@@ -162,6 +163,8 @@ class ChatSession:
             await self.open("clear", resume=None)
         elif name in actions:
             actions[name]()
+        elif find_skill(self.agent_setup.agent, text) is not None:
+            await self.turn(text)
         else:
             self.console.print(
                 Text(f"unknown command {name} (not sent to the model; /help lists the commands)"),
