@@ -17,7 +17,9 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   ignores it, as that version does);
 * the events PreModelSwitch and PostModelSwitch exist by 2.1.260, PreSkillShellCommand by
   2.1.332 (a settings file naming an event its profile lacks gets a warning naming the version,
-  and the hook never runs).
+  and the hook never runs);
+* an MCP tool's events carry ``mcp_server: {name, source}`` by 2.1.332 (measured: last, a
+  project ``.mcp.json`` server's source is ``project``).
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class ClaudeCodeProfile:
     #: Without a person, an unapproved file-writing shell command in the working directory is
     #: refused as ``needs approval`` (2.1.332) rather than ``was blocked`` (2.1.240).
     write_needs_approval: bool = False
+    #: The tool events of an MCP tool carry ``mcp_server: {name, source}``.
+    mcp_server: bool = False
 
     @property
     def shown(self) -> str:
@@ -93,6 +97,7 @@ V2_1_332: Final = ClaudeCodeProfile(
     on_failure=True,
     hook_events=frozenset(CLAUDE_CODE_EVENTS) | _MODEL_SWITCH_EVENTS | {Event.PreSkillShellCommand},
     write_needs_approval=True,
+    mcp_server=True,
 )
 
 #: Every profile, oldest first.

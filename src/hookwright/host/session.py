@@ -771,6 +771,7 @@ class HookSession:
         prompt: bool,
         suggestions: Sequence[Mapping[str, Any]] | None = None,
         gates_asked: bool = False,
+        **payload: Any,
     ) -> PermissionDecision:
         """PermissionRequest for a call the host's rules do not deny; `prompt`: whether a
         permission prompt would show (Claude Code hooks fire only then, approval gates
@@ -796,6 +797,7 @@ class HookSession:
             permission_prompt=prompt,
             iteration=self._iteration,
             permission_suggestions=[dict(entry) for entry in suggestions],
+            **payload,
         )
         selected = self.engine.select(inp)
         if gates_asked:
@@ -835,8 +837,10 @@ class HookSession:
         *,
         duration_ms: float,
         error: str | None = None,
+        **payload: Any,
     ) -> ToolResultDecision:
-        """PostToolUse, or PostToolUseFailure when `result.is_error`."""
+        """PostToolUse, or PostToolUseFailure when `result.is_error`; `payload`: more fields
+        of the tool's (an MCP tool's `mcp_server`)."""
         name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
         common: dict[str, Any] = {
             "tool_name": name,
@@ -845,6 +849,7 @@ class HookSession:
             "tool_result": {"content": result.content, "is_error": result.is_error},
             "duration_ms": duration_ms,
             "iteration": self._iteration,
+            **payload,
         }
         if result.is_error:
             verdict = await self.fire(
