@@ -38,6 +38,8 @@ AGENT_NOISE = (
     "# Environment\nYou have been invoked",
     "# Environment update\n",  # 2.1.332: the working directory after a Bash `cd`
     "Today's date is",
+    "If the user's request might be served by one of these servers",  # 2.1.332, MCP
+    "The following MCP servers are still connecting",
     "You are powered by the model",
     "- ",
 )

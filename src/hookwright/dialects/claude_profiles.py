@@ -18,6 +18,8 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
 * the events PreModelSwitch and PostModelSwitch exist by 2.1.260, PreSkillShellCommand by
   2.1.332 (a settings file naming an event its profile lacks gets a warning naming the version,
   and the hook never runs);
+* a prompt that runs a skill (``/NAME``) fires UserPromptExpansion before UserPromptSubmit in
+  2.1.240, after it in 2.1.332 (measured);
 * an MCP tool's events carry ``mcp_server: {name, source}`` by 2.1.332 (measured: last, a
   project ``.mcp.json`` server's source is ``project``).
 """
@@ -64,6 +66,8 @@ class ClaudeCodeProfile:
     write_needs_approval: bool = False
     #: The tool events of an MCP tool carry ``mcp_server: {name, source}``.
     mcp_server: bool = False
+    #: A prompt that runs a skill fires UserPromptExpansion before UserPromptSubmit.
+    expansion_first: bool = False
 
     @property
     def shown(self) -> str:
@@ -77,6 +81,7 @@ V2_1_240: Final = ClaudeCodeProfile(
     stop_preamble=None,
     stop_block_notes=False,
     on_failure=False,
+    expansion_first=True,
 )
 _MODEL_SWITCH_EVENTS: Final = frozenset({Event.PreModelSwitch, Event.PostModelSwitch})
 V2_1_295: Final = ClaudeCodeProfile(
@@ -87,6 +92,7 @@ V2_1_295: Final = ClaudeCodeProfile(
     stop_block_notes=False,
     on_failure=True,
     hook_events=frozenset(CLAUDE_CODE_EVENTS) | _MODEL_SWITCH_EVENTS,
+    expansion_first=True,
 )
 V2_1_332: Final = ClaudeCodeProfile(
     version=(2, 1, 332),

@@ -404,13 +404,7 @@ class Agent:
         result: TurnResult
         rollback = False
         try:
-            submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
-            self._prompt_gate(submitted.end, prompt)
-            invoked = find_skill(self, prompt) if self.agent_id is None else None
-            texts = [prompt] if invoked is None else await self._expand_skill(prompt, *invoked)
-            for text in texts:
-                self.record({"role": "user", "content": text})
-            self.queue_context(submitted.context)
+            submitted = await self._submit(prompt)
             self.flush_context()
             if self.config.skill_hooks:
                 flow = PromptFlow(self.messages, self._skill_injected)
@@ -457,14 +451,32 @@ class Agent:
             self.emit("prompt_blocked", reason=end.reason, message=message)
         end_turn_if(end)
 
-    async def _expand_skill(self, prompt: str, skill: Skill, arguments: str) -> list[str]:
-        """UserPromptExpansion, then the skill's text with its shell commands run."""
+    async def _submit(self, prompt: str) -> Checkpoint:
+        """UserPromptSubmit, and for a prompt that runs a skill UserPromptExpansion (before
+        or after it, as the Claude Code profile says); then the prompt, or the skill's texts,
+        recorded, and the hooks' context queued after them."""
+        invoked = find_skill(self, prompt) if self.agent_id is None else None
+        early = self.hooks.claude_code.expansion_first
+        if invoked is not None and early:
+            await self._prompt_expansion(prompt, *invoked)
+        submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
+        self._prompt_gate(submitted.end, prompt)
+        if invoked is not None and not early:
+            await self._prompt_expansion(prompt, *invoked)
+        texts = [prompt] if invoked is None else await expand(self, *invoked)
+        for text in texts:
+            self.record({"role": "user", "content": text})
+        self.queue_context(submitted.context)
+        return submitted
+
+    async def _prompt_expansion(self, prompt: str, skill: Skill, arguments: str) -> None:
+        """UserPromptExpansion before a skill is expanded (before UserPromptSubmit or after
+        it, as the Claude Code profile says)."""
         expansion = await self.hooks.prompt_expansion(
             prompt, command_name=skill.name, command_args=arguments, command_source=skill.source
         )
         end_turn_if(expansion.end)
         self.queue_context(expansion.context)
-        return await expand(self, skill, arguments)
 
     def _skill_injected(self, prompt: PromptInjection) -> None:
         """Every skill prompt injection, persistent or not, for the user's trace."""
