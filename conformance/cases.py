@@ -7,7 +7,10 @@ a reader of a diff can see where it went.
 
 from __future__ import annotations
 
+import json
+import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from conformance.fake_api import ToolUse, Turn
@@ -628,6 +631,49 @@ def _profile_cases() -> list[Case]:
     ]
 
 
+SKILL = """---
+description: Greets
+---
+Greeting $ARGUMENTS.
+Status: !`echo MARK-SHELL && touch ran.txt`
+End.
+"""
+ECHO_SERVER = Path(__file__).resolve().parents[1] / "tests" / "runtime" / "mcp_echo_server.py"
+
+
+def _skill_and_mcp_cases() -> list[Case]:
+    """A skill's `!command` line, gated by PreSkillShellCommand where the version has it (its
+    output, or why it did not run, reaches the model; the file it writes shows whether it
+    ran), and an MCP tool's hook inputs (`mcp_server` where the version sends it)."""
+    gate = ("UserPromptSubmit", "UserPromptExpansion", "PreSkillShellCommand")
+    deny = specific(
+        "PreSkillShellCommand", permissionDecision="deny", permissionDecisionReason="MARK"
+    )
+    skill = {".claude/skills/greet/SKILL.md": SKILL}
+    server = {"srv": {"command": sys.executable, "args": [str(ECHO_SERVER)]}}
+    echo = [Turn("", [ToolUse("toolu_01", "mcp__srv__echo", {"text": "hi"})]), Turn("done")]
+    return [
+        Case("skill-shell-command", "/greet world", [Turn("done")], observers(*gate), skill),
+        Case(
+            "skill-shell-command-deny",
+            "/greet world",
+            [Turn("done")],
+            [Hook("PreSkillShellCommand", "deny", deny), *observers(*gate[:2])],
+            skill,
+        ),
+        Case(
+            "mcp-server-field",
+            "go",
+            echo,
+            observers("PreToolUse", "PostToolUse"),
+            {".mcp.json": json.dumps({"mcpServers": server})},
+            settings={"enableAllProjectMcpServers": True},
+            # 2.1.240 in `-p` calls the tool before the server is connected: not comparable.
+            since="2.1.332",
+        ),
+    ]
+
+
 def blocked_by(exit: int) -> Action:
     """A failure with an exit code (or HTTP status) other than 0 and 2."""
     return Action(stderr="MARK failed", exit=exit)
@@ -643,4 +689,5 @@ CASES: list[Case] = [
     *_session_cases(),
     *_on_failure_cases(),
     *_profile_cases(),
+    *_skill_and_mcp_cases(),
 ]

@@ -274,9 +274,10 @@ def common_input(event: Event, **payload: Any) -> HookInput:
 
 def test_effort_only_on_tool_and_stop_events() -> None:
     """Measured in Claude Code 2.1.240 (`-p`): the prompt, session, subagent-start and
-    compaction events carry no `effort`."""
+    compaction events carry no `effort`; in 2.1.332, PreSkillShellCommand (newer) does."""
     carrying = {event for event in EVENT_FIELDS if "effort" in encode_input(common_input(event))}
     assert carrying == {
+        Event.PreSkillShellCommand,
         Event.PreToolUse,
         Event.PermissionRequest,
         Event.PermissionDenied,

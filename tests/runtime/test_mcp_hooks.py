@@ -500,3 +500,36 @@ def test_a_url_elicitation_reaches_hooks_with_its_url_and_id(
         "https://example.test/login",
         "el-1",
     )
+
+
+def test_an_mcp_tools_events_name_its_server_last_as_claude_code_2_1_332_does(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Measured with Claude Code 2.1.332 and this server in a project `.mcp.json`: PreToolUse
+    and PostToolUse end in ``"mcp_server":{"name":"srv","source":"project"}``; 2.1.240 sends
+    no such field (the other tests)."""
+    turns = [{"tool_calls": [call("mcp__srv__echo", text="hi")]}, {"content": "done"}]
+    root = make_project(tmp_path / "p", turns)
+    proc = run_hookwright(
+        "run",
+        "go",
+        "--project",
+        str(root),
+        "--trust",
+        "--model",
+        "scripted:script.yaml",
+        "--permission-mode",
+        "bypassPermissions",
+        "--claude-code-version",
+        "2.1.332",
+        home=isolated_home,
+        env=env(root),
+    )
+    assert proc.returncode == 0, proc.stderr
+    raw = (root / "hooks.jsonl").read_text()
+    [pre, post] = [json.loads(line) for line in raw.splitlines()]
+    server = {"name": "srv", "source": "project"}
+    assert list(pre)[-2:] == ["tool_use_id", "mcp_server"] and pre["mcp_server"] == server
+    assert list(post)[-3:] == ["tool_use_id", "duration_ms", "mcp_server"]
+    assert post["mcp_server"] == server
+    assert ',"mcp_server":{"name":"srv","source":"project"}}' in raw

@@ -47,7 +47,7 @@ EXCHANGE_TIMEOUT = 600.0
 #: A daemon log larger than this is started afresh when the next daemon starts.
 MAX_LOG_BYTES = 1024 * 1024
 #: Variables of the Claude Code session a daemon serving every session must not inherit.
-SESSION_VARIABLES = ("CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE", MARKER)
+SESSION_VARIABLES = ("CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE", "AI_AGENT", MARKER)
 
 
 def private_dir(path: Path) -> Path:
@@ -306,7 +306,9 @@ def main(argv: list[str]) -> int:
     home = Path.home()
     python = sys.executable
     env_project = _absolute(os.environ.get("CLAUDE_PROJECT_DIR"))
-    header = {"op": "hook", "project": project, "env_project": env_project}
+    # Which Claude Code runs this hook (`claude_version.calling_version` reads it).
+    agent = os.environ.get("AI_AGENT", "")[:200]
+    header = {"op": "hook", "project": project, "env_project": env_project, "agent": agent}
     try:
         answer = ask_daemon(home, header, body, python)
     except OSError as exc:

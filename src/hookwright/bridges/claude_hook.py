@@ -20,10 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.results import GATE_EVENTS, Decision, Status, Verdict, failed_dispatch
 from hookwright.dialects.claude_code.answer import encode_output_json
+from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.open import ProjectScope, untrusted_hooks
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
@@ -114,17 +116,19 @@ async def open_session(
     exclude: frozenset[str] = EXCLUDED,
     tool_map: ToolMap | None = None,
     host: str = "hook claude-code",
+    caller: ClaudeCodeProfile | None = None,
 ) -> HookSession:
     """The project's session as the bridge runs it: the hooks of the asking CLI's own dialect
     (`exclude`) left to that CLI, its tools under the hooks' names (`tool_map`), the user's
     audit on (`HOOKWRIGHT_AUDIT_LOG` or ``~/.hookwright/audit.jsonl``), its records naming
-    `host`."""
+    `host`; loaded as the calling CLI's version (`caller`; None: as the settings choose)."""
     session = await HookSession.open(
         project,
         home=home,
         exclude_dialects=exclude,
         tool_map=tool_map,
         audit_path=default_audit_path(),
+        claude_code=caller,
     )
     session.engine.audit.describe(host=host)
     return session
@@ -138,10 +142,11 @@ async def relay_once(
     exclude: frozenset[str] = EXCLUDED,
     tool_map: ToolMap | None = None,
     host: str = "hook claude-code",
+    caller: ClaudeCodeProfile | None = None,
 ) -> Verdict:
     """One event on a session opened for it alone and closed after (so its audit is
     flushed), its records naming `host`."""
-    session = await open_session(project, home, exclude, tool_map, host)
+    session = await open_session(project, home, exclude, tool_map, host, caller)
     async with session:
         return await session.relay(event, hook_input)
 
@@ -188,8 +193,9 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     root = project_for(project, hook_input, os.environ.get("CLAUDE_PROJECT_DIR"))
     home = Path.home()
     trusted = is_trusted(root, home)
+    caller = calling_profile(os.environ.get(AGENT_VARIABLE))
     try:
-        verdict = asyncio.run(relay_once(root, home, event, hook_input))
+        verdict = asyncio.run(relay_once(root, home, event, hook_input, caller=caller))
     except Exception as exc:
         verdict = failure(event, exc)
     if not trusted:

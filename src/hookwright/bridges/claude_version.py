@@ -1,5 +1,6 @@
 """Which Claude Code CLI `install claude-code` writes for: the version given, or the one
-`claude --version` prints, found on PATH.
+`claude --version` prints, found on PATH; and which CLI runs a hook (`calling_version`), for
+the bridge and the daemon.
 
 The version's profile (`hookwright.dialects.claude_profiles`) decides whether the
 installed hooks carry ``"onFailure": "block"`` (Claude Code 2.1.295 and later), which makes a
@@ -10,6 +11,11 @@ Finding the version runs a program named by PATH, which a repository can influen
 relative entry such as ``.`` or ``bin`` is a folder of whatever project the shell is in). So
 only absolute PATH entries are searched, a `claude` inside the project being installed into
 is never run, and the one found runs without a shell, in ``/``, with no input and a deadline.
+
+Claude Code names itself in its hooks' environment, ``AI_AGENT=claude-code_2-1-332_harness``
+(measured with 2.1.240 and 2.1.332): the bridge answers as that version's profile. Where it is
+missing (an http hook, an older CLI) the usual choice holds (`choose_profile`: the
+environment, the settings files, else the newest profile), with a note saying so.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ ON_FAILURE_SINCE = next(profile.version for profile in PROFILES if profile.on_fa
 PROBE_TIMEOUT = 15.0
 NEUTRAL_CWD = "/"
 _VERSION = re.compile(r"\b(\d+)\.(\d+)\.(\d+)\b")
+#: The variable Claude Code names itself in for the hooks it runs.
+AGENT_VARIABLE = "AI_AGENT"
+_AGENT = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)(?:_|$)")
 
 Version = tuple[int, int, int]
 
@@ -61,6 +70,31 @@ def parse_version(text: str) -> Version | None:
         return None
     major, minor, patch = (int(part) for part in match.groups())
     return major, minor, patch
+
+
+def calling_version(environ: Mapping[str, str]) -> Version | None:
+    """The version of the Claude Code CLI that runs this hook (`AGENT_VARIABLE`), or None."""
+    match = _AGENT.match(environ.get(AGENT_VARIABLE, ""))
+    if match is None:
+        return None
+    major, minor, patch = (int(part) for part in match.groups())
+    return major, minor, patch
+
+
+def calling_profile(agent: str | None) -> ClaudeCodeProfile | None:
+    """The profile of the caller that named itself `agent` (`AGENT_VARIABLE`'s value, as the
+    client passes it on); None when it did not say."""
+    version = calling_version({AGENT_VARIABLE: agent or ""})
+    return None if version is None else profile_for(version)
+
+
+def unknown_caller_note(host: str) -> str:
+    """One line for a caller that did not name its version."""
+    return (
+        f"hookwright {host}: the calling Claude Code did not name its version "
+        f"(no ${AGENT_VARIABLE}); its hooks load as the settings choose, else as the newest "
+        "profile\n"
+    )
 
 
 def find_claude(environ: Mapping[str, str], avoid: Path | None) -> Path | None:

@@ -163,10 +163,14 @@ class Daemon:
             "http_refused": 0,
         }
 
-    async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
+    async def answer(
+        self, body: bytes, project: Path | None, env_project: str | None, agent: str | None = None
+    ) -> Reply:
+        """One hook event; `agent`: how the calling Claude Code named itself (None: an http
+        hook, which cannot say)."""
         self.busy += 1
         try:
-            return await self.warm.answer(body, project, env_project)
+            return await self.warm.answer(body, project, env_project, agent)
         finally:
             self.busy -= 1
             self.last_request = time.monotonic()
@@ -177,6 +181,7 @@ class Daemon:
             "socket": str(self.paths.socket),
             "url": None if self.endpoint is None else self.endpoint.url,
             "projects": self.warm.projects,
+            "claude_code": self.warm.versions,
             "uptime": round(time.time() - self.started, 1),
             "idle_timeout": self.idle,
             "http_limits": dataclasses.asdict(self.limits),
@@ -199,8 +204,10 @@ class Daemon:
                 project = Path(named) if isinstance(named, str) else None
                 named_env = header.get("env_project")
                 env_project = named_env if isinstance(named_env, str) else None
+                named_agent = header.get("agent")
+                agent = named_agent if isinstance(named_agent, str) else None
                 self.counts["unix_events"] += 1
-                reply = await self.answer(body, project, env_project)
+                reply = await self.answer(body, project, env_project, agent)
             elif op in ("status", "stop"):
                 reply = Reply(0, json.dumps(self.status()).encode())
             head = {"exit": reply.exit, "stderr": reply.stderr}

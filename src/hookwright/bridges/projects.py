@@ -34,11 +34,13 @@ from hookwright.bridges.claude_hook import (
     unanswered,
     with_untrusted_notice,
 )
+from hookwright.bridges.claude_version import calling_profile, unknown_caller_note
 from hookwright.bridges.hook_watch import HookWatch, Stamp
 from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.trust import TrustPolicy, TrustStore
 from hookwright.core.results import Verdict
 from hookwright.dialects.claude_code.answer import encode_output_json
+from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.session import HookSession
 
 #: The module-name prefix of in-process Python hooks loaded from a project's files.
@@ -90,6 +92,8 @@ class _Warm:
     watch: HookWatch | None
     stamp: Stamp
     trust_key: Fingerprint | None
+    #: The calling Claude Code's profile it was loaded as (None: the caller did not say).
+    caller: ClaudeCodeProfile | None = None
     used: float = field(default_factory=time.monotonic)
     busy: int = 0
     #: The watch noted a change: stamp again before the next event.
@@ -133,22 +137,40 @@ class WarmProjects:
     def projects(self) -> list[str]:
         return [str(p) for p in self._warm]
 
-    async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
+    @property
+    def versions(self) -> dict[str, str]:
+        """The Claude Code version each loaded project's hooks answer as."""
+        return {str(root): warm.session.claude_code.shown for root, warm in self._warm.items()}
+
+    async def answer(
+        self,
+        body: bytes,
+        project: Path | None,
+        env_project: str | None,
+        agent: str | None = None,
+    ) -> Reply:
+        """One hook event, answered as the Claude Code that named itself `agent` (see
+        `claude_version.calling_version`)."""
         try:
             event, hook_input = parse_input(body)
         except HookInputError as exc:
             return Reply(1, b"", f"hookwright: error: {exc}\n")
         root = project_for(project, hook_input, env_project)
+        caller = calling_profile(agent)
         trust_key = self._trust_key()
         warm = self._warm.get(root)
-        trusted = (warm is not None and warm.unchanged(trust_key)) or self._trusts(root, trust_key)
+        trusted = (
+            warm is not None and warm.caller == caller and warm.unchanged(trust_key)
+        ) or self._trusts(root, trust_key)
         try:
             if trusted:
-                warm = await self._session(root, trust_key)
+                warm = await self._session(root, trust_key, caller)
                 verdict = await self._relay(warm, event, hook_input)
             else:
                 await self._drop(root)
-                verdict = await relay_once(root, self.home, event, hook_input, host="daemon")
+                verdict = await relay_once(
+                    root, self.home, event, hook_input, host="daemon", caller=caller
+                )
         except Exception as exc:
             verdict = failure(event, exc)
         if not trusted:
@@ -181,39 +203,46 @@ class WarmProjects:
             return policy.trusts(root)
         return self._trust[1].trusts(root)
 
-    async def _session(self, root: Path, trust_key: Fingerprint | None) -> _Warm:
+    async def _session(
+        self, root: Path, trust_key: Fingerprint | None, caller: ClaudeCodeProfile | None
+    ) -> _Warm:
         """The project's loaded session: kept while its watch noted no change, reloaded when it
         did (a stamp may miss a file rewritten twice within a tick of the file system's clock;
         the note does not). A project without a watch is stamped again and reloaded when the
         stamp differs. Loads take turns (one lock), so a project is never loaded twice at
         once."""
         warm = self._warm.get(root)
+        if warm is not None and warm.caller != caller:
+            warm.stale = True  # another Claude Code version asks: load its events and rules
         if warm is None or warm.stale or warm.watch is None:
             async with self._loading:
-                warm = await self._load(root)
+                warm = await self._load(root, caller)
         warm.trust_key = trust_key
         self._warm.move_to_end(root)
         return warm
 
-    async def _load(self, root: Path) -> _Warm:
+    async def _load(self, root: Path, caller: ClaudeCodeProfile | None) -> _Warm:
         warm = self._warm.get(root)
         if warm is not None and not warm.stale and warm.watch is not None:
             return warm
         watch, current = hook_watch.watch(root, self.home)
-        if warm is not None and warm.watch is None and warm.stamp == current:
+        same = warm is not None and warm.caller == caller
+        if warm is not None and same and warm.watch is None and warm.stamp == current:
             if warm.watch is not None:
                 warm.watch.close()
             warm.watch, warm.stale = watch, False
             return warm
         await self._drop(root)
+        if caller is None:
+            sys.stderr.write(unknown_caller_note("daemon"))
         try:
-            session = await open_session(root, self.home, host="daemon")
+            session = await open_session(root, self.home, host="daemon", caller=caller)
             await session.begin()
         except BaseException:
             if watch is not None:
                 watch.close()
             raise
-        warm = _Warm(session, watch, current, None)
+        warm = _Warm(session, watch, current, None, caller)
         self._warm[root] = warm
         idle = [other for other, kept in self._warm.items() if not kept.busy and other != root]
         for other in idle[: max(0, len(self._warm) - self.limits.loaded)]:

@@ -235,6 +235,8 @@ def prepared(argv: list[str]) -> tuple["_socket.socket", bytes]:
     project = _absolute(argv[1] if argv else None)
     env_project = _absolute(_environ("CLAUDE_PROJECT_DIR"))
     fields = f'"project": {_json_text(project)}, "env_project": {_json_text(env_project)}'
+    # Which Claude Code runs this hook (the daemon reads it: `claude_version.calling_version`).
+    fields += f', "agent": {_json_text((_environ("AI_AGENT") or "")[:200])}'
     header = '{"op": "hook", ' + fields + "}"
     return connected(socket_path()), header.encode()
 

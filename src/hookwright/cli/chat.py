@@ -17,11 +17,13 @@ from rich.console import Console
 from rich.text import Text
 
 from hookwright.runtime.opening import SessionSetup
+from hookwright.runtime.skill_commands import find_skill
 
 from . import hooktable
 from .elicit import TerminalElicitation
 from .lines import LineReader
 from .run import (
+    ClaudeCodeVersionOpt,
     ConfigOpt,
     JsonOpt,
     MaxTurnsOpt,
@@ -34,6 +36,7 @@ from .run import (
     SessionOptions,
     SkillOpt,
     TrustOpt,
+    check_claude_code_version,
     check_mode,
     open_cli_session,
     permission_question,
@@ -43,6 +46,7 @@ HELP = (
     ("/help", "this list"),
     ("/hooks", "the hooks of this session, by event"),
     ("/compact [instructions]", "summarize the conversation so far"),
+    ("/model [name]", "the model, or switch to another (a --model spec)"),
     ("/clear", "end this session and start a new one"),
     ("/exit, /quit", "end the session (also Ctrl-D)"),
 )
@@ -151,12 +155,16 @@ class ChatSession:
             return False
         if name == "/compact":
             await self.agent_setup.agent.compact("manual", rest.strip())
+        elif name == "/model":
+            await self.turn(text)
         elif name == "/clear":
             await self.close("clear")
             self.setup = None
             await self.open("clear", resume=None)
         elif name in actions:
             actions[name]()
+        elif find_skill(self.agent_setup.agent, text) is not None:
+            await self.turn(text)
         else:
             self.console.print(
                 Text(f"unknown command {name} (not sent to the model; /help lists the commands)"),
@@ -218,6 +226,7 @@ def chat(
     mcp_config: McpConfigOpt = None,
     skill: SkillOpt = None,
     plan: PlanOpt = False,
+    claude_code_version: ClaudeCodeVersionOpt = None,
 ) -> None:
     """An interactive session: one prompt per line; /help lists the commands. Ctrl-C
     interrupts the turn; Ctrl-C twice (or Ctrl-D) exits."""
@@ -233,5 +242,6 @@ def chat(
         skills=skill,
         plan=plan,
         interactive=sys.stdin.isatty() and not json_out,
+        claude_code_version=check_claude_code_version(claude_code_version),
     )
     raise typer.Exit(code=asyncio.run(run_chat(options, resume)))

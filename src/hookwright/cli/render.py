@@ -191,6 +191,8 @@ class RichRenderer:
             self._line(f"{prefix}✗ ", body, "bold red")
         elif kind == "prompt_blocked":
             self._line("", Text(event["message"], style="bold red"))
+        elif kind == "command_output":
+            self._line("", Text(event["text"]))
         elif kind == "turn_end" and not prefix:
             self._turn_end(event)
         elif kind == "session_start" and not prefix:

@@ -17,7 +17,11 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   ignores it, as that version does);
 * the events PreModelSwitch and PostModelSwitch exist by 2.1.260, PreSkillShellCommand by
   2.1.332 (a settings file naming an event its profile lacks gets a warning naming the version,
-  and the hook never runs).
+  and the hook never runs);
+* a prompt that runs a skill (``/NAME``) fires UserPromptExpansion before UserPromptSubmit in
+  2.1.240, after it in 2.1.332 (measured);
+* an MCP tool's events carry ``mcp_server: {name, source}`` by 2.1.332 (measured: last, a
+  project ``.mcp.json`` server's source is ``project``).
 """
 
 from __future__ import annotations
@@ -60,6 +64,10 @@ class ClaudeCodeProfile:
     #: Without a person, an unapproved file-writing shell command in the working directory is
     #: refused as ``needs approval`` (2.1.332) rather than ``was blocked`` (2.1.240).
     write_needs_approval: bool = False
+    #: The tool events of an MCP tool carry ``mcp_server: {name, source}``.
+    mcp_server: bool = False
+    #: A prompt that runs a skill fires UserPromptExpansion before UserPromptSubmit.
+    expansion_first: bool = False
 
     @property
     def shown(self) -> str:
@@ -73,6 +81,7 @@ V2_1_240: Final = ClaudeCodeProfile(
     stop_preamble=None,
     stop_block_notes=False,
     on_failure=False,
+    expansion_first=True,
 )
 #: Each later profile is the one before it with what that version changed.
 V2_1_295: Final = replace(
@@ -89,6 +98,8 @@ V2_1_332: Final = replace(
     stop_block_notes=True,
     hook_events=V2_1_295.hook_events | {Event.PreSkillShellCommand},
     write_needs_approval=True,
+    mcp_server=True,
+    expansion_first=False,
 )
 
 #: Every profile, oldest first.

@@ -71,6 +71,13 @@ from hookwright.host.open import (
     ProjectScope,
 )
 from hookwright.host.reports import Reporter, report_verdict
+from hookwright.host.switches import (
+    ModelSwitchDecision,
+    SkillShellDecision,
+    model_switch_decision,
+    skill_shell_decision,
+    switch_context,
+)
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
 from hookwright.monitor.watch import EngineMonitor
@@ -552,6 +559,31 @@ class HookSession:
             return Checkpoint(end=EndTurn("stopped", verdict.stop_reason or "stopped by hook"))
         return Checkpoint(model_notes(verdict.results), prompts=verdict.effects.prompt_injections)
 
+    async def prompt_expansion(
+        self,
+        prompt: str,
+        *,
+        command_name: str,
+        command_args: str,
+        command_source: str | None,
+        expansion_type: str = "slash_command",
+    ) -> Checkpoint:
+        """UserPromptExpansion, before a prompt's command is expanded: a block, abort or stop
+        ends the turn unexpanded."""
+        verdict = await self.fire(
+            Event.UserPromptExpansion,
+            expansion_type=expansion_type,
+            command_name=command_name,
+            command_args=command_args,
+            command_source=command_source,
+            prompt=prompt,
+        )
+        end = control(verdict)
+        if end is None and verdict.blocked:
+            reason = first_block_reason(verdict) or "prompt expansion blocked by a hook"
+            end = EndTurn("blocked", reason)
+        return Checkpoint(model_notes(verdict.results), end)
+
     async def checkpoint(self, event: Event, **payload: Any) -> Checkpoint:
         """Any checkpoint whose effects are context and control (PreAgentStep, PrePlanning,
         PostToolBatch, SubagentStart, ...): abort and `continue: false` end the turn; a block
@@ -757,6 +789,7 @@ class HookSession:
         prompt: bool,
         suggestions: Sequence[Mapping[str, Any]] | None = None,
         gates_asked: bool = False,
+        **payload: Any,
     ) -> PermissionDecision:
         """PermissionRequest for a call the host's rules do not deny; `prompt`: whether a
         permission prompt would show (Claude Code hooks fire only then, approval gates
@@ -782,6 +815,7 @@ class HookSession:
             permission_prompt=prompt,
             iteration=self._iteration,
             permission_suggestions=[dict(entry) for entry in suggestions],
+            **payload,
         )
         selected = self.engine.select(inp)
         if gates_asked:
@@ -821,8 +855,10 @@ class HookSession:
         *,
         duration_ms: float,
         error: str | None = None,
+        **payload: Any,
     ) -> ToolResultDecision:
-        """PostToolUse, or PostToolUseFailure when `result.is_error`."""
+        """PostToolUse, or PostToolUseFailure when `result.is_error`; `payload`: more fields
+        of the tool's (an MCP tool's `mcp_server`)."""
         name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
         common: dict[str, Any] = {
             "tool_name": name,
@@ -831,6 +867,7 @@ class HookSession:
             "tool_result": {"content": result.content, "is_error": result.is_error},
             "duration_ms": duration_ms,
             "iteration": self._iteration,
+            **payload,
         }
         if result.is_error:
             verdict = await self.fire(
@@ -865,6 +902,45 @@ class HookSession:
 
     async def tool_batch(self, calls: Sequence[Mapping[str, Any]]) -> Checkpoint:
         return await self.checkpoint(Event.PostToolBatch, tool_calls=[dict(c) for c in calls])
+
+    # Model switches and skill shell commands (Claude Code 2.1.295+ / 2.1.332) ---------------
+
+    async def before_model_switch(self, **fields: Any) -> ModelSwitchDecision:
+        """PreModelSwitch with `fields` (`hookwright.host.switches.switch_payload`); a profile
+        without the event fires nothing and the switch goes ahead."""
+        if Event.PreModelSwitch not in self.claude_code.hook_events:
+            return ModelSwitchDecision("switch")
+        return model_switch_decision(await self.fire(Event.PreModelSwitch, **fields))
+
+    async def after_model_switch(self, **fields: Any) -> tuple[str, ...]:
+        """PostModelSwitch: the hooks' context, for the new model's next request."""
+        if Event.PostModelSwitch not in self.claude_code.hook_events:
+            return ()
+        return switch_context(await self.fire(Event.PostModelSwitch, **fields))
+
+    async def skill_shell_command(
+        self,
+        command: str,
+        *,
+        command_name: str,
+        command_source: str | None,
+        invoked_by: str,
+        tool_use_id: str,
+    ) -> SkillShellDecision:
+        """PreSkillShellCommand for one ``!`command` `` of a skill; a profile without the
+        event fires nothing and the command runs."""
+        if Event.PreSkillShellCommand not in self.claude_code.hook_events:
+            return SkillShellDecision(True)
+        verdict = await self.fire(
+            Event.PreSkillShellCommand,
+            tool_name="Bash",
+            tool_input={"command": command},
+            tool_use_id=tool_use_id,
+            command_name=command_name,
+            command_source=command_source,
+            invoked_by=invoked_by,
+        )
+        return skill_shell_decision(verdict)
 
     # Compaction -------------------------------------------------------------------------------
 

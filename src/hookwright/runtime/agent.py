@@ -52,9 +52,11 @@ from hookwright.host import (
 )
 from hookwright.host.open import NEWEST, ClaudeCodeProfile
 from hookwright.runtime import transcript as transcripts
+from hookwright.runtime.model_command import MODEL_COMMAND, model_command
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
+from hookwright.runtime.skill_commands import Skill, expand, find_skill
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
 from hookwright.runtime.tools import ToolContext, ToolRegistry
@@ -170,6 +172,10 @@ class Agent:
         self.prompt_channel: PromptChannel = prompt_channel
         self.env_files: list[Path] = []
         self.models = refs.ModelSwitch(config.project_dir)
+        #: The name the session's model is called with, when `/model` chose one.
+        self._model_name: str | None = None
+        #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
+        self.context_tokens = 0
         self._pending_context: list[str] = []
         self._initial_message: str | None = None
         self._iteration = 0
@@ -252,6 +258,16 @@ class Agent:
     @property
     def channel(self) -> str:
         return self.config.channel
+
+    @property
+    def model_name(self) -> str:
+        """The model name the next model call uses."""
+        return self._model_name or self.model.name
+
+    def use_model(self, model: Model, name: str) -> None:
+        """Later model calls go to `model`, called `name` (`/model`)."""
+        self.model = model
+        self._model_name = None if name == model.name else name
 
     def tool_context(self) -> ToolContext:
         return ToolContext(
@@ -374,6 +390,12 @@ class Agent:
             if not self.config.interactive:
                 self.move_to(self._start_dir)
         self.hooks.identity.permission_mode = self.policy.mode
+        command = MODEL_COMMAND.fullmatch(prompt.strip()) if self.agent_id is None else None
+        if command is not None:
+            text = await model_command(self, command.group(1))
+            self.emit("command_output", command="/model", text=text)
+            self.emit("turn_end", status="completed", text=text, reason=None)
+            return TurnResult("completed", text)
         turn_start = len(self.messages)
         self._iteration = 0
         self._turn_record = TurnRecord(prompt, str(self.config.working_dir))
@@ -382,10 +404,7 @@ class Agent:
         result: TurnResult
         rollback = False
         try:
-            submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
-            self._prompt_gate(submitted.end, prompt)
-            self.record({"role": "user", "content": prompt})
-            self.queue_context(submitted.context)
+            submitted = await self._submit(prompt)
             self.flush_context()
             if self.config.skill_hooks:
                 flow = PromptFlow(self.messages, self._skill_injected)
@@ -431,6 +450,33 @@ class Agent:
             )
             self.emit("prompt_blocked", reason=end.reason, message=message)
         end_turn_if(end)
+
+    async def _submit(self, prompt: str) -> Checkpoint:
+        """UserPromptSubmit, and for a prompt that runs a skill UserPromptExpansion (before
+        or after it, as the Claude Code profile says); then the prompt, or the skill's texts,
+        recorded, and the hooks' context queued after them."""
+        invoked = find_skill(self, prompt) if self.agent_id is None else None
+        early = self.hooks.claude_code.expansion_first
+        if invoked is not None and early:
+            await self._prompt_expansion(prompt, *invoked)
+        submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
+        self._prompt_gate(submitted.end, prompt)
+        if invoked is not None and not early:
+            await self._prompt_expansion(prompt, *invoked)
+        texts = [prompt] if invoked is None else await expand(self, *invoked)
+        for text in texts:
+            self.record({"role": "user", "content": text})
+        self.queue_context(submitted.context)
+        return submitted
+
+    async def _prompt_expansion(self, prompt: str, skill: Skill, arguments: str) -> None:
+        """UserPromptExpansion before a skill is expanded (before UserPromptSubmit or after
+        it, as the Claude Code profile says)."""
+        expansion = await self.hooks.prompt_expansion(
+            prompt, command_name=skill.name, command_args=arguments, command_source=skill.source
+        )
+        end_turn_if(expansion.end)
+        self.queue_context(expansion.context)
 
     def _skill_injected(self, prompt: PromptInjection) -> None:
         """Every skill prompt injection, persistent or not, for the user's trace."""
@@ -568,13 +614,13 @@ class Agent:
         self.flush_context()
         planned = await self.hooks.model_request(
             ModelRequest(
-                self.model.name,
+                self.model_name,
                 self.messages,
                 self.tools.definitions() if with_tools else [],
                 dict(self.config.model_options),
             ),
             iteration=iteration,
-            model_ref=refs.model_ref(self.model),
+            model_ref=refs.model_ref(self.model, self._model_name),
         )
         await self._end_run(planned.end)
         request = planned.request
@@ -604,6 +650,8 @@ class Agent:
         except ModelError as exc:
             await self._fail_run(exc.kind, str(exc))
             raise TurnEnded("failed", f"{exc.kind}: {exc}") from None
+        if response.usage is not None:
+            self.context_tokens = response.usage.total_tokens
         model_ref = refs.model_ref(model, model_name)
         response = await self._after_model(request, response, iteration, model_ref)
         self.emit(

@@ -193,7 +193,9 @@ class ToolStep:
         outcome.tool_input = self.tools.parsed_input(call.name, call.arguments)
         observed = self.tools.observed_input(call.name, call.arguments, owner.working_dir)
         self.hooks.identity.permission_mode = self.policy.mode
-        decision = await self.hooks.before_tool(call.name, observed, call.id, iteration=iteration)
+        decision = await self.hooks.before_tool(
+            call.name, observed, call.id, iteration=iteration, **self._mcp_fields(call.name)
+        )
         owner.queue_context(decision.context)
         if decision.end is not None:
             self._tool_message(call.id, ToolOutput("Tool call aborted by hook.", is_error=True))
@@ -266,6 +268,7 @@ class ToolStep:
             ToolResult(ran.content, ran.is_error, ran.data),
             duration_ms=round(duration_ns / 1e6),
             error=ran.error,
+            **self._mcp_fields(name),
         )
         pending, self._after_tool = self._after_tool, []
         for deferred in pending:
@@ -303,6 +306,14 @@ class ToolStep:
         self._executed(name, output, 0, None)
         return self._finish(call, output, outcome, skipped="unknown tool", observed=True)
 
+    def _mcp_fields(self, name: str) -> dict[str, Any]:
+        """An MCP tool's ``mcp_server`` for its hook inputs, under a Claude Code profile that
+        sends it."""
+        server = getattr(self.tools.get(name), "server", None)
+        if not isinstance(server, dict) or not self.hooks.claude_code.mcp_server:
+            return {}
+        return {"mcp_server": dict(server)}
+
     # Permission -------------------------------------------------------------------------------
 
     async def _permission(
@@ -339,6 +350,7 @@ class ToolStep:
             suggestions=permission_suggestions(
                 name, tool_input, self.policy.mode, self.owner.working_dir
             ),
+            **self._mcp_fields(name),
         )
         if request.permission_updates and request.behavior == "allow":
             for note in self.policy.apply_updates(request.permission_updates):

@@ -124,9 +124,10 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
 #: Events that carry `permission_mode`: those fired inside a turn (prompt, tool, stop, task and
 #: teammate events). Session, notification, subagent-start, configuration, file, worktree and
 #: compaction events do not (spec §5), nor, measured in Claude Code 2.1.240, Elicitation and
-#: ElicitationResult.
+#: ElicitationResult; measured in 2.1.332, PreSkillShellCommand does, the model switches do not.
 PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
     {
+        E.PreSkillShellCommand,
         E.UserPromptSubmit,
         E.UserPromptExpansion,
         E.PreToolUse,
@@ -144,9 +145,11 @@ PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
 )
 
 #: Events that carry `effort` (the model's reasoning effort, ``{"level": "high"}``): the tool
-#: events and the stop events, not the prompt, session, subagent-start or compaction events.
+#: events and the stop events, not the prompt, session, subagent-start or compaction events;
+#: measured in 2.1.332, PreSkillShellCommand too, not the model switches.
 EFFORT_EVENTS: Final[frozenset[Event]] = frozenset(
     {
+        E.PreSkillShellCommand,
         E.PreToolUse,
         E.PermissionRequest,
         E.PermissionDenied,

@@ -24,6 +24,10 @@ class ServerConfig:
     name: str
     transport: str
     source: str
+    #: Where Claude Code says the server was configured (hooks' ``mcp_server.source``): ``user``
+    #: and ``local`` (`~/.claude.json`), ``project`` (`.mcp.json`), ``dynamic`` (--mcp-config),
+    #: ``plugin``.
+    scope: str = "dynamic"
     command: str = ""
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
@@ -61,16 +65,18 @@ def load_servers(
     problems: list[str] = []
     user_file = home / ".claude.json"
     user = _read_json(user_file, problems)
-    sources: list[tuple[Path, Any]] = [(user_file, user.get("mcpServers"))]
+    sources: list[tuple[Path, Any, str]] = [(user_file, user.get("mcpServers"), "user")]
     projects = user.get("projects")
     if isinstance(projects, dict) and isinstance(projects.get(str(project_dir)), dict):
-        sources.append((user_file, projects[str(project_dir)].get("mcpServers")))
+        sources.append((user_file, projects[str(project_dir)].get("mcpServers"), "local"))
     if project_trusted:
         project_file = project_dir / PROJECT_FILE
-        sources.append((project_file, _read_json(project_file, problems).get("mcpServers")))
+        entries = _read_json(project_file, problems).get("mcpServers")
+        sources.append((project_file, entries, "project"))
     for path in config_files:
-        sources.append((path, _read_json(path, problems, required=True).get("mcpServers")))
-    for path, entries in sources:
+        entries = _read_json(path, problems, required=True).get("mcpServers")
+        sources.append((path, entries, "dynamic"))
+    for path, entries, scope in sources:
         if entries is None:
             continue
         if not isinstance(entries, dict):
@@ -79,7 +85,7 @@ def load_servers(
         for name, entry in entries.items():
             server = _parse_server(str(name), entry, path, project_dir, problems)
             if server is not None:
-                chosen[server.name] = server
+                chosen[server.name] = replace(server, scope=scope)
     for declared in plugins:
         for server in _plugin_servers(declared, project_dir, problems):
             chosen.setdefault(server.name, server)
@@ -102,7 +108,7 @@ def _plugin_servers(
             f"plugin:{declared.plugin}:{name}", entry, declared.file, project_dir, problems
         )
         if server is not None:
-            found.append(_with_plugin_values(server, values))
+            found.append(replace(_with_plugin_values(server, values), scope="plugin"))
     return found
 
 

@@ -48,6 +48,8 @@ class McpTool:
         self._connection = connection
         self._info = info
         self.name = tool_name(connection.config.name, info.name)
+        #: Claude Code's ``mcp_server`` of the tool's hook inputs.
+        self.server = {"name": connection.config.name, "source": connection.config.scope}
         self.description = info.description or ""
         hint = info.annotations.read_only_hint if info.annotations else None
         self.read_only = bool(hint)
