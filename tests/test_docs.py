@@ -6,12 +6,16 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conformance.__main__ import claude_code
+from conformance.npm_cli import Unavailable, installed
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -51,8 +55,18 @@ FRAMEWORKS = {
     "openai-agents": "agents",
     "LangChain v1": "langchain.agents",
     "pydantic-ai": "pydantic_ai",
+    "claude-agent-sdk": "claude_agent_sdk",
     "Google ADK": "google.adk",
 }
+#: The frameworks whose offline variant runs a tool of the example's own (the rest drive a CLI).
+SCRIPTED_IN_PROCESS = sorted(set(FRAMEWORKS) - {"claude-agent-sdk"})
+#: The Claude Code the claude-agent-sdk variant drives: the newest `make conformance` compares
+#: with, and new enough for the adapter's fail-closed callbacks (2.1.295).
+CLAUDE_CODE = "2.1.332"
+#: Where the example and `make conformance` read the Claude Code binary from.
+CLAUDE_ENV = "HOOKWRIGHT_CONFORMANCE_CLAUDE"
+#: What the model got as the call's result: the demo hook's refusal.
+REFUSED = "recursive or forced rm is not allowed here: 'rm -rf build/'"
 
 
 def offline_examples() -> dict[str, str]:
@@ -67,29 +81,67 @@ def offline_examples() -> dict[str, str]:
     return found
 
 
-def test_every_adapter_but_claude_agent_sdk_has_an_offline_example() -> None:
+def test_every_adapter_has_an_offline_example() -> None:
     assert sorted(offline_examples()) == sorted(FRAMEWORKS)
 
 
-@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
-def test_an_adapter_examples_offline_variant_runs(framework: str, tmp_path: Path) -> None:
+def needs_extra(framework: str) -> None:
     module = FRAMEWORKS[framework]
     if importlib.util.find_spec(module.split(".")[0]) is None:
         pytest.skip(f"{framework}: its extra is not installed ({module})")
-    example = tmp_path / "example.py"
+
+
+def run_example(framework: str, folder: Path, cwd: Path, **env: str) -> str:
+    """The example's stdout, run as a script in `cwd` with no API key and its own HOME."""
+    example = folder / "example.py"
     example.write_text(offline_examples()[framework])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    env["HOME"] = str(tmp_path / "home")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    clean["HOME"] = str(folder / "home")
     proc = subprocess.run(
         [sys.executable, str(example)],
-        cwd=ROOT,
-        env=env,
+        cwd=cwd,
+        env=clean | env,
         capture_output=True,
         text=True,
         timeout=180,
     )
     assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("framework", SCRIPTED_IN_PROCESS)
+def test_an_adapter_examples_offline_variant_runs(framework: str, tmp_path: Path) -> None:
+    needs_extra(framework)
+    stdout = run_example(framework, tmp_path, ROOT)
     # The model got the demo hook's refusal as the call's result; the tool never ran.
-    refused = "recursive or forced rm is not allowed here: 'rm -rf build/'"
-    assert refused in proc.stdout, proc.stdout + proc.stderr
-    assert "ran: rm -rf build/" not in proc.stdout
+    assert REFUSED in stdout, stdout
+    assert "ran: rm -rf build/" not in stdout
+
+
+@pytest.fixture
+def claude_code_cli() -> Iterator[Path]:
+    """Claude Code as `make conformance` finds it: `$HOOKWRIGHT_CONFORMANCE_CLAUDE`, else
+    installed from npm into a temporary folder; the test skips, saying why, when neither works."""
+    try:
+        with installed(claude_code(CLAUDE_CODE), os.environ.get(CLAUDE_ENV)) as binary:
+            yield binary
+    except Unavailable as exc:
+        pytest.skip(f"no Claude Code {CLAUDE_CODE} to drive: {exc}")
+
+
+def test_the_claude_agent_sdk_offline_variant_runs_the_real_cli(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    needs_extra("claude-agent-sdk")  # before the CLI, which may need an npm install
+    cli: Path = request.getfixturevalue("claude_code_cli")
+    demo = tmp_path / "examples" / "demo"
+    shutil.copytree(ROOT / "examples" / "demo", demo)
+    (demo / "build").mkdir()
+    (demo / "build" / "app.bin").write_text("built")
+    stdout = run_example(
+        "claude-agent-sdk", tmp_path, tmp_path, PYTHONPATH=str(ROOT), **{CLAUDE_ENV: str(cli)}
+    )
+    # The CLI's Bash call was refused by the demo hook, as the model was told; it never ran.
+    assert f"PreToolUse:Bash hook error: {REFUSED}" in stdout, stdout
+    assert "build/ is still there: True" in stdout
+    assert (demo / "build" / "app.bin").read_text() == "built"
