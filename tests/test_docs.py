@@ -120,10 +120,14 @@ def test_an_adapter_examples_offline_variant_runs(framework: str, tmp_path: Path
 
 @pytest.fixture
 def claude_code_cli() -> Iterator[Path]:
-    """Claude Code as `make conformance` finds it: `$HOOKWRIGHT_CONFORMANCE_CLAUDE`, else
-    installed from npm into a temporary folder; the test skips, saying why, when neither works."""
+    """The Claude Code binary `$HOOKWRIGHT_CONFORMANCE_CLAUDE` names, checked as `make
+    conformance` checks it. The unit suite never installs one from npm (no network, no
+    minutes of download in `make test`): without the variable the test skips, saying how."""
+    given = os.environ.get(CLAUDE_ENV)
+    if not given:
+        pytest.skip(f"no Claude Code {CLAUDE_CODE} to drive: set {CLAUDE_ENV} to its binary")
     try:
-        with installed(claude_code(CLAUDE_CODE), os.environ.get(CLAUDE_ENV)) as binary:
+        with installed(claude_code(CLAUDE_CODE), given) as binary:
             yield binary
     except Unavailable as exc:
         pytest.skip(f"no Claude Code {CLAUDE_CODE} to drive: {exc}")
@@ -132,7 +136,7 @@ def claude_code_cli() -> Iterator[Path]:
 def test_the_claude_agent_sdk_offline_variant_runs_the_real_cli(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    needs_extra("claude-agent-sdk")  # before the CLI, which may need an npm install
+    needs_extra("claude-agent-sdk")
     cli: Path = request.getfixturevalue("claude_code_cli")
     demo = tmp_path / "examples" / "demo"
     shutil.copytree(ROOT / "examples" / "demo", demo)
