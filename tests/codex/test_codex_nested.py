@@ -26,7 +26,7 @@ def nested(tmp_path: Path, *, unreviewed: str = "") -> tuple[Path, Path, Path, P
     home, repo, log = tmp_path / "home", tmp_path / "repo", tmp_path / "ran.log"
     (repo / ".git").mkdir(parents=True)
     (home / ".codex").mkdir(parents=True)
-    folders = dict(zip(LEVELS, (tmp_path, repo, repo / "sub", repo / "sub" / "deep")))
+    folders = dict(zip(LEVELS, (tmp_path, repo, repo / "sub", repo / "sub" / "deep"), strict=True))
     reviews = []
     for name, folder in folders.items():
         codex = folder / ".codex"
@@ -98,6 +98,20 @@ def test_each_folder_needs_its_own_trust_and_review(tmp_path: Path) -> None:
     assert ran(log) == ["deep", "repo"]
     key = f"{repo / 'sub' / '.codex' / 'hooks.json'}:user_prompt_submit:0:0"
     assert f'[hooks.state."{key}"]' in said
+
+
+def test_the_deepest_folder_s_hooks_feature_wins(tmp_path: Path) -> None:
+    """As in Codex: `hooks = false` in `sub` turns every hook off, `hooks = true` in the
+    project below it turns them back on."""
+    home, repo, deep, log = nested(tmp_path)
+    (repo / "sub" / ".codex" / "config.toml").write_text("[features]\nhooks = false\n")
+    assert run_hookwright("trust", str(repo), home=home).returncode == 0
+    model = script(tmp_path / "s.json", [{"content": "ok"}, {"content": "ok"}])
+    run(home, deep, model)
+    assert ran(log) == []
+    (deep / ".codex" / "config.toml").write_text("[features]\nhooks = true\n")
+    run(home, deep, model)
+    assert ran(log) == ["deep", "repo", "sub"]
 
 
 def test_a_codex_folder_linked_out_of_the_repository_is_not_read(tmp_path: Path) -> None:
