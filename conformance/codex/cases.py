@@ -83,6 +83,21 @@ HOOKS_OFF = "[features]\nhooks = false\n"
 
 LAYER_CASES: list[CodexCase] = [
     CodexCase(
+        "subfolder_of_a_repository",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            *layered("UserPromptSubmit", "user", "project", "subfolder"),
+            H(
+                "PreToolUse",
+                "sub",
+                Action(stderr="MARK sub says no\n", exit=2),
+                "Bash",
+                layer="subfolder",
+            ),
+        ],
+    ),
+    CodexCase(
         "every_layer_in_order", "say hi", [Reply("hi")], layered("UserPromptSubmit", *EVERY_LAYER)
     ),
     CodexCase(

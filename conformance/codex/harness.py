@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.codex.layers import CaseLayer, in_namespace, managed_folder, write_layers
+from conformance.codex.layers import (
+    CaseLayer,
+    in_namespace,
+    managed_folder,
+    working_folder,
+    write_layers,
+)
 from conformance.fake_responses import FakeOpenAI, Reply
 from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, Action, Observation, observe
 from hookwright.config.loading import LoadContext
@@ -102,7 +108,10 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     (project / ".codex").mkdir(parents=True)
     user_toml = write_layers(root, home, project, layer_events(case), case.toml)
     (codex_home / "config.toml").write_text(user_toml)
-    declared = read_layers(LoadContext(project, home), [], managed_folder(root)).hooks
+    if working_folder(project) != project:
+        subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
+    cwd = working_folder(project)
+    declared = read_layers(LoadContext(cwd, home), [], managed_folder(root)).hooks
     unreviewed = {h.label for h in case.hooks if not h.reviewed}
     reviews = [
         (review_key(hook), trusted_hash(hook))
@@ -198,8 +207,9 @@ def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None
     root, home, project = prepare(case, fake)
     script = fake.load(case.turns)
     env = environment(root, home, fake)
-    command = codex_command(codex, case) if codex else hookwright_command(case, project)
+    cwd = working_folder(project)
+    command = codex_command(codex, case) if codex else hookwright_command(case, cwd)
     if codex:
         command = in_namespace(root, command)
-    done = _run(command, project, env)
+    done = _run(command, cwd, env)
     return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, project)

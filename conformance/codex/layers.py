@@ -5,7 +5,10 @@ runs in a mount namespace of its own (`unshare`) where an overlay on ``/etc`` ad
 ``codex`` folder; `hookwright run` reads the same folder through
 ``$HOOKWRIGHT_CODEX_MANAGED_DIR``. Where no namespace can be made, such a case is skipped.
 A plugin is written as ``codex plugin add`` installs one, into
-``$CODEX_HOME/plugins/cache/local/guard/1.0.0``, enabled in the user's config.
+``$CODEX_HOME/plugins/cache/local/guard/1.0.0``, enabled in the user's config. A
+``subfolder`` hook goes to ``<project>/sub/.codex/hooks.json``: the project becomes a git
+repository and both agents run in ``sub``, so the project's ``.codex`` is the repository
+root's.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
-CaseLayer = Literal["project", "user", "requirements", "system", "legacy", "plugin"]
+CaseLayer = Literal["project", "subfolder", "user", "requirements", "system", "legacy", "plugin"]
+SUBFOLDER: Final = "sub"
 MANAGED: Final = frozenset({"requirements", "system", "legacy"})
 PLUGIN_ID: Final = "guard@local"
 
@@ -64,6 +68,7 @@ def write_layers(
         etc.mkdir(parents=True)
         (root / "etc" / "work").mkdir()
     _json(project / ".codex" / "hooks.json", _file(hooks.get("project")))
+    _json(project / SUBFOLDER / ".codex" / "hooks.json", _file(hooks.get("subfolder")))
     _json(home / ".codex" / "hooks.json", _file(hooks.get("user")))
     _json(etc / "hooks.json", _file(hooks.get("system")))
     _text(project / ".codex" / "config.toml", toml.get("project", ""))
@@ -81,6 +86,12 @@ def write_layers(
     _json(plugin / ".codex-plugin" / "plugin.json", {"name": "guard", "version": "1.0.0"})
     _json(plugin / "hooks" / "hooks.json", _file(hooks["plugin"]))
     return toml.get("user", "") + f'\n[plugins."{PLUGIN_ID}"]\nenabled = true\n'
+
+
+def working_folder(project: Path) -> Path:
+    """Where both agents run: the case's subfolder when it has one (a git repository's)."""
+    sub = project / SUBFOLDER
+    return sub if (sub / ".codex").is_dir() else project
 
 
 def _file(events: Mapping[str, list[Any]] | None) -> dict[str, Any] | None:

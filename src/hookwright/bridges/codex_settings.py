@@ -23,7 +23,7 @@ from typing import Any, Final
 from hookwright.bridges.claude_settings import CODEX_MARK, Target, install_groups, uninstall
 from hookwright.config.loading import Diagnostic, LoadContext
 from hookwright.dialects.codex.config import LayerFiles, codex_home, layer_hooks
-from hookwright.dialects.codex.layers import managed_dir, read_layers
+from hookwright.dialects.codex.layers import managed_dir, read_layers, trusts_no_folder
 from hookwright.dialects.codex.review import review_key, trusted_hash
 from hookwright.dialects.codex.switches import effective_feature
 
@@ -71,7 +71,7 @@ def notes(home: Path, managed: bool = False) -> list[str]:
             f"Codex runs only managed hooks here (allow_managed_hooks_only in "
             f"{layers.managed_only}): it will not run these; install them with --managed"
         )
-    feature = effective_feature(layers, project_trusted=False)
+    feature = effective_feature(layers, trusts_no_folder)
     if feature is not None and not feature.value:
         found.append(f"[features] hooks = false in {feature.file}: Codex runs no hooks")
     elif layers.pinned is None:

@@ -30,7 +30,7 @@ from hookwright.cli.project import (
     trust_store,
     unreadable_files,
 )
-from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
 from hookwright.core.events import UnknownEventError, resolve_event
 from hookwright.monitor import debug as debug_trace
 from hookwright.transports.adoption import enable_subreaper
@@ -246,7 +246,9 @@ def _print_hooks(
     if hooks.opened.untrusted:
         console.print(
             f"{len(hooks.opened.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
-            + TrustStore(Path.home()).how_to_trust(project.resolve())
+            + TrustStore(Path.home()).how_to_trust(
+                folder_to_trust((hook.trust_root for hook in hooks.opened.untrusted), project)
+            )
         )
 
 

@@ -62,6 +62,18 @@ class TrustStore:
         return f"run again with --trust, or trust the folder once with: hookwright trust {folder}"
 
 
+def folder_to_trust(roots: Iterable[Path | None], project: Path) -> Path:
+    """The one folder whose trust covers every root in `roots` at or above `project` (a
+    dialect may read config up to the repository root); `project` when there is none."""
+    project = project.resolve()
+    above = {
+        root.resolve()
+        for root in roots
+        if root is not None and (root.resolve() == project or root.resolve() in project.parents)
+    }
+    return min(above, key=lambda folder: len(folder.parts), default=project)
+
+
 @dataclass(frozen=True, slots=True)
 class TrustPolicy:
     """Which folders' own code may run. A hook whose trust root is None (user-level, managed,

@@ -45,7 +45,7 @@ from hookwright.config.loading import (
     unrecognised_configs,
 )
 from hookwright.config.policy import FailurePolicy, load_failure_policy
-from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 from hookwright.dialects.claude_version_setting import choose_profile
 
@@ -447,7 +447,8 @@ def _said_by_not_run(loaded: LoadResult) -> tuple[str, ...]:
 def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tuple[str, ...]:
     if not loaded.untrusted:
         return ()
-    how = TrustStore(home).how_to_trust(project_dir)
+    folder = folder_to_trust((hook.trust_root for hook in loaded.untrusted), project_dir)
+    how = TrustStore(home).how_to_trust(folder)
     message = f"{len(loaded.untrusted)} project hook(s) not run: this folder is not trusted; {how}"
     return (str(Diagnostic(str(project_dir), "", message, "warning")),)
 

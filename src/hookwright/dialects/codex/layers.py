@@ -7,7 +7,9 @@ set). Codex lists, and runs, hooks in this order:
    ``managed_dir`` when one is set; no ``hooks.json`` is read there);
 2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
 3. user: ``$CODEX_HOME`` (else ``~/.codex``) ``hooks.json`` and ``config.toml``;
-4. project: ``<project>/.codex/hooks.json`` and ``config.toml``;
+4. project: ``.codex/hooks.json`` and ``config.toml`` of every folder from the repository root
+   (the nearest folder at or above the project holding ``.git``; the project alone when there is
+   none) down to the project, the root first (`project_folders`);
 5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml``;
 6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``, the
    last layer's word; a project's once it is trusted):
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
@@ -51,6 +53,11 @@ _PLUGIN_HOOKS: Final = "hooks/hooks.json"
 _SEGMENT: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 #: The version folder Codex prefers when it exists (a plugin installed from a local folder).
 _LOCAL_VERSION: Final = "local"
+#: How many folders above the project the repository root is looked for: a hostile deep tree
+#: cannot make discovery slow. Beyond it, the project alone is read, as with no repository.
+ROOT_SEARCH_LIMIT: Final = 64
+#: Whether hookwright trusts a folder (`TrustPolicy.trusts`).
+FolderTrust = Callable[[Path], bool]
 
 
 def managed_dir() -> Path:
@@ -64,6 +71,11 @@ class Setting:
     layer: Layer
     file: Path
     value: bool
+
+    @property
+    def folder(self) -> Path:
+        """The folder whose trust a project setting needs: the one holding its ``.codex``."""
+        return self.file.parent.parent
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,17 +101,17 @@ def read_layers(
     """`managed`: the folder that stands for ``/etc/codex`` (default `managed_dir`)."""
     managed = managed or managed_dir()
     user = codex_home(ctx.home)
-    project = ctx.project_dir / ".codex"
     requirements_path = managed / "requirements.toml"
     requirements = read_toml(requirements_path, diagnostics)
     ordered = [
         LayerFiles("managed", managed, read_toml(managed / "config.toml", diagnostics)),
         LayerFiles("user", user, read_toml(user / "config.toml", diagnostics)),
     ]
-    if project.resolve() != user.resolve():
-        ordered.append(
-            LayerFiles("project", project, read_toml(project / "config.toml", diagnostics))
-        )
+    for folder in project_folders(ctx.project_dir, diagnostics):
+        if folder.resolve() != user.resolve():
+            ordered.append(
+                LayerFiles("project", folder, read_toml(folder / "config.toml", diagnostics))
+            )
     legacy = managed / "managed_config.toml"
     ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
     hooks = _requirement_hooks(requirements, requirements_path, diagnostics)
@@ -115,6 +127,37 @@ def read_layers(
         user_config=ordered[1].config,
         plugins=tuple(plugin_ids(ordered)),
     )
+
+
+def project_folders(project: Path, diagnostics: list[Diagnostic]) -> list[Path]:
+    """The ``.codex`` folders Codex reads as project layers, the repository root's first.
+
+    Codex (measured) reads ``.codex`` in every folder from the nearest one at or above the
+    project that holds ``.git`` down to the project, and none above that root; with no
+    repository, the project's alone. A ``.codex`` whose files lie outside the repository
+    (through a link) is not read, with a warning.
+    """
+    start = project.absolute()
+    reach = [start, *start.parents][: ROOT_SEARCH_LIMIT + 1]
+    root = next((i for i, folder in enumerate(reach) if (folder / ".git").exists()), 0)
+    chain = reversed(reach[: root + 1])
+    return [
+        folder / ".codex"
+        for folder in chain
+        if _inside(folder / ".codex", reach[root], diagnostics)
+    ]
+
+
+def _inside(codex: Path, root: Path, diagnostics: list[Diagnostic]) -> bool:
+    """False, with a warning, when ``codex`` or a file Codex reads in it leaves `root`."""
+    base = root.resolve()
+    for path in (codex, codex / "hooks.json", codex / "config.toml"):
+        target = path.resolve()
+        if path.exists() and target != base and base not in target.parents:
+            message = f"links outside the repository {root} to {target}; not read"
+            diagnostics.append(Diagnostic(str(path), "", message, "warning"))
+            return False
+    return True
 
 
 def _requirement_hooks(
@@ -185,16 +228,29 @@ def plugin_ids(ordered: list[LayerFiles]) -> list[tuple[str, Setting]]:
     return found
 
 
+def counts(setting: Setting, trusts: FolderTrust) -> bool:
+    """A project folder's setting counts once hookwright trusts that folder."""
+    return setting.layer != "project" or trusts(setting.folder)
+
+
 def plugin_enabled(
-    settings: Sequence[tuple[str, Setting]], plugin_id: str, project_trusted: bool
+    settings: Sequence[tuple[str, Setting]], plugin_id: str, trusts: FolderTrust
 ) -> bool:
-    """The last layer's word on `plugin_id` (a project's counts once it is trusted)."""
+    """The last layer's word on `plugin_id` (a project folder's counts once it is trusted)."""
     counted = [
         setting.value
         for named, setting in settings
-        if named == plugin_id and (setting.layer != "project" or project_trusted)
+        if named == plugin_id and counts(setting, trusts)
     ]
     return bool(counted) and counted[-1]
+
+
+def trusts_every_folder(folder: Path) -> bool:
+    return True
+
+
+def trusts_no_folder(folder: Path) -> bool:
+    return False
 
 
 def enabled_plugins(ordered: list[LayerFiles]) -> list[str]:
@@ -204,7 +260,8 @@ def enabled_plugins(ordered: list[LayerFiles]) -> list[str]:
     return [
         plugin_id
         for plugin_id in named
-        if plugin_enabled(settings, plugin_id, True) or plugin_enabled(settings, plugin_id, False)
+        if plugin_enabled(settings, plugin_id, trusts_every_folder)
+        or plugin_enabled(settings, plugin_id, trusts_no_folder)
     ]
 
 

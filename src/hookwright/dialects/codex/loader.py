@@ -86,12 +86,11 @@ class Gate:
 
     layers: CodexLayers
     states: Mapping[str, HookState]
-    project: Path
 
 
 def bind_reviewed(hook: CodexHook, spec: HookSpec, gate: Gate, trust: TrustPolicy) -> LoadResult:
     """The hook's spec when Codex's switches and review let it run; else nothing, and why."""
-    verdict = switch_verdict(hook, gate.layers, trust.trusts(gate.project))
+    verdict = switch_verdict(hook, gate.layers, trust.trusts)
     notes = [verdict.note] if verdict.note is not None else []
     if not verdict.runs:
         why = None if verdict.note is None else _said(verdict.note)
@@ -114,7 +113,7 @@ def discover(ctx: LoadContext) -> Discovery:
     discovery = Discovery()
     layers = read_layers(ctx, discovery.diagnostics)
     discovery.files += [str(path) for path in layers.files]
-    gate = Gate(layers, hook_states(layers.user_config), ctx.project_dir)
+    gate = Gate(layers, hook_states(layers.user_config))
     order = 0
     for hook in layers.hooks:
         order += _add(discovery, hook, ctx, gate, order)
@@ -137,11 +136,16 @@ def _add(discovery: Discovery, hook: CodexHook, ctx: LoadContext, gate: Gate, or
     if not valid:
         return 0
     spec = build_spec(hook, ctx, matcher, order)
-    trust_root = ctx.project_dir if hook.layer == "project" else None
+    trust_root = _project_folder(hook) if hook.layer == "project" else None
     listed = DiscoveredHook.of_specs([spec], trust_root)
     bind = functools.partial(bind_reviewed, hook, spec, gate)
     discovery.hooks.append(replace(listed, binder=bind, command=hook.command))
     return 1
+
+
+def _project_folder(hook: CodexHook) -> Path:
+    """The folder holding the ``.codex`` the hook is declared in: the folder to trust."""
+    return (hook.declared_in or hook.source).parent.parent
 
 
 register_source(DIALECT, discover)

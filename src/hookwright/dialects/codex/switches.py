@@ -7,8 +7,8 @@ at all, managed ones included, unless ``requirements.toml`` pins ``[features] ho
 
 hookwright differs on purpose in one place: a user's or a project's ``hooks = false`` turns
 off their own hooks, never the administrator's. Managed hooks keep running, with a warning
-naming the file and the pin that makes Codex agree. A project's config counts only once
-hookwright trusts the project (Codex: once Codex trusts it).
+naming the file and the pin that makes Codex agree. A project folder's config counts only
+once hookwright trusts that folder (Codex: once Codex trusts the project).
 """
 
 from __future__ import annotations
@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.config import CodexHook
-from hookwright.dialects.codex.layers import CodexLayers, Setting, plugin_enabled
+from hookwright.dialects.codex.layers import (
+    CodexLayers,
+    FolderTrust,
+    Setting,
+    counts,
+    plugin_enabled,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,20 +34,20 @@ class Verdict:
     note: Diagnostic | None = None
 
 
-def effective_feature(layers: CodexLayers, project_trusted: bool) -> Setting | None:
+def effective_feature(layers: CodexLayers, trusts: FolderTrust) -> Setting | None:
     """The setting of ``[features] hooks`` that decides (None: not set; hooks are on)."""
     if layers.pinned is not None:
         return layers.pinned
-    counted = [s for s in layers.feature if s.layer != "project" or project_trusted]
+    counted = [setting for setting in layers.feature if counts(setting, trusts)]
     return counted[-1] if counted else None
 
 
-def switch_verdict(hook: CodexHook, layers: CodexLayers, project_trusted: bool) -> Verdict:
+def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
     if layers.managed_only is not None and hook.layer != "managed":
         return Verdict(False, _note(layers.managed_only, "allow_managed_hooks_only", _ONLY))
-    if hook.plugin is not None and not plugin_enabled(layers.plugins, hook.plugin, project_trusted):
-        return _plugin_off(hook.plugin, layers, project_trusted)
-    feature = effective_feature(layers, project_trusted)
+    if hook.plugin is not None and not plugin_enabled(layers.plugins, hook.plugin, trusts):
+        return _plugin_off(hook.plugin, layers, trusts)
+    feature = effective_feature(layers, trusts)
     if feature is None or feature.value:
         return Verdict(True)
     if hook.layer == "managed" and feature.layer != "managed":
@@ -57,15 +63,17 @@ _KEPT = (
 )
 
 
-def _plugin_off(plugin: str, layers: CodexLayers, project_trusted: bool) -> Verdict:
-    """Discovery lists a plugin enabled with or without the project's config: trusted, the
-    last layer turned it off; untrusted, only the project's config turned it on."""
+def _plugin_off(plugin: str, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
+    """Discovery lists a plugin enabled with or without the projects' config: an untrusted
+    project folder's config turned it on, or the last setting that counts turned it off."""
     where = f'plugins."{plugin}".enabled'
     settings = [setting for named, setting in layers.plugins if named == plugin]
-    if project_trusted:
+    uncounted = [s.file for s in settings if s.value and not counts(s, trusts)]
+    if not uncounted:
         message = "false: the plugin is turned off; its hooks do not run"
-        return Verdict(False, _note(settings[-1].file, where, message))
-    project = next(s.file for s in reversed(settings) if s.layer == "project")
+        last = [setting for setting in settings if counts(setting, trusts)][-1]
+        return Verdict(False, _note(last.file, where, message))
+    project = uncounted[-1]
     message = (
         "only the project's config enables the plugin, and it counts once hookwright "
         "trusts the project; its hooks do not run"
