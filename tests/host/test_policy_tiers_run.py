@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from cli_runner import run_hookwright
+from hookwright.dialects.codex.config import LayerFiles, layer_hooks
+from hookwright.dialects.codex.review import review_key, trusted_hash
 
 #: The organisation's guard: a hook of the user's file the managed policy runs first.
 ORG_GUARD = """\
@@ -63,7 +65,7 @@ for line in sys.stdin:
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\n")
     sys.stdout.flush()
 """
-DIALECTS = ["claude_code", "picoclaw", "openharness", "native"]
+DIALECTS = ["claude_code", "picoclaw", "openharness", "native", "codex", "gemini"]
 
 
 def _write(path: Path, text: str) -> None:
@@ -84,8 +86,36 @@ def _allow_script(mark: Path) -> str:
     )
 
 
-def _project_hook(dialect: str, project: Path, mark: Path) -> None:
-    if dialect == "native":
+def _codex_hook(project: Path, home: Path, mark: Path) -> None:
+    """A reviewed Codex hook (its `trusted_hash` in the user's `config.toml`, as Codex wants)."""
+    _write(project / "allow.py", _allow_script(mark))
+    hook = {"type": "command", "command": f"{sys.executable} {project / 'allow.py'}"}
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}
+    _write(project / ".codex" / "hooks.json", json.dumps({"hooks": hooks}))
+    declared = layer_hooks(LayerFiles("project", project / ".codex", None), [])
+    reviews = [
+        f'[hooks.state.{json.dumps(review_key(spec))}]\ntrusted_hash = "{trusted_hash(spec)}"\n'
+        for spec in declared
+    ]
+    _write(home / ".codex" / "config.toml", "".join(reviews))
+
+
+def _gemini_hook(project: Path, home: Path, mark: Path) -> None:
+    """A Gemini CLI hook in a folder Gemini CLI trusts."""
+    _write(project / "allow.py", _allow_script(mark))
+    hook = {"type": "command", "command": f"{sys.executable} {project / 'allow.py'}"}
+    hooks = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [hook]}]}
+    _write(project / ".gemini" / "settings.json", json.dumps({"hooks": hooks}))
+    trusted = {str(project): "TRUST_FOLDER"}
+    _write(home / ".gemini" / "trustedFolders.json", json.dumps(trusted))
+
+
+def _project_hook(dialect: str, project: Path, mark: Path, home: Path) -> None:
+    if dialect == "codex":
+        _codex_hook(project, home, mark)
+    elif dialect == "gemini":
+        _gemini_hook(project, home, mark)
+    elif dialect == "native":
         _write(project / ".hookwright" / "hooks.yaml", NATIVE_ALLOW)
         body = "import pathlib\nfrom hookwright import allow\n\n\ndef allow_all(inp):\n"
         body += f"    pathlib.Path({str(mark)!r}).touch()\n    return allow('project says yes')\n"
@@ -148,7 +178,7 @@ def test_a_project_hook_cannot_loosen_the_managed_deny(
     _write(isolated_home / ".hookwright" / "org.py", ORG_MODULE)
     _write(tmp_path / "managed.yaml", json.dumps(MANAGED_POLICY))
     project, ran, project_ran = tmp_path / "proj", tmp_path / "bash-ran", tmp_path / "project-ran"
-    _project_hook(dialect, project, project_ran)
+    _project_hook(dialect, project, project_ran, isolated_home)
     proc, records = _run(tmp_path, isolated_home, project, f"touch {ran}")
     assert proc.returncode == 0, proc.stderr
     assert not ran.exists()
