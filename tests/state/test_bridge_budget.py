@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cli_runner import run_hookwright
 from hookwright.config.trust import TrustStore
-
-from .redis_server import redis_server
 
 BUDGET = 2
 
@@ -77,15 +74,6 @@ def picoclaw_project(root: Path) -> None:
     }
     config = {"hooks": {"enabled": True, "processes": {"budget": process}}}
     (root / ".picoclaw" / "config.json").write_text(json.dumps(config))
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
-    if request.param == "sqlite":
-        yield {}
-        return
-    with redis_server(tmp_path / "redis") as url:
-        yield {"HOOKWRIGHT_STATE": url}
 
 
 def pre_tool_use(project: Path, home: Path, env: dict[str, str], session: str) -> str:

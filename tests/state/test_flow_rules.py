@@ -10,14 +10,11 @@ from __future__ import annotations
 import json
 import stat
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cli_runner import run_hookwright as hookwright
-
-from .redis_server import redis_server
 
 PYTHON_RULES = """\
 import os
@@ -100,15 +97,6 @@ def script(folder: Path, name: str, calls: list[dict[str, object]]) -> str:
 
 def bash(command: str) -> dict[str, object]:
     return {"name": "Bash", "arguments": {"command": command}}
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
-    if request.param == "sqlite":
-        yield {}
-        return
-    with redis_server(tmp_path / "redis") as url:
-        yield {"HOOKWRIGHT_STATE": url}
 
 
 @pytest.mark.parametrize(
