@@ -88,6 +88,7 @@ def run(args: HooksTest) -> int:
             claude_code_profile(args.claude_code_version),
             args.skills,
         )
+        _only_hooks_of(args.event, canonical, project)
         evaluator = _evaluator(args.model, project.opened.project_dir, project.opened.home)
         registered = engine_for(project) if _needs_engine(project, args.explain) else None
         say_diagnostics(project)
@@ -111,6 +112,18 @@ def run(args: HooksTest) -> int:
     indent = 2 if sys.stdout.isatty() else None
     sys.stdout.write(json.dumps(output, ensure_ascii=False, indent=indent) + "\n")
     return 0
+
+
+def _only_hooks_of(name: str, event: Event, project: BoundHooks) -> None:
+    """Keep the hooks that run when the event called `name` fires: Gemini CLI's BeforeModel
+    and BeforeToolSelection are both PreModelCall, and each runs its own hooks only."""
+    if event is not Event.PreModelCall or name == event.value:
+        return
+    from hookwright.dialects.gemini.loader import SHARED_EVENTS, runs_on
+
+    if name in SHARED_EVENTS:
+        loaded = project.loaded
+        loaded.specs[:] = [spec for spec in loaded.specs if runs_on(name, spec)]
 
 
 def _evaluator(spec: str | None, project_dir: Path, home: Path) -> ModelEvaluator | None:

@@ -50,6 +50,20 @@ class GeminiData(DialectData):
     event_name: str
 
 
+#: Gemini events whose canonical event another Gemini event shares (PreModelCall).
+SHARED_EVENTS = frozenset({"BeforeModel", "BeforeToolSelection"})
+
+
+def runs_on(event_name: str, spec: HookSpec) -> bool:
+    """Whether `spec` runs when Gemini fires `event_name`: a Gemini hook on its own event
+    only; another dialect's hook of the canonical event at every Gemini event but
+    BeforeToolSelection, as `hook gemini` relays them (BeforeModel is the PreModelCall)."""
+    data = spec.dialect_data
+    if isinstance(data, GeminiData):
+        return data.event_name == event_name
+    return event_name != "BeforeToolSelection"
+
+
 @dataclass(frozen=True, slots=True)
 class Layer:
     source: str
