@@ -37,6 +37,31 @@ def run_hookwright(
     )
 
 
+def run_scripted(
+    project: Path,
+    script: str | Path,
+    *flags: str,
+    home: Path,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`hookwright run go` in `project`, trusted, with every permission granted, the model
+    playing `script` (a file, or a name relative to the project); `flags` are added."""
+    return run_hookwright(
+        "run",
+        "go",
+        "--project",
+        str(project),
+        "--trust",
+        "--model",
+        f"scripted:{script}",
+        "--permission-mode",
+        "bypassPermissions",
+        *flags,
+        home=home,
+        env=env,
+    )
+
+
 def hookwright_rows(listing_json: str) -> list[dict[str, Any]]:
     """hookwright's own row of each hook in a `hooks list --json` listing, in listed order."""
     listing = json.loads(listing_json)

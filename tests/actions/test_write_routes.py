@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from cli_runner import run_hookwright
+from cli_runner import run_scripted
 
 SERVER = Path(__file__).with_name("fs_mcp_server.py")
 DENY = """\
@@ -93,16 +93,9 @@ def test_one_file_write_rule_blocks_every_route(tmp_path: Path, isolated_home: P
         {"name": "Bash", "arguments": {"command": "mkdir -p out && echo ok > out/allowed.txt"}},
     ]
     make_project(root, etc, [{"tool_calls": calls}, {"content": "done"}])
-    proc = run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(root),
-        "--trust",
-        "--model",
-        "scripted:script.yaml",
-        "--permission-mode",
-        "bypassPermissions",
+    proc = run_scripted(
+        root,
+        "script.yaml",
         home=isolated_home,
         env={"HOOK_LOG": str(tmp_path / "hooks.jsonl"), "MCP_CALL_LOG": str(tmp_path / "mcp")},
     )

@@ -36,9 +36,10 @@ def command(text: str, matcher: str | None = None, timeout: int = 10) -> list[di
     return [{"matcher": matcher, **group} if matcher is not None else group]
 
 
-def script(path: Path, turns: list[dict[str, Any]]) -> str:
+def script(path: Path, turns: list[dict[str, Any]]) -> Path:
+    """`path`, holding the scripted model's `turns`."""
     path.write_text(json.dumps(turns))
-    return f"scripted:{path}"
+    return path
 
 
 def bash(command_line: str, call_id: str = "call_1") -> dict[str, Any]:

@@ -45,7 +45,7 @@ def test_run_blocks_in_codex_words_adds_gemini_context_and_says_what_it_did_not_
     turns = [bash("rm -rf build", "c1"), bash("echo hi", "c2"), {"content": "ok"}]
     model = script(tmp_path / "s.json", turns)
     done = hookwright(
-        home, "run", "go", "--project", str(project), "--model", model, "--json",
+        home, "run", "go", "--project", str(project), "--model", f"scripted:{model}", "--json",
         "--permission-mode", "bypassPermissions",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -77,7 +77,7 @@ def test_the_audit_names_each_hook_s_dialect_and_file_and_why_one_did_not_run(
     home, project = both
     model = script(tmp_path / "s.json", [bash("rm -rf build", "c1"), {"content": "ok"}])
     ran = hookwright(
-        home, "run", "go", "--project", str(project), "--model", model,
+        home, "run", "go", "--project", str(project), "--model", f"scripted:{model}",
         "--permission-mode", "bypassPermissions",
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr

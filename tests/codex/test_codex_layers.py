@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli_runner import run_hookwright
+from tests.cli_runner import run_scripted
 from tests.codex.project import bash, script
 from tests.codex.test_codex_run import tool_results
 
@@ -194,18 +194,11 @@ def test_a_reviewed_plugin_hook_runs_with_its_folder_in_place(
     assert (project / "seen.txt").read_text().strip() == str(root)
 
 
-def run(home: Path, project: Path, model: str, managed: Path) -> list[str]:
-    done = run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(project),
-        "--trust",
-        "--model",
+def run(home: Path, project: Path, model: Path, managed: Path) -> list[str]:
+    done = run_scripted(
+        project,
         model,
         "--json",
-        "--permission-mode",
-        "bypassPermissions",
         home=home,
         env={"CODEX_HOME": str(home / ".codex"), "HOOKWRIGHT_CODEX_MANAGED_DIR": str(managed)},
     )

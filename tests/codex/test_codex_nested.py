@@ -45,14 +45,14 @@ def _env(home: Path) -> dict[str, str]:
     return {"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]}
 
 
-def run(home: Path, project: Path, model: str, *extra: str) -> str:
+def run(home: Path, project: Path, model: Path, *extra: str) -> str:
     done = run_hookwright(
         "run",
         "go",
         "--project",
         str(project),
         "--model",
-        model,
+        f"scripted:{model}",
         "--permission-mode",
         "bypassPermissions",
         *extra,

@@ -8,24 +8,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.cli_runner import run_hookwright
+from tests.cli_runner import run_hookwright, run_scripted
 from tests.codex.project import bash, command, script, write_project
 
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 
 
-def run(home: Path, project: Path, model: str) -> list[dict[str, Any]]:
-    done = run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(project),
-        "--trust",
-        "--model",
+def run(home: Path, project: Path, model: Path) -> list[dict[str, Any]]:
+    done = run_scripted(
+        project,
         model,
         "--json",
-        "--permission-mode",
-        "bypassPermissions",
         home=home,
         env={"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]},
     )
@@ -123,19 +116,7 @@ def test_an_unreviewed_hook_does_not_run_and_hookwright_says_so(tmp_path: Path) 
     listed = run_hookwright("hooks", "list", "--project", str(project), home=home, env=codex)
     checked = run_hookwright("hooks", "validate", "--project", str(project), home=home, env=codex)
     model = script(tmp_path / "s.json", [bash("touch made.txt"), {"content": "ok"}])
-    ran = run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(project),
-        "--trust",
-        "--model",
-        model,
-        "--permission-mode",
-        "bypassPermissions",
-        home=home,
-        env=codex,
-    )
+    ran = run_scripted(project, model, home=home, env=codex)
     assert "not bound: will not run" in listed.stdout
     source = project / ".codex" / "hooks.json"
     review = f'[hooks.state."{source}:pre_tool_use:0:0"] trusted_hash = "sha256:'

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from cli_runner import run_hookwright
+from cli_runner import run_scripted
 from terminal import Terminal
 
 SERVER = Path(__file__).with_name("mcp_echo_server.py")
@@ -83,19 +83,7 @@ def call(tool: str, /, **arguments: Any) -> dict[str, Any]:
 
 
 def run(root: Path, home: Path, answers: dict[str, Any] | None = None) -> Any:
-    return run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(root),
-        "--trust",
-        "--model",
-        "scripted:script.yaml",
-        "--permission-mode",
-        "bypassPermissions",
-        home=home,
-        env=env(root, answers),
-    )
+    return run_scripted(root, "script.yaml", home=home, env=env(root, answers))
 
 
 def env(root: Path, answers: dict[str, Any] | None = None) -> dict[str, str]:
@@ -510,16 +498,9 @@ def test_an_mcp_tools_events_name_its_server_last_as_claude_code_2_1_332_does(
     no such field (the other tests)."""
     turns = [{"tool_calls": [call("mcp__srv__echo", text="hi")]}, {"content": "done"}]
     root = make_project(tmp_path / "p", turns)
-    proc = run_hookwright(
-        "run",
-        "go",
-        "--project",
-        str(root),
-        "--trust",
-        "--model",
-        "scripted:script.yaml",
-        "--permission-mode",
-        "bypassPermissions",
+    proc = run_scripted(
+        root,
+        "script.yaml",
         "--claude-code-version",
         "2.1.332",
         home=isolated_home,
