@@ -310,6 +310,50 @@ CASES: list[CodexCase] = [
     ),
 ]
 
-CASES += LAYER_CASES
+#: A hook in the repository root's `.codex` and one in the subfolder's, where both agents run:
+#: which of them run says where each agent put the project root.
+ROOT_AND_SUB = layered("UserPromptSubmit", "project", "subfolder")
+
+
+def _markers(*markers: str) -> str:
+    return f"project_root_markers = {json.dumps(list(markers))}\n"
+
+
+MARKER_CASES: list[CodexCase] = [
+    CodexCase(
+        "root_markers_empty", "say hi", [Reply("hi")], ROOT_AND_SUB, toml={"user": _markers()}
+    ),
+    CodexCase(
+        "root_marker_custom",
+        "say hi",
+        [Reply("hi")],
+        ROOT_AND_SUB,
+        files={"sub/marker.txt": ""},
+        toml={"user": _markers("marker.txt")},
+    ),
+    CodexCase(
+        "root_marker_missing",
+        "say hi",
+        [Reply("hi")],
+        ROOT_AND_SUB,
+        toml={"user": _markers("absent.txt")},
+    ),
+    CodexCase(
+        "root_markers_of_the_system_config",
+        "say hi",
+        [Reply("hi")],
+        ROOT_AND_SUB,
+        toml={"system": _markers()},
+    ),
+    CodexCase(
+        "root_markers_of_a_project_are_not_read",
+        "say hi",
+        [Reply("hi")],
+        ROOT_AND_SUB,
+        toml={"project": _markers()},
+    ),
+]
+
+CASES += LAYER_CASES + MARKER_CASES
 
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

@@ -31,6 +31,7 @@ from conformance.codex.layers import (
 from conformance.fake_responses import FakeOpenAI, Reply
 from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, Action, Observation, observe
 from hookwright.config.loading import LoadContext
+from hookwright.dialects.codex.config import CodexHook as DeclaredHook
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV, read_layers
 from hookwright.dialects.codex.review import review_key, trusted_hash
 
@@ -82,11 +83,13 @@ def _toml(text: str) -> str:
     return json.dumps(text)
 
 
-def config_toml(fake: FakeOpenAI, reviews: Sequence[tuple[str, str]]) -> str:
+def config_toml(fake: FakeOpenAI, reviews: Sequence[tuple[str, str]], user_toml: str) -> str:
+    """The user's `config.toml`: the case's own TOML (`user_toml`) after the top-level keys,
+    so that its keys stay top-level, and before the tables for the fake API and the reviews."""
     lines = [
         f"model = {_toml(MODEL)}",
         'model_provider = "local"',
-        "",
+        user_toml,
         "[model_providers.local]",
         'name = "local"',
         f"base_url = {_toml(fake.base_url)}",
@@ -110,16 +113,14 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     (codex_home / "config.toml").write_text(user_toml)
     if working_folder(project) != project:
         subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
-    cwd = working_folder(project)
-    declared = read_layers(LoadContext(cwd, home), [], managed_folder(root)).hooks
     unreviewed = {h.label for h in case.hooks if not h.reviewed}
-    reviews = [
-        (review_key(hook), trusted_hash(hook))
-        for hook in declared
+    reviews = {
+        review_key(hook): trusted_hash(hook)
+        for hook in _declared(root, home, project)
         if hook.layer != "managed"
         and not any(label in hook.command.split() for label in unreviewed)
-    ]
-    (codex_home / "config.toml").write_text(config_toml(fake, reviews) + "\n" + user_toml)
+    }
+    (codex_home / "config.toml").write_text(config_toml(fake, list(reviews.items()), user_toml))
     for name, text in case.files.items():
         path = project / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,6 +136,18 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     }
     (root / "actions.json").write_text(json.dumps(actions))
     return root, home, project
+
+
+def _declared(root: Path, home: Path, project: Path) -> list[DeclaredHook]:
+    """Every hook of the case, read from the repository root and from the subfolder: whatever
+    root a case's ``project_root_markers`` give, each hook Codex may read is reviewed, so one
+    hookwright leaves out shows as a hook that runs in Codex only."""
+    managed = managed_folder(root)
+    return [
+        hook
+        for folder in dict.fromkeys((project, working_folder(project)))
+        for hook in read_layers(LoadContext(folder, home), [], managed).hooks
+    ]
 
 
 def environment(root: Path, home: Path, fake: FakeOpenAI) -> dict[str, str]:

@@ -80,7 +80,7 @@ def governed(codex: Path, root: Path, fake: FakeOpenAI, managed: bool = False) -
     reviews = [
         line.strip() for line in printed if line.strip().startswith(("[hooks.state", "trusted"))
     ]
-    config = config_toml(fake, []) + "\n" + "\n".join(reviews) + "\n"
+    config = config_toml(fake, [], "") + "\n" + "\n".join(reviews) + "\n"
     (home / ".codex" / "config.toml").write_text(config)
     script = fake.load([Reply(calls=[Shell("call_rm", "rm -rf build")]), Reply("done")])
     command = [str(codex), "exec", "--json", "--skip-git-repo-check"]

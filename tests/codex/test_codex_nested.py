@@ -12,8 +12,9 @@ from tests.cli_runner import run_hookwright
 from tests.codex.project import command, script
 
 from hookwright.dialects.codex.config import LayerFiles, layer_hooks
-from hookwright.dialects.codex.layers import MANAGED_DIR_ENV, ROOT_SEARCH_LIMIT, project_folders
+from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 from hookwright.dialects.codex.review import review_key, trusted_hash
+from hookwright.dialects.codex.root import ROOT_SEARCH_LIMIT, project_folders
 
 LEVELS = ("above", "repo", "sub", "deep")
 

@@ -7,9 +7,10 @@ set). Codex lists, and runs, hooks in this order:
    ``managed_dir`` when one is set; no ``hooks.json`` is read there);
 2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
 3. user: ``$CODEX_HOME`` (else ``~/.codex``) ``hooks.json`` and ``config.toml``;
-4. project: ``.codex/hooks.json`` and ``config.toml`` of every folder from the repository root
-   (the nearest folder at or above the project holding ``.git``; the project alone when there is
-   none) down to the project, the root first (`project_folders`);
+4. project: ``.codex/hooks.json`` and ``config.toml`` of every folder from the project root
+   (the nearest folder at or above the project holding one of ``project_root_markers``,
+   default ``.git``; the project alone when there is none) down to the project, the root
+   first (`root`);
 5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml``;
 6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``, the
    last layer's word; a project's once it is trusted):
@@ -44,6 +45,7 @@ from hookwright.dialects.codex.config import (
     parse_events,
     read_toml,
 )
+from hookwright.dialects.codex.root import project_folders, root_markers
 
 MANAGED_DIR_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_DIR"
 DEFAULT_MANAGED_DIR: Final = Path("/etc/codex")
@@ -53,9 +55,6 @@ _PLUGIN_HOOKS: Final = "hooks/hooks.json"
 _SEGMENT: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 #: The version folder Codex prefers when it exists (a plugin installed from a local folder).
 _LOCAL_VERSION: Final = "local"
-#: How many folders above the project the repository root is looked for: a hostile deep tree
-#: cannot make discovery slow. Beyond it, the project alone is read, as with no repository.
-ROOT_SEARCH_LIMIT: Final = 64
 #: Whether hookwright trusts a folder (`TrustPolicy.trusts`).
 FolderTrust = Callable[[Path], bool]
 
@@ -107,7 +106,8 @@ def read_layers(
         LayerFiles("managed", managed, read_toml(managed / "config.toml", diagnostics)),
         LayerFiles("user", user, read_toml(user / "config.toml", diagnostics)),
     ]
-    for folder in project_folders(ctx.project_dir, diagnostics):
+    markers = root_markers(ordered, diagnostics)
+    for folder in project_folders(ctx.project_dir, diagnostics, markers):
         if folder.resolve() != user.resolve():
             ordered.append(
                 LayerFiles("project", folder, read_toml(folder / "config.toml", diagnostics))
@@ -127,37 +127,6 @@ def read_layers(
         user_config=ordered[1].config,
         plugins=tuple(plugin_ids(ordered)),
     )
-
-
-def project_folders(project: Path, diagnostics: list[Diagnostic]) -> list[Path]:
-    """The ``.codex`` folders Codex reads as project layers, the repository root's first.
-
-    Codex (measured) reads ``.codex`` in every folder from the nearest one at or above the
-    project that holds ``.git`` down to the project, and none above that root; with no
-    repository, the project's alone. A ``.codex`` whose files lie outside the repository
-    (through a link) is not read, with a warning.
-    """
-    start = project.absolute()
-    reach = [start, *start.parents][: ROOT_SEARCH_LIMIT + 1]
-    root = next((i for i, folder in enumerate(reach) if (folder / ".git").exists()), 0)
-    chain = reversed(reach[: root + 1])
-    return [
-        folder / ".codex"
-        for folder in chain
-        if _inside(folder / ".codex", reach[root], diagnostics)
-    ]
-
-
-def _inside(codex: Path, root: Path, diagnostics: list[Diagnostic]) -> bool:
-    """False, with a warning, when ``codex`` or a file Codex reads in it leaves `root`."""
-    base = root.resolve()
-    for path in (codex, codex / "hooks.json", codex / "config.toml"):
-        target = path.resolve()
-        if path.exists() and target != base and base not in target.parents:
-            message = f"links outside the repository {root} to {target}; not read"
-            diagnostics.append(Diagnostic(str(path), "", message, "warning"))
-            return False
-    return True
 
 
 def _requirement_hooks(

@@ -1,0 +1,82 @@
+"""Where Codex puts the project root, and so which ``.codex`` folders it reads as project layers.
+
+Measured against Codex CLI 0.171.0: the root is the nearest folder at or above the project
+holding one of ``project_root_markers`` (default ``[".git"]``; a marker counts when it exists,
+through a link too, and a dangling link does not). The key is read from the system and the user
+``config.toml`` (the user's wins), never from a project's: a repository cannot move its own
+root. An empty list turns the search off, and so does a marker found nowhere: the project is
+its own root. A value that is not a list of strings stops Codex from starting; hookwright says
+so in one line naming the file and the key, and looks for ``.git``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+from hookwright.config.loading import Diagnostic
+from hookwright.dialects.codex.config import LayerFiles
+
+KEY: Final = "project_root_markers"
+DEFAULT_MARKERS: Final = (".git",)
+#: How many folders above the project the root is looked for: a hostile deep tree cannot make
+#: discovery slow. Beyond it, the project alone is read, as when no marker is found.
+ROOT_SEARCH_LIMIT: Final = 64
+
+
+def root_markers(read_from: Sequence[LayerFiles], diagnostics: list[Diagnostic]) -> tuple[str, ...]:
+    """``project_root_markers`` of the last of `read_from` (the system, then the user layer)
+    that sets it; the default when none does or when the value is not a list of strings."""
+    setting = None
+    for files in read_from:
+        if files.config is not None and KEY in files.config:
+            setting = files
+    if setting is None or setting.config is None:
+        return DEFAULT_MARKERS
+    value = setting.config[KEY]
+    if isinstance(value, list) and all(isinstance(marker, str) for marker in value):
+        return tuple(value)
+    message = (
+        f"must be a list of strings, not {value!r:.60}: Codex CLI does not start with it; "
+        f"hookwright looks for {', '.join(DEFAULT_MARKERS)}"
+    )
+    diagnostics.append(Diagnostic(str(setting.toml_path), KEY, message))
+    return DEFAULT_MARKERS
+
+
+def project_folders(
+    project: Path, diagnostics: list[Diagnostic], markers: Sequence[str] = DEFAULT_MARKERS
+) -> list[Path]:
+    """The ``.codex`` folders Codex reads as project layers, the root's first: one in every
+    folder from the root down to the project. A ``.codex`` whose files lie outside the root
+    (through a link) is not read, with a warning."""
+    start = project.absolute()
+    reach = [start, *start.parents][: ROOT_SEARCH_LIMIT + 1]
+    root = _root_index(reach, markers)
+    chain = reversed(reach[: root + 1])
+    return [
+        folder / ".codex"
+        for folder in chain
+        if _inside(folder / ".codex", reach[root], diagnostics)
+    ]
+
+
+def _root_index(reach: Sequence[Path], markers: Sequence[str]) -> int:
+    """The place in `reach` of the nearest folder holding a marker (0, the project, if none)."""
+    for index, folder in enumerate(reach):
+        if any((folder / marker).exists() for marker in markers):
+            return index
+    return 0
+
+
+def _inside(codex: Path, root: Path, diagnostics: list[Diagnostic]) -> bool:
+    """False, with a warning, when ``codex`` or a file Codex reads in it leaves `root`."""
+    base = root.resolve()
+    for path in (codex, codex / "hooks.json", codex / "config.toml"):
+        target = path.resolve()
+        if path.exists() and target != base and base not in target.parents:
+            message = f"links outside the repository {root} to {target}; not read"
+            diagnostics.append(Diagnostic(str(path), "", message, "warning"))
+            return False
+    return True
