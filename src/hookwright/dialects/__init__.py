@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from hookwright.config.loading import LoadContext, SourceCatalogue, discover, register_catalogue
+from hookwright.dialects.managed_paths import codex_managed_dir, gemini_system_settings, platform_of
 
 #: Each built-in dialect's source name and the module that registers it, in discovery order
 #: (which orders hooks of equal priority across dialects).
@@ -39,14 +40,14 @@ def _claude_code_reads(ctx: LoadContext) -> list[Path]:
 
 
 def _gemini_reads(ctx: LoadContext) -> list[Path]:
-    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
-    return [Path(system), ctx.home / ".gemini" / "settings.json", ctx.project_dir / ".gemini"]
+    system = Path(gemini_system_settings(platform_of()))
+    return [system, ctx.home / ".gemini" / "settings.json", ctx.project_dir / ".gemini"]
 
 
 def _codex_reads(ctx: LoadContext) -> list[Path]:
     user = os.environ.get("CODEX_HOME", "").strip()
-    managed = os.environ.get("HOOKWRIGHT_CODEX_MANAGED_DIR") or "/etc/codex"
-    return [Path(managed), Path(user) if user else ctx.home / ".codex", ctx.project_dir / ".codex"]
+    managed = Path(codex_managed_dir(platform_of()))
+    return [managed, Path(user) if user else ctx.home / ".codex", ctx.project_dir / ".codex"]
 
 
 #: What each built-in dialect's discovery reads besides `--config` files: when none of these

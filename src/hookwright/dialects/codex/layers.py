@@ -1,17 +1,20 @@
 """The layers Codex CLI reads hooks from, in Codex's order, and the switches they set.
 
-Measured against Codex CLI 0.171.0 (``/etc/codex`` is ``$HOOKWRIGHT_CODEX_MANAGED_DIR`` when
-set). Codex lists, and runs, hooks in this order:
+Measured against Codex CLI 0.171.0 (``/etc/codex`` is the platform's managed folder of
+`managed_paths`, ``$HOOKWRIGHT_CODEX_MANAGED_DIR`` when set). Codex lists, and runs, hooks in
+this order:
 
 1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml`` (named by its
-   ``managed_dir`` when one is set; no ``hooks.json`` is read there);
+   ``managed_dir``, on Windows ``windows_managed_dir``, when one is set; no ``hooks.json`` is
+   read there);
 2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
 3. user: ``$CODEX_HOME`` (else ``~/.codex``) ``hooks.json`` and ``config.toml``;
 4. project: ``.codex/hooks.json`` and ``config.toml`` of every folder from the project root
    (the nearest folder at or above the project holding one of ``project_root_markers``,
    default ``.git``; the project alone when there is none) down to the project, the root
    first (`root`);
-5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml``;
+5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml`` (not
+   on Windows);
 6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``, the
    last layer's word; a project's once it is trusted):
    ``hooks/hooks.json`` of the plugin's active version under
@@ -46,9 +49,16 @@ from hookwright.dialects.codex.config import (
     read_toml,
 )
 from hookwright.dialects.codex.root import project_folders, root_markers
+from hookwright.dialects.managed_paths import (
+    CODEX_MANAGED_DIR_ENV,
+    MANAGED,
+    ManagedPaths,
+    Platform,
+    codex_managed_dir,
+    platform_of,
+)
 
-MANAGED_DIR_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_DIR"
-DEFAULT_MANAGED_DIR: Final = Path("/etc/codex")
+MANAGED_DIR_ENV: Final = CODEX_MANAGED_DIR_ENV
 _PLUGIN_MANIFEST: Final = Path(".codex-plugin") / "plugin.json"
 _PLUGIN_HOOKS: Final = "hooks/hooks.json"
 #: A plugin's name and marketplace as folder names: nothing that leaves the cache folder.
@@ -60,7 +70,8 @@ FolderTrust = Callable[[Path], bool]
 
 
 def managed_dir() -> Path:
-    return Path(os.environ.get(MANAGED_DIR_ENV) or DEFAULT_MANAGED_DIR)
+    """Codex's managed folder on this machine (`managed_paths`)."""
+    return Path(codex_managed_dir(platform_of()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +106,15 @@ class CodexLayers:
 
 
 def read_layers(
-    ctx: LoadContext, diagnostics: list[Diagnostic], managed: Path | None = None
+    ctx: LoadContext,
+    diagnostics: list[Diagnostic],
+    managed: Path | None = None,
+    platform: Platform | None = None,
 ) -> CodexLayers:
-    """`managed`: the folder that stands for ``/etc/codex`` (default `managed_dir`)."""
+    """`managed`: the folder that stands for ``/etc/codex`` (default `managed_dir`);
+    `platform`: whose row of `managed_paths.MANAGED` applies (default this machine's)."""
     managed = managed or managed_dir()
+    row = MANAGED[platform or platform_of()]
     user = codex_home(ctx.home)
     requirements_path = managed / "requirements.toml"
     requirements = read_toml(requirements_path, diagnostics)
@@ -112,9 +128,10 @@ def read_layers(
             ordered.append(
                 LayerFiles("project", folder, read_toml(folder / "config.toml", diagnostics))
             )
-    legacy = managed / "managed_config.toml"
-    ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
-    hooks = _requirement_hooks(requirements, requirements_path, diagnostics)
+    if row.codex_legacy is not None:
+        legacy = managed / row.codex_legacy
+        ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
+    hooks = _requirement_hooks(requirements, requirements_path, row, diagnostics)
     for files in ordered:
         hooks += layer_hooks(files, diagnostics)
     hooks += plugin_hooks(user, ordered, diagnostics)
@@ -130,11 +147,15 @@ def read_layers(
 
 
 def _requirement_hooks(
-    requirements: Mapping[str, Any] | None, path: Path, diagnostics: list[Diagnostic]
+    requirements: Mapping[str, Any] | None,
+    path: Path,
+    row: ManagedPaths,
+    diagnostics: list[Diagnostic],
 ) -> list[CodexHook]:
-    """Codex names these hooks by the ``managed_dir`` the file sets, when it is absolute."""
+    """Codex names these hooks by the folder the file sets for the platform (``managed_dir``,
+    on Windows ``windows_managed_dir``), when it is absolute."""
     table = requirements.get("hooks") if requirements else None
-    named = table.get("managed_dir") if isinstance(table, Mapping) else None
+    named = table.get(row.codex_hooks_dir_key) if isinstance(table, Mapping) else None
     source = Path(named) if isinstance(named, str) and os.path.isabs(named) else path
     hooks, problems = parse_events(inline_hooks(requirements) or None, source, "managed")
     diagnostics.extend(replace(problem, file=str(path)) for problem in problems)

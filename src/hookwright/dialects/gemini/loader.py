@@ -18,7 +18,6 @@ from running, with a warning saying so.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from hookwright.core.spec import DialectData, HookSpec
 from hookwright.dialects.gemini.codec import DEFAULT_TIMEOUT_MS, GeminiCommand, command_handler
 from hookwright.dialects.gemini.events import EVENTS, matcher_for
 from hookwright.dialects.gemini.trust import UNTRUSTED_EXIT, folder_trusted
+from hookwright.dialects.managed_paths import Platform, gemini_system_settings, platform_of
 
 DIALECT = "gemini"
 _HOOKS_CONFIG_KEYS = frozenset({"enabled", "disabled", "notifications"})
@@ -72,13 +72,15 @@ class Layer:
     project: Path
 
 
-def layers(ctx: LoadContext) -> list[Layer]:
-    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
+def layers(ctx: LoadContext, platform: Platform | None = None) -> list[Layer]:
+    """The settings files, project first; the system file is `platform`'s (default this
+    machine's) in `managed_paths.MANAGED`."""
+    system = Path(gemini_system_settings(platform or platform_of()))
     project = ctx.project_dir
     return [
         Layer("project", project / ".gemini" / "settings.json", project, project),
         Layer("user", ctx.home / ".gemini" / "settings.json", None, project),
-        Layer("managed", Path(system), None, project),
+        Layer("managed", system, None, project),
     ]
 
 
