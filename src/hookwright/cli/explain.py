@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.loading import DiscoveredHook
+from hookwright.core.effects import failure_fix
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
@@ -204,6 +205,8 @@ def _result_lines(verdict: Verdict, project_dir: Path | None) -> list[str]:
         tail = _tail(result.stderr)
         if tail:
             lines += [f"      stderr: {line}" for line in tail.rstrip("\n").splitlines()]
+        if fix := failure_fix(result.effects):
+            lines.append(f"      fix: {fix}")
     return lines
 
 
