@@ -89,14 +89,14 @@ def test_json_report(tmp_path: Path, isolated_home: Path) -> None:
 def test_the_demo_is_valid(isolated_home: Path) -> None:
     proc = run_hookwright("hooks", "validate", "-p", str(DEMO), "--trust", home=isolated_home)
     assert proc.returncode == 0, proc.stdout
-    for name, dialect in (
-        (".claude/settings.json", "claude_code"),
-        (".hookwright/hooks.yaml", "native"),
-        (".picoclaw/config.json", "picoclaw"),
-        (".openharness/hooks/note-dry-runs.yaml", "openharness"),
+    for name, system in (
+        (".claude/settings.json", "Claude Code"),
+        (".hookwright/hooks.yaml", "Python"),
+        (".picoclaw/config.json", "PicoClaw"),
+        (".openharness/hooks/note-dry-runs.yaml", "OpenHarness"),
         ("skills/careful/hooks/hooks.json", "skill"),
     ):
-        assert f"  ok    {name} ({dialect})" in proc.stdout
+        assert f"  ok    {name} ({system})" in proc.stdout
     assert proc.stdout.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
 
 
