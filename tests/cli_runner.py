@@ -20,6 +20,7 @@ def run_hookwright(
     stdin: str | None = None,
     env: dict[str, str] | None = None,
     timeout: float = 120,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     full_env = {
         key: value
@@ -34,6 +35,7 @@ def run_hookwright(
         text=True,
         env=full_env,
         timeout=timeout,
+        cwd=cwd,
     )
 
 

@@ -86,3 +86,50 @@ def test_explain_shows_the_stderr_of_a_call_that_answered(
     assert (hook["status"], hook["decision"]) == ("ok", "deny")
     assert hook["stderr_tail"] == "checked echo once"
     assert "      stderr: checked echo once" in proc.stderr
+
+
+#: Writes `LINES` stderr lines for each call, then answers: a hook flooding the terminal.
+FLOODING_HOOK = r"""
+import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "hook.before_tool":
+        sys.stderr.write("".join(f"noise {n}\n" for n in range(LINES)))
+        sys.stderr.flush()
+    result = {"ok": True} if message["method"] == "hook.hello" else {"action": "continue"}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+def test_stderr_held_back_is_counted_with_where_to_read_it(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """5 lines per 10 s reach the terminal; the rest are counted once, with where to read
+    them, and the call's audit record keeps its stderr."""
+    project = make_project(tmp_path)
+    (project / ".picoclaw" / "hook.py").write_text(FLOODING_HOOK.replace("LINES", "3000"))
+    script = project / "script.yaml"
+    call = {"name": "Bash", "arguments": {"command": "echo hi"}}
+    script.write_text(yaml.safe_dump({"model": "s", "turns": [
+        {"content": "one", "tool_calls": [call]}, {"content": "done"}]}))  # fmt: skip
+    proc = run_hookwright("run", "go", "-p", str(project), "--trust", "--model",
+                          f"scripted:{script}", home=isolated_home)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    said = proc.stderr.splitlines()
+    assert [line for line in said if "noise" in line] == [
+        f"hook checker stderr: noise {n}" for n in range(5)
+    ]
+    (summary,) = [line for line in said if "suppressed" in line]
+    assert summary == (
+        "hook checker: 2995 more warning(s) like the above suppressed; each call's stderr "
+        "(its last 2000 characters) is in its audit record: "
+        "`hookwright audit --session ID --json` (stderr_tail)"
+    )
+    assert len(said) < 20, proc.stderr  # the flood never reaches the terminal
+    audit = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()
+    (record,) = [json.loads(line) for line in audit if '"checker"' in line and "noise" in line]
+    assert record["stderr_tail"].endswith("noise 2998\nnoise 2999")

@@ -50,11 +50,11 @@ def test_every_dialect_file_is_checked_and_errors_fail(tmp_path: Path, isolated_
     proc = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
-    assert "  error .hookwright/hooks.yaml (native): 3 hook(s)" not in out  # typo is not a hook
-    assert "  error .hookwright/hooks.yaml (native): 2 hook(s)" in out
+    assert "  error .hookwright/hooks.yaml (Python): 3 hook(s)" not in out  # typo is not a hook
+    assert "  error .hookwright/hooks.yaml (Python): 2 hook(s)" in out
     assert "hooks[1].event: Value error, unknown event 'PreToolUze'" in out
-    assert "  error .claude/settings.json (claude_code)" in out
-    assert "  error .openharness/hooks/bad.yaml (openharness)" in out
+    assert "  error .claude/settings.json (Claude Code)" in out
+    assert "  error .openharness/hooks/bad.yaml (OpenHarness)" in out
     assert "  error skills/tidy/hooks/hooks.json (skill): 0 hook(s)" in out
     assert "hooks[0].timing" in out
     assert "checked without loading their code" in out
@@ -89,14 +89,14 @@ def test_json_report(tmp_path: Path, isolated_home: Path) -> None:
 def test_the_demo_is_valid(isolated_home: Path) -> None:
     proc = run_hookwright("hooks", "validate", "-p", str(DEMO), "--trust", home=isolated_home)
     assert proc.returncode == 0, proc.stdout
-    for name, dialect in (
-        (".claude/settings.json", "claude_code"),
-        (".hookwright/hooks.yaml", "native"),
-        (".picoclaw/config.json", "picoclaw"),
-        (".openharness/hooks/note-dry-runs.yaml", "openharness"),
+    for name, system in (
+        (".claude/settings.json", "Claude Code"),
+        (".hookwright/hooks.yaml", "Python"),
+        (".picoclaw/config.json", "PicoClaw"),
+        (".openharness/hooks/note-dry-runs.yaml", "OpenHarness"),
         ("skills/careful/hooks/hooks.json", "skill"),
     ):
-        assert f"  ok    {name} ({dialect})" in proc.stdout
+        assert f"  ok    {name} ({system})" in proc.stdout
     assert proc.stdout.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
 
 
@@ -130,11 +130,11 @@ def test_files_read_without_hooks_are_listed(tmp_path: Path, isolated_home: Path
     proc = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    assert "  ok    .claude/settings.json (claude_code): no hooks" in out
-    assert "  ok    .claude/settings.local.json (claude_code): no hooks" in out
-    assert f"  ok    {user_settings} (claude_code): no hooks" in out
-    assert "  ok    .picoclaw/config.json (picoclaw): no hooks" in out
-    assert "  ok    .hookwright/hooks.yaml (native): no hooks" in out
+    assert "  ok    .claude/settings.json (Claude Code): no hooks" in out
+    assert "  ok    .claude/settings.local.json (Claude Code): no hooks" in out
+    assert f"  ok    {user_settings} (Claude Code): no hooks" in out
+    assert "  ok    .picoclaw/config.json (PicoClaw): no hooks" in out
+    assert "  ok    .hookwright/hooks.yaml (Python): no hooks" in out
     assert "none found" not in out
     assert out.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
     report = json.loads(
@@ -155,5 +155,5 @@ def test_a_yaml_error_is_one_line_naming_the_file(tmp_path: Path, isolated_home:
     assert line.startswith(f"error: {config}: invalid YAML: ") and "(line 4 column 6)" in line
     checked = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert checked.returncode == 1
-    assert "  error .hookwright/hooks.yaml (native): 0 hook(s)" in checked.stdout
+    assert "  error .hookwright/hooks.yaml (Python): 0 hook(s)" in checked.stdout
     assert "invalid YAML: expected ',' or ']', but got ':' (line 4 column 6)" in checked.stdout

@@ -72,3 +72,27 @@ def test_a_failed_openharness_hook_is_one_terminal_line(
     line = "broken (OpenHarness, .openharness/hooks/broken.yaml): error (hook_execution_failed)"
     assert f"{line} — Command hook exited with code 1: it broke" in proc.stdout
     assert proc.stdout.count("it broke") == 1, proc.stdout  # no notice, no stderr tail again
+
+
+def test_explain_says_which_selected_hooks_an_earlier_deny_kept_from_running(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    deny = "import sys; sys.stdin.read(); sys.stderr.write('no'); sys.exit(2)"
+    hook = {"type": "command", "command": f'{sys.executable} -c "{deny}"'}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (project / ".openharness" / "hooks").mkdir(parents=True)
+    (project / ".openharness" / "hooks" / "later.yaml").write_text(
+        OPENHARNESS_HOOK.replace("broken", "later")
+    )
+    stdin = json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}})
+    args = ("hooks", "test", "PreToolUse", "-i", "-", "-p", str(project), "--explain")
+    proc = run_hookwright(*args, stdin=stdin, home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "  run  before_tool_dispatch (PreToolUse) later (OpenHarness" in proc.stderr
+    assert (
+        "  before_tool_dispatch (PreToolUse) later (OpenHarness, .openharness/hooks/later.yaml):"
+        " not run — an earlier hook's deny ended the dispatch"
+    ) in proc.stderr, proc.stderr

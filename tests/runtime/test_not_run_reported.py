@@ -70,7 +70,7 @@ def test_an_untrusted_folder_says_each_hook_once_on_stderr_and_in_the_audit(
     for index, (line, command) in enumerate(zip(stderr, ("echo one", "echo two"), strict=True)):
         assert line == (
             f"warning: {settings}:hooks.PreToolUse[{index}].hooks[0]: hook 'command:{command}' "
-            f"(claude_code) not run: untrusted; trust the folder with: hookwright trust "
+            f"(Claude Code) not run: untrusted; trust the folder with: hookwright trust "
             f"{project}, or run again with --trust"
         )
     [start] = [e for e in stream if e["type"] == "session_start"]
@@ -214,7 +214,7 @@ def test_chat_says_which_hooks_will_not_run_and_lists_them_with_why(
     term.expect("not bound: will not run")
     term.send("/exit")
     assert term.close() == 0
-    said = "hook 'gone' (native) not run: not bound; see the diagnostics for this file"
+    said = "hook 'gone' (Python) not run: not bound; see the diagnostics for this file"
     assert said in term.output
     listed = term.output[term.output.index("/hooks") :]
     assert "gone" in listed and "fails open" in listed

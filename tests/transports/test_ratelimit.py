@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import sys
@@ -10,7 +11,7 @@ import textwrap
 import pytest
 
 from bounds import FakeClock
-from hookwright.transports.ratelimit import BURST, RateLimitedLog
+from hookwright.transports.ratelimit import BURST, EVERY_STDERR_LINE, RateLimitedLog
 from hookwright.transports.rpc import RpcProcess
 
 FLOOD = textwrap.dedent(
@@ -64,3 +65,22 @@ def test_one_summary_per_interval(caplog: pytest.LogCaptureFixture) -> None:
         "line 7",
     ]
     assert all(getattr(r, "hook", None) == "h" for r in caplog.records)
+
+
+async def test_held_back_stderr_is_counted_when_its_interval_ends_with_where_to_read_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """No later warning and no `flush`: the interval's end says it, once."""
+    caplog.set_level(logging.WARNING, logger="t")
+    limited = RateLimitedLog(logging.getLogger("t"), "h", burst=2, interval=0.2)
+    for index in range(5):
+        limited.stderr("hook h stderr: line %d", index)
+    await asyncio.sleep(0.5)
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == [
+        "hook h stderr: line 0",
+        "hook h stderr: line 1",
+        f"hook h: 3 more warning(s) like the above suppressed; {EVERY_STDERR_LINE}",
+    ]
+    limited.flush()
+    assert len(caplog.records) == 3

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.loading import DiscoveredHook
+from hookwright.core.effects import failure_fix
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
@@ -204,7 +205,19 @@ def _result_lines(verdict: Verdict, project_dir: Path | None) -> list[str]:
         tail = _tail(result.stderr)
         if tail:
             lines += [f"      stderr: {line}" for line in tail.rstrip("\n").splitlines()]
+        if fix := failure_fix(result.effects):
+            lines.append(f"      fix: {fix}")
     return lines
+
+
+def _not_reached_lines(verdict: Verdict, explanation: Explanation) -> list[str]:
+    """The selected hooks that never ran: an earlier hook's decision ended the dispatch."""
+    ran = {id(result.hook) for result in verdict.results}
+    missed = [c.spec for c in explanation.candidates if c.selected and id(c.spec) not in ran]
+    decided = verdict.decision.value if verdict.decision else None
+    why = f"an earlier hook's {decided} ended the dispatch" if decided else "the dispatch ended"
+    here = explanation.project_dir
+    return [f"  {_label(spec, here)}: not run — {why}" for spec in missed]
 
 
 def _chain_lines(verdict: Verdict) -> list[str]:
@@ -225,9 +238,10 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
     if explanation.elsewhere:
         lines[0] += f"; {len(explanation.elsewhere)} hook(s) only on other events"
     lines += _candidate_lines(explanation)
-    if verdict.results:
+    not_reached = _not_reached_lines(verdict, explanation)
+    if verdict.results or not_reached:
         lines.append("results:")
-        lines += _result_lines(verdict, explanation.project_dir)
+        lines += _result_lines(verdict, explanation.project_dir) + not_reached
     if tiered(verdict.runs):
         lines += _chain_lines(verdict)
     lines += [f"warning: {warning}" for warning in explanation.warnings]

@@ -31,6 +31,7 @@ from hookwright.config.safeparse import (
     read_text,
 )
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.effects import failure_fix
 from hookwright.core.events import Event, HookInput, UnknownEventError, resolve_event
 from hookwright.core.results_json import verdict_to_json
 from hookwright.monitor import debug as debug_trace
@@ -188,6 +189,9 @@ def _dispatch(
 
         print_explanation(inp, verdict, explanation)
         output = verdict_json(verdict, explanation)
+    for entry, result in zip(output["hooks"], verdict.results, strict=True):
+        if fix := failure_fix(result.effects):
+            entry["fix"] = fix  # what makes a failed hook work, when its dialect says
     if verdict.effects.prompt_injections:
         from hookwright.cli.skill_events import injection_lines, injections_json
 
@@ -199,11 +203,12 @@ def _dispatch(
 def _asking_a_model(hooks: list[HookSpec]) -> list[str]:
     """One line per prompt or agent hook of the event: without `--model` it fails."""
     from hookwright.dialects.base import Handler
+    from hookwright.host.labels import system_name
     from hookwright.transports.model import ModelTransport
 
     return [
-        f"hook {spec.name!r} ({spec.dialect}) asks a model and none is given: it fails; "
-        "test it with --model scripted:FILE (or openai:NAME, anthropic:NAME)"
+        f"hook {spec.name!r} ({system_name(spec.dialect)}) asks a model and none is given: it "
+        "fails; test it with --model scripted:FILE (or openai:NAME, anthropic:NAME)"
         for spec in hooks
         if isinstance(spec.handler, Handler) and isinstance(spec.handler.transport, ModelTransport)
     ]

@@ -50,7 +50,8 @@ def describe(record: Mapping[str, Any]) -> str:
     effect = record["effect"] if "effect" in record else record.get("decision")
     status = record.get("status")
     if status in ("error", "timeout"):
-        return f"{status}: {clip(record.get('error') or '')}"
+        fix = f"; fix: {record['fix']}" if record.get("fix") else ""
+        return f"{status}: {clip(record.get('error') or '')}{fix}"
     if status == "not_run":  # the reason names the file and hook first; the line names them
         why = str(record.get("reason") or record.get("error") or "").partition(" not run: ")
         return f"not run: {clip(why[2] or why[0])}"

@@ -244,6 +244,8 @@ class RichRenderer:
         if " ".join(stderr.split()) not in shown:  # else said just above
             for line in _tail_lines(stderr, STDERR_LINES):
                 body.append(f"\n  {line}", style="dim")
+        if event.get("fix"):
+            body.append(f"\n  fix: {event['fix']}", style="yellow")
         self._line(f"{prefix}⚑ {event.get('event_words') or event['event']} ", body, "magenta")
 
     def _permission(self, prefix: str, event: dict[str, Any]) -> None:

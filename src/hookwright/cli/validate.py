@@ -24,6 +24,7 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
 from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.host.failure_policy import FailureMode, failure_mode, untrusted_failure_mode
+from hookwright.host.labels import system_name
 from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_each_dialect
 from hookwright.skills import SkillHookError, scan_hooks
 
@@ -172,6 +173,7 @@ def to_json(report: Report) -> dict[str, Any]:
             {
                 "file": f.file,
                 "dialect": f.dialect,
+                "system": system_name(f.dialect),
                 "hooks": f.hooks,
                 "problems": [
                     {"severity": d.severity, "path": d.path, "message": d.message}
@@ -200,7 +202,7 @@ def to_lines(report: Report) -> list[str]:
         status = "error" if f.count("error") else "warn " if f.problems else "ok   "
         name = _shown(f.file, report.project)
         hooks = f"{f.hooks} hook(s)" if f.hooks or f.problems else "no hooks"
-        lines.append(f"  {status} {name} ({f.dialect}): {hooks}")
+        lines.append(f"  {status} {name} ({system_name(f.dialect)}): {hooks}")
         lines += [f"        {d.severity}: {d.path or '-'}: {d.message}" for d in f.problems]
         lines += [
             f"        fails closed: {h.hook} on {h.event}, closed by {h.mode.closed_by}"

@@ -140,15 +140,19 @@ class AuditRecord:
     #: The hook runs in shadow mode: `decision` is what it would have decided; nothing of its
     #: answer was applied.
     shadow: bool = False
+    #: What makes a failed hook work, when its dialect says (`Notice.fix`).
+    fix: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The record as its audit line holds it: `ts` in ISO 8601 UTC, then the fields in
-        order, the context's fields (`AuditContext`) after them; `tier` and `chain` only when
+        order, the context's fields (`AuditContext`) after them; `fix`, `tier` and `chain` only when
         known, `shadow` only when true, `permission` only on permission records, `test` only
         when true."""
         data = {name: getattr(self, name) for name in _RECORD_FIELDS}
         data["ts"] = iso_utc(self.ts)
         data.update((self.about or _NO_CONTEXT).to_dict())
+        if self.fix is not None:
+            data["fix"] = self.fix
         if self.tier is not None:
             data["tier"] = self.tier
         if self.chain is not None:
@@ -162,7 +166,7 @@ class AuditRecord:
         return data
 
 
-_OPTIONAL = ("permission", "test", "about", "tier", "chain", "shadow")
+_OPTIONAL = ("permission", "test", "about", "tier", "chain", "shadow", "fix")
 _RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord) if f.name not in _OPTIONAL)
 _NO_CONTEXT = AuditContext()
 

@@ -27,6 +27,9 @@ class Notice:
     message: str
     #: The dialect's own record (OpenHarness `hook.notice`: hookName, handlerType, errorCode...).
     detail: Mapping[str, Any] | None = None
+    #: For a failed hook, what its author changes to make it work, when the dialect knows
+    #: (an OpenHarness command's exit code, a timeout to raise); every view shows it.
+    fix: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,3 +216,12 @@ class Effects:
 
 
 NO_EFFECTS = Effects()
+
+
+def failure_fix(effects: Effects | None) -> str | None:
+    """What makes a failed hook work, from its `hook_failed` notice (None when its dialect
+    does not say)."""
+    for notice in effects.notices if effects else ():
+        if notice.kind == "hook_failed" and notice.fix:
+            return notice.fix
+    return None

@@ -48,6 +48,7 @@ from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 from hookwright.dialects.claude_version_setting import choose_profile
+from hookwright.host.labels import system_name
 
 if TYPE_CHECKING:
     from hookwright.dialects.skills import HookInfo, SkillHookError
@@ -110,7 +111,7 @@ class NotRun:
         why = self.reason.replace("_", " ")
         if self.path is not None:
             why = f"{why}: {self.path}"
-        hook = f"hook {self.hook.name!r} ({self.hook.dialect})"
+        hook = f"hook {self.hook.name!r} ({system_name(self.hook.dialect)})"
         return f"{self.file}: {hook} not run: {why}; {self.fix}"
 
 

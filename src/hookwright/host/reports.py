@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from hookwright.core.effects import failure_fix
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
 from hookwright.host.labels import label_of
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
-#: error code, when its dialect gives one; ``context``: the text it added for the model;
+#: error code, when its dialect gives one; ``fix``: what makes a failed hook work, when its
+#: dialect knows; ``context``: the text it added for the model;
 #: ``stderr``: a failed hook's stderr, for a Python hook the traceback of its own frames;
 #: ``tier`` and ``shadow``: its policy tier and shadow mode, only when it has either;
 #: ``system``, ``event_words``, ``file``: the hook's `HookLabel`, as every view names it),
@@ -43,6 +45,7 @@ def report_verdict(report: Reporter, verdict: Verdict, project_dir: Path | None 
             reason=result.reason,
             error=result.error,
             code=failure_code(result),
+            fix=failure_fix(result.effects),
             context=result.additional_context,
             stderr=result.stderr if result.status is Status.error else None,
             system=label.system if label else "?",

@@ -25,6 +25,7 @@ from hookwright.core.audit_record import AuditCallback as AuditCallback
 from hookwright.core.audit_record import AuditContext as AuditContext
 from hookwright.core.audit_record import AuditRecord as AuditRecord
 from hookwright.core.audit_record import PermissionSource as PermissionSource
+from hookwright.core.effects import failure_fix
 from hookwright.core.events import TOOL_EVENTS, HookInput
 from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
@@ -436,6 +437,7 @@ class AuditLog:
             context=self._redact(cap_text(added_text(result))),
             test=self.test,
             about=self.about,
+            fix=self._redact(failure_fix(result.effects)),
         )
 
     def _append_bodies(self, bodies: list[bytes]) -> None:

@@ -22,6 +22,7 @@ from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
 from hookwright.core.audit_record import AuditContext, iso_utc
+from hookwright.core.effects import failure_fix
 from hookwright.core.events import INPUT_FIELD, Event
 from hookwright.core.results import Decision, HookResult, HookRun, Status, Verdict, effect_of
 
@@ -295,8 +296,10 @@ class LineEncoder:
         """The line of a hook that answered something, after its head."""
         first, second = _spec_parts(result.hook) if result.hook is not None else _UNKNOWN_SPEC
         answer, effect, context = self._result_text(result)
+        fix = failure_fix(result.effects)
+        last = f", {_fields({'fix': self._redact(fix)})[:-2]}" if fix else ""
         return utf8(
-            f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}{self.about}"
+            f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}{self.about}{last}"
         )
 
     def _call_text(self, verdict: Verdict, turn_id: str | None, call: Call | None) -> str:

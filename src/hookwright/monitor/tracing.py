@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from hookwright.core.effects import failure_fix
 from hookwright.core.events import MATCH_FIELD, HookInput
-from hookwright.core.results import Status, Verdict, effect_of
+from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
 from hookwright.monitor.debug import short, trace
 
@@ -71,6 +72,15 @@ def results(verdict: Verdict) -> None:
         ):
             if value:
                 text += f"; {label}: {short(value)}"
+        if result.status is not Status.ok:
+            text += _failure_facts(result)
         trace("result", f"{event} {name}: {text}")
     decision = verdict.decision.value if verdict.decision else "none"
     trace("result", f"{event}: merged decision {decision}, {len(verdict.runs)} hook(s) ran")
+
+
+def _failure_facts(result: HookResult) -> str:
+    """Where a failed hook was declared, and what makes it work when its dialect says."""
+    text = f"; declared in: {result.hook.origin}" if result.hook and result.hook.origin else ""
+    fix = failure_fix(result.effects)
+    return text + (f"; fix: {fix}" if fix else "")

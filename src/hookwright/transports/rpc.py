@@ -631,7 +631,7 @@ class _Connection:
         text = "<line too long>" if line is None else line.decode("utf-8", "replace").rstrip()
         self.stderr_tail.append(text)
         self.stderr_count += 1
-        self.warnings.warning("hook %s stderr: %s", self.name, text)
+        self.warnings.stderr("hook %s stderr: %s", self.name, text)
 
     def stderr_since(self, count: int) -> str:
         """The stderr lines read since `stderr_count` was `count` (at most the tail's)."""

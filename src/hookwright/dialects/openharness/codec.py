@@ -22,7 +22,7 @@ from hookwright.core.results import HookResult
 from hookwright.core.spec import RunContext
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.envelope import build_envelope
-from hookwright.dialects.openharness.notices import failure
+from hookwright.dialects.openharness.notices import ANSWER_AS_JSON, failure
 from hookwright.dialects.openharness.output import OutputError, blocked, parse_output, to_result
 from hookwright.engine.services import Services, services_of
 from hookwright.transports.base import Envelope, Reply
@@ -57,6 +57,8 @@ class Failed:
     code: str = "hook_execution_failed"
     exit_code: int | None = None
     stderr: str | None = None
+    #: What the hook's author changes to make it work (see `notices.failure`).
+    fix: str | None = None
 
 
 Reading = Answer | Refusal | Failed
@@ -108,18 +110,27 @@ class OpenHarnessCodec:
                 code=reading.code,
                 exit_code=reading.exit_code,
                 stderr=reading.stderr,
+                fix=reading.fix,
             )
         if isinstance(reading, Refusal):
             result = blocked(b, reading.reason)
         elif not reading.text.strip():
             if not reading.empty_ok:
-                return failure(b, "returned no output", exit_code=reading.exit_code)
+                return failure(
+                    b, "returned no output", exit_code=reading.exit_code, fix=ANSWER_AS_JSON
+                )
             result = HookResult()
         else:
             try:
                 parsed = parse_output(reading.text)
             except OutputError as exc:
-                return failure(b, str(exc), exit_code=reading.exit_code, stderr=reading.stderr)
+                return failure(
+                    b,
+                    str(exc),
+                    exit_code=reading.exit_code,
+                    stderr=reading.stderr,
+                    fix=ANSWER_AS_JSON,
+                )
             result = to_result(parsed, b, inp, self.channel.payload_of(sent))
         result.exit_code = reading.exit_code
         if reading.stderr:

@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.dialects.openharness.codec import Answer, Failed, Reading, Refusal
+from hookwright.dialects.openharness.notices import ANSWER_AS_JSON, timeout_fix
 from hookwright.engine.services import Services
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Reply
 
 _BLOCK_ON_2 = Caps(block_exit=2)
+_EXIT_CODES = "exit 0 (with a JSON answer, or none) to go on, or 2 to block (the reason on stderr)"
+_START = "correct handler.command: `sh -c` could not run it"
 
 
 class CommandChannel:
@@ -64,18 +67,23 @@ class CommandChannel:
         if code != 0:
             detail = f": {stderr}" if stderr else ""
             return Failed(
-                f"Command hook exited with code {code}{detail}", exit_code=code, stderr=stderr
+                f"Command hook exited with code {code}{detail}",
+                exit_code=code,
+                stderr=stderr,
+                fix=_EXIT_CODES,
             )
         if reply.truncated:
-            return Failed("Command hook output is too large", exit_code=0, stderr=stderr)
+            return Failed(
+                "Command hook output is too large", exit_code=0, stderr=stderr, fix=ANSWER_AS_JSON
+            )
         return Answer(reply.text, empty_ok=True, exit_code=0, stderr=stderr or None)
 
     def _failed(self, reply: Failure, stderr: str) -> Failed:
         if reply.kind == "unstarted":
-            return Failed(f"Command hook could not start: {reply.reason}")
+            return Failed(f"Command hook could not start: {reply.reason}", fix=_START)
         if reply.kind == "timeout":
             message = f"Command hook timed out after {self.timeout:g}s"
-            return Failed(message, timed_out=True, stderr=stderr)
+            return Failed(message, timed_out=True, stderr=stderr, fix=timeout_fix(self.timeout))
         if reply.kind == "killed":
             detail = f": {stderr}" if stderr else ""
             return Failed(f"Command hook was killed{detail}", stderr=stderr)

@@ -16,10 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from hookwright.dialects.openharness.codec import Answer, Failed, Reading
+from hookwright.dialects.openharness.notices import timeout_fix
 from hookwright.engine.services import Services
 from hookwright.transports.base import Envelope, Failure, Output, Reply
 
 _SNIPPET = 200
+_ANSWER_2XX = "answer 2xx with the unified output as JSON (or an empty body)"
 
 
 class HttpChannel:
@@ -46,12 +48,13 @@ class HttpChannel:
 
     def read(self, reply: Reply) -> Reading:
         if isinstance(reply, Failure) and reply.timed_out:
-            return Failed(f"HTTP hook timed out after {self.timeout:g}s", timed_out=True)
+            message = f"HTTP hook timed out after {self.timeout:g}s"
+            return Failed(message, timed_out=True, fix=timeout_fix(self.timeout))
         if not isinstance(reply, Output):
-            return Failed(f"HTTP hook {reply.reason}")
+            return Failed(f"HTTP hook {reply.reason}", fix="check handler.url and its server")
         status = reply.code
         if status is None or not 200 <= status < 300:
             snippet = reply.text.strip()[:_SNIPPET]
             detail = f": {snippet}" if snippet else ""
-            return Failed(f"HTTP hook returned status {status}{detail}")
+            return Failed(f"HTTP hook returned status {status}{detail}", fix=_ANSWER_2XX)
         return Answer(reply.text, empty_ok=True)

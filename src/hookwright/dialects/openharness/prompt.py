@@ -26,6 +26,7 @@ from typing import Any
 from hookwright.dialects.openharness.agents import AgentError, load_agent
 from hookwright.dialects.openharness.codec import Answer, Failed, Reading
 from hookwright.dialects.openharness.lease import LeaseError, workspace_files
+from hookwright.dialects.openharness.notices import timeout_fix
 from hookwright.dialects.openharness.prompt_source import PromptSourceError, read_source
 from hookwright.dialects.openharness.schema import PromptSource
 from hookwright.engine.services import HookModelRequest, Services
@@ -160,9 +161,12 @@ class PromptChannel:
             return Answer(reply.text, empty_ok=False)
         if isinstance(reply, Failure):
             if isinstance(reply.cause, AgentError):
-                return Failed(reply.reason, code=reply.cause.code)
+                missing = reply.cause.code == "agent_not_found"
+                fix = f"add .openharness/agents/{self.agent}.md or correct handler.agent"
+                return Failed(reply.reason, code=reply.cause.code, fix=fix if missing else None)
             if isinstance(reply.cause, PromptSourceError | LeaseError):
                 return Failed(f"{self.kind} hook: {reply.reason}")
             if reply.timed_out:
-                return Failed(f"{self.kind} hook timed out after {self.timeout:g}s", timed_out=True)
+                message = f"{self.kind} hook timed out after {self.timeout:g}s"
+                return Failed(message, timed_out=True, fix=timeout_fix(self.timeout))
         return Failed(f"{self.kind} hook failed: {reply.reason}")
