@@ -149,6 +149,7 @@ def _response(
     return head if bodiless else head + body
 
 
+@functools.lru_cache(maxsize=8)
 def _hint(idle: float) -> bytes:
     """A `Keep-Alive` timeout under the real one, so clients drop a connection before the
     daemon closes it rather than send on it as it closes."""
@@ -242,8 +243,13 @@ async def _send(conn: socket.socket, data: bytes, seconds: float) -> None:
             await asyncio.get_running_loop().sock_sendall(conn, memoryview(data)[sent:])
 
 
+@functools.lru_cache(maxsize=64)
+def _folder(name: str) -> Path | None:
+    return Path(name) if name else None
+
+
 async def _answer(name: str, body: bytes, answer: Answer) -> tuple[int, bytes]:
-    reply = await answer(body, Path(name) if name else None, None)
+    reply = await answer(body, _folder(name), None)
     if reply.exit != 0:
         return 500 if reply.failed else 400, reply.stderr.encode()
     return 200, reply.stdout

@@ -16,6 +16,7 @@ A refusal is a `Refusal` (status and text); the front answers it and closes."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import httptools
@@ -40,6 +41,8 @@ class RequestHead:
     method: bytes
     target: bytes
     fields: tuple[tuple[bytes, bytes], ...]
+    #: Each field's value; None for a field given more than once.
+    once: Mapping[bytes, bytes | None]
     #: HTTP/1.1 without `Connection: close`: the connection may carry the next request.
     keep_alive: bool
     #: HTTP/1.1 (HTTP/1.0 knows no `Expect: 100-continue`).
@@ -48,8 +51,7 @@ class RequestHead:
     def single(self, name: bytes) -> bytes | None:
         """The value of field `name` (lower case) given exactly once; None when missing or
         repeated."""
-        values = [value for key, value in self.fields if key == name]
-        return values[0] if len(values) == 1 else None
+        return self.once.get(name)
 
     def expects_continue(self) -> bool:
         """Whether the client waits for `100 Continue` before it sends the body."""
@@ -62,18 +64,21 @@ class RequestHead:
 class _Collected:
     """The llhttp callbacks: the target, the fields, whether the head ended."""
 
-    __slots__ = ("complete", "fields", "target")
+    __slots__ = ("complete", "fields", "once", "target")
 
     def __init__(self) -> None:
         self.target = b""
         self.fields: list[tuple[bytes, bytes]] = []
+        self.once: dict[bytes, bytes | None] = {}
         self.complete = False
 
     def on_url(self, url: bytes) -> None:
         self.target += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.fields.append((name.lower(), value.strip(b" \t")))
+        name, value = name.lower(), value.strip(b" \t")
+        self.fields.append((name, value))
+        self.once[name] = value if name not in self.once else None
 
     def on_headers_complete(self) -> None:
         self.complete = True
@@ -100,6 +105,7 @@ def parse_head(data: bytes) -> RequestHead:
         method=parser.get_method(),
         target=collected.target,
         fields=tuple(collected.fields),
+        once=collected.once,
         keep_alive=version_11 and parser.should_keep_alive(),
         version_11=version_11,
     )

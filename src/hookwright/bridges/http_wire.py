@@ -3,10 +3,12 @@ the socket up to its blank line and not one byte further, then exactly its body,
 its deadline.
 
 Waiting is what costs in a busy front, so a connection keeps its descriptor watched across
-requests (a wake-up with nobody waiting stops the watch until the next wait, so bytes left
-unread never spin the loop) and keeps one timer, set again only when a deadline comes before
-the one it is set for: a timer that fires early (its deadline was pushed back since) sets
-itself for the new one."""
+requests and keeps one timer, set again only when a deadline comes before the one it is set
+for: a timer that fires early (its deadline was pushed back since) sets itself for the new
+one. A wake-up with nobody waiting stops the watch until the next wait (bytes left unread
+never spin the loop). The loop reports a descriptor readable as it was when it last polled,
+which may be before the last read: the first report after a read is passed over, and the
+descriptor, still watched, is reported again at the next poll if bytes are there."""
 
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ class Wire:
         self._watched = False
         self._deadline = math.inf
         self._timer: asyncio.TimerHandle | None = None
+        #: Reads made, and the count when the last readiness report came.
+        self._reads = 0
+        self._reported = 0
 
     def clock(self) -> float:
         return self._loop.time()
@@ -62,6 +67,8 @@ class Wire:
         if waiter is None or waiter.done():
             self._loop.remove_reader(self._fd)
             self._watched = False
+        elif self._reported != self._reads:
+            self._reported = self._reads  # polled before the last read, maybe
         else:
             waiter.set_result(True)
 
@@ -95,6 +102,7 @@ class Wire:
             carried = bytes(head[-2:])
             end = HEAD_END.search(carried + waiting)
             count = len(waiting) if end is None else max(1, end.end() - len(carried))
+            self._reads += 1
             return self.conn.recv(count)
         except (BlockingIOError, InterruptedError):
             return None
@@ -138,6 +146,7 @@ class Wire:
                 if not await self.readable(deadline):
                     raise Refusal(408, "the body did not arrive in time") from None
                 continue
+            self._reads += 1
             if not count:
                 raise Refusal(400, "the body ended early")
             got += count
