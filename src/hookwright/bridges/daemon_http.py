@@ -286,10 +286,11 @@ async def serve_connection(
     it, idles or misbehaves. Raises OSError or TimeoutError when the peer stops taking
     what is sent."""
     wire = Wire(conn)
+    answered = False
     try:
         while True:
             try:
-                request = await wire.read_head(limits.idle, limits.head)
+                request = await wire.read_head(limits.idle, limits.head, answered=answered)
             except Refusal as exc:
                 text = f"hookwright: {exc}\n".encode()
                 await _send(conn, _response(exc.status, text, None), limits.body)
@@ -302,6 +303,7 @@ async def serve_connection(
                 wire.close()
                 await linger(conn)
                 return
+            answered = True
     finally:
         wire.close()
 

@@ -107,12 +107,18 @@ class Wire:
         except (BlockingIOError, InterruptedError):
             return None
 
-    async def read_head(self, idle: float, within: float) -> RequestHead | None:
+    async def read_head(
+        self, idle: float, within: float, *, answered: bool = False
+    ) -> RequestHead | None:
         """The next request's head; None when the peer closed, or sent nothing for `idle`
         seconds. Raises `Refusal` for a head malformed, too large, or not complete `within`
-        seconds of its first byte."""
+        seconds of its first byte. Once a request was `answered`, the next is waited for
+        before any read (a client sends it when it has read the answer; one sent earlier is
+        read a turn of the event loop later)."""
         head = bytearray()
         deadline = self._loop.time() + idle
+        if answered and not await self.readable(deadline):
+            return None
         while True:
             taken = self._take_head(head)
             if taken is None:
