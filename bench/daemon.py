@@ -153,7 +153,7 @@ def load(tmp: Path, env: dict[str, str], hook: dict[str, Any], prompt: bytes) ->
     floor = Floor(b'{"hookSpecificOutput":{"additionalContext":"HOUSE-RULES: one line."}}')
     try:
         target = floor.target(prompt, CONTEXT)
-        return [load_run(inprocess, command, pid, target) for _ in range(LOAD_RUNS)]
+        return [load_run(inprocess, command, pid, target, floor.pid) for _ in range(LOAD_RUNS)]
     finally:
         floor.close()
 
@@ -202,6 +202,15 @@ def show_load(runs: list[LoadRun]) -> None:
             name = f"closed loop, {clients} clients, events/s"
             table.add_row(
                 str(number), name, f"{daemon:,.0f}", f"{bare:,.0f}", f"{daemon / bare:.2f}"
+            )
+            daemon, bare = run.served["daemon", clients], run.served["floor", clients]
+            name = f"closed loop, {clients} clients, server CPU s per 1,000 events"
+            table.add_row(
+                str(number),
+                name,
+                f"{daemon * 1e3:.3f}",
+                f"{bare * 1e3:.3f}",
+                f"{daemon / bare:.2f}",
             )
         for agents in (1, 100):
             name = f"open loop, {agents} agents x 10/s, p99 ms"

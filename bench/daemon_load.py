@@ -181,13 +181,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_per_event(target: Target, pid: int, clients: int) -> float:
-    """The daemon's CPU seconds per event over a closed-loop run of `clients` clients."""
-    pool_rate_start = cpu_seconds(pid)
+def rate_and_cpu(target: Target, pid: int, clients: int) -> tuple[float, float]:
+    """Events per second of a closed-loop run of `clients` clients, and the CPU seconds per
+    event the server `pid` used for them (robust on a shared machine, where the rate is
+    not)."""
+    used = cpu_seconds(pid)
     start = time.perf_counter()
     rate = closed_loop(target, clients)
     elapsed = time.perf_counter() - start
-    return (cpu_seconds(pid) - pool_rate_start) / (rate * elapsed)
+    return rate, (cpu_seconds(pid) - used) / (rate * elapsed)
+
+
+def cpu_per_event(target: Target, pid: int, clients: int) -> float:
+    """The daemon's CPU seconds per event over a closed-loop run of `clients` clients."""
+    return rate_and_cpu(target, pid, clients)[1]
 
 
 class Floor:
@@ -199,6 +206,10 @@ class Floor:
         )
         assert self.proc.stdout is not None
         self.port = int(self.proc.stdout.readline())
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
 
     def target(self, body: bytes, expect: bytes) -> Target:
         return Target.of(
@@ -212,10 +223,12 @@ class Floor:
 
 @dataclass(frozen=True, slots=True)
 class LoadRun:
-    """One run of every load case: events/s by (server, clients), p99 by agents, and the
-    daemon's CPU seconds per event with a command hook by clients."""
+    """One run of every load case: events/s and the server's CPU seconds per event by
+    (server, clients), p99 by agents, and the daemon's CPU seconds per event with a command
+    hook by clients."""
 
     rates: dict[tuple[str, int], float]
+    served: dict[tuple[str, int], float]
     p99s: dict[int, float]
     cpu: dict[int, float]
 
@@ -236,14 +249,16 @@ HIGHER_IS_BETTER = {
 }
 
 
-def load_run(inprocess: Target, command: Target, daemon_pid: int, floor: Target) -> LoadRun:
-    rates = {}
+def load_run(
+    inprocess: Target, command: Target, daemon_pid: int, floor: Target, floor_pid: int
+) -> LoadRun:
+    rates, served = {}, {}
     for clients in (1, 10, 100):
-        rates["daemon", clients] = closed_loop(inprocess, clients)
-        rates["floor", clients] = closed_loop(floor, clients)
+        for name, target, pid in (("daemon", inprocess, daemon_pid), ("floor", floor, floor_pid)):
+            rates[name, clients], served[name, clients] = rate_and_cpu(target, pid, clients)
     p99s = {agents: p99(inprocess, agents) for agents in (1, 100)}
     cpu = {clients: cpu_per_event(command, daemon_pid, clients) for clients in (1, 100)}
-    return LoadRun(rates, p99s, cpu)
+    return LoadRun(rates, served, p99s, cpu)
 
 
 def worst(runs: list[LoadRun]) -> dict[str, float]:

@@ -66,9 +66,41 @@ def project_for(
     """`--project`, else the project Claude Code names (`CLAUDE_PROJECT_DIR`), else the
     input's cwd; resolved."""
     if given is not None:
-        return given.resolve()
+        return real_path(given)
     named = env_project or hook_input.get("cwd")
-    return (Path(named) if isinstance(named, str) and named else Path.cwd()).resolve()
+    return real_path(named if isinstance(named, str) and named else Path.cwd())
+
+
+_O_PATH = getattr(os, "O_PATH", None)
+#: The `Path` of each real path text seen last (building one costs more than the resolution).
+_PATHS: dict[str, Path] = {}
+_PATHS_KEPT = 256
+
+
+def real_path(named: str | Path) -> Path:
+    """`Path(named).resolve()`, read back from the kernel where `named` exists: the path of a
+    descriptor opened on it (`O_PATH`), three system calls for a walk of its every component
+    (the daemon resolves each event's project)."""
+    if _O_PATH is None:
+        return Path(named).resolve()
+    try:
+        fd = os.open(named, _O_PATH | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return Path(named).resolve()
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        real = ""
+    finally:
+        os.close(fd)
+    if not real.startswith("/") or real.endswith(" (deleted)"):
+        return Path(named).resolve()
+    path = _PATHS.get(real)
+    if path is None:
+        if len(_PATHS) >= _PATHS_KEPT:
+            _PATHS.clear()
+        path = _PATHS[real] = Path(real)
+    return path
 
 
 def is_trusted(project: Path, home: Path) -> bool:

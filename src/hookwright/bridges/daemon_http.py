@@ -7,9 +7,10 @@ Code's HTTP client keeps them.
 
 Any local process can connect to 127.0.0.1, so the front expects hostile peers:
 
-* h11 reads and writes the messages (strict HTTP/1.1 syntax); this module decides what to
-  read, when, and for how long.
-* A request head is taken from the socket up to its blank line and not one byte further:
+* Each request head is parsed strictly (`http_head`: llhttp through httptools); this module
+  decides what to read, when, and for how long, and writes the answers.
+* A request head is taken from the socket up to its blank line and not one byte further
+  (`http_wire`):
   Host, token, path, method and Content-Length are judged before any of the body is read,
   and every refusal answers with `Connection: close` and closes after a short lingering
   read (`linger`) that drops what the peer still sends, the body never parsed.
@@ -33,10 +34,10 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import hmac
 import math
 import os
-import re
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
@@ -46,13 +47,12 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import parse_qs, urlsplit
 
-import h11
-
 from hookwright.bridges import tcp_peer
 from hookwright.bridges.endpoint import HOOK_PATH, HOST, Endpoint
+from hookwright.bridges.http_head import Refusal, RequestHead
+from hookwright.bridges.http_wire import Wire
 from hookwright.bridges.projects import Reply
 
-MAX_HEADER_BYTES = 16 * 1024
 MAX_BODY_BYTES = 16 * 1024 * 1024
 LOOPBACK_NAMES = frozenset({b"127.0.0.1", b"localhost"})
 #: Connections accepted per wake-up of the listening socket; the rest wait for the next turn
@@ -71,10 +71,8 @@ DESCRIPTOR_SHARE = 4
 #: the answer (the "lingering close" of HTTP servers).
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 256 * 1024
-#: Where h11 ends a request head (lines may end in a bare LF).
-_HEAD_END = re.compile(rb"\n\r?\n")
-_JSON = "application/json"
-_TEXT = "text/plain; charset=utf-8"
+_JSON = b"application/json"
+_TEXT = b"text/plain; charset=utf-8"
 
 Answer = Callable[[bytes, Path | None, str | None], Awaitable[Reply]]
 _Number = TypeVar("_Number", int, float)
@@ -129,109 +127,43 @@ def limits_from(environ: Mapping[str, str], descriptors: int) -> Limits:
     )
 
 
-class Refusal(Exception):
-    """A request answered with an error status, after which the connection closes."""
-
-    def __init__(self, status: int, text: str) -> None:
-        super().__init__(text)
-        self.status = status
+#: The status line of each status, as h11 wrote them.
+_STATUS_LINES = {
+    code.value: f"HTTP/1.1 {code.value} {code.phrase}\r\n".encode() for code in HTTPStatus
+}
 
 
 def _response(
-    parser: h11.Connection,
-    status: int,
-    body: bytes,
-    keep_alive: float | None,
-    *,
-    bodiless: bool = False,
+    status: int, body: bytes, keep_alive: float | None, *, bodiless: bool = False
 ) -> bytes:
     """The bytes of one answer; `keep_alive` is the idle time a kept connection announces,
-    None closes it. A HEAD request's answer has no body (h11 refuses one)."""
-    headers = [
-        ("Content-Type", _JSON if status == 200 else _TEXT),
-        ("Content-Length", str(len(body))),
-        ("Connection", "close") if keep_alive is None else ("Keep-Alive", _hint(keep_alive)),
-    ]
-    reason = HTTPStatus(status).phrase.encode()
-    head = parser.send(h11.Response(status_code=status, headers=headers, reason=reason))
-    data = b"" if bodiless else parser.send(h11.Data(data=body))
-    return head + data + parser.send(h11.EndOfMessage())
+    None closes it. A HEAD request's answer has no body."""
+    kind = _JSON if status == 200 else _TEXT
+    last = b"Connection: close" if keep_alive is None else b"Keep-Alive: " + _hint(keep_alive)
+    head = b"%sContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n\r\n" % (
+        _STATUS_LINES[status],
+        kind,
+        len(body),
+        last,
+    )
+    return head if bodiless else head + body
 
 
-def _hint(idle: float) -> str:
+@functools.lru_cache(maxsize=8)
+def _hint(idle: float) -> bytes:
     """A `Keep-Alive` timeout under the real one, so clients drop a connection before the
     daemon closes it rather than send on it as it closes."""
-    return f"timeout={max(1, math.floor(idle) - 1)}"
+    return b"timeout=%d" % max(1, math.floor(idle) - 1)
 
 
 def _refusal(status: int, text: str) -> bytes:
     """An answer sent before any request was read."""
-    return _response(h11.Connection(h11.SERVER), status, f"hookwright: {text}\n".encode(), None)
+    return _response(status, f"hookwright: {text}\n".encode(), None)
 
 
 BUSY = _refusal(503, "too many open connections")
 OUT_OF_DESCRIPTORS = _refusal(503, "out of descriptors, try again")
-
-
-def _settle(ready: asyncio.Future[None]) -> None:
-    if not ready.done():
-        ready.set_result(None)
-
-
-async def _readable(conn: socket.socket) -> None:
-    """Wait until `conn` has bytes (or an end) to read, without reading any."""
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(conn.fileno(), _settle, ready)
-    try:
-        await ready
-    finally:
-        loop.remove_reader(conn.fileno())
-
-
-def _take_head(conn: socket.socket, carried: bytes) -> bytes | None:
-    """The bytes waiting on `conn` up to the end of a request head and none past it (b"" at
-    the end of the stream, None when nothing is waiting). `carried` ends what was taken
-    before: a blank line may straddle two reads."""
-    try:
-        waiting = conn.recv(MAX_HEADER_BYTES + 1, socket.MSG_PEEK)
-        if not waiting:
-            return b""
-        end = _HEAD_END.search(carried + waiting)
-        count = len(waiting) if end is None else max(1, end.end() - len(carried))
-        return conn.recv(count)
-    except (BlockingIOError, InterruptedError):
-        return None
-
-
-async def _head(conn: socket.socket, parser: h11.Connection) -> h11.Request | None:
-    carried = b""
-    while True:
-        taken = _take_head(conn, carried)
-        if taken is not None:
-            parser.receive_data(taken)
-            event = parser.next_event()
-            if isinstance(event, h11.Request):
-                return event
-            if isinstance(event, h11.ConnectionClosed):
-                return None
-            if event is not h11.NEED_DATA or _HEAD_END.search(carried + taken):
-                raise Refusal(400, "malformed request head")
-            carried = (carried + taken)[-2:]
-        await _readable(conn)
-
-
-def _waiting(conn: socket.socket) -> bool:
-    """Whether `conn` has bytes (or its end, or an error) to read now: a client that sent its
-    next request while the last answer was made is read at once, without a turn of the event
-    loop and two changes to its watched descriptors."""
-    try:
-        conn.recv(1, socket.MSG_PEEK)
-    except (BlockingIOError, InterruptedError):
-        return False
-    except OSError:
-        return True
-    return True
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 
 async def linger(conn: socket.socket) -> None:
@@ -251,65 +183,52 @@ async def linger(conn: socket.socket) -> None:
         return
 
 
-async def read_head(
-    conn: socket.socket, parser: h11.Connection, limits: Limits
-) -> h11.Request | None:
-    """The next request's head; None when the peer closed, or stayed silent `limits.idle`
-    seconds. Raises `Refusal` for a malformed head, one too large or too slow."""
-    if not _waiting(conn):
-        try:
-            async with asyncio.timeout(limits.idle):
-                await _readable(conn)
-        except TimeoutError:
-            return None
-    try:
-        async with asyncio.timeout(limits.head):
-            return await _head(conn, parser)
-    except TimeoutError:
-        raise Refusal(408, "the request head did not arrive in time") from None
-    except h11.RemoteProtocolError as exc:
-        raise Refusal(exc.error_status_hint, str(exc)) from None
-
-
-def _single(request: h11.Request, name: bytes) -> bytes | None:
-    """The value of a header given exactly once; None when missing or repeated."""
-    values = [value for key, value in request.headers if key == name]
-    return values[0] if len(values) == 1 else None
-
-
 def loopback_host(value: bytes | None, port: int) -> bool:
     name, sep, given = (value or b"").partition(b":")
     return name.lower() in LOOPBACK_NAMES and (not sep or given == str(port).encode())
 
 
-def authorized(request: h11.Request, token: str) -> bool:
-    given = _single(request, b"authorization") or b""
+def authorized(request: RequestHead, token: str) -> bool:
+    given = request.single(b"authorization") or b""
     return hmac.compare_digest(given, f"Bearer {token}".encode())
 
 
-def judge(request: h11.Request, endpoint: Endpoint, project: str) -> Refusal | None:
-    """Why the request is refused, from its head alone (`project`: its URL's, see
-    `_project_name`); None when its body may be read."""
-    if not loopback_host(_single(request, b"host"), endpoint.port):
+@functools.lru_cache(maxsize=64)
+def _target(target: bytes) -> tuple[str, str]:
+    """The path of a request target and its `project` (the first one given; "" without
+    one); no path for a target that is no URL. Cached: a client sends the same target with
+    every event."""
+    try:
+        parts = urlsplit(target.decode("latin-1"))
+    except ValueError:
+        return "", ""
+    named = parse_qs(parts.query).get("project")
+    return parts.path, named[0] if named else ""
+
+
+def judge(request: RequestHead, endpoint: Endpoint) -> Refusal | None:
+    """Why the request is refused, from its head alone; None when its body may be read."""
+    path, project = _target(request.target)
+    if not loopback_host(request.single(b"host"), endpoint.port):
         return Refusal(403, "not a loopback Host")
     if not authorized(request, endpoint.token):
         return Refusal(401, "missing or wrong token")
-    if urlsplit(request.target.decode("latin-1")).path != HOOK_PATH:
+    if path != HOOK_PATH:
         return Refusal(404, "no such path")
     if request.method != b"POST":
         return Refusal(405, "POST only")
     if "\0" in project:
         return Refusal(400, "the project names no folder")
-    if _single(request, b"transfer-encoding") is not None:
+    if request.single(b"transfer-encoding") is not None:
         return Refusal(411, "a body needs a Content-Length")
     if body_length(request) > MAX_BODY_BYTES:
         return Refusal(413, f"a body is at most {MAX_BODY_BYTES} bytes")
     return None
 
 
-def body_length(request: h11.Request) -> int:
-    """The Content-Length h11 checked (digits, one value), 0 without one."""
-    return int(_single(request, b"content-length") or b"0")
+def body_length(request: RequestHead) -> int:
+    """The Content-Length the parser checked (digits, one value), 0 without one."""
+    return int(request.single(b"content-length") or b"0")
 
 
 async def _send(conn: socket.socket, data: bytes, seconds: float) -> None:
@@ -324,70 +243,40 @@ async def _send(conn: socket.socket, data: bytes, seconds: float) -> None:
             await asyncio.get_running_loop().sock_sendall(conn, memoryview(data)[sent:])
 
 
-async def read_body(
-    conn: socket.socket, parser: h11.Connection, length: int, limits: Limits
-) -> bytes:
-    """Exactly `length` bytes of body (nothing of a next request), within `limits.body`."""
-    if parser.they_are_waiting_for_100_continue:
-        await _send(
-            conn, parser.send(h11.InformationalResponse(status_code=100, headers=[])), limits.body
-        )
-    data = bytearray(length)
-    view, got = memoryview(data), 0
-    loop = asyncio.get_running_loop()
-    try:
-        async with asyncio.timeout(limits.body):
-            while got < length:
-                count = await loop.sock_recv_into(conn, view[got:])
-                if not count:
-                    raise Refusal(400, "the body ended early")
-                got += count
-    except TimeoutError:
-        raise Refusal(408, "the body did not arrive in time") from None
-    if data:  # h11 takes b"" for the end of the stream
-        parser.receive_data(bytes(data))
-    while not isinstance(event := parser.next_event(), h11.EndOfMessage):
-        if not isinstance(event, h11.Data):
-            raise Refusal(400, "malformed body")
-    return bytes(data)
-
-
-def _project_name(request: h11.Request) -> str:
-    """The URL's `project` (the first one given), "" without one."""
-    named = parse_qs(urlsplit(request.target.decode("latin-1")).query).get("project")
-    return named[0] if named else ""
+@functools.lru_cache(maxsize=64)
+def _folder(name: str) -> Path | None:
+    return Path(name) if name else None
 
 
 async def _answer(name: str, body: bytes, answer: Answer) -> tuple[int, bytes]:
-    reply = await answer(body, Path(name) if name else None, None)
+    reply = await answer(body, _folder(name), None)
     if reply.exit != 0:
         return 500 if reply.failed else 400, reply.stderr.encode()
     return 200, reply.stdout
 
 
 async def _exchange(
-    conn: socket.socket,
-    parser: h11.Connection,
-    request: h11.Request,
-    endpoint: Endpoint,
-    answer: Answer,
-    limits: Limits,
+    wire: Wire, request: RequestHead, endpoint: Endpoint, answer: Answer, limits: Limits
 ) -> bool:
     """Answer one request whose head was read; True when the connection must close."""
+    conn = wire.conn
     bodiless = request.method == b"HEAD"
-    project = _project_name(request)
     try:
-        refusal = judge(request, endpoint, project)
+        refusal = judge(request, endpoint)
         if refusal is not None:
             raise refusal
-        body = await read_body(conn, parser, body_length(request), limits)
+        length = body_length(request)
+        if length and request.expects_continue():
+            await _send(conn, CONTINUE, limits.body)
+        body = await wire.read_body(length, limits.body)
     except Refusal as exc:
         text = f"hookwright: {exc}\n".encode()
-        await _send(conn, _response(parser, exc.status, text, None, bodiless=bodiless), limits.body)
+        await _send(conn, _response(exc.status, text, None, bodiless=bodiless), limits.body)
         return True
-    status, payload = await _answer(project, body, answer)
-    await _send(conn, _response(parser, status, payload, limits.idle), limits.body)
-    return False
+    status, payload = await _answer(_target(request.target)[1], body, answer)
+    kept = limits.idle if request.keep_alive else None
+    await _send(conn, _response(status, payload, kept), limits.body)
+    return not request.keep_alive
 
 
 async def serve_connection(
@@ -396,23 +285,27 @@ async def serve_connection(
     """Answer the requests of one accepted (non-blocking) connection until the peer closes
     it, idles or misbehaves. Raises OSError or TimeoutError when the peer stops taking
     what is sent."""
-    parser = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEADER_BYTES)
-    while True:
-        try:
-            request = await read_head(conn, parser, limits)
-        except Refusal as exc:
-            text = f"hookwright: {exc}\n".encode()
-            await _send(conn, _response(parser, exc.status, text, None), limits.body)
-            await linger(conn)
-            return
-        if request is None:
-            return
-        if await _exchange(conn, parser, request, endpoint, answer, limits):
-            await linger(conn)
-            return
-        if parser.our_state is not h11.DONE or parser.their_state is not h11.DONE:
-            return
-        parser.start_next_cycle()
+    wire = Wire(conn)
+    answered = False
+    try:
+        while True:
+            try:
+                request = await wire.read_head(limits.idle, limits.head, answered=answered)
+            except Refusal as exc:
+                text = f"hookwright: {exc}\n".encode()
+                await _send(conn, _response(exc.status, text, None), limits.body)
+                wire.close()
+                await linger(conn)
+                return
+            if request is None:
+                return
+            if await _exchange(wire, request, endpoint, answer, limits):
+                wire.close()
+                await linger(conn)
+                return
+            answered = True
+    finally:
+        wire.close()
 
 
 def no_delay(conn: socket.socket) -> None:

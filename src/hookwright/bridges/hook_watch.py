@@ -82,7 +82,7 @@ class Unwatchable(Exception):
     """A change to the project's hook files could happen where no watch would note it."""
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def _identity(path: Path | str) -> tuple[int, int] | None:
     try:
         info = os.stat(path)
     except OSError:
@@ -145,7 +145,8 @@ class HookWatch:
     def __init__(self, project: Path, home: Path) -> None:
         if INotify is None:
             raise Unwatchable("no inotify")
-        self._bases = ((project, _identity(project)), (home, _identity(home)))
+        #: Named as text: each event looks them up, and a `Path` is made text for each call.
+        self._bases = tuple((str(base), _identity(base)) for base in (project, home))
         self._notes = INotify()
         self._filters: dict[int, _Filter] = {}
         try:

@@ -228,10 +228,14 @@ def _js(value: Any) -> Any:
     return value
 
 
+#: `json.dumps` with these settings, made once (each call of `json.dumps` with settings
+#: makes an encoder; a daemon encodes every answer).
+_JS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def js_json(value: Any) -> bytes:
     """`JSON.stringify(value)` as UTF-8 bytes."""
-    text = json.dumps(_js(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.encode("utf-8", errors="backslashreplace")
+    return _JS_ENCODER.encode(_js(value)).encode("utf-8", errors="backslashreplace")
 
 
 def encode_body(inp: HookInput, *, actions: bool = False) -> bytes:

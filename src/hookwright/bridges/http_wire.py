@@ -1,0 +1,162 @@
+"""The reading side of one connection of the daemon's http front: a request head taken from
+the socket up to its blank line and not one byte further, then exactly its body, each within
+its deadline.
+
+Waiting is what costs in a busy front, so a connection keeps its descriptor watched across
+requests and keeps one timer, set again only when a deadline comes before the one it is set
+for: a timer that fires early (its deadline was pushed back since) sets itself for the new
+one. A wake-up with nobody waiting stops the watch until the next wait (bytes left unread
+never spin the loop). The loop reports a descriptor readable as it was when it last polled,
+which may be before the last read: the first report after a read is passed over, and the
+descriptor, still watched, is reported again at the next poll if bytes are there."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import socket
+
+from hookwright.bridges.http_head import Refusal, RequestHead, parse_head
+
+MAX_HEADER_BYTES = 16 * 1024
+#: Where a head ends (a line may end in a bare LF: such a head is taken whole, then refused).
+HEAD_END = re.compile(rb"\n\r?\n")
+
+
+class Wire:
+    """One accepted (non-blocking) connection's reading side, with its deadlines."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        self.conn = conn
+        self._fd = conn.fileno()
+        self._loop = asyncio.get_running_loop()
+        self._waiter: asyncio.Future[bool] | None = None
+        self._watched = False
+        self._deadline = math.inf
+        self._timer: asyncio.TimerHandle | None = None
+        #: Reads made, and the count when the last readiness report came.
+        self._reads = 0
+        self._reported = 0
+
+    def clock(self) -> float:
+        return self._loop.time()
+
+    async def readable(self, deadline: float) -> bool:
+        """Wait until bytes (or the end) can be read: True; False once `deadline` (the event
+        loop's clock) passed first. A True may come without bytes: read, and wait again."""
+        if self._loop.time() >= deadline:
+            return False
+        if not self._watched:
+            self._loop.add_reader(self._fd, self._on_readable)
+            self._watched = True
+        self._deadline = deadline
+        if self._timer is None or self._timer.when() > deadline:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = self._loop.call_at(deadline, self._on_timer)
+        waiter: asyncio.Future[bool] = self._loop.create_future()
+        self._waiter = waiter
+        try:
+            return await waiter
+        finally:
+            self._waiter = None
+
+    def _on_readable(self) -> None:
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            self._loop.remove_reader(self._fd)
+            self._watched = False
+        elif self._reported != self._reads:
+            self._reported = self._reads  # polled before the last read, maybe
+        else:
+            waiter.set_result(True)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        if self._loop.time() >= self._deadline:
+            waiter.set_result(False)
+        else:
+            self._timer = self._loop.call_at(self._deadline, self._on_timer)
+
+    def close(self) -> None:
+        """Stop watching the descriptor (before it is closed)."""
+        if self._watched:
+            self._loop.remove_reader(self._fd)
+            self._watched = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _take_head(self, head: bytearray) -> bytes | None:
+        """The bytes waiting up to the end of a request head and none past it (b"" at the end
+        of the stream, None when nothing is waiting), one past `MAX_HEADER_BYTES` at most;
+        `head` is what was taken before (a blank line may straddle two reads)."""
+        try:
+            waiting = self.conn.recv(MAX_HEADER_BYTES + 1 - len(head), socket.MSG_PEEK)
+            if not waiting:
+                return b""
+            carried = bytes(head[-2:])
+            end = HEAD_END.search(carried + waiting)
+            count = len(waiting) if end is None else max(1, end.end() - len(carried))
+            self._reads += 1
+            return self.conn.recv(count)
+        except (BlockingIOError, InterruptedError):
+            return None
+
+    async def read_head(
+        self, idle: float, within: float, *, answered: bool = False
+    ) -> RequestHead | None:
+        """The next request's head; None when the peer closed, or sent nothing for `idle`
+        seconds. Raises `Refusal` for a head malformed, too large, or not complete `within`
+        seconds of its first byte. Once a request was `answered`, the next is waited for
+        before any read (a client sends it when it has read the answer; one sent earlier is
+        read a turn of the event loop later)."""
+        head = bytearray()
+        deadline = self._loop.time() + idle
+        if answered and not await self.readable(deadline):
+            return None
+        while True:
+            taken = self._take_head(head)
+            if taken is None:
+                if await self.readable(deadline):
+                    continue
+                if not head:
+                    return None
+                raise Refusal(408, "the request head did not arrive in time")
+            if not taken:
+                if not head:
+                    return None
+                raise Refusal(400, "the request head ended early")
+            if not head:
+                deadline = self._loop.time() + within
+            head += taken
+            if len(head) > MAX_HEADER_BYTES:
+                raise Refusal(431, f"a request head is at most {MAX_HEADER_BYTES} bytes")
+            if HEAD_END.search(head, max(0, len(head) - len(taken) - 2)):
+                return parse_head(bytes(head))
+
+    async def read_body(self, length: int, within: float) -> bytes:
+        """Exactly `length` bytes of body (nothing of a next request), within `within`
+        seconds; raises `Refusal` when they do not come."""
+        data = bytearray(length)
+        view, got = memoryview(data), 0
+        deadline = self._loop.time() + within
+        while got < length:
+            try:
+                count = self.conn.recv_into(view[got:])
+            except (BlockingIOError, InterruptedError):
+                if not await self.readable(deadline):
+                    raise Refusal(408, "the body did not arrive in time") from None
+                continue
+            self._reads += 1
+            if not count:
+                raise Refusal(400, "the body ended early")
+            got += count
+        return bytes(data)
+
+
+__all__ = ["HEAD_END", "MAX_HEADER_BYTES", "Wire"]
