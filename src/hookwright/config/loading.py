@@ -221,6 +221,14 @@ def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
     return {name: source for name, source in ordered.items() if name not in skip}
 
 
+def source_names() -> set[str]:
+    """Every dialect name discovery knows (the built-in ones and any registered), without
+    importing a built-in dialect; raises LookupError as `sources` does."""
+    if not _CATALOGUE and not _DISCOVERERS:
+        raise LookupError("no hook dialect is registered: import hookwright.dialects first")
+    return {*(_CATALOGUE[0].order if _CATALOGUE else ()), *_DISCOVERERS}
+
+
 def discover_by_dialect(ctx: LoadContext, *, present_only: bool = False) -> dict[str, Discovery]:
     """Each dialect's hooks as declared, by dialect name; no hook code runs. `present_only`
     leaves out the built-in dialects none of whose files exists (see `sources`)."""
