@@ -230,8 +230,9 @@ def discover_project(
     project_dir: Path, home: Path, scope: ProjectScope, policy: TrustPolicy | None = None
 ) -> Discovery:
     """Every hook the project declares, as read from disk (no hook code runs), limited to the
-    dialects `scope` keeps and loaded as the Claude Code version `project_profile` picks under
-    `policy` (None: the trust store's); a dialect name no dialect has is a warning."""
+    dialects `scope` keeps (the others are not read at all) and loaded as the Claude Code
+    version `project_profile` picks under `policy` (None: the trust store's); a dialect name
+    no dialect has is a warning."""
     profile, _ = project_profile(project_dir, home, scope, policy or _store_policy(home))
     ctx = LoadContext(
         project_dir=project_dir,
@@ -239,7 +240,7 @@ def discover_project(
         config_files=scope.config_files,
         claude_code_version=profile.version,
     )
-    found = discover(ctx)
+    found = discover(ctx, leave_out={name for name in source_names() if not scope.keeps(name)})
     named = {*(scope.dialects or ()), *scope.exclude}
     known = dialect_names() if named else set()
     unknown = sorted(named - known)
