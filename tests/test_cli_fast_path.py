@@ -226,6 +226,41 @@ def test_shell_completion_goes_to_the_typer_command(monkeypatch: pytest.MonkeyPa
     assert quick.parse(["hooks", "test", "Stop"]) is None
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["hook", "claude-code", "--help"],
+        ["hook", "claude-code", "--project"],
+        ["hook", "claude-code", "--project=."],
+        ["hook", "claude-code", "-p", "-x"],
+        ["hook", "claude-code", "-p", ""],
+        ["hook", "claude-code", "-p", ".", "-p", "."],
+        ["hook", "claude-code", "extra"],
+        ["--debug", "hook", "claude-code"],
+        ["hook", "codex"],
+    ],
+)
+def test_an_unusual_claude_hook_goes_to_the_typer_command(args: list[str]) -> None:
+    assert quick.parse_claude_hook(args) is None
+
+
+def test_a_plain_claude_hook_is_read_as_typer_reads_it(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    assert quick.parse_claude_hook(["hook", "claude-code", "-p", str(tmp_path / "file")]) is None
+    assert quick.parse_claude_hook(["hook", "claude-code"]) == quick.ClaudeHook(None)
+    for flag in ("-p", "--project"):
+        parsed = quick.parse_claude_hook(["hook", "claude-code", flag, str(tmp_path)])
+        assert parsed == quick.ClaudeHook(tmp_path)
+
+
+def test_a_bad_claude_hook_input_fails_as_the_typer_command_does(isolated_home: Path) -> None:
+    fast = hookwright(FAST, ["hook", "claude-code"], isolated_home, stdin="not json")
+    full = hookwright(FULL, ["hook", "claude-code"], isolated_home, stdin="not json")
+    assert (fast.returncode, fast.stdout) == (full.returncode, full.stdout)
+    assert fast.stderr == full.stderr
+    assert fast.returncode == 1 and fast.stderr.startswith(b"hookwright: error: stdin is not")
+
+
 def loaded_modules(tmp_path: Path, home: Path, project: Path) -> set[str]:
     listing = tmp_path / "modules.json"
     code = (
