@@ -19,9 +19,8 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from hookwright.cli.hooks_test import HooksTest
@@ -77,8 +76,7 @@ def parse(argv: Sequence[str]) -> HooksTest | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ClaudeHook:
+class ClaudeHook(NamedTuple):
     """The arguments of a plain `hook claude-code` command line."""
 
     project: Path | None
