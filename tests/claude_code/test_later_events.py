@@ -15,7 +15,7 @@ import pytest
 
 from cli_runner import run_hookwright
 from hookwright.config.trust import TrustStore
-from hookwright.dialects.claude_code.codec import SKILL_REWRITE_REFUSED
+from hookwright.dialects.claude_code.tables import SKILL_REWRITE_REFUSED
 
 from .scripted_run import run_as, tool_result
 

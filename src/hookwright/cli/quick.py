@@ -1,6 +1,6 @@
-"""The command line's fast path: a plain `hookwright hooks test` without typer, click or
-rich, so a host or a script that runs it per event pays for the engine and the hooks, not for
-the command framework.
+"""The command line's fast path: a plain `hookwright hooks test` or `hookwright hook
+claude-code` without typer, click or rich, so a host or a script that runs it per event pays
+for the engine and the hooks, not for the command framework.
 
 `parse` accepts only what it is sure typer reads the same way: `hooks test EVENT` with
 `--project`/`-p DIR`, `--input`/`-i FILE` and `--config`/`-c FILE` (repeatable), each option
@@ -8,6 +8,8 @@ and its value as two words. Anything else (`--help`, `--explain`, `--opt=value`,
 starts with `-`, an option given twice, a path typer's checks refuse, shell completion)
 returns None, and the full command line runs instead. `run` then behaves as the typer command
 does around the same `hooks_test.run`: the same exit codes for interrupts and closed pipes.
+`parse_claude_hook` and `run_claude_hook` do the same for `hook claude-code [--project DIR]`
+around the one body both share (`claude_hook.run`).
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from hookwright.cli.hooks_test import HooksTest
@@ -74,6 +76,37 @@ def parse(argv: Sequence[str]) -> HooksTest | None:
     )
 
 
+class ClaudeHook(NamedTuple):
+    """The arguments of a plain `hook claude-code` command line."""
+
+    project: Path | None
+
+
+def parse_claude_hook(argv: Sequence[str]) -> ClaudeHook | None:
+    """`hook claude-code`, alone or with `--project`/`-p DIR` (two words, a directory typer
+    accepts), else None."""
+    if argv[:2] != ["hook", "claude-code"] or _COMPLETION_ENV in os.environ:
+        return None
+    rest = argv[2:]
+    if not rest:
+        return ClaudeHook(None)
+    if len(rest) != 2 or rest[0] not in ("--project", "-p"):
+        return None
+    project = rest[1]
+    if not project or project.startswith("-") or not _typer_accepts(project, dir_only=True):
+        return None
+    return ClaudeHook(Path(project))
+
+
+def run_claude_hook(args: ClaudeHook) -> int:
+    """`hook claude-code`, adopting what its hooks detach as the command line does."""
+    from hookwright.bridges import claude_hook
+    from hookwright.transports.adoption import enable_subreaper
+
+    enable_subreaper()
+    return _guarded(lambda: claude_hook.run(sys.stdin.buffer.read(), args.project))
+
+
 def _typer_accepts(path: str, *, dir_only: bool) -> bool:
     """What typer's path check lets through: a missing path, or a readable one (not a file
     where a directory is wanted)."""
@@ -90,8 +123,13 @@ def run(args: HooksTest) -> int:
     """`hooks test`, with the typer command's handling of interrupts and closed pipes."""
     from hookwright.cli.hooks_test import run as run_hooks_test
 
+    return _guarded(lambda: run_hooks_test(args))
+
+
+def _guarded(command: Callable[[], int]) -> int:
+    """`command`'s exit code, or the typer command line's for an interrupt or a closed pipe."""
     try:
-        return run_hooks_test(args)
+        return command()
     except KeyboardInterrupt:
         return 130
     except EOFError:

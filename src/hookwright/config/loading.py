@@ -201,19 +201,23 @@ def register_catalogue(catalogue: SourceCatalogue) -> None:
     _CATALOGUE[:] = [catalogue]
 
 
-def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
+def sources(
+    ctx: LoadContext | None = None, leave_out: Collection[str] = ()
+) -> dict[str, SourceDiscoverer]:
     """The registered sources: the built-in dialects in their order, then any others in the
-    order they registered. With `ctx`, a built-in dialect that certainly finds nothing in it
-    (none of its files exists) is left out, and is not imported. Raises LookupError when no
-    dialect is known at all (nothing imported `hookwright.dialects`): a discovery that could
-    find nothing must not pass for an empty project."""
+    order they registered, but those in `leave_out` (a built-in one is then not imported).
+    With `ctx`, a built-in dialect that certainly finds nothing in it (none of its files
+    exists) is left out too. Raises LookupError when no dialect is known at all (nothing
+    imported `hookwright.dialects`): a discovery that could find nothing must not pass for an
+    empty project."""
     if not _CATALOGUE and not _DISCOVERERS:
         raise LookupError("no hook dialect is registered: import hookwright.dialects first")
     order: tuple[str, ...] = ()
-    skip: set[str] = set()
+    skip: set[str] = set(leave_out)
     if _CATALOGUE:
         catalogue = _CATALOGUE[0]
-        skip = catalogue.absent(ctx) if ctx is not None else set()
+        if ctx is not None:
+            skip |= catalogue.absent(ctx)
         catalogue.load(skip)
         order = catalogue.order
     ordered = {name: _DISCOVERERS[name] for name in order if name in _DISCOVERERS}
@@ -221,11 +225,22 @@ def sources(ctx: LoadContext | None = None) -> dict[str, SourceDiscoverer]:
     return {name: source for name, source in ordered.items() if name not in skip}
 
 
-def discover_by_dialect(ctx: LoadContext, *, present_only: bool = False) -> dict[str, Discovery]:
+def source_names() -> set[str]:
+    """Every dialect name discovery knows (the built-in ones and any registered), without
+    importing a built-in dialect; raises LookupError as `sources` does."""
+    if not _CATALOGUE and not _DISCOVERERS:
+        raise LookupError("no hook dialect is registered: import hookwright.dialects first")
+    return {*(_CATALOGUE[0].order if _CATALOGUE else ()), *_DISCOVERERS}
+
+
+def discover_by_dialect(
+    ctx: LoadContext, *, present_only: bool = False, leave_out: Collection[str] = ()
+) -> dict[str, Discovery]:
     """Each dialect's hooks as declared, by dialect name; no hook code runs. `present_only`
-    leaves out the built-in dialects none of whose files exists (see `sources`)."""
+    leaves out the built-in dialects none of whose files exists (see `sources`), `leave_out`
+    the dialects named (neither imported nor read)."""
     found: dict[str, Discovery] = {}
-    for dialect, discoverer in sources(ctx if present_only else None).items():
+    for dialect, discoverer in sources(ctx if present_only else None, leave_out).items():
         try:
             found[dialect] = discoverer(ctx)
         except Exception as exc:
@@ -258,10 +273,11 @@ def _unrecognised(config: Path) -> Diagnostic:
     )
 
 
-def discover(ctx: LoadContext) -> Discovery:
-    """Every dialect's hooks as declared; no hook code runs."""
+def discover(ctx: LoadContext, leave_out: Collection[str] = ()) -> Discovery:
+    """Every dialect's hooks as declared, but those of the dialects in `leave_out` (neither
+    imported nor read: no hook and no problem of theirs); no hook code runs."""
     discovery = Discovery()
-    for part in discover_by_dialect(ctx, present_only=True).values():
+    for part in discover_by_dialect(ctx, present_only=True, leave_out=leave_out).values():
         discovery.extend(part)
     discovery.diagnostics += unrecognised_configs(ctx, discovery)
     return discovery

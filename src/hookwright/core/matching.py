@@ -22,14 +22,15 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 from urllib.parse import urlsplit
-
-from pathspec import GitIgnoreSpec
 
 from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, NetFetch, ProcExec
 from hookwright.core.bash_syntax import bash_bytes, node_text, parse_bash, parsed_bash, unquote_word
 from hookwright.core.tool_actions import derive_actions
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 __all__ = [
     "TOOL_ALIASES",
@@ -379,6 +380,14 @@ def _split_rule(rule: str) -> tuple[str, str | None]:
     return tool, body.replace("\\(", "(").replace("\\)", ")").strip()
 
 
+def _path_spec(line: str) -> GitIgnoreSpec:
+    """One gitignore-style path pattern, compiled when a rule is built (pathspec loads with
+    the first rule that names a path, not with every matcher)."""
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines([line])
+
+
 def _file_anchor(pattern: str) -> tuple[_Anchor, str]:
     """Split a file rule into its anchor and a gitignore line relative to that anchor."""
     anchor: _Anchor
@@ -466,7 +475,7 @@ class IfRule:
             kind = "file"
             anchor, line = _file_anchor(pattern)
             object.__setattr__(self, "_anchor", anchor)
-            object.__setattr__(self, "_spec", GitIgnoreSpec.from_lines([line]))
+            object.__setattr__(self, "_spec", _path_spec(line))
         elif tool == "WebFetch" and pattern.startswith("domain:"):
             kind = "domain"
         elif tool == "WebFetch":
@@ -492,7 +501,7 @@ class IfRule:
         if self.tool.startswith("File"):
             anchor, line = _file_anchor(pattern)
             object.__setattr__(self, "_anchor", "root" if anchor == "project" else anchor)
-            object.__setattr__(self, "_spec", GitIgnoreSpec.from_lines([line]))
+            object.__setattr__(self, "_spec", _path_spec(line))
         elif self.tool == "NetFetch" and pattern.startswith("domain:"):
             object.__setattr__(self, "_action_field", "domain")
         elif self.tool == "NetFetch":

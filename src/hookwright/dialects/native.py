@@ -28,9 +28,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import TYPE_CHECKING, Any
 
 from hookwright.config.loading import (
     Diagnostic,
@@ -42,60 +40,35 @@ from hookwright.config.loading import (
 )
 from hookwright.config.safeparse import ParseError, read_yaml
 from hookwright.config.trust import TrustPolicy
-from hookwright.core.events import UnknownEventError, resolve_event
-from hookwright.core.matching import IfRule, IfRuleError, Matcher, compile_matcher
+from hookwright.core.events import resolve_event
+from hookwright.core.matching import IfRule, Matcher, compile_matcher
 from hookwright.core.spec import HookSpec, Mode, PythonHandler
 from hookwright.core.tracebacks import author_frames, describe_exception
 from hookwright.core.tracebacks import where as where_in
-from hookwright.core.validation import did_you_mean, field_path, pydantic_message, unknown_key
+from hookwright.core.validation import did_you_mean, field_path, unknown_key
+from hookwright.dialects.native_entry import NativeEntry, plain_entry
+
+if TYPE_CHECKING:
+    from hookwright.dialects.native_schema import Problem
 
 FILE_NAME = "hooks.yaml"
 
 
-class NativeHook(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    name: str = Field(min_length=1)
-    event: str
-    call: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-    matcher: str | None = None
-    if_: str | None = Field(default=None, alias="if")
-    priority: int = 0
-    timeout: float | None = Field(default=None, gt=0)
-    on_error: Literal["continue", "block"] = "continue"
-    #: `shadow`: run as `parallel`, its answer recorded and reported, never applied.
-    mode: Literal["parallel", "chain", "shadow"] = "parallel"
-    enabled: bool = True
-    description: str | None = None
-
-    @field_validator("event")
-    @classmethod
-    def _known_event(cls, value: str) -> str:
-        try:
-            resolve_event(value)
-        except UnknownEventError as exc:
-            raise ValueError(str(exc)) from None
-        return value
-
-    @field_validator("if_")
-    @classmethod
-    def _valid_if(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                IfRule.parse(value)
-            except IfRuleError as exc:
-                raise ValueError(str(exc)) from None
-        return value
-
-
-class NativeConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    hooks: list[NativeHook] = Field(default_factory=list)
-
-
 def json_schema() -> dict[str, Any]:
-    return NativeConfig.model_json_schema(by_alias=True)
+    from hookwright.dialects.native_schema import json_schema as schema
+
+    return schema()
+
+
+def _entry(raw: Any) -> NativeEntry | list[Problem]:
+    """One entry of `hooks`: its plain reading, else the schema's validation (which alone
+    loads pydantic)."""
+    entry = plain_entry(raw)
+    if entry is not None:
+        return entry
+    from hookwright.dialects.native_schema import validate_entry
+
+    return validate_entry(raw)
 
 
 class MissingCallable(Exception):
@@ -176,12 +149,10 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
     names: set[str] = set()
     for index, raw in enumerate(data.get("hooks") or []):
         where = f"hooks[{index}]"
-        try:
-            hook = NativeHook.model_validate(raw)
-        except ValidationError as exc:
-            for err in exc.errors():
-                loc = field_path(("hooks", index, *err["loc"]))
-                diagnostics.append(Diagnostic(file, loc, pydantic_message(err, NativeHook)))
+        hook = _entry(raw)
+        if isinstance(hook, list):
+            for loc, message in hook:
+                diagnostics.append(Diagnostic(file, field_path(("hooks", index, *loc)), message))
             continue
         if hook.name in names:
             diagnostics.append(
@@ -211,13 +182,13 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
     return discovery
 
 
-def _run_mode(hook: NativeHook) -> Mode:
+def _run_mode(hook: NativeEntry) -> Mode:
     """How the hook's stage runs: a shadow hook runs in parallel."""
     return "chain" if hook.mode == "chain" else "parallel"
 
 
 def _bind(
-    hook: NativeHook,
+    hook: NativeEntry,
     path: Path,
     source: str,
     where: str,

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import sqlite3
 import stat
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hookwright.config.private_files import touch_private
 from hookwright.core.state import (
@@ -27,6 +26,9 @@ from hookwright.core.state import (
     entry_from_json,
     entry_to_json,
 )
+
+if TYPE_CHECKING:
+    import sqlite3
 
 #: How long a writer waits for another's lock before the change fails (seconds).
 BUSY_TIMEOUT = 30.0
@@ -89,7 +91,10 @@ def _open(path: Path) -> sqlite3.Connection:
     """A connection to `path` in WAL mode with the table made. Processes opening a new file
     at once each read it, then want it alone to turn on WAL: SQLite answers one of them
     "locked" at once rather than wait (they would wait for each other), so the setup is
-    tried again until `BUSY_TIMEOUT`."""
+    tried again until `BUSY_TIMEOUT`. SQLite loads here, with the first use of the state."""
+    import random
+    import sqlite3
+
     deadline = time.monotonic() + BUSY_TIMEOUT
     while True:
         connection = sqlite3.connect(

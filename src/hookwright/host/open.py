@@ -26,13 +26,14 @@ version profile a session imitates (`ClaudeCodeProfile`, `NEWEST`, `choose_profi
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import hookwright.dialects  # noqa: F401  (tells discovery which dialects exist)
+import hookwright.dialects  # (also tells discovery which dialects exist)
 from hookwright.config.loading import (
     Diagnostic,
     DiscoveredHook,
@@ -41,7 +42,7 @@ from hookwright.config.loading import (
     LoadResult,
     discover,
     discover_by_dialect,
-    sources,
+    source_names,
     unrecognised_configs,
 )
 from hookwright.config.policy import FailurePolicy, load_failure_policy
@@ -51,6 +52,7 @@ from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.host.labels import system_name
 
 if TYPE_CHECKING:
+    from hookwright.core.effects import ToolResult
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
     from hookwright.engine.kernel import HookEngine
@@ -229,8 +231,9 @@ def discover_project(
     project_dir: Path, home: Path, scope: ProjectScope, policy: TrustPolicy | None = None
 ) -> Discovery:
     """Every hook the project declares, as read from disk (no hook code runs), limited to the
-    dialects `scope` keeps and loaded as the Claude Code version `project_profile` picks under
-    `policy` (None: the trust store's); a dialect name no dialect has is a warning."""
+    dialects `scope` keeps (the others are not read at all) and loaded as the Claude Code
+    version `project_profile` picks under `policy` (None: the trust store's); a dialect name
+    no dialect has is a warning."""
     profile, _ = project_profile(project_dir, home, scope, policy or _store_policy(home))
     ctx = LoadContext(
         project_dir=project_dir,
@@ -238,9 +241,8 @@ def discover_project(
         config_files=scope.config_files,
         claude_code_version=profile.version,
     )
-    found = discover(ctx)
+    found = discover(ctx, leave_out={name for name in source_names() if not scope.keeps(name)})
     named = {*(scope.dialects or ()), *scope.exclude}
-    # Only a scope that names dialects needs them all known (imported) to check its names.
     known = dialect_names() if named else set()
     unknown = sorted(named - known)
     if unknown:
@@ -458,7 +460,10 @@ async def start_processes(engine: HookEngine, watch: ConfigWatchTarget | None) -
     """Start every hook process that lives as long as the session (PicoClaw), so observers
     see the session's first event; one line per process that failed to start. With `watch`,
     a process whose config file changes is restarted with its new settings for the rest of
-    the session."""
+    the session. A session with neither PicoClaw hooks nor PicoClaw config files to watch
+    has nothing to start: PicoClaw is not loaded."""
+    if not _uses_picoclaw(watch):
+        return []
     from hookwright.dialects import picoclaw
 
     picoclaw.attach_observers(engine)
@@ -471,6 +476,15 @@ async def start_processes(engine: HookEngine, watch: ConfigWatchTarget | None) -
         for target, failure in zip(processes, failures, strict=True)
         if failure is not None
     ]
+
+
+def _uses_picoclaw(watch: ConfigWatchTarget | None) -> bool:
+    """Whether a PicoClaw process may be registered (none can be before PicoClaw's process
+    module is loaded, by a hook or by the host), or `watch` has a PicoClaw config file that
+    may exist (checked as discovery checks it, without loading the dialect)."""
+    if "hookwright.dialects.picoclaw.hook_process" in sys.modules:
+        return True
+    return watch is not None and "picoclaw" not in hookwright.dialects.absent(watch[0])
 
 
 def add_frontmatter_hooks(
@@ -549,12 +563,18 @@ def prompt_placement(messages: list[dict[str, Any]]) -> SkillPlacement:
 def register_tool_result_readers() -> None:
     """Let hook-supplied tool results in a built-in dialect's own shape (PicoClaw's
     `for_llm`) be read as such: a Python hook's `respond(...)` value is read when the hook
-    returns. Called when the session contract is loaded (`hookwright.host.session`), not at
-    import, so opening a project for the command line does not load PicoClaw."""
+    returns. Called when the session contract is loaded (`hookwright.host.session`); PicoClaw
+    itself loads when the first such value is read, so a session whose hooks answer no tool
+    result in a shape of their own never loads it."""
     from hookwright.core.tool_results import register_tool_result_reader
+
+    register_tool_result_reader(_read_picoclaw_tool_result)
+
+
+def _read_picoclaw_tool_result(value: Any, default_error: bool) -> ToolResult | None:
     from hookwright.dialects.picoclaw.codec import read_tool_result
 
-    register_tool_result_reader(read_tool_result)
+    return read_tool_result(value, default_error)
 
 
 def __getattr__(name: str) -> Any:
@@ -568,7 +588,7 @@ def __getattr__(name: str) -> Any:
 
 def dialect_names() -> set[str]:
     """Every dialect a project can name (`dialects=`, `exclude_dialects=`)."""
-    return set(sources()) | {"skill"}
+    return source_names() | {"skill"}
 
 
 __all__ = [

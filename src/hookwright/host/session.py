@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
@@ -65,7 +65,6 @@ from hookwright.host.open import (
     NEWEST,
     ClaudeCodeProfile,
     ConfigWatchTarget,
-    HookInfo,
     NotRun,
     OpenedProject,
     ProjectScope,
@@ -82,6 +81,9 @@ from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
 from hookwright.monitor.watch import EngineMonitor
 from hookwright.transports.ioloop import IoLoop
+
+if TYPE_CHECKING:
+    from hookwright.host.open import HookInfo
 
 opening.register_tool_result_readers()
 DEFAULT_STOP_BLOCK_CAP = 8

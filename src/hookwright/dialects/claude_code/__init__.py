@@ -21,27 +21,65 @@ What a host uses:
 
 from __future__ import annotations
 
-from hookwright.dialects.claude_code.answer import encode_output, encode_output_json
-from hookwright.dialects.claude_code.codec import decode_command, decode_http
-from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
-from hookwright.dialects.claude_code.loader import (
-    LoaderOptions,
-    discover,
-    load_policy,
-    make_loader,
-)
-from hookwright.dialects.claude_code.prompt import decode_prompt_reply
-from hookwright.dialects.claude_code.sources import Policy
-from hookwright.dialects.claude_code.specs import watched_file_names
-from hookwright.dialects.claude_code.stdin import (
-    EFFORT_EVENTS,
-    EVENT_FIELDS,
-    NULL_FIELDS,
-    PERMISSION_MODE_EVENTS,
-    encode_body,
-    encode_input,
-    encode_stdin,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hookwright.dialects.claude_code.answer import encode_output, encode_output_json
+    from hookwright.dialects.claude_code.codec import decode_command, decode_http
+    from hookwright.dialects.claude_code.frontmatter import load_frontmatter_hooks
+    from hookwright.dialects.claude_code.loader import (
+        LoaderOptions,
+        discover,
+        load_policy,
+        make_loader,
+    )
+    from hookwright.dialects.claude_code.prompt import decode_prompt_reply
+    from hookwright.dialects.claude_code.sources import Policy
+    from hookwright.dialects.claude_code.specs import watched_file_names
+    from hookwright.dialects.claude_code.stdin import (
+        EFFORT_EVENTS,
+        EVENT_FIELDS,
+        NULL_FIELDS,
+        PERMISSION_MODE_EVENTS,
+        encode_body,
+        encode_input,
+        encode_stdin,
+    )
+
+#: The module each name above lives in. Names load on first use: answering one event
+#: (`hookwright hook claude-code`) needs the answer's encoder, not the settings' validation.
+_HOMES = {
+    **dict.fromkeys(("encode_output", "encode_output_json"), "answer"),
+    **dict.fromkeys(("decode_command", "decode_http"), "codec"),
+    "load_frontmatter_hooks": "frontmatter",
+    **dict.fromkeys(("LoaderOptions", "discover", "load_policy", "make_loader"), "loader"),
+    "decode_prompt_reply": "prompt",
+    "Policy": "sources",
+    "watched_file_names": "specs",
+    **dict.fromkeys(
+        (
+            "EFFORT_EVENTS",
+            "EVENT_FIELDS",
+            "NULL_FIELDS",
+            "PERMISSION_MODE_EVENTS",
+            "encode_body",
+            "encode_input",
+            "encode_stdin",
+        ),
+        "stdin",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "EFFORT_EVENTS",

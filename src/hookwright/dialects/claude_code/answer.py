@@ -34,11 +34,12 @@ from typing import Any, Final
 
 from hookwright.core.events import Event
 from hookwright.core.results import REWRITE_DECISIONS, Decision, Verdict
-from hookwright.dialects.claude_code.codec import DEFAULT_DENY_REASON, SKILL_REWRITE_REFUSED
 from hookwright.dialects.claude_code.stdin import js_json
 from hookwright.dialects.claude_code.tables import (
     ADDITIONAL_CONTEXT,
     CONTINUE_HONOURED,
+    DEFAULT_DENY_REASON,
+    SKILL_REWRITE_REFUSED,
     SYSTEM_MESSAGE_KEPT,
     TOP_LEVEL_BLOCK,
 )

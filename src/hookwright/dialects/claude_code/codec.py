@@ -53,12 +53,14 @@ from hookwright.dialects.claude_code.tables import (
     ADDITIONAL_CONTEXT,
     CLASSIFIER_CONTEXT_CAP,
     CONTINUE_HONOURED,
+    DEFAULT_DENY_REASON,
     DENY_EVENTS,
     EXIT2_BLOCKS,
     EXIT2_IGNORED,
     EXIT2_SKIPS_SPECIFIC,
     OUTPUT_DISCARDED,
     PLAIN_STDOUT_CONTEXT,
+    SKILL_REWRITE_REFUSED,
     SYSTEM_MESSAGE_KEPT,
     TOP_LEVEL_BLOCK,
 )
@@ -66,12 +68,6 @@ from hookwright.dialects.claude_code.tables import (
 ExitRules = Literal["current", "classic"]
 EXIT_RULES: tuple[ExitRules, ...] = ("current", "classic")
 
-DEFAULT_DENY_REASON = "Blocked by hook"
-#: A PreSkillShellCommand answer that rewrites the command blocks it: the rewrite is never run.
-SKILL_REWRITE_REFUSED = (
-    "A PreSkillShellCommand hook answered updatedInput, which is never applied; the command "
-    "is blocked"
-)
 LOOKS_LIKE_JSON = "stdout looks like JSON but is not"
 NO_STDERR = "No stderr output"
 #: An `asyncTimeout` above this (a day, in milliseconds) is this: a 400-digit number is not a

@@ -206,6 +206,14 @@ ENV_FILE_EVENTS: Final[frozenset[Event]] = frozenset(
     {E.SessionStart, E.Setup, E.CwdChanged, E.FileChanged}
 )
 
+#: A deny's reason when the hook gave none.
+DEFAULT_DENY_REASON: Final[str] = "Blocked by hook"
+#: A PreSkillShellCommand answer that rewrites the command blocks it: the rewrite is never run.
+SKILL_REWRITE_REFUSED: Final[str] = (
+    "A PreSkillShellCommand hook answered updatedInput, which is never applied; the command "
+    "is blocked"
+)
+
 #: The blocking answer of an event: "deny" for permission checks, "block" elsewhere.
 DENY_EVENTS: Final[frozenset[Event]] = frozenset(
     {E.PreToolUse, E.PermissionRequest, E.PreModelSwitch, E.PreSkillShellCommand}
