@@ -304,6 +304,10 @@ def envelope(message: Mapping[str, Any]) -> dict[str, Any]:
     return fields
 
 
+#: The members of a result response spelled as JSON-RPC spells them.
+_RESPONSE_KEYS = frozenset(("jsonrpc", "id", "result"))
+
+
 # One spawned process ------------------------------------------------------------------------
 
 _live: weakref.WeakSet[_Connection] = weakref.WeakSet()
@@ -599,18 +603,28 @@ class _Connection:
         if not isinstance(message, dict):
             self.warnings.warning("hook %s: non-object message skipped: %.200r", self.name, line)
             return
-        try:
-            fields = envelope(message)
-        except ValueError as exc:
-            self.warnings.warning("hook %s: message skipped (%s): %.200r", self.name, exc, line)
-            return
-        if fields.get("method"):
-            self.warnings.warning(
-                "hook %s: messages from the hook are not served (method %.100r)",
-                self.name,
-                fields["method"],
-            )
-            return
+        if (
+            message.keys() == _RESPONSE_KEYS
+            and type(msg_id := message["id"]) is int
+            and msg_id >= 0
+            and type(message["jsonrpc"]) is str
+        ):
+            # The usual answer, which `envelope` would return as it is: its member matching
+            # (a key folded and looked up per member) is skipped.
+            fields = message
+        else:
+            try:
+                fields = envelope(message)
+            except ValueError as exc:
+                self.warnings.warning("hook %s: message skipped (%s): %.200r", self.name, exc, line)
+                return
+            if fields.get("method"):
+                self.warnings.warning(
+                    "hook %s: messages from the hook are not served (method %.100r)",
+                    self.name,
+                    fields["method"],
+                )
+                return
         msg_id = fields.get("id")
         if not msg_id:
             self.warnings.warning("hook %s: response without an id skipped", self.name)
