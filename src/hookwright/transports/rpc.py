@@ -163,6 +163,11 @@ class LineSplitter:
     def feed(self, data: bytes) -> None:
         max_line = self.max_line
         buf = self._buf
+        end = len(data) - 1
+        if end >= 0 and not buf and not self._discarding and data.find(b"\n") == end:
+            # One whole line, the usual piece of a line-per-message protocol.
+            self.on_line(data[:end] if end <= max_line else None)
+            return
         if buf or self._discarding:
             newline = data.find(b"\n")
             if newline < 0:
@@ -601,10 +606,7 @@ class _Connection:
             self.warnings.warning(
                 "hook %s: stdout line over %d bytes discarded", self.name, self.max_line
             )
-        else:
-            self._handle_line(line)
-
-    def _handle_line(self, line: bytes) -> None:
+            return
         try:
             message = decode_line(line)
         except ValueError as exc:
