@@ -577,7 +577,8 @@ class _Connection:
         """Hand `data` to the pipe now unless another write waits for room in it. Returns None
         when done, else what `_write_waiting` has to do: b"" to wait for room (or for the error
         of a closing pipe), `data` to write it in turn."""
-        self.check_alive()
+        if self.lost is not None:  # `check_alive`, its call saved on every request
+            raise RpcProcessError(str(self.lost))
         if self.write_lock.locked():
             return data
         transport = self.stdin_transport
