@@ -9,7 +9,11 @@ CPU and 60-85 µs when a wake-up has to cross to the other one, and it changes f
 the work each path does. The unpinned ratio is printed and recorded too, for reference.
 
 Prints a table and merges `{"name": ratio}` into bench/results.json, ratio = time / the bare
-pipe echo measured in this run.
+pipe echo measured in this run. The same ratios in CPU time are written as `<name>_cpu`: the
+benchmark's own CPU time plus that of the child answering the case (its on-CPU time from
+`/proc/<pid>/schedstat`), per call, best round of each. Pinned to one CPU the two take turns,
+so on a quiet machine this is about the wall time; on a busy one it leaves out the time spent
+waiting for the CPU, which wall time counts.
 """
 
 from __future__ import annotations
@@ -55,10 +59,16 @@ PARAMS: dict[str, Any] = {
 }
 
 
-async def interleaved(tmp: Path) -> dict[str, float]:
+def on_cpu_ns(pid: int) -> int:
+    """The CPU time a (single-threaded) process has used, in ns."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+
+
+async def interleaved(tmp: Path) -> tuple[dict[str, float], dict[str, float]]:
     """The floor, a raw JSON-RPC call and an engine dispatch, measured in interleaved rounds on
     one host loop (the loop the agent runs on), so a slow moment of the machine hits all three
-    alike. Best round of each, in ns per call."""
+    alike. Best round of each, in ns per call: wall time, and CPU time of this process and
+    of the child answering."""
     from hookwright.config.trust import TrustPolicy
     from hookwright.dialects import LoadContext, discover
     from hookwright.engine.kernel import HookEngine
@@ -105,20 +115,35 @@ async def interleaved(tmp: Path) -> dict[str, float]:
         "dispatch": lambda: engine.dispatch(inp),
     }
     best = {name: float("inf") for name in cases}
+    best_cpu = dict(best)
     try:
         await engine.dispatch(inp)
+        (spec,) = engine.hooks(Event.PreToolUse)
+        assert hook.pid is not None
+        children = {"floor": echo.pid, "rpc": hook.pid, "dispatch": hook_pid(spec)}
         for _ in range(ROUNDS):
             for name, call in cases.items():
+                child = children[name]
+                cpu = time.process_time_ns() + on_cpu_ns(child)
                 start = time.perf_counter_ns()
                 for _ in range(CALLS):
                     await call()
                 best[name] = min(best[name], (time.perf_counter_ns() - start) / CALLS)
+                cpu = time.process_time_ns() + on_cpu_ns(child) - cpu
+                best_cpu[name] = min(best_cpu[name], cpu / CALLS)
     finally:
         await hook.aclose()
         await engine.aclose()
         echo_in.close()
         await echo.wait()
-    return best
+    return best, best_cpu
+
+
+def hook_pid(spec: Any) -> int:
+    """The pid of the process behind a PicoClaw process hook's handler."""
+    pid = spec.handler.transport.process.pid
+    assert isinstance(pid, int), spec
+    return pid
 
 
 async def cross_loop() -> float:
@@ -160,7 +185,7 @@ def pinned_to_one_cpu() -> Iterator[None]:
         os.sched_setaffinity(0, allowed)
 
 
-def interleaved_in(tmp: Path) -> dict[str, float]:
+def interleaved_in(tmp: Path) -> tuple[dict[str, float], dict[str, float]]:
     return asyncio.run(interleaved(tmp))
 
 
@@ -168,9 +193,9 @@ def main() -> int:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        unpinned = interleaved_in(Path(tmp) / "unpinned")
+        unpinned, _ = interleaved_in(Path(tmp) / "unpinned")
         with pinned_to_one_cpu():
-            best = interleaved_in(Path(tmp) / "pinned")
+            best, cpu = interleaved_in(Path(tmp) / "pinned")
             hop = asyncio.run(cross_loop())
             spawn = asyncio.run(one_shot())
     floor = best["floor"]
@@ -189,6 +214,12 @@ def main() -> int:
     for name, ns, base in rows:
         table.add_row(name, f"{ns / 1000:,.1f}", f"{ns / base:.2f}")
     Console(width=120).print(table)
+    print(
+        "CPU µs/call (this process + the answering child), pinned: "
+        + ", ".join(f"{name} {ns / 1000:,.1f}" for name, ns in cpu.items())
+        + f"; ratios to the floor: JSON-RPC call {cpu['rpc'] / cpu['floor']:.2f}, "
+        f"engine.dispatch {cpu['dispatch'] / cpu['floor']:.2f}"
+    )
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results.update(
         {
@@ -197,6 +228,8 @@ def main() -> int:
             "rpc_call_other_thread_vs_pipe_echo": hop / floor,
             "one_shot_command_vs_pipe_echo": spawn / floor,
             "rpc_engine_dispatch_vs_pipe_echo_unpinned": unpinned["dispatch"] / unpinned["floor"],
+            "rpc_call_vs_pipe_echo_cpu": cpu["rpc"] / cpu["floor"],
+            "rpc_engine_dispatch_vs_pipe_echo_cpu": cpu["dispatch"] / cpu["floor"],
         }
     )
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")

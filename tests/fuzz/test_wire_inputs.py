@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -96,6 +97,20 @@ def test_a_pipe_delivers_the_lines_it_was_given_in_any_chunking(
         if line is not None:
             with contextlib.suppress(ParseError):
                 decode_line(line)
+
+
+@pytest.mark.parametrize("size", [0, 63, 64, 65])
+def test_a_whole_line_in_one_piece_is_bounded_like_any_other(size: int) -> None:
+    """One piece holding exactly one line (how a JSON-RPC answer usually arrives) is handed
+    over whole up to `max_line` bytes and as None past it, like a line cut in pieces."""
+    line = b"x" * size
+    whole: list[bytes | None] = []
+    LineSplitter(64, whole.append).feed(line + b"\n")
+    cut: list[bytes | None] = []
+    splitter = LineSplitter(64, cut.append)
+    for byte in range(len(line) + 1):
+        splitter.feed((line + b"\n")[byte : byte + 1])
+    assert whole == cut == [line if size <= 64 else None]
 
 
 PICOCLAW_RESULTS = {

@@ -466,6 +466,27 @@ async def test_notify_nowait_from_another_thread_never_blocks(rpc: Factory) -> N
     assert sorted(m["params"]["n"] for m in hook.messages("hook.event")) == list(range(5))
 
 
+async def test_a_process_on_the_host_loop_answers_that_loop_and_another_threads_loop(
+    rpc: Factory,
+) -> None:
+    """Bound to the host's loop, a call made on it goes straight to the pipe; a call made on
+    another thread's loop (the same thread id never runs two loops at once) hops onto the
+    host's loop, where the process's pipes live, and is answered there."""
+    process, hook = rpc(io=IoLoop(asyncio.get_running_loop()))
+    assert await process.call("hook.before_tool", {"n": 1}, timeout=10) == {}
+    answers: list[Any] = []
+
+    def other_thread() -> None:
+        answers.append(asyncio.run(process.call("hook.before_tool", {"n": 2}, timeout=10)))
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    assert await until(lambda: not thread.is_alive())
+    thread.join()
+    assert answers == [{}]
+    assert [m["params"] for m in hook.messages("hook.before_tool")] == [{"n": 1}, {"n": 2}]
+
+
 async def test_notifications_beyond_the_bound_are_dropped(rpc: Factory) -> None:
     process, hook = rpc({"hello": {"delay": 0.3, "result": {}}}, max_pending_notifications=2)
     results = [process.notify_nowait("hook.event", {"n": n}) for n in range(5)]

@@ -17,6 +17,7 @@ from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult
 from hookwright.core.spec import RunContext, escapes_hook
 from hookwright.dialects.state_io import ABSENT, apply_answer, state_answer, with_state
+from hookwright.dialects.state_io import FIELD as STATE_FIELD
 from hookwright.transports.base import Envelope, Failure, Output, Reply, Transport
 
 
@@ -70,7 +71,9 @@ class Handler:
             reply = Failure("error", str(exc) or type(exc).__name__)
         result = codec.decode(reply, envelope, inp, ctx)
         if type(reply) is Output:
-            own = state_answer(reply)
+            # `state_answer` written out for a JSON value (a JSON-RPC result): its call saved.
+            value = reply.value
+            own = value.get(STATE_FIELD, ABSENT) if type(value) is dict else state_answer(reply)
             if own is not ABSENT:
                 return await apply_answer(result, own, inp, ctx)
         return result

@@ -116,6 +116,9 @@ class _Candidates:
 
 #: The candidates of an event without hooks.
 _NO_CANDIDATES = _Candidates([], _NOTHING)
+#: Stands for the candidates of an event some hook of which matches on the match value: they
+#: are looked up by (event, value).
+_BY_VALUE = _Candidates([], None)
 
 
 class _LoopThread:
@@ -165,9 +168,10 @@ class HookEngine:
         self._use_audit(audit)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
         self._by_event: dict[Event, list[HookSpec]] = {}
-        #: (event, match value) -> the hooks whose matcher accepts it (`_Candidates`); cleared
-        #: whenever the hooks change.
-        self._candidates: dict[tuple[Event, str | None], _Candidates] = {}
+        #: (event, match value) -> the hooks whose matcher accepts it (`_Candidates`), and
+        #: event -> its candidates when none of its hooks matches on the value (else
+        #: `_BY_VALUE`); cleared whenever the hooks change.
+        self._candidates: dict[Event | tuple[Event, str | None], _Candidates] = {}
         self._once_hooks = 0
         self._order = itertools.count()
         self._loop_thread: _LoopThread | None = None
@@ -345,19 +349,31 @@ class HookEngine:
         return self._select_from(cached.hooks, inp)
 
     def _candidates_of(self, inp: HookInput) -> _Candidates:
-        """The cached candidates of the input's event and match value."""
-        hooks = self._by_event.get(inp.event)
-        if not hooks:
-            return _NO_CANDIDATES
+        """The cached candidates of the input's event and match value (of the event alone
+        when no hook of it matches on the value)."""
+        event = inp.event
+        cached = self._candidates.get(event)
+        if cached is None:
+            cached = self._candidates[event] = self._event_candidates(event)
+        if cached is not _BY_VALUE:
+            return cached
         value = inp.match_value()
-        key = (inp.event, value)
+        key = (event, value)
         cached = self._candidates.get(key)
         if cached is None:
-            cached = _Candidates.of(hooks, value)
+            cached = _Candidates.of(self._by_event.get(event, []), value)
             if len(self._candidates) > 4096:
                 self._candidates.clear()
             self._candidates[key] = cached
         return cached
+
+    def _event_candidates(self, event: Event) -> _Candidates:
+        hooks = self._by_event.get(event)
+        if not hooks:
+            return _NO_CANDIDATES
+        if any(spec.matcher is not None and spec.match_field is None for spec in hooks):
+            return _BY_VALUE
+        return _Candidates.of(hooks, None)
 
     @staticmethod
     def _select_from(candidates: list[HookSpec], inp: HookInput) -> list[HookSpec]:

@@ -387,7 +387,12 @@ def tool_call_params(inp: HookInput, method: str, protocol: Protocol) -> dict[st
     arguments = payload.get("tool_input")
     if arguments and isinstance(arguments, dict):
         params["arguments"] = dict(arguments)
-    return params if protocol == "current" else _tail(params, channel, protocol)
+    if protocol == "seed":
+        if channel[0]:
+            params["channel"] = channel[0]
+        if channel[1]:
+            params["chat_id"] = channel[1]
+    return params
 
 
 def duration_ns(inp: HookInput) -> int:

@@ -25,7 +25,12 @@ from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import RunContext
 from hookwright.dialects.base import Handler
-from hookwright.dialects.picoclaw.actions import DecodeError, approval_denied, decode
+from hookwright.dialects.picoclaw.actions import (
+    STAGE_ACTIONS,
+    DecodeError,
+    approval_denied,
+    decode,
+)
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import params_builder
 from hookwright.engine.services import services_of
@@ -60,6 +65,7 @@ class Target(Protocol):
 
 class PicoClawCodec:
     __slots__ = (
+        "_continues",
         "_last",
         "_params",
         "actions",
@@ -85,6 +91,8 @@ class PicoClawCodec:
         self.name = target.name
         self.method = method
         self._params = params_builder(method)
+        #: `{"action": "continue"}` alone is no opinion (every method but `approve_tool`).
+        self._continues = method in STAGE_ACTIONS
         #: A process answers ``hook.<method>``, a builtin the method itself.
         self.wire_method = f"hook.{method}" if target.kind == "process" else method
         self.protocol = protocol
@@ -128,6 +136,15 @@ class PicoClawCodec:
         if debug.state.on:
             said = f"; stderr: {debug.short(stderr)}" if stderr else ""
             debug.trace("answer", f"{self.name} hook.{self.method}: {debug.short(raw)}{said}")
+        if (
+            self._continues
+            and not stderr
+            and type(raw) is dict
+            and len(raw) == 1
+            and raw.get("action") == "continue"
+        ):
+            # The usual answer, which `decode` reads as no opinion: its call is saved.
+            return None
         try:
             result = decode(self.method, raw, sent.json, hook=self.name, protocol=self.protocol)
         except DecodeError as exc:
