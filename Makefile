@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+MYPY := $(BIN)/mypy
 
 .PHONY: demo test lint typecheck unit fuzz bench clean browser conformance conformance-hosts
 
@@ -28,12 +29,15 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench conformance
 
 typecheck: $(STAMP)
-	$(BIN)/mypy
+	$(MYPY)
 
-# Two worker processes (the 2-core machine the suite is sized for); each test is isolated (its
-# own HOME, temporary folder and ports), so any test may run beside any other. `-rs` prints why
-# each skipped test was skipped (a missing browser, CLI or network).
-PYTEST_WORKERS ?= 2
+# One worker process more than the machine has cores (3 on the 2-core machine the suite is sized
+# for): most of a test's time is spent waiting on what it started (a command-line run, a hook's
+# timeout, a server's answer), and the extra worker runs a test in those waits. Each test is
+# isolated (its own HOME, temporary folder and ports), so any test may run beside any other.
+# `-rs` prints why each skipped test was skipped (a missing browser, CLI or network).
+CORES := $(shell nproc 2>/dev/null || echo 2)
+PYTEST_WORKERS ?= $(shell echo $$(($(CORES) + 1)))
 # The suite starts Python thousands of times (the command line, daemons, warm interpreters,
 # hooks). Where PYTHONDONTWRITEBYTECODE is set (some shells and CI images set it), each start
 # would compile hookwright from source again (about half as much CPU again per command-line
@@ -41,11 +45,23 @@ PYTEST_WORKERS ?= 2
 # in the venv instead, never into the source tree or a test's project folders.
 PYCACHE := $(abspath $(VENV))/pycache
 
-unit: $(STAMP) browser
-	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE) \
-		$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -rs
+PYTEST := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE) \
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -rs
 
-test: lint typecheck unit
+unit: $(STAMP) browser
+	$(PYTEST)
+
+# mypy checks beside pytest (on a fresh clone it has no cache yet and takes most of a minute of
+# CPU, which fits in the waits of the tests); its report is kept and printed once pytest ends,
+# and `make test` fails when either fails. Later runs reuse .mypy_cache and take a few seconds.
+MYPY_REPORT := $(VENV)/mypy-report.txt
+
+test: lint browser
+	@$(MYPY) > $(MYPY_REPORT) 2>&1 & mypy=$$!; \
+	echo "$(PYTEST)"; $(PYTEST); tests=$$?; \
+	wait $$mypy; typecheck=$$?; \
+	echo "$(MYPY)"; cat $(MYPY_REPORT); \
+	test $$tests = 0 && test $$typecheck = 0
 
 # The fuzz suite with its long profile: over 100,000 generated inputs (`make test` runs the
 # same properties with a few examples each); prints the count of inputs at the end.

@@ -39,3 +39,29 @@ def test_the_first_install_says_what_it_does_before_it_starts() -> None:
 def test_make_test_reports_why_tests_were_skipped() -> None:
     [pytest_line] = [line for line in planned("unit") if "/pytest " in line]
     assert " -rs" in pytest_line
+
+
+def test_the_tests_run_in_one_worker_more_than_the_machine_has_cores() -> None:
+    [pytest_line] = [line for line in planned("unit") if "/pytest " in line]
+    assert f" -n {len(os.sched_getaffinity(0)) + 1} " in pytest_line
+
+
+@pytest.mark.parametrize(
+    ("tests", "typecheck", "passes"),
+    [("true", "true", True), ("false", "true", False), ("true", "false", False)],
+)
+def test_make_test_fails_when_pytest_or_mypy_beside_it_fails(
+    tests: str, typecheck: str, passes: bool
+) -> None:
+    """`make test` runs mypy beside pytest; its exit status is still that of both (each stands
+    in here as `true` or `false`)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    proc = subprocess.run(
+        ["make", "-s", "--no-print-directory", "test", f"PYTEST={tests}", f"MYPY={typecheck}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert (proc.returncode == 0) is passes, proc.stdout + proc.stderr

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from claude_pin import MEASURED_ON, PIN_ENV
 from hookwright import Event, HookEngine, HookInput, HookResult, __version__
 from hookwright.core.audit_record import AuditRecord
 from hookwright.monitor.audit import AuditLog
@@ -38,8 +40,14 @@ turns:
 """
 
 
-def hookwright(audit: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def hookwright(
+    audit: Path, *args: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m hookwright ARGS` writing its audit to `audit`, under `home` when given (the
+    test's own HOME otherwise)."""
     env = {**os.environ, "HOOKWRIGHT_AUDIT_LOG": str(audit)}
+    if home is not None:
+        env.update({"HOME": str(home), PIN_ENV: MEASURED_ON})
     return subprocess.run(
         [sys.executable, "-m", "hookwright", *args],
         capture_output=True,
@@ -50,7 +58,7 @@ def hookwright(audit: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run_session(tmp_path: Path, audit: Path) -> Path:
+def run_session(tmp_path: Path, audit: Path, home: Path) -> Path:
     project = tmp_path / "project"
     (project / ".claude").mkdir(parents=True)
     (project / "build").mkdir()
@@ -59,19 +67,31 @@ def run_session(tmp_path: Path, audit: Path) -> Path:
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     script = tmp_path / "script.yaml"
     script.write_text(SCRIPT)
-    done = hookwright(audit, "run", "-p", str(project), "-m", f"scripted:{script}", "--trust", "go")
+    model = f"scripted:{script}"
+    done = hookwright(audit, "run", "-p", str(project), "-m", model, "--trust", "go", home=home)
     assert done.returncode == 0, done.stderr
     return project
 
 
-@pytest.fixture
-def recorded(tmp_path: Path, isolated_home: Path) -> tuple[Path, Path]:
-    """(audit file, project) after one real session: 6 records (3 hook runs, 3 permission
-    outcomes)."""
-    audit = tmp_path / "audit.jsonl"
-    project = run_session(tmp_path, audit)
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(audit file, project) after one real session, run once for the module's tests that read
+    it: 6 records (3 hook runs, 3 permission outcomes)."""
+    root = tmp_path_factory.mktemp("session")
+    home = root / "home"
+    home.mkdir()
+    audit = root / "audit.jsonl"
+    project = run_session(root, audit, home)
     assert len(audit.read_bytes().splitlines()) == 6
     return audit, project
+
+
+@pytest.fixture
+def recorded(session: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    """The session's audit file copied for this test (which may edit it), and its project."""
+    audit = tmp_path / "audit.jsonl"
+    shutil.copyfile(session[0], audit)
+    return audit, session[1]
 
 
 def rewrite(audit: Path, change: Any) -> None:

@@ -7,13 +7,15 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from conformance.__main__ import runs_on
 from conformance.cases import CASES, bash
 from conformance.compare import Normaliser, differences, view
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
-from conformance.harness import Action, Case, Hook, cleanup, run
+from conformance.harness import Action, Case, Hook, Observation, cleanup, run
 from conformance.hook_server import HookServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,28 +34,33 @@ CASE = Case(
 )
 
 
-def test_hookwright_run_is_observed_through_the_fake_api() -> None:
+@pytest.fixture(scope="module")
+def observed() -> Iterator[Observation]:
+    """One hookwright run of CASE, read (never changed) by the tests that look at a run."""
     with FakeAnthropic() as fake:
         observation = run("hookwright", CASE, fake)
-    try:
-        assert observation.returncode == 0, observation.stderr
-        assert [r["label"] for r in observation.hooks] == ["pre", "post"]
-        pre = json.loads(observation.hooks[0]["stdin"])
-        assert pre["tool_input"] == {"command": f"echo hi > {observation.project}/f.txt"}
-        assert observation.hooks[0]["stdin"].endswith("\n")
-        assert len(observation.requests) == 2
-        assert observation.files == {"f.txt": "hi\n"}
-        rendered = view(observation, CASE.compare)
-        assert rendered["order"] == ["PreToolUse pre", "PostToolUse post"]
-        assert any("MARK post" in item for item in rendered["model"][1])
-        assert str(observation.project) not in json.dumps(rendered)
-    finally:
-        cleanup(observation)
+    yield observation
+    cleanup(observation)
 
 
-def test_a_differing_byte_is_reported() -> None:
+def test_hookwright_run_is_observed_through_the_fake_api(observed: Observation) -> None:
+    observation = observed
+    assert observation.returncode == 0, observation.stderr
+    assert [r["label"] for r in observation.hooks] == ["pre", "post"]
+    pre = json.loads(observation.hooks[0]["stdin"])
+    assert pre["tool_input"] == {"command": f"echo hi > {observation.project}/f.txt"}
+    assert observation.hooks[0]["stdin"].endswith("\n")
+    assert len(observation.requests) == 2
+    assert observation.files == {"f.txt": "hi\n"}
+    rendered = view(observation, CASE.compare)
+    assert rendered["order"] == ["PreToolUse pre", "PostToolUse post"]
+    assert any("MARK post" in item for item in rendered["model"][1])
+    assert str(observation.project) not in json.dumps(rendered)
+
+
+def test_a_differing_byte_is_reported(observed: Observation) -> None:
+    first = observed
     with FakeAnthropic() as fake:
-        first = run("hookwright", CASE, fake)
         second = run("hookwright", CASE, fake)
     try:
         assert differences(first, second, frozenset({"order", "model", "files"})) == ""
@@ -62,15 +69,11 @@ def test_a_differing_byte_is_reported() -> None:
             first, second, CASE.compare
         )
     finally:
-        cleanup(first)
         cleanup(second)
 
 
-def test_normaliser_numbers_ids_by_first_sight(tmp_path: Path) -> None:
-    with FakeAnthropic() as fake:
-        observation = run("hookwright", CASE, fake)
-    cleanup(observation)
-    normalise = Normaliser(observation)
+def test_normaliser_numbers_ids_by_first_sight(observed: Observation) -> None:
+    normalise = Normaliser(observed)
     a, b = "0b6f5a1e-0000-4000-8000-000000000001", "0b6f5a1e-0000-4000-8000-000000000002"
     text = f'{{"session_id":"{b}","prompt_id":"{a}","x":"{b}","duration_ms":42}}'
     assert (

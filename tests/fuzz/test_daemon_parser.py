@@ -26,6 +26,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bounds import GENEROUS_BOUND
+from hookwright.bridges import daemon_http
 from hookwright.bridges.daemon_http import Limits, serve_connection
 from hookwright.bridges.endpoint import HOOK_PATH, Endpoint
 from hookwright.bridges.projects import Reply
@@ -65,6 +66,16 @@ class CountingSocket(socket.socket):
     def shutdown(self, how: int) -> None:
         self.ended = True
         super().shutdown(how)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def short_linger() -> Iterator[None]:
+    """The lingering read after a refusal as short as the deadlines in `LIMITS`: an input whose
+    sender stays silent (about a third of them) is dropped after it, not after the daemon's
+    2 s."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(daemon_http, "LINGER_SECONDS", LIMITS.body)
+        yield
 
 
 @pytest.fixture(scope="module")
