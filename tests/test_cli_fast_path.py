@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hookwright.cli import app, hooks_test, project, quick
+from hookwright.cli import hooks_test, project, quick
 from hookwright.cli.hooks_test import HooksTest, run
 from hookwright.config.loading import LoadResult
 from hookwright.core.events import Event
@@ -332,32 +332,3 @@ def test_without_hooks_the_answer_is_the_engines_empty_verdict(
     assert (without_engine.out, without_engine.err) == (with_engine.out, with_engine.err)
     assert json.loads(with_engine.out)["event"] == event.value
     assert not (tmp_path / "audit.jsonl").exists()
-
-
-def test_the_command_list_reads_each_runtime_command_as_loading_it_would() -> None:
-    for name in app._RUNTIME_COMMANDS:
-        listed, loaded = app._listed_command(name), app._runtime_command(name)
-        for width in (20, 45, 200):
-            assert listed.get_short_help_str(width) == loaded.get_short_help_str(width)
-        assert listed.hidden == loaded.hidden and listed.deprecated == loaded.deprecated
-
-
-def test_help_lists_every_command_without_loading_the_agent_runtime(
-    tmp_path: Path, isolated_home: Path
-) -> None:
-    listing = tmp_path / "modules.json"
-    code = (
-        "import json, sys\n"
-        "sys.argv = ['hookwright', '--help']\n"
-        "from hookwright.cli import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        f"open({str(listing)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
-    )
-    done = subprocess.run(
-        [PY, "-c", code], env={**os.environ, "COLUMNS": "200"}, capture_output=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    for name in app._RUNTIME_COMMANDS:
-        assert re.search(rf"^  {re.escape(name)} ", done.stdout.decode(), re.MULTILINE), name
-    modules = set(json.loads(listing.read_text()))
-    assert not modules & {"hookwright.runtime", "hookwright.cli.run", "mcp", "hookwright.server"}

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 # typer bundles its own click; its usage errors are caught to print them as one line.
-from typer._click import Command, Context, HelpFormatter
+from typer._click import Command, Context
 from typer._click import exceptions as click_errors
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperGroup
 
 from hookwright.cli import validate as validation
 from hookwright.cli.audit_cmd import audit_app
@@ -71,38 +71,7 @@ def _runtime_command(name: str) -> Command:
     return group.commands[name]
 
 
-def _listed_command(name: str) -> Command:
-    """The runtime command `name` as the command list shows it (its name and the docstring
-    typer takes its help from), read from its module's source without running it: `--help`
-    lists every command without loading the agent runtime."""
-    import ast
-    import inspect
-    from importlib.util import find_spec
-
-    module, function = _RUNTIME_COMMANDS[name]
-    spec = find_spec(module)
-    if spec is None or spec.origin is None:
-        return _runtime_command(name)
-    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == function:
-            doc = ast.get_docstring(node, clean=False)
-            return TyperCommand(name, help=inspect.cleandoc(doc) if doc else None)
-    return _runtime_command(name)
-
-
 class _LazyRuntimeGroup(TyperGroup):
-    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
-        """The command list, the runtime commands not yet loaded read as listed
-        (`_listed_command`); the commands that run stay those `get_command` loads."""
-        loaded = dict(self.commands)
-        for name in _RUNTIME_COMMANDS:
-            self.commands.setdefault(name, _listed_command(name))
-        try:
-            super().format_commands(ctx, formatter)
-        finally:
-            self.commands = loaded
-
     def list_commands(self, ctx: Context) -> list[str]:
         return [
             *super().list_commands(ctx),
