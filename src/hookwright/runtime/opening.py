@@ -41,6 +41,7 @@ from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.settings_env import load_settings_env, stop_block_cap
 from hookwright.runtime.subagent import AgentTool
+from hookwright.runtime.tasks import register_task_tools, tasks_enabled
 from hookwright.runtime.tools import ToolRegistry, default_tools
 from hookwright.transports.ioloop import IoLoop
 
@@ -247,6 +248,8 @@ async def open_session(
     report_not_run(engine, opened.not_run, agent.session_id)
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
+    if tasks_enabled({**os.environ, **settings_env}):
+        register_task_tools(registry, agent)
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
     diagnostics += await start_processes(engine, opened.watch)
     # After the hook processes: PicoClaw observers see the servers connect.
