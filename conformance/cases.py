@@ -577,6 +577,7 @@ def _exempt_cases() -> list[Case]:
     stop = Hook("SubagentStop", "h", blocked_by(1))
     return [
         *_task_completed_cases(),
+        *_teammate_idle_cases(),
         *failing("fail-subagent-stop-command", stop, AROUND_SUBAGENT, SUBAGENT),
         *failing(
             "fail-subagent-stop-http",
@@ -631,9 +632,52 @@ def _task_completed_cases() -> list[Case]:
     ]
 
 
-def _task_hook_cases() -> list[Case]:
-    """What a blocking TaskCompleted hook does, so the failure cases above show it ignored."""
+# A teammate as Claude Code starts one in a pane of its own: `-p` with the hidden teammate
+# flags and agent teams on. TeammateIdle fires once its Stop hooks let it stop.
+TEAMS = {"env": {"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"}}
+TEAMMATE = ("--agent-id", "worker@team1", "--agent-name", "worker", "--team-name", "team1")
+
+
+def as_teammate(case: Case) -> Case:
+    return replace(
+        case,
+        settings=TEAMS,
+        claude_args=TEAMMATE,
+        hookwright_args=("--teammate", "worker@team1"),
+        since=TASKS_MEASURED,
+    )
+
+
+def _teammate_idle_cases() -> list[Case]:
+    """TeammateIdle: a failing command or http hook does not keep the teammate working."""
+    idle = Hook("TeammateIdle", "h", blocked_by(1))
+    two_turns = [Turn("first"), Turn("second")]
     return [
+        as_teammate(case)
+        for name, hook in (
+            ("fail-teammate-idle-exit1-command", idle),
+            (
+                "fail-teammate-idle-status500-http",
+                replace(idle, action=blocked_by(500), type="http"),
+            ),
+            ("fail-teammate-idle-start-http", replace(idle, type="http", url=REFUSED_URL)),
+        )
+        for case in failing(name, hook, turns=two_turns)
+    ]
+
+
+def _task_hook_cases() -> list[Case]:
+    """What a blocking TaskCompleted, TaskCreated or TeammateIdle hook does, so the failure
+    cases above show it ignored."""
+    return [
+        as_teammate(
+            Case(
+                "teammate-idle-exit2",
+                "go",
+                [Turn("first"), Turn("second"), Turn("third")],
+                [Hook("TeammateIdle", "h", blocked_by(2)), *observers("Stop")],
+            )
+        ),
         Case(
             "task-completed-exit2",
             "go",

@@ -45,6 +45,15 @@ AGENT_NOISE = (
     "If the user's request might be served by one of these servers",
     "The following MCP servers are still connecting",
     "You are powered by the model",
+    # 2.1.332 run as a teammate: its own note on the team it belongs to
+    "# Team Coordination",
+    "**IMPORTANT:** Always refer to active teammates",
+    "**Team Leader:**",
+    "**Team Resources:**",
+    "**Your Identity:**",
+    "Read the team config",
+    "You are a teammate in this session's agent team.",
+    '```json\n{\n  "to": "team-lead"',
     "- ",
 )
 
