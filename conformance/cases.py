@@ -490,8 +490,9 @@ NOT_JSON = '{"hookSpecificOutput": {unquoted: 1}}'
 #: onFailure on mcp_tool hooks (added between 2.1.325 and 2.1.328).
 MCP_ON_FAILURE = "2.1.328"
 # A foreground subagent (2.1.332 runs one in the background unless told) that runs one Bash
-# call and answers; then the main agent answers. Only which hooks ran and the files are
-# compared: the subagent's ids, its stdin fields and its hand-back text are not onFailure's.
+# call and answers; then the main agent answers. Compared: which hooks ran, the files and
+# every request of the parent and the subagent (a SubagentStop that kept the subagent working
+# would add one), the hand-back itself aside: its framing is each agent's own.
 SUBAGENT_INPUT = {
     "description": "make it",
     "prompt": "touch sub.txt",
@@ -504,7 +505,7 @@ SUBAGENT = [
     Turn("sub done"),
     Turn("main done"),
 ]
-ORDER_FILES = frozenset({"order", "files"})
+AROUND_SUBAGENT = frozenset({"order", "handback", "files"})
 
 
 def failing(
@@ -570,17 +571,130 @@ def _on_failure_cases() -> list[Case]:
 
 
 def _exempt_cases() -> list[Case]:
-    """SubagentStop ignores onFailure: a failing hook does not keep the subagent working (a
-    block would: it runs once either way). TaskCompleted and TeammateIdle never fire in a
-    one-shot `-p` run of 2.1.332 (no task-list tools, no teammates), so they have no case."""
+    """SubagentStop and TaskCompleted ignore onFailure: a failing hook does not keep the
+    subagent working, nor refuse the task's completion (a block would: see `task-completed-
+    exit2`)."""
     stop = Hook("SubagentStop", "h", blocked_by(1))
     return [
-        *failing("fail-subagent-stop-command", stop, ORDER_FILES, SUBAGENT),
+        *_task_completed_cases(),
+        *_teammate_idle_cases(),
+        *failing("fail-subagent-stop-command", stop, AROUND_SUBAGENT, SUBAGENT),
         *failing(
             "fail-subagent-stop-http",
             replace(stop, action=blocked_by(500), type="http"),
-            ORDER_FILES,
+            AROUND_SUBAGENT,
             SUBAGENT,
+        ),
+    ]
+
+
+# The task list tools, on in a `-p` run of 2.1.332 with CLAUDE_CODE_ENABLE_TODO_TOOLS (its
+# own model, claude-opus-5, has them off). They are deferred tools, called here without a
+# ToolSearch first, as Claude Code lets a model that knows their input.
+TASK_TOOLS = {"env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}}
+#: The version the task list cases were measured on.
+TASKS_MEASURED = "2.1.332"
+COMPLETE_TASK = [
+    Turn(tools=[ToolUse("toolu_c", "TaskCreate", {"subject": "make it", "description": "now"})]),
+    Turn(tools=[ToolUse("toolu_u", "TaskUpdate", {"taskId": "1", "status": "completed"})]),
+    Turn("done"),
+]
+
+
+def _task_completed_cases() -> list[Case]:
+    """TaskCompleted, fired by TaskUpdate to `completed`: each failure kind of a command and
+    an http hook leaves the update done (the model reads ``Updated task #1 status``)."""
+    completed = Hook("TaskCompleted", "h")
+    cases = [
+        (
+            "fail-task-completed-start-command",
+            replace(completed, command="/nonexistent/hook", extra={"args": []}),
+        ),
+        ("fail-task-completed-exit1-command", replace(completed, action=blocked_by(1))),
+        (
+            "fail-task-completed-bad-json-command",
+            replace(completed, action=Action(stdout=NOT_JSON)),
+        ),
+        ("fail-task-completed-start-http", replace(completed, type="http", url=REFUSED_URL)),
+        (
+            "fail-task-completed-status500-http",
+            replace(completed, action=blocked_by(500), type="http"),
+        ),
+        (
+            "fail-task-completed-text-http",
+            replace(completed, action=Action(stdout="MARK plain"), type="http"),
+        ),
+    ]
+    return [
+        replace(case, settings=TASK_TOOLS)
+        for name, hook in cases
+        for case in failing(name, hook, turns=COMPLETE_TASK, since=TASKS_MEASURED)
+    ]
+
+
+# A teammate as Claude Code starts one in a pane of its own: `-p` with the hidden teammate
+# flags and agent teams on. TeammateIdle fires once its Stop hooks let it stop.
+TEAMS = {"env": {"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"}}
+TEAMMATE = ("--agent-id", "worker@team1", "--agent-name", "worker", "--team-name", "team1")
+
+
+def as_teammate(case: Case) -> Case:
+    return replace(
+        case,
+        settings=TEAMS,
+        claude_args=TEAMMATE,
+        hookwright_args=("--teammate", "worker@team1"),
+        since=TASKS_MEASURED,
+    )
+
+
+def _teammate_idle_cases() -> list[Case]:
+    """TeammateIdle: a failing command or http hook does not keep the teammate working."""
+    idle = Hook("TeammateIdle", "h", blocked_by(1))
+    two_turns = [Turn("first"), Turn("second")]
+    return [
+        as_teammate(case)
+        for name, hook in (
+            ("fail-teammate-idle-exit1-command", idle),
+            (
+                "fail-teammate-idle-status500-http",
+                replace(idle, action=blocked_by(500), type="http"),
+            ),
+            ("fail-teammate-idle-start-http", replace(idle, type="http", url=REFUSED_URL)),
+        )
+        for case in failing(name, hook, turns=two_turns)
+    ]
+
+
+def _task_hook_cases() -> list[Case]:
+    """What a blocking TaskCompleted, TaskCreated or TeammateIdle hook does, so the failure
+    cases above show it ignored."""
+    return [
+        as_teammate(
+            Case(
+                "teammate-idle-exit2",
+                "go",
+                [Turn("first"), Turn("second"), Turn("third")],
+                [Hook("TeammateIdle", "h", blocked_by(2)), *observers("Stop")],
+            )
+        ),
+        Case(
+            "task-completed-exit2",
+            "go",
+            COMPLETE_TASK,
+            [Hook("TaskCompleted", "h", blocked_by(2)), *observers("PreToolUse")],
+            settings=TASK_TOOLS,
+            since=TASKS_MEASURED,
+        ),
+        # A blocked TaskCreate leaves no task (the update finds none); no mode asks for it.
+        Case(
+            "task-created-exit2",
+            "go",
+            COMPLETE_TASK,
+            [Hook("TaskCreated", "h", blocked_by(2)), *observers("TaskCompleted")],
+            permission_mode="default",
+            settings=TASK_TOOLS,
+            since=TASKS_MEASURED,
         ),
     ]
 
@@ -688,6 +802,7 @@ CASES: list[Case] = [
     *_stop_cases(),
     *_session_cases(),
     *_on_failure_cases(),
+    *_task_hook_cases(),
     *_profile_cases(),
     *_skill_and_mcp_cases(),
 ]

@@ -9,6 +9,9 @@ What is compared, after ids, paths and durations are replaced by placeholders:
 - `verdict`: `model` cut to the first line of every tool result and hook paragraph, for
   cases whose detail lines are the agent's own error text (a spawn or network error, a JSON
   parser's message);
+- `handback`: `model` with the result of each `Agent` call (a subagent's hand-back, which
+  each agent frames its own way) as `<hand-back>`, for cases where what counts is the
+  requests of the parent and the subagent around it;
 - `files`: the project's files afterwards.
 Text the agent itself adds on its own (Claude Code's date, agent and skill listings, token
 budget) is not hook text and is left out.
@@ -42,6 +45,15 @@ AGENT_NOISE = (
     "If the user's request might be served by one of these servers",
     "The following MCP servers are still connecting",
     "You are powered by the model",
+    # 2.1.332 run as a teammate: its own note on the team it belongs to
+    "# Team Coordination",
+    "**IMPORTANT:** Always refer to active teammates",
+    "**Team Leader:**",
+    "**Team Resources:**",
+    "**Your Identity:**",
+    "Read the team config",
+    "You are a teammate in this session's agent team.",
+    '```json\n{\n  "to": "team-lead"',
     "- ",
 )
 
@@ -106,25 +118,50 @@ def _parallel_runs_sorted(records: list[dict[str, str]]) -> list[dict[str, str]]
     return ordered
 
 
-def model_view(observation: Observation, normalise: Callable[[str], str]) -> list[list[str]]:
-    return [sorted(_request_items(body, normalise)) for body in observation.requests]
+def model_view(
+    observation: Observation, normalise: Callable[[str], str], handback: bool = False
+) -> list[list[str]]:
+    return [sorted(_request_items(body, normalise, handback)) for body in observation.requests]
 
 
-def _request_items(body: dict[str, Any], normalise: Callable[[str], str]) -> list[str]:
+def _request_items(
+    body: dict[str, Any], normalise: Callable[[str], str], handback: bool = False
+) -> list[str]:
     items: list[str] = []
-    for message in body.get("messages") or []:
+    messages = body.get("messages") or []
+    handbacks = _agent_call_ids(messages) if handback else frozenset()
+    for message in messages:
         role = message.get("role")
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         for block in blocks:
-            items += _block_items(str(role), block, normalise)
+            items += _block_items(str(role), block, normalise, handbacks)
     return items
 
 
-def _block_items(role: str, block: dict[str, Any], normalise: Callable[[str], str]) -> list[str]:
+def _agent_call_ids(messages: list[dict[str, Any]]) -> frozenset[str]:
+    """The ids of the `Agent` tool calls among `messages`."""
+    return frozenset(
+        str(block.get("id"))
+        for message in messages
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+        if block.get("name") == "Agent"
+    )
+
+
+def _block_items(
+    role: str,
+    block: dict[str, Any],
+    normalise: Callable[[str], str],
+    handbacks: frozenset[str] = frozenset(),
+) -> list[str]:
     kind = block.get("type")
     if kind == "tool_result":
         text = _result_text(block.get("content"))
+        if block.get("tool_use_id") in handbacks:
+            text = "<hand-back>"
         error = bool(block.get("is_error"))
         return [f"tool_result {block.get('tool_use_id')} error={error}: {normalise(text)}"]
     if kind != "text" or role == "assistant":
@@ -157,6 +194,8 @@ def view(observation: Observation, aspects: frozenset[str]) -> dict[str, Any]:
         result["stdin"] = [f"{r['label']} cwd={r['cwd']} {r['stdin']}" for r in hooks]
     if "model" in aspects:
         result["model"] = model_view(observation, normalise)
+    if "handback" in aspects:
+        result["handback"] = model_view(observation, normalise, handback=True)
     if "verdict" in aspects:
         result["verdict"] = [
             [item.split("\n", 1)[0] for item in items]

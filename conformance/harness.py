@@ -75,6 +75,10 @@ class Case:
     compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
     since: str | None = None
     """The first Claude Code version that has what the case tests (older ones skip it)."""
+    claude_args: Sequence[str] = ()
+    """More command-line arguments for Claude Code (e.g. a teammate's `--agent-name`)."""
+    hookwright_args: Sequence[str] = ()
+    """More command-line arguments for `hookwright run`, for the same (e.g. `--teammate`)."""
 
 
 @dataclass(slots=True)
@@ -162,6 +166,7 @@ def base_env(root: Path, home: Path, fake: FakeAnthropic) -> dict[str, str]:
 
 def claude_command(claude: Path, case: Case) -> list[str]:
     command = [str(claude), "-p", case.prompt, "--output-format", "json", "--model", MODEL]
+    command += case.claude_args
     if case.permission_mode == "bypassPermissions":
         return [*command, "--dangerously-skip-permissions"]
     return [*command, "--permission-mode", case.permission_mode]
@@ -184,6 +189,7 @@ def hookwright_command(case: Case, project: Path, version: str | None) -> list[s
         "--permission-mode",
         case.permission_mode,
         *chosen,
+        *case.hookwright_args,
     ]
 
 

@@ -182,8 +182,33 @@ def test_a_failing_subagent_stop_hook_lets_the_foreground_subagent_stop() -> Non
         observation = run("hookwright", case, fake)
     try:
         assert observation.returncode == 0, observation.stderr
-        assert view(observation, case.compare)["order"] == ["SubagentStop h"]
+        rendered = view(observation, case.compare)
+        assert rendered["order"] == ["SubagentStop h"]
         assert observation.files == {"sub.txt": ""}
+        # parent, subagent twice, parent: the hand-back's own framing left out
+        assert rendered["handback"] == [
+            ["user: go"],
+            ["user: touch sub.txt"],
+            [
+                "tool_result toolu_s error=False: (Bash completed with no output)",
+                "user: touch sub.txt",
+            ],
+            ["tool_result toolu_a error=False: <hand-back>", "user: go"],
+        ]
+    finally:
+        cleanup(observation)
+
+
+def test_a_teammate_case_runs_hookwright_as_that_teammate() -> None:
+    [case] = [case for case in CASES if case.name == "teammate-idle-exit2"]
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", case, fake)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        idle = [json.loads(r["stdin"]) for r in observation.hooks if r["label"] == "h"]
+        assert idle[0]["teammate_name"] == "worker"
+        assert idle[0]["team_name"] == "team1"
+        assert len(observation.requests) > 1
     finally:
         cleanup(observation)
 

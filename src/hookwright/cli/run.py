@@ -26,6 +26,7 @@ from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import ModelConfigError
 from hookwright.runtime.opening import SessionSetup, open_session
 from hookwright.runtime.permissions import MODES, PermissionMode
+from hookwright.runtime.teammate import Teammate, parse_teammate
 
 from .render import JsonRenderer, RichRenderer
 
@@ -45,6 +46,15 @@ ModeOpt = Annotated[
         help=f"One of: {', '.join(MODES)}. Default: the settings' permissions.defaultMode, "
         "else default.",
         metavar="MODE",
+    ),
+]
+TeammateOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--teammate",
+        help="Run as this agent team member: TeammateIdle hooks run when it would stop "
+        "(needs CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1).",
+        metavar="NAME@TEAM",
     ),
 ]
 ClaudeCodeVersionOpt = Annotated[
@@ -153,6 +163,14 @@ def check_claude_code_version(given: str | None) -> str | None:
     return given
 
 
+def check_teammate(given: str | None) -> Teammate | None:
+    """`given` (``NAME@TEAM``) as a teammate; else a one-line error, exit 2."""
+    try:
+        return parse_teammate(given) if given is not None else None
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+
+
 @dataclass(frozen=True, slots=True)
 class SessionOptions:
     """What the command line chose for the sessions it opens."""
@@ -169,6 +187,7 @@ class SessionOptions:
     plan: bool
     interactive: bool
     claude_code_version: str | None = None
+    teammate: Teammate | None = None
 
 
 async def open_cli_session(
@@ -210,6 +229,7 @@ async def open_cli_session(
             ask_trust=_ask_trust if interactive and ask_trust else None,
             ask_elicitation=ask_elicitation or TerminalElicitation(Console(), _stdin_line),
             claude_code_version=options.claude_code_version,
+            teammate=options.teammate,
         )
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
@@ -249,6 +269,7 @@ def run(
     plan: PlanOpt = False,
     summary: SummaryOpt = False,
     claude_code_version: ClaudeCodeVersionOpt = None,
+    teammate: TeammateOpt = None,
 ) -> None:
     """Run the agent on PROMPT (- reads it from stdin) and exit (status 1 when the turn
     failed, 2 for bad arguments or no model)."""
@@ -268,6 +289,7 @@ def run(
         plan=plan,
         interactive=sys.stdin.isatty() and not json_out and not from_stdin,
         claude_code_version=check_claude_code_version(claude_code_version),
+        teammate=check_teammate(teammate),
     )
 
     async def main() -> int:

@@ -31,10 +31,11 @@ def _blocked_by_claude_code(verdict: Verdict) -> bool:
     return False
 
 
-def stop_feedback(profile: ClaudeCodeProfile, result: HookResult) -> str:
-    """The user message that makes the loop go on after `result` blocked a Stop; a Claude Code
-    hook's under a profile with a Stop preamble comes inside a ``<system-reminder>``."""
-    feedback = f"Stop hook feedback:\n{result.reason or 'continue working'}"
+def stop_feedback(profile: ClaudeCodeProfile, result: HookResult, event: str = "Stop") -> str:
+    """The user message that makes the loop go on after `result` blocked a Stop (or another
+    `event` that keeps the agent working, as TeammateIdle); a Claude Code hook's under a
+    profile with a Stop preamble comes inside a ``<system-reminder>``."""
+    feedback = f"{event} hook feedback:\n{result.reason or 'continue working'}"
     if profile.stop_preamble is None or not _by_claude_code(result):
         return feedback
     return f"<system-reminder>\n{profile.stop_preamble}\n{feedback}\n</system-reminder>"

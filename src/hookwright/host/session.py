@@ -596,13 +596,17 @@ class HookSession:
             end = EndTurn("stopped", verdict.reason or "PostToolBatch hook stopped the loop")
         return Checkpoint(model_notes(verdict.results), end, verdict.effects.prompt_injections)
 
-    async def stop(self, last_assistant_message: str, **payload: Any) -> StopDecision:
+    async def stop(
+        self, last_assistant_message: str, *, kept_going: bool = False, **payload: Any
+    ) -> StopDecision:
         """Stop (SubagentStop in a subagent): a block makes the loop go on with its reason as
-        feedback, at most `stop_block_cap` times in a row (0: no cap)."""
+        feedback, at most `stop_block_cap` times in a row (0: no cap). `kept_going`: another
+        hook that fires on stopping (TeammateIdle) made the loop go on last time, which
+        `stop_hook_active` says as a Stop block's would."""
         event = Event.SubagentStop if self.identity.agent_id else Event.Stop
         verdict = await self.fire(
             event,
-            stop_hook_active=self._stop_blocks > 0,
+            stop_hook_active=self._stop_blocks > 0 or kept_going,
             last_assistant_message=last_assistant_message,
             background_tasks=[],
             session_crons=[],

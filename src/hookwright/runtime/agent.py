@@ -57,6 +57,7 @@ from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
 from hookwright.runtime.skill_commands import Skill, expand, find_skill
+from hookwright.runtime.teammate import Teammate, idle_feedback
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
 from hookwright.runtime.tools import ToolContext, ToolRegistry
@@ -117,6 +118,8 @@ class AgentConfig:
     #: What fails closed among the hooks added as the session runs (skill prompt hooks, a
     #: subagent's frontmatter hooks); None: read from the policy files when they are added.
     failure_policy: FailurePolicy | None = None
+    #: The agent team member this session runs as (TeammateIdle fires when it would stop).
+    teammate: Teammate | None = None
 
     @staticmethod
     def default_stop_block_cap() -> int:
@@ -183,6 +186,7 @@ class Agent:
         self.context_sources: list[ContextSource] = []
         self.closers: list[Callable[[], Awaitable[None]]] = []
         self.last_assistant_message = ""
+        self._idle_blocks = 0
         self.closed = False
         self._start_dir = config.working_dir
         path = transcript_file or transcripts.transcript_path(
@@ -700,13 +704,15 @@ class Agent:
         }
         if self.agent_id:
             extra["agent_transcript_path"] = self.transcript_path
-        decision = await self.hooks.stop(self.last_assistant_message, **extra)
+        decision = await self.hooks.stop(
+            self.last_assistant_message, kept_going=self._idle_blocks > 0, **extra
+        )
         end_turn_if(decision.end)
         if decision.capped:
             cap = self.config.stop_block_cap
             self.emit("notice", text=f"Stop hooks blocked {cap} times in a row; stopping anyway")
         if not decision.continues:
-            return False
+            return await self._idle_continues()
         for feedback in decision.continue_with:
             self.record({"role": "user", "content": feedback})
         context = "\n\n".join(decision.context)
@@ -714,6 +720,25 @@ class Agent:
             self.record({"role": "system", "content": context})
         elif context:
             self.record({"role": "user", "content": reminder([context])})
+        return True
+
+    async def _idle_continues(self) -> bool:
+        """TeammateIdle, when this session is a teammate about to stop; True when a hook kept
+        it working (at most the Stop block cap times in a row)."""
+        teammate = self.config.teammate
+        if teammate is None or self.agent_id:
+            return False
+        verdict = await self.hooks.fire(
+            Event.TeammateIdle, teammate_name=teammate.name, team_name=teammate.team
+        )
+        feedback = idle_feedback(self.config.claude_code, verdict)
+        cap = self.config.stop_block_cap
+        if not feedback or (cap and self._idle_blocks >= cap):
+            self._idle_blocks = 0
+            return False
+        self._idle_blocks += 1
+        for message in feedback:
+            self.record({"role": "user", "content": message})
         return True
 
     # Compaction --------------------------------------------------------------------------------

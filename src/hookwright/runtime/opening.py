@@ -41,6 +41,8 @@ from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.settings_env import load_settings_env, stop_block_cap
 from hookwright.runtime.subagent import AgentTool
+from hookwright.runtime.tasks import register_task_tools, tasks_enabled
+from hookwright.runtime.teammate import TEAMS_VARIABLE, Teammate, teams_enabled
 from hookwright.runtime.tools import ToolRegistry, default_tools
 from hookwright.transports.ioloop import IoLoop
 
@@ -121,6 +123,7 @@ async def open_session(
     engine: HookEngine | None = None,
     workspace_access: WorkspaceAccess | None = None,
     claude_code_version: str | None = None,
+    teammate: Teammate | None = None,
 ) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
     ValueError (bad resume id, bad trust file) with a message for the user.
@@ -136,6 +139,8 @@ async def open_session(
     closes; ``ask_elicitation`` asks the person when a server wants input and no hook answers
     (only in an ``interactive`` session; otherwise such a request is cancelled).
     ``claude_code_version`` picks the Claude Code profile (see `claude_code_version`).
+    ``teammate`` runs the session as that agent team member (TeammateIdle fires when it would
+    stop), where `CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS` is on (environment or settings `env`).
     ``prompt_channel`` says where ``ask_user`` asks the person (the audit records it with
     their answer)."""
     if history is not None and resume:
@@ -194,6 +199,12 @@ async def open_session(
     diagnostics += effort_problems
     settings_env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
     diagnostics += env_problems
+    if teammate is not None and not teams_enabled({**os.environ, **settings_env}):
+        diagnostics.append(
+            f"warning: --teammate {teammate.name}@{teammate.team}: agent teams are off "
+            f"(set {TEAMS_VARIABLE}=1); TeammateIdle hooks will not run"
+        )
+        teammate = None
     skill_errors: list[SkillHookError] = []
     skill_hooks = (
         # quiet: each rejection is said once, as an `error:` diagnostic below
@@ -219,6 +230,7 @@ async def open_session(
         settings_env=settings_env,
         stop_block_cap=stop_block_cap(settings_env, AgentConfig.default_stop_block_cap()),
         failure_policy=opened.failure_policy,
+        teammate=teammate,
     )
     messages = None
     if history is not None:
@@ -247,6 +259,8 @@ async def open_session(
     report_not_run(engine, opened.not_run, agent.session_id)
     if registry.get("Agent") is None:
         registry.register(AgentTool(agent))
+    if tasks_enabled({**os.environ, **settings_env}):
+        register_task_tools(registry, agent)
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
     diagnostics += await start_processes(engine, opened.watch)
     # After the hook processes: PicoClaw observers see the servers connect.

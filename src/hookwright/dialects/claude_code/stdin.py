@@ -121,10 +121,12 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
     ),
 }
 
-#: Events that carry `permission_mode`: those fired inside a turn (prompt, tool, stop, task and
+#: Events that carry `permission_mode`: those fired inside a turn (prompt, tool, stop and
 #: teammate events). Session, notification, subagent-start, configuration, file, worktree and
 #: compaction events do not (spec §5), nor, measured in Claude Code 2.1.240, Elicitation and
-#: ElicitationResult; measured in 2.1.332, PreSkillShellCommand does, the model switches do not.
+#: ElicitationResult; measured in 2.1.332, PreSkillShellCommand does, the model switches do not,
+#: nor TaskCreated and TaskCompleted as the TaskCreate and TaskUpdate tools fire them (only a
+#: teammate's stop, which no hookwright host has, fires TaskCompleted with it).
 PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
     {
         E.PreSkillShellCommand,
@@ -138,8 +140,6 @@ PERMISSION_MODE_EVENTS: Final[frozenset[Event]] = frozenset(
         E.PostToolBatch,
         E.SubagentStop,
         E.Stop,
-        E.TaskCreated,
-        E.TaskCompleted,
         E.TeammateIdle,
     }
 )
