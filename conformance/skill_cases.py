@@ -103,3 +103,17 @@ def slash_and_skill_cases() -> list[Case]:
             scoped,
         ),
     ]
+
+
+def resume_cases() -> list[Case]:
+    """A session resumed with `--resume`: SessionStart says `resume`, with the cost fields of
+    a version that sends them."""
+    return [
+        Case(
+            "session-resume",
+            "first",
+            [Turn("one"), Turn("two")],
+            observers("SessionStart", "UserPromptSubmit"),
+            resume="second",
+        )
+    ]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ from hookwright.runtime.model_command import MODEL_COMMAND, model_command
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
+from hookwright.runtime.resume_cost import resume_cost
 from hookwright.runtime.skill_commands import Skill, expand, find_skill
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
@@ -356,7 +358,11 @@ class Agent:
             model=refs.model_ref(self.model),
             audit=str(audit) if audit is not None else None,
         )
-        decision = await self.hooks.start(source)
+        cost = None
+        if source == "resume" and self.hooks.claude_code.resume_cost:
+            cost = resume_cost(self.transcript.path, self.model_name, time.time())
+            self.context_tokens = cost.context_tokens
+        decision = await self.hooks.start(source, resume_cost=cost)
         self.queue_context(decision.context)
         self._use_env_files(decision.env_files)
         if not self.config.interactive:
@@ -662,7 +668,12 @@ class Agent:
             ],
         )
         if record:
-            self.record(response.to_message(), model=response.model or self.model.name)
+            usage = response.usage
+            self.record(
+                response.to_message(),
+                model=response.model or self.model.name,
+                usage=(usage.prompt_tokens, usage.completion_tokens) if usage else None,
+            )
             self.last_assistant_message = response.content
             self._turn_record.replies.append(response.content)
         return response
