@@ -92,6 +92,27 @@ def slash_and_skill_cases() -> list[Case]:
             scoped,
         ),
         Case(
+            "skill-hooks-twice",
+            "go",
+            [
+                Turn(tools=[skill_call("toolu_a", "greet", "one")]),
+                Turn(tools=[skill_call("toolu_b", "greet", "two")]),
+                Turn(tools=[bash("toolu_c", "echo during")]),
+                Turn(tools=[bash("toolu_d", "echo again")]),
+                Turn("done"),
+            ],
+            observers("Stop"),
+            scoped,
+        ),
+        Case(
+            "skill-hooks-resumed",
+            "/greet world",
+            [Turn("done"), Turn(tools=[bash("toolu_c", "echo later")]), Turn("done")],
+            observers("SessionStart"),
+            scoped,
+            resume="go",
+        ),
+        Case(
             "skill-hooks-typed",
             "/greet world",
             [

@@ -183,3 +183,32 @@ def test_a_skill_s_hooks_run_from_its_invocation_on_and_once_hooks_once(
         ("skill-post-once", "toolu_c"),
         ("skill-pre", "toolu_d"),
     ]
+
+
+def test_a_skill_invoked_again_keeps_one_set_of_hooks_and_gets_a_note(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    root = project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
+    turns = [
+        skill("toolu_a", "greet", "one"),
+        skill("toolu_b", "greet", "two"),
+        bash("toolu_c", "echo during"),
+        bash("toolu_d", "echo again"),
+        {"content": "done"},
+    ]
+    hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    skill_hooks = [
+        (h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"
+    ]
+    assert skill_hooks == [
+        ("skill-pre", "toolu_c"),
+        ("skill-post-once", "toolu_c"),
+        ("skill-pre", "toolu_d"),
+    ], "not doubled, and the spent once hook is not armed again"
+    folder = root / ".claude" / "skills" / "greet"
+    again = user_contents(isolated_home)[4:6]
+    assert again == [
+        "(Re-invocation of /greet \u2014 the skill instructions were previously loaded; "
+        "the arguments or dynamic output below are new.)",
+        f"Base directory for this skill: {folder}\n\nGreeting two.\nStatus: SHELL_OUT\n",
+    ]

@@ -186,6 +186,8 @@ class Agent:
         self.closers: list[Callable[[], Awaitable[None]]] = []
         self.last_assistant_message = ""
         self.closed = False
+        #: The skills invoked in this session (their frontmatter hooks are registered).
+        self.invoked_skills: set[Path] = set()
         self._start_dir = config.working_dir
         path = transcript_file or transcripts.transcript_path(
             config.home, config.project_dir, self.session_id

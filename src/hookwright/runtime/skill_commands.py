@@ -14,7 +14,8 @@ The model then gets two user texts: the command's tags, and the expanded text (a
 ``Base directory for this skill: <folder>``). A legacy command's frontmatter ``allowed-tools``
 (``Bash(echo:*)``, ...) lets its shell commands run without asking (measured in 2.1.240 and
 2.1.332 with the default mode). Invoking a skill registers the hooks of its frontmatter for the
-rest of the session (measured: they run through the turn's Stop; ``once`` hooks run once).
+rest of the session (measured: they run through the turn's Stop; ``once`` hooks run once, also
+when the skill is invoked again).
 
 A command also needs the session's permission to run Bash (rules and mode, as a tool call
 would; a hook's allow adds nothing): without it, it reads ``[not run: <why>]`` (hookwright's
@@ -163,8 +164,9 @@ async def skill_text(agent: Agent, skill: Skill, arguments: str, call: str, invo
     """The skill's expanded text (after its ``Base directory`` line); its frontmatter hooks are
     registered first, as Claude Code registers them when the skill is invoked. `call` names the
     shell commands (``<call>:preamble-<n>``) for PreSkillShellCommand."""
-    if not skill.command:
+    if not skill.command and skill.path not in agent.invoked_skills:
         _add_frontmatter_hooks(agent, skill)
+    agent.invoked_skills.add(skill.path)
     text = with_arguments(skill.text, arguments)
     parts: list[str] = []
     last = 0
@@ -178,8 +180,17 @@ async def skill_text(agent: Agent, skill: Skill, arguments: str, call: str, invo
     return f"Base directory for this skill: {skill.folder}\n\n{''.join(parts)}"
 
 
+def reinvoked_note(skill: Skill) -> str:
+    """What the model reads before a skill's text when the session invoked it before."""
+    return (
+        f"(Re-invocation of /{skill.name} \u2014 the skill instructions were previously loaded; "
+        "the arguments or dynamic output below are new.)"
+    )
+
+
 def _add_frontmatter_hooks(agent: Agent, skill: Skill) -> None:
-    """The skill's frontmatter hooks, active for the rest of the session."""
+    """The skill's frontmatter hooks, active for the rest of the session: registered once, so
+    invoking it again neither doubles them nor re-arms a spent ``once`` hook (measured)."""
     config = agent.config
     trusted = (config.project_dir,) if config.project_trusted else ()
     problems = agent.hooks.add_frontmatter_hooks(

@@ -6,8 +6,9 @@ skill's ``!`command` `` lines run while it loads, each gated by PreSkillShellCom
 profile has it) with ``invoked_by: "claude"`` and ``tool_use_id`` ``<call id>:preamble-<n>``;
 PostToolUse's ``tool_response`` is ``{"success": true, "commandName": NAME}``; the model gets
 the tool result ``Launching skill: NAME`` and, in the same user message after it, the skill's
-expanded text (``Base directory for this skill: ...``). The skill's frontmatter hooks are active
-from then on (`skill_commands.skill_text`).
+expanded text (``Base directory for this skill: ...``), after a note when the session invoked
+the skill before. The skill's frontmatter hooks are active from then on
+(`skill_commands.skill_text`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hookwright.runtime.skill_commands import named_skill, skill_text
+from hookwright.runtime.skill_commands import named_skill, reinvoked_note, skill_text
 from hookwright.runtime.tools import ToolContext, ToolOutput
 from hookwright.runtime.tools.base import ModelTool, failure
 
@@ -48,9 +49,10 @@ class SkillTool(ModelTool[SkillInput]):
         skill = named_skill(self.agent, name)
         if skill is None:
             return failure(f"Unknown skill: {name}")
+        again = skill.path in self.agent.invoked_skills
         text = await skill_text(self.agent, skill, args.args or "", ctx.tool_use_id, "claude")
         return ToolOutput(
             content=f"Launching skill: {name}",
             data={"success": True, "commandName": name},
-            followup=(text,),
+            followup=(reinvoked_note(skill), text) if again else (text,),
         )
