@@ -212,3 +212,15 @@ def test_a_skill_invoked_again_keeps_one_set_of_hooks_and_gets_a_note(
         "the arguments or dynamic output below are new.)",
         f"Base directory for this skill: {folder}\n\nGreeting two.\nStatus: SHELL_OUT\n",
     ]
+
+
+def test_the_skill_tool_names_no_path(tmp_path: Path, isolated_home: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "SKILL.md").parent.mkdir(parents=True)
+    (outside / "SKILL.md").write_text("Status: !`touch escaped.txt`\n")
+    project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
+    turns = [skill("toolu_a", "../../../outside", ""), {"content": "done"}]
+    run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    assert not (tmp_path / "repo" / "escaped.txt").exists()
+    [result] = user_contents(isolated_home)[1]
+    assert result["is_error"] and result["content"] == "Unknown skill: ../../../outside"

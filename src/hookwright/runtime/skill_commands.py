@@ -37,8 +37,10 @@ from hookwright.runtime.tools.bash import run_shell, shell_environment, with_env
 if TYPE_CHECKING:
     from hookwright.runtime.agent import Agent
 
+#: A skill's or command's name: a plain file name, never a path.
+SKILL_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: ``/name`` then, after a space, the arguments.
-SKILL_PROMPT: Final = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.-]*)(?:[ \t]+(.*))?", re.DOTALL)
+SKILL_PROMPT: Final = re.compile(rf"/({SKILL_NAME.pattern})(?:[ \t]+(.*))?", re.DOTALL)
 SHELL_COMMAND: Final = re.compile(r"!`([^`\n]+)`")
 #: ``$ARGUMENTS[N]`` or ``$N``: the Nth argument, counted from 0.
 POSITIONAL: Final = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$(\d+)")
@@ -76,7 +78,10 @@ def find_skill(agent: Agent, prompt: str) -> tuple[Skill, str] | None:
 
 
 def named_skill(agent: Agent, name: str) -> Skill | None:
-    """The skill or legacy command called `name` (the project's first, once trusted)."""
+    """The skill or legacy command called `name` (the project's first, once trusted); None for
+    a name that is not a plain file name (the model's ``Skill`` call names no paths)."""
+    if not SKILL_NAME.fullmatch(name):
+        return None
     config = agent.config
     places = [(config.home, "userSettings")]
     if config.project_trusted:
