@@ -8,11 +8,11 @@ from conformance.case_kit import bash, observers
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import HOOK_PROGRAM, Case
 
-COMMAND = """---
+ALLOWED = "allowed-tools: Bash(echo:*), Bash(touch:*)\n"
+COMMAND = f"""---
 description: Says hello
 argument-hint: [name]
-allowed-tools: Bash(echo:*), Bash(touch:*)
----
+{ALLOWED}---
 Hello $ARGUMENTS, first $0 then $1, third $2, indexed $ARGUMENTS[1].
 Status: !`echo MARK-CMD && touch cmd.txt`
 End.
@@ -69,6 +69,14 @@ def slash_and_skill_cases() -> list[Case]:
             [Turn("done")],
             observers(*GATE),
             command,
+            permission_mode="default",
+        ),
+        Case(
+            "command-legacy-needs-permission",
+            "/hello world there",
+            [Turn("done")],
+            observers(*GATE, "Stop", "SessionEnd"),
+            {".claude/commands/hello.md": COMMAND.replace(ALLOWED, "")},
             permission_mode="default",
         ),
         Case(

@@ -89,9 +89,10 @@ def run(
 
 
 def transcript(home: Path) -> list[dict[str, Any]]:
-    """The session's transcript lines."""
-    [path] = [p for p in (home / ".hookwright").rglob("*.jsonl") if p.stem != "audit"]
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The session's transcript lines (none when nothing was recorded)."""
+    paths = [p for p in (home / ".hookwright").rglob("*.jsonl") if p.stem != "audit"]
+    assert len(paths) <= 1
+    return [json.loads(line) for path in paths for line in path.read_text().splitlines()]
 
 
 def user_contents(home: Path) -> list[Any]:
@@ -128,9 +129,31 @@ def test_a_legacy_command_without_allowed_tools_needs_permission(
 ) -> None:
     plain = COMMAND.replace("allowed-tools: Bash(echo:*), Bash(touch:*)\n", "")
     root = project(tmp_path, {".claude/commands/hello.md": plain})
-    run(tmp_path, isolated_home, "/hello world", [{"content": "ok"}], "default")
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([{"content": "never asked"}]))
+    done = run_hookwright(
+        "run",
+        "/hello world",
+        "--project",
+        str(root),
+        "--trust",
+        "--model",
+        f"scripted:{script}",
+        "--claude-code-version",
+        "2.1.332",
+        home=isolated_home,
+        env={"HOOK_LOG": str(tmp_path / "hooks.jsonl")},
+    )
     assert not (root / "cmd.txt").exists()
-    assert "Status: [not run: Bash needs permission]" in user_contents(isolated_home)[1]
+    assert user_contents(isolated_home) == [], "nothing reached the model"
+    refusal = (
+        'Shell command permission check failed for pattern "!`echo CMD_OUT && touch cmd.txt`": '
+        f"touch in '{root / 'cmd.txt'}' needs approval."
+    )
+    assert done.returncode == 0, done.stderr
+    assert refusal in done.stdout
+    hooks = (tmp_path / "hooks.jsonl").read_text()
+    assert "PreSkillShellCommand" not in hooks, "the permission is checked before the gate"
 
 
 def test_the_model_invokes_a_skill_with_the_skill_tool(tmp_path: Path, isolated_home: Path) -> None:

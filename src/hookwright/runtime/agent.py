@@ -58,7 +58,7 @@ from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
 from hookwright.runtime.resume_cost import resume_cost
-from hookwright.runtime.skill_commands import Skill, expand, find_skill
+from hookwright.runtime.skill_commands import ShellCommandRefused, Skill, expand, find_skill
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
 from hookwright.runtime.tools import ToolContext, ToolRegistry
@@ -460,22 +460,32 @@ class Agent:
         end_turn_if(end)
 
     async def _submit(self, prompt: str) -> Checkpoint:
-        """UserPromptSubmit, and for a prompt that runs a skill UserPromptExpansion (before
-        or after it, as the Claude Code profile says); then the prompt, or the skill's texts,
-        recorded, and the hooks' context queued after them."""
+        """UserPromptSubmit, and for a prompt that runs a skill UserPromptExpansion and the
+        skill's expansion (before or after it, as the Claude Code profile says); then the
+        prompt, or the skill's texts, recorded, and the hooks' context queued after them."""
         invoked = find_skill(self, prompt) if self.agent_id is None else None
         early = self.hooks.claude_code.expansion_first
+        texts = [prompt] if invoked is None else None
         if invoked is not None and early:
-            await self._prompt_expansion(prompt, *invoked)
+            texts = await self._expand_skill(prompt, *invoked)
         submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
         self._prompt_gate(submitted.end, prompt)
         if invoked is not None and not early:
-            await self._prompt_expansion(prompt, *invoked)
-        texts = [prompt] if invoked is None else await expand(self, *invoked)
-        for text in texts:
+            texts = await self._expand_skill(prompt, *invoked)
+        for text in texts or ():
             self.record({"role": "user", "content": text})
         self.queue_context(submitted.context)
         return submitted
+
+    async def _expand_skill(self, prompt: str, skill: Skill, arguments: str) -> list[str]:
+        """UserPromptExpansion, then the skill's texts; a shell command of it without
+        permission ends the turn with Claude Code's refusal."""
+        await self._prompt_expansion(prompt, skill, arguments)
+        try:
+            return await expand(self, skill, arguments)
+        except ShellCommandRefused as refused:
+            self.emit("command_output", command=prompt, text=str(refused))
+            raise TurnEnded("stopped", str(refused)) from None
 
     async def _prompt_expansion(self, prompt: str, skill: Skill, arguments: str) -> None:
         """UserPromptExpansion before a skill is expanded (before UserPromptSubmit or after

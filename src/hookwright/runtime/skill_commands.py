@@ -18,8 +18,10 @@ rest of the session (measured: they run through the turn's Stop; ``once`` hooks 
 when the skill is invoked again).
 
 A command also needs the session's permission to run Bash (rules and mode, as a tool call
-would; a hook's allow adds nothing): without it, it reads ``[not run: <why>]`` (hookwright's
-wording; Claude Code was measured only with permissions bypassed).
+would, or the command's ``allowed-tools``; a hook's allow adds nothing), checked before
+PreSkillShellCommand: without it nothing of the skill reaches the model and the turn ends with
+``Shell command permission check failed for pattern "!`<command>`": <why>`` (measured in
+2.1.332 ``-p``: no model call, no PreSkillShellCommand).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Final
 
 from hookwright.config.safeparse import ParseError, load_yaml_text, read_text
 from hookwright.host import TrustPolicy
+from hookwright.runtime.permissions import unanswered_message
 from hookwright.runtime.tools.bash import run_shell, shell_environment, with_env_files
 
 if TYPE_CHECKING:
@@ -210,7 +213,36 @@ def _add_frontmatter_hooks(agent: Agent, skill: Skill) -> None:
         agent.emit("notice", text=problem)
 
 
+class ShellCommandRefused(Exception):
+    """A skill's shell command lacks the session's permission: nothing of the skill reaches
+    the model; the message is Claude Code's."""
+
+
+def _check_permission(agent: Agent, skill: Skill, command: str) -> None:
+    """Raise `ShellCommandRefused` unless the rules, the mode or the command's own
+    ``allowed-tools`` let `command` run (checked before PreSkillShellCommand, as measured)."""
+    cwd = agent.working_dir
+    policy = agent.policy
+    if skill.allowed_tools:
+        policy = replace(policy, allow=list(policy.allow))
+        policy.add_rules("allow", skill.allowed_tools)
+    tool_input = {"command": command}
+    outcome = policy.check("Bash", tool_input, read_only=False, cwd=str(cwd))
+    if outcome.behavior == "allow":
+        return
+    reason = outcome.reason
+    if outcome.behavior != "deny":
+        profile = agent.hooks.claude_code
+        reason = unanswered_message(
+            "Bash", tool_input, outcome, cwd=cwd, write_needs_approval=profile.write_needs_approval
+        )
+    raise ShellCommandRefused(
+        f'Shell command permission check failed for pattern "!`{command}`": {reason}'
+    )
+
+
 async def _run(agent: Agent, skill: Skill, command: str, use_id: str, invoked_by: str) -> str:
+    _check_permission(agent, skill, command)
     decision = await agent.hooks.skill_shell_command(
         command,
         command_name=skill.name,
@@ -221,13 +253,6 @@ async def _run(agent: Agent, skill: Skill, command: str, use_id: str, invoked_by
     if not decision.run:
         return f"[not run: blocked by hook: {decision.reason}]"
     cwd = agent.working_dir
-    policy = agent.policy
-    if skill.allowed_tools:
-        policy = replace(policy, allow=list(policy.allow))
-        policy.add_rules("allow", skill.allowed_tools)
-    allowed = policy.check("Bash", {"command": command}, read_only=False, cwd=str(cwd))
-    if allowed.behavior != "allow":
-        return f"[not run: {allowed.reason}]"
     context = agent.tool_context()
     result = await run_shell(
         with_env_files(command, context),

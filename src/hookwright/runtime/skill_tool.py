@@ -8,7 +8,9 @@ PostToolUse's ``tool_response`` is ``{"success": true, "commandName": NAME}``; t
 the tool result ``Launching skill: NAME`` and, in the same user message after it, the skill's
 expanded text (``Base directory for this skill: ...``), after a note when the session invoked
 the skill before. The skill's frontmatter hooks are active from then on
-(`skill_commands.skill_text`).
+(`skill_commands.skill_text`). A shell command without permission makes the call an error
+whose text is the refusal (hookwright's choice: measured only for a typed skill, which ends the
+turn).
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hookwright.runtime.skill_commands import named_skill, reinvoked_note, skill_text
+from hookwright.runtime.skill_commands import (
+    ShellCommandRefused,
+    named_skill,
+    reinvoked_note,
+    skill_text,
+)
 from hookwright.runtime.tools import ToolContext, ToolOutput
 from hookwright.runtime.tools.base import ModelTool, failure
 
@@ -50,7 +57,10 @@ class SkillTool(ModelTool[SkillInput]):
         if skill is None:
             return failure(f"Unknown skill: {name}")
         again = skill.path in self.agent.invoked_skills
-        text = await skill_text(self.agent, skill, args.args or "", ctx.tool_use_id, "claude")
+        try:
+            text = await skill_text(self.agent, skill, args.args or "", ctx.tool_use_id, "claude")
+        except ShellCommandRefused as refused:
+            return failure(str(refused))
         return ToolOutput(
             content=f"Launching skill: {name}",
             data={"success": True, "commandName": name},
