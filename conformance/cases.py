@@ -13,42 +13,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from conformance.case_kit import (
+    EVERY_EVENT,
+    ONE_BASH,
+    TOOL_EVENTS,
+    bash,
+    blocked,
+    observers,
+    out,
+    specific,
+    write,
+)
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import Action, Case, Hook
-
-
-def bash(use_id: str, command: str) -> ToolUse:
-    return ToolUse(use_id, "Bash", {"command": command, "description": "run it"})
-
-
-def write(use_id: str, name: str, content: str) -> ToolUse:
-    return ToolUse(use_id, "Write", {"file_path": "{project}/" + name, "content": content})
-
-
-def out(payload: dict[str, Any], exit: int = 0) -> Action:
-    return Action.json(payload, exit)
-
-
-def specific(event: str, **fields: Any) -> Action:
-    return Action.json({"hookSpecificOutput": {"hookEventName": event, **fields}})
-
-
-def blocked(stderr: str) -> Action:
-    return Action(stderr=stderr, exit=2)
-
-
-ONE_BASH = [Turn(tools=[bash("toolu_a", "echo hi")]), Turn("done")]
-EVERY_EVENT = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PostToolBatch")
-TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
-
-
-def observers(*events: str, matcher: str = "*") -> list[Hook]:
-    """A hook that only logs, on each event (tool events with `matcher`)."""
-    return [
-        Hook(event, f"log-{event}", matcher=matcher if event in TOOL_EVENTS else None)
-        for event in events
-    ]
-
+from conformance.skill_cases import resume_cases, slash_and_skill_cases
 
 # A Stop-loop plugin in the popular style: it finds the transcript in its stdin and greps it for
 # the assistant's lines. Claude Code writes the transcript shortly after the reply, so the hook
@@ -805,4 +783,6 @@ CASES: list[Case] = [
     *_task_hook_cases(),
     *_profile_cases(),
     *_skill_and_mcp_cases(),
+    *slash_and_skill_cases(),
+    *resume_cases(),
 ]

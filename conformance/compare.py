@@ -30,6 +30,8 @@ from conformance.harness import HOOK_PROGRAM, Observation
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 DURATION = re.compile(r'"duration_ms":\d+')
+#: A resumed SessionStart's wait since the last answer: the time between the two runs.
+WAITED = re.compile(r'"seconds_since_last_response":\d+')
 TRANSCRIPT = re.compile(r'"(transcript_path|agent_transcript_path)":"[^"]*"')
 AGENT_NOISE = (
     "<system-reminder>\nAs you answer",
@@ -73,6 +75,7 @@ class Normaliser:
     def __call__(self, text: str) -> str:
         text = TRANSCRIPT.sub(lambda m: f'"{m.group(1)}":"<transcript>"', text)
         text = DURATION.sub('"duration_ms":<ms>', text)
+        text = WAITED.sub('"seconds_since_last_response":<s>', text)
         for path, placeholder in self._paths:
             text = text.replace(path, placeholder)
         return UUID.sub(self._id, text)

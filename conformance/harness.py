@@ -79,6 +79,10 @@ class Case:
     """More command-line arguments for Claude Code (e.g. a teammate's `--agent-name`)."""
     hookwright_args: Sequence[str] = ()
     """More command-line arguments for `hookwright run`, for the same (e.g. `--teammate`)."""
+    resume: str | None = None
+    """A second prompt, run after the first as a resumed session (`--resume <session id>`, the
+    id read from the first hook input of the log) in the same HOME and project; the scripted
+    turns go on where the first run left them."""
 
 
 @dataclass(slots=True)
@@ -164,23 +168,32 @@ def base_env(root: Path, home: Path, fake: FakeAnthropic) -> dict[str, str]:
     }
 
 
-def claude_command(claude: Path, case: Case) -> list[str]:
-    command = [str(claude), "-p", case.prompt, "--output-format", "json", "--model", MODEL]
+def claude_command(claude: Path, case: Case, resume: str | None = None) -> list[str]:
+    """`claude -p` on the case's prompt, or with `resume` on its second prompt."""
+    prompt = case.prompt if resume is None else str(case.resume)
+    command = [str(claude), "-p", prompt, "--output-format", "json", "--model", MODEL]
     command += case.claude_args
+    if resume is not None:
+        command += ["--resume", resume]
     if case.permission_mode == "bypassPermissions":
         return [*command, "--dangerously-skip-permissions"]
     return [*command, "--permission-mode", case.permission_mode]
 
 
-def hookwright_command(case: Case, project: Path, version: str | None) -> list[str]:
-    """`hookwright run` on the case, as Claude Code `version` (None: the default profile)."""
+def hookwright_command(
+    case: Case, project: Path, version: str | None, resume: str | None = None
+) -> list[str]:
+    """`hookwright run` on the case, as Claude Code `version` (None: the default profile); with
+    `resume`, on its second prompt in that session."""
     chosen = ["--claude-code-version", version] if version else []
+    if resume is not None:
+        chosen += ["--resume", resume]
     return [
         sys.executable,
         "-m",
         "hookwright",
         "run",
-        case.prompt,
+        case.prompt if resume is None else str(case.resume),
         "--project",
         str(project),
         "--trust",
@@ -210,6 +223,14 @@ def run(
     env = base_env(root, home, fake)
     command = claude_command(claude, case) if claude else hookwright_command(case, project, version)
     done = run_agent(command, project, env)
+    session = first_session_id(root)
+    if case.resume is not None and session is not None:
+        command = (
+            claude_command(claude, case, session)
+            if claude
+            else hookwright_command(case, project, version, session)
+        )
+        done = run_agent(command, project, env)
     requests = [r.body for r in script.requests if r.loop]
     return observe(agent, done, requests, root, home, project)
 
@@ -250,6 +271,16 @@ def observe(
         project=project,
         home=home,
     )
+
+
+def first_session_id(root: Path) -> str | None:
+    """The session id in the first hook input the run logged (None: no hook ran)."""
+    for record in hook_records(root):
+        try:
+            return str(json.loads(record["stdin"])["session_id"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return None
 
 
 def hook_records(root: Path) -> list[dict[str, str]]:

@@ -160,10 +160,13 @@ def test_an_older_profile_runs_the_command_without_the_gate(
 
 
 def test_the_command_needs_permission_to_run_bash(tmp_path: Path, isolated_home: Path) -> None:
+    """Measured in Claude Code 2.1.332 ``-p``: checked before PreSkillShellCommand; nothing of
+    the skill reaches the model and the turn ends with the refusal."""
     root = project(tmp_path)
-    run(tmp_path, isolated_home, "--trust", "--permission-mode", "default")
+    inputs = run(tmp_path, isolated_home, "--trust", "--permission-mode", "default")
     assert not (root / "ran.txt").exists()
-    assert user_texts(isolated_home) == expanded(root, "[not run: Bash needs permission]")
+    assert user_texts(isolated_home) == []
+    assert [i["hook_event_name"] for i in inputs] == ["UserPromptSubmit", "UserPromptExpansion"]
 
 
 def test_an_untrusted_project_has_no_skills(tmp_path: Path, isolated_home: Path) -> None:

@@ -21,7 +21,9 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
 * a prompt that runs a skill (``/NAME``) fires UserPromptExpansion before UserPromptSubmit in
   2.1.240, after it in 2.1.332 (measured);
 * an MCP tool's events carry ``mcp_server: {name, source}`` by 2.1.332 (measured: last, a
-  project ``.mcp.json`` server's source is ``project``).
+  project ``.mcp.json`` server's source is ``project``);
+* SessionStart on ``--resume`` carries what resuming costs by 2.1.332 (measured; absent in
+  2.1.240; the SDK types have it by 2.1.260): `runtime.resume_cost`.
 """
 
 from __future__ import annotations
@@ -68,6 +70,9 @@ class ClaudeCodeProfile:
     mcp_server: bool = False
     #: A prompt that runs a skill fires UserPromptExpansion before UserPromptSubmit.
     expansion_first: bool = False
+    #: SessionStart on a resume carries ``seconds_since_last_response``, ``context_tokens``,
+    #: ``prompt_cache_likely_expired`` and ``estimated_cache_write_usd``.
+    resume_cost: bool = False
 
     @property
     def shown(self) -> str:
@@ -89,6 +94,7 @@ V2_1_295: Final = replace(
     version=(2, 1, 295),
     on_failure=True,
     hook_events=V2_1_240.hook_events | {Event.PreModelSwitch, Event.PostModelSwitch},
+    resume_cost=True,
 )
 V2_1_332: Final = replace(
     V2_1_295,

@@ -72,6 +72,7 @@ from hookwright.host.open import (
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.switches import (
     ModelSwitchDecision,
+    ResumeCost,
     SkillShellDecision,
     model_switch_decision,
     skill_shell_decision,
@@ -507,13 +508,19 @@ class HookSession:
     # Session and turn ------------------------------------------------------------------------
 
     async def start(
-        self, source: str = "startup", model: str | None = None
+        self,
+        source: str = "startup",
+        model: str | None = None,
+        resume_cost: ResumeCost | None = None,
     ) -> SessionStartDecision:
         """SessionStart. Claude Code names the `model` only when the session restarts after a
-        compaction (`source="compact"`); pass it then."""
+        compaction (`source="compact"`); pass it then. `resume_cost`: what resuming costs, for
+        a resumed session under a Claude Code version that sends it."""
         payload: dict[str, Any] = {"source": source}
         if model is not None:
             payload["model"] = model
+        if resume_cost is not None:
+            payload.update(resume_cost.payload())
         verdict = await self.fire(Event.SessionStart, **payload)
         self._remember_title(verdict)
         return SessionStartDecision(

@@ -66,6 +66,28 @@ def switch_context(verdict: Verdict) -> tuple[str, ...]:
     return tuple(model_notes(verdict.results))
 
 
+@dataclass(frozen=True, slots=True)
+class ResumeCost:
+    """What resuming a session costs, for SessionStart (``source: "resume"``) under a Claude
+    Code version that sends it: seconds since the session's last model answer, the context
+    tokens that answer left, whether the prompt cache has likely expired, the estimated price
+    of writing that context to the cache again."""
+
+    seconds_since_last_response: int
+    context_tokens: int
+    prompt_cache_likely_expired: bool
+    estimated_cache_write_usd: float
+
+    def payload(self) -> dict[str, Any]:
+        """The event fields, in Claude Code's order."""
+        return {
+            "seconds_since_last_response": self.seconds_since_last_response,
+            "context_tokens": self.context_tokens,
+            "prompt_cache_likely_expired": self.prompt_cache_likely_expired,
+            "estimated_cache_write_usd": self.estimated_cache_write_usd,
+        }
+
+
 def switch_payload(
     from_model: str, to_model: str, requested: str | None, source: str, context_tokens: int
 ) -> dict[str, Any]:
@@ -86,6 +108,7 @@ def switch_payload(
 
 __all__ = [
     "ModelSwitchDecision",
+    "ResumeCost",
     "SkillShellDecision",
     "model_switch_decision",
     "skill_shell_decision",

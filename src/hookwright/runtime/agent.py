@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -56,7 +57,8 @@ from hookwright.runtime.model_command import MODEL_COMMAND, model_command
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
-from hookwright.runtime.skill_commands import Skill, expand, find_skill
+from hookwright.runtime.resume_cost import resume_cost
+from hookwright.runtime.skill_commands import ShellCommandRefused, Skill, expand, find_skill
 from hookwright.runtime.teammate import Teammate, idle_feedback
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
@@ -188,6 +190,8 @@ class Agent:
         self.last_assistant_message = ""
         self._idle_blocks = 0
         self.closed = False
+        #: The skills invoked in this session (their frontmatter hooks are registered).
+        self.invoked_skills: set[Path] = set()
         self._start_dir = config.working_dir
         path = transcript_file or transcripts.transcript_path(
             config.home, config.project_dir, self.session_id
@@ -360,7 +364,11 @@ class Agent:
             model=refs.model_ref(self.model),
             audit=str(audit) if audit is not None else None,
         )
-        decision = await self.hooks.start(source)
+        cost = None
+        if source == "resume" and self.hooks.claude_code.resume_cost:
+            cost = resume_cost(self.transcript.path, self.model_name, time.time())
+            self.context_tokens = cost.context_tokens
+        decision = await self.hooks.start(source, resume_cost=cost)
         self.queue_context(decision.context)
         self._use_env_files(decision.env_files)
         if not self.config.interactive:
@@ -456,22 +464,32 @@ class Agent:
         end_turn_if(end)
 
     async def _submit(self, prompt: str) -> Checkpoint:
-        """UserPromptSubmit, and for a prompt that runs a skill UserPromptExpansion (before
-        or after it, as the Claude Code profile says); then the prompt, or the skill's texts,
-        recorded, and the hooks' context queued after them."""
+        """UserPromptSubmit, and for a prompt that runs a skill UserPromptExpansion and the
+        skill's expansion (before or after it, as the Claude Code profile says); then the
+        prompt, or the skill's texts, recorded, and the hooks' context queued after them."""
         invoked = find_skill(self, prompt) if self.agent_id is None else None
         early = self.hooks.claude_code.expansion_first
+        texts = [prompt] if invoked is None else None
         if invoked is not None and early:
-            await self._prompt_expansion(prompt, *invoked)
+            texts = await self._expand_skill(prompt, *invoked)
         submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
         self._prompt_gate(submitted.end, prompt)
         if invoked is not None and not early:
-            await self._prompt_expansion(prompt, *invoked)
-        texts = [prompt] if invoked is None else await expand(self, *invoked)
-        for text in texts:
+            texts = await self._expand_skill(prompt, *invoked)
+        for text in texts or ():
             self.record({"role": "user", "content": text})
         self.queue_context(submitted.context)
         return submitted
+
+    async def _expand_skill(self, prompt: str, skill: Skill, arguments: str) -> list[str]:
+        """UserPromptExpansion, then the skill's texts; a shell command of it without
+        permission ends the turn with Claude Code's refusal."""
+        await self._prompt_expansion(prompt, skill, arguments)
+        try:
+            return await expand(self, skill, arguments)
+        except ShellCommandRefused as refused:
+            self.emit("command_output", command=prompt, text=str(refused))
+            raise TurnEnded("stopped", str(refused)) from None
 
     async def _prompt_expansion(self, prompt: str, skill: Skill, arguments: str) -> None:
         """UserPromptExpansion before a skill is expanded (before UserPromptSubmit or after
@@ -666,7 +684,12 @@ class Agent:
             ],
         )
         if record:
-            self.record(response.to_message(), model=response.model or self.model.name)
+            usage = response.usage
+            self.record(
+                response.to_message(),
+                model=response.model or self.model.name,
+                usage=(usage.prompt_tokens, usage.completion_tokens) if usage else None,
+            )
             self.last_assistant_message = response.content
             self._turn_record.replies.append(response.content)
         return response

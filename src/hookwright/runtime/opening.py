@@ -40,6 +40,8 @@ from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, load_policy
 from hookwright.runtime.settings_env import load_settings_env, stop_block_cap
+from hookwright.runtime.skill_commands import any_skill
+from hookwright.runtime.skill_tool import SkillTool
 from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tasks import register_task_tools, tasks_enabled
 from hookwright.runtime.teammate import TEAMS_VARIABLE, Teammate, teams_enabled
@@ -261,6 +263,8 @@ async def open_session(
         registry.register(AgentTool(agent))
     if tasks_enabled({**os.environ, **settings_env}):
         register_task_tools(registry, agent)
+    if registry.get("Skill") is None and any_skill(agent):
+        registry.register(SkillTool(agent))
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
     diagnostics += await start_processes(engine, opened.watch)
     # After the hook processes: PicoClaw observers see the servers connect.

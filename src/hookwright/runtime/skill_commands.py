@@ -1,38 +1,52 @@
-"""Claude Code skills invoked by the user: a prompt ``/NAME ARGS`` where NAME is a skill in
-``<project>/.claude/skills/NAME/SKILL.md`` (once the project is trusted) or
-``~/.claude/skills/NAME/SKILL.md``.
+"""Claude Code skills and commands: a prompt ``/NAME ARGS`` (or the model's ``Skill`` call,
+`runtime.skill_tool`) where NAME is a skill in ``<project>/.claude/skills/NAME/SKILL.md`` (once
+the project is trusted) or ``~/.claude/skills/NAME/SKILL.md``, or a legacy command in
+``.claude/commands/NAME.md`` (a skill of the same place wins).
 
 As Claude Code 2.1.332 does it (measured with ``claude -p "/greet world"``): UserPromptSubmit
 sees the typed prompt; UserPromptExpansion (``slash_command``) may stop the expansion; every
 ``!`command` `` in the skill's text is a shell command run while the skill loads, in the
 working directory, its output (trimmed) in place of the ``!`...` ``; each is gated by
 PreSkillShellCommand (under a profile with the event), a refused one reads
-``[not run: blocked by hook: <reason>]``. ``$ARGUMENTS`` becomes the arguments. The model then
-gets two user texts: the command's tags, and ``Base directory for this skill: <folder>`` with the
-expanded text.
+``[not run: blocked by hook: <reason>]``. ``$ARGUMENTS`` becomes the arguments,
+``$ARGUMENTS[N]`` and ``$N`` the Nth (from 0) word of them (one past the last stays as written).
+The model then gets two user texts: the command's tags, and the expanded text (a skill's after
+``Base directory for this skill: <folder>``). A legacy command's frontmatter ``allowed-tools``
+(``Bash(echo:*)``, ...) lets its shell commands run without asking (measured in 2.1.240 and
+2.1.332 with the default mode). Invoking a skill registers the hooks of its frontmatter for the
+rest of the session (measured: they run through the turn's Stop; ``once`` hooks run once, also
+when the skill is invoked again).
 
 A command also needs the session's permission to run Bash (rules and mode, as a tool call
-would; a hook's allow adds nothing): without it, it reads ``[not run: <why>]`` (hookwright's
-wording; Claude Code was measured only with permissions bypassed).
+would, or the command's ``allowed-tools``; a hook's allow adds nothing), checked before
+PreSkillShellCommand: without it nothing of the skill reaches the model and the turn ends with
+``Shell command permission check failed for pattern "!`<command>`": <why>`` (measured in
+2.1.332 ``-p``: no model call, no PreSkillShellCommand).
 """
 
 from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from hookwright.config.safeparse import ParseError, read_text
+from hookwright.config.safeparse import ParseError, load_yaml_text, read_text
+from hookwright.host import TrustPolicy
+from hookwright.runtime.permissions import unanswered_message
 from hookwright.runtime.tools.bash import run_shell, shell_environment, with_env_files
 
 if TYPE_CHECKING:
     from hookwright.runtime.agent import Agent
 
+#: A skill's or command's name: a plain file name, never a path.
+SKILL_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: ``/name`` then, after a space, the arguments.
-SKILL_PROMPT: Final = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.-]*)(?:[ \t]+(.*))?", re.DOTALL)
+SKILL_PROMPT: Final = re.compile(rf"/({SKILL_NAME.pattern})(?:[ \t]+(.*))?", re.DOTALL)
 SHELL_COMMAND: Final = re.compile(r"!`([^`\n]+)`")
+#: ``$ARGUMENTS[N]`` or ``$N``: the Nth argument, counted from 0.
+POSITIONAL: Final = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$(\d+)")
 SKILL_FILE: Final = "SKILL.md"
 #: Seconds a skill's shell command may run.
 COMMAND_TIMEOUT: Final = 120.0
@@ -40,11 +54,21 @@ COMMAND_TIMEOUT: Final = 120.0
 
 @dataclass(frozen=True, slots=True)
 class Skill:
+    """A skill (``SKILL.md``) or a legacy command (``commands/NAME.md``) at `path`."""
+
     name: str
-    folder: Path
+    path: Path
     text: str
     #: Where it was found, in Claude Code's words (`command_source`).
     source: str
+    #: A legacy command: no ``Base directory`` line, no frontmatter hooks.
+    command: bool = False
+    #: Permission rules of the frontmatter's ``allowed-tools`` (a legacy command's).
+    allowed_tools: tuple[str, ...] = ()
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
 
 
 def find_skill(agent: Agent, prompt: str) -> tuple[Skill, str] | None:
@@ -52,64 +76,183 @@ def find_skill(agent: Agent, prompt: str) -> tuple[Skill, str] | None:
     typed = SKILL_PROMPT.fullmatch(prompt.strip())
     if typed is None:
         return None
-    name, arguments = typed.group(1), (typed.group(2) or "").strip()
+    skill = named_skill(agent, typed.group(1))
+    return None if skill is None else (skill, (typed.group(2) or "").strip())
+
+
+def named_skill(agent: Agent, name: str) -> Skill | None:
+    """The skill or legacy command called `name` (the project's first, once trusted); None for
+    a name that is not a plain file name (the model's ``Skill`` call names no paths)."""
+    if not SKILL_NAME.fullmatch(name):
+        return None
     config = agent.config
     places = [(config.home, "userSettings")]
     if config.project_trusted:
         places.insert(0, (config.project_dir, "projectSettings"))
     for root, source in places:
-        folder = root / ".claude" / "skills" / name
-        try:
-            text = read_text(folder / SKILL_FILE)
-        except ParseError:
-            continue
-        return Skill(name, folder, _body(text), source), arguments
+        for path, command in (
+            (root / ".claude" / "skills" / name / SKILL_FILE, False),
+            (root / ".claude" / "commands" / f"{name}.md", True),
+        ):
+            try:
+                text = read_text(path)
+            except ParseError:
+                continue
+            head, body = _split(text)
+            allowed = _allowed_tools(head) if command else ()
+            return Skill(name, path, body, source, command, allowed)
     return None
 
 
-def _body(text: str) -> str:
-    """The text after the YAML frontmatter (all of it when there is none)."""
+def any_skill(agent: Agent) -> bool:
+    """Whether the session has a skill or legacy command the model could invoke."""
+    config = agent.config
+    roots = [config.home, *([config.project_dir] if config.project_trusted else [])]
+    for root in roots:
+        claude = root / ".claude"
+        if any(claude.glob(f"skills/*/{SKILL_FILE}")) or any(claude.glob("commands/*.md")):
+            return True
+    return False
+
+
+def _split(text: str) -> tuple[str, str]:
+    """The YAML frontmatter and the text after it (no frontmatter: ``""`` and all of it)."""
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].strip() != "---":
-        return text
+        return "", text
     for index, line in enumerate(lines[1:], 1):
         if line.strip() == "---":
-            return "".join(lines[index + 1 :])
-    return text
+            return "".join(lines[1:index]), "".join(lines[index + 1 :])
+    return "", text
+
+
+def _allowed_tools(head: str) -> tuple[str, ...]:
+    """``allowed-tools`` of a frontmatter: a comma-separated string or a list of rules; what
+    does not parse grants nothing."""
+    try:
+        data = load_yaml_text(head) if head else None
+    except ParseError:
+        return ()
+    value = data.get("allowed-tools") if isinstance(data, dict) else None
+    if isinstance(value, str):
+        return tuple(rule.strip() for rule in _RULE_SPLIT.split(value) if rule.strip())
+    if isinstance(value, list):
+        return tuple(str(rule).strip() for rule in value if str(rule).strip())
+    return ()
+
+
+#: Commas between rules, not inside a rule's parentheses.
+_RULE_SPLIT: Final = re.compile(r",(?![^()]*\))")
+
+
+def with_arguments(text: str, arguments: str) -> str:
+    """`text` with ``$ARGUMENTS[N]``/``$N`` and then ``$ARGUMENTS`` filled in."""
+    words = arguments.split()
+
+    def positional(found: re.Match[str]) -> str:
+        index = int(found.group(1) or found.group(2))
+        return words[index] if index < len(words) else found.group(0)
+
+    return POSITIONAL.sub(positional, text).replace("$ARGUMENTS", arguments)
 
 
 async def expand(agent: Agent, skill: Skill, arguments: str) -> list[str]:
-    """The user texts the model gets for the skill, its shell commands run (or refused)."""
-    text = skill.text.replace("$ARGUMENTS", arguments)
-    parts: list[str] = []
-    last = 0
-    call = uuid.uuid4()
-    for index, found in enumerate(SHELL_COMMAND.finditer(text)):
-        parts += [text[last : found.start()], await _run(agent, skill, found.group(1), index, call)]
-        last = found.end()
-    parts.append(text[last:])
+    """The user texts the model gets for the skill the user typed, its shell commands run (or
+    refused)."""
+    text = await skill_text(agent, skill, arguments, f"{uuid.uuid4()}:inner", "user")
     tags = (
         f"<command-message>{skill.name}</command-message>\n"
         f"<command-name>/{skill.name}</command-name>\n"
         f"<command-args>{arguments}</command-args>"
     )
-    return [tags, f"Base directory for this skill: {skill.folder}\n\n{''.join(parts)}"]
+    return [tags, text]
 
 
-async def _run(agent: Agent, skill: Skill, command: str, index: int, call: uuid.UUID) -> str:
+async def skill_text(agent: Agent, skill: Skill, arguments: str, call: str, invoked_by: str) -> str:
+    """The skill's expanded text (after its ``Base directory`` line); its frontmatter hooks are
+    registered first, as Claude Code registers them when the skill is invoked. `call` names the
+    shell commands (``<call>:preamble-<n>``) for PreSkillShellCommand."""
+    if not skill.command and skill.path not in agent.invoked_skills:
+        _add_frontmatter_hooks(agent, skill)
+    agent.invoked_skills.add(skill.path)
+    text = with_arguments(skill.text, arguments)
+    parts: list[str] = []
+    last = 0
+    for index, found in enumerate(SHELL_COMMAND.finditer(text)):
+        ran = await _run(agent, skill, found.group(1), f"{call}:preamble-{index}", invoked_by)
+        parts += [text[last : found.start()], ran]
+        last = found.end()
+    parts.append(text[last:])
+    if skill.command:
+        return "".join(parts)
+    return f"Base directory for this skill: {skill.folder}\n\n{''.join(parts)}"
+
+
+def reinvoked_note(skill: Skill) -> str:
+    """What the model reads before a skill's text when the session invoked it before."""
+    return (
+        f"(Re-invocation of /{skill.name} \u2014 the skill instructions were previously loaded; "
+        "the arguments or dynamic output below are new.)"
+    )
+
+
+def _add_frontmatter_hooks(agent: Agent, skill: Skill) -> None:
+    """The skill's frontmatter hooks, active for the rest of the session: registered once, so
+    invoking it again neither doubles them nor re-arms a spent ``once`` hook (measured)."""
+    config = agent.config
+    trusted = (config.project_dir,) if config.project_trusted else ()
+    problems = agent.hooks.add_frontmatter_hooks(
+        skill.path,
+        "skill",
+        agent.session_id,
+        project_dir=config.project_dir,
+        home=config.home,
+        trust=TrustPolicy(frozenset(trusted)),
+    )
+    for problem in problems:
+        agent.emit("notice", text=problem)
+
+
+class ShellCommandRefused(Exception):
+    """A skill's shell command lacks the session's permission: nothing of the skill reaches
+    the model; the message is Claude Code's."""
+
+
+def _check_permission(agent: Agent, skill: Skill, command: str) -> None:
+    """Raise `ShellCommandRefused` unless the rules, the mode or the command's own
+    ``allowed-tools`` let `command` run (checked before PreSkillShellCommand, as measured)."""
+    cwd = agent.working_dir
+    policy = agent.policy
+    if skill.allowed_tools:
+        policy = replace(policy, allow=list(policy.allow))
+        policy.add_rules("allow", skill.allowed_tools)
+    tool_input = {"command": command}
+    outcome = policy.check("Bash", tool_input, read_only=False, cwd=str(cwd))
+    if outcome.behavior == "allow":
+        return
+    reason = outcome.reason
+    if outcome.behavior != "deny":
+        profile = agent.hooks.claude_code
+        reason = unanswered_message(
+            "Bash", tool_input, outcome, cwd=cwd, write_needs_approval=profile.write_needs_approval
+        )
+    raise ShellCommandRefused(
+        f'Shell command permission check failed for pattern "!`{command}`": {reason}'
+    )
+
+
+async def _run(agent: Agent, skill: Skill, command: str, use_id: str, invoked_by: str) -> str:
+    _check_permission(agent, skill, command)
     decision = await agent.hooks.skill_shell_command(
         command,
         command_name=skill.name,
         command_source=skill.source,
-        invoked_by="user",
-        tool_use_id=f"{call}:inner:preamble-{index}",
+        invoked_by=invoked_by,
+        tool_use_id=use_id,
     )
     if not decision.run:
         return f"[not run: blocked by hook: {decision.reason}]"
     cwd = agent.working_dir
-    allowed = agent.policy.check("Bash", {"command": command}, read_only=False, cwd=str(cwd))
-    if allowed.behavior != "allow":
-        return f"[not run: {allowed.reason}]"
     context = agent.tool_context()
     result = await run_shell(
         with_env_files(command, context),

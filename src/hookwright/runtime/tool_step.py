@@ -148,6 +148,8 @@ class ToolStep:
         self.prompt_channel: PromptChannel = prompt_channel
         self._executing = False
         self._after_tool: list[Callable[[], Awaitable[None]]] = []
+        #: User texts the tools of the running batch left for after its results.
+        self._followups: list[str] = []
 
     async def run_batch(self, calls: Sequence[ToolCall], iteration: int) -> ToolBatch:
         """Run a model turn's calls in order, then PostToolBatch."""
@@ -159,6 +161,9 @@ class ToolStep:
             batch.append(outcome)
             if outcome.stop and stop_after is None:
                 stop_after = outcome.stop
+        followups, self._followups = self._followups, []
+        for text in followups:
+            self.owner.record({"role": "user", "content": text})
         if stop_after is not None:  # Claude Code ends the turn here: no PostToolBatch, no Stop
             self.owner.flush_context()
             raise TurnEnded("stopped", stop_after)
@@ -244,7 +249,7 @@ class ToolStep:
         self._executing, self._after_tool = True, []
         try:
             output, duration_ns = await self._execute(
-                name, dict(call.arguments or {}) if unchanged else tool_input
+                name, dict(call.arguments or {}) if unchanged else tool_input, call.id
             )
         finally:
             self._executing = False
@@ -475,14 +480,19 @@ class ToolStep:
 
     # Running and results ----------------------------------------------------------------------
 
-    async def _execute(self, name: str, arguments: dict[str, Any]) -> tuple[ToolOutput, int]:
+    async def _execute(
+        self, name: str, arguments: dict[str, Any], call_id: str
+    ) -> tuple[ToolOutput, int]:
         """Run the tool in the session's shell directory (which it may move); the output and
         how long it took, in nanoseconds."""
         self.owner.observe("agent.tool.exec_start", {"Tool": name, "Arguments": arguments})
         started = time.monotonic_ns()
-        output = await self.tools.execute(name, arguments, self.owner.tool_context())
+        context = self.owner.tool_context()
+        context.tool_use_id = call_id
+        output = await self.tools.execute(name, arguments, context)
         if output.cwd is not None:
             self.owner.move_to(output.cwd)
+        self._followups.extend(output.followup)
         return output, time.monotonic_ns() - started
 
     def _executed(

@@ -21,6 +21,8 @@ import json
 import os
 import time
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -100,10 +102,16 @@ class Transcript:
         model: str | None = None,
         tool_data: dict[str, Any] | None = None,
         is_error: bool = False,
+        usage: tuple[int, int] | None = None,
     ) -> None:
+        """Append `message`; an assistant's `usage` (input and output tokens) is kept with it,
+        as Claude Code keeps it."""
         role = message.get("role")
         if role == "assistant":
-            body = {"message": _assistant_message(message, model), "type": "assistant"}
+            recorded = _assistant_message(message, model)
+            if usage is not None:
+                recorded["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+            body = {"message": recorded, "type": "assistant"}
             self._assistant = self._write(body)
         elif role == "tool":
             block = {
@@ -174,6 +182,46 @@ def _assistant_message(message: Message, model: str | None) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn",
     }
+
+
+#: Token counts of an assistant line's ``usage`` that make up the context it leaves.
+_CONTEXT_USAGE = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LastResponse:
+    """The last model answer of a transcript: when (seconds since the epoch) and the context
+    tokens its usage counts (None: the line has no usage)."""
+
+    at: float
+    context_tokens: int | None
+
+
+def last_response(path: Path) -> LastResponse | None:
+    """The transcript's last assistant line (None: it has none, or cannot be read)."""
+    try:
+        raw_lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for raw in reversed(raw_lines):
+        try:
+            line = json.loads(raw)
+            if line.get("type") != "assistant":
+                continue
+            at = datetime.fromisoformat(str(line["timestamp"]).replace("Z", "+00:00"))
+        except (ValueError, KeyError, AttributeError):
+            continue
+        usage = (line.get("message") or {}).get("usage")
+        tokens = None
+        if isinstance(usage, dict):
+            tokens = sum(v for k in _CONTEXT_USAGE if isinstance(v := usage.get(k), int))
+        return LastResponse(at.timestamp(), tokens)
+    return None
 
 
 def load(path: Path) -> list[Message]:

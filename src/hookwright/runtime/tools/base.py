@@ -28,6 +28,8 @@ class ToolContext:
     env: dict[str, str] | None = None
     env_files: list[Path] = field(default_factory=list)
     project_dir: Path | None = None
+    #: The id of the model's call being run ("" outside a model's call).
+    tool_use_id: str = ""
 
 
 @dataclass(slots=True)
@@ -38,7 +40,8 @@ class ToolOutput:
     (Claude Code's per-tool shapes); `error` is the PostToolUseFailure `error` string; `cwd`
     is the shell's working directory after the call when the tool tracks it (Bash); `parts`,
     when set, are the text blocks the model receives one by one (an MCP tool's content
-    blocks, as Claude Code passes them), `content` being their text joined by newlines.
+    blocks, as Claude Code passes them), `content` being their text joined by newlines;
+    `followup` are user texts the model receives after the batch's results (a skill's text).
     """
 
     content: str
@@ -47,6 +50,7 @@ class ToolOutput:
     error: str | None = None
     cwd: Path | None = None
     parts: tuple[str, ...] | None = None
+    followup: tuple[str, ...] = ()
 
 
 class ToolInputError(ValueError):

@@ -1,0 +1,41 @@
+"""What the conformance cases are written with: scripted tool calls, hook actions, observers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.fake_api import ToolUse, Turn
+from conformance.harness import Action, Hook
+
+
+def bash(use_id: str, command: str) -> ToolUse:
+    return ToolUse(use_id, "Bash", {"command": command, "description": "run it"})
+
+
+def write(use_id: str, name: str, content: str) -> ToolUse:
+    return ToolUse(use_id, "Write", {"file_path": "{project}/" + name, "content": content})
+
+
+def out(payload: dict[str, Any], exit: int = 0) -> Action:
+    return Action.json(payload, exit)
+
+
+def specific(event: str, **fields: Any) -> Action:
+    return Action.json({"hookSpecificOutput": {"hookEventName": event, **fields}})
+
+
+def blocked(stderr: str) -> Action:
+    return Action(stderr=stderr, exit=2)
+
+
+ONE_BASH = [Turn(tools=[bash("toolu_a", "echo hi")]), Turn("done")]
+EVERY_EVENT = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PostToolBatch")
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
+
+
+def observers(*events: str, matcher: str = "*") -> list[Hook]:
+    """A hook that only logs, on each event (tool events with `matcher`)."""
+    return [
+        Hook(event, f"log-{event}", matcher=matcher if event in TOOL_EVENTS else None)
+        for event in events
+    ]

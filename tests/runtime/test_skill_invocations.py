@@ -1,0 +1,249 @@
+"""Claude Code skills beyond a typed ``/skill`` in the reference agent, through `python -m
+hookwright run`: a legacy ``.claude/commands/NAME.md`` command, a skill the model invokes with
+the ``Skill`` tool, and the hooks a SKILL.md's frontmatter declares (active once the skill is
+invoked, ``once`` hooks a single time)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cli_runner import run_hookwright
+
+COMMAND = """---
+description: Says hello
+allowed-tools: Bash(echo:*), Bash(touch:*)
+---
+Hello $ARGUMENTS, first $0 then $1, third $2, indexed $ARGUMENTS[1].
+Status: !`echo CMD_OUT && touch cmd.txt`
+"""
+SKILL = """---
+description: Greets
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: python3 {hook} skill-pre
+  PostToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: python3 {hook} skill-post-once
+          once: true
+---
+Greeting $ARGUMENTS.
+Status: !`echo SHELL_OUT && touch ran.txt`
+"""
+HOOK = """\
+import json, os, sys
+data = json.loads(sys.stdin.read())
+label = sys.argv[1] if len(sys.argv) > 1 else "settings"
+with open(os.environ["HOOK_LOG"], "a") as log:
+    log.write(json.dumps({"label": label, "input": data}) + "\\n")
+"""
+EVENTS = ("UserPromptExpansion", "PreSkillShellCommand", "PreToolUse", "PostToolUse")
+
+
+def project(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A project whose settings log every event of `EVENTS` (label ``settings``)."""
+    root = tmp_path / "repo"
+    hook = tmp_path / "hook.py"
+    hook.write_text(HOOK)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text.replace("{hook}", str(hook)))
+    command = [{"hooks": [{"type": "command", "command": f"python3 {hook}"}]}]
+    settings = {"hooks": {event: command for event in EVENTS}}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return root
+
+
+def run(
+    tmp_path: Path, home: Path, prompt: str, turns: list[dict[str, Any]], mode: str
+) -> list[dict[str, Any]]:
+    """The hooks that ran, in order, with their inputs; asserts the run succeeded."""
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump(turns, sort_keys=False))
+    done = run_hookwright(
+        "run",
+        prompt,
+        "--project",
+        str(tmp_path / "repo"),
+        "--trust",
+        "--model",
+        f"scripted:{script}",
+        "--permission-mode",
+        mode,
+        "--claude-code-version",
+        "2.1.332",
+        home=home,
+        env={"HOOK_LOG": str(tmp_path / "hooks.jsonl")},
+    )
+    assert done.returncode == 0, done.stderr
+    log = tmp_path / "hooks.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def transcript(home: Path) -> list[dict[str, Any]]:
+    """The session's transcript lines (none when nothing was recorded)."""
+    paths = [p for p in (home / ".hookwright").rglob("*.jsonl") if p.stem != "audit"]
+    assert len(paths) <= 1
+    return [json.loads(line) for path in paths for line in path.read_text().splitlines()]
+
+
+def user_contents(home: Path) -> list[Any]:
+    return [e["message"]["content"] for e in transcript(home) if e.get("type") == "user"]
+
+
+def bash(call_id: str, command: str) -> dict[str, Any]:
+    return {"tool_calls": [{"id": call_id, "name": "Bash", "arguments": {"command": command}}]}
+
+
+def skill(call_id: str, name: str, args: str) -> dict[str, Any]:
+    arguments = {"skill": name, "args": args}
+    return {"tool_calls": [{"id": call_id, "name": "Skill", "arguments": arguments}]}
+
+
+def test_a_legacy_command_expands_its_arguments_and_runs_its_allowed_lines(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    root = project(tmp_path, {".claude/commands/hello.md": COMMAND})
+    hooks = run(tmp_path, isolated_home, "/hello world there", [{"content": "ok"}], "default")
+    assert (root / "cmd.txt").is_file(), "allowed-tools lets the line run in the default mode"
+    assert user_contents(isolated_home) == [
+        "<command-message>hello</command-message>\n<command-name>/hello</command-name>\n"
+        "<command-args>world there</command-args>",
+        "Hello world there, first world then there, third $2, indexed there.\nStatus: CMD_OUT\n",
+    ]
+    expansion, gate = (hook["input"] for hook in hooks)
+    assert (expansion["command_name"], expansion["command_args"]) == ("hello", "world there")
+    assert (gate["command_name"], gate["invoked_by"]) == ("hello", "user")
+
+
+def test_a_legacy_command_without_allowed_tools_needs_permission(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    plain = COMMAND.replace("allowed-tools: Bash(echo:*), Bash(touch:*)\n", "")
+    root = project(tmp_path, {".claude/commands/hello.md": plain})
+    script = tmp_path / "script.yaml"
+    script.write_text(yaml.safe_dump([{"content": "never asked"}]))
+    done = run_hookwright(
+        "run",
+        "/hello world",
+        "--project",
+        str(root),
+        "--trust",
+        "--model",
+        f"scripted:{script}",
+        "--claude-code-version",
+        "2.1.332",
+        home=isolated_home,
+        env={"HOOK_LOG": str(tmp_path / "hooks.jsonl")},
+    )
+    assert not (root / "cmd.txt").exists()
+    assert user_contents(isolated_home) == [], "nothing reached the model"
+    refusal = (
+        'Shell command permission check failed for pattern "!`echo CMD_OUT && touch cmd.txt`": '
+        f"touch in '{root / 'cmd.txt'}' needs approval."
+    )
+    assert done.returncode == 0, done.stderr
+    assert refusal in done.stdout
+    hooks = (tmp_path / "hooks.jsonl").read_text()
+    assert "PreSkillShellCommand" not in hooks, "the permission is checked before the gate"
+
+
+def test_the_model_invokes_a_skill_with_the_skill_tool(tmp_path: Path, isolated_home: Path) -> None:
+    root = project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
+    turns = [skill("toolu_a", "greet", "world"), {"content": "done"}]
+    hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    assert (root / "ran.txt").is_file()
+    assert [(h["label"], h["input"]["hook_event_name"]) for h in hooks] == [
+        ("settings", "PreToolUse"),
+        ("settings", "PreSkillShellCommand"),
+        ("settings", "PostToolUse"),
+    ], "the skill's own hooks match Bash only"
+    pre, gate, post = (hook["input"] for hook in hooks)
+    assert pre["tool_input"] == {"skill": "greet", "args": "world"}
+    assert gate["tool_use_id"] == "toolu_a:preamble-0"
+    assert (gate["invoked_by"], gate["command_name"]) == ("claude", "greet")
+    assert post["tool_response"] == {"success": True, "commandName": "greet"}
+    result, text = user_contents(isolated_home)[1:3]
+    assert result[0]["content"] == "Launching skill: greet" and not result[0]["is_error"]
+    folder = root / ".claude" / "skills" / "greet"
+    expanded = "Greeting world.\nStatus: SHELL_OUT\n"
+    assert text == f"Base directory for this skill: {folder}\n\n{expanded}"
+
+
+def test_an_unknown_skill_is_an_error_for_the_model(tmp_path: Path, isolated_home: Path) -> None:
+    project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
+    turns = [skill("toolu_a", "nope", ""), {"content": "done"}]
+    run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    [result] = user_contents(isolated_home)[1]
+    assert (result["content"], result["is_error"]) == ("Unknown skill: nope", True)
+
+
+def test_a_skill_s_hooks_run_from_its_invocation_on_and_once_hooks_once(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
+    turns = [
+        bash("toolu_a", "echo before"),
+        skill("toolu_b", "greet", "world"),
+        bash("toolu_c", "echo during"),
+        bash("toolu_d", "echo again"),
+        {"content": "done"},
+    ]
+    hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    skill_hooks = [
+        (h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"
+    ]
+    assert skill_hooks == [
+        ("skill-pre", "toolu_c"),
+        ("skill-post-once", "toolu_c"),
+        ("skill-pre", "toolu_d"),
+    ]
+
+
+def test_a_skill_invoked_again_keeps_one_set_of_hooks_and_gets_a_note(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    root = project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
+    turns = [
+        skill("toolu_a", "greet", "one"),
+        skill("toolu_b", "greet", "two"),
+        bash("toolu_c", "echo during"),
+        bash("toolu_d", "echo again"),
+        {"content": "done"},
+    ]
+    hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    skill_hooks = [
+        (h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"
+    ]
+    assert skill_hooks == [
+        ("skill-pre", "toolu_c"),
+        ("skill-post-once", "toolu_c"),
+        ("skill-pre", "toolu_d"),
+    ], "not doubled, and the spent once hook is not armed again"
+    folder = root / ".claude" / "skills" / "greet"
+    again = user_contents(isolated_home)[4:6]
+    assert again == [
+        "(Re-invocation of /greet \u2014 the skill instructions were previously loaded; "
+        "the arguments or dynamic output below are new.)",
+        f"Base directory for this skill: {folder}\n\nGreeting two.\nStatus: SHELL_OUT\n",
+    ]
+
+
+def test_the_skill_tool_names_no_path(tmp_path: Path, isolated_home: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "SKILL.md").parent.mkdir(parents=True)
+    (outside / "SKILL.md").write_text("Status: !`touch escaped.txt`\n")
+    project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
+    turns = [skill("toolu_a", "../../../outside", ""), {"content": "done"}]
+    run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    assert not (tmp_path / "repo" / "escaped.txt").exists()
+    [result] = user_contents(isolated_home)[1]
+    assert result["is_error"] and result["content"] == "Unknown skill: ../../../outside"
