@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hookwright.core.spec import HookSpec
+if TYPE_CHECKING:  # only named in annotations: opening a project never imports the engine's records
+    from hookwright.core.spec import HookSpec
 
 #: A dialect's name -> the system's name as its users say it.
 SYSTEMS = {
