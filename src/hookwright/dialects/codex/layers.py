@@ -113,8 +113,9 @@ def read_layers(
 ) -> CodexLayers:
     """`managed`: the folder that stands for ``/etc/codex`` (default `managed_dir`);
     `platform`: whose row of `managed_paths.MANAGED` applies (default this machine's)."""
-    managed = managed or managed_dir()
-    row = MANAGED[platform or platform_of()]
+    platform = platform or platform_of()
+    managed = managed or Path(codex_managed_dir(platform))
+    row = MANAGED[platform]
     user = codex_home(ctx.home)
     requirements_path = managed / "requirements.toml"
     requirements = read_toml(requirements_path, diagnostics)
