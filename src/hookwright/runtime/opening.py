@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -259,12 +259,7 @@ async def open_session(
     )
     holder.append(agent)
     report_not_run(engine, opened.not_run, agent.session_id)
-    if registry.get("Agent") is None:
-        registry.register(AgentTool(agent))
-    if tasks_enabled({**os.environ, **settings_env}):
-        register_task_tools(registry, agent)
-    if registry.get("Skill") is None and any_skill(agent):
-        registry.register(SkillTool(agent))
+    _register_agent_tools(registry, agent, settings_env)
     _connect_dialects(agent, engine, resolved_model, project_dir, home)
     diagnostics += await start_processes(engine, opened.watch)
     # After the hook processes: PicoClaw observers see the servers connect.
@@ -281,6 +276,20 @@ async def open_session(
     agent.closers.append(servers.close)
     engine.services = replace(engine.services, mcp=servers.call_for_hook)
     return SessionSetup(agent, engine, diagnostics, skipped, opened.not_run, opened.not_run_summary)
+
+
+def _register_agent_tools(
+    registry: ToolRegistry, agent: Agent, settings_env: Mapping[str, str]
+) -> None:
+    """The tools that act through the agent itself: `Agent` (subagents), the task list (where
+    the settings switch it on, as Claude Code does), and `Skill` (where a skill or command
+    exists); a host's own tool of the same name is kept."""
+    if registry.get("Agent") is None:
+        registry.register(AgentTool(agent))
+    if tasks_enabled({**os.environ, **settings_env}):
+        register_task_tools(registry, agent)
+    if registry.get("Skill") is None and any_skill(agent):
+        registry.register(SkillTool(agent))
 
 
 def _mcp_servers(agent: Agent, home: Path, ask: AskElicitation | None) -> McpServers:
