@@ -31,7 +31,6 @@ from hookwright.config.safeparse import (
     read_text,
 )
 from hookwright.config.trust import TrustPolicy
-from hookwright.core.effects import failure_fix
 from hookwright.core.events import Event, HookInput, UnknownEventError, resolve_event
 from hookwright.core.results_json import verdict_to_json
 from hookwright.monitor import debug as debug_trace
@@ -189,9 +188,12 @@ def _dispatch(
 
         print_explanation(inp, verdict, explanation)
         output = verdict_json(verdict, explanation)
-    for entry, result in zip(output["hooks"], verdict.results, strict=True):
-        if fix := failure_fix(result.effects):
-            entry["fix"] = fix  # what makes a failed hook work, when its dialect says
+    if verdict.results:  # a project with no hooks never loads the effect records
+        from hookwright.core.effects import failure_fix
+
+        for entry, result in zip(output["hooks"], verdict.results, strict=True):
+            if fix := failure_fix(result.effects):
+                entry["fix"] = fix  # what makes a failed hook work, when its dialect says
     if verdict.effects.prompt_injections:
         from hookwright.cli.skill_events import injection_lines, injections_json
 
