@@ -355,10 +355,19 @@ class HttpFront:
 
     @classmethod
     def listen(
-        cls, endpoint: Endpoint, answer: Answer, limits: Limits, counts: MutableMapping[str, int]
+        cls,
+        endpoint: Endpoint,
+        answer: Answer,
+        limits: Limits,
+        counts: MutableMapping[str, int],
+        *,
+        reuse_port: bool = False,
     ) -> HttpFront:
-        """Listen on the endpoint's port (raises OSError when it cannot)."""
-        listener = socket.create_server((HOST, endpoint.port), backlog=BACKLOG)
+        """Listen on the endpoint's port (raises OSError when it cannot); with `reuse_port`,
+        beside the other sockets of this user bound to it the same way (`daemon_pool`)."""
+        listener = socket.create_server(
+            (HOST, endpoint.port), backlog=BACKLOG, reuse_port=reuse_port
+        )
         listener.setblocking(False)
         return cls(listener, endpoint, answer, limits, counts)
 

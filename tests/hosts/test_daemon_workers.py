@@ -1,0 +1,155 @@
+"""The daemon's http workers (`HOOKWRIGHT_DAEMON_WORKERS`): real daemon and worker processes
+sharing the endpoint's port; which process answered each event is what a Python hook in the
+project reports (its pid). A worker killed mid-event leaves its client without an answer (a
+hook error for Claude Code, never "ok"), is replaced, and no worker outlives the daemon."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from tests.bounds import GENEROUS_BOUND, eventually
+from tests.hosts.conftest import alive, daemon_pids
+from tests.hosts.project import hook_input
+from tests.hosts.test_daemon import daemon_status, hookwright, installed, run_command
+
+from hookwright.bridges.daemon_pool import MAX_WORKERS, WORKERS_VARIABLE, worker_count
+
+HOOKS_YAML = "hooks:\n  - name: whoami\n    event: UserPromptSubmit\n    call: whoami:whoami\n"
+#: Says which process answered; when the prompt is "hold", writes that pid to `held` and
+#: waits for `release` (at most a minute) before answering.
+WHOAMI_PY = """\
+import os, time
+from pathlib import Path
+from hookwright import add_context
+
+HERE = Path(__file__).parent
+
+
+def whoami(inp):
+    if inp.payload.get("prompt") == "hold":
+        (HERE / "held").write_text(str(os.getpid()))
+        deadline = time.monotonic() + 60
+        while not (HERE / "release").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    return add_context(f"PID {os.getpid()}")
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(WORKERS_VARIABLE, "3")
+    root = tmp_path / "proj"
+    (root / ".hookwright").mkdir(parents=True)
+    (root / ".hookwright" / "hooks.yaml").write_text(HOOKS_YAML)
+    (root / ".hookwright" / "whoami.py").write_text(WHOAMI_PY)
+    return root
+
+
+def serving(project: Path) -> dict[str, Any]:
+    """The http hook of an installed, started project, once its two workers listen."""
+    hooks = installed(project, "http")
+    run_command(hooks["SessionStart"], project, "SessionStart", source="startup")
+    assert eventually(lambda: len(daemon_status()["workers"]) == 2)
+    hook: dict[str, Any] = hooks["UserPromptSubmit"]
+    return hook
+
+
+def ask(hook: dict[str, Any], project: Path, prompt: str = "hi") -> int:
+    """The pid that answered one event sent on a new connection."""
+    parts = urlsplit(hook["url"])
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
+    try:
+        body = hook_input(project, "UserPromptSubmit", prompt=prompt)
+        conn.request("POST", f"{parts.path}?{parts.query}", body, hook["headers"])
+        response = conn.getresponse()
+        answer = response.read()
+        assert response.status == 200, answer
+    finally:
+        conn.close()
+    context = json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+    return int(context.removeprefix("PID "))
+
+
+def every_pid() -> list[int]:
+    status = daemon_status()
+    return [int(status["pid"]), *status["workers"]]
+
+
+def test_events_are_answered_by_the_daemon_and_its_workers_and_stop_leaves_none(
+    project: Path,
+) -> None:
+    hook = serving(project)
+    pids = every_pid()
+    answered = {ask(hook, project) for _ in range(40)}
+    assert answered <= set(pids) and len(answered) > 1
+    assert hookwright("daemon", "stop").returncode == 0
+    assert eventually(lambda: not any(alive(pid) for pid in pids))
+
+
+def test_a_worker_killed_mid_event_leaves_its_client_unanswered_and_is_replaced(
+    project: Path,
+) -> None:
+    hook = serving(project)
+    daemon, workers = every_pid()[0], set(every_pid()[1:])
+    held, release = project / ".hookwright" / "held", project / ".hookwright" / "release"
+    for _ in range(40):  # until the held event lands on a worker, not on the daemon
+        outcome: list[BaseException | int] = []
+
+        def send(outcome: list[BaseException | int] = outcome) -> None:
+            try:
+                outcome.append(ask(hook, project, "hold"))
+            except BaseException as exc:  # the connection reset: what the client sees
+                outcome.append(exc)
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        assert eventually(held.exists)
+        assert eventually(lambda: held.read_text() != "")
+        pid = int(held.read_text())
+        held.unlink()
+        if pid in workers:
+            os.kill(pid, signal.SIGKILL)
+            sender.join(GENEROUS_BOUND * 6)
+            break
+        release.touch()
+        sender.join(GENEROUS_BOUND * 6)
+        release.unlink()
+    else:
+        pytest.fail("no held event reached a worker")
+    assert len(outcome) == 1 and isinstance(outcome[0], (OSError, http.client.HTTPException))
+    assert eventually(lambda: len(set(daemon_status()["workers"]) - workers) == 1)
+    assert every_pid()[0] == daemon and len(daemon_status()["workers"]) == 2
+    answered = {ask(hook, project) for _ in range(10)}
+    assert answered <= set(every_pid())
+
+
+def test_workers_end_with_a_killed_daemon(project: Path, runtime_dir: Path) -> None:
+    serving(project)
+    pids = every_pid()
+    [daemon] = daemon_pids(runtime_dir)
+    os.kill(daemon, signal.SIGKILL)
+    assert eventually(lambda: not any(alive(pid) for pid in pids), GENEROUS_BOUND * 2)
+
+
+@pytest.mark.parametrize(
+    ("value", "count"), [(None, 1), ("1", 1), ("4", 4), (str(MAX_WORKERS), MAX_WORKERS)]
+)
+def test_worker_count_is_read_from_the_environment(value: str | None, count: int) -> None:
+    environ = {} if value is None else {WORKERS_VARIABLE: value}
+    assert worker_count(environ) == count
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "", str(MAX_WORKERS + 1)])
+def test_a_bad_worker_count_is_named_and_one_kept(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert worker_count({WORKERS_VARIABLE: value}) == 1
+    assert f"{WORKERS_VARIABLE}={value!r}" in capsys.readouterr().err
