@@ -9,18 +9,34 @@ import http.client
 import json
 import os
 import signal
+import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from tests.bounds import GENEROUS_BOUND, eventually
+from tests.bounds import GENEROUS_BOUND, SLOW, eventually
 from tests.hosts.conftest import alive, daemon_pids
-from tests.hosts.project import hook_input
-from tests.hosts.test_daemon import daemon_status, hookwright, installed, run_command
+from tests.hosts.project import hook_input, make_project
+from tests.hosts.test_daemon import DENY, daemon_status, hookwright, installed, run_command
+from tests.hosts.test_daemon_flood import (
+    Pipes,
+    Work,
+    as_other_user,
+    connect,
+    hold_idle,
+    http_verdict,
+    read_until_closed,
+    start,
+    unix_verdict,
+)
 
+from hookwright.bridges.daemon_http import BUSY
 from hookwright.bridges.daemon_pool import MAX_WORKERS, WORKERS_VARIABLE, worker_count
+from hookwright.bridges.endpoint import Endpoint, ensure_endpoint
+from hookwright.config.trust import TrustStore
 
 HOOKS_YAML = "hooks:\n  - name: whoami\n    event: UserPromptSubmit\n    call: whoami:whoami\n"
 #: Says which process answered; when the prompt is "hold", writes that pid to `held` and
@@ -153,3 +169,82 @@ def test_a_bad_worker_count_is_named_and_one_kept(
 ) -> None:
     assert worker_count({WORKERS_VARIABLE: value}) == 1
     assert f"{WORKERS_VARIABLE}={value!r}" in capsys.readouterr().err
+
+
+def bind_shared(port: int) -> Work:
+    """Try to join the daemon's port group (`SO_REUSEPORT`) and say whether it was let in."""
+
+    def work(pipes: Pipes) -> None:
+        pipes.say("opened")
+        try:
+            socket.create_server(("127.0.0.1", port), reuse_port=True).close()
+        except OSError:
+            pipes.say("refused")
+        else:
+            pipes.say("bound")
+
+    return work
+
+
+@pytest.fixture
+def endpoint() -> Endpoint:
+    return ensure_endpoint(Path.home())
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> Path:
+    root = make_project(tmp_path / "guarded")
+    TrustStore(Path.home()).trust(root)
+    return root
+
+
+def test_another_user_is_closed_by_every_worker_and_cannot_join_the_port(
+    guarded: Path, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(WORKERS_VARIABLE, "3")
+    start(monkeypatch, idle=str(SLOW), head=str(SLOW), connections="4")
+    assert eventually(lambda: len(daemon_status()["workers"]) == 2)
+    with as_other_user(hold_idle(endpoint.port, 30)) as (next_line, _):
+        assert next_line() == "30"
+        assert http_verdict(endpoint, guarded) == DENY
+    with as_other_user(bind_shared(endpoint.port)) as (next_line, _):
+        assert next_line() == "refused"
+
+
+def test_a_flood_meets_each_workers_cap_and_the_fronts_keep_answering(
+    guarded: Path, endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(WORKERS_VARIABLE, "2")
+    start(monkeypatch, idle=str(SLOW), head=str(SLOW), connections="4")
+    assert eventually(lambda: len(daemon_status()["workers"]) == 1)
+    flood = [connect(endpoint.port) for _ in range(40)]
+    try:
+        deadline = time.monotonic() + GENEROUS_BOUND
+        seen = [read_until_closed(conn, deadline) for conn in flood]
+        refused = sum(closed and answer.startswith(BUSY) for closed, answer in seen)
+        held = sum(not closed for closed, _ in seen)
+        # At most 4 open per process (two processes), every other one refused at once.
+        assert held <= 8 and refused == 40 - held
+        assert unix_verdict(guarded) == DENY
+    finally:
+        for conn in flood:
+            conn.close()
+    assert eventually(lambda: _answers(endpoint, guarded))
+
+
+def _answers(endpoint: Endpoint, project: Path) -> bool:
+    try:
+        return bool(http_verdict(endpoint, project) == DENY)
+    except (OSError, AssertionError, http.client.HTTPException):
+        return False
+
+
+def test_an_idle_daemon_takes_its_workers_with_it(
+    endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(WORKERS_VARIABLE, "2")
+    monkeypatch.setenv("HOOKWRIGHT_DAEMON_IDLE", "2")
+    start(monkeypatch)
+    assert eventually(lambda: len(daemon_status()["workers"]) == 1)
+    pids = every_pid()
+    assert eventually(lambda: not any(alive(pid) for pid in pids), GENEROUS_BOUND * 3)

@@ -11,8 +11,9 @@ and the idle timeout stay the daemon's.
 
 Each worker holds one end of a socket pair, the daemon the other:
 
-* the worker sends a byte after it answered (at most one a second), so the daemon counts it
-  as a request for its idle timeout;
+* the worker sends a byte once it listens (`daemon status` lists it from then on) and one
+  after it answered (at most one a second), so the daemon counts it as a request for its
+  idle timeout;
 * the end of the stream tells each side the other is gone: a worker whose daemon is gone (even
   killed) closes its listening socket at once, finishes the events it is answering and exits;
   a worker that died is started again after `RESPAWN_PAUSE` seconds. Its connections die with
@@ -70,10 +71,16 @@ def worker_count(environ: Mapping[str, str]) -> int:
     return count
 
 
+#: What a worker sends on its link: once it listens, and after it answered.
+LISTENING = b"+"
+ANSWERED = b"."
+
+
 @dataclass(slots=True)
 class _Worker:
     proc: subprocess.Popen[bytes]
     link: socket.socket
+    listening: bool = False
 
 
 class WorkerPool:
@@ -91,7 +98,8 @@ class WorkerPool:
 
     @property
     def pids(self) -> list[int]:
-        return [worker.proc.pid for worker in self._workers]
+        """The workers listening now."""
+        return [worker.proc.pid for worker in self._workers if worker.listening]
 
     def start(self) -> None:
         for _ in range(self.extra):
@@ -130,7 +138,9 @@ class WorkerPool:
         except OSError:
             data = b""
         if data:
-            self._on_activity()
+            worker.listening = worker.listening or LISTENING in data
+            if ANSWERED in data:
+                self._on_activity()
             return
         self._forget(worker)
         self._ended.append(worker.proc)
@@ -173,4 +183,4 @@ class WorkerPool:
                 proc.wait()
 
 
-__all__ = ["MAX_WORKERS", "WORKERS_VARIABLE", "WorkerPool", "worker_count"]
+__all__ = ["ANSWERED", "LISTENING", "MAX_WORKERS", "WORKERS_VARIABLE", "WorkerPool", "worker_count"]

@@ -25,6 +25,7 @@ from hookwright.bridges.daemon import (
     project_limits,
     raise_descriptor_limit,
 )
+from hookwright.bridges.daemon_pool import ANSWERED, LISTENING
 from hookwright.bridges.endpoint import HOST, load_endpoint
 from hookwright.bridges.projects import ProjectLimits, Reply, WarmProjects
 
@@ -65,10 +66,13 @@ class Worker:
         now = time.monotonic()
         if now - self._noted >= BEACON_EVERY:
             self._noted = now
-            try:
-                self.link.send(b".")
-            except OSError:
-                return
+            self._send(ANSWERED)
+
+    def _send(self, note: bytes) -> None:
+        try:
+            self.link.send(note)
+        except OSError:
+            return
 
     def _on_link(self) -> None:
         """The daemon sends nothing: readable means its end is gone."""
@@ -109,6 +113,7 @@ class Worker:
         if front is None:
             await self.stopping.wait()  # exiting would only have the daemon start another
             return
+        self._send(LISTENING)
         evicting = asyncio.create_task(evict_idle_projects(self.warm, self.stopping))
         try:
             await self.stopping.wait()
