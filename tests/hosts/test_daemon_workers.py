@@ -10,6 +10,8 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -33,8 +35,15 @@ from tests.hosts.test_daemon_flood import (
     unix_verdict,
 )
 
+from hookwright.bridges.claude_client import hookwright_command
 from hookwright.bridges.daemon_http import BUSY
-from hookwright.bridges.daemon_pool import MAX_WORKERS, WORKERS_VARIABLE, worker_count
+from hookwright.bridges.daemon_pool import (
+    MAX_WORKERS,
+    WORKER_BOOT,
+    WORKERS_VARIABLE,
+    endpoint_digest,
+    worker_count,
+)
 from hookwright.bridges.endpoint import Endpoint, ensure_endpoint
 from hookwright.config.trust import TrustStore
 
@@ -248,3 +257,38 @@ def test_an_idle_daemon_takes_its_workers_with_it(
     assert eventually(lambda: len(daemon_status()["workers"]) == 1)
     pids = every_pid()
     assert eventually(lambda: not any(alive(pid) for pid in pids), GENEROUS_BOUND * 3)
+
+
+def test_a_worker_command_line_names_the_endpoint_by_digest_never_by_token(
+    project: Path, endpoint: Endpoint
+) -> None:
+    serving(project)
+    for pid in daemon_status()["workers"]:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        assert endpoint_digest(endpoint).encode() in command
+        assert not any(endpoint.token.encode() in part for part in command)
+
+
+def test_a_worker_serves_only_the_endpoint_its_daemon_read(endpoint: Endpoint) -> None:
+    ours, theirs = socket.socketpair()
+    other = Endpoint(endpoint.port, "x" * 43)
+    command = hookwright_command(
+        sys.executable, str(theirs.fileno()), endpoint_digest(other), boot=WORKER_BOOT
+    )
+    worker = subprocess.Popen(command, pass_fds=(theirs.fileno(),), stderr=subprocess.PIPE)
+    theirs.close()
+    try:
+        assert worker.stderr is not None
+        line = worker.stderr.readline().decode()
+        assert line == "hookwright http worker: the stored endpoint changed; not serving\n"
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", endpoint.port), timeout=GENEROUS_BOUND)
+        ours.close()  # the daemon gone: the worker exits
+        assert worker.wait(timeout=GENEROUS_BOUND * 2) == 0
+    finally:
+        ours.close()
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        if worker.stderr is not None:
+            worker.stderr.close()

@@ -299,7 +299,7 @@ class Daemon:
             return
         self.endpoint = endpoint
         if shared:
-            self.pool = WorkerPool(self.workers - 1, endpoint.port, self._worker_answered)
+            self.pool = WorkerPool(self.workers - 1, endpoint, self._worker_answered)
             self.pool.start()
 
     def _worker_answered(self) -> None:

@@ -26,6 +26,7 @@ the drain time): `daemon stop` leaves no worker behind."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import socket
 import subprocess
 import sys
@@ -34,6 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from hookwright.bridges.claude_client import NEUTRAL_CWD, hookwright_command
+from hookwright.bridges.endpoint import Endpoint
 
 #: The environment variable naming how many processes serve the http front (1: the daemon
 #: alone, the default), and the most it may name.
@@ -41,7 +43,7 @@ WORKERS_VARIABLE = "HOOKWRIGHT_DAEMON_WORKERS"
 MAX_WORKERS = 64
 #: Seconds before a worker that died is started again.
 RESPAWN_PAUSE = 1.0
-#: What a worker process runs (`python -I -c WORKER_BOOT ROOT FD PORT`): the worker alone, without
+#: What a worker process runs (`python -I -c WORKER_BOOT ROOT FD DIGEST`): the worker alone, without
 #: the command line.
 WORKER_BOOT = """import sys
 root = sys.argv[1]
@@ -50,6 +52,13 @@ if root not in sys.path:
 from hookwright.bridges.daemon_worker import main
 sys.exit(main(sys.argv[2:]))
 """
+
+
+def endpoint_digest(endpoint: Endpoint) -> str:
+    """What names the daemon's endpoint to its workers on their command line, which every
+    local user can read: a SHA-256 of its port and token, never the token. A worker serves
+    only the stored endpoint with this digest (the same port and token as the daemon)."""
+    return hashlib.sha256(f"{endpoint.port}:{endpoint.token}".encode()).hexdigest()
 
 
 def worker_count(environ: Mapping[str, str]) -> int:
@@ -86,9 +95,9 @@ class _Worker:
 class WorkerPool:
     """The daemon's `extra` worker processes; `on_activity` is called when one answered."""
 
-    def __init__(self, extra: int, port: int, on_activity: Callable[[], None]) -> None:
+    def __init__(self, extra: int, endpoint: Endpoint, on_activity: Callable[[], None]) -> None:
         self.extra = extra
-        self.port = port
+        self.digest = endpoint_digest(endpoint)
         self._on_activity = on_activity
         self._loop = asyncio.get_running_loop()
         self._workers: list[_Worker] = []
@@ -112,7 +121,7 @@ class WorkerPool:
         try:
             proc = subprocess.Popen(
                 hookwright_command(
-                    sys.executable, str(theirs.fileno()), str(self.port), boot=WORKER_BOOT
+                    sys.executable, str(theirs.fileno()), self.digest, boot=WORKER_BOOT
                 ),
                 stdin=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),),
@@ -183,4 +192,12 @@ class WorkerPool:
                 proc.wait()
 
 
-__all__ = ["ANSWERED", "LISTENING", "MAX_WORKERS", "WORKERS_VARIABLE", "WorkerPool", "worker_count"]
+__all__ = [
+    "ANSWERED",
+    "LISTENING",
+    "MAX_WORKERS",
+    "WORKERS_VARIABLE",
+    "WorkerPool",
+    "endpoint_digest",
+    "worker_count",
+]

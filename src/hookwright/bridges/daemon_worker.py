@@ -11,6 +11,7 @@ events it is answering (at most `daemon.DRAIN_SECONDS`) and closes its projects.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import os
 import signal
 import socket
@@ -25,7 +26,7 @@ from hookwright.bridges.daemon import (
     project_limits,
     raise_descriptor_limit,
 )
-from hookwright.bridges.daemon_pool import ANSWERED, LISTENING
+from hookwright.bridges.daemon_pool import ANSWERED, LISTENING, endpoint_digest
 from hookwright.bridges.endpoint import HOST, load_endpoint
 from hookwright.bridges.projects import ProjectLimits, Reply, WarmProjects
 
@@ -38,13 +39,13 @@ class Worker:
         self,
         home: Path,
         link: socket.socket,
-        port: int,
+        digest: str,
         limits: daemon_http.Limits,
         projects: ProjectLimits,
     ) -> None:
         self.home = home
         self.link = link
-        self.port = port
+        self.digest = digest
         self.limits = limits
         self.warm = WarmProjects(home, projects)
         self.busy = 0
@@ -86,11 +87,11 @@ class Worker:
         self.stopping.set()
 
     def _listen(self) -> daemon_http.HttpFront | None:
-        """The front on the daemon's port, with the stored endpoint's token; None (said on
-        stderr) when the stored endpoint names another port now or the port cannot be
-        bound."""
+        """The front on the daemon's endpoint (the stored one, when its digest is the
+        daemon's); None (said on stderr) when the stored endpoint changed since the daemon
+        read it, or its port cannot be bound."""
         endpoint = load_endpoint(self.home)
-        if endpoint is None or endpoint.port != self.port:
+        if endpoint is None or not hmac.compare_digest(endpoint_digest(endpoint), self.digest):
             sys.stderr.write("hookwright http worker: the stored endpoint changed; not serving\n")
             return None
         try:
@@ -99,7 +100,7 @@ class Worker:
             )
         except OSError as exc:
             sys.stderr.write(
-                f"hookwright http worker: cannot listen on {HOST}:{self.port}: {exc}\n"
+                f"hookwright http worker: cannot listen on {HOST}:{endpoint.port}: {exc}\n"
             )
             return None
 
@@ -128,11 +129,12 @@ class Worker:
 
 def main(args: list[str]) -> int:
     """`WORKER_BOOT`'s entry: `args` are the descriptor of the worker's end of its link and
-    the daemon's http port (the token is read from the stored endpoint, never passed on a
-    command line every local user can read)."""
+    the digest of the daemon's endpoint (`daemon_pool.endpoint_digest`; the token itself is
+    read from the stored endpoint, never passed on a command line every local user can
+    read)."""
     link = socket.socket(fileno=int(args[0]))
     limits = daemon_http.limits_from(os.environ, raise_descriptor_limit())
-    worker = Worker(Path.home(), link, int(args[1]), limits, project_limits(os.environ))
+    worker = Worker(Path.home(), link, args[1], limits, project_limits(os.environ))
     try:
         asyncio.run(worker.run())
     finally:
