@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -115,6 +116,7 @@ def test_events_are_answered_by_the_daemon_and_its_workers_and_stop_leaves_none(
     pids = every_pid()
     answered = {ask(hook, project) for _ in range(40)}
     assert answered <= set(pids) and len(answered) > 1
+    assert "http workers: 2 beside the daemon" in hookwright("daemon", "status").stdout
     assert hookwright("daemon", "stop").returncode == 0
     assert eventually(lambda: not any(alive(pid) for pid in pids))
 
@@ -257,6 +259,27 @@ def test_an_idle_daemon_takes_its_workers_with_it(
     assert eventually(lambda: len(daemon_status()["workers"]) == 1)
     pids = every_pid()
     assert eventually(lambda: not any(alive(pid) for pid in pids), GENEROUS_BOUND * 3)
+
+
+def open_files_limit(pid: int) -> tuple[str, str]:
+    """The soft and hard limits on open descriptors of process `pid`."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return soft, hard
+    raise AssertionError(f"no descriptor limit for {pid}")
+
+
+def test_the_daemon_and_its_workers_run_at_the_raised_descriptor_limit(project: Path) -> None:
+    low, before = 256, resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (low, before[1]))  # what the daemon inherits
+    try:
+        serving(project)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, before)
+    for pid in every_pid():
+        soft, hard = open_files_limit(pid)
+        assert soft == hard or (hard == "unlimited" and int(soft) > low)
 
 
 def test_a_worker_command_line_names_the_endpoint_by_digest_never_by_token(
