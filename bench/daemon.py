@@ -97,6 +97,13 @@ def install(project: Path, env: dict[str, str]) -> dict[str, Any]:
     return {name: groups[0]["hooks"][0] for name, groups in settings["hooks"].items()}
 
 
+def daemon_status(env: dict[str, str]) -> dict[str, Any]:
+    command = [sys.executable, "-m", "hookwright", "daemon", "status", "--json"]
+    done = subprocess.run(command, env=env, check=True, capture_output=True, timeout=120)
+    status: dict[str, Any] = json.loads(done.stdout)
+    return status
+
+
 def command_case(command: str, stdin: bytes, env: dict[str, str], cwd: Path) -> Callable[[], None]:
     def run() -> None:
         done = subprocess.run(
@@ -150,10 +157,11 @@ def load(tmp: Path, env: dict[str, str], hook: dict[str, Any], prompt: bytes) ->
     command = Target.of_hook(install(project, env)["PreToolUse"], tool, GUARD_RAN)
     inprocess = Target.of_hook(hook, prompt, CONTEXT)
     pid = int(next((tmp / "run").rglob("daemon.pid")).read_text())
+    pids = (pid, *daemon_status(env)["workers"])
     floor = Floor(b'{"hookSpecificOutput":{"additionalContext":"HOUSE-RULES: one line."}}')
     try:
         target = floor.target(prompt, CONTEXT)
-        return [load_run(inprocess, command, pid, target, floor.pid) for _ in range(LOAD_RUNS)]
+        return [load_run(inprocess, command, pids, target, floor.pid) for _ in range(LOAD_RUNS)]
     finally:
         floor.close()
 

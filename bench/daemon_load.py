@@ -23,6 +23,7 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,27 +175,31 @@ def p99(target: Target, agents: int, seconds: float = OPEN_SECONDS) -> float:
     return latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system time `pid` has used (all its threads, not its children)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User plus system time the processes `pids` have used (all their threads, not their
+    children): a server, or the daemon and its http workers."""
+    total = 0
+    for pid in pids:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = stat[stat.rfind(")") + 2 :].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
-def rate_and_cpu(target: Target, pid: int, clients: int) -> tuple[float, float]:
+def rate_and_cpu(target: Target, pids: Sequence[int], clients: int) -> tuple[float, float]:
     """Events per second of a closed-loop run of `clients` clients, and the CPU seconds per
-    event the server `pid` used for them (robust on a shared machine, where the rate is
-    not)."""
-    used = cpu_seconds(pid)
+    event the server's processes `pids` used for them (robust on a shared machine, where the
+    rate is not)."""
+    used = cpu_seconds(pids)
     start = time.perf_counter()
     rate = closed_loop(target, clients)
     elapsed = time.perf_counter() - start
-    return rate, (cpu_seconds(pid) - used) / (rate * elapsed)
+    return rate, (cpu_seconds(pids) - used) / (rate * elapsed)
 
 
-def cpu_per_event(target: Target, pid: int, clients: int) -> float:
+def cpu_per_event(target: Target, pids: Sequence[int], clients: int) -> float:
     """The daemon's CPU seconds per event over a closed-loop run of `clients` clients."""
-    return rate_and_cpu(target, pid, clients)[1]
+    return rate_and_cpu(target, pids, clients)[1]
 
 
 class Floor:
@@ -250,14 +255,16 @@ HIGHER_IS_BETTER = {
 
 
 def load_run(
-    inprocess: Target, command: Target, daemon_pid: int, floor: Target, floor_pid: int
+    inprocess: Target, command: Target, daemon: Sequence[int], floor: Target, floor_pid: int
 ) -> LoadRun:
+    """One run of every case; `daemon`: the daemon's pid and its http workers'."""
     rates, served = {}, {}
+    cases = (("daemon", inprocess, daemon), ("floor", floor, (floor_pid,)))
     for clients in (1, 10, 100):
-        for name, target, pid in (("daemon", inprocess, daemon_pid), ("floor", floor, floor_pid)):
-            rates[name, clients], served[name, clients] = rate_and_cpu(target, pid, clients)
+        for name, target, pids in cases:
+            rates[name, clients], served[name, clients] = rate_and_cpu(target, pids, clients)
     p99s = {agents: p99(inprocess, agents) for agents in (1, 100)}
-    cpu = {clients: cpu_per_event(command, daemon_pid, clients) for clients in (1, 100)}
+    cpu = {clients: cpu_per_event(command, daemon, clients) for clients in (1, 100)}
     return LoadRun(rates, served, p99s, cpu)
 
 

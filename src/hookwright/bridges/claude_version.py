@@ -20,6 +20,7 @@ environment, the settings files, else the newest profile), with a note saying so
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -81,9 +82,11 @@ def calling_version(environ: Mapping[str, str]) -> Version | None:
     return major, minor, patch
 
 
+@functools.lru_cache(maxsize=64)
 def calling_profile(agent: str | None) -> ClaudeCodeProfile | None:
     """The profile of the caller that named itself `agent` (`AGENT_VARIABLE`'s value, as the
-    client passes it on); None when it did not say."""
+    client passes it on); None when it did not say. Remembered: the daemon asks it per
+    event, of the few values its callers send."""
     version = calling_version({AGENT_VARIABLE: agent or ""})
     return None if version is None else profile_for(version)
 

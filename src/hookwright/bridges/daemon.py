@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from hookwright.bridges import daemon_http
 from hookwright.bridges.claude_client import SOCKET_NAME, runtime_dir
+from hookwright.bridges.daemon_pool import WorkerPool, worker_count
 from hookwright.bridges.endpoint import HOST, Endpoint, load_endpoint
 from hookwright.bridges.projects import (
     DEFAULT_MAX_PROJECTS,
@@ -133,6 +134,16 @@ def project_limits(environ: Mapping[str, str]) -> ProjectLimits:
     )
 
 
+async def evict_idle_projects(warm: WarmProjects, stopping: asyncio.Event) -> None:
+    """Close the projects that answered nothing for a while, looking twice per period, until
+    `stopping` is set."""
+    period = max(0.05, warm.limits.idle / 2)
+    while not stopping.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), period)
+        await warm.evict_idle()
+
+
 class Daemon:
     def __init__(
         self,
@@ -141,8 +152,12 @@ class Daemon:
         idle: float,
         limits: daemon_http.Limits,
         projects: ProjectLimits = DEFAULT_PROJECT_LIMITS,
+        workers: int = 1,
     ) -> None:
         self.home = home
+        #: How many processes serve the http front (the daemon and `workers - 1` workers).
+        self.workers = workers
+        self.pool: WorkerPool | None = None
         self.paths = paths
         self.idle = idle
         self.limits = limits
@@ -186,6 +201,7 @@ class Daemon:
             "idle_timeout": self.idle,
             "http_limits": dataclasses.asdict(self.limits),
             "http_open": 0 if self.http is None else self.http.open_connections,
+            "workers": [] if self.pool is None else self.pool.pids,
             **self.counts,
         }
 
@@ -235,14 +251,6 @@ class Daemon:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), max(0.05, self.idle - quiet))
 
-    async def evict_idle_projects(self) -> None:
-        """Close the projects that answered nothing for a while, looking twice per period."""
-        period = max(0.05, self.warm.limits.idle / 2)
-        while not self.stopping.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stopping.wait(), period)
-            await self.warm.evict_idle()
-
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -254,7 +262,7 @@ class Daemon:
             self.servers.append(unix)
             os.chmod(self.paths.socket, 0o600)
             await self.ensure_http()
-            evicting = asyncio.create_task(self.evict_idle_projects())
+            evicting = asyncio.create_task(evict_idle_projects(self.warm, self.stopping))
             await self.watch_idle()
             await evicting
         finally:
@@ -263,6 +271,8 @@ class Daemon:
             if self.http is not None:
                 self.http.close()
             self.paths.socket.unlink(missing_ok=True)
+            if self.pool is not None:
+                await self.pool.aclose(DRAIN_SECONDS + 5)
             await self._drain()
             self.paths.pid.unlink(missing_ok=True)
             await self.warm.aclose()
@@ -279,14 +289,21 @@ class Daemon:
         endpoint = load_endpoint(self.home) if self.endpoint is None else None
         if endpoint is None:
             return
+        shared = self.workers > 1
         try:
             self.http = daemon_http.HttpFront.listen(
-                endpoint, self.answer_http, self.limits, self.counts
+                endpoint, self.answer_http, self.limits, self.counts, reuse_port=shared
             )
         except OSError as exc:
             sys.stderr.write(f"hookwright daemon: cannot listen on {HOST}:{endpoint.port}: {exc}\n")
             return
         self.endpoint = endpoint
+        if shared:
+            self.pool = WorkerPool(self.workers - 1, endpoint, self._worker_answered)
+            self.pool.start()
+
+    def _worker_answered(self) -> None:
+        self.last_request = time.monotonic()
 
 
 def take_lock(paths: Paths) -> IO[bytes] | None:
@@ -309,7 +326,12 @@ def serve(home: Path, idle: float | None = None) -> int:
         return 0
     limits = daemon_http.limits_from(os.environ, raise_descriptor_limit())
     daemon = Daemon(
-        home, paths, idle_seconds() if idle is None else idle, limits, project_limits(os.environ)
+        home,
+        paths,
+        idle_seconds() if idle is None else idle,
+        limits,
+        project_limits(os.environ),
+        worker_count(os.environ),
     )
     try:
         asyncio.run(daemon.run())

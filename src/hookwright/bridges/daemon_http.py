@@ -190,7 +190,13 @@ def loopback_host(value: bytes | None, port: int) -> bool:
 
 def authorized(request: RequestHead, token: str) -> bool:
     given = request.single(b"authorization") or b""
-    return hmac.compare_digest(given, f"Bearer {token}".encode())
+    return hmac.compare_digest(given, _bearer(token))
+
+
+@functools.lru_cache(maxsize=4)
+def _bearer(token: str) -> bytes:
+    """The `Authorization` value that carries `token` (made once per token)."""
+    return f"Bearer {token}".encode()
 
 
 @functools.lru_cache(maxsize=64)
@@ -206,8 +212,9 @@ def _target(target: bytes) -> tuple[str, str]:
     return parts.path, named[0] if named else ""
 
 
-def judge(request: RequestHead, endpoint: Endpoint) -> Refusal | None:
-    """Why the request is refused, from its head alone; None when its body may be read."""
+def judge(request: RequestHead, endpoint: Endpoint, length: int) -> Refusal | None:
+    """Why the request is refused, from its head alone (`length`: its body's); None when
+    its body may be read."""
     path, project = _target(request.target)
     if not loopback_host(request.single(b"host"), endpoint.port):
         return Refusal(403, "not a loopback Host")
@@ -221,7 +228,7 @@ def judge(request: RequestHead, endpoint: Endpoint) -> Refusal | None:
         return Refusal(400, "the project names no folder")
     if request.single(b"transfer-encoding") is not None:
         return Refusal(411, "a body needs a Content-Length")
-    if body_length(request) > MAX_BODY_BYTES:
+    if length > MAX_BODY_BYTES:
         return Refusal(413, f"a body is at most {MAX_BODY_BYTES} bytes")
     return None
 
@@ -261,11 +268,11 @@ async def _exchange(
     """Answer one request whose head was read; True when the connection must close."""
     conn = wire.conn
     bodiless = request.method == b"HEAD"
+    length = body_length(request)
     try:
-        refusal = judge(request, endpoint)
+        refusal = judge(request, endpoint, length)
         if refusal is not None:
             raise refusal
-        length = body_length(request)
         if length and request.expects_continue():
             await _send(conn, CONTINUE, limits.body)
         body = await wire.read_body(length, limits.body)
@@ -355,10 +362,19 @@ class HttpFront:
 
     @classmethod
     def listen(
-        cls, endpoint: Endpoint, answer: Answer, limits: Limits, counts: MutableMapping[str, int]
+        cls,
+        endpoint: Endpoint,
+        answer: Answer,
+        limits: Limits,
+        counts: MutableMapping[str, int],
+        *,
+        reuse_port: bool = False,
     ) -> HttpFront:
-        """Listen on the endpoint's port (raises OSError when it cannot)."""
-        listener = socket.create_server((HOST, endpoint.port), backlog=BACKLOG)
+        """Listen on the endpoint's port (raises OSError when it cannot); with `reuse_port`,
+        beside the other sockets of this user bound to it the same way (`daemon_pool`)."""
+        listener = socket.create_server(
+            (HOST, endpoint.port), backlog=BACKLOG, reuse_port=reuse_port
+        )
         listener.setblocking(False)
         return cls(listener, endpoint, answer, limits, counts)
 

@@ -55,7 +55,7 @@ class RequestHead:
 
     def expects_continue(self) -> bool:
         """Whether the client waits for `100 Continue` before it sends the body."""
-        if not self.version_11:
+        if not self.version_11 or b"expect" not in self.once:
             return False
         tokens = b",".join(value for key, value in self.fields if key == b"expect")
         return b"100-continue" in (token.strip().lower() for token in tokens.split(b","))

@@ -132,6 +132,9 @@ class Wire:
                     return None
                 raise Refusal(400, "the request head ended early")
             if not head:
+                if len(taken) <= MAX_HEADER_BYTES and HEAD_END.search(taken):
+                    # the usual case: the whole head in one read
+                    return parse_head(taken)
                 deadline = self._loop.time() + within
             head += taken
             if len(head) > MAX_HEADER_BYTES:
@@ -142,8 +145,23 @@ class Wire:
     async def read_body(self, length: int, within: float) -> bytes:
         """Exactly `length` bytes of body (nothing of a next request), within `within`
         seconds; raises `Refusal` when they do not come."""
+        if not length:
+            return b""
+        try:
+            first = self.conn.recv(length)  # the usual case: the whole body in one read
+        except (BlockingIOError, InterruptedError):
+            first = None
+        else:
+            self._reads += 1
+            if not first:
+                raise Refusal(400, "the body ended early")
+            if len(first) == length:
+                return first
         data = bytearray(length)
         view, got = memoryview(data), 0
+        if first:
+            view[: len(first)] = first
+            got = len(first)
         deadline = self._loop.time() + within
         while got < length:
             try:

@@ -48,6 +48,10 @@ def _show(data: dict[str, Any]) -> None:
             f"idle {limits.get('idle')} s, head {limits.get('head')} s, "
             f"body {limits.get('body')} s"
         )
+    workers = data.get("workers") or []
+    if workers:
+        pids = ", ".join(str(pid) for pid in workers)
+        typer.echo(f"  http workers: {len(workers)} beside the daemon (pids {pids})")
     typer.echo(f"  exits after {data.get('idle_timeout')} s without a request")
 
 
