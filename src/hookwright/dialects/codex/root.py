@@ -7,6 +7,13 @@ through a link too, and a dangling link does not). The key is read from the syst
 root. An empty list turns the search off, and so does a marker found nowhere: the project is
 its own root. A value that is not a list of strings stops Codex from starting; hookwright says
 so in one line naming the file and the key, and looks for ``.git``.
+
+Codex also reads the key from a profile (``--profile NAME``: ``$CODEX_HOME/NAME.config.toml``)
+and from ``-c project_root_markers=...``; neither reaches a hook (nothing in its input or
+environment names them), so hookwright reads the files alone. The legacy selector ``profile =
+"NAME"`` in the user's ``config.toml`` stops Codex 0.171.0 from starting, and a legacy
+``[profiles.NAME]`` table's markers are not read (both measured); hookwright says the first in
+one line and reads neither.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.config import LayerFiles
 
 KEY: Final = "project_root_markers"
+LEGACY_PROFILE: Final = "profile"
 DEFAULT_MARKERS: Final = (".git",)
 #: How many folders above the project the root is looked for: a hostile deep tree cannot make
 #: discovery slow. Beyond it, the project alone is read, as when no marker is found.
@@ -30,6 +38,7 @@ def root_markers(read_from: Sequence[LayerFiles], diagnostics: list[Diagnostic])
     that sets it; the default when none does or when the value is not a list of strings."""
     setting = None
     for files in read_from:
+        _refuse_legacy_profile(files, diagnostics)
         if files.config is not None and KEY in files.config:
             setting = files
     if setting is None or setting.config is None:
@@ -43,6 +52,18 @@ def root_markers(read_from: Sequence[LayerFiles], diagnostics: list[Diagnostic])
     )
     diagnostics.append(Diagnostic(str(setting.toml_path), KEY, message))
     return DEFAULT_MARKERS
+
+
+def _refuse_legacy_profile(files: LayerFiles, diagnostics: list[Diagnostic]) -> None:
+    """One error line for the user's legacy ``profile = "NAME"``, which Codex refuses."""
+    value = files.config.get(LEGACY_PROFILE) if files.config else None
+    if files.layer != "user" or not isinstance(value, str):
+        return
+    message = (
+        f"the legacy selector {value!r:.40} stops Codex CLI from starting (use --profile "
+        f"{value:.40} with {value:.40}.config.toml); hookwright reads no profile"
+    )
+    diagnostics.append(Diagnostic(str(files.toml_path), LEGACY_PROFILE, message))
 
 
 def project_folders(
