@@ -137,3 +137,28 @@ def test_a_legacy_profile_s_markers_are_not_read_and_its_selector_is_one_error_l
     assert ran(log) == EVERY_FOLDER
     [line] = [line for line in said.splitlines() if "legacy selector" in line]
     assert line.startswith(f"error: {config}: profile: the legacy selector 'p' stops Codex CLI")
+
+
+@pytest.mark.parametrize("link", [False, True])
+def test_a_git_folder_without_head_is_no_root(tmp_path: Path, link: bool) -> None:
+    """Measured on Codex CLI 0.171.0: a `.git` folder (or a link to one) counts once it
+    holds `HEAD`."""
+    home, repo, deep, log = nested(tmp_path)
+    (repo / ".git" / "HEAD").unlink()
+    if link:
+        (repo / ".git").rename(tmp_path / "empty")
+        (repo / ".git").symlink_to(tmp_path / "empty")
+    assert run_hookwright("trust", str(repo), home=home).returncode == 0
+    run(home, deep, script(tmp_path / "s.json", [{"content": "ok"}]))
+    assert ran(log) == ["deep"]
+
+
+def test_a_git_file_is_a_root_whatever_it_holds(tmp_path: Path) -> None:
+    """A linked worktree's `.git` is a file; Codex 0.171.0 counts even an empty one."""
+    home, repo, deep, log = nested(tmp_path)
+    (repo / ".git" / "HEAD").unlink()
+    (repo / ".git").rmdir()
+    (repo / ".git").write_text("")
+    assert run_hookwright("trust", str(repo), home=home).returncode == 0
+    run(home, deep, script(tmp_path / "s.json", [{"content": "ok"}]))
+    assert ran(log) == EVERY_FOLDER

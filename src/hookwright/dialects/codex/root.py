@@ -2,7 +2,9 @@
 
 Measured against Codex CLI 0.171.0: the root is the nearest folder at or above the project
 holding one of ``project_root_markers`` (default ``[".git"]``; a marker counts when it exists,
-through a link too, and a dangling link does not). The key is read from the system and the user
+through a link too, and a dangling link does not). A ``.git`` marker counts as a file (a linked
+worktree's, whatever it holds) or as a folder holding ``HEAD``: an empty ``.git`` folder, or a
+link to one, is no root in Codex. The key is read from the system and the user
 ``config.toml`` (the user's wins), never from a project's: a repository cannot move its own
 root. An empty list turns the search off, and so does a marker found nowhere: the project is
 its own root. A value that is not a list of strings stops Codex from starting; hookwright says
@@ -27,7 +29,8 @@ from hookwright.dialects.codex.config import LayerFiles
 
 KEY: Final = "project_root_markers"
 LEGACY_PROFILE: Final = "profile"
-DEFAULT_MARKERS: Final = (".git",)
+GIT: Final = ".git"
+DEFAULT_MARKERS: Final = (GIT,)
 #: How many folders above the project the root is looked for: a hostile deep tree cannot make
 #: discovery slow. Beyond it, the project alone is read, as when no marker is found.
 ROOT_SEARCH_LIMIT: Final = 64
@@ -86,9 +89,16 @@ def project_folders(
 def _root_index(reach: Sequence[Path], markers: Sequence[str]) -> int:
     """The place in `reach` of the nearest folder holding a marker (0, the project, if none)."""
     for index, folder in enumerate(reach):
-        if any((folder / marker).exists() for marker in markers):
+        if any(_marks(folder / marker) for marker in markers):
             return index
     return 0
+
+
+def _marks(path: Path) -> bool:
+    """`path` exists (through links), and a ``.git`` folder holds ``HEAD``."""
+    if path.name == GIT and path.is_dir():
+        return (path / "HEAD").exists()
+    return path.exists()
 
 
 def _inside(codex: Path, root: Path, diagnostics: list[Diagnostic]) -> bool:
