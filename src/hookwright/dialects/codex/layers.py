@@ -13,7 +13,8 @@ this order:
 4. project: ``.codex/hooks.json`` and ``config.toml`` of every folder from the project root
    (the nearest folder at or above the project holding one of ``project_root_markers``,
    default ``.git``; the project alone when there is none) down to the project, the root
-   first (`root`);
+   first (`root`); in a linked git worktree, the hooks of the main checkout's folders
+   (`worktree`);
 5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml`` (not
    on Windows), then of the macOS managed preference ``config_toml_base64`` (`preferences`);
 6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``, the
@@ -62,7 +63,8 @@ from hookwright.dialects.codex.requirements import (
     compose,
     feature_value,
 )
-from hookwright.dialects.codex.root import project_folders, root_markers
+from hookwright.dialects.codex.root import ROOT_SEARCH_LIMIT, project_folders, root_markers
+from hookwright.dialects.codex.worktree import LinkedWorktree, linked_worktree
 from hookwright.dialects.managed_paths import (
     CODEX_MANAGED_DIR_ENV,
     MANAGED,
@@ -166,16 +168,26 @@ def _config_layers(
         LayerFiles("user", user, read_toml(user / "config.toml", diagnostics)),
     ]
     markers = root_markers(ordered, diagnostics)
+    linked = linked_worktree(ctx.project_dir, ROOT_SEARCH_LIMIT)
     for folder in project_folders(ctx.project_dir, diagnostics, markers):
         if folder.resolve() != user.resolve():
-            ordered.append(
-                LayerFiles("project", folder, read_toml(folder / "config.toml", diagnostics))
-            )
+            ordered.append(_project_layer(folder, linked, diagnostics))
     legacy_name = MANAGED[platform].codex_legacy
     if legacy_name is not None:
         legacy = managed / legacy_name
         ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
     return ordered
+
+
+def _project_layer(
+    codex: Path, linked: LinkedWorktree | None, diagnostics: list[Diagnostic]
+) -> LayerFiles:
+    """A project folder's layer; in a linked worktree, with the main checkout's hooks."""
+    config = read_toml(codex / "config.toml", diagnostics)
+    hooks = codex if linked is None else linked.hooks_folder(codex)
+    if hooks == codex:
+        return LayerFiles("project", codex, config)
+    return LayerFiles("project", hooks, config, hooks / "config.toml", codex / "config.toml")
 
 
 def _requirement_layers(
