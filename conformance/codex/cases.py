@@ -346,6 +346,28 @@ MARKER_CASES: list[CodexCase] = [
         toml={"system": _markers()},
     ),
     CodexCase(
+        "root_marker_linked_outside",
+        "say hi",
+        [Reply("hi")],
+        ROOT_AND_SUB,
+        toml={"user": _markers("marker.txt")},
+        links={"marker.txt": "outside/marker.txt"},
+    ),
+    CodexCase(
+        "root_git_linked_to_a_repository",
+        "say hi",
+        [Reply("hi")],
+        ROOT_AND_SUB,
+        links={".git": "elsewhere/.git/"},
+    ),
+    CodexCase(
+        "root_git_linked_to_an_empty_folder",
+        "say hi",
+        [Reply("hi")],
+        ROOT_AND_SUB,
+        links={".git": "empty/"},
+    ),
+    CodexCase(
         "root_markers_of_a_project_are_not_read",
         "say hi",
         [Reply("hi")],

@@ -61,6 +61,10 @@ class CodexCase:
     compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
     #: TOML put first in a layer's file (``config.toml``, ``requirements.toml``, ...).
     toml: Mapping[CaseLayer, str] = field(default_factory=dict)
+    #: Links in the project (path -> target), each target a path outside the project, in the
+    #: case's folder: ``NAME/`` an empty folder, ``NAME.git/`` a git repository's ``.git``,
+    #: else an empty file. A linked ``.git`` replaces the repository made for a subfolder.
+    links: Mapping[str, str] = field(default_factory=dict)
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
@@ -111,7 +115,8 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     (project / ".codex").mkdir(parents=True)
     user_toml = write_layers(root, home, project, layer_events(case), case.toml)
     (codex_home / "config.toml").write_text(user_toml)
-    if working_folder(project) != project:
+    make_links(root, project, case.links)
+    if working_folder(project) != project and not os.path.lexists(project / ".git"):
         subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
     unreviewed = {h.label for h in case.hooks if not h.reviewed}
     reviews = {
@@ -136,6 +141,22 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     }
     (root / "actions.json").write_text(json.dumps(actions))
     return root, home, project
+
+
+def make_links(root: Path, project: Path, links: Mapping[str, str]) -> None:
+    """Each link of `links`, and what it leads to in the case's folder `root`."""
+    for name, target in links.items():
+        place = root / target.rstrip("/")
+        if target.endswith(".git/"):
+            subprocess.run(["git", "init", "-q", str(place.parent)], check=True, timeout=30)
+        elif target.endswith("/"):
+            place.mkdir(parents=True)
+        else:
+            place.parent.mkdir(parents=True, exist_ok=True)
+            place.write_text("")
+        link = project / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(place)
 
 
 def _declared(root: Path, home: Path, project: Path) -> list[DeclaredHook]:

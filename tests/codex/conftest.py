@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
+from hookwright.dialects.managed_paths import CODEX_MANAGED_PREFERENCES_ENV
 
 
 @pytest.fixture(autouse=True)
@@ -14,4 +15,5 @@ def managed_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "etc-codex"
     folder.mkdir()
     monkeypatch.setenv(MANAGED_DIR_ENV, str(folder))
+    monkeypatch.delenv(CODEX_MANAGED_PREFERENCES_ENV, raising=False)
     return folder

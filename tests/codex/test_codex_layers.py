@@ -194,13 +194,19 @@ def test_a_reviewed_plugin_hook_runs_with_its_folder_in_place(
     assert (project / "seen.txt").read_text().strip() == str(root)
 
 
-def run(home: Path, project: Path, model: Path, managed: Path) -> list[str]:
+def run(
+    home: Path, project: Path, model: Path, managed: Path, env: dict[str, str] | None = None
+) -> list[str]:
     done = run_scripted(
         project,
         model,
         "--json",
         home=home,
-        env={"CODEX_HOME": str(home / ".codex"), "HOOKWRIGHT_CODEX_MANAGED_DIR": str(managed)},
+        env={
+            "CODEX_HOME": str(home / ".codex"),
+            "HOOKWRIGHT_CODEX_MANAGED_DIR": str(managed),
+            **(env or {}),
+        },
     )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]

@@ -120,3 +120,45 @@ def test_markers_that_are_not_a_list_of_strings_are_one_line_naming_file_and_key
     checked = run_hookwright("hooks", "validate", "--project", str(deep), home=home, env=_env(home))
     assert checked.returncode == 1
     assert "error: project_root_markers: must be a list of strings" in checked.stdout
+
+
+def test_a_legacy_profile_s_markers_are_not_read_and_its_selector_is_one_error_line(
+    tmp_path: Path,
+) -> None:
+    """Measured on Codex CLI 0.171.0: a ``[profiles.NAME]`` table's markers do not move the
+    root, and the selector ``profile = "NAME"`` stops Codex (hookwright reads on, and says so)."""
+    home, repo, deep, log = nested(tmp_path)
+    config = home / ".codex" / "config.toml"
+    config.write_text(
+        'profile = "p"\n' + config.read_text() + "[profiles.p]\nproject_root_markers = []\n"
+    )
+    assert run_hookwright("trust", str(repo), home=home).returncode == 0
+    said = run(home, deep, script(tmp_path / "s.json", [{"content": "ok"}]))
+    assert ran(log) == EVERY_FOLDER
+    [line] = [line for line in said.splitlines() if "legacy selector" in line]
+    assert line.startswith(f"error: {config}: profile: the legacy selector 'p' stops Codex CLI")
+
+
+@pytest.mark.parametrize("link", [False, True])
+def test_a_git_folder_without_head_is_no_root(tmp_path: Path, link: bool) -> None:
+    """Measured on Codex CLI 0.171.0: a `.git` folder (or a link to one) counts once it
+    holds `HEAD`."""
+    home, repo, deep, log = nested(tmp_path)
+    (repo / ".git" / "HEAD").unlink()
+    if link:
+        (repo / ".git").rename(tmp_path / "empty")
+        (repo / ".git").symlink_to(tmp_path / "empty")
+    assert run_hookwright("trust", str(repo), home=home).returncode == 0
+    run(home, deep, script(tmp_path / "s.json", [{"content": "ok"}]))
+    assert ran(log) == ["deep"]
+
+
+def test_a_git_file_is_a_root_whatever_it_holds(tmp_path: Path) -> None:
+    """A linked worktree's `.git` is a file; Codex 0.171.0 counts even an empty one."""
+    home, repo, deep, log = nested(tmp_path)
+    (repo / ".git" / "HEAD").unlink()
+    (repo / ".git").rmdir()
+    (repo / ".git").write_text("")
+    assert run_hookwright("trust", str(repo), home=home).returncode == 0
+    run(home, deep, script(tmp_path / "s.json", [{"content": "ok"}]))
+    assert ran(log) == EVERY_FOLDER

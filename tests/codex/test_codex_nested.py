@@ -26,6 +26,7 @@ def nested(tmp_path: Path, *, unreviewed: str = "") -> tuple[Path, Path, Path, P
     `unreviewed`'s."""
     home, repo, log = tmp_path / "home", tmp_path / "repo", tmp_path / "ran.log"
     (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (home / ".codex").mkdir(parents=True)
     folders = dict(zip(LEVELS, (tmp_path, repo, repo / "sub", repo / "sub" / "deep"), strict=True))
     reviews = []
@@ -130,6 +131,7 @@ def test_a_codex_folder_linked_out_of_the_repository_is_not_read(tmp_path: Path)
 def test_a_deep_tree_is_searched_a_bounded_way_up(tmp_path: Path) -> None:
     """A repository root beyond the search limit is not found: the project alone is read."""
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     near = tmp_path.joinpath(*["d"] * (ROOT_SEARCH_LIMIT - 1))
     far = near / "d" / "d"
     far.mkdir(parents=True)

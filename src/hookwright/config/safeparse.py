@@ -49,7 +49,12 @@ def decode_utf8(data: bytes, *, where: str = "") -> str:
 def read_text(path: Path, *, limit: int = MAX_TEXT_CHARS) -> str:
     """The UTF-8 text of `path`; `ParseError` for an unreadable, oversized or non-UTF-8 file, a
     FIFO or device (opened without blocking, never read), or a path with a NUL byte."""
-    where = str(path).replace("\x00", "\\0")
+    return decode_utf8(read_bytes(path, limit=limit), where=_where(path))
+
+
+def read_bytes(path: Path, *, limit: int = MAX_TEXT_CHARS) -> bytes:
+    """The bytes of `path`, with the checks of `read_text` but the UTF-8 one."""
+    where = _where(path)
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -66,7 +71,11 @@ def read_text(path: Path, *, limit: int = MAX_TEXT_CHARS) -> str:
             raise ParseError(f"cannot read: {exc.strerror or exc}", where) from None
     if len(data) > limit:
         raise ParseError(f"file is larger than {limit:,} bytes", where)
-    return decode_utf8(data, where=where)
+    return data
+
+
+def _where(path: Path) -> str:
+    return str(path).replace("\x00", "\\0")
 
 
 def resolve_path(path: Path, *, where: str = "") -> Path:

@@ -12,7 +12,12 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from hookwright.config.loading import LoadContext, SourceCatalogue, discover, register_catalogue
-from hookwright.dialects.managed_paths import codex_managed_dir, gemini_system_settings, platform_of
+from hookwright.dialects.managed_paths import (
+    codex_managed_dir,
+    codex_managed_preferences,
+    gemini_system_settings,
+    platform_of,
+)
 
 #: Each built-in dialect's source name and the module that registers it, in discovery order
 #: (which orders hooks of equal priority across dialects).
@@ -47,7 +52,9 @@ def _gemini_reads(ctx: LoadContext) -> list[Path]:
 def _codex_reads(ctx: LoadContext) -> list[Path]:
     user = os.environ.get("CODEX_HOME", "").strip()
     managed = Path(codex_managed_dir(platform_of()))
-    return [managed, Path(user) if user else ctx.home / ".codex", ctx.project_dir / ".codex"]
+    forced = [Path(file) for file in codex_managed_preferences(platform_of())]
+    home = Path(user) if user else ctx.home / ".codex"
+    return [managed, *forced, home, ctx.project_dir / ".codex"]
 
 
 #: What each built-in dialect's discovery reads besides `--config` files: when none of these

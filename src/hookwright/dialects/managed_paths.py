@@ -9,9 +9,14 @@ read; Gemini's system settings are ``/etc/gemini-cli/settings.json``, ``/Library
 Support/GeminiCli/settings.json`` on macOS and ``C:\\ProgramData\\gemini-cli\\settings.json`` on
 Windows. ``$HOOKWRIGHT_CODEX_MANAGED_DIR`` stands for Codex's folder (the legacy file then lies
 in it too) and ``$GEMINI_CLI_SYSTEM_SETTINGS_PATH`` for Gemini's file, as Gemini CLI reads it.
-What no file holds is not read: Codex's macOS managed preferences (``com.openai.codex``,
-``config_toml_base64`` and ``requirements_toml_base64``, read through CoreFoundation) and its
-cloud-managed requirements (fetched from OpenAI for a signed-in workspace).
+
+On macOS Codex also reads the ``com.openai.codex`` preferences an MDM profile forces
+(``config_toml_base64``, ``requirements_toml_base64``; `dialects.codex.preferences`): macOS
+keeps them in ``/Library/Managed Preferences/<user>/com.openai.codex.plist`` (the user's, which
+wins) and ``/Library/Managed Preferences/com.openai.codex.plist``.
+``$HOOKWRIGHT_CODEX_MANAGED_PREFERENCES`` stands for those files on every platform. What no
+file holds is not read: Codex's cloud-managed requirements (fetched from OpenAI for a
+signed-in workspace).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Final, Literal
 
 Platform = Literal["unix", "darwin", "win32"]
 CODEX_MANAGED_DIR_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_DIR"
+CODEX_MANAGED_PREFERENCES_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_PREFERENCES"
 GEMINI_SYSTEM_SETTINGS_ENV: Final = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 #: Codex's Windows fallback when ``%ProgramData%`` is not known.
 _PROGRAM_DATA: Final = r"C:\ProgramData"
@@ -41,9 +47,13 @@ class ManagedPaths:
     gemini_settings: PurePath
     #: The key of ``requirements.toml``'s ``[hooks]`` naming the folder managed hooks live in.
     codex_hooks_dir_key: str
+    #: Codex's managed preference files, the first winning (``{user}``: the user's name).
+    codex_preferences: tuple[str, ...] = ()
 
 
 _UNIX_CODEX: Final = PurePosixPath("/etc/codex")
+_MANAGED_PREFERENCES: Final = "/Library/Managed Preferences"
+_CODEX_DOMAIN_FILE: Final = "com.openai.codex.plist"
 MANAGED: Final[Mapping[Platform, ManagedPaths]] = MappingProxyType(
     {
         "unix": ManagedPaths(
@@ -57,6 +67,10 @@ MANAGED: Final[Mapping[Platform, ManagedPaths]] = MappingProxyType(
             "managed_config.toml",
             PurePosixPath("/Library/Application Support/GeminiCli/settings.json"),
             "managed_dir",
+            (
+                f"{_MANAGED_PREFERENCES}/{{user}}/{_CODEX_DOMAIN_FILE}",
+                f"{_MANAGED_PREFERENCES}/{_CODEX_DOMAIN_FILE}",
+            ),
         ),
         "win32": ManagedPaths(
             None,
@@ -85,6 +99,29 @@ def codex_managed_dir(platform: Platform, environ: Mapping[str, str] | None = No
     if folder is not None:
         return folder
     return PureWindowsPath(env.get("ProgramData") or _PROGRAM_DATA, "OpenAI", "Codex")
+
+
+def codex_managed_preferences(
+    platform: Platform, environ: Mapping[str, str] | None = None, user: str | None = None
+) -> list[PurePath]:
+    """Codex's managed preference files on `platform`, the first winning key by key
+    (``$HOOKWRIGHT_CODEX_MANAGED_PREFERENCES`` alone when set); none off macOS."""
+    env = os.environ if environ is None else environ
+    if env.get(CODEX_MANAGED_PREFERENCES_ENV):
+        return [PurePath(env[CODEX_MANAGED_PREFERENCES_ENV])]
+    templates = MANAGED[platform].codex_preferences
+    name = user if user is not None else _user_name(env)
+    return [
+        PurePosixPath(template.format(user=name))
+        for template in templates
+        if name or "{user}" not in template
+    ]
+
+
+def _user_name(env: Mapping[str, str]) -> str:
+    """The login name macOS files a user's managed preferences under ('' when unknown)."""
+    name = env.get("USER") or env.get("LOGNAME") or ""
+    return "" if "/" in name or name in {".", ".."} else name
 
 
 def gemini_system_settings(

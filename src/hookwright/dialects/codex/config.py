@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -101,12 +101,16 @@ class CodexHook:
 @dataclass(frozen=True, slots=True)
 class LayerFiles:
     """One layer: its folder (None: it has no `hooks.json`, as the legacy managed config),
-    and its parsed TOML file (None when absent) at `toml` (default `<folder>/config.toml`)."""
+    and its parsed TOML file (None when absent) at `toml` (default `<folder>/config.toml`).
+    A layer Codex names by a path of its own (a managed preference) has `toml` that path and
+    `read_from` the file read, under the key `key`."""
 
     layer: Layer
     folder: Path | None
     config: Mapping[str, Any] | None
     toml: Path | None = None
+    read_from: Path | None = None
+    key: str = ""
 
     @property
     def toml_path(self) -> Path:
@@ -114,6 +118,11 @@ class LayerFiles:
             return self.toml
         assert self.folder is not None, "a layer has a folder or a TOML file"
         return self.folder / "config.toml"
+
+    @property
+    def file_read(self) -> Path:
+        """The file a report about this layer names."""
+        return self.read_from or self.toml_path
 
 
 def codex_home(home: Path, environ: Mapping[str, str] | None = None) -> Path:
@@ -160,6 +169,8 @@ def layer_hooks(files: LayerFiles, diagnostics: list[Diagnostic]) -> list[CodexH
     )
     diagnostics.extend(from_json[1])
     from_toml = parse_events(inline or None, toml_path, files.layer)
+    if files.read_from is not None:
+        from_toml = _read_from(files, from_toml)
     diagnostics.extend(from_toml[1])
     if from_json[0] and from_toml[0]:
         diagnostics.append(
@@ -172,6 +183,17 @@ def layer_hooks(files: LayerFiles, diagnostics: list[Diagnostic]) -> list[CodexH
             )
         )
     return [*from_json[0], *from_toml[0]]
+
+
+def _read_from(
+    files: LayerFiles, parsed: tuple[list[CodexHook], list[Diagnostic]]
+) -> tuple[list[CodexHook], list[Diagnostic]]:
+    """Hooks and reports of a layer read from another file than the path Codex names."""
+    read = files.file_read
+    hooks = [replace(hook, declared_in=read) for hook in parsed[0]]
+    prefix = f"{files.key}: " if files.key else ""
+    problems = [replace(p, file=str(read), path=prefix + p.path) for p in parsed[1]]
+    return hooks, problems
 
 
 def inline_hooks(config: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -4,7 +4,8 @@ Measured against Codex CLI 0.171.0 (``/etc/codex`` is the platform's managed fol
 `managed_paths`, ``$HOOKWRIGHT_CODEX_MANAGED_DIR`` when set). Codex lists, and runs, hooks in
 this order:
 
-1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml`` (named by its
+1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml``, then of the macOS
+   managed preference ``requirements_toml_base64`` (`requirements` composes them; named by a
    ``managed_dir``, on Windows ``windows_managed_dir``, when one is set; no ``hooks.json`` is
    read there);
 2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
@@ -12,9 +13,10 @@ this order:
 4. project: ``.codex/hooks.json`` and ``config.toml`` of every folder from the project root
    (the nearest folder at or above the project holding one of ``project_root_markers``,
    default ``.git``; the project alone when there is none) down to the project, the root
-   first (`root`);
+   first (`root`); in a linked git worktree, the hooks of the main checkout's folders
+   (`worktree`);
 5. legacy managed config (managed): ``[hooks]`` of ``/etc/codex/managed_config.toml`` (not
-   on Windows);
+   on Windows), then of the macOS managed preference ``config_toml_base64`` (`preferences`);
 6. plugins enabled in the config (``[plugins."<name>@<marketplace>"] enabled = true``, the
    last layer's word; a project's once it is trusted):
    ``hooks/hooks.json`` of the plugin's active version under
@@ -25,7 +27,8 @@ this order:
 Managed hooks need no review and ``[hooks.state] enabled = false`` does not turn them off.
 ``allow_managed_hooks_only = true`` in ``requirements.toml`` keeps every other hook from
 running. ``[features] hooks`` (alias ``codex_hooks``) is read system < user < project <
-legacy managed config, and ``[features] hooks`` in ``requirements.toml`` pins it.
+legacy managed config < the managed preference, and ``[features] hooks`` in the requirements
+pins it.
 """
 
 from __future__ import annotations
@@ -43,18 +46,31 @@ from hookwright.dialects.codex.config import (
     Layer,
     LayerFiles,
     codex_home,
-    inline_hooks,
     layer_hooks,
-    parse_events,
     read_toml,
 )
-from hookwright.dialects.codex.root import project_folders, root_markers
+from hookwright.dialects.codex.preferences import (
+    CONFIG_KEY,
+    CONFIG_SOURCE,
+    REQUIREMENTS_KEY,
+    REQUIREMENTS_SOURCE,
+    Preference,
+    read_preferences,
+)
+from hookwright.dialects.codex.requirements import (
+    RequirementLayer,
+    Requirements,
+    compose,
+    feature_value,
+)
+from hookwright.dialects.codex.root import ROOT_SEARCH_LIMIT, project_folders, root_markers
+from hookwright.dialects.codex.worktree import LinkedWorktree, linked_worktree
 from hookwright.dialects.managed_paths import (
     CODEX_MANAGED_DIR_ENV,
     MANAGED,
-    ManagedPaths,
     Platform,
     codex_managed_dir,
+    codex_managed_preferences,
     platform_of,
 )
 
@@ -110,86 +126,111 @@ def read_layers(
     diagnostics: list[Diagnostic],
     managed: Path | None = None,
     platform: Platform | None = None,
+    preferences: Sequence[Path] | None = None,
 ) -> CodexLayers:
     """`managed`: the folder that stands for ``/etc/codex`` (default `managed_dir`);
-    `platform`: whose row of `managed_paths.MANAGED` applies (default this machine's)."""
+    `platform`: whose row of `managed_paths.MANAGED` applies (default this machine's);
+    `preferences`: the managed preference files (default the platform's)."""
     platform = platform or platform_of()
     managed = managed or Path(codex_managed_dir(platform))
-    row = MANAGED[platform]
+    if preferences is None:
+        preferences = [Path(file) for file in codex_managed_preferences(platform)]
     user = codex_home(ctx.home)
-    requirements_path = managed / "requirements.toml"
-    requirements = read_toml(requirements_path, diagnostics)
-    ordered = [
-        LayerFiles("managed", managed, read_toml(managed / "config.toml", diagnostics)),
-        LayerFiles("user", user, read_toml(user / "config.toml", diagnostics)),
-    ]
-    markers = root_markers(ordered, diagnostics)
-    for folder in project_folders(ctx.project_dir, diagnostics, markers):
-        if folder.resolve() != user.resolve():
-            ordered.append(
-                LayerFiles("project", folder, read_toml(folder / "config.toml", diagnostics))
-            )
-    if row.codex_legacy is not None:
-        legacy = managed / row.codex_legacy
-        ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
-    hooks = _requirement_hooks(requirements, requirements_path, row, diagnostics)
+    forced = read_preferences(preferences, diagnostics)
+    requirements = managed / "requirements.toml"
+    requirement_layers = _requirement_layers(requirements, forced, diagnostics)
+    required = compose(requirement_layers, MANAGED[platform].codex_hooks_dir_key, diagnostics)
+    ordered = _config_layers(ctx, managed, user, platform, diagnostics)
+    if CONFIG_KEY in forced:
+        ordered.append(_preference_layer(forced[CONFIG_KEY]))
+    hooks = list(required.hooks)
     for files in ordered:
         hooks += layer_hooks(files, diagnostics)
     hooks += plugin_hooks(user, ordered, diagnostics)
+    read = [requirements, *preferences, *_layer_files(ordered)]
     return CodexLayers(
         hooks=hooks,
-        files=_files_read([requirements_path, *_layer_files(ordered)]),
-        managed_only=requirements_path if _flag(requirements, "allow_managed_hooks_only") else None,
+        files=_files_read(list(dict.fromkeys(read))),
+        managed_only=required.managed_only,
         feature=tuple(_feature_settings(ordered)),
-        pinned=_pinned_feature(requirements, requirements_path),
+        pinned=_pinned_feature(required),
         user_config=ordered[1].config,
         plugins=tuple(plugin_ids(ordered)),
     )
 
 
-def _requirement_hooks(
-    requirements: Mapping[str, Any] | None,
-    path: Path,
-    row: ManagedPaths,
-    diagnostics: list[Diagnostic],
-) -> list[CodexHook]:
-    """Codex names these hooks by the folder the file sets for the platform (``managed_dir``,
-    on Windows ``windows_managed_dir``), when it is absolute."""
-    table = requirements.get("hooks") if requirements else None
-    named = table.get(row.codex_hooks_dir_key) if isinstance(table, Mapping) else None
-    source = Path(named) if isinstance(named, str) and os.path.isabs(named) else path
-    hooks, problems = parse_events(inline_hooks(requirements) or None, source, "managed")
-    diagnostics.extend(replace(problem, file=str(path)) for problem in problems)
-    return [replace(hook, declared_in=path) if source != path else hook for hook in hooks]
+def _config_layers(
+    ctx: LoadContext, managed: Path, user: Path, platform: Platform, diagnostics: list[Diagnostic]
+) -> list[LayerFiles]:
+    """The config layers held in files: system, user, the project's folders, legacy."""
+    ordered = [
+        LayerFiles("managed", managed, read_toml(managed / "config.toml", diagnostics)),
+        LayerFiles("user", user, read_toml(user / "config.toml", diagnostics)),
+    ]
+    markers = root_markers(ordered, diagnostics)
+    linked = linked_worktree(ctx.project_dir, ROOT_SEARCH_LIMIT)
+    for folder in project_folders(ctx.project_dir, diagnostics, markers):
+        if folder.resolve() != user.resolve():
+            ordered.append(_project_layer(folder, linked, diagnostics))
+    legacy_name = MANAGED[platform].codex_legacy
+    if legacy_name is not None:
+        legacy = managed / legacy_name
+        ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
+    return ordered
 
 
-def _flag(config: Mapping[str, Any] | None, key: str) -> bool:
-    return config is not None and config.get(key) is True
+def _project_layer(
+    codex: Path, linked: LinkedWorktree | None, diagnostics: list[Diagnostic]
+) -> LayerFiles:
+    """A project folder's layer; in a linked worktree, with the main checkout's hooks."""
+    config = read_toml(codex / "config.toml", diagnostics)
+    hooks = codex if linked is None else linked.hooks_folder(codex)
+    if hooks == codex:
+        return LayerFiles("project", codex, config)
+    return LayerFiles("project", hooks, config, hooks / "config.toml", codex / "config.toml")
 
 
-def _feature_value(config: Mapping[str, Any] | None) -> bool | None:
-    features = config.get("features") if config else None
-    if not isinstance(features, Mapping):
-        return None
-    for key in ("hooks", "codex_hooks"):
-        if isinstance(features.get(key), bool):
-            return bool(features[key])
-    return None
+def _requirement_layers(
+    path: Path, forced: Mapping[str, Preference], diagnostics: list[Diagnostic]
+) -> list[RequirementLayer]:
+    """``requirements.toml``, then the managed preference's requirements, when set."""
+    layers = []
+    table = read_toml(path, diagnostics)
+    if table is not None:
+        layers.append(RequirementLayer(path, path, table))
+    if REQUIREMENTS_KEY in forced:
+        preference = forced[REQUIREMENTS_KEY]
+        layers.append(
+            RequirementLayer(
+                preference.file, REQUIREMENTS_SOURCE, preference.toml, REQUIREMENTS_KEY
+            )
+        )
+    return layers
+
+
+def _preference_layer(preference: Preference) -> LayerFiles:
+    """The managed preference's config: a managed layer above every other."""
+    return LayerFiles(
+        "managed", None, preference.toml, CONFIG_SOURCE, preference.file, preference.key
+    )
 
 
 def _feature_settings(ordered: list[LayerFiles]) -> list[Setting]:
-    """Codex's precedence: system, user, project, then the legacy managed config."""
+    """Codex's precedence: system, user, project, the legacy managed config, the
+    managed preference."""
     found = []
     for files in ordered:
-        value = _feature_value(files.config)
+        value = feature_value(files.config)
         if value is not None:
-            found.append(Setting(files.layer, files.toml_path, value))
+            found.append(Setting(files.layer, files.file_read, value))
     return found
 
 
-def _pinned_feature(requirements: Mapping[str, Any] | None, path: Path) -> Setting | None:
-    value = _feature_value(requirements)
-    return None if value is None else Setting("managed", path, value)
+def _pinned_feature(required: Requirements) -> Setting | None:
+    if required.pinned is None:
+        return None
+    file, value = required.pinned
+    return Setting("managed", file, value)
 
 
 def _layer_files(ordered: list[LayerFiles]) -> list[Path]:
@@ -197,7 +238,7 @@ def _layer_files(ordered: list[LayerFiles]) -> list[Path]:
     for files in ordered:
         if files.folder is not None:
             paths.append(files.folder / "hooks.json")
-        paths.append(files.toml_path)
+        paths.append(files.file_read)
     return paths
 
 
@@ -214,7 +255,7 @@ def plugin_ids(ordered: list[LayerFiles]) -> list[tuple[str, Setting]]:
             continue
         for plugin_id, entry in table.items():
             if isinstance(entry, Mapping) and isinstance(entry.get("enabled"), bool):
-                setting = Setting(files.layer, files.toml_path, bool(entry["enabled"]))
+                setting = Setting(files.layer, files.file_read, bool(entry["enabled"]))
                 found.append((plugin_id, setting))
     return found
 
