@@ -28,7 +28,7 @@ RM = {
 HOOKS_YAML = "hooks:\n  - name: guard\n    event: PreToolUse\n    call: guard:guard\n"
 #: The guard writes what it saw and where it ran to `record` before it denies `rm -rf`.
 GUARD_PY = """\
-import json, os, sys
+import gc, json, os, sys
 from hookwright import deny
 
 
@@ -40,6 +40,7 @@ def guard(inp):
             "cwd": os.getcwd(),
             "isolated": sys.flags.isolated,
             "path": sys.path,
+            "gc": gc.isenabled(),
         }}, out)
     if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
         return deny("rm -rf is not allowed here")
@@ -87,6 +88,7 @@ def test_the_quick_client_answers_in_its_own_process_in_the_root_folder(
     assert seen["command"] == "rm -rf build"
     assert seen["cmdline"][1:4] == ["-I", "-S", quick_claude_client.__file__]
     assert seen["cwd"] == "/" and seen["isolated"] == 1
+    assert seen["gc"]  # off only while hookwright loads
     assert str(project) not in seen["path"] and "" not in seen["path"]
     assert str(Path(quick_relay.__file__).parent) not in seen["path"]
     assert not list(unreachable.iterdir())  # no runtime folder made for a daemon never asked
