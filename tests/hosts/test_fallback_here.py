@@ -18,7 +18,7 @@ import pytest
 from tests.hosts.project import hook_input, run_installed
 from tests.hosts.test_daemon import installed
 
-from hookwright.bridges import quick_claude_client, quick_relay
+from hookwright.bridges import claude_client, quick_claude_client, quick_relay
 
 RM = {
     "tool_name": "Bash",
@@ -192,3 +192,24 @@ def test_a_hookwright_hook_run_answers_nothing(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert not record.exists()
+
+
+def test_where_the_full_client_answers_in_process_the_hooks_run_with_the_collector_on(
+    tmp_path: Path, runtime_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other fallback: a usable socket path, but a runtime folder that cannot be made (a
+    file in its place): the full client answers through `ANSWER_BOOT`, in a process of its
+    own."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime_dir))
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    command = command_of(project)
+    blocked = claude_client.runtime_dir(Path.home())
+    blocked.rmdir()
+    blocked.write_text("not a folder")
+    done = run_installed(command, hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    seen = json.loads(record.read_text())
+    assert seen["cmdline"][1:4] == ["-I", "-c", claude_client.ANSWER_BOOT]
+    assert seen["cwd"] == "/" and seen["gc"]

@@ -16,6 +16,12 @@ nothing answers: no daemon yet, a folder to create or squatted, an unusual ``HOM
 gone mid-exchange or an answer that is not the daemon's (then the full client asks again and
 falls back in-process, so an unreadable answer is never printed as one).
 
+One case is not handed on: a socket path longer than a Unix socket may be, where no daemon
+can ever listen. The full client would answer it in-process at once, in a third interpreter;
+this process answers it instead (`answered_here`), loading site-packages and hookwright only
+then, as the full client's in-process answer would: in `/`, the project by its absolute
+path, the same failure answer.
+
 A process listening on the socket as another user (only root can put one in a folder of this
 user's mode 0700) is refused: one line on stderr and exit 1 (a `systemMessage` at
 SessionStart), as the full client answers when nothing can.
