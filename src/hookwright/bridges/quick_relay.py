@@ -273,6 +273,10 @@ def relayed(argv: list[str], conn: "_socket.socket", header: bytes, body: bytes)
     return code
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "no output"
@@ -326,13 +330,14 @@ def answered_here(argv: list[str], unreachable: str) -> int:
     try:
         answer = _answer_in_this_process()
     except Exception as exc:
-        return not_running(body, unreachable, f"the in-process fallback cannot start: {exc}")
+        why = f"the in-process fallback cannot start: {_one_line(exc)}"
+        return not_running(body, unreachable, why)
     try:
         code, out, err = answer(body, project)
     except SystemExit as exc:
         code, out, err = exc.code if type(exc.code) is int else 1, b"", ""
     except Exception as exc:
-        code, out, err = 1, b"", f"{type(exc).__name__}: {exc}"
+        code, out, err = 1, b"", f"{type(exc).__name__}: {_one_line(exc)}"
     if code == 0 or out.strip():
         sys.stdout.buffer.write(out)
         sys.stdout.flush()
