@@ -1,8 +1,9 @@
 """One Claude Code event answered by a fresh process (`hook claude-code`, and the client's
 in-process fallback) loads only what that event needs: not the command framework, not the
 dialects the project has no files of (nor Claude Code's own, which the CLI runs itself), not
-pydantic for a plainly written `hooks.yaml`, not SQLite before a hook touches the state. Each
-process writes the modules it loaded (`sys.modules` at exit) next to its answer."""
+pydantic for a plainly written `hooks.yaml` (nor PyYAML once it was read), not SQLite before a
+hook touches the state. Each process writes the modules it loaded (`sys.modules` at exit) next
+to its answer."""
 
 from __future__ import annotations
 
@@ -136,3 +137,15 @@ def test_a_hooks_yaml_the_plain_reading_leaves_loads_the_schema_and_says_why(
     out, modules = answer("command line", project, listing)
     assert "hookwright.dialects.native_schema" in modules and "pydantic" in modules
     assert b"rm -rf is not allowed here" not in out  # the misspelt entry is not run
+
+
+@pytest.mark.parametrize("entry", ["command line", "fallback"])
+def test_a_hooks_yaml_read_before_loads_no_yaml_parser(entry: str, tmp_path: Path) -> None:
+    project = with_native_guard(tmp_path / "project")
+    TrustStore(Path.home()).trust(project)
+    _first, modules = answer(entry, project, tmp_path / "first.json")
+    assert "yaml" in modules
+    out, modules = answer(entry, project, tmp_path / "modules.json")
+    decision = json.loads(out)["hookSpecificOutput"]
+    assert decision["permissionDecisionReason"] == "rm -rf is not allowed here"
+    assert "yaml" not in modules and not NEVER & modules

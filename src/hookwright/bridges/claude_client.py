@@ -176,12 +176,17 @@ main()
 
 #: What `python -I -c` runs for the in-process answer: `hookwright hook claude-code` without
 #: the command line (`claude_hook.main`), imported as `BOOT` imports it; about a fifth less
-#: to load for every event answered while no daemon can be reached.
-ANSWER_BOOT = """import sys
+#: to load for every event answered while no daemon can be reached. The garbage collector is
+#: off while it loads and what the imports made is frozen, as in the quick client's own
+#: answer (`quick_relay._answer_in_this_process`); on again before any hook runs.
+ANSWER_BOOT = """import gc, sys
+gc.disable()
 root = sys.argv[1]
 if root not in sys.path:
     sys.path.append(root)
 from hookwright.bridges.claude_hook import main
+gc.freeze()
+gc.enable()
 sys.exit(main(sys.argv[2:]))
 """
 

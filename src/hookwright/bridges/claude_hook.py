@@ -239,6 +239,23 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     return encode_output_json(verdict)
 
 
+def outcome(
+    raw: bytes,
+    project: Path | None,
+    answer_with: Callable[[bytes, Path | None], bytes] = answer,
+    *,
+    unreadable_exit: int = 1,
+    unreadable: str = "error",
+) -> tuple[int, bytes, str]:
+    """A host's hook command's exit code, stdout and stderr for one input (see `run`)."""
+    try:
+        return 0, answer_with(raw, project), ""
+    except HookInputError as exc:
+        return unreadable_exit, b"", f"hookwright: {unreadable}: {exc}\n"
+    except HooksFailed as exc:
+        return 1, b"", f"{exc}\n"
+
+
 def run(
     raw: bytes,
     project: Path | None,
@@ -252,17 +269,21 @@ def run(
     `hookwright: <unreadable>: <why>` and `unreadable_exit` (what the host makes of that code
     differs: 2 blocks in Gemini CLI); a hook that failed where nothing blocked is its line
     and exit 1."""
-    try:
-        out = answer_with(raw, project)
-    except HookInputError as exc:
-        sys.stderr.write(f"hookwright: {unreadable}: {exc}\n")
-        return unreadable_exit
-    except HooksFailed as exc:
-        sys.stderr.write(f"{exc}\n")
-        return 1
+    code, out, err = outcome(
+        raw, project, answer_with, unreadable_exit=unreadable_exit, unreadable=unreadable
+    )
     sys.stdout.buffer.write(out)
     sys.stdout.flush()
-    return 0
+    sys.stderr.write(err)
+    return code
+
+
+def in_this_process(raw: bytes, project: str | None) -> tuple[int, bytes, str]:
+    """The answer of `hookwright hook claude-code [--project PROJECT]` (exit code, stdout,
+    stderr), given in the calling process: the quick client's, when no daemon can ever be
+    reached. Like the command line, the process adopts what the hooks detach."""
+    enable_subreaper()
+    return outcome(raw, Path(project) if project is not None else None)
 
 
 def main(argv: list[str]) -> int:

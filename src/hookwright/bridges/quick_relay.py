@@ -16,6 +16,12 @@ nothing answers: no daemon yet, a folder to create or squatted, an unusual ``HOM
 gone mid-exchange or an answer that is not the daemon's (then the full client asks again and
 falls back in-process, so an unreadable answer is never printed as one).
 
+One case is not handed on: a socket path longer than a Unix socket may be, where no daemon
+can ever listen. The full client would answer it in-process at once, in a third interpreter;
+this process answers it instead (`answered_here`), loading site-packages and hookwright only
+then, as the full client's in-process answer would: in `/`, the project by its absolute
+path, the same failure answer.
+
 A process listening on the socket as another user (only root can put one in a folder of this
 user's mode 0700) is refused: one line on stderr and exit 1 (a `systemMessage` at
 SessionStart), as the full client answers when nothing can.
@@ -25,6 +31,10 @@ import _json
 import _socket
 import posix
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 #: Set in the environment of the hooks hookwright itself runs: the client answers nothing.
 MARKER = "HOOKWRIGHT_HOOK_RUN"
@@ -40,6 +50,12 @@ _FILE_TYPE = 0o170000
 
 class Handoff(Exception):
     """The full client must answer this event (the reason is for a reader of this file)."""
+
+
+class Unreachable(Exception):
+    """No daemon can ever answer at this socket path: the event is answered in this process
+    (the full client would create the folder and fall back at once, a second interpreter and
+    a third for the answer)."""
 
 
 def _environ(name: str) -> str | None:
@@ -103,11 +119,11 @@ def socket_path() -> str:
         raise Handoff("HOME is unset or not in normal form")
     uid = posix.getuid()
     folder = _base(uid).rstrip("/") + "/hookwright-" + _sha256_hex(home.encode())[:12]
-    if not _private(folder, uid):
-        raise Handoff(f"{folder} is missing or not private")
     path = f"{folder}/{SOCKET_NAME}"
     if len(path.encode()) > MAX_SOCKET_PATH:
-        raise Handoff("the socket path is too long")
+        raise Unreachable(f"the socket path {path} is longer than {MAX_SOCKET_PATH} bytes")
+    if not _private(folder, uid):
+        raise Handoff(f"{folder} is missing or not private")
     return path
 
 
@@ -257,11 +273,86 @@ def relayed(argv: list[str], conn: "_socket.socket", header: bytes, body: bytes)
     return code
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+def not_running(body: bytes, unreachable: str, why: str) -> int:
+    """The full client's answer when neither a daemon nor the in-process answer answers: a
+    `systemMessage` at SessionStart, else one line on stderr and exit 1."""
+    reason = f"hookwright: the hooks are not running: no daemon answered ({unreachable}); {why}"
+    if _event_name(body) == "SessionStart":
+        sys.stdout.write('{"systemMessage": ' + _json_text(reason) + "}\n")
+        return 0
+    sys.stderr.write(reason + "\n")
+    return 1
+
+
+def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes, str]]":
+    """`claude_hook.in_this_process`, imported as `python -I` imports it: this folder taken
+    off the path, site-packages added (the client starts with `-S`), hookwright's root last
+    when it is missing (as the full client's `hookwright_command` adds it).
+
+    The cyclic garbage collector is off while the modules load and what they made is frozen
+    (never scanned again, here or when the interpreter exits): its passes over the imported
+    modules cost about a sixth of the answer. It is on again before any hook runs."""
+    import gc
+
+    folder = __file__.rpartition("/")[0]
+    while folder in sys.path:
+        sys.path.remove(folder)
+    gc.disable()
+    try:
+        import site
+
+        site.main()
+        root = folder.rpartition("/")[0].rpartition("/")[0]
+        if root not in sys.path:
+            sys.path.append(root)
+        from hookwright.bridges.claude_hook import in_this_process
+    finally:
+        gc.freeze()
+        gc.enable()
+    return in_this_process
+
+
+def answered_here(argv: list[str], unreachable: str) -> int:
+    """The event answered as the full client's in-process fallback answers it, in this
+    process: in `/`, the project by its absolute path, never an empty answer on failure."""
+    project = _absolute(argv[1] if argv else None) or _absolute(_environ("CLAUDE_PROJECT_DIR"))
+    body = sys.stdin.buffer.read()
+    posix.chdir("/")
+    try:
+        answer = _answer_in_this_process()
+    except Exception as exc:
+        why = f"the in-process fallback cannot start: {_one_line(exc)}"
+        return not_running(body, unreachable, why)
+    try:
+        code, out, err = answer(body, project)
+    except SystemExit as exc:
+        code, out, err = exc.code if type(exc.code) is int else 1, b"", ""
+    except Exception as exc:
+        code, out, err = 1, b"", f"{type(exc).__name__}: {_one_line(exc)}"
+    if code == 0 or out.strip():
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+        sys.stderr.write(err)
+        return code
+    return not_running(body, unreachable, f"the in-process fallback failed: {_last_line(err)}")
+
+
 def main(argv: list[str]) -> int:
     if posix.environ.get(MARKER.encode()):
         return 0
     try:
         conn, header = prepared(argv)
+    except Unreachable as exc:
+        return answered_here(argv, str(exc))
     except Exception:
         hand_off(argv, None)
         raise

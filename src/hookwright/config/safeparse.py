@@ -160,8 +160,21 @@ def load_yaml_text(text: str | bytes, *, where: str = "") -> Any:
 
 
 def read_yaml(path: Path) -> Any:
-    """The YAML value in `path` (see `read_text` and `load_yaml_text`)."""
-    return load_yaml_text(read_text(path), where=str(path))
+    """The YAML value in `path` (see `read_text` and `load_yaml_text`); a text parsed before
+    is read back from the user's cache (`yaml_cache`), without loading PyYAML."""
+    from hookwright.config import yaml_cache
+
+    text = read_text(path)
+    try:
+        home = Path.home()
+    except RuntimeError:  # no HOME and no password entry: nothing is kept
+        return load_yaml_text(text, where=str(path))
+    hit, value = yaml_cache.cached(home, text)
+    if hit:
+        return value
+    value = load_yaml_text(text, where=str(path))
+    yaml_cache.remember(home, text, value)
+    return value
 
 
 def one_line(exc: object) -> str:

@@ -1,0 +1,128 @@
+"""The values of YAML files already parsed, kept as JSON under the user's
+``~/.hookwright/cache/yaml``, so a process that answers one event (the Claude Code fallback,
+`hookwright hook claude-code`) reads an unchanged `hooks.yaml` without loading PyYAML.
+
+An entry is named by the SHA-256 of the text it was parsed from (and of hookwright's version),
+so an edited file is never answered from an old entry: there is nothing to invalidate. Only
+values JSON writes back exactly are kept (mappings with text keys, lists, text, integers,
+finite numbers, booleans, null); a date or a set is parsed again each time. An entry is read
+only from a real folder and a regular file of this user closed to everyone else, never
+through a link; anything else is parsed again, and the entry, when it can be written, is
+replaced (written privately, see `private_files`). The folder holds at most `MAX_ENTRIES`
+entries: past that, it is emptied before the next one is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from hookwright.config.private_files import private_dir, write_private
+
+#: Entries kept before the folder is emptied (one per distinct text parsed).
+MAX_ENTRIES = 256
+#: Bumped when the entry format changes.
+FORMAT = "1"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+#: Entries larger than this are not read (a hooks file is a few kilobytes).
+MAX_ENTRY_BYTES = 1_000_000
+
+
+def cache_dir(home: Path) -> Path:
+    return home / ".hookwright" / "cache" / "yaml"
+
+
+def _key(text: str) -> str:
+    from hookwright import __version__
+
+    return hashlib.sha256(f"{FORMAT}\0{__version__}\0{text}".encode()).hexdigest()
+
+
+def _private_folder(folder: Path) -> bool:
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    owned = info.st_uid == os.getuid() and not stat.S_IMODE(info.st_mode) & 0o077
+    return stat.S_ISDIR(info.st_mode) and owned
+
+
+def _read_private(path: Path) -> bytes | None:
+    """The bytes of `path` when it is a regular file of this user closed to others (opened
+    without following a link); None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as entry:
+        info = os.fstat(fd)
+        regular = stat.S_ISREG(info.st_mode) and info.st_size <= MAX_ENTRY_BYTES
+        if not regular or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
+            return None
+        return entry.read(MAX_ENTRY_BYTES + 1)
+
+
+def cached(home: Path, text: str) -> tuple[bool, Any]:
+    """(True, the value) when `text` was parsed before and its entry can be trusted; else
+    (False, None)."""
+    folder = cache_dir(home)
+    if not _private_folder(folder):
+        return False, None
+    key = _key(text)
+    raw = _read_private(folder / f"{key}.json")
+    if raw is None:
+        return False, None
+    try:
+        entry = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False, None
+    if not isinstance(entry, dict) or entry.get("key") != key or "value" not in entry:
+        return False, None
+    return True, entry["value"]
+
+
+def exact_in_json(value: Any) -> bool:
+    """Whether JSON gives `value` back as it is (iterative: the value is already bounded in
+    depth by the loader)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if not all(type(key) is str for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif item is not None and type(item) not in (str, int, bool):
+            return False
+    return True
+
+
+def remember(home: Path, text: str, value: Any) -> None:
+    """Keep `value` as the parse of `text`, when JSON writes it back exactly; a folder or an
+    entry that cannot be written is left as it is (the next process parses again)."""
+    if not exact_in_json(value):
+        return
+    folder = cache_dir(home)
+    key = _key(text)
+    data = json.dumps({"key": key, "value": value}, separators=(",", ":")).encode()
+    with contextlib.suppress(OSError, ValueError):
+        private_dir(folder)
+        if not _private_folder(folder):
+            return
+        entries = os.listdir(folder)
+        if len(entries) >= MAX_ENTRIES:
+            for name in entries:
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / name)
+        write_private(folder / f"{key}.json", data)

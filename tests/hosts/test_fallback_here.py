@@ -1,0 +1,215 @@
+"""When no daemon can ever be reached (the socket path is longer than a Unix socket may be),
+the quick client answers the event in its own process, as the full client's in-process
+fallback answers it: in `/`, isolated, the project by its absolute path, and never an empty
+answer when the answer fails. Everything through the installed command, run as Claude Code
+runs a command hook."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.hosts.project import hook_input, run_installed
+from tests.hosts.test_daemon import installed
+
+from hookwright.bridges import claude_client, quick_claude_client, quick_relay
+
+RM = {
+    "tool_name": "Bash",
+    "tool_input": {"command": "rm -rf build", "description": "clean"},
+    "tool_use_id": "toolu_01",
+}
+HOOKS_YAML = "hooks:\n  - name: guard\n    event: PreToolUse\n    call: guard:guard\n"
+#: The guard writes what it saw and where it ran to `record` before it denies `rm -rf`.
+GUARD_PY = """\
+import gc, json, os, sys
+from hookwright import deny
+
+
+def guard(inp):
+    with open({record!r}, "w") as out:
+        json.dump({{
+            "command": (inp.tool_input or {{}}).get("command"),
+            "cmdline": open("/proc/self/cmdline", "rb").read().decode().split("\\0"),
+            "cwd": os.getcwd(),
+            "isolated": sys.flags.isolated,
+            "path": sys.path,
+            "gc": gc.isenabled(),
+        }}, out)
+    if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
+        return deny("rm -rf is not allowed here")
+"""
+DENY = {
+    "hookEventName": "PreToolUse",
+    "permissionDecision": "deny",
+    "permissionDecisionReason": "rm -rf is not allowed here",
+}
+NOT_RUNNING = "hookwright: the hooks are not running: no daemon answered (the socket path "
+
+
+@pytest.fixture(autouse=True)
+def unreachable(runtime_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private runtime folder whose socket path is over the kernel's limit."""
+    folder = runtime_dir / ("r" * 100)
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    return folder
+
+
+def guarded(root: Path, record: Path) -> Path:
+    (root / ".hookwright").mkdir(parents=True)
+    (root / ".hookwright" / "hooks.yaml").write_text(HOOKS_YAML)
+    (root / ".hookwright" / "guard.py").write_text(GUARD_PY.format(record=str(record)))
+    return root
+
+
+def command_of(project: Path, event: str = "PreToolUse", *, trusted: bool = True) -> str:
+    hook: dict[str, Any] = installed(project, "command", trusted=trusted)[event]
+    command: str = hook["command"]
+    assert quick_claude_client.__file__ in command
+    return command
+
+
+def test_the_quick_client_answers_in_its_own_process_in_the_root_folder(
+    tmp_path: Path, unreachable: Path
+) -> None:
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    seen = json.loads(record.read_text())
+    assert seen["command"] == "rm -rf build"
+    assert seen["cmdline"][1:4] == ["-I", "-S", quick_claude_client.__file__]
+    assert seen["cwd"] == "/" and seen["isolated"] == 1
+    assert seen["gc"]  # off only while hookwright loads
+    assert str(project) not in seen["path"] and "" not in seen["path"]
+    assert str(Path(quick_relay.__file__).parent) not in seen["path"]
+    assert not list(unreachable.iterdir())  # no runtime folder made for a daemon never asked
+
+
+def test_a_relative_project_folder_is_the_one_claude_code_ran_in(tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    command = command_of(project).rpartition(" --project ")[0]
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": "."}
+    done = subprocess.run(
+        ["sh", "-c", command],
+        input=hook_input(project, "PreToolUse", **RM),
+        capture_output=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    assert json.loads(record.read_text())["command"] == "rm -rf build"
+
+
+def test_an_untrusted_project_runs_nothing_and_says_so_at_session_start(tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    command = command_of(project, "SessionStart", trusted=False)
+    done = run_installed(command, hook_input(project, "SessionStart", source="startup"), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "systemMessage": f"hookwright: the hooks of {project} did not run: the folder is not "
+        f"trusted (trust it with: hookwright trust {project})"
+    }
+    assert not record.exists()
+
+
+def test_a_hook_that_raises_fails_the_event_with_one_line(tmp_path: Path) -> None:
+    project = guarded(tmp_path / "project", tmp_path / "record.json")
+    (project / ".hookwright" / "guard.py").write_text("def guard(inp):\n    raise OSError('x')\n")
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 1 and done.stdout == b""
+    line = done.stderr.decode().strip()
+    assert line.startswith(NOT_RUNNING) and "\n" not in line
+    assert line.endswith(
+        "the in-process fallback failed: hookwright: hook 'guard' failed, so "
+        "no verdict was given: OSError: x"
+    )
+
+
+def test_a_broken_hooks_yaml_is_answered_as_the_command_line_answers_it(tmp_path: Path) -> None:
+    project = guarded(tmp_path / "project", tmp_path / "record.json")
+    (project / ".hookwright" / "hooks.yaml").write_text("hooks: [\n")
+    stdin = hook_input(project, "PreToolUse", **RM)
+    done = run_installed(command_of(project), stdin, project)
+    plain = [sys.executable, "-m", "hookwright", "hook", "claude-code", "--project", str(project)]
+    expected = subprocess.run(plain, input=stdin, capture_output=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (expected.returncode, expected.stdout)
+    assert not (tmp_path / "record.json").exists()
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "SessionStart"])
+def test_hookwright_that_cannot_be_imported_is_never_an_empty_answer(
+    tmp_path: Path, event: str
+) -> None:
+    """The client copied next to a broken `hookwright` and run by an interpreter without one
+    installed: the import fails, and the event fails (a `systemMessage` at SessionStart)."""
+    project = guarded(tmp_path / "project", tmp_path / "record.json")
+    bridges = tmp_path / "root" / "hookwright" / "bridges"
+    bridges.mkdir(parents=True)
+    (bridges.parent / "__init__.py").write_text("raise ImportError('broken on purpose')\n")
+    for module in (quick_claude_client, quick_relay):
+        shutil.copy(str(module.__file__), bridges)
+    python = getattr(sys, "_base_executable", sys.executable)
+    found = subprocess.run([python, "-I", "-c", "import hookwright"], capture_output=True)
+    if found.returncode == 0:
+        pytest.skip(f"{python} has hookwright installed")
+    command = f"{python} -I -S {bridges / 'quick_claude_client.py'} --project {project}"
+    fields = RM if event == "PreToolUse" else {"source": "startup"}
+    done = run_installed(command, hook_input(project, event, **fields), project)
+    if event == "SessionStart":
+        assert done.returncode == 0, done.stderr
+        message = json.loads(done.stdout)["systemMessage"]
+    else:
+        assert done.returncode == 1 and done.stdout == b""
+        message = done.stderr.decode().strip()
+    assert message.startswith(NOT_RUNNING)
+    assert message.endswith("the in-process fallback cannot start: broken on purpose")
+
+
+def test_a_hookwright_hook_run_answers_nothing(tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOOKWRIGHT_HOOK_RUN": "1"}
+    done = subprocess.run(
+        ["sh", "-c", command_of(project)],
+        input=hook_input(project, "PreToolUse", **RM),
+        capture_output=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert not record.exists()
+
+
+def test_where_the_full_client_answers_in_process_the_hooks_run_with_the_collector_on(
+    tmp_path: Path, runtime_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other fallback: a usable socket path, but a runtime folder that cannot be made (a
+    file in its place): the full client answers through `ANSWER_BOOT`, in a process of its
+    own."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime_dir))
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    command = command_of(project)
+    blocked = claude_client.runtime_dir(Path.home())
+    blocked.rmdir()
+    blocked.write_text("not a folder")
+    done = run_installed(command, hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    seen = json.loads(record.read_text())
+    assert seen["cmdline"][1:4] == ["-I", "-c", claude_client.ANSWER_BOOT]
+    assert seen["cwd"] == "/" and seen["gc"]
