@@ -201,7 +201,6 @@ class HookSession:
             policy,
             ProjectScope(config_files, dialects, exclude_dialects, claude_code),
         )
-        profile = opened.claude_code
         ident = identity or SessionIdentity()
         ident.cwd = ident.cwd or str(project_dir)
         ident.project_dir = ident.project_dir or str(project_dir)
@@ -212,21 +211,27 @@ class HookSession:
             tool_map=tool_map,
             stop_block_cap=stop_block_cap,
             host_objects=host_objects,
-            claude_code=profile,
+            claude_code=opened.claude_code,
         )
-        names = session.tool_map.hook_names(host_tools)
-        session.diagnostics = (
-            *opened.diagnostics,
-            *state_problems,
-            *unmatched_tool_hooks(engine.hooks(), names),
-        )
-        session.untrusted = opened.untrusted
-        session.skipped = opened.not_run
-        opening.report_not_run(engine, opened.not_run)
-        session.opened = opened
-        session.failure_policy = opened.failure_policy
-        session.watch = opened.watch
+        session._take_opened(opened, state_problems, host_tools)
         return session
+
+    def _take_opened(
+        self, opened: OpenedProject, problems: Sequence[str], host_tools: Sequence[str]
+    ) -> None:
+        """Keep what opening the project gave, and report each hook that will not run."""
+        names = self.tool_map.hook_names(host_tools)
+        self.diagnostics = (
+            *opened.diagnostics,
+            *problems,
+            *unmatched_tool_hooks(self.engine.hooks(), names),
+        )
+        self.untrusted = opened.untrusted
+        self.skipped = opened.not_run
+        opening.report_not_run(self.engine, opened.not_run)
+        self.opened = opened
+        self.failure_policy = opened.failure_policy
+        self.watch = opened.watch
 
     async def __aenter__(self) -> HookSession:
         await self.begin()

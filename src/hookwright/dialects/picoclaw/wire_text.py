@@ -35,6 +35,8 @@ TOOL_CALL_METHODS = frozenset({"before_tool", "approve_tool"})
 _string = json.encoder.encode_basestring  # the C encoder's own, with ensure_ascii off
 _EMPTY = '""'
 _MAIN_SOURCE = _string(MAIN_TURN_SOURCE)
+#: Each method's `TracePath`, as JSON text.
+_STAGES = {method: _string(path) for method, path in TRACE_PATHS.items()}
 
 
 def _meta(inp: HookInput, payload: Mapping[str, Any], method: str) -> str:
@@ -42,19 +44,18 @@ def _meta(inp: HookInput, payload: Mapping[str, Any], method: str) -> str:
     turn_source = payload.get("turn_source")
     if not turn_source or not isinstance(turn_source, str):
         turn_source = MAIN_TURN_SOURCE
-    stage = _string(TRACE_PATHS[method])
+    stage = _STAGES[method]
     if turn_source != MAIN_TURN_SOURCE:
         return (
             '{"AgentID":"","TurnID":"","ParentTurnID":"","SessionKey":"","Iteration":0,'
             f'"TracePath":{stage},"Source":{_string(turn_source)}}}'
         )
-    parent = payload.get("parent_turn_id")
-    iteration = payload.get("iteration")
+    turn, session, iteration = inp.turn_id, inp.session_id, payload.get("iteration")
     return (
         f'{{"AgentID":{_string(inp.agent_id or MAIN_AGENT_ID)},'
-        f'"TurnID":{_string(inp.turn_id or "")},'
-        f'"ParentTurnID":{_string(parent) if isinstance(parent, str) else _EMPTY},'
-        f'"SessionKey":{_string(inp.session_id or "")},'
+        f'"TurnID":{_string(turn) if turn else _EMPTY},'
+        f'"ParentTurnID":{_text(payload.get("parent_turn_id"))},'
+        f'"SessionKey":{_string(session) if session else _EMPTY},'
         f'"Iteration":{0 if iteration is None else pico_iteration(iteration)},'
         f'"TracePath":{stage},"Source":{_MAIN_SOURCE}}}'
     )
@@ -62,7 +63,7 @@ def _meta(inp: HookInput, payload: Mapping[str, Any], method: str) -> str:
 
 def _text(value: Any) -> str:
     """A string value as `codec._str` reads it, as JSON text."""
-    return _string(value) if isinstance(value, str) else _EMPTY
+    return _string(value) if isinstance(value, str) and value else _EMPTY
 
 
 def tool_call_text(inp: HookInput, method: str, protocol: Protocol) -> bytes | None:
