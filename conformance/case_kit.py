@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.fake_api import ToolUse, Turn
-from conformance.harness import Action, Hook
+from conformance.harness import Action, Case, Hook
 
 
 def bash(use_id: str, command: str) -> ToolUse:
@@ -31,6 +31,26 @@ def blocked(stderr: str) -> Action:
 ONE_BASH = [Turn(tools=[bash("toolu_a", "echo hi")]), Turn("done")]
 EVERY_EVENT = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PostToolBatch")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
+
+
+#: A skill whose `!command` line prints a mark and leaves a file (whether it ran shows).
+SKILL = """---
+description: Greets
+---
+Greeting $ARGUMENTS.
+Status: !`echo MARK-SHELL && touch ran.txt`
+End.
+"""
+#: The events a typed prompt command passes before the model sees it.
+PROMPT_GATE = ("UserPromptSubmit", "UserPromptExpansion", "PreSkillShellCommand")
+
+
+def typed_command(
+    name: str, prompt: str, files: dict[str, str], *also: str, **options: Any
+) -> Case:
+    """A one-turn case typing `prompt` (a ``/command``), observed on `PROMPT_GATE` and the
+    events `also`."""
+    return Case(name, prompt, [Turn("done")], observers(*PROMPT_GATE, *also), files, **options)
 
 
 def observers(*events: str, matcher: str = "*") -> list[Hook]:

@@ -16,12 +16,15 @@ from typing import Any
 from conformance.case_kit import (
     EVERY_EVENT,
     ONE_BASH,
+    PROMPT_GATE,
+    SKILL,
     TOOL_EVENTS,
     bash,
     blocked,
     observers,
     out,
     specific,
+    typed_command,
     write,
 )
 from conformance.fake_api import ToolUse, Turn
@@ -723,13 +726,6 @@ def _profile_cases() -> list[Case]:
     ]
 
 
-SKILL = """---
-description: Greets
----
-Greeting $ARGUMENTS.
-Status: !`echo MARK-SHELL && touch ran.txt`
-End.
-"""
 ECHO_SERVER = Path(__file__).resolve().parents[1] / "tests" / "runtime" / "mcp_echo_server.py"
 
 
@@ -737,7 +733,6 @@ def _skill_and_mcp_cases() -> list[Case]:
     """A skill's `!command` line, gated by PreSkillShellCommand where the version has it (its
     output, or why it did not run, reaches the model; the file it writes shows whether it
     ran), and an MCP tool's hook inputs (`mcp_server` where the version sends it)."""
-    gate = ("UserPromptSubmit", "UserPromptExpansion", "PreSkillShellCommand")
     deny = specific(
         "PreSkillShellCommand", permissionDecision="deny", permissionDecisionReason="MARK"
     )
@@ -745,12 +740,12 @@ def _skill_and_mcp_cases() -> list[Case]:
     server = {"srv": {"command": sys.executable, "args": [str(ECHO_SERVER)]}}
     echo = [Turn("", [ToolUse("toolu_01", "mcp__srv__echo", {"text": "hi"})]), Turn("done")]
     return [
-        Case("skill-shell-command", "/greet world", [Turn("done")], observers(*gate), skill),
+        typed_command("skill-shell-command", "/greet world", skill),
         Case(
             "skill-shell-command-deny",
             "/greet world",
             [Turn("done")],
-            [Hook("PreSkillShellCommand", "deny", deny), *observers(*gate[:2])],
+            [Hook("PreSkillShellCommand", "deny", deny), *observers(*PROMPT_GATE[:2])],
             skill,
         ),
         Case(

@@ -4,7 +4,7 @@ hooks a SKILL.md's frontmatter declares."""
 
 from __future__ import annotations
 
-from conformance.case_kit import bash, observers
+from conformance.case_kit import PROMPT_GATE, SKILL, bash, observers, typed_command
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import HOOK_PROGRAM, Case
 
@@ -15,14 +15,6 @@ argument-hint: [name]
 {ALLOWED}---
 Hello $ARGUMENTS, first $0 then $1, third $2, indexed $ARGUMENTS[1].
 Status: !`echo MARK-CMD && touch cmd.txt`
-End.
-"""
-
-SKILL = """---
-description: Greets
----
-Greeting $ARGUMENTS.
-Status: !`echo MARK-SHELL && touch ran.txt`
 End.
 """
 
@@ -48,8 +40,6 @@ hooks:
 Greeting $ARGUMENTS.
 """
 
-GATE = ("UserPromptSubmit", "UserPromptExpansion", "PreSkillShellCommand")
-
 
 def skill_call(use_id: str, skill: str, args: str | None = None) -> ToolUse:
     payload = {"skill": skill} if args is None else {"skill": skill, "args": args}
@@ -62,28 +52,23 @@ def slash_and_skill_cases() -> list[Case]:
     scoped = {".claude/skills/greet/SKILL.md": SCOPED_SKILL}
     tool_events = ("PreToolUse", "PostToolUse", "PostToolBatch")
     return [
-        Case("command-legacy", "/hello world there", [Turn("done")], observers(*GATE), command),
-        Case(
-            "command-legacy-allowed-tools",
-            "/hello world there",
-            [Turn("done")],
-            observers(*GATE),
-            command,
-            permission_mode="default",
+        typed_command("command-legacy", "/hello world there", command),
+        typed_command(
+            "command-legacy-allowed-tools", "/hello world there", command, permission_mode="default"
         ),
-        Case(
+        typed_command(
             "command-legacy-needs-permission",
             "/hello world there",
-            [Turn("done")],
-            observers(*GATE, "Stop", "SessionEnd"),
             {".claude/commands/hello.md": COMMAND.replace(ALLOWED, "")},
+            "Stop",
+            "SessionEnd",
             permission_mode="default",
         ),
         Case(
             "skill-tool",
             "go",
             [Turn(tools=[skill_call("toolu_a", "greet", "world")]), Turn("done")],
-            observers(*GATE, *tool_events),
+            observers(*PROMPT_GATE, *tool_events),
             skill,
         ),
         Case(

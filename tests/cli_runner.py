@@ -64,6 +64,35 @@ def run_scripted(
     )
 
 
+def run_settings_project(
+    project: Path,
+    home: Path,
+    hooks: dict[str, list[dict[str, Any]]],
+    env: dict[str, str] | None,
+    turns: list[dict[str, Any]],
+    *flags: str,
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """`hookwright run go --json` (trusted) on `project`, made here with a
+    `.claude/settings.json` of `hooks` and `env`, the scripted model answering `turns`; `flags`
+    are added. The run and its `--json` events."""
+    (project / ".claude").mkdir(parents=True)
+    settings = {"env": env or {}, "hooks": hooks}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    script = project / "script.json"
+    script.write_text(json.dumps({"turns": turns}))
+    proc = run_hookwright(
+        "run", "go", "--project", str(project), "--trust", "--json",
+        "--model", f"scripted:{script}", *flags, home=home,
+    )  # fmt: skip
+    return proc, [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def logged_inputs(log: Path) -> list[dict[str, Any]]:
+    """The hook inputs a logging hook appended to `log`, one JSON line each (none: no run)."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def hookwright_rows(listing_json: str) -> list[dict[str, Any]]:
     """hookwright's own row of each hook in a `hooks list --json` listing, in listed order."""
     listing = json.loads(listing_json)

@@ -4,11 +4,11 @@ and where the compatibility table is; the loader's details come after."""
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
-import sys
 from pathlib import Path
+
+from tests.debugging.walk_project import bash_guard_project, bash_script
 
 from cli_runner import run_hookwright
 
@@ -36,14 +36,8 @@ def test_the_page_opens_with_the_two_commands_and_the_compatibility_table(
     assert first_block is not None
     listing, running = _commands(first_block.group(1))
     project = tmp_path / "proj"
-    (project / ".claude").mkdir(parents=True)
-    hook = {"type": "command", "command": f'{sys.executable} -c "{HOOK}"'}
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
-    script = tmp_path / "script.yaml"
-    call = {"name": "Bash", "arguments": {"command": "rm -rf build/"}}
-    script.write_text(json.dumps({"model": "s", "turns": [
-        {"content": "one", "tool_calls": [call]}, {"content": "done"}]}))  # fmt: skip
+    bash_guard_project(project, HOOK)
+    script = bash_script(tmp_path / "script.yaml", "rm -rf build/")
     listed = run_hookwright(*listing[1:], home=isolated_home, cwd=project)
     assert "PreToolUse" in listed.stdout and ".claude/settings.json" in listed.stdout
     ran = run_hookwright(*running[1:], "--model", f"scripted:{script}", home=isolated_home,

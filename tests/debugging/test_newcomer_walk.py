@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-import yaml
+from tests.debugging.walk_project import bash_guard_project, bash_script
 
 from cli_runner import run_hookwright
 
@@ -31,14 +30,8 @@ def test_hooks_list_says_once_how_to_trust_the_folder(tmp_path: Path, isolated_h
 
 def test_a_failed_hooks_one_line_stderr_is_shown_once(tmp_path: Path, isolated_home: Path) -> None:
     project = tmp_path / "proj"
-    (project / ".claude").mkdir(parents=True)
-    hook = {"type": "command", "command": f'{sys.executable} -c "{HOOK}"'}
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
-    script = tmp_path / "script.yaml"
-    call = {"name": "Bash", "arguments": {"command": "echo hi"}}
-    turns = [{"content": "one", "tool_calls": [call]}, {"content": "done"}]
-    script.write_text(yaml.safe_dump({"model": "s", "turns": turns}))
+    bash_guard_project(project, HOOK)
+    script = bash_script(tmp_path / "script.yaml", "echo hi")
     args = ("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{script}")
     proc = run_hookwright(*args, home=isolated_home)
     assert proc.returncode == 0, proc.stderr
@@ -62,10 +55,7 @@ def test_a_failed_openharness_hook_is_one_terminal_line(
     project = tmp_path / "proj"
     (project / ".openharness" / "hooks").mkdir(parents=True)
     (project / ".openharness" / "hooks" / "broken.yaml").write_text(OPENHARNESS_HOOK)
-    script = tmp_path / "script.yaml"
-    call = {"name": "Bash", "arguments": {"command": "echo hi"}}
-    turns = [{"content": "one", "tool_calls": [call]}, {"content": "done"}]
-    script.write_text(yaml.safe_dump({"model": "s", "turns": turns}))
+    script = bash_script(tmp_path / "script.yaml", "echo hi")
     args = ("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{script}")
     proc = run_hookwright(*args, home=isolated_home)
     assert proc.returncode == 0, proc.stderr
@@ -78,11 +68,7 @@ def test_explain_says_which_selected_hooks_an_earlier_deny_kept_from_running(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project = tmp_path / "proj"
-    (project / ".claude").mkdir(parents=True)
-    deny = "import sys; sys.stdin.read(); sys.stderr.write('no'); sys.exit(2)"
-    hook = {"type": "command", "command": f'{sys.executable} -c "{deny}"'}
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    bash_guard_project(project, "import sys; sys.stdin.read(); sys.stderr.write('no'); sys.exit(2)")
     (project / ".openharness" / "hooks").mkdir(parents=True)
     (project / ".openharness" / "hooks" / "later.yaml").write_text(
         OPENHARNESS_HOOK.replace("broken", "later")

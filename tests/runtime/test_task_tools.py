@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli_runner import run_hookwright as hookwright
+from cli_runner import logged_inputs, run_settings_project
 
 TASKS_ON = {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
 CREATE = {"name": "TaskCreate", "arguments": {"subject": "ship", "description": "now"}}
@@ -32,24 +32,10 @@ def run_session(
     env: dict[str, str] | None = TASKS_ON,
 ) -> list[dict[str, Any]]:
     """`hookwright run` on a script creating task 1 and completing it: the tool results."""
-    (project / ".claude").mkdir(parents=True)
-    settings = {"env": env or {}, "hooks": hooks}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     turns = [{"tool_calls": [CREATE]}, {"tool_calls": [COMPLETE]}, {"content": "done"}]
-    script = project / "script.json"
-    script.write_text(json.dumps({"turns": turns}))
-    proc = hookwright(
-        "run", "go", "--project", str(project), "--trust", "--json",
-        "--model", f"scripted:{script}", home=home,
-    )  # fmt: skip
+    proc, events = run_settings_project(project, home, hooks, env, turns)
     assert proc.returncode == 0, proc.stderr
-    events = [json.loads(line) for line in proc.stdout.splitlines()]
     return [event for event in events if event["type"] == "tool_result"]
-
-
-def hook_inputs(log: Path) -> list[dict[str, Any]]:
-    lines = log.read_text().splitlines() if log.exists() else []
-    return [json.loads(line) for line in lines if line.strip()]
 
 
 def test_a_blocking_task_completed_hook_keeps_the_task_open_and_the_model_reads_why(
@@ -63,7 +49,7 @@ def test_a_blocking_task_completed_hook_keeps_the_task_open_and_the_model_reads_
         f"TaskCompleted hook feedback:\n[{hook['command']}]: tests fail",
     ]
     assert not results[1]["is_error"]
-    [seen] = hook_inputs(log)
+    [seen] = logged_inputs(log)
     assert seen["hook_event_name"] == "TaskCompleted"
     assert (seen["task_id"], seen["task_subject"], seen["task_description"]) == ("1", "ship", "now")
     assert "permission_mode" not in seen
@@ -76,7 +62,7 @@ def test_a_failing_task_completed_hook_never_blocks_even_under_on_failure_block(
     hook = {**logging_hook(log, 1, "crashed"), "onFailure": "block"}
     results = run_session(tmp_path / "p", isolated_home, {"TaskCompleted": [{"hooks": [hook]}]})
     assert results[1]["content"] == "Updated task #1 status"
-    assert len(hook_inputs(log)) == 1
+    assert len(logged_inputs(log)) == 1
 
 
 def test_a_blocking_task_created_hook_drops_the_task(tmp_path: Path, isolated_home: Path) -> None:
@@ -90,8 +76,8 @@ def test_a_blocking_task_created_hook_drops_the_task(tmp_path: Path, isolated_ho
     assert results[0]["content"].startswith("TaskCreated hook feedback:\n")
     assert results[0]["content"].endswith("]: no new tasks")
     assert results[1]["content"] == "Task not found"
-    assert len(hook_inputs(created)) == 1
-    assert hook_inputs(completed) == []
+    assert len(logged_inputs(created)) == 1
+    assert logged_inputs(completed) == []
 
 
 def test_without_the_switch_there_are_no_task_tools(tmp_path: Path, isolated_home: Path) -> None:
@@ -100,4 +86,4 @@ def test_without_the_switch_there_are_no_task_tools(tmp_path: Path, isolated_hom
     results = run_session(tmp_path / "p", isolated_home, hooks, env=None)
     assert all(r["is_error"] for r in results)
     assert results[0]["content"] == "Error: No such tool available: TaskCreate"
-    assert hook_inputs(log) == []
+    assert logged_inputs(log) == []

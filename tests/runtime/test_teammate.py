@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli_runner import run_hookwright as hookwright
+from cli_runner import logged_inputs, run_settings_project
 
 TEAMS_ON = {"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"}
 
@@ -34,21 +34,8 @@ def run_teammate(
     teammate: str = "worker@team1",
 ) -> tuple[Any, list[dict[str, Any]]]:
     """The run and its `--json` events, the model answering "first", then "second"."""
-    (project / ".claude").mkdir(parents=True)
-    settings = {"env": env or {}, "hooks": hooks}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
-    script = project / "script.json"
-    script.write_text(json.dumps({"turns": [{"content": "first"}, {"content": "second"}]}))
-    proc = hookwright(
-        "run", "go", "--project", str(project), "--trust", "--json",
-        "--model", f"scripted:{script}", "--teammate", teammate, home=home,
-    )  # fmt: skip
-    events = [json.loads(line) for line in proc.stdout.splitlines()]
-    return proc, events
-
-
-def inputs(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    turns = [{"content": "first"}, {"content": "second"}]
+    return run_settings_project(project, home, hooks, env, turns, "--teammate", teammate)
 
 
 def final_text(events: list[dict[str, Any]]) -> str:
@@ -67,10 +54,10 @@ def test_a_blocking_teammate_idle_hook_keeps_the_teammate_working(
     proc, events = run_teammate(tmp_path / "p", isolated_home, hooks)
     assert proc.returncode == 0, proc.stderr
     assert final_text(events) == "second"
-    seen = inputs(idle)
+    seen = logged_inputs(idle)
     assert len(seen) == 2
     assert {(s["teammate_name"], s["team_name"]) for s in seen} == {("worker", "team1")}
-    assert [s["stop_hook_active"] for s in inputs(stop)] == [False, True]
+    assert [s["stop_hook_active"] for s in logged_inputs(stop)] == [False, True]
     transcript = Path(events[0]["transcript"]).read_text()
     assert "TeammateIdle hook feedback:\\n[" in transcript
     assert "]: keep going" in transcript
@@ -86,7 +73,7 @@ def test_a_failing_teammate_idle_hook_never_keeps_it_working(
     )
     assert proc.returncode == 0, proc.stderr
     assert final_text(events) == "first"
-    assert len(inputs(idle)) == 1
+    assert len(logged_inputs(idle)) == 1
 
 
 def test_without_agent_teams_the_teammate_flag_is_said_to_do_nothing(
@@ -99,7 +86,7 @@ def test_without_agent_teams_the_teammate_flag_is_said_to_do_nothing(
     assert "--teammate worker@team1: agent teams are off" in proc.stderr
     assert "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1" in proc.stderr
     assert final_text(events) == "first"
-    assert inputs(idle) == []
+    assert logged_inputs(idle) == []
 
 
 def test_a_malformed_teammate_is_a_one_line_error(tmp_path: Path, isolated_home: Path) -> None:

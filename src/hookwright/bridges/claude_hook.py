@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
-from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.results import GATE_EVENTS, Decision, Status, Verdict, failed_dispatch
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
-from hookwright.host.open import ProjectScope, untrusted_hooks
+from hookwright.host.open import ProjectScope, trusted_by_store, untrusted_hooks
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
@@ -101,14 +100,6 @@ def real_path(named: str | Path) -> Path:
             _PATHS.clear()
         path = _PATHS[real] = Path(real)
     return path
-
-
-def is_trusted(project: Path, home: Path) -> bool:
-    """Whether hookwright's trust store trusts `project`; an unreadable store trusts none."""
-    try:
-        return TrustPolicy.load(home).trusts(project)
-    except ValueError:
-        return False
 
 
 #: The dialects the bridge leaves to Claude Code itself.
@@ -224,7 +215,7 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     event, hook_input = parse_input(raw)
     root = project_for(project, hook_input, os.environ.get("CLAUDE_PROJECT_DIR"))
     home = Path.home()
-    trusted = is_trusted(root, home)
+    trusted = trusted_by_store(root, home)
     caller = calling_profile(os.environ.get(AGENT_VARIABLE))
     try:
         verdict = asyncio.run(relay_once(root, home, event, hook_input, caller=caller))

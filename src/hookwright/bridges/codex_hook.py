@@ -16,13 +16,13 @@ from pathlib import Path
 from hookwright.bridges.claude_hook import (
     expressible,
     failure,
-    is_trusted,
     parse_input,
     project_for,
     relay_once,
     with_untrusted_notice,
 )
 from hookwright.dialects.codex.verdict import encode_output_json
+from hookwright.host.open import trusted_by_store
 from hookwright.transports.adoption import MARKER
 
 #: The dialect the bridge leaves to Codex itself.
@@ -36,7 +36,7 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     event, hook_input = parse_input(raw)
     root = project_for(project, hook_input)
     home = Path.home()
-    trusted = is_trusted(root, home)
+    trusted = trusted_by_store(root, home)
     try:
         verdict = asyncio.run(
             relay_once(root, home, event, hook_input, EXCLUDED, host="hook codex")

@@ -27,7 +27,6 @@ from hookwright.bridges.claude_hook import (
     HooksFailed,
     expressible,
     failure,
-    is_trusted,
     project_for,
     relay_once,
     unanswered,
@@ -37,6 +36,7 @@ from hookwright.config.safeparse import ParseError, load_json_text
 from hookwright.core.events import Event
 from hookwright.dialects.gemini.events import TOOLS
 from hookwright.dialects.gemini.verdict import encode_output_json
+from hookwright.host.open import trusted_by_store
 from hookwright.host.toolmap import ToolAlias, ToolMap
 from hookwright.transports.adoption import MARKER
 
@@ -154,7 +154,7 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     hook_input = canonical_input(event_name, data)
     root = project_for(project, hook_input, os.environ.get("GEMINI_PROJECT_DIR"))
     home = Path.home()
-    trusted = is_trusted(root, home)
+    trusted = trusted_by_store(root, home)
     try:
         verdict = asyncio.run(
             relay_once(root, home, event, hook_input, EXCLUDED, GEMINI_TOOLS, "hook gemini")

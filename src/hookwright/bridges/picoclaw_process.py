@@ -31,20 +31,13 @@ from hookwright.bridges.picoclaw_rpc import (
     parse_call,
     result_line,
 )
-from hookwright.config.trust import TrustPolicy
+from hookwright.host.open import trusted_by_store
 from hookwright.transports.rpc import LineSplitter
 
 #: Longest request line read (PicoClaw sends whole conversations in before_llm).
 MAX_LINE = 64 * 1024 * 1024
 MAX_IN_FLIGHT = 32
 Answerer = Callable[[Call], Awaitable[Any]]
-
-
-def trusted(project: Path, home: Path) -> bool:
-    try:
-        return TrustPolicy.load(home).trusts(project)
-    except ValueError:
-        return False
 
 
 def _private_stdio() -> tuple[int, int]:
@@ -144,7 +137,7 @@ async def _serve(project: Path, home: Path, proto_in: int, proto_out: int) -> No
     with suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGTERM, lines.put_nowait, EOFError())
     bridge: PicoClawBridge | None = None
-    if trusted(project, home):
+    if trusted_by_store(project, home):
         bridge = PicoClawBridge(project, home)
         answer: Answerer = bridge.answer
     else:

@@ -22,6 +22,7 @@ from hookwright.bridges.claude_settings import (
     uninstall,
 )
 from hookwright.cli.daemon import daemon_app
+from hookwright.host.open import trusted_by_store
 
 HOST = "claude-code"
 install_app = typer.Typer(help="Make a host run the project's hooks.", no_args_is_help=True)
@@ -145,7 +146,7 @@ def warn_when_untrusted(
     """An untrusted project's hooks do not run inside `host`: say so, what they are, and how
     to trust."""
     home = Path.home()
-    if claude_hook.is_trusted(project, home):
+    if trusted_by_store(project, home):
         return
     try:
         idle = claude_hook.not_running(project, home, exclude)

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
     from hookwright.engine.kernel import HookEngine
+    from hookwright.engine.services import ModelEvaluator, WorkspaceAccess
 
 #: Asked, before binding, whether to trust `folder` for the `count` hooks that need it.
 AskTrust = Callable[[Path, int], Awaitable[bool]]
@@ -293,6 +294,40 @@ def _store_policy(home: Path) -> TrustPolicy:
         return TrustPolicy.load(home)
     except ValueError:
         return TrustPolicy()
+
+
+def trusted_by_store(project: Path, home: Path) -> bool:
+    """Whether the trust store trusts `project`; an unreadable store trusts none."""
+    return _store_policy(home).trusts(project)
+
+
+def session_engine(
+    home: Path,
+    *,
+    audit_path: Path | str | None,
+    evaluator: ModelEvaluator | None = None,
+    workspace_access: WorkspaceAccess | None = None,
+) -> tuple[HookEngine, tuple[str, ...]]:
+    """A new engine for one session on the running loop, keeping hook state in the store the
+    user's settings choose; and one warning line per unusable state setting. `audit_path` as
+    `HookEngine` takes it (`engine.defaults.DEFAULT_AUDIT`: the user's audit file)."""
+    import asyncio
+
+    from hookwright.config.state_setting import choose_state
+    from hookwright.engine.kernel import HookEngine
+    from hookwright.engine.services import Services
+    from hookwright.engine.state import store_for
+    from hookwright.transports.ioloop import IoLoop
+
+    setting, problems = choose_state(home)
+    services = Services(
+        evaluator=evaluator,
+        io=IoLoop(asyncio.get_running_loop()),
+        workspace_access=workspace_access,
+        state=store_for(setting),
+    )
+    engine = HookEngine(audit_path=audit_path, services=services)
+    return engine, tuple(f"warning: {problem}" for problem in problems)
 
 
 def untrusted_hooks(
@@ -533,10 +568,13 @@ def add_skill_hooks(
         engine.register(close_by_policy(spec, failure)[0])
 
 
-def scan_skill_hooks(project_dir: Path, skills: Sequence[str]) -> tuple[list[HookInfo], list[str]]:
+def scan_skill_hooks(
+    project_dir: Path, skills: Sequence[str], *, quiet: bool = False
+) -> tuple[list[HookInfo], list[str]]:
     """The prompt hooks of `skills` in ``<project_dir>/skills`` (as ``hookwright run --skill``
-    reads them), and one ``error: ...`` line per rejected hook, naming its file and field."""
-    hooks, errors = _scan_skills(project_dir, skills, quiet=False)
+    reads them), and one ``error: ...`` line per rejected hook, naming its file and field;
+    `quiet`: the rejections are not logged as well (the caller shows these lines)."""
+    hooks, errors = _scan_skills(project_dir, skills, quiet=quiet)
     return hooks, [f"error: {error}" for error in errors]
 
 
@@ -616,6 +654,8 @@ __all__ = [
     "prompt_placement",
     "register_tool_result_readers",
     "report_not_run",
+    "session_engine",
     "start_processes",
+    "trusted_by_store",
     "untrusted_hooks",
 ]

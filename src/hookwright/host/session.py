@@ -9,7 +9,6 @@ of running the hooks twice).
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 import time
@@ -23,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
-from hookwright.config.state_setting import choose_state
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.messages import (
@@ -35,8 +33,7 @@ from hookwright.core.results import Decision, HookResult, Verdict, failed_dispat
 from hookwright.core.spec import HookSpec
 from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
-from hookwright.engine.services import ModelEvaluator, Services, WorkspaceAccess
-from hookwright.engine.state import store_for
+from hookwright.engine.services import ModelEvaluator, WorkspaceAccess
 from hookwright.host import open as opening
 from hookwright.host.claude_profile import stop_feedback, tool_block_message
 from hookwright.host.decisions import (
@@ -81,7 +78,6 @@ from hookwright.host.switches import (
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
 from hookwright.monitor.watch import EngineMonitor
-from hookwright.transports.ioloop import IoLoop
 
 if TYPE_CHECKING:
     from hookwright.host.open import HookInfo
@@ -195,15 +191,8 @@ class HookSession:
         project_dir = project_dir.resolve()
         home = home or Path.home()
         policy = trust or TrustPolicy.load(home)
-        state_setting, state_problems = choose_state(home)
-        engine = HookEngine(
-            audit_path=audit_path,
-            services=Services(
-                evaluator=evaluator,
-                io=IoLoop(asyncio.get_running_loop()),
-                workspace_access=workspace_access,
-                state=store_for(state_setting),
-            ),
+        engine, state_problems = opening.session_engine(
+            home, audit_path=audit_path, evaluator=evaluator, workspace_access=workspace_access
         )
         opened = await opening.open_project(
             engine,
@@ -212,7 +201,6 @@ class HookSession:
             policy,
             ProjectScope(config_files, dialects, exclude_dialects, claude_code),
         )
-        profile = opened.claude_code
         ident = identity or SessionIdentity()
         ident.cwd = ident.cwd or str(project_dir)
         ident.project_dir = ident.project_dir or str(project_dir)
@@ -223,21 +211,27 @@ class HookSession:
             tool_map=tool_map,
             stop_block_cap=stop_block_cap,
             host_objects=host_objects,
-            claude_code=profile,
+            claude_code=opened.claude_code,
         )
-        names = session.tool_map.hook_names(host_tools)
-        session.diagnostics = (
-            *opened.diagnostics,
-            *(f"warning: {p}" for p in state_problems),
-            *unmatched_tool_hooks(engine.hooks(), names),
-        )
-        session.untrusted = opened.untrusted
-        session.skipped = opened.not_run
-        opening.report_not_run(engine, opened.not_run)
-        session.opened = opened
-        session.failure_policy = opened.failure_policy
-        session.watch = opened.watch
+        session._take_opened(opened, state_problems, host_tools)
         return session
+
+    def _take_opened(
+        self, opened: OpenedProject, problems: Sequence[str], host_tools: Sequence[str]
+    ) -> None:
+        """Keep what opening the project gave, and report each hook that will not run."""
+        names = self.tool_map.hook_names(host_tools)
+        self.diagnostics = (
+            *opened.diagnostics,
+            *problems,
+            *unmatched_tool_hooks(self.engine.hooks(), names),
+        )
+        self.untrusted = opened.untrusted
+        self.skipped = opened.not_run
+        opening.report_not_run(self.engine, opened.not_run)
+        self.opened = opened
+        self.failure_policy = opened.failure_policy
+        self.watch = opened.watch
 
     async def __aenter__(self) -> HookSession:
         await self.begin()

@@ -4,29 +4,29 @@ permission rules, scripted model and skills count only once the folder is truste
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hookwright.config.state_setting import choose_state
 from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.claude_profiles import named_profile
-from hookwright.dialects.skills import scan_hooks
-from hookwright.dialects.skills.config import SkillHookError
+from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.tools import tool_filter_warnings
+from hookwright.engine.defaults import DEFAULT_AUDIT
 from hookwright.engine.kernel import HookEngine
-from hookwright.engine.services import Services, WorkspaceAccess
-from hookwright.engine.state import store_for
+from hookwright.engine.services import WorkspaceAccess
 from hookwright.host import PromptChannel
 from hookwright.host.open import (
     AskTrust,
     NotRun,
+    OpenedProject,
     ProjectScope,
     open_project,
     report_not_run,
+    scan_skill_hooks,
+    session_engine,
     start_processes,
 )
 from hookwright.runtime import evaluators
@@ -38,7 +38,7 @@ from hookwright.runtime.mcp.elicitation import AskElicitation, elicit, request_o
 from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.permission_mode import session_mode
-from hookwright.runtime.permissions import PermissionMode, load_policy
+from hookwright.runtime.permissions import PermissionMode, PermissionPolicy, load_policy
 from hookwright.runtime.settings_env import load_settings_env, stop_block_cap
 from hookwright.runtime.skill_commands import any_skill
 from hookwright.runtime.skill_tool import SkillTool
@@ -46,7 +46,6 @@ from hookwright.runtime.subagent import AgentTool
 from hookwright.runtime.tasks import register_task_tools, tasks_enabled
 from hookwright.runtime.teammate import TEAMS_VARIABLE, Teammate, teams_enabled
 from hookwright.runtime.tools import ToolRegistry, default_tools
-from hookwright.transports.ioloop import IoLoop
 
 DEFAULT_SCRIPT = Path(".hookwright") / "script.yaml"
 NO_MODEL_TEXT = (
@@ -147,110 +146,40 @@ async def open_session(
     their answer)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
-    project_dir = project_dir.resolve()
-    home = home or Path.home()
+    project_dir, home = project_dir.resolve(), home or Path.home()
     given = named_profile(claude_code_version) if claude_code_version is not None else None
     owns_engine = engine is None
-    state_setting, state_problems = choose_state(home)
-    engine = engine or HookEngine(
-        services=Services(io=IoLoop(asyncio.get_running_loop()), state=store_for(state_setting))
-    )
-    if workspace_access is not None:
-        engine.services = replace(engine.services, workspace_access=workspace_access)
-    opened = await open_project(
-        engine,
+    engine, opened, diagnostics = await _open_hooks(
         project_dir,
         home,
         TrustPolicy.load(home, everything=trust),
-        ProjectScope(
-            config_files,
-            claude_code=given,
-        ),
+        ProjectScope(config_files, claude_code=given),
+        engine=engine,
+        workspace_access=workspace_access,
         ask_trust=ask_trust if interactive else None,
     )
-    trust_policy, trusted = opened.policy, opened.trusted
-    diagnostics = [*opened.diagnostics, *(f"warning: {p}" for p in state_problems)]
-    skipped = len(opened.untrusted)
     holder: list[Agent] = []
-
-    def on_retry(attempt: int, error: ModelError, delay: float) -> None:
-        if holder:
-            holder[0].model_retry(attempt, error, delay)
-
-    chosen_model = model if model is not None and not isinstance(model, str) else None
     try:
-        resolved_model = chosen_model or resolve_model(
-            model if isinstance(model, str) else None,
-            project_dir,
-            on_retry,
-            project_trusted=trusted,
-        )
+        chosen = _session_model(model, engine, opened, _retry_into(holder))
     except ModelConfigError:
         if owns_engine:
             await engine.aclose()
         raise
-    engine.audit.describe(host="reference agent", model=resolved_model.name or None)
-    mode = session_mode(permission_mode, project_dir, home, trust_policy, config_files)
-    diagnostics += mode.notes
-    policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
-    diagnostics += policy.problems
-    profile = opened.claude_code
-    effort, effort_problems = load_effort(
-        project_dir, home, project_trusted=trusted, default=profile.effort_default
+    settings = _read_settings(opened, permission_mode, config_files, teammate)
+    skill_hooks, skill_lines = _skill_hooks(opened, skills)
+    config = _agent_config(
+        opened, settings, skill_hooks, max_turns, planning, interactive, compact_tokens
     )
-    diagnostics += effort_problems
-    settings_env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
-    diagnostics += env_problems
-    if teammate is not None and not teams_enabled({**os.environ, **settings_env}):
-        diagnostics.append(
-            f"warning: --teammate {teammate.name}@{teammate.team}: agent teams are off "
-            f"(set {TEAMS_VARIABLE}=1); TeammateIdle hooks will not run"
-        )
-        teammate = None
-    skill_errors: list[SkillHookError] = []
-    skill_hooks = (
-        # quiet: each rejection is said once, as an `error:` diagnostic below
-        scan_hooks(list(skills), str(project_dir / "skills"), errors=skill_errors, quiet=True)
-        if skills and trusted
-        else []
-    )
-    if skills and not trusted:
-        diagnostics.append(f"warning: skills {', '.join(skills)}: not used, folder not trusted")
-    diagnostics += [f"error: {e}" for e in skill_errors]
-    config = AgentConfig(
-        project_trusted=trusted,
-        project_dir=project_dir,
-        home=home,
-        permission_mode=mode.mode,
-        max_turns=max_turns,
-        planning=planning,
-        interactive=interactive,
-        skill_hooks=skill_hooks,
-        compact_tokens=compact_tokens,
-        effort=effort,
-        claude_code=profile,
-        settings_env=settings_env,
-        stop_block_cap=stop_block_cap(settings_env, AgentConfig.default_stop_block_cap()),
-        failure_policy=opened.failure_policy,
-        teammate=teammate,
-    )
-    messages = None
-    if history is not None:
-        messages = [{"role": "system", "content": config.system_prompt}, *history]
-    if resume:
-        path = transcripts.transcript_path(home, project_dir, resume)
-        messages = transcripts.load(path)
-        if not messages:
-            raise ValueError(f"session {resume} has an empty transcript at {path}")
+    messages = _starting_messages(config, history, resume)
     registry = tools or default_tools()
-    hook_tools = list(dict.fromkeys([*registry.names(), "Agent"]))
-    diagnostics += map(str, tool_filter_warnings(skill_hooks, project_dir / "skills", hook_tools))
+    diagnostics += [*settings.diagnostics, *skill_lines]
+    diagnostics += _filter_lines(opened, skill_hooks, registry)
     agent = Agent(
         engine,
-        resolved_model,
+        chosen,
         registry,
         config,
-        policy=policy,
+        policy=settings.policy,
         session_id=resume,
         messages=messages,
         on_event=on_event,
@@ -258,24 +187,187 @@ async def open_session(
         prompt_channel=prompt_channel,
     )
     holder.append(agent)
+    diagnostics += await _start(
+        agent, opened, settings, mcp_config_files, ask_elicitation if interactive else None
+    )
+    return SessionSetup(
+        agent, engine, diagnostics, len(opened.untrusted), opened.not_run, opened.not_run_summary
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    """What the settings files say about the session: its permission mode and rules, effort,
+    `env` variables and teammate (None where agent teams are off), and one line per problem."""
+
+    mode: PermissionMode
+    policy: PermissionPolicy
+    effort: str
+    env: dict[str, str]
+    teammate: Teammate | None
+    diagnostics: tuple[str, ...]
+
+
+async def _open_hooks(
+    project_dir: Path,
+    home: Path,
+    policy: TrustPolicy,
+    scope: ProjectScope,
+    *,
+    engine: HookEngine | None,
+    workspace_access: WorkspaceAccess | None,
+    ask_trust: AskTrust | None,
+) -> tuple[HookEngine, OpenedProject, list[str]]:
+    """The project's hooks opened onto `engine` (None: a new session engine), and the
+    diagnostics of opening it."""
+    state_problems: tuple[str, ...] = ()
+    if engine is None:
+        engine, state_problems = session_engine(home, audit_path=DEFAULT_AUDIT)
+    if workspace_access is not None:
+        engine.services = replace(engine.services, workspace_access=workspace_access)
+    opened = await open_project(engine, project_dir, home, policy, scope, ask_trust=ask_trust)
+    return engine, opened, [*opened.diagnostics, *state_problems]
+
+
+def _retry_into(holder: list[Agent]) -> RetryCallback:
+    """A model retry reported to the agent once `holder` has it (the model is made first)."""
+
+    def on_retry(attempt: int, error: ModelError, delay: float) -> None:
+        if holder:
+            holder[0].model_retry(attempt, error, delay)
+
+    return on_retry
+
+
+def _session_model(
+    model: str | Model | None, engine: HookEngine, opened: OpenedProject, on_retry: RetryCallback
+) -> Model:
+    """The model given, else the one its spec or the environment names; the audit records
+    its name."""
+    if model is None or isinstance(model, str):
+        model = resolve_model(model, opened.project_dir, on_retry, project_trusted=opened.trusted)
+    engine.audit.describe(host="reference agent", model=model.name or None)
+    return model
+
+
+def _read_settings(
+    opened: OpenedProject,
+    permission_mode: PermissionMode | None,
+    config_files: Sequence[Path],
+    teammate: Teammate | None,
+) -> _Settings:
+    """The permission mode and rules, effort and `env` of the settings files (the project's
+    only once trusted), and whether `teammate` can run (agent teams on)."""
+    project_dir, home, trusted = opened.project_dir, opened.home, opened.trusted
+    mode = session_mode(permission_mode, project_dir, home, opened.policy, config_files)
+    policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
+    default = opened.claude_code.effort_default
+    effort, effort_problems = load_effort(
+        project_dir, home, project_trusted=trusted, default=default
+    )
+    env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
+    lines = [*mode.notes, *policy.problems, *effort_problems, *env_problems]
+    if teammate is not None and not teams_enabled({**os.environ, **env}):
+        lines.append(
+            f"warning: --teammate {teammate.name}@{teammate.team}: agent teams are off "
+            f"(set {TEAMS_VARIABLE}=1); TeammateIdle hooks will not run"
+        )
+        teammate = None
+    return _Settings(mode.mode, policy, effort, env, teammate, tuple(lines))
+
+
+def _skill_hooks(opened: OpenedProject, skills: Sequence[str]) -> tuple[list[HookInfo], list[str]]:
+    """The prompt hooks of the `--skill` skills, where the folder is trusted, and one line per
+    problem (each rejection said once here, not logged as well)."""
+    if not skills:
+        return [], []
+    if not opened.trusted:
+        return [], [f"warning: skills {', '.join(skills)}: not used, folder not trusted"]
+    return scan_skill_hooks(opened.project_dir, skills, quiet=True)
+
+
+def _agent_config(
+    opened: OpenedProject,
+    settings: _Settings,
+    skill_hooks: list[HookInfo],
+    max_turns: int,
+    planning: bool,
+    interactive: bool,
+    compact_tokens: int,
+) -> AgentConfig:
+    return AgentConfig(
+        project_trusted=opened.trusted,
+        project_dir=opened.project_dir,
+        home=opened.home,
+        permission_mode=settings.mode,
+        max_turns=max_turns,
+        planning=planning,
+        interactive=interactive,
+        skill_hooks=skill_hooks,
+        compact_tokens=compact_tokens,
+        effort=settings.effort,
+        claude_code=opened.claude_code,
+        settings_env=settings.env,
+        stop_block_cap=stop_block_cap(settings.env, AgentConfig.default_stop_block_cap()),
+        failure_policy=opened.failure_policy,
+        teammate=settings.teammate,
+    )
+
+
+def _starting_messages(
+    config: AgentConfig, history: Sequence[dict[str, Any]] | None, resume: str | None
+) -> list[dict[str, Any]] | None:
+    """The conversation the agent starts from: the client's `history` after the system
+    prompt, the transcript of the session `resume` names, or None (a new one)."""
+    if history is not None:
+        return [{"role": "system", "content": config.system_prompt}, *history]
+    if not resume:
+        return None
+    path = transcripts.transcript_path(config.home, config.project_dir, resume)
+    messages = transcripts.load(path)
+    if not messages:
+        raise ValueError(f"session {resume} has an empty transcript at {path}")
+    return messages
+
+
+def _filter_lines(
+    opened: OpenedProject, skill_hooks: list[HookInfo], registry: ToolRegistry
+) -> list[str]:
+    """A warning per skill hook's `tool_filter` name no tool of the session has (`Agent`
+    counted: it is added when the session starts)."""
+    hook_tools = list(dict.fromkeys([*registry.names(), "Agent"]))
+    skills_dir = opened.project_dir / "skills"
+    return list(map(str, tool_filter_warnings(skill_hooks, skills_dir, hook_tools)))
+
+
+async def _start(
+    agent: Agent,
+    opened: OpenedProject,
+    settings: _Settings,
+    mcp_config_files: Sequence[Path],
+    ask_elicitation: AskElicitation | None,
+) -> list[str]:
+    """Report what will not run, add the agent's own tools, connect the dialects to the agent,
+    start the hook processes and then the MCP servers; one line per problem."""
+    engine, registry = agent.engine, agent.tools
     report_not_run(engine, opened.not_run, agent.session_id)
-    _register_agent_tools(registry, agent, settings_env)
-    _connect_dialects(agent, engine, resolved_model, project_dir, home)
-    diagnostics += await start_processes(engine, opened.watch)
+    _register_agent_tools(registry, agent, settings.env)
+    _connect_dialects(agent, engine, agent.model, opened.project_dir, opened.home)
+    lines = await start_processes(engine, opened.watch)
     # After the hook processes: PicoClaw observers see the servers connect.
-    servers = _mcp_servers(agent, home, ask_elicitation if interactive else None)
-    diagnostics += await connect_servers(
+    servers = _mcp_servers(agent, opened.home, ask_elicitation)
+    lines += await connect_servers(
         servers,
         registry,
-        project_dir,
-        home,
-        trust_policy,
+        opened.project_dir,
+        opened.home,
+        opened.policy,
         config_files=mcp_config_files,
-        denied=policy.denies_tool,
+        denied=settings.policy.denies_tool,
     )
     agent.closers.append(servers.close)
     engine.services = replace(engine.services, mcp=servers.call_for_hook)
-    return SessionSetup(agent, engine, diagnostics, skipped, opened.not_run, opened.not_run_summary)
+    return lines
 
 
 def _register_agent_tools(

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.core.results import Decision, Verdict
 from hookwright.host import Event
-from hookwright.runtime.tools.base import ModelTool, ToolContext, ToolOutput, failure
+from hookwright.runtime.tools.base import ArgsT, ModelTool, ToolContext, ToolOutput, failure
 from hookwright.runtime.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -100,40 +100,45 @@ def feedback(event: Event, verdict: Verdict) -> list[str]:
     ]
 
 
-class TaskCreateTool(ModelTool[TaskCreateInput]):
-    name = "TaskCreate"
-    description = "Create a task in the task list."
+class _TaskTool(ModelTool[ArgsT]):
+    """A tool on the session's task list (read-only: it touches nothing else), firing the
+    task events through the agent's hooks."""
+
     read_only = True
-    args_model = TaskCreateInput
 
     def __init__(self, agent: Agent, tasks: TaskList) -> None:
         self.agent = agent
         self.tasks = tasks
 
-    async def call(self, args: TaskCreateInput, ctx: ToolContext) -> ToolOutput:
-        description = args.subject if args.description is None else args.description
-        task = self.tasks.add(args.subject, description, args.activeForm)
+    async def fire(self, event: Event, task: Task) -> list[str]:
+        """Fire `event` for `task`; the feedback of each hook that blocked it."""
         verdict = await self.agent.hooks.fire(
-            Event.TaskCreated,
+            event,
             task_id=task.id,
             task_subject=task.subject,
             task_description=task.description,
         )
-        if blocked := feedback(Event.TaskCreated, verdict):
+        return feedback(event, verdict)
+
+
+class TaskCreateTool(_TaskTool[TaskCreateInput]):
+    name = "TaskCreate"
+    description = "Create a task in the task list."
+    args_model = TaskCreateInput
+
+    async def call(self, args: TaskCreateInput, ctx: ToolContext) -> ToolOutput:
+        description = args.subject if args.description is None else args.description
+        task = self.tasks.add(args.subject, description, args.activeForm)
+        if blocked := await self.fire(Event.TaskCreated, task):
             self.tasks.remove(task.id)
             return failure("\n".join(blocked))
         return ToolOutput(content=f"Task #{task.id} created successfully: {task.subject}")
 
 
-class TaskUpdateTool(ModelTool[TaskUpdateInput]):
+class TaskUpdateTool(_TaskTool[TaskUpdateInput]):
     name = "TaskUpdate"
     description = "Update a task in the task list: its status, details or owner."
-    read_only = True
     args_model = TaskUpdateInput
-
-    def __init__(self, agent: Agent, tasks: TaskList) -> None:
-        self.agent = agent
-        self.tasks = tasks
 
     async def call(self, args: TaskUpdateInput, ctx: ToolContext) -> ToolOutput:
         task = self.tasks.get(args.taskId)
@@ -142,15 +147,9 @@ class TaskUpdateTool(ModelTool[TaskUpdateInput]):
         if args.status == "deleted":
             self.tasks.remove(task.id)
             return ToolOutput(content=f"Updated task #{task.id} deleted")
-        if args.status == "completed" and task.status != "completed":
-            verdict = await self.agent.hooks.fire(
-                Event.TaskCompleted,
-                task_id=task.id,
-                task_subject=task.subject,
-                task_description=task.description,
-            )
-            if blocked := feedback(Event.TaskCompleted, verdict):
-                return ToolOutput(content="\n".join(blocked))
+        completing = args.status == "completed" and task.status != "completed"
+        if completing and (blocked := await self.fire(Event.TaskCompleted, task)):
+            return ToolOutput(content="\n".join(blocked))
         changed = _apply(task, args)
         return ToolOutput(content=f"Updated task #{task.id} {', '.join(changed)}")
 

@@ -227,8 +227,9 @@ _encode_fast: Callable[[Any, int], Sequence[str]] | None = (
 _encode_str = json.encoder.encode_basestring
 
 
-def _to_json(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``."""
+def json_text(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, the encoding of every
+    JSON-RPC message (a codec that writes its params as text encodes their values with it)."""
     if _encode_fast is not None:
         try:
             return "".join(_encode_fast(value, 0))
@@ -240,17 +241,24 @@ def _to_json(value: Any) -> str:
 def encode_message(message: Mapping[str, Any]) -> bytes:
     """One JSON-RPC message as a compact UTF-8 line (exactly ``json.dumps(message,
     ensure_ascii=False, separators=(",", ":"))``)."""
-    return _to_json(message).encode() + b"\n"
+    return json_text(message).encode() + b"\n"
 
 
 def encode_request(msg_id: int, method: str, params: Any) -> bytes:
     """``encode_message({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})``,
-    without encoding the envelope as a dict."""
+    without encoding the envelope as a dict. Params given as bytes are their JSON text already
+    (UTF-8, compact), sent as they are: bytes are no JSON value, so nothing else reads so."""
+    if type(params) is bytes:
+        return b'{"jsonrpc":"2.0","id":%d,"method":%b,"params":%b}\n' % (
+            msg_id,
+            _encode_str(method).encode(),
+            params,
+        )
     if type(msg_id) is not int or type(method) is not str:
         return encode_message({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
     return (
         f'{{"jsonrpc":"2.0","id":{msg_id},"method":{_encode_str(method)},'
-        f'"params":{_to_json(params)}}}\n'
+        f'"params":{json_text(params)}}}\n'
     ).encode()
 
 
@@ -1129,12 +1137,12 @@ def _consume_exception(future: asyncio.Future[Any]) -> None:
 
 class RpcTransport(BaseTransport):
     """A JSON-RPC call on a long-lived `RpcProcess` behind the transport interface:
-    `envelope.method` with `envelope.json` as params, bounded as a whole by
-    `envelope.timeout` (a lazy start included, no timer per call). The process does its I/O
-    on `envelope.io` (the session's loop), bound on the first send that brings one. `Output.value`
-    is the result and `Output.stderr` the lines the process wrote to stderr while the call was
-    pending; an error answer, a dead process or a timeout is a `Failure` carrying the
-    process's stderr tail."""
+    `envelope.method` with `envelope.json` as params (or `envelope.body`, their JSON text),
+    bounded as a whole by `envelope.timeout` (a lazy start included, no timer per call). The
+    process does its I/O on `envelope.io` (the session's loop), bound on the first send that
+    brings one. `Output.value` is the result and `Output.stderr` the lines the process wrote
+    to stderr while the call was pending; an error answer, a dead process or a timeout is a
+    `Failure` carrying the process's stderr tail."""
 
     __slots__ = ("_bound_io", "process")
 
@@ -1158,15 +1166,16 @@ class RpcTransport(BaseTransport):
                 # The usual case, the process up and this call on its loop: straight to the
                 # connection, one coroutine level less on each side of the round trip.
                 seen = conn.stderr_count
-                value = await conn.request(method, envelope.json, timeout)
+                value = await conn.request(method, envelope.body or envelope.json, timeout)
                 process.failures = 0
                 stderr = conn.stderr_since(seen) if conn.stderr_count != seen else ""
             else:
                 mark = process.stderr_mark()
                 if timeout is None:
-                    value = await process.call(method, envelope.json)
+                    value = await process.call(method, envelope.body or envelope.json)
                 else:
-                    value = await process.call_within(method, envelope.json, timeout)
+                    params = envelope.body or envelope.json
+                    value = await process.call_within(method, params, timeout)
                 stderr = process.stderr_after(mark)
         except TimeoutError:
             return Failure("timeout", "timed out", stderr=process.stderr_tail())

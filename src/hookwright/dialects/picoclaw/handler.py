@@ -33,6 +33,7 @@ from hookwright.dialects.picoclaw.actions import (
 )
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol
 from hookwright.dialects.picoclaw.codec import params_builder
+from hookwright.dialects.picoclaw.wire_text import TOOL_CALL_METHODS, tool_call_text
 from hookwright.engine.services import services_of
 from hookwright.monitor import debug
 from hookwright.transports.base import (
@@ -68,6 +69,7 @@ class PicoClawCodec:
         "_continues",
         "_last",
         "_params",
+        "_text",
         "actions",
         "method",
         "name",
@@ -91,6 +93,13 @@ class PicoClawCodec:
         self.name = target.name
         self.method = method
         self._params = params_builder(method)
+        #: A process's tool-call params are written as JSON text at once (`wire_text`); a
+        #: builtin takes them as a dict, and the canonical actions are added to a dict.
+        self._text = (
+            tool_call_text
+            if target.kind == "process" and not actions and method in TOOL_CALL_METHODS
+            else None
+        )
         #: `{"action": "continue"}` alone is no opinion (every method but `approve_tool`).
         self._continues = method in STAGE_ACTIONS
         #: A process answers ``hook.<method>``, a builtin the method itself.
@@ -104,15 +113,25 @@ class PicoClawCodec:
         self._last: tuple[object, tuple[Any, ...]] | None = None
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
-        params = self._params(inp, self.method, self.protocol)
-        if self.actions and inp.tool_name:
-            params[WIRE_FIELD] = actions_json(inp.actions)
-        if debug.state.on:
-            debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
         last = self._last
         if last is None or last[0] is not ctx.services:
             last = self._last = (ctx.services, self._envelope(ctx)[2:])
+        if self._text is not None and not debug.state.on:
+            text = self._text(inp, self.method, self.protocol)
+            if text is not None:
+                # Sent as the params' JSON text; `decode` builds them should an answer need them.
+                return make_envelope((text, None) + last[1])
+        params = self.params(inp)
+        if debug.state.on:
+            debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
         return make_envelope((b"", params) + last[1])
+
+    def params(self, inp: HookInput) -> dict[str, Any]:
+        """The params of this hook's method for `inp`, as a dict."""
+        params = self._params(inp, self.method, self.protocol)
+        if self.actions and inp.tool_name:
+            params[WIRE_FIELD] = actions_json(inp.actions)
+        return params
 
     def _envelope(self, ctx: RunContext) -> Envelope:
         services = services_of(ctx)
@@ -146,7 +165,8 @@ class PicoClawCodec:
             # The usual answer, which `decode` reads as no opinion: its call is saved.
             return None
         try:
-            result = decode(self.method, raw, sent.json, hook=self.name, protocol=self.protocol)
+            params = sent.json if sent.json is not None else self.params(inp)
+            result = decode(self.method, raw, params, hook=self.name, protocol=self.protocol)
         except DecodeError as exc:
             return self._failed(Status.error, f"cannot decode result: {exc}")
         if stderr:

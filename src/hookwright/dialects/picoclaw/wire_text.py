@@ -1,0 +1,120 @@
+"""The params of a tool call (`before_tool`, `approve_tool`) written as JSON text at once,
+byte for byte what encoding `codec.tool_call_params` compactly gives, without building them
+as dicts first.
+
+A process hook's tool-call params are the JSON-RPC path's largest cost after the round trip:
+built as three nested dicts and then encoded member by member, they took about as many
+instructions as the rest of the dispatch. Written here, only the values are encoded (the
+strings by the `json` module's own C string encoder, the tool's arguments and a given context
+by the same C encoder `transports.rpc` uses); member names and punctuation are constants.
+
+Only what `tool_call_params` can be sure of is written here; anything else (a value of
+another type where a string is expected, arguments that do not encode) returns None, and the
+caller builds the params as before, so a failure surfaces where it always did.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hookwright.core.events import HookInput
+from hookwright.dialects.picoclaw.codec import (
+    MAIN_AGENT_ID,
+    MAIN_TURN_SOURCE,
+    TRACE_PATHS,
+    Protocol,
+    pico_iteration,
+)
+from hookwright.transports.rpc import json_text
+
+#: The methods whose params `tool_call_text` writes.
+TOOL_CALL_METHODS = frozenset({"before_tool", "approve_tool"})
+
+_string = json.encoder.encode_basestring  # the C encoder's own, with ensure_ascii off
+_EMPTY = '""'
+_MAIN_SOURCE = _string(MAIN_TURN_SOURCE)
+#: Each method's `TracePath`, as JSON text.
+_STAGES = {method: _string(path) for method, path in TRACE_PATHS.items()}
+
+
+def _meta(inp: HookInput, payload: Mapping[str, Any], method: str) -> str:
+    """`codec.build_meta`'s object as JSON text."""
+    turn_source = payload.get("turn_source")
+    if not turn_source or not isinstance(turn_source, str):
+        turn_source = MAIN_TURN_SOURCE
+    stage = _STAGES[method]
+    if turn_source != MAIN_TURN_SOURCE:
+        return (
+            '{"AgentID":"","TurnID":"","ParentTurnID":"","SessionKey":"","Iteration":0,'
+            f'"TracePath":{stage},"Source":{_string(turn_source)}}}'
+        )
+    turn, session, iteration = inp.turn_id, inp.session_id, payload.get("iteration")
+    return (
+        f'{{"AgentID":{_string(inp.agent_id or MAIN_AGENT_ID)},'
+        f'"TurnID":{_string(turn) if turn else _EMPTY},'
+        f'"ParentTurnID":{_text(payload.get("parent_turn_id"))},'
+        f'"SessionKey":{_string(session) if session else _EMPTY},'
+        f'"Iteration":{0 if iteration is None else pico_iteration(iteration)},'
+        f'"TracePath":{stage},"Source":{_MAIN_SOURCE}}}'
+    )
+
+
+def _text(value: Any) -> str:
+    """A string value as `codec._str` reads it, as JSON text."""
+    return _string(value) if isinstance(value, str) and value else _EMPTY
+
+
+def tool_call_text(inp: HookInput, method: str, protocol: Protocol) -> bytes | None:
+    """`tool_call_params(inp, method, protocol)` as compact JSON (UTF-8), or None where the
+    params must be built and encoded as before (see the module's note)."""
+    try:
+        payload = inp.payload
+        context = payload.get("context")
+        inbound = None
+        if context is not None and isinstance(context, Mapping):
+            inbound = context.get("inbound")
+            if inbound is not None and not isinstance(inbound, Mapping):
+                inbound = None
+        parts = ['{"meta":', _meta(inp, payload, method)]
+        if protocol == "current":
+            parts.append(',"context":')
+            parts.append(_context(payload, context, inbound))
+        tool = payload.get("tool_name")
+        parts.append(',"tool":')
+        parts.append(_text(tool))
+        arguments = payload.get("tool_input")
+        if arguments and isinstance(arguments, dict):
+            parts.append(',"arguments":')
+            parts.append(json_text(arguments if type(arguments) is dict else dict(arguments)))
+        if protocol == "seed":
+            channel = _channel(payload, inbound)
+            if channel[0] != _EMPTY:
+                parts.append(f',"channel":{channel[0]}')
+            if channel[1] != _EMPTY:
+                parts.append(f',"chat_id":{channel[1]}')
+        parts.append("}")
+        return "".join(parts).encode()
+    except Exception:
+        return None
+
+
+def _channel(payload: Mapping[str, Any], inbound: Mapping[str, Any] | None) -> tuple[str, str]:
+    """`codec._channel` as JSON text: the payload's own, else the context's `inbound` ones."""
+    channel, chat_id = payload.get("channel"), payload.get("chat_id")
+    if inbound is not None:
+        if not (isinstance(channel, str) and channel):
+            channel = inbound.get("channel")
+        if not (isinstance(chat_id, str) and chat_id):
+            chat_id = inbound.get("chat_id")
+    return _text(channel), _text(chat_id)
+
+
+def _context(payload: Mapping[str, Any], context: Any, inbound: Mapping[str, Any] | None) -> str:
+    """`codec._context` as JSON text: a given context as it is, else the `inbound` part."""
+    if context is not None and isinstance(context, Mapping):
+        return json_text(dict(context))
+    channel, chat_id = _channel(payload, inbound)
+    sender = payload.get("sender_id")
+    return f'{{"inbound":{{"channel":{channel},"chat_id":{chat_id},"sender_id":{_text(sender)}}}}}'
