@@ -49,9 +49,10 @@ def describe(record: Mapping[str, Any]) -> str:
     # Records written before `effect` existed: their decision is the best summary.
     effect = record["effect"] if "effect" in record else record.get("decision")
     status = record.get("status")
-    if status in ("error", "timeout"):
+    if status in ("error", "timeout") or effect == "patch dropped":
         fix = f"; fix: {record['fix']}" if record.get("fix") else ""
-        return f"{status}: {clip(record.get('error') or '')}{fix}"
+        what = status if status != "ok" else effect
+        return f"{what}: {clip(record.get('error') or '')}{fix}"
     if status == "not_run":  # the reason names the file and hook first; the line names them
         why = str(record.get("reason") or record.get("error") or "").partition(" not run: ")
         return f"not run: {clip(why[2] or why[0])}"
