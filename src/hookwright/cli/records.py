@@ -69,4 +69,4 @@ def describe(record: Mapping[str, Any]) -> str:
     if effect == "rewrite output":
         tool = record.get("tool_name")
         return f"rewrote the {tool} result" if tool else "rewrote the output"
-    return "no effect" if effect is None else f"{effect}{detail}"
+    return "ran, no decision" if effect is None else f"{effect}{detail}"

@@ -278,7 +278,10 @@ class HookSpec:
         )
 
     def describe(self) -> str:
-        """``no-rm (Python, project)``: the name, the system as its users say it, the source."""
+        """``no-rm (Python, project)``: the name, the system as its users say it, the source
+        (a skill's source is the system's word: ``careful/hint (skill)``)."""
+        system = system_name(self.dialect)
+        source = f", {self.source}" if self.source != system else ""
         tier = f", tier {self.tier}" if self.tier else ""
         shadow = ", shadow: not applied" if self.shadow else ""
-        return f"{self.name} ({system_name(self.dialect)}, {self.source}{tier}{shadow})"
+        return f"{self.name} ({system}{source}{tier}{shadow})"
