@@ -60,3 +60,25 @@ def test_the_trace_names_a_skill_hook_once_and_the_audit_viewer_says_ran_no_deci
     shown = run_hookwright("audit", "--session", session, home=isolated_home).stdout
     assert "PreToolUse quiet (Python, .hookwright/hooks.yaml): ran, no decision\n" in shown, shown
     assert "no effect" not in shown
+
+
+RAISES = """def no_secrets(inp):
+    return inp.tool_input["contnet"]
+"""
+
+
+def test_the_audit_viewer_says_where_a_python_hook_raised(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = _project(tmp_path / "proj")
+    (project / ".hookwright" / "guards.py").write_text(RAISES)
+    (project / ".hookwright" / "hooks.yaml").write_text(
+        "hooks:\n  - {name: no-secrets, event: PreToolUse, call: 'guards:no_secrets'}\n"
+    )
+    proc = run_scripted(project, "script.yaml", home=isolated_home)
+    assert proc.returncode == 0, proc.stderr
+    lines = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()
+    session = json.loads(lines[-1])["session_id"]
+    shown = run_hookwright("audit", "--session", session, home=isolated_home).stdout
+    line = "no-secrets (Python, .hookwright/hooks.yaml): error: KeyError: 'contnet'"
+    assert f"{line} at .hookwright/guards.py:2\n" in shown, shown
