@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookwright.core.systems import system_name
+# re-exported: every view imports the label helpers from here
+from hookwright.core.systems import system_name as system_name
 
 if TYPE_CHECKING:  # only named in annotations: opening a project never imports the engine's records
     from hookwright.core.spec import HookSpec
