@@ -157,11 +157,11 @@ def test_debug_traces_matching_spawning_exit_codes_and_outputs(
         lines = [line for line in proc.stderr.splitlines() if line.startswith("[hookwright debug")]
         text = "\n".join(lines)
         assert "match: PreToolUse (tool_name='Bash'): 6 hook(s) registered, 4 selected" in text
-        assert "match:   skip writes (native, project): matcher 'Write|Edit' does not match" in text
+        assert "match:   skip writes (Python, project): matcher 'Write|Edit' does not match" in text
         assert f'spawn: ["sh", "-c", "{sys.executable} {project / "fail.py"}"]' in text
         assert '"tool_input":{"command":"rm -rf build"}' in text
         assert "exit 1 after" in text and "stderr: first line\\nthe reason it failed" in text
-        assert "result: PreToolUse no-rm (native, project): ok, deny" in text
+        assert "result: PreToolUse no-rm (Python, project): ok, deny" in text
         assert "result: PreToolUse: merged decision deny, 4 hook(s) ran" in text
         assert json.loads(proc.stdout)["decision"] == "deny"
 

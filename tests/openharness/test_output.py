@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hookwright import Decision, Event, HookInput, HookResult
-from hookwright.core.effects import Effects
+from hookwright.core.effects import Effects, failure_fix
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.capabilities import normalize
 from hookwright.dialects.openharness.envelope import build_envelope
@@ -174,14 +174,16 @@ SCOPES: list[tuple[str, HookInput, Any, str]] = [
 
 @pytest.mark.parametrize(("scope", "inp", "patch", "capability"), SCOPES)
 def test_patch_without_its_capability_is_ignored_and_recorded(
-    scope: str, inp: HookInput, patch: Any, capability: str, caplog: pytest.LogCaptureFixture
+    scope: str, inp: HookInput, patch: Any, capability: str
 ) -> None:
     others = [c for _, _, _, c in SCOPES if c != capability]
     result = decode(inp, {"hookSpecificOutput": {"patch": {scope: patch}}}, *others)
     assert result.updated_input is None and result.updated_output is None
     assert not result.patches and not result.payload_updates
     assert ignored(result) == [(scope, capability)]
-    assert f"needs capability {capability}" in caplog.text
+    # reported once, on the result: its error text and the fix (no warning logged beside it)
+    assert result.error == f"{scope} ignored: needs capability {capability}"
+    assert failure_fix(result.effects) == f"add {capability} to the hook's capabilities"
 
 
 @pytest.mark.parametrize(("scope", "inp", "patch", "capability"), SCOPES)

@@ -416,3 +416,55 @@ def test_every_hook_shows_its_system_and_file_and_the_status_is_right_at_once(
     assert colour_in_screenshot(browser, png, python, (60, 90, 153)) > 20, "Python badge"
     assert colour_in_screenshot(browser, png, claude, (181, 82, 46)) > 20, "Claude Code badge"
     assert colour_in_screenshot(browser, png, python, (181, 82, 46)) == 0
+
+
+# A failure's fix, beside the failure -----------------------------------------------------------
+
+BROKEN_OPENHARNESS = """
+name: broken
+events: [before_tool_dispatch]
+matcher: "Bash"
+handler:
+  type: command
+  command: python3 -c "import sys; sys.stdin.read(); sys.exit('it broke')"
+"""
+OPENHARNESS_FIX = (
+    "fix: exit 0 (with a JSON answer, or none) to go on, or 2 to block (the reason on stderr)"
+)
+
+
+def test_a_failed_hook_shows_its_error_and_fix_and_keeps_them_on_reload(
+    browser: webdriver.Chrome, serve: ServerFactory, project: Path, tmp_path: Path
+) -> None:
+    (project / ".openharness" / "hooks").mkdir(parents=True)
+    (project / ".openharness" / "hooks" / "broken.yaml").write_text(BROKEN_OPENHARNESS)
+    turns = [{"tool_calls": [{"name": "Bash", "arguments": {"command": "echo hi"}}]},
+             {"content": "All done."}]  # fmt: skip
+    model = ScriptedModel.from_turns(turns)
+    server = serve(model=lambda: model, trust=True, permission_mode="bypassPermissions")
+    browser.set_window_size(1000, 900)
+    browser.get(server.http_url)
+    send(browser, "say hi")
+    wait_idle(browser, "All done.")
+
+    [failed] = browser.find_elements(By.CSS_SELECTOR, ".msg.note.decision-failed")
+    body = failed.find_element(By.CLASS_NAME, "body").text
+    assert body == (
+        "before_tool_dispatch (PreToolUse): broken → error "
+        "(Command hook exited with code 1: it broke)"
+    ), body
+    [fix] = failed.find_elements(By.CLASS_NAME, "fix")
+    assert fix.text == OPENHARNESS_FIX
+    label = failed.find_element(By.CLASS_NAME, "label").text
+    assert label == "hook OpenHarness .openharness/hooks/broken.yaml", label
+    screenshot = tmp_path / "fix.png"
+    assert browser.save_screenshot(str(screenshot))
+    png = screenshot.read_bytes()
+    assert colour_in_screenshot(browser, png, fix, (11, 110, 79)) > 20, "the fix line in green"
+    assert colour_in_screenshot(browser, png, fix, (179, 38, 30)) == 0, "not the failure's red"
+    error_body = failed.find_element(By.CLASS_NAME, "body")
+    assert colour_in_screenshot(browser, png, error_body, (179, 38, 30)) > 20, "failure in red"
+
+    browser.refresh()
+    wait_idle(browser, "All done.")
+    assert texts(browser, ".msg.note.decision-failed .fix") == [OPENHARNESS_FIX]

@@ -158,7 +158,9 @@ def _shorter_origin(origin: str, project: Path | None) -> str:
 
 def _entry(row: HookRow, project: Path | None) -> list[Text]:
     when = row.matcher if not row.if_rule else f"{row.matcher} if {row.if_rule}"
-    facts = [system_name(row.dialect), row.source, row.mode]
+    system = system_name(row.dialect)
+    # A skill's source is "skill" too: the word once
+    facts = [system, row.source, row.mode] if row.source != system else [system, row.mode]
     if row.timeout and row.grace:
         facts.append(f"{row.timeout - row.grace:g}s +{row.grace:g}s")
     elif row.timeout:

@@ -4,11 +4,15 @@ summary."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 #: Longest text shown for one value (a command, a reason, a context).
 SHOWN = 100
+#: A frame of a Python traceback, as a hook's `stderr_tail` keeps it.
+_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
 
 
 def clip(text: str, limit: int = SHOWN) -> str:
@@ -41,6 +45,20 @@ def _rewrite(record: Mapping[str, Any]) -> str:
     return f"rewrote the input of {_call(record) or record.get('event')}"
 
 
+def _raised_at(record: Mapping[str, Any]) -> str:
+    """`` at .hookwright/guards.py:7``: where a hook that raised failed, from the last frame
+    of the traceback its `stderr_tail` keeps (a Python hook's own frames), relative to the
+    project when inside it; empty when there is none."""
+    frames = _FRAME.findall(str(record.get("stderr_tail") or ""))
+    if not frames:
+        return ""
+    file, line = frames[-1]
+    project = record.get("project")
+    if isinstance(project, str) and Path(file).is_relative_to(project):
+        file = str(Path(file).relative_to(project))
+    return f" at {file}:{line}"
+
+
 _VERBS = {"deny": "denied", "block": "blocked", "allow": "allowed", "ask": "asked about"}
 
 
@@ -49,9 +67,10 @@ def describe(record: Mapping[str, Any]) -> str:
     # Records written before `effect` existed: their decision is the best summary.
     effect = record["effect"] if "effect" in record else record.get("decision")
     status = record.get("status")
-    if status in ("error", "timeout"):
+    if status in ("error", "timeout") or effect == "patch dropped":
         fix = f"; fix: {record['fix']}" if record.get("fix") else ""
-        return f"{status}: {clip(record.get('error') or '')}{fix}"
+        what = status if status != "ok" else effect
+        return f"{what}: {clip(record.get('error') or '')}{_raised_at(record)}{fix}"
     if status == "not_run":  # the reason names the file and hook first; the line names them
         why = str(record.get("reason") or record.get("error") or "").partition(" not run: ")
         return f"not run: {clip(why[2] or why[0])}"
@@ -68,4 +87,4 @@ def describe(record: Mapping[str, Any]) -> str:
     if effect == "rewrite output":
         tool = record.get("tool_name")
         return f"rewrote the {tool} result" if tool else "rewrote the output"
-    return "no effect" if effect is None else f"{effect}{detail}"
+    return "ran, no decision" if effect is None else f"{effect}{detail}"

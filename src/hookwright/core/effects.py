@@ -219,9 +219,13 @@ NO_EFFECTS = Effects()
 
 
 def failure_fix(effects: Effects | None) -> str | None:
-    """What makes a failed hook work, from its `hook_failed` notice (None when its dialect
-    does not say)."""
-    for notice in effects.notices if effects else ():
-        if notice.kind == "hook_failed" and notice.fix:
-            return notice.fix
-    return None
+    """What makes a failed hook work, from its `hook_failed` notice, or what makes a dropped
+    patch apply, from its `ignored_patch` notices (None when its dialect does not say)."""
+    if effects is None or not effects.notices:
+        return None
+    fixes: list[str] = []
+    for notice in effects.notices:
+        fix = notice.fix
+        if notice.kind in ("hook_failed", "ignored_patch") and fix and fix not in fixes:
+            fixes.append(fix)
+    return "; ".join(fixes) or None

@@ -306,11 +306,18 @@ def effect_of(result: HookResult) -> str:
         ("context", result.additional_context is not None),
         ("message", result.system_message is not None),
         ("prompt", bool(result.effects and result.effects.prompt_injections)),
+        ("patch dropped", _dropped_a_patch(result)),
     )
     for effect, present in checks:
         if present:
             return effect
     return "note"
+
+
+def _dropped_a_patch(result: HookResult) -> bool:
+    """A patch the hook sent was not applied (an OpenHarness patch without its capability)."""
+    notices = result.effects.notices if result.effects else ()
+    return any(notice.kind == "ignored_patch" for notice in notices)
 
 
 #: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they

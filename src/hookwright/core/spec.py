@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 from hookwright.core.events import Event
 from hookwright.core.matching import IfRule, Matcher
 from hookwright.core.results import Decision, HookResult
+from hookwright.core.systems import system_name
 from hookwright.core.tiers import TIER_RANK, Tier
 from hookwright.core.tool_results import tool_result_of
 
@@ -277,6 +278,10 @@ class HookSpec:
         )
 
     def describe(self) -> str:
+        """``no-rm (Python, project)``: the name, the system as its users say it, the source
+        (a skill's source is the system's word: ``careful/hint (skill)``)."""
+        system = system_name(self.dialect)
+        source = f", {self.source}" if self.source != system else ""
         tier = f", tier {self.tier}" if self.tier else ""
         shadow = ", shadow: not applied" if self.shadow else ""
-        return f"{self.name} ({self.dialect}, {self.source}{tier}{shadow})"
+        return f"{self.name} ({system}{source}{tier}{shadow})"

@@ -9,29 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# re-exported: every view imports the label helpers from here
+from hookwright.core.systems import system_name as system_name
+
 if TYPE_CHECKING:  # only named in annotations: opening a project never imports the engine's records
     from hookwright.core.spec import HookSpec
-
-#: A dialect's name -> the system's name as its users say it.
-SYSTEMS = {
-    "claude_code": "Claude Code",
-    "picoclaw": "PicoClaw",
-    "openharness": "OpenHarness",
-    "skill": "skill",
-    "native": "Python",
-    "python": "Python",
-    "gemini": "Gemini CLI",
-    "codex": "Codex",
-}
 
 #: ``command:python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/no_rm.py"``: the script it runs.
 _SCRIPT = re.compile(r"""([^\s"'/\\]+\.(?:py|sh|js|ts|mjs|cjs|rb|pl|bash|zsh))\b""")
 #: The field path an origin ends with (``:hooks[0]``, ``:hooks.PreToolUse[0].hooks[1]``).
 _FIELD = re.compile(r":[\w.\[\]-]+$")
-
-
-def system_name(dialect: str) -> str:
-    return SYSTEMS.get(dialect, dialect)
 
 
 def short_name(name: str) -> str:

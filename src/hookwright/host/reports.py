@@ -56,9 +56,8 @@ def report_verdict(report: Reporter, verdict: Verdict, project_dir: Path | None 
     for message in verdict.system_messages:
         report("notice", text=message, event=event)
     for notice in verdict.effects.notices:
-        if notice.kind == "ignored_patch":
-            report("notice", text=f"{notice.hook}: {notice.message}", event=event)
-        elif notice.kind == "hook_failed" and notice.detail:
+        # A dropped patch (`ignored_patch`) is reported on its hook's line: its error, its fix.
+        if notice.kind == "hook_failed" and notice.detail:
             # the dialect's own record as its agent keeps it (OpenHarness `hook.notice`:
             # hookName, eventName, handlerType, errorCode, errorMessage)
             detail = {key: value for key, value in notice.detail.items() if key != "text"}

@@ -58,7 +58,7 @@ def results(verdict: Verdict) -> None:
         name = spec.describe() if spec else "?"
         parts = [result.status.value]
         if result.status is Status.ok:
-            parts.append(effect_of(result) if result.has_effect else "no effect")
+            parts.append(effect_of(result) if result.has_effect else "ran, no decision")
         parts.append(f"{result.duration_ms:.1f} ms")
         if result.exit_code is not None:
             parts.append(f"exit {result.exit_code}")
@@ -72,7 +72,7 @@ def results(verdict: Verdict) -> None:
         ):
             if value:
                 text += f"; {label}: {short(value)}"
-        if result.status is not Status.ok:
+        if result.status is not Status.ok or result.error:
             text += _failure_facts(result)
         trace("result", f"{event} {name}: {text}")
     decision = verdict.decision.value if verdict.decision else "none"
@@ -80,7 +80,8 @@ def results(verdict: Verdict) -> None:
 
 
 def _failure_facts(result: HookResult) -> str:
-    """Where a failed hook was declared, and what makes it work when its dialect says."""
+    """Where a failed hook (or one whose answer was not all applied) was declared, and what
+    makes it work when its dialect says."""
     text = f"; declared in: {result.hook.origin}" if result.hook and result.hook.origin else ""
     fix = failure_fix(result.effects)
     return text + (f"; fix: {fix}" if fix else "")

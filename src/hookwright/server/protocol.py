@@ -202,6 +202,8 @@ class HookResultFrame(_Strict):
     system: str | None = None
     event_words: str | None = None
     file: str | None = None
+    #: What makes a failed hook (or a dropped patch) work, when its dialect knows.
+    fix: str | None = None
 
 
 class PermissionRequestFrame(_Strict):

@@ -1089,7 +1089,10 @@ class RpcProcess:
             ) from None
         except RpcError as exc:
             await conn.kill()
-            raise RpcProcessError(f"hook {self.name}: hook.hello failed: {exc}") from exc
+            said = f"hook {self.name}: "  # the hook named once, not again by the cause
+            raise RpcProcessError(
+                f"{said}hook.hello failed: {str(exc).removeprefix(said)}"
+            ) from exc
         except BaseException:
             await conn.kill()
             raise

@@ -258,7 +258,9 @@ def _declared(
         matcher=hook.matcher,
         mode="chain" if hook.sequential else "parallel",
         timeout=command.timeout_ms / 1000,
-        note=f"Gemini {command.event_name}" + (" (folder not trusted by Gemini CLI)" * refused),
+        # Not "not trusted" again: a folder Gemini refuses is said once, by the file's warning
+        # or, where hookwright trusts the folder, by the hook's off reason (`_bind`).
+        note=f"Gemini {command.event_name}",
         command=command.command,
     )
 

@@ -32,8 +32,10 @@ Mapping to a `HookResult`:
   object a patch put there gets a `hookNotes` list); on before_tool_dispatch they are
   ignored. They never become a user-facing `system_message`.
 * each `patch.<scope>` applies only with its capability and on its event (see
-  `capabilities.py`); otherwise it is ignored, a warning is logged and an ``ignored_patch``
-  `Notice` is added to the result's effects. Applied patches become:
+  `capabilities.py`); otherwise it is ignored: an ``ignored_patch`` `Notice` (with a `fix`)
+  is added to the result's effects and its message becomes the result's `error` (the status
+  stays ok), so every view reports it once, with the hook's file and the fix. Applied patches
+  become:
   `tool_input` -> `updated_input` (the shallow-merged input); `tool_output` ->
   `updated_output`; `model_request` -> `updated_input` with the canonical request fields
   (`model`, `messages`, `options`) and `payload_updates["model_ref"]` when the model changes;
@@ -65,7 +67,7 @@ from hookwright.dialects.openharness.capabilities import (
     SCOPE_EVENTS,
     SUPPRESS_OUTPUT,
 )
-from hookwright.dialects.openharness.events import CONTEXT_EVENTS, LIFECYCLE_EVENTS
+from hookwright.dialects.openharness.events import CONTEXT_EVENTS, LIFECYCLE_EVENTS, OH_NAME
 
 log = logging.getLogger("hookwright.dialects.openharness")
 
@@ -160,21 +162,29 @@ class _Decoder:
         #: The context after this hook's `context` patch (None: not patched).
         self.context: dict[str, Any] | None = None
 
-    def ignore(self, scope: str, capability: str | None, reason: str) -> None:
+    def ignore(
+        self, scope: str, capability: str | None, reason: str, fix: str | None = None
+    ) -> None:
+        """Drop a patch: the `ignored_patch` notice and the result's error text are its one
+        report (the log line is for debugging hookwright itself)."""
         b = self.binding
-        log.warning("openharness hook %s (%s): %s ignored: %s", b.name, b.oh_event, scope, reason)
+        log.debug("openharness hook %s (%s): %s ignored: %s", b.name, b.oh_event, scope, reason)
         detail = {"scope": scope, "capability": capability, "reason": reason}
         message = f"{scope} ignored: {reason}"
-        self.ignored.append(Notice("ignored_patch", b.name, b.oh_event, message, detail))
+        self.ignored.append(Notice("ignored_patch", b.name, b.oh_event, message, detail, fix))
 
     def apply(self, scope: str, value: Any) -> None:
         capability = SCOPE_CAPABILITY.get(scope)
         if capability is None:
-            self.ignore(scope, None, "unknown patch scope")
+            fix = f"patch one of: {', '.join(SCOPE_CAPABILITY)}"
+            self.ignore(scope, None, "unknown patch scope", fix)
         elif self.binding.event not in SCOPE_EVENTS[scope]:
-            self.ignore(scope, capability, f"does not apply to {self.binding.oh_event}")
+            events = " or ".join(sorted(OH_NAME[event] for event in SCOPE_EVENTS[scope]))
+            fix = f"patch {scope} from a {events} hook"
+            self.ignore(scope, capability, f"does not apply to {self.binding.oh_event}", fix)
         elif capability not in self.binding.capabilities:
-            self.ignore(scope, capability, f"needs capability {capability}")
+            fix = f"add {capability} to the hook's capabilities"
+            self.ignore(scope, capability, f"needs capability {capability}", fix)
         else:
             try:
                 self._apply(scope, value)
@@ -255,7 +265,11 @@ class _Decoder:
 
     def suppress(self) -> None:
         if SUPPRESS_OUTPUT not in self.binding.capabilities:
-            self.ignore("suppressOutput", SUPPRESS_OUTPUT, f"needs capability {SUPPRESS_OUTPUT}")
+            needs, fix = (
+                f"needs capability {SUPPRESS_OUTPUT}",
+                f"add {SUPPRESS_OUTPUT} to the hook's capabilities",
+            )
+            self.ignore("suppressOutput", SUPPRESS_OUTPUT, needs, fix)
             return
         self.result.add_effects(suppress_output=True)
         if self.binding.event is Event.PostToolUse:
@@ -269,6 +283,9 @@ class _Decoder:
             result.payload_updates = self.payload_updates
         if self.ignored:
             result.add_effects(notices=tuple(self.ignored))
+            # Like an answer that does not parse: the hook ran (status ok), and its error text
+            # says what was dropped, in every view that shows a hook's error.
+            result.error = "; ".join(notice.message for notice in self.ignored)
         return result
 
 

@@ -178,7 +178,9 @@ class PicoClawCodec:
 
     def _failed(self, status: Status, message: str) -> HookResult:
         name = self.name
-        log.warning("%s of hook %s %s: %s", self.method, name, self._consequence(), message)
+        # The result (its status and error) is the one report every view shows; the log line
+        # is for debugging hookwright itself.
+        log.debug("%s of hook %s %s: %s", self.method, name, self._consequence(), message)
         if self.method == "approve_tool":
             word = "timed out" if status is Status.timeout else "failed"
             result = approval_denied(f'tool approval hook "{name}" {word}')

@@ -102,8 +102,17 @@ def skill_specs(hooks: Iterable[HookInfo], scope: str | None = None) -> list[Hoo
                 scope=scope,
                 when=_first_round if first else _main_agent,
                 origin=f"skills/{hook.skill}/hooks/{hook.file}",
-                description=f"skill prompt hook ({hook.timing})",
+                description=_description(hook),
                 dialect_data=SkillSpecData(hook.timing),
             )
         )
     return specs
+
+
+def _description(hook: HookInfo) -> str:
+    """``skill prompt hook (after_tool_call); tool_filter: Write, Edit``: the filter is the
+    hook's only selection, which the views show as its note (it has no matcher)."""
+    text = f"skill prompt hook ({hook.timing})"
+    if hook.timing == "after_tool_call" and hook.tool_filter:
+        text += f"; tool_filter: {', '.join(hook.tool_filter)}"
+    return text

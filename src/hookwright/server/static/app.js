@@ -51,6 +51,7 @@ function saveDisplay() {
     kind: element.className.replace(/^msg ?/, ""),
     label: element.querySelector(".label")?.textContent || "",
     text: element.querySelector(".body")?.textContent || "",
+    fix: element.querySelector(".fix")?.dataset.fix || "",
   }));
   localStorage.setItem(DISPLAY_KEY, JSON.stringify(entries));
 }
@@ -81,7 +82,8 @@ function setState(state, text) {
 }
 
 // `badges`: [{kind, text}] after the label, e.g. a hook's system and the file it came from.
-function add(kind, label, text, badges = []) {
+// `fix`: what makes a failed hook work (its dialect's `fix`), shown under the failure.
+function add(kind, label, text, badges = [], fix = "") {
   const element = document.createElement("div");
   element.className = `msg ${kind}`;
   if (label) {
@@ -101,6 +103,13 @@ function add(kind, label, text, badges = []) {
   body.className = "body";
   body.textContent = text;
   element.appendChild(body);
+  if (fix) {
+    const line = document.createElement("span");
+    line.className = "fix";
+    line.dataset.fix = fix;
+    line.textContent = `fix: ${fix}`;
+    element.appendChild(line);
+  }
   log.appendChild(element);
   log.scrollTop = log.scrollHeight;
   return body;
@@ -135,7 +144,7 @@ function renderHistory() {
   log.textContent = "";
   const shown = loadList(DISPLAY_KEY);
   if (shown.length > 0 || history.length === 0) {
-    for (const entry of shown) add(entry.kind, entry.label, entry.text);
+    for (const entry of shown) add(entry.kind, entry.label, entry.text, [], entry.fix);
     return;
   }
   const toolNames = {};
@@ -444,10 +453,11 @@ function handleFrame(frame) {
       break;
     case "hook_result": {
       const decision = frame.decision || (frame.status !== "ok" ? "failed" : frame.effect);
+      const detail = frame.reason || frame.error;
       add(`note decision-${decision.replace(/[^a-z]+/g, "-")}`, "hook",
         `${frame.event_words || frame.event}: ${frame.hook} → ${frame.effect}` +
-        (frame.reason ? ` (${frame.reason})` : ""),
-        hookBadges(frame.system || frame.dialect, frame.file));
+        (detail ? ` (${detail})` : ""),
+        hookBadges(frame.system || frame.dialect, frame.file), frame.fix);
       break;
     }
     case "notice":
