@@ -179,6 +179,8 @@ class Agent:
         self.models = refs.ModelSwitch(config.project_dir)
         #: The name the session's model is called with, when `/model` chose one.
         self._model_name: str | None = None
+        #: The model the running turn's requests go to, when the skill it typed names one.
+        self._turn_model: str | None = None
         #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
         self.context_tokens = 0
         self._pending_context: list[str] = []
@@ -270,7 +272,7 @@ class Agent:
     @property
     def model_name(self) -> str:
         """The model name the next model call uses."""
-        return self._model_name or self.model.name
+        return self._turn_model or self._model_name or self.model.name
 
     def use_model(self, model: Model, name: str) -> None:
         """Later model calls go to `model`, called `name` (`/model`)."""
@@ -432,6 +434,7 @@ class Agent:
             result = TurnResult(ended.status, reason=ended.reason)
             rollback = ended.rollback
         finally:
+            self._turn_model = None
             if flow is not None:
                 self._skill_events(flow.finish())
         self.observe(
@@ -485,6 +488,10 @@ class Agent:
         """UserPromptExpansion, then the skill's texts; a shell command of it without
         permission ends the turn with Claude Code's refusal."""
         await self._prompt_expansion(prompt, skill, arguments)
+        if skill.model is not None:
+            # Claude Code calls the frontmatter's model for this turn only (no model switch
+            # events; the next prompt goes to the session's model again).
+            self._turn_model = self.hooks.claude_code.model_named(skill.model)
         try:
             return await expand(self, skill, arguments)
         except ShellCommandRefused as refused:
@@ -642,7 +649,7 @@ class Agent:
                 dict(self.config.model_options),
             ),
             iteration=iteration,
-            model_ref=refs.model_ref(self.model, self._model_name),
+            model_ref=refs.model_ref(self.model, self._turn_model or self._model_name),
         )
         await self._end_run(planned.end)
         request = planned.request
