@@ -33,6 +33,10 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 DURATION = re.compile(r'"duration_ms":\d+')
 #: A resumed SessionStart's wait since the last answer: the time between the two runs.
 WAITED = re.compile(r'"seconds_since_last_response":\d+')
+#: The token budget some models get after a tool result (2.1.240 with a Haiku 4.5 skill).
+BUDGET_NOTE = re.compile(
+    r"\n\n<system-reminder>\n<total_tokens>[^<]*</total_tokens>\n</system-reminder>$"
+)
 TRANSCRIPT = re.compile(r'"(transcript_path|agent_transcript_path)":"[^"]*"')
 AGENT_NOISE = (
     "<system-reminder>\nAs you answer",
@@ -163,7 +167,7 @@ def _block_items(
 ) -> list[str]:
     kind = block.get("type")
     if kind == "tool_result":
-        text = _result_text(block.get("content"))
+        text = BUDGET_NOTE.sub("", _result_text(block.get("content")))
         if block.get("tool_use_id") in handbacks:
             text = "<hand-back>"
         error = bool(block.get("is_error"))

@@ -367,7 +367,7 @@ class Agent:
             audit=str(audit) if audit is not None else None,
         )
         cost = None
-        if source == "resume" and self.hooks.claude_code.resume_cost:
+        if source in ("resume", "fork") and self.hooks.claude_code.resume_cost:
             cost = resume_cost(self.transcript.path, self.model_name, time.time())
             self.context_tokens = cost.context_tokens
         decision = await self.hooks.start(source, resume_cost=cost)

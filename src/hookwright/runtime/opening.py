@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -114,6 +115,7 @@ async def open_session(
     mcp_config_files: Sequence[Path] = (),
     skills: Sequence[str] = (),
     resume: str | None = None,
+    fork_session: bool = False,
     history: Sequence[dict[str, Any]] | None = None,
     on_event: EventSink | None = None,
     ask_user: AskUser | None = None,
@@ -133,6 +135,8 @@ async def open_session(
     ``permission_mode`` None: the settings files' ``permissions.defaultMode`` (see
     `permission_mode`), else ``default``.
 
+    ``fork_session`` with ``resume``: the history of that session goes on in a new session
+    (its own id and transcript, a copy of the old one), as Claude Code's ``--fork-session``.
     ``history`` (OpenAI-format messages kept by a client) starts the agent from
     ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
     ``workspace_access`` leases the project's files to the hooks that touch them (see
@@ -147,6 +151,8 @@ async def open_session(
     their answer)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
+    if fork_session and not resume:
+        raise ValueError("--fork-session needs --resume ID (the session to fork)")
     project_dir = project_dir.resolve()
     home = home or Path.home()
     given = named_profile(claude_code_version) if claude_code_version is not None else None
@@ -237,11 +243,9 @@ async def open_session(
     messages = None
     if history is not None:
         messages = [{"role": "system", "content": config.system_prompt}, *history]
+    session_id = resume
     if resume:
-        path = transcripts.transcript_path(home, project_dir, resume)
-        messages = transcripts.load(path)
-        if not messages:
-            raise ValueError(f"session {resume} has an empty transcript at {path}")
+        messages, session_id = _resumed(home, project_dir, resume, fork=fork_session)
     registry = tools or default_tools()
     hook_tools = list(dict.fromkeys([*registry.names(), "Agent"]))
     diagnostics += map(str, tool_filter_warnings(skill_hooks, project_dir / "skills", hook_tools))
@@ -251,7 +255,7 @@ async def open_session(
         registry,
         config,
         policy=policy,
-        session_id=resume,
+        session_id=session_id,
         messages=messages,
         on_event=on_event,
         ask_user=ask_user,
@@ -276,6 +280,23 @@ async def open_session(
     agent.closers.append(servers.close)
     engine.services = replace(engine.services, mcp=servers.call_for_hook)
     return SessionSetup(agent, engine, diagnostics, skipped, opened.not_run, opened.not_run_summary)
+
+
+def _resumed(
+    home: Path, project_dir: Path, resume: str, *, fork: bool
+) -> tuple[list[dict[str, Any]], str]:
+    """The history of session `resume` and the id the session goes on under: its own, or for
+    a `fork` a new one whose transcript starts as a copy of the old (measured in Claude Code:
+    ``--fork-session`` keeps the old transcript and writes a new file)."""
+    path = transcripts.transcript_path(home, project_dir, resume)
+    messages = transcripts.load(path)
+    if not messages:
+        raise ValueError(f"session {resume} has an empty transcript at {path}")
+    if not fork:
+        return messages, resume
+    session_id = str(uuid.uuid4())
+    transcripts.fork(path, transcripts.transcript_path(home, project_dir, session_id), session_id)
+    return messages, session_id
 
 
 def _register_agent_tools(
