@@ -189,6 +189,14 @@ def frontmatter_cases() -> list[Case]:
             compare=WITH_MODELS,
         ),
         Case(
+            "command-model",
+            "/hello world",
+            one_bash,
+            observers("UserPromptSubmit"),
+            {".claude/commands/hello.md": "---\nmodel: claude-sonnet-5\n---\nHello $ARGUMENTS.\n"},
+            compare=WITH_MODELS,
+        ),
+        Case(
             "skill-model-tool",
             "go",
             [Turn(tools=[skill_call("toolu_a", "greet", "w")]), *one_bash],
