@@ -175,6 +175,17 @@ def test_a_skill_s_model_serves_the_turn_that_typed_it_only(
     }
 
 
+def test_a_skill_s_model_never_chooses_another_backend(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    skill = "---\ndescription: Greets\nmodel: openai:gpt-elsewhere\n---\nGreeting.\n"
+    project(tmp_path, {".claude/skills/greet/SKILL.md": skill})
+    server.queue_anthropic("done")
+    agent(tmp_path, isolated_home, server, "run", "/greet")
+    assert [r.body["model"] for r in server.requests] == ["claude-opus-5"]
+    assert {r.api for r in server.requests} == {"anthropic"}
+
+
 def test_a_skill_the_model_may_not_invoke_is_refused_before_any_hook(
     server: FakeLLMServer, tmp_path: Path, isolated_home: Path
 ) -> None:

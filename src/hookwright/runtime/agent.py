@@ -58,7 +58,13 @@ from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
 from hookwright.runtime.resume_cost import resume_cost
-from hookwright.runtime.skill_commands import ShellCommandRefused, Skill, expand, find_skill
+from hookwright.runtime.skill_commands import (
+    MODEL_NAME,
+    ShellCommandRefused,
+    Skill,
+    expand,
+    find_skill,
+)
 from hookwright.runtime.teammate import Teammate, idle_feedback
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
@@ -489,14 +495,26 @@ class Agent:
         permission ends the turn with Claude Code's refusal."""
         await self._prompt_expansion(prompt, skill, arguments)
         if skill.model is not None:
-            # Claude Code calls the frontmatter's model for this turn only (no model switch
-            # events; the next prompt goes to the session's model again).
-            self._turn_model = self.hooks.claude_code.model_named(skill.model)
+            self._use_skill_model(skill)
         try:
             return await expand(self, skill, arguments)
         except ShellCommandRefused as refused:
             self.emit("command_output", command=prompt, text=str(refused))
             raise TurnEnded("stopped", str(refused)) from None
+
+    def _use_skill_model(self, skill: Skill) -> None:
+        """The typed skill's frontmatter ``model`` answers this turn (Claude Code: no model
+        switch events, the next prompt goes to the session's model again); a value that is no
+        model name is said and ignored."""
+        model = str(skill.model)
+        if MODEL_NAME.fullmatch(model):
+            self._turn_model = self.hooks.claude_code.model_named(model)
+            return
+        self.emit(
+            "notice",
+            text=f"{skill.path}: model: {model!r} is not a model name; ignored (the session's "
+            "model answers)",
+        )
 
     async def _prompt_expansion(self, prompt: str, skill: Skill, arguments: str) -> None:
         """UserPromptExpansion before a skill is expanded (before UserPromptSubmit or after

@@ -48,6 +48,9 @@ NESTED_NAME: Final = re.compile(rf"{SKILL_NAME.pattern}(?::{SKILL_NAME.pattern})
 #: ``/name`` then, after a space, the arguments.
 SKILL_PROMPT: Final = re.compile(rf"/({NESTED_NAME.pattern})(?:[ \t]+(.*))?", re.DOTALL)
 SHELL_COMMAND: Final = re.compile(r"!`([^`\n]+)`")
+#: A frontmatter ``model`` the agent calls: a model name or family, never a ``backend:spec``
+#: (a repository's skill does not choose where the conversation is sent).
+MODEL_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\[\]-]*")
 #: ``$ARGUMENTS[N]`` or ``$N``: the Nth argument, counted from 0.
 POSITIONAL: Final = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$(\d+)")
 SKILL_FILE: Final = "SKILL.md"
@@ -69,7 +72,7 @@ class Skill:
     #: Permission rules of the frontmatter's ``allowed-tools`` (a legacy command's).
     allowed_tools: tuple[str, ...] = ()
     #: The frontmatter's ``model``: what the requests of the turn that typed it go to
-    #: (None: the session's model; ``inherit`` is None too).
+    #: (None: the session's model; ``inherit`` is None too). Not checked: see `MODEL_NAME`.
     model: str | None = None
     #: The frontmatter's ``disable-model-invocation``: the ``Skill`` tool refuses it.
     model_invocable: bool = True

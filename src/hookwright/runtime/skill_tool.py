@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.skill_commands import (
+    MODEL_NAME,
     ShellCommandRefused,
     Skill,
     named_skill,
@@ -93,6 +94,6 @@ class SkillTool(ModelTool[SkillInput]):
         response: dict[str, Any] = {"success": True, "commandName": skill.name}
         if skill.allowed_tools:
             response["allowedTools"] = list(skill.allowed_tools)
-        if skill.model is not None:
+        if skill.model is not None and MODEL_NAME.fullmatch(skill.model):
             response["model"] = self.agent.hooks.claude_code.model_named(skill.model)
         return response
