@@ -65,11 +65,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--claude-code-version", default=CLAUDE_VERSION, help="the Claude Code to compare with"
     )
-    parser.add_argument("-k", dest="pattern", default="", help="run cases whose name has this")
+    parser.add_argument(
+        "-k",
+        dest="patterns",
+        action="append",
+        default=[],
+        help="run cases whose name has this (repeatable: any of them)",
+    )
     parser.add_argument("--keep", type=Path, help="write both views of every case here")
     args = parser.parse_args(argv)
     version = args.claude_code_version
-    named = [case for case in CASES if args.pattern in case.name]
+    patterns = args.patterns or [""]
+    named = [case for case in CASES if any(pattern in case.name for pattern in patterns)]
     cases = [case for case in named if runs_on(case, version)]
     try:
         with (

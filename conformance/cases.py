@@ -29,7 +29,13 @@ from conformance.case_kit import (
 )
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import Action, Case, Hook
-from conformance.skill_cases import resume_cases, slash_and_skill_cases
+from conformance.skill_cases import (
+    frontmatter_cases,
+    nested_command_cases,
+    repeated_skill_cases,
+    resume_cases,
+    slash_and_skill_cases,
+)
 
 # A Stop-loop plugin in the popular style: it finds the transcript in its stdin and greps it for
 # the assistant's lines. Claude Code writes the transcript shortly after the reply, so the hook
@@ -779,5 +785,8 @@ CASES: list[Case] = [
     *_profile_cases(),
     *_skill_and_mcp_cases(),
     *slash_and_skill_cases(),
+    *nested_command_cases(),
+    *frontmatter_cases(),
+    *repeated_skill_cases(),
     *resume_cases(),
 ]

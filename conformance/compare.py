@@ -12,6 +12,7 @@ What is compared, after ids, paths and durations are replaced by placeholders:
 - `handback`: `model` with the result of each `Agent` call (a subagent's hand-back, which
   each agent frames its own way) as `<hand-back>`, for cases where what counts is the
   requests of the parent and the subagent around it;
+- `models`: the model each request of the agent loop went to;
 - `files`: the project's files afterwards.
 Text the agent itself adds on its own (Claude Code's date, agent and skill listings, token
 budget) is not hook text and is left out.
@@ -32,6 +33,10 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 DURATION = re.compile(r'"duration_ms":\d+')
 #: A resumed SessionStart's wait since the last answer: the time between the two runs.
 WAITED = re.compile(r'"seconds_since_last_response":\d+')
+#: The token budget some models get after a tool result (2.1.240 with a Haiku 4.5 skill).
+BUDGET_NOTE = re.compile(
+    r"\n\n<system-reminder>\n<total_tokens>[^<]*</total_tokens>\n</system-reminder>$"
+)
 TRANSCRIPT = re.compile(r'"(transcript_path|agent_transcript_path)":"[^"]*"')
 AGENT_NOISE = (
     "<system-reminder>\nAs you answer",
@@ -162,7 +167,7 @@ def _block_items(
 ) -> list[str]:
     kind = block.get("type")
     if kind == "tool_result":
-        text = _result_text(block.get("content"))
+        text = BUDGET_NOTE.sub("", _result_text(block.get("content")))
         if block.get("tool_use_id") in handbacks:
             text = "<hand-back>"
         error = bool(block.get("is_error"))
@@ -172,11 +177,19 @@ def _block_items(
     text = str(block.get("text", ""))
     if role == "system":
         return [f"system: {normalise(p)}" for p in text.split("\n\n") if _is_hook_text(p)]
-    return [] if text.startswith(AGENT_NOISE) else [f"{role}: {normalise(text)}"]
+    return [] if _is_noise(text) else [f"{role}: {normalise(text)}"]
 
 
 def _is_hook_text(paragraph: str) -> bool:
-    return not paragraph.startswith(AGENT_NOISE) and bool(paragraph.strip())
+    return not _is_noise(paragraph) and bool(paragraph.strip())
+
+
+def _is_noise(text: str) -> bool:
+    """Text the agent adds on its own; 2.1.332 wraps it in a ``<system-reminder>`` when the
+    request goes to another model than the session's (a skill's frontmatter ``model``)."""
+    return text.startswith(AGENT_NOISE) or text.removeprefix("<system-reminder>\n").startswith(
+        AGENT_NOISE
+    )
 
 
 def _result_text(content: Any) -> str:
@@ -204,6 +217,8 @@ def view(observation: Observation, aspects: frozenset[str]) -> dict[str, Any]:
             [item.split("\n", 1)[0] for item in items]
             for items in model_view(observation, normalise)
         ]
+    if "models" in aspects:
+        result["models"] = [str(body.get("model")) for body in observation.requests]
     if "files" in aspects:
         result["files"] = {name: normalise(text) for name, text in observation.files.items()}
     return result

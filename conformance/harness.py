@@ -8,12 +8,14 @@ the agent loop sent to the model; the project's files afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +85,12 @@ class Case:
     """A second prompt, run after the first as a resumed session (`--resume <session id>`, the
     id read from the first hook input of the log) in the same HOME and project; the scripted
     turns go on where the first run left them."""
+    fork: bool = False
+    """The resumed run forks the session (`--fork-session`): a new session id."""
+    follow_ups: Sequence[str] = ()
+    """More prompts of the same session, each sent once the one before it was answered: Claude
+    Code reads them as stream-json user messages (`--input-format stream-json`), hookwright as
+    lines of `hookwright chat`."""
 
 
 @dataclass(slots=True)
@@ -169,12 +177,16 @@ def base_env(root: Path, home: Path, fake: FakeAnthropic) -> dict[str, str]:
 
 
 def claude_command(claude: Path, case: Case, resume: str | None = None) -> list[str]:
-    """`claude -p` on the case's prompt, or with `resume` on its second prompt."""
+    """`claude -p` on the case's prompt, or with `resume` on its second prompt; with
+    follow-ups, every prompt is read from stdin as a stream-json user message."""
     prompt = case.prompt if resume is None else str(case.resume)
     command = [str(claude), "-p", prompt, "--output-format", "json", "--model", MODEL]
+    if case.follow_ups:
+        streamed = ["--input-format", "stream-json", "--output-format", "stream-json"]
+        command = [str(claude), "-p", *streamed, "--verbose", "--model", MODEL]
     command += case.claude_args
     if resume is not None:
-        command += ["--resume", resume]
+        command += ["--resume", resume, *(["--fork-session"] if case.fork else [])]
     if case.permission_mode == "bypassPermissions":
         return [*command, "--dangerously-skip-permissions"]
     return [*command, "--permission-mode", case.permission_mode]
@@ -187,13 +199,14 @@ def hookwright_command(
     `resume`, on its second prompt in that session."""
     chosen = ["--claude-code-version", version] if version else []
     if resume is not None:
-        chosen += ["--resume", resume]
+        chosen += ["--resume", resume, *(["--fork-session"] if case.fork else [])]
+    prompt = [] if case.follow_ups else [case.prompt if resume is None else str(case.resume)]
     return [
         sys.executable,
         "-m",
         "hookwright",
-        "run",
-        case.prompt if resume is None else str(case.resume),
+        "chat" if case.follow_ups else "run",
+        *prompt,
         "--project",
         str(project),
         "--trust",
@@ -222,7 +235,8 @@ def run(
     script = fake.load(with_paths(case.turns, project), case.side_reply)
     env = base_env(root, home, fake)
     command = claude_command(claude, case) if claude else hookwright_command(case, project, version)
-    done = run_agent(command, project, env)
+    prompts = [case.prompt, *case.follow_ups] if case.follow_ups else None
+    done = run_agent(command, project, env, prompts, streamed=claude is not None)
     session = first_session_id(root)
     if case.resume is not None and session is not None:
         command = (
@@ -236,18 +250,87 @@ def run(
 
 
 def run_agent(
-    command: list[str], project: Path, env: dict[str, str]
+    command: list[str],
+    project: Path,
+    env: dict[str, str],
+    prompts: Sequence[str] | None = None,
+    *,
+    streamed: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """One headless agent run in `project`, its output captured."""
-    return subprocess.run(
+    """One headless agent run in `project`, its output captured; `prompts` are read from its
+    stdin (`streamed`: as Claude Code's stream-json messages, each once the one before it was
+    answered; else one a line)."""
+    if prompts is None:
+        return subprocess.run(
+            command,
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    if not streamed:
+        lines = "".join(f"{prompt}\n" for prompt in prompts)
+        return subprocess.run(
+            command,
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            input=lines,
+        )
+    return _streamed(command, project, env, prompts)
+
+
+def _streamed(
+    command: list[str], project: Path, env: dict[str, str], prompts: Sequence[str]
+) -> subprocess.CompletedProcess[str]:
+    """Claude Code reading `prompts` as stream-json user messages, the next one sent when the
+    result of the one before it arrived (sent at once, they would join the running turn)."""
+    with subprocess.Popen(
         command,
         cwd=project,
         env=env,
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=RUN_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        timer = threading.Timer(RUN_TIMEOUT, process.kill)
+        timer.start()
+        seen: list[str] = []
+        try:
+            for prompt in prompts:
+                message = {"type": "user", "message": {"role": "user", "content": prompt}}
+                try:
+                    process.stdin.write(json.dumps(message) + "\n")
+                    process.stdin.flush()
+                except OSError:  # it exited: what it printed says why
+                    break
+                for line in process.stdout:
+                    seen.append(line)
+                    if _is_result(line):
+                        break
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+            seen.append(process.stdout.read())
+            stderr = process.stderr.read() if process.stderr is not None else ""
+            process.wait()
+        finally:
+            timer.cancel()
+    return subprocess.CompletedProcess(command, process.returncode, "".join(seen), stderr)
+
+
+def _is_result(line: str) -> bool:
+    """Whether a stream-json output line is a turn's result."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("type") == "result"
 
 
 def observe(

@@ -40,6 +40,15 @@ hooks:
 Greeting $ARGUMENTS.
 """
 
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolBatch")
+WITH_MODELS = frozenset({"stdin", "order", "model", "files", "models"})
+
+
+def greeting(**frontmatter: str) -> str:
+    """A plain skill whose frontmatter has `frontmatter` besides its description."""
+    keys = "".join(f"{key.replace('_', '-')}: {value}\n" for key, value in frontmatter.items())
+    return f"---\ndescription: Greets\n{keys}---\nGreeting $ARGUMENTS.\n"
+
 
 def skill_call(use_id: str, skill: str, args: str | None = None) -> ToolUse:
     payload = {"skill": skill} if args is None else {"skill": skill, "args": args}
@@ -50,7 +59,6 @@ def slash_and_skill_cases() -> list[Case]:
     command = {".claude/commands/hello.md": COMMAND}
     skill = {".claude/skills/greet/SKILL.md": SKILL}
     scoped = {".claude/skills/greet/SKILL.md": SCOPED_SKILL}
-    tool_events = ("PreToolUse", "PostToolUse", "PostToolBatch")
     return [
         typed_command("command-legacy", "/hello world there", command),
         typed_command(
@@ -68,7 +76,7 @@ def slash_and_skill_cases() -> list[Case]:
             "skill-tool",
             "go",
             [Turn(tools=[skill_call("toolu_a", "greet", "world")]), Turn("done")],
-            observers(*PROMPT_GATE, *tool_events),
+            observers(*PROMPT_GATE, *TOOL_EVENTS),
             skill,
         ),
         Case(
@@ -119,6 +127,118 @@ def slash_and_skill_cases() -> list[Case]:
     ]
 
 
+def nested_command_cases() -> list[Case]:
+    """A legacy command in a subfolder of ``commands/``: typed and called by the model as
+    ``sub:hello`` (folders and file name joined by ``:``)."""
+    nested = {".claude/commands/sub/hello.md": COMMAND}
+    deeper = {".claude/commands/a/b/hello.md": COMMAND}
+    return [
+        typed_command("command-nested", "/sub:hello world there", nested),
+        Case(
+            "command-nested-tool",
+            "go",
+            [Turn(tools=[skill_call("toolu_a", "a:b:hello", "x y")]), Turn("done")],
+            observers(*PROMPT_GATE, *TOOL_EVENTS),
+            deeper,
+        ),
+    ]
+
+
+def frontmatter_cases() -> list[Case]:
+    """A SKILL.md's `model` (the requests of the turn that typed it go there; a family name is
+    the version's own model; the `Skill` tool changes nothing) and `disable-model-invocation`
+    (the `Skill` tool refuses it before any hook runs)."""
+    one_bash = [Turn(tools=[bash("toolu_b", "echo hi")]), Turn("done")]
+    pinned = {".claude/skills/greet/SKILL.md": greeting(model="claude-sonnet-5")}
+    family = {".claude/skills/greet/SKILL.md": greeting(model="haiku")}
+    return [
+        Case(
+            "skill-model",
+            "/greet world",
+            one_bash,
+            observers(*PROMPT_GATE, "Stop"),
+            pinned,
+            compare=WITH_MODELS,
+        ),
+        Case(
+            "skill-model-alias",
+            "/greet world",
+            one_bash,
+            observers("UserPromptSubmit"),
+            family,
+            compare=WITH_MODELS,
+        ),
+        Case(
+            "command-model",
+            "/hello world",
+            one_bash,
+            observers("UserPromptSubmit"),
+            {".claude/commands/hello.md": "---\nmodel: claude-sonnet-5\n---\nHello $ARGUMENTS.\n"},
+            compare=WITH_MODELS,
+        ),
+        Case(
+            "skill-model-tool",
+            "go",
+            [Turn(tools=[skill_call("toolu_a", "greet", "w")]), *one_bash],
+            observers(*TOOL_EVENTS),
+            pinned,
+            compare=WITH_MODELS,
+        ),
+        Case(
+            "skill-model-next-prompt",
+            "/greet one",
+            [Turn("one"), Turn("two"), *one_bash],
+            observers("UserPromptSubmit", "Stop"),
+            pinned,
+            compare=WITH_MODELS,
+            follow_ups=("plain", "/greet three"),
+        ),
+        Case(
+            "skill-model-invocation-disabled",
+            "go",
+            [Turn(tools=[skill_call("toolu_a", "greet", "one")]), Turn("done")],
+            observers(*PROMPT_GATE, *TOOL_EVENTS, "PostToolUseFailure", "Stop"),
+            {".claude/skills/greet/SKILL.md": greeting(disable_model_invocation="true")},
+        ),
+    ]
+
+
+def repeated_skill_cases() -> list[Case]:
+    """A skill invoked again replaces its frontmatter hooks: never doubled, a spent `once`
+    hook runs again; typed in a later prompt of the same session, likewise."""
+    scoped = {".claude/skills/greet/SKILL.md": SCOPED_SKILL}
+    return [
+        Case(
+            "skill-hooks-rearmed",
+            "go",
+            [
+                Turn(tools=[skill_call("toolu_a", "greet", "one")]),
+                Turn(tools=[bash("toolu_b", "echo b")]),
+                Turn(tools=[skill_call("toolu_c", "greet", "two")]),
+                Turn(tools=[bash("toolu_d", "echo d")]),
+                Turn("done"),
+            ],
+            observers("Stop"),
+            scoped,
+        ),
+        Case(
+            "skill-typed-twice",
+            "/greet one",
+            [
+                Turn(tools=[bash("toolu_a", "echo one")]),
+                Turn("done1"),
+                Turn(tools=[bash("toolu_b", "echo two")]),
+                Turn("done2"),
+                Turn(tools=[bash("toolu_c", "echo three")]),
+                Turn("done3"),
+            ],
+            observers("UserPromptSubmit", "Stop"),
+            scoped,
+            follow_ups=("plain two", "/greet three"),
+        ),
+    ]
+
+
 def resume_cases() -> list[Case]:
     """A session resumed with `--resume`: SessionStart says `resume`, with the cost fields of
     a version that sends them."""
@@ -129,5 +249,13 @@ def resume_cases() -> list[Case]:
             [Turn("one"), Turn("two")],
             observers("SessionStart", "UserPromptSubmit"),
             resume="second",
-        )
+        ),
+        Case(
+            "session-fork",
+            "first",
+            [Turn("one"), Turn("two")],
+            observers("SessionStart", "UserPromptSubmit", "Stop"),
+            resume="second",
+            fork=True,
+        ),
     ]

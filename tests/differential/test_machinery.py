@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from conformance.__main__ import runs_on
 from conformance.cases import CASES, bash
 from conformance.compare import Normaliser, differences, view
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
-from conformance.harness import Action, Case, Hook, Observation, cleanup, run
+from conformance.harness import Action, Case, Hook, Observation, cleanup, run, run_agent
 from conformance.hook_server import HookServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -233,3 +234,97 @@ def test_cases_that_need_a_newer_claude_code_are_skipped(tmp_path: Path) -> None
     assert runs_on(CASES[0], "2.1.240") and not runs_on(
         next(case for case in CASES if case.since), "2.1.294"
     )
+
+
+def test_repeated_k_runs_the_cases_of_every_pattern(tmp_path: Path) -> None:
+    old = tmp_path / "claude"
+    old.write_text("#!/bin/sh\necho '2.1.240 (Claude Code)'\n")
+    old.chmod(0o755)
+    patterns = ["-k", "fail-exit3-command-block", "-k", "fail-exit3-command-continue"]
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "--claude", str(old), *patterns],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[1] for line in done.stdout.splitlines()[:2]] == [
+        "fail-exit3-command-block",
+        "fail-exit3-command-continue",
+    ]
+
+
+#: A stand-in for `claude -p --input-format stream-json`: for each user message it notes
+#: whether the next one was already waiting before it answered, then prints a result line.
+STREAMED_CLAUDE = """\
+import json, os, select, sys
+log = open(os.environ["STREAM_LOG"], "a")
+for line in sys.stdin:
+    waiting = bool(select.select([sys.stdin], [], [], 0.2)[0])
+    prompt = json.loads(line)["message"]["content"]
+    log.write(json.dumps({"prompt": prompt, "next_already_sent": waiting}) + "\\n")
+    log.flush()
+    print(json.dumps({"type": "assistant", "text": prompt}), flush=True)
+    print(json.dumps({"subtype": "success", "type": "result", "result": prompt}), flush=True)
+"""
+
+
+def test_follow_up_prompts_reach_claude_one_answer_at_a_time(tmp_path: Path) -> None:
+    program = tmp_path / "claude.py"
+    program.write_text(STREAMED_CLAUDE)
+    log = tmp_path / "stream.jsonl"
+    env = {**os.environ, "STREAM_LOG": str(log)}
+    done = run_agent(
+        [sys.executable, str(program)], tmp_path, env, ["one", "two", "three"], streamed=True
+    )
+    assert done.returncode == 0, done.stderr
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert seen == [
+        {"prompt": prompt, "next_already_sent": False} for prompt in ("one", "two", "three")
+    ]
+    assert done.stdout.count('"type": "result"') == 3
+
+
+def test_a_case_with_follow_ups_runs_hookwright_chat_on_every_prompt() -> None:
+    [case] = [case for case in CASES if case.name == "skill-typed-twice"]
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", case, fake)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        prompts = [
+            json.loads(r["stdin"])["prompt"]
+            for r in observation.hooks
+            if r["label"] == "log-UserPromptSubmit"
+        ]
+        assert prompts == ["/greet one", "plain two", "/greet three"]
+        assert len(observation.requests) == 6
+    finally:
+        cleanup(observation)
+
+
+def test_the_agents_own_notes_are_left_out_wrapped_or_after_a_tool_result(
+    observed: Observation,
+) -> None:
+    budget = "\n\n<system-reminder>\n<total_tokens>9 tokens left</total_tokens>\n</system-reminder>"
+    body = {
+        "model": "claude-sonnet-5",
+        "messages": [
+            {"role": "system", "content": "<system-reminder>\nToday's date is 2026-11-27."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_a", "content": "hi" + budget},
+                    {"type": "text", "text": "<system-reminder>\nHOOK TEXT\n</system-reminder>"},
+                ],
+            },
+        ],
+    }
+    rendered = view(replace(observed, requests=[body]), frozenset({"model", "models"}))
+    assert rendered["models"] == ["claude-sonnet-5"]
+    assert rendered["model"] == [
+        [
+            "tool_result toolu_a error=False: hi",
+            "user: <system-reminder>\nHOOK TEXT\n</system-reminder>",
+        ]
+    ]

@@ -81,6 +81,14 @@ ResumeOpt = Annotated[
         "--resume", help="Continue a session by id (see: hookwright sessions).", metavar="ID"
     ),
 ]
+ForkOpt = Annotated[
+    bool,
+    typer.Option(
+        "--fork-session",
+        help="With --resume: go on in a new session holding a copy of its history.",
+        metavar="",
+    ),
+]
 ConfigOpt = Annotated[
     list[Path] | None,
     typer.Option("--config", "-c", help="Extra hook config file (repeatable).", metavar="FILE"),
@@ -194,6 +202,7 @@ async def open_cli_session(
     options: SessionOptions,
     *,
     resume: str | None,
+    fork_session: bool = False,
     ask_trust: bool = True,
     ask_user: AskUser = _ask_permission,
     ask_elicitation: AskElicitation | None = None,
@@ -223,6 +232,7 @@ async def open_cli_session(
             mcp_config_files=options.mcp_config or [],
             skills=options.skills or [],
             resume=resume,
+            fork_session=fork_session,
             on_event=sink,
             ask_user=ask_user if interactive else None,
             prompt_channel="terminal",
@@ -263,6 +273,7 @@ def run(
     json_out: JsonOpt = False,
     trust: TrustOpt = False,
     resume: ResumeOpt = None,
+    fork_session: ForkOpt = False,
     config: ConfigOpt = None,
     mcp_config: McpConfigOpt = None,
     skill: SkillOpt = None,
@@ -293,7 +304,7 @@ def run(
     )
 
     async def main() -> int:
-        setup = await open_cli_session(options, resume=resume)
+        setup = await open_cli_session(options, resume=resume, fork_session=fork_session)
         agent = setup.agent
         collector = (
             RunSummary(setup.engine.hooks(), options.project.resolve())
@@ -303,7 +314,7 @@ def run(
         if collector is not None:
             setup.engine.add_audit_callback(collector)
         try:
-            await agent.start("resume" if resume else "startup")
+            await agent.start(_start_source(resume, fork_session))
             result = await agent.run(prompt)
         finally:
             await agent.close("other")
@@ -313,3 +324,11 @@ def run(
         return 0 if result.status in ("completed", "max_turns", "stopped") else 1
 
     raise typer.Exit(code=asyncio.run(main()))
+
+
+def _start_source(resume: str | None, fork_session: bool) -> str:
+    """SessionStart's `source`: `fork` for a forked resume (measured in Claude Code 2.1.240
+    and 2.1.332), `resume`, else `startup`."""
+    if not resume:
+        return "startup"
+    return "fork" if fork_session else "resume"

@@ -23,7 +23,10 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
 * an MCP tool's events carry ``mcp_server: {name, source}`` by 2.1.332 (measured: last, a
   project ``.mcp.json`` server's source is ``project``);
 * SessionStart on ``--resume`` carries what resuming costs by 2.1.332 (measured; absent in
-  2.1.240; the SDK types have it by 2.1.260): `runtime.resume_cost`.
+  2.1.240; the SDK types have it by 2.1.260): `runtime.resume_cost`;
+* a skill's or command's frontmatter ``model`` may name a family (``sonnet``, ``opus``,
+  ``haiku``), which each version maps to its own model (measured: the model of the requests of
+  a turn that typed the skill).
 """
 
 from __future__ import annotations
@@ -73,10 +76,16 @@ class ClaudeCodeProfile:
     #: SessionStart on a resume carries ``seconds_since_last_response``, ``context_tokens``,
     #: ``prompt_cache_likely_expired`` and ``estimated_cache_write_usd``.
     resume_cost: bool = False
+    #: The model each family name means (a skill's frontmatter ``model: haiku``).
+    model_aliases: tuple[tuple[str, str], ...] = ()
 
     @property
     def shown(self) -> str:
         return ".".join(map(str, self.version))
+
+    def model_named(self, name: str) -> str:
+        """The model `name` means: a family's model for this version, else `name` itself."""
+        return dict(self.model_aliases).get(name, name)
 
 
 V2_1_240: Final = ClaudeCodeProfile(
@@ -87,6 +96,11 @@ V2_1_240: Final = ClaudeCodeProfile(
     stop_block_notes=False,
     on_failure=False,
     expansion_first=True,
+    model_aliases=(
+        ("sonnet", "claude-sonnet-5"),
+        ("opus", "claude-opus-5"),
+        ("haiku", "claude-haiku-4-5-20251001"),
+    ),
 )
 #: Each later profile is the one before it with what that version changed.
 V2_1_295: Final = replace(
@@ -106,6 +120,11 @@ V2_1_332: Final = replace(
     write_needs_approval=True,
     mcp_server=True,
     expansion_first=False,
+    model_aliases=(
+        ("sonnet", "claude-sonnet-5-5"),
+        ("opus", "claude-opus-5-5"),
+        ("haiku", "claude-haiku-5-5"),
+    ),
 )
 
 #: Every profile, oldest first.

@@ -317,6 +317,16 @@ class HookSession:
             claude_code=self.claude_code,
         )
 
+    def remove_frontmatter_hooks(self, path: Path, scope: str) -> int:
+        """Unregister what `add_frontmatter_hooks` registered from `path` for `scope`, so a
+        skill invoked again replaces its hooks; returns how many were removed."""
+        declared_in = f"{path}:"
+        removed = 0
+        for spec in self.engine.hooks():
+            if spec.scope == scope and (spec.origin or "").startswith(declared_in):
+                removed += self.engine.unregister(spec)
+        return removed
+
     def end_scope(self, scope: str) -> None:
         self.engine.end_scope(scope)
 

@@ -58,7 +58,13 @@ from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
 from hookwright.runtime.resume_cost import resume_cost
-from hookwright.runtime.skill_commands import ShellCommandRefused, Skill, expand, find_skill
+from hookwright.runtime.skill_commands import (
+    MODEL_NAME,
+    ShellCommandRefused,
+    Skill,
+    expand,
+    find_skill,
+)
 from hookwright.runtime.teammate import Teammate, idle_feedback
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
@@ -179,6 +185,8 @@ class Agent:
         self.models = refs.ModelSwitch(config.project_dir)
         #: The name the session's model is called with, when `/model` chose one.
         self._model_name: str | None = None
+        #: The model the running turn's requests go to, when the skill it typed names one.
+        self._turn_model: str | None = None
         #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
         self.context_tokens = 0
         self._pending_context: list[str] = []
@@ -270,7 +278,7 @@ class Agent:
     @property
     def model_name(self) -> str:
         """The model name the next model call uses."""
-        return self._model_name or self.model.name
+        return self._turn_model or self._model_name or self.model.name
 
     def use_model(self, model: Model, name: str) -> None:
         """Later model calls go to `model`, called `name` (`/model`)."""
@@ -365,7 +373,7 @@ class Agent:
             audit=str(audit) if audit is not None else None,
         )
         cost = None
-        if source == "resume" and self.hooks.claude_code.resume_cost:
+        if source in ("resume", "fork") and self.hooks.claude_code.resume_cost:
             cost = resume_cost(self.transcript.path, self.model_name, time.time())
             self.context_tokens = cost.context_tokens
         decision = await self.hooks.start(source, resume_cost=cost)
@@ -432,6 +440,7 @@ class Agent:
             result = TurnResult(ended.status, reason=ended.reason)
             rollback = ended.rollback
         finally:
+            self._turn_model = None
             if flow is not None:
                 self._skill_events(flow.finish())
         self.observe(
@@ -485,11 +494,27 @@ class Agent:
         """UserPromptExpansion, then the skill's texts; a shell command of it without
         permission ends the turn with Claude Code's refusal."""
         await self._prompt_expansion(prompt, skill, arguments)
+        if skill.model is not None:
+            self._use_skill_model(skill)
         try:
             return await expand(self, skill, arguments)
         except ShellCommandRefused as refused:
             self.emit("command_output", command=prompt, text=str(refused))
             raise TurnEnded("stopped", str(refused)) from None
+
+    def _use_skill_model(self, skill: Skill) -> None:
+        """The typed skill's frontmatter ``model`` answers this turn (Claude Code: no model
+        switch events, the next prompt goes to the session's model again); a value that is no
+        model name is said and ignored."""
+        model = str(skill.model)
+        if MODEL_NAME.fullmatch(model):
+            self._turn_model = self.hooks.claude_code.model_named(model)
+            return
+        self.emit(
+            "notice",
+            text=f"{skill.path}: model: {model!r} is not a model name; ignored (the session's "
+            "model answers)",
+        )
 
     async def _prompt_expansion(self, prompt: str, skill: Skill, arguments: str) -> None:
         """UserPromptExpansion before a skill is expanded (before UserPromptSubmit or after
@@ -642,7 +667,7 @@ class Agent:
                 dict(self.config.model_options),
             ),
             iteration=iteration,
-            model_ref=refs.model_ref(self.model, self._model_name),
+            model_ref=refs.model_ref(self.model, self._turn_model or self._model_name),
         )
         await self._end_run(planned.end)
         request = planned.request

@@ -5,6 +5,7 @@ permission rules, scripted model and skills count only once the folder is truste
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -113,6 +114,7 @@ async def open_session(
     mcp_config_files: Sequence[Path] = (),
     skills: Sequence[str] = (),
     resume: str | None = None,
+    fork_session: bool = False,
     history: Sequence[dict[str, Any]] | None = None,
     on_event: EventSink | None = None,
     ask_user: AskUser | None = None,
@@ -132,6 +134,8 @@ async def open_session(
     ``permission_mode`` None: the settings files' ``permissions.defaultMode`` (see
     `permission_mode`), else ``default``.
 
+    ``fork_session`` with ``resume``: the history of that session goes on in a new session
+    (its own id and transcript, a copy of the old one), as Claude Code's ``--fork-session``.
     ``history`` (OpenAI-format messages kept by a client) starts the agent from
     ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
     ``workspace_access`` leases the project's files to the hooks that touch them (see
@@ -146,6 +150,8 @@ async def open_session(
     their answer)."""
     if history is not None and resume:
         raise ValueError("history and resume cannot be combined")
+    if fork_session and not resume:
+        raise ValueError("--fork-session needs --resume ID (the session to fork)")
     project_dir, home = project_dir.resolve(), home or Path.home()
     given = named_profile(claude_code_version) if claude_code_version is not None else None
     owns_engine = engine is None
@@ -170,7 +176,7 @@ async def open_session(
     config = _agent_config(
         opened, settings, skill_hooks, max_turns, planning, interactive, compact_tokens
     )
-    messages = _starting_messages(config, history, resume)
+    messages, session_id = _starting_messages(config, history, resume, fork_session)
     registry = tools or default_tools()
     diagnostics += [*settings.diagnostics, *skill_lines]
     diagnostics += _filter_lines(opened, skill_hooks, registry)
@@ -180,7 +186,7 @@ async def open_session(
         registry,
         config,
         policy=settings.policy,
-        session_id=resume,
+        session_id=session_id,
         messages=messages,
         on_event=on_event,
         ask_user=ask_user,
@@ -315,19 +321,19 @@ def _agent_config(
 
 
 def _starting_messages(
-    config: AgentConfig, history: Sequence[dict[str, Any]] | None, resume: str | None
-) -> list[dict[str, Any]] | None:
-    """The conversation the agent starts from: the client's `history` after the system
-    prompt, the transcript of the session `resume` names, or None (a new one)."""
+    config: AgentConfig,
+    history: Sequence[dict[str, Any]] | None,
+    resume: str | None,
+    fork: bool,
+) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """The conversation the agent starts from and the session id it goes on under: the
+    client's `history` after the system prompt, the transcript of the session `resume` names
+    (see `_resumed`), or None for both (a new session)."""
     if history is not None:
-        return [{"role": "system", "content": config.system_prompt}, *history]
+        return [{"role": "system", "content": config.system_prompt}, *history], None
     if not resume:
-        return None
-    path = transcripts.transcript_path(config.home, config.project_dir, resume)
-    messages = transcripts.load(path)
-    if not messages:
-        raise ValueError(f"session {resume} has an empty transcript at {path}")
-    return messages
+        return None, None
+    return _resumed(config.home, config.project_dir, resume, fork=fork)
 
 
 def _filter_lines(
@@ -368,6 +374,23 @@ async def _start(
     agent.closers.append(servers.close)
     engine.services = replace(engine.services, mcp=servers.call_for_hook)
     return lines
+
+
+def _resumed(
+    home: Path, project_dir: Path, resume: str, *, fork: bool
+) -> tuple[list[dict[str, Any]], str]:
+    """The history of session `resume` and the id the session goes on under: its own, or for
+    a `fork` a new one whose transcript starts as a copy of the old (measured in Claude Code:
+    ``--fork-session`` keeps the old transcript and writes a new file)."""
+    path = transcripts.transcript_path(home, project_dir, resume)
+    messages = transcripts.load(path)
+    if not messages:
+        raise ValueError(f"session {resume} has an empty transcript at {path}")
+    if not fork:
+        return messages, resume
+    session_id = str(uuid.uuid4())
+    transcripts.fork(path, transcripts.transcript_path(home, project_dir, session_id), session_id)
+    return messages, session_id
 
 
 def _register_agent_tools(

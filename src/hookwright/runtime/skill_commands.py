@@ -30,7 +30,7 @@ import re
 import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from hookwright.config.safeparse import ParseError, load_yaml_text, read_text
 from hookwright.host import TrustPolicy
@@ -42,9 +42,15 @@ if TYPE_CHECKING:
 
 #: A skill's or command's name: a plain file name, never a path.
 SKILL_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: A legacy command in a subfolder of ``commands/``: its folders and file name joined by
+#: ``:`` (``commands/sub/x.md`` is ``sub:x``, measured in 2.1.240 and 2.1.332).
+NESTED_NAME: Final = re.compile(rf"{SKILL_NAME.pattern}(?::{SKILL_NAME.pattern})*")
 #: ``/name`` then, after a space, the arguments.
-SKILL_PROMPT: Final = re.compile(rf"/({SKILL_NAME.pattern})(?:[ \t]+(.*))?", re.DOTALL)
+SKILL_PROMPT: Final = re.compile(rf"/({NESTED_NAME.pattern})(?:[ \t]+(.*))?", re.DOTALL)
 SHELL_COMMAND: Final = re.compile(r"!`([^`\n]+)`")
+#: A frontmatter ``model`` the agent calls: a model name or family, never a ``backend:spec``
+#: (a repository's skill does not choose where the conversation is sent).
+MODEL_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\[\]-]*")
 #: ``$ARGUMENTS[N]`` or ``$N``: the Nth argument, counted from 0.
 POSITIONAL: Final = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$(\d+)")
 SKILL_FILE: Final = "SKILL.md"
@@ -65,6 +71,11 @@ class Skill:
     command: bool = False
     #: Permission rules of the frontmatter's ``allowed-tools`` (a legacy command's).
     allowed_tools: tuple[str, ...] = ()
+    #: The frontmatter's ``model``: what the requests of the turn that typed it go to
+    #: (None: the session's model; ``inherit`` is None too). Not checked: see `MODEL_NAME`.
+    model: str | None = None
+    #: The frontmatter's ``disable-model-invocation``: the ``Skill`` tool refuses it.
+    model_invocable: bool = True
 
     @property
     def folder(self) -> Path:
@@ -82,26 +93,44 @@ def find_skill(agent: Agent, prompt: str) -> tuple[Skill, str] | None:
 
 def named_skill(agent: Agent, name: str) -> Skill | None:
     """The skill or legacy command called `name` (the project's first, once trusted); None for
-    a name that is not a plain file name (the model's ``Skill`` call names no paths)."""
-    if not SKILL_NAME.fullmatch(name):
+    a name that is not a plain file name, or folders and a file name joined by ``:`` for a
+    command in a subfolder (the model's ``Skill`` call names no paths)."""
+    if not NESTED_NAME.fullmatch(name):
         return None
     config = agent.config
     places = [(config.home, "userSettings")]
     if config.project_trusted:
         places.insert(0, (config.project_dir, "projectSettings"))
+    nested = ":" in name
     for root, source in places:
-        for path, command in (
-            (root / ".claude" / "skills" / name / SKILL_FILE, False),
-            (root / ".claude" / "commands" / f"{name}.md", True),
-        ):
+        claude = root / ".claude"
+        candidates = [] if nested else [(claude / "skills" / name / SKILL_FILE, False)]
+        candidates.append((claude / "commands" / f"{name.replace(':', '/')}.md", True))
+        for path, command in candidates:
             try:
                 text = read_text(path)
             except ParseError:
                 continue
             head, body = _split(text)
-            allowed = _allowed_tools(head) if command else ()
-            return Skill(name, path, body, source, command, allowed)
+            return _skill(name, path, body, source, command, _frontmatter(head))
     return None
+
+
+def _skill(
+    name: str, path: Path, body: str, source: str, command: bool, head: dict[str, Any]
+) -> Skill:
+    model = head.get("model")
+    chosen = model.strip() if isinstance(model, str) and model.strip() != "inherit" else ""
+    return Skill(
+        name,
+        path,
+        body,
+        source,
+        command,
+        allowed_tools=_allowed_tools(head) if command else (),
+        model=chosen or None,
+        model_invocable=head.get("disable-model-invocation") is not True,
+    )
 
 
 def any_skill(agent: Agent) -> bool:
@@ -110,7 +139,7 @@ def any_skill(agent: Agent) -> bool:
     roots = [config.home, *([config.project_dir] if config.project_trusted else [])]
     for root in roots:
         claude = root / ".claude"
-        if any(claude.glob(f"skills/*/{SKILL_FILE}")) or any(claude.glob("commands/*.md")):
+        if any(claude.glob(f"skills/*/{SKILL_FILE}")) or any(claude.glob("commands/**/*.md")):
             return True
     return False
 
@@ -126,14 +155,19 @@ def _split(text: str) -> tuple[str, str]:
     return "", text
 
 
-def _allowed_tools(head: str) -> tuple[str, ...]:
-    """``allowed-tools`` of a frontmatter: a comma-separated string or a list of rules; what
-    does not parse grants nothing."""
+def _frontmatter(head: str) -> dict[str, Any]:
+    """The frontmatter's keys; what does not parse as a YAML mapping has none."""
     try:
         data = load_yaml_text(head) if head else None
     except ParseError:
-        return ()
-    value = data.get("allowed-tools") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _allowed_tools(head: dict[str, Any]) -> tuple[str, ...]:
+    """``allowed-tools`` of a frontmatter: a comma-separated string or a list of rules; what
+    does not parse grants nothing."""
+    value = head.get("allowed-tools")
     if isinstance(value, str):
         return tuple(rule.strip() for rule in _RULE_SPLIT.split(value) if rule.strip())
     if isinstance(value, list):
@@ -172,7 +206,7 @@ async def skill_text(agent: Agent, skill: Skill, arguments: str, call: str, invo
     """The skill's expanded text (after its ``Base directory`` line); its frontmatter hooks are
     registered first, as Claude Code registers them when the skill is invoked. `call` names the
     shell commands (``<call>:preamble-<n>``) for PreSkillShellCommand."""
-    if not skill.command and skill.path not in agent.invoked_skills:
+    if not skill.command:
         _add_frontmatter_hooks(agent, skill)
     agent.invoked_skills.add(skill.path)
     text = with_arguments(skill.text, arguments)
@@ -197,10 +231,12 @@ def reinvoked_note(skill: Skill) -> str:
 
 
 def _add_frontmatter_hooks(agent: Agent, skill: Skill) -> None:
-    """The skill's frontmatter hooks, active for the rest of the session: registered once, so
-    invoking it again neither doubles them nor re-arms a spent ``once`` hook (measured)."""
+    """The skill's frontmatter hooks, active for the rest of the session. Invoking it again
+    replaces them: they never run twice, and a spent ``once`` hook runs again (measured in
+    2.1.240 and 2.1.332, by the ``Skill`` tool in one turn and typed in a later turn)."""
     config = agent.config
     trusted = (config.project_dir,) if config.project_trusted else ()
+    agent.hooks.remove_frontmatter_hooks(skill.path, agent.session_id)
     problems = agent.hooks.add_frontmatter_hooks(
         skill.path,
         "skill",

@@ -4,23 +4,29 @@ Measured with Claude Code 2.1.240 and 2.1.332 (a scripted ``Skill`` call of
 ``{"skill": "greet", "args": "world"}``): PreToolUse and PostToolUse see that input; the
 skill's ``!`command` `` lines run while it loads, each gated by PreSkillShellCommand (where the
 profile has it) with ``invoked_by: "claude"`` and ``tool_use_id`` ``<call id>:preamble-<n>``;
-PostToolUse's ``tool_response`` is ``{"success": true, "commandName": NAME}``; the model gets
+PostToolUse's ``tool_response`` is ``{"success": true, "commandName": NAME}`` (and
+``allowedTools``, the rules of a command's ``allowed-tools``, where it has some); the model gets
 the tool result ``Launching skill: NAME`` and, in the same user message after it, the skill's
 expanded text (``Base directory for this skill: ...``), after a note when the session invoked
 the skill before. The skill's frontmatter hooks are active from then on
 (`skill_commands.skill_text`). A shell command without permission makes the call an error
 whose text is the refusal (hookwright's choice: measured only for a typed skill, which ends the
-turn).
+turn). A skill whose frontmatter sets ``disable-model-invocation: true`` is refused before any
+hook runs, in Claude Code's words (`SkillTool.refusal`). A command in a subfolder is named by
+its folders and file name joined by ``:`` (``commands/a/b/x.md`` is ``a:b:x``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.skill_commands import (
+    MODEL_NAME,
     ShellCommandRefused,
+    Skill,
     named_skill,
     reinvoked_note,
     skill_text,
@@ -51,6 +57,20 @@ class SkillTool(ModelTool[SkillInput]):
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
+    def refusal(self, arguments: Mapping[str, Any]) -> str | None:
+        """Claude Code's refusal of a skill whose frontmatter sets ``disable-model-invocation``
+        (before any hook runs; the same text in 2.1.240 and 2.1.332)."""
+        name = str(arguments.get("skill", "")).removeprefix("/")
+        skill = named_skill(self.agent, name)
+        if skill is None or skill.model_invocable:
+            return None
+        return (
+            f"Skill {name} cannot be used with Skill tool due to disable-model-invocation. Ask "
+            f"the user to run /{name} themselves \u2014 it cannot be invoked via the Skill tool. "
+            "Do not replicate this skill's workflow by other means \u2014 it is reserved for "
+            "explicit user invocation."
+        )
+
     async def call(self, args: SkillInput, ctx: ToolContext) -> ToolOutput:
         name = args.skill.removeprefix("/")
         skill = named_skill(self.agent, name)
@@ -63,6 +83,17 @@ class SkillTool(ModelTool[SkillInput]):
             return failure(str(refused))
         return ToolOutput(
             content=f"Launching skill: {name}",
-            data={"success": True, "commandName": name},
+            data=self._response(skill),
             followup=(reinvoked_note(skill), text) if again else (text,),
         )
+
+    def _response(self, skill: Skill) -> dict[str, Any]:
+        """PostToolUse's ``tool_response``: the command's ``allowed-tools`` and the model its
+        frontmatter names, where it has them (the model only reported: the session's requests
+        keep going to the session's model, measured)."""
+        response: dict[str, Any] = {"success": True, "commandName": skill.name}
+        if skill.allowed_tools:
+            response["allowedTools"] = list(skill.allowed_tools)
+        if skill.model is not None and MODEL_NAME.fullmatch(skill.model):
+            response["model"] = self.agent.hooks.claude_code.model_named(skill.model)
+        return response

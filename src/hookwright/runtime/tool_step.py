@@ -196,6 +196,10 @@ class ToolStep:
             )
             return self._finish(call, output, outcome, skipped="invalid arguments")
         outcome.tool_input = self.tools.parsed_input(call.name, call.arguments)
+        refusal = self.tools.refusal(call.name, call.arguments)
+        if refusal is not None:
+            output = ToolOutput(f"<tool_use_error>{refusal}</tool_use_error>", is_error=True)
+            return self._finish(call, output, outcome, skipped="refused by the tool")
         observed = self.tools.observed_input(call.name, call.arguments, owner.working_dir)
         self.hooks.identity.permission_mode = self.policy.mode
         decision = await self.hooks.before_tool(

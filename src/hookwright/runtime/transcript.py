@@ -284,3 +284,23 @@ def load(path: Path) -> list[Message]:
                 assistant["tool_calls"] = calls
             messages.append(assistant)
     return messages
+
+
+def fork(source: Path, target: Path, session_id: str) -> None:
+    """Start the transcript of a forked session at `target` with every line of `source`, each
+    under the new `session_id` (as ``claude --resume ID --fork-session`` starts its new file);
+    a line that is not a JSON object is left out."""
+    lines: list[str] = []
+    for raw in source.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(line, dict):
+            line = {**line, "sessionId": session_id} if "sessionId" in line else line
+            lines.append(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+    fd = open_append(target)
+    try:
+        os.write(fd, "".join(lines).encode("utf-8"))
+    finally:
+        os.close(fd)

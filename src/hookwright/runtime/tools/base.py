@@ -77,6 +77,15 @@ class RendersResponse(Protocol):
     def render_response(self, response: Any) -> ToolOutput | None: ...
 
 
+@runtime_checkable
+class ChecksInput(Protocol):
+    """A tool that refuses some inputs before any hook sees the call, as Claude Code's tools
+    validate theirs: the model gets ``<tool_use_error>REASON</tool_use_error>`` as an error
+    result, PostToolBatch sees that text, and no PreToolUse or PostToolUse hook runs."""
+
+    def refusal(self, arguments: Mapping[str, Any]) -> str | None: ...
+
+
 def failure(message: str, *, data: dict[str, Any] | None = None) -> ToolOutput:
     """A failed call: the model and PostToolUseFailure hooks both see `message`."""
     return ToolOutput(content=message, is_error=True, data=data, error=message)

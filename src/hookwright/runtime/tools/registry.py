@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.runtime.tools.base import (
+    ChecksInput,
     RendersResponse,
     Tool,
     ToolContext,
@@ -84,6 +85,12 @@ class ToolRegistry:
     def _missing_defaults(tool: Tool | None, arguments: Mapping[str, Any]) -> dict[str, Any]:
         defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
         return {key: value for key, value in defaults.items() if key not in arguments}
+
+    def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """Why tool `name` refuses `arguments` before any hook runs (`ChecksInput`); None when
+        it does not."""
+        tool = self.get(name)
+        return tool.refusal(arguments) if isinstance(tool, ChecksInput) else None
 
     def render_response(self, name: str, response: Any) -> ToolOutput | None:
         """A hook's replacement for the result of tool `name`, shown as the tool shows its own;

@@ -1,0 +1,259 @@
+"""What a skill's or command's frontmatter and folder change in the reference agent, through
+`python -m hookwright run` and `chat` against a fake Anthropic API on 127.0.0.1 (as measured in
+Claude Code 2.1.240 and 2.1.332): a command in a subfolder is ``sub:name``; ``model`` is the
+model of the requests of the turn that typed the skill only; ``disable-model-invocation`` makes
+the ``Skill`` tool refuse before any hook runs; a skill invoked again replaces its hooks (a
+spent ``once`` hook runs again, none runs twice); ``--fork-session`` goes on in a new session
+whose SessionStart says ``fork``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli_runner import run_hookwright
+
+from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
+
+HOOK = """\
+import json, os, sys
+data = json.loads(sys.stdin.read())
+label = sys.argv[1] if len(sys.argv) > 1 else "settings"
+with open(os.environ["HOOK_LOG"], "a") as log:
+    log.write(json.dumps({"label": label, "input": data}) + "\\n")
+"""
+EVENTS = ("SessionStart", "UserPromptExpansion", "PreToolUse", "PostToolUse", "PostToolBatch")
+COMMAND = """---
+description: Says hello
+allowed-tools: Bash(echo:*)
+---
+Hello $ARGUMENTS.
+"""
+SCOPED = """---
+description: Greets with hooks
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: python3 {hook} skill-pre
+  PostToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: python3 {hook} skill-post-once
+          once: true
+---
+Greeting $ARGUMENTS.
+"""
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as running:
+        yield running
+
+
+def project(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A project whose settings log every event of `EVENTS` (label ``settings``)."""
+    root = tmp_path / "repo"
+    hook = tmp_path / "hook.py"
+    hook.write_text(HOOK)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text.replace("{hook}", str(hook)))
+    command = [{"hooks": [{"type": "command", "command": f"python3 {hook}"}]}]
+    settings = {"hooks": {event: command for event in EVENTS}}
+    (root / ".claude").mkdir(parents=True, exist_ok=True)
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return root
+
+
+def agent(
+    tmp_path: Path, home: Path, server: FakeLLMServer, *args: str, stdin: str | None = None
+) -> list[dict[str, Any]]:
+    """`hookwright <args>` as Claude Code 2.1.332 on the fake API; the hooks that ran, in
+    order, with their inputs."""
+    done = run_hookwright(
+        *args,
+        "--project",
+        str(tmp_path / "repo"),
+        "--trust",
+        "--model",
+        "anthropic:claude-opus-5",
+        "--permission-mode",
+        "bypassPermissions",
+        "--claude-code-version",
+        "2.1.332",
+        home=home,
+        stdin=stdin,
+        env={
+            "HOOK_LOG": str(tmp_path / "hooks.jsonl"),
+            "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    log = tmp_path / "hooks.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def call(use_id: str, name: str, arguments: dict[str, Any]) -> FakeReply:
+    return FakeReply(tool_calls=[FakeToolCall(name, json.dumps(arguments), id=use_id)])
+
+
+def last_blocks(server: FakeLLMServer) -> list[Any]:
+    """The content blocks of the last message of the last request."""
+    content = server.requests[-1].body["messages"][-1]["content"]
+    return content if isinstance(content, list) else [{"type": "text", "text": content}]
+
+
+def text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+
+
+def test_a_command_in_a_subfolder_is_named_by_its_folders(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    project(tmp_path, {".claude/commands/a/b/hello.md": COMMAND})
+    server.queue_anthropic("typed")
+    hooks = agent(tmp_path, isolated_home, server, "run", "/a:b:hello world")
+    texts = [block["text"] for block in last_blocks(server)]
+    assert texts[-2:] == [
+        "<command-message>a:b:hello</command-message>\n<command-name>/a:b:hello</command-name>\n"
+        "<command-args>world</command-args>\n",
+        "Hello world.\n",
+    ]
+    [expansion] = [h["input"] for h in hooks if h["input"]["hook_event_name"] != "SessionStart"]
+    assert expansion["command_name"] == "a:b:hello"
+
+    (tmp_path / "hooks.jsonl").unlink()
+    server.queue_anthropic(call("toolu_a", "Skill", {"skill": "a:b:hello", "args": "x"}), "done")
+    hooks = agent(tmp_path, isolated_home, server, "run", "go")
+    post = next(h["input"] for h in hooks if h["input"]["hook_event_name"] == "PostToolUse")
+    assert post["tool_response"] == {
+        "success": True,
+        "commandName": "a:b:hello",
+        "allowedTools": ["Bash(echo:*)"],
+    }
+    assert last_blocks(server)[1]["text"] == "Hello x.\n"
+
+
+def test_a_skill_s_model_serves_the_turn_that_typed_it_only(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    skill = "---\ndescription: Greets\nmodel: haiku\n---\nGreeting $ARGUMENTS.\n"
+    project(tmp_path, {".claude/skills/greet/SKILL.md": skill})
+    server.queue_anthropic(
+        call("toolu_a", "Bash", {"command": "echo hi"}),
+        "one",
+        "two",
+        call("toolu_b", "Skill", {"skill": "greet", "args": "w"}),
+        "three",
+    )
+    hooks = agent(
+        tmp_path, isolated_home, server, "chat", stdin="/greet one\nplain\nagain by the tool\n"
+    )
+    assert [r.body["model"] for r in server.requests] == [
+        "claude-haiku-5-5",  # 2.1.332's haiku, for both requests of the typed turn
+        "claude-haiku-5-5",
+        "claude-opus-5",
+        "claude-opus-5",  # the Skill tool leaves the session's model
+        "claude-opus-5",
+    ]
+    post = [h["input"] for h in hooks if h["input"]["hook_event_name"] == "PostToolUse"][-1]
+    assert post["tool_response"] == {
+        "success": True,
+        "commandName": "greet",
+        "model": "claude-haiku-5-5",
+    }
+
+
+def test_a_skill_s_model_never_chooses_another_backend(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    skill = "---\ndescription: Greets\nmodel: openai:gpt-elsewhere\n---\nGreeting.\n"
+    project(tmp_path, {".claude/skills/greet/SKILL.md": skill})
+    server.queue_anthropic("done")
+    agent(tmp_path, isolated_home, server, "run", "/greet")
+    assert [r.body["model"] for r in server.requests] == ["claude-opus-5"]
+    assert {r.api for r in server.requests} == {"anthropic"}
+
+
+def test_a_skill_the_model_may_not_invoke_is_refused_before_any_hook(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    skill = "---\ndescription: Greets\ndisable-model-invocation: true\n---\nGreeting.\n"
+    project(tmp_path, {".claude/skills/greet/SKILL.md": skill})
+    server.queue_anthropic(call("toolu_a", "Skill", {"skill": "greet"}), "done")
+    hooks = agent(tmp_path, isolated_home, server, "run", "go")
+    [result] = last_blocks(server)
+    assert result["is_error"] is True
+    assert result["content"] == (
+        "<tool_use_error>Skill greet cannot be used with Skill tool due to "
+        "disable-model-invocation. Ask the user to run /greet themselves \u2014 it cannot be "
+        "invoked via the Skill tool. Do not replicate this skill's workflow by other means "
+        "\u2014 it is reserved for explicit user invocation.</tool_use_error>"
+    )
+    events = [h["input"]["hook_event_name"] for h in hooks]
+    assert events == ["SessionStart", "PostToolBatch"], "no PreToolUse, no PostToolUse"
+    batch = hooks[-1]["input"]["tool_calls"]
+    assert batch[0]["tool_response"] == result["content"]
+
+
+def test_a_skill_typed_again_replaces_its_hooks(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    project(tmp_path, {".claude/skills/greet/SKILL.md": SCOPED})
+    server.queue_anthropic(
+        *(
+            reply
+            for use_id in ("toolu_a", "toolu_b", "toolu_c")
+            for reply in (call(use_id, "Bash", {"command": "echo hi"}), "done")
+        )
+    )
+    hooks = agent(tmp_path, isolated_home, server, "chat", stdin="/greet one\nplain\n/greet two\n")
+    ran = [(h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"]
+    assert ran == [
+        ("skill-pre", "toolu_a"),
+        ("skill-post-once", "toolu_a"),
+        ("skill-pre", "toolu_b"),  # the once hook is spent
+        ("skill-pre", "toolu_c"),  # typed again: one set of hooks, the once hook armed again
+        ("skill-post-once", "toolu_c"),
+    ]
+
+
+def test_a_forked_session_goes_on_under_a_new_id(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    project(tmp_path, {})
+    server.queue_anthropic("one", "two")
+    first = agent(tmp_path, isolated_home, server, "run", "first")
+    session = first[0]["input"]["session_id"]
+    hooks = agent(
+        tmp_path, isolated_home, server, "run", "second", "--resume", session, "--fork-session"
+    )
+    start = hooks[-1]["input"]
+    assert start["source"] == "fork" and start["session_id"] != session
+    assert list(start)[-4:] == [
+        "seconds_since_last_response",
+        "context_tokens",
+        "prompt_cache_likely_expired",
+        "estimated_cache_write_usd",
+    ]
+    said = [(m["role"], text_of(m["content"])) for m in server.requests[-1].body["messages"]]
+    assert [turn for turn in said if turn[1] in ("first", "one", "second")] == [
+        ("user", "first"),
+        ("assistant", "one"),
+        ("user", "second"),
+    ], "the history goes on"
+    old, new = (Path(h["transcript_path"]) for h in (first[0]["input"], start))
+    assert old.is_file() and new.is_file() and old != new
+    copied = [json.loads(line) for line in new.read_text().splitlines()]
+    assert {line["sessionId"] for line in copied if "sessionId" in line} == {start["session_id"]}
