@@ -151,17 +151,18 @@ def call_facts(
 
 
 def _text(value: Any) -> str:
-    """One JSON value; strings (the usual case) without the encoder's set-up."""
+    """One JSON value as `ENCODER` writes it; None, strings and finite numbers (every field
+    of a hook's answer, as a rule) without the encoder's set-up."""
     if value is None:
         return "null"
-    if type(value) is str:
+    kind = type(value)
+    if kind is str:
         return encode_basestring(value)
+    if kind is int or (kind is float and value - value == 0.0):
+        # `float.__repr__` is what the encoder writes for a finite float; NaN and the
+        # infinities (for which `value - value` is NaN) take the encoder's own spelling.
+        return repr(value)
     return ENCODER.encode(value)
-
-
-def _fields(values: dict[str, Any]) -> str:
-    """`"key": value, ` for each entry, as `json.dumps` writes them inside an object."""
-    return ENCODER.encode(values)[1:-1] + ", "
 
 
 def about_text(about: AuditContext) -> str:
@@ -190,7 +191,7 @@ def _spec_parts(spec: HookSpec) -> tuple[str, str]:
     return (
         f'"hook": {_text(spec.name)}, "source": {_text(spec.source)}, '
         f'"dialect": {_text(spec.dialect)}, ',
-        f'"origin": {_text(spec.origin)}, "capabilities": {ENCODER.encode(spec.capabilities)}, ',
+        f'"origin": {_text(spec.origin)}, "capabilities": {_text(spec.capabilities)}, ',
     )
 
 
@@ -204,6 +205,8 @@ class LineEncoder:
         #: dicts: their lookups are the fastest the interpreter has).
         self._firsts: dict[HookSpec, bytes] = {}
         self._seconds: dict[HookSpec, bytes] = {}
+        #: Per hook, its fields before its result and after the session (`_spec_parts`).
+        self._specs: dict[HookSpec, tuple[str, str]] = {}
         self._durations: dict[int, bytes] = {}
         self._events: dict[Event, str] = {}
         self._session_id: str | None = None
@@ -271,9 +274,18 @@ class LineEncoder:
                 cache.clear()
         for spec, _result, _duration in runs:
             if spec not in self._firsts:
-                self._firsts[spec] = utf8(_spec_parts(spec)[0] + _QUIET_A)
+                self._firsts[spec] = utf8(self._parts(spec)[0] + _QUIET_A)
             if spec not in self._seconds:
-                self._seconds[spec] = utf8(_QUIET_B + self._session_text + _spec_parts(spec)[1])
+                self._seconds[spec] = utf8(_QUIET_B + self._session_text + self._parts(spec)[1])
+
+    def _parts(self, spec: HookSpec) -> tuple[str, str]:
+        """`_spec_parts(spec)`, encoded once per hook."""
+        parts = self._specs.get(spec)
+        if parts is None:
+            if len(self._specs) >= _CACHE_LIMIT:
+                self._specs.clear()
+            parts = self._specs[spec] = _spec_parts(spec)
+        return parts
 
     def _duration(self, duration_ns: int) -> bytes:
         """`duration_ms` as `round(ns / 1e6, 3)` writes it; remembered, since quick hooks
@@ -294,10 +306,10 @@ class LineEncoder:
 
     def _answered(self, result: HookResult, tail: str) -> bytes:
         """The line of a hook that answered something, after its head."""
-        first, second = _spec_parts(result.hook) if result.hook is not None else _UNKNOWN_SPEC
+        first, second = self._parts(result.hook) if result.hook is not None else _UNKNOWN_SPEC
         answer, effect, context = self._result_text(result)
         fix = failure_fix(result.effects)
-        last = f", {_fields({'fix': self._redact(fix)})[:-2]}" if fix else ""
+        last = f', "fix": {_text(self._redact(fix))}' if fix else ""
         return utf8(
             f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}{self.about}{last}"
         )
@@ -334,22 +346,21 @@ class LineEncoder:
 
     def _result_text(self, result: HookResult) -> tuple[str, str, str]:
         """The fields of a hook that answered: up to the session, from the patch to the
-        effect, and its context (which closes the line)."""
+        effect, and its context (which closes the line). Each value is encoded alone, with
+        the separators `json.dumps` writes between the fields of an object."""
         redact = self._redact
         stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
         acted = result.has_effect or result.status is not Status.ok
-        answer = {
-            "status": result.status.value,
-            "decision": result.decision.value if result.decision else None,
-            "duration_ms": round(result.duration_ms, 3),
-            "exit_code": result.exit_code,
-            "reason": redact(result.reason),
-            "error": redact(result.error),
-            "stderr_tail": redact(stderr),
-        }
-        effect = {
-            "patch": clean(result.patches, redact, cap=False) if result.patches else None,
-            "effect": effect_of(result) if acted else None,
-        }
-        context = _fields({"context": redact(cap_text(added_text(result)))})
-        return _fields(answer), _fields(effect), context
+        decision = result.decision.value if result.decision else None
+        answer = (
+            f'"status": {_text(result.status.value)}, "decision": {_text(decision)}, '
+            f'"duration_ms": {_text(round(result.duration_ms, 3))}, '
+            f'"exit_code": {_text(result.exit_code)}, "reason": {_text(redact(result.reason))}, '
+            f'"error": {_text(redact(result.error))}, "stderr_tail": {_text(redact(stderr))}, '
+        )
+        patch = clean(result.patches, redact, cap=False) if result.patches else None
+        effect = (
+            f'"patch": {_text(patch)}, "effect": {_text(effect_of(result) if acted else None)}, '
+        )
+        context = f'"context": {_text(redact(cap_text(added_text(result))))}, '
+        return answer, effect, context

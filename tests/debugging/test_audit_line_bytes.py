@@ -1,0 +1,149 @@
+"""Differential: over generated hook answers, specs, sessions and tool inputs, the line encoder
+writes the very bytes of the same records encoded whole by `json` (the `AuditRecord` path,
+taken when a callback is registered): non-ASCII and control characters, lone surrogates, big
+integers, floats (NaN and the infinities included), nested values and secrets."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hookwright import HookInput, HookResult
+from hookwright.core.effects import Effects, Notice
+from hookwright.core.events import Event
+from hookwright.core.results import Decision, Status, Verdict
+from hookwright.core.spec import HookSpec
+from hookwright.monitor import audit as audit_module
+from hookwright.monitor.audit import AuditLog, AuditRecord
+
+SECRET = 'tok"en\\42'
+
+#: Any code point, lone surrogates and control characters included, and the secret now and then.
+texts = st.one_of(
+    st.text(st.characters(exclude_categories=()), max_size=40),
+    st.text(max_size=10).map(lambda text: f"{text}{SECRET}{text}"),
+)
+numbers = st.one_of(
+    st.integers(),
+    st.integers(min_value=-(2**200), max_value=2**200),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+#: Keys never hold the secret: the record path redacts values only, the line path the encoded
+#: text (a secret spelled in a key is `***` in the file, in a value it is on both paths).
+keys = st.text(st.characters(exclude_categories=()), max_size=10)
+atoms = st.one_of(st.none(), st.booleans(), numbers, texts)
+values = st.recursive(
+    atoms,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(keys, inner, max_size=4),
+    ),
+    max_leaves=12,
+)
+maybe_texts = st.none() | texts
+notices = st.builds(
+    Notice, kind=st.just("hook_failed"), hook=texts, event=texts, message=texts, fix=maybe_texts
+)
+specs = st.builds(
+    HookSpec,
+    name=texts,
+    event=st.just(Event.PreToolUse),
+    handler=st.just(lambda inp: None),
+    source=texts,
+    dialect=texts,
+    origin=maybe_texts,
+    capabilities=st.none() | st.lists(texts, max_size=3).map(tuple),
+)
+results = st.builds(
+    HookResult,
+    decision=st.none() | st.sampled_from(Decision),
+    reason=maybe_texts,
+    continue_=st.booleans(),
+    additional_context=st.none() | texts | st.text(min_size=2001, max_size=2100),
+    patches=st.none() | st.dictionaries(keys, values, max_size=3),
+    status=st.sampled_from(Status),
+    error=maybe_texts,
+    exit_code=st.none() | st.integers() | st.integers(min_value=2**64, max_value=2**300),
+    stderr=maybe_texts,
+    duration_ms=st.floats(allow_nan=True, allow_infinity=True) | st.integers(),
+    effects=st.none() | st.lists(notices, max_size=2).map(lambda n: Effects(notices=tuple(n))),
+)
+runs = st.lists(
+    st.tuples(specs, st.none() | results, st.integers(min_value=0, max_value=10**12)),
+    min_size=1,
+    max_size=4,
+)
+tool_inputs = st.dictionaries(keys, values, max_size=4)
+
+
+def written(path: Path, callback: bool, dispatches: list[tuple[Any, ...]]) -> bytes:
+    # Never rotated: the records' clock is generated, the file's day is today's.
+    audit = AuditLog(path, max_bytes=0, max_age=0, daily=False)
+    audit.add_secret(SECRET)
+    audit.describe(project="/p/é", host="test host", model="m\u2028")
+    if callback:
+        audit.add_callback(lambda record: None)
+    for verdict, session_id, inp in dispatches:
+        audit.submit(verdict, session_id, inp)
+    audit.close()
+    assert audit.dropped == 0
+    return path.read_bytes()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(runs, maybe_texts, maybe_texts, st.none() | tool_inputs, st.none() | texts),
+        min_size=1,
+        max_size=3,
+    ),
+    st.floats(min_value=0, max_value=4e9),
+)
+def test_lines_are_the_bytes_json_writes_for_the_records(
+    dispatches: list[tuple[Any, ...]], now: float
+) -> None:
+    submitted = []
+    for hook_runs, session_id, turn_id, tool_input, tool_name in dispatches:
+        verdict = Verdict(
+            event=Event.PreToolUse,
+            runs=[(spec, _for(spec, result), ns) for spec, result, ns in hook_runs],
+        )
+        payload = {"tool_name": tool_name, "tool_use_id": turn_id}
+        if tool_input is not None:
+            payload["tool_input"] = tool_input
+        inp = HookInput("PreToolUse", session_id=session_id, turn_id=turn_id, payload=payload)
+        submitted.append((verdict, session_id, inp))
+    clock = SimpleNamespace(time=lambda: now, monotonic=time.monotonic)
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(audit_module, "time", clock):
+        lines = written(Path(tmp) / "lines.jsonl", False, submitted)
+        records = written(Path(tmp) / "records.jsonl", True, submitted)
+    assert lines == records
+    assert lines.count(b"\n") == sum(len(hook_runs) for hook_runs, *_ in dispatches)
+
+
+def _for(spec: HookSpec, result: HookResult | None) -> HookResult | None:
+    """The result as the engine hands it over: naming the hook that answered it."""
+    if result is not None:
+        result.hook = spec
+    return result
+
+
+def test_the_records_path_is_whole_record_json() -> None:
+    """The oracle above is `json` encoding each record's dict whole (nothing hand-built)."""
+    record = AuditRecord(
+        ts=0.0, event="Stop", hook="h", source="s", dialect="d", status="ok", decision=None,
+        duration_ms=float("nan"), exit_code=2**70, reason="é\x01", error=None, stderr_tail=None,
+        session_id=None, origin=None,
+    )  # fmt: skip
+    body = audit_module._body(record)
+    assert body.startswith(b'{"ts": "1970-01-01T00:00:00.000000Z", "event": "Stop"')
+    assert b'"duration_ms": NaN, "exit_code": 1180591620717411303424, ' in body
+    assert '"reason": "é\\u0001"'.encode() in body
