@@ -87,7 +87,8 @@ def cap_text(text: str | None) -> str | None:
 
 
 def clean(value: Any, redact: Redact, *, cap: bool) -> Any:
-    """`value` ready for JSON: string keys, secrets redacted, strings capped when `cap`, and a
+    """`value` ready for JSON: string keys, secrets redacted (in keys too: a tool input may
+    name a file or a header after a secret), strings capped when `cap`, and a
     placeholder for a part that contains itself or nests past `MAX_DEPTH`."""
     return _clean(value, redact, cap, set(), 0)
 
@@ -105,7 +106,7 @@ def _clean(value: Any, redact: Redact, cap: bool, active: set[int], depth: int) 
     try:
         if isinstance(value, dict):
             return {
-                str(key): _clean(item, redact, cap, active, depth + 1)
+                redact(str(key)): _clean(item, redact, cap, active, depth + 1)
                 for key, item in value.items()
             }
         return [_clean(item, redact, cap, active, depth + 1) for item in value]
