@@ -1,6 +1,7 @@
 """`python -m hookwright` as a real subprocess, for the command-line tests: an isolated HOME,
 no model credentials or hookwright settings from the developer's environment (but the Claude
-Code version the tests pin), a wide terminal."""
+Code version the tests pin), a wide terminal. Runs are forked from a Python that has the command
+line imported already (`warm_cli`): the same process boundary, a fraction of the CPU."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from claude_pin import PIN_ENV
+from warm_cli import warm_cli
 
 
 def run_hookwright(
@@ -28,6 +30,9 @@ def run_hookwright(
         if not key.startswith(("OPENAI_", "ANTHROPIC_", "HOOKWRIGHT_")) or key == PIN_ENV
     }
     full_env.update({"HOME": str(home), "COLUMNS": "200", **(env or {})})
+    warm = warm_cli(full_env)
+    if warm is not None:
+        return warm.run(list(args), full_env, cwd, stdin, timeout)
     return subprocess.run(
         [sys.executable, "-m", "hookwright", *args],
         input=stdin,
