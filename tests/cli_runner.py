@@ -30,15 +30,27 @@ def run_hookwright(
         if not key.startswith(("OPENAI_", "ANTHROPIC_", "HOOKWRIGHT_")) or key == PIN_ENV
     }
     full_env.update({"HOME": str(home), "COLUMNS": "200", **(env or {})})
-    warm = warm_cli(full_env)
+    return run_cli(list(args), full_env, stdin=stdin, timeout=timeout, cwd=cwd)
+
+
+def run_cli(
+    args: list[str],
+    env: dict[str, str],
+    stdin: str | None = None,
+    timeout: float = 120,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m hookwright ARGS` with exactly `env`: forked from the warm server when it can
+    serve that environment, spawned otherwise."""
+    warm = warm_cli(env)
     if warm is not None:
-        return warm.run(list(args), full_env, cwd, stdin, timeout)
+        return warm.run(args, env, cwd, stdin, timeout)
     return subprocess.run(
         [sys.executable, "-m", "hookwright", *args],
         input=stdin,
         capture_output=True,
         text=True,
-        env=full_env,
+        env=env,
         timeout=timeout,
         cwd=cwd,
     )

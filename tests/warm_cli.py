@@ -86,7 +86,7 @@ class WarmCli:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         in_r, in_w = os.pipe() if stdin is not None else (0, -1)
-        request = {"args": args, "env": env, "cwd": str(cwd or os.getcwd())}
+        request = {"args": args, "env": env, "cwd": str(cwd or os.getcwd()), "umask": _umask()}
         fds = array.array("i", [status_theirs.fileno(), in_r, out_w, err_w])
         self.control.sendmsg(
             [json.dumps(request).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)]
@@ -105,6 +105,14 @@ class WarmCli:
             _text(streams[out_r], encoding),
             _text(streams[err_r], encoding),
         )
+
+
+def _umask() -> int:
+    """This process's umask, which a spawned run would inherit (read without changing it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("Umask:"):
+            return int(line.split()[1], 8)
+    raise RuntimeError("no Umask line in /proc/self/status")
 
 
 def _reader(fd: int, into: dict[int, bytes]) -> threading.Thread:

@@ -3,7 +3,7 @@ forks one process per request and runs `python -m hookwright` in it.
 
 Started as `python -c` by `warm_cli.WarmCli` with the control socket's descriptor as its last
 argument. Each request on it is one message: the run's JSON (arguments, environment,
-folder) and four descriptors (the status socket, stdin, stdout, stderr). A short-lived middle
+folder, umask) and four descriptors (the status socket, stdin, stdout, stderr). A short-lived middle
 process forks the run, writes its pid and then its wait status to the status socket, and exits;
 the run itself is a child of nothing the test holds, like a spawned process it owns its stdio,
 its environment, its folder and its exit. The server ends when the control socket closes.
@@ -143,6 +143,9 @@ def become_the_run(request: dict[str, object], stdio: list[int]) -> None:
     os.environ.clear()
     os.environ.update(env)
     os.chdir(str(request["cwd"]))
+    umask = request["umask"]
+    assert isinstance(umask, int)
+    os.umask(umask)
     args = request["args"]
     assert isinstance(args, list)
     sys.argv = ["hookwright", *args]
