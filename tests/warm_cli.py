@@ -39,13 +39,16 @@ def interpreter_settings(env: dict[str, str]) -> dict[str, str]:
 class WarmCli:
     def __init__(self, env: dict[str, str]) -> None:
         self.settings = interpreter_settings(env)
+        # Only what acts at interpreter start, and PATH: nothing of the first run's (its HOME,
+        # a test's process marker) belongs to the server, which outlives that run.
+        server_env = {**self.settings, "PATH": env.get("PATH", os.defpath)}
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", BOOT, str(SERVER), str(theirs.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=env,
+            env=server_env,
             cwd="/",
             pass_fds=(theirs.fileno(),),
         )
@@ -55,7 +58,7 @@ class WarmCli:
         line = self.proc.stdout.readline()
         #: The variables the loaded modules read (`*`: all of them) and their values here.
         self.read = set(json.loads(line)) if line else {"*"}
-        self.kept = {key: env.get(key) for key in self.read}
+        self.kept = {key: server_env.get(key) for key in self.read}
 
     def close(self) -> None:
         self.control.close()
