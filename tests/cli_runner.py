@@ -1,6 +1,7 @@
 """`python -m hookwright` as a real subprocess, for the command-line tests: an isolated HOME,
 no model credentials or hookwright settings from the developer's environment (but the Claude
-Code version the tests pin), a wide terminal."""
+Code version the tests pin), a wide terminal. Runs are forked from a Python that has the command
+line imported already (`warm_cli`): the same process boundary, a fraction of the CPU."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from claude_pin import PIN_ENV
+from warm_cli import warm_cli
 
 
 def run_hookwright(
@@ -28,12 +30,27 @@ def run_hookwright(
         if not key.startswith(("OPENAI_", "ANTHROPIC_", "HOOKWRIGHT_")) or key == PIN_ENV
     }
     full_env.update({"HOME": str(home), "COLUMNS": "200", **(env or {})})
+    return run_cli(list(args), full_env, stdin=stdin, timeout=timeout, cwd=cwd)
+
+
+def run_cli(
+    args: list[str],
+    env: dict[str, str],
+    stdin: str | None = None,
+    timeout: float = 120,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m hookwright ARGS` with exactly `env`: forked from the warm server when it can
+    serve that environment, spawned otherwise."""
+    warm = warm_cli(env)
+    if warm is not None:
+        return warm.run(args, env, cwd, stdin, timeout)
     return subprocess.run(
         [sys.executable, "-m", "hookwright", *args],
         input=stdin,
         capture_output=True,
         text=True,
-        env=full_env,
+        env=env,
         timeout=timeout,
         cwd=cwd,
     )

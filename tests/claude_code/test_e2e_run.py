@@ -1,4 +1,4 @@
-"""End to end: `hookwright run` as a real subprocess on a temporary project.
+"""End to end: `hookwright run` as a real process (`cli_runner.run_cli`) on a temporary project.
 
 Each test writes `.claude/settings.json` (or `~/.claude/settings.json` under a temporary HOME)
 with hook scripts in the styles people publish, each style in Python and in bash, and a
@@ -37,6 +37,7 @@ import yaml
 
 from bounds import GENEROUS_BOUND, eventually
 from claude_pin import pin_claude_code
+from cli_runner import run_cli
 
 from .conftest import MARK, alive, leftover_processes
 
@@ -470,9 +471,6 @@ class Project:
         script = self.tmp / f"model-{self.runs}.yaml"
         script.write_text(yaml.safe_dump({"turns": turns}, sort_keys=False, allow_unicode=True))
         args = [
-            sys.executable,
-            "-m",
-            "hookwright",
             "run",
             prompt,
             "--project",
@@ -484,31 +482,21 @@ class Project:
             "--trust",
             "--json",
         ]
-        proc = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=self.env(),
-            cwd=self.tmp,
-        )
         try:
-            out, err = proc.communicate(timeout=RUN_TIMEOUT)
+            proc = run_cli(args, self.env(), stdin="", timeout=RUN_TIMEOUT, cwd=self.tmp)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
             self.reap()
             raise AssertionError(f"hookwright run still going after {RUN_TIMEOUT}s") from None
         self.reap()
-        stderr = err.decode("utf-8")
+        stderr = proc.stderr
         assert proc.returncode == returncode, stderr
         lines = stderr.splitlines()
         assert len(lines) == warnings and all(line.startswith("warning: ") for line in lines), (
             stderr
         )
-        events = [json.loads(line) for line in out.decode("utf-8").splitlines()]
+        events = [json.loads(line) for line in proc.stdout.splitlines()]
         assert events[0]["type"] == "session_start" and events[-1]["type"] == "session_end"
-        return Run(proc.returncode, out.decode("utf-8"), stderr, events, self.home)
+        return Run(proc.returncode, proc.stdout, stderr, events, self.home)
 
     def reap(self) -> None:
         """Fail if a hook process is still alive (after a grace period); kill what is left, by

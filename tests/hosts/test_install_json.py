@@ -5,17 +5,19 @@ changes, and uninstall gives back the bytes install found."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
+
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
-    )
+    """The command line in this test's environment (the spawned install and its files are
+    `test_install_files.py`'s)."""
+    return run_cli(list(args), dict(os.environ), timeout=60)
 
 
 def settings_in(project: Path, raw: bytes) -> Path:

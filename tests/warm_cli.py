@@ -1,0 +1,187 @@
+"""`python -m hookwright ARGS` as a process forked from a Python that has already imported the
+command line, for the command-line tests: the same process boundary as a spawned run (its own
+pid, stdio, environment, folder, exit status, atexit handlers), without paying each time for
+the interpreter start and the imports (most of the suite's CPU before).
+
+One server (`tests/warm_cli_server.py`) per test process, started on first use and ended with
+it. A run is spawned instead when its environment differs from the server's in what acts at
+interpreter start (any `PYTHON*`, `LANG` or `LC_*` variable) or in a variable a module read
+while the server imported it (`HOOKWRIGHT_DEBUG`, say): the server reports those.
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import contextlib
+import json
+import locale
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+SERVER = Path(__file__).with_name("warm_cli_server.py")
+BOOT = "import sys; path = sys.argv[1]; exec(compile(open(path).read(), path, 'exec'))"
+
+
+def interpreter_settings(env: dict[str, str]) -> dict[str, str]:
+    return {
+        key: value
+        for key, value in env.items()
+        if key.startswith(("PYTHON", "LC_")) or key == "LANG"
+    }
+
+
+class WarmCli:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.settings = interpreter_settings(env)
+        # Only what acts at interpreter start, and PATH: nothing of the first run's (its HOME,
+        # a test's process marker) belongs to the server, which outlives that run.
+        server_env = {**self.settings, "PATH": env.get("PATH", os.defpath)}
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", BOOT, str(SERVER), str(theirs.fileno())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=server_env,
+            cwd="/",
+            pass_fds=(theirs.fileno(),),
+        )
+        theirs.close()
+        atexit.register(self.close)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        #: The variables the loaded modules read (`*`: all of them) and their values here.
+        self.read = set(json.loads(line)) if line else {"*"}
+        self.kept = {key: server_env.get(key) for key in self.read}
+
+    def close(self) -> None:
+        self.control.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def serves(self, env: dict[str, str]) -> bool:
+        return (
+            self.proc.poll() is None
+            and "*" not in self.read
+            and interpreter_settings(env) == self.settings
+            and all(env.get(key) == value for key, value in self.kept.items())
+        )
+
+    def run(
+        self,
+        args: list[str],
+        env: dict[str, str],
+        cwd: Path | None,
+        stdin: str | None,
+        timeout: float,
+    ) -> subprocess.CompletedProcess[str]:
+        encoding = locale.getpreferredencoding(False)
+        status, status_theirs = socket.socketpair()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        in_r, in_w = os.pipe() if stdin is not None else (0, -1)
+        request = {"args": args, "env": env, "cwd": str(cwd or os.getcwd()), "umask": _umask()}
+        fds = array.array("i", [status_theirs.fileno(), in_r, out_w, err_w])
+        self.control.sendmsg(
+            [json.dumps(request).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)]
+        )
+        for fd in (out_w, err_w) + ((in_r,) if stdin is not None else ()):
+            os.close(fd)
+        status_theirs.close()
+        streams: dict[int, bytes] = {}
+        workers = [_reader(out_r, streams), _reader(err_r, streams)]
+        if stdin is not None:
+            workers.append(_writer(in_w, stdin.encode(encoding)))
+        returncode = _finish(status, workers, args, timeout)
+        return subprocess.CompletedProcess(
+            [sys.executable, "-m", "hookwright", *args],
+            returncode,
+            _text(streams[out_r], encoding),
+            _text(streams[err_r], encoding),
+        )
+
+
+def _umask() -> int:
+    """This process's umask, which a spawned run would inherit (read without changing it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("Umask:"):
+            return int(line.split()[1], 8)
+    raise RuntimeError("no Umask line in /proc/self/status")
+
+
+def _reader(fd: int, into: dict[int, bytes]) -> threading.Thread:
+    def read() -> None:
+        with open(fd, "rb") as pipe:
+            into[fd] = pipe.read()
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+def _writer(fd: int, data: bytes) -> threading.Thread:
+    def write() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fd, "wb") as pipe:
+            pipe.write(data)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
+def _finish(
+    status: socket.socket, workers: list[threading.Thread], args: list[str], timeout: float
+) -> int:
+    """The run's exit code once it and its output are done; killed after `timeout` seconds
+    (`subprocess.TimeoutExpired`, as `subprocess.run` would raise)."""
+    status.settimeout(timeout)
+    pid, code_line = 0, b""
+    with status, status.makefile("rb") as lines:
+        try:
+            pid = int(lines.readline())
+            code_line = lines.readline()
+        except TimeoutError:
+            pass
+    if not code_line:
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+        raise subprocess.TimeoutExpired([sys.executable, "-m", "hookwright", *args], timeout)
+    for worker in workers:
+        worker.join(timeout)
+        if worker.is_alive():
+            raise subprocess.TimeoutExpired([sys.executable, "-m", "hookwright", *args], timeout)
+    return int(code_line)
+
+
+def _text(data: bytes, encoding: str) -> str:
+    """What `subprocess.run(text=True)` makes of a stream: decoded, newlines translated."""
+    return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+
+
+_server: WarmCli | None = None
+_server_pid = 0
+_lock = threading.Lock()
+
+
+#: `SPAWN_CLI=1` spawns every run (to tell whether a failure has to do with forking).
+SPAWN_ALWAYS = os.environ.get("SPAWN_CLI", "") == "1"
+
+
+def warm_cli(env: dict[str, str]) -> WarmCli | None:
+    """This test process's server when it can serve a run with `env`, else None."""
+    global _server, _server_pid
+    if SPAWN_ALWAYS:
+        return None
+    with _lock:
+        if _server is None or _server_pid != os.getpid():
+            _server, _server_pid = WarmCli(env), os.getpid()
+        return _server if _server.serves(env) else None

@@ -1,0 +1,203 @@
+"""The far side of `tests/warm_cli.py`: a Python with hookwright's command line imported, which
+forks one process per request and runs `python -m hookwright` in it.
+
+Started as `python -c` by `warm_cli.WarmCli` with the control socket's descriptor as its last
+argument. Each request on it is one message: the run's JSON (arguments, environment,
+folder, umask) and four descriptors (the status socket, stdin, stdout, stderr). A short-lived middle
+process forks the run, writes its pid and then its wait status to the status socket, and exits;
+the run itself is a child of nothing the test holds, like a spawned process it owns its stdio,
+its environment, its folder and its exit. The server ends when the control socket closes.
+"""
+
+from __future__ import annotations
+
+import array
+import gc
+import importlib
+import json
+import os
+import runpy
+import socket
+import sys
+from collections.abc import Iterator, MutableMapping
+
+#: Room for one request's JSON (the environment is most of it).
+MESSAGE_BYTES = 1 << 20
+FDS_PER_REQUEST = 4
+
+
+#: What the commands the tests run import (the typer commands, `run` with its agent and models,
+#: the dialects, the transports), imported once here rather than in every run.
+PRELOAD = (
+    "hookwright.cli",
+    "hookwright.cli.app",
+    "hookwright.cli.quick",
+    "hookwright.cli.run",
+    "hookwright.cli.render",
+    "hookwright.cli.summary",
+    "hookwright.cli.elicit",
+    "hookwright.runtime.opening",
+    "hookwright.runtime.agent",
+    "hookwright.runtime.models.scripted",
+    "hookwright.runtime.mcp.client",
+    "hookwright.dialects",
+    "hookwright.dialects.claude_code.loader",
+    "hookwright.dialects.openharness.loader",
+    "hookwright.dialects.picoclaw.loader",
+    "hookwright.dialects.codex.loader",
+    "hookwright.dialects.native",
+    "hookwright.transports.warm",
+    "hookwright.transports.http",
+    "hookwright.transports.mcp",
+    "hookwright.transports.model",
+    "hookwright.transports.rpc",
+    "hookwright.engine.state_sqlite",
+    "hookwright.host.framework",
+)
+
+
+class RecordingEnviron(MutableMapping[str, str]):
+    """`os.environ` while the modules load: notes each variable read (`*` for a read of all)."""
+
+    def __init__(self, real: MutableMapping[str, str]) -> None:
+        self.real = real
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> str:
+        if not _from_sysconfig():
+            self.read.add(key)
+        return self.real[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.read.add("*")
+        return iter(self.real)
+
+    def __len__(self) -> int:
+        self.read.add("*")
+        return len(self.real)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self.real[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.real[key]
+
+    def copy(self) -> dict[str, str]:
+        self.read.add("*")
+        return dict(self.real)
+
+
+def _from_sysconfig() -> bool:
+    """Whether the standard library's `sysconfig` is reading: it keeps the user base (from
+    HOME), which a virtual environment's interpreter never uses (no user site)."""
+    frame = sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            return False
+        if frame.f_code.co_filename.endswith("/sysconfig.py"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def preload() -> set[str]:
+    """Import `PRELOAD` (a module that is gone or fails to import is left to the run); the
+    environment variables read meanwhile, whose values the loaded modules may have kept."""
+    real = os.environ
+    recording = RecordingEnviron(real)
+    os.environ = recording  # type: ignore[assignment]  # noqa: B003 - reads only, undone below
+    try:
+        for name in PRELOAD:
+            try:
+                importlib.import_module(name)
+            except Exception:  # the run imports it again and reports the error there
+                continue
+    finally:
+        os.environ = real  # noqa: B003 - the real mapping back
+    return recording.read
+
+
+def receive(control: socket.socket) -> tuple[dict[str, object], list[int]] | None:
+    fds = array.array("i")
+    data, ancillary, _flags, _addr = control.recvmsg(
+        MESSAGE_BYTES, socket.CMSG_SPACE(FDS_PER_REQUEST * fds.itemsize)
+    )
+    if not data:
+        return None
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+    return json.loads(data), list(fds)
+
+
+def become_the_run(request: dict[str, object], stdio: list[int]) -> None:
+    """In the forked run: take the request's stdio, environment and folder, then run
+    `python -m hookwright ARGS` (its exit, atexit handlers and flushes are the process's own)."""
+    for target, fd in enumerate(stdio):
+        os.dup2(fd, target)
+    for fd in set(stdio):
+        if fd > 2:
+            os.close(fd)
+    env = request["env"]
+    assert isinstance(env, dict)
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(str(request["cwd"]))
+    umask = request["umask"]
+    assert isinstance(umask, int)
+    os.umask(umask)
+    args = request["args"]
+    assert isinstance(args, list)
+    sys.argv = ["hookwright", *args]
+    runpy.run_module("hookwright", run_name="__main__", alter_sys=True)
+    sys.exit(0)
+
+
+def serve_one(request: dict[str, object], fds: list[int]) -> None:
+    """In the middle process: fork the run, report its pid and wait status, exit."""
+    status_fd, *stdio = fds
+    pid = os.fork()
+    if pid == 0:
+        os.close(status_fd)
+        become_the_run(request, stdio)
+    for fd in stdio:
+        os.close(fd)
+    status = socket.socket(fileno=status_fd)
+    status.sendall(f"{pid}\n".encode())
+    _, wait_status = os.waitpid(pid, 0)
+    status.sendall(f"{os.waitstatus_to_exitcode(wait_status)}\n".encode())
+    status.close()
+    os._exit(0)
+
+
+def reap_finished() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def main() -> None:
+    read = preload()
+    # The client serves a run warm only when these variables have the same values in its
+    # environment (what a module read at import would otherwise keep from this process).
+    sys.stdout.write(json.dumps(sorted(read)) + "\n")
+    sys.stdout.flush()
+    # What is loaded now stays out of every run's garbage collections, so a run does not
+    # copy the pages of the whole preloaded heap (each collection would touch every object).
+    gc.freeze()
+    control = socket.socket(fileno=int(sys.argv[-1]))
+    while (received := receive(control)) is not None:
+        request, fds = received
+        if os.fork() == 0:
+            control.close()
+            serve_one(request, fds)
+        for fd in fds:
+            os.close(fd)
+        reap_finished()
+
+
+main()
