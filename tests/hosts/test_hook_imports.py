@@ -73,9 +73,7 @@ def with_native_guard(root: Path) -> Path:
     return root
 
 
-def answer(
-    entry: str, project: Path, listing: Path, code: int = 0
-) -> tuple[bytes, set[str]]:
+def answer(entry: str, project: Path, listing: Path, code: int = 0) -> tuple[bytes, set[str]]:
     """The answer to `rm -rf build` in `project` (stdout, or with a `code` other than 0 the
     stderr), and the modules the process loaded."""
     if entry == "fallback":
