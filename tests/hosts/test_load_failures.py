@@ -170,3 +170,12 @@ def test_the_daemon_fails_the_gate_event_and_names_the_file_at_session_start(
     started = run_installed(hooks["SessionStart"]["command"], stdin, project)
     assert started.returncode == 0, started.stderr
     assert "did not load" in json.loads(started.stdout)["systemMessage"]
+
+
+def test_hooks_validate_names_the_broken_file_once(tmp_path: Path, home: Path) -> None:
+    project = trusted(guarded(tmp_path / "p", BROKEN), home)
+    checked = run_hookwright("hooks", "validate", "--project", str(project), home=home)
+    assert checked.returncode == 1
+    lines = checked.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if ".hookwright/hooks.yaml" in line)
+    assert lines[at + 1].strip().startswith("error: invalid YAML: expected the node content")
