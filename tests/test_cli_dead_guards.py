@@ -158,7 +158,7 @@ def test_a_config_file_that_is_not_yaml_is_an_error(tmp_path: Path, isolated_hom
     proc = validate(project, isolated_home, "--config", str(config))
     assert proc.returncode == 1
     [line] = problems(proc)
-    assert line.startswith("error: -: not a hook config: does not parse as YAML: invalid YAML:")
+    assert line.startswith("error: not a hook config: does not parse as YAML: invalid YAML:")
     listed = hookwright("hooks", "list", "-p", str(project), "-c", str(config), home=isolated_home)
     assert listed.returncode == 1
 

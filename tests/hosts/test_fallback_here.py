@@ -139,13 +139,19 @@ def test_a_hook_that_raises_fails_the_event_with_one_line(tmp_path: Path) -> Non
 
 
 def test_a_broken_hooks_yaml_is_answered_as_the_command_line_answers_it(tmp_path: Path) -> None:
+    """The guards of a file that does not load never vanish in silence: the event fails
+    with the file and its error on stderr, in the fallback as on the command line."""
     project = guarded(tmp_path / "project", tmp_path / "record.json")
     (project / ".hookwright" / "hooks.yaml").write_text("hooks: [\n")
     stdin = hook_input(project, "PreToolUse", **RM)
     done = run_installed(command_of(project), stdin, project)
     plain = [sys.executable, "-m", "hookwright", "hook", "claude-code", "--project", str(project)]
     expected = subprocess.run(plain, input=stdin, capture_output=True, timeout=60, check=False)
-    assert (done.returncode, done.stdout) == (expected.returncode, expected.stdout)
+    assert (done.returncode, done.stdout) == (expected.returncode, expected.stdout) == (1, b"")
+    line = expected.stderr.decode().strip()
+    assert f"{project / '.hookwright' / 'hooks.yaml'} did not load: invalid YAML:" in line
+    assert line.endswith("(check it with: hookwright hooks validate)")
+    assert line in done.stderr.decode()
     assert not (tmp_path / "record.json").exists()
 
 

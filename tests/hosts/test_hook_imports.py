@@ -73,8 +73,9 @@ def with_native_guard(root: Path) -> Path:
     return root
 
 
-def answer(entry: str, project: Path, listing: Path) -> tuple[bytes, set[str]]:
-    """The answer to `rm -rf build` in `project`, and the modules the process loaded."""
+def answer(entry: str, project: Path, listing: Path, code: int = 0) -> tuple[bytes, set[str]]:
+    """The answer to `rm -rf build` in `project` (stdout, or with a `code` other than 0 the
+    stderr), and the modules the process loaded."""
     if entry == "fallback":
         command = claude_client.hookwright_command(sys.executable, boot=ANSWER)
         command.insert(command.index(ANSWER) + 1, str(listing))
@@ -96,8 +97,9 @@ def answer(entry: str, project: Path, listing: Path) -> tuple[bytes, set[str]]:
         timeout=120,
         check=False,
     )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    return done.stdout, set(json.loads(listing.read_text()))
+    assert done.returncode == code, done.stderr.decode(errors="replace")[-2000:]
+    out = done.stdout if code == 0 else done.stderr
+    return out, set(json.loads(listing.read_text()))
 
 
 #: The fallback's boot with the listing in front (argv[1] is the listing, then the root).
@@ -134,9 +136,10 @@ def test_a_hooks_yaml_the_plain_reading_leaves_loads_the_schema_and_says_why(
     (project / ".hookwright" / "hooks.yaml").write_text(GUARD_YAML + "    timout: 5\n")
     TrustStore(Path.home()).trust(project)
     listing = tmp_path / "modules.json"
-    out, modules = answer("command line", project, listing)
+    said, modules = answer("command line", project, listing, code=1)
     assert "hookwright.dialects.native_schema" in modules and "pydantic" in modules
-    assert b"rm -rf is not allowed here" not in out  # the misspelt entry is not run
+    assert b"rm -rf is not allowed here" not in said  # the misspelt entry is not run
+    assert b"hooks[0].timout: unknown field" in said  # and the command says so
 
 
 @pytest.mark.parametrize("entry", ["command line", "fallback"])

@@ -6,8 +6,12 @@ hook runs twice. An untrusted project's hooks are never bound (none of its code 
 session is still opened, so the failure policy (`policy.yaml`) decides whether its guarded
 actions are blocked, and at SessionStart of a folder with hook folders a one-line notice
 tells the user (`systemMessage`, which Claude Code shows by default). Every answered event is
-written to the user's audit, as for every other host. Run by hookwright itself (a hook of
-`hookwright run`), the command answers nothing: hookwright already runs those hooks."""
+written to the user's audit, as for every other host. A config file of the project (or the
+user) whose hooks did not load is never passed over in silence: at SessionStart a
+`systemMessage` names it, on a gate event nothing blocked the command fails as for a failed
+hook, or blocks where the failure policy fails that event closed (`with_load_failures`).
+Run by hookwright itself (a hook of `hookwright run`), the command answers nothing:
+hookwright already runs those hooks."""
 
 from __future__ import annotations
 
@@ -15,16 +19,28 @@ import asyncio
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
+from hookwright.config.policy import FailurePolicy
+from hookwright.core.audit_record import AuditRecord
 from hookwright.core.events import Event
-from hookwright.core.results import GATE_EVENTS, Decision, Status, Verdict, failed_dispatch
+from hookwright.core.results import (
+    GATE_EVENTS,
+    Decision,
+    HookResult,
+    Status,
+    Verdict,
+    failed_dispatch,
+)
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
+from hookwright.host.failure_policy import closing_decision, load_failure_closing
+from hookwright.host.load_failures import LoadFailure
 from hookwright.host.open import ProjectScope, trusted_by_store, untrusted_hooks
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
@@ -166,12 +182,109 @@ async def relay_once(
     tool_map: ToolMap | None = None,
     host: str = "hook claude-code",
     caller: ClaudeCodeProfile | None = None,
-) -> Verdict:
+) -> Relayed:
     """One event on a session opened for it alone and closed after (so its audit is
     flushed), its records naming `host`."""
     session = await open_session(project, home, exclude, tool_map, host, caller)
     async with session:
-        return await session.relay(event, hook_input)
+        return await relay_on(session, event, hook_input)
+
+
+@dataclass(frozen=True, slots=True)
+class Relayed:
+    """One relayed event's verdict, and the config files of the session that did not load."""
+
+    verdict: Verdict
+    failures: tuple[LoadFailure, ...] = ()
+
+
+#: What makes a config file load again.
+LOAD_FIX = "fix the file (check it with: hookwright hooks validate)"
+
+
+async def relay_on(session: HookSession, event: Event, hook_input: dict[str, Any]) -> Relayed:
+    """`event` relayed on `session`, answered for the config files that did not load
+    (`with_load_failures`), each of them written to the audit with the event."""
+    verdict = await session.relay(event, hook_input)
+    opened = session.opened
+    if opened is None or not opened.load_failures:
+        return Relayed(verdict)
+    failures = opened.load_failures
+    verdict = with_load_failures(verdict, failures, opened.failure_policy)
+    note_load_failures(session, verdict, failures)
+    return Relayed(verdict, failures)
+
+
+def load_failure_line(failures: tuple[LoadFailure, ...]) -> str:
+    """One line naming each file that did not load, why, and the fix."""
+    said = "; ".join(
+        f"the hooks of {failed.file} did not load: {_where(failed)}{failed.message}"
+        for failed in failures
+    )
+    return f"hookwright: {' '.join(said.split())}; {LOAD_FIX}"
+
+
+def _where(failure: LoadFailure) -> str:
+    return f"{failure.field}: " if failure.field else ""
+
+
+def with_load_failures(
+    verdict: Verdict, failures: tuple[LoadFailure, ...], policy: FailurePolicy
+) -> Verdict:
+    """`verdict` (this event's own) answered for the `failures`: at SessionStart their line
+    goes first among the messages shown; on a gate event nothing blocked, the failure policy
+    decides as for an untrusted hook (`load_failure_closing`): a closing rule refuses the
+    event with the line as the reason. Otherwise the verdict is left as it is (`not_loaded`
+    then fails the command on a gate event)."""
+    if not failures:
+        return verdict
+    line = load_failure_line(failures)
+    if verdict.event is Event.SessionStart:
+        return replace(verdict, system_messages=[line, *verdict.system_messages])
+    if verdict.event not in GATE_EVENTS or verdict.blocked:
+        return verdict
+    for failed in failures:
+        rule = load_failure_closing(failed.file, verdict.event, policy)
+        if rule is not None:
+            reason = f"{line} (the failure policy, {rule.where}, fails it closed)"
+            verdict.absorb(HookResult(decision=closing_decision(verdict.event), reason=reason))
+            break
+    return verdict
+
+
+def not_loaded(verdict: Verdict, failures: tuple[LoadFailure, ...]) -> str | None:
+    """On a gate event nothing blocked, the line of the files that did not load (the command
+    then fails, as for a failed hook); None otherwise."""
+    if not failures or verdict.event not in GATE_EVENTS or verdict.blocked:
+        return None
+    return load_failure_line(failures)
+
+
+def note_load_failures(
+    session: HookSession, verdict: Verdict, failures: tuple[LoadFailure, ...]
+) -> None:
+    """One audit record per file that did not load, for this event (status `not_loaded`)."""
+    now = time.time()
+    decision = verdict.decision.value if verdict.blocked and verdict.decision else None
+    for failed in failures:
+        session.engine.audit.note(
+            AuditRecord(
+                ts=now,
+                event=verdict.event.value,
+                hook=failed.file,
+                source="config",
+                dialect="",
+                status="not_loaded",
+                decision=decision,
+                duration_ms=0.0,
+                exit_code=None,
+                reason=load_failure_line((failed,)),
+                error=failed.message,
+                stderr_tail=None,
+                session_id=session.session_id,
+                origin=failed.file,
+            )
+        )
 
 
 def expressible(verdict: Verdict) -> Verdict:
@@ -218,16 +331,27 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     trusted = trusted_by_store(root, home)
     caller = calling_profile(os.environ.get(AGENT_VARIABLE))
     try:
-        verdict = asyncio.run(relay_once(root, home, event, hook_input, caller=caller))
+        relayed = asyncio.run(relay_once(root, home, event, hook_input, caller=caller))
     except Exception as exc:
-        verdict = failure(event, exc)
-    if not trusted:
-        verdict = with_untrusted_notice(verdict, root)
-    verdict = expressible(verdict)
-    failed = unanswered(verdict)
+        relayed = Relayed(failure(event, exc))
+    verdict, failed = settle(relayed, root, trusted)
     if failed is not None:
         raise HooksFailed(failed)
     return encode_output_json(verdict)
+
+
+def settle(
+    relayed: Relayed, root: Path, trusted: bool, *, failed_hooks: bool = True
+) -> tuple[Verdict, str | None]:
+    """The verdict a bridge answers with (the untrusted notice added, made `expressible`), and
+    the line it fails with instead: a failed hook's (`unanswered`, unless `failed_hooks` is
+    False), else the files that did not load (`not_loaded`); None when it answers."""
+    verdict = relayed.verdict
+    if not trusted:
+        verdict = with_untrusted_notice(verdict, root)
+    verdict = expressible(verdict)
+    failed = unanswered(verdict) if failed_hooks else None
+    return verdict, failed or not_loaded(verdict, relayed.failures)
 
 
 def outcome(

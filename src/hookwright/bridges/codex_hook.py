@@ -14,12 +14,13 @@ import os
 from pathlib import Path
 
 from hookwright.bridges.claude_hook import (
-    expressible,
+    HooksFailed,
+    Relayed,
     failure,
     parse_input,
     project_for,
     relay_once,
-    with_untrusted_notice,
+    settle,
 )
 from hookwright.dialects.codex.verdict import encode_output_json
 from hookwright.host.open import trusted_by_store
@@ -30,7 +31,9 @@ EXCLUDED = frozenset({"codex"})
 
 
 def answer(raw: bytes, project: Path | None) -> bytes:
-    """The bytes to print for one Codex hook input; raises `HookInputError` on a bad input."""
+    """The bytes to print for one Codex hook input; raises `HookInputError` on a bad input
+    and `HooksFailed` when a config file's hooks did not load on a gate event nothing
+    blocked (`claude_hook.not_loaded`)."""
     if os.environ.get(MARKER):
         return b""
     event, hook_input = parse_input(raw)
@@ -38,11 +41,12 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     home = Path.home()
     trusted = trusted_by_store(root, home)
     try:
-        verdict = asyncio.run(
+        relayed = asyncio.run(
             relay_once(root, home, event, hook_input, EXCLUDED, host="hook codex")
         )
     except Exception as exc:
-        verdict = failure(event, exc)
-    if not trusted:
-        verdict = with_untrusted_notice(verdict, root)
-    return encode_output_json(expressible(verdict))
+        relayed = Relayed(failure(event, exc))
+    verdict, failed = settle(relayed, root, trusted, failed_hooks=False)
+    if failed is not None:
+        raise HooksFailed(failed)
+    return encode_output_json(verdict)

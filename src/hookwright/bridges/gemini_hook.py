@@ -25,12 +25,11 @@ from typing import Any, Final
 from hookwright.bridges.claude_hook import (
     HookInputError,
     HooksFailed,
-    expressible,
+    Relayed,
     failure,
     project_for,
     relay_once,
-    unanswered,
-    with_untrusted_notice,
+    settle,
 )
 from hookwright.config.safeparse import ParseError, load_json_text
 from hookwright.core.events import Event
@@ -156,15 +155,12 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     home = Path.home()
     trusted = trusted_by_store(root, home)
     try:
-        verdict = asyncio.run(
+        relayed = asyncio.run(
             relay_once(root, home, event, hook_input, EXCLUDED, GEMINI_TOOLS, "hook gemini")
         )
     except Exception as exc:
-        verdict = failure(event, exc)
-    if not trusted:
-        verdict = with_untrusted_notice(verdict, root)
-    verdict = expressible(verdict)
-    failed = unanswered(verdict)
+        relayed = Relayed(failure(event, exc))
+    verdict, failed = settle(relayed, root, trusted)
     if failed is not None:
         raise HooksFailed(failed)
     return encode_output_json(verdict, event_name)

@@ -25,20 +25,19 @@ from typing import Any
 from hookwright.bridges import hook_watch
 from hookwright.bridges.claude_hook import (
     HookInputError,
-    expressible,
+    Relayed,
     failure,
     open_session,
     parse_input,
     project_for,
+    relay_on,
     relay_once,
-    unanswered,
-    with_untrusted_notice,
+    settle,
 )
 from hookwright.bridges.claude_version import calling_profile, unknown_caller_note
 from hookwright.bridges.hook_watch import HookWatch, Stamp
 from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.trust import TrustPolicy, TrustStore
-from hookwright.core.results import Verdict
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.session import HookSession
@@ -165,26 +164,23 @@ class WarmProjects:
         try:
             if trusted:
                 warm = await self._session(root, trust_key, caller)
-                verdict = await self._relay(warm, event, hook_input)
+                relayed = await self._relay(warm, event, hook_input)
             else:
                 await self._drop(root)
-                verdict = await relay_once(
+                relayed = await relay_once(
                     root, self.home, event, hook_input, host="daemon", caller=caller
                 )
         except Exception as exc:
-            verdict = failure(event, exc)
-        if not trusted:
-            verdict = with_untrusted_notice(verdict, root)
-        verdict = expressible(verdict)
-        failed = unanswered(verdict)
+            relayed = Relayed(failure(event, exc))
+        verdict, failed = settle(relayed, root, trusted)
         if failed is not None:
             return Reply(1, b"", f"{failed}\n", failed=True)
         return Reply(0, encode_output_json(verdict))
 
-    async def _relay(self, warm: _Warm, event: Any, hook_input: dict[str, Any]) -> Verdict:
+    async def _relay(self, warm: _Warm, event: Any, hook_input: dict[str, Any]) -> Relayed:
         warm.busy += 1
         try:
-            return await warm.session.relay(event, hook_input)
+            return await relay_on(warm.session, event, hook_input)
         finally:
             warm.busy -= 1
             warm.used = time.monotonic()

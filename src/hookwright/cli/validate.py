@@ -155,6 +155,13 @@ def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:
     return report
 
 
+def _problem(diagnostic: Diagnostic) -> str:
+    """A problem under its file's line: its field when it names one (the file is named on
+    the line above)."""
+    where = f"{diagnostic.path}: " if diagnostic.path else ""
+    return f"{diagnostic.severity}: {where}{diagnostic.message}"
+
+
 def _shown(name: str, project: Path) -> str:
     path = Path(name)
     if path.is_absolute() and path.is_relative_to(project):
@@ -203,7 +210,7 @@ def to_lines(report: Report) -> list[str]:
         name = _shown(f.file, report.project)
         hooks = f"{f.hooks} hook(s)" if f.hooks or f.problems else "no hooks"
         lines.append(f"  {status} {name} ({system_name(f.dialect)}): {hooks}")
-        lines += [f"        {d.severity}: {d.path or '-'}: {d.message}" for d in f.problems]
+        lines += [f"        {_problem(d)}" for d in f.problems]
         lines += [
             f"        fails closed: {h.hook} on {h.event}, closed by {h.mode.closed_by}"
             for h in f.failures

@@ -10,6 +10,8 @@
 * `untrusted_guards`: a hook left unbound because its folder is not trusted, which the policy
   closes, is stood in for by a guard that blocks the calls it would have seen, with a reason
   naming the folder and how to trust it.
+* `load_failure_closing`: whether the policy fails an event closed for the hooks of a config
+  file that did not load, decided as for an untrusted hook.
 * `command_problems`: a bound command hook whose program is missing or not executable.
 """
 
@@ -27,6 +29,7 @@ from hookwright.config.trust import TrustStore
 from hookwright.core.events import Event, HookInput
 
 if TYPE_CHECKING:
+    from hookwright.core.results import Decision
     from hookwright.core.spec import HookSpec
 
 #: The events an untrusted hook is stood in for on: those whose block stops an action.
@@ -98,6 +101,23 @@ def _untrusted_closing(
     return policy.decide(PolicyTarget(hook.name, hook.dialect, hook.origin, event)).closing
 
 
+def load_failure_closing(file: str, event: Event, policy: FailurePolicy) -> PolicyRule | None:
+    """The rule that fails `event` closed for the hooks of a config `file` that did not load,
+    decided as for an untrusted hook (`untrusted_guards`): on `GUARDED_EVENTS` only, the file
+    standing for the hook's name and origin; its dialect is unknown, so a rule that names
+    `dialects` does not cover it."""
+    if event not in GUARDED_EVENTS:
+        return None
+    return policy.decide(PolicyTarget(file, "", file, event)).closing
+
+
+def closing_decision(event: Event) -> Decision:
+    """How a closed guard refuses on `event`: deny where a call is refused, else block."""
+    from hookwright.core.results import Decision
+
+    return Decision.deny if event in _DENY_EVENTS else Decision.block
+
+
 def apply_failure_policy(loaded: LoadResult, policy: FailurePolicy) -> list[Diagnostic]:
     """Close the specs of `loaded` the policy closes (in place); a warning for each lower
     level's `fail: open` that tried to loosen one."""
@@ -150,10 +170,10 @@ def _guard(
     # The engine's data model loads only when a guard is built: opening a folder for the
     # command line stays free of it (and of asyncio).
     from hookwright.core.matching import Matcher
-    from hookwright.core.results import Decision, HookResult
+    from hookwright.core.results import HookResult
     from hookwright.core.spec import HookSpec, PythonHandler
 
-    decision = Decision.deny if event in _DENY_EVENTS else Decision.block
+    decision = closing_decision(event)
     reason = (
         f"hook {hook.name!r} ({hook.dialect}, {hook.origin}) did not run: the folder {folder} "
         f"is not trusted, and the failure policy ({rule.where}) fails it closed; {how}"

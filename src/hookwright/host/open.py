@@ -50,6 +50,7 @@ from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.host.labels import system_name
+from hookwright.host.load_failures import LoadFailure, load_failures
 
 if TYPE_CHECKING:
     from hookwright.core.effects import ToolResult
@@ -139,6 +140,9 @@ class OpenedProject:
     not_run_summary: tuple[str, ...] = ()
     #: The Claude Code version the project's hooks were loaded as (`project_profile`).
     claude_code: ClaudeCodeProfile = NEWEST
+    #: The config files whose hooks (or some of them) did not load, outside untrusted
+    #: folders: what a host that prints no diagnostics answers with (`host.load_failures`).
+    load_failures: tuple[LoadFailure, ...] = ()
 
     @property
     def untrusted(self) -> tuple[DiscoveredHook, ...]:
@@ -449,6 +453,13 @@ def bind_hooks(
         failure_policy=failure,
         not_run_summary=(*summary, *_said_by_not_run(loaded)),
         claude_code=profile,
+        load_failures=load_failures(
+            loaded.diagnostics,
+            project_dir,
+            policy,
+            (hook.trust_root for hook in loaded.untrusted),
+            scope.config_files,
+        ),
     )
     return BoundHooks(loaded, opened)
 
