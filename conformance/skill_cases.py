@@ -169,6 +169,14 @@ def frontmatter_cases() -> list[Case]:
             compare=WITH_MODELS,
         ),
         Case(
+            "skill-model-effort",
+            "/greet world",
+            one_bash,
+            observers("PreToolUse", "Stop"),
+            family,
+            compare=frozenset({"stdin", "order", "files"}),
+        ),
+        Case(
             "command-model",
             "/hello world",
             one_bash,
