@@ -177,6 +177,15 @@ def frontmatter_cases() -> list[Case]:
             compare=frozenset({"stdin", "order", "files"}),
         ),
         Case(
+            "skill-model-effort-setting",
+            "/greet world",
+            one_bash,
+            observers("PreToolUse", "Stop"),
+            family,
+            settings={"effortLevel": "low"},
+            compare=frozenset({"stdin", "order", "files"}),
+        ),
+        Case(
             "command-model",
             "/hello world",
             one_bash,

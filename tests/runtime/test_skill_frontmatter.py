@@ -211,17 +211,29 @@ def test_the_effort_hooks_read_is_the_version_s_default_for_the_session_model(
 
 
 @pytest.mark.parametrize(
-    ("version", "skill_turn"), [("2.1.332", {"level": "medium"}), ("2.1.240", None)]
+    ("version", "setting", "efforts"),
+    [
+        ("2.1.332", None, [{"level": "medium"}, {"level": "high"}]),
+        ("2.1.240", None, [None, {"level": "high"}]),
+        ("2.1.332", "low", [{"level": "low"}, {"level": "low"}]),
+        ("2.1.240", "low", [None, {"level": "low"}]),
+    ],
 )
 def test_a_skill_s_model_sets_the_effort_of_the_turn_that_typed_it(
     server: FakeLLMServer,
     tmp_path: Path,
     isolated_home: Path,
     version: str,
-    skill_turn: dict[str, str] | None,
+    setting: str | None,
+    efforts: list[dict[str, str] | None],
 ) -> None:
+    """`haiku` is `claude-haiku-5-5` (default `medium`) under 2.1.332, `claude-haiku-4-5`
+    (no effort at all, whatever the settings say) under 2.1.240."""
     skill = "---\ndescription: Greets\nmodel: haiku\n---\nGreeting $ARGUMENTS.\n"
-    project(tmp_path, {".claude/skills/greet/SKILL.md": skill})
+    files = {".claude/skills/greet/SKILL.md": skill}
+    if setting is not None:
+        files[".claude/settings.local.json"] = json.dumps({"effortLevel": setting})
+    project(tmp_path, files)
     server.queue_anthropic(
         call("toolu_a", "Bash", {"command": "echo one"}),
         "one",
@@ -231,7 +243,7 @@ def test_a_skill_s_model_sets_the_effort_of_the_turn_that_typed_it(
     hooks = agent(
         tmp_path, isolated_home, server, "chat", stdin="/greet one\nplain\n", version=version
     )
-    assert pre_tool_efforts(hooks) == [skill_turn, {"level": "high"}]
+    assert pre_tool_efforts(hooks) == efforts
 
 
 def test_a_skill_s_model_never_chooses_another_backend(
