@@ -729,7 +729,27 @@ def _profile_cases() -> list[Case]:
             [_pre(Action(stderr="MARK one", exit=1), extra={"onFailure": "block"})],
         ),
         Case("profile-later-events", "go", WRITES, [*later, *observers("PreToolUse", "Stop")]),
+        *(_effort_case(name, model) for name, model in EFFORT_MODELS),
     ]
+
+
+#: Sessions on a model whose default effort differs from the harness's own model's.
+EFFORT_MODELS = (("haiku", "claude-haiku-5-5"), ("sonnet", "claude-sonnet-5-5"))
+
+
+def _effort_case(name: str, model: str) -> Case:
+    """A session on `model` with no `effortLevel` set: the `effort` its tool and stop hooks
+    read is the version's default for that model. The model's requests are not compared: Claude
+    Code adds a line on launching agents to a haiku model's system prompt."""
+    return Case(
+        f"effort-model-{name}",
+        "go",
+        WRITES,
+        observers("PreToolUse", "PostToolUse", "Stop"),
+        claude_args=("--model", model),
+        hookwright_args=("--model", f"anthropic:{model}"),
+        compare=frozenset({"stdin", "order", "files"}),
+    )
 
 
 ECHO_SERVER = Path(__file__).resolve().parents[1] / "tests" / "runtime" / "mcp_echo_server.py"

@@ -169,6 +169,23 @@ def frontmatter_cases() -> list[Case]:
             compare=WITH_MODELS,
         ),
         Case(
+            "skill-model-effort",
+            "/greet world",
+            one_bash,
+            observers("PreToolUse", "Stop"),
+            family,
+            compare=frozenset({"stdin", "order", "files"}),
+        ),
+        Case(
+            "skill-model-effort-setting",
+            "/greet world",
+            one_bash,
+            observers("PreToolUse", "Stop"),
+            family,
+            settings={"effortLevel": "low"},
+            compare=frozenset({"stdin", "order", "files"}),
+        ),
+        Case(
             "command-model",
             "/hello world",
             one_bash,

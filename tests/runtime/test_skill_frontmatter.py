@@ -74,21 +74,27 @@ def project(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def agent(
-    tmp_path: Path, home: Path, server: FakeLLMServer, *args: str, stdin: str | None = None
+    tmp_path: Path,
+    home: Path,
+    server: FakeLLMServer,
+    *args: str,
+    stdin: str | None = None,
+    model: str = "claude-opus-5",
+    version: str = "2.1.332",
 ) -> list[dict[str, Any]]:
-    """`hookwright <args>` as Claude Code 2.1.332 on the fake API; the hooks that ran, in
-    order, with their inputs."""
+    """`hookwright <args>` as Claude Code `version` on the fake API with the session on
+    `model`; the hooks that ran, in order, with their inputs."""
     done = run_hookwright(
         *args,
         "--project",
         str(tmp_path / "repo"),
         "--trust",
         "--model",
-        "anthropic:claude-opus-5",
+        f"anthropic:{model}",
         "--permission-mode",
         "bypassPermissions",
         "--claude-code-version",
-        "2.1.332",
+        version,
         home=home,
         stdin=stdin,
         env={
@@ -173,6 +179,71 @@ def test_a_skill_s_model_serves_the_turn_that_typed_it_only(
         "commandName": "greet",
         "model": "claude-haiku-5-5",
     }
+
+
+def pre_tool_efforts(hooks: list[dict[str, Any]]) -> list[Any]:
+    """The `effort` each PreToolUse hook read (None: no such field)."""
+    inputs = [h["input"] for h in hooks if h["input"]["hook_event_name"] == "PreToolUse"]
+    return [data.get("effort") for data in inputs]
+
+
+@pytest.mark.parametrize(
+    ("version", "model", "effort"),
+    [
+        ("2.1.332", "claude-haiku-5-5", {"level": "medium"}),
+        ("2.1.332", "claude-opus-5", {"level": "high"}),
+        ("2.1.240", "claude-haiku-5-5", {"level": "high"}),
+        ("2.1.240", "claude-haiku-4-5-20251001", None),
+    ],
+)
+def test_the_effort_hooks_read_is_the_version_s_default_for_the_session_model(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    model: str,
+    effort: dict[str, str] | None,
+) -> None:
+    project(tmp_path, {})
+    server.queue_anthropic(call("toolu_a", "Bash", {"command": "echo hi"}), "done")
+    hooks = agent(tmp_path, isolated_home, server, "run", "go", model=model, version=version)
+    assert pre_tool_efforts(hooks) == [effort]
+
+
+@pytest.mark.parametrize(
+    ("version", "setting", "efforts"),
+    [
+        ("2.1.332", None, [{"level": "medium"}, {"level": "high"}]),
+        ("2.1.240", None, [None, {"level": "high"}]),
+        ("2.1.332", "low", [{"level": "low"}, {"level": "low"}]),
+        ("2.1.240", "low", [None, {"level": "low"}]),
+    ],
+)
+def test_a_skill_s_model_sets_the_effort_of_the_turn_that_typed_it(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    setting: str | None,
+    efforts: list[dict[str, str] | None],
+) -> None:
+    """`haiku` is `claude-haiku-5-5` (default `medium`) under 2.1.332, `claude-haiku-4-5`
+    (no effort at all, whatever the settings say) under 2.1.240."""
+    skill = "---\ndescription: Greets\nmodel: haiku\n---\nGreeting $ARGUMENTS.\n"
+    files = {".claude/skills/greet/SKILL.md": skill}
+    if setting is not None:
+        files[".claude/settings.local.json"] = json.dumps({"effortLevel": setting})
+    project(tmp_path, files)
+    server.queue_anthropic(
+        call("toolu_a", "Bash", {"command": "echo one"}),
+        "one",
+        call("toolu_b", "Bash", {"command": "echo two"}),
+        "two",
+    )
+    hooks = agent(
+        tmp_path, isolated_home, server, "chat", stdin="/greet one\nplain\n", version=version
+    )
+    assert pre_tool_efforts(hooks) == efforts
 
 
 def test_a_skill_s_model_never_chooses_another_backend(

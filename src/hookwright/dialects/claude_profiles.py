@@ -31,6 +31,7 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -47,13 +48,22 @@ STOP_PREAMBLE: Final = (
 )
 
 
+#: A model name's date suffix (``-20251001``).
+_DATED: Final = re.compile(r"-\d{8}$")
+#: The effort level of a model that a version's model table gives none.
+FALLBACK_EFFORT: Final = "high"
+
+
 @dataclass(frozen=True, slots=True)
 class ClaudeCodeProfile:
     """What one Claude Code version does where versions differ."""
 
     version: Version
-    #: `effort.level` in hook payloads when no settings file sets `effortLevel`.
-    effort_default: str
+    #: `effort.level` in hook payloads when no settings file sets `effortLevel`, per model:
+    #: the version's model table's default (a dated spelling, ``claude-haiku-4-5-20251001``,
+    #: is its model's); None: the model takes no effort and hook payloads have no `effort`,
+    #: whatever the settings say; a model not listed reads ``high``.
+    effort_defaults: tuple[tuple[str, str | None], ...]
     #: A PreToolUse block's reason reaches the model as ``PreToolUse:<tool> hook error: <reason>``
     #: however the hook blocked (else only exit code 2 and prompt hooks read so).
     prefix_tool_blocks: bool
@@ -87,10 +97,26 @@ class ClaudeCodeProfile:
         """The model `name` means: a family's model for this version, else `name` itself."""
         return dict(self.model_aliases).get(name, name)
 
+    def effort_for(self, model: str, setting: str | None) -> str | None:
+        """The effort level this version sends hooks for a session or turn on `model`, the
+        settings' `effortLevel` being `setting` (None: unset); None: no `effort` field."""
+        undated = _DATED.sub("", model)
+        known = dict(self.effort_defaults)
+        if undated in known and known[undated] is None:
+            return None
+        return setting or known.get(undated) or FALLBACK_EFFORT
+
 
 V2_1_240: Final = ClaudeCodeProfile(
     version=(2, 1, 240),
-    effort_default="high",
+    effort_defaults=(
+        ("claude-haiku-4-5", None),
+        ("claude-sonnet-5", "high"),
+        ("claude-opus-4-7", "xhigh"),
+        ("claude-opus-4-8", "high"),
+        ("claude-opus-5", "high"),
+        ("claude-fable-5", "high"),
+    ),
     prefix_tool_blocks=False,
     stop_preamble=None,
     stop_block_notes=False,
@@ -120,6 +146,16 @@ V2_1_332: Final = replace(
     write_needs_approval=True,
     mcp_server=True,
     expansion_first=False,
+    effort_defaults=(
+        *V2_1_295.effort_defaults,
+        ("claude-haiku-5-5", "medium"),
+        ("claude-sonnet-5-5", "medium"),
+        ("claude-opus-5-5", "medium"),
+        ("claude-fable-5-1", "high"),
+        ("claude-fable-5-2", "medium"),
+        ("claude-mythos-5-1", "high"),
+        ("claude-mythos-5-2", "medium"),
+    ),
     model_aliases=(
         ("sonnet", "claude-sonnet-5-5"),
         ("opus", "claude-opus-5-5"),

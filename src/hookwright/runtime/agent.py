@@ -117,6 +117,9 @@ class AgentConfig:
     channel: str = "cli"
     #: The model's reasoning effort level, sent to Claude Code hooks as `{"level": effort}`.
     effort: str | None = "high"
+    #: The settings files' `effortLevel` (None: unset); a turn on another model (a skill's
+    #: frontmatter ``model``) sends hooks the level `claude_code` gives that model with it.
+    effort_setting: str | None = None
     #: The Claude Code version whose wording hooks' answers reach the model in.
     claude_code: ClaudeCodeProfile = NEWEST
     #: Consecutive Stop blocks honoured before stopping anyway; 0 disables the cap.
@@ -441,6 +444,7 @@ class Agent:
             rollback = ended.rollback
         finally:
             self._turn_model = None
+            self.hooks.identity.effort = self.config.effort
             if flow is not None:
                 self._skill_events(flow.finish())
         self.observe(
@@ -508,7 +512,11 @@ class Agent:
         model name is said and ignored."""
         model = str(skill.model)
         if MODEL_NAME.fullmatch(model):
-            self._turn_model = self.hooks.claude_code.model_named(model)
+            profile = self.hooks.claude_code
+            self._turn_model = profile.model_named(model)
+            self.hooks.identity.effort = profile.effort_for(
+                self._turn_model, self.config.effort_setting
+            )
             return
         self.emit(
             "notice",

@@ -171,7 +171,7 @@ async def open_session(
         if owns_engine:
             await engine.aclose()
         raise
-    settings = _read_settings(opened, permission_mode, config_files, teammate)
+    settings = _read_settings(opened, chosen.name, permission_mode, config_files, teammate)
     skill_hooks, skill_lines = _skill_hooks(opened, skills)
     config = _agent_config(
         opened, settings, skill_hooks, max_turns, planning, interactive, compact_tokens
@@ -208,7 +208,8 @@ class _Settings:
 
     mode: PermissionMode
     policy: PermissionPolicy
-    effort: str
+    effort: str | None
+    effort_setting: str | None
     env: dict[str, str]
     teammate: Teammate | None
     diagnostics: tuple[str, ...]
@@ -258,19 +259,19 @@ def _session_model(
 
 def _read_settings(
     opened: OpenedProject,
+    model_name: str,
     permission_mode: PermissionMode | None,
     config_files: Sequence[Path],
     teammate: Teammate | None,
 ) -> _Settings:
-    """The permission mode and rules, effort and `env` of the settings files (the project's
-    only once trusted), and whether `teammate` can run (agent teams on)."""
+    """The permission mode and rules, effort (by default the Claude Code profile's for
+    `model_name`) and `env` of the settings files (the project's only once trusted), and
+    whether `teammate` can run (agent teams on)."""
     project_dir, home, trusted = opened.project_dir, opened.home, opened.trusted
     mode = session_mode(permission_mode, project_dir, home, opened.policy, config_files)
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
-    default = opened.claude_code.effort_default
-    effort, effort_problems = load_effort(
-        project_dir, home, project_trusted=trusted, default=default
-    )
+    setting, effort_problems = load_effort(project_dir, home, project_trusted=trusted)
+    effort = opened.claude_code.effort_for(model_name, setting)
     env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
     lines = [*mode.notes, *policy.problems, *effort_problems, *env_problems]
     if teammate is not None and not teams_enabled({**os.environ, **env}):
@@ -279,7 +280,7 @@ def _read_settings(
             f"(set {TEAMS_VARIABLE}=1); TeammateIdle hooks will not run"
         )
         teammate = None
-    return _Settings(mode.mode, policy, effort, env, teammate, tuple(lines))
+    return _Settings(mode.mode, policy, effort, setting, env, teammate, tuple(lines))
 
 
 def _skill_hooks(opened: OpenedProject, skills: Sequence[str]) -> tuple[list[HookInfo], list[str]]:
@@ -312,6 +313,7 @@ def _agent_config(
         skill_hooks=skill_hooks,
         compact_tokens=compact_tokens,
         effort=settings.effort,
+        effort_setting=settings.effort_setting,
         claude_code=opened.claude_code,
         settings_env=settings.env,
         stop_block_cap=stop_block_cap(settings.env, AgentConfig.default_stop_block_cap()),
