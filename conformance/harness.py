@@ -260,28 +260,19 @@ def run_agent(
     """One headless agent run in `project`, its output captured; `prompts` are read from its
     stdin (`streamed`: as Claude Code's stream-json messages, each once the one before it was
     answered; else one a line)."""
-    if prompts is None:
-        return subprocess.run(
-            command,
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    if not streamed:
-        lines = "".join(f"{prompt}\n" for prompt in prompts)
-        return subprocess.run(
-            command,
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            input=lines,
-        )
-    return _streamed(command, project, env, prompts)
+    if prompts is not None and streamed:
+        return _streamed(command, project, env, prompts)
+    lines = None if prompts is None else "".join(f"{prompt}\n" for prompt in prompts)
+    return subprocess.run(
+        command,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        stdin=subprocess.DEVNULL if lines is None else None,
+        input=lines,
+    )
 
 
 def _streamed(

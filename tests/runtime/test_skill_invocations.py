@@ -88,6 +88,12 @@ def run(
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
+def skill_hook_calls(hooks: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """Each skill hook that ran (every hook but the settings' logger) and the tool call it
+    read."""
+    return [(h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"]
+
+
 def transcript(home: Path) -> list[dict[str, Any]]:
     """The session's transcript lines (none when nothing was recorded)."""
     paths = [p for p in (home / ".hookwright").rglob("*.jsonl") if p.stem != "audit"]
@@ -198,9 +204,7 @@ def test_a_skill_s_hooks_run_from_its_invocation_on_and_once_hooks_once(
         {"content": "done"},
     ]
     hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
-    skill_hooks = [
-        (h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"
-    ]
+    skill_hooks = skill_hook_calls(hooks)
     assert skill_hooks == [
         ("skill-pre", "toolu_c"),
         ("skill-post-once", "toolu_c"),
@@ -220,9 +224,7 @@ def test_a_skill_invoked_again_keeps_one_set_of_hooks_and_gets_a_note(
         {"content": "done"},
     ]
     hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
-    skill_hooks = [
-        (h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"
-    ]
+    skill_hooks = skill_hook_calls(hooks)
     assert skill_hooks == [
         ("skill-pre", "toolu_c"),
         ("skill-post-once", "toolu_c"),
