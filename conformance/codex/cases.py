@@ -132,6 +132,16 @@ LAYER_CASES: list[CodexCase] = [
         ),
     ),
     CodexCase(
+        "linked_worktree",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            *layered("UserPromptSubmit", "project", "worktree"),
+            H("PreToolUse", "main", Action(stderr="MARK main says no\n", exit=2), "Bash"),
+            H("PreToolUse", "own", Action(stderr="MARK own says no\n", exit=2), layer="worktree"),
+        ],
+    ),
+    CodexCase(
         "plugin_hook_unreviewed",
         "make a file",
         one_call("printf x > made.txt"),

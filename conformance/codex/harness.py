@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.codex.layers import (
+    WORKTREE,
     CaseLayer,
     in_namespace,
     managed_folder,
@@ -32,6 +33,7 @@ from conformance.fake_responses import FakeOpenAI, Reply
 from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, Action, Observation, observe
 from hookwright.config.loading import LoadContext
 from hookwright.dialects.codex.config import CodexHook as DeclaredHook
+from hookwright.dialects.codex.config import LayerFiles, layer_hooks
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV, read_layers
 from hookwright.dialects.codex.review import review_key, trusted_hash
 
@@ -162,12 +164,18 @@ def make_links(root: Path, project: Path, links: Mapping[str, str]) -> None:
 def _declared(root: Path, home: Path, project: Path) -> list[DeclaredHook]:
     """Every hook of the case, read from the repository root and from the subfolder: whatever
     root a case's ``project_root_markers`` give, each hook Codex may read is reviewed, so one
-    hookwright leaves out shows as a hook that runs in Codex only."""
+    hookwright leaves out shows as a hook that runs in Codex only. A linked worktree's own
+    ``.codex`` hooks are reviewed too, keyed by their own file: which of them and the main
+    checkout's run says where each agent reads a worktree's hooks from."""
     managed = managed_folder(root)
+    own = root / WORKTREE / ".codex"
     return [
-        hook
-        for folder in dict.fromkeys((project, working_folder(project)))
-        for hook in read_layers(LoadContext(folder, home), [], managed).hooks
+        *(
+            hook
+            for folder in dict.fromkeys((project, working_folder(project)))
+            for hook in read_layers(LoadContext(folder, home), [], managed).hooks
+        ),
+        *(layer_hooks(LayerFiles("project", own, None), []) if own.is_dir() else []),
     ]
 
 
@@ -246,4 +254,5 @@ def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None
     if codex:
         command = in_namespace(root, command)
     done = _run(command, cwd, env)
-    return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, project)
+    files_of = cwd if cwd == root / WORKTREE else project
+    return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, files_of)
