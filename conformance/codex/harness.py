@@ -61,7 +61,8 @@ class CodexCase:
     hooks: Sequence[CodexHook] = ()
     files: Mapping[str, str] = field(default_factory=dict)
     compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
-    #: TOML put first in a layer's file (``config.toml``, ``requirements.toml``, ...).
+    #: TOML put first in a layer's file (``config.toml``, ``requirements.toml``, ...);
+    #: ``{root}`` stands for the case's folder.
     toml: Mapping[CaseLayer, str] = field(default_factory=dict)
     #: Links in the project (path -> target), each target a path outside the project, in the
     #: case's folder: ``NAME/`` an empty folder, ``NAME.git/`` a git repository's ``.git``,
@@ -115,7 +116,8 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True)
     (project / ".codex").mkdir(parents=True)
-    user_toml = write_layers(root, home, project, layer_events(case), case.toml)
+    toml = {layer: text.replace("{root}", str(root)) for layer, text in case.toml.items()}
+    user_toml = write_layers(root, home, project, layer_events(case), toml)
     (codex_home / "config.toml").write_text(user_toml)
     make_links(root, project, case.links)
     if working_folder(project) != project and not os.path.lexists(project / ".git"):
