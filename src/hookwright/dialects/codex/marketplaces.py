@@ -135,6 +135,8 @@ def compose_policy(
         message = f"{value!r:.40} is not true or false: Codex CLI does not start; read as true"
         diagnostics.append(Diagnostic(str(layer.file), layer.where(RESTRICT), message))
     compiled, broken = _rules(rules, places, diagnostics)
+    if broken is not None:
+        broken = broken.removeprefix(f"{layer.file}: ")
     return MarketplacePolicy(layer.file, layer.where(RESTRICT), compiled, broken)
 
 
