@@ -310,6 +310,17 @@ CASES: list[CodexCase] = [
         [H("PreToolUse", "bad", Action(stdout='{"decision": "block", "reason": "MARK'))],
     ),
     CodexCase(
+        "untrusted_project",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            H("PreToolUse", "project", Action(stderr="MARK project says no\n", exit=2)),
+            H("PreToolUse", "user", layer="user"),
+            H("UserPromptSubmit", "user-prompt", layer="user"),
+        ],
+        trusted=False,
+    ),
+    CodexCase(
         "unreviewed_hook",
         "make a file",
         one_call("printf x > made.txt"),

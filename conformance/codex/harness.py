@@ -68,6 +68,8 @@ class CodexCase:
     #: case's folder: ``NAME/`` an empty folder, ``NAME.git/`` a git repository's ``.git``,
     #: else an empty file. A linked ``.git`` replaces the repository made for a subfolder.
     links: Mapping[str, str] = field(default_factory=dict)
+    #: Whether both agents trust the project (Codex's and hookwright's ``--trust``).
+    trusted: bool = True
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
@@ -204,7 +206,7 @@ def codex_command(codex: Path, case: CodexCase) -> list[str]:
         "--json",
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",
-        "--trust",
+        *(["--trust"] if case.trusted else []),
         case.prompt,
     ]
 
@@ -218,7 +220,7 @@ def hookwright_command(case: CodexCase, project: Path) -> list[str]:
         case.prompt,
         "--project",
         str(project),
-        "--trust",
+        *(["--trust"] if case.trusted else []),
         "--model",
         f"openai:{MODEL}",
         "--permission-mode",
