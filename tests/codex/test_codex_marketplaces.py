@@ -179,3 +179,17 @@ def test_marketplace_sources_are_normalised_as_codex_does(
     text: str, ref: str | None, expected: GitSource | LocalSource | None
 ) -> None:
     assert parse_source(text, ref) == expected
+
+
+def test_a_local_rule_matches_the_same_folder_through_a_link(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """Codex resolves both folders when both exist: a rule naming the folder a configured
+    link leads to allows it."""
+    home, project = made(tmp_path)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    install(home, source=str(tmp_path / "link"))
+    rule = allowed("corp", source="local", path=str(tmp_path / "real"))
+    (managed_dir / "requirements.toml").write_text(RESTRICTED + rule)
+    assert len(bound(home, project).specs) == 1

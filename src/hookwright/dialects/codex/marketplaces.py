@@ -230,8 +230,15 @@ def git_hostname(url: str) -> str | None:
     return name.lower() if at and colon and name else None
 
 
-def _same_folder(one: Path, other: Path) -> bool:
-    return os.path.realpath(one) == os.path.realpath(other)
+def _same_folder(allowed: Path, source: Path) -> bool:
+    """Codex's path match: both resolved when both exist, else the paths as written (a
+    relative `source` matches no absolute rule)."""
+    if allowed == source or not source.is_absolute():
+        return allowed == source
+    try:
+        return allowed.resolve(strict=True) == source.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
 
 
 def configured(source: Configured) -> Source | str:
