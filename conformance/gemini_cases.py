@@ -176,6 +176,36 @@ GEMINI_CASES: list[GeminiCase] = [
         [log("BeforeModel", "bm"), log("AfterModel", "am")],
     ),
     GeminiCase(
+        "before-model-block",
+        "run it",
+        ONE_BASH,
+        [
+            Hook("BeforeModel", "bm", out(decision="deny", reason="MARK no model call")),
+            log("BeforeTool", "bt"),
+            log("AfterModel", "am"),
+        ],
+    ),
+    GeminiCase(
+        "before-model-rewrite",
+        "say hi",
+        [Turn("hi")],
+        [
+            Hook(
+                "BeforeModel",
+                "bm",
+                Action.json(
+                    {
+                        "hookSpecificOutput": {
+                            "llm_request": {
+                                "messages": [{"role": "user", "content": "MARK rewritten prompt"}]
+                            }
+                        }
+                    }
+                ),
+            )
+        ],
+    ),
+    GeminiCase(
         "before-tool-selection",
         "run it",
         [Turn("no tools then", [bash("call_a", "echo hi > hi.txt")]), Turn("done")],

@@ -132,6 +132,16 @@ LAYER_CASES: list[CodexCase] = [
         ),
     ),
     CodexCase(
+        "linked_worktree",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            *layered("UserPromptSubmit", "project", "worktree"),
+            H("PreToolUse", "main", Action(stderr="MARK main says no\n", exit=2), "Bash"),
+            H("PreToolUse", "own", Action(stderr="MARK own says no\n", exit=2), layer="worktree"),
+        ],
+    ),
+    CodexCase(
         "plugin_hook_unreviewed",
         "make a file",
         one_call("printf x > made.txt"),
@@ -300,6 +310,17 @@ CASES: list[CodexCase] = [
         [H("PreToolUse", "bad", Action(stdout='{"decision": "block", "reason": "MARK'))],
     ),
     CodexCase(
+        "untrusted_project",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            H("PreToolUse", "project", Action(stderr="MARK project says no\n", exit=2)),
+            H("PreToolUse", "user", layer="user"),
+            H("UserPromptSubmit", "user-prompt", layer="user"),
+        ],
+        trusted=False,
+    ),
+    CodexCase(
         "unreviewed_hook",
         "make a file",
         one_call("printf x > made.txt"),
@@ -307,6 +328,139 @@ CASES: list[CodexCase] = [
             H("PreToolUse", "unreviewed", Action(stderr="MARK blocked\n", exit=2), reviewed=False),
             H("PreToolUse", "reviewed"),
         ],
+    ),
+]
+
+#: The plugin's PreToolUse guard and a user hook: whether the guard runs says whether the
+#: plugin counts.
+PLUGIN_GUARD = [
+    H("PreToolUse", "plugin", Action(stderr="MARK plugin says no\n", exit=2), layer="plugin"),
+    H("PreToolUse", "user", layer="user"),
+]
+RESTRICTED = "[marketplaces]\nrestrict_to_allowed_sources = true\n"
+
+
+def _local_marketplace(path: str) -> str:
+    """The plugin's marketplace as `codex plugin marketplace add PATH` records it."""
+    return f'[marketplaces.local]\nsource_type = "local"\nsource = "{path}"\n'
+
+
+def _git_marketplace(url: str, ref: str) -> str:
+    return f'[marketplaces.local]\nsource_type = "git"\nsource = "{url}"\nref = "{ref}"\n'
+
+
+def _allowed(name: str, **fields: str) -> str:
+    body = "".join(f"{key} = {json.dumps(value)}\n" for key, value in fields.items())
+    return f"[marketplaces.allowed_sources.{name}]\n{body}"
+
+
+PLUGIN_CASES: list[CodexCase] = [
+    CodexCase(
+        "plugin_marketplace_not_configured_restricted",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={"requirements": RESTRICTED},
+    ),
+    CodexCase(
+        "plugin_marketplace_allowed_local",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": RESTRICTED + _allowed("corp", source="local", path="{root}/market"),
+            "user": _local_marketplace("{root}/market"),
+        },
+    ),
+    CodexCase(
+        "plugin_marketplace_source_not_allowed",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": RESTRICTED + _allowed("corp", source="local", path="{root}/other"),
+            "user": _local_marketplace("{root}/market"),
+        },
+    ),
+    CodexCase(
+        "plugin_marketplace_rules_without_restriction",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": _allowed("corp", source="local", path="{root}/other"),
+            "user": _local_marketplace("{root}/market"),
+        },
+    ),
+    CodexCase(
+        "plugin_marketplace_git_host_pattern",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": RESTRICTED
+            + _allowed("hosts", source="host_pattern", host_pattern="^git[.]example[.]com$"),
+            "user": '[marketplaces.local]\nsource_type = "git"\n'
+            'source = "https://git.example.com/acme/plugins.git"\n',
+        },
+    ),
+    CodexCase(
+        "plugin_marketplace_git_url_and_ref",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": RESTRICTED
+            + _allowed("acme", source="git", url="acme/plugins", ref="v2"),
+            "user": _git_marketplace("https://github.com/acme/plugins/", "v2"),
+        },
+    ),
+    CodexCase(
+        "plugin_marketplace_git_ref_not_allowed",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": RESTRICTED
+            + _allowed("acme", source="git", url="acme/plugins", ref="v2"),
+            "user": _git_marketplace("https://github.com/acme/plugins/", "dev"),
+        },
+    ),
+    CodexCase(
+        "plugin_marketplace_unreadable_rule",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": RESTRICTED
+            + _allowed("corp", source="local", path="{root}/market")
+            + _allowed("broken", source="local"),
+            "user": _local_marketplace("{root}/market"),
+        },
+    ),
+    CodexCase(
+        "plugins_feature_pinned_on",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={
+            "requirements": "[features]\nplugins = true\n",
+            "user": "[features]\nplugins = false\n",
+        },
+    ),
+    CodexCase(
+        "plugins_feature_off_in_requirements",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={"requirements": "[features]\nplugins = false\n"},
+    ),
+    CodexCase(
+        "plugins_feature_off_by_the_user",
+        "make a file",
+        one_call("printf x > made.txt"),
+        PLUGIN_GUARD,
+        toml={"user": "[features]\nplugins = false\n"},
     ),
 ]
 
@@ -376,6 +530,6 @@ MARKER_CASES: list[CodexCase] = [
     ),
 ]
 
-CASES += LAYER_CASES + MARKER_CASES
+CASES += LAYER_CASES + MARKER_CASES + PLUGIN_CASES
 
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.codex.layers import (
+    WORKTREE,
     CaseLayer,
     in_namespace,
     managed_folder,
@@ -32,6 +33,7 @@ from conformance.fake_responses import FakeOpenAI, Reply
 from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, Action, Observation, observe
 from hookwright.config.loading import LoadContext
 from hookwright.dialects.codex.config import CodexHook as DeclaredHook
+from hookwright.dialects.codex.config import LayerFiles, layer_hooks
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV, read_layers
 from hookwright.dialects.codex.review import review_key, trusted_hash
 
@@ -59,12 +61,15 @@ class CodexCase:
     hooks: Sequence[CodexHook] = ()
     files: Mapping[str, str] = field(default_factory=dict)
     compare: frozenset[str] = frozenset({"stdin", "order", "model", "files"})
-    #: TOML put first in a layer's file (``config.toml``, ``requirements.toml``, ...).
+    #: TOML put first in a layer's file (``config.toml``, ``requirements.toml``, ...);
+    #: ``{root}`` stands for the case's folder.
     toml: Mapping[CaseLayer, str] = field(default_factory=dict)
     #: Links in the project (path -> target), each target a path outside the project, in the
     #: case's folder: ``NAME/`` an empty folder, ``NAME.git/`` a git repository's ``.git``,
     #: else an empty file. A linked ``.git`` replaces the repository made for a subfolder.
     links: Mapping[str, str] = field(default_factory=dict)
+    #: Whether both agents trust the project (Codex's and hookwright's ``--trust``).
+    trusted: bool = True
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
@@ -113,7 +118,8 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True)
     (project / ".codex").mkdir(parents=True)
-    user_toml = write_layers(root, home, project, layer_events(case), case.toml)
+    toml = {layer: text.replace("{root}", str(root)) for layer, text in case.toml.items()}
+    user_toml = write_layers(root, home, project, layer_events(case), toml)
     (codex_home / "config.toml").write_text(user_toml)
     make_links(root, project, case.links)
     if working_folder(project) != project and not os.path.lexists(project / ".git"):
@@ -162,12 +168,18 @@ def make_links(root: Path, project: Path, links: Mapping[str, str]) -> None:
 def _declared(root: Path, home: Path, project: Path) -> list[DeclaredHook]:
     """Every hook of the case, read from the repository root and from the subfolder: whatever
     root a case's ``project_root_markers`` give, each hook Codex may read is reviewed, so one
-    hookwright leaves out shows as a hook that runs in Codex only."""
+    hookwright leaves out shows as a hook that runs in Codex only. A linked worktree's own
+    ``.codex`` hooks are reviewed too, keyed by their own file: which of them and the main
+    checkout's run says where each agent reads a worktree's hooks from."""
     managed = managed_folder(root)
+    own = root / WORKTREE / ".codex"
     return [
-        hook
-        for folder in dict.fromkeys((project, working_folder(project)))
-        for hook in read_layers(LoadContext(folder, home), [], managed).hooks
+        *(
+            hook
+            for folder in dict.fromkeys((project, working_folder(project)))
+            for hook in read_layers(LoadContext(folder, home), [], managed).hooks
+        ),
+        *(layer_hooks(LayerFiles("project", own, None), []) if own.is_dir() else []),
     ]
 
 
@@ -194,7 +206,7 @@ def codex_command(codex: Path, case: CodexCase) -> list[str]:
         "--json",
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",
-        "--trust",
+        *(["--trust"] if case.trusted else []),
         case.prompt,
     ]
 
@@ -208,7 +220,7 @@ def hookwright_command(case: CodexCase, project: Path) -> list[str]:
         case.prompt,
         "--project",
         str(project),
-        "--trust",
+        *(["--trust"] if case.trusted else []),
         "--model",
         f"openai:{MODEL}",
         "--permission-mode",
@@ -246,4 +258,5 @@ def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None
     if codex:
         command = in_namespace(root, command)
     done = _run(command, cwd, env)
-    return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, project)
+    files_of = cwd if cwd == root / WORKTREE else project
+    return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, files_of)

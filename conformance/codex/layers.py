@@ -8,7 +8,8 @@ A plugin is written as ``codex plugin add`` installs one, into
 ``$CODEX_HOME/plugins/cache/local/guard/1.0.0``, enabled in the user's config. A
 ``subfolder`` hook goes to ``<project>/sub/.codex/hooks.json``: the project becomes a git
 repository and both agents run in ``sub``, so the project's ``.codex`` is the repository
-root's.
+root's. A ``worktree`` hook goes to the ``.codex`` of a linked git worktree of the project
+(``git worktree add``, beside it as ``wt``), where both agents then run.
 """
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
-CaseLayer = Literal["project", "subfolder", "user", "requirements", "system", "legacy", "plugin"]
+CaseLayer = Literal[
+    "project", "subfolder", "worktree", "user", "requirements", "system", "legacy", "plugin"
+]
 SUBFOLDER: Final = "sub"
+WORKTREE: Final = "wt"
+#: Git run for a case: no user config, no signing, a fixed author.
+GIT: Final = ("git", "-c", "user.name=case", "-c", "user.email=case@example.invalid")
 MANAGED: Final = frozenset({"requirements", "system", "legacy"})
 PLUGIN_ID: Final = "guard@local"
 
@@ -69,6 +75,9 @@ def write_layers(
         (root / "etc" / "work").mkdir()
     _json(project / ".codex" / "hooks.json", _file(hooks.get("project")))
     _json(project / SUBFOLDER / ".codex" / "hooks.json", _file(hooks.get("subfolder")))
+    if "worktree" in hooks:
+        add_worktree(project, root / WORKTREE)
+        _json(root / WORKTREE / ".codex" / "hooks.json", _file(hooks["worktree"]))
     _json(home / ".codex" / "hooks.json", _file(hooks.get("user")))
     _json(etc / "hooks.json", _file(hooks.get("system")))
     _text(project / ".codex" / "config.toml", toml.get("project", ""))
@@ -89,9 +98,25 @@ def write_layers(
 
 
 def working_folder(project: Path) -> Path:
-    """Where both agents run: the case's subfolder when it has one (a git repository's)."""
+    """Where both agents run: the project's linked worktree when the case made one, else the
+    case's subfolder when it has one (a git repository's), else the project."""
+    worktree = project.parent / WORKTREE
+    if worktree.is_dir():
+        return worktree
     sub = project / SUBFOLDER
     return sub if (sub / ".codex").is_dir() else project
+
+
+def add_worktree(project: Path, worktree: Path) -> None:
+    """The project as a git repository with one commit, and `worktree` a linked worktree of
+    it (its ``.git`` a file naming ``<project>/.git/worktrees/wt``)."""
+    steps = (
+        ["init", "-q", str(project)],
+        ["-C", str(project), "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "case"],
+        ["-C", str(project), "worktree", "add", "-q", "--detach", str(worktree)],
+    )
+    for step in steps:
+        subprocess.run([*GIT, *step], check=True, timeout=30, capture_output=True)
 
 
 def _file(events: Mapping[str, list[Any]] | None) -> dict[str, Any] | None:

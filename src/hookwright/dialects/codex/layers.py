@@ -49,6 +49,12 @@ from hookwright.dialects.codex.config import (
     layer_hooks,
     read_toml,
 )
+from hookwright.dialects.codex.marketplaces import (
+    Configured,
+    MarketplacePolicy,
+    compose_policy,
+    configured_marketplaces,
+)
 from hookwright.dialects.codex.preferences import (
     CONFIG_KEY,
     CONFIG_SOURCE,
@@ -58,8 +64,9 @@ from hookwright.dialects.codex.preferences import (
     read_preferences,
 )
 from hookwright.dialects.codex.requirements import (
+    HOOKS_FEATURE,
+    PLUGINS_FEATURE,
     RequirementLayer,
-    Requirements,
     compose,
     feature_value,
 )
@@ -119,6 +126,14 @@ class CodexLayers:
     user_config: Mapping[str, Any] | None = None
     #: ``[plugins."<id>"] enabled`` of each layer, lowest precedence first.
     plugins: tuple[tuple[str, Setting], ...] = ()
+    #: ``[features] plugins`` of each config layer, and as the requirements pin it.
+    plugins_feature: tuple[Setting, ...] = ()
+    plugins_pinned: Setting | None = None
+    #: The requirements' ``[marketplaces]`` restriction, and each layer's configured ones.
+    marketplaces: MarketplacePolicy = field(default_factory=MarketplacePolicy)
+    configured: tuple[Configured, ...] = ()
+    #: ``$CODEX_HOME`` and the user's home: where Codex keeps its own marketplaces.
+    homes: tuple[Path, Path] = (Path(), Path())
 
 
 def read_layers(
@@ -152,10 +167,15 @@ def read_layers(
         hooks=hooks,
         files=_files_read(list(dict.fromkeys(read))),
         managed_only=required.managed_only,
-        feature=tuple(_feature_settings(ordered)),
-        pinned=_pinned_feature(required),
+        feature=tuple(_feature_settings(ordered, HOOKS_FEATURE)),
+        pinned=_pinned_feature(required.pinned),
         user_config=ordered[1].config,
         plugins=tuple(plugin_ids(ordered)),
+        plugins_feature=tuple(_feature_settings(ordered, PLUGINS_FEATURE)),
+        plugins_pinned=_pinned_feature(required.plugins_pinned),
+        marketplaces=compose_policy(requirement_layers, diagnostics),
+        configured=tuple(configured_marketplaces(ordered)),
+        homes=(user, ctx.home),
     )
 
 
@@ -215,21 +235,21 @@ def _preference_layer(preference: Preference) -> LayerFiles:
     )
 
 
-def _feature_settings(ordered: list[LayerFiles]) -> list[Setting]:
-    """Codex's precedence: system, user, project, the legacy managed config, the
-    managed preference."""
+def _feature_settings(ordered: list[LayerFiles], keys: tuple[str, ...]) -> list[Setting]:
+    """The feature of `keys` in Codex's precedence: system, user, project, the legacy
+    managed config, the managed preference."""
     found = []
     for files in ordered:
-        value = feature_value(files.config)
+        value = feature_value(files.config, keys)
         if value is not None:
             found.append(Setting(files.layer, files.file_read, value))
     return found
 
 
-def _pinned_feature(required: Requirements) -> Setting | None:
-    if required.pinned is None:
+def _pinned_feature(pinned: tuple[Path, bool] | None) -> Setting | None:
+    if pinned is None:
         return None
-    file, value = required.pinned
+    file, value = pinned
     return Setting("managed", file, value)
 
 

@@ -24,6 +24,9 @@ from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.config import CodexHook, inline_hooks, parse_events
 
 COMPOSITE_SOURCE: Final = Path("/<requirements-composition>/requirements.toml")
+#: ``[features]`` keys: the hooks feature (and its old name), the plugins feature.
+HOOKS_FEATURE: Final = ("hooks", "codex_hooks")
+PLUGINS_FEATURE: Final = ("plugins",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,8 @@ class Requirements:
     managed_only: Path | None = None
     #: ``[features] hooks`` as pinned, and the file that pins it.
     pinned: tuple[Path, bool] | None = None
+    #: ``[features] plugins`` as pinned, and the file that pins it.
+    plugins_pinned: tuple[Path, bool] | None = None
 
 
 def compose(
@@ -69,7 +74,8 @@ def compose(
     return Requirements(
         hooks=_in_event_order(hooks),
         managed_only=_managed_only(layers),
-        pinned=_pinned(layers),
+        pinned=_pinned(layers, HOOKS_FEATURE),
+        plugins_pinned=_pinned(layers, PLUGINS_FEATURE),
     )
 
 
@@ -146,19 +152,24 @@ def _managed_only(layers: Sequence[RequirementLayer]) -> Path | None:
     return settings[-1][0] if settings and settings[-1][1] else None
 
 
-def _pinned(layers: Sequence[RequirementLayer]) -> tuple[Path, bool] | None:
+def _pinned(layers: Sequence[RequirementLayer], keys: tuple[str, ...]) -> tuple[Path, bool] | None:
     pins = [
-        (layer.file, value) for layer in layers if (value := feature_value(layer.table)) is not None
+        (layer.file, value)
+        for layer in layers
+        if (value := feature_value(layer.table, keys)) is not None
     ]
     return pins[-1] if pins else None
 
 
-def feature_value(config: Mapping[str, Any] | None) -> bool | None:
-    """``[features] hooks`` (alias ``codex_hooks``) of one layer; None when not set."""
+def feature_value(
+    config: Mapping[str, Any] | None, keys: tuple[str, ...] = HOOKS_FEATURE
+) -> bool | None:
+    """``[features] hooks`` (alias ``codex_hooks``), or the feature of `keys`, of one layer;
+    None when not set."""
     features = config.get("features") if config else None
     if not isinstance(features, Mapping):
         return None
-    for key in ("hooks", "codex_hooks"):
+    for key in keys:
         if isinstance(features.get(key), bool):
             return bool(features[key])
     return None

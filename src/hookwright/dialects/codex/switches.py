@@ -1,5 +1,6 @@
-"""Whether Codex's switches let a declared hook run: ``allow_managed_hooks_only`` and
-``[features] hooks``.
+"""Whether Codex's switches let a declared hook run: ``allow_managed_hooks_only``,
+``[features] hooks``, and for a plugin's hook whether Codex loads the plugin (enabled,
+``[features] plugins``, the requirements' marketplace restriction, `marketplaces`).
 
 Codex CLI 0.171.0 (measured): ``allow_managed_hooks_only = true`` in ``requirements.toml``
 runs managed hooks only; ``[features] hooks = false`` in the effective config runs no hook
@@ -9,6 +10,9 @@ hookwright differs on purpose in one place: a user's or a project's ``hooks = fa
 off their own hooks, never the administrator's. Managed hooks keep running, with a warning
 naming the file and the pin that makes Codex agree. A project folder's config counts only
 once hookwright trusts that folder (Codex: once Codex trusts the project).
+
+Measured on Codex CLI 0.171.0: ``[features] plugins = false`` (a config layer's, or pinned by
+the requirements) loads no plugin, so no plugin hook runs.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from hookwright.dialects.codex.layers import (
     counts,
     plugin_enabled,
 )
+from hookwright.dialects.codex.marketplaces import refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +41,26 @@ class Verdict:
 
 def effective_feature(layers: CodexLayers, trusts: FolderTrust) -> Setting | None:
     """The setting of ``[features] hooks`` that decides (None: not set; hooks are on)."""
-    if layers.pinned is not None:
-        return layers.pinned
-    counted = [setting for setting in layers.feature if counts(setting, trusts)]
+    return _deciding(layers.pinned, layers.feature, trusts)
+
+
+def _deciding(
+    pinned: Setting | None, settings: tuple[Setting, ...], trusts: FolderTrust
+) -> Setting | None:
+    """The pin, else the last setting that counts."""
+    if pinned is not None:
+        return pinned
+    counted = [setting for setting in settings if counts(setting, trusts)]
     return counted[-1] if counted else None
 
 
 def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
     if layers.managed_only is not None and hook.layer != "managed":
         return Verdict(False, _note(layers.managed_only, "allow_managed_hooks_only", _ONLY))
-    if hook.plugin is not None and not plugin_enabled(layers.plugins, hook.plugin, trusts):
-        return _plugin_off(hook.plugin, layers, trusts)
+    if hook.plugin is not None:
+        refused = plugin_verdict(hook.plugin, layers, trusts)
+        if refused is not None:
+            return refused
     feature = effective_feature(layers, trusts)
     if feature is None or feature.value:
         return Verdict(True)
@@ -56,11 +70,25 @@ def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) ->
 
 
 _ONLY = "allow_managed_hooks_only = true: only managed Codex hooks run; this hook does not"
+_NO_PLUGINS = "false turns off Codex plugins: this plugin's hook does not run"
 _OFF = "hooks = false turns off Codex hooks; this hook does not run"
 _KEPT = (
     "hooks = false: Codex turns off every hook, managed ones too; hookwright keeps running "
     "the managed hooks (pin [features] hooks = true in requirements.toml so Codex agrees)"
 )
+
+
+def plugin_verdict(plugin: str, layers: CodexLayers, trusts: FolderTrust) -> Verdict | None:
+    """Why Codex does not load the plugin's hooks: turned off, the plugins feature off, its
+    marketplace not allowed by the requirements (None: it loads them)."""
+    if not plugin_enabled(layers.plugins, plugin, trusts):
+        return _plugin_off(plugin, layers, trusts)
+    feature = _deciding(layers.plugins_pinned, layers.plugins_feature, trusts)
+    if feature is not None and not feature.value:
+        return Verdict(False, _note(feature.file, "features.plugins", _NO_PLUGINS))
+    tables = [t for t in layers.configured if t.layer != "project" or trusts(t.folder)]
+    refused = refusal(plugin, layers.marketplaces, tables, layers.homes)
+    return None if refused is None else Verdict(False, refused)
 
 
 def _plugin_off(plugin: str, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
