@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from tests.hosts.project import hook_input, run_installed
 from tests.hosts.test_daemon import installed
 
 from hookwright.bridges import claude_client, quick_claude_client, quick_relay
+from hookwright.config import code_cache
 
 RM = {
     "tool_name": "Bash",
@@ -219,3 +221,51 @@ def test_where_the_full_client_answers_in_process_the_hooks_run_with_the_collect
     seen = json.loads(record.read_text())
     assert seen["cmdline"][1:4] == ["-I", "-c", claude_client.ANSWER_BOOT]
     assert seen["cwd"] == "/" and seen["gc"]
+
+
+#: The guard of `GUARD_PY`, writing the modules its process had loaded when it exited.
+LISTING_GUARD_PY = """\
+import atexit, json, sys
+from hookwright import deny
+
+atexit.register(lambda: open({listing!r}, "w").write(json.dumps(sorted(sys.modules))))
+
+
+def guard(inp):
+    if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
+        return deny("rm -rf is not allowed here")
+"""
+#: What an event whose hooks are all sync Python hooks never loads: an event loop, and the
+#: typed decisions of the host API (a relayed event makes none).
+NOT_FOR_SYNC_HOOKS = {"asyncio", "hookwright.host.decisions", "hookwright.host.switches"}
+
+
+def modules_of_answer(project: Path, listing: Path) -> set[str]:
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    return set(json.loads(listing.read_text()))
+
+
+@pytest.mark.parametrize("timeout", [None, 5])
+def test_sync_hooks_are_answered_without_an_event_loop(tmp_path: Path, timeout: int | None) -> None:
+    """Sync Python hooks without a timeout run inline: the answer loads no event loop and the
+    record classes' code comes from the private cache the first answer wrote. A hook with a
+    timeout runs on the event loop, as the daemon runs it."""
+    listing = tmp_path / "modules.json"
+    project = guarded(tmp_path / "project", tmp_path / "record.json")
+    (project / ".hookwright" / "guard.py").write_text(LISTING_GUARD_PY.format(listing=str(listing)))
+    if timeout is not None:
+        hooks = project / ".hookwright" / "hooks.yaml"
+        hooks.write_text(hooks.read_text() + f"    timeout: {timeout}\n")
+    cache = code_cache.cache_file(Path.home())
+    for answer in ("first", "again"):
+        modules = modules_of_answer(project, listing)
+        if timeout is None:
+            assert not NOT_FOR_SYNC_HOOKS & modules
+        else:
+            assert "asyncio" in modules
+        assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+        if answer == "first":
+            written = cache.stat().st_mtime_ns
+    assert cache.stat().st_mtime_ns == written  # nothing was left to compile and keep

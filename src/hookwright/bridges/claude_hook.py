@@ -15,15 +15,14 @@ hookwright already runs those hooks."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
 from hookwright.config.policy import FailurePolicy
@@ -41,11 +40,13 @@ from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.failure_policy import closing_decision, load_failure_closing
 from hookwright.host.load_failures import LoadFailure
-from hookwright.host.open import ProjectScope, trusted_by_store, untrusted_hooks
+from hookwright.host.open import ProjectScope, trusted_by_store, untrusted_hooks, uses_picoclaw
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
 from hookwright.transports.adoption import MARKER, enable_subreaper
+
+T = TypeVar("T")
 
 
 class HookInputError(Exception):
@@ -190,6 +191,48 @@ async def relay_once(
         return await relay_on(session, event, hook_input)
 
 
+def relay_here(
+    project: Path,
+    home: Path,
+    event: Event,
+    hook_input: dict[str, Any],
+    caller: ClaudeCodeProfile | None,
+) -> Relayed:
+    """`relay_once` for a process that answers this one event. When every hook of the event
+    runs inline (sync Python hooks without a timeout, `HookSpec.inline`) and the session has
+    no process to start, the same session steps and the engine's own run loop are driven to
+    their end on this thread, with no event loop: none of them suspends, and asyncio (with
+    what it pulls in, about a tenth of such an answer) is never loaded. Otherwise the event
+    runs on an event loop, as `relay_once` runs it (the session's hook processes then do their
+    I/O on a loop of their own, as a sync host's do)."""
+    session = completed(open_session(project, home, caller=caller))
+    inline = all(spec.inline for spec in session.engine.hooks(event))
+    if not inline or uses_picoclaw(session.watch):
+        import asyncio
+
+        return asyncio.run(_relay_opened(session, event, hook_input))
+    try:
+        return completed(relay_on(session, event, hook_input))
+    finally:
+        session.engine.close()
+
+
+async def _relay_opened(session: HookSession, event: Event, hook_input: dict[str, Any]) -> Relayed:
+    async with session:
+        return await relay_on(session, event, hook_input)
+
+
+def completed(coroutine: Coroutine[Any, Any, T]) -> T:
+    """The result of a coroutine that never suspends, driven on this thread without an event
+    loop; RuntimeError (the coroutine closed) if it suspends after all."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return cast("T", done.value)
+    coroutine.close()
+    raise RuntimeError("an in-process answer waited on an event loop it does not have")
+
+
 @dataclass(frozen=True, slots=True)
 class Relayed:
     """One relayed event's verdict, and the config files of the session that did not load."""
@@ -331,7 +374,7 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     trusted = trusted_by_store(root, home)
     caller = calling_profile(os.environ.get(AGENT_VARIABLE))
     try:
-        relayed = asyncio.run(relay_once(root, home, event, hook_input, caller=caller))
+        relayed = relay_here(root, home, event, hook_input, caller)
     except Exception as exc:
         relayed = Relayed(failure(event, exc))
     verdict, failed = settle(relayed, root, trusted)

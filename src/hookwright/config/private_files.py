@@ -51,6 +51,31 @@ def private_dir(directory: Path) -> None:
         _make_private_dir(folder)
 
 
+def is_private_dir(folder: Path) -> bool:
+    """Whether `folder` is a real folder (not a link) of this user closed to everyone else."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    owned = info.st_uid == os.getuid() and not stat.S_IMODE(info.st_mode) & 0o077
+    return stat.S_ISDIR(info.st_mode) and owned
+
+
+def read_private(path: Path, max_bytes: int) -> bytes | None:
+    """The bytes of `path` when it is a regular file of this user, closed to others and of at
+    most `max_bytes` (opened without following a link); None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as entry:
+        info = os.fstat(fd)
+        regular = stat.S_ISREG(info.st_mode) and info.st_size <= max_bytes
+        if not regular or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
+            return None
+        return entry.read(max_bytes + 1)
+
+
 def _require_real_dir(folder: Path) -> None:
     if not stat.S_ISDIR(os.lstat(folder).st_mode):
         raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(folder))

@@ -19,18 +19,20 @@ import hashlib
 import json
 import math
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
-from hookwright.config.private_files import private_dir, write_private
+from hookwright.config.private_files import (
+    is_private_dir,
+    private_dir,
+    read_private,
+    write_private,
+)
 
 #: Entries kept before the folder is emptied (one per distinct text parsed).
 MAX_ENTRIES = 256
 #: Bumped when the entry format changes.
 FORMAT = "1"
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 #: Entries larger than this are not read (a hooks file is a few kilobytes).
 MAX_ENTRY_BYTES = 1_000_000
 
@@ -45,38 +47,14 @@ def _key(text: str) -> str:
     return hashlib.sha256(f"{FORMAT}\0{__version__}\0{text}".encode()).hexdigest()
 
 
-def _private_folder(folder: Path) -> bool:
-    try:
-        info = os.lstat(folder)
-    except OSError:
-        return False
-    owned = info.st_uid == os.getuid() and not stat.S_IMODE(info.st_mode) & 0o077
-    return stat.S_ISDIR(info.st_mode) and owned
-
-
-def _read_private(path: Path) -> bytes | None:
-    """The bytes of `path` when it is a regular file of this user closed to others (opened
-    without following a link); None otherwise."""
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as entry:
-        info = os.fstat(fd)
-        regular = stat.S_ISREG(info.st_mode) and info.st_size <= MAX_ENTRY_BYTES
-        if not regular or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
-            return None
-        return entry.read(MAX_ENTRY_BYTES + 1)
-
-
 def cached(home: Path, text: str) -> tuple[bool, Any]:
     """(True, the value) when `text` was parsed before and its entry can be trusted; else
     (False, None)."""
     folder = cache_dir(home)
-    if not _private_folder(folder):
+    if not is_private_dir(folder):
         return False, None
     key = _key(text)
-    raw = _read_private(folder / f"{key}.json")
+    raw = read_private(folder / f"{key}.json", MAX_ENTRY_BYTES)
     if raw is None:
         return False, None
     try:
@@ -118,7 +96,7 @@ def remember(home: Path, text: str, value: Any) -> None:
     data = json.dumps({"key": key, "value": value}, separators=(",", ":")).encode()
     with contextlib.suppress(OSError, ValueError):
         private_dir(folder)
-        if not _private_folder(folder):
+        if not is_private_dir(folder):
             return
         entries = os.listdir(folder)
         if len(entries) >= MAX_ENTRIES:

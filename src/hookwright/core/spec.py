@@ -8,9 +8,9 @@ opinion).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field, fields
@@ -135,7 +135,9 @@ def escapes_hook(exc: BaseException) -> bool:
     thread it can only come from the hook) or the cancellation of the dispatching task."""
     if isinstance(exc, KeyboardInterrupt):
         return threading.current_thread() is threading.main_thread()
-    if isinstance(exc, asyncio.CancelledError):
+    # No cancellation exists before asyncio is loaded (the in-process answer never loads it).
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is not None and isinstance(exc, asyncio.CancelledError):
         try:
             task = asyncio.current_task()
         except RuntimeError:

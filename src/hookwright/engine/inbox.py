@@ -21,17 +21,19 @@ handlers.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import logging
 from collections.abc import Callable, Coroutine
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookwright.core.events import Event
 from hookwright.core.outward import make_outward, outward
 from hookwright.core.results import HookResult, Verdict
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger("hookwright.claude_code")
 
@@ -85,6 +87,8 @@ class AsyncInbox:
         self, job: Job, *, owner: object | None = None, session_id: str | None = None
     ) -> asyncio.Task[None]:
         """Run `job` in the background; its delivery lands here when it finishes."""
+        import asyncio
+
         task = asyncio.ensure_future(self._run(job))
         self._tasks[task] = (owner, session_id)
         task.add_done_callback(lambda done: self._tasks.pop(done, None))
@@ -136,6 +140,8 @@ class AsyncInbox:
 
     async def wait(self, timeout: float | None = None) -> bool:
         """Wait until no async hook is running; False when `timeout` passed first."""
+        import asyncio
+
         tasks = [t for t in self._tasks if t.get_loop() is asyncio.get_running_loop()]
         if not tasks:
             return True
@@ -144,6 +150,8 @@ class AsyncInbox:
 
     async def aclose(self, owner: object | None = None) -> None:
         """Kill the async hooks still running (those started by `owner`, or all)."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         mine: list[asyncio.Task[None]] = []
         for task, (task_owner, _session) in list(self._tasks.items()):

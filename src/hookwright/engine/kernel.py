@@ -26,15 +26,15 @@ transport or monitor named here.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
+import sys
 import threading
 from collections.abc import Callable, Collection, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hookwright.core.audit_record import AuditCallback
 from hookwright.core.events import Event, HookInput, resolve_event
@@ -55,6 +55,9 @@ from hookwright.engine.run_loop import (
 from hookwright.engine.selection import Candidate, explain_with_warnings, if_rule_matches
 from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
 
 log = logging.getLogger("hookwright.engine.kernel")
 
@@ -125,6 +128,8 @@ class _LoopThread:
     """A private event loop in a daemon thread, for sync hosts running async hooks."""
 
     def __init__(self) -> None:
+        import asyncio
+
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(
             target=self.loop.run_forever, name="hookwright-loop", daemon=True
@@ -132,6 +137,8 @@ class _LoopThread:
         self.thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def stop(self) -> None:
@@ -492,6 +499,8 @@ class HookEngine:
     async def aclose(self) -> None:
         """Deliver queued observer events, close handlers that hold resources (processes,
         clients), then flush the audit."""
+        import asyncio
+
         await asyncio.to_thread(self.observers.drain, 2.0)
         for spec in self.hooks():
             closer = getattr(spec.handler, "aclose", None)
@@ -529,9 +538,8 @@ class HookEngine:
         self._shutdown()
 
     def _refuse_own_loop(self) -> None:
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
+        running = _running_loop()
+        if running is None:
             return
         private = self._loop_thread
         runs_on = getattr(self.services.io, "runs_on", None)  # an `IoLoop` (a host's may not)
@@ -574,11 +582,17 @@ class ScopedHooks:
 
 
 def _in_running_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+    return _running_loop() is not None
+
+
+def _running_loop() -> AbstractEventLoop | None:
+    """The running event loop, if any; none runs before asyncio is loaded, and asking does not
+    load it (a process answering one event with sync hooks never needs it)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    loop: AbstractEventLoop | None = asyncio._get_running_loop()
+    return loop
 
 
 def _origin_of(func: Callable[..., Any]) -> str | None:

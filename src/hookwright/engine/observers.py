@@ -7,7 +7,6 @@ call bounded by `timeout` for async observers.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import itertools
@@ -17,7 +16,10 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger("hookwright.engine.observers")
 
@@ -99,6 +101,8 @@ class ObserverBus:
                 self._thread.start()
 
     def _run(self) -> None:
+        import asyncio
+
         loop = asyncio.new_event_loop()
         try:
             while True:
@@ -118,7 +122,9 @@ class ObserverBus:
                 continue
             try:
                 if observer.is_async:
-                    loop.run_until_complete(asyncio.wait_for(observer.func(event), self.timeout))
+                    from asyncio import wait_for
+
+                    loop.run_until_complete(wait_for(observer.func(event), self.timeout))
                 else:
                     observer.func(event)
                 self.delivered += 1

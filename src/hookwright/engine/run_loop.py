@@ -25,7 +25,6 @@ Two loops drive the stages, differing only in how a handler is called:
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from collections.abc import Set as AbstractSet
@@ -270,7 +269,9 @@ async def _step(
             # handler): a second scope would only add a timer per call.
             result = await handler(inp, context)
         else:
-            async with asyncio.timeout(timeout):
+            from asyncio import timeout as deadline  # loaded: a handler is awaited
+
+            async with deadline(timeout):
                 result = await handler(inp, context)
     except BaseException as exc:
         result = failure(spec, exc)
@@ -291,6 +292,8 @@ async def _concurrently(
 ) -> None:
     """One parallel stage: every hook's step as a task, each merged as it completes; when
     the dispatch is cancelled, so are they, and it waits for them to end."""
+    import asyncio
+
     tasks = [asyncio.ensure_future(_step(verdict, spec, inp, services, secrets)) for spec in stage]
     try:
         await asyncio.gather(*tasks)

@@ -53,6 +53,8 @@ from hookwright.host.labels import system_name
 from hookwright.host.load_failures import LoadFailure, load_failures
 
 if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+
     from hookwright.core.effects import ToolResult
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
@@ -312,11 +314,11 @@ def session_engine(
     evaluator: ModelEvaluator | None = None,
     workspace_access: WorkspaceAccess | None = None,
 ) -> tuple[HookEngine, tuple[str, ...]]:
-    """A new engine for one session on the running loop, keeping hook state in the store the
-    user's settings choose; and one warning line per unusable state setting. `audit_path` as
-    `HookEngine` takes it (`engine.defaults.DEFAULT_AUDIT`: the user's audit file)."""
-    import asyncio
-
+    """A new engine for one session, its hook processes doing their I/O on the running loop
+    (none running: on a loop of their own, started when one is first needed), keeping hook
+    state in the store the user's settings choose; and one warning line per unusable state
+    setting. `audit_path` as `HookEngine` takes it (`engine.defaults.DEFAULT_AUDIT`: the
+    user's audit file)."""
     from hookwright.config.state_setting import choose_state
     from hookwright.engine.kernel import HookEngine
     from hookwright.engine.services import Services
@@ -326,12 +328,22 @@ def session_engine(
     setting, problems = choose_state(home)
     services = Services(
         evaluator=evaluator,
-        io=IoLoop(asyncio.get_running_loop()),
+        io=IoLoop(_running_loop()),
         workspace_access=workspace_access,
         state=store_for(setting),
     )
     engine = HookEngine(audit_path=audit_path, services=services)
     return engine, tuple(f"warning: {problem}" for problem in problems)
+
+
+def _running_loop() -> AbstractEventLoop | None:
+    """The running event loop, if any; asyncio is not loaded for it (a process answering one
+    event with in-process hooks never needs it, and its import is a third of that answer)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    loop: AbstractEventLoop | None = asyncio._get_running_loop()
+    return loop
 
 
 def untrusted_hooks(
@@ -508,7 +520,7 @@ async def start_processes(engine: HookEngine, watch: ConfigWatchTarget | None) -
     a process whose config file changes is restarted with its new settings for the rest of
     the session. A session with neither PicoClaw hooks nor PicoClaw config files to watch
     has nothing to start: PicoClaw is not loaded."""
-    if not _uses_picoclaw(watch):
+    if not uses_picoclaw(watch):
         return []
     from hookwright.dialects import picoclaw
 
@@ -524,7 +536,7 @@ async def start_processes(engine: HookEngine, watch: ConfigWatchTarget | None) -
     ]
 
 
-def _uses_picoclaw(watch: ConfigWatchTarget | None) -> bool:
+def uses_picoclaw(watch: ConfigWatchTarget | None) -> bool:
     """Whether a PicoClaw process may be registered (none can be before PicoClaw's process
     module is loaded, by a hook or by the host), or `watch` has a PicoClaw config file that
     may exist (checked as discovery checks it, without loading the dialect)."""

@@ -36,27 +36,6 @@ from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, WorkspaceAccess
 from hookwright.host import open as opening
 from hookwright.host.claude_profile import stop_feedback, tool_block_message
-from hookwright.host.decisions import (
-    Ask,
-    Checkpoint,
-    CompactDecision,
-    CompactedDecision,
-    Defer,
-    Deny,
-    ElicitationDecision,
-    EndTurn,
-    ModelRequest,
-    ModelRequestDecision,
-    ModelResponseDecision,
-    PermissionDecision,
-    Respond,
-    Run,
-    SessionStartDecision,
-    StopDecision,
-    ToolDecision,
-    ToolResult,
-    ToolResultDecision,
-)
 from hookwright.host.notes import model_notes
 from hookwright.host.open import (
     NEWEST,
@@ -67,20 +46,40 @@ from hookwright.host.open import (
     ProjectScope,
 )
 from hookwright.host.reports import Reporter, report_verdict
-from hookwright.host.switches import (
-    ModelSwitchDecision,
-    ResumeCost,
-    SkillShellDecision,
-    model_switch_decision,
-    skill_shell_decision,
-    switch_context,
-)
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
 from hookwright.monitor.watch import EngineMonitor
 
 if TYPE_CHECKING:
+    # Imported where a decision is made: a bridge relaying a host's own hook input (`relay`)
+    # makes none, and a process answering one event does not load their ~20 record classes.
+    from hookwright.host.decisions import (
+        Ask,
+        Checkpoint,
+        CompactDecision,
+        CompactedDecision,
+        Defer,
+        Deny,
+        ElicitationDecision,
+        EndTurn,
+        ModelRequest,
+        ModelRequestDecision,
+        ModelResponseDecision,
+        PermissionDecision,
+        Respond,
+        Run,
+        SessionStartDecision,
+        StopDecision,
+        ToolDecision,
+        ToolResult,
+        ToolResultDecision,
+    )
     from hookwright.host.open import HookInfo
+    from hookwright.host.switches import (
+        ModelSwitchDecision,
+        ResumeCost,
+        SkillShellDecision,
+    )
 
 opening.register_tool_result_readers()
 DEFAULT_STOP_BLOCK_CAP = 8
@@ -520,6 +519,8 @@ class HookSession:
         """SessionStart. Claude Code names the `model` only when the session restarts after a
         compaction (`source="compact"`); pass it then. `resume_cost`: what resuming costs, for
         a resumed session under a Claude Code version that sends it."""
+        from hookwright.host.decisions import SessionStartDecision
+
         payload: dict[str, Any] = {"source": source}
         if model is not None:
             payload["model"] = model
@@ -551,6 +552,8 @@ class HookSession:
     async def elicitation(self, event: Event, **payload: Any) -> ElicitationDecision:
         """Elicitation (an MCP server asks for input) or ElicitationResult (the answer is
         about to go back): a block declines; a hook's `action` and `content` answer."""
+        from hookwright.host.decisions import ElicitationDecision
+
         verdict = await self.fire(event, **payload)
         if verdict.blocked:
             return ElicitationDecision("decline")
@@ -561,6 +564,8 @@ class HookSession:
 
     async def prompt(self, prompt: str) -> Checkpoint:
         """UserPromptSubmit: a block or stop ends the turn before the prompt is recorded."""
+        from hookwright.host.decisions import Checkpoint, EndTurn
+
         self._stop_blocks = 0
         titled = {"session_title": self.session_title} if self.session_title else {}
         verdict = await self.fire(Event.UserPromptSubmit, prompt=prompt, **titled)
@@ -583,6 +588,8 @@ class HookSession:
     ) -> Checkpoint:
         """UserPromptExpansion, before a prompt's command is expanded: a block, abort or stop
         ends the turn unexpanded."""
+        from hookwright.host.decisions import Checkpoint, EndTurn
+
         verdict = await self.fire(
             Event.UserPromptExpansion,
             expansion_type=expansion_type,
@@ -601,6 +608,8 @@ class HookSession:
         """Any checkpoint whose effects are context and control (PreAgentStep, PrePlanning,
         PostToolBatch, SubagentStart, ...): abort and `continue: false` end the turn; a block
         ends it too where the event can block."""
+        from hookwright.host.decisions import Checkpoint, EndTurn
+
         verdict = await self.fire(event, **payload)
         end = control(verdict)
         if end is None and verdict.blocked and event is Event.PostToolBatch:
@@ -614,6 +623,8 @@ class HookSession:
         feedback, at most `stop_block_cap` times in a row (0: no cap). `kept_going`: another
         hook that fires on stopping (TeammateIdle) made the loop go on last time, which
         `stop_hook_active` says as a Stop block's would."""
+        from hookwright.host.decisions import EndTurn, StopDecision
+
         event = Event.SubagentStop if self.identity.agent_id else Event.Stop
         verdict = await self.fire(
             event,
@@ -663,6 +674,8 @@ class HookSession:
         messages, PreModelCall hooks the whole request; every hook's context goes into this
         very call as system messages after the leading system block. Once a hook changed the
         messages, the leading system messages are sent as one (joined by a blank line)."""
+        from hookwright.host.decisions import ModelRequest, ModelRequestDecision
+
         self._iteration = iteration
         notes: list[str] = []
         system, history = split_leading_system(copy.deepcopy(list(request.messages)))
@@ -725,6 +738,8 @@ class HookSession:
         iteration: int = 0,
         model_ref: str | None = None,
     ) -> ModelResponseDecision:
+        from hookwright.host.decisions import ModelResponseDecision
+
         post = await self.fire(
             Event.PostModelCall,
             model=request.model,
@@ -765,6 +780,8 @@ class HookSession:
     def _tool_decision(
         self, verdict: Verdict, name: str, arguments: Mapping[str, Any]
     ) -> ToolDecision:
+        from hookwright.host.decisions import Ask, Defer, Deny, Respond, Run, ToolDecision
+
         context = model_notes(verdict.results)
         stop_after = stop_reason_of(verdict)
         end = abort_of(verdict)
@@ -814,6 +831,8 @@ class HookSession:
         rule when the host has none); `gates_asked`: the approval gates already allowed this
         call (asked with ``permission_prompt: false`` before the host decided to prompt), so
         only the hooks that fire on a prompt run now and no gate is asked twice."""
+        from hookwright.host.decisions import PermissionDecision
+
         name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
         if suggestions is None:
             suggestions = [
@@ -876,6 +895,8 @@ class HookSession:
     ) -> ToolResultDecision:
         """PostToolUse, or PostToolUseFailure when `result.is_error`; `payload`: more fields
         of the tool's (an MCP tool's `mcp_server`)."""
+        from hookwright.host.decisions import ToolResult, ToolResultDecision
+
         name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
         common: dict[str, Any] = {
             "tool_name": name,
@@ -925,12 +946,16 @@ class HookSession:
     async def before_model_switch(self, **fields: Any) -> ModelSwitchDecision:
         """PreModelSwitch with `fields` (`hookwright.host.switches.switch_payload`); a profile
         without the event fires nothing and the switch goes ahead."""
+        from hookwright.host.switches import ModelSwitchDecision, model_switch_decision
+
         if Event.PreModelSwitch not in self.claude_code.hook_events:
             return ModelSwitchDecision("switch")
         return model_switch_decision(await self.fire(Event.PreModelSwitch, **fields))
 
     async def after_model_switch(self, **fields: Any) -> tuple[str, ...]:
         """PostModelSwitch: the hooks' context, for the new model's next request."""
+        from hookwright.host.switches import switch_context
+
         if Event.PostModelSwitch not in self.claude_code.hook_events:
             return ()
         return switch_context(await self.fire(Event.PostModelSwitch, **fields))
@@ -946,6 +971,8 @@ class HookSession:
     ) -> SkillShellDecision:
         """PreSkillShellCommand for one ``!`command` `` of a skill; a profile without the
         event fires nothing and the command runs."""
+        from hookwright.host.switches import SkillShellDecision, skill_shell_decision
+
         if Event.PreSkillShellCommand not in self.claude_code.hook_events:
             return SkillShellDecision(True)
         verdict = await self.fire(
@@ -964,6 +991,8 @@ class HookSession:
     async def pre_compact(
         self, trigger: str, instructions: str, messages: Sequence[Mapping[str, Any]]
     ) -> CompactDecision:
+        from hookwright.host.decisions import CompactDecision
+
         verdict = await self.fire(
             Event.PreCompact,
             trigger=trigger,
@@ -983,6 +1012,8 @@ class HookSession:
         )
 
     async def post_compact(self, trigger: str, summary: str) -> CompactedDecision:
+        from hookwright.host.decisions import CompactedDecision
+
         verdict = await self.fire(Event.PostCompact, trigger=trigger, compact_summary=summary)
         rewritten = verdict.payload_updates.get("compact_summary")
         notes = list(verdict.additional_context)
@@ -1015,6 +1046,8 @@ def stop_reason_of(verdict: Verdict) -> str | None:
 
 def control(verdict: Verdict) -> EndTurn | None:
     """Abort and `continue: false`, the common tail of every checkpoint."""
+    from hookwright.host.decisions import EndTurn
+
     end = abort_of(verdict)
     if end is not None:
         return end
@@ -1023,6 +1056,8 @@ def control(verdict: Verdict) -> EndTurn | None:
 
 
 def abort_of(verdict: Verdict) -> EndTurn | None:
+    from hookwright.host.decisions import EndTurn
+
     reason = verdict.abort_reason or verdict.reason
     if verdict.abort == "hard":
         return EndTurn("aborted", reason or "hard abort by hook", rollback=True)
@@ -1035,6 +1070,8 @@ def abort_of(verdict: Verdict) -> EndTurn | None:
 
 def model_gate(verdict: Verdict) -> EndTurn | None:
     """Model and context checkpoints: a block fails the run (OpenHarness run_failed)."""
+    from hookwright.host.decisions import EndTurn
+
     if verdict.blocked:
         reason = verdict.reason or "blocked by hook"
         return EndTurn("failed", reason, failure="hook_blocked")

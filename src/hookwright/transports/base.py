@@ -20,7 +20,6 @@ dataclasses: an envelope and a reply are made on every JSON-RPC hook call, the h
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
@@ -29,9 +28,11 @@ from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, Self, TypeVar
 
 if TYPE_CHECKING:
+    import asyncio
+
     from hookwright.transports.mcp import ToolCaller
     from hookwright.transports.model import Evaluator
-    from hookwright.transports.warm import WarmProcess
+    from hookwright.transports.warm_process import WarmProcess
 
 #: The default cap on each of stdout and stderr of a process, and on a response body.
 MAX_OUTPUT = 10_000_000

@@ -10,17 +10,24 @@ another session's processes.
 
 from __future__ import annotations
 
-import asyncio
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 class _LoopThread:
     def __init__(self) -> None:
+        import asyncio
+
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self._run, name="hookwright-io", daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
+        import asyncio
+
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 

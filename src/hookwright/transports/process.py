@@ -52,7 +52,7 @@ from hookwright.transports.groups import group_alive, others_alive, signal_group
 from hookwright.transports.reaper import end_leftovers
 
 if TYPE_CHECKING:
-    from hookwright.transports.warm import WarmProcess
+    from hookwright.transports.warm_process import WarmProcess
 
 log = logging.getLogger("hookwright.transports.process")
 
@@ -238,7 +238,7 @@ def _exit_code(returncode: int | None) -> int | None:
 
 class _Child(Protocol):
     """A running hook process as `_supervise` sees it: a spawned `asyncio.subprocess.Process`
-    or one forked warm (`hookwright.transports.warm.WarmProcess`)."""
+    or one forked warm (`hookwright.transports.warm_process.WarmProcess`)."""
 
     @property
     def pid(self) -> int: ...

@@ -15,16 +15,18 @@ so it can neither stop the event loop nor pass for an interrupt of the host.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from hookwright.core.spec import HookCrashed
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger("hookwright.workers")
 
@@ -91,6 +93,8 @@ class WorkerPool:
     async def run(self, func: Callable[..., T], *args: Any, name: str | None = None) -> T:
         """`func(*args)` on a pool thread. Cancelling the await abandons a running job (or
         drops a queued one). Raises `PoolExhausted` when every thread is stuck."""
+        import asyncio  # loaded: this is awaited
+
         loop = asyncio.get_running_loop()
         job = _Job(func, args, loop, loop.create_future(), name or _name_of(func))
         self._submit(job)

@@ -1,0 +1,132 @@
+"""Record classes made while `compiled_once` is open take their methods' code from the user's
+private cache: a class made again compiles nothing and behaves as one made without the cache;
+a file that is a link, open to others, in a folder open to others, or holding anything but
+texts and code is passed over and everything is compiled as usual; `dataclasses` is left as
+it was when the window closes, even when a class fails to build."""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookwright.config import code_cache
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the cache compiled (rather than read back)."""
+    texts: list[str] = []
+
+    def counting(source: str, *args: Any, **kwargs: Any) -> Any:
+        texts.append(source)
+        return compile(source, *args, **kwargs)
+
+    monkeypatch.setattr(code_cache, "compile", counting, raising=False)
+    return texts
+
+
+def record_class() -> type:
+    return dataclasses.make_dataclass(
+        "Rec", [("a", int), ("b", str, dataclasses.field(default="x"))], frozen=True, slots=True
+    )
+
+
+def made_in_window(home: Path) -> type:
+    with code_cache.compiled_once(home):
+        return record_class()
+
+
+def behaves_as_made_without_the_cache(made: type) -> None:
+    plain = record_class()
+    assert repr(made(1)) == repr(plain(1)) == "Rec(a=1, b='x')"
+    assert made(1) == made(1, "x") and made(1) != made(2)
+    assert hash(made(1)) == hash(plain(1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made(1).a = 2  # type: ignore[attr-defined]
+
+
+def test_a_class_made_again_compiles_nothing(tmp_path: Path, compiled: list[str]) -> None:
+    behaves_as_made_without_the_cache(made_in_window(tmp_path))
+    assert compiled  # the first time, its methods were compiled and kept
+    entry = code_cache.cache_file(tmp_path)
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o600
+    assert stat.S_IMODE(entry.parent.stat().st_mode) == 0o700
+    compiled.clear()
+    behaves_as_made_without_the_cache(made_in_window(tmp_path))
+    assert compiled == []
+    assert "exec" not in vars(dataclasses)
+
+
+def untrusted_link(entry: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.marshal"
+    entry.rename(elsewhere)
+    entry.symlink_to(elsewhere)
+
+
+def open_to_others(entry: Path, tmp_path: Path) -> None:
+    entry.chmod(0o644)
+
+
+def folder_open_to_others(entry: Path, tmp_path: Path) -> None:
+    entry.parent.chmod(0o755)
+
+
+def not_texts_and_code(entry: Path, tmp_path: Path) -> None:
+    entries = marshal.loads(entry.read_bytes())
+    entry.write_bytes(marshal.dumps({**entries, 1: "not code"}))
+
+
+def not_marshal(entry: Path, tmp_path: Path) -> None:
+    entry.write_bytes(b"\x00not marshal data")
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [untrusted_link, open_to_others, folder_open_to_others, not_texts_and_code, not_marshal],
+)
+def test_a_file_that_cannot_be_trusted_is_passed_over(
+    tmp_path: Path, compiled: list[str], spoil: Callable[[Path, Path], None]
+) -> None:
+    made_in_window(tmp_path)
+    entry = code_cache.cache_file(tmp_path)
+    spoil(entry, tmp_path)
+    first = len(compiled)
+    compiled.clear()
+    behaves_as_made_without_the_cache(made_in_window(tmp_path))
+    assert len(compiled) == first
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")
+def test_another_users_file_is_passed_over(tmp_path: Path, compiled: list[str]) -> None:
+    made_in_window(tmp_path)
+    os.chown(code_cache.cache_file(tmp_path), 1, 1)
+    compiled.clear()
+    made_in_window(tmp_path)
+    assert compiled
+
+
+def test_dataclasses_is_restored_when_a_class_fails_to_build(tmp_path: Path) -> None:
+    with pytest.raises(ValueError), code_cache.compiled_once(tmp_path):
+        dataclasses.make_dataclass("Bad", [("a", int, dataclasses.field(default=[]))])
+    assert "exec" not in vars(dataclasses)
+    behaves_as_made_without_the_cache(record_class())
+
+
+def test_the_file_starts_again_when_full(
+    tmp_path: Path, compiled: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made_in_window(tmp_path)
+    kept = len(marshal.loads(code_cache.cache_file(tmp_path).read_bytes()))
+    monkeypatch.setattr(code_cache, "MAX_ENTRIES", kept)
+    compiled.clear()
+    with code_cache.compiled_once(tmp_path):
+        dataclasses.make_dataclass("Other", [("c", float)], frozen=True)
+    entries = marshal.loads(code_cache.cache_file(tmp_path).read_bytes())
+    assert compiled and set(entries) == set(compiled)
