@@ -319,7 +319,7 @@ def test_a_broken_json_answer_of_a_guard_that_fails_closed_blocks_the_call(
     assert (project / "build").is_dir()
     # The hook is named by its command, cut at the dialect's name limit on a long tmp path.
     blocked = (
-        f"' (claude_code, {project}/.claude/settings.json:hooks.PreToolUse[0].hooks[0]) "
+        f"' (Claude Code, {project}/.claude/settings.json:hooks.PreToolUse[0].hooks[0]) "
         f"failed: {NOT_JSON}"
     )
     events = [json.loads(line) for line in ran.stdout.splitlines()]

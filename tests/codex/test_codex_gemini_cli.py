@@ -130,8 +130,8 @@ def test_hooks_validate_names_both_files_and_the_review_that_is_missing(
     home, project = both
     checked = hookwright(home, "hooks", "validate", "--project", str(project))
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert ".codex/hooks.json (Codex): 2 hook(s)" in checked.stdout
-    assert ".gemini/settings.json (Gemini CLI): 1 hook(s)" in checked.stdout
+    assert ".codex/hooks.json (Codex): 1 hook loaded, 1 hook turned off\n" in checked.stdout
+    assert ".gemini/settings.json (Gemini CLI): 1 hook loaded\n" in checked.stdout
     assert "not reviewed in Codex" in checked.stdout
     assert review_entry(project) in checked.stdout
 

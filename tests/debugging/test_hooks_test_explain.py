@@ -186,3 +186,37 @@ def test_explain_names_a_duplicate_that_runs_once(tmp_path: Path, isolated_home:
     assert "identical to a hook before it: runs once" in proc.stderr
     candidates = json.loads(proc.stdout)["candidates"]
     assert sorted(c["check"] for c in candidates) == ["dedup", "selected"]
+
+
+GUARD_SCRIPT = """import json, sys
+json.load(sys.stdin)
+sys.stderr.write("boom: the guard broke\\nsee guard.log\\n")
+sys.exit(int(sys.argv[1]))
+"""
+
+
+def test_explain_says_a_hook_s_stderr_once(tmp_path: Path, isolated_home: Path) -> None:
+    """A failure's error and a block's reason quote the hook's stderr: the lines they say are
+    not repeated under them, the others are; the decision is one line."""
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / "guard.py").write_text(GUARD_SCRIPT)
+    for code in (1, 2):
+        command = f"{sys.executable} {project / 'guard.py'} {code}"
+        hook = {"type": "command", "command": command}
+        settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
+        (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+        data = {"tool_name": "Bash", "tool_input": {"command": "ls"}}
+        proc = hooks_test(project, isolated_home, data, "--explain")
+        assert proc.returncode == 0, proc.stderr
+        err = proc.stderr
+        assert err.count("boom: the guard broke") == (1 if code == 1 else 2), err
+        if code == 1:
+            assert "exit 1 — Failed with non-blocking status code 1: boom: the guard broke\n" in err
+            assert "\n      stderr: see guard.log\n" in err
+        else:
+            assert ": boom: the guard broke see guard.log\n" in err
+            assert "stderr:" not in err
+            decision = err.rstrip("\n").splitlines()[-1]
+            assert decision.startswith("decision: deny — "), err
+            assert decision.endswith(": boom: the guard broke see guard.log"), err

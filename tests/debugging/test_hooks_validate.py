@@ -50,12 +50,15 @@ def test_every_dialect_file_is_checked_and_errors_fail(tmp_path: Path, isolated_
     proc = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
-    assert "  error .hookwright/hooks.yaml (Python): 3 hook(s)" not in out  # typo is not a hook
-    assert "  error .hookwright/hooks.yaml (Python): 2 hook(s)" in out
+    # the typo was never read as a hook; the other two are, their code not loaded
+    assert (
+        "  error .hookwright/hooks.yaml (Python): 1 hook failed, "
+        "2 hooks checked (folder not trusted: code not loaded)\n" in out
+    )
     assert "hooks[1].event: Value error, unknown event 'PreToolUze'" in out
     assert "  error .claude/settings.json (Claude Code)" in out
     assert "  error .openharness/hooks/bad.yaml (OpenHarness)" in out
-    assert "  error skills/tidy/hooks/hooks.json (skill): 0 hook(s)" in out
+    assert "  error skills/tidy/hooks/hooks.json (skill): 1 hook failed\n" in out
     assert "hooks[0].timing" in out
     assert "checked without loading their code" in out
     assert "guards:missing" not in out  # not trusted: the module is not imported
@@ -155,5 +158,60 @@ def test_a_yaml_error_is_one_line_naming_the_file(tmp_path: Path, isolated_home:
     assert line.startswith(f"error: {config}: invalid YAML: ") and "(line 4 column 6)" in line
     checked = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert checked.returncode == 1
-    assert "  error .hookwright/hooks.yaml (Python): 0 hook(s)" in checked.stdout
+    assert "  error .hookwright/hooks.yaml (Python): the file did not load\n" in checked.stdout
     assert "invalid YAML: expected ',' or ']', but got ':' (line 4 column 6)" in checked.stdout
+
+
+def test_each_file_counts_the_hooks_that_loaded_and_those_that_failed(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """A file whose hooks did not all load says how many did and how many failed, in plain
+    words; several errors of one entry are one hook; any failure fails the command."""
+    project = tmp_path / "proj"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "guards.py").write_text("def ok(inp):\n    return None\n")
+    (project / ".hookwright" / "hooks.yaml").write_text(
+        "hooks:\n"
+        "  - {name: fine, event: Stop, call: 'guards:ok'}\n"
+        "  - {name: gone, event: Stop, call: 'guards:missing'}\n"
+        "  - {name: typo, evnt: Stop, cal: 'guards:ok'}\n"
+    )
+    (project / ".picoclaw").mkdir()
+    processes = {
+        "good": {"command": ["true"], "intercept": ["before_tool"]},
+        "bad": {"comand": ["true"], "intercep": ["before_tool"]},
+    }
+    (project / ".picoclaw" / "config.json").write_text(
+        json.dumps({"hooks": {"processes": processes}})
+    )
+    args = ("hooks", "validate", "-p", str(project), "--trust")
+    proc = run_hookwright(*args, home=isolated_home)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "  error .hookwright/hooks.yaml (Python): 1 hook loaded, 2 hooks failed\n" in out
+    assert "  error .picoclaw/config.json (PicoClaw): 1 hook loaded, 1 hook failed\n" in out
+    assert "hook(s)" not in out
+    report = json.loads(run_hookwright(*args, "--json", home=isolated_home).stdout)
+    counts = {f["dialect"]: (f["loaded"], f["failed"]) for f in report["files"]}
+    assert counts == {"native": (1, 2), "picoclaw": (1, 1)}
+    assert report["ok"] is False
+
+
+def test_a_file_whose_only_hook_fails_to_load_fails_the_command(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "guards.py").write_text("def ok(inp):\n    return None\n")
+    (project / ".hookwright" / "hooks.yaml").write_text(
+        "hooks:\n  - {name: gone, event: Stop, call: 'guards:missing'}\n"
+    )
+    proc = run_hookwright("hooks", "validate", "-p", str(project), "--trust", home=isolated_home)
+    assert proc.returncode == 1, proc.stdout
+    assert "  error .hookwright/hooks.yaml (Python): 1 hook failed\n" in proc.stdout
+    assert "hooks[0].call: cannot import guards:missing" in proc.stdout
+    fixed = "hooks:\n  - {name: fine, event: Stop, call: 'guards:ok'}\n"
+    (project / ".hookwright" / "hooks.yaml").write_text(fixed)
+    proc = run_hookwright("hooks", "validate", "-p", str(project), "--trust", home=isolated_home)
+    assert proc.returncode == 0, proc.stdout
+    assert "  ok    .hookwright/hooks.yaml (Python): 1 hook loaded\n" in proc.stdout

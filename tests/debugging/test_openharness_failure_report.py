@@ -84,5 +84,6 @@ def test_hooks_test_says_it_once_with_the_fix(tmp_path: Path, isolated_home: Pat
     assert hook["error"] == "Command hook exited with code 1: it broke"
     assert hook["fix"] == FIX.removeprefix("fix: ")
     explained = run_hookwright(*args, "--explain", stdin=stdin, home=isolated_home)
-    assert explained.stderr.count("it broke") == 2, explained.stderr  # the error, its stderr
+    # the error quotes its stderr: said once
+    assert explained.stderr.count("it broke") == 1, explained.stderr
     assert f"      {FIX}\n" in explained.stderr

@@ -297,7 +297,7 @@ async def test_a_failing_hook_the_policy_closes_blocks_and_says_which_and_why(
     assert isinstance(decision.action, Deny)
     settings = project / ".claude" / "settings.json"
     name = f"command:{command}"
-    expected = f"hook {name!r} (claude_code, {settings}:hooks.PreToolUse[0].hooks[0]) {failure}"
+    expected = f"hook {name!r} (Claude Code, {settings}:hooks.PreToolUse[0].hooks[0]) {failure}"
     assert decision.action.message is not None
     assert expected in decision.action.message
 

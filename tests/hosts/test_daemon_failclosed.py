@@ -104,7 +104,7 @@ def test_a_failed_guard_the_policy_closes_is_a_deny_naming_the_failure(
     answer = json.loads(raw)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
     reason = answer["permissionDecisionReason"]
-    assert reason.startswith("hook 'block-rm' (openharness, ") and "guard-program" in reason
+    assert reason.startswith("hook 'block-rm' (OpenHarness, ") and "guard-program" in reason
 
 
 def starved_client(command: str, stdin: bytes, project: Path) -> subprocess.CompletedProcess[bytes]:

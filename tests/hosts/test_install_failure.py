@@ -64,8 +64,8 @@ def test_install_on_an_untrusted_project_says_what_will_not_run_and_how_to_trust
         f"hookwright: warning: {project} is not trusted: its hooks will not run inside Claude "
         f"Code until you run: hookwright trust {project}"
     )
-    assert any("block-rm (openharness" in line for line in lines[1:])
-    assert any("house-rules (native" in line for line in lines[1:])
+    assert any("block-rm (OpenHarness, " in line for line in lines[1:])
+    assert any("house-rules (Python, " in line for line in lines[1:])
     assert not any("CLAUDE-HOOK" in line or "claude_code" in line for line in lines)
     TrustStore(Path.home()).trust(project)
     assert install(project).stderr == ""

@@ -67,7 +67,7 @@ def test_a_broken_hooks_yaml_fails_the_gate_event_naming_the_file(
     asked = ask(home, project, "PreToolUse", **RM)
     assert (asked.returncode, asked.stdout) == (1, "")
     line = asked.stderr.strip()
-    assert f"the hooks of {hooks_file(project)} did not load: invalid YAML:" in line
+    assert f"the Python hooks of {hooks_file(project)} did not load: invalid YAML:" in line
     assert "hookwright hooks validate" in line and "\n" not in line
     records = [
         json.loads(r) for r in (home / ".hookwright" / "audit.jsonl").read_text().split("\n") if r
@@ -82,7 +82,7 @@ def test_a_broken_hooks_yaml_is_named_at_session_start(tmp_path: Path, home: Pat
     asked = ask(home, project, "SessionStart", source="startup")
     assert asked.returncode == 0, asked.stderr
     message = json.loads(asked.stdout)["systemMessage"]
-    assert f"the hooks of {hooks_file(project)} did not load: invalid YAML:" in message
+    assert f"the Python hooks of {hooks_file(project)} did not load: invalid YAML:" in message
     assert message.endswith("(check it with: hookwright hooks validate)")
 
 
@@ -139,7 +139,7 @@ def test_codex_s_hook_command_fails_the_gate_event(tmp_path: Path, home: Path) -
     project = trusted(guarded(tmp_path / "p", BROKEN), home)
     asked = ask(home, project, "PreToolUse", "codex", **RM)
     assert (asked.returncode, asked.stdout) == (1, "")
-    assert f"the hooks of {hooks_file(project)} did not load" in asked.stderr
+    assert f"the Python hooks of {hooks_file(project)} did not load" in asked.stderr
 
 
 def test_gemini_s_hook_command_fails_the_gate_event(tmp_path: Path, home: Path) -> None:
@@ -147,7 +147,7 @@ def test_gemini_s_hook_command_fails_the_gate_event(tmp_path: Path, home: Path) 
     stdin = shell_call(project, "rm -rf build")
     asked = run_hookwright("hook", "gemini", "--project", str(project), home=home, stdin=stdin)
     assert (asked.returncode, asked.stdout) == (1, "")
-    assert f"the hooks of {hooks_file(project)} did not load" in asked.stderr
+    assert f"the Python hooks of {hooks_file(project)} did not load" in asked.stderr
 
 
 def test_the_daemon_fails_the_gate_event_and_names_the_file_at_session_start(
@@ -165,7 +165,7 @@ def test_the_daemon_fails_the_gate_event_and_names_the_file_at_session_start(
         hooks["PreToolUse"]["command"], hook_input(project, "PreToolUse", **RM), project
     )
     assert (done.returncode, done.stdout) == (1, b"")
-    assert f"the hooks of {broken.resolve()} did not load" in done.stderr.decode()
+    assert f"the OpenHarness hooks of {broken.resolve()} did not load" in done.stderr.decode()
     stdin = hook_input(project, "SessionStart", source="startup")
     started = run_installed(hooks["SessionStart"]["command"], stdin, project)
     assert started.returncode == 0, started.stderr

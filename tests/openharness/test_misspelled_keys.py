@@ -46,7 +46,7 @@ def test_validate_names_file_hook_key_and_the_key_meant(
     proc = hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert proc.returncode == 1, proc.stdout
     found = [line.strip() for line in proc.stdout.splitlines()]
-    assert "error .openharness/hooks/guard.yaml (OpenHarness): 1 hook(s)" in found
+    assert "error .openharness/hooks/guard.yaml (OpenHarness): 1 hook failed" in found
     file = project.resolve() / ".openharness" / "hooks" / "guard.yaml"
     per_file = [line.replace(f"{file}: ", "") for line in typo_lines(file)]
     assert [line for line in found if line.startswith("error: ")] == per_file

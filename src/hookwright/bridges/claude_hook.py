@@ -36,6 +36,7 @@ from hookwright.core.results import (
     Verdict,
     failed_dispatch,
 )
+from hookwright.core.systems import system_name
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.failure_policy import closing_decision, load_failure_closing
@@ -147,7 +148,10 @@ def not_running(project: Path, home: Path, exclude: frozenset[str] = EXCLUDED) -
     (read from the config files alone: nothing of the project runs); `exclude`: the dialects
     the host runs itself."""
     needing = untrusted_hooks(project, home, ProjectScope(exclude=exclude))
-    return [f"{hook.name} ({hook.dialect}, {hook.origin or hook.source})" for hook in needing]
+    return [
+        f"{hook.name} ({system_name(hook.dialect)}, {hook.origin or hook.source})"
+        for hook in needing
+    ]
 
 
 async def open_session(
@@ -261,8 +265,7 @@ async def relay_on(session: HookSession, event: Event, hook_input: dict[str, Any
 def load_failure_line(failures: tuple[LoadFailure, ...]) -> str:
     """One line naming each file that did not load, why, and the fix."""
     said = "; ".join(
-        f"the hooks of {failed.file} did not load: {_where(failed)}{failed.message}"
-        for failed in failures
+        f"{failed.hooks} did not load: {_where(failed)}{failed.message}" for failed in failures
     )
     return f"hookwright: {' '.join(said.split())}; {LOAD_FIX}"
 
@@ -316,7 +319,7 @@ def note_load_failures(
                 event=verdict.event.value,
                 hook=failed.file,
                 source="config",
-                dialect="",
+                dialect=failed.dialect,
                 status="not_loaded",
                 decision=decision,
                 duration_ms=0.0,

@@ -338,7 +338,7 @@ def hooks_validate(
         sys.stdout.write(json.dumps(validation.to_json(report), ensure_ascii=False) + "\n")
     else:
         sys.stdout.write("\n".join(validation.to_lines(report)) + "\n")
-    if report.errors:
+    if not report.ok:
         raise typer.Exit(code=1)
 
 

@@ -116,7 +116,9 @@ def line_text(record: Record) -> str:
     stamp = time.localtime(ts) if ts is not None else None
     when = time.strftime("%Y-%m-%d %H:%M:%S", stamp) if stamp else "?"
     session = str(record.get("session_id") or "-")[:8]
-    hook = f"{record.get('hook')} ({_where(record)})"
+    # a file whose hooks did not load is its own record's hook: named once, as the file
+    name = "hooks" if record.get("status") == "not_loaded" else record.get("hook")
+    hook = f"{name} ({_where(record)})"
     marked = " [test]" if record.get("test") is True else ""
     return f"{when} {session}{marked} {record.get('event')} {hook}: {describe(record)}"
 

@@ -191,6 +191,15 @@ def _what_it_did(result: HookResult) -> str:
     return f"shadow, would {what}, not applied" if spec is not None and spec.shadow else what
 
 
+def _unsaid(stderr: str | None, said: str) -> list[str]:
+    """The lines of a hook's `stderr` its result line has not `said` already (a failure's
+    error and a block's reason often quote them): each is said once."""
+    if not stderr:
+        return []
+    lines = stderr.rstrip("\n").splitlines()
+    return [line for line in lines if line.strip() and " ".join(line.split()) not in said]
+
+
 def _result_lines(verdict: Verdict, project_dir: Path | None) -> list[str]:
     lines: list[str] = []
     for result in verdict.results:
@@ -198,13 +207,11 @@ def _result_lines(verdict: Verdict, project_dir: Path | None) -> list[str]:
         text = f"  {_label(spec, project_dir) if spec else '?'}: {_what_it_did(result)}"
         if result.exit_code is not None:
             text += f", exit {result.exit_code}"
-        detail = result.error or result.reason
+        detail = " ".join((result.error or result.reason or "").split())
         if detail:
-            text += f" — {' '.join(detail.split())}"
+            text += f" — {detail}"
         lines.append(text)
-        tail = _tail(result.stderr)
-        if tail:
-            lines += [f"      stderr: {line}" for line in tail.rstrip("\n").splitlines()]
+        lines += [f"      stderr: {line}" for line in _unsaid(_tail(result.stderr), detail)]
         if fix := failure_fix(result.effects):
             lines.append(f"      fix: {fix}")
     return lines
@@ -246,5 +253,6 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
         lines += _chain_lines(verdict)
     lines += [f"warning: {warning}" for warning in explanation.warnings]
     decision = verdict.decision.value if verdict.decision else "none"
-    lines.append(f"decision: {decision}" + (f" — {verdict.reason}" if verdict.reason else ""))
+    reason = " ".join((verdict.reason or "").split())
+    lines.append(f"decision: {decision}" + (f" — {reason}" if reason else ""))
     sys.stderr.write("\n".join(lines) + "\n")

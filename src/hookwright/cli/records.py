@@ -71,6 +71,8 @@ def describe(record: Mapping[str, Any]) -> str:
         fix = f"; fix: {record['fix']}" if record.get("fix") else ""
         what = status if status != "ok" else effect
         return f"{what}: {clip(record.get('error') or '')}{_raised_at(record)}{fix}"
+    if status == "not_loaded":  # a config file: its hooks did not load
+        return f"did not load: {clip(record.get('error') or '')}"
     if status == "not_run":  # the reason names the file and hook first; the line names them
         why = str(record.get("reason") or record.get("error") or "").partition(" not run: ")
         return f"not run: {clip(why[2] or why[0])}"

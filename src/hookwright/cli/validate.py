@@ -10,8 +10,9 @@ command, a matcher no tool has, an http URL that is malformed, refused or not in
 imported is an error too; hooks of a folder that is not trusted are bound only with
 `--trust`.
 
-Each hook also says how it fails under the failure policy (`docs/policy.md`): open, or
-closed by a policy rule or its own field."""
+Each file says how many of its hooks loaded and how many did not (failed, turned off by a
+setting, or not loaded because their folder is not trusted), and each hook how it fails under
+the failure policy (`docs/policy.md`): open, or closed by a policy rule or its own field."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookwright.cli.hook_entries import rejected_entries, under, whole_file_failed
 from hookwright.config.loading import Diagnostic, Discovery, LoadContext
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
@@ -40,9 +42,19 @@ class HookFailure:
 
 @dataclass(slots=True)
 class FileReport:
+    """One config file: `hooks` its hooks that were read, of which `loaded` will run,
+    `failed` did not load (with those rejected while the file was read, which were never read
+    as hooks), `off` were turned off by a setting and `untrusted` were not loaded because their
+    folder is not trusted; `unreadable`: the file itself did not load."""
+
     file: str
     dialect: str
     hooks: int = 0
+    loaded: int = 0
+    failed: int = 0
+    off: int = 0
+    untrusted: int = 0
+    unreadable: bool = False
     problems: list[Diagnostic] = field(default_factory=list)
     failures: list[HookFailure] = field(default_factory=list)
 
@@ -71,9 +83,20 @@ class Report:
     def warnings(self) -> int:
         return sum(f.count("warning") for f in self.files.values())
 
+    @property
+    def ok(self) -> bool:
+        """No error, and every hook read loaded (or was left out on purpose)."""
+        failed = any(f.failed or f.unreadable for f in self.files.values())
+        return self.errors == 0 and not failed
+
 
 def _file_of(origin: str) -> str:
     return origin.rpartition(":")[0] or origin
+
+
+def _field_of(origin: str) -> str:
+    file, _, field_path = origin.rpartition(":")
+    return field_path if file else ""
 
 
 def _add_dialect(
@@ -94,6 +117,38 @@ def _add_dialect(
         report.file(diagnostic.file, dialect).problems.append(diagnostic)
     for origin, failure in _failures(bound):
         report.file(_file_of(origin), dialect).failures.append(failure)
+    _count_loaded(report, dialect, discovery, bound)
+
+
+def _count_loaded(report: Report, dialect: str, discovery: Discovery, bound: BoundHooks) -> None:
+    """Per file, what became of each hook read (`FileReport`: one with an error under its
+    entry failed, whatever its folder), and the entries its errors say were rejected before
+    they were read as hooks."""
+    loaded = bound.loaded
+    untrusted = {id(hook) for hook in loaded.untrusted}
+    unbound = {id(hook) for hook in loaded.unloaded}
+    errors: dict[str, list[Diagnostic]] = {}
+    for diagnostic in loaded.diagnostics:
+        errors.setdefault(diagnostic.file, []).append(diagnostic)
+    fields: dict[str, list[str]] = {}
+    for hook in discovery.hooks:
+        file, field_path = report.file(_file_of(hook.origin), dialect), _field_of(hook.origin)
+        fields.setdefault(file.file, []).append(field_path)
+        broken = any(
+            d.severity == "error" and under(d.path, field_path) for d in errors.get(file.file, ())
+        )
+        if broken or (id(hook) in unbound and id(hook) not in loaded.off):
+            file.failed += 1
+        elif id(hook) in untrusted:
+            file.untrusted += 1
+        elif id(hook) in loaded.off:
+            file.off += 1
+        else:
+            file.loaded += 1
+    for name, problems in errors.items():
+        file = report.file(name, dialect)
+        file.failed += len(rejected_entries(dialect, problems, fields.get(name, ())))
+        file.unreadable = file.unreadable or (file.hooks == 0 and whole_file_failed(problems))
 
 
 def _failures(bound: BoundHooks) -> list[tuple[str, HookFailure]]:
@@ -124,10 +179,14 @@ def _add_skills(report: Report, project: Path) -> None:
             continue
         errors: list[SkillHookError] = []
         loaded = scan_hooks([skill], str(root), errors=errors, quiet=True)
-        report.file(str(config), "skill").hooks += len(loaded)
-        for error in errors:
-            problem = Diagnostic(error.file, error.field, error.message)
-            report.file(error.file, "skill").problems.append(problem)
+        file = report.file(str(config), "skill")
+        file.hooks += len(loaded)
+        file.loaded += len(loaded)
+        problems = [Diagnostic(error.file, error.field, error.message) for error in errors]
+        for problem in problems:
+            report.file(problem.file, "skill").problems.append(problem)
+        file.failed += len(rejected_entries("skill", problems, ()))
+        file.unreadable = not loaded and whole_file_failed(problems)
         for warning in tool_filter_warnings(loaded, root, REFERENCE_AGENT_TOOLS):
             report.file(warning.file, "skill").problems.append(warning)
 
@@ -172,7 +231,7 @@ def _shown(name: str, project: Path) -> str:
 def to_json(report: Report) -> dict[str, Any]:
     return {
         "project": str(report.project),
-        "ok": report.errors == 0,
+        "ok": report.ok,
         "errors": report.errors,
         "warnings": report.warnings,
         "unchecked_untrusted_hooks": report.unchecked,
@@ -182,6 +241,11 @@ def to_json(report: Report) -> dict[str, Any]:
                 "dialect": f.dialect,
                 "system": system_name(f.dialect),
                 "hooks": f.hooks,
+                "loaded": f.loaded,
+                "failed": f.failed,
+                "turned_off": f.off,
+                "not_trusted": f.untrusted,
+                "file_loaded": not f.unreadable,
                 "problems": [
                     {"severity": d.severity, "path": d.path, "message": d.message}
                     for d in f.problems
@@ -201,15 +265,36 @@ def to_json(report: Report) -> dict[str, Any]:
     }
 
 
+def _hooks(count: int) -> str:
+    return "1 hook" if count == 1 else f"{count or 'no'} hooks"
+
+
+def _what_loaded(report: FileReport) -> str:
+    """``1 hook loaded, 2 hooks failed``: what became of the file's hooks, in plain words."""
+    if report.unreadable:
+        return "the file did not load"
+    others = [
+        f"{_hooks(report.failed)} failed" if report.failed else "",
+        f"{_hooks(report.off)} turned off" if report.off else "",
+        f"{_hooks(report.untrusted)} checked (folder not trusted: code not loaded)"
+        if report.untrusted
+        else "",
+    ]
+    said = [text for text in others if text]
+    if report.loaded or not said:
+        said.insert(0, f"{_hooks(report.loaded)} loaded" if report.hooks else "no hooks")
+    return ", ".join(said)
+
+
 def to_lines(report: Report) -> list[str]:
     lines = [f"hook config files of {report.project}:"]
     if not report.files:
         lines.append("  none found")
     for f in report.files.values():
-        status = "error" if f.count("error") else "warn " if f.problems else "ok   "
+        failed = f.count("error") or f.failed or f.unreadable
+        status = "error" if failed else "warn " if f.problems else "ok   "
         name = _shown(f.file, report.project)
-        hooks = f"{f.hooks} hook(s)" if f.hooks or f.problems else "no hooks"
-        lines.append(f"  {status} {name} ({system_name(f.dialect)}): {hooks}")
+        lines.append(f"  {status} {name} ({system_name(f.dialect)}): {_what_loaded(f)}")
         lines += [f"        {_problem(d)}" for d in f.problems]
         lines += [
             f"        fails closed: {h.hook} on {h.event}, closed by {h.mode.closed_by}"
@@ -218,8 +303,9 @@ def to_lines(report: Report) -> list[str]:
         ]
     if report.unchecked:
         lines.append(
-            f"{report.unchecked} hook(s) of a folder that is not trusted were checked without "
-            "loading their code (modules, factories); --trust loads them too"
+            f"{_hooks(report.unchecked)} of a folder that is not trusted "
+            f"{'was' if report.unchecked == 1 else 'were'} checked without loading their code "
+            "(modules, factories); --trust loads them too"
         )
     failures = [h for f in report.files.values() for h in f.failures]
     closed = sum(1 for h in failures if h.mode.fails == "closed")

@@ -136,11 +136,22 @@ class Discovery:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Every config file read, with hooks or not (`hooks validate` lists them all).
     files: list[str] = field(default_factory=list)
+    #: Each config file read, or with a problem -> the dialect that read it, so a file none of
+    #: whose hooks loaded is still named with its system (`hookwright.host.load_failures`).
+    dialects: dict[str, str] = field(default_factory=dict)
 
     def extend(self, other: Discovery) -> None:
         self.hooks.extend(other.hooks)
         self.diagnostics.extend(other.diagnostics)
         self.files.extend(other.files)
+        self.dialects.update(other.dialects)
+
+    def read_by(self, dialect: str) -> Discovery:
+        """This discovery with each of its files marked as read by `dialect`."""
+        origins = (hook.origin.rpartition(":")[0] or hook.origin for hook in self.hooks)
+        files = (*self.files, *(d.file for d in self.diagnostics), *origins)
+        self.dialects.update(dict.fromkeys(files, dialect))
+        return self
 
     def needing_trust(self, policy: TrustPolicy) -> list[DiscoveredHook]:
         return [hook for hook in self.hooks if not policy.trusts(hook.trust_root)]
@@ -242,7 +253,7 @@ def discover_by_dialect(
     found: dict[str, Discovery] = {}
     for dialect, discoverer in sources(ctx if present_only else None, leave_out).items():
         try:
-            found[dialect] = discoverer(ctx)
+            found[dialect] = discoverer(ctx).read_by(dialect)
         except Exception as exc:
             problem = Diagnostic(str(ctx.project_dir), dialect, f"discovery failed: {exc}")
             found[dialect] = Discovery(diagnostics=[problem])

@@ -41,6 +41,7 @@ from hookwright.core.events import (
 from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
 from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
+from hookwright.core.systems import system_name
 from hookwright.core.tracebacks import author_traceback, describe_exception
 from hookwright.engine.services import Services
 
@@ -145,10 +146,10 @@ def finish(
 
 def failed_closed_reason(spec: HookSpec, result: HookResult) -> str:
     """The block reason of a hook that failed closed: the hook (for one a config file
-    declares, its dialect and the file and field) and its failure."""
+    declares, its system as its users say it and the file and field) and its failure."""
     failed = "timed out" if result.status is Status.timeout else "failed"
     declared = spec.source != "in-process" and spec.origin is not None
-    who = f"{spec.name!r} ({spec.dialect}, {spec.origin})" if declared else spec.name
+    who = f"{spec.name!r} ({system_name(spec.dialect)}, {spec.origin})" if declared else spec.name
     return f"hook {who} {failed}" + (f": {result.error}" if result.error else "")
 
 

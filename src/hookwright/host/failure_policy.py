@@ -27,6 +27,7 @@ from hookwright.config.loading import Diagnostic, DiscoveredHook, LoadResult
 from hookwright.config.policy import FailurePolicy, PolicyDecision, PolicyRule, PolicyTarget
 from hookwright.config.trust import TrustStore
 from hookwright.core.events import Event, HookInput
+from hookwright.core.systems import system_name
 
 if TYPE_CHECKING:
     from hookwright.core.results import Decision
@@ -175,7 +176,8 @@ def _guard(
 
     decision = closing_decision(event)
     reason = (
-        f"hook {hook.name!r} ({hook.dialect}, {hook.origin}) did not run: the folder {folder} "
+        f"hook {hook.name!r} ({system_name(hook.dialect)}, {hook.origin}) did not run: "
+        f"the folder {folder} "
         f"is not trusted, and the failure policy ({rule.where}) fails it closed; {how}"
     )
 

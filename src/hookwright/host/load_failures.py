@@ -13,26 +13,36 @@ host already says so (the untrusted notice); its errors are not the user's to se
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from hookwright.config.loading import Diagnostic
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.systems import system_name
 
 
 @dataclass(frozen=True, slots=True)
 class LoadFailure:
     """A config file (`file`) whose hooks did not all load: `field` is where in it (empty:
-    the whole file), `message` why."""
+    the whole file), `message` why; `dialect` the dialect that read it (empty: unknown)."""
 
     file: str
     field: str
     message: str
+    dialect: str = ""
 
     def __str__(self) -> str:
         where = f"{self.file}: {self.field}" if self.field else self.file
         return f"{where}: {self.message}"
+
+    @property
+    def hooks(self) -> str:
+        """``the Python hooks of /p/.hookwright/hooks.yaml``: the file's hooks, named with
+        their system as its users say it."""
+        system = f"{system_name(self.dialect)} " if self.dialect else ""
+        return f"the {system}hooks of {self.file}"
 
 
 def load_failures(
@@ -41,10 +51,11 @@ def load_failures(
     policy: TrustPolicy,
     untrusted_roots: Iterable[Path | None] = (),
     named: Sequence[Path] = (),
+    dialects: Mapping[str, str] = MappingProxyType({}),
 ) -> tuple[LoadFailure, ...]:
     """The error-level `diagnostics`, but those of a file inside a folder `policy` does not
     trust (the project folder or an untrusted hook's root); a file the user `named` on the
-    command line needs no trust and is always kept."""
+    command line needs no trust and is always kept. `dialects`: each file's dialect."""
     roots = {project_dir.resolve(), *(root.resolve() for root in untrusted_roots if root)}
     closed = tuple(root for root in roots if not policy.trusts(root))
     chosen = {str(path) for path in named} | {str(path.resolve()) for path in named}
@@ -54,7 +65,9 @@ def load_failures(
             continue
         if diagnostic.file not in chosen and _inside(diagnostic.file, closed):
             continue
-        failures[LoadFailure(diagnostic.file, diagnostic.path, diagnostic.message)] = None
+        dialect = dialects.get(diagnostic.file, "")
+        failure = LoadFailure(diagnostic.file, diagnostic.path, diagnostic.message, dialect)
+        failures[failure] = None
     return tuple(failures)
 
 

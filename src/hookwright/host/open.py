@@ -471,6 +471,7 @@ def bind_hooks(
             policy,
             (hook.trust_root for hook in loaded.untrusted),
             scope.config_files,
+            discovery.dialects,
         ),
     )
     return BoundHooks(loaded, opened)

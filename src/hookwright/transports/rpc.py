@@ -18,7 +18,8 @@
 * a response is read as PicoClaw's Go struct reads it (`envelope`): member names match
   case-insensitively, ``"method": null`` is no method; a stdout line that is not JSON, not an
   object, has a member of the wrong type, is a request from the hook, or a response whose id is
-  0, missing or matches nothing is logged and skipped (the matching call then times out); a line
+  0, missing or matches nothing is logged and skipped (the matching call then times out; the
+  first stray lines and their number go with a failure to answer, `rpc_strays`); a line
   longer than `max_line` is discarded up to its newline without stalling;
 * when the process exits every pending call fails at once; the next call after the backoff
   window of `RestartPolicy` spawns it again, calls before that fail immediately (the window is
@@ -68,6 +69,7 @@ from hookwright.transports.groups import signal_group
 from hookwright.transports.ioloop import IoLoop, IoLoopClosed
 from hookwright.transports.ratelimit import RateLimitedLog
 from hookwright.transports.reaper import end_leftovers
+from hookwright.transports.rpc_strays import StrayLines
 
 log = logging.getLogger("hookwright.rpc")
 
@@ -500,6 +502,8 @@ class _Connection:
         #: Stderr lines read so far: a call notes it when sent to find the lines of its own.
         self.stderr_count = 0
         self.warnings = RateLimitedLog(log, name)
+        #: The stdout lines that were not messages: said with a failure to answer.
+        self.strays = StrayLines()
         assert proc.stdin is not None
         self.stdin = proc.stdin
         self.stdin_transport = proc.stdin.transport
@@ -625,11 +629,13 @@ class _Connection:
         except ValueError as exc:
             # A blank line never decodes; it is skipped silently.
             if line.strip():
+                self.strays.add(line)
                 self.warnings.warning(
                     "hook %s: non-JSON stdout line skipped (%s): %.200r", self.name, exc, line
                 )
             return
         if not isinstance(message, dict):
+            self.strays.add(line)
             self.warnings.warning("hook %s: non-object message skipped: %.200r", self.name, line)
             return
         if (
@@ -789,6 +795,7 @@ class RpcProcess:
         io: IoRunner | None = None,
         clock: Callable[[], float] = time.monotonic,
         launcher: Launcher | None = None,
+        start_hint: Callable[[], str | None] | None = None,
     ) -> None:
         if not argv:
             raise ValueError(f"hook {name}: command is required")
@@ -808,6 +815,9 @@ class RpcProcess:
         #: Seconds on a monotonic scale; the restart backoff is measured on it (tests inject one).
         self.clock = clock
         self.launcher = launcher
+        #: Asked when a start fails: what may have caused it, added to the failure (a
+        #: dialect's words: a PicoClaw script not in the folder the process ran in).
+        self.start_hint = start_hint
         #: Processes spawned successfully after the first one.
         self.restarts = 0
         #: Consecutive failures since the last successful call.
@@ -878,6 +888,12 @@ class RpcProcess:
     def stderr_tail(self) -> str:
         conn = self._conn
         return conn.stderr_text() if conn is not None else ""
+
+    def stray_note(self) -> str:
+        """``; stdout was not JSON-RPC: ...``: the running process's stdout lines that were
+        not messages, to add to a failure; empty when there were none."""
+        conn = self._conn
+        return _stray_note(conn) if conn is not None else ""
 
     def stderr_mark(self) -> tuple[_Connection | None, int]:
         """Where the process's stderr is now, for `stderr_after`."""
@@ -1045,8 +1061,11 @@ class RpcProcess:
         try:
             conn = await self._spawn_and_greet()
         except BaseException as exc:
-            self._record_failure(exc)
+            hinted = self._with_hint(exc)
+            self._record_failure(hinted)
             self._starting = None
+            if hinted is not exc:
+                raise hinted from exc
             if isinstance(exc, RpcProcessError):
                 raise
             if isinstance(exc, Exception):
@@ -1059,6 +1078,14 @@ class RpcProcess:
         self._starting = None
         conn.exited.add_done_callback(lambda _: self._on_exit(conn))
         return conn
+
+    def _with_hint(self, exc: BaseException) -> BaseException:
+        """A failed start's error with `start_hint`'s words added, when it has some."""
+        hint = self.start_hint() if self.start_hint is not None else None
+        if not hint or not isinstance(exc, Exception):
+            return exc
+        said = str(exc) if isinstance(exc, RpcProcessError) else f"hook {self.name}: {exc}"
+        return RpcProcessError(f"{said}; {hint}")
 
     async def _spawn_and_greet(self) -> _Connection:
         env = None if self.env is None else {**os.environ, **self.env}
@@ -1086,12 +1113,13 @@ class RpcProcess:
             await conn.kill()
             raise RpcProcessError(
                 f"hook {self.name}: no hook.hello answer within {self.hello_timeout:g}s"
+                + _stray_note(conn)
             ) from None
         except RpcError as exc:
             await conn.kill()
             said = f"hook {self.name}: "  # the hook named once, not again by the cause
             raise RpcProcessError(
-                f"{said}hook.hello failed: {str(exc).removeprefix(said)}"
+                f"{said}hook.hello failed: {str(exc).removeprefix(said)}{_stray_note(conn)}"
             ) from exc
         except BaseException:
             await conn.kill()
@@ -1131,6 +1159,11 @@ class RpcProcess:
         self._conn = None
         if conn is not None:
             await conn.shutdown(self.close_timeout, self.term_timeout)
+
+
+def _stray_note(conn: _Connection) -> str:
+    note = conn.strays.note()
+    return f"; {note}" if note else ""
 
 
 def _consume_exception(future: asyncio.Future[Any]) -> None:
@@ -1181,7 +1214,8 @@ class RpcTransport(BaseTransport):
                     value = await process.call_within(method, params, timeout)
                 stderr = process.stderr_after(mark)
         except TimeoutError:
-            return Failure("timeout", "timed out", stderr=process.stderr_tail())
+            said = f"timed out{process.stray_note()}"
+            return Failure("timeout", said, stderr=process.stderr_tail())
         except Exception as exc:
             reason = str(exc) or type(exc).__name__
             return Failure("error", reason, stderr=process.stderr_tail())

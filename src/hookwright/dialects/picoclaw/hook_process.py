@@ -9,6 +9,7 @@ from pathlib import Path
 from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
+from hookwright.dialects.picoclaw.launch_hint import missing_script_hint
 from hookwright.engine.observers import RuntimeEvent
 from hookwright.transports.base import IoRunner
 from hookwright.transports.rpc import RestartPolicy, RpcProcess, RpcTransport
@@ -56,6 +57,9 @@ class ProcessTarget:
             launcher=functools.partial(sandbox, isolation=isolation)
             if isolation is not None and isolation.enabled
             else None,
+            start_hint=functools.partial(
+                missing_script_hint, config.command, workdir, entry.file, entry.name, project_dir
+            ),
         )
         self._transport = RpcTransport(self.rpc)
         self.attached_to: set[int] = set()

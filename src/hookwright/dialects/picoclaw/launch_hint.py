@@ -1,0 +1,76 @@
+"""Why a PicoClaw process hook may have failed to start, when its command names a script by a
+relative path that is not in the folder the process runs in.
+
+A process without `dir` runs in the folder hookwright was started in, as PicoClaw runs it in
+its own: `["python3", "hook.py"]` works from the project folder and fails from any other with
+the interpreter's "can't open file" and nothing more. The hint says which folder the process
+ran in, where the script is, and which `dir` to set in which file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+#: The endings of a script an interpreter is given by its path.
+SCRIPT_SUFFIXES = frozenset(
+    {".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".bash", ".zsh", ".rb", ".pl", ".php", ".lua"}
+)
+#: Interpreter options whose next argument is code or a module, not a path.
+_TAKES_CODE = frozenset({"-c", "-e", "-m", "--eval", "-p", "--print"})
+
+
+def relative_scripts(command: Sequence[str]) -> list[str]:
+    """The relative script paths of `command`: the program when it names a path
+    (``./hook.sh``), and each argument that is a path ending as a script does."""
+    found: list[str] = []
+    skip = False
+    for index, arg in enumerate(command):
+        if skip or not arg or arg.startswith("-") or os.path.isabs(arg) or " " in arg:
+            skip = arg in _TAKES_CODE
+            continue
+        program_path = index == 0 and "/" in arg
+        if program_path or (index > 0 and Path(arg).suffix in SCRIPT_SUFFIXES):
+            found.append(arg)
+    return found
+
+
+def missing_script_hint(
+    command: Sequence[str],
+    workdir: Path | None,
+    config_file: str,
+    hook: str,
+    project_dir: Path,
+) -> str | None:
+    """The hint for a process that failed to start, when a relative script path of `command`
+    is not in the folder it ran in: `workdir` (its `dir`: then only when the script is in
+    another folder `dir` could name), else the current folder; None otherwise."""
+    folder = workdir if workdir is not None else Path.cwd()
+    missing = [script for script in relative_scripts(command) if not (folder / script).exists()]
+    if not missing:
+        return None
+    script = missing[0]
+    holders = (d for d in _candidates(config_file, project_dir) if (d / script).exists())
+    holder = next(holders, None)
+    if workdir is not None and holder is None:
+        return None  # the script is nowhere: the program's own error says which file
+    where = f"{_shown(config_file, project_dir)} hooks.processes.{hook}"
+    if workdir is not None:
+        ran_in, fix = 'its "dir"', f'correct "dir" in {where}'
+    else:
+        ran_in, fix = 'no "dir" set: the folder hookwright was started in', f'set "dir" in {where}'
+    to = f" to {holder}, which holds it" if holder is not None else " to the folder that holds it"
+    return f"{script} is not in {folder}, the folder the hook ran in ({ran_in}); {fix}{to}"
+
+
+def _candidates(config_file: str, project_dir: Path) -> list[Path]:
+    """Where a script named relative to a config file is usually kept: the project folder,
+    and the folder of the config file and its parent."""
+    config_folder = Path(config_file).parent
+    return list(dict.fromkeys((project_dir, config_folder.parent, config_folder)))
+
+
+def _shown(file: str, project_dir: Path) -> str:
+    path = Path(file)
+    return str(path.relative_to(project_dir)) if path.is_relative_to(project_dir) else file
