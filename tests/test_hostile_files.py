@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
 from hookwright import Event, HookEngine, HookInput
 from hookwright.config.loading import Diagnostic, LoadContext, discover
 from hookwright.config.trust import TrustPolicy
@@ -220,12 +220,6 @@ def test_a_null_or_numeric_top_level_key_in_hooks_yaml_is_a_named_warning(
     (project / ".hookwright").mkdir(parents=True)
     (project / ".hookwright" / "hooks.yaml").write_text("null: null\n1: {}\nhooks: []\n")
     env = {**os.environ, "HOME": str(tmp_path / "home")}
-    ran = subprocess.run(
-        [sys.executable, "-m", "hookwright", "hooks", "validate", "--project", str(project)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    ran = run_cli(["hooks", "validate", "--project", str(project)], env, timeout=60)
     assert "Traceback" not in ran.stderr
     assert "None" in ran.stdout + ran.stderr and "1" in ran.stdout + ran.stderr

@@ -10,12 +10,12 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
 from hookwright import Event, HookEngine, HookInput, HookResult
 from hookwright.config.private_files import (
     TEMP_SUFFIX,
@@ -209,9 +209,7 @@ def test_rotation_moves_links_as_names(tmp_path: Path, victim: Path) -> None:
 
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(list(args), dict(os.environ), timeout=60)
 
 
 def test_trust_store_is_private_and_never_written_through_links(

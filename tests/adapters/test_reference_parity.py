@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from cli_runner import run_cli
 
 from .scenario import SKILL, SKILL_PROMPT, VETOED, make_project
 
@@ -23,12 +23,10 @@ def test_the_reference_agent_gives_the_texts_the_scenario_asserts(tmp_path: Path
     script = tmp_path / "script.json"
     call = {"name": "Bash", "arguments": {"command": "touch vetoed"}, "id": "c8"}
     script.write_text(json.dumps([{"content": "", "tool_calls": [call]}, {"content": "No."}]))
-    command = [sys.executable, "-m", "hookwright", "run", "--project", str(project.root)]
+    command = ["run", "--project", str(project.root)]
     command += ["--model", f"scripted:{script}", "--trust", "--skill", SKILL, "--json"]
     env = {**os.environ, "HOME": str(project.home)}
-    done = subprocess.run(
-        [*command, "Touch it."], capture_output=True, text=True, env=env, timeout=120, check=False
-    )
+    done = run_cli([*command, "Touch it."], env)
     seen = events(done.stdout)
     assert not (project.root / "vetoed").exists()
     [result] = [e for e in seen if e.get("type") == "tool_result" and e.get("id") == "c8"]

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from claude_pin import MEASURED_ON, PIN_ENV
+from cli_runner import run_cli
 from hookwright import Event, HookEngine, HookInput, HookResult, __version__
 from hookwright.core.audit_record import AuditRecord
 from hookwright.monitor.audit import AuditLog
@@ -48,14 +49,7 @@ def hookwright(
     env = {**os.environ, "HOOKWRIGHT_AUDIT_LOG": str(audit)}
     if home is not None:
         env.update({"HOME": str(home), PIN_ENV: MEASURED_ON})
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
+    return run_cli(list(args), env)
 
 
 def run_session(tmp_path: Path, audit: Path, home: Path) -> Path:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from cli_runner import run_cli
 from hookwright.config.loading import LoadContext
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
@@ -75,17 +75,9 @@ class Run:
             "GEMINI_TEST_LOG": str(self.log),
             "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(self.home / "system-settings.json"),
         }
-        argv = [sys.executable, "-m", "hookwright", "run", "go", "--project", str(self.project)]
-        argv += ["--model", f"scripted:{self.script}", "--permission-mode", "bypassPermissions"]
-        done = subprocess.run(
-            [*argv, *(["--trust"] if trust else [])],
-            cwd=self.project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        args = ["run", "go", "--project", str(self.project)]
+        args += ["--model", f"scripted:{self.script}", "--permission-mode", "bypassPermissions"]
+        done = run_cli([*args, *(["--trust"] if trust else [])], env, stdin="", cwd=self.project)
         return done.stdout + done.stderr
 
     def hooks(self) -> list[dict[str, Any]]:

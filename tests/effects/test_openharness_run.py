@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from cli_runner import run_cli
 
 from .support import SCRIPT_PRELUDE, jsonl, reply
 
@@ -40,16 +41,9 @@ def run(tmp_path: Path, root: Path, turns: list[dict[str, Any]]) -> list[dict[st
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HOOKWRIGHT_", "CLAUDE_"))}
-    command = [sys.executable, "-m", "hookwright", "run", "go", "--project", str(root)]
+    command = ["run", "go", "--project", str(root)]
     options = ["--model", f"scripted:{script}", "--permission-mode", "bypassPermissions"]
-    done = subprocess.run(
-        [*command, *options, "--trust", "--json"],
-        env={**env, "HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_cli([*command, *options, "--trust", "--json"], {**env, "HOME": str(home)}, stdin="")
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 

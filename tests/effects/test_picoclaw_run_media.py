@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+
+from cli_runner import run_cli
 
 from .pico import PicoProject, answer, received
 
@@ -42,15 +42,12 @@ def test_handled_media_on_the_cli_channel_is_queued_and_the_model_answers(
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HOOKWRIGHT_", "CLAUDE_"))}
-    command = [sys.executable, "-m", "hookwright", "run", "Send me the report"]
+    command = ["run", "Send me the report"]
     options = ["--project", str(pico_project.root), "--model", f"scripted:{script}"]
-    done = subprocess.run(
+    done = run_cli(
         [*command, *options, "--permission-mode", "bypassPermissions", "--trust", "--json"],
-        env={**env, "HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
+        {**env, "HOME": str(home)},
+        stdin="",
     )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]

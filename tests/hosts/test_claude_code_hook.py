@@ -4,24 +4,20 @@ reads, from the project's OpenHarness and Python hooks only."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 import pytest
 from tests.hosts.project import hook_input, make_project, run_installed
 
+from cli_runner import run_cli
 from hookwright.config.trust import TrustStore
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = make_project(tmp_path / "proj")
-    done = subprocess.run(
-        [sys.executable, "-m", "hookwright", "install", "claude-code", "--project", str(root)],
-        capture_output=True,
-        timeout=60,
-    )
+    done = run_cli(["install", "claude-code", "--project", str(root)], dict(os.environ), timeout=60)
     assert done.returncode == 0, done.stderr
     return root
 

@@ -4,18 +4,17 @@ uninstall gives the file back as it was."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 from pathlib import Path
 
+from cli_runner import run_cli
 from hookwright.bridges.claude_settings import CLIENT_MARK, MARK, RELAYED
 from hookwright.bridges.endpoint import load_endpoint
 
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(list(args), dict(os.environ), timeout=60)
 
 
 def settings_of(project: Path) -> Path:

@@ -21,6 +21,7 @@ from tests.bounds import eventually
 from tests.hosts.conftest import alive
 from tests.hosts.project import hook_input, make_project, run_installed
 
+from cli_runner import run_cli
 from hookwright.bridges import claude_client
 from hookwright.bridges.daemon import peer_uid
 from hookwright.config.trust import TrustStore
@@ -43,9 +44,7 @@ CONTEXT = {
 
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(list(args), dict(os.environ), timeout=60)
 
 
 def installed(project: Path, mode: str, *, trusted: bool = True) -> dict[str, Any]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
 from hookwright.bridges.claude_client import runtime_dir
 from hookwright.bridges.claude_settings import _backup_path
 from hookwright.config.private_files import TEMP_SUFFIX
@@ -22,9 +22,7 @@ VICTIM_BYTES = b'{\n  "permissions": {"deny": ["Bash(rm *)"]}\n}\n'
 
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(list(args), dict(os.environ), timeout=60)
 
 
 def mode(path: Path) -> int:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
 from hookwright.bridges import git_ignore
 
 GIT = shutil.which("git")
@@ -24,9 +24,7 @@ echo "$0 $*" >> {marker}
 
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(list(args), dict(os.environ), timeout=60)
 
 
 def git(*args: str) -> subprocess.CompletedProcess[str]:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from tests.hosts.project import hook_input, make_project, run_installed
 
+from cli_runner import run_cli
 from hookwright.bridges.hook_watch import stamp
 from hookwright.config.trust import TrustStore
 
@@ -95,12 +96,8 @@ def test_a_retargeted_link_changes_the_stamp_even_to_an_identical_file(tmp_path:
 def _installed(project: Path) -> dict[str, Any]:
     """The project trusted and its Claude Code hooks installed (the command client)."""
     TrustStore(Path.home()).trust(project)
-    done = subprocess.run(
-        [sys.executable, "-m", "hookwright", "install", "claude-code", "--project", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    args = ["install", "claude-code", "--project", str(project)]
+    done = run_cli(args, dict(os.environ), timeout=60)
     assert done.returncode == 0, done.stderr
     hooks = json.loads((project / ".claude" / "settings.local.json").read_text())["hooks"]
     return {event: groups[0]["hooks"][0] for event, groups in hooks.items()}

@@ -9,11 +9,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_runner import run_cli
 
 REAL_RUNS = 5
 SESSIONS = 100
@@ -79,14 +80,7 @@ def hook_folder(folder: Path, hooks: str) -> Path:
 def hookwright(home: Path, audit: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
     env.update({"HOME": str(home), "HOOKWRIGHT_AUDIT_LOG": str(audit), "COLUMNS": "200"})
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
+    return run_cli(list(args), env)
 
 
 def _retimed(line: dict[str, Any], field: str, session: str, old: bool) -> dict[str, Any]:

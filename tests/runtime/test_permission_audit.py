@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from cli_runner import run_cli
 
 ALLOW_WRITE = (
     'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
@@ -45,14 +46,7 @@ def write_project(root: Path) -> Path:
 
 def hookwright(audit: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOOKWRIGHT_AUDIT_LOG": str(audit)}
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
+    return run_cli(list(args), env)
 
 
 def permission_records(audit: Path) -> list[dict[str, Any]]:
