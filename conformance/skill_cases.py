@@ -7,6 +7,7 @@ from __future__ import annotations
 from conformance.case_kit import PROMPT_GATE, SKILL, bash, observers, typed_command
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import HOOK_PROGRAM, Case
+from conformance.skill_files import scoped_skill
 
 ALLOWED = "allowed-tools: Bash(echo:*), Bash(touch:*)\n"
 COMMAND = f"""---
@@ -18,27 +19,8 @@ Status: !`echo MARK-CMD && touch cmd.txt`
 End.
 """
 
-SCOPED_SKILL = f"""---
-description: Greets with hooks
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: command
-          command: python3 {HOOK_PROGRAM} skill-pre
-  PostToolUse:
-    - matcher: Bash
-      hooks:
-        - type: command
-          command: python3 {HOOK_PROGRAM} skill-post-once
-          once: true
-  Stop:
-    - hooks:
-        - type: command
-          command: python3 {HOOK_PROGRAM} skill-stop
----
-Greeting $ARGUMENTS.
-"""
+SCOPED_SKILL = scoped_skill(str(HOOK_PROGRAM), stop=True)
+SCOPED_PATH = ".claude/skills/greet/SKILL.md"
 
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolBatch")
 WITH_MODELS = frozenset({"stdin", "order", "model", "files", "models"})
@@ -55,10 +37,23 @@ def skill_call(use_id: str, skill: str, args: str | None = None) -> ToolUse:
     return ToolUse(use_id, "Skill", payload)
 
 
+def under_skill_hooks(name: str, prompt: str, *first: Turn) -> Case:
+    """`prompt`, the `first` turns, then two Bash calls and the end of the turn, observed on
+    Stop: which of the scoped skill's hooks run on each call (the skill invoked or typed
+    before them)."""
+    turns = [
+        *first,
+        Turn(tools=[bash("toolu_c", "echo during")]),
+        Turn(tools=[bash("toolu_d", "echo again")]),
+        Turn("done"),
+    ]
+    return Case(name, prompt, turns, observers("Stop"), {SCOPED_PATH: SCOPED_SKILL})
+
+
 def slash_and_skill_cases() -> list[Case]:
     command = {".claude/commands/hello.md": COMMAND}
     skill = {".claude/skills/greet/SKILL.md": SKILL}
-    scoped = {".claude/skills/greet/SKILL.md": SCOPED_SKILL}
+    scoped = {SCOPED_PATH: SCOPED_SKILL}
     return [
         typed_command("command-legacy", "/hello world there", command),
         typed_command(
@@ -79,31 +74,17 @@ def slash_and_skill_cases() -> list[Case]:
             observers(*PROMPT_GATE, *TOOL_EVENTS),
             skill,
         ),
-        Case(
+        under_skill_hooks(
             "skill-hooks-scoped",
             "go",
-            [
-                Turn(tools=[bash("toolu_a", "echo before")]),
-                Turn(tools=[skill_call("toolu_b", "greet", "world")]),
-                Turn(tools=[bash("toolu_c", "echo during")]),
-                Turn(tools=[bash("toolu_d", "echo again")]),
-                Turn("done"),
-            ],
-            observers("Stop"),
-            scoped,
+            Turn(tools=[bash("toolu_a", "echo before")]),
+            Turn(tools=[skill_call("toolu_b", "greet", "world")]),
         ),
-        Case(
+        under_skill_hooks(
             "skill-hooks-twice",
             "go",
-            [
-                Turn(tools=[skill_call("toolu_a", "greet", "one")]),
-                Turn(tools=[skill_call("toolu_b", "greet", "two")]),
-                Turn(tools=[bash("toolu_c", "echo during")]),
-                Turn(tools=[bash("toolu_d", "echo again")]),
-                Turn("done"),
-            ],
-            observers("Stop"),
-            scoped,
+            Turn(tools=[skill_call("toolu_a", "greet", "one")]),
+            Turn(tools=[skill_call("toolu_b", "greet", "two")]),
         ),
         Case(
             "skill-hooks-resumed",
@@ -113,17 +94,7 @@ def slash_and_skill_cases() -> list[Case]:
             scoped,
             resume="go",
         ),
-        Case(
-            "skill-hooks-typed",
-            "/greet world",
-            [
-                Turn(tools=[bash("toolu_c", "echo during")]),
-                Turn(tools=[bash("toolu_d", "echo again")]),
-                Turn("done"),
-            ],
-            observers("Stop"),
-            scoped,
-        ),
+        under_skill_hooks("skill-hooks-typed", "/greet world"),
     ]
 
 
@@ -223,7 +194,7 @@ def frontmatter_cases() -> list[Case]:
 def repeated_skill_cases() -> list[Case]:
     """A skill invoked again replaces its frontmatter hooks: never doubled, a spent `once`
     hook runs again; typed in a later prompt of the same session, likewise."""
-    scoped = {".claude/skills/greet/SKILL.md": SCOPED_SKILL}
+    scoped = {SCOPED_PATH: SCOPED_SKILL}
     return [
         Case(
             "skill-hooks-rearmed",

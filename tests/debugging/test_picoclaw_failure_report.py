@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from cli_runner import run_hookwright
 
@@ -14,36 +17,48 @@ for line in sys.stdin:
     print("hello there", flush=True)
 """
 
+TIMED_OUT = (
+    "chatty",
+    CHATTY,
+    {"timeout_ms": 500},
+    "  before_tool (PreToolUse) chatty (PicoClaw, .picoclaw/config.json): timeout — ",
+    "timed out after",
+)
+#: No script at the path the command names: the process exits before it answers.
+CANNOT_START = (
+    "gone",
+    None,
+    {},
+    "error — hook gone: hook.hello failed: process exited with code 2\n",
+    "hook.hello failed",
+)
 
-def test_a_timed_out_call_is_said_once(tmp_path: Path, isolated_home: Path) -> None:
-    project = tmp_path / "proj"
-    (project / ".picoclaw").mkdir(parents=True)
-    (project / ".picoclaw" / "chatty.py").write_text(CHATTY)
-    process = {"enabled": True, "command": ["python3", ".picoclaw/chatty.py"], "dir": ".",
-               "intercept": ["before_tool"], "timeout_ms": 500}  # fmt: skip
-    config = {"hooks": {"enabled": True, "processes": {"chatty": process}}}
-    (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
-    stdin = json.dumps({"tool": "Bash", "arguments": {"command": "ls"}})
-    proc = run_hookwright("hooks", "test", "before_tool", "--input", "-", "-p", str(project),
-                          "--explain", stdin=stdin, home=isolated_home)  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    line = "  before_tool (PreToolUse) chatty (PicoClaw, .picoclaw/config.json): timeout — "
-    assert line in proc.stderr, proc.stderr
-    assert proc.stderr.count("timed out after") == 1, proc.stderr
 
-
-def test_a_process_that_cannot_start_names_the_hook_once(
-    tmp_path: Path, isolated_home: Path
+@pytest.mark.parametrize(
+    ("name", "script", "fields", "line", "once"),
+    [TIMED_OUT, CANNOT_START],
+    ids=["a timed-out call", "a process that cannot start"],
+)
+def test_a_failed_call_is_said_once_on_the_hook_line(
+    tmp_path: Path,
+    isolated_home: Path,
+    name: str,
+    script: str | None,
+    fields: dict[str, Any],
+    line: str,
+    once: str,
 ) -> None:
     project = tmp_path / "proj"
     (project / ".picoclaw").mkdir(parents=True)
-    process = {"enabled": True, "command": ["python3", ".picoclaw/gone.py"], "dir": ".",
-               "intercept": ["before_tool"]}  # fmt: skip
-    config = {"hooks": {"enabled": True, "processes": {"gone": process}}}
+    if script is not None:
+        (project / ".picoclaw" / f"{name}.py").write_text(script)
+    process = {"enabled": True, "command": ["python3", f".picoclaw/{name}.py"], "dir": ".",
+               "intercept": ["before_tool"], **fields}  # fmt: skip
+    config = {"hooks": {"enabled": True, "processes": {name: process}}}
     (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
     stdin = json.dumps({"tool": "Bash", "arguments": {"command": "ls"}})
     proc = run_hookwright("hooks", "test", "before_tool", "--input", "-", "-p", str(project),
                           "--explain", stdin=stdin, home=isolated_home)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    said = "error — hook gone: hook.hello failed: process exited with code 2\n"
-    assert said in proc.stderr, proc.stderr
+    assert line in proc.stderr, proc.stderr
+    assert proc.stderr.count(once) == 1, proc.stderr

@@ -17,38 +17,16 @@ import pytest
 
 from cli_runner import run_hookwright
 
+from . import skill_project
 from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
+from .skill_project import SCOPED, hooks_ran, log_env, skill_hook_calls
 
-HOOK = """\
-import json, os, sys
-data = json.loads(sys.stdin.read())
-label = sys.argv[1] if len(sys.argv) > 1 else "settings"
-with open(os.environ["HOOK_LOG"], "a") as log:
-    log.write(json.dumps({"label": label, "input": data}) + "\\n")
-"""
 EVENTS = ("SessionStart", "UserPromptExpansion", "PreToolUse", "PostToolUse", "PostToolBatch")
 COMMAND = """---
 description: Says hello
 allowed-tools: Bash(echo:*)
 ---
 Hello $ARGUMENTS.
-"""
-SCOPED = """---
-description: Greets with hooks
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: command
-          command: python3 {hook} skill-pre
-  PostToolUse:
-    - matcher: Bash
-      hooks:
-        - type: command
-          command: python3 {hook} skill-post-once
-          once: true
----
-Greeting $ARGUMENTS.
 """
 
 
@@ -60,17 +38,7 @@ def server() -> Iterator[FakeLLMServer]:
 
 def project(tmp_path: Path, files: dict[str, str]) -> Path:
     """A project whose settings log every event of `EVENTS` (label ``settings``)."""
-    root = tmp_path / "repo"
-    hook = tmp_path / "hook.py"
-    hook.write_text(HOOK)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text.replace("{hook}", str(hook)))
-    command = [{"hooks": [{"type": "command", "command": f"python3 {hook}"}]}]
-    settings = {"hooks": {event: command for event in EVENTS}}
-    (root / ".claude").mkdir(parents=True, exist_ok=True)
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
-    return root
+    return skill_project.project(tmp_path, files, EVENTS)
 
 
 def agent(
@@ -98,14 +66,13 @@ def agent(
         home=home,
         stdin=stdin,
         env={
-            "HOOK_LOG": str(tmp_path / "hooks.jsonl"),
+            **log_env(tmp_path),
             "ANTHROPIC_BASE_URL": server.anthropic_base_url,
             "ANTHROPIC_API_KEY": "sk-ant-test",
         },
     )
     assert done.returncode == 0, done.stderr
-    log = tmp_path / "hooks.jsonl"
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return hooks_ran(tmp_path)
 
 
 def call(use_id: str, name: str, arguments: dict[str, Any]) -> FakeReply:
@@ -290,8 +257,7 @@ def test_a_skill_typed_again_replaces_its_hooks(
         )
     )
     hooks = agent(tmp_path, isolated_home, server, "chat", stdin="/greet one\nplain\n/greet two\n")
-    ran = [(h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"]
-    assert ran == [
+    assert skill_hook_calls(hooks) == [
         ("skill-pre", "toolu_a"),
         ("skill-post-once", "toolu_a"),
         ("skill-pre", "toolu_b"),  # the once hook is spent

@@ -10,8 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from conformance.skill_files import GREETING, scoped_skill
 
 from cli_runner import run_hookwright
+
+from . import skill_project
+from .skill_project import hooks_ran, log_env, skill_hook_calls
 
 COMMAND = """---
 description: Says hello
@@ -20,46 +24,15 @@ allowed-tools: Bash(echo:*), Bash(touch:*)
 Hello $ARGUMENTS, first $0 then $1, third $2, indexed $ARGUMENTS[1].
 Status: !`echo CMD_OUT && touch cmd.txt`
 """
-SKILL = """---
-description: Greets
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: command
-          command: python3 {hook} skill-pre
-  PostToolUse:
-    - matcher: Bash
-      hooks:
-        - type: command
-          command: python3 {hook} skill-post-once
-          once: true
----
-Greeting $ARGUMENTS.
-Status: !`echo SHELL_OUT && touch ran.txt`
-"""
-HOOK = """\
-import json, os, sys
-data = json.loads(sys.stdin.read())
-label = sys.argv[1] if len(sys.argv) > 1 else "settings"
-with open(os.environ["HOOK_LOG"], "a") as log:
-    log.write(json.dumps({"label": label, "input": data}) + "\\n")
-"""
+SKILL = scoped_skill(
+    "{hook}", description="Greets", body=f"{GREETING}Status: !`echo SHELL_OUT && touch ran.txt`\n"
+)
 EVENTS = ("UserPromptExpansion", "PreSkillShellCommand", "PreToolUse", "PostToolUse")
 
 
 def project(tmp_path: Path, files: dict[str, str]) -> Path:
     """A project whose settings log every event of `EVENTS` (label ``settings``)."""
-    root = tmp_path / "repo"
-    hook = tmp_path / "hook.py"
-    hook.write_text(HOOK)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text.replace("{hook}", str(hook)))
-    command = [{"hooks": [{"type": "command", "command": f"python3 {hook}"}]}]
-    settings = {"hooks": {event: command for event in EVENTS}}
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
-    return root
+    return skill_project.project(tmp_path, files, EVENTS)
 
 
 def run(
@@ -81,17 +54,10 @@ def run(
         "--claude-code-version",
         "2.1.332",
         home=home,
-        env={"HOOK_LOG": str(tmp_path / "hooks.jsonl")},
+        env=log_env(tmp_path),
     )
     assert done.returncode == 0, done.stderr
-    log = tmp_path / "hooks.jsonl"
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
-def skill_hook_calls(hooks: list[dict[str, Any]]) -> list[tuple[str, Any]]:
-    """Each skill hook that ran (every hook but the settings' logger) and the tool call it
-    read."""
-    return [(h["label"], h["input"].get("tool_use_id")) for h in hooks if h["label"] != "settings"]
+    return hooks_ran(tmp_path)
 
 
 def transcript(home: Path) -> list[dict[str, Any]]:
@@ -192,44 +158,35 @@ def test_an_unknown_skill_is_an_error_for_the_model(tmp_path: Path, isolated_hom
     assert (result["content"], result["is_error"]) == ("Unknown skill: nope", True)
 
 
+#: What the skill's hooks read on the two Bash calls after it was invoked: its `once` hook only
+#: on the first.
+SCOPED_RUNS = [("skill-pre", "toolu_c"), ("skill-post-once", "toolu_c"), ("skill-pre", "toolu_d")]
+
+
+def skill_hooks_after(tmp_path: Path, home: Path, *first: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The skill hooks that ran on two Bash calls (``toolu_c``, ``toolu_d``) the model makes
+    after the `first` turns."""
+    turns = [*first, bash("toolu_c", "echo during"), bash("toolu_d", "echo again")]
+    hooks = run(tmp_path, home, "go", [*turns, {"content": "done"}], "bypassPermissions")
+    return skill_hook_calls(hooks)
+
+
 def test_a_skill_s_hooks_run_from_its_invocation_on_and_once_hooks_once(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
-    turns = [
-        bash("toolu_a", "echo before"),
-        skill("toolu_b", "greet", "world"),
-        bash("toolu_c", "echo during"),
-        bash("toolu_d", "echo again"),
-        {"content": "done"},
-    ]
-    hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
-    skill_hooks = skill_hook_calls(hooks)
-    assert skill_hooks == [
-        ("skill-pre", "toolu_c"),
-        ("skill-post-once", "toolu_c"),
-        ("skill-pre", "toolu_d"),
-    ]
+    first = (bash("toolu_a", "echo before"), skill("toolu_b", "greet", "world"))
+    assert skill_hooks_after(tmp_path, isolated_home, *first) == SCOPED_RUNS
 
 
 def test_a_skill_invoked_again_keeps_one_set_of_hooks_and_gets_a_note(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     root = project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
-    turns = [
-        skill("toolu_a", "greet", "one"),
-        skill("toolu_b", "greet", "two"),
-        bash("toolu_c", "echo during"),
-        bash("toolu_d", "echo again"),
-        {"content": "done"},
-    ]
-    hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
-    skill_hooks = skill_hook_calls(hooks)
-    assert skill_hooks == [
-        ("skill-pre", "toolu_c"),
-        ("skill-post-once", "toolu_c"),
-        ("skill-pre", "toolu_d"),
-    ], "not doubled, and the spent once hook is not armed again"
+    first = (skill("toolu_a", "greet", "one"), skill("toolu_b", "greet", "two"))
+    assert skill_hooks_after(tmp_path, isolated_home, *first) == SCOPED_RUNS, (
+        "not doubled, and the spent once hook is not armed again"
+    )
     folder = root / ".claude" / "skills" / "greet"
     again = user_contents(isolated_home)[4:6]
     assert again == [

@@ -677,21 +677,10 @@ class HookSession:
         from hookwright.host.decisions import ModelRequest, ModelRequestDecision
 
         self._iteration = iteration
-        notes: list[str] = []
-        system, history = split_leading_system(copy.deepcopy(list(request.messages)))
-        pre = await self.fire(Event.PreContextBuild, messages=history, iteration=iteration)
-        end = model_gate(pre)
-        if end is not None:
-            return ModelRequestDecision(request, end)
-        messages = [*system, *context_messages(pre, history)]
-        post = await self.fire(Event.PostContextBuild, messages=messages, iteration=iteration)
-        end = model_gate(post)
-        if end is not None:
-            return ModelRequestDecision(request, end)
-        messages = context_messages(post, messages)
-        if _rewrote_messages(pre) or _rewrote_messages(post):
-            messages = collapse_leading_system(messages)
-        notes += [*pre.additional_context, *post.additional_context]
+        built = await self._context_build(request, iteration)
+        if isinstance(built, ModelRequestDecision):
+            return built
+        messages, notes, replaced = built
         fields: dict[str, Any] = {
             "model": request.model,
             "messages": messages,
@@ -708,27 +697,29 @@ class HookSession:
         end = model_gate(model)
         if end is not None:
             return ModelRequestDecision(request, end)
-        rewritten = ["messages"] if _replaced_messages(pre) or _replaced_messages(post) else []
-        if model.updated_input:
-            updates = {
-                k: v for k, v in model.updated_input.items() if k in fields and v is not None
-            }
-            fields.update(updates)
-            rewritten += [k for k in updates if k not in rewritten]
-        selection = model.effects.tool_selection
-        if selection is not None:
-            fields["tools"] = selection.narrow(request.tools)
-            rewritten += [] if "tools" in rewritten else ["tools"]
-        notes += model.additional_context
-        if notes:
-            fields["messages"] = insert_system_notes(fields["messages"], notes)
-        elif _rewrote_messages(model):
-            fields["messages"] = collapse_leading_system(fields["messages"])
-        return ModelRequestDecision(
-            ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"]),
-            notes=tuple(notes),
-            rewritten=tuple(rewritten),
-        )
+        return _request_as_rewritten(request, fields, model, notes, replaced)
+
+    async def _context_build(
+        self, request: ModelRequest, iteration: int
+    ) -> ModelRequestDecision | tuple[list[dict[str, Any]], list[str], bool]:
+        """PreContextBuild and PostContextBuild: the decision when a hook ended the turn,
+        else the messages they leave, their context notes and whether a hook replaced the
+        messages."""
+        system, history = split_leading_system(copy.deepcopy(list(request.messages)))
+        pre = await self.fire(Event.PreContextBuild, messages=history, iteration=iteration)
+        end = model_gate(pre)
+        if end is not None:
+            return ModelRequestDecision(request, end)
+        messages = [*system, *context_messages(pre, history)]
+        post = await self.fire(Event.PostContextBuild, messages=messages, iteration=iteration)
+        end = model_gate(post)
+        if end is not None:
+            return ModelRequestDecision(request, end)
+        messages = context_messages(post, messages)
+        if _rewrote_messages(pre) or _rewrote_messages(post):
+            messages = collapse_leading_system(messages)
+        notes = [*pre.additional_context, *post.additional_context]
+        return messages, notes, _replaced_messages(pre) or _replaced_messages(post)
 
     async def model_response(
         self,
@@ -859,6 +850,13 @@ class HookSession:
             asked = {id(spec) for spec in self.engine.select(unprompted)}
             selected = [spec for spec in selected if id(spec) not in asked]
         verdict = await self._dispatch(Event.PermissionRequest, inp, selected)
+        return self._permission_decision(verdict, tool_name, name)
+
+    def _permission_decision(
+        self, verdict: Verdict, tool_name: str, name: str
+    ) -> PermissionDecision:
+        """The PermissionRequest verdict for the host: `tool_name` as the host calls the tool
+        (in the denial it shows), `name` as the hooks do."""
         end = abort_of(verdict)
         if verdict.blocked:
             reason = verdict.reason or "denied by a PermissionRequest hook"
@@ -1094,6 +1092,37 @@ def _replaced_messages(verdict: Verdict) -> bool:
     updated = verdict.updated_input or {}
     return isinstance(verdict.payload_updates.get("messages"), list) or isinstance(
         updated.get("messages"), list
+    )
+
+
+def _request_as_rewritten(
+    request: ModelRequest,
+    fields: dict[str, Any],
+    model: Verdict,
+    notes: list[str],
+    replaced: bool,
+) -> ModelRequestDecision:
+    """The request PreModelCall's `model` verdict leaves of `fields` (the request after the
+    context hooks; `replaced`: one of them replaced the messages), every hook's `notes` sent
+    in it as system messages after the leading system block."""
+    rewritten = ["messages"] if replaced else []
+    if model.updated_input:
+        updates = {k: v for k, v in model.updated_input.items() if k in fields and v is not None}
+        fields.update(updates)
+        rewritten += [k for k in updates if k not in rewritten]
+    selection = model.effects.tool_selection
+    if selection is not None:
+        fields["tools"] = selection.narrow(request.tools)
+        rewritten += [] if "tools" in rewritten else ["tools"]
+    notes = [*notes, *model.additional_context]
+    if notes:
+        fields["messages"] = insert_system_notes(fields["messages"], notes)
+    elif _rewrote_messages(model):
+        fields["messages"] = collapse_leading_system(fields["messages"])
+    return ModelRequestDecision(
+        ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"]),
+        notes=tuple(notes),
+        rewritten=tuple(rewritten),
     )
 
 

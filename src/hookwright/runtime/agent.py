@@ -204,12 +204,7 @@ class Agent:
         #: The skills invoked in this session (their frontmatter hooks are registered).
         self.invoked_skills: set[Path] = set()
         self._start_dir = config.working_dir
-        path = transcript_file or transcripts.transcript_path(
-            config.home, config.project_dir, self.session_id
-        )
-        self.transcript = transcripts.Transcript(
-            path, self.session_id, str(config.working_dir), sidechain=agent_id is not None
-        )
+        self.transcript = self._open_transcript(transcript_file)
         self.hooks = self._session_hooks()
         self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user, prompt_channel)
         self.messages: list[dict[str, Any]] = []
@@ -217,6 +212,14 @@ class Agent:
             self.messages = list(messages)
         else:
             self.record({"role": "system", "content": config.system_prompt})
+
+    def _open_transcript(self, file: Path | None) -> transcripts.Transcript:
+        """The session's transcript: `file`, else its place under the user's home."""
+        config = self.config
+        path = file or transcripts.transcript_path(config.home, config.project_dir, self.session_id)
+        return transcripts.Transcript(
+            path, self.session_id, str(config.working_dir), sidechain=self.agent_id is not None
+        )
 
     def _session_hooks(self) -> HookSession:
         """The session's hooks, with who and where this agent is on every input."""
@@ -683,16 +686,7 @@ class Agent:
         messages = [dict(m) for m in request.messages]
         tools = [dict(t) for t in request.tools]
         options = dict(request.options or {})
-        self.observe(
-            "agent.llm.request",
-            {
-                "Model": request.model,
-                "MessagesCount": len(messages),
-                "ToolsCount": len(tools),
-                "MaxTokens": options.get("max_tokens", 0),
-                "Temperature": options.get("temperature", 0),
-            },
-        )
+        self._observe_request(request.model, messages, tools, options)
         self.emit("model_request", model=model_name or model.name)
         try:
             response = await model.complete(
@@ -726,6 +720,24 @@ class Agent:
             self.last_assistant_message = response.content
             self._turn_record.replies.append(response.content)
         return response
+
+    def _observe_request(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        options: dict[str, Any],
+    ) -> None:
+        self.observe(
+            "agent.llm.request",
+            {
+                "Model": model,
+                "MessagesCount": len(messages),
+                "ToolsCount": len(tools),
+                "MaxTokens": options.get("max_tokens", 0),
+                "Temperature": options.get("temperature", 0),
+            },
+        )
 
     async def _after_model(
         self, request: ModelRequest, response: ModelResponse, iteration: int, model_ref: str

@@ -28,6 +28,7 @@ from hookwright.host import (
     Defer,
     Deny,
     HookSession,
+    PermissionDecision,
     PermissionSource,
     PromptChannel,
     PromptInjection,
@@ -361,13 +362,7 @@ class ToolStep:
             ),
             **self._mcp_fields(name),
         )
-        if request.permission_updates and request.behavior == "allow":
-            for note in self.policy.apply_updates(request.permission_updates):
-                self.owner.emit("notice", text=f"permissions: {note}")
-            self.hooks.identity.permission_mode = self.policy.mode
-        if request.end is not None:
-            self._tool_message(call_id, ToolOutput("Permission denied; interrupted.", True))
-            end_turn_if(request.end)
+        self._settle_permission_hooks(request, call_id)
         if request.behavior == "deny":
             self.owner.emit("permission", tool=name, behavior="deny", reason=request.reason)
             reason = request.reason or "denied by a PermissionRequest hook"
@@ -378,24 +373,47 @@ class ToolStep:
             self._decided(name, tool_input, call_id, "allow", outcome.reason, source)
             return True
         if request.behavior == "allow":
-            allowed = self._hook_allowed(name, tool_input, request.tool_input, cwd)
-            reason = "allowed by a PermissionRequest hook"
-            source = _hook(request.decided_by)
-            if allowed is not True:
-                reason, source = (
-                    allowed,
-                    self._source(self.policy.rule_decision(name, tool_input, cwd)),
-                )
-            self._decided(
-                name,
-                tool_input,
-                call_id,
-                "deny" if allowed is not True else "allow",
-                reason,
-                source,
-            )
-            return allowed
+            return self._allowed_by_hook(name, tool_input, call_id, request, cwd)
         return await self._ask_user(name, tool_input, call_id, outcome, action)
+
+    def _settle_permission_hooks(self, request: PermissionDecision, call_id: str) -> None:
+        """What the PermissionRequest hooks did beside deciding: the rule updates of an allow
+        applied (and the mode they set made the session's), an abort's turn ended."""
+        if request.permission_updates and request.behavior == "allow":
+            for note in self.policy.apply_updates(request.permission_updates):
+                self.owner.emit("notice", text=f"permissions: {note}")
+            self.hooks.identity.permission_mode = self.policy.mode
+        if request.end is not None:
+            self._tool_message(call_id, ToolOutput("Permission denied; interrupted.", True))
+            end_turn_if(request.end)
+
+    def _allowed_by_hook(
+        self,
+        name: str,
+        tool_input: dict[str, Any],
+        call_id: str,
+        request: PermissionDecision,
+        cwd: str,
+    ) -> str | Literal[True]:
+        """A call a PermissionRequest hook allowed where a person would have been asked:
+        True, or the denial of the rules on the input the hook gave it; recorded either way."""
+        allowed = self._hook_allowed(name, tool_input, request.tool_input, cwd)
+        reason = "allowed by a PermissionRequest hook"
+        source = _hook(request.decided_by)
+        if allowed is not True:
+            reason, source = (
+                allowed,
+                self._source(self.policy.rule_decision(name, tool_input, cwd)),
+            )
+        self._decided(
+            name,
+            tool_input,
+            call_id,
+            "deny" if allowed is not True else "allow",
+            reason,
+            source,
+        )
+        return allowed
 
     def _prompts(self, action: Run | Ask) -> bool:
         """Whether Claude Code's PermissionRequest hooks see this call: a call a PreToolUse

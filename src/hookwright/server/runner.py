@@ -19,7 +19,7 @@ from hookwright.dialects.skills import available_skills
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import Model, ModelConfigError
-from hookwright.runtime.opening import open_session
+from hookwright.runtime.opening import SessionSetup, open_session
 from hookwright.runtime.permissions import PermissionMode
 from hookwright.server.protocol import (
     ChatRequest,
@@ -172,46 +172,17 @@ async def run_chat(
     skills = _skills_for(settings, request)
     history = [message.to_message() for message in request.history]
     hooks: list[HookFrame] = []
-
-    def on_event(event: AgentEvent) -> None:
-        frame = frame_for_event(event)
-        if frame is None or (isinstance(frame, SkillPromptFrame) and not request.skill_prompts):
-            return
-        if isinstance(frame, HookFrame):
-            hooks.append(frame)
-        emit(frame)
-
-    model = settings.model() if callable(settings.model) else settings.model
     asking = ask_user if request.permission_prompts else None
-    try:
-        setup = await open_session(
-            settings.project_dir,
-            home=settings.home,
-            model=model,
-            permission_mode=settings.permission_mode,
-            max_turns=settings.max_turns,
-            planning=settings.planning,
-            interactive=asking is not None,
-            ask_user=asking,
-            prompt_channel="page",
-            ask_elicitation=ask_elicitation if asking is not None else None,
-            trust=settings.trust,
-            config_files=settings.config_files,
-            skills=skills,
-            history=history,
-            on_event=on_event,
-            # Compaction would rewrite history the client owns and sends back.
-            compact_tokens=sys.maxsize,
-        )
-    except (ModelConfigError, ValueError) as exc:
-        raise RequestError(str(exc)) from None
+    setup = await _open(
+        settings,
+        skills,
+        history,
+        on_event=_relay(request, emit, hooks),
+        ask_user=asking,
+        ask_elicitation=ask_elicitation if asking is not None else None,
+    )
     agent: Agent = setup.agent
-    for line in setup.diagnostics:
-        if line not in setup.not_run_summary:  # said below, hook by hook
-            logger.warning("%s", line)
-            emit(NoticeFrame(text=line))
-    for item in setup.not_run:  # logged on `hookwright.open` and audited when opened
-        emit(NoticeFrame(text=f"warning: {item}"))
+    _say_opening_notes(setup, emit)
     try:
         await agent.start("resume" if history else "startup")
         result = await agent.run(request.message)
@@ -227,3 +198,66 @@ async def run_chat(
         reason=result.reason,
         messages=mark_hooks(new_messages, hooks),
     )
+
+
+def _relay(
+    request: ChatRequest, emit: Callable[[OutFrame], None], hooks: list[HookFrame]
+) -> Callable[[AgentEvent], None]:
+    """The agent's event callback: each event's frame to `emit` (skill prompts only when the
+    request asked for them), the persistent hook messages also kept in `hooks`."""
+
+    def on_event(event: AgentEvent) -> None:
+        frame = frame_for_event(event)
+        if frame is None or (isinstance(frame, SkillPromptFrame) and not request.skill_prompts):
+            return
+        if isinstance(frame, HookFrame):
+            hooks.append(frame)
+        emit(frame)
+
+    return on_event
+
+
+async def _open(
+    settings: ServerSettings,
+    skills: list[str],
+    history: list[dict[str, Any]],
+    *,
+    on_event: Callable[[AgentEvent], None],
+    ask_user: AskUser | None,
+    ask_elicitation: AskElicitation | None,
+) -> SessionSetup:
+    """The project opened for one request (interactive when `ask_user` is given), on a model
+    built for it; `RequestError` when the model cannot be built."""
+    model = settings.model() if callable(settings.model) else settings.model
+    try:
+        return await open_session(
+            settings.project_dir,
+            home=settings.home,
+            model=model,
+            permission_mode=settings.permission_mode,
+            max_turns=settings.max_turns,
+            planning=settings.planning,
+            interactive=ask_user is not None,
+            ask_user=ask_user,
+            prompt_channel="page",
+            ask_elicitation=ask_elicitation,
+            trust=settings.trust,
+            config_files=settings.config_files,
+            skills=skills,
+            history=history,
+            on_event=on_event,
+            # Compaction would rewrite history the client owns and sends back.
+            compact_tokens=sys.maxsize,
+        )
+    except (ModelConfigError, ValueError) as exc:
+        raise RequestError(str(exc)) from None
+
+
+def _say_opening_notes(setup: SessionSetup, emit: Callable[[OutFrame], None]) -> None:
+    """What opening the project had to say, as notices (and the diagnostics in the log)."""
+    for line in setup.diagnostics:
+        if line not in setup.not_run_summary:  # said below, hook by hook
+            logger.warning("%s", line)
+            emit(NoticeFrame(text=line))
+    for item in setup.not_run:  # logged on `hookwright.open` and audited when opened
+        emit(NoticeFrame(text=f"warning: {item}"))

@@ -487,11 +487,7 @@ async def run_process(
     ValueError for a call that names neither or both of `command` and `argv`, and re-raises
     cancellation after killing the process group.
     """
-    if (command is None) == (argv is None):
-        raise ValueError("run_process needs exactly one of command= or argv=")
-    args = [shell, "-c", command] if command is not None else list(argv or ())
-    if not args or not args[0]:
-        raise ValueError("run_process: empty argv")
+    args = _arguments(command, argv, shell)
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     mark = mark_environment(env)
@@ -523,6 +519,25 @@ async def run_process(
     )
     if run.first is None:
         return _traced(await _supervise(run, stdin_data))
+    return await _until_detached(run, run.first, stdin_data, detach)
+
+
+def _arguments(command: str | None, argv: list[str] | None, shell: str) -> list[str]:
+    """The argv `run_process` starts: ``[shell, "-c", command]`` or `argv` (ValueError for
+    neither, both or an empty one)."""
+    if (command is None) == (argv is None):
+        raise ValueError("run_process needs exactly one of command= or argv=")
+    args = [shell, "-c", command] if command is not None else list(argv or ())
+    if not args or not args[0]:
+        raise ValueError("run_process: empty argv")
+    return args
+
+
+async def _until_detached(
+    run: _Run, first: _FirstLine, stdin_data: bytes, detach: asyncio.Future[None]
+) -> ProcessOutcome:
+    """`run` supervised until it ends or its first stdout line detaches it (an async hook:
+    the outcome then carries that line and the supervision as its `background`)."""
     task = asyncio.ensure_future(_supervise(run, stdin_data))
     try:
         waiters: set[asyncio.Future[Any]] = {task, detach}
@@ -533,12 +548,12 @@ async def run_process(
         raise
     if task.done():
         return _traced(task.result())
-    debug.trace("process", f"pid {run.proc.pid} detached (async): {debug.short(run.first.line)}")
+    debug.trace("process", f"pid {run.proc.pid} detached (async): {debug.short(first.line)}")
     return ProcessOutcome(
         exit_code=None,
-        stdout=run.first.line,
+        stdout=first.line,
         stderr="",
-        duration_ms=(time.monotonic() - started) * 1000.0,
+        duration_ms=(time.monotonic() - run.started) * 1000.0,
         pid=run.proc.pid,
         background=task,
     )

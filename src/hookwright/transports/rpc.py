@@ -280,7 +280,8 @@ def decode_line(line: bytes) -> Any:
             pass  # load_json_text raises the proper error below
         else:
             if end == len(text) or not text[end:].strip(" \t\n\r"):
-                if line.count(b"[") + line.count(b"{") > MAX_DEPTH:
+                # A line no longer than the bound cannot nest deeper: its brackets go uncounted.
+                if len(line) > MAX_DEPTH and line.count(b"[") + line.count(b"{") > MAX_DEPTH:
                     check_depth(value)
                 return value
     return load_json_text(line)

@@ -36,6 +36,7 @@ from hookwright.dialects.claude_code.schema import (
     HookOutput,
     MessageDisplayOutput,
     OutputError,
+    PermissionDecisionObject,
     PermissionDeniedOutput,
     PermissionRequestOutput,
     PostToolUseOutput,
@@ -159,27 +160,9 @@ def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> 
     if specific.additionalContext and event in ADDITIONAL_CONTEXT:
         result.additional_context = specific.additionalContext
     if isinstance(specific, PreToolUseOutput):
-        if specific.permissionDecision is not None:
-            result.decision = Decision(specific.permissionDecision)
-            result.reason = specific.permissionDecisionReason
-        elif specific.permissionDecisionReason and result.decision is not None:
-            result.reason = specific.permissionDecisionReason
-        if result.decision is Decision.deny and not result.reason:
-            result.reason = DEFAULT_DENY_REASON
-        if specific.updatedInput is not None:
-            result.updated_input = specific.updatedInput
+        _apply_pre_tool_use(specific, result)
     elif isinstance(specific, PermissionRequestOutput) and specific.decision is not None:
-        decision = specific.decision
-        result.decision = Decision(decision.behavior)
-        if decision.behavior == "allow":
-            result.updated_input = decision.updatedInput
-            if decision.updatedPermissions:
-                result.add_effects(permission_updates=tuple(decision.updatedPermissions))
-        else:
-            result.reason = decision.message
-            result.add_effects(tool_message=decision.message or PERMISSION_DENIED_BY_HOOK)
-            if decision.interrupt:
-                result.abort = "turn"
+        _apply_permission_request(specific.decision, result)
     elif isinstance(specific, PermissionDeniedOutput):
         if specific.retry:
             result.add_effects(retry=True)
@@ -217,6 +200,31 @@ def _apply_specific(inp: HookInput, specific: _Specific, result: HookResult) -> 
             result.reason = DEFAULT_DENY_REASON
     elif isinstance(specific, PreSkillShellCommandOutput):
         _apply_skill_shell(specific, result)
+
+
+def _apply_pre_tool_use(specific: PreToolUseOutput, result: HookResult) -> None:
+    if specific.permissionDecision is not None:
+        result.decision = Decision(specific.permissionDecision)
+        result.reason = specific.permissionDecisionReason
+    elif specific.permissionDecisionReason and result.decision is not None:
+        result.reason = specific.permissionDecisionReason
+    if result.decision is Decision.deny and not result.reason:
+        result.reason = DEFAULT_DENY_REASON
+    if specific.updatedInput is not None:
+        result.updated_input = specific.updatedInput
+
+
+def _apply_permission_request(decision: PermissionDecisionObject, result: HookResult) -> None:
+    result.decision = Decision(decision.behavior)
+    if decision.behavior == "allow":
+        result.updated_input = decision.updatedInput
+        if decision.updatedPermissions:
+            result.add_effects(permission_updates=tuple(decision.updatedPermissions))
+    else:
+        result.reason = decision.message
+        result.add_effects(tool_message=decision.message or PERMISSION_DENIED_BY_HOOK)
+        if decision.interrupt:
+            result.abort = "turn"
 
 
 def _apply_skill_shell(specific: PreSkillShellCommandOutput, result: HookResult) -> None:

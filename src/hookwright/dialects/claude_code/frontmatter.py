@@ -56,6 +56,10 @@ def read_frontmatter(path: Path) -> tuple[dict[str, Any] | None, Diagnostic | No
     return data, None
 
 
+def _not_loaded_by_policy(path: Path, count: int) -> Diagnostic:
+    return Diagnostic(str(path), "hooks", f"{count} hook(s) not loaded by policy", "warning")
+
+
 def load_frontmatter_hooks(
     path: str | Path,
     kind: FrontmatterKind,
@@ -82,14 +86,7 @@ def load_frontmatter_hooks(
     source = "skill" if kind == "skill" else "session"
     if not policy.allows(source):
         if parsed.handlers:
-            result.diagnostics.append(
-                Diagnostic(
-                    str(path),
-                    "hooks",
-                    f"{len(parsed.handlers)} hook(s) not loaded by policy",
-                    "warning",
-                )
-            )
+            result.diagnostics.append(_not_loaded_by_policy(path, len(parsed.handlers)))
         return result
     root = path.parent
     site = HookSite(

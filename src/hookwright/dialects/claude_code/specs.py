@@ -192,22 +192,9 @@ def build_spec(
             )
         )
         return None
-    if_rule = None
-    if config.if_ is not None:
-        try:
-            if_rule = IfRule.parse(config.if_)
-        except IfRuleError as exc:
-            diagnostics.append(Diagnostic(file, f"{parsed.path}.if", f"{exc}; hook skipped"))
-            return None
-        if event not in TOOL_EVENTS:
-            diagnostics.append(
-                Diagnostic(
-                    file,
-                    f"{parsed.path}.if",
-                    f"'if' is only evaluated on tool events; this {event.value} hook never runs",
-                    "warning",
-                )
-            )
+    if_rule, runs = _if_rule(config, event, f"{parsed.path}.if", file, diagnostics)
+    if not runs:
+        return None
     refused = options.policy.http.url_refusal(config.url) if isinstance(config, HttpHook) else None
     if refused is not None:
         diagnostics.append(Diagnostic(file, f"{parsed.path}.url", refused))
@@ -237,6 +224,31 @@ def build_spec(
         reads_state=reads_state(config.model_extra),
         shadow=shadow,
     )
+
+
+def _if_rule(
+    config: HandlerConfig, event: Event, where: str, file: str, diagnostics: list[Diagnostic]
+) -> tuple[IfRule | None, bool]:
+    """The entry's `if` rule (None without one) and whether the hook can run: not when the
+    rule does not parse (an error); on an event other than a tool event it never matches (a
+    warning)."""
+    if config.if_ is None:
+        return None, True
+    try:
+        if_rule = IfRule.parse(config.if_)
+    except IfRuleError as exc:
+        diagnostics.append(Diagnostic(file, where, f"{exc}; hook skipped"))
+        return None, False
+    if event not in TOOL_EVENTS:
+        diagnostics.append(
+            Diagnostic(
+                file,
+                where,
+                f"'if' is only evaluated on tool events; this {event.value} hook never runs",
+                "warning",
+            )
+        )
+    return if_rule, True
 
 
 def _shadow(config: HandlerConfig, file: str, path: str, diagnostics: list[Diagnostic]) -> bool:

@@ -344,6 +344,21 @@ def _specs(
     return specs
 
 
+_YML_IGNORED = (
+    "loaded, but the real OpenHarness reads only *.yaml and ignores this file; rename it to .yaml"
+)
+
+
+def _chat_ignores(workspace: Path, count: int) -> Diagnostic:
+    return Diagnostic(
+        str(workspace),
+        "kind",
+        f"kind is 'chat': {count} hook definition(s) ignored; only kind: project workspaces "
+        "run hooks",
+        "warning",
+    )
+
+
 def discover_workspace(
     root: Path,
     *,
@@ -365,30 +380,14 @@ def discover_workspace(
     result.diagnostics.extend(kind.diagnostics)
     if kind.kind == "chat":
         if files:
-            result.diagnostics.append(
-                Diagnostic(
-                    str(root / OH_DIR / WORKSPACE_FILE),
-                    "kind",
-                    f"kind is 'chat': {len(files)} hook definition(s) ignored; only "
-                    "kind: project workspaces run hooks",
-                    "warning",
-                )
-            )
+            result.diagnostics.append(_chat_ignores(workspace, len(files)))
         return result
     store = SecretStore(home if home is not None else Path.home(), env)
     first_file: dict[str, str] = {}
     for path in files:
         file = str(path)
         if path.suffix == ".yml":
-            result.diagnostics.append(
-                Diagnostic(
-                    file,
-                    "",
-                    "loaded, but the real OpenHarness reads only *.yaml and ignores this "
-                    "file; rename it to .yaml",
-                    "warning",
-                )
-            )
+            result.diagnostics.append(Diagnostic(file, "", _YML_IGNORED, "warning"))
         out = _parse(path, env, store)
         hook = out.hook
         if hook is not None and hook.name in first_file:

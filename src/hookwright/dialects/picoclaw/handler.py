@@ -116,13 +116,14 @@ class PicoClawCodec:
         last = self._last
         if last is None or last[0] is not ctx.services:
             last = self._last = (ctx.services, self._envelope(ctx)[2:])
-        if self._text is not None and not debug.state.on:
+        tracing = debug.state.on
+        if self._text is not None and not tracing:
             text = self._text(inp, self.method, self.protocol)
             if text is not None:
                 # Sent as the params' JSON text; `decode` builds them should an answer need them.
                 return make_envelope((text, None) + last[1])
         params = self.params(inp)
-        if debug.state.on:
+        if tracing:
             debug.trace("call", f"{self.name} hook.{self.method}: {debug.short(params)}")
         return make_envelope((b"", params) + last[1])
 

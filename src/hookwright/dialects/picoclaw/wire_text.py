@@ -40,7 +40,8 @@ _STAGES = {method: _string(path) for method, path in TRACE_PATHS.items()}
 
 
 def _meta(inp: HookInput, payload: Mapping[str, Any], method: str) -> str:
-    """`codec.build_meta`'s object as JSON text."""
+    """`codec.build_meta`'s object as JSON text (`_text` written out: this runs on every tool
+    call of a process hook)."""
     turn_source = payload.get("turn_source")
     if not turn_source or not isinstance(turn_source, str):
         turn_source = MAIN_TURN_SOURCE
@@ -51,10 +52,11 @@ def _meta(inp: HookInput, payload: Mapping[str, Any], method: str) -> str:
             f'"TracePath":{stage},"Source":{_string(turn_source)}}}'
         )
     turn, session, iteration = inp.turn_id, inp.session_id, payload.get("iteration")
+    parent = payload.get("parent_turn_id")
     return (
         f'{{"AgentID":{_string(inp.agent_id or MAIN_AGENT_ID)},'
         f'"TurnID":{_string(turn) if turn else _EMPTY},'
-        f'"ParentTurnID":{_text(payload.get("parent_turn_id"))},'
+        f'"ParentTurnID":{_string(parent) if isinstance(parent, str) and parent else _EMPTY},'
         f'"SessionKey":{_string(session) if session else _EMPTY},'
         f'"Iteration":{0 if iteration is None else pico_iteration(iteration)},'
         f'"TracePath":{stage},"Source":{_MAIN_SOURCE}}}'
@@ -77,27 +79,33 @@ def tool_call_text(inp: HookInput, method: str, protocol: Protocol) -> bytes | N
             inbound = context.get("inbound")
             if inbound is not None and not isinstance(inbound, Mapping):
                 inbound = None
-        parts = ['{"meta":', _meta(inp, payload, method)]
-        if protocol == "current":
-            parts.append(',"context":')
-            parts.append(_context(payload, context, inbound))
         tool = payload.get("tool_name")
-        parts.append(',"tool":')
-        parts.append(_text(tool))
+        head = (
+            f'{{"meta":{_meta(inp, payload, method)},"context":'
+            f"{_context(payload, context, inbound)},"
+            if protocol == "current"
+            else f'{{"meta":{_meta(inp, payload, method)},'
+        )
+        text = f'{head}"tool":{_string(tool) if isinstance(tool, str) and tool else _EMPTY}'
         arguments = payload.get("tool_input")
         if arguments and isinstance(arguments, dict):
-            parts.append(',"arguments":')
-            parts.append(json_text(arguments if type(arguments) is dict else dict(arguments)))
+            encoded = json_text(arguments if type(arguments) is dict else dict(arguments))
+            text = f'{text},"arguments":{encoded}'
         if protocol == "seed":
-            channel = _channel(payload, inbound)
-            if channel[0] != _EMPTY:
-                parts.append(f',"channel":{channel[0]}')
-            if channel[1] != _EMPTY:
-                parts.append(f',"chat_id":{channel[1]}')
-        parts.append("}")
-        return "".join(parts).encode()
+            text += _seed_channel(payload, inbound)
+        return f"{text}}}".encode()
     except Exception:
         return None
+
+
+def _seed_channel(payload: Mapping[str, Any], inbound: Mapping[str, Any] | None) -> str:
+    """The seed protocol's ``"channel"`` and ``"chat_id"`` members, each only when not empty
+    (nothing, without either: the usual tool call)."""
+    if inbound is None and payload.get("channel") is None and payload.get("chat_id") is None:
+        return ""
+    channel, chat_id = _channel(payload, inbound)
+    members = f',"channel":{channel}' if channel != _EMPTY else ""
+    return members + (f',"chat_id":{chat_id}' if chat_id != _EMPTY else "")
 
 
 def _channel(payload: Mapping[str, Any], inbound: Mapping[str, Any] | None) -> tuple[str, str]:

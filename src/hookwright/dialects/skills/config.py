@@ -246,14 +246,7 @@ def _parse_entry(
         elif not isinstance(entry[field], kind):
             fail(field, f"must be {_json_type(kind)}, got {json_type_name(entry[field])}")
 
-    name = entry.get("name")
-    if isinstance(name, str):
-        if not name.strip():
-            fail("name", "must not be empty")
-        elif name in names:
-            fail("name", f"duplicate hook name {name!r} in this skill; the first one is kept")
-        else:
-            names.add(name)
+    _check_name(entry.get("name"), names, fail)
 
     timing = entry.get("timing")
     if isinstance(timing, str) and timing not in TIMINGS:
@@ -282,6 +275,17 @@ def _parse_entry(
         content=content,
         skill=skill,
     )
+
+
+def _check_name(name: object, names: set[str], fail: _Fail) -> None:
+    """A hook's name: not blank, and new in its skill (added to `names`)."""
+    if isinstance(name, str):
+        if not name.strip():
+            fail("name", "must not be empty")
+        elif name in names:
+            fail("name", f"duplicate hook name {name!r} in this skill; the first one is kept")
+        else:
+            names.add(name)
 
 
 _KNOWN_KEYS: Final = frozenset({*(field for field, _ in _REQUIRED), "tool_filter"})
