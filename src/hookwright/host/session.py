@@ -674,7 +674,7 @@ class HookSession:
         messages, PreModelCall hooks the whole request; every hook's context goes into this
         very call as system messages after the leading system block. Once a hook changed the
         messages, the leading system messages are sent as one (joined by a blank line)."""
-        from hookwright.host.decisions import ModelRequest, ModelRequestDecision
+        from hookwright.host.decisions import ModelRequestDecision
 
         self._iteration = iteration
         built = await self._context_build(request, iteration)
@@ -822,8 +822,6 @@ class HookSession:
         rule when the host has none); `gates_asked`: the approval gates already allowed this
         call (asked with ``permission_prompt: false`` before the host decided to prompt), so
         only the hooks that fire on a prompt run now and no gate is asked twice."""
-        from hookwright.host.decisions import PermissionDecision
-
         name, arguments = self.tool_map.to_hooks(tool_name, tool_input)
         if suggestions is None:
             suggestions = [
@@ -857,6 +855,8 @@ class HookSession:
     ) -> PermissionDecision:
         """The PermissionRequest verdict for the host: `tool_name` as the host calls the tool
         (in the denial it shows), `name` as the hooks do."""
+        from hookwright.host.decisions import PermissionDecision
+
         end = abort_of(verdict)
         if verdict.blocked:
             reason = verdict.reason or "denied by a PermissionRequest hook"
