@@ -82,7 +82,7 @@ def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -
         name=spec.name,
         source=spec.source,
         dialect=spec.dialect,
-        matcher=(spec.matcher.pattern or "*") if spec.matcher else "*",
+        matcher=spec.shown_matcher() or "*",
         if_rule=spec.if_rule.source if spec.if_rule else "",
         mode=spec.mode,
         timeout=spec.timeout,
