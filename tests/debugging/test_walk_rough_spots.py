@@ -1,6 +1,7 @@
 """What a first hook of each kind showed a newcomer, through the real commands: a skill
-hook's `tool_filter` in `hooks list` (the word "skill" once), the `--debug` trace naming a
-skill hook once, and the audit viewer saying "ran, no decision" as every other view does."""
+hook's `tool_filter` in `hooks list` (as its matcher and in its note; the word "skill" once),
+the `--debug` trace naming a skill hook once and whether its filter took the call, and the
+audit viewer saying "ran, no decision" as every other view does."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_hooks_list_shows_a_skill_hooks_tool_filter_and_says_skill_once(
     assert proc.returncode == 0, proc.stderr
     [row, note] = [line for i, line in enumerate(proc.stdout.splitlines())
                    if "after-edit" in line or "after-edit.md" in line]  # fmt: skip
-    assert "review/after-edit  *  skill · parallel · fails open" in row, row
+    assert "review/after-edit  Write, Edit  skill · parallel · fails open" in row, row
     assert "skill · skill" not in proc.stdout
     assert note.endswith("skill prompt hook (after_tool_call); tool_filter: Write, Edit"), note
 
@@ -52,7 +53,8 @@ def test_the_trace_names_a_skill_hook_once_and_the_audit_viewer_says_ran_no_deci
                         env={"HOOKWRIGHT_DEBUG": "1"})  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     trace = proc.stderr
-    assert "match:   run  review/after-edit (skill): no matcher" in trace, trace
+    match = "match:   run  review/after-edit (skill): tool_filter Write, Edit matches tool 'Write'"
+    assert match in trace, trace
     assert "result: PostToolBatch review/after-edit (skill): ok, prompt" in trace, trace
     assert "(skill, skill)" not in trace
     lines = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()

@@ -1,6 +1,7 @@
 """The hooks of a project or session, grouped by event: one entry per hook, two short lines
 each (what and when, and how it fails; where it was declared), and a third for a hook that
-fails closed (what closed it), so the listing reads at 80 columns."""
+fails closed (what closed it), so the listing reads at 80 columns; a longer line wraps under
+its own text, never cut."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -
         name=spec.name,
         source=spec.source,
         dialect=spec.dialect,
-        matcher=(spec.matcher.pattern or "*") if spec.matcher else "*",
+        matcher=spec.shown_matcher() or "*",
         if_rule=spec.if_rule.source if spec.if_rule else "",
         mode=spec.mode,
         timeout=spec.timeout,
@@ -156,7 +157,24 @@ def _shorter_origin(origin: str, project: Path | None) -> str:
     return "~/" + origin[len(home) :] if origin.startswith(home) else origin
 
 
-def _entry(row: HookRow, project: Path | None) -> list[Text]:
+#: Each line of an entry starts this many columns in (the first with the hook's number), and
+#: a wrapped line goes on this far in.
+INDENT = 5
+#: The characters of a hook's name kept however long the rest of its first line.
+NAME_KEPT = 40
+
+
+def _fitted_name(name: str, rest: int, width: int) -> str:
+    """The hook's name, cut with "…" where the whole first line would not fit in `width`
+    columns beside the `rest` of it (a long command: the file and `--json` name it whole),
+    but never below `NAME_KEPT` characters."""
+    room = max(width - INDENT - rest, NAME_KEPT)
+    return name if len(name) <= room else name[: room - 1] + "…"
+
+
+def _entry(row: HookRow, project: Path | None, width: int) -> list[tuple[Text, Text]]:
+    """The entry's lines at `width` columns, each its lead (the number, or blanks) and its
+    text."""
     when = row.matcher if not row.if_rule else f"{row.matcher} if {row.if_rule}"
     system = system_name(row.dialect)
     # A skill's source is "skill" too: the word once
@@ -166,24 +184,32 @@ def _entry(row: HookRow, project: Path | None) -> list[Text]:
     elif row.timeout:
         facts.append(f"{row.timeout:g}s")
     facts.append(f"fails {row.fails}")
+    said = " · ".join(facts)
+    name = _fitted_name(row.name, len(when) + len(said) + 4, width)
     first = Text.assemble(
-        (f"  {row.index or '-':>2} ", "dim"),
-        (row.name, "yellow" if row.not_run else "bold"),
-        "  ",
-        (when, "cyan"),
-        "  ",
-        (" · ".join(facts), "dim"),
+        (name, "yellow" if row.not_run else "bold"), "  ", (when, "cyan"), "  ", (said, "dim")
     )
-    lines = [first]
+    lines = [(Text(f"  {row.index or '-':>2} ", "dim"), first)]
+    blank = Text(" " * INDENT)
     where = _shorter_origin(row.origin, project)
     own = f"as {row.own_event}" if row.own_event else ""
     details = [part for part in (own, where, row.note) if part]
     if details:
         style = "yellow" if row.not_run else "dim"
-        lines.append(Text("     " + " — ".join(details), style=style))
+        lines.append((blank, Text(" — ".join(details), style=style)))
     if row.closed_by:
-        lines.append(Text(f"     closed by {_shorter_origin(row.closed_by, project)}", "dim"))
+        lines.append((blank, Text(f"closed by {_shorter_origin(row.closed_by, project)}", "dim")))
     return lines
+
+
+def _print_wrapped(console: Console, lead: Text, text: Text) -> None:
+    """`lead` then `text`, wrapped at the console's width with each further line `INDENT`
+    columns in: a long note (Gemini CLI's "not trusted" and its fix) is shown whole, in a
+    terminal of 80 columns as in a pipe."""
+    width = max(console.width - INDENT, 20)
+    for i, part in enumerate(text.wrap(console, width, overflow="fold")):
+        part.rstrip()
+        console.print(lead + part if i == 0 else Text(" " * INDENT) + part, no_wrap=True)
 
 
 def print_rows(console: Console, rows: Sequence[HookRow], project: Path | None = None) -> None:
@@ -194,5 +220,5 @@ def print_rows(console: Console, rows: Sequence[HookRow], project: Path | None =
             current = row.event
             heading = "(event chosen by the hook's code)" if current == "-" else current
             console.print(Text(heading, style="bold magenta"))
-        for line in _entry(row, project):
-            console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
+        for lead, text in _entry(row, project, console.width):
+            _print_wrapped(console, lead, text)

@@ -67,7 +67,7 @@ def describe(record: Mapping[str, Any]) -> str:
     # Records written before `effect` existed: their decision is the best summary.
     effect = record["effect"] if "effect" in record else record.get("decision")
     status = record.get("status")
-    if status in ("error", "timeout") or effect == "patch dropped":
+    if status in ("error", "timeout") or effect in ("patch dropped", "decision ignored"):
         fix = f"; fix: {record['fix']}" if record.get("fix") else ""
         what = status if status != "ok" else effect
         return f"{what}: {clip(record.get('error') or '')}{_raised_at(record)}{fix}"
@@ -89,4 +89,8 @@ def describe(record: Mapping[str, Any]) -> str:
     if effect == "rewrite output":
         tool = record.get("tool_name")
         return f"rewrote the {tool} result" if tool else "rewrote the output"
-    return "ran, no decision" if effect is None else f"{effect}{detail}"
+    if effect is None:
+        # A hook that ran without effect may still say why (an answer that was not applied)
+        error = record.get("error")
+        return f"ran, no decision: {clip(error)}" if error else "ran, no decision"
+    return f"{effect}{detail}"

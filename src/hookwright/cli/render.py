@@ -91,6 +91,8 @@ class RichRenderer:
         #: (hook, error) of the failed hooks whose line this turn showed: a notice carrying the
         #: same failure's record (OpenHarness `hook.notice`) is not said again.
         self._failures_shown: set[tuple[str, str]] = set()
+        #: Whether this run said how to allow a call no one could be asked about (said once).
+        self._allow_hint_said = False
 
     @property
     def _animated(self) -> bool:
@@ -257,6 +259,9 @@ class RichRenderer:
         style = "green" if event["behavior"] == "allow" else "red"
         text = f"permission {event['tool']}: {event['behavior']} ({_short(reason, 300)})"
         self._line(f"{prefix}  ", Text(text, style=style), style)
+        if event.get("unanswered") and not self._allow_hint_said:
+            self._allow_hint_said = True
+            self._line(f"{prefix}    ", Text(allow_hint(event), style="yellow"), "yellow")
 
     def _turn_end(self, event: dict[str, Any]) -> None:
         self._reasons_shown.clear()
@@ -268,6 +273,17 @@ class RichRenderer:
         else:
             self._stop_spinner()
             self._end_stream()
+
+
+def allow_hint(event: dict[str, Any]) -> str:
+    """How to let a call run that the rules or mode wanted to ask about, in a run where no one
+    can be asked: the flag, or an allow rule in the project's settings."""
+    rule = json.dumps({"permissions": {"allow": [event.get("allow_rule") or event["tool"]]}})
+    return (
+        "hint: no one can answer a permission prompt here (stdin is not a terminal); to let "
+        "such calls run, give --permission-mode bypassPermissions (acceptEdits: file edits "
+        f"only), or allow them in .claude/settings.json: {rule}"
+    )
 
 
 def _where(event: dict[str, Any]) -> str:

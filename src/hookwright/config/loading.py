@@ -122,7 +122,7 @@ class DiscoveredHook:
             trust_root=trust_root,
             binder=lambda _policy: LoadResult(specs=built),
             events=tuple(dict.fromkeys(spec.event for spec in specs)),
-            matcher=first.matcher.pattern if first.matcher is not None else None,
+            matcher=first.shown_matcher(),
             if_rule=first.if_rule.source if first.if_rule is not None else None,
             mode=first.mode,
             timeout=first.timeout,

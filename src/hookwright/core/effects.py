@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-NoticeKind = Literal["hook_failed", "ignored_patch", "script_missing", "warning"]
+NoticeKind = Literal[
+    "hook_failed", "ignored_patch", "ignored_decision", "script_missing", "warning"
+]
 ToolMode = Literal["AUTO", "ANY", "NONE"]
 
 
@@ -218,14 +220,19 @@ class Effects:
 NO_EFFECTS = Effects()
 
 
+#: The notices a hook's own line reports, with their fix (the others are lines of their own).
+REPORTED_KINDS = frozenset({"hook_failed", "ignored_patch", "ignored_decision"})
+
+
 def failure_fix(effects: Effects | None) -> str | None:
     """What makes a failed hook work, from its `hook_failed` notice, or what makes a dropped
-    patch apply, from its `ignored_patch` notices (None when its dialect does not say)."""
+    patch apply or an ignored decision count, from its `ignored_patch` / `ignored_decision`
+    notices (None when its dialect does not say)."""
     if effects is None or not effects.notices:
         return None
     fixes: list[str] = []
     for notice in effects.notices:
         fix = notice.fix
-        if notice.kind in ("hook_failed", "ignored_patch") and fix and fix not in fixes:
+        if notice.kind in REPORTED_KINDS and fix and fix not in fixes:
             fixes.append(fix)
     return "; ".join(fixes) or None

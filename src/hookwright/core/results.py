@@ -306,7 +306,8 @@ def effect_of(result: HookResult) -> str:
         ("context", result.additional_context is not None),
         ("message", result.system_message is not None),
         ("prompt", bool(result.effects and result.effects.prompt_injections)),
-        ("patch dropped", _dropped_a_patch(result)),
+        ("decision ignored", _ignored(result, "ignored_decision")),
+        ("patch dropped", _ignored(result, "ignored_patch")),
     )
     for effect, present in checks:
         if present:
@@ -314,10 +315,11 @@ def effect_of(result: HookResult) -> str:
     return "note"
 
 
-def _dropped_a_patch(result: HookResult) -> bool:
-    """A patch the hook sent was not applied (an OpenHarness patch without its capability)."""
+def _ignored(result: HookResult, kind: str) -> bool:
+    """A part of the hook's answer was not applied (`ignored_patch`: an OpenHarness patch
+    without its capability; `ignored_decision`: a decision OpenHarness does not know)."""
     notices = result.effects.notices if result.effects else ()
-    return any(notice.kind == "ignored_patch" for notice in notices)
+    return any(notice.kind == kind for notice in notices)
 
 
 #: Checkpoints that gate what happens next: when hookwright itself cannot dispatch them, they

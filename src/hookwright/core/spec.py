@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from hookwright.core.events import Event
+from hookwright.core.events import Event, HookInput
 from hookwright.core.matching import IfRule, Matcher
 from hookwright.core.results import Decision, HookResult
 from hookwright.core.systems import system_name
@@ -203,7 +203,19 @@ Runner = Callable[[Any, RunContext], Awaitable[HookResult | None]]
 @dataclass(frozen=True, slots=True)
 class DialectData:
     """Base of a dialect's own frozen record on a `HookSpec` (`HookSpec.dialect_data`): each
-    dialect subclasses it with typed fields and reads its own with `isinstance`."""
+    dialect subclasses it with typed fields and reads its own with `isinstance`.
+
+    A dialect whose hooks select by a field of their own, inside the hook rather than by a
+    matcher (a skill hook's `tool_filter`), says so with the two methods below, which the
+    views (`hooks list`, `--explain`, the debug trace) read; the engine never calls them."""
+
+    def shown_matcher(self) -> str | None:
+        """What the views show as the hook's matcher (None: its matcher, if any)."""
+        return None
+
+    def selection_reason(self, inp: HookInput) -> str | None:
+        """Whether the hook's own selection takes `inp`, in words (None: it has none)."""
+        return None
 
 
 @dataclass(slots=True, eq=False, frozen=True)
@@ -278,6 +290,13 @@ class HookSpec:
             SOURCE_RANK.get(self.source, len(SOURCE_ORDER)),
             self.order,
         )
+
+    def shown_matcher(self) -> str | None:
+        """The matcher as the views show it: its dialect's own selection where it has one (a
+        skill hook's `tool_filter`: ``read_file, search_text``), else the matcher's pattern;
+        None for a hook without either."""
+        own = self.dialect_data.shown_matcher() if self.dialect_data is not None else None
+        return own or (self.matcher.pattern if self.matcher is not None else None)
 
     def describe(self) -> str:
         """``no-rm (Python, project)``: the name, the system as its users say it, the source

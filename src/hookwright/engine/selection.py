@@ -103,6 +103,10 @@ def _explain_one(
         if spec.dedup_key in seen:
             return False, "dedup", [*reasons, "identical to a hook before it: runs once"]
         seen.add(spec.dedup_key)
+    # A dialect's own selection inside the hook (a skill hook's `tool_filter`)
+    own = spec.dialect_data.selection_reason(inp) if spec.dialect_data is not None else None
+    if own is not None:
+        reasons.append(own)
     return True, "selected", reasons or ["no matcher: runs on every " + inp.event.value]
 
 

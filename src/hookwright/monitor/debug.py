@@ -49,11 +49,15 @@ def enable(on: bool = True) -> None:
 
 
 def short(value: Any, limit: int = LIMIT) -> str:
-    """One line of at most `limit` characters, secrets redacted: strings as they are, anything
+    """One line of at most `limit` characters, secrets redacted: strings as they are (less the
+    one newline that ends a printed line, which would show as a literal ``\\n``), anything
     else as JSON."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, str):
+        text = value.removesuffix("\n").removesuffix("\r")
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=str)
     text = redact(text, known()).replace("\r", "\\r").replace("\n", "\\n")
     return text if len(text) <= limit else text[:limit] + f"…[{len(text) - limit} more]"
 

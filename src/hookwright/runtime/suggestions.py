@@ -120,3 +120,11 @@ def _directories(folder: str) -> dict[str, Any]:
 def _inside(folder: str, cwd: Path) -> bool:
     root = os.path.normpath(cwd)
     return folder == root or folder.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def allow_rule_text(tool: str, tool_input: Mapping[str, Any]) -> str:
+    """A `permissions.allow` rule that lets calls like this one run unasked: a command's first
+    word with any arguments (`Bash(git *)`), else the tool's name (`WebFetch`)."""
+    command = tool_input.get("command") if tool == "Bash" else None
+    words = command.split() if isinstance(command, str) else []
+    return f"{tool}({words[0]} *)" if words else tool

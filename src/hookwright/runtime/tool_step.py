@@ -43,7 +43,7 @@ from hookwright.runtime.permissions import (
     PermissionPolicy,
     unanswered_message,
 )
-from hookwright.runtime.suggestions import permission_suggestions
+from hookwright.runtime.suggestions import allow_rule_text, permission_suggestions
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
 from hookwright.runtime.turn_end import TurnEnded, end_turn_if
 
@@ -469,7 +469,10 @@ class ToolStep:
             hook_reason=hook_reason,
             write_needs_approval=self.hooks.claude_code.write_needs_approval,
         )
-        owner.emit("permission", tool=name, behavior="deny", reason=message)
+        how: dict[str, Any] = {}
+        if not isinstance(action, Ask):  # the rules or mode asked: a host may say how to allow
+            how = {"unanswered": True, "allow_rule": allow_rule_text(name, tool_input)}
+        owner.emit("permission", tool=name, behavior="deny", reason=message, **how)
         nobody = PermissionSource("mode", self.policy.mode, self.policy.mode)
         self._decided(name, tool_input, call_id, "deny", "no one to ask: " + message, nobody)
         return message

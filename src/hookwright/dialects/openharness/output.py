@@ -17,9 +17,14 @@ Mapping to a `HookResult`:
   "Hook <name> blocked execution.": `Decision.deny` on before_tool_dispatch, `Decision.block`
   elsewhere (the runtime turns a tool-dispatch block into a tool error the model sees, and a
   block at model or context events into a failed run). `continue_` stays true: a block is not
-  "stop the agent". Nothing else in a blocking answer is applied. Another `decision` value
-  is ignored with a warning.
-* run_completed / run_failed hooks only observe: their answers are decoded and dropped.
+  "stop the agent". Nothing else in a blocking answer is applied.
+* Another `decision` value (`"deny"`, `"approve"`, `"Block"`) is ignored, as the real
+  engine ignores it (it tests `decision === "block"` only): the rest of the answer applies,
+  and an ``ignored_decision`` `Notice` (with a `fix`) is added, whose message becomes the
+  result's `error` (the status stays ok), so every view says it once with the hook's file.
+* run_completed / run_failed hooks only observe: their answers are decoded and dropped; one
+  that asks to block (exit 2, `continue: false`, any `decision`) gets the same
+  ``ignored_decision`` report.
 * `systemMessage` and `hookSpecificOutput.additionalContext` are notes for the model, placed
   as the real project places them (spec §5): on model events they become
   `additional_context` (one text, `systemMessage` first, joined by a blank line), which the
@@ -50,6 +55,7 @@ Mapping to a `HookResult`:
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,17 +135,46 @@ def parse_output(text: str) -> UnifiedOutput:
     )
 
 
-def blocked(binding: HookBinding, reason: str) -> HookResult:
-    """A blocking answer (exit 2, `continue: false`, `decision: block`)."""
+#: What makes a `decision` OpenHarness ignores do what its author meant.
+DECISION_FIX = (
+    'answer "decision": "block" (or "continue": false) to block; leave "decision" out to let '
+    "it go on (OpenHarness has no allow or deny decision)"
+)
+#: Why a blocking answer of a run_completed / run_failed hook is not applied, and the fix.
+OBSERVE = "observe (block from a before_* hook)"
+
+
+def ignored_answer(binding: HookBinding, field: str, message: str, fix: str) -> Notice:
+    """The report of a part of an answer the real engine ignores (`field`: the answer's
+    field, or ``exit 2``)."""
+    log.debug("openharness hook %s (%s): %s ignored", binding.name, binding.oh_event, field)
+    detail = {"field": field, "reason": message}
+    return Notice("ignored_decision", binding.name, binding.oh_event, message, detail, fix)
+
+
+#: The characters of a hook's decision value a report quotes.
+SHOWN_CHARS = 40
+
+
+def _shown(binding: HookBinding, value: str) -> str:
+    """A decision value as a report quotes it: secrets redacted, then cut."""
+    text = binding.redact(value)
+    return json.dumps(text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…")
+
+
+def _observes(binding: HookBinding, asked: str) -> HookResult:
+    """A run_completed / run_failed hook asked to block (`asked`: how): a result with no
+    effect on the run, whose error says so and what to do instead."""
+    log.debug("openharness hook %s (%s): %s ignored", binding.name, binding.oh_event, asked)
+    return HookResult(error=f"{asked} not applied: {binding.oh_event} hooks only {OBSERVE}")
+
+
+def blocked(binding: HookBinding, reason: str, asked: str = "exit 2") -> HookResult:
+    """A blocking answer (exit 2, `continue: false`, `decision: block`); `asked` says how
+    it asked, for a lifecycle hook's report that it was ignored."""
     text = binding.redact(reason)
     if binding.event in LIFECYCLE_EVENTS:
-        log.info(
-            "openharness hook %s asked to block %s; lifecycle hooks only observe: %s",
-            binding.name,
-            binding.oh_event,
-            text,
-        )
-        return HookResult()
+        return _observes(binding, asked)
     if binding.event is Event.PreToolUse:
         return HookResult(decision=Decision.deny, reason=text)
     if binding.event is Event.PostToolUse:
@@ -161,6 +196,12 @@ class _Decoder:
         self.ignored: list[Notice] = []
         #: The context after this hook's `context` patch (None: not patched).
         self.context: dict[str, Any] | None = None
+
+    def ignore_decision(self, decision: str) -> None:
+        """A `decision` the real engine ignores (it blocks on ``"block"`` only)."""
+        said = f'"decision": {_shown(self.binding, decision)} is not an OpenHarness decision'
+        message = f'{said} (only "block" blocks)'
+        self.ignored.append(ignored_answer(self.binding, "decision", message, DECISION_FIX))
 
     def ignore(
         self, scope: str, capability: str | None, reason: str, fix: str | None = None
@@ -308,20 +349,18 @@ def to_result(
 ) -> HookResult:
     """What one hook's answer does, given the input it saw."""
     if binding.event in LIFECYCLE_EVENTS:
+        if out.continue_ and out.decision is not None:
+            return _observes(binding, f'"decision": {_shown(binding, out.decision)}')
         if out.blocks:
-            return blocked(binding, out.stop_reason or out.reason or "")
+            return blocked(binding, out.stop_reason or out.reason or "", '"continue": false')
         return HookResult()
     if out.blocks:
         return blocked(
             binding, out.stop_reason or out.reason or f"Hook {binding.name} blocked execution."
         )
-    if out.decision is not None:
-        log.warning(
-            "openharness hook %s: decision %r ignored (only 'block' is supported)",
-            binding.name,
-            out.decision,
-        )
     decoder = _Decoder(binding, inp, envelope)
+    if out.decision is not None:
+        decoder.ignore_decision(out.decision)
     for scope, value in out.patch.items():
         decoder.apply(scope, value)
     decoder.notes([note for note in (out.system_message, out.additional_context) if note])

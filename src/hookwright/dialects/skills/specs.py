@@ -35,9 +35,33 @@ DIALECT = "skill"
 
 @dataclass(frozen=True, slots=True)
 class SkillSpecData(DialectData):
-    """The checkpoint as the skill's author wrote it (two timings share PreAgentStep)."""
+    """The checkpoint as the skill's author wrote it (two timings share PreAgentStep), and an
+    after_tool_call hook's `tool_filter` (None: every tool), which selects inside the hook:
+    the engine runs it on every PostToolBatch, and it adds a prompt per call the filter
+    names."""
 
     timing: str
+    tool_filter: tuple[str, ...] | None = None
+
+    def shown_matcher(self) -> str | None:
+        return ", ".join(self.tool_filter) if self.tool_filter else None
+
+    def selection_reason(self, inp: HookInput) -> str | None:
+        """``tool_filter read_file, search_text does not match tool 'Read': adds nothing``."""
+        if not self.tool_filter:
+            return None
+        said = f"tool_filter {', '.join(self.tool_filter)}"
+        names = [_tool_name(call) or "?" for call in _calls(inp)]
+        if not names:
+            return f"{said}: the input has no tool call, so it adds nothing"
+        taken = [name for name in names if name in self.tool_filter]
+        left = [name for name in names if name not in self.tool_filter]
+        quoted = ", ".join(map(repr, taken or left))
+        if not taken:
+            return f"{said} does not match tool {quoted}: adds nothing"
+        if not left:
+            return f"{said} matches tool {quoted}"
+        return f"{said} matches tool {quoted} (not {', '.join(map(repr, left))})"
 
 
 TIMING_EVENTS: dict[str, Event] = {
@@ -73,18 +97,28 @@ class _Inject:
     def __call__(self, inp: HookInput) -> HookResult | None:
         if self.hook.timing != "after_tool_call":
             return HookResult(effects=Effects(prompt_injections=(self.injection,)))
-        calls: Any = inp.payload.get("tool_calls") or []
         found = tuple(
             replace(self.injection, position=index)
-            for index, call in enumerate(calls)
+            for index, call in enumerate(_calls(inp))
             if self._matches(call)
         )
         return HookResult(effects=Effects(prompt_injections=found)) if found else None
 
     def _matches(self, call: Any) -> bool:
         wanted = self.hook.tool_filter
-        name = call.get("tool_name") if isinstance(call, dict) else None
-        return wanted is None or (isinstance(name, str) and name in wanted)
+        name = _tool_name(call)
+        return wanted is None or (name is not None and name in wanted)
+
+
+def _calls(inp: HookInput) -> list[Any]:
+    """The batch's tool calls, as the hook reads them."""
+    calls = inp.payload.get("tool_calls")
+    return list(calls) if isinstance(calls, list | tuple) else []
+
+
+def _tool_name(call: Any) -> str | None:
+    name = call.get("tool_name") if isinstance(call, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def skill_specs(hooks: Iterable[HookInfo], scope: str | None = None) -> list[HookSpec]:
@@ -103,15 +137,22 @@ def skill_specs(hooks: Iterable[HookInfo], scope: str | None = None) -> list[Hoo
                 when=_first_round if first else _main_agent,
                 origin=f"skills/{hook.skill}/hooks/{hook.file}",
                 description=_description(hook),
-                dialect_data=SkillSpecData(hook.timing),
+                dialect_data=SkillSpecData(hook.timing, _tool_filter(hook)),
             )
         )
     return specs
 
 
+def _tool_filter(hook: HookInfo) -> tuple[str, ...] | None:
+    """The filter where it selects: an after_tool_call hook's (other timings have no tool)."""
+    if hook.timing != "after_tool_call" or not hook.tool_filter:
+        return None
+    return tuple(hook.tool_filter)
+
+
 def _description(hook: HookInfo) -> str:
-    """``skill prompt hook (after_tool_call); tool_filter: Write, Edit``: the filter is the
-    hook's only selection, which the views show as its note (it has no matcher)."""
+    """``skill prompt hook (after_tool_call); tool_filter: Write, Edit``: the note names the
+    field the views show as the hook's matcher (`SkillSpecData.shown_matcher`)."""
     text = f"skill prompt hook ({hook.timing})"
     if hook.timing == "after_tool_call" and hook.tool_filter:
         text += f"; tool_filter: {', '.join(hook.tool_filter)}"
