@@ -705,6 +705,8 @@ class HookSession:
         """PreContextBuild and PostContextBuild: the decision when a hook ended the turn,
         else the messages they leave, their context notes and whether a hook replaced the
         messages."""
+        from hookwright.host.decisions import ModelRequestDecision
+
         system, history = split_leading_system(copy.deepcopy(list(request.messages)))
         pre = await self.fire(Event.PreContextBuild, messages=history, iteration=iteration)
         end = model_gate(pre)
@@ -1119,6 +1121,8 @@ def _request_as_rewritten(
         fields["messages"] = insert_system_notes(fields["messages"], notes)
     elif _rewrote_messages(model):
         fields["messages"] = collapse_leading_system(fields["messages"])
+    from hookwright.host.decisions import ModelRequest, ModelRequestDecision
+
     return ModelRequestDecision(
         ModelRequest(fields["model"], fields["messages"], fields["tools"], fields["options"]),
         notes=tuple(notes),
