@@ -192,6 +192,8 @@ def pre_tool_efforts(hooks: list[dict[str, Any]]) -> list[Any]:
     [
         ("2.1.332", "claude-haiku-5-5", {"level": "medium"}),
         ("2.1.332", "claude-opus-5", {"level": "high"}),
+        ("2.1.332", "claude-opus-4-7", {"level": "xhigh"}),
+        ("2.1.240", "claude-opus-4-7", {"level": "xhigh"}),
         ("2.1.240", "claude-haiku-5-5", {"level": "high"}),
         ("2.1.240", "claude-haiku-4-5-20251001", None),
     ],
