@@ -730,11 +730,17 @@ def _profile_cases() -> list[Case]:
         ),
         Case("profile-later-events", "go", WRITES, [*later, *observers("PreToolUse", "Stop")]),
         *(_effort_case(name, model) for name, model in EFFORT_MODELS),
+        *_effort_switch_cases(),
+        *_effort_subagent_cases(),
     ]
 
 
 #: Sessions on a model whose default effort differs from the harness's own model's.
-EFFORT_MODELS = (("haiku", "claude-haiku-5-5"), ("sonnet", "claude-sonnet-5-5"))
+EFFORT_MODELS = (
+    ("haiku", "claude-haiku-5-5"),
+    ("sonnet", "claude-sonnet-5-5"),
+    ("opus-4-7", "claude-opus-4-7"),
+)
 
 
 def _effort_case(name: str, model: str) -> Case:
@@ -748,8 +754,55 @@ def _effort_case(name: str, model: str) -> Case:
         observers("PreToolUse", "PostToolUse", "Stop"),
         claude_args=("--model", model),
         hookwright_args=("--model", f"anthropic:{model}"),
-        compare=frozenset({"stdin", "order", "files"}),
     )
+
+
+def _effort_switch_cases() -> list[Case]:
+    """`/model NAME` before the prompt: the `effort` the hooks of the next turn read is the
+    version's default for the new model (none for a model without effort), and the requests go
+    to it. What the model reads is not compared: Claude Code records the command and its
+    output in the conversation, in its own words per version; hookwright does not."""
+    return [
+        Case(
+            f"effort-switch-{name}",
+            f"/model {model}",
+            WRITES,
+            observers("PreToolUse", "Stop"),
+            follow_ups=("go",),
+            compare=frozenset({"stdin", "order", "files", "models"}),
+        )
+        for name, model in (("sonnet", "claude-sonnet-5-5"), ("haiku-4-5", "claude-haiku-4-5"))
+    ]
+
+
+def _effort_subagent_cases() -> list[Case]:
+    """A subagent on another model (the `Agent` call's `model`, or its definition's): the
+    `effort` its own hooks read, and the parent's after it."""
+    # The fields in the order of Claude Code's schema, which its hooks read them in.
+    haiku = {
+        **{key: SUBAGENT_INPUT[key] for key in ("description", "prompt", "subagent_type")},
+        "model": "haiku",
+        "run_in_background": False,
+    }
+    on_haiku = [
+        Turn(tools=[ToolUse("toolu_a", "Agent", haiku)]),
+        *SUBAGENT[1:],
+    ]
+    defined = {
+        ".claude/agents/helper.md": (
+            "---\nname: helper\ndescription: Helps\nmodel: sonnet\n---\nYou help.\n"
+        )
+    }
+    helper = [
+        Turn(tools=[ToolUse("toolu_a", "Agent", {**SUBAGENT_INPUT, "subagent_type": "helper"})]),
+        *SUBAGENT[1:],
+    ]
+    watched = observers("PreToolUse", "SubagentStop", "Stop")
+    compare = frozenset({"stdin", "order", "files", "models"})
+    return [
+        Case("effort-subagent-model", "go", on_haiku, watched, compare=compare),
+        Case("effort-subagent-definition", "go", helper, watched, defined, compare=compare),
+    ]
 
 
 ECHO_SERVER = Path(__file__).resolve().parents[1] / "tests" / "runtime" / "mcp_echo_server.py"

@@ -15,7 +15,10 @@ What is compared, after ids, paths and durations are replaced by placeholders:
 - `models`: the model each request of the agent loop went to;
 - `files`: the project's files afterwards.
 Text the agent itself adds on its own (Claude Code's date, agent and skill listings, token
-budget) is not hook text and is left out.
+budget) is not hook text and is left out, but for the note on launching subagents that Claude
+Code sends some models and not others: it is an item of its own wherever it is (a system
+message of its own, or the end of the agent listing, which Claude Code sends as a system or a
+user message by model).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from typing import Any
 from conformance.harness import HOOK_PROGRAM, Observation
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: A subagent's id, which each agent spells its own way.
+AGENT_ID = re.compile(r'(?<="agent_id":")[^"]+(?=")')
 DURATION = re.compile(r'"duration_ms":\d+')
 #: A resumed SessionStart's wait since the last answer: the time between the two runs.
 WAITED = re.compile(r'"seconds_since_last_response":\d+')
@@ -65,6 +70,13 @@ AGENT_NOISE = (
 )
 
 
+#: Claude Code's note after its agent listing (every model but claude-opus-5).
+CONCURRENCY_NOTE = (
+    "When you launch multiple agents for independent work, send them in a single message with "
+    "multiple tool uses so they run concurrently."
+)
+
+
 class Normaliser:
     """Replaces run-specific values by stable placeholders, numbering ids by first sight."""
 
@@ -83,6 +95,7 @@ class Normaliser:
         text = WAITED.sub('"seconds_since_last_response":<s>', text)
         for path, placeholder in self._paths:
             text = text.replace(path, placeholder)
+        text = AGENT_ID.sub(self._id, text)
         return UUID.sub(self._id, text)
 
     def _id(self, match: re.Match[str]) -> str:
@@ -174,10 +187,22 @@ def _block_items(
         return [f"tool_result {block.get('tool_use_id')} error={error}: {normalise(text)}"]
     if kind != "text" or role == "assistant":
         return []
-    text = str(block.get("text", ""))
+    text, noted = _without_note(str(block.get("text", "")))
+    if noted:
+        rest = _block_items(role, {**block, "text": text}, normalise) if text.strip() else []
+        return [f"note: {CONCURRENCY_NOTE}", *rest]
     if role == "system":
         return [f"system: {normalise(p)}" for p in text.split("\n\n") if _is_hook_text(p)]
     return [] if _is_noise(text) else [f"{role}: {normalise(text)}"]
+
+
+def _without_note(text: str) -> tuple[str, bool]:
+    """`text` without the concurrency note paragraph, and whether it had it."""
+    if CONCURRENCY_NOTE not in text:
+        return text, False
+    for paragraph in (f"\n\n{CONCURRENCY_NOTE}", f"{CONCURRENCY_NOTE}\n\n", CONCURRENCY_NOTE):
+        text = text.replace(paragraph, "")
+    return text, True
 
 
 def _is_hook_text(paragraph: str) -> bool:

@@ -159,6 +159,8 @@ def pre_tool_efforts(hooks: list[dict[str, Any]]) -> list[Any]:
     [
         ("2.1.332", "claude-haiku-5-5", {"level": "medium"}),
         ("2.1.332", "claude-opus-5", {"level": "high"}),
+        ("2.1.332", "claude-opus-4-7", {"level": "xhigh"}),
+        ("2.1.240", "claude-opus-4-7", {"level": "xhigh"}),
         ("2.1.240", "claude-haiku-5-5", {"level": "high"}),
         ("2.1.240", "claude-haiku-4-5-20251001", None),
     ],
@@ -294,3 +296,127 @@ def test_a_forked_session_goes_on_under_a_new_id(
     assert old.is_file() and new.is_file() and old != new
     copied = [json.loads(line) for line in new.read_text().splitlines()]
     assert {line["sessionId"] for line in copied if "sessionId" in line} == {start["session_id"]}
+
+
+NOTE = (
+    "When you launch multiple agents for independent work, send them in a single message with "
+    "multiple tool uses so they run concurrently."
+)
+
+
+def notes_per_request(server: FakeLLMServer) -> list[int]:
+    """How often each request's messages hold Claude Code's note on launching subagents."""
+    return [
+        sum(text_of(message["content"]).count(NOTE) for message in request.body["messages"])
+        for request in server.requests
+    ]
+
+
+@pytest.mark.parametrize(
+    ("version", "model", "notes"),
+    [
+        ("2.1.332", "claude-haiku-5-5", [1, 1]),
+        ("2.1.332", "claude-opus-4-7", [1, 1]),
+        ("2.1.332", "claude-opus-5", [0, 0]),
+        ("2.1.240", "claude-sonnet-5-5", [1, 1]),
+        ("2.1.240", "claude-opus-5", [0, 0]),
+    ],
+)
+def test_the_note_on_launching_subagents_follows_the_session_model(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    model: str,
+    notes: list[int],
+) -> None:
+    """Sent once, after the first prompt, and kept in the history; `claude-opus-5` (its
+    prompt bundle) goes without it in both versions."""
+    project(tmp_path, {})
+    server.queue_anthropic(call("toolu_a", "Bash", {"command": "echo hi"}), "done")
+    agent(tmp_path, isolated_home, server, "run", "go", model=model, version=version)
+    assert notes_per_request(server) == notes
+    first = server.requests[0].body["messages"]
+    if notes[0]:
+        assert [m["role"] for m in first] == ["user", "system"]
+        assert text_of(first[1]["content"]) == NOTE, "a system message after the prompt"
+
+
+def test_a_skill_s_model_for_the_first_turn_does_not_bring_the_note(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The session's model decides (measured: a session on `claude-opus-5` typing a
+    `model: haiku` skill first gets no note, though its requests go to haiku)."""
+    skill = "---\ndescription: Greets\nmodel: haiku\n---\nGreeting $ARGUMENTS.\n"
+    project(tmp_path, {".claude/skills/greet/SKILL.md": skill})
+    server.queue_anthropic("one")
+    agent(tmp_path, isolated_home, server, "run", "/greet one")
+    assert [r.body["model"] for r in server.requests] == ["claude-haiku-5-5"]
+    assert notes_per_request(server) == [0]
+
+
+@pytest.mark.parametrize(
+    ("version", "model", "effort"),
+    [
+        ("2.1.332", "claude-sonnet-5-5", {"level": "medium"}),
+        ("2.1.240", "claude-sonnet-5-5", {"level": "high"}),
+        ("2.1.332", "claude-haiku-4-5", None),
+    ],
+)
+def test_after_a_model_switch_the_hooks_read_the_new_model_s_effort(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    model: str,
+    effort: dict[str, str] | None,
+) -> None:
+    project(tmp_path, {})
+    server.queue_anthropic(call("toolu_a", "Bash", {"command": "echo hi"}), "done")
+    stdin = f"/model {model}\ngo\n"
+    hooks = agent(tmp_path, isolated_home, server, "chat", stdin=stdin, version=version)
+    assert [r.body["model"] for r in server.requests] == [model, model]
+    assert pre_tool_efforts(hooks) == [effort]
+
+
+@pytest.mark.parametrize(
+    ("version", "definition", "model", "effort"),
+    [
+        ("2.1.332", None, "claude-haiku-5-5", {"level": "medium"}),
+        ("2.1.240", None, "claude-haiku-4-5-20251001", None),
+        ("2.1.332", "sonnet", "claude-sonnet-5-5", {"level": "medium"}),
+        ("2.1.240", "sonnet", "claude-sonnet-5", {"level": "high"}),
+    ],
+)
+def test_a_subagent_on_its_own_model_runs_with_that_model_s_effort(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    definition: str | None,
+    model: str,
+    effort: dict[str, str] | None,
+) -> None:
+    """The `Agent` call's `model` (`haiku`), or its definition's (`sonnet`): the version's
+    model for that family gets the subagent's requests, its hooks read that model's effort,
+    and the parent's hooks after it read the session's again."""
+    arguments: dict[str, Any] = {"prompt": "echo sub"}
+    files = {}
+    if definition is None:
+        arguments["model"] = "haiku"
+    else:
+        arguments["subagent_type"] = "helper"
+        files[".claude/agents/helper.md"] = f"---\nname: helper\nmodel: {definition}\n---\nHi\n"
+    project(tmp_path, files)
+    server.queue_anthropic(
+        call("toolu_a", "Agent", arguments),
+        call("toolu_s", "Bash", {"command": "echo sub"}),
+        "sub done",
+        call("toolu_b", "Bash", {"command": "echo main"}),
+        "main done",
+    )
+    hooks = agent(tmp_path, isolated_home, server, "run", "go", version=version)
+    models = [r.body["model"] for r in server.requests]
+    assert models == ["claude-opus-5", model, model, "claude-opus-5", "claude-opus-5"]
+    high = {"level": "high"}
+    assert pre_tool_efforts(hooks) == [high, effort, high]

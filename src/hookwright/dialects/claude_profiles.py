@@ -26,7 +26,11 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   2.1.240; the SDK types have it by 2.1.260): `runtime.resume_cost`;
 * a skill's or command's frontmatter ``model`` may name a family (``sonnet``, ``opus``,
   ``haiku``), which each version maps to its own model (measured: the model of the requests of
-  a turn that typed the skill).
+  a turn that typed the skill);
+* the first request of a session that can launch subagents carries `CONCURRENCY_NOTE` after
+  the prompt, on every model but the ones whose prompt bundle leaves it out (measured:
+  ``claude-opus-5`` in both versions; the CLI's model catalog gives that model the
+  ``opus_5_prompt_bundle`` capability, and with it the note's ``no_nudges`` steer).
 """
 
 from __future__ import annotations
@@ -47,6 +51,11 @@ STOP_PREAMBLE: Final = (
     "carries no message, answer or approval from the user."
 )
 
+
+CONCURRENCY_NOTE: Final = (
+    "When you launch multiple agents for independent work, send them in a single message with "
+    "multiple tool uses so they run concurrently."
+)
 
 #: A model name's date suffix (``-20251001``).
 _DATED: Final = re.compile(r"-\d{8}$")
@@ -88,6 +97,8 @@ class ClaudeCodeProfile:
     resume_cost: bool = False
     #: The model each family name means (a skill's frontmatter ``model: haiku``).
     model_aliases: tuple[tuple[str, str], ...] = ()
+    #: The models whose first request goes without `CONCURRENCY_NOTE`.
+    quiet_models: frozenset[str] = frozenset({"claude-opus-5"})
 
     @property
     def shown(self) -> str:
@@ -96,6 +107,15 @@ class ClaudeCodeProfile:
     def model_named(self, name: str) -> str:
         """The model `name` means: a family's model for this version, else `name` itself."""
         return dict(self.model_aliases).get(name, name)
+
+    def concurrency_note(self, model: str) -> str | None:
+        """The note a session on `model` that can launch subagents gets after its first
+        prompt (None: none; a model no profile's model table lists gets none either, so a
+        model Claude Code never called is sent nothing it was not measured to send)."""
+        undated = _DATED.sub("", model)
+        if undated not in known_models() or undated in self.quiet_models:
+            return None
+        return CONCURRENCY_NOTE
 
     def effort_for(self, model: str, setting: str | None) -> str | None:
         """The effort level this version sends hooks for a session or turn on `model`, the
@@ -166,6 +186,11 @@ V2_1_332: Final = replace(
 #: Every profile, oldest first.
 PROFILES: Final = (V2_1_240, V2_1_295, V2_1_332)
 NEWEST: Final = PROFILES[-1]
+
+
+def known_models() -> frozenset[str]:
+    """The models of every profile's model table (undated)."""
+    return frozenset(model for profile in PROFILES for model, _ in profile.effort_defaults)
 
 
 def parse_version(text: str) -> Version | None:

@@ -188,6 +188,8 @@ class Agent:
         self.models = refs.ModelSwitch(config.project_dir)
         #: The name the session's model is called with, when `/model` chose one.
         self._model_name: str | None = None
+        #: The effort level the hooks read outside a turn on a skill's model.
+        self.session_effort = config.effort
         #: The model the running turn's requests go to, when the skill it typed names one.
         self._turn_model: str | None = None
         #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
@@ -208,6 +210,12 @@ class Agent:
         self.hooks = self._session_hooks()
         self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user, prompt_channel)
         self.messages: list[dict[str, Any]] = []
+        #: Claude Code's note on launching subagents, still to go to the model after the
+        #: first prompt: the session's model when it opened decides (measured: a `/model`
+        #: switch or a skill's model before the first prompt changes nothing); a resumed
+        #: history holds it already.
+        profile = self.hooks.claude_code
+        self._agents_note = None if messages else profile.concurrency_note(model.name)
         if messages:
             self.messages = list(messages)
         else:
@@ -287,9 +295,14 @@ class Agent:
         return self._turn_model or self._model_name or self.model.name
 
     def use_model(self, model: Model, name: str) -> None:
-        """Later model calls go to `model`, called `name` (`/model`)."""
+        """Later model calls go to `model`, called `name` (`/model`, a subagent's own model);
+        the hooks read the effort the Claude Code profile gives that model (measured: the
+        settings' `effortLevel` if set, else the model's default, for both)."""
         self.model = model
         self._model_name = None if name == model.name else name
+        profile = self.hooks.claude_code
+        self.session_effort = profile.effort_for(name, self.config.effort_setting)
+        self.hooks.identity.effort = self.session_effort
 
     def tool_context(self) -> ToolContext:
         return ToolContext(
@@ -447,7 +460,7 @@ class Agent:
             rollback = ended.rollback
         finally:
             self._turn_model = None
-            self.hooks.identity.effort = self.config.effort
+            self.hooks.identity.effort = self.session_effort
             if flow is not None:
                 self._skill_events(flow.finish())
         self.observe(
@@ -494,8 +507,16 @@ class Agent:
             texts = await self._expand_skill(prompt, *invoked)
         for text in texts or ():
             self.record({"role": "user", "content": text})
+        self._note_agents()
         self.queue_context(submitted.context)
         return submitted
+
+    def _note_agents(self) -> None:
+        """After the session's first prompt, Claude Code's note on launching subagents, where
+        the session can launch them."""
+        note, self._agents_note = self._agents_note, None
+        if note is not None and self.agent_id is None and self.tools.get("Agent") is not None:
+            self.queue_context([note])
 
     async def _expand_skill(self, prompt: str, skill: Skill, arguments: str) -> list[str]:
         """UserPromptExpansion, then the skill's texts; a shell command of it without

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from hookwright.host import Event, TrustPolicy
+from hookwright.runtime.agent_definitions import definition_model, definition_paths
+from hookwright.runtime.skill_commands import MODEL_NAME
 from hookwright.runtime.tools import ToolContext, ToolInputError, ToolOutput, ToolRegistry
 from hookwright.runtime.tools.base import json_schema_of, parse_arguments
 
@@ -34,7 +36,11 @@ class AgentInput(BaseModel):
         default="general-purpose",
         description="Which kind of agent: a plain name (letters, digits, '-', '_').",
     )
-    model: str | None = Field(default=None, description="Ignored: the parent's model is used.")
+    model: str | None = Field(
+        default=None,
+        description="The subagent's model (a family such as `haiku`, or a model name); default: "
+        "its definition's, else the parent's.",
+    )
     run_in_background: bool | None = Field(
         default=None,
         description="Ignored: the subagent runs in the foreground; the call returns its answer.",
@@ -73,9 +79,9 @@ class AgentTool:
         """Hooks in the subagent definition's frontmatter (`.claude/agents/<type>.md`; the
         project's only when it is trusted) are active while this subagent runs."""
         config = self.parent.config
-        candidates = [config.home / ".claude" / "agents" / f"{agent_type}.md"]
-        if config.project_trusted:
-            candidates.insert(0, config.project_dir / ".claude" / "agents" / f"{agent_type}.md")
+        candidates = definition_paths(
+            config.project_dir, config.home, agent_type, project_trusted=config.project_trusted
+        )
         for path in candidates:
             if path.is_file():
                 trusted = (config.project_dir,) if config.project_trusted else ()
@@ -90,6 +96,22 @@ class AgentTool:
                 for problem in problems:
                     self.parent.emit("notice", text=problem)
                 return
+
+    def _model_of(self, args: AgentInput) -> str | None:
+        """The model the subagent runs on: the call's `model`, else its definition's, as the
+        Claude Code profile names it (None: the parent's); a value that is no model name (a
+        ``backend:spec``) is ignored, so neither the model nor a repository's file chooses
+        where the conversation is sent."""
+        config = self.parent.config
+        requested = args.model or definition_model(
+            config.project_dir,
+            config.home,
+            args.subagent_type,
+            project_trusted=config.project_trusted,
+        )
+        if requested is None or not MODEL_NAME.fullmatch(requested):
+            return None
+        return self.parent.hooks.claude_code.model_named(requested)
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         from hookwright.runtime.agent import Agent
@@ -110,7 +132,7 @@ class AgentTool:
             parent.engine,
             parent.model,
             tools,
-            replace(parent.config, planning=False, skill_hooks=[]),
+            replace(parent.config, planning=False, skill_hooks=[], effort=parent.session_effort),
             policy=parent.policy,
             session_id=parent.session_id,
             on_event=parent.on_event,
@@ -120,6 +142,9 @@ class AgentTool:
             agent_type=args.subagent_type,
             transcript_file=sidechain / f"{agent_id}.jsonl",
         )
+        model = self._model_of(args)
+        if model is not None:
+            child.use_model(parent.model, model)
         child.turn_id = parent.turn_id
         child.prompt_id = parent.prompt_id
         self._load_definition_hooks(args.subagent_type, agent_id)
