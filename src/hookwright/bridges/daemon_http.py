@@ -255,13 +255,6 @@ def _folder(name: str) -> Path | None:
     return Path(name) if name else None
 
 
-async def _answer(name: str, body: bytes, answer: Answer) -> tuple[int, bytes]:
-    reply = await answer(body, _folder(name), None)
-    if reply.exit != 0:
-        return 500 if reply.failed else 400, reply.stderr.encode()
-    return 200, reply.stdout
-
-
 def _at_once(endpoint: Endpoint, request: RequestHead) -> int | None:
     """The length of the request's body when it may be read with its head at once: the head
     is accepted (`judge`) and no `100 Continue` is to be sent first; None otherwise."""
@@ -305,9 +298,13 @@ async def _exchange(
             text = f"hookwright: {exc}\n".encode()
             await _send(conn, _response(exc.status, text, None), limits.body)
             return True
-    status, payload = await _answer(_target(request.target)[1], body, answer)
+    reply = await answer(body, _folder(_target(request.target)[1]), None)
     kept = limits.idle if request.keep_alive else None
-    await _send(conn, _response(status, payload, kept), limits.body)
+    if reply.exit == 0:
+        await _send(conn, _response(200, reply.stdout, kept), limits.body)
+    else:
+        status = 500 if reply.failed else 400
+        await _send(conn, _response(status, reply.stderr.encode(), kept), limits.body)
     return not request.keep_alive
 
 

@@ -387,12 +387,10 @@ class HookSession:
         """Run the `selected` hooks of `inp` (None: the engine selects them) and report what
         they did."""
         report = self.report
-        slow = (
-            report is not None
-            and selected is not None
-            and any(not spec.inline for spec in selected)
-        )
-        if report is not None and slow:
+        slow = False
+        if report is not None and selected is not None:
+            slow = any(not spec.inline for spec in selected)
+        if report is not None and selected is not None and slow:
             status = [spec.status_message for spec in selected if spec.status_message]
             report("hooks_running", event=event.value, count=len(selected), status=status)
         try:

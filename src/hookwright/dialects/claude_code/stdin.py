@@ -240,7 +240,8 @@ def _js(value: Any) -> Any:
 _JS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-_c_make_encoder = json.encoder.c_make_encoder
+#: The C encoder `JSONEncoder.iterencode` makes (None where `_json` is missing).
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
 
 
 def _encoded(value: Any) -> str:
