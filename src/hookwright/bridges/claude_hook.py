@@ -66,10 +66,17 @@ def parse_input(raw: bytes) -> tuple[Event, dict[str, Any]]:
     if not isinstance(data, dict):
         raise HookInputError("stdin is not a JSON object")
     name = data.get("hook_event_name")
+    event = _EVENTS.get(name) if type(name) is str else None
+    if event is not None:
+        return event, data
     try:
         return Event(str(name)), data
     except ValueError:
         raise HookInputError(f"unknown hook_event_name {name!r}") from None
+
+
+#: Each event by its name (a daemon reads one per request; `Event(name)` is a slower call).
+_EVENTS: Mapping[str, Event] = {event.value: event for event in Event}
 
 
 #: Folders of a project that hold hooks hookwright runs (their presence alone is checked

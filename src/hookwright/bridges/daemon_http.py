@@ -255,34 +255,56 @@ def _folder(name: str) -> Path | None:
     return Path(name) if name else None
 
 
-async def _answer(name: str, body: bytes, answer: Answer) -> tuple[int, bytes]:
-    reply = await answer(body, _folder(name), None)
-    if reply.exit != 0:
-        return 500 if reply.failed else 400, reply.stderr.encode()
-    return 200, reply.stdout
+def _at_once(endpoint: Endpoint, request: RequestHead) -> int | None:
+    """The length of the request's body when it may be read with its head at once: the head
+    is accepted (`judge`) and no `100 Continue` is to be sent first; None otherwise."""
+    length = body_length(request)
+    if judge(request, endpoint, length) is not None:
+        return None
+    if length and request.expects_continue():
+        return None
+    return length
 
 
 async def _exchange(
-    wire: Wire, request: RequestHead, endpoint: Endpoint, answer: Answer, limits: Limits
+    wire: Wire,
+    request: RequestHead,
+    body: bytes | None,
+    endpoint: Endpoint,
+    answer: Answer,
+    limits: Limits,
 ) -> bool:
-    """Answer one request whose head was read; True when the connection must close."""
+    """Answer one request whose head was read (`body`: what of its body was read with it, the
+    head then already judged; None: nothing); True when the connection must close."""
     conn = wire.conn
-    bodiless = request.method == b"HEAD"
     length = body_length(request)
-    try:
-        refusal = judge(request, endpoint, length)
-        if refusal is not None:
-            raise refusal
-        if length and request.expects_continue():
-            await _send(conn, CONTINUE, limits.body)
-        body = await wire.read_body(length, limits.body)
-    except Refusal as exc:
-        text = f"hookwright: {exc}\n".encode()
-        await _send(conn, _response(exc.status, text, None, bodiless=bodiless), limits.body)
-        return True
-    status, payload = await _answer(_target(request.target)[1], body, answer)
+    if body is None:
+        bodiless = request.method == b"HEAD"
+        try:
+            refusal = judge(request, endpoint, length)
+            if refusal is not None:
+                raise refusal
+            if length and request.expects_continue():
+                await _send(conn, CONTINUE, limits.body)
+            body = await wire.read_body(length, limits.body)
+        except Refusal as exc:
+            text = f"hookwright: {exc}\n".encode()
+            await _send(conn, _response(exc.status, text, None, bodiless=bodiless), limits.body)
+            return True
+    elif len(body) < length:
+        try:
+            body += await wire.read_body(length - len(body), limits.body)
+        except Refusal as exc:
+            text = f"hookwright: {exc}\n".encode()
+            await _send(conn, _response(exc.status, text, None), limits.body)
+            return True
+    reply = await answer(body, _folder(_target(request.target)[1]), None)
     kept = limits.idle if request.keep_alive else None
-    await _send(conn, _response(status, payload, kept), limits.body)
+    if reply.exit == 0:
+        await _send(conn, _response(200, reply.stdout, kept), limits.body)
+    else:
+        status = 500 if reply.failed else 400
+        await _send(conn, _response(status, reply.stderr.encode(), kept), limits.body)
     return not request.keep_alive
 
 
@@ -292,21 +314,22 @@ async def serve_connection(
     """Answer the requests of one accepted (non-blocking) connection until the peer closes
     it, idles or misbehaves. Raises OSError or TimeoutError when the peer stops taking
     what is sent."""
-    wire = Wire(conn)
+    wire = Wire(conn, functools.partial(_at_once, endpoint))
     answered = False
     try:
         while True:
             try:
-                request = await wire.read_head(limits.idle, limits.head, answered=answered)
+                got = await wire.read_head(limits.idle, limits.head, answered=answered)
             except Refusal as exc:
                 text = f"hookwright: {exc}\n".encode()
                 await _send(conn, _response(exc.status, text, None), limits.body)
                 wire.close()
                 await linger(conn)
                 return
-            if request is None:
+            if got is None:
                 return
-            if await _exchange(wire, request, endpoint, answer, limits):
+            request, body = got if isinstance(got, tuple) else (got, None)
+            if await _exchange(wire, request, body, endpoint, answer, limits):
                 wire.close()
                 await linger(conn)
                 return

@@ -5,7 +5,7 @@ project's hooks can come from (a walk of its hook folders). `HookWatch` makes it
 again: it asks the kernel (inotify, through `inotify_simple`) to note every change to those
 files, to the folders holding them and to the folders leading to them, *before* it takes the
 stamp. The kernel queues a note within the very call that makes the change, so once the
-modifying call returned, the next `changed()` (one `ioctl` on the watch's descriptor) sees it:
+modifying call returned, the next `changed()` (one `read` of the watch's descriptor) sees it:
 an edit made before an event is sent is never missed, and no stale hook runs. Then the project
 is stamped again and reloaded when the stamp differs.
 
@@ -30,9 +30,13 @@ from pathlib import Path
 from hookwright.config.fingerprint import Fingerprint, fingerprint
 
 try:
-    from inotify_simple import INotify, flags
+    from inotify_simple import INotify, flags, parse_events
 except ImportError:  # pragma: no cover - inotify_simple is installed on Linux only
     INotify = None
+
+#: Bytes asked of the watch's descriptor per read: room for many notes (one is 16 bytes and
+#: its name); what does not fit is read at the next event.
+_NOTES_BYTES = 64 * 1024
 
 #: Where a project's hooks are declared, under the project and under the home folder.
 PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw/config.json")
@@ -147,7 +151,8 @@ class HookWatch:
             raise Unwatchable("no inotify")
         #: Named as text: each event looks them up, and a `Path` is made text for each call.
         self._bases = tuple((str(base), _identity(base)) for base in (project, home))
-        self._notes = INotify()
+        self._notes = INotify(nonblocking=True)
+        self._fd = self._notes.fileno()
         self._filters: dict[int, _Filter] = {}
         try:
             for base, name in _roots(project, home):
@@ -191,11 +196,25 @@ class HookWatch:
 
     def changed(self) -> bool:
         """Whether anything that matters changed since the watches were set (a lost note, a
-        watch dropped, or a base folder now naming another folder counts)."""
+        watch dropped, or a base folder now naming another folder counts). The notes are
+        read from the non-blocking descriptor until none is left (`EAGAIN`): one `read`
+        when none came."""
         for base, identity in self._bases:
             if _identity(base) != identity:
                 return True
-        for event in self._notes.read(timeout=0):
+        while True:
+            try:
+                data = os.read(self._fd, _NOTES_BYTES)
+            except BlockingIOError:
+                return False
+            if not data:
+                return False
+            if self._matters(data):
+                return True
+
+    def _matters(self, data: bytes) -> bool:
+        """Whether any of the notes in `data` matters."""
+        for event in parse_events(data):
             if event.mask & (flags.Q_OVERFLOW | flags.IGNORED):
                 return True
             rule = self._filters.get(event.wd)

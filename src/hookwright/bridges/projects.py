@@ -20,7 +20,6 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from hookwright.bridges import hook_watch
 from hookwright.bridges.claude_hook import (
@@ -163,8 +162,17 @@ class WarmProjects:
         ) or self._trusts(root, trust_key)
         try:
             if trusted:
-                warm = await self._session(root, trust_key, caller)
-                relayed = await self._relay(warm, event, hook_input)
+                if warm is None or warm.stale or warm.watch is None or warm.caller != caller:
+                    warm = await self._session(root, trust_key, caller)
+                else:  # loaded and unchanged (`_session` without its coroutine)
+                    warm.trust_key = trust_key
+                    self._warm.move_to_end(root)
+                warm.busy += 1
+                try:
+                    relayed = await relay_on(warm.session, event, hook_input)
+                finally:
+                    warm.busy -= 1
+                    warm.used = time.monotonic()
             else:
                 await self._drop(root)
                 relayed = await relay_once(
@@ -176,14 +184,6 @@ class WarmProjects:
         if failed is not None:
             return Reply(1, b"", f"{failed}\n", failed=True)
         return Reply(0, encode_output_json(verdict))
-
-    async def _relay(self, warm: _Warm, event: Any, hook_input: dict[str, Any]) -> Relayed:
-        warm.busy += 1
-        try:
-            return await relay_on(warm.session, event, hook_input)
-        finally:
-            warm.busy -= 1
-            warm.used = time.monotonic()
 
     def _trust_key(self) -> Fingerprint | None:
         return fingerprint(self._trust_path)

@@ -376,13 +376,20 @@ class HookSession:
     async def fire(self, event: Event, **payload: Any) -> Verdict:
         """Dispatch one checkpoint and report what the hooks did."""
         inp = self.input(event, **payload)
+        if self.report is None:  # nothing to report: the engine selects, from its cached plan
+            return await self._dispatch(event, inp, None)
         return await self._dispatch(event, inp, self.engine.select(inp))
 
-    async def _dispatch(self, event: Event, inp: HookInput, selected: list[HookSpec]) -> Verdict:
-        """Run the `selected` hooks of `inp` and report what they did."""
+    async def _dispatch(
+        self, event: Event, inp: HookInput, selected: list[HookSpec] | None
+    ) -> Verdict:
+        """Run the `selected` hooks of `inp` (None: the engine selects them) and report what
+        they did."""
         report = self.report
-        slow = report is not None and any(not spec.inline for spec in selected)
-        if report is not None and slow:
+        slow = False
+        if report is not None and selected is not None:
+            slow = any(not spec.inline for spec in selected)
+        if report is not None and selected is not None and slow:
             status = [spec.status_message for spec in selected if spec.status_message]
             report("hooks_running", event=event.value, count=len(selected), status=status)
         try:
