@@ -255,49 +255,24 @@ def _folder(name: str) -> Path | None:
     return Path(name) if name else None
 
 
-def _at_once(endpoint: Endpoint, request: RequestHead) -> int | None:
-    """The length of the request's body when it may be read with its head at once: the head
-    is accepted (`judge`) and no `100 Continue` is to be sent first; None otherwise."""
-    length = body_length(request)
-    if judge(request, endpoint, length) is not None:
-        return None
-    if length and request.expects_continue():
-        return None
-    return length
-
-
 async def _exchange(
-    wire: Wire,
-    request: RequestHead,
-    body: bytes | None,
-    endpoint: Endpoint,
-    answer: Answer,
-    limits: Limits,
+    wire: Wire, request: RequestHead, endpoint: Endpoint, answer: Answer, limits: Limits
 ) -> bool:
-    """Answer one request whose head was read (`body`: what of its body was read with it, the
-    head then already judged; None: nothing); True when the connection must close."""
+    """Answer one request whose head was read; True when the connection must close."""
     conn = wire.conn
+    bodiless = request.method == b"HEAD"
     length = body_length(request)
-    if body is None:
-        bodiless = request.method == b"HEAD"
-        try:
-            refusal = judge(request, endpoint, length)
-            if refusal is not None:
-                raise refusal
-            if length and request.expects_continue():
-                await _send(conn, CONTINUE, limits.body)
-            body = await wire.read_body(length, limits.body)
-        except Refusal as exc:
-            text = f"hookwright: {exc}\n".encode()
-            await _send(conn, _response(exc.status, text, None, bodiless=bodiless), limits.body)
-            return True
-    elif len(body) < length:
-        try:
-            body += await wire.read_body(length - len(body), limits.body)
-        except Refusal as exc:
-            text = f"hookwright: {exc}\n".encode()
-            await _send(conn, _response(exc.status, text, None), limits.body)
-            return True
+    try:
+        refusal = judge(request, endpoint, length)
+        if refusal is not None:
+            raise refusal
+        if length and request.expects_continue():
+            await _send(conn, CONTINUE, limits.body)
+        body = await wire.read_body(length, limits.body)
+    except Refusal as exc:
+        text = f"hookwright: {exc}\n".encode()
+        await _send(conn, _response(exc.status, text, None, bodiless=bodiless), limits.body)
+        return True
     reply = await answer(body, _folder(_target(request.target)[1]), None)
     kept = limits.idle if request.keep_alive else None
     if reply.exit == 0:
@@ -314,22 +289,21 @@ async def serve_connection(
     """Answer the requests of one accepted (non-blocking) connection until the peer closes
     it, idles or misbehaves. Raises OSError or TimeoutError when the peer stops taking
     what is sent."""
-    wire = Wire(conn, functools.partial(_at_once, endpoint))
+    wire = Wire(conn)
     answered = False
     try:
         while True:
             try:
-                got = await wire.read_head(limits.idle, limits.head, answered=answered)
+                request = await wire.read_head(limits.idle, limits.head, answered=answered)
             except Refusal as exc:
                 text = f"hookwright: {exc}\n".encode()
                 await _send(conn, _response(exc.status, text, None), limits.body)
                 wire.close()
                 await linger(conn)
                 return
-            if got is None:
+            if request is None:
                 return
-            request, body = got if isinstance(got, tuple) else (got, None)
-            if await _exchange(wire, request, body, endpoint, answer, limits):
+            if await _exchange(wire, request, endpoint, answer, limits):
                 wire.close()
                 await linger(conn)
                 return

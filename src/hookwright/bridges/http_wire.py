@@ -8,14 +8,7 @@ for: a timer that fires early (its deadline was pushed back since) sets itself f
 one. A wake-up with nobody waiting stops the watch until the next wait (bytes left unread
 never spin the loop). The loop reports a descriptor readable as it was when it last polled,
 which may be before the last read: the first report after a read is passed over, and the
-descriptor, still watched, is reported again at the next poll if bytes are there.
-
-The usual request (its whole head and body already waiting, as a client writes them in one
-go) is read by the watch itself, in the readiness report: one peek shows head and body, the
-head is parsed and judged (`AtOnce`), and one `recv` takes exactly that request; the waiting
-reader gets it whole. Anything else (a head or body still arriving, a refusal, a `100
-Continue` to send first) wakes the reader, which reads it step by step as before, so a
-request refused from its head still has nothing past its head taken."""
+descriptor, still watched, is reported again at the next poll if bytes are there."""
 
 from __future__ import annotations
 
@@ -23,19 +16,10 @@ import asyncio
 import math
 import re
 import socket
-from collections.abc import Callable
 
 from hookwright.bridges.http_head import Refusal, RequestHead, parse_head
 
 MAX_HEADER_BYTES = 16 * 1024
-#: How much a readiness report peeks at to find a whole request (a larger one is read step by
-#: step).
-PEEK_BYTES = 64 * 1024
-#: A request read whole: its head and its body.
-Taken = tuple[RequestHead, bytes]
-#: The length of a parsed head's body when it may be read at once (the head is accepted and
-#: nothing is to be sent before its body); None when the reader is to take it step by step.
-AtOnce = Callable[[RequestHead], int | None]
 #: Where a head ends (a line may end in a bare LF: such a head is taken whole, then refused).
 HEAD_END = re.compile(rb"\n\r?\n")
 
@@ -43,23 +27,17 @@ HEAD_END = re.compile(rb"\n\r?\n")
 class Wire:
     """One accepted (non-blocking) connection's reading side, with its deadlines."""
 
-    def __init__(self, conn: socket.socket, at_once: AtOnce | None = None) -> None:
+    def __init__(self, conn: socket.socket) -> None:
         self.conn = conn
         self._fd = conn.fileno()
         self._loop = asyncio.get_running_loop()
-        self._at_once = at_once
-        self._waiter: asyncio.Future[bool | Taken] | None = None
-        #: The waiter takes a request whole (`_take_whole`) when one is waiting.
-        self._whole = False
+        self._waiter: asyncio.Future[bool] | None = None
         self._watched = False
         self._deadline = math.inf
         self._timer: asyncio.TimerHandle | None = None
-        #: Reads made by the reader, and the count when the last readiness report came.
+        #: Reads made, and the count when the last readiness report came.
         self._reads = 0
         self._reported = 0
-        #: Bytes of a head a readiness report took but could not take whole (never, unless a
-        #: `recv` returns less than a peek showed): the reader goes on from them.
-        self._carried = b""
 
     def clock(self) -> float:
         return self._loop.time()
@@ -67,11 +45,6 @@ class Wire:
     async def readable(self, deadline: float) -> bool:
         """Wait until bytes (or the end) can be read: True; False once `deadline` (the event
         loop's clock) passed first. A True may come without bytes: read, and wait again."""
-        return await self._wait(deadline, whole=False) is not False
-
-    async def _wait(self, deadline: float, *, whole: bool) -> bool | Taken:
-        """`readable`; with `whole`, a request the readiness report took whole instead of
-        True when one was waiting."""
         if self._loop.time() >= deadline:
             return False
         if not self._watched:
@@ -82,8 +55,8 @@ class Wire:
             if self._timer is not None:
                 self._timer.cancel()
             self._timer = self._loop.call_at(deadline, self._on_timer)
-        waiter: asyncio.Future[bool | Taken] = self._loop.create_future()
-        self._waiter, self._whole = waiter, whole and self._at_once is not None
+        waiter: asyncio.Future[bool] = self._loop.create_future()
+        self._waiter = waiter
         try:
             return await waiter
         finally:
@@ -96,39 +69,8 @@ class Wire:
             self._watched = False
         elif self._reported != self._reads:
             self._reported = self._reads  # polled before the last read, maybe
-        elif self._whole:
-            taken = self._take_whole()
-            if taken is not False:
-                waiter.set_result(taken)
         else:
             waiter.set_result(True)
-
-    def _take_whole(self) -> Taken | bool:
-        """The waiting request, taken with one `recv` when its head and body are both there
-        and `at_once` accepts its head; True when bytes wait that the reader is to take
-        step by step (nothing taken, or, were the `recv` ever short of the head, what it
-        took kept for the reader); False when nothing waits."""
-        assert self._at_once is not None
-        try:
-            waiting = self.conn.recv(PEEK_BYTES, socket.MSG_PEEK)
-        except (BlockingIOError, InterruptedError):
-            return False
-        end = HEAD_END.search(waiting)
-        if end is None or end.end() > MAX_HEADER_BYTES:
-            return True
-        size = end.end()
-        try:
-            request = parse_head(waiting[:size])
-        except Refusal:
-            return True
-        length = self._at_once(request)
-        if length is None or size + length > len(waiting):
-            return True
-        data = self.conn.recv(size + length)
-        if len(data) < size:
-            self._carried = data
-            return True
-        return request, data[size:]
 
     def _on_timer(self) -> None:
         self._timer = None
@@ -167,29 +109,21 @@ class Wire:
 
     async def read_head(
         self, idle: float, within: float, *, answered: bool = False
-    ) -> RequestHead | Taken | None:
-        """The next request's head, or the whole request when it was waiting in full and
-        `at_once` accepted its head; None when the peer closed, or sent nothing for `idle`
+    ) -> RequestHead | None:
+        """The next request's head; None when the peer closed, or sent nothing for `idle`
         seconds. Raises `Refusal` for a head malformed, too large, or not complete `within`
         seconds of its first byte. Once a request was `answered`, the next is waited for
         before any read (a client sends it when it has read the answer; one sent earlier is
         read a turn of the event loop later)."""
         head = bytearray()
         deadline = self._loop.time() + idle
-        if answered or self._at_once is not None:
-            got = await self._wait(deadline, whole=True) if answered else self._take_whole()
-            if got is False and answered:
-                return None
-            if got is not True and got is not False:
-                return got
+        if answered and not await self.readable(deadline):
+            return None
         while True:
-            taken, self._carried = self._carried or self._take_head(head), b""
+            taken = self._take_head(head)
             if taken is None:
-                got = await self._wait(deadline, whole=not head)
-                if got is True:
+                if await self.readable(deadline):
                     continue
-                if got is not False:
-                    return got
                 if not head:
                     return None
                 raise Refusal(408, "the request head did not arrive in time")
@@ -243,4 +177,4 @@ class Wire:
         return bytes(data)
 
 
-__all__ = ["HEAD_END", "MAX_HEADER_BYTES", "AtOnce", "Taken", "Wire"]
+__all__ = ["HEAD_END", "MAX_HEADER_BYTES", "Wire"]
