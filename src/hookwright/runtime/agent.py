@@ -210,16 +210,19 @@ class Agent:
         self.hooks = self._session_hooks()
         self.tool_step = ToolStep(self, self.hooks, tools, self.policy, ask_user, prompt_channel)
         self.messages: list[dict[str, Any]] = []
-        #: Claude Code's note on launching subagents, still to go to the model after the
-        #: first prompt: the session's model when it opened decides (measured: a `/model`
-        #: switch or a skill's model before the first prompt changes nothing); a resumed
-        #: history holds it already.
-        profile = self.hooks.claude_code
-        self._agents_note = None if messages else profile.concurrency_note(model.name)
+        self._agents_note = self._open_history(messages)
+
+    def _open_history(self, messages: list[dict[str, Any]] | None) -> str | None:
+        """The history the session starts from (`messages` when resumed, else the system
+        prompt), and Claude Code's note on launching subagents still to go to the model after
+        the first prompt: the session's model when it opened decides (measured: a `/model`
+        switch or a skill's model before the first prompt changes nothing); a resumed history
+        holds it already."""
         if messages:
             self.messages = list(messages)
-        else:
-            self.record({"role": "system", "content": config.system_prompt})
+            return None
+        self.record({"role": "system", "content": self.config.system_prompt})
+        return self.hooks.claude_code.concurrency_note(self.model.name)
 
     def _open_transcript(self, file: Path | None) -> transcripts.Transcript:
         """The session's transcript: `file`, else its place under the user's home."""
