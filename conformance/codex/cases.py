@@ -354,113 +354,86 @@ def _allowed(name: str, **fields: str) -> str:
     return f"[marketplaces.allowed_sources.{name}]\n{body}"
 
 
+def _plugin_case(name: str, toml: dict[CaseLayer, str]) -> CodexCase:
+    """A case where the plugin's guard and a user hook meet one command: `toml` is what says
+    whether the plugin counts."""
+    return CodexCase(name, "make a file", one_call("printf x > made.txt"), PLUGIN_GUARD, toml=toml)
+
+
 PLUGIN_CASES: list[CodexCase] = [
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_not_configured_restricted",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={"requirements": RESTRICTED},
+        {"requirements": RESTRICTED},
     ),
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_allowed_local",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": RESTRICTED + _allowed("corp", source="local", path="{root}/market"),
             "user": _local_marketplace("{root}/market"),
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_source_not_allowed",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": RESTRICTED + _allowed("corp", source="local", path="{root}/other"),
             "user": _local_marketplace("{root}/market"),
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_rules_without_restriction",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": _allowed("corp", source="local", path="{root}/other"),
             "user": _local_marketplace("{root}/market"),
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_git_host_pattern",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": RESTRICTED
             + _allowed("hosts", source="host_pattern", host_pattern="^git[.]example[.]com$"),
             "user": '[marketplaces.local]\nsource_type = "git"\n'
             'source = "https://git.example.com/acme/plugins.git"\n',
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_git_url_and_ref",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": RESTRICTED
             + _allowed("acme", source="git", url="acme/plugins", ref="v2"),
             "user": _git_marketplace("https://github.com/acme/plugins/", "v2"),
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_git_ref_not_allowed",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": RESTRICTED
             + _allowed("acme", source="git", url="acme/plugins", ref="v2"),
             "user": _git_marketplace("https://github.com/acme/plugins/", "dev"),
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugin_marketplace_unreadable_rule",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": RESTRICTED
             + _allowed("corp", source="local", path="{root}/market")
             + _allowed("broken", source="local"),
             "user": _local_marketplace("{root}/market"),
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugins_feature_pinned_on",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={
+        {
             "requirements": "[features]\nplugins = true\n",
             "user": "[features]\nplugins = false\n",
         },
     ),
-    CodexCase(
+    _plugin_case(
         "plugins_feature_off_in_requirements",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={"requirements": "[features]\nplugins = false\n"},
+        {"requirements": "[features]\nplugins = false\n"},
     ),
-    CodexCase(
+    _plugin_case(
         "plugins_feature_off_by_the_user",
-        "make a file",
-        one_call("printf x > made.txt"),
-        PLUGIN_GUARD,
-        toml={"user": "[features]\nplugins = false\n"},
+        {"user": "[features]\nplugins = false\n"},
     ),
 ]
 
