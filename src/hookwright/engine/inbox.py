@@ -42,6 +42,8 @@ HISTORY = 1000
 
 @dataclass(slots=True, frozen=True)
 class AsyncDelivery:
+    """An async hook's result, held for the next event of its session."""
+
     session_id: str | None
     agent_id: str | None
     event: Event

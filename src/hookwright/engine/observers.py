@@ -26,6 +26,8 @@ log = logging.getLogger("hookwright.engine.observers")
 
 @dataclass(slots=True, frozen=True)
 class RuntimeEvent:
+    """One thing the engine reports to its observers: a kind and its payload."""
+
     kind: str
     payload: dict[str, Any] = field(default_factory=dict)
     time: float = 0.0
@@ -37,6 +39,8 @@ ObserverFunc = Callable[[RuntimeEvent], Any]
 
 @dataclass(slots=True)
 class _Observer:
+    """An observer as registered: the function, the kinds it takes, how to call it."""
+
     func: ObserverFunc
     kinds: frozenset[str] | None
     is_async: bool

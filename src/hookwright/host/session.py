@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import copy
 import logging
+import os
 import time
-import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -88,6 +88,16 @@ HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
 log = logging.getLogger("hookwright.host")
 
 
+def new_session_id() -> str:
+    """A fresh random UUID (version 4) as `str(uuid.uuid4())` writes it, made without the
+    `uuid` module, which loads `platform` (about 2 % of a process that answers one event)."""
+    value = int.from_bytes(os.urandom(16), "big")
+    value = value & ~(0xC000 << 48) | 0x8000 << 48  # the RFC 4122 variant
+    value = value & ~(0xF000 << 64) | 4 << 76  # version 4
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
 @dataclass(slots=True)
 class SessionIdentity:
     """The common fields every hook input carries; the host updates them as the session
@@ -97,7 +107,7 @@ class SessionIdentity:
     kept until the next one); `effort` is the model's reasoning effort level (`"high"`), sent
     as `{"level": effort}` on the events that carry it."""
 
-    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    session_id: str = field(default_factory=new_session_id)
     cwd: str | None = None
     project_dir: str | None = None
     transcript_path: str | None = None

@@ -24,7 +24,6 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from hookwright.config.private_files import open_append
@@ -215,6 +214,8 @@ def record_time(ts: object) -> float | None:
         return float(ts)
     if not isinstance(ts, str):
         return None
+    from datetime import datetime  # a writer never reads a time back
+
     try:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     except ValueError:
