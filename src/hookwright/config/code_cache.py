@@ -23,7 +23,6 @@ with the new ones alone.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import sys
 from collections.abc import Iterator, Mapping
@@ -32,6 +31,7 @@ from types import CodeType
 from typing import Any
 
 from hookwright.config.private_files import is_private_dir, private_dir, read_private, write_private
+from hookwright.core.digests import sha256_hex
 
 #: Entries kept in the file (one per distinct text; hookwright's classes make about 450).
 MAX_ENTRIES = 4096
@@ -47,7 +47,7 @@ def cache_dir(home: Path) -> Path:
 
 def cache_file(home: Path) -> Path:
     """This interpreter build's file."""
-    build = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{marshal.version}".encode()).hexdigest()
+    build = sha256_hex(f"{FORMAT}\0{sys.version}\0{marshal.version}".encode())
     return cache_dir(home) / f"{sys.implementation.cache_tag}-{build[:16]}.marshal"
 
 

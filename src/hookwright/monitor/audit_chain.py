@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import time
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookwright.config.private_files import open_append
+from hookwright.core.digests import sha256_function, sha256_hex
 
 _GENESIS_PREFIX = b"hookwright audit genesis\n"
 _PREV = b', "prev": "'
@@ -40,11 +40,11 @@ Rotate = Callable[[Path, int], None]
 
 def genesis_hash(after: str) -> str:
     """The `prev` of a file's first line: derived from the hash it continues from."""
-    return hashlib.sha256(_GENESIS_PREFIX + after.encode("ascii", "replace")).hexdigest()
+    return sha256_hex(_GENESIS_PREFIX + after.encode("ascii", "replace"))
 
 
 def line_hash(line: bytes) -> str:
-    return hashlib.sha256(line).hexdigest()
+    return sha256_hex(line)
 
 
 @dataclass(slots=True)
@@ -132,7 +132,7 @@ class ChainedFile:
     def _write(self, fd: int, info: os.stat_result, bodies: Sequence[bytes]) -> None:
         """The lines, chained, written in chunks of `_CHUNK_LINES` (a buffer for a whole
         batch would be fresh pages each time)."""
-        sha256 = hashlib.sha256
+        sha256 = sha256_function()
         join = b"".join
         lines: list[bytes] = []
         rest = bodies

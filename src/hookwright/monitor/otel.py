@@ -20,7 +20,6 @@ either way."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -32,6 +31,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hookwright.core import redaction
+from hookwright.core.digests import sha256_function
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.monitor.otel_relay import (
@@ -61,7 +61,7 @@ Run = tuple["HookSpec", HookResult | None, int]
 
 def session_ids(session_id: str | None) -> tuple[int, int]:
     """The (trace id, root span id) of `session_id`'s trace."""
-    digest = hashlib.sha256((session_id or "no-session").encode()).digest()
+    digest = sha256_function()((session_id or "no-session").encode()).digest()
     return int.from_bytes(digest[:16], "big") or 1, int.from_bytes(digest[16:24], "big") or 1
 
 
