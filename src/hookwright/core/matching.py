@@ -15,7 +15,6 @@ This module deliberately imports nothing else from ``hookwright``.
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import posixpath
 import re
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, NetFetch, ProcExec
+from hookwright.core.logs import LazyLogger
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -46,7 +46,7 @@ __all__ = [
     "unquote_word",
 ]
 
-logger = logging.getLogger("hookwright.core.matching")
+logger = LazyLogger("hookwright.core.matching")
 
 
 def __getattr__(name: str) -> Any:

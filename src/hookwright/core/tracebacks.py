@@ -9,8 +9,11 @@ traceback is kept the same way (`HookResult.stderr`), so every view that shows a
 from __future__ import annotations
 
 import functools
-import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import traceback
 
 #: At most this many of the author's frames are kept, the innermost ones.
 MAX_FRAMES = 8
@@ -44,6 +47,8 @@ def _authors(filename: str) -> bool:
 def author_frames(exc: BaseException) -> list[traceback.FrameSummary]:
     """The frames of `exc`'s traceback that are in the author's files, outermost first
     (the innermost `MAX_FRAMES`)."""
+    import traceback  # when a hook fails, not before
+
     frames = traceback.extract_tb(exc.__traceback__)
     return [frame for frame in frames if _authors(frame.filename)][-MAX_FRAMES:]
 

@@ -22,20 +22,20 @@ handlers.
 from __future__ import annotations
 
 import collections
-import logging
 from collections.abc import Callable, Coroutine
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hookwright.core.events import Event
+from hookwright.core.logs import LazyLogger
 from hookwright.core.outward import make_outward, outward
 from hookwright.core.results import HookResult, Verdict
 
 if TYPE_CHECKING:
     import asyncio
 
-log = logging.getLogger("hookwright.claude_code")
+log = LazyLogger("hookwright.claude_code")
 
 HISTORY = 1000
 

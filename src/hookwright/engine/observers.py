@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import itertools
-import logging
 import queue
 import threading
 import time
@@ -18,10 +17,12 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hookwright.core.logs import LazyLogger
+
 if TYPE_CHECKING:
     import asyncio
 
-log = logging.getLogger("hookwright.engine.observers")
+log = LazyLogger("hookwright.engine.observers")
 
 
 @dataclass(slots=True, frozen=True)

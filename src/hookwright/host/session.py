@@ -10,7 +10,6 @@ of running the hooks twice).
 from __future__ import annotations
 
 import copy
-import logging
 import os
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -24,6 +23,7 @@ from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
+from hookwright.core.logs import LazyLogger
 from hookwright.core.messages import (
     collapse_leading_system,
     insert_system_notes,
@@ -85,7 +85,7 @@ opening.register_tool_result_readers()
 DEFAULT_STOP_BLOCK_CAP = 8
 #: The fields every hook input of a host carries, adopted by `HookSession.adopt`.
 HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
-log = logging.getLogger("hookwright.host")
+log = LazyLogger("hookwright.host")
 
 
 def new_session_id() -> str:

@@ -20,7 +20,6 @@ either way."""
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import time
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from hookwright.core import redaction
 from hookwright.core.digests import sha256_function
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
+from hookwright.core.logs import LazyLogger
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.monitor.otel_relay import (
     OpenCalls,
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 #: Sessions whose first dispatch is remembered for their root span.
 MAX_OPEN_SESSIONS = 1024
-log = logging.getLogger("hookwright.monitor.otel")
+log = LazyLogger("hookwright.monitor.otel")
 _lock = threading.Lock()
 _tracer: Tracer | None = None
 
