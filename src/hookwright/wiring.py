@@ -64,17 +64,21 @@ class WarmOnFirstUse:
     Closed before first use, it is made closed (it forks nothing)."""
 
     def __init__(self) -> None:
+        import threading  # here: `import hookwright` alone loads no thread machinery
+
         self._runner: WarmPython | None = None
         self._closed = False
+        self._lock = threading.Lock()
 
     def _made(self) -> WarmPython:
-        if self._runner is None:
-            from hookwright.transports.warm import WarmPython
+        with self._lock:
+            if self._runner is None:
+                from hookwright.transports.warm import WarmPython
 
-            self._runner = WarmPython()
-            if self._closed:
-                self._runner.close()
-        return self._runner
+                self._runner = WarmPython()
+                if self._closed:
+                    self._runner.close()
+            return self._runner
 
     @property
     def forked(self) -> int:
@@ -99,9 +103,11 @@ class WarmOnFirstUse:
         return await runner.launch(args, shell=shell, env=env, cwd=cwd, stdin_data=stdin_data)
 
     def close(self) -> None:
-        self._closed = True
-        if self._runner is not None:
-            self._runner.close()
+        with self._lock:
+            self._closed = True
+            runner = self._runner
+        if runner is not None:
+            runner.close()
 
 
 def install() -> None:
