@@ -1,18 +1,21 @@
 """Record classes made while `compiled_once` is open take their methods' code from the user's
 private cache: a class made again compiles nothing and behaves as one made without the cache;
 a file that is a link, open to others, in a folder open to others, or holding anything but
-texts and code is passed over and everything is compiled as usual; `dataclasses` is left as
-it was when the window closes, even when a class fails to build."""
+texts and code is passed over and everything is compiled as usual; `dataclasses` (and
+`typing`, `collections`, whose named tuples are kept the same way) is left as it was when the
+window closes, even when a class fails to build."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import marshal
 import os
 import stat
+import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -130,3 +133,33 @@ def test_the_file_starts_again_when_full(
         dataclasses.make_dataclass("Other", [("c", float)], frozen=True)
     entries = marshal.loads(code_cache.cache_file(tmp_path).read_bytes())
     assert compiled and set(entries) == set(compiled)
+
+
+def named_tuples_made_in_window(home: Path) -> tuple[type, type]:
+    """A `typing.NamedTuple` whose fields are written as text (this module's annotations) and
+    a `collections.namedtuple`, made while the window is open."""
+    with code_cache.compiled_once(home):
+
+        class Point(NamedTuple):
+            x: int
+            y: str | None = None
+
+        plain = collections.namedtuple("Pair", ["first", "second"], defaults=[2])
+    return Point, plain
+
+
+def test_named_tuples_made_again_compile_nothing_and_behave_the_same(
+    tmp_path: Path, compiled: list[str]
+) -> None:
+    named_tuples_made_in_window(tmp_path)
+    assert {"int", "str | None"} <= set(compiled)  # the fields' texts typing compiles
+    assert any(text.startswith("lambda _cls, first, second") for text in compiled)
+    compiled.clear()
+    typed, plain = named_tuples_made_in_window(tmp_path)
+    assert compiled == []
+    assert repr(typed(1, None)) == "Point(x=1, y=None)" and typed._fields == ("x", "y")
+    assert typing.get_type_hints(typed) == {"x": int, "y": str | None}
+    assert plain(1) == (1, 2) and plain(1, 3).second == 3
+    assert typed(1) == (1, None)
+    for module, name in ((dataclasses, "exec"), (collections, "eval"), (typing, "compile")):
+        assert name not in vars(module)

@@ -2,7 +2,8 @@
 
 The engine knows its runners and its audit by protocols only (`transports.base`,
 `engine.monitoring`); this module names the concrete ones: the session's `IoLoop`,
-`WorkerPool` and `WarmPython`, and the default monitor (`monitor.watch.EngineMonitor`: the
+`WorkerPool` and `WarmPython` (made when its first hook is launched, `WarmOnFirstUse`), and
+the default monitor (`monitor.watch.EngineMonitor`: the
 debug trace, the OpenTelemetry spans, the audit at `default_audit_path()`). The package root
 calls `install()` on import (`hookwright/__init__.py`), which Python runs before any module of
 the package, so every engine gets these however it is imported. The imports wait until an
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from hookwright.engine.monitoring import AuditedMonitor, AuditTrail
     from hookwright.transports.ioloop import IoLoop
     from hookwright.transports.warm import WarmPython
+    from hookwright.transports.warm_process import WarmProcess
     from hookwright.transports.workers import WorkerPool
 
 
@@ -38,10 +40,8 @@ class Defaults:
 
         return WorkerPool()
 
-    def warm_python(self) -> WarmPython:
-        from hookwright.transports.warm import WarmPython
-
-        return WarmPython()
+    def warm_python(self) -> WarmOnFirstUse:
+        return WarmOnFirstUse()
 
     def watch(
         self, audit_path: Path | str | None, explain: Explain
@@ -55,6 +55,59 @@ class Defaults:
         path = default_audit_path() if audit_path is defaults.DEFAULT_AUDIT else audit_path
         audit = AuditLog(Path(path) if path is not None else None)
         return audit, EngineMonitor(audit, spans_from_environment(audit), explain)
+
+
+class WarmOnFirstUse:
+    """A session's `WarmPython`, made when its first Python command hook is launched: the warm
+    runner's module and what it imports (sockets, `subprocess`, the invocation checks) are
+    most of what a process answering one event with in-process hooks would load for nothing.
+    Closed before first use, it is made closed (it forks nothing)."""
+
+    def __init__(self) -> None:
+        import threading  # here: `import hookwright` alone loads no thread machinery
+
+        self._runner: WarmPython | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def _made(self) -> WarmPython:
+        with self._lock:
+            if self._runner is None:
+                from hookwright.transports.warm import WarmPython
+
+                self._runner = WarmPython()
+                if self._closed:
+                    self._runner.close()
+            return self._runner
+
+    @property
+    def forked(self) -> int:
+        """Runs forked warm (0 before the first launch)."""
+        return self._runner.forked if self._runner is not None else 0
+
+    @property
+    def declined(self) -> int:
+        """Runs left to spawning after a warm attempt."""
+        return self._runner.declined if self._runner is not None else 0
+
+    async def launch(
+        self,
+        args: list[str],
+        *,
+        shell: bool,
+        env: dict[str, str],
+        cwd: str | Path | None,
+        stdin_data: bytes = b"",
+    ) -> WarmProcess | None:
+        runner = self._made()
+        return await runner.launch(args, shell=shell, env=env, cwd=cwd, stdin_data=stdin_data)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            runner = self._runner
+        if runner is not None:
+            runner.close()
 
 
 def install() -> None:

@@ -9,10 +9,12 @@ import csv
 import io
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ import pytest
 from claude_pin import MEASURED_ON, PIN_ENV
 from cli_runner import run_cli
 from hookwright import Event, HookEngine, HookInput, HookResult, __version__
-from hookwright.core.audit_record import AuditRecord
+from hookwright.core.audit_record import AuditRecord, iso_utc
 from hookwright.monitor.audit import AuditLog
 from hookwright.monitor.audit_chain import record_time
 
@@ -258,3 +260,25 @@ def test_two_processes_appending_keep_one_chain(tmp_path: Path) -> None:
     assert len(audit.read_bytes().splitlines()) == 600
     done = hookwright(audit, "audit", "verify")
     assert done.returncode == 0, done.stdout
+
+
+def test_the_written_time_is_read_back_as_datetime_reads_it() -> None:
+    """The rotation by age reads the first record's `ts` without `datetime` when it is in the
+    form the writer uses: the same seconds, to the microsecond; any other text goes to
+    `datetime` (or is no time)."""
+    rng = random.Random(7)
+    for _ in range(5000):
+        text = iso_utc(rng.uniform(-2_000_000_000, 250_000_000_000))
+        expected = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        assert record_time(text) == expected, text
+    for leap in ("2024-02-29T23:59:59.999999Z", "2000-02-29T00:00:00.000000Z"):
+        assert record_time(leap) == datetime.fromisoformat(leap[:-1] + "+00:00").timestamp()
+    for odd in (
+        "2026-02-30T00:00:00.000000Z",
+        "1900-02-29T00:00:00.000000Z",
+        "0000-01-01T00:00:00.000000Z",
+        "2026-01-01T24:00:00.000000Z",
+        "２026-01-01T00:00:00.000000Z",
+    ):
+        assert record_time(odd) is None, odd
+    assert record_time("2026-01-01T00:00:00+00:00") == 1767225600.0

@@ -78,6 +78,34 @@ def test_a_bare_engine_from_the_kernel_module_forks_python_hooks_warm_and_audits
     assert [json.loads(line)["decision"] for line in records] == ["deny"]
 
 
+#: A bare engine that dispatches an in-process hook, then prints whether the warm runner's
+#: module was loaded; one that is closed before its first launch is made closed.
+NOTHING_WARM = """
+import asyncio, json, os, sys
+from hookwright import allow
+from hookwright.engine.kernel import HookEngine
+from hookwright.core.events import Event, HookInput
+
+engine = HookEngine(audit_path=None)
+engine.on(Event.PreToolUse)(lambda inp: allow())
+engine.dispatch_sync(HookInput(Event.PreToolUse, session_id="s", payload={"tool_name": "Bash"}))
+loaded = "hookwright.transports.warm" in sys.modules
+warm = engine.services.warm_python
+engine.close()
+args = [sys.executable, "-c", "pass"]
+launched = asyncio.run(warm.launch(args, shell=False, env=dict(os.environ), cwd=None))
+print(json.dumps({"loaded": loaded, "launched": launched is not None, "forked": warm.forked}))
+"""
+
+
+def test_the_warm_runner_is_made_at_its_first_launch_and_forks_nothing_once_closed() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", NOTHING_WARM], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"loaded": False, "launched": False, "forked": 0}
+
+
 class Counting:
     """A host's own monitor wrapping the engine's."""
 

@@ -2,8 +2,9 @@
 in-process fallback) loads only what that event needs: not the command framework, not the
 dialects the project has no files of (nor Claude Code's own, which the CLI runs itself), not
 pydantic for a plainly written `hooks.yaml` (nor PyYAML once it was read), not SQLite before a
-hook touches the state. Each process writes the modules it loaded (`sys.modules` at exit) next
-to its answer."""
+hook touches the state, not the warm runner before a command hook is forked, not the action
+derivation without a rule on actions. Each process writes the modules it loaded
+(`sys.modules` at exit) next to its answer."""
 
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ NEVER = {
     "hookwright.dialects.gemini",
     "hookwright.dialects.skills.config",
     "hookwright.dialects.native_schema",
+    "hookwright.transports.warm",
+    "hookwright.core.tool_actions",
+    "hookwright.core.code_actions",
 }
 GUARD_YAML = (
     "hooks:\n  - name: guard\n    event: PreToolUse\n    matcher: Bash\n    call: guard:guard\n"

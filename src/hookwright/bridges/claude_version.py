@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +120,8 @@ def find_claude(environ: Mapping[str, str], avoid: Path | None) -> Path | None:
 
 def probe(claude: Path) -> Version | None:
     """What `claude --version` prints, parsed; None when it does not run or says no version."""
+    import subprocess  # only here: a process answering one event never probes
+
     try:
         done = subprocess.run(
             [str(claude), "--version"],

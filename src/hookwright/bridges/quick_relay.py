@@ -302,7 +302,8 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
     (never scanned again, here or when the interpreter exits): its passes over the imported
     modules cost about a sixth of the answer. It is on again before any hook runs. The code
     of hookwright's record classes comes from the user's private cache
-    (`config.code_cache`) instead of being compiled again, about a third of the answer."""
+    (`config.code_cache`) instead of being compiled again, about a third of the answer; its
+    few SHA-256 hashes are the interpreter's own (`core.digests`), not OpenSSL's."""
     import gc
 
     folder = __file__.rpartition("/")[0]
@@ -318,6 +319,9 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
             sys.path.append(root)
         from pathlib import Path
 
+        from hookwright.core.digests import prefer_builtin
+
+        prefer_builtin()  # a few short hashes: not worth loading OpenSSL
         from hookwright.config.code_cache import compiled_once
 
         with compiled_once(Path.home()):

@@ -1,29 +1,30 @@
-"""The code `dataclasses` compiles for hookwright's record classes, kept under the user's
-``~/.hookwright/cache/code``, so a process that answers one event (the Claude Code quick
-client's in-process answer) does not compile it again: each frozen record class gets its
-``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__`` and ``__delattr__``
-from a source text `dataclasses` runs through `exec`, and compiling those ~450 small texts is
-about a third of that answer's instructions.
+"""The code `dataclasses` (and `typing`, `collections.namedtuple`) compiles for hookwright's record
+classes, kept under the user's ``~/.hookwright/cache/code``, so a process that answers one event
+(the Claude Code quick client's in-process answer) does not compile it again: each frozen record
+class gets its ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__`` and
+``__delattr__`` from a source text `dataclasses` runs through `exec`, and compiling those ~450
+small texts is about a third of that answer's instructions. A named tuple's ``__new__`` is a
+text `collections` runs through `eval`, and each field of a `typing.NamedTuple` written as text
+(``from __future__ import annotations``) one `typing` compiles: kept the same way.
 
-While `compiled_once` is open, the texts `dataclasses` executes are looked up, by their exact
-text, among the code objects compiled for them before, and compiled only when missing; the
-code is what `exec` would have compiled (file name ``<string>``, no `__future__` flags of the
-caller), and it runs with the same globals and namespace. Only `dataclasses` sees the change
-(a module global of its own in front of the builtin, removed when the window closes); a
-`dataclasses` that already has one, or that no longer calls `exec`, is left alone.
+While `compiled_once` is open, the texts `dataclasses` executes (`collections` evaluates,
+`typing` compiles to evaluate) are looked up, by their exact text, among the code objects
+compiled for them before, and compiled only when missing; the code is what `exec` would have
+compiled (file name ``<string>``, no `__future__` flags of the caller), and it runs with the
+same globals and namespace. Only those three modules see the change (a module global of their
+own in front of the builtin, removed when the window closes); when any already has one, all are
+left alone, and one that no longer calls the builtin simply compiles as before.
 
-One file per interpreter build (named by its version text: code objects are not portable).
-It is read only when it is a regular file of this user closed to everyone else, in such a
-folder, never through a link (`private_files.read_private`), and only a mapping of texts to
-code objects is taken from it; anything else is ignored and compiled as usual. New entries
-are written back privately when the window closes; past `MAX_ENTRIES` the file starts again
-with the new ones alone.
-"""
+One file per interpreter build (named by its version text: code objects are not portable). It is
+read only when it is a regular file of this user closed to everyone else, in such a folder,
+never through a link (`private_files.read_private`), and only a mapping of texts to code objects
+is taken from it; anything else is ignored and compiled as usual. New entries are written back
+privately when the window closes; past `MAX_ENTRIES` the file starts again with the new ones
+alone."""
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import sys
 from collections.abc import Iterator, Mapping
@@ -32,6 +33,7 @@ from types import CodeType
 from typing import Any
 
 from hookwright.config.private_files import is_private_dir, private_dir, read_private, write_private
+from hookwright.core.digests import sha256_hex
 
 #: Entries kept in the file (one per distinct text; hookwright's classes make about 450).
 MAX_ENTRIES = 4096
@@ -47,7 +49,7 @@ def cache_dir(home: Path) -> Path:
 
 def cache_file(home: Path) -> Path:
     """This interpreter build's file."""
-    build = hashlib.sha256(f"{FORMAT}\0{sys.version}\0{marshal.version}".encode()).hexdigest()
+    build = sha256_hex(f"{FORMAT}\0{sys.version}\0{marshal.version}".encode())
     return cache_dir(home) / f"{sys.implementation.cache_tag}-{build[:16]}.marshal"
 
 
@@ -79,30 +81,55 @@ def store(path: Path, known: Mapping[str, CodeType], new: Mapping[str, CodeType]
             write_private(path, marshal.dumps(entries))
 
 
+#: Marks the key of a text `eval` compiled (a source text cannot hold a NUL).
+EVAL_KEY = "eval\0"
+
+
 @contextlib.contextmanager
 def compiled_once(home: Path) -> Iterator[None]:
     """Record classes made in this window take their methods' code from the cache."""
+    import collections
     import dataclasses
+    import typing
 
-    if "exec" in vars(dataclasses):
+    if "exec" in vars(dataclasses) or "eval" in vars(collections) or "compile" in vars(typing):
         yield
         return
     path = cache_file(home)
     known = load(path)
     new: dict[str, CodeType] = {}
 
+    def code_for(key: str, source: str, mode: str) -> CodeType:
+        code = known.get(key)
+        if code is None:
+            code = new[key] = compile(source, "<string>", mode, dont_inherit=True)
+        return code
+
     def cached_exec(source: Any, globals: dict[str, Any] | None = None, locals: Any = None) -> None:
         if type(source) is str:
-            code = known.get(source)
-            if code is None:
-                code = new[source] = compile(source, "<string>", "exec", dont_inherit=True)
-            source = code
+            source = code_for(source, source, "exec")
         exec(source, globals, locals)
 
+    def cached_eval(source: Any, globals: dict[str, Any] | None = None, locals: Any = None) -> Any:
+        if type(source) is str:
+            source = source.lstrip(" \t")  # as `eval` reads a text
+            source = code_for(EVAL_KEY + source, source, "eval")
+        return eval(source, globals, locals)
+
+    def cached_compile(source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
+        plain = not args and not kwargs and filename == "<string>" and mode == "eval"
+        if plain and type(source) is str:
+            return code_for(EVAL_KEY + source, source, "eval")
+        return compile(source, filename, mode, *args, **kwargs)
+
     dataclasses.exec = cached_exec  # type: ignore[attr-defined]
+    collections.eval = cached_eval  # type: ignore[attr-defined]
+    typing.compile = cached_compile  # type: ignore[attr-defined]
     try:
         yield
     finally:
         del dataclasses.exec  # type: ignore[attr-defined]
+        del collections.eval  # type: ignore[attr-defined]
+        del typing.compile  # type: ignore[attr-defined]
         if new:
             store(path, known, new)

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True, frozen=True)
 class Diagnostic:
+    """One problem found in a config file: the file, where in it, and what."""
+
     file: str
     path: str
     message: str
@@ -43,6 +45,8 @@ class Diagnostic:
 
 @dataclass(slots=True)
 class LoadContext:
+    """Where a project's hooks are looked for, and as what."""
+
     project_dir: Path
     home: Path
     #: Files named on the command line (`--config`): the user chose them, they need no trust.
@@ -54,6 +58,8 @@ class LoadContext:
 
 @dataclass(slots=True)
 class LoadResult:
+    """The hooks a project's config files bound, and what did not bind or load."""
+
     specs: list[HookSpec] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Discovered hooks left unbound because their folder is not trusted.
@@ -132,6 +138,8 @@ class DiscoveredHook:
 
 @dataclass(slots=True)
 class Discovery:
+    """The hooks found in a project's config files, before trust binds them."""
+
     hooks: list[DiscoveredHook] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Every config file read, with hooks or not (`hooks validate` lists them all).

@@ -90,6 +90,8 @@ class PolicyRule:
 
 @dataclass(frozen=True, slots=True)
 class PolicyFile:
+    """One `policy.yaml`: its level, path, rules and tier settings."""
+
     level: PolicyLevel
     path: Path
     rules: tuple[PolicyRule, ...]

@@ -15,7 +15,6 @@ entries: past that, it is emptied before the next one is written.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 import os
@@ -28,6 +27,7 @@ from hookwright.config.private_files import (
     read_private,
     write_private,
 )
+from hookwright.core.digests import sha256_hex
 
 #: Entries kept before the folder is emptied (one per distinct text parsed).
 MAX_ENTRIES = 256
@@ -44,7 +44,7 @@ def cache_dir(home: Path) -> Path:
 def _key(text: str) -> str:
     from hookwright import __version__
 
-    return hashlib.sha256(f"{FORMAT}\0{__version__}\0{text}".encode()).hexdigest()
+    return sha256_hex(f"{FORMAT}\0{__version__}\0{text}".encode())
 
 
 def cached(home: Path, text: str) -> tuple[bool, Any]:

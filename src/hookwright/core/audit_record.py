@@ -93,6 +93,8 @@ def iso_utc(ts: float) -> str:
 
 @dataclass(slots=True, frozen=True)
 class AuditRecord:
+    """One line of the audit: a hook's run (or a file that did not load) for one event."""
+
     #: Unix seconds; the file holds it as ISO 8601 UTC (`iso_utc`).
     ts: float
     event: str

@@ -15,7 +15,6 @@ This module deliberately imports nothing else from ``hookwright``.
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import posixpath
 import re
@@ -26,11 +25,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, NetFetch, ProcExec
-from hookwright.core.bash_syntax import bash_bytes, node_text, parse_bash, parsed_bash, unquote_word
-from hookwright.core.tool_actions import derive_actions
+from hookwright.core.logs import LazyLogger
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
+
+    from hookwright.core.bash_syntax import parse_bash, unquote_word
 
 __all__ = [
     "TOOL_ALIASES",
@@ -46,7 +46,18 @@ __all__ = [
     "unquote_word",
 ]
 
-logger = logging.getLogger("hookwright.core.matching")
+logger = LazyLogger("hookwright.core.matching")
+
+
+def __getattr__(name: str) -> Any:
+    """`parse_bash` and `unquote_word`, loaded (with the Bash parser's module) when first
+    asked for: a rule on tool names alone never needs them."""
+    if name in ("parse_bash", "unquote_word"):
+        from hookwright.core import bash_syntax
+
+        return getattr(bash_syntax, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 MatcherStyle = Literal["claude", "claude_narrow", "regex"]
 
@@ -224,6 +235,8 @@ def _simple_command(node: Any, extra_args: list[Any], source: bytes) -> _SimpleC
     if not parts:
         return None
     parts.extend(extra_args)
+    from hookwright.core.bash_syntax import node_text, unquote_word
+
     text = " ".join(node_text(part, source) for part in parts)
     normalised = _normalise_ws(text)
     unquoted = _normalise_ws(" ".join(unquote_word(part, source) for part in parts))
@@ -233,6 +246,8 @@ def _simple_command(node: Any, extra_args: list[Any], source: bytes) -> _SimpleC
 
 @functools.lru_cache(maxsize=512)
 def _analyse_bash(command: str) -> _BashAnalysis | None:
+    from hookwright.core.bash_syntax import bash_bytes, parsed_bash
+
     root = parsed_bash(command).root_node
     if root.has_error:
         return None
@@ -563,6 +578,8 @@ class IfRule:
         kind = self._kind
         if kind == "action":
             if actions is None:
+                from hookwright.core.tool_actions import derive_actions  # with its parsers
+
                 actions = derive_actions(tool_name, tool_input, cwd, home)
             return self._match_actions(actions, cwd, home)
         if not self._applies_to(tool_name):

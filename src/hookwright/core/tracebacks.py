@@ -8,9 +8,12 @@ traceback is kept the same way (`HookResult.stderr`), so every view that shows a
 
 from __future__ import annotations
 
-import sysconfig
-import traceback
+import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import traceback
 
 #: At most this many of the author's frames are kept, the innermost ones.
 MAX_FRAMES = 8
@@ -18,13 +21,15 @@ MAX_FRAMES = 8
 _HOOKWRIGHT = str(Path(__file__).resolve().parent.parent) + "/"
 
 
+@functools.cache
 def _library_roots() -> tuple[str, ...]:
+    """Where the interpreter's and the installed libraries' code lives (read when a hook
+    first fails: `sysconfig` costs a process answering one event more than the answer)."""
+    import sysconfig
+
     paths = sysconfig.get_paths()
     names = ("stdlib", "platstdlib", "purelib", "platlib")
     return tuple(dict.fromkeys(str(Path(paths[name]).resolve()) + "/" for name in names))
-
-
-_LIBRARIES = _library_roots()
 
 
 def _authors(filename: str) -> bool:
@@ -36,12 +41,14 @@ def _authors(filename: str) -> bool:
         resolved = str(Path(filename).resolve())
     except (OSError, RuntimeError):
         resolved = filename
-    return not resolved.startswith((_HOOKWRIGHT, *_LIBRARIES))
+    return not resolved.startswith((_HOOKWRIGHT, *_library_roots()))
 
 
 def author_frames(exc: BaseException) -> list[traceback.FrameSummary]:
     """The frames of `exc`'s traceback that are in the author's files, outermost first
     (the innermost `MAX_FRAMES`)."""
+    import traceback  # when a hook fails, not before
+
     frames = traceback.extract_tb(exc.__traceback__)
     return [frame for frame in frames if _authors(frame.filename)][-MAX_FRAMES:]
 

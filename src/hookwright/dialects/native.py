@@ -21,7 +21,6 @@ Read from `~/.hookwright/hooks.yaml` (source `user`), `<project>/.hookwright/hoo
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -40,6 +39,7 @@ from hookwright.config.loading import (
 )
 from hookwright.config.safeparse import ParseError, read_yaml
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.digests import sha1_hex
 from hookwright.core.events import resolve_event
 from hookwright.core.matching import IfRule, Matcher, compile_matcher
 from hookwright.core.spec import HookSpec, Mode, PythonHandler
@@ -81,7 +81,7 @@ def _import_from(base: Path, target: str) -> Any:
     module: ModuleType
     candidate = base.joinpath(*module_name.split(".")).with_suffix(".py")
     if candidate.is_file():
-        digest = hashlib.sha1(str(candidate.resolve()).encode()).hexdigest()[:12]
+        digest = sha1_hex(str(candidate.resolve()).encode())[:12]
         unique = f"_hookwright_user_{digest}_{module_name.replace('.', '_')}"
         module = sys.modules.get(unique) or _load_file(unique, candidate)
     else:

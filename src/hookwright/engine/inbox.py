@@ -22,26 +22,28 @@ handlers.
 from __future__ import annotations
 
 import collections
-import logging
 from collections.abc import Callable, Coroutine
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hookwright.core.events import Event
+from hookwright.core.logs import LazyLogger
 from hookwright.core.outward import make_outward, outward
 from hookwright.core.results import HookResult, Verdict
 
 if TYPE_CHECKING:
     import asyncio
 
-log = logging.getLogger("hookwright.claude_code")
+log = LazyLogger("hookwright.claude_code")
 
 HISTORY = 1000
 
 
 @dataclass(slots=True, frozen=True)
 class AsyncDelivery:
+    """An async hook's result, held for the next event of its session."""
+
     session_id: str | None
     agent_id: str | None
     event: Event

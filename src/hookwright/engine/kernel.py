@@ -27,7 +27,6 @@ transport or monitor named here.
 from __future__ import annotations
 
 import itertools
-import logging
 import sys
 import threading
 from collections.abc import Callable, Collection, Coroutine, Iterator
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hookwright.core.audit_record import AuditCallback
 from hookwright.core.events import Event, HookInput, resolve_event
+from hookwright.core.logs import LazyLogger
 from hookwright.core.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler
@@ -59,7 +59,7 @@ from hookwright.engine.services import Services
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
 
-log = logging.getLogger("hookwright.engine.kernel")
+log = LazyLogger("hookwright.engine.kernel")
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import itertools
-import logging
 import queue
 import threading
 import time
@@ -18,14 +17,18 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hookwright.core.logs import LazyLogger
+
 if TYPE_CHECKING:
     import asyncio
 
-log = logging.getLogger("hookwright.engine.observers")
+log = LazyLogger("hookwright.engine.observers")
 
 
 @dataclass(slots=True, frozen=True)
 class RuntimeEvent:
+    """One thing the engine reports to its observers: a kind and its payload."""
+
     kind: str
     payload: dict[str, Any] = field(default_factory=dict)
     time: float = 0.0
@@ -37,6 +40,8 @@ ObserverFunc = Callable[[RuntimeEvent], Any]
 
 @dataclass(slots=True)
 class _Observer:
+    """An observer as registered: the function, the kinds it takes, how to call it."""
+
     func: ObserverFunc
     kinds: frozenset[str] | None
     is_async: bool

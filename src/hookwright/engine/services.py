@@ -155,6 +155,8 @@ def _default_warm_python() -> WarmRunner:
 
 @dataclass(frozen=True, slots=True)
 class Services:
+    """What an engine's hooks run on: loops, pools, the warm runner, the state store."""
+
     evaluator: ModelEvaluator | None = None
     inbox: AsyncInbox = field(default_factory=AsyncInbox)
     io: IoRunner = field(default_factory=_default_io)

@@ -398,11 +398,10 @@ def report_not_run(
     host reports here: `HookSession.open` (adapters, bridges, the daemon) and the reference
     agent (`hookwright run`, `chat`, `serve`), whose command line shows these warnings on
     stderr (`hookwright.cli.run.say_not_run_on_stderr`)."""
-    import logging
-
     from hookwright.core.audit_record import AuditRecord
+    from hookwright.core.logs import LazyLogger
 
-    log = logging.getLogger(NOT_RUN_LOGGER)
+    log = LazyLogger(NOT_RUN_LOGGER)  # `logging` loaded only when there is one to say
     now = time.time()
     for item in not_run:
         log.warning("%s", item)

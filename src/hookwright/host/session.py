@@ -10,9 +10,8 @@ of running the hooks twice).
 from __future__ import annotations
 
 import copy
-import logging
+import os
 import time
-import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -24,6 +23,7 @@ from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
+from hookwright.core.logs import LazyLogger
 from hookwright.core.messages import (
     collapse_leading_system,
     insert_system_notes,
@@ -85,7 +85,17 @@ opening.register_tool_result_readers()
 DEFAULT_STOP_BLOCK_CAP = 8
 #: The fields every hook input of a host carries, adopted by `HookSession.adopt`.
 HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
-log = logging.getLogger("hookwright.host")
+log = LazyLogger("hookwright.host")
+
+
+def new_session_id() -> str:
+    """A fresh random UUID (version 4) as `str(uuid.uuid4())` writes it, made without the
+    `uuid` module, which loads `platform` (about 2 % of a process that answers one event)."""
+    value = int.from_bytes(os.urandom(16), "big")
+    value = value & ~(0xC000 << 48) | 0x8000 << 48  # the RFC 4122 variant
+    value = value & ~(0xF000 << 64) | 4 << 76  # version 4
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 @dataclass(slots=True)
@@ -97,7 +107,7 @@ class SessionIdentity:
     kept until the next one); `effort` is the model's reasoning effort level (`"high"`), sent
     as `{"level": effort}` on the events that carry it."""
 
-    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    session_id: str = field(default_factory=new_session_id)
     cwd: str | None = None
     project_dir: str | None = None
     transcript_path: str | None = None

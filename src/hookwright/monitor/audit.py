@@ -11,7 +11,6 @@ from __future__ import annotations
 import atexit
 import collections
 import getpass
-import logging
 import os
 import threading
 import time
@@ -27,6 +26,7 @@ from hookwright.core.audit_record import AuditRecord as AuditRecord
 from hookwright.core.audit_record import PermissionSource as PermissionSource
 from hookwright.core.effects import failure_fix
 from hookwright.core.events import TOOL_EVENTS, HookInput
+from hookwright.core.logs import LazyLogger
 from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.verdict_chain import tiered, verdict_chain
@@ -45,7 +45,7 @@ from hookwright.monitor.audit_lines import (
     utf8,
 )
 
-log = logging.getLogger("hookwright.monitor.audit")
+log = LazyLogger("hookwright.monitor.audit")
 
 
 #: Size past which the audit file is rotated, and how many rotated files are kept: at 5,000

@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from hookwright.config.private_files import open_append
+from hookwright.core.digests import sha256_function, sha256_hex
 
 _GENESIS_PREFIX = b"hookwright audit genesis\n"
 _PREV = b', "prev": "'
@@ -41,11 +40,11 @@ Rotate = Callable[[Path, int], None]
 
 def genesis_hash(after: str) -> str:
     """The `prev` of a file's first line: derived from the hash it continues from."""
-    return hashlib.sha256(_GENESIS_PREFIX + after.encode("ascii", "replace")).hexdigest()
+    return sha256_hex(_GENESIS_PREFIX + after.encode("ascii", "replace"))
 
 
 def line_hash(line: bytes) -> str:
-    return hashlib.sha256(line).hexdigest()
+    return sha256_hex(line)
 
 
 @dataclass(slots=True)
@@ -133,7 +132,7 @@ class ChainedFile:
     def _write(self, fd: int, info: os.stat_result, bodies: Sequence[bytes]) -> None:
         """The lines, chained, written in chunks of `_CHUNK_LINES` (a buffer for a whole
         batch would be fresh pages each time)."""
-        sha256 = hashlib.sha256
+        sha256 = sha256_function()
         join = b"".join
         lines: list[bytes] = []
         rest = bodies
@@ -215,7 +214,48 @@ def record_time(ts: object) -> float | None:
         return float(ts)
     if not isinstance(ts, str):
         return None
+    written = _written_time(ts)
+    if written is not None:
+        return written
+    from datetime import datetime
+
     try:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def _written_time(ts: str) -> float | None:
+    """`ts` in the one form `iso_utc` writes (``2026-01-31T12:00:00.000001Z``), read without
+    `datetime` (a process writing one record reads the first record's time, for the rotation
+    by age, and `datetime` would be most of that write); the same value as
+    `datetime.fromisoformat(...).timestamp()`. None for any other text."""
+    if len(ts) != 27 or ts[4:20:3] != "--T::." or ts[26] != "Z":
+        return None
+    digits = ts[:4] + ts[5:7] + ts[8:10] + ts[11:13] + ts[14:16] + ts[17:19] + ts[20:26]
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    year, month, day = int(ts[:4]), int(ts[5:7]), int(ts[8:10])
+    hour, minute, second = int(ts[11:13]), int(ts[14:16]), int(ts[17:19])
+    if not (year >= 1 and 1 <= month <= 12 and 1 <= day <= _month_days(year, month)):
+        return None
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    seconds = _days_since_epoch(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
+    return (seconds * 1_000_000 + int(ts[20:26])) / 1_000_000
+
+
+def _month_days(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days_since_epoch(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to the date (the proleptic Gregorian calendar)."""
+    year -= month <= 2
+    era = year // 400
+    of_era = year - era * 400
+    of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    of_era_days = of_era * 365 + of_era // 4 - of_era // 100 + of_year
+    return era * 146097 + of_era_days - 719468

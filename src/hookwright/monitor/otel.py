@@ -20,8 +20,6 @@ either way."""
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
 import threading
 import time
@@ -32,7 +30,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hookwright.core import redaction
+from hookwright.core.digests import sha256_function
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
+from hookwright.core.logs import LazyLogger
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.monitor.otel_relay import (
     OpenCalls,
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 #: Sessions whose first dispatch is remembered for their root span.
 MAX_OPEN_SESSIONS = 1024
-log = logging.getLogger("hookwright.monitor.otel")
+log = LazyLogger("hookwright.monitor.otel")
 _lock = threading.Lock()
 _tracer: Tracer | None = None
 
@@ -61,7 +61,7 @@ Run = tuple["HookSpec", HookResult | None, int]
 
 def session_ids(session_id: str | None) -> tuple[int, int]:
     """The (trace id, root span id) of `session_id`'s trace."""
-    digest = hashlib.sha256((session_id or "no-session").encode()).digest()
+    digest = sha256_function()((session_id or "no-session").encode()).digest()
     return int.from_bytes(digest[:16], "big") or 1, int.from_bytes(digest[16:24], "big") or 1
 
 

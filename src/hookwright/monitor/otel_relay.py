@@ -13,12 +13,12 @@ session's root as before."""
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from hookwright.core import redaction
+from hookwright.core.digests import sha256_function
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Verdict
 
@@ -35,7 +35,7 @@ MAX_DURATION_MS = 86_400_000
 
 def tool_span_id(session_id: str | None, call_id: str) -> int:
     """The span id of the call's `execute_tool` span, the same in every process."""
-    digest = hashlib.sha256(f"{session_id or 'no-session'}\0{call_id}".encode()).digest()
+    digest = sha256_function()(f"{session_id or 'no-session'}\0{call_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") or 1
 
 

@@ -16,19 +16,19 @@ so it can neither stop the event loop nor pass for an interrupt of the host.
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from hookwright.core.logs import LazyLogger
 from hookwright.core.spec import HookCrashed
 
 if TYPE_CHECKING:
     import asyncio
 
-log = logging.getLogger("hookwright.workers")
+log = LazyLogger("hookwright.workers")
 
 T = TypeVar("T")
 
