@@ -747,8 +747,8 @@ EFFORT_MODELS = (
 
 def _effort_case(name: str, model: str) -> Case:
     """A session on `model` with no `effortLevel` set: the `effort` its tool and stop hooks
-    read is the version's default for that model. The model's requests are not compared: Claude
-    Code adds a line on launching agents to a haiku model's system prompt."""
+    read is the version's default for that model; the model's requests compared too, the note
+    on launching subagents included."""
     return Case(
         f"effort-model-{name}",
         "go",

@@ -98,13 +98,15 @@ class ToolRegistry:
         return {key: value for key, value in defaults.items() if key not in arguments}
 
     def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
-        """Why tool `name` refuses `arguments` before any hook runs (a key outside Claude
-        Code's schema, `ChecksInput`); None when it does not."""
+        """Why tool `name` refuses `arguments` before any hook runs (keys outside Claude Code's
+        schema in an input that is otherwise valid, `ChecksInput`); None when it does not."""
         tool = self.get(name)
-        unexpected = unexpected_refusal(tool.name, arguments) if tool is not None else None
-        if unexpected is not None or not isinstance(tool, ChecksInput):
-            return unexpected
-        return tool.refusal(arguments)
+        if tool is None:
+            return None
+        unexpected = unexpected_keys(tool.name, arguments)
+        if unexpected and _valid(tool, {k: v for k, v in arguments.items() if k not in unexpected}):
+            return unexpected_refusal(tool.name, arguments)
+        return tool.refusal(arguments) if isinstance(tool, ChecksInput) else None
 
     def render_response(self, name: str, response: Any) -> ToolOutput | None:
         """A hook's replacement for the result of tool `name`, shown as the tool shows its own;
@@ -130,6 +132,16 @@ class ToolRegistry:
             return await tool.run(validated, ctx)
         except Exception as exc:
             return failure(_describe_exception(exc))
+
+
+def _valid(tool: Tool, arguments: Mapping[str, Any]) -> bool:
+    """Whether `tool` takes `arguments` (an input with other issues keeps failing as the tool
+    fails it, after the hooks)."""
+    try:
+        tool.validate(arguments)
+    except Exception:
+        return False
+    return True
 
 
 def _describe_exception(exc: Exception) -> str:
