@@ -10,7 +10,7 @@ in the order below). The orders are those of the input types Claude Code ships
 ``effort``, Read's ``allow_large`` and WebFetch's ``offset``).
 
 A key outside the schema is refused before any hook runs, one line per key in the model's
-order, and PostToolBatch reads that input as the model wrote it (measured with 2.1.332).
+order, and PostToolBatch reads that input as the model wrote it (measured with both).
 """
 
 from __future__ import annotations
