@@ -29,6 +29,7 @@ def blocked(stderr: str) -> Action:
 
 
 ONE_BASH = [Turn(tools=[bash("toolu_a", "echo hi")]), Turn("done")]
+WRITES = [Turn(tools=[bash("toolu_a", "touch ran.txt")]), Turn("done")]
 EVERY_EVENT = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PostToolBatch")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
 

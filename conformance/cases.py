@@ -19,6 +19,7 @@ from conformance.case_kit import (
     PROMPT_GATE,
     SKILL,
     TOOL_EVENTS,
+    WRITES,
     bash,
     blocked,
     observers,
@@ -29,6 +30,8 @@ from conformance.case_kit import (
 )
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import Action, Case, Hook
+from conformance.model_cases import model_switch_cases
+from conformance.order_cases import input_order_cases
 from conformance.skill_cases import (
     frontmatter_cases,
     nested_command_cases,
@@ -466,7 +469,6 @@ def _session_cases() -> list[Case]:
 # `files` says whether it ran. Where the detail line is the agent's own error text (a spawn or
 # network error, a JSON parser's message) only the first line of what the model read is compared.
 ON_FAILURE = "2.1.295"
-WRITES = [Turn(tools=[bash("toolu_a", "touch ran.txt")]), Turn("done")]
 FULL = frozenset({"stdin", "order", "model", "files"})
 NO_STDIN = frozenset({"order", "model", "files"})
 HEADLINE = frozenset({"order", "verdict", "files"})
@@ -730,7 +732,7 @@ def _profile_cases() -> list[Case]:
         ),
         Case("profile-later-events", "go", WRITES, [*later, *observers("PreToolUse", "Stop")]),
         *(_effort_case(name, model) for name, model in EFFORT_MODELS),
-        *_effort_switch_cases(),
+        *model_switch_cases(),
         *_effort_subagent_cases(),
     ]
 
@@ -745,8 +747,8 @@ EFFORT_MODELS = (
 
 def _effort_case(name: str, model: str) -> Case:
     """A session on `model` with no `effortLevel` set: the `effort` its tool and stop hooks
-    read is the version's default for that model. The model's requests are not compared: Claude
-    Code adds a line on launching agents to a haiku model's system prompt."""
+    read is the version's default for that model; the model's requests compared too, the note
+    on launching subagents included."""
     return Case(
         f"effort-model-{name}",
         "go",
@@ -755,24 +757,6 @@ def _effort_case(name: str, model: str) -> Case:
         claude_args=("--model", model),
         hookwright_args=("--model", f"anthropic:{model}"),
     )
-
-
-def _effort_switch_cases() -> list[Case]:
-    """`/model NAME` before the prompt: the `effort` the hooks of the next turn read is the
-    version's default for the new model (none for a model without effort), and the requests go
-    to it. What the model reads is not compared: Claude Code records the command and its
-    output in the conversation, in its own words per version; hookwright does not."""
-    return [
-        Case(
-            f"effort-switch-{name}",
-            f"/model {model}",
-            WRITES,
-            observers("PreToolUse", "Stop"),
-            follow_ups=("go",),
-            compare=frozenset({"stdin", "order", "files", "models"}),
-        )
-        for name, model in (("sonnet", "claude-sonnet-5-5"), ("haiku-4-5", "claude-haiku-4-5"))
-    ]
 
 
 def _effort_subagent_cases() -> list[Case]:
@@ -857,6 +841,7 @@ CASES: list[Case] = [
     *_task_hook_cases(),
     *_profile_cases(),
     *_skill_and_mcp_cases(),
+    *input_order_cases(),
     *slash_and_skill_cases(),
     *nested_command_cases(),
     *frontmatter_cases(),

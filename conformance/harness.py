@@ -272,6 +272,9 @@ def run_agent(
         timeout=RUN_TIMEOUT,
         stdin=subprocess.DEVNULL if lines is None else None,
         input=lines,
+        # Without a terminal: Claude Code run from a terminal added what others wrote to it
+        # to its `-p` prompt.
+        start_new_session=True,
     )
 
 
@@ -288,6 +291,7 @@ def _streamed(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     ) as process:
         assert process.stdin is not None and process.stdout is not None
         timer = threading.Timer(RUN_TIMEOUT, process.kill)

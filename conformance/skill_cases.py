@@ -74,6 +74,14 @@ def slash_and_skill_cases() -> list[Case]:
             observers(*PROMPT_GATE, *TOOL_EVENTS),
             skill,
         ),
+        Case(
+            "skill-tool-needs-permission",
+            "go",
+            [Turn(tools=[skill_call("toolu_a", "greet", "world")]), Turn("done")],
+            observers(*PROMPT_GATE, *TOOL_EVENTS, "PostToolBatch"),
+            skill,
+            permission_mode="default",
+        ),
         under_skill_hooks(
             "skill-hooks-scoped",
             "go",

@@ -20,6 +20,7 @@ from hookwright.dialects.claude_profiles import (
     V2_1_240,
     V2_1_295,
     V2_1_332,
+    ClaudeCodeProfile,
     named_profile,
     profile_for,
 )
@@ -96,6 +97,48 @@ def test_a_version_behaves_as_the_newest_profile_not_after_it() -> None:
     assert named_profile(" 2.1.240 ") is V2_1_240
     with pytest.raises(ValueError, match="not a Claude Code version: 'latest'"):
         named_profile("latest")
+
+
+@pytest.mark.parametrize(
+    ("profile", "names"),
+    [
+        # As `/model NAME` printed them (measured): 2.1.240 names a model it does not list by
+        # the listed one its id extends, or by its id.
+        (
+            V2_1_240,
+            {
+                "claude-sonnet-5-5": "Sonnet 5",
+                "claude-haiku-5-5": "claude-haiku-5-5",
+                "claude-fable-5-2": "Fable 5",
+                "claude-haiku-4-5-20251001": "Haiku 4.5",
+                "haiku": "Haiku 4.5",
+                "gpt-x": "gpt-x",
+            },
+        ),
+        (
+            V2_1_332,
+            {
+                "claude-sonnet-5-5": "Sonnet 5.5",
+                "claude-haiku-5-5": "Haiku 5.5",
+                "claude-fable-5-2": "Fable 5.2",
+                "opus": "Opus 5.5",
+                "claude-foo-9": "claude-foo-9",
+            },
+        ),
+    ],
+)
+def test_each_version_names_models_as_its_catalog_does(
+    profile: ClaudeCodeProfile, names: dict[str, str]
+) -> None:
+    assert {model: profile.display_name(model) for model in names} == names
+
+
+def test_a_switch_is_priced_by_the_catalog_of_the_version() -> None:
+    assert V2_1_332.cache_write("claude-opus-5-5", 1_000_000) == (5.0, "catalog")
+    assert V2_1_332.cache_write("claude-haiku-5-5", 100_000) == (0.0125, "catalog")
+    assert V2_1_332.cache_write("claude-haiku-5-5", 100_001) == (0.0625, "catalog")
+    assert V2_1_295.cache_write("claude-opus-5-5", 1_000_000) == (6.25, "default")
+    assert V2_1_240.cache_write("sonnet", 2_000_000) == (5.0, "catalog")
 
 
 def _settings(folder: Path, value: object) -> None:

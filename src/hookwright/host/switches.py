@@ -89,10 +89,17 @@ class ResumeCost:
 
 
 def switch_payload(
-    from_model: str, to_model: str, requested: str | None, source: str, context_tokens: int
+    from_model: str,
+    to_model: str,
+    requested: str | None,
+    source: str,
+    context_tokens: int,
+    cache_write: tuple[float, str],
 ) -> dict[str, Any]:
-    """The event fields, in Claude Code's order. hookwright keeps no prompt cache and no
-    price list: the cache is never warm, and the estimate is 0 by the ``default`` pricing."""
+    """The event fields, in Claude Code's order. hookwright keeps no prompt cache, so it is
+    never warm; `cache_write` is the estimate of writing `context_tokens` to the new model's
+    cache and the pricing it came from (the version's catalog, or its default price)."""
+    usd, pricing = cache_write
     return {
         "from_model": from_model,
         "to_model": to_model,
@@ -101,8 +108,8 @@ def switch_payload(
         "context_tokens": context_tokens,
         "prompt_cache_warm": False,
         "cache_ttl": "5m",
-        "estimated_cache_write_usd": 0,
-        "pricing": "default",
+        "estimated_cache_write_usd": usd,
+        "pricing": pricing,
     }
 
 

@@ -396,7 +396,9 @@ class Agent:
         )
         cost = None
         if source in ("resume", "fork") and self.hooks.claude_code.resume_cost:
-            cost = resume_cost(self.transcript.path, self.model_name, time.time())
+            cost = resume_cost(
+                self.transcript.path, self.model_name, time.time(), self.hooks.claude_code
+            )
             self.context_tokens = cost.context_tokens
         decision = await self.hooks.start(source, resume_cost=cost)
         self.queue_context(decision.context)

@@ -6,7 +6,12 @@ Claude Code profile with the events, PreModelSwitch decides first (`HookSession.
 before_model_switch`): deny keeps the model; ask switches only once the person at the
 terminal confirms (without one, it is refused as Claude Code refuses it); then PostModelSwitch
 gives context that reaches the new model with its next request. The answers are Claude Code's
-words, the model named by its id (Claude Code shows a display name such as ``Sonnet 5``).
+words, the model named as the profile's version names it (``Sonnet 5.5``; a model it does not
+know by its id).
+
+The command and its answer are recorded in the conversation as Claude Code records them, so
+the model reads them before the next prompt: the version's caveat, the command in
+``<command-name>`` tags and the answer in ``<local-command-stdout>`` (`record_local_command`).
 """
 
 from __future__ import annotations
@@ -23,13 +28,28 @@ if TYPE_CHECKING:
 MODEL_COMMAND: Final = re.compile(r"/model(?:[ \t]+(\S+))?[ \t]*")
 
 
+#: How Claude Code writes a local command into the conversation (the same in every version
+#: measured): its name, then its message and arguments on lines indented by 12 spaces.
+COMMAND_TAGS: Final = (
+    "<command-name>/{name}</command-name>\n"
+    "            <command-message>{name}</command-message>\n"
+    "            <command-args>{args}</command-args>"
+)
+#: ``/model`` alone: what follows the current model (Claude Code lists its own aliases here).
+MODEL_USAGE: Final = "Usage: /model <name>. Available: sonnet, opus, haiku, or a full model ID."
+
+
 async def switch_model(agent: Agent, requested: str, source: str = "command") -> str:
     """Switch `agent` to `requested` unless a hook refuses; the line Claude Code prints."""
     from_name = agent.model_name
-    model, to_name = agent.models.resolve(agent.model, requested)
-    fields = switch_payload(from_name, to_name, requested, source, agent.context_tokens)
+    profile = agent.hooks.claude_code
+    model, to_name = agent.models.resolve(agent.model, profile.model_named(requested))
+    tokens = agent.context_tokens
+    cost = profile.cache_write(to_name, tokens)
+    fields = switch_payload(from_name, to_name, requested, source, tokens, cost)
     decision = await agent.hooks.before_model_switch(**fields)
-    refused = f"Model switch to {to_name} was blocked by a PreModelSwitch hook"
+    shown = profile.display_name(to_name)
+    refused = f"Model switch to {shown} was blocked by a PreModelSwitch hook"
     if decision.refused:
         return _with_reason(refused, decision.reason)
     if decision.action == "ask" and not await _confirmed(agent, to_name, decision.reason):
@@ -40,14 +60,33 @@ async def switch_model(agent: Agent, requested: str, source: str = "command") ->
     agent.use_model(model, to_name)
     agent.queue_context(await agent.hooks.after_model_switch(**fields))
     agent.emit("model_switch", from_model=from_name, to_model=to_name, source=source)
-    return f"Set model to `{to_name}` for this session only"
+    return profile.model_set.format(model=shown)
 
 
 async def model_command(agent: Agent, argument: str | None) -> str:
-    """The answer to ``/model [NAME]``: the current model, or the switch."""
+    """The answer to ``/model [NAME]`` (the current model, or the switch), recorded in the
+    conversation with the command."""
+    profile = agent.hooks.claude_code
     if argument is None:
-        return f"Current model: `{agent.model_name}`"
-    return await switch_model(agent, argument)
+        current = profile.model_current.format(model=profile.display_name(agent.model_name))
+        text = f"{current}\n{MODEL_USAGE}"
+    else:
+        text = await switch_model(agent, argument)
+    record_local_command(agent, "model", argument or "", text)
+    return text
+
+
+def record_local_command(agent: Agent, name: str, args: str, output: str) -> None:
+    """The three user texts Claude Code records for a local command: its caveat (worded per
+    version), the command, and its output."""
+    caveat = agent.hooks.claude_code.local_command_caveat
+    texts = (
+        f"<local-command-caveat>{caveat}</local-command-caveat>",
+        COMMAND_TAGS.format(name=name, args=args),
+        f"<local-command-stdout>{output}</local-command-stdout>",
+    )
+    for text in texts:
+        agent.record({"role": "user", "content": text})
 
 
 def _with_reason(text: str, reason: str | None) -> str:

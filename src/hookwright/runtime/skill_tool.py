@@ -9,11 +9,11 @@ PostToolUse's ``tool_response`` is ``{"success": true, "commandName": NAME}`` (a
 the tool result ``Launching skill: NAME`` and, in the same user message after it, the skill's
 expanded text (``Base directory for this skill: ...``), after a note when the session invoked
 the skill before. The skill's frontmatter hooks are active from then on
-(`skill_commands.skill_text`). A shell command without permission makes the call an error
-whose text is the refusal (hookwright's choice: measured only for a typed skill, which ends the
-turn). A skill whose frontmatter sets ``disable-model-invocation: true`` is refused before any
-hook runs, in Claude Code's words (`SkillTool.refusal`). A command in a subfolder is named by
-its folders and file name joined by ``:`` (``commands/a/b/x.md`` is ``a:b:x``).
+(`skill_commands.skill_text`). A shell command without permission makes the call an
+error whose text is the refusal, after PreToolUse and with no PostToolUse (measured with
+2.1.332). A skill whose frontmatter sets ``disable-model-invocation: true`` is refused before
+any hook runs, in Claude Code's words (`SkillTool.refusal`). A command in a subfolder is named
+by its folders and file name joined by ``:`` (``commands/a/b/x.md`` is ``a:b:x``).
 """
 
 from __future__ import annotations

@@ -21,6 +21,11 @@ from hookwright.runtime.tools.base import (
     absolute_path,
     failure,
 )
+from hookwright.runtime.tools.input_order import (
+    in_schema_order,
+    unexpected_keys,
+    unexpected_refusal,
+)
 
 ALIASES: dict[str, str] = {"Task": "Agent"}
 """Legacy tool names still used by models and hook matchers, mapped to their current name."""
@@ -65,11 +70,12 @@ class ToolRegistry:
         ]
 
     def observed_input(self, name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
-        """The input as Claude Code shows it to PreToolUse and PostToolUse hooks: relative file
-        paths made absolute against the shell's directory, defaults the model left out added
-        after its own fields (Edit's `replace_all: false`)."""
+        """The input as Claude Code shows it to PreToolUse and PostToolUse hooks: the fields in
+        Claude Code's schema order (`in_schema_order`), relative file paths made absolute
+        against the shell's directory, defaults the model left out added after its own fields
+        (Edit's `replace_all: false`)."""
         tool = self.get(name)
-        observed = dict(arguments)
+        observed = in_schema_order(tool.name if tool else name, arguments)
         for field in getattr(tool, "path_fields", ()):
             value = observed.get(field)
             if isinstance(value, str) and value:
@@ -77,9 +83,14 @@ class ToolRegistry:
         return {**observed, **self._missing_defaults(tool, arguments)}
 
     def parsed_input(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """The input as Claude Code shows it to PostToolBatch hooks: the model's own fields, with
-        the defaults it left out in front."""
-        return {**self._missing_defaults(self.get(name), arguments), **arguments}
+        """The input as Claude Code shows it to PostToolBatch hooks: the model's own fields in
+        Claude Code's schema order, with the defaults it left out in front; as the model wrote
+        it when the schema refuses it."""
+        tool = self.get(name)
+        shown = tool.name if tool else name
+        if unexpected_keys(shown, arguments):
+            return dict(arguments)
+        return {**self._missing_defaults(tool, arguments), **in_schema_order(shown, arguments)}
 
     @staticmethod
     def _missing_defaults(tool: Tool | None, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -87,9 +98,14 @@ class ToolRegistry:
         return {key: value for key, value in defaults.items() if key not in arguments}
 
     def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
-        """Why tool `name` refuses `arguments` before any hook runs (`ChecksInput`); None when
-        it does not."""
+        """Why tool `name` refuses `arguments` before any hook runs (keys outside Claude Code's
+        schema in an input that is otherwise valid, `ChecksInput`); None when it does not."""
         tool = self.get(name)
+        if tool is None:
+            return None
+        unexpected = unexpected_keys(tool.name, arguments)
+        if unexpected and _valid(tool, {k: v for k, v in arguments.items() if k not in unexpected}):
+            return unexpected_refusal(tool.name, arguments)
         return tool.refusal(arguments) if isinstance(tool, ChecksInput) else None
 
     def render_response(self, name: str, response: Any) -> ToolOutput | None:
@@ -116,6 +132,16 @@ class ToolRegistry:
             return await tool.run(validated, ctx)
         except Exception as exc:
             return failure(_describe_exception(exc))
+
+
+def _valid(tool: Tool, arguments: Mapping[str, Any]) -> bool:
+    """Whether `tool` takes `arguments` (an input with other issues keeps failing as the tool
+    fails it, after the hooks)."""
+    try:
+        tool.validate(arguments)
+    except Exception:
+        return False
+    return True
 
 
 def _describe_exception(exc: Exception) -> str:

@@ -1,0 +1,48 @@
+"""Tool calls whose input keys the model wrote in another order than the tool's schema: the
+`tool_input` every hook reads keeps the model's order (Claude Code writes the object as the
+model sent it)."""
+
+from __future__ import annotations
+
+from conformance.case_kit import observers
+from conformance.fake_api import ToolUse, Turn
+from conformance.harness import Case
+
+WATCHED = ("PreToolUse", "PostToolUse", "PostToolBatch")
+
+
+def _case(name: str, *calls: ToolUse) -> Case:
+    """The model makes `calls`, one turn each."""
+    turns = [*(Turn(tools=[call]) for call in calls), Turn("done")]
+    return Case(name, "go", turns, observers(*WATCHED))
+
+
+def input_order_cases() -> list[Case]:
+    """Bash with `description` first, Write with `content` first, Edit with its strings
+    before `file_path` (on the file the model wrote: an Edit of a file the model has not read
+    or written is answered otherwise)."""
+    note = {"content": "hello\n", "file_path": "{project}/note.txt"}
+    return [
+        _case(
+            "tool-input-order-bash",
+            ToolUse("toolu_a", "Bash", {"description": "say hi", "command": "echo hi"}),
+        ),
+        _case(
+            "tool-input-order-unknown-key",
+            ToolUse("toolu_a", "Bash", {"zeta": 1, "description": "say hi", "command": "echo hi"}),
+            ToolUse("toolu_b", "Bash", {"zeta": 1, "command": "echo hi", "alpha": 2}),
+        ),
+        _case(
+            "tool-input-order-write",
+            ToolUse("toolu_a", "Write", note),
+        ),
+        _case(
+            "tool-input-order-edit",
+            ToolUse("toolu_a", "Write", note),
+            ToolUse(
+                "toolu_b",
+                "Edit",
+                {"new_string": "bye", "old_string": "hello", "file_path": "{project}/note.txt"},
+            ),
+        ),
+    ]

@@ -1,0 +1,110 @@
+"""The bytes of `tool_input` a hook reads when the model wrote the keys in another order than
+the tool's schema: Claude Code's schema order (measured with 2.1.240 and 2.1.332), through
+`hookwright run` and a real HTTP model server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli_runner import run_hookwright
+
+from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
+
+LOG_HOOK = """\
+import os, sys
+with open(os.environ["HOOK_LOG"], "a") as log:
+    log.write(sys.stdin.read())
+"""
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as running:
+        yield running
+
+
+def logged_stdin(tmp_path: Path, home: Path, server: FakeLLMServer, *calls: FakeToolCall) -> str:
+    """The hooks' stdin, in order, after a run whose model makes `calls` in one turn."""
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / "hook.py").write_text(LOG_HOOK)
+    hook = [{"hooks": [{"type": "command", "command": f"python3 {tmp_path / 'hook.py'}"}]}]
+    events = ("PreToolUse", "PostToolUse", "PostToolBatch")
+    settings = {"hooks": {event: hook for event in events}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(settings))
+    server.queue_anthropic(FakeReply(tool_calls=calls), FakeReply("done"))
+    done = run_hookwright(
+        "run",
+        "go",
+        "--project",
+        str(tmp_path),
+        "--trust",
+        "--model",
+        "anthropic:claude-opus-5",
+        "--permission-mode",
+        "bypassPermissions",
+        home=home,
+        env={
+            "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+            "ANTHROPIC_API_KEY": "sk-ant-t",
+            "HOOK_LOG": str(tmp_path / "hooks.jsonl"),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    return (tmp_path / "hooks.jsonl").read_text()
+
+
+def test_hooks_read_the_input_in_the_schema_order(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("hello\n")
+    bash = json.dumps({"description": "say hi", "command": "echo hi"})
+    edit = json.dumps({"new_string": "bye", "old_string": "hello", "file_path": str(note)})
+    seen = logged_stdin(
+        tmp_path,
+        isolated_home,
+        server,
+        FakeToolCall("Bash", bash, id="toolu_1"),
+        FakeToolCall("Edit", edit, id="toolu_2"),
+    )
+    shown_bash = '"tool_input":{"command":"echo hi","description":"say hi"}'
+    shown_edit = (
+        f'"tool_input":{{"file_path":"{note}","old_string":"hello","new_string":"bye",'
+        '"replace_all":false}'
+    )
+    batch_edit = (
+        f'"tool_input":{{"replace_all":false,"file_path":"{note}","old_string":"hello",'
+        '"new_string":"bye"}'
+    )
+    lines = seen.splitlines()
+    pre = [line for line in lines if '"PreToolUse"' in line]
+    post = [line for line in lines if '"PostToolUse"' in line]
+    (batch,) = [line for line in lines if '"PostToolBatch"' in line]
+    for each in (pre, post):
+        assert sum(shown_bash in line for line in each) == 1
+        assert sum(shown_edit in line for line in each) == 1
+    assert shown_bash in batch and batch_edit in batch
+    assert note.read_text() == "bye\n"
+
+
+def test_keys_outside_the_schema_are_refused_before_any_hook(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    arguments = {"zeta": 1, "command": "touch ran.txt", "alpha": 2}
+    seen = logged_stdin(
+        tmp_path, isolated_home, server, FakeToolCall("Bash", json.dumps(arguments))
+    )
+    (batch,) = [json.loads(line) for line in seen.splitlines()]
+    assert batch["hook_event_name"] == "PostToolBatch", "no PreToolUse or PostToolUse"
+    (call,) = batch["tool_calls"]
+    assert list(call["tool_input"]) == ["zeta", "command", "alpha"], "as the model wrote it"
+    assert call["tool_response"] == (
+        "<tool_use_error>InputValidationError: Bash failed due to the following issues:\n"
+        "An unexpected parameter `zeta` was provided\n"
+        "An unexpected parameter `alpha` was provided</tool_use_error>"
+    )
+    assert not (tmp_path / "ran.txt").exists()
