@@ -32,6 +32,7 @@ from hookwright.cli.project import (
 )
 from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
 from hookwright.core.events import UnknownEventError, resolve_event
+from hookwright.core.words import counted
 from hookwright.monitor import debug as debug_trace
 from hookwright.transports.adoption import enable_subreaper
 
@@ -220,7 +221,7 @@ def hooks_list(
     unreadable = unreadable_files(hooks)
     if unreadable:
         error_line(
-            f"{len(unreadable)} hook config file(s) could not be read or parsed, so their "
+            f"{counted(len(unreadable), 'hook config file')} could not be read or parsed, so their "
             f"hooks are not listed: {', '.join(unreadable)}"
         )
         raise typer.Exit(code=1)
@@ -245,7 +246,7 @@ def _print_hooks(
     hooktable.print_rows(console, rows, project.resolve())
     if hooks.opened.untrusted:
         console.print(
-            f"{len(hooks.opened.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
+            f"{counted(len(hooks.opened.untrusted), 'hook')} {hooktable.NOT_TRUSTED}: "
             + TrustStore(Path.home()).how_to_trust(
                 folder_to_trust((hook.trust_root for hook in hooks.opened.untrusted), project)
             )

@@ -20,6 +20,7 @@ from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
 from hookwright.core.verdict_chain import tiered, verdict_chain
+from hookwright.core.words import counted
 from hookwright.engine.selection import Candidate
 from hookwright.host.labels import label_of, origin_file, system_name
 from hookwright.host.open import NotRun
@@ -241,9 +242,9 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
     event = inp.event.value
     chosen = sum(1 for c in explanation.candidates if c.selected)
     total = len(explanation.candidates) + len(explanation.unloaded)
-    lines = [f"{event}: {total} hook(s) for this event, {chosen} selected"]
+    lines = [f"{event}: {counted(total, 'hook')} for this event, {chosen} selected"]
     if explanation.elsewhere:
-        lines[0] += f"; {len(explanation.elsewhere)} hook(s) only on other events"
+        lines[0] += f"; {counted(len(explanation.elsewhere), 'hook')} only on other events"
     lines += _candidate_lines(explanation)
     not_reached = _not_reached_lines(verdict, explanation)
     if verdict.results or not_reached:

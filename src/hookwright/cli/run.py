@@ -18,6 +18,7 @@ from rich.prompt import Confirm
 from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
+from hookwright.core.words import counted
 from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import unknown_skills
 from hookwright.host.open import NOT_RUN_LOGGER
@@ -132,7 +133,7 @@ async def _stdin_line() -> str | None:
 
 
 async def _ask_trust(folder: Path, count: int) -> bool:
-    text = f"{folder} has {count} hook(s) of its own that run commands. Trust this folder?"
+    text = f"{folder} has {counted(count, 'hook')} of its own that run commands. Trust this folder?"
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 

@@ -41,6 +41,7 @@ from typing import Any, Final, TypeAlias
 
 from hookwright.config.safeparse import ParseError, read_json, read_text, resolve_path
 from hookwright.core.validation import json_type_name, unknown_key
+from hookwright.core.words import listed
 
 __all__ = ["HOOKS_FILE", "ROLES", "TIMINGS", "HookInfo", "SkillHookError", "scan_hooks"]
 
@@ -126,7 +127,7 @@ def unknown_skills(project_dir: Path, skills: list[str]) -> str | None:
     if not unknown:
         return None
     return (
-        f"unknown skill(s) {', '.join(unknown)}: not in {project_dir / DEFAULT_SKILLS_DIR} "
+        f"unknown {listed(unknown, 'skill')}: not in {project_dir / DEFAULT_SKILLS_DIR} "
         f"(available: {', '.join(known) or 'none'})"
     )
 
