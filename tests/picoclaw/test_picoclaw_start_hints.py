@@ -107,11 +107,11 @@ def test_the_start_hint_is_said_once_and_later_calls_refer_to_it_briefly(
     ran = _run(project, isolated_home, elsewhere)
     assert ran.returncode == 0, ran.stderr
     shown = ran.stdout + ran.stderr
-    assert shown.count("the folder the hook ran in (no \"dir\" set") == 1, shown
+    assert shown.count('the folder the hook ran in (no "dir" set') == 1, shown
     later = [line for line in ran.stdout.splitlines() if "(last error: " in line]
     assert len(later) == 4, ran.stdout  # before and after each of the two calls
     brief = (
-        '(last error: hook.hello failed: process exited with code 2; guard.py is not in the '
+        "(last error: hook.hello failed: process exited with code 2; guard.py is not in the "
         'folder the hook ran in: set "dir" (said at the first failure))'
     )
     assert all(line.endswith(brief) and "…" not in line for line in later), later

@@ -194,8 +194,7 @@ def test_the_same_hooks_change_nothing(recorded: dict[str, Path]) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        f"0 of {4 * SESSIONS} recorded calls in {SESSIONS} sessions would be decided "
-        "differently"
+        f"0 of {4 * SESSIONS} recorded calls in {SESSIONS} sessions would be decided differently"
     ]
     assert not list(recorded["project"].rglob("__pycache__"))
 

@@ -48,7 +48,7 @@ from hookwright.dialects.openharness.agents import AGENTS_DIR, agent_path
 from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
 from hookwright.dialects.openharness.codec import Channel, OpenHarnessCodec
 from hookwright.dialects.openharness.command import CommandChannel
-from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD
+from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD, OH_NAME
 from hookwright.dialects.openharness.http import HttpChannel
 from hookwright.dialects.openharness.lease import LeasedTransport
 from hookwright.dialects.openharness.prompt import PromptChannel, PromptFilesTransport
@@ -212,6 +212,7 @@ def _rejected_hook(file: str, root: Path, out: _FileLoad) -> DiscoveredHook | No
         trust_root=root,
         binder=_binds_nothing,
         events=out.rejected_events,
+        own_events=tuple(OH_NAME[event] for event in out.rejected_events),
         mode="chain",
         note=f"{first.path}: {first.message}" if first.path else first.message,
     )
