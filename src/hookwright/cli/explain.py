@@ -22,7 +22,7 @@ from hookwright.core.spec import HookSpec
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.core.words import counted
 from hookwright.engine.selection import Candidate
-from hookwright.host.labels import label_of, origin_file, system_name
+from hookwright.host.labels import event_words, label_of, origin_file, system_name
 from hookwright.host.open import NotRun
 from hookwright.host.reports import failure_code
 
@@ -158,12 +158,15 @@ def _label(spec: HookSpec, project_dir: Path | None) -> str:
     return f"{event}{spec.name} ({', '.join(facts)})"
 
 
-def _unloaded_label(hook: DiscoveredHook, project_dir: Path | None) -> str:
+def _unloaded_label(hook: DiscoveredHook, project_dir: Path | None, event: Event) -> str:
+    """As a registered hook's (`_label`): its event in its system's words when they differ."""
     file = origin_file(hook.origin, project_dir) or hook.source
-    return f"{hook.name} ({system_name(hook.dialect)}, {file})"
+    own = hook.own_event(event)
+    shown = f"{event_words(event.value, own)} " if own else ""
+    return f"{shown}{hook.name} ({system_name(hook.dialect)}, {file})"
 
 
-def _candidate_lines(explanation: Explanation) -> list[str]:
+def _candidate_lines(explanation: Explanation, event: Event) -> list[str]:
     lines: list[str] = []
     here = explanation.project_dir
     for candidate in explanation.candidates:
@@ -171,7 +174,8 @@ def _candidate_lines(explanation: Explanation) -> list[str]:
         trust = " [not trusted]" if id(candidate.spec) in explanation.untrusted else ""
         lines.append(f"  {mark} {_label(candidate.spec, here)}{trust}: {candidate.reason}")
     for item in explanation.unloaded:
-        lines.append(f"  off  {_unloaded_label(item.hook, here)}: {_unloaded_reason(item)}")
+        label = _unloaded_label(item.hook, here, event)
+        lines.append(f"  off  {label}: {_unloaded_reason(item)}")
     for specs in explanation.elsewhere:
         trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
         lines.append(f"  skip {_label(specs[0], here)}{trust}: {_elsewhere_reason(specs)}")
@@ -245,7 +249,7 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
     lines = [f"{event}: {counted(total, 'hook')} for this event, {chosen} selected"]
     if explanation.elsewhere:
         lines[0] += f"; {counted(len(explanation.elsewhere), 'hook')} only on other events"
-    lines += _candidate_lines(explanation)
+    lines += _candidate_lines(explanation, inp.event)
     not_reached = _not_reached_lines(verdict, explanation)
     if verdict.results or not_reached:
         lines.append("results:")

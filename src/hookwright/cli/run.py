@@ -20,7 +20,7 @@ from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
 from hookwright.core.words import counted
 from hookwright.dialects.claude_profiles import named_profile
-from hookwright.dialects.skills import unknown_skills
+from hookwright.dialects.skills import skills_not_enabled, unknown_skills
 from hookwright.host.open import NOT_RUN_LOGGER
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation
@@ -247,6 +247,9 @@ async def open_cli_session(
     for line in setup.diagnostics:
         if line not in setup.not_run_summary:  # said hook by hook (`say_not_run_on_stderr`)
             sys.stderr.write(line + "\n")
+    off = skills_not_enabled(options.project.resolve(), list(options.skills or []))
+    if off is not None:
+        sys.stderr.write(off + "\n")
     # As Claude Code does: the settings' variables are the process's, so hooks see them too.
     os.environ.update(setup.agent.config.settings_env)
     return setup

@@ -120,6 +120,26 @@ def available_skills(project_dir: Path) -> list[str]:
     return sorted(entry.name for entry in root.iterdir() if entry.is_dir())
 
 
+def skills_not_enabled(project_dir: Path, skills: list[str]) -> str | None:
+    """A note naming the skills of the project that declare hooks (``hooks/hooks.json``) and
+    are not among `skills`, so their hooks do not run in this session (the reference agent
+    runs only the skills it is told to, while `hooks list` lists every skill's); None when
+    every such skill is enabled."""
+    root = project_dir / DEFAULT_SKILLS_DIR
+    off = [
+        name
+        for name in available_skills(project_dir)
+        if name not in skills and (root / name / "hooks" / HOOKS_FILE).is_file()
+    ]
+    if not off:
+        return None
+    flags = " ".join(f"--skill {name}" for name in off)
+    return (
+        f"note: the hooks of {listed(off, 'skill')} ({DEFAULT_SKILLS_DIR}/…/hooks/{HOOKS_FILE}) "
+        f"do not run in this session: a skill's hooks run once it is enabled ({flags})"
+    )
+
+
 def unknown_skills(project_dir: Path, skills: list[str]) -> str | None:
     """Why `skills` cannot all be enabled in this project (one line), or None when they can."""
     known = available_skills(project_dir)
