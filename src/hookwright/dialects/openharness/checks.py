@@ -112,8 +112,9 @@ def _first_command(command: str) -> list[str]:
 
 def _program_missing(
     program: str, cwd: Path, environment: dict[str, str]
-) -> tuple[str, str] | None:
-    """Why the program cannot start and the fix, or None when it is there."""
+) -> tuple[str, str, str] | None:
+    """Why the program cannot start, what every call does then, and the fix; None when it is
+    there."""
     if "/" not in program:
         search = environment.get("PATH", os.environ.get("PATH", os.defpath))
         if shutil.which(program, path=search) is not None:
