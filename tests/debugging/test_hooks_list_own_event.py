@@ -76,3 +76,17 @@ def test_explain_names_a_hook_that_is_off_by_its_own_event_too(
     assert off in tested.stderr, tested.stderr
     run = "  run  before_tool_dispatch (PreToolUse) at-end (OpenHarness, "
     assert run in tested.stderr, tested.stderr
+
+
+def test_explain_heads_with_the_event_as_the_command_named_it(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = _project(tmp_path / "proj")
+    call = json.dumps({"tool": "Bash", "arguments": {"command": "ls"}})
+    heads = {"before_tool": "before_tool (PreToolUse): ", "PreToolUse": "PreToolUse: "}
+    for asked, head in heads.items():
+        tested = run_hookwright("hooks", "test", asked, "-i", "-", "-p", str(project),
+                                "--explain", stdin=call, home=isolated_home)  # fmt: skip
+        assert tested.returncode == 0, tested.stderr
+        [line] = [line for line in tested.stderr.splitlines() if "for this event" in line]
+        assert line.startswith(head), line

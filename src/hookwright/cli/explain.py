@@ -53,6 +53,9 @@ class Explanation:
     project_dir: Path | None = None
     #: A hook that failed to load (by its origin) -> the first error under its entry.
     load_errors: dict[str, str] = field(default_factory=dict)
+    #: The event as the command named it (``BeforeTool``, ``before_tool``), said next to
+    #: the canonical one when it differs.
+    asked_as: str | None = None
 
 
 def other_events(hooks: list[HookSpec], event: Event) -> list[list[HookSpec]]:
@@ -264,7 +267,7 @@ def _chain_lines(verdict: Verdict) -> list[str]:
 
 def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation) -> None:
     """The explanation as text, on stderr."""
-    event = inp.event.value
+    event = event_words(inp.event.value, explanation.asked_as)
     chosen = sum(1 for c in explanation.candidates if c.selected)
     total = len(explanation.candidates) + len(explanation.unloaded)
     lines = [f"{event}: {counted(total, 'hook')} for this event, {chosen} selected"]

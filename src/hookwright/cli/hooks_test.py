@@ -173,6 +173,7 @@ def _dispatch(
     explain = args.explain
     explanation = _explain(engine, project, declared_by, trust, inp, explain)
     explanation.warnings[:0] = input_notes
+    explanation = replace(explanation, asked_as=args.event)
     if args.model is None:
         explanation.warnings.extend(_asking_a_model(engine.hooks(inp.event)))
     if not explain:
