@@ -362,6 +362,24 @@ def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
     }
 
 
+#: Other names of a schema: each dialect's id (the audit's `dialect`) and its system's name
+#: as `hooks list` says it, lower-cased, with `_` and spaces as `-`.
+_SCHEMA_NAMES = {
+    "python": "native",
+    "claude-code": "claude-code",
+    "skill": "skills",
+    "gemini-cli": "gemini",
+    "codex-cli": "codex",
+}
+
+
+def _schema_name(asked: str) -> str:
+    """The schema `asked` names: its own name, a dialect id or a system's name
+    (``claude_code``, ``Claude Code``, ``Python``, ``skill``, ``Gemini CLI``)."""
+    name = asked.strip().lower().replace("_", "-").replace(" ", "-")
+    return _SCHEMA_NAMES.get(name, name)
+
+
 @app.command("schema")
 def schema(
     dialect: Annotated[str, typer.Argument(metavar="DIALECT", hidden=True)] = "native",
@@ -371,9 +389,10 @@ def schema(
     hooks and isolation), openharness (one hook file), skills (a skill's hooks.json), codex
     (.codex/hooks.json) or gemini (a .gemini/settings.json's hooks)."""
     schemas = _schemas()
-    if dialect not in schemas:
+    name = _schema_name(dialect)
+    if name not in schemas:
         raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")
-    sys.stdout.write(json.dumps(schemas[dialect](), indent=2) + "\n")
+    sys.stdout.write(json.dumps(schemas[name](), indent=2) + "\n")
 
 
 def _register_host_commands() -> None:
