@@ -58,26 +58,6 @@ def test_untrusted_rows_say_the_event_in_the_systems_own_words(
     assert "     as run_completed — .openharness/hooks/at-end.yaml:events[0]\n" in trusted
 
 
-def test_explain_names_a_hook_that_is_off_by_its_own_event_too(
-    tmp_path: Path, isolated_home: Path
-) -> None:
-    """A Gemini CLI hook in a folder Gemini does not trust is off; `--explain` names its event
-    as Gemini's users do, next to the canonical one, as it names the hooks that run."""
-    project = _project(tmp_path / "proj")
-    (project / ".gemini").mkdir()
-    hook = {"type": "command", "command": "cat >/dev/null", "name": "gem-guard"}
-    settings = {"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [hook]}]}}
-    (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
-    call = json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}})
-    tested = run_hookwright("hooks", "test", "PreToolUse", "-i", "-", "-p", str(project),
-                            "--explain", stdin=call, home=isolated_home)  # fmt: skip
-    assert tested.returncode == 0, tested.stderr
-    off = "  off  BeforeTool (PreToolUse) gem-guard (Gemini CLI, .gemini/settings.json): "
-    assert off in tested.stderr, tested.stderr
-    run = "  run  before_tool_dispatch (PreToolUse) at-end (OpenHarness, "
-    assert run in tested.stderr, tested.stderr
-
-
 def test_explain_heads_with_the_event_as_the_command_named_it(
     tmp_path: Path, isolated_home: Path
 ) -> None:

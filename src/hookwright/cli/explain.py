@@ -182,15 +182,12 @@ def _label(spec: HookSpec, project_dir: Path | None) -> str:
     return f"{event}{spec.name} ({', '.join(facts)})"
 
 
-def _unloaded_label(hook: DiscoveredHook, project_dir: Path | None, event: Event) -> str:
-    """As a registered hook's (`_label`): its event in its system's words when they differ."""
+def _unloaded_label(hook: DiscoveredHook, project_dir: Path | None) -> str:
     file = origin_file(hook.origin, project_dir) or hook.source
-    own = hook.own_event(event)
-    shown = f"{event_words(event.value, own)} " if own else ""
-    return f"{shown}{hook.name} ({system_name(hook.dialect)}, {file})"
+    return f"{hook.name} ({system_name(hook.dialect)}, {file})"
 
 
-def _candidate_lines(explanation: Explanation, event: Event) -> list[str]:
+def _candidate_lines(explanation: Explanation) -> list[str]:
     lines: list[str] = []
     here = explanation.project_dir
     for candidate in explanation.candidates:
@@ -198,7 +195,7 @@ def _candidate_lines(explanation: Explanation, event: Event) -> list[str]:
         trust = " [not trusted]" if id(candidate.spec) in explanation.untrusted else ""
         lines.append(f"  {mark} {_label(candidate.spec, here)}{trust}: {candidate.reason}")
     for item in explanation.unloaded:
-        label = _unloaded_label(item.hook, here, event)
+        label = _unloaded_label(item.hook, here)
         lines.append(f"  off  {label}: {_unloaded_reason(item, explanation.load_errors)}")
     for specs in explanation.elsewhere:
         trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
@@ -273,7 +270,7 @@ def print_explanation(inp: HookInput, verdict: Verdict, explanation: Explanation
     lines = [f"{event}: {counted(total, 'hook')} for this event, {chosen} selected"]
     if explanation.elsewhere:
         lines[0] += f"; {counted(len(explanation.elsewhere), 'hook')} only on other events"
-    lines += _candidate_lines(explanation, inp.event)
+    lines += _candidate_lines(explanation)
     not_reached = _not_reached_lines(verdict, explanation)
     if verdict.results or not_reached:
         lines.append("results:")
