@@ -207,6 +207,30 @@ def test_schema_native_is_json_schema(isolated_home: Path) -> None:
     assert hook["additionalProperties"] is False
 
 
+@pytest.mark.parametrize(
+    ("asked", "schema"),
+    [
+        ("claude_code", "claude-code"),  # the audit's `dialect`
+        ("Claude Code", "claude-code"),  # the system as `hooks list` names it
+        ("Python", "native"),
+        ("skill", "skills"),
+        ("Gemini CLI", "gemini"),
+    ],
+)
+def test_schema_takes_the_names_every_view_uses(
+    isolated_home: Path, asked: str, schema: str
+) -> None:
+    named = hookwright("schema", asked, home=isolated_home)
+    assert named.returncode == 0, named.stderr
+    assert named.stdout == hookwright("schema", schema, home=isolated_home).stdout
+
+
+def test_an_unknown_schema_lists_the_known_ones(isolated_home: Path) -> None:
+    proc = hookwright("schema", "bogus", home=isolated_home)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("hookwright: error: unknown schema 'bogus' (known: ")
+
+
 def test_demo_project_denies_rewrites_and_adds_context(isolated_home: Path) -> None:
     deny = hookwright(
         "hooks",

@@ -144,7 +144,7 @@ def test_settings_that_cannot_be_read_fail_list_and_validate(
         assert listed.returncode == 1
         assert listed.stdout.strip() == "no hooks loaded"
         assert listed.stderr.splitlines()[-1] == (
-            "hookwright: error: 1 hook config file(s) could not be read or parsed, so their "
+            "hookwright: error: 1 hook config file could not be read or parsed, so their "
             f"hooks are not listed: {settings}"
         )
         assert validate(project, isolated_home).returncode == 1

@@ -377,7 +377,7 @@ async def test_on_error_applies_to_async_hooks_and_other_hooks_still_run(
     [
         (42, "returned int"),
         ({"decision": "maybe"}, "unknown decision 'maybe'"),
-        ({"permissionDecision": "deny"}, "unknown field(s) permissionDecision"),
+        ({"permissionDecision": "deny"}, "unknown field permissionDecision"),
     ],
 )
 def test_bad_return_values_are_errors(engine: HookEngine, returned: Any, message: str) -> None:

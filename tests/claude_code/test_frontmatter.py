@@ -103,7 +103,7 @@ async def test_policy_applies_to_frontmatter(h: Harness) -> None:
     path = skill(h, "hooks:\n  Stop:\n    - hooks:\n        - {type: command, command: 'true'}\n")
     diagnostics = register(h, path, "skill", "s1")
     assert h.engine.hooks() == []
-    assert diagnostics == [f"warning: {path}: hooks: 1 hook(s) not loaded by policy"]
+    assert diagnostics == [f"warning: {path}: hooks: 1 hook not loaded by policy"]
 
 
 def test_frontmatter_problems_name_the_file(h: Harness) -> None:

@@ -416,4 +416,4 @@ async def test_policy(h: Harness, settings: dict[str, dict[str, Any]], expected:
 def test_policy_skips_are_reported(h: Harness) -> None:
     write_all_sources(h, user={"disableAllHooks": True})
     h.load()
-    assert any("4 hook(s) not loaded because of disableAllHooks" in d for d in h.diagnostics)
+    assert any("4 hooks not loaded because of disableAllHooks" in d for d in h.diagnostics)

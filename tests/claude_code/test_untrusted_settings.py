@@ -60,7 +60,7 @@ async def test_disable_all_hooks_of_an_untrusted_project_leaves_the_users_hooks_
     if trusted:
         assert result.specs == [] and result.untrusted == []
         assert verdict.decision is None and not marker.exists()
-        assert any("2 hook(s) not loaded because of disableAllHooks" in d for d in h.diagnostics)
+        assert any("2 hooks not loaded because of disableAllHooks" in d for d in h.diagnostics)
     else:
         assert verdict.decision == "deny" and (verdict.reason or "").endswith(": user guard\n")
         assert marker.exists()

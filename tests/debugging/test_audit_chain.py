@@ -115,7 +115,7 @@ def test_verify_holds_on_the_written_file(recorded: tuple[Path, Path]) -> None:
     audit, _ = recorded
     done = hookwright(audit, "audit", "verify")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("ok: 6 record(s) in 1 file(s) chained")
+    assert done.stdout.startswith("ok: 6 records in 1 file chained")
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_no_match_and_bad_lines_are_one_line_each(recorded: tuple[Path, Path]) -
     assert nope.returncode == 0 and nope.stdout == ""
     assert nope.stderr == (
         "hookwright: no audit records match --session nope "
-        f"(6 record(s) read from {audit} and its rotated files)\n"
+        f"(6 records read from {audit} and its rotated files)\n"
     )
     rewrite(audit, lambda ls: [ls[0], b"not json\n", b'{"x": 1}\n', *ls[1:]])
     shown = hookwright(audit, "audit")
@@ -169,7 +169,7 @@ def test_no_match_and_bad_lines_are_one_line_each(recorded: tuple[Path, Path]) -
     assert shown.stderr.splitlines() == [
         f"hookwright: warning: {audit}:2: not an audit record, skipped",
         f"hookwright: warning: {audit}:3: not an audit record, skipped",
-        f"hookwright: warning: 2 line(s) of {audit} and its rotated files are not audit "
+        f"hookwright: warning: 2 lines of {audit} and its rotated files are not audit "
         "records and were skipped",
     ]
     bad = hookwright(audit, "audit", "--since", "yesterday")
@@ -188,7 +188,7 @@ def test_older_records_with_unix_time_are_read_and_counted_as_unchained(
     shown = hookwright(audit, "audit", "--since", "2026-11-18")
     assert shown.stdout.count("\n") == 2 and shown.stdout.startswith("2026-11-")
     done = hookwright(audit, "audit", "verify")
-    assert done.returncode == 0 and "1 older record(s) without a chain" in done.stdout
+    assert done.returncode == 0 and "1 older record without a chain" in done.stdout
 
 
 def fire(engine: HookEngine, count: int) -> None:
@@ -206,7 +206,7 @@ def test_rotation_by_size_carries_the_chain_across_files(tmp_path: Path) -> None
     engine.close()
     assert (tmp_path / "audit.jsonl.3").exists()
     done = hookwright(audit, "audit", "verify")
-    assert done.returncode == 0 and "in 4 file(s)" in done.stdout, done.stdout
+    assert done.returncode == 0 and "in 4 files" in done.stdout, done.stdout
     older = tmp_path / "audit.jsonl.1"
     older.write_bytes(b"".join(older.read_bytes().splitlines(keepends=True)[:-1]))
     broken = hookwright(audit, "audit", "verify")

@@ -125,7 +125,7 @@ def test_stderr_held_back_is_counted_with_where_to_read_it(
     ]
     (summary,) = [line for line in said if "suppressed" in line]
     assert summary == (
-        "hook checker: 2995 more warning(s) like the above suppressed; each call's stderr "
+        "hook checker: 2995 more warnings like the above suppressed; each call's stderr "
         "(its last 2000 characters) is in its audit record: "
         "`hookwright audit --session ID --json` (stderr_tail)"
     )

@@ -11,7 +11,7 @@ import pytest
 
 from cli_runner import run_hookwright
 
-FIX = "trust the folder in Gemini CLI to run them; Gemini BeforeTool"
+FIX = "trust the folder in Gemini CLI to run them"
 
 
 def _gemini_project(tmp_path: Path, home: Path) -> Path:

@@ -54,7 +54,7 @@ def test_an_unknown_skill_is_one_line(tmp_path: Path, isolated_home: Path) -> No
     proc = hooks("list", "-p", str(project), "--skill", "nope", home=isolated_home)
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        f"hookwright: error: unknown skill(s) nope: not in {project / 'skills'} (available: reader)"
+        f"hookwright: error: unknown skill nope: not in {project / 'skills'} (available: reader)"
     )
 
 
@@ -133,7 +133,7 @@ def test_picoclaw_shaped_input_reaches_the_hook_as_picoclaw_sends_it(
     ]
     assert params["tool"] == "Bash"
     assert params["arguments"] == {"command": "rm -rf build"}
-    assert "warning: PicoClaw before_tool has no field(s) 'extra': passed on as they are" in (
+    assert "warning: PicoClaw before_tool has no field 'extra': passed on as they are" in (
         proc.stderr
     )
 
@@ -180,7 +180,7 @@ def test_openharness_envelope_fields_reach_the_hook(tmp_path: Path, isolated_hom
     assert envelope["tool_output"] == "a.txt"
     assert envelope["run_id"] == "run-1"
     assert envelope["agent_name"] == "reviewer"
-    assert "warning: OpenHarness after_tool_dispatch has no field(s) 'colour'" in proc.stderr
+    assert "warning: OpenHarness after_tool_dispatch has no field 'colour'" in proc.stderr
 
 
 def test_the_command_knows_every_skill_timing() -> None:

@@ -74,7 +74,7 @@ def test_explain_says_why_each_hook_ran_or_not(tmp_path: Path, isolated_home: Pa
     proc = hooks_test(project, isolated_home, data, "--explain")
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
-    assert "PreToolUse: 6 hook(s) for this event, 3 selected; 1 hook(s) only on other events" in err
+    assert "PreToolUse: 6 hooks for this event, 3 selected; 1 hook only on other events" in err
     py = "(Python, .hookwright/hooks.yaml) [not trusted]"
     assert f"  skip later {py}: event: registered on PostToolUse" in err
     assert (
@@ -156,13 +156,13 @@ def test_debug_traces_matching_spawning_exit_codes_and_outputs(
         assert proc.returncode == 0, proc.stderr
         lines = [line for line in proc.stderr.splitlines() if line.startswith("[hookwright debug")]
         text = "\n".join(lines)
-        assert "match: PreToolUse (tool_name='Bash'): 6 hook(s) registered, 4 selected" in text
+        assert "match: PreToolUse (tool_name='Bash'): 6 hooks registered, 4 selected" in text
         assert "match:   skip writes (Python, project): matcher 'Write|Edit' does not match" in text
         assert f'spawn: ["sh", "-c", "{sys.executable} {project / "fail.py"}"]' in text
         assert '"tool_input":{"command":"rm -rf build"}' in text
         assert "exit 1 after" in text and "stderr: first line\\nthe reason it failed" in text
         assert "result: PreToolUse no-rm (Python, project): ok, deny" in text
-        assert "result: PreToolUse: merged decision deny, 4 hook(s) ran" in text
+        assert "result: PreToolUse: merged decision deny, 4 hooks ran" in text
         assert json.loads(proc.stdout)["decision"] == "deny"
 
 

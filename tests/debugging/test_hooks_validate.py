@@ -100,7 +100,7 @@ def test_the_demo_is_valid(isolated_home: Path) -> None:
         ("skills/careful/hooks/hooks.json", "skill"),
     ):
         assert f"  ok    {name} ({system})" in proc.stdout
-    assert proc.stdout.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
+    assert proc.stdout.rstrip().endswith("0 errors, 0 warnings in 5 files")
 
 
 def test_a_project_without_hooks(tmp_path: Path, isolated_home: Path) -> None:
@@ -139,7 +139,7 @@ def test_files_read_without_hooks_are_listed(tmp_path: Path, isolated_home: Path
     assert "  ok    .picoclaw/config.json (PicoClaw): no hooks" in out
     assert "  ok    .hookwright/hooks.yaml (Python): no hooks" in out
     assert "none found" not in out
-    assert out.rstrip().endswith("0 error(s), 0 warning(s) in 5 file(s)")
+    assert out.rstrip().endswith("0 errors, 0 warnings in 5 files")
     report = json.loads(
         run_hookwright("hooks", "validate", "-p", str(project), "--json", home=isolated_home).stdout
     )

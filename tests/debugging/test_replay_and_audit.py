@@ -247,7 +247,7 @@ def test_audit_skips_lines_that_are_not_records(isolated_home: Path) -> None:
     (path.parent / "audit.jsonl.1").write_text(json.dumps({**record, "hook": "older"}) + "\n")
     proc = run_hookwright("audit", "--json", home=isolated_home)
     assert [json.loads(line)["hook"] for line in proc.stdout.splitlines()] == ["older", "h"]
-    assert "2 line(s)" in proc.stderr and "were skipped" in proc.stderr
+    assert "2 lines" in proc.stderr and "were skipped" in proc.stderr
 
 
 def test_audit_without_a_file(isolated_home: Path) -> None:

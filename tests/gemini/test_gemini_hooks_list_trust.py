@@ -30,7 +30,10 @@ def test_a_folder_neither_trusts_says_each_refusal_once(
     both = listed.stdout + listed.stderr
     assert both.count(GEMINI_REFUSES) == 1, both  # the file's warning
     assert "not trusted by Gemini CLI" not in both, both
-    row = "— not trusted: will not run; Gemini BeforeTool\n"
+    row = (
+        "as BeforeTool — .gemini/settings.json:hooks.BeforeTool[0].hooks[0] — not trusted: "
+        "will not run\n"
+    )
     assert row in listed.stdout, listed.stdout
     assert listed.stdout.count("not trusted") == 2, listed.stdout  # the row, the last line
 
@@ -47,4 +50,5 @@ def test_a_folder_hookwright_trusts_says_gemini_refusal_once_on_the_row(
     both = listed.stdout + listed.stderr
     assert both.count(GEMINI_REFUSES) == 1, both
     assert "not trusted by Gemini CLI" not in both, both
-    assert "trust the folder in Gemini CLI to run them; Gemini BeforeTool\n" in listed.stdout
+    assert "trust the folder in Gemini CLI to run them\n" in listed.stdout
+    assert "as BeforeTool — " in listed.stdout and "Gemini BeforeTool" not in listed.stdout

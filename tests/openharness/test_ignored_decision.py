@@ -110,16 +110,33 @@ def test_hooks_test_says_it_once_with_the_field_and_fix(
 def test_a_run_completed_hook_asking_to_block_is_said_to_only_observe(
     tmp_path: Path, isolated_home: Path
 ) -> None:
+    """Reported as every decision the real engine ignores (spec §5: it does not act on a
+    run_completed hook's answer), in `run`, `hooks test`, `--explain`, `--debug` and the
+    audit: `decision ignored`, with the field and the fix."""
     project = _project(tmp_path, "block")
     (project / FILE).unlink()
     (project / ".openharness" / "hooks" / "at-end.yaml").write_text(AT_END)
     answer = {"decision": "block", "reason": "not finished"}
     (project / "at_end.py").write_text(ANSWER.format(answer=repr(answer)))
     both = _run(tmp_path, project, isolated_home)
-    said = '"decision": "block" not applied: run_completed hooks only observe'
-    fix = "(block from a before_* hook)"
+    said = '"decision": "block" is not applied: run_completed hooks only observe'
+    fix = (
+        "fix: block from a before_* hook (before_tool_dispatch, before_model_call); OpenHarness "
+        "does not act on a run_completed or run_failed hook's answer"
+    )
     label = "at-end (OpenHarness, .openharness/hooks/at-end.yaml)"
-    assert f"{label}: note — {said} {fix}\n" in both, both
+    assert f"{label}: decision ignored — {said}\n  {fix}\n" in both, both
+    assert both.count(said) == 1 and "note —" not in both, both
     assert "turn ended" not in both, both  # the run completed
     shown = _shown_in_audit(isolated_home, "at-end")
-    assert f"{label}: ran, no decision: {said} {fix}\n" in shown, shown
+    assert f"{label}: decision ignored: {said}; {fix}\n" in shown, shown
+    args = ("hooks", "test", "run_completed", "--input", "-", "-p", str(project))
+    tested = run_hookwright(*args, stdin="{}", home=isolated_home)
+    (hook,) = json.loads(tested.stdout)["hooks"]
+    assert (hook["status"], hook["error"]) == ("ok", said)
+    assert hook["fix"] == fix.removeprefix("fix: ")
+    explained = run_hookwright(*args, "--explain", stdin="{}", home=isolated_home)
+    assert f"{label}: decision ignored, exit 0 — {said}\n      {fix}\n" in explained.stderr
+    debug = run_hookwright("--debug", *args, stdin="{}", home=isolated_home)
+    [result] = [line for line in debug.stderr.splitlines() if "result: Stop at-end" in line]
+    assert "ok, decision ignored, " in result and f"error: {said};" in result, result

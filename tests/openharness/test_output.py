@@ -135,7 +135,12 @@ def test_lifecycle_hooks_only_observe(event: Event) -> None:
         {"decision": "block", "continue": False, "systemMessage": "x"},
         "rewrite_context",
     )
-    assert not result.has_effect
+    # nothing of the answer applies; only the report that it was ignored is left
+    assert result.decision is None and result.continue_ and result.system_message is None
+    assert result.additional_context is None and not result.payload_updates
+    assert result.effects is not None
+    assert [n.kind for n in result.effects.notices] == ["ignored_decision"]
+    assert result.effects == Effects(notices=result.effects.notices)
 
 
 def test_other_decisions_are_ignored() -> None:

@@ -96,6 +96,26 @@ def test_a_script_not_in_the_folder_the_hook_ran_in_names_the_folder_and_the_dir
     assert not (project / "ran.txt").exists()  # with `dir` set the guard denied the call
 
 
+def test_the_start_hint_is_said_once_and_later_calls_refer_to_it_briefly(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = _project(tmp_path / "proj", {"guard": _guard()}, {"guard.py": GUARD})
+    calls = [{"tool_calls": [TOUCH]}, {"tool_calls": [TOUCH]}, {"content": "done"}]
+    (project / "script.json").write_text(json.dumps({"turns": calls}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ran = _run(project, isolated_home, elsewhere)
+    assert ran.returncode == 0, ran.stderr
+    shown = ran.stdout + ran.stderr
+    assert shown.count('the folder the hook ran in (no "dir" set') == 1, shown
+    # each later call's line (a respawn after the backoff too) refers to it briefly, whole
+    later = [line for line in ran.stdout.splitlines() if "guard.py" in line]
+    assert later, ran.stdout
+    brief = 'guard.py is not in the folder the hook ran in: set "dir" (said at the first failure)'
+    assert all(brief in line and "…" not in line for line in later), later
+    assert all(line.count("hook guard:") == 1 for line in later), later  # named once
+
+
 def test_a_script_found_where_the_hook_runs_gets_no_hint(
     tmp_path: Path, isolated_home: Path
 ) -> None:

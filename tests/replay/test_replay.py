@@ -165,7 +165,7 @@ def test_a_stricter_candidate_changes_the_calls_it_adds_and_runs_no_tool(
     assert not any("rm -rf" in line or "Read" in line for line in changed)
     assert "  no-git    100 changed" in lines and "  no-write  100 changed" in lines
     assert lines[-1] == (
-        f"{2 * SESSIONS} of {4 * SESSIONS} recorded call(s) in {SESSIONS} session(s) "
+        f"{2 * SESSIONS} of {4 * SESSIONS} recorded calls in {SESSIONS} sessions "
         "would be decided differently"
     )
 
@@ -194,8 +194,7 @@ def test_the_same_hooks_change_nothing(recorded: dict[str, Path]) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        f"0 of {4 * SESSIONS} recorded call(s) in {SESSIONS} session(s) would be decided "
-        "differently"
+        f"0 of {4 * SESSIONS} recorded calls in {SESSIONS} sessions would be decided differently"
     ]
     assert not list(recorded["project"].rglob("__pycache__"))
 
@@ -220,5 +219,5 @@ def test_an_untrusted_candidate_is_refused(recorded: dict[str, Path], tmp_path: 
     )  # fmt: skip
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.startswith("hookwright: error: 3 hook(s) of ")
+    assert done.stderr.startswith("hookwright: error: 3 hooks of ")
     assert "not trusted" in done.stderr and "--trust" in done.stderr

@@ -106,4 +106,4 @@ def test_nothing_recorded_replays_nothing(tmp_path: Path, isolated_home: Path) -
     project = project_with_guard(tmp_path)
     done = run_hookwright("replay", "-p", str(project), "--trust", home=isolated_home)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "0 of 0 recorded call(s) in 0 session(s) would be decided differently\n"
+    assert done.stdout == "0 of 0 recorded calls in 0 sessions would be decided differently\n"

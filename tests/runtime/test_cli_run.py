@@ -81,7 +81,7 @@ def test_unknown_skill_is_an_error_for_run_and_chat(tmp_path: Path, isolated_hom
         )
         assert proc.returncode == 2, proc.stderr
         [line] = proc.stderr.strip().splitlines()
-        assert f"unknown skill(s) tiddy: not in {tmp_path / 'skills'} (available: tidy)" in line
+        assert f"unknown skill tiddy: not in {tmp_path / 'skills'} (available: tidy)" in line
 
 
 @pytest.mark.parametrize("backend", ["openai", "anthropic"])

@@ -142,7 +142,7 @@ def test_the_debug_trace_of_the_demo_shows_each_system_at_work(isolated_home: Pa
     assert 'answer: redact-secrets hook.after_tool: {"action": "modify"' in text
     assert "no_destructive_rm.py" in text and "exit 0 after" in text
     assert "permissionDecision" in text
-    assert "match: UserPromptSubmit: 1 hook(s) registered, 1 selected" in text
+    assert "match: UserPromptSubmit: 1 hook registered, 1 selected" in text
     assert "result: PostToolUse note-dry-runs (OpenHarness, project): ok, rewrite output" in text
     assert "match: Stop: no hooks registered" in text
 

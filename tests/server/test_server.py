@@ -226,7 +226,7 @@ def test_bad_frames_get_clear_errors_and_the_socket_stays_usable(serve: ServerFa
             {**chat, "skills": ["../etc"]}
         )
         unknown = ws.error_for({**chat, "skills": ["nope"]})
-        assert unknown.startswith("unknown skill(s): nope; skills in ")
+        assert unknown.startswith("unknown skill: nope; skills in ")
         assert unknown.endswith(": flow, memory")
         assert model.calls == []
 
@@ -323,7 +323,7 @@ def test_a_model_that_cannot_be_built_is_an_error_frame(
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        ({"skill": ["memory", "nope"]}, "unknown skill(s) nope: not in "),
+        ({"skill": ["memory", "nope"]}, "unknown skill nope: not in "),
         ({"model": "bogus"}, "unknown model 'bogus'"),
         ({"permission_mode": "yolo"}, "unknown permission mode 'yolo'"),
     ],
@@ -450,7 +450,7 @@ def test_elicitation_answers_are_checked_against_the_schema_before_the_server_ge
                 "subscribed: expected true or false, got string",
             ),
             ({"name": "Ada", "color": "red"}, "required: age"),
-            ({"name": "Ada", "age": 41, "color": "red", "admin": True}, "unknown field(s): admin"),
+            ({"name": "Ada", "age": 41, "color": "red", "admin": True}, "unknown field: admin"),
         ]
         for content, error in hostile:
             ws.send(

@@ -32,6 +32,7 @@ from hookwright.cli.project import (
 )
 from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
 from hookwright.core.events import UnknownEventError, resolve_event
+from hookwright.core.words import counted
 from hookwright.monitor import debug as debug_trace
 from hookwright.transports.adoption import enable_subreaper
 
@@ -220,7 +221,7 @@ def hooks_list(
     unreadable = unreadable_files(hooks)
     if unreadable:
         error_line(
-            f"{len(unreadable)} hook config file(s) could not be read or parsed, so their "
+            f"{counted(len(unreadable), 'hook config file')} could not be read or parsed, so their "
             f"hooks are not listed: {', '.join(unreadable)}"
         )
         raise typer.Exit(code=1)
@@ -245,7 +246,7 @@ def _print_hooks(
     hooktable.print_rows(console, rows, project.resolve())
     if hooks.opened.untrusted:
         console.print(
-            f"{len(hooks.opened.untrusted)} hook(s) {hooktable.NOT_TRUSTED}: "
+            f"{counted(len(hooks.opened.untrusted), 'hook')} {hooktable.NOT_TRUSTED}: "
             + TrustStore(Path.home()).how_to_trust(
                 folder_to_trust((hook.trust_root for hook in hooks.opened.untrusted), project)
             )
@@ -361,6 +362,24 @@ def _schemas() -> dict[str, Callable[[], dict[str, Any]]]:
     }
 
 
+#: Other names of a schema: each dialect's id (the audit's `dialect`) and its system's name
+#: as `hooks list` says it, lower-cased, with `_` and spaces as `-`.
+_SCHEMA_NAMES = {
+    "python": "native",
+    "claude-code": "claude-code",
+    "skill": "skills",
+    "gemini-cli": "gemini",
+    "codex-cli": "codex",
+}
+
+
+def _schema_name(asked: str) -> str:
+    """The schema `asked` names: its own name, a dialect id or a system's name
+    (``claude_code``, ``Claude Code``, ``Python``, ``skill``, ``Gemini CLI``)."""
+    name = asked.strip().lower().replace("_", "-").replace(" ", "-")
+    return _SCHEMA_NAMES.get(name, name)
+
+
 @app.command("schema")
 def schema(
     dialect: Annotated[str, typer.Argument(metavar="DIALECT", hidden=True)] = "native",
@@ -370,9 +389,10 @@ def schema(
     hooks and isolation), openharness (one hook file), skills (a skill's hooks.json), codex
     (.codex/hooks.json) or gemini (a .gemini/settings.json's hooks)."""
     schemas = _schemas()
-    if dialect not in schemas:
+    name = _schema_name(dialect)
+    if name not in schemas:
         raise _fail(f"unknown schema {dialect!r} (known: {', '.join(sorted(schemas))})")
-    sys.stdout.write(json.dumps(schemas[dialect](), indent=2) + "\n")
+    sys.stdout.write(json.dumps(schemas[name](), indent=2) + "\n")
 
 
 def _register_host_commands() -> None:

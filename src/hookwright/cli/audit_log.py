@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from hookwright.cli.audit_query import Query, Summary, csv_printer
 from hookwright.cli.records import describe
+from hookwright.core.words import counted
 from hookwright.host.labels import origin_file, system_name
 from hookwright.monitor.audit_chain import record_time
 
@@ -243,14 +244,18 @@ def run(path: Path, query: Query, options: Options) -> int:
     return 0
 
 
+#: Said of the lines skipped, by whether there is one.
+_NOT_RECORDS = {True: "is not an audit record and was", False: "are not audit records and were"}
+
+
 def _report(reader: Reader, path: Path, query: Query) -> None:
     if reader.skipped:
         sys.stderr.write(
-            f"hookwright: warning: {reader.skipped} line(s) of {path} and its rotated files "
-            "are not audit records and were skipped\n"
+            f"hookwright: warning: {counted(reader.skipped, 'line')} of {path} and its rotated "
+            f"files {_NOT_RECORDS[reader.skipped == 1]} skipped\n"
         )
     if reader.read and not reader.kept and query.describe():
         sys.stderr.write(
             f"hookwright: no audit records match {query.describe()} "
-            f"({reader.read} record(s) read from {path} and its rotated files)\n"
+            f"({counted(reader.read, 'record')} read from {path} and its rotated files)\n"
         )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookwright.cli.audit_log import rotated
+from hookwright.core.words import counted
 from hookwright.monitor.audit_chain import genesis_hash, line_hash
 
 
@@ -115,9 +116,11 @@ def run(path: Path) -> int:
     if outcome.broken is not None:
         sys.stdout.write(f"broken: {outcome.broken}\n")
         return 1
-    older = f", {outcome.unchained} older record(s) without a chain" if outcome.unchained else ""
+    unchained = counted(outcome.unchained, "older record")
+    older = f", {unchained} without a chain" if outcome.unchained else ""
     sys.stdout.write(
-        f"ok: {outcome.records} record(s) in {outcome.files} file(s) chained{older}; "
+        f"ok: {counted(outcome.records, 'record')} in {counted(outcome.files, 'file')} "
+        f"chained{older}; "
         f"last hash {outcome.head}\n"
     )
     return 0

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from hookwright.core.events import COMMON_FIELDS, TOOL_EVENTS, Event
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS, unknown_tool
+from hookwright.core.words import listed
 
 Reader = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -192,7 +193,7 @@ def shaped(name: str, event: Event, data: dict[str, Any]) -> Shaped:
             unknown = [key for key in data if key not in known]
             if unknown:
                 warnings.append(
-                    f"{system} {method} has no field(s) {', '.join(map(repr, unknown))}: "
+                    f"{system} {method} has no {listed([repr(u) for u in unknown], 'field')}: "
                     f"passed on as they are (its fields: {', '.join(fields[method]) or 'none'})"
                 )
             data = read(data)

@@ -29,6 +29,13 @@ ENTRY_PATHS: dict[str, re.Pattern[str]] = {
 }
 
 
+def entry_field(dialect: str, origin: str) -> str:
+    """The field path of a hook's entry in its file, from its origin (``file:field``): an
+    error under it is that hook's. An OpenHarness file is one hook: the whole file."""
+    file, _, field_path = origin.rpartition(":")
+    return field_path if file and dialect != "openharness" else ""
+
+
 def under(path: str, field: str) -> bool:
     """True when the field path `path` is `field` or inside it (every path is inside the
     empty field: the whole file)."""

@@ -173,6 +173,7 @@ def _dispatch(
     explain = args.explain
     explanation = _explain(engine, project, declared_by, trust, inp, explain)
     explanation.warnings[:0] = input_notes
+    explanation = replace(explanation, asked_as=args.event)
     if args.model is None:
         explanation.warnings.extend(_asking_a_model(engine.hooks(inp.event)))
     if not explain:
@@ -252,18 +253,20 @@ def _explain(
 ) -> Explanation:
     """The input warnings, and with `full` every candidate hook, the folders not trusted and
     the hooks that will not run."""
-    from hookwright.cli.explain import Explanation, other_events, unloaded_for
+    from hookwright.cli.explain import Explanation, load_errors, other_events, unloaded_for
     from hookwright.engine.selection import input_warnings
 
     untrusted = {key for key, hook in declared_by.items() if not trust.trusts(hook.trust_root)}
     not_bound = [item for item in project.opened.not_run if item.reason == "not_bound"]
+    unloaded = unloaded_for(not_bound, inp.event) if full else []
     return Explanation(
         candidates=engine.explain(inp) if full else [],
         untrusted=untrusted,
-        unloaded=unloaded_for(not_bound, inp.event) if full else [],
+        unloaded=unloaded,
         warnings=input_warnings(engine.hooks(inp.event), inp),
         elsewhere=other_events(engine.hooks(), inp.event) if full else [],
         project_dir=project.opened.project_dir,
+        load_errors=load_errors(unloaded, project.loaded.diagnostics),
     )
 
 

@@ -123,6 +123,7 @@ def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> Hoo
         not_run=item.reason,
         fails=mode.fails,
         closed_by=mode.closed_by,
+        own_event=hook.own_event(event) if event is not None else None,
     )
 
 

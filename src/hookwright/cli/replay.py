@@ -21,6 +21,7 @@ from hookwright.cli.project import CliError, bound, error_line, say_diagnostics,
 from hookwright.cli.replay_read import RecordedCall, Recording
 from hookwright.cli.replay_run import ReplayReport, replay
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.words import counted
 
 if TYPE_CHECKING:
     from hookwright.engine.kernel import HookEngine
@@ -117,7 +118,8 @@ def replay_engine(folder: Path, trust: bool) -> tuple[HookEngine, BoundHooks]:
         count = len(hooks.opened.untrusted)
         how = TrustStore(Path.home()).how_to_trust(folder.resolve())
         raise CliError(
-            f"{count} hook(s) of {folder.resolve()} are not trusted and would not run; {how}"
+            f"{counted(count, 'hook')} of {folder.resolve()} "
+            f"{'is' if count == 1 else 'are'} not trusted and would not run; {how}"
         )
     say_diagnostics(hooks)
     engine = HookEngine(audit_path=None)
@@ -145,9 +147,9 @@ def _print_text(report: ReplayReport, skipped: int) -> None:
         for name, count in report.per_hook:
             out.write(f"  {name:<{width}}  {count} changed\n")
     out.write(
-        f"{len(report.changed)} of {report.replayed} recorded call(s) in {report.sessions} "
-        f"session(s) would be decided differently"
-        + (f"; {skipped} recorded line(s) skipped" if skipped else "")
+        f"{len(report.changed)} of {counted(report.replayed, 'recorded call')} in "
+        f"{counted(report.sessions, 'session')} would be decided differently"
+        + (f"; {counted(skipped, 'recorded line')} skipped" if skipped else "")
         + "\n"
     )
 

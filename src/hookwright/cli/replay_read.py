@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.core.events import Event
+from hookwright.core.words import counted
 from hookwright.monitor.audit_chain import record_time
 
 #: A recorded line longer than this (bytes) is skipped.
@@ -75,7 +76,8 @@ class Warnings:
 
     def summary(self) -> str | None:
         hidden = self.count - len(self.lines)
-        return f"hookwright: warning: {hidden} more line(s) skipped" if hidden > 0 else None
+        more = counted(hidden, "more line")
+        return f"hookwright: warning: {more} skipped" if hidden > 0 else None
 
 
 def _lines(path: Path, warnings: Warnings) -> Iterator[tuple[str, Any]]:

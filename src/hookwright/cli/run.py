@@ -18,8 +18,9 @@ from rich.prompt import Confirm
 from hookwright.cli.elicit import TerminalElicitation
 from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
+from hookwright.core.words import counted
 from hookwright.dialects.claude_profiles import named_profile
-from hookwright.dialects.skills import unknown_skills
+from hookwright.dialects.skills import skills_not_enabled, unknown_skills
 from hookwright.host.open import NOT_RUN_LOGGER
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation
@@ -132,7 +133,7 @@ async def _stdin_line() -> str | None:
 
 
 async def _ask_trust(folder: Path, count: int) -> bool:
-    text = f"{folder} has {count} hook(s) of its own that run commands. Trust this folder?"
+    text = f"{folder} has {counted(count, 'hook')} of its own that run commands. Trust this folder?"
     return await asyncio.to_thread(Confirm.ask, text, default=False)
 
 
@@ -246,6 +247,9 @@ async def open_cli_session(
     for line in setup.diagnostics:
         if line not in setup.not_run_summary:  # said hook by hook (`say_not_run_on_stderr`)
             sys.stderr.write(line + "\n")
+    off = skills_not_enabled(options.project.resolve(), list(options.skills or []))
+    if off is not None:
+        sys.stderr.write(off + "\n")
     # As Claude Code does: the settings' variables are the process's, so hooks see them too.
     os.environ.update(setup.agent.config.settings_env)
     return setup

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from hookwright.core.words import counted
 from hookwright.runtime.transcript import transcript_path
 
 #: A transcript line longer than this is not read for the listing's first prompt.
@@ -88,7 +89,7 @@ def sessions(
         console.print(
             Text.assemble(
                 (info.session_id, "bold"),
-                (f"  {info.modified}  {info.prompts} prompt(s)", "dim"),
+                (f"  {info.modified}  {counted(info.prompts, 'prompt')}", "dim"),
             )
         )
         console.print(Text(f"  {info.first_prompt}"), no_wrap=True, overflow="ellipsis")

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookwright.cli.hook_entries import rejected_entries, under, whole_file_failed
+from hookwright.cli.hook_entries import entry_field, rejected_entries, under, whole_file_failed
 from hookwright.config.loading import Diagnostic, Discovery, LoadContext
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
+from hookwright.core.words import counted
 from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.host.failure_policy import FailureMode, failure_mode, untrusted_failure_mode
 from hookwright.host.labels import system_name
@@ -94,11 +95,6 @@ def _file_of(origin: str) -> str:
     return origin.rpartition(":")[0] or origin
 
 
-def _field_of(origin: str) -> str:
-    file, _, field_path = origin.rpartition(":")
-    return field_path if file else ""
-
-
 def _add_dialect(
     report: Report,
     dialect: str,
@@ -113,14 +109,36 @@ def _add_dialect(
         report.file(_file_of(hook.origin), dialect).hooks += 1
     bound = bind_hooks(discovery, policy, report.project, home, scope)
     report.unchecked += len(bound.opened.untrusted)
-    for diagnostic in bound.loaded.diagnostics:
+    problems = list(bound.loaded.diagnostics)
+    problems += [d for d in _dead_guards(dialect, report.project, home, scope) if d not in problems]
+    for diagnostic in problems:
         report.file(diagnostic.file, dialect).problems.append(diagnostic)
     for origin, failure in _failures(bound):
         report.file(_file_of(origin), dialect).failures.append(failure)
-    _count_loaded(report, dialect, discovery, bound)
+    _count_loaded(report, dialect, discovery, bound, problems)
 
 
-def _count_loaded(report: Report, dialect: str, discovery: Discovery, bound: BoundHooks) -> None:
+def _dead_guards(dialect: str, project: Path, home: Path, scope: ProjectScope) -> list[Diagnostic]:
+    """Hooks that load but can never work (a program that is not there, a URL that is
+    refused), found without running anything, whether their folder is trusted or not."""
+    if dialect == "claude_code":
+        from hookwright.dialects.claude_code.checks import check
+
+        return check(LoadContext(project, home, scope.config_files))
+    if dialect == "openharness":
+        from hookwright.dialects.openharness import checks
+
+        return checks.check(project, home)
+    return []
+
+
+def _count_loaded(
+    report: Report,
+    dialect: str,
+    discovery: Discovery,
+    bound: BoundHooks,
+    problems: list[Diagnostic],
+) -> None:
     """Per file, what became of each hook read (`FileReport`: one with an error under its
     entry failed, whatever its folder), and the entries its errors say were rejected before
     they were read as hooks."""
@@ -128,11 +146,14 @@ def _count_loaded(report: Report, dialect: str, discovery: Discovery, bound: Bou
     untrusted = {id(hook) for hook in loaded.untrusted}
     unbound = {id(hook) for hook in loaded.unloaded}
     errors: dict[str, list[Diagnostic]] = {}
-    for diagnostic in loaded.diagnostics:
+    for diagnostic in problems:
         errors.setdefault(diagnostic.file, []).append(diagnostic)
     fields: dict[str, list[str]] = {}
     for hook in discovery.hooks:
-        file, field_path = report.file(_file_of(hook.origin), dialect), _field_of(hook.origin)
+        file, field_path = (
+            report.file(_file_of(hook.origin), dialect),
+            entry_field(dialect, hook.origin),
+        )
         fields.setdefault(file.file, []).append(field_path)
         broken = any(
             d.severity == "error" and under(d.path, field_path) for d in errors.get(file.file, ())
@@ -200,14 +221,6 @@ def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:
     found, unrecognised = discover_each_dialect(project, home, scope.config_files)
     for dialect, discovery in found.items():
         _add_dialect(report, dialect, discovery, policy, scope, home)
-    if "claude_code" in found:
-        from hookwright.dialects.claude_code.checks import check
-
-        ctx = LoadContext(project, home, scope.config_files)
-        for problem in check(ctx):
-            problems = report.file(problem.file, "claude_code").problems
-            if problem not in problems:  # also found when the hooks were bound
-                problems.append(problem)
     _add_skills(report, project)
     for diagnostic in unrecognised:
         report.file(diagnostic.file, "-").problems.append(diagnostic)
@@ -304,7 +317,8 @@ def to_lines(report: Report) -> list[str]:
     if report.unchecked:
         lines.append(
             f"{_hooks(report.unchecked)} of a folder that is not trusted "
-            f"{'was' if report.unchecked == 1 else 'were'} checked without loading their code "
+            f"{'was' if report.unchecked == 1 else 'were'} checked without loading "
+            f"{'its' if report.unchecked == 1 else 'their'} code "
             "(modules, factories); --trust loads them too"
         )
     failures = [h for f in report.files.values() for h in f.failures]
@@ -313,6 +327,7 @@ def to_lines(report: Report) -> list[str]:
         opened = len(failures) - closed
         lines.append(f"failure modes (per hook and event): {closed} closed, {opened} open")
     lines.append(
-        f"{report.errors} error(s), {report.warnings} warning(s) in {len(report.files)} file(s)"
+        f"{counted(report.errors, 'error')}, {counted(report.warnings, 'warning')} in "
+        f"{counted(len(report.files), 'file')}"
     )
     return lines

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from hookwright.config.safeparse import ParseError, read_json, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
+from hookwright.core.systems import authored_event
 
 if TYPE_CHECKING:
     from hookwright.core.spec import HookSpec, Mode
@@ -113,6 +114,14 @@ class DiscoveredHook:
     #: The command line a command hook runs, as declared: its first word is checked when the
     #: project is opened (`hookwright.config.commands`). None for other hooks.
     command: str | None = None
+    #: Each of `events` in the words of the hook's author ("" where those are the canonical
+    #: ones); empty when every one is canonical.
+    own_events: tuple[str, ...] = ()
+
+    def own_event(self, event: Event) -> str | None:
+        """`event` in the words of the hook's author, when they differ from the canonical."""
+        named = dict(zip(self.events, self.own_events, strict=False)).get(event)
+        return named or None
 
     @classmethod
     def of_specs(cls, specs: Sequence[HookSpec], trust_root: Path | None) -> DiscoveredHook:
@@ -120,6 +129,9 @@ class DiscoveredHook:
         dispatched (a command runs, a request is sent, only when the engine calls them)."""
         first = specs[0]
         built = list(specs)
+        own: dict[Event, str] = {}
+        for spec in specs:
+            own.setdefault(spec.event, authored_event(spec.dialect_data) or "")
         return cls(
             name=first.name,
             dialect=first.dialect,
@@ -127,7 +139,8 @@ class DiscoveredHook:
             origin=first.origin or "",
             trust_root=trust_root,
             binder=lambda _policy: LoadResult(specs=built),
-            events=tuple(dict.fromkeys(spec.event for spec in specs)),
+            events=tuple(own),
+            own_events=tuple(own.values()) if any(own.values()) else (),
             matcher=first.shown_matcher(),
             if_rule=first.if_rule.source if first.if_rule is not None else None,
             mode=first.mode,

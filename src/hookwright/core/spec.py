@@ -117,7 +117,9 @@ def decode_native(value: Any) -> HookResult | None:
             data["continue_"] = data.pop("continue")
         unknown = sorted(set(data) - _RESULT_FIELDS)
         if unknown:
-            raise HookReturnError(f"returned unknown field(s) {', '.join(unknown)}")
+            from hookwright.core.words import listed  # only when a hook's answer is wrong
+
+            raise HookReturnError(f"returned unknown {listed(unknown, 'field')}")
         if data.get("decision") is not None:
             try:
                 data["decision"] = Decision(data["decision"])

@@ -20,3 +20,14 @@ SYSTEMS = {
 
 def system_name(dialect: str) -> str:
     return SYSTEMS.get(dialect, dialect)
+
+
+def authored_event(dialect_data: object) -> str | None:
+    """The event in the words of the hook's author, from what its dialect records on its
+    spec (a skill's timing, a PicoClaw method, an OpenHarness or Gemini CLI event); None
+    where they are the canonical ones (Claude Code, Python)."""
+    for field in ("timing", "event", "event_name", "method"):
+        value = getattr(dialect_data, field, None)
+        if isinstance(value, str) and value:
+            return value
+    return None

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # re-exported: every view imports the label helpers from here
+from hookwright.core.systems import authored_event
 from hookwright.core.systems import system_name as system_name
 
 if TYPE_CHECKING:  # only named in annotations: opening a project never imports the engine's records
@@ -38,12 +39,7 @@ def event_words(canonical: str, own: str | None) -> str:
 def own_event(spec: HookSpec) -> str | None:
     """The event in the words of the hook's author (a skill's timing, a PicoClaw method, an
     OpenHarness event); None where they are the canonical ones (Claude Code, Python)."""
-    data = spec.dialect_data
-    for field in ("timing", "event", "event_name", "method"):
-        value = getattr(data, field, None)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    return authored_event(spec.dialect_data)
 
 
 def hook_file(spec: HookSpec, project_dir: Path | None = None) -> str | None:

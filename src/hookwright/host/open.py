@@ -47,6 +47,7 @@ from hookwright.config.loading import (
 )
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
+from hookwright.core.words import counted, listed
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.host.labels import system_name
@@ -257,7 +258,7 @@ def discover_project(
             Diagnostic(
                 str(project_dir),
                 "dialects",
-                f"unknown dialect(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})",
+                f"unknown {listed(unknown, 'dialect')} (known: {', '.join(sorted(known))})",
                 "warning",
             )
         )
@@ -510,7 +511,8 @@ def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tup
         return ()
     folder = folder_to_trust((hook.trust_root for hook in loaded.untrusted), project_dir)
     how = TrustStore(home).how_to_trust(folder)
-    message = f"{len(loaded.untrusted)} project hook(s) not run: this folder is not trusted; {how}"
+    count = counted(len(loaded.untrusted), "project hook")
+    message = f"{count} not run: this folder is not trusted; {how}"
     return (str(Diagnostic(str(project_dir), "", message, "warning")),)
 
 

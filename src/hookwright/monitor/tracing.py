@@ -13,6 +13,7 @@ from hookwright.core.effects import failure_fix
 from hookwright.core.events import MATCH_FIELD, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
+from hookwright.core.words import counted
 from hookwright.monitor.debug import short, trace
 
 
@@ -39,11 +40,12 @@ def selection(hooks: Sequence[HookSpec], inp: HookInput, explain: Explain | None
         trace("match", f"{event}{query}: no hooks registered")
         return
     if explain is None:
-        trace("match", f"{event}{query}: {len(hooks)} hook(s) registered")
+        trace("match", f"{event}{query}: {counted(len(hooks), 'hook')} registered")
         return
     candidates, warnings = explain(hooks, inp)
     chosen = sum(1 for c in candidates if c.selected)
-    trace("match", f"{event}{query}: {len(candidates)} hook(s) registered, {chosen} selected")
+    registered = counted(len(candidates), "hook")
+    trace("match", f"{event}{query}: {registered} registered, {chosen} selected")
     for candidate in candidates:
         mark = "run " if candidate.selected else "skip"
         trace("match", f"  {mark} {candidate.spec.describe()}: {candidate.reason}")
@@ -76,7 +78,9 @@ def results(verdict: Verdict) -> None:
             text += _failure_facts(result)
         trace("result", f"{event} {name}: {text}")
     decision = verdict.decision.value if verdict.decision else "none"
-    trace("result", f"{event}: merged decision {decision}, {len(verdict.runs)} hook(s) ran")
+    trace(
+        "result", f"{event}: merged decision {decision}, {counted(len(verdict.runs), 'hook')} ran"
+    )
 
 
 def _failure_facts(result: HookResult) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookwright.core.words import listed
 from hookwright.dialects.skills import available_skills
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
 from hookwright.runtime.mcp.elicitation import AskElicitation
@@ -87,10 +88,10 @@ def _skills_for(settings: ServerSettings, request: ChatRequest) -> list[str]:
     known = available_skills(settings.project_dir)
     unknown = [name for name in wanted if name not in known]
     if unknown:
-        listed = ", ".join(known) if known else "none"
+        available = ", ".join(known) if known else "none"
         raise RequestError(
-            f"unknown skill(s): {', '.join(unknown)}; skills in "
-            f"{settings.project_dir / 'skills'}: {listed}"
+            f"unknown {listed(unknown, 'skill', colon=':')}; skills in "
+            f"{settings.project_dir / 'skills'}: {available}"
         )
     return wanted
 

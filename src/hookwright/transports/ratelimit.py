@@ -95,9 +95,10 @@ class RateLimitedLog:
             return
         where = f"; {EVERY_STDERR_LINE}" if self.suppressed_stderr else ""
         self.logger.warning(
-            "hook %s: %d more warning(s) like the above suppressed%s",
+            "hook %s: %d more %s like the above suppressed%s",
             self.hook,
             self.suppressed,
+            "warning" if self.suppressed == 1 else "warnings",
             where,
             extra={"hook": self.hook},
         )

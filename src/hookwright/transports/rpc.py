@@ -769,6 +769,15 @@ def _kill_leftovers() -> None:
 # The supervised process ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class StartHint:
+    """What may have caused a failed start, in a dialect's words: `text` is said with the
+    first failure it explains, `brief` with each later one (a call's ``(last error: …)``)."""
+
+    text: str
+    brief: str
+
+
 #: Turns (argv, cwd, full environment) into what is actually started (a sandbox wrapper);
 #: raises to refuse the start.
 Launcher = Callable[
@@ -796,7 +805,7 @@ class RpcProcess:
         io: IoRunner | None = None,
         clock: Callable[[], float] = time.monotonic,
         launcher: Launcher | None = None,
-        start_hint: Callable[[], str | None] | None = None,
+        start_hint: Callable[[], StartHint | None] | None = None,
     ) -> None:
         if not argv:
             raise ValueError(f"hook {name}: command is required")
@@ -819,6 +828,8 @@ class RpcProcess:
         #: Asked when a start fails: what may have caused it, added to the failure (a
         #: dialect's words: a PicoClaw script not in the folder the process ran in).
         self.start_hint = start_hint
+        #: The hints said in full once already (later failures refer to them briefly).
+        self._hints_said: set[str] = set()
         #: Processes spawned successfully after the first one.
         self.restarts = 0
         #: Consecutive failures since the last successful call.
@@ -1048,7 +1059,8 @@ class RpcProcess:
     def _check_may_start(self) -> None:
         if self.spawned == 0 and self.failures == 0:
             return
-        why = f" (last error: {self.last_error})" if self.last_error else ""
+        last = (self.last_error or "").removeprefix(f"hook {self.name}: ")  # named once
+        why = f" (last error: {last})" if last else ""
         policy = self.restart
         if not policy.enabled:
             raise RpcProcessError(f"hook {self.name}: process is down, restart disabled{why}")
@@ -1062,8 +1074,8 @@ class RpcProcess:
         try:
             conn = await self._spawn_and_greet()
         except BaseException as exc:
-            hinted = self._with_hint(exc)
-            self._record_failure(hinted)
+            hinted, remembered = self._with_hint(exc)
+            self._record_failure(remembered)
             self._starting = None
             if hinted is not exc:
                 raise hinted from exc
@@ -1080,13 +1092,17 @@ class RpcProcess:
         conn.exited.add_done_callback(lambda _: self._on_exit(conn))
         return conn
 
-    def _with_hint(self, exc: BaseException) -> BaseException:
-        """A failed start's error with `start_hint`'s words added, when it has some."""
+    def _with_hint(self, exc: BaseException) -> tuple[BaseException, BaseException]:
+        """A failed start's error with `start_hint`'s words added, when it has some: in full
+        the first time a hint is said, briefly after; and the error later calls' ``(last
+        error: …)`` repeat, which refers to the hint briefly."""
         hint = self.start_hint() if self.start_hint is not None else None
-        if not hint or not isinstance(exc, Exception):
-            return exc
+        if hint is None or not isinstance(exc, Exception):
+            return exc, exc
         said = str(exc) if isinstance(exc, RpcProcessError) else f"hook {self.name}: {exc}"
-        return RpcProcessError(f"{said}; {hint}")
+        words = hint.brief if hint.text in self._hints_said else hint.text
+        self._hints_said.add(hint.text)
+        return RpcProcessError(f"{said}; {words}"), RpcProcessError(f"{said}; {hint.brief}")
 
     async def _spawn_and_greet(self) -> _Connection:
         env = None if self.env is None else {**os.environ, **self.env}

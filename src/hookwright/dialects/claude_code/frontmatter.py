@@ -22,6 +22,7 @@ from typing import Any, Literal
 from hookwright.config.loading import Diagnostic, LoadResult
 from hookwright.config.safeparse import ParseError, load_yaml_text, read_text
 from hookwright.core.events import Event
+from hookwright.core.words import counted
 from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
 from hookwright.dialects.claude_code.loader import LoaderOptions, build_options
@@ -57,7 +58,9 @@ def read_frontmatter(path: Path) -> tuple[dict[str, Any] | None, Diagnostic | No
 
 
 def _not_loaded_by_policy(path: Path, count: int) -> Diagnostic:
-    return Diagnostic(str(path), "hooks", f"{count} hook(s) not loaded by policy", "warning")
+    return Diagnostic(
+        str(path), "hooks", f"{counted(count, 'hook')} not loaded by policy", "warning"
+    )
 
 
 def load_frontmatter_hooks(

@@ -27,6 +27,7 @@ from hookwright.config.loading import (
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
+from hookwright.core.words import counted
 from hookwright.dialects.claude_code.codec import EXIT_RULES, ExitRules
 from hookwright.dialects.claude_code.config import CommandHook, ParsedHandler, parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
@@ -108,7 +109,9 @@ def _policy_notice(policy: Policy, skipped: int, diagnostics: list[Diagnostic]) 
         return
     why = "allowManagedHooksOnly" if policy.managed_only else "disableAllHooks"
     diagnostics.append(
-        Diagnostic("settings", why, f"{skipped} hook(s) not loaded because of {why}", "warning")
+        Diagnostic(
+            "settings", why, f"{counted(skipped, 'hook')} not loaded because of {why}", "warning"
+        )
     )
 
 

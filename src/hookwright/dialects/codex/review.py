@@ -92,6 +92,7 @@ def review_note(hook: CodexHook, review: Review) -> str:
         return "turned off in the Codex config ([hooks.state] enabled = false); not run"
     why = "not reviewed" if review == "unreviewed" else "changed since it was reviewed"
     return (
-        f"{why} in Codex; not run. Review it with /hooks in Codex, or add to the Codex "
-        f'config.toml: [hooks.state."{review_key(hook)}"] trusted_hash = "{trusted_hash(hook)}"'
+        f"{why} in Codex; not run. Review it with /hooks in Codex, or add to your Codex "
+        "config.toml ($CODEX_HOME, else ~/.codex): "
+        f'[hooks.state."{review_key(hook)}"] trusted_hash = "{trusted_hash(hook)}"'
     )

@@ -255,12 +255,13 @@ def _declared(
         trust_root=layer.trust_root,
         binder=binder,
         events=(EVENTS[command.event_name],),
+        own_events=(command.event_name,),
         matcher=hook.matcher,
         mode="chain" if hook.sequential else "parallel",
         timeout=command.timeout_ms / 1000,
-        # Not "not trusted" again: a folder Gemini refuses is said once, by the file's warning
-        # or, where hookwright trusts the folder, by the hook's off reason (`_bind`).
-        note=f"Gemini {command.event_name}",
+        # No note: a folder Gemini refuses is said once, by the file's warning or, where
+        # hookwright trusts the folder, by the hook's off reason (`_bind`); its own event name
+        # is `own_events`, shown as every system's.
         command=command.command,
     )
 

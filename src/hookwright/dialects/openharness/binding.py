@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookwright.core.events import Event
+from hookwright.core.words import counted
 
 
 class SecretValues(frozenset[str]):
@@ -14,7 +15,7 @@ class SecretValues(frozenset[str]):
     leak them."""
 
     def __repr__(self) -> str:
-        return f"<{len(self)} secret value(s)>"
+        return f"<{counted(len(self), 'secret value')}>"
 
     __str__ = __repr__
 

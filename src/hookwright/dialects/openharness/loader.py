@@ -41,13 +41,14 @@ from hookwright.core import validation
 from hookwright.core.events import Event, HookInput
 from hookwright.core.matching import Matcher, MatcherError, compile_matcher
 from hookwright.core.spec import DialectData, HookSpec
+from hookwright.core.words import counted
 from hookwright.dialects.base import Handler
 from hookwright.dialects.openharness import capabilities as caps
 from hookwright.dialects.openharness.agents import AGENTS_DIR, agent_path
 from hookwright.dialects.openharness.binding import HookBinding, SecretValues, redact_all
 from hookwright.dialects.openharness.codec import Channel, OpenHarnessCodec
 from hookwright.dialects.openharness.command import CommandChannel
-from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD
+from hookwright.dialects.openharness.events import CANONICAL, MATCH_FIELD, OH_NAME
 from hookwright.dialects.openharness.http import HttpChannel
 from hookwright.dialects.openharness.lease import LeasedTransport
 from hookwright.dialects.openharness.prompt import PromptChannel, PromptFilesTransport
@@ -211,6 +212,7 @@ def _rejected_hook(file: str, root: Path, out: _FileLoad) -> DiscoveredHook | No
         trust_root=root,
         binder=_binds_nothing,
         events=out.rejected_events,
+        own_events=tuple(OH_NAME[event] for event in out.rejected_events),
         mode="chain",
         note=f"{first.path}: {first.message}" if first.path else first.message,
     )
@@ -353,8 +355,8 @@ def _chat_ignores(workspace: Path, count: int) -> Diagnostic:
     return Diagnostic(
         str(workspace),
         "kind",
-        f"kind is 'chat': {count} hook definition(s) ignored; only kind: project workspaces "
-        "run hooks",
+        f"kind is 'chat': {counted(count, 'hook definition')} ignored; only kind: project "
+        "workspaces run hooks",
         "warning",
     )
 
@@ -411,6 +413,23 @@ def discover_workspace(
         result.diagnostics.extend(out.diagnostics)
     result.diagnostics.extend(store.diagnostics)
     return result
+
+
+def valid_hook_files(
+    root: Path, *, home: Path, environ: Mapping[str, str] | None = None
+) -> list[tuple[str, HookFile, frozenset[str]]]:
+    """Each hook file of a workspace that reads and validates, with the secret values it
+    uses (for checks that look beyond a file's shape; discovery reports the others)."""
+    root = root.resolve()
+    if read_kind(root).kind == "chat":
+        return []
+    store = SecretStore(home, os.environ if environ is None else environ)
+    found: list[tuple[str, HookFile, frozenset[str]]] = []
+    for path in hook_files(root):
+        out = _parse(path, os.environ if environ is None else environ, store)
+        if out.hook is not None:
+            found.append((str(path), out.hook, frozenset(out.secrets)))
+    return found
 
 
 def load_workspace(

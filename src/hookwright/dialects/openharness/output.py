@@ -24,7 +24,7 @@ Mapping to a `HookResult`:
   result's `error` (the status stays ok), so every view says it once with the hook's file.
 * run_completed / run_failed hooks only observe: their answers are decoded and dropped; one
   that asks to block (exit 2, `continue: false`, any `decision`) gets the same
-  ``ignored_decision`` report.
+  ``ignored_decision`` report (its notice, and its message as the result's error).
 * `systemMessage` and `hookSpecificOutput.additionalContext` are notes for the model, placed
   as the real project places them (spec §5): on model events they become
   `additional_context` (one text, `systemMessage` first, joined by a blank line), which the
@@ -140,8 +140,11 @@ DECISION_FIX = (
     'answer "decision": "block" (or "continue": false) to block; leave "decision" out to let '
     "it go on (OpenHarness has no allow or deny decision)"
 )
-#: Why a blocking answer of a run_completed / run_failed hook is not applied, and the fix.
-OBSERVE = "observe (block from a before_* hook)"
+#: What makes a run_completed / run_failed hook's request to block do what its author meant.
+OBSERVE_FIX = (
+    "block from a before_* hook (before_tool_dispatch, before_model_call); OpenHarness does "
+    "not act on a run_completed or run_failed hook's answer"
+)
 
 
 def ignored_answer(binding: HookBinding, field: str, message: str, fix: str) -> Notice:
@@ -162,11 +165,14 @@ def _shown(binding: HookBinding, value: str) -> str:
     return json.dumps(text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…")
 
 
-def _observes(binding: HookBinding, asked: str) -> HookResult:
-    """A run_completed / run_failed hook asked to block (`asked`: how): a result with no
-    effect on the run, whose error says so and what to do instead."""
-    log.debug("openharness hook %s (%s): %s ignored", binding.name, binding.oh_event, asked)
-    return HookResult(error=f"{asked} not applied: {binding.oh_event} hooks only {OBSERVE}")
+def _observes(binding: HookBinding, field: str, asked: str) -> HookResult:
+    """A run_completed / run_failed hook asked to block (`field`: the answer's field, or
+    ``exit 2``; `asked`: how, quoted): a result with no effect on the run, reported as any
+    decision the real engine ignores (it neither checks these hooks' answers nor lets their
+    failures stop the run, spec §5), with what to do instead."""
+    message = f"{asked} is not applied: {binding.oh_event} hooks only observe"
+    notice = ignored_answer(binding, field, message, OBSERVE_FIX)
+    return HookResult(error=message, effects=Effects(notices=(notice,)))
 
 
 def blocked(binding: HookBinding, reason: str, asked: str = "exit 2") -> HookResult:
@@ -174,7 +180,8 @@ def blocked(binding: HookBinding, reason: str, asked: str = "exit 2") -> HookRes
     it asked, for a lifecycle hook's report that it was ignored."""
     text = binding.redact(reason)
     if binding.event in LIFECYCLE_EVENTS:
-        return _observes(binding, asked)
+        field = "exit 2" if asked == "exit 2" else asked.partition(":")[0].strip('"')
+        return _observes(binding, field, asked)
     if binding.event is Event.PreToolUse:
         return HookResult(decision=Decision.deny, reason=text)
     if binding.event is Event.PostToolUse:
@@ -350,7 +357,7 @@ def to_result(
     """What one hook's answer does, given the input it saw."""
     if binding.event in LIFECYCLE_EVENTS:
         if out.continue_ and out.decision is not None:
-            return _observes(binding, f'"decision": {_shown(binding, out.decision)}')
+            return _observes(binding, "decision", f'"decision": {_shown(binding, out.decision)}')
         if out.blocks:
             return blocked(binding, out.stop_reason or out.reason or "", '"continue": false')
         return HookResult()

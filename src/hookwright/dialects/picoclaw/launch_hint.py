@@ -9,31 +9,13 @@ ran in, where the script is, and which `dir` to set in which file.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-#: The endings of a script an interpreter is given by its path.
-SCRIPT_SUFFIXES = frozenset(
-    {".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".bash", ".zsh", ".rb", ".pl", ".php", ".lua"}
-)
-#: Interpreter options whose next argument is code or a module, not a path.
-_TAKES_CODE = frozenset({"-c", "-e", "-m", "--eval", "-p", "--print"})
+from hookwright.core.script_paths import relative_scripts
+from hookwright.transports.rpc import StartHint
 
-
-def relative_scripts(command: Sequence[str]) -> list[str]:
-    """The relative script paths of `command`: the program when it names a path
-    (``./hook.sh``), and each argument that is a path ending as a script does."""
-    found: list[str] = []
-    skip = False
-    for index, arg in enumerate(command):
-        if skip or not arg or arg.startswith("-") or os.path.isabs(arg) or " " in arg:
-            skip = arg in _TAKES_CODE
-            continue
-        program_path = index == 0 and "/" in arg
-        if program_path or (index > 0 and Path(arg).suffix in SCRIPT_SUFFIXES):
-            found.append(arg)
-    return found
+__all__ = ["missing_script_hint", "relative_scripts"]
 
 
 def missing_script_hint(
@@ -42,10 +24,11 @@ def missing_script_hint(
     config_file: str,
     hook: str,
     project_dir: Path,
-) -> str | None:
+) -> StartHint | None:
     """The hint for a process that failed to start, when a relative script path of `command`
     is not in the folder it ran in: `workdir` (its `dir`: then only when the script is in
-    another folder `dir` could name), else the current folder; None otherwise."""
+    another folder `dir` could name), else the current folder; None otherwise. Its brief form
+    names the script and the field to change, for the failures after the first."""
     folder = workdir if workdir is not None else Path.cwd()
     missing = [script for script in relative_scripts(command) if not (folder / script).exists()]
     if not missing:
@@ -57,11 +40,15 @@ def missing_script_hint(
         return None  # the script is nowhere: the program's own error says which file
     where = f"{_shown(config_file, project_dir)} hooks.processes.{hook}"
     if workdir is not None:
-        ran_in, fix = 'its "dir"', f'correct "dir" in {where}'
+        ran_in, verb = 'its "dir"', "correct"
     else:
-        ran_in, fix = 'no "dir" set: the folder hookwright was started in', f'set "dir" in {where}'
+        ran_in, verb = 'no "dir" set: the folder hookwright was started in', "set"
     to = f" to {holder}, which holds it" if holder is not None else " to the folder that holds it"
-    return f"{script} is not in {folder}, the folder the hook ran in ({ran_in}); {fix}{to}"
+    return StartHint(
+        f'{script} is not in {folder}, the folder the hook ran in ({ran_in}); {verb} "dir" in '
+        f"{where}{to}",
+        f'{script} is not in the folder the hook ran in: {verb} "dir" (said at the first failure)',
+    )
 
 
 def _candidates(config_file: str, project_dir: Path) -> list[Path]:

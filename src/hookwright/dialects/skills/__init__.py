@@ -12,6 +12,7 @@ from hookwright.dialects.skills.config import (
     SkillHookError,
     available_skills,
     scan_hooks,
+    skills_not_enabled,
     unknown_skills,
 )
 from hookwright.dialects.skills.flow import SkillHookFlow
@@ -25,5 +26,6 @@ __all__ = [
     "SkillHookFlow",
     "available_skills",
     "scan_hooks",
+    "skills_not_enabled",
     "unknown_skills",
 ]

@@ -41,6 +41,7 @@ from typing import Any, Final, TypeAlias
 
 from hookwright.config.safeparse import ParseError, read_json, read_text, resolve_path
 from hookwright.core.validation import json_type_name, unknown_key
+from hookwright.core.words import listed
 
 __all__ = ["HOOKS_FILE", "ROLES", "TIMINGS", "HookInfo", "SkillHookError", "scan_hooks"]
 
@@ -119,6 +120,26 @@ def available_skills(project_dir: Path) -> list[str]:
     return sorted(entry.name for entry in root.iterdir() if entry.is_dir())
 
 
+def skills_not_enabled(project_dir: Path, skills: list[str]) -> str | None:
+    """A note naming the skills of the project that declare hooks (``hooks/hooks.json``) and
+    are not among `skills`, so their hooks do not run in this session (the reference agent
+    runs only the skills it is told to, while `hooks list` lists every skill's); None when
+    every such skill is enabled."""
+    root = project_dir / DEFAULT_SKILLS_DIR
+    off = [
+        name
+        for name in available_skills(project_dir)
+        if name not in skills and (root / name / "hooks" / HOOKS_FILE).is_file()
+    ]
+    if not off:
+        return None
+    flags = " ".join(f"--skill {name}" for name in off)
+    return (
+        f"note: the hooks of {listed(off, 'skill')} ({DEFAULT_SKILLS_DIR}/…/hooks/{HOOKS_FILE}) "
+        f"do not run in this session: a skill's hooks run once it is enabled ({flags})"
+    )
+
+
 def unknown_skills(project_dir: Path, skills: list[str]) -> str | None:
     """Why `skills` cannot all be enabled in this project (one line), or None when they can."""
     known = available_skills(project_dir)
@@ -126,7 +147,7 @@ def unknown_skills(project_dir: Path, skills: list[str]) -> str | None:
     if not unknown:
         return None
     return (
-        f"unknown skill(s) {', '.join(unknown)}: not in {project_dir / DEFAULT_SKILLS_DIR} "
+        f"unknown {listed(unknown, 'skill')}: not in {project_dir / DEFAULT_SKILLS_DIR} "
         f"(available: {', '.join(known) or 'none'})"
     )
 

@@ -23,6 +23,7 @@ from typing import Any
 from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult
 
 from hookwright.core.validation import json_type_name
+from hookwright.core.words import listed
 from hookwright.host import Event, HookSession
 
 ACTIONS = ("accept", "decline", "cancel")
@@ -244,7 +245,7 @@ def content_problem(request: ElicitationRequest, reply: ElicitationReply) -> str
     content = reply.content if reply.content is not None else {}
     unknown = [name for name in content if name not in properties]
     if unknown:
-        return f"unknown field(s): {', '.join(unknown)}"
+        return f"unknown {listed(unknown, 'field', colon=':')}"
     missing = [name for name in schema.get("required") or () if name not in content]
     if missing:
         return f"required: {', '.join(map(str, missing))}"
