@@ -3,13 +3,15 @@ writes) does: relay one Claude Code event to the running `hookwright daemon` at 
 bare interpreter start.
 
 It imports no module written in Python, only the interpreter's own C modules (`posix`,
-`_socket`, `_json`, `_sha256`), so the client costs about a `python -I -S -c pass` (the full
-client, `claude_client.py`, costs several times that in imports); the client imports this
-module rather than being it, so it runs from its cached bytecode instead of being compiled
-on every event. It answers only the common case: the daemon's private
-runtime folder already exists (``$XDG_RUNTIME_DIR/hookwright-KEY``, or ``hookwright-UID/
-hookwright-KEY`` under the temporary folder), every folder on the way is a real folder of this
-user closed to others, and the process listening on the socket is this user's (`SO_PEERCRED`).
+`_socket`, `_sha256`, and `_json` only for a text that is not plain ASCII or an answer other
+than the usual one), and ends with `_exit` once the daemon's answer is out, so the client
+costs about a `python -I -S -c pass` (the full client, `claude_client.py`, costs several
+times that in imports); the client imports this module rather than being it, so it runs
+from its cached bytecode instead of being compiled on every event. It answers only the
+common case: the daemon's private runtime folder already exists
+(``$XDG_RUNTIME_DIR/hookwright-KEY``, or ``hookwright-UID/hookwright-KEY`` under the
+temporary folder), every folder on the way is a real folder of this user closed to others,
+and the process listening on the socket is this user's (`SO_PEERCRED`).
 Anything else is handed, with Claude Code's stdin, to the full client, which creates the
 folder, starts the daemon, answers in-process when no daemon can be reached and says why when
 nothing answers: no daemon yet, a folder to create or squatted, an unusual ``HOME``, a daemon
