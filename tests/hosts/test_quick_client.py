@@ -69,6 +69,8 @@ class FakeDaemon:
         self.server.listen()
         self.answer = answer
         self.connections = 0
+        #: The pid of each process that connected (`SO_PEERCRED`).
+        self.peers: list[int] = []
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -80,6 +82,8 @@ class FakeDaemon:
                 return
             with conn:
                 self.connections += 1
+                raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+                self.peers.append(int.from_bytes(raw[:4], sys.byteorder))
                 while conn.recv(65536):
                     pass
                 conn.sendall(self.answer)
@@ -134,3 +138,80 @@ def test_a_link_in_place_of_the_runtime_folder_is_not_followed(
     assert b"ALLOW" not in done.stdout
     assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
     assert os.path.islink(folder)
+
+
+def as_claude_code(command: str, stdin: bytes, project: Path) -> tuple[int, bytes, bytes, int]:
+    """`run_installed`, also giving the pid of the shell Claude Code starts."""
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+    env.pop(claude_client.MARKER, None)
+    pipe = subprocess.PIPE
+    with subprocess.Popen(
+        ["sh", "-c", command], stdin=pipe, stdout=pipe, stderr=pipe, cwd=project, env=env
+    ) as shell:
+        out, err = shell.communicate(stdin, timeout=60)
+    return shell.returncode, out, err, shell.pid
+
+
+def test_the_shell_becomes_the_client_and_prints_the_answer_whole(
+    project: Path, fake_daemon: list[FakeDaemon]
+) -> None:
+    """`exec`: no shell waits for the client; the client ends without the interpreter's
+    tear-down, after every byte of the answer is out (more than a pipe holds), with the
+    daemon's exit code and stderr."""
+    hooks = installed(project, "command")
+    printed = b"".join(b"%07d\n" % n for n in range(200_000))
+    head = b'{"exit": 2, "stderr": "hookwright: blocked \\u00e9"}\n'  # no line end
+    fake_daemon.append(FakeDaemon(claude_client.socket_path(Path.home()), head + printed))
+    code, out, err, shell = as_claude_code(
+        hooks["PreToolUse"]["command"], hook_input(project, "PreToolUse", **RM), project
+    )
+    assert (code, err.decode()) == (2, "hookwright: blocked \u00e9")
+    assert out == printed
+    assert fake_daemon[0].peers == [shell]
+
+
+@pytest.mark.parametrize(
+    "head", [b'{"exit": 0, "stderr": ""}', b'{"exit":0,"stderr":""}', b'{"stderr": "", "exit": 0}']
+)
+def test_the_daemons_answer_is_read_strictly_in_any_json_spelling(
+    project: Path, fake_daemon: list[FakeDaemon], head: bytes
+) -> None:
+    hooks = installed(project, "command")
+    fake_daemon.append(FakeDaemon(claude_client.socket_path(Path.home()), head + b"\nANSWER"))
+    done = run_installed(
+        hooks["PreToolUse"]["command"], hook_input(project, "PreToolUse", **RM), project
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"ANSWER", b"")
+    assert fake_daemon[0].connections == 1
+
+
+def relayed_imports(command: str, project: Path) -> tuple[set[str], bytes]:
+    """What the installed command imports (`-X importtime`) answering a PreToolUse through
+    the running daemon, and what it printed."""
+    timed = command.replace(" -I -S ", " -I -S -X importtime ", 1)
+    done = run_installed(timed, hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines}, done.stdout
+
+
+@pytest.mark.parametrize(("folder", "loads_json"), [("proj", False), ('pro"j \\ é\x7f', True)])
+def test_the_header_is_json_and_json_loads_only_for_an_unusual_path(
+    tmp_path: Path, folder: str, loads_json: bool
+) -> None:
+    project = make_project(tmp_path / folder)
+    hooks = installed(project, "command")
+    start = hook_input(project, "SessionStart", source="startup")
+    assert run_installed(hooks["SessionStart"]["command"], start, project).returncode == 0
+    modules, printed = relayed_imports(hooks["PreToolUse"]["command"], project)
+    assert json.loads(printed)["hookSpecificOutput"] == DENY
+    assert ("_json" in modules) is loads_json
+    assert "_socket" in modules
+
+
+def test_a_text_is_written_as_the_json_encoder_writes_it() -> None:
+    import _json
+
+    texts = [chr(n) for n in range(0x180)] + ["/home/me/proj", "", 'a"b', "a\\b", "\ud800"]
+    for text in texts:
+        assert quick_relay._json_text(text) == _json.encode_basestring_ascii(text), repr(text)

@@ -98,11 +98,13 @@ def target_for(project: Path | None, home: Path) -> Target:
 
 def client_command(project: Path | None) -> str:
     """The quick client, run by path with the interpreter's own modules only (`-I -S`); it
-    hands what it does not answer to the full client beside it."""
+    hands what it does not answer to the full client beside it. `exec`: the shell Claude Code
+    runs the command in becomes the client instead of forking it and waiting (dash, the usual
+    `/bin/sh`, forks for a lone command; bash and zsh exec it anyway)."""
     words = [sys.executable, "-I", "-S", quick_claude_client.__file__]
     if project is not None:
         words += ["--project", str(project)]
-    return shlex.join(words)
+    return "exec " + shlex.join(words)
 
 
 def http_hook(project: Path | None, home: Path) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The command hook `install claude-code` writes (run by path: ``python -I -S
+"""The command hook `install claude-code` writes (run by path: ``exec python -I -S
 .../quick_claude_client.py [--project DIR]``). It imports `quick_relay` from the folder it sits
 in (hookwright's own, never the project's: `-I` keeps the working folder off `sys.path`), so
 the relay runs from its cached bytecode instead of being compiled on every event, and runs

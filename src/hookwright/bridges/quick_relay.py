@@ -3,13 +3,15 @@ writes) does: relay one Claude Code event to the running `hookwright daemon` at 
 bare interpreter start.
 
 It imports no module written in Python, only the interpreter's own C modules (`posix`,
-`_socket`, `_json`, `_sha256`), so the client costs about a `python -I -S -c pass` (the full
-client, `claude_client.py`, costs several times that in imports); the client imports this
-module rather than being it, so it runs from its cached bytecode instead of being compiled
-on every event. It answers only the common case: the daemon's private
-runtime folder already exists (``$XDG_RUNTIME_DIR/hookwright-KEY``, or ``hookwright-UID/
-hookwright-KEY`` under the temporary folder), every folder on the way is a real folder of this
-user closed to others, and the process listening on the socket is this user's (`SO_PEERCRED`).
+`_socket`, `_sha256`, and `_json` only for a text that is not plain ASCII or an answer other
+than the usual one), and ends with `_exit` once the daemon's answer is out, so the client
+costs about a `python -I -S -c pass` (the full client, `claude_client.py`, costs several
+times that in imports); the client imports this module rather than being it, so it runs
+from its cached bytecode instead of being compiled on every event. It answers only the
+common case: the daemon's private runtime folder already exists
+(``$XDG_RUNTIME_DIR/hookwright-KEY``, or ``hookwright-UID/hookwright-KEY`` under the
+temporary folder), every folder on the way is a real folder of this user closed to others,
+and the process listening on the socket is this user's (`SO_PEERCRED`).
 Anything else is handed, with Claude Code's stdin, to the full client, which creates the
 folder, starts the daemon, answers in-process when no daemon can be reached and says why when
 nothing answers: no daemon yet, a folder to create or squatted, an unusual ``HOME``, a daemon
@@ -27,7 +29,6 @@ user's mode 0700) is refused: one line on stderr and exit 1 (a `systemMessage` a
 SessionStart), as the full client answers when nothing can.
 """
 
-import _json
 import _socket
 import posix
 import sys
@@ -35,6 +36,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import NoReturn
 
 #: Set in the environment of the hooks hookwright itself runs: the client answers nothing.
 MARKER = "HOOKWRIGHT_HOOK_RUN"
@@ -44,6 +46,9 @@ EXCHANGE_TIMEOUT = 600.0
 #: The longest Unix socket path the kernel takes (108 bytes with the terminating NUL).
 MAX_SOCKET_PATH = 107
 FULL_CLIENT = "claude_client.py"
+#: The head of the daemon's usual answer (exit 0, nothing on stderr), read as the strict
+#: parse reads it without loading `_json`.
+PLAIN_HEAD = b'{"exit": 0, "stderr": ""}'
 _DIRECTORY = 0o040000
 _FILE_TYPE = 0o170000
 
@@ -135,7 +140,16 @@ def _absolute(path: str | None) -> str | None:
 
 
 def _json_text(value: str | None) -> str:
-    return "null" if value is None else str(_json.encode_basestring_ascii(value))
+    """`value` as JSON text, as `_json.encode_basestring_ascii` writes it; a text of
+    printable ASCII without a quote or backslash (a usual path) is its own JSON text, so
+    `_json` is loaded only for the others."""
+    if value is None:
+        return "null"
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    import _json
+
+    return str(_json.encode_basestring_ascii(value))
 
 
 class _Strict:
@@ -156,6 +170,8 @@ def read_answer(data: bytes) -> tuple[int, str, bytes]:
     """The daemon's answer: exit code, stderr text and the bytes to print; raises
     ValueError for anything else."""
     line, newline, rest = data.partition(b"\n")
+    if newline and line == PLAIN_HEAD:
+        return 0, "", rest
     text = line.decode("ascii")
     head, end = parse_json(text)
     if not newline or end != len(text) or not isinstance(head, dict):
@@ -218,6 +234,8 @@ def hand_off(argv: list[str], body: bytes | None) -> None:
 def parse_json(text: str) -> tuple[object, int]:
     """The JSON value at the start of `text` and where it ends; ValueError when there is
     none."""
+    import _json
+
     try:
         value, end = _json.make_scanner(_Strict())(text, 0)  # type: ignore[arg-type]
     except StopIteration:
@@ -267,10 +285,20 @@ def relayed(argv: list[str], conn: "_socket.socket", header: bytes, body: bytes)
     except Exception:
         hand_off(argv, body)
         raise
+    printed(code, stdout, stderr)
+
+
+def printed(code: int, stdout: bytes, stderr: str) -> "NoReturn":
+    """Print the daemon's answer and end the process at once (`_exit`, the exit status
+    truncated as `exit` truncates it). The interpreter's tear-down (a collection, every
+    module and object freed) was about a fifth of the client's instructions; the client has
+    nothing left to release: its socket is closed, it opened no file, and what it printed is
+    flushed first (a failed write raises, and exits 1, as before)."""
     sys.stdout.buffer.write(stdout)
     sys.stdout.flush()
     sys.stderr.write(stderr)
-    return code
+    sys.stderr.flush()
+    posix._exit(code & 0xFF)
 
 
 def _one_line(exc: BaseException) -> str:
