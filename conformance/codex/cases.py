@@ -360,6 +360,20 @@ def _plugin_case(name: str, toml: dict[CaseLayer, str]) -> CodexCase:
     return CodexCase(name, "make a file", one_call("printf x > made.txt"), PLUGIN_GUARD, toml=toml)
 
 
+def _configured(name: str, path: str) -> str:
+    """Marketplace `name` configured from the local folder `path`."""
+    return f'[marketplaces.{name}]\nsource_type = "local"\nsource = "{path}"\n'
+
+
+#: The folders where Codex keeps OpenAI's own marketplaces (``$CODEX_HOME`` and the user's
+#: cache folder, under the case's folder).
+BUNDLED_FOLDER = "{root}/home/.codex/.tmp/bundled-marketplaces/"
+RUNTIME_FOLDER = (
+    "{root}/home/.cache/codex-runtimes/codex-primary-runtime/plugins/openai-primary-runtime"
+)
+OPENAI_PLUGINS = "https://github.com/openai/plugins.git"
+
+
 PLUGIN_CASES: list[CodexCase] = [
     _plugin_case(
         "plugin_marketplace_not_configured_restricted",
@@ -437,6 +451,135 @@ PLUGIN_CASES: list[CodexCase] = [
     ),
 ]
 
+REMOTE_PLUGINS_OFF = "[features]\nremote_plugin = false\n"
+
+
+def _market_case(
+    name: str,
+    toml: dict[CaseLayer, str],
+    marketplace: str,
+    sign_in: str | None = None,
+) -> CodexCase:
+    """A plugin case whose plugin is installed from `marketplace`, the user signed in as
+    `sign_in` says (``auth.json``)."""
+    turns = one_call("printf x > made.txt")
+    return CodexCase(
+        name,
+        "make a file",
+        turns,
+        PLUGIN_GUARD,
+        toml=toml,
+        plugin=f"guard@{marketplace}",
+        sign_in=sign_in,
+    )
+
+
+def _eligible(name: str, marketplace: str, toml: dict[CaseLayer, str]) -> CodexCase:
+    """A case about what `toml` says of `marketplace`, the user signed in so that Codex would
+    load its plugins otherwise: OpenAI's curated marketplace and its remote one need a
+    ChatGPT sign-in, the first with remote plugins off."""
+    if marketplace not in ("openai-curated", "openai-curated-remote"):
+        return _market_case(name, toml, marketplace)
+    if marketplace == "openai-curated":
+        toml = {**toml, "user": REMOTE_PLUGINS_OFF + toml.get("user", "")}
+    return _market_case(name, toml, marketplace, "chatgpt")
+
+
+RESERVED_NAMES = (
+    "openai-curated",
+    "openai-api-curated",
+    "openai-bundled",
+    "openai-bundled-alpha",
+    "openai-primary-runtime",
+    "openai-curated-remote",
+    "workspace-directory",
+    "workspace-shared-with-me",
+    "workspace-shared-with-me-private",
+    "workspace-shared-with-me-unlisted",
+)
+CURATED_RULE = RESTRICTED + _allowed("openai", source="git", url="openai/plugins")
+
+MARKETPLACE_NAME_CASES: list[CodexCase] = [
+    *(
+        _eligible(
+            f"reserved_name_{name.replace('-', '_')}",
+            name,
+            {"user": _configured(name, "{root}/market")},
+        )
+        for name in RESERVED_NAMES
+    ),
+    _market_case("remote_marketplace_not_configured", {}, "workspace-directory"),
+    _market_case("curated_without_sign_in", {}, "openai-curated"),
+    _market_case("curated_with_an_api_key", {}, "openai-curated", "apikey"),
+    _market_case("curated_with_chatgpt", {}, "openai-curated", "chatgpt"),
+    _market_case(
+        "curated_with_chatgpt_remote_plugins_off",
+        {"user": REMOTE_PLUGINS_OFF},
+        "openai-curated",
+        "chatgpt",
+    ),
+    _market_case("curated_remote_without_sign_in", {}, "openai-curated-remote"),
+    _market_case("curated_remote_with_chatgpt", {}, "openai-curated-remote", "chatgpt"),
+    _market_case("api_curated_without_sign_in", {}, "openai-api-curated"),
+    _market_case("api_curated_with_chatgpt", {}, "openai-api-curated", "chatgpt"),
+    _eligible("curated_allowed_by_git_rule", "openai-curated", {"requirements": CURATED_RULE}),
+    _eligible(
+        "api_curated_allowed_by_host_pattern",
+        "openai-api-curated",
+        {
+            "requirements": RESTRICTED
+            + _allowed("hub", source="host_pattern", host_pattern="^github[.]com$")
+        },
+    ),
+    _eligible(
+        "curated_not_allowed",
+        "openai-curated",
+        {"requirements": RESTRICTED + _allowed("corp", source="local", path="{root}/market")},
+    ),
+    _eligible(
+        "curated_rule_with_a_ref",
+        "openai-curated",
+        {
+            "requirements": RESTRICTED
+            + _allowed("openai", source="git", url=OPENAI_PLUGINS, ref="main")
+        },
+    ),
+    _eligible(
+        "curated_remote_not_configured_restricted",
+        "openai-curated-remote",
+        {"requirements": CURATED_RULE},
+    ),
+    *(
+        _market_case(
+            f"bundled_folder_{name.replace('-', '_')}",
+            {"requirements": RESTRICTED, "user": _configured(name, BUNDLED_FOLDER + name)},
+            name,
+        )
+        for name in ("openai-bundled", "openai-bundled-alpha")
+    ),
+    _plugin_case(
+        "bundled_folder_under_another_name",
+        {"user": _configured("local", BUNDLED_FOLDER + "openai-bundled")},
+    ),
+    _market_case(
+        "bundled_folder_of_the_other_bundled_name",
+        {"user": _configured("openai-bundled", BUNDLED_FOLDER + "openai-bundled-alpha")},
+        "openai-bundled",
+    ),
+    _market_case(
+        "primary_runtime_folder",
+        {
+            "requirements": RESTRICTED,
+            "user": _configured("openai-primary-runtime", RUNTIME_FOLDER),
+        },
+        "openai-primary-runtime",
+    ),
+    _plugin_case(
+        "primary_runtime_folder_under_another_name",
+        {"user": _configured("local", RUNTIME_FOLDER)},
+    ),
+]
+
 #: A hook in the repository root's `.codex` and one in the subfolder's, where both agents run:
 #: which of them run says where each agent put the project root.
 ROOT_AND_SUB = layered("UserPromptSubmit", "project", "subfolder")
@@ -503,6 +646,6 @@ MARKER_CASES: list[CodexCase] = [
     ),
 ]
 
-CASES += LAYER_CASES + MARKER_CASES + PLUGIN_CASES
+CASES += LAYER_CASES + MARKER_CASES + PLUGIN_CASES + MARKETPLACE_NAME_CASES
 
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

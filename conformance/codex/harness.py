@@ -10,6 +10,7 @@ model; the project's files afterwards.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -18,10 +19,12 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from conformance.codex.layers import (
+    PLUGIN_ID,
     WORKTREE,
     CaseLayer,
     in_namespace,
@@ -70,6 +73,12 @@ class CodexCase:
     links: Mapping[str, str] = field(default_factory=dict)
     #: Whether both agents trust the project (Codex's and hookwright's ``--trust``).
     trusted: bool = True
+    #: The id (``name@marketplace``) the case's plugin is installed and enabled under.
+    plugin: str = PLUGIN_ID
+    #: ``auth.json`` as the user is signed in: None (not signed in), ``chatgpt`` (tokens made
+    #: for the run; the model is still the fake API's, through the case's provider) or
+    #: ``apikey``.
+    sign_in: str | None = None
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
@@ -119,8 +128,10 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     codex_home.mkdir(parents=True)
     (project / ".codex").mkdir(parents=True)
     toml = {layer: text.replace("{root}", str(root)) for layer, text in case.toml.items()}
-    user_toml = write_layers(root, home, project, layer_events(case), toml)
+    user_toml = write_layers(root, home, project, layer_events(case), toml, case.plugin)
     (codex_home / "config.toml").write_text(user_toml)
+    if case.sign_in is not None:
+        (codex_home / "auth.json").write_text(json.dumps(auth_json(case.sign_in)))
     make_links(root, project, case.links)
     if working_folder(project) != project and not os.path.lexists(project / ".git"):
         subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
@@ -147,6 +158,34 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     }
     (root / "actions.json").write_text(json.dumps(actions))
     return root, home, project
+
+
+def auth_json(sign_in: str) -> dict[str, Any]:
+    """What Codex records in ``auth.json`` for a ChatGPT sign-in (unsigned tokens naming a
+    made-up account, refreshed now, so Codex asks no server) or for an API key."""
+    if sign_in == "apikey":
+        return {"OPENAI_API_KEY": "sk-conformance"}
+    claims = {
+        "email": "case@example.invalid",
+        "exp": 4102444800,
+        "https://api.openai.com/auth": {
+            "chatgpt_account_id": "account",
+            "chatgpt_plan_type": "plus",
+            "chatgpt_user_id": "user",
+        },
+    }
+    token = ".".join((_base64({"alg": "none", "typ": "JWT"}), _base64(claims), "signature"))
+    tokens = {"id_token": token, "access_token": token, "refresh_token": "refresh"}
+    refreshed = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "OPENAI_API_KEY": None,
+        "tokens": {**tokens, "account_id": "account"},
+        "last_refresh": refreshed,
+    }
+
+
+def _base64(data: Mapping[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
 
 
 def make_links(root: Path, project: Path, links: Mapping[str, str]) -> None:

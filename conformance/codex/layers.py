@@ -5,7 +5,8 @@ runs in a mount namespace of its own (`unshare`) where an overlay on ``/etc`` ad
 ``codex`` folder; `hookwright run` reads the same folder through
 ``$HOOKWRIGHT_CODEX_MANAGED_DIR``. Where no namespace can be made, such a case is skipped.
 A plugin is written as ``codex plugin add`` installs one, into
-``$CODEX_HOME/plugins/cache/local/guard/1.0.0``, enabled in the user's config. A
+``$CODEX_HOME/plugins/cache/<marketplace>/guard/1.0.0`` (marketplace ``local`` unless the case
+names another), enabled in the user's config. A
 ``subfolder`` hook goes to ``<project>/sub/.codex/hooks.json``: the project becomes a git
 repository and both agents run in ``sub``, so the project's ``.codex`` is the repository
 root's. A ``worktree`` hook goes to the ``.codex`` of a linked git worktree of the project
@@ -42,8 +43,9 @@ def managed_folder(root: Path) -> Path:
     return root / "etc" / "upper" / "codex"
 
 
-def plugin_root(home: Path) -> Path:
-    return home / ".codex" / "plugins" / "cache" / "local" / "guard" / "1.0.0"
+def plugin_root(home: Path, plugin_id: str) -> Path:
+    name, _, marketplace = plugin_id.partition("@")
+    return home / ".codex" / "plugins" / "cache" / marketplace / name / "1.0.0"
 
 
 def toml_hooks(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
@@ -66,6 +68,7 @@ def write_layers(
     project: Path,
     hooks: Mapping[CaseLayer, Mapping[str, list[Any]]],
     toml: Mapping[CaseLayer, str],
+    plugin_id: str = PLUGIN_ID,
 ) -> str:
     """Write every layer but the user's `config.toml`; the TOML lines that file needs."""
     etc = managed_folder(root)
@@ -91,10 +94,10 @@ def write_layers(
     _text(etc / "config.toml", toml.get("system", ""))
     if "plugin" not in hooks:
         return toml.get("user", "")
-    plugin = plugin_root(home)
+    plugin = plugin_root(home, plugin_id)
     _json(plugin / ".codex-plugin" / "plugin.json", {"name": "guard", "version": "1.0.0"})
     _json(plugin / "hooks" / "hooks.json", _file(hooks["plugin"]))
-    return toml.get("user", "") + f'\n[plugins."{PLUGIN_ID}"]\nenabled = true\n'
+    return toml.get("user", "") + f'\n[plugins."{plugin_id}"]\nenabled = true\n'
 
 
 def working_folder(project: Path) -> Path:

@@ -1,7 +1,8 @@
 """A plugin's Codex hooks run only when Codex loads the plugin: the requirements'
-``[marketplaces]`` restriction and ``[features] plugins``, as Codex CLI 0.171.0 applies them
-(measured by the conformance suite's ``plugin_marketplace_*`` and ``plugins_feature_*``
-cases)."""
+``[marketplaces]`` restriction, ``[features] plugins``, OpenAI's reserved marketplace names
+and the user's sign-in, as Codex CLI 0.171.0 applies them (measured by the conformance
+suite's ``plugin_marketplace_*``, ``plugins_feature_*``, ``reserved_name_*``, ``curated_*``
+and ``bundled_folder_*`` cases)."""
 
 from __future__ import annotations
 
@@ -116,11 +117,23 @@ def test_an_unreadable_rule_allows_no_marketplace_and_is_named(
     assert "local path must be absolute" in error.message
 
 
+def signed_in_with_chatgpt(home: Path, remote_plugins: bool = True) -> None:
+    """ChatGPT tokens in ``auth.json`` (what `codex login` records); remote plugins turned
+    off in the user's config when `remote_plugins` is false."""
+    tokens = {"id_token": "x.e30.y", "access_token": "a", "refresh_token": "r"}
+    (home / ".codex" / "auth.json").write_text(json.dumps({"tokens": tokens}))
+    if not remote_plugins:
+        with (home / ".codex" / "config.toml").open("a") as config:
+            config.write("[features]\nremote_plugin = false\n")
+
+
 def test_the_curated_marketplace_needs_a_rule_allowing_openai_s_repository(
     tmp_path: Path, managed_dir: Path
 ) -> None:
+    """Signed in with ChatGPT and remote plugins off, so that the rule alone decides."""
     home, project = made(tmp_path)
     install(home, market="openai-curated")
+    signed_in_with_chatgpt(home, remote_plugins=False)
     requirements = managed_dir / "requirements.toml"
     requirements.write_text(RESTRICTED)
     assert bound(home, project).specs == []
@@ -140,6 +153,53 @@ def test_a_reserved_marketplace_name_in_the_config_loads_no_plugin(
     assert result.specs == []
     (note,) = [d for d in result.diagnostics if d.path == "marketplaces.openai-curated"]
     assert note.file == str(home / ".codex" / "config.toml") and "reserved" in note.message
+
+
+@pytest.mark.parametrize("market", ["workspace-directory", "openai-curated-remote"])
+def test_a_remote_plugin_marketplace_name_is_reserved_too(
+    tmp_path: Path, managed_dir: Path, market: str
+) -> None:
+    home, project = made(tmp_path)
+    install(home, market=market, source=str(tmp_path / "market"))
+    signed_in_with_chatgpt(home)
+    result = bound(home, project)
+    assert result.specs == []
+    (note,) = [d for d in result.diagnostics if d.path == f"marketplaces.{market}"]
+    assert "reserved" in note.message
+
+
+def test_without_a_chatgpt_sign_in_the_curated_plugins_do_not_load_and_the_api_s_do(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    home, project = made(tmp_path)
+    install(home, market="openai-curated")
+    result = bound(home, project)
+    assert result.specs == []
+    (note,) = [d for d in result.diagnostics if d.path == "sign-in"]
+    assert note.file == str(home / ".codex" / "auth.json")
+    assert "only when signed in with ChatGPT" in note.message
+    (home / ".codex" / "auth.json").write_text('{"OPENAI_API_KEY": "sk-x", "tokens": {}}')
+    assert bound(home, project).specs == []
+    install(home, market="openai-api-curated")
+    assert len(bound(home, project).specs) == 1
+
+
+def test_with_a_chatgpt_sign_in_remote_plugins_stand_for_the_curated_marketplace(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    home, project = made(tmp_path)
+    install(home, market="openai-curated")
+    signed_in_with_chatgpt(home)
+    result = bound(home, project)
+    assert result.specs == []
+    (note,) = [d for d in result.diagnostics if d.path == "sign-in"]
+    assert "[features] remote_plugin = false" in note.message
+    signed_in_with_chatgpt(home, remote_plugins=False)
+    assert len(bound(home, project).specs) == 1
+    install(home, market="openai-api-curated")
+    result = bound(home, project)
+    assert result.specs == []
+    assert any("API's curated marketplace" in d.message for d in result.diagnostics)
 
 
 def test_the_plugins_feature_off_in_a_project_counts_once_the_project_is_trusted(

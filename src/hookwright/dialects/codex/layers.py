@@ -66,11 +66,13 @@ from hookwright.dialects.codex.preferences import (
 from hookwright.dialects.codex.requirements import (
     HOOKS_FEATURE,
     PLUGINS_FEATURE,
+    REMOTE_PLUGIN_FEATURE,
     RequirementLayer,
     compose,
     feature_value,
 )
 from hookwright.dialects.codex.root import ROOT_SEARCH_LIMIT, project_folders, root_markers
+from hookwright.dialects.codex.signin import AUTH_FILE, SignIn, read_sign_in
 from hookwright.dialects.codex.worktree import LinkedWorktree, linked_worktree
 from hookwright.dialects.managed_paths import (
     CODEX_MANAGED_DIR_ENV,
@@ -129,6 +131,11 @@ class CodexLayers:
     #: ``[features] plugins`` of each config layer, and as the requirements pin it.
     plugins_feature: tuple[Setting, ...] = ()
     plugins_pinned: Setting | None = None
+    #: ``[features] remote_plugin`` of each config layer, and as the requirements pin it.
+    remote_plugin_feature: tuple[Setting, ...] = ()
+    remote_plugin_pinned: Setting | None = None
+    #: How the user is signed in to Codex (``$CODEX_HOME/auth.json``).
+    sign_in: SignIn = field(default_factory=lambda: SignIn(False, Path(AUTH_FILE)))
     #: The requirements' ``[marketplaces]`` restriction, and each layer's configured ones.
     marketplaces: MarketplacePolicy = field(default_factory=MarketplacePolicy)
     configured: tuple[Configured, ...] = ()
@@ -173,6 +180,9 @@ def read_layers(
         plugins=tuple(plugin_ids(ordered)),
         plugins_feature=tuple(_feature_settings(ordered, PLUGINS_FEATURE)),
         plugins_pinned=_pinned_feature(required.plugins_pinned),
+        remote_plugin_feature=tuple(_feature_settings(ordered, REMOTE_PLUGIN_FEATURE)),
+        remote_plugin_pinned=_pinned_feature(required.remote_plugin_pinned),
+        sign_in=read_sign_in(user),
         marketplaces=compose_policy(requirement_layers, diagnostics),
         configured=tuple(configured_marketplaces(ordered)),
         homes=(user, ctx.home),

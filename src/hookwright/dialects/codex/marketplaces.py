@@ -16,7 +16,17 @@ A rule Codex cannot read (no ``source``, no ``url``, a relative ``path``, a bad 
 Codex allow no marketplace at all. A plugin of a marketplace the config does not name is kept
 only when the marketplace is OpenAI's curated one and a rule allows its Git source. Without
 the restriction, every enabled plugin is kept, except one whose marketplace the config names
-by a name reserved for OpenAI's marketplaces (Codex loads none of those from a user's source).
+by a name reserved for OpenAI's marketplaces (Codex loads none of those from a user's source):
+its curated, bundled and primary-runtime marketplaces, and those of its remote plugins
+(``openai-curated-remote``, ``workspace-directory``, ``workspace-shared-with-me`` and its
+``-private`` and ``-unlisted`` forms). Bundled and primary-runtime marketplaces are allowed
+under their own names from the folders Codex keeps them in, restricted or not.
+
+Which curated marketplace counts then depends on the sign-in (`signin`, measured):
+without a ChatGPT sign-in Codex loads no plugin of ``openai-curated`` or
+``openai-curated-remote``; with one, none of ``openai-api-curated``, and while ``[features]
+remote_plugin`` is on (its default) none configured from ``openai-curated`` either (the
+remote catalog stands for it).
 """
 
 from __future__ import annotations
@@ -32,12 +42,24 @@ from urllib.parse import urlsplit
 from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.config import Layer, LayerFiles
 from hookwright.dialects.codex.requirements import RequirementLayer
+from hookwright.dialects.codex.signin import SignIn
 
 OPENAI_PLUGINS_GIT_URL: Final = "https://github.com/openai/plugins.git"
 CURATED: Final = frozenset({"openai-curated", "openai-api-curated"})
 BUNDLED: Final = ("openai-bundled", "openai-bundled-alpha")
 PRIMARY_RUNTIME: Final = "openai-primary-runtime"
-RESERVED: Final = CURATED | {*BUNDLED, PRIMARY_RUNTIME}
+CURATED_REMOTE: Final = "openai-curated-remote"
+#: The marketplaces of Codex's remote plugins.
+REMOTE: Final = frozenset(
+    {
+        CURATED_REMOTE,
+        "workspace-directory",
+        "workspace-shared-with-me",
+        "workspace-shared-with-me-private",
+        "workspace-shared-with-me-unlisted",
+    }
+)
+RESERVED: Final = CURATED | REMOTE | {*BUNDLED, PRIMARY_RUNTIME}
 RESTRICT: Final = "marketplaces.restrict_to_allowed_sources"
 _NOT_RUN: Final = "this hook does not run"
 _GITHUB: Final = "https://github.com/"
@@ -344,6 +366,38 @@ def _configured_refusal(
         "this hook does not run"
     )
     return _note(policy.file, policy.where, message)
+
+
+def sign_in_refusal(
+    plugin_id: str, sign_in: SignIn, remote_catalog: tuple[bool, Path | None]
+) -> Diagnostic | None:
+    """Why Codex does not load `plugin_id` for how the user is signed in (None: it does).
+    `remote_catalog`: whether ``[features] remote_plugin`` is on, and the file that says so
+    (None: the default, on)."""
+    market = plugin_id.rpartition("@")[2]
+    if not sign_in.chatgpt and market in {"openai-curated", CURATED_REMOTE}:
+        message = (
+            f"no ChatGPT sign-in: Codex loads plugins of `{market}` only when signed in with "
+            f"ChatGPT; {_NOT_RUN}"
+        )
+        return _note(sign_in.file, "sign-in", message)
+    if sign_in.chatgpt and market == "openai-api-curated":
+        message = (
+            f"signed in with ChatGPT: Codex loads no plugin of `{market}` then (it is the "
+            f"API's curated marketplace); {_NOT_RUN}"
+        )
+        return _note(sign_in.file, "sign-in", message)
+    remote_on, remote_file = remote_catalog
+    if sign_in.chatgpt and market == "openai-curated" and remote_on:
+        message = (
+            "signed in with ChatGPT and remote plugins on: Codex takes OpenAI's curated "
+            f"plugins from its remote catalog (`{CURATED_REMOTE}`) and loads none configured "
+            f"from `{market}` ([features] remote_plugin = false turns that off); {_NOT_RUN}"
+        )
+        if remote_file is None:
+            return _note(sign_in.file, "sign-in", message)
+        return _note(remote_file, "features.remote_plugin", message)
+    return None
 
 
 def _note(file: Path, where: str, message: str) -> Diagnostic:

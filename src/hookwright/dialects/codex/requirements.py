@@ -27,6 +27,7 @@ COMPOSITE_SOURCE: Final = Path("/<requirements-composition>/requirements.toml")
 #: ``[features]`` keys: the hooks feature (and its old name), the plugins feature.
 HOOKS_FEATURE: Final = ("hooks", "codex_hooks")
 PLUGINS_FEATURE: Final = ("plugins",)
+REMOTE_PLUGIN_FEATURE: Final = ("remote_plugin",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,8 @@ class Requirements:
     pinned: tuple[Path, bool] | None = None
     #: ``[features] plugins`` as pinned, and the file that pins it.
     plugins_pinned: tuple[Path, bool] | None = None
+    #: ``[features] remote_plugin`` as pinned, and the file that pins it.
+    remote_plugin_pinned: tuple[Path, bool] | None = None
 
 
 def compose(
@@ -76,6 +79,7 @@ def compose(
         managed_only=_managed_only(layers),
         pinned=_pinned(layers, HOOKS_FEATURE),
         plugins_pinned=_pinned(layers, PLUGINS_FEATURE),
+        remote_plugin_pinned=_pinned(layers, REMOTE_PLUGIN_FEATURE),
     )
 
 

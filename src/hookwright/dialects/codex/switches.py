@@ -28,7 +28,7 @@ from hookwright.dialects.codex.layers import (
     counts,
     plugin_enabled,
 )
-from hookwright.dialects.codex.marketplaces import refusal
+from hookwright.dialects.codex.marketplaces import refusal, sign_in_refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,8 @@ _KEPT = (
 
 def plugin_verdict(plugin: str, layers: CodexLayers, trusts: FolderTrust) -> Verdict | None:
     """Why Codex does not load the plugin's hooks: turned off, the plugins feature off, its
-    marketplace not allowed by the requirements (None: it loads them)."""
+    marketplace not allowed by the requirements or not the curated one for the user's
+    sign-in (None: it loads them)."""
     if not plugin_enabled(layers.plugins, plugin, trusts):
         return _plugin_off(plugin, layers, trusts)
     feature = _deciding(layers.plugins_pinned, layers.plugins_feature, trusts)
@@ -88,6 +89,10 @@ def plugin_verdict(plugin: str, layers: CodexLayers, trusts: FolderTrust) -> Ver
         return Verdict(False, _note(feature.file, "features.plugins", _NO_PLUGINS))
     tables = [t for t in layers.configured if t.layer != "project" or trusts(t.folder)]
     refused = refusal(plugin, layers.marketplaces, tables, layers.homes)
+    if refused is None:
+        remote = _deciding(layers.remote_plugin_pinned, layers.remote_plugin_feature, trusts)
+        catalog = (True, None) if remote is None else (remote.value, remote.file)
+        refused = sign_in_refusal(plugin, layers.sign_in, catalog)
     return None if refused is None else Verdict(False, refused)
 
 
