@@ -17,7 +17,7 @@ import math
 import re
 import socket
 
-from hookwright.bridges.http_head import Refusal, RequestHead, parse_head
+from hookwright.bridges.http_head import Refusal
 
 MAX_HEADER_BYTES = 16 * 1024
 #: Where a head ends (a line may end in a bare LF: such a head is taken whole, then refused).
@@ -109,9 +109,10 @@ class Wire:
 
     async def read_head(
         self, idle: float, within: float, *, answered: bool = False
-    ) -> RequestHead | None:
-        """The next request's head; None when the peer closed, or sent nothing for `idle`
-        seconds. Raises `Refusal` for a head malformed, too large, or not complete `within`
+    ) -> bytes | None:
+        """The next request's head, its bytes up to and with its blank line (parsed by the
+        caller); None when the peer closed, or sent nothing for `idle` seconds. Raises
+        `Refusal` for a head too large, or not complete `within`
         seconds of its first byte. Once a request was `answered`, the next is waited for
         before any read (a client sends it when it has read the answer; one sent earlier is
         read a turn of the event loop later)."""
@@ -133,14 +134,13 @@ class Wire:
                 raise Refusal(400, "the request head ended early")
             if not head:
                 if len(taken) <= MAX_HEADER_BYTES and HEAD_END.search(taken):
-                    # the usual case: the whole head in one read
-                    return parse_head(taken)
+                    return taken  # the usual case: the whole head in one read
                 deadline = self._loop.time() + within
             head += taken
             if len(head) > MAX_HEADER_BYTES:
                 raise Refusal(431, f"a request head is at most {MAX_HEADER_BYTES} bytes")
             if HEAD_END.search(head, max(0, len(head) - len(taken) - 2)):
-                return parse_head(bytes(head))
+                return bytes(head)
 
     async def read_body(self, length: int, within: float) -> bytes:
         """Exactly `length` bytes of body (nothing of a next request), within `within`
