@@ -345,6 +345,7 @@ async def serve_connection(
                     return
                 request = admit(head, endpoint)
             except Refusal as exc:
+                wire.take_head()
                 text = f"hookwright: {exc}\n".encode()
                 answer_bytes = _response(exc.status, text, None, bodiless=exc.bodiless)
                 await _send(conn, answer_bytes, limits.body)
