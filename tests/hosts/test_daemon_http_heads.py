@@ -102,12 +102,34 @@ def test_a_head_remembered_with_one_token_character_changed_is_refused(
     assert http_verdict(endpoint, project) == DENY
 
 
-async def _serve_once(endpoint: Endpoint, request: bytes) -> bytes:
-    """`request` sent to `serve_connection` for `endpoint` over a loopback connection; what
-    came back once the front ended the connection."""
+class CountingReads(socket.socket):
+    """A socket that counts the reads that take bytes (not the peeks) and what they took,
+    until the front ends its side."""
+
+    reads = 0
+    taken = 0
+    ended = False
+
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:
+        data = super().recv(bufsize, flags)
+        if not flags & socket.MSG_PEEK and not self.ended:
+            self.reads += 1
+            self.taken += len(data)
+        return data
+
+    def shutdown(self, how: int) -> None:
+        self.ended = True
+        super().shutdown(how)
+
+
+async def _serve_once(endpoint: Endpoint, request: bytes, reads: list[int] | None = None) -> bytes:
+    """`request` sent whole to `serve_connection` for `endpoint` over a loopback connection;
+    what came back once the front ended the connection. `reads`: the reads and the bytes
+    taken are appended to it."""
     with socket.create_server(("127.0.0.1", 0)) as listener:
         client = socket.create_connection(listener.getsockname())
-        server, _ = listener.accept()
+        accepted, _ = listener.accept()
+    server = CountingReads(fileno=accepted.detach())
     server.setblocking(False)
 
     async def answer(body: bytes, project: Path | None, env_project: str | None) -> Reply:
@@ -118,6 +140,8 @@ async def _serve_once(endpoint: Endpoint, request: bytes) -> bytes:
         client.shutdown(socket.SHUT_WR)
         with server:
             await serve_connection(server, endpoint, answer, DEFAULT_LIMITS)
+        if reads is not None:
+            reads += [server.reads, server.taken]
         client.settimeout(5)
         chunks = []
         while chunk := client.recv(65536):
@@ -131,3 +155,18 @@ def test_a_head_admitted_for_one_endpoint_is_judged_again_for_another(tmp_path: 
     assert head_of(asyncio.run(_serve_once(first, request)))[0] == 200
     assert request[: request.index(b"\r\n\r\n") + 4] in daemon_http._ADMITTED
     assert head_of(asyncio.run(_serve_once(other, request)))[0] == 401
+
+
+def test_a_request_that_came_whole_is_taken_in_one_read_and_a_refused_one_head_only(
+    tmp_path: Path,
+) -> None:
+    endpoint = Endpoint(8765, "A" * 43)
+    body = b'{"hook_event_name": "PreToolUse"}'
+    good = request_head(endpoint, tmp_path, len(body))
+    reads: list[int] = []
+    assert head_of(asyncio.run(_serve_once(endpoint, good + body, reads)))[0] == 200
+    assert reads == [1, len(good) + len(body)]
+    wrong = request_head(endpoint, tmp_path, len(body), Authorization="Bearer wrong")
+    reads.clear()
+    assert head_of(asyncio.run(_serve_once(endpoint, wrong + body, reads)))[0] == 401
+    assert reads == [1, len(wrong)]
