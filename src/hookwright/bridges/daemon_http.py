@@ -276,7 +276,9 @@ class Admitted:
 #: Heads admitted before, by their exact bytes, with the endpoint they were judged for: a
 #: client sends the same head with every event, so it is parsed and judged once. Only heads
 #: that carried the token are kept (a peer without it cannot fill this), at most
-#: `ADMITTED_KEPT`, each at most `ADMITTED_BYTES`; when full, it is emptied.
+#: `ADMITTED_KEPT`, each at most `ADMITTED_BYTES`; when full, it is emptied. A lookup
+#: compares bytes only once the hashes matched, and a peer cannot make a head whose hash
+#: matches one holding a token it does not know: its time tells nothing of the token.
 _ADMITTED: dict[bytes, tuple[Endpoint, Admitted]] = {}
 ADMITTED_KEPT = 64
 ADMITTED_BYTES = 4096
