@@ -29,10 +29,10 @@ class Refusal(Exception):
     """A request answered with an error status, after which the connection closes; the
     answer to a `bodiless` one (a HEAD request) has no body."""
 
-    def __init__(self, status: int, text: str, *, bodiless: bool = False) -> None:
+    def __init__(self, status: int, text: str) -> None:
         super().__init__(text)
         self.status = status
-        self.bodiless = bodiless
+        self.bodiless = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -182,6 +182,8 @@ class Wire:
         try:
             taken = self.conn.recv(unread + length)  # the usual case: the whole body at once
         except (BlockingIOError, InterruptedError):
+            if unread:  # the peeked head is gone: nothing left is this request's
+                raise Refusal(400, "the request head ended early") from None
             first = None
         else:
             self._reads += 1
