@@ -49,7 +49,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from hookwright.bridges import tcp_peer
 from hookwright.bridges.endpoint import HOOK_PATH, HOST, Endpoint
-from hookwright.bridges.http_head import Refusal, RequestHead
+from hookwright.bridges.http_head import Refusal, RequestHead, parse_head
 from hookwright.bridges.http_wire import Wire
 from hookwright.bridges.projects import Reply
 
@@ -138,15 +138,22 @@ def _response(
 ) -> bytes:
     """The bytes of one answer; `keep_alive` is the idle time a kept connection announces,
     None closes it. A HEAD request's answer has no body."""
+    head = _head(status, len(body), keep_alive)
+    return head if bodiless else head + body
+
+
+@functools.lru_cache(maxsize=256)
+def _head(status: int, length: int, keep_alive: float | None) -> bytes:
+    """The head of an answer (made once per status, length and idle time: a hook's answers
+    mostly have one length)."""
     kind = _JSON if status == 200 else _TEXT
     last = b"Connection: close" if keep_alive is None else b"Keep-Alive: " + _hint(keep_alive)
-    head = b"%sContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n\r\n" % (
+    return b"%sContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n\r\n" % (
         _STATUS_LINES[status],
         kind,
-        len(body),
+        length,
         last,
     )
-    return head if bodiless else head + body
 
 
 @functools.lru_cache(maxsize=8)
@@ -255,25 +262,66 @@ def _folder(name: str) -> Path | None:
     return Path(name) if name else None
 
 
-async def _exchange(
-    wire: Wire, request: RequestHead, endpoint: Endpoint, answer: Answer, limits: Limits
-) -> bool:
-    """Answer one request whose head was read; True when the connection must close."""
-    conn = wire.conn
-    bodiless = request.method == b"HEAD"
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """What the front needs of a request head it answers (`admit`)."""
+
+    length: int
+    #: The folder the target's `project` names (None without one).
+    folder: Path | None
+    keep_alive: bool
+    expects_continue: bool
+
+
+#: Heads admitted before, by their exact bytes, with the endpoint they were judged for: a
+#: client sends the same head with every event, so it is parsed and judged once. Only heads
+#: that carried the token are kept (a peer without it cannot fill this), at most
+#: `ADMITTED_KEPT`, each at most `ADMITTED_BYTES`; when full, it is emptied. A lookup
+#: compares bytes only once the hashes matched, and a peer cannot make a head whose hash
+#: matches one holding a token it does not know: its time tells nothing of the token.
+_ADMITTED: dict[bytes, tuple[Endpoint, Admitted]] = {}
+ADMITTED_KEPT = 64
+ADMITTED_BYTES = 4096
+
+
+def admit(head: bytes, endpoint: Endpoint) -> Admitted:
+    """The request `head` (its bytes up to and with its blank line) as the front answers it;
+    raises `Refusal` for a head that is malformed (`parse_head`) or refused from its fields
+    (`judge`). The same bytes always get the same outcome: an admitted head is remembered."""
+    known = _ADMITTED.get(head)
+    if known is not None and known[0] is endpoint:
+        return known[1]
+    request = parse_head(head)
     length = body_length(request)
+    refusal = judge(request, endpoint, length)
+    if refusal is not None:
+        refusal.bodiless = request.method == b"HEAD"
+        raise refusal
+    admitted = Admitted(
+        length=length,
+        folder=_folder(_target(request.target)[1]),
+        keep_alive=request.keep_alive,
+        expects_continue=bool(length) and request.expects_continue(),
+    )
+    if len(head) <= ADMITTED_BYTES:
+        if len(_ADMITTED) >= ADMITTED_KEPT:
+            _ADMITTED.clear()
+        _ADMITTED[head] = (endpoint, admitted)
+    return admitted
+
+
+async def _exchange(wire: Wire, request: Admitted, answer: Answer, limits: Limits) -> bool:
+    """Answer one admitted request; True when the connection must close."""
+    conn = wire.conn
     try:
-        refusal = judge(request, endpoint, length)
-        if refusal is not None:
-            raise refusal
-        if length and request.expects_continue():
+        if request.expects_continue:
             await _send(conn, CONTINUE, limits.body)
-        body = await wire.read_body(length, limits.body)
+        body = await wire.read_body(request.length, limits.body)
     except Refusal as exc:
         text = f"hookwright: {exc}\n".encode()
-        await _send(conn, _response(exc.status, text, None, bodiless=bodiless), limits.body)
+        await _send(conn, _response(exc.status, text, None), limits.body)
         return True
-    reply = await answer(body, _folder(_target(request.target)[1]), None)
+    reply = await answer(body, request.folder, None)
     kept = limits.idle if request.keep_alive else None
     if reply.exit == 0:
         await _send(conn, _response(200, reply.stdout, kept), limits.body)
@@ -294,16 +342,19 @@ async def serve_connection(
     try:
         while True:
             try:
-                request = await wire.read_head(limits.idle, limits.head, answered=answered)
+                head = await wire.read_head(limits.idle, limits.head, answered=answered)
+                if head is None:
+                    return
+                request = admit(head, endpoint)
             except Refusal as exc:
+                wire.take_head()
                 text = f"hookwright: {exc}\n".encode()
-                await _send(conn, _response(exc.status, text, None), limits.body)
+                answer_bytes = _response(exc.status, text, None, bodiless=exc.bodiless)
+                await _send(conn, answer_bytes, limits.body)
                 wire.close()
                 await linger(conn)
                 return
-            if request is None:
-                return
-            if await _exchange(wire, request, endpoint, answer, limits):
+            if await _exchange(wire, request, answer, limits):
                 wire.close()
                 await linger(conn)
                 return

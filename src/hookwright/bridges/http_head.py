@@ -26,11 +26,13 @@ _REQUEST_LINE = re.compile(rb"[A-Z]+ [\x21-\x7e\x80-\xff]+ HTTP/1\.[01]\r\n")
 
 
 class Refusal(Exception):
-    """A request answered with an error status, after which the connection closes."""
+    """A request answered with an error status, after which the connection closes; the
+    answer to a `bodiless` one (a HEAD request) has no body."""
 
     def __init__(self, status: int, text: str) -> None:
         super().__init__(text)
         self.status = status
+        self.bodiless = False
 
 
 @dataclass(frozen=True, slots=True)

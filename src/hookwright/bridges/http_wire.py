@@ -17,7 +17,7 @@ import math
 import re
 import socket
 
-from hookwright.bridges.http_head import Refusal, RequestHead, parse_head
+from hookwright.bridges.http_head import Refusal
 
 MAX_HEADER_BYTES = 16 * 1024
 #: Where a head ends (a line may end in a bare LF: such a head is taken whole, then refused).
@@ -38,6 +38,11 @@ class Wire:
         #: Reads made, and the count when the last readiness report came.
         self._reads = 0
         self._reported = 0
+        #: The bytes of the head `read_head` returned that are still in the socket (a head
+        #: that came whole is judged from a peek, and taken with its body), and how many
+        #: bytes the peek saw.
+        self._unread = 0
+        self._visible = 0
 
     def clock(self) -> float:
         return self._loop.time()
@@ -94,11 +99,17 @@ class Wire:
     def _take_head(self, head: bytearray) -> bytes | None:
         """The bytes waiting up to the end of a request head and none past it (b"" at the end
         of the stream, None when nothing is waiting), one past `MAX_HEADER_BYTES` at most;
-        `head` is what was taken before (a blank line may straddle two reads)."""
+        `head` is what was taken before (a blank line may straddle two reads). A whole head
+        waiting at the start of a request is only peeked (`_unread`)."""
         try:
             waiting = self.conn.recv(MAX_HEADER_BYTES + 1 - len(head), socket.MSG_PEEK)
             if not waiting:
                 return b""
+            if not head:
+                end = HEAD_END.search(waiting)
+                if end is not None and end.end() <= MAX_HEADER_BYTES:
+                    self._unread, self._visible = end.end(), len(waiting)
+                    return waiting[: end.end()]
             carried = bytes(head[-2:])
             end = HEAD_END.search(carried + waiting)
             count = len(waiting) if end is None else max(1, end.end() - len(carried))
@@ -107,11 +118,25 @@ class Wire:
         except (BlockingIOError, InterruptedError):
             return None
 
+    def take_head(self) -> bool:
+        """Take the head `read_head` left in the socket, and nothing more (before a refusal is
+        answered: its body, if any, stays unread); False if it was not all there."""
+        unread, self._unread = self._unread, 0
+        if not unread:
+            return True
+        try:
+            taken = self.conn.recv(unread)
+        except (BlockingIOError, InterruptedError):
+            return False
+        self._reads += 1
+        return len(taken) == unread
+
     async def read_head(
         self, idle: float, within: float, *, answered: bool = False
-    ) -> RequestHead | None:
-        """The next request's head; None when the peer closed, or sent nothing for `idle`
-        seconds. Raises `Refusal` for a head malformed, too large, or not complete `within`
+    ) -> bytes | None:
+        """The next request's head, its bytes up to and with its blank line (parsed by the
+        caller); None when the peer closed, or sent nothing for `idle` seconds. Raises
+        `Refusal` for a head too large, or not complete `within`
         seconds of its first byte. Once a request was `answered`, the next is waited for
         before any read (a client sends it when it has read the answer; one sent earlier is
         read a turn of the event loop later)."""
@@ -131,28 +156,38 @@ class Wire:
                 if not head:
                     return None
                 raise Refusal(400, "the request head ended early")
+            if self._unread:
+                return taken  # the usual case: a whole head, left in the socket for now
             if not head:
-                if len(taken) <= MAX_HEADER_BYTES and HEAD_END.search(taken):
-                    # the usual case: the whole head in one read
-                    return parse_head(taken)
                 deadline = self._loop.time() + within
             head += taken
             if len(head) > MAX_HEADER_BYTES:
                 raise Refusal(431, f"a request head is at most {MAX_HEADER_BYTES} bytes")
             if HEAD_END.search(head, max(0, len(head) - len(taken) - 2)):
-                return parse_head(bytes(head))
+                return bytes(head)
 
     async def read_body(self, length: int, within: float) -> bytes:
         """Exactly `length` bytes of body (nothing of a next request), within `within`
-        seconds; raises `Refusal` when they do not come."""
+        seconds, after the head `read_head` left in the socket (taken in the same read when
+        the whole body was seen waiting behind it); raises `Refusal` when they do not come."""
+        unread = self._unread
+        if unread and (not length or self._visible < unread + length):
+            if not self.take_head():
+                raise Refusal(400, "the request head ended early")
+            unread = 0
+        self._unread = 0
         if not length:
             return b""
+        first: bytes | None
         try:
-            first = self.conn.recv(length)  # the usual case: the whole body in one read
+            taken = self.conn.recv(unread + length)  # the usual case: the whole body at once
         except (BlockingIOError, InterruptedError):
+            if unread:  # the peeked head is gone: nothing left is this request's
+                raise Refusal(400, "the request head ended early") from None
             first = None
         else:
             self._reads += 1
+            first = taken[unread:] if unread else taken
             if not first:
                 raise Refusal(400, "the body ended early")
             if len(first) == length:
