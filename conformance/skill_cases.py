@@ -82,6 +82,13 @@ def slash_and_skill_cases() -> list[Case]:
             skill,
             permission_mode="default",
         ),
+        Case(
+            "skill-tool-unknown",
+            "go",
+            [Turn(tools=[skill_call("toolu_a", "xyzzy-frobnicate", "")]), Turn("done")],
+            observers(*PROMPT_GATE, *TOOL_EVENTS),
+            skill,
+        ),
         under_skill_hooks(
             "skill-hooks-scoped",
             "go",

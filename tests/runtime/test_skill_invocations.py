@@ -153,9 +153,11 @@ def test_the_model_invokes_a_skill_with_the_skill_tool(tmp_path: Path, isolated_
 def test_an_unknown_skill_is_an_error_for_the_model(tmp_path: Path, isolated_home: Path) -> None:
     project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
     turns = [skill("toolu_a", "nope", ""), {"content": "done"}]
-    run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
+    assert hooks == [], "refused before any hook, as Claude Code refuses it"
     [result] = user_contents(isolated_home)[1]
-    assert (result["content"], result["is_error"]) == ("Unknown skill: nope", True)
+    refused = "<tool_use_error>Unknown skill: nope</tool_use_error>"
+    assert (result["content"], result["is_error"]) == (refused, True)
 
 
 #: What the skill's hooks read on the two Bash calls after it was invoked: its `once` hook only
@@ -205,4 +207,5 @@ def test_the_skill_tool_names_no_path(tmp_path: Path, isolated_home: Path) -> No
     run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
     assert not (tmp_path / "repo" / "escaped.txt").exists()
     [result] = user_contents(isolated_home)[1]
-    assert result["is_error"] and result["content"] == "Unknown skill: ../../../outside"
+    refused = "<tool_use_error>Unknown skill: ../../../outside</tool_use_error>"
+    assert result["is_error"] and result["content"] == refused

@@ -58,11 +58,14 @@ class SkillTool(ModelTool[SkillInput]):
         self.agent = agent
 
     def refusal(self, arguments: Mapping[str, Any]) -> str | None:
-        """Claude Code's refusal of a skill whose frontmatter sets ``disable-model-invocation``
-        (before any hook runs; the same text in 2.1.240 and 2.1.332)."""
+        """Claude Code's refusal, before any hook runs, of a name no skill has and of a skill
+        whose frontmatter sets ``disable-model-invocation`` (the same texts in 2.1.240 and
+        2.1.332)."""
         name = str(arguments.get("skill", "")).removeprefix("/")
         skill = named_skill(self.agent, name)
-        if skill is None or skill.model_invocable:
+        if skill is None:
+            return f"Unknown skill: {name}"
+        if skill.model_invocable:
             return None
         return (
             f"Skill {name} cannot be used with Skill tool due to disable-model-invocation. Ask "
