@@ -15,7 +15,7 @@ from typing import Any
 from hookwright.runtime.agent import Agent, TurnResult
 from hookwright.runtime.models.base import Message, ModelResponse, TextCallback, ToolDefinition
 from hookwright.runtime.models.scripted import ScriptedCall, ScriptedModel
-from hookwright.runtime.opening import SessionSetup, open_session
+from hookwright.runtime.opening import SessionOptions, SessionSetup, open_session
 from hookwright.runtime.permissions import PermissionMode
 
 #: Reads the hook's stdin as JSON into `data` and appends it to the log file named by argv[1].
@@ -180,13 +180,15 @@ async def session(
     recording = model(turns)
     events: list[dict[str, Any]] = []
     setup = await open_session(
-        project,
-        home=home,
-        model=recording,
-        trust=True,
-        permission_mode=permission_mode,
-        on_event=events.append,
-        **options,
+        SessionOptions(
+            project,
+            home=home,
+            model=recording,
+            trust=True,
+            permission_mode=permission_mode,
+            on_event=events.append,
+            **options,
+        )
     )
     errors = [d for d in setup.diagnostics if d.startswith("error")]
     assert not errors, errors

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hookwright.runtime.opening import open_session
+from hookwright.runtime.opening import SessionOptions, open_session
 
 from . import support
 from .support import call, jsonl, run_once, tool_messages
@@ -141,7 +141,9 @@ async def test_without_bubblewrap_an_isolated_hook_does_not_start(
         {"content": "done"},
     ]
     model = support.model(turns)
-    setup = await open_session(tmp_path / "project", home=isolated_home, model=model, trust=True)
+    setup = await open_session(
+        SessionOptions(tmp_path / "project", home=isolated_home, model=model, trust=True)
+    )
     try:
         await setup.agent.start()
         await setup.agent.run("Write it.")

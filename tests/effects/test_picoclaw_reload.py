@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds import GENEROUS_BOUND
-from hookwright.runtime.opening import open_session
+from hookwright.runtime.opening import SessionOptions, open_session
 
 from .pico import PicoProject, alive, answer, received
 from .support import call, jsonl, model, session, tool_messages
@@ -89,7 +89,9 @@ async def test_an_untrusted_change_is_not_applied(tmp_path: Path, isolated_home:
     project.process("first", {}, intercept=[], observe=["turn_end"])
     scripted = model(TURN)
     setup = await open_session(
-        project.root, home=isolated_home, model=scripted, permission_mode="bypassPermissions"
+        SessionOptions(
+            project.root, home=isolated_home, model=scripted, permission_mode="bypassPermissions"
+        )
     )
     try:
         await setup.agent.start()

@@ -161,6 +161,20 @@ async def test_several_requests_in_flight_and_answered_out_of_order(rpc: Factory
     assert await slow == "slow"
 
 
+async def test_writes_that_fill_the_pipe_go_out_whole_and_in_turn(rpc: Factory) -> None:
+    """Requests far larger than the pipe's buffer, sent at once: the first waits for room, the
+    others queue behind it (none is written into the middle of another), every one answers."""
+    process, hook = rpc()
+    await process.start()
+    big = 300_000
+    calls = [process.call("hook.before_tool", {"n": n, "pad": str(n) * big}) for n in range(6)]
+    assert await asyncio.gather(*calls) == [{}] * 6
+    received = hook.messages("hook.before_tool")
+    assert [m["params"]["n"] for m in received] == list(range(6))
+    assert all(m["params"]["pad"] == str(m["params"]["n"]) * big for m in received)
+    assert len({m["id"] for m in received}) == 6
+
+
 async def test_ids_never_repeat_and_notifications_have_none(rpc: Factory) -> None:
     process, hook = rpc()
     for _ in range(3):

@@ -32,7 +32,7 @@ from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.agent import Agent, AgentConfig
 from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.models.scripted import ScriptedModel
-from hookwright.runtime.opening import open_session
+from hookwright.runtime.opening import SessionOptions, open_session
 from hookwright.runtime.permissions import PermissionPolicy
 from hookwright.runtime.tools import default_tools
 
@@ -487,16 +487,18 @@ async def test_untrusted_project_hooks_do_not_run(tmp_path: Path, isolated_home:
     project = tmp_path / "repo"
     write_hooks(project)
     setup = await open_session(
-        project,
-        home=isolated_home,
-        permission_mode="bypassPermissions",
-        model=f"scripted:{project / '.hookwright' / 'script.yaml'}",
+        SessionOptions(
+            project,
+            home=isolated_home,
+            permission_mode="bypassPermissions",
+            model=f"scripted:{project / '.hookwright' / 'script.yaml'}",
+        )
     )
     assert setup.untrusted_hooks == 1
     assert any("hookwright trust" in line and "--trust" in line for line in setup.diagnostics)
     assert setup.engine.hooks("PreToolUse") == []
     setup.engine.close()
-    trusted = await open_session(project, home=isolated_home, trust=True)
+    trusted = await open_session(SessionOptions(project, home=isolated_home, trust=True))
     assert [s.name for s in trusted.engine.hooks("PreToolUse")] == ["no-bash"]
     trusted.engine.close()
 
@@ -505,19 +507,19 @@ async def test_resume_continues_from_the_transcript(tmp_path: Path, isolated_hom
     project = tmp_path / "repo"
     write_hooks(project)
     setup = await open_session(
-        project, home=isolated_home, permission_mode="bypassPermissions", trust=True
+        SessionOptions(project, home=isolated_home, permission_mode="bypassPermissions", trust=True)
     )
     await setup.agent.run("say hi")
     await setup.agent.close()
     setup.engine.close()
     resumed = await open_session(
-        project, home=isolated_home, resume=setup.agent.session_id, trust=True
+        SessionOptions(project, home=isolated_home, resume=setup.agent.session_id, trust=True)
     )
     assert resumed.agent.messages == transcripts.load(Path(setup.agent.transcript_path))
     assert resumed.agent.messages[-1] == {"role": "assistant", "content": "finished"}
     resumed.engine.close()
     with pytest.raises(ValueError, match="no transcript"):
-        await open_session(project, home=isolated_home, resume="nope", trust=True)
+        await open_session(SessionOptions(project, home=isolated_home, resume="nope", trust=True))
 
 
 #: Lines as hookwright wrote them before transcripts were compact JSON in Claude Code's order.
@@ -565,7 +567,7 @@ async def test_resume_reads_transcripts_written_before_lines_were_compact(
 
     model = ScriptedModel.from_turns([{"content": "unused"}])
     resumed = await open_session(
-        project, home=isolated_home, resume="old-session", trust=True, model=model
+        SessionOptions(project, home=isolated_home, resume="old-session", trust=True, model=model)
     )
 
     assert resumed.agent.messages == [
@@ -589,7 +591,9 @@ async def test_resume_reads_transcripts_written_before_lines_were_compact(
     path.write_text("not json\n")
     with pytest.raises(ValueError, match="empty transcript"):
         await open_session(
-            project, home=isolated_home, resume="old-session", trust=True, model=model
+            SessionOptions(
+                project, home=isolated_home, resume="old-session", trust=True, model=model
+            )
         )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hookwright import HookEngine, HookInput, HookResult, deny
-from hookwright.runtime.opening import open_session
+from hookwright.runtime.opening import SessionOptions, open_session
 
 from .fake_llm_server import FakeError, FakeLLMServer, FakeReply, FakeToolCall
 
@@ -45,11 +45,13 @@ async def test_run_with_openai_streaming_and_tool_calls(
 
     engine.add(guard, "PreToolUse", matcher="Bash")
     setup = await open_session(
-        tmp_path,
-        home=isolated_home,
-        model="openai:test-model",
-        on_event=events.append,
-        engine=engine,
+        SessionOptions(
+            tmp_path,
+            home=isolated_home,
+            model="openai:test-model",
+            on_event=events.append,
+            engine=engine,
+        )
     )
     result = await setup.agent.run("What does a.txt say?")
     await setup.agent.close()

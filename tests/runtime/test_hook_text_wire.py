@@ -19,7 +19,7 @@ import pytest
 
 from cli_runner import run_hookwright
 from hookwright.runtime.agent import DEFAULT_SYSTEM_PROMPT
-from hookwright.runtime.opening import open_session
+from hookwright.runtime.opening import SessionOptions, open_session
 
 from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 
@@ -176,11 +176,13 @@ async def test_openai_requests_carry_hook_text_as_chat_messages(
         FakeReply("done"),
     )
     setup = await open_session(
-        tmp_path,
-        home=isolated_home,
-        model="openai:test-model",
-        trust=True,
-        permission_mode="bypassPermissions",
+        SessionOptions(
+            tmp_path,
+            home=isolated_home,
+            model="openai:test-model",
+            trust=True,
+            permission_mode="bypassPermissions",
+        )
     )
     try:
         result = await setup.agent.run("go")

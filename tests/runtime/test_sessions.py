@@ -20,7 +20,7 @@ from hookwright.dialects import picoclaw
 from hookwright.dialects.claude_code.loader import discover
 from hookwright.engine.services import Services
 from hookwright.runtime.models.scripted import ScriptedModel
-from hookwright.runtime.opening import SessionSetup, open_session
+from hookwright.runtime.opening import SessionOptions, SessionSetup, open_session
 from hookwright.transports.ioloop import IoLoop
 
 WAIT = 20.0
@@ -107,11 +107,13 @@ async def test_each_sessions_prompt_hooks_ask_its_own_model(
     models = {n: guard_script(n) for n in projects}
     setups = {
         n: await open_session(
-            projects[n],
-            home=isolated_home,
-            model=models[n],
-            trust=True,
-            permission_mode="bypassPermissions",
+            SessionOptions(
+                projects[n],
+                home=isolated_home,
+                model=models[n],
+                trust=True,
+                permission_mode="bypassPermissions",
+            )
         )
         for n in projects
     }
@@ -215,11 +217,13 @@ async def test_async_hooks_deliver_into_their_own_sessions_context_and_audit(
     audits = {n: tmp_path / f"audit-{n}.jsonl" for n in names}
     setups = {
         n: await open_session(
-            async_project(tmp_path / n, n),
-            home=isolated_home,
-            model=models[n],
-            trust=True,
-            engine=HookEngine(audit_path=audits[n], services=Services(io=IoLoop(loop))),
+            SessionOptions(
+                async_project(tmp_path / n, n),
+                home=isolated_home,
+                model=models[n],
+                trust=True,
+                engine=HookEngine(audit_path=audits[n], services=Services(io=IoLoop(loop))),
+            )
         )
         for n in names
     }
@@ -335,11 +339,13 @@ class SessionThread:
 
     async def _session(self) -> None:
         setup = await open_session(
-            self.project,
-            home=self.home,
-            model=self.model,
-            trust=True,
-            permission_mode="bypassPermissions",
+            SessionOptions(
+                self.project,
+                home=self.home,
+                model=self.model,
+                trust=True,
+                permission_mode="bypassPermissions",
+            )
         )
         try:
             self.opened.set()

@@ -25,7 +25,7 @@ from hookwright.runtime.agent import (
     TurnResult,
 )
 from hookwright.runtime.models.scripted import ScriptedModel
-from hookwright.runtime.opening import open_session
+from hookwright.runtime.opening import SessionOptions, open_session
 from hookwright.runtime.tools import ToolRegistry, default_tools
 from hookwright.skills import HookInfo, scan_hooks
 
@@ -387,13 +387,15 @@ async def test_persistent_user_role_hook_through_open_session(harness: Harness) 
     script.write_text(json.dumps(planned_turns()), encoding="utf-8")
     events: list[dict[str, Any]] = []
     setup = await open_session(
-        harness.project,
-        home=harness.home,
-        model=f"scripted:{script}",
-        planning=True,
-        skills=["user-note"],
-        trust=True,
-        on_event=events.append,
+        SessionOptions(
+            harness.project,
+            home=harness.home,
+            model=f"scripted:{script}",
+            planning=True,
+            skills=["user-note"],
+            trust=True,
+            on_event=events.append,
+        )
     )
     try:
         await run(setup.agent)

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from hookwright.runtime.opening import SessionSetup
+from hookwright.runtime.opening import SessionOptions, SessionSetup
 from hookwright.runtime.skill_commands import find_skill
 
 from . import hooktable
@@ -24,6 +24,7 @@ from .elicit import TerminalElicitation
 from .lines import LineReader
 from .run import (
     ClaudeCodeVersionOpt,
+    CommandLineOptions,
     ConfigOpt,
     JsonOpt,
     MaxTurnsOpt,
@@ -33,7 +34,6 @@ from .run import (
     PlanOpt,
     ProjectOpt,
     ResumeOpt,
-    SessionOptions,
     SkillOpt,
     TrustOpt,
     check_claude_code_version,
@@ -76,7 +76,7 @@ class Interrupts:
 
 
 class ChatSession:
-    def __init__(self, options: SessionOptions, console: Console, reader: LineReader) -> None:
+    def __init__(self, options: CommandLineOptions, console: Console, reader: LineReader) -> None:
         self.options = options
         self.console = console
         self.reader = reader
@@ -198,7 +198,7 @@ async def _loop(chat: ChatSession, reader: LineReader, interactive: bool) -> Non
         await chat.turn(text)
 
 
-async def run_chat(options: SessionOptions, resume: str | None) -> int:
+async def run_chat(options: CommandLineOptions, resume: str | None) -> int:
     console = Console(highlight=False)
     reader = LineReader(sys.stdin.fileno())
     chat = ChatSession(options, console, reader)
@@ -207,7 +207,7 @@ async def run_chat(options: SessionOptions, resume: str | None) -> int:
     reason = "prompt_input_exit"
     try:
         await chat.open("resume" if resume else "startup", resume=resume)
-        await _loop(chat, reader, options.interactive)
+        await _loop(chat, reader, options.session.interactive)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await chat.close(reason)
@@ -230,18 +230,18 @@ def chat(
 ) -> None:
     """An interactive session: one prompt per line; /help lists the commands. Ctrl-C
     interrupts the turn; Ctrl-C twice (or Ctrl-D) exits."""
-    options = SessionOptions(
-        project=project,
+    session = SessionOptions(
+        project,
         model=model,
-        mode=check_mode(permission_mode),
+        permission_mode=check_mode(permission_mode),
         max_turns=max_turns,
-        json_out=json_out,
         trust=trust,
-        config=config,
-        mcp_config=mcp_config,
-        skills=skill,
-        plan=plan,
+        config_files=config or (),
+        mcp_config_files=mcp_config or (),
+        skills=skill or (),
+        planning=plan,
         interactive=sys.stdin.isatty() and not json_out,
         claude_code_version=check_claude_code_version(claude_code_version),
     )
+    options = CommandLineOptions(session, json_out=json_out)
     raise typer.Exit(code=asyncio.run(run_chat(options, resume)))

@@ -7,7 +7,7 @@ import json
 import logging
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -25,7 +25,7 @@ from hookwright.host.open import NOT_RUN_LOGGER
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import ModelConfigError
-from hookwright.runtime.opening import SessionSetup, open_session
+from hookwright.runtime.opening import SessionOptions, SessionSetup, open_session
 from hookwright.runtime.permissions import MODES, PermissionMode
 from hookwright.runtime.teammate import Teammate, parse_teammate
 
@@ -181,26 +181,16 @@ def check_teammate(given: str | None) -> Teammate | None:
 
 
 @dataclass(frozen=True, slots=True)
-class SessionOptions:
-    """What the command line chose for the sessions it opens."""
+class CommandLineOptions:
+    """What the command line chose for the sessions it opens: the session's flags (the
+    terminal's renderer and questions are added as each session opens) and JSON output."""
 
-    project: Path
-    model: str | None
-    mode: PermissionMode | None
-    max_turns: int
+    session: SessionOptions
     json_out: bool
-    trust: bool
-    config: list[Path] | None
-    mcp_config: list[Path] | None
-    skills: list[str] | None
-    plan: bool
-    interactive: bool
-    claude_code_version: str | None = None
-    teammate: Teammate | None = None
 
 
 async def open_cli_session(
-    options: SessionOptions,
+    options: CommandLineOptions,
     *,
     resume: str | None,
     fork_session: bool = False,
@@ -209,39 +199,22 @@ async def open_cli_session(
     ask_elicitation: AskElicitation | None = None,
 ) -> SessionSetup:
     """A session rendering to the terminal (or `--json`); configuration errors exit 2."""
-    if not options.project.is_dir():
-        raise _fail(f"project directory {options.project} does not exist")
-    for file in [*(options.config or []), *(options.mcp_config or [])]:
-        if not file.is_file():
-            raise _fail(f"config file {file} does not exist")
-    problem = unknown_skills(options.project.resolve(), list(options.skills or []))
-    if problem is not None:
-        raise _fail(problem)
+    _check_files(options.session)
     sink: EventSink = JsonRenderer() if options.json_out else RichRenderer()
-    interactive = options.interactive
+    interactive = options.session.interactive
     say_not_run_on_stderr()
+    session = replace(
+        options.session,
+        resume=resume,
+        fork_session=fork_session,
+        on_event=sink,
+        ask_user=ask_user if interactive else None,
+        prompt_channel="terminal",
+        ask_trust=_ask_trust if interactive and ask_trust else None,
+        ask_elicitation=ask_elicitation or TerminalElicitation(Console(), _stdin_line),
+    )
     try:
-        setup = await open_session(
-            options.project,
-            model=options.model,
-            permission_mode=options.mode,
-            max_turns=options.max_turns,
-            planning=options.plan,
-            interactive=interactive,
-            trust=options.trust,
-            config_files=options.config or [],
-            mcp_config_files=options.mcp_config or [],
-            skills=options.skills or [],
-            resume=resume,
-            fork_session=fork_session,
-            on_event=sink,
-            ask_user=ask_user if interactive else None,
-            prompt_channel="terminal",
-            ask_trust=_ask_trust if interactive and ask_trust else None,
-            ask_elicitation=ask_elicitation or TerminalElicitation(Console(), _stdin_line),
-            claude_code_version=options.claude_code_version,
-            teammate=options.teammate,
-        )
+        setup = await open_session(session)
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for line in setup.diagnostics:
@@ -253,6 +226,19 @@ async def open_cli_session(
     # As Claude Code does: the settings' variables are the process's, so hooks see them too.
     os.environ.update(setup.agent.config.settings_env)
     return setup
+
+
+def _check_files(options: SessionOptions) -> None:
+    """The project folder, the config files and the skills named on the command line exist;
+    else a one-line error, exit 2."""
+    if not options.project_dir.is_dir():
+        raise _fail(f"project directory {options.project_dir} does not exist")
+    for file in [*options.config_files, *options.mcp_config_files]:
+        if not file.is_file():
+            raise _fail(f"config file {file} does not exist")
+    problem = unknown_skills(options.project_dir.resolve(), list(options.skills))
+    if problem is not None:
+        raise _fail(problem)
 
 
 def _prompt_from_stdin() -> str:
@@ -291,27 +277,27 @@ def run(
     from_stdin = prompt == "-"
     if from_stdin:
         prompt = _prompt_from_stdin()
-    options = SessionOptions(
-        project=project,
+    session = SessionOptions(
+        project,
         model=model,
-        mode=check_mode(permission_mode),
+        permission_mode=check_mode(permission_mode),
         max_turns=max_turns,
-        json_out=json_out,
         trust=trust,
-        config=config,
-        mcp_config=mcp_config,
-        skills=skill,
-        plan=plan,
+        config_files=config or (),
+        mcp_config_files=mcp_config or (),
+        skills=skill or (),
+        planning=plan,
         interactive=sys.stdin.isatty() and not json_out and not from_stdin,
         claude_code_version=check_claude_code_version(claude_code_version),
         teammate=check_teammate(teammate),
     )
+    options = CommandLineOptions(session, json_out=json_out)
 
     async def main() -> int:
         setup = await open_cli_session(options, resume=resume, fork_session=fork_session)
         agent = setup.agent
         collector = (
-            RunSummary(setup.engine.hooks(), options.project.resolve())
+            RunSummary(setup.engine.hooks(), project.resolve())
             if summary and not json_out
             else None
         )

@@ -422,7 +422,9 @@ class HookEngine:
         """Run every hook selected for `inp` and return the merged verdict. `selected`: what
         `select(inp)` returned, when the caller already asked (it is not selected again)."""
         if selected is None:
-            cached = self._candidates_of(inp)
+            cached = self._candidates.get(inp.event)  # `_candidates_of`, its usual case inline
+            if cached is None or cached is _BY_VALUE:
+                cached = self._candidates_of(inp)
             plan = cached.plan or _Plan.of(self._select_from(cached.hooks, inp))
         else:
             plan = _Plan.of(selected)

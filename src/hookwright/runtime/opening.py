@@ -17,10 +17,7 @@ from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.engine.defaults import DEFAULT_AUDIT
 from hookwright.engine.kernel import HookEngine
-from hookwright.engine.services import WorkspaceAccess
-from hookwright.host import PromptChannel
 from hookwright.host.open import (
-    AskTrust,
     NotRun,
     OpenedProject,
     ProjectScope,
@@ -32,7 +29,7 @@ from hookwright.host.open import (
 )
 from hookwright.runtime import evaluators
 from hookwright.runtime import transcript as transcripts
-from hookwright.runtime.agent import Agent, AgentConfig, AskUser, EventSink
+from hookwright.runtime.agent import Agent, AgentConfig
 from hookwright.runtime.effort import load_effort
 from hookwright.runtime.mcp import McpServers, connect_servers
 from hookwright.runtime.mcp.elicitation import AskElicitation, elicit, request_of, to_result
@@ -40,6 +37,7 @@ from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_
 from hookwright.runtime.models.retry import RetryCallback
 from hookwright.runtime.permission_mode import session_mode
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy, load_policy
+from hookwright.runtime.session_options import SessionOptions
 from hookwright.runtime.settings_env import load_settings_env, stop_block_cap
 from hookwright.runtime.skill_commands import any_skill
 from hookwright.runtime.skill_tool import SkillTool
@@ -100,105 +98,37 @@ def resolve_model(
     return make_model(chosen, base_dir=project_dir, on_retry=on_retry)
 
 
-async def open_session(
-    project_dir: Path,
-    *,
-    home: Path | None = None,
-    model: str | Model | None = None,
-    permission_mode: PermissionMode | None = None,
-    max_turns: int = 20,
-    planning: bool = False,
-    interactive: bool = False,
-    trust: bool = False,
-    config_files: Sequence[Path] = (),
-    mcp_config_files: Sequence[Path] = (),
-    skills: Sequence[str] = (),
-    resume: str | None = None,
-    fork_session: bool = False,
-    history: Sequence[dict[str, Any]] | None = None,
-    on_event: EventSink | None = None,
-    ask_user: AskUser | None = None,
-    prompt_channel: PromptChannel = "callback",
-    ask_trust: AskTrust | None = None,
-    ask_elicitation: AskElicitation | None = None,
-    compact_tokens: int = 100_000,
-    tools: ToolRegistry | None = None,
-    engine: HookEngine | None = None,
-    workspace_access: WorkspaceAccess | None = None,
-    claude_code_version: str | None = None,
-    teammate: Teammate | None = None,
-) -> SessionSetup:
+async def open_session(options: SessionOptions) -> SessionSetup:
     """Load the project's hooks into an engine and build the agent. Raises ModelConfigError or
-    ValueError (bad resume id, bad trust file) with a message for the user.
-
-    ``permission_mode`` None: the settings files' ``permissions.defaultMode`` (see
-    `permission_mode`), else ``default``.
-
-    ``fork_session`` with ``resume``: the history of that session goes on in a new session
-    (its own id and transcript, a copy of the old one), as Claude Code's ``--fork-session``.
-    ``history`` (OpenAI-format messages kept by a client) starts the agent from
-    ``[system prompt, *history]`` instead of an empty conversation; it excludes ``resume``.
-    ``workspace_access`` leases the project's files to the hooks that touch them (see
-    `hookwright.engine.services.WorkspaceAccess`). MCP servers (user config, the trusted project's
-    `.mcp.json`, enabled plugins, ``mcp_config_files``) start here and stop when the agent
-    closes; ``ask_elicitation`` asks the person when a server wants input and no hook answers
-    (only in an ``interactive`` session; otherwise such a request is cancelled).
-    ``claude_code_version`` picks the Claude Code profile (see `claude_code_version`).
-    ``teammate`` runs the session as that agent team member (TeammateIdle fires when it would
-    stop), where `CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS` is on (environment or settings `env`).
-    ``prompt_channel`` says where ``ask_user`` asks the person (the audit records it with
-    their answer)."""
-    if history is not None and resume:
-        raise ValueError("history and resume cannot be combined")
-    if fork_session and not resume:
-        raise ValueError("--fork-session needs --resume ID (the session to fork)")
-    project_dir, home = project_dir.resolve(), home or Path.home()
-    given = named_profile(claude_code_version) if claude_code_version is not None else None
-    owns_engine = engine is None
-    engine, opened, diagnostics = await _open_hooks(
-        project_dir,
-        home,
-        TrustPolicy.load(home, everything=trust),
-        ProjectScope(config_files, claude_code=given),
-        engine=engine,
-        workspace_access=workspace_access,
-        ask_trust=ask_trust if interactive else None,
-    )
+    ValueError (bad resume id, bad trust file) with a message for the user. MCP servers start
+    here and stop when the agent closes."""
+    _check_start(options)
+    engine, opened, diagnostics = await _open_hooks(options)
     holder: list[Agent] = []
     try:
-        chosen = _session_model(model, engine, opened, _retry_into(holder))
+        chosen = _session_model(options.model, engine, opened, _retry_into(holder))
     except ModelConfigError:
-        if owns_engine:
+        if options.engine is None:
             await engine.aclose()
         raise
-    settings = _read_settings(opened, chosen.name, permission_mode, config_files, teammate)
-    skill_hooks, skill_lines = _skill_hooks(opened, skills)
-    config = _agent_config(
-        opened, settings, skill_hooks, max_turns, planning, interactive, compact_tokens
-    )
-    messages, session_id = _starting_messages(config, history, resume, fork_session)
-    registry = tools or default_tools()
-    diagnostics += [*settings.diagnostics, *skill_lines]
-    diagnostics += _filter_lines(opened, skill_hooks, registry)
-    agent = Agent(
-        engine,
-        chosen,
-        registry,
-        config,
-        policy=settings.policy,
-        session_id=session_id,
-        messages=messages,
-        on_event=on_event,
-        ask_user=ask_user,
-        prompt_channel=prompt_channel,
-    )
+    settings = _read_settings(opened, chosen.name, options)
+    agent, lines = _build_agent(options, engine, chosen, opened, settings)
     holder.append(agent)
-    diagnostics += await _start(
-        agent, opened, settings, mcp_config_files, ask_elicitation if interactive else None
-    )
+    ask_elicitation = options.ask_elicitation if options.interactive else None
+    lines += await _start(agent, opened, settings, options.mcp_config_files, ask_elicitation)
+    untrusted = len(opened.untrusted)
     return SessionSetup(
-        agent, engine, diagnostics, len(opened.untrusted), opened.not_run, opened.not_run_summary
+        agent, engine, diagnostics + lines, untrusted, opened.not_run, opened.not_run_summary
     )
+
+
+def _check_start(options: SessionOptions) -> None:
+    """The conversation to start from names one source: a client's history or a resumed
+    session, and a fork only of a resumed one."""
+    if options.history is not None and options.resume:
+        raise ValueError("history and resume cannot be combined")
+    if options.fork_session and not options.resume:
+        raise ValueError("--fork-session needs --resume ID (the session to fork)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,23 +145,21 @@ class _Settings:
     diagnostics: tuple[str, ...]
 
 
-async def _open_hooks(
-    project_dir: Path,
-    home: Path,
-    policy: TrustPolicy,
-    scope: ProjectScope,
-    *,
-    engine: HookEngine | None,
-    workspace_access: WorkspaceAccess | None,
-    ask_trust: AskTrust | None,
-) -> tuple[HookEngine, OpenedProject, list[str]]:
-    """The project's hooks opened onto `engine` (None: a new session engine), and the
-    diagnostics of opening it."""
+async def _open_hooks(options: SessionOptions) -> tuple[HookEngine, OpenedProject, list[str]]:
+    """The project's hooks opened onto the host's engine (None: a new session engine), asking
+    about trust only in an interactive session, and the diagnostics of opening it."""
+    project_dir, home = options.project_dir.resolve(), options.home or Path.home()
+    version = options.claude_code_version
+    given = named_profile(version) if version is not None else None
+    policy = TrustPolicy.load(home, everything=options.trust)
+    scope = ProjectScope(options.config_files, claude_code=given)
     state_problems: tuple[str, ...] = ()
+    engine = options.engine
     if engine is None:
         engine, state_problems = session_engine(home, audit_path=DEFAULT_AUDIT)
-    if workspace_access is not None:
-        engine.services = replace(engine.services, workspace_access=workspace_access)
+    if options.workspace_access is not None:
+        engine.services = replace(engine.services, workspace_access=options.workspace_access)
+    ask_trust = options.ask_trust if options.interactive else None
     opened = await open_project(engine, project_dir, home, policy, scope, ask_trust=ask_trust)
     return engine, opened, [*opened.diagnostics, *state_problems]
 
@@ -257,16 +185,11 @@ def _session_model(
     return model
 
 
-def _read_settings(
-    opened: OpenedProject,
-    model_name: str,
-    permission_mode: PermissionMode | None,
-    config_files: Sequence[Path],
-    teammate: Teammate | None,
-) -> _Settings:
+def _read_settings(opened: OpenedProject, model_name: str, options: SessionOptions) -> _Settings:
     """The permission mode and rules, effort (by default the Claude Code profile's for
     `model_name`) and `env` of the settings files (the project's only once trusted), and
-    whether `teammate` can run (agent teams on)."""
+    whether the session's teammate can run (agent teams on)."""
+    permission_mode, config_files = options.permission_mode, options.config_files
     project_dir, home, trusted = opened.project_dir, opened.home, opened.trusted
     mode = session_mode(permission_mode, project_dir, home, opened.policy, config_files)
     policy = load_policy(project_dir, home, mode.mode, project_trusted=trusted)
@@ -274,6 +197,7 @@ def _read_settings(
     effort = opened.claude_code.effort_for(model_name, setting)
     env, env_problems = load_settings_env(project_dir, home, project_trusted=trusted)
     lines = [*mode.notes, *policy.problems, *effort_problems, *env_problems]
+    teammate = options.teammate
     if teammate is not None and not teams_enabled({**os.environ, **env}):
         lines.append(
             f"warning: --teammate {teammate.name}@{teammate.team}: agent teams are off "
@@ -293,25 +217,51 @@ def _skill_hooks(opened: OpenedProject, skills: Sequence[str]) -> tuple[list[Hoo
     return scan_skill_hooks(opened.project_dir, skills, quiet=True)
 
 
+def _build_agent(
+    options: SessionOptions,
+    engine: HookEngine,
+    model: Model,
+    opened: OpenedProject,
+    settings: _Settings,
+) -> tuple[Agent, list[str]]:
+    """The agent on the session's tools and starting conversation, and one line per problem
+    of its settings and skill hooks."""
+    skill_hooks, skill_lines = _skill_hooks(opened, options.skills)
+    config = _agent_config(options, opened, settings, skill_hooks)
+    messages, session_id = _starting_messages(config, options)
+    registry = options.tools or default_tools()
+    lines = [*settings.diagnostics, *skill_lines, *_filter_lines(opened, skill_hooks, registry)]
+    agent = Agent(
+        engine,
+        model,
+        registry,
+        config,
+        policy=settings.policy,
+        session_id=session_id,
+        messages=messages,
+        on_event=options.on_event,
+        ask_user=options.ask_user,
+        prompt_channel=options.prompt_channel,
+    )
+    return agent, lines
+
+
 def _agent_config(
+    options: SessionOptions,
     opened: OpenedProject,
     settings: _Settings,
     skill_hooks: list[HookInfo],
-    max_turns: int,
-    planning: bool,
-    interactive: bool,
-    compact_tokens: int,
 ) -> AgentConfig:
     return AgentConfig(
         project_trusted=opened.trusted,
         project_dir=opened.project_dir,
         home=opened.home,
         permission_mode=settings.mode,
-        max_turns=max_turns,
-        planning=planning,
-        interactive=interactive,
+        max_turns=options.max_turns,
+        planning=options.planning,
+        interactive=options.interactive,
         skill_hooks=skill_hooks,
-        compact_tokens=compact_tokens,
+        compact_tokens=options.compact_tokens,
         effort=settings.effort,
         effort_setting=settings.effort_setting,
         claude_code=opened.claude_code,
@@ -323,19 +273,16 @@ def _agent_config(
 
 
 def _starting_messages(
-    config: AgentConfig,
-    history: Sequence[dict[str, Any]] | None,
-    resume: str | None,
-    fork: bool,
+    config: AgentConfig, options: SessionOptions
 ) -> tuple[list[dict[str, Any]] | None, str | None]:
     """The conversation the agent starts from and the session id it goes on under: the
-    client's `history` after the system prompt, the transcript of the session `resume` names
+    client's history after the system prompt, the transcript of the session `resume` names
     (see `_resumed`), or None for both (a new session)."""
-    if history is not None:
-        return [{"role": "system", "content": config.system_prompt}, *history], None
-    if not resume:
+    if options.history is not None:
+        return [{"role": "system", "content": config.system_prompt}, *options.history], None
+    if not options.resume:
         return None, None
-    return _resumed(config.home, config.project_dir, resume, fork=fork)
+    return _resumed(config.home, config.project_dir, options.resume, fork=options.fork_session)
 
 
 def _filter_lines(
@@ -462,4 +409,10 @@ def _connect_dialects(
     agent.context_sources.append(async_hook_context)
 
 
-__all__ = ["ModelConfigError", "SessionSetup", "default_model_spec", "open_session"]
+__all__ = [
+    "ModelConfigError",
+    "SessionOptions",
+    "SessionSetup",
+    "default_model_spec",
+    "open_session",
+]

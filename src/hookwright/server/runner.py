@@ -20,7 +20,7 @@ from hookwright.dialects.skills import available_skills
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import Model, ModelConfigError
-from hookwright.runtime.opening import SessionSetup, open_session
+from hookwright.runtime.opening import SessionOptions, SessionSetup, open_session
 from hookwright.runtime.permissions import PermissionMode
 from hookwright.server.protocol import (
     ChatRequest,
@@ -232,23 +232,25 @@ async def _open(
     model = settings.model() if callable(settings.model) else settings.model
     try:
         return await open_session(
-            settings.project_dir,
-            home=settings.home,
-            model=model,
-            permission_mode=settings.permission_mode,
-            max_turns=settings.max_turns,
-            planning=settings.planning,
-            interactive=ask_user is not None,
-            ask_user=ask_user,
-            prompt_channel="page",
-            ask_elicitation=ask_elicitation,
-            trust=settings.trust,
-            config_files=settings.config_files,
-            skills=skills,
-            history=history,
-            on_event=on_event,
-            # Compaction would rewrite history the client owns and sends back.
-            compact_tokens=sys.maxsize,
+            SessionOptions(
+                settings.project_dir,
+                home=settings.home,
+                model=model,
+                permission_mode=settings.permission_mode,
+                max_turns=settings.max_turns,
+                planning=settings.planning,
+                interactive=ask_user is not None,
+                ask_user=ask_user,
+                prompt_channel="page",
+                ask_elicitation=ask_elicitation,
+                trust=settings.trust,
+                config_files=settings.config_files,
+                skills=skills,
+                history=history,
+                on_event=on_event,
+                # Compaction would rewrite history the client owns and sends back.
+                compact_tokens=sys.maxsize,
+            )
         )
     except (ModelConfigError, ValueError) as exc:
         raise RequestError(str(exc)) from None

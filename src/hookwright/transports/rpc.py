@@ -42,6 +42,7 @@ import asyncio
 import atexit
 import collections
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -127,6 +128,8 @@ class RestartPolicy:
         )
 
 
+#: The clock of asyncio's own loops (`time.monotonic`, read in a Python method).
+_LOOP_TIME = asyncio.BaseEventLoop.time
 #: A Python whose loops no longer record their thread falls back to `get_running_loop`.
 _UNKNOWN = object()
 
@@ -251,17 +254,21 @@ def encode_request(msg_id: int, method: str, params: Any) -> bytes:
     without encoding the envelope as a dict. Params given as bytes are their JSON text already
     (UTF-8, compact), sent as they are: bytes are no JSON value, so nothing else reads so."""
     if type(params) is bytes:
-        return b'{"jsonrpc":"2.0","id":%d,"method":%b,"params":%b}\n' % (
-            msg_id,
-            _encode_str(method).encode(),
-            params,
-        )
+        return _request_format(method) % (msg_id, params)
     if type(msg_id) is not int or type(method) is not str:
         return encode_message({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
     return (
         f'{{"jsonrpc":"2.0","id":{msg_id},"method":{_encode_str(method)},'
         f'"params":{json_text(params)}}}\n'
     ).encode()
+
+
+@functools.lru_cache(maxsize=64)
+def _request_format(method: str) -> bytes:
+    """The line of a request to `method` whose params are JSON text, as a bytes format of its
+    id and params: the method encoded once, not on every call (a hook process is called by
+    a handful of methods)."""
+    return b'{"jsonrpc":"2.0","id":%d,"method":' + _encode_str(method).encode() + b',"params":%b}\n'
 
 
 #: The C scanner json.loads uses (no attribute in typeshed).
@@ -274,7 +281,10 @@ def decode_line(line: bytes) -> Any:
     # What json.detect_encoding calls UTF-8: no BOM, first two bytes non-zero.
     if len(line) > 3 and line[0] == 0x7B and line[1]:
         try:
-            text = line.decode("utf-8", "surrogatepass")
+            try:
+                text = line.decode()  # the usual line; `surrogatepass` costs its arguments
+            except UnicodeDecodeError:
+                text = line.decode("utf-8", "surrogatepass")
             value, end = _scan_once(text, 0)
         except (ValueError, StopIteration, RecursionError):
             pass  # load_json_text raises the proper error below
@@ -336,10 +346,6 @@ def envelope(message: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError("error has a code that is not an integer or a non-string message")
         fields["error"] = {"code": code, "message": text}
     return fields
-
-
-#: The members of a result response spelled as JSON-RPC spells them.
-_RESPONSE_KEYS = frozenset(("jsonrpc", "id", "result"))
 
 
 # One spawned process ------------------------------------------------------------------------
@@ -498,6 +504,15 @@ class _Connection:
         self._watch_at = 0.0
         self.ids = itertools.count(1)
         self.write_lock = asyncio.Lock()
+        #: Writes waiting for room in the pipe (`_write_waiting`): while any does, a new write
+        #: goes behind them. Counted here so each request reads an attribute, not a method.
+        self.waiting_writes = 0
+        #: The loop's clock: `time.monotonic` itself where that is what the loop reads (each
+        #: request sets its deadline without a Python call).
+        loop_time = self.loop.time
+        self.loop_clock = (
+            time.monotonic if getattr(loop_time, "__func__", None) is _LOOP_TIME else loop_time
+        )
         self.lost: RpcProcessError | None = None
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         #: Stderr lines read so far: a call notes it when sent to find the lines of its own.
@@ -538,7 +553,7 @@ class _Connection:
         pending[msg_id] = future
         deadline = None
         if timeout is not None:
-            deadline = loop.time() + timeout
+            deadline = self.loop_clock() + timeout
             self.deadlines[msg_id] = (deadline, timeout)
             if self._watch is None or deadline < self._watch_at:
                 self._arm(deadline)
@@ -596,7 +611,7 @@ class _Connection:
         of a closing pipe), `data` to write it in turn."""
         if self.lost is not None:  # `check_alive`, its call saved on every request
             raise RpcProcessError(str(self.lost))
-        if self.write_lock.locked():
+        if self.waiting_writes:
             return data
         transport = self.stdin_transport
         if transport.is_closing():
@@ -610,14 +625,17 @@ class _Connection:
         return None
 
     async def _write_waiting(self, data: bytes) -> None:
-        async with self.write_lock:
-            try:
+        self.waiting_writes += 1
+        try:
+            async with self.write_lock:
                 if data:
                     self.check_alive()
                     self.stdin.write(data)
                 await self.stdin.drain()
-            except (ConnectionError, RuntimeError, OSError) as exc:
-                raise RpcProcessError(f"hook {self.name}: cannot write to process: {exc}") from exc
+        except (ConnectionError, RuntimeError, OSError) as exc:
+            raise RpcProcessError(f"hook {self.name}: cannot write to process: {exc}") from exc
+        finally:
+            self.waiting_writes -= 1
 
     def _on_stdout_line(self, line: bytes | None) -> None:
         if line is None:
@@ -640,13 +658,16 @@ class _Connection:
             self.warnings.warning("hook %s: non-object message skipped: %.200r", self.name, line)
             return
         if (
-            message.keys() == _RESPONSE_KEYS
-            and type(msg_id := message["id"]) is int
+            len(message) == 3
+            and "result" in message
+            and "jsonrpc" in message
+            and type(msg_id := message.get("id")) is int
             and msg_id >= 0
             and type(message["jsonrpc"]) is str
         ):
-            # The usual answer, which `envelope` would return as it is: its member matching
-            # (a key folded and looked up per member) is skipped.
+            # The usual answer (the members `jsonrpc`, `id` and `result` exactly), which
+            # `envelope` would return as it is: its member matching (a key folded and looked
+            # up per member) is skipped.
             fields = message
         else:
             try:

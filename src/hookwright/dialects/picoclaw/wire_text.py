@@ -25,7 +25,6 @@ from hookwright.dialects.picoclaw.codec import (
     MAIN_TURN_SOURCE,
     TRACE_PATHS,
     Protocol,
-    pico_iteration,
 )
 from hookwright.transports.rpc import json_text
 
@@ -35,31 +34,16 @@ TOOL_CALL_METHODS = frozenset({"before_tool", "approve_tool"})
 _string = json.encoder.encode_basestring  # the C encoder's own, with ensure_ascii off
 _EMPTY = '""'
 _MAIN_SOURCE = _string(MAIN_TURN_SOURCE)
+_MAIN_AGENT = _string(MAIN_AGENT_ID)
 #: Each method's `TracePath`, as JSON text.
 _STAGES = {method: _string(path) for method, path in TRACE_PATHS.items()}
 
 
-def _meta(inp: HookInput, payload: Mapping[str, Any], method: str) -> str:
-    """`codec.build_meta`'s object as JSON text (`_text` written out: this runs on every tool
-    call of a process hook)."""
-    turn_source = payload.get("turn_source")
-    if not turn_source or not isinstance(turn_source, str):
-        turn_source = MAIN_TURN_SOURCE
-    stage = _STAGES[method]
-    if turn_source != MAIN_TURN_SOURCE:
-        return (
-            '{"AgentID":"","TurnID":"","ParentTurnID":"","SessionKey":"","Iteration":0,'
-            f'"TracePath":{stage},"Source":{_string(turn_source)}}}'
-        )
-    turn, session, iteration = inp.turn_id, inp.session_id, payload.get("iteration")
-    parent = payload.get("parent_turn_id")
+def _sub_turn_meta(stage: str, turn_source: str) -> str:
+    """`codec.build_meta`'s object for a call of another turn source than the main turn's."""
     return (
-        f'{{"AgentID":{_string(inp.agent_id or MAIN_AGENT_ID)},'
-        f'"TurnID":{_string(turn) if turn else _EMPTY},'
-        f'"ParentTurnID":{_string(parent) if isinstance(parent, str) and parent else _EMPTY},'
-        f'"SessionKey":{_string(session) if session else _EMPTY},'
-        f'"Iteration":{0 if iteration is None else pico_iteration(iteration)},'
-        f'"TracePath":{stage},"Source":{_MAIN_SOURCE}}}'
+        '{"AgentID":"","TurnID":"","ParentTurnID":"","SessionKey":"","Iteration":0,'
+        f'"TracePath":{stage},"Source":{_string(turn_source)}}}'
     )
 
 
@@ -70,7 +54,9 @@ def _text(value: Any) -> str:
 
 def tool_call_text(inp: HookInput, method: str, protocol: Protocol) -> bytes | None:
     """`tool_call_params(inp, method, protocol)` as compact JSON (UTF-8), or None where the
-    params must be built and encoded as before (see the module's note)."""
+    params must be built and encoded as before (see the module's note). The members, in
+    PicoClaw's order: `meta`, (`context`,) `tool`, `arguments` where there are any, (the seed
+    protocol's `channel` and `chat_id` where not empty)."""
     try:
         payload = inp.payload
         context = payload.get("context")
@@ -80,29 +66,36 @@ def tool_call_text(inp: HookInput, method: str, protocol: Protocol) -> bytes | N
             if inbound is not None and not isinstance(inbound, Mapping):
                 inbound = None
         tool = payload.get("tool_name")
-        head = (
-            f'{{"meta":{_meta(inp, payload, method)},"context":'
-            f"{_context(payload, context, inbound)},"
-            if protocol == "current"
-            else f'{{"meta":{_meta(inp, payload, method)},'
-        )
-        text = f'{head}"tool":{_string(tool) if isinstance(tool, str) and tool else _EMPTY}'
+        members = f'"tool":{_string(tool) if isinstance(tool, str) and tool else _EMPTY}'
         arguments = payload.get("tool_input")
         if arguments and isinstance(arguments, dict):
             encoded = json_text(arguments if type(arguments) is dict else dict(arguments))
-            text = f'{text},"arguments":{encoded}'
-        if protocol == "seed":
-            text += _seed_channel(payload, inbound)
-        return f"{text}}}".encode()
+            members = f'{members},"arguments":{encoded}'
+        if protocol == "current":
+            members = f'"context":{_context(payload, context, inbound)},{members}'
+        elif inbound is not None or "channel" in payload or "chat_id" in payload:
+            members += _seed_channel(payload, inbound)
+        turn_source = payload.get("turn_source")
+        if turn_source and isinstance(turn_source, str) and turn_source != MAIN_TURN_SOURCE:
+            return f'{{"meta":{_sub_turn_meta(_STAGES[method], turn_source)},{members}}}'.encode()
+        # `codec.build_meta`'s object, written out (`_text` and `pico_iteration` inline) in
+        # the one string of the params.
+        agent, turn, session = inp.agent_id, inp.turn_id, inp.session_id
+        iteration, parent = payload.get("iteration"), payload.get("parent_turn_id")
+        parent = _string(parent) if isinstance(parent, str) and parent else _EMPTY
+        return (
+            f'{{"meta":{{"AgentID":{_string(agent) if agent else _MAIN_AGENT},'
+            f'"TurnID":{_string(turn) if turn else _EMPTY},"ParentTurnID":{parent},'
+            f'"SessionKey":{_string(session) if session else _EMPTY},'
+            f'"Iteration":{iteration + 1 if type(iteration) is int and iteration >= 0 else 0},'
+            f'"TracePath":{_STAGES[method]},"Source":{_MAIN_SOURCE}}},{members}}}'
+        ).encode()
     except Exception:
         return None
 
 
 def _seed_channel(payload: Mapping[str, Any], inbound: Mapping[str, Any] | None) -> str:
-    """The seed protocol's ``"channel"`` and ``"chat_id"`` members, each only when not empty
-    (nothing, without either: the usual tool call)."""
-    if inbound is None and payload.get("channel") is None and payload.get("chat_id") is None:
-        return ""
+    """The seed protocol's ``"channel"`` and ``"chat_id"`` members, each only when not empty."""
     channel, chat_id = _channel(payload, inbound)
     members = f',"channel":{channel}' if channel != _EMPTY else ""
     return members + (f',"chat_id":{chat_id}' if chat_id != _EMPTY else "")
