@@ -220,7 +220,7 @@ async def open_cli_session(
     for line in setup.diagnostics:
         if line not in setup.not_run_summary:  # said hook by hook (`say_not_run_on_stderr`)
             sys.stderr.write(line + "\n")
-    off = skills_not_enabled(options.project.resolve(), list(options.skills or []))
+    off = skills_not_enabled(session.project_dir.resolve(), list(session.skills))
     if off is not None:
         sys.stderr.write(off + "\n")
     # As Claude Code does: the settings' variables are the process's, so hooks see them too.
