@@ -39,10 +39,6 @@ PRELOAD = (
     "hookwright.runtime.opening",
     "hookwright.runtime.agent",
     "hookwright.runtime.models.scripted",
-    # The model backends the tests' fake API servers answer for: their SDKs (anthropic, openai,
-    # httpx) cost more CPU to import than the rest of the command line together.
-    "hookwright.runtime.models.anthropic_model",
-    "hookwright.runtime.models.openai_model",
     "hookwright.runtime.mcp.client",
     "hookwright.dialects",
     "hookwright.dialects.claude_code.loader",
