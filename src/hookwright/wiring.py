@@ -99,7 +99,19 @@ class WarmOnFirstUse:
         cwd: str | Path | None,
         stdin_data: bytes = b"",
     ) -> WarmProcess | None:
-        runner = self._made()
+        from hookwright.transports.warm_switch import switched_on
+
+        if not switched_on():
+            return None  # spawned, and the runner's modules never loaded
+        try:
+            runner = self._made()
+        except ImportError as exc:  # e.g. a process that gave up the rights to read them
+            from hookwright.core.logs import LazyLogger
+
+            LazyLogger("hookwright.transports.warm").warning(
+                "warm Python runner cannot load (%s); spawning", exc
+            )
+            return None
         return await runner.launch(args, shell=shell, env=env, cwd=cwd, stdin_data=stdin_data)
 
     def close(self) -> None:

@@ -49,6 +49,7 @@ from hookwright.transports.warm_invocation import (
     plain_invocation,
     shell_words,
 )
+from hookwright.transports.warm_switch import switched_on
 
 if TYPE_CHECKING:
     import asyncio
@@ -57,8 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hookwright.transports.warm")
 
-SWITCH = "HOOKWRIGHT_WARM_PYTHON"
-_OFF = frozenset(("0", "false", "no", "off"))
 _SERVER = Path(__file__).resolve().parent.parent / "_warm" / "server.py"
 _STARTUP_PREFIXES = ("PYTHON", "LC_", "LD_")
 _STARTUP_NAMES = frozenset(("LANG", "LANGUAGE", "TZ"))
@@ -302,12 +301,6 @@ class _Server:
                 proc.wait()
 
 
-def _switched_on(enabled: bool | None) -> bool:
-    if enabled is not None:
-        return enabled
-    return os.environ.get(SWITCH, "1").strip().lower() not in _OFF
-
-
 class WarmPython:
     """The warm runner of one session (`Services.warm_python`): its probes and servers.
 
@@ -330,7 +323,7 @@ class WarmPython:
 
     @property
     def on(self) -> bool:
-        return not self._closed and _switched_on(self.enabled)
+        return not self._closed and switched_on(self.enabled)
 
     async def launch(
         self,
