@@ -277,7 +277,6 @@ CASES: list[CodexCase] = [
         "say hi",
         [Reply("hi")],
         [H("SessionStart", "ctx", specific("SessionStart", additionalContext="MARK session"))],
-        differs="session context follows the prompt in hookwright, precedes it in Codex",
     ),
     CodexCase(
         "stop_continuation",

@@ -89,12 +89,16 @@ class ModelNote:
     after the tool results. Notes with `gather` set and the same label form one paragraph after
     the others, their texts one per line (Claude Code's SessionStart context). A note with
     `block_feedback` repeats a Stop block's reason, which only some Claude Code versions show;
-    the host drops it when imitating one that does not."""
+    the host drops it when imitating one that does not. A note with `before_prompt` (a
+    SessionStart hook's, in a dialect whose CLI shows it so: Codex's developer message) is
+    shown before the user's prompt, a message of its own; a host that puts every paragraph
+    after the prompt shows it with the others."""
 
     text: str
     label: str = ""
     gather: bool = False
     block_feedback: bool = False
+    before_prompt: bool = False
 
 
 @dataclass(frozen=True, slots=True)

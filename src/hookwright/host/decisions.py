@@ -152,12 +152,25 @@ class ElicitationDecision:
 
 @dataclass(frozen=True, slots=True)
 class SessionStartDecision:
-    """`initial_user_message`: Claude Code's `-p` runs it as a prompt of its own before the
+    """`context`: every paragraph for the model; Claude Code shows them after the user's first
+    prompt. `leading`: how many of them, from the start, their dialect shows before the
+    prompt instead (`before_prompt`), each a message of its own (Codex: a developer message);
+    a host that can place them there does, and shows the rest (`after_prompt`) after it.
+    `initial_user_message`: Claude Code's `-p` runs it as a prompt of its own before the
     user's (a host without a person at the keyboard should too)."""
 
     context: tuple[str, ...] = ()
     env_files: tuple[str, ...] = ()
     initial_user_message: str | None = None
+    leading: int = 0
+
+    @property
+    def before_prompt(self) -> tuple[str, ...]:
+        return self.context[: self.leading]
+
+    @property
+    def after_prompt(self) -> tuple[str, ...]:
+        return self.context[self.leading :]
 
 
 @dataclass(frozen=True, slots=True)

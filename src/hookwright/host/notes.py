@@ -30,16 +30,20 @@ def model_notes(
     *,
     feedback_label: str | None = None,
     block_feedback: bool = True,
+    before_prompt: bool | None = None,
 ) -> tuple[str, ...]:
     """The paragraphs of `results` (completion order). `feedback_label`: on events whose block
     is feedback for the model, the label of a block reason no dialect worded;
-    `block_feedback`: False leaves out the notes that repeat a Stop block's reason. Gathered
+    `block_feedback`: False leaves out the notes that repeat a Stop block's reason;
+    `before_prompt`: only the notes whose `before_prompt` is that (None: all). Gathered
     notes come last, one paragraph per label."""
     paragraphs: list[str] = []
     gathered: dict[str, list[str]] = {}
     for result in results:
         for note in _notes_of(result, feedback_label):
             if note.block_feedback and not block_feedback:
+                continue
+            if before_prompt is not None and note.before_prompt is not before_prompt:
                 continue
             if note.gather:
                 gathered.setdefault(note.label, []).append(note.text)

@@ -545,10 +545,12 @@ class HookSession:
             payload.update(resume_cost.payload())
         verdict = await self.fire(Event.SessionStart, **payload)
         self._remember_title(verdict)
+        leading = model_notes(verdict.results, before_prompt=True)
         return SessionStartDecision(
-            model_notes(verdict.results),
+            leading + model_notes(verdict.results, before_prompt=False),
             verdict.effects.env_files,
             verdict.effects.initial_user_message,
+            len(leading),
         )
 
     def _remember_title(self, verdict: Verdict) -> None:

@@ -383,6 +383,12 @@ class Agent:
         self._pending_context = []
         self.record({"role": "system", "content": text})
 
+    def _open_with(self, texts: Sequence[str]) -> None:
+        """SessionStart paragraphs whose dialect shows them ahead of the next prompt (Codex's
+        developer messages): a system message each, in the history now."""
+        for text in texts:
+            self.record({"role": "system", "content": text})
+
     # Session --------------------------------------------------------------------------------
 
     async def start(self, source: str = "startup") -> None:
@@ -401,7 +407,8 @@ class Agent:
             )
             self.context_tokens = cost.context_tokens
         decision = await self.hooks.start(source, resume_cost=cost)
-        self.queue_context(decision.context)
+        self._open_with(decision.before_prompt)
+        self.queue_context(decision.after_prompt)
         self._use_env_files(decision.env_files)
         if not self.config.interactive:
             self._initial_message = decision.initial_user_message
@@ -867,7 +874,8 @@ class Agent:
         compacted = await self.hooks.post_compact(trigger, summary.content)
         text = compacted.summary if compacted.summary is not None else summary.content
         self._replace_history(cut, text, trigger)
-        self.queue_context(start.context)
+        self._open_with(start.before_prompt)
+        self.queue_context(start.after_prompt)
         self._use_env_files(start.env_files)
         return True
 

@@ -15,6 +15,8 @@
   dropped / the agent continues with the reason.
 * ``hookSpecificOutput.additionalContext`` is context for the model on SessionStart,
   UserPromptSubmit, PreToolUse and PostToolUse; ``systemMessage`` is a warning for the user.
+  Codex sends SessionStart context as a developer message ahead of the user's prompt (a
+  `ModelNote` with `before_prompt`), the others after the prompt or the tool's call.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
+from hookwright.core.effects import ModelNote
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
 from hookwright.dialects.codex.stdin import tool_input
@@ -118,6 +121,8 @@ def _apply(inp: HookInput, data: Mapping[str, Any], result: HookResult, run_id: 
     context = specific.get("additionalContext")
     if isinstance(context, str) and context and event in _CONTEXT_EVENTS:
         result.additional_context = context
+        if event is E.SessionStart:
+            result.add_effects(model_notes=(ModelNote(context, before_prompt=True),))
     if event is E.PreToolUse:
         return _pre_tool_use(inp, data, specific, result)
     if event is E.PermissionRequest:
