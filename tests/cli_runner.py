@@ -42,7 +42,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """`python -m hookwright ARGS` with exactly `env`: forked from the warm server when it can
     serve that environment, spawned otherwise."""
-    warm = warm_cli(env)
+    warm = warm_cli(args, env)
     if warm is not None:
         return warm.run(args, env, cwd, stdin, timeout)
     return subprocess.run(

@@ -3,10 +3,14 @@ command line, for the command-line tests: the same process boundary as a spawned
 pid, stdio, environment, folder, exit status, atexit handlers), without paying each time for
 the interpreter start and the imports (most of the suite's CPU before).
 
-One server (`tests/warm_cli_server.py`) per test process, started on first use and ended with
-it. A run is spawned instead when its environment differs from the server's in what acts at
-interpreter start (any `PYTHON*`, `LANG` or `LC_*` variable) or in a variable a module read
-while the server imported it (`HOOKWRIGHT_DEBUG`, say): the server reports those.
+Up to two servers (`tests/warm_cli_server.py`) per test process, each started on first use and
+ended with it: the lean one for most runs, and one that has also imported the Anthropic and
+OpenAI model backends for the runs that name such a model (their SDKs cost a forked run more CPU
+to import than the rest of the command line, while a larger heap makes every other forked run
+cost more to copy and tear down). A run is spawned instead when its environment differs from a
+server's in what acts at interpreter start (any `PYTHON*`, `LANG` or `LC_*` variable) or in a
+variable a module read while the server imported it (`HOOKWRIGHT_DEBUG`, say): the server
+reports those.
 """
 
 from __future__ import annotations
@@ -27,6 +31,15 @@ from pathlib import Path
 SERVER = Path(__file__).with_name("warm_cli_server.py")
 BOOT = "import sys; path = sys.argv[1]; exec(compile(open(path).read(), path, 'exec'))"
 
+#: The `--model` backends with an SDK behind them, and the modules that import those SDKs.
+SDK_BACKENDS = ("anthropic:", "openai:")
+BACKEND_MODULES = (
+    "hookwright.runtime.models.anthropic_model",
+    "hookwright.runtime.models.openai_model",
+)
+#: What makes `hookwright run` pick an SDK-backed model with no `--model` (`default_model_spec`).
+MODEL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
 
 def interpreter_settings(env: dict[str, str]) -> dict[str, str]:
     return {
@@ -36,15 +49,32 @@ def interpreter_settings(env: dict[str, str]) -> dict[str, str]:
     }
 
 
+def names_sdk_model(args: list[str], env: dict[str, str]) -> bool:
+    """Whether a run is likely to build an SDK-backed model: an argument names one
+    (`--model anthropic:NAME`, `--model=openai:NAME`, `-mopenai:NAME`), or its environment
+    configures one (`HOOKWRIGHT_MODEL`, a provider's key or address; the tests' helpers pass
+    these only to runs on a fake model API). Only which server forks the run depends on it."""
+    for arg in args:
+        value = arg.partition("=")[2] if arg.startswith("--") else arg
+        if value.removeprefix("-m").startswith(SDK_BACKENDS):
+            return True
+    return env.get("HOOKWRIGHT_MODEL", "").startswith(SDK_BACKENDS) or any(
+        env.get(key) for key in MODEL_ENV
+    )
+
+
 class WarmCli:
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], modules: tuple[str, ...] = ()) -> None:
+        """A server started with `env`'s interpreter settings, importing `modules` beyond the
+        command line's own."""
+        self.modules = modules
         self.settings = interpreter_settings(env)
         # Only what acts at interpreter start, and PATH: nothing of the first run's (its HOME,
         # a test's process marker) belongs to the server, which outlives that run.
         server_env = {**self.settings, "PATH": env.get("PATH", os.defpath)}
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", BOOT, str(SERVER), str(theirs.fileno())],
+            [sys.executable, "-c", BOOT, str(SERVER), *modules, str(theirs.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -167,8 +197,9 @@ def _text(data: bytes, encoding: str) -> str:
     return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
 
 
-_server: WarmCli | None = None
-_server_pid = 0
+#: This process's servers by the modules they import beyond the command line (the lean one: none).
+_servers: dict[tuple[str, ...], WarmCli] = {}
+_servers_pid = 0
 _lock = threading.Lock()
 
 
@@ -176,12 +207,21 @@ _lock = threading.Lock()
 SPAWN_ALWAYS = os.environ.get("SPAWN_CLI", "") == "1"
 
 
-def warm_cli(env: dict[str, str]) -> WarmCli | None:
-    """This test process's server when it can serve a run with `env`, else None."""
-    global _server, _server_pid
+def warm_cli(args: list[str], env: dict[str, str]) -> WarmCli | None:
+    """The server of this test process to fork `hookwright ARGS` with `env` from (the one with
+    the model backends loaded when the run names such a model, else the lean one), started on
+    first use; None when neither may serve that environment."""
+    global _servers_pid
     if SPAWN_ALWAYS:
         return None
+    kinds = [BACKEND_MODULES, ()] if names_sdk_model(args, env) else [()]
     with _lock:
-        if _server is None or _server_pid != os.getpid():
-            _server, _server_pid = WarmCli(env), os.getpid()
-        return _server if _server.serves(env) else None
+        if _servers_pid != os.getpid():
+            _servers.clear()  # a forked copy's servers are its parent's
+            _servers_pid = os.getpid()
+        for modules in kinds:
+            if modules not in _servers:
+                _servers[modules] = WarmCli(env, modules)
+            if _servers[modules].serves(env):
+                return _servers[modules]
+        return None

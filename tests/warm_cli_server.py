@@ -2,11 +2,13 @@
 forks one process per request and runs `python -m hookwright` in it.
 
 Started as `python -c` by `warm_cli.WarmCli` with the control socket's descriptor as its last
-argument. Each request on it is one message: the run's JSON (arguments, environment,
-folder, umask) and four descriptors (the status socket, stdin, stdout, stderr). A short-lived middle
-process forks the run, writes its pid and then its wait status to the status socket, and exits;
-the run itself is a child of nothing the test holds, like a spawned process it owns its stdio,
-its environment, its folder and its exit. The server ends when the control socket closes.
+argument, after the modules to import beyond `PRELOAD` (the model backends, for the server that
+serves the runs on a fake model API). Each request on it is one message: the run's JSON
+(arguments, environment, folder, umask) and four descriptors (the status socket, stdin, stdout,
+stderr). A short-lived middle process forks the run, writes its pid and then its wait status to
+the status socket, and exits; the run itself is a child of nothing the test holds, like a
+spawned process it owns its stdio, its environment, its folder and its exit. The server ends
+when the control socket closes, once the middle processes still running have exited.
 """
 
 from __future__ import annotations
@@ -100,14 +102,15 @@ def _from_sysconfig() -> bool:
     return False
 
 
-def preload() -> set[str]:
-    """Import `PRELOAD` (a module that is gone or fails to import is left to the run); the
-    environment variables read meanwhile, whose values the loaded modules may have kept."""
+def preload(extra: list[str]) -> set[str]:
+    """Import `PRELOAD` and `extra` (a module that is gone or fails to import is left to the
+    run); the environment variables read meanwhile, whose values the loaded modules may have
+    kept."""
     real = os.environ
     recording = RecordingEnviron(real)
     os.environ = recording  # type: ignore[assignment]  # noqa: B003 - reads only, undone below
     try:
-        for name in PRELOAD:
+        for name in (*PRELOAD, *extra):
             try:
                 importlib.import_module(name)
             except Exception:  # the run imports it again and reports the error there
@@ -170,10 +173,11 @@ def serve_one(request: dict[str, object], fds: list[int]) -> None:
     os._exit(0)
 
 
-def reap_finished() -> None:
+def reap_finished(block: bool = False) -> None:
+    """Reap the middle processes that have exited (`block`: wait for all of them)."""
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
@@ -181,7 +185,7 @@ def reap_finished() -> None:
 
 
 def main() -> None:
-    read = preload()
+    read = preload(sys.argv[2:-1])
     # The client serves a run warm only when these variables have the same values in its
     # environment (what a module read at import would otherwise keep from this process).
     sys.stdout.write(json.dumps(sorted(read)) + "\n")
@@ -198,6 +202,7 @@ def main() -> None:
         for fd in fds:
             os.close(fd)
         reap_finished()
+    reap_finished(block=True)
 
 
 main()
