@@ -33,6 +33,29 @@ def input_order_cases() -> list[Case]:
             ToolUse("toolu_b", "Bash", {"zeta": 1, "command": "echo hi", "alpha": 2}),
         ),
         _case(
+            "tool-input-invalid-unknown-and-missing",
+            ToolUse("toolu_a", "Bash", {"zeta": 1, "description": "say hi"}),
+            ToolUse("toolu_b", "Bash", {"command": 5, "zeta": 1, "alpha": 2}),
+        ),
+        _case(
+            "tool-input-invalid-missing",
+            ToolUse("toolu_a", "Bash", {"description": "say hi"}),
+            ToolUse("toolu_b", "Write", {"file_path": "{project}/x.txt"}),
+        ),
+        _case(
+            "tool-input-invalid-type",
+            ToolUse("toolu_a", "Bash", {"command": 5}),
+            ToolUse("toolu_b", "Bash", {"command": "echo hi", "timeout": "soon", "description": 3}),
+            ToolUse("toolu_c", "Bash", {"command": "echo hi", "timeout": None}),
+            ToolUse("toolu_d", "Read", {"file_path": ["a"]}),
+            ToolUse("toolu_e", "Bash", {"command": "echo hi", "timeout": "5000"}),
+            ToolUse("toolu_f", "Bash", {"command": "echo hi", "timeout": True}),
+        ),
+        _case(
+            "tool-input-invalid-all-kinds",
+            ToolUse("toolu_a", "Write", {"content": True, "zeta": 1}),
+        ),
+        _case(
             "tool-input-order-write",
             ToolUse("toolu_a", "Write", note),
         ),

@@ -108,3 +108,49 @@ def test_keys_outside_the_schema_are_refused_before_any_hook(
         "An unexpected parameter `alpha` was provided</tool_use_error>"
     )
     assert not (tmp_path / "ran.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "issues"),
+    [
+        ({"description": "touch ran.txt"}, ["The required parameter `command` is missing"]),
+        (
+            {"command": "touch ran.txt", "timeout": "soon", "description": None},
+            [
+                "The parameter `timeout` type is expected as `number` but provided as `string`",
+                "The parameter `description` type is expected as `string` but provided as `null`",
+            ],
+        ),
+        (
+            {"timeout": True, "zeta": 1, "description": "touch ran.txt"},
+            [
+                "The required parameter `command` is missing",
+                "An unexpected parameter `zeta` was provided",
+                "The parameter `timeout` type is expected as `number` but provided as `boolean`",
+            ],
+        ),
+    ],
+    ids=["missing", "wrong-types", "all-kinds"],
+)
+def test_an_input_the_schema_does_not_take_is_refused_before_any_hook(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    arguments: dict[str, object],
+    issues: list[str],
+) -> None:
+    seen = logged_stdin(
+        tmp_path, isolated_home, server, FakeToolCall("Bash", json.dumps(arguments))
+    )
+    (batch,) = [json.loads(line) for line in seen.splitlines()]
+    assert batch["hook_event_name"] == "PostToolBatch", "no PreToolUse or PostToolUse"
+    (call,) = batch["tool_calls"]
+    assert call["tool_input"] == arguments
+    assert list(call["tool_input"]) == list(arguments), "as the model wrote it"
+    several = "issues" if len(issues) > 1 else "issue"
+    assert call["tool_response"] == (
+        f"<tool_use_error>InputValidationError: Bash failed due to the following {several}:\n"
+        + "\n".join(issues)
+        + "</tool_use_error>"
+    )
+    assert not (tmp_path / "ran.txt").exists()
