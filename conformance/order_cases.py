@@ -69,3 +69,52 @@ def input_order_cases() -> list[Case]:
             ),
         ),
     ]
+
+
+def unread_file_cases() -> list[Case]:
+    """Edits and a Write of a file that is in the project but that the model has not read or
+    written in the session (the second Edit finds it edited), and the same Edit after a
+    Read."""
+    edit = {"file_path": "{project}/old.txt", "old_string": "hello", "new_string": "bye"}
+    again = {"file_path": "{project}/old.txt", "old_string": "bye", "new_string": "ciao"}
+    files = {"old.txt": "hello\n"}
+    watched = observers(*WATCHED)
+    write = {"file_path": "{project}/old.txt", "content": "new\n"}
+    return [
+        Case(
+            "edit-unread-file",
+            "go",
+            [
+                Turn(tools=[ToolUse("toolu_a", "Edit", edit)]),
+                Turn(tools=[ToolUse("toolu_b", "Edit", again)]),
+                Turn("done"),
+            ],
+            watched,
+            files,
+        ),
+        Case(
+            "edit-unread-file-replace-all",
+            "go",
+            [Turn(tools=[ToolUse("toolu_a", "Edit", {**edit, "replace_all": True})]), Turn("done")],
+            watched,
+            files,
+        ),
+        Case(
+            "edit-read-file",
+            "go",
+            [
+                Turn(tools=[ToolUse("toolu_a", "Read", {"file_path": "{project}/old.txt"})]),
+                Turn(tools=[ToolUse("toolu_b", "Edit", edit)]),
+                Turn("done"),
+            ],
+            watched,
+            files,
+        ),
+        Case(
+            "write-unread-file",
+            "go",
+            [Turn(tools=[ToolUse("toolu_a", "Write", write)]), Turn("done")],
+            watched,
+            files,
+        ),
+    ]

@@ -85,13 +85,16 @@ class ToolRegistry:
         self, name: str, arguments: Mapping[str, Any], *, refused: bool = False
     ) -> dict[str, Any]:
         """The input as Claude Code shows it to PostToolBatch hooks: the model's own fields in
-        Claude Code's schema order, with the defaults it left out in front; as the model wrote
+        Claude Code's schema order, the keys that have a default in front (the model's value
+        or the default; measured: Edit's `replace_all` first either way); as the model wrote
         it when it was `refused` before any hook."""
         if refused:
             return dict(arguments)
         tool = self.get(name)
         shown = tool.name if tool else name
-        return {**self._missing_defaults(tool, arguments), **in_schema_order(shown, arguments)}
+        defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
+        first = {key: arguments.get(key, value) for key, value in defaults.items()}
+        return {**first, **in_schema_order(shown, arguments)}
 
     @staticmethod
     def _missing_defaults(tool: Tool | None, arguments: Mapping[str, Any]) -> dict[str, Any]:
