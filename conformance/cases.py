@@ -31,7 +31,7 @@ from conformance.case_kit import (
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import Action, Case, Hook
 from conformance.model_cases import model_switch_cases
-from conformance.order_cases import input_order_cases
+from conformance.order_cases import input_order_cases, unread_file_cases
 from conformance.skill_cases import (
     frontmatter_cases,
     nested_command_cases,
@@ -842,6 +842,7 @@ CASES: list[Case] = [
     *_profile_cases(),
     *_skill_and_mcp_cases(),
     *input_order_cases(),
+    *unread_file_cases(),
     *slash_and_skill_cases(),
     *nested_command_cases(),
     *frontmatter_cases(),

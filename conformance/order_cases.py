@@ -33,6 +33,29 @@ def input_order_cases() -> list[Case]:
             ToolUse("toolu_b", "Bash", {"zeta": 1, "command": "echo hi", "alpha": 2}),
         ),
         _case(
+            "tool-input-invalid-unknown-and-missing",
+            ToolUse("toolu_a", "Bash", {"zeta": 1, "description": "say hi"}),
+            ToolUse("toolu_b", "Bash", {"command": 5, "zeta": 1, "alpha": 2}),
+        ),
+        _case(
+            "tool-input-invalid-missing",
+            ToolUse("toolu_a", "Bash", {"description": "say hi"}),
+            ToolUse("toolu_b", "Write", {"file_path": "{project}/x.txt"}),
+        ),
+        _case(
+            "tool-input-invalid-type",
+            ToolUse("toolu_a", "Bash", {"command": 5}),
+            ToolUse("toolu_b", "Bash", {"command": "echo hi", "timeout": "soon", "description": 3}),
+            ToolUse("toolu_c", "Bash", {"command": "echo hi", "timeout": None}),
+            ToolUse("toolu_d", "Read", {"file_path": ["a"]}),
+            ToolUse("toolu_e", "Bash", {"command": "echo hi", "timeout": "5000"}),
+            ToolUse("toolu_f", "Bash", {"command": "echo hi", "timeout": True}),
+        ),
+        _case(
+            "tool-input-invalid-all-kinds",
+            ToolUse("toolu_a", "Write", {"content": True, "zeta": 1}),
+        ),
+        _case(
             "tool-input-order-write",
             ToolUse("toolu_a", "Write", note),
         ),
@@ -44,5 +67,54 @@ def input_order_cases() -> list[Case]:
                 "Edit",
                 {"new_string": "bye", "old_string": "hello", "file_path": "{project}/note.txt"},
             ),
+        ),
+    ]
+
+
+def unread_file_cases() -> list[Case]:
+    """Edits and a Write of a file that is in the project but that the model has not read or
+    written in the session (the second Edit finds it edited), and the same Edit after a
+    Read."""
+    edit = {"file_path": "{project}/old.txt", "old_string": "hello", "new_string": "bye"}
+    again = {"file_path": "{project}/old.txt", "old_string": "bye", "new_string": "ciao"}
+    files = {"old.txt": "hello\n"}
+    watched = observers(*WATCHED)
+    write = {"file_path": "{project}/old.txt", "content": "new\n"}
+    return [
+        Case(
+            "edit-unread-file",
+            "go",
+            [
+                Turn(tools=[ToolUse("toolu_a", "Edit", edit)]),
+                Turn(tools=[ToolUse("toolu_b", "Edit", again)]),
+                Turn("done"),
+            ],
+            watched,
+            files,
+        ),
+        Case(
+            "edit-unread-file-replace-all",
+            "go",
+            [Turn(tools=[ToolUse("toolu_a", "Edit", {**edit, "replace_all": True})]), Turn("done")],
+            watched,
+            files,
+        ),
+        Case(
+            "edit-read-file",
+            "go",
+            [
+                Turn(tools=[ToolUse("toolu_a", "Read", {"file_path": "{project}/old.txt"})]),
+                Turn(tools=[ToolUse("toolu_b", "Edit", edit)]),
+                Turn("done"),
+            ],
+            watched,
+            files,
+        ),
+        Case(
+            "write-unread-file",
+            "go",
+            [Turn(tools=[ToolUse("toolu_a", "Write", write)]), Turn("done")],
+            watched,
+            files,
         ),
     ]

@@ -85,8 +85,11 @@ async def test_unknown_tool_and_invalid_arguments_are_tool_errors(make_agent: An
     assert result.final_text == "recovered"
     unknown, invalid = tool_messages(model, 1)
     assert unknown == "Error: No such tool available: Teleport"
-    assert invalid.startswith("InputValidationError")
-    assert "file_path" in invalid
+    assert invalid == (
+        "<tool_use_error>InputValidationError: Read failed due to the following issues:\n"
+        "The required parameter `file_path` is missing\n"
+        "An unexpected parameter `path` was provided</tool_use_error>"
+    )
     assert tool_messages(model, 2)[-1].startswith(
         "InputValidationError: the tool arguments are not a JSON object: {not json"
     )

@@ -31,6 +31,10 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   the prompt, on every model but the ones whose prompt bundle leaves it out (measured:
   ``claude-opus-5`` in both versions; the CLI's model catalog gives that model the
   ``opus_5_prompt_bundle`` capability, and with it the note's ``no_nudges`` steer);
+* an Edit of a file the model has not read or written in the session tells the model less in
+  2.1.332 (no ``(file state is current ...)`` note) and marks its `tool_response`
+  ``contentNotInModelContext: true`` (measured: the same Edit after a Read reads as in
+  2.1.240; a second Edit of the file still reads so);
 * a local command (``/model NAME``) is recorded in the conversation the model reads as three
   user texts before the next prompt: a ``<local-command-caveat>`` worded per version, the
   command in ``<command-name>`` tags, and its output in ``<local-command-stdout>``; the output
@@ -113,6 +117,10 @@ class ClaudeCodeProfile:
     write_needs_approval: bool = False
     #: The tool events of an MCP tool carry ``mcp_server: {name, source}``.
     mcp_server: bool = False
+    #: An Edit of a file the model has not read or written in the session gives the
+    #: model no ``(file state is current ...)`` note, and its `tool_response` ends with
+    #: ``contentNotInModelContext: true``.
+    marks_unread_edits: bool = False
     #: A prompt that runs a skill fires UserPromptExpansion before UserPromptSubmit.
     expansion_first: bool = False
     #: SessionStart on a resume carries ``seconds_since_last_response``, ``context_tokens``,
@@ -208,6 +216,7 @@ V2_1_332: Final = replace(
     hook_events=V2_1_295.hook_events | {Event.PreSkillShellCommand},
     write_needs_approval=True,
     mcp_server=True,
+    marks_unread_edits=True,
     expansion_first=False,
     effort_defaults=(
         *V2_1_295.effort_defaults,

@@ -185,6 +185,8 @@ class Agent:
         self.ask_user = ask_user
         self.prompt_channel: PromptChannel = prompt_channel
         self.env_files: list[Path] = []
+        #: The files the model has read or written in this session.
+        self.files_in_context: set[Path] = set()
         self.models = refs.ModelSwitch(config.project_dir)
         #: The name the session's model is called with, when `/model` chose one.
         self._model_name: str | None = None
@@ -314,6 +316,8 @@ class Agent:
             env=dict(self.config.settings_env) or None,
             env_files=list(self.env_files),
             project_dir=self.config.project_dir,
+            files_in_context=self.files_in_context,
+            marks_unread_edits=self.hooks.claude_code.marks_unread_edits,
         )
 
     def tool_ran(self, name: str, content: str, is_error: bool) -> None:

@@ -196,12 +196,17 @@ class ToolStep:
                 is_error=True,
             )
             return self._finish(call, output, outcome, skipped="invalid arguments")
-        outcome.tool_input = self.tools.parsed_input(call.name, call.arguments)
-        refusal = self.tools.refusal(call.name, call.arguments)
+        arguments = self.tools.read_input(call.name, call.arguments)
+        call = replace(call, arguments=arguments)
+        refusal = self.tools.schema_refusal(call.name, arguments)
+        outcome.tool_input = self.tools.parsed_input(
+            call.name, arguments, refused=refusal is not None
+        )
+        refusal = refusal or self.tools.refusal(call.name, arguments)
         if refusal is not None:
             output = ToolOutput(f"<tool_use_error>{refusal}</tool_use_error>", is_error=True)
             return self._finish(call, output, outcome, skipped="refused by the tool")
-        observed = self.tools.observed_input(call.name, call.arguments, owner.working_dir)
+        observed = self.tools.observed_input(call.name, arguments, owner.working_dir)
         self.hooks.identity.permission_mode = self.policy.mode
         decision = await self.hooks.before_tool(
             call.name, observed, call.id, iteration=iteration, **self._mcp_fields(call.name)

@@ -30,6 +30,12 @@ class ToolContext:
     project_dir: Path | None = None
     #: The id of the model's call being run ("" outside a model's call).
     tool_use_id: str = ""
+    #: The files the model has read or written in this session (Read and Write add theirs;
+    #: an Edit does not); None: not tracked.
+    files_in_context: set[Path] | None = None
+    #: An Edit of a file not in `files_in_context` says so (the Claude Code profile's
+    #: `marks_unread_edits`).
+    marks_unread_edits: bool = False
 
 
 @dataclass(slots=True)

@@ -236,14 +236,15 @@ def write_message(created: bool, path: str) -> str:
     return f"The file {path} has been updated successfully. {FRESH_STATE}"
 
 
-def edit_message(path: str, replace_all: bool) -> str:
-    """The Edit tool's sentence for the file it edited."""
+def edit_message(path: str, replace_all: bool, in_context: bool = True) -> str:
+    """The Edit tool's sentence for the file it edited; without the note that the model's copy
+    is current when the model had not read the file (`in_context` False)."""
+    note = f" {FRESH_STATE}" if in_context else ""
     if replace_all:
         return (
-            f"The file {path} has been updated. All occurrences were successfully replaced. "
-            f"{FRESH_STATE}"
+            f"The file {path} has been updated. All occurrences were successfully replaced.{note}"
         )
-    return f"The file {path} has been updated successfully. {FRESH_STATE}"
+    return f"The file {path} has been updated successfully.{note}"
 
 
 def _write(path: Path, shown: str, content: str) -> ToolOutput:
@@ -265,7 +266,9 @@ def _write(path: Path, shown: str, content: str) -> ToolOutput:
     return ToolOutput(content=message, data=data)
 
 
-def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> ToolOutput:
+def _edit(
+    path: Path, shown: str, old: str, new: str, replace_all: bool, in_context: bool
+) -> ToolOutput:
     check_readable_file(path)
     if old == new:
         raise FileToolError("No changes to make: old_string and new_string are exactly the same.")
@@ -276,8 +279,8 @@ def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> Tool
     target, replacement = _match_line_endings(original, old, new)
     updated = _replace(original, target, replacement, replace_all)
     atomic_write(path, updated)
-    message = edit_message(shown, replace_all)
-    data = {
+    message = edit_message(shown, replace_all, in_context)
+    data: dict[str, Any] = {
         "filePath": shown,
         "oldString": old,
         "newString": new,
@@ -286,6 +289,8 @@ def _edit(path: Path, shown: str, old: str, new: str, replace_all: bool) -> Tool
         "userModified": False,
         "replaceAll": replace_all,
     }
+    if not in_context:
+        data["contentNotInModelContext"] = True
     return ToolOutput(content=message, data=data)
 
 
@@ -313,6 +318,24 @@ def _replace(text: str, old: str, new: str, replace_all: bool) -> str:
             f"provide more context to uniquely identify the instance.\nString: {old}"
         )
     return text.replace(old, new) if replace_all else text.replace(old, new, 1)
+
+
+async def _tracked(
+    ctx: ToolContext, path: Path, func: Callable[..., ToolOutput], *args: Any
+) -> ToolOutput:
+    """`func(*args)` in a thread; `path` is in the model's context after it succeeds."""
+    output = await _in_thread(func, *args)
+    if not output.is_error and ctx.files_in_context is not None:
+        ctx.files_in_context.add(path)
+    return output
+
+
+def _in_context(ctx: ToolContext, path: Path) -> bool:
+    """Whether an Edit of `path` finds it in the model's context (as Claude Code's Edit tells
+    the model, per profile: read or written before in this session; measured: an Edit does
+    not count)."""
+    tracked = ctx.files_in_context
+    return not ctx.marks_unread_edits or tracked is None or path in tracked
 
 
 async def _in_thread(func: Callable[..., ToolOutput], *args: Any) -> ToolOutput:
@@ -343,7 +366,7 @@ class ReadTool(ModelTool[ReadInput]):
 
     async def call(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
-        return await _in_thread(_read, path, args.offset, args.limit, ctx.cwd)
+        return await _tracked(ctx, path, _read, path, args.offset, args.limit, ctx.cwd)
 
     def render_response(self, response: Any) -> ToolOutput | None:
         return read_response(response, number_lines)
@@ -361,7 +384,7 @@ class WriteTool(ModelTool[WriteInput]):
 
     async def call(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
-        return await _in_thread(_write, path, args.file_path, args.content)
+        return await _tracked(ctx, path, _write, path, args.file_path, args.content)
 
     def render_response(self, response: Any) -> ToolOutput | None:
         return write_response(response, write_message)
@@ -381,9 +404,8 @@ class EditTool(ModelTool[EditInput]):
 
     async def call(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
-        return await _in_thread(
-            _edit, path, args.file_path, args.old_string, args.new_string, bool(args.replace_all)
-        )
+        edit = (args.file_path, args.old_string, args.new_string, bool(args.replace_all))
+        return await _in_thread(_edit, path, *edit, _in_context(ctx, path))
 
     def render_response(self, response: Any) -> ToolOutput | None:
         return edit_response(response, edit_message)

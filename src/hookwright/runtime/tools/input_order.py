@@ -9,8 +9,7 @@ in the order below). The orders are those of the input types Claude Code ships
 (``sdk-tools.d.ts``, the same for every field both versions have; 2.1.332 added Agent's
 ``effort``, Read's ``allow_large`` and WebFetch's ``offset``).
 
-A key outside the schema is refused before any hook runs, one line per key in the model's
-order, and PostToolBatch reads that input as the model wrote it (measured with both).
+An input the schema does not take is refused before any hook runs (`input_refusal`).
 """
 
 from __future__ import annotations
@@ -74,16 +73,6 @@ def unexpected_keys(tool: str, arguments: Mapping[str, Any]) -> list[str]:
     for a tool not listed)."""
     order = INPUT_ORDER.get(tool)
     return [] if order is None else [key for key in arguments if key not in order]
-
-
-def unexpected_refusal(tool: str, arguments: Mapping[str, Any]) -> str | None:
-    """Claude Code's refusal of `arguments` for keys outside `tool`'s schema (None: none)."""
-    keys = unexpected_keys(tool, arguments)
-    if not keys:
-        return None
-    issues = "issue" if len(keys) == 1 else "issues"
-    lines = "".join(f"\nAn unexpected parameter `{key}` was provided" for key in keys)
-    return f"InputValidationError: {tool} failed due to the following {issues}:{lines}"
 
 
 def in_schema_order(tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from hookwright.runtime.tools.base import (
     ChecksInput,
     RendersResponse,
@@ -21,11 +23,8 @@ from hookwright.runtime.tools.base import (
     absolute_path,
     failure,
 )
-from hookwright.runtime.tools.input_order import (
-    in_schema_order,
-    unexpected_keys,
-    unexpected_refusal,
-)
+from hookwright.runtime.tools.input_order import in_schema_order
+from hookwright.runtime.tools.input_refusal import schema_refusal, with_numbers
 
 ALIASES: dict[str, str] = {"Task": "Agent"}
 """Legacy tool names still used by models and hook matchers, mapped to their current name."""
@@ -82,30 +81,48 @@ class ToolRegistry:
                 observed[field] = str(absolute_path(cwd, value))
         return {**observed, **self._missing_defaults(tool, arguments)}
 
-    def parsed_input(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def parsed_input(
+        self, name: str, arguments: Mapping[str, Any], *, refused: bool = False
+    ) -> dict[str, Any]:
         """The input as Claude Code shows it to PostToolBatch hooks: the model's own fields in
-        Claude Code's schema order, with the defaults it left out in front; as the model wrote
-        it when the schema refuses it."""
+        Claude Code's schema order, the keys that have a default in front (the model's value
+        or the default; measured: Edit's `replace_all` first either way); as the model wrote
+        it when it was `refused` before any hook."""
+        if refused:
+            return dict(arguments)
         tool = self.get(name)
         shown = tool.name if tool else name
-        if unexpected_keys(shown, arguments):
-            return dict(arguments)
-        return {**self._missing_defaults(tool, arguments), **in_schema_order(shown, arguments)}
+        defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
+        first = {key: arguments.get(key, value) for key, value in defaults.items()}
+        return {**first, **in_schema_order(shown, arguments)}
 
     @staticmethod
     def _missing_defaults(tool: Tool | None, arguments: Mapping[str, Any]) -> dict[str, Any]:
         defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
         return {key: value for key, value in defaults.items() if key not in arguments}
 
-    def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
-        """Why tool `name` refuses `arguments` before any hook runs (keys outside Claude Code's
-        schema in an input that is otherwise valid, `ChecksInput`); None when it does not."""
+    def schema_refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """Claude Code's refusal of an input its schema for tool `name` does not take, before
+        any hook runs (`input_refusal.schema_refusal`); None when it takes it."""
         tool = self.get(name)
-        if tool is None:
-            return None
-        unexpected = unexpected_keys(tool.name, arguments)
-        if unexpected and _valid(tool, {k: v for k, v in arguments.items() if k not in unexpected}):
-            return unexpected_refusal(tool.name, arguments)
+        model = _args_model(tool)
+        return (
+            None if tool is None or model is None else schema_refusal(tool.name, model, arguments)
+        )
+
+    def read_input(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`arguments` as Claude Code reads them before anything else: numbers written as
+        strings for numeric keys read as numbers (`input_refusal.with_numbers`)."""
+        tool = self.get(name)
+        model = _args_model(tool)
+        if tool is None or model is None:
+            return arguments
+        return dict(with_numbers(tool.name, model, arguments))
+
+    def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """Why tool `name` refuses an input its schema takes before any hook runs
+        (`ChecksInput`); None when it does not."""
+        tool = self.get(name)
         return tool.refusal(arguments) if isinstance(tool, ChecksInput) else None
 
     def render_response(self, name: str, response: Any) -> ToolOutput | None:
@@ -134,14 +151,10 @@ class ToolRegistry:
             return failure(_describe_exception(exc))
 
 
-def _valid(tool: Tool, arguments: Mapping[str, Any]) -> bool:
-    """Whether `tool` takes `arguments` (an input with other issues keeps failing as the tool
-    fails it, after the hooks)."""
-    try:
-        tool.validate(arguments)
-    except Exception:
-        return False
-    return True
+def _args_model(tool: Tool | None) -> type[BaseModel] | None:
+    """The pydantic model of a tool that has one (`ModelTool`)."""
+    model = getattr(tool, "args_model", None)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
 
 def _describe_exception(exc: Exception) -> str:

@@ -1,0 +1,176 @@
+"""Claude Code's refusal of a tool input its schema does not take, before any hook runs.
+
+Claude Code parses a call's input with the tool's schema first; when that fails, no hook runs,
+the model reads ``<tool_use_error>InputValidationError: ...</tool_use_error>`` and
+PostToolBatch reads the same text (measured with 2.1.240 and 2.1.332). The text lists three
+kinds of issue, each kind in its own group and in this order: required keys missing (the
+schema's order), keys the schema does not have (the model's order), values of the wrong type
+(the schema's order)::
+
+    Bash failed due to the following issues:
+    The required parameter `command` is missing
+    An unexpected parameter `zeta` was provided
+    The parameter `timeout` type is expected as `number` but provided as `string`
+
+Before that, a number written as a string (``"5000"``) for a numeric key is read as the
+number, and hooks see the number (measured with both); a boolean is not a number there.
+
+Limits the reference agent's own models add beyond Claude Code's schema (an empty command, a
+timeout range) are not among these kinds: such an input is not refused here and fails when
+the tool runs, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from pydantic import BaseModel, ValidationError
+
+from hookwright.runtime.tools.input_order import INPUT_ORDER
+
+#: pydantic's type errors and the type Claude Code names for them (its schema's: integers are
+#: numbers there; a float for an integer field is not a type error in Claude Code).
+EXPECTED: Final[Mapping[str, str]] = {
+    "string_type": "string",
+    "int_type": "number",
+    "int_parsing": "number",
+    "float_type": "number",
+    "float_parsing": "number",
+    "bool_type": "boolean",
+    "bool_parsing": "boolean",
+    "list_type": "array",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+}
+
+#: A number written as a string, as Claude Code reads it for a numeric key.
+NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
+
+#: The JSON schema's type words as Claude Code names them.
+SCHEMA_TYPES: Final[Mapping[str, str]] = {"integer": "number"}
+
+
+def schema_refusal(tool: str, model: type[BaseModel], arguments: Mapping[str, Any]) -> str | None:
+    """Claude Code's refusal of `arguments` for `tool` (None: its schema takes them, or `tool`
+    is not one of Claude Code's)."""
+    if tool not in INPUT_ORDER:
+        return None
+    missing: list[tuple[int, str]] = []
+    unexpected: list[str] = []
+    wrong: list[tuple[int, str]] = []
+    try:
+        model.model_validate_json(json.dumps(dict(arguments)), strict=True)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            loc, kind = error["loc"], error["type"]
+            rank = _rank(tool, loc)
+            if kind == "missing":
+                missing.append((rank, f"The required parameter `{_path(loc)}` is missing"))
+            elif kind == "extra_forbidden":
+                unexpected.append(f"An unexpected parameter `{loc[-1]}` was provided")
+            elif kind in EXPECTED:
+                wrong.append((rank, _wrong_type(loc, EXPECTED[kind], error["input"])))
+    wrong.extend(_nulls(tool, model, arguments))
+    lines = [
+        *(line for _, line in sorted(missing, key=lambda item: item[0])),
+        *unexpected,
+        *(line for _, line in sorted(wrong, key=lambda item: item[0])),
+    ]
+    if not lines:
+        return None
+    issues = "issue" if len(lines) == 1 else "issues"
+    return f"InputValidationError: {tool} failed due to the following {issues}:\n" + "\n".join(
+        lines
+    )
+
+
+def with_numbers(
+    tool: str, model: type[BaseModel], arguments: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """`arguments` with a number written as a string read as the number for the numeric keys
+    of Claude Code's `tool` (the same mapping when there is none)."""
+    if tool not in INPUT_ORDER or not any(isinstance(v, str) for v in arguments.values()):
+        return arguments
+    numeric = {key for key, kinds in _types(model).items() if {"integer", "number"} & set(kinds)}
+    read = {
+        key: _number(value) if key in numeric and isinstance(value, str) else value
+        for key, value in arguments.items()
+    }
+    return read if read != arguments else arguments
+
+
+def _number(text: str) -> Any:
+    if not NUMBER.fullmatch(text):
+        return text
+    value = float(text)
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+def _types(model: type[BaseModel]) -> dict[str, list[str]]:
+    """The JSON types each top-level key of `model` takes."""
+    properties: Mapping[str, Any] = model.model_json_schema().get("properties", {})
+    return {
+        key: [
+            kind
+            for item in schema.get("anyOf", [schema])
+            if isinstance(kind := item.get("type"), str)
+        ]
+        for key, schema in properties.items()
+    }
+
+
+def _nulls(
+    tool: str, model: type[BaseModel], arguments: Mapping[str, Any]
+) -> list[tuple[int, str]]:
+    """A null for an optional key the model takes: Claude Code's optional keys take no null."""
+    if all(value is not None for value in arguments.values()):
+        return []
+    types = _types(model)
+    found: list[tuple[int, str]] = []
+    for key, value in arguments.items():
+        kinds = types.get(key, [])
+        named = [kind for kind in kinds if kind != "null"]
+        if value is None and named and "null" in kinds:
+            expected = SCHEMA_TYPES.get(named[0], named[0])
+            found.append((_rank(tool, (key,)), _wrong_type((key,), expected, None)))
+    return found
+
+
+def _wrong_type(loc: Sequence[int | str], expected: str, value: Any) -> str:
+    return (
+        f"The parameter `{_path(loc)}` type is expected as `{expected}` "
+        f"but provided as `{_json_type(value)}`"
+    )
+
+
+def _rank(tool: str, loc: Sequence[int | str]) -> int:
+    """Where the top-level key of `loc` is in Claude Code's schema for `tool`."""
+    order = INPUT_ORDER[tool]
+    return order.index(loc[0]) if loc and loc[0] in order else len(order)
+
+
+def _path(loc: Sequence[int | str]) -> str:
+    """`edits[0].old_string`, as Claude Code writes an issue's path."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text = f"{text}.{part}" if text else part
+    return text
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
