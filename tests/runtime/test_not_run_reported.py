@@ -211,10 +211,13 @@ def test_chat_says_which_hooks_will_not_run_and_lists_them_with_why(
                     isolated_home, project)  # fmt: skip
     term.expect("› ")
     term.send("/hooks")
-    term.expect("not bound: will not run")
+    term.expect("will not run: it failed to load")
     term.send("/exit")
     assert term.close() == 0
-    said = "hook 'gone' (Python) not run: not bound; see the diagnostics for this file"
+    said = (
+        "hook 'gone' (Python) not run: it failed to load, or a setting turns it off; "
+        "see the warnings for its file"
+    )
     assert said in term.output
     listed = term.output[term.output.index("/hooks") :]
     assert "gone" in listed and "fails open" in listed

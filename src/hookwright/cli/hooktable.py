@@ -18,13 +18,13 @@ from hookwright.core.spec import HookSpec
 from hookwright.engine.kernel import HookEngine
 from hookwright.host.failure_policy import OPEN, FailureMode, failure_mode, untrusted_failure_mode
 from hookwright.host.labels import own_event, system_name
-from hookwright.host.open import NotRun, NotRunReason
+from hookwright.host.open import NOT_BOUND_FIX, NotRun, NotRunReason
 
 NOT_TRUSTED = "not trusted: will not run"
 #: What each reason a hook will not run reads as in the listing.
 NOT_RUN_NOTES: dict[NotRunReason, str] = {
     "untrusted": NOT_TRUSTED,
-    "not_bound": "not bound: will not run (turned off by its settings, or it failed to load)",
+    "not_bound": f"will not run: {NOT_BOUND_FIX}",
     "missing_command": "missing command: fails when it runs",
     "not_executable": "command not executable: fails when it runs",
 }
@@ -103,7 +103,7 @@ def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> Hoo
     fails closed only where the policy stands a blocking guard in for an untrusted hook."""
     hook, why = item.hook, NOT_RUN_NOTES[item.reason]
     if item.detail is not None:
-        why = f"{why.partition(' (')[0]}: {item.detail}"
+        why = f"will not run: {item.detail}"
     mode: FailureMode = OPEN
     if item.reason == "untrusted":
         mode = untrusted_failure_mode(hook, event, policy)

@@ -69,6 +69,10 @@ NotRunReason = Literal["untrusted", "not_bound", "missing_command", "not_executa
 ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
 
 
+#: Why a trusted hook bound to nothing does not run, and what to do, when its dialect did not
+#: say (a load error, a setting such as Claude Code's `disableAllHooks`).
+NOT_BOUND_FIX = "it failed to load, or a setting turns it off; see the warnings for its file"
+
 #: The logger `report_not_run` warns on, one line per hook that will not run.
 NOT_RUN_LOGGER = "hookwright.open"
 
@@ -112,13 +116,15 @@ class NotRun:
             return f"make it executable: chmod +x {self.path}"
         if self.detail is not None:
             return self.detail
-        return "see the diagnostics for this file (disabled by a setting, or failed to load)"
+        return NOT_BOUND_FIX
 
     def __str__(self) -> str:
+        hook = f"hook {self.hook.name!r} ({system_name(self.hook.dialect)})"
+        if self.reason == "not_bound":  # the fix says why in the user's words
+            return f"{self.file}: {hook} not run: {self.fix}"
         why = self.reason.replace("_", " ")
         if self.path is not None:
             why = f"{why}: {self.path}"
-        hook = f"hook {self.hook.name!r} ({system_name(self.hook.dialect)})"
         return f"{self.file}: {hook} not run: {why}; {self.fix}"
 
 
