@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from hookwright.config.loading import timeout_grace
 from hookwright.config.policy import FailurePolicy
 from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
@@ -61,13 +62,6 @@ class HookRow:
     own_event: str | None = None
 
 
-def _grace(spec: HookSpec) -> float | None:
-    declared = getattr(spec.dialect_data, "timeout_seconds", None)
-    if isinstance(declared, int | float) and spec.timeout and spec.timeout > declared:
-        return spec.timeout - declared
-    return None
-
-
 def is_plumbing(spec: HookSpec) -> bool:
     """A dialect's carrier for its own machinery (PicoClaw's config watch): registered in
     process, never dispatched, declared in no file; not a hook to list."""
@@ -93,7 +87,7 @@ def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -
         closed_by=mode.closed_by,
         once=spec.once,
         tier=spec.tier,
-        grace=_grace(spec),
+        grace=timeout_grace(spec),
         own_event=own_event(spec),
     )
 
@@ -117,6 +111,7 @@ def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> Hoo
         if_rule=hook.if_rule or "",
         mode=hook.mode,
         timeout=hook.timeout,
+        grace=hook.grace,
         origin=hook.origin,
         trusted=item.reason != "untrusted",
         note=f"{why}; {hook.note}" if hook.note else why,

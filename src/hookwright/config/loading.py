@@ -117,6 +117,9 @@ class DiscoveredHook:
     #: Each of `events` in the words of the hook's author ("" where those are the canonical
     #: ones); empty when every one is canonical.
     own_events: tuple[str, ...] = ()
+    #: What the engine allows beyond the hook's own timeout, included in `timeout`
+    #: (`timeout_grace`).
+    grace: float | None = None
 
     def own_event(self, event: Event) -> str | None:
         """`event` in the words of the hook's author, when they differ from the canonical."""
@@ -146,7 +149,18 @@ class DiscoveredHook:
             mode=first.mode,
             timeout=first.timeout,
             priority=first.priority,
+            grace=timeout_grace(first),
         )
+
+
+def timeout_grace(spec: HookSpec) -> float | None:
+    """What the engine allows beyond a hook's own timeout (OpenHarness: the handler's
+    `timeout_seconds` ends it first, the engine's deadline, `spec.timeout`, is this much
+    later); None when there is no such margin."""
+    declared = getattr(spec.dialect_data, "timeout_seconds", None)
+    if isinstance(declared, int | float) and spec.timeout and spec.timeout > declared:
+        return spec.timeout - declared
+    return None
 
 
 @dataclass(slots=True)
