@@ -75,5 +75,5 @@ async def test_a_trusted_hook_that_binds_to_nothing_is_listed_not_bound(
 
     text = hookwright("hooks", "list", "-p", str(project), home=isolated_home)
     [entry] = [line for line in text.stdout.splitlines() if "will not run" in line]
-    assert "it failed to load, or a setting turns it off; see the warnings" in entry
+    assert "will not run: hooks[0].call: cannot import hookwright_no_such_module:guard" in entry
     assert "not bound" not in text.stdout

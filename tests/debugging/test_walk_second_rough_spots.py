@@ -31,3 +31,38 @@ def test_an_openharness_timeout_reads_the_same_trusted_or_not(
     assert "OpenHarness · project · chain · 10s +2s · fails open" in listed[False], listed
     assert "OpenHarness · project · chain · 10s +2s · fails open" in listed[True], listed
     assert "12s" not in listed[False] + listed[True]
+
+
+BAD_HOOK = (
+    "name: guard\nevents: [before_tool_dispatch]\n"
+    "handler: {type: command, command: 'true', timout: 5}\n"
+)
+BASH_LS = '{"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {}}'
+
+
+def test_a_load_error_is_said_once_on_its_hooks_row_or_at_the_top(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = _openharness_project(tmp_path / "proj")
+    (project / ".openharness" / "hooks" / "bad.yaml").write_text(BAD_HOOK)
+    error = "handler.timout: unknown field (did you mean 'timeout_seconds'?) with value 5"
+
+    def explained(event: str) -> str:
+        proc = run_hookwright("hooks", "test", event, "-p", str(project), "--explain", "-i", "-",
+                              stdin=BASH_LS, home=isolated_home)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.count(error) == 1, proc.stderr
+        return proc.stderr
+
+    on_row = explained("before_tool_dispatch")
+    assert f"guard (OpenHarness, .openharness/hooks/bad.yaml): not loaded: {error}" in on_row
+    assert not on_row.startswith("error:"), on_row
+    elsewhere = explained("after_tool_dispatch")  # no row for it there: said at the top
+    assert elsewhere.startswith(f"error: {project / '.openharness/hooks/bad.yaml'}: {error}")
+    model = tmp_path / "script.yaml"
+    model.write_text("model: t\nturns:\n  - content: done\n")
+    ran = run_hookwright("run", "hi", "-p", str(project), "--trust", "--model",
+                         f"scripted:{model}", home=isolated_home)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr.count(error) == 1, ran.stderr
+    assert f"hook 'guard' (OpenHarness) not run: {error}" in ran.stderr

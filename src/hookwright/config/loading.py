@@ -43,6 +43,11 @@ class Diagnostic:
         where = f"{self.file}: {self.path}" if self.path else self.file
         return f"{self.severity}: {where}: {self.message}"
 
+    @property
+    def said(self) -> str:
+        """Where in the file and what, without the file (``handler.timout: unknown field``)."""
+        return f"{self.path}: {self.message}" if self.path else self.message
+
 
 @dataclass(slots=True)
 class LoadContext:
@@ -151,6 +156,25 @@ class DiscoveredHook:
             priority=first.priority,
             grace=timeout_grace(first),
         )
+
+
+def under(path: str, field: str) -> bool:
+    """True when the field path `path` is `field` or inside it (every path is inside the
+    empty field: the whole file)."""
+    return not field or path == field or path.startswith((f"{field}.", f"{field}["))
+
+
+def load_error(hook: DiscoveredHook, diagnostics: Sequence[Diagnostic]) -> Diagnostic | None:
+    """The first error under a hook's entry in its file: why a hook that bound to nothing did
+    not load. A hook its file declares alone (an OpenHarness file) has no entry: the file's
+    first error."""
+    file, _, entry = hook.origin.rpartition(":")
+    if not file:
+        file, entry = hook.origin, ""
+    for d in diagnostics:
+        if d.severity == "error" and d.file == file and under(d.path, entry):
+            return d
+    return None
 
 
 def timeout_grace(spec: HookSpec) -> float | None:
