@@ -3,6 +3,7 @@ timeout in the same form whether its folder is trusted or not."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -66,3 +67,36 @@ def test_a_load_error_is_said_once_on_its_hooks_row_or_at_the_top(
     assert ran.returncode == 0, ran.stderr
     assert ran.stderr.count(error) == 1, ran.stderr
     assert f"hook 'guard' (OpenHarness) not run: {error}" in ran.stderr
+
+
+#: An OpenHarness command hook that answers `decision: block`.
+BLOCKER = {
+    "name": "guard",
+    "events": ["before_tool_dispatch"],
+    "handler": {
+        "type": "command",
+        "command": """echo '{"decision": "block", "reason": "no shell"}'""",
+    },
+}
+
+
+def test_an_openharness_block_is_said_in_its_own_word_beside_the_canonical_one(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".openharness" / "hooks").mkdir(parents=True)
+    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(BLOCKER))
+    label = "guard (OpenHarness, .openharness/hooks/guard.yaml)"
+    tested = run_hookwright("hooks", "test", "before_tool_dispatch", "-p", str(project),
+                            "--explain", "-i", "-", stdin=BASH_LS, home=isolated_home)  # fmt: skip
+    assert f"{label}: block (deny), exit 0 — no shell" in tested.stderr, tested.stderr
+    model = tmp_path / "script.yaml"
+    call = {"name": "Bash", "arguments": {"command": "echo hi"}}
+    model.write_text(
+        json.dumps({"model": "t", "turns": [{"tool_calls": [call]}, {"content": "ok"}]})
+    )
+    ran = run_hookwright("run", "hi", "-p", str(project), "--trust", "--model", f"scripted:{model}",
+                         "--permission-mode", "bypassPermissions", home=isolated_home)  # fmt: skip
+    assert f"{label}: block (deny) — no shell" in ran.stdout, ran.stdout
+    audit = run_hookwright("audit", home=isolated_home).stdout
+    assert f"PreToolUse {label}: blocked (denied) Bash echo hi: no shell" in audit, audit

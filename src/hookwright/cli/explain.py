@@ -19,6 +19,7 @@ from hookwright.core.effects import failure_fix
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
+from hookwright.core.systems import effect_words
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.core.words import counted
 from hookwright.engine.selection import Candidate
@@ -195,8 +196,10 @@ def _what_it_did(result: HookResult) -> str:
     if result.status is not Status.ok:
         code = failure_code(result)
         return f"{result.status.value} ({code})" if code else result.status.value
-    what = effect_of(result) if result.has_effect else "ran, no decision"
     spec = result.hook
+    what = "ran, no decision"
+    if result.has_effect:
+        what = effect_words(effect_of(result), spec.dialect if spec is not None else None)
     return f"shadow, would {what}, not applied" if spec is not None and spec.shadow else what
 
 

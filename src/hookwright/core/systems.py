@@ -31,3 +31,19 @@ def authored_event(dialect_data: object) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+#: A dialect -> the effects its hooks' authors name otherwise (OpenHarness `decision: block`).
+OWN_EFFECTS = {"openharness": {"deny": "block"}}
+
+
+def own_effect(effect: str, dialect: str | None) -> str | None:
+    """`effect` in the words of the hook's system, None where they are the canonical ones."""
+    return OWN_EFFECTS.get(dialect or "", {}).get(effect)
+
+
+def effect_words(effect: str, dialect: str | None) -> str:
+    """``block (deny)``: the system's own word first, the canonical one beside it, as events
+    are said (`hookwright.host.labels.event_words`)."""
+    own = own_effect(effect, dialect)
+    return f"{own} ({effect})" if own else effect
