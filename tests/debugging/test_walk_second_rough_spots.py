@@ -100,3 +100,24 @@ def test_an_openharness_block_is_said_in_its_own_word_beside_the_canonical_one(
     assert f"{label}: block (deny) — no shell" in ran.stdout, ran.stdout
     audit = run_hookwright("audit", home=isolated_home).stdout
     assert f"PreToolUse {label}: blocked (denied) Bash echo hi: no shell" in audit, audit
+
+
+def test_audit_says_how_to_see_the_hooks_test_records_a_session_filter_hides(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".openharness" / "hooks").mkdir(parents=True)
+    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(BLOCKER))
+    call = json.dumps({"session_id": "abc123", "tool_name": "Bash", "tool_input": {}})
+    for _ in range(2):
+        tested = run_hookwright("hooks", "test", "before_tool_dispatch", "-p", str(project),
+                                "-i", "-", stdin=call, home=isolated_home)  # fmt: skip
+        assert tested.returncode == 0, tested.stderr
+    hidden = run_hookwright("audit", "--session", "abc1", home=isolated_home)
+    assert hidden.stdout == ""
+    said = "hookwright: no audit records match --session abc1; 2 records of `hooks test` match"
+    assert hidden.stderr == f"{said}: add --tests\n", hidden.stderr
+    shown = run_hookwright("audit", "--session", "abc1", "--tests", home=isolated_home)
+    assert shown.stdout.count("[test] PreToolUse guard") == 2 and shown.stderr == ""
+    other = run_hookwright("audit", "--session", "zzz", home=isolated_home)
+    assert "hooks test" not in other.stderr  # none of them match: nothing to add
