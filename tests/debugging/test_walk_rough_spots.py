@@ -57,7 +57,9 @@ def test_the_trace_names_a_skill_hook_once_and_the_audit_viewer_says_ran_no_deci
     trace = proc.stderr
     match = "match:   run  review/after-edit (skill): tool_filter Write, Edit matches tool 'Write'"
     assert match in trace, trace
-    assert "result: PostToolBatch review/after-edit (skill): ok, prompt" in trace, trace
+    assert (
+        "result: after_tool_call (PostToolBatch) review/after-edit (skill): ok, prompt" in trace
+    ), trace
     assert "(skill, skill)" not in trace
     lines = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()
     session = json.loads(lines[-1])["session_id"]

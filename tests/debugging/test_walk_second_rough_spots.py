@@ -99,7 +99,8 @@ def test_an_openharness_block_is_said_in_its_own_word_beside_the_canonical_one(
                          "--permission-mode", "bypassPermissions", home=isolated_home)  # fmt: skip
     assert f"{label}: block (deny) — no shell" in ran.stdout, ran.stdout
     audit = run_hookwright("audit", home=isolated_home).stdout
-    assert f"PreToolUse {label}: blocked (denied) Bash echo hi: no shell" in audit, audit
+    said = f"before_tool_dispatch (PreToolUse) {label}: blocked (denied) Bash echo hi: no shell"
+    assert said in audit, audit  # the event and the decision in OpenHarness's words first
 
 
 def test_audit_says_how_to_see_the_hooks_test_records_a_session_filter_hides(
@@ -118,6 +119,9 @@ def test_audit_says_how_to_see_the_hooks_test_records_a_session_filter_hides(
     said = "hookwright: no audit records match --session abc1; 2 records of `hooks test` match"
     assert hidden.stderr == f"{said}: add --tests\n", hidden.stderr
     shown = run_hookwright("audit", "--session", "abc1", "--tests", home=isolated_home)
-    assert shown.stdout.count("[test] PreToolUse guard") == 2 and shown.stderr == ""
+    assert (
+        shown.stdout.count("[test] before_tool_dispatch (PreToolUse) guard") == 2
+        and shown.stderr == ""
+    )
     other = run_hookwright("audit", "--session", "zzz", home=isolated_home)
     assert "hooks test" not in other.stderr  # none of them match: nothing to add

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from hookwright.cli.audit_query import Query, Summary, csv_printer
 from hookwright.cli.records import describe
+from hookwright.core.systems import recorded_event_words
 from hookwright.core.words import counted
 from hookwright.host.labels import origin_file, system_name
 from hookwright.monitor.audit_chain import record_time
@@ -124,7 +125,11 @@ def line_text(record: Record) -> str:
     name = "hooks" if record.get("status") == "not_loaded" else record.get("hook")
     hook = f"{name} ({_where(record)})"
     marked = " [test]" if record.get("test") is True else ""
-    return f"{when} {session}{marked} {record.get('event')} {hook}: {describe(record)}"
+    dialect = record.get("dialect")
+    event = recorded_event_words(
+        str(record.get("event")), dialect if type(dialect) is str else None
+    )
+    return f"{when} {session}{marked} {event} {hook}: {describe(record)}"
 
 
 def printer(fmt: str, out: TextIO) -> Callable[[Record], None]:
