@@ -74,5 +74,6 @@ async def test_a_trusted_hook_that_binds_to_nothing_is_listed_not_bound(
     assert all(line in stderr.splitlines() for line in embedder_lines)
 
     text = hookwright("hooks", "list", "-p", str(project), home=isolated_home)
-    [entry] = [line for line in text.stdout.splitlines() if "not bound" in line]
-    assert "will not run" in entry and "turned off by its settings, or it failed to load" in entry
+    [entry] = [line for line in text.stdout.splitlines() if "will not run" in line]
+    assert "will not run: hooks[0].call: cannot import hookwright_no_such_module:guard" in entry
+    assert "not bound" not in text.stdout

@@ -96,7 +96,8 @@ def test_the_audit_names_each_hook_s_dialect_and_file_and_why_one_did_not_run(
     assert review_entry(project) in skipped["reason"]
     text = hookwright(home, "audit").stdout
     assert f"{GUARD_NAME} (Codex, .codex/hooks.json): denied Bash rm -rf build" in text
-    assert "(Codex, .codex/hooks.json): not run: not bound; not reviewed in Codex" in text
+    assert "(Codex, .codex/hooks.json): not run: not reviewed in Codex. Review it" in text
+    assert "not bound" not in text and text.count("not run") == 1
 
 
 def test_hooks_list_names_each_system_file_and_event_and_why_one_will_not_run(
@@ -121,7 +122,8 @@ def test_hooks_list_names_each_system_file_and_event_and_why_one_will_not_run(
     text = hookwright(home, "hooks", "list", "--project", str(project)).stdout
     assert "Codex · project" in text and "Gemini CLI · project" in text
     assert "as AfterTool — .gemini/settings.json:hooks.AfterTool[0].hooks[0]" in text
-    assert "not bound: will not run: not reviewed in Codex" in text
+    assert "will not run: not reviewed in Codex. Review it with /hooks" in text
+    assert "not bound" not in text and "not run." not in text
 
 
 def test_hooks_validate_names_both_files_and_the_review_that_is_missing(

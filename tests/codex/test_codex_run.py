@@ -117,7 +117,7 @@ def test_an_unreviewed_hook_does_not_run_and_hookwright_says_so(tmp_path: Path) 
     checked = run_hookwright("hooks", "validate", "--project", str(project), home=home, env=codex)
     model = script(tmp_path / "s.json", [bash("touch made.txt"), {"content": "ok"}])
     ran = run_scripted(project, model, home=home, env=codex)
-    assert "not bound: will not run" in listed.stdout
+    assert "will not run: not reviewed in Codex. Review it" in listed.stdout
     source = project / ".codex" / "hooks.json"
     review = f'[hooks.state."{source}:pre_tool_use:0:0"] trusted_hash = "sha256:'
     assert "not reviewed in Codex" in checked.stdout + checked.stderr

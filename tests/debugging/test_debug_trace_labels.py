@@ -39,10 +39,12 @@ def test_the_trace_names_every_system_as_users_do(tmp_path: Path, isolated_home:
                           "-p", str(project), stdin=stdin, home=isolated_home)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     trace = [line for line in proc.stderr.splitlines() if line.startswith("[hookwright debug")]
-    for name, system in (("py-quiet", "Python"), ("command:true", "Claude Code"),
-                         ("oh-quiet", "OpenHarness")):  # fmt: skip
+    oh_event = "before_tool_dispatch (PreToolUse)"  # OpenHarness's own name first
+    for name, system, event in (("py-quiet", "Python", "PreToolUse"),
+                                ("command:true", "Claude Code", "PreToolUse"),
+                                ("oh-quiet", "OpenHarness", oh_event)):  # fmt: skip
         assert any(f"match:   run  {name} ({system}, project):" in line for line in trace), trace
-        assert any(f"result: PreToolUse {name} ({system}, project): ok" in line
+        assert any(f"result: {event} {name} ({system}, project): ok" in line
                    for line in trace), trace  # fmt: skip
     ids = ("(native,", "(claude_code,", "(openharness,", "no effect")
     assert not [line for line in trace if any(word in line for word in ids)], trace

@@ -65,7 +65,8 @@ def test_the_debug_trace_says_it_once_with_the_system_file_and_fix(
     assert both.count(DROPPED) == 2, both  # the trace's result line and the hook's line
     (line,) = [line for line in both.splitlines() if line.startswith("[hookwright debug")
                and DROPPED in line]  # fmt: skip
-    assert "result: PreToolUse rewrite-ls (OpenHarness, project): ok, patch dropped" in line
+    said = "result: before_tool_dispatch (PreToolUse) rewrite-ls (OpenHarness, project)"
+    assert f"{said}: ok, patch dropped" in line
     assert f"declared in: {(tmp_path / 'proj' / FILE).resolve()}:" in line
     assert line.endswith(f"; {FIX}"), line
     assert "openharness" not in line.replace(".openharness", "")  # no dialect id in the trace

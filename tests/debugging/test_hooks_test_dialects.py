@@ -42,7 +42,8 @@ def test_hooks_list_shows_every_skills_hooks(tmp_path: Path, isolated_home: Path
     assert proc.returncode == 0, proc.stderr
     assert "no hooks configured" not in proc.stdout
     assert "reader/careful" in proc.stdout and "reader/truncated-content-hint" in proc.stdout
-    assert "skill prompt hook (after_tool_call)" in proc.stdout
+    assert "as after_tool_call — " in proc.stdout and "skill prompt hook" in proc.stdout
+    assert all(line.count("after_tool_call") <= 1 for line in proc.stdout.splitlines())
     only = hooks("list", "-p", str(project), "--skill", "reader", "--json", home=isolated_home)
     names = {row["name"] for row in hookwright_rows(only.stdout)}
     assert names == {"reader/careful", "reader/truncated-content-hint"}

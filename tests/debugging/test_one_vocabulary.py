@@ -52,5 +52,7 @@ def test_a_hook_that_will_not_run_is_named_by_its_system(
     model = f"scripted:{tmp_path / 'script.yaml'}"
     proc = run_hookwright("run", "hi", "-p", str(project), "--trust", "--model", model,
                           home=isolated_home)  # fmt: skip
-    assert "hook 'guard' (OpenHarness) not run: not bound" in proc.stderr, proc.stderr
+    said = "hook 'guard' (OpenHarness) not run: handler.timout: unknown field"
+    assert said in proc.stderr, proc.stderr
+    assert proc.stderr.count("handler.timout") == 1, proc.stderr  # the load error said once
     assert "(openharness)" not in proc.stdout + proc.stderr

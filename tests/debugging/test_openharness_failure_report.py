@@ -56,7 +56,7 @@ def test_the_debug_trace_reports_it_once_with_its_file_and_fix(
 ) -> None:
     _, trace = _run(tmp_path, isolated_home, "--debug")
     (line,) = [line for line in trace.splitlines() if "Command hook exited" in line]
-    assert "result: PreToolUse broken (OpenHarness, project): error" in line
+    assert "result: before_tool_dispatch (PreToolUse) broken (OpenHarness, project): error" in line
     assert f"declared in: {(tmp_path / 'proj' / FILE).resolve()}:" in line
     assert line.endswith(f"; {FIX}"), line
 

@@ -42,7 +42,9 @@ def test_hooks_list_shows_a_skill_hooks_tool_filter_and_says_skill_once(
                    if "after-edit" in line or "after-edit.md" in line]  # fmt: skip
     assert "review/after-edit  Write, Edit  skill · parallel · fails open" in row, row
     assert "skill · skill" not in proc.stdout
-    assert note.endswith("skill prompt hook (after_tool_call); tool_filter: Write, Edit"), note
+    assert note.strip().startswith("as after_tool_call — skills/review/hooks/after-edit.md"), note
+    assert note.endswith("skill prompt hook; tool_filter: Write, Edit"), note
+    assert note.count("after_tool_call") == 1, note
 
 
 def test_the_trace_names_a_skill_hook_once_and_the_audit_viewer_says_ran_no_decision(
@@ -55,7 +57,9 @@ def test_the_trace_names_a_skill_hook_once_and_the_audit_viewer_says_ran_no_deci
     trace = proc.stderr
     match = "match:   run  review/after-edit (skill): tool_filter Write, Edit matches tool 'Write'"
     assert match in trace, trace
-    assert "result: PostToolBatch review/after-edit (skill): ok, prompt" in trace, trace
+    assert (
+        "result: after_tool_call (PostToolBatch) review/after-edit (skill): ok, prompt" in trace
+    ), trace
     assert "(skill, skill)" not in trace
     lines = (isolated_home / ".hookwright" / "audit.jsonl").read_text().splitlines()
     session = json.loads(lines[-1])["session_id"]

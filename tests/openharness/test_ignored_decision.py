@@ -138,5 +138,7 @@ def test_a_run_completed_hook_asking_to_block_is_said_to_only_observe(
     explained = run_hookwright(*args, "--explain", stdin="{}", home=isolated_home)
     assert f"{label}: decision ignored, exit 0 — {said}\n      {fix}\n" in explained.stderr
     debug = run_hookwright("--debug", *args, stdin="{}", home=isolated_home)
-    [result] = [line for line in debug.stderr.splitlines() if "result: Stop at-end" in line]
+    [result] = [
+        line for line in debug.stderr.splitlines() if "result: run_completed (Stop) at-end" in line
+    ]
     assert "ok, decision ignored, " in result and f"error: {said};" in result, result

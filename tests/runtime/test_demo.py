@@ -143,7 +143,8 @@ def test_the_debug_trace_of_the_demo_shows_each_system_at_work(isolated_home: Pa
     assert "no_destructive_rm.py" in text and "exit 0 after" in text
     assert "permissionDecision" in text
     assert "match: UserPromptSubmit: 1 hook registered, 1 selected" in text
-    assert "result: PostToolUse note-dry-runs (OpenHarness, project): ok, rewrite output" in text
+    result = "result: after_tool_dispatch (PostToolUse) note-dry-runs (OpenHarness, project)"
+    assert f"{result}: ok, rewrite output" in text
     assert "match: Stop: no hooks registered" in text
 
 

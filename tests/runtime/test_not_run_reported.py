@@ -211,10 +211,11 @@ def test_chat_says_which_hooks_will_not_run_and_lists_them_with_why(
                     isolated_home, project)  # fmt: skip
     term.expect("› ")
     term.send("/hooks")
-    term.expect("not bound: will not run")
+    term.expect("will not run: hooks[0].call: cannot")
     term.send("/exit")
     assert term.close() == 0
-    said = "hook 'gone' (Python) not run: not bound; see the diagnostics for this file"
+    said = "hook 'gone' (Python) not run: hooks[0].call: cannot import hookwright_no_such_module"
     assert said in term.output
+    assert "error: " not in term.output  # said once, on the not-run line
     listed = term.output[term.output.index("/hooks") :]
     assert "gone" in listed and "fails open" in listed

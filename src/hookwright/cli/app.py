@@ -204,7 +204,8 @@ def hooks_list(
 
     Hooks of a folder that is not trusted are listed from their config files, marked "not
     trusted: will not run"; none of their code is imported, called or started. Hooks their
-    settings turn off, or that failed to load, are listed as "not bound: will not run".
+    settings turn off, or that failed to load, are listed as "will not run: it failed to
+    load, or a setting turns it off".
     Each hook says how it fails ("fails open", "fails closed") and what closed it: a rule of
     a failure policy file (file and rules[N]) or the hook's own field. Skill prompt hooks
     are listed under the event their timing fires on, for every skill of <project>/skills

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from hookwright.cli.audit_query import Query, Summary, csv_printer
 from hookwright.cli.records import describe
+from hookwright.core.systems import recorded_event_words
 from hookwright.core.words import counted
 from hookwright.host.labels import origin_file, system_name
 from hookwright.monitor.audit_chain import record_time
@@ -41,6 +42,8 @@ class Reader:
     kept: int = 0
     #: Show the records `hooks test` wrote (``"test": true``); hidden by default.
     tests: bool = False
+    #: Records of `hooks test` the query keeps but `tests` hides (said when nothing else is).
+    hidden_tests: int = 0
     warn: TextIO | None = None
 
     def record(self, line: str, where: str = "?") -> Record | None:
@@ -57,6 +60,7 @@ class Reader:
             return None
         assert isinstance(record, dict)
         if record.get("test") is True and not self.tests:
+            self.hidden_tests += self.query.keeps(record)
             return None
         self.read += 1
         if not self.query.keeps(record):
@@ -121,7 +125,11 @@ def line_text(record: Record) -> str:
     name = "hooks" if record.get("status") == "not_loaded" else record.get("hook")
     hook = f"{name} ({_where(record)})"
     marked = " [test]" if record.get("test") is True else ""
-    return f"{when} {session}{marked} {record.get('event')} {hook}: {describe(record)}"
+    dialect = record.get("dialect")
+    event = recorded_event_words(
+        str(record.get("event")), dialect if type(dialect) is str else None
+    )
+    return f"{when} {session}{marked} {event} {hook}: {describe(record)}"
 
 
 def printer(fmt: str, out: TextIO) -> Callable[[Record], None]:
@@ -254,8 +262,13 @@ def _report(reader: Reader, path: Path, query: Query) -> None:
             f"hookwright: warning: {counted(reader.skipped, 'line')} of {path} and its rotated "
             f"files {_NOT_RECORDS[reader.skipped == 1]} skipped\n"
         )
-    if reader.read and not reader.kept and query.describe():
-        sys.stderr.write(
-            f"hookwright: no audit records match {query.describe()} "
-            f"({counted(reader.read, 'record')} read from {path} and its rotated files)\n"
-        )
+    given = query.describe()
+    if reader.kept or not ((reader.read and given) or reader.hidden_tests):
+        return
+    said = f"no audit records match {given}" if given else "no audit records"
+    if reader.read:
+        said += f" ({counted(reader.read, 'record')} read from {path} and its rotated files)"
+    if reader.hidden_tests:  # hidden by default: say how to see them
+        match = "matches" if reader.hidden_tests == 1 else "match"
+        said += f"; {counted(reader.hidden_tests, 'record')} of `hooks test` {match}: add --tests"
+    sys.stderr.write(f"hookwright: {said}\n")

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookwright.cli.hook_entries import under
-from hookwright.config.loading import Diagnostic, DiscoveredHook
+from hookwright.config.loading import DiscoveredHook
 from hookwright.core.effects import failure_fix
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
+from hookwright.core.systems import effect_words
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.core.words import counted
 from hookwright.engine.selection import Candidate
@@ -51,8 +51,6 @@ class Explanation:
     elsewhere: list[list[HookSpec]] = field(default_factory=list)
     #: The project the hooks' files are named relative to.
     project_dir: Path | None = None
-    #: A hook that failed to load (by its origin) -> the first error under its entry.
-    load_errors: dict[str, str] = field(default_factory=dict)
     #: The event as the command named it (``BeforeTool``, ``before_tool``), said next to
     #: the canonical one when it differs.
     asked_as: str | None = None
@@ -73,26 +71,12 @@ def unloaded_for(hooks: list[NotRun], event: Event) -> list[NotRun]:
     return [item for item in hooks if event in item.hook.events]
 
 
-def _unloaded_reason(item: NotRun, load_errors: dict[str, str]) -> str:
-    """Why a declared hook is not on the engine: what turned it off, the error it failed to
-    load with, or, when neither is known, the ways it can happen."""
+def _unloaded_reason(item: NotRun) -> str:
+    """Why a declared hook is not on the engine: what turned it off or the error it failed
+    to load with (`NotRun.detail`), or, when neither is known, the ways it can happen."""
     if item.detail is not None:
         return f"not loaded: {item.detail}"
-    error = load_errors.get(item.hook.origin)
-    return f"not loaded: {error}" if error is not None else UNLOADED
-
-
-def load_errors(items: list[NotRun], diagnostics: list[Diagnostic]) -> dict[str, str]:
-    """Each hook of `items` that failed to load (by its origin) -> the first error under its
-    entry in its file (``hooks[2].call: cannot import ...``)."""
-    found: dict[str, str] = {}
-    for item in items:
-        file, _, entry = item.hook.origin.rpartition(":")
-        for d in diagnostics:
-            if d.severity == "error" and d.file == file and entry and under(d.path, entry):
-                found[item.hook.origin] = f"{d.path}: {d.message}"
-                break
-    return found
+    return UNLOADED
 
 
 def _tail(text: str | None) -> str | None:
@@ -115,7 +99,7 @@ def _candidate_json(candidate: Candidate, untrusted: Collection[int]) -> dict[st
     }
 
 
-def _unloaded_json(item: NotRun, load_errors: dict[str, str]) -> dict[str, Any]:
+def _unloaded_json(item: NotRun) -> dict[str, Any]:
     hook = item.hook
     return {
         "name": hook.name,
@@ -124,7 +108,7 @@ def _unloaded_json(item: NotRun, load_errors: dict[str, str]) -> dict[str, Any]:
         "origin": hook.origin,
         "selected": False,
         "check": "unloaded",
-        "reason": _unloaded_reason(item, load_errors),
+        "reason": _unloaded_reason(item),
         "trusted": True,
     }
 
@@ -162,7 +146,7 @@ def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
         data["chain"] = [link.to_dict() for link in verdict_chain(verdict.runs)]
     data["candidates"] = [
         *(_candidate_json(c, explanation.untrusted) for c in explanation.candidates),
-        *(_unloaded_json(hook, explanation.load_errors) for hook in explanation.unloaded),
+        *(_unloaded_json(hook) for hook in explanation.unloaded),
         *(_elsewhere_json(specs, explanation.untrusted) for specs in explanation.elsewhere),
     ]
     data["warnings"] = list(explanation.warnings)
@@ -196,7 +180,7 @@ def _candidate_lines(explanation: Explanation) -> list[str]:
         lines.append(f"  {mark} {_label(candidate.spec, here)}{trust}: {candidate.reason}")
     for item in explanation.unloaded:
         label = _unloaded_label(item.hook, here)
-        lines.append(f"  off  {label}: {_unloaded_reason(item, explanation.load_errors)}")
+        lines.append(f"  off  {label}: {_unloaded_reason(item)}")
     for specs in explanation.elsewhere:
         trust = " [not trusted]" if id(specs[0]) in explanation.untrusted else ""
         lines.append(f"  skip {_label(specs[0], here)}{trust}: {_elsewhere_reason(specs)}")
@@ -212,8 +196,10 @@ def _what_it_did(result: HookResult) -> str:
     if result.status is not Status.ok:
         code = failure_code(result)
         return f"{result.status.value} ({code})" if code else result.status.value
-    what = effect_of(result) if result.has_effect else "ran, no decision"
     spec = result.hook
+    what = "ran, no decision"
+    if result.has_effect:
+        what = effect_words(effect_of(result), spec.dialect if spec is not None else None)
     return f"shadow, would {what}, not applied" if spec is not None and spec.shadow else what
 
 

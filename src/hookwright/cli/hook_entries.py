@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hookwright.config.loading import Diagnostic
+from hookwright.config.loading import Diagnostic, under
 
 _EVENT_GROUPS = re.compile(r"hooks\.\w+\[\d+\](?:\.hooks\[\d+\])?")
 _LIST = re.compile(r"hooks\[\d+\]")
@@ -34,12 +34,6 @@ def entry_field(dialect: str, origin: str) -> str:
     error under it is that hook's. An OpenHarness file is one hook: the whole file."""
     file, _, field_path = origin.rpartition(":")
     return field_path if file and dialect != "openharness" else ""
-
-
-def under(path: str, field: str) -> bool:
-    """True when the field path `path` is `field` or inside it (every path is inside the
-    empty field: the whole file)."""
-    return not field or path == field or path.startswith((f"{field}.", f"{field}["))
 
 
 def rejected_entries(

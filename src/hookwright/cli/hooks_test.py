@@ -91,7 +91,7 @@ def run(args: HooksTest) -> int:
         _only_hooks_of(args.event, canonical, project)
         evaluator = _evaluator(args.model, project.opened.project_dir, project.opened.home)
         registered = engine_for(project) if _needs_engine(project, args.explain) else None
-        say_diagnostics(project)
+        say_diagnostics(project, said_on_rows=_said_on_rows(project, canonical, args.explain))
         trust = trust_store()
     except (CliError, UnknownEventError) as exc:
         return error_line(str(exc))
@@ -253,7 +253,7 @@ def _explain(
 ) -> Explanation:
     """The input warnings, and with `full` every candidate hook, the folders not trusted and
     the hooks that will not run."""
-    from hookwright.cli.explain import Explanation, load_errors, other_events, unloaded_for
+    from hookwright.cli.explain import Explanation, other_events, unloaded_for
     from hookwright.engine.selection import input_warnings
 
     untrusted = {key for key, hook in declared_by.items() if not trust.trusts(hook.trust_root)}
@@ -266,8 +266,19 @@ def _explain(
         warnings=input_warnings(engine.hooks(inp.event), inp),
         elsewhere=other_events(engine.hooks(), inp.event) if full else [],
         project_dir=project.opened.project_dir,
-        load_errors=load_errors(unloaded, project.loaded.diagnostics),
     )
+
+
+def _said_on_rows(project: BoundHooks, event: Event, explain: bool) -> list[str]:
+    """The load errors `--explain` says on the rows of the event's hooks that did not load."""
+    if not explain:
+        return []
+    from hookwright.config.loading import load_error
+
+    not_bound = (item for item in project.opened.not_run if item.reason == "not_bound")
+    rows = (item.hook for item in not_bound if event in item.hook.events)
+    errors = (load_error(hook, project.loaded.diagnostics) for hook in rows)
+    return [str(error) for error in errors if error is not None]
 
 
 def _recorded(args: HooksTest, event: Event) -> dict[str, Any]:

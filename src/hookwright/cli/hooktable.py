@@ -12,19 +12,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from hookwright.config.loading import timeout_grace
 from hookwright.config.policy import FailurePolicy
 from hookwright.core.events import Event
 from hookwright.core.spec import HookSpec
 from hookwright.engine.kernel import HookEngine
 from hookwright.host.failure_policy import OPEN, FailureMode, failure_mode, untrusted_failure_mode
 from hookwright.host.labels import own_event, system_name
-from hookwright.host.open import NotRun, NotRunReason
+from hookwright.host.open import NOT_BOUND_FIX, NotRun, NotRunReason
 
 NOT_TRUSTED = "not trusted: will not run"
 #: What each reason a hook will not run reads as in the listing.
 NOT_RUN_NOTES: dict[NotRunReason, str] = {
     "untrusted": NOT_TRUSTED,
-    "not_bound": "not bound: will not run (turned off by its settings, or it failed to load)",
+    "not_bound": f"will not run: {NOT_BOUND_FIX}",
     "missing_command": "missing command: fails when it runs",
     "not_executable": "command not executable: fails when it runs",
 }
@@ -61,13 +62,6 @@ class HookRow:
     own_event: str | None = None
 
 
-def _grace(spec: HookSpec) -> float | None:
-    declared = getattr(spec.dialect_data, "timeout_seconds", None)
-    if isinstance(declared, int | float) and spec.timeout and spec.timeout > declared:
-        return spec.timeout - declared
-    return None
-
-
 def is_plumbing(spec: HookSpec) -> bool:
     """A dialect's carrier for its own machinery (PicoClaw's config watch): registered in
     process, never dispatched, declared in no file; not a hook to list."""
@@ -93,7 +87,7 @@ def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -
         closed_by=mode.closed_by,
         once=spec.once,
         tier=spec.tier,
-        grace=_grace(spec),
+        grace=timeout_grace(spec),
         own_event=own_event(spec),
     )
 
@@ -103,7 +97,7 @@ def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> Hoo
     fails closed only where the policy stands a blocking guard in for an untrusted hook."""
     hook, why = item.hook, NOT_RUN_NOTES[item.reason]
     if item.detail is not None:
-        why = f"{why.partition(' (')[0]}: {item.detail}"
+        why = f"will not run: {item.detail}"
     mode: FailureMode = OPEN
     if item.reason == "untrusted":
         mode = untrusted_failure_mode(hook, event, policy)
@@ -117,6 +111,7 @@ def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> Hoo
         if_rule=hook.if_rule or "",
         mode=hook.mode,
         timeout=hook.timeout,
+        grace=hook.grace,
         origin=hook.origin,
         trusted=item.reason != "untrusted",
         note=f"{why}; {hook.note}" if hook.note else why,

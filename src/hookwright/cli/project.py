@@ -8,7 +8,7 @@ registered, so reading a project's folder costs no more than its config files do
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,11 +109,14 @@ def engine_for(hooks: BoundHooks) -> tuple[HookEngine, dict[int, DiscoveredHook]
     return engine, hooks.register(engine)
 
 
-def say_diagnostics(hooks: BoundHooks, *, untrusted_said: bool = False) -> None:
+def say_diagnostics(
+    hooks: BoundHooks, *, untrusted_said: bool = False, said_on_rows: Collection[str] = ()
+) -> None:
     """Each problem, and each warning about hooks that will not run, on stderr: the lines an
     embedding host gets on `OpenedProject.diagnostics`; with `untrusted_said`, not the
-    summary of the hooks the folder's trust keeps from running (the command says it)."""
-    leave_out = hooks.opened.not_run_summary if untrusted_said else ()
+    summary of the hooks the folder's trust keeps from running (the command says it); nor
+    the lines `said_on_rows` (a load error the command says on its hook's row)."""
+    leave_out = {*(hooks.opened.not_run_summary if untrusted_said else ()), *said_on_rows}
     for line in hooks.opened.diagnostics:
         if line not in leave_out:
             say_err(line)

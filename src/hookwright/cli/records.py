@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hookwright.core.systems import own_effect
+
 #: Longest text shown for one value (a command, a reason, a context).
 SHOWN = 100
 #: A frame of a Python traceback, as a hook's `stderr_tail` keeps it.
@@ -80,7 +82,9 @@ def describe(record: Mapping[str, Any]) -> str:
     detail = f": {clip(reason)}" if reason else ""
     target = _call(record) or str(record.get("event"))
     if effect in _VERBS:
-        return f"{_VERBS[effect]} {target}{detail}"
+        own = own_effect(effect, record.get("dialect"))
+        verb = f"{_VERBS[own]} ({_VERBS[effect]})" if own in _VERBS else _VERBS[effect]
+        return f"{verb} {target}{detail}"
     if effect == "rewrite input":
         return _rewrite(record)
     if effect in ("context", "prompt"):

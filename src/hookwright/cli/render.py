@@ -15,6 +15,8 @@ from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
+from hookwright.core.systems import effect_words
+
 #: How much of a hook's added context the terminal shows.
 CONTEXT_CHARS = 160
 #: How much of a skill hook's injected prompt the terminal shows.
@@ -224,6 +226,7 @@ class RichRenderer:
     def _hook_result(self, prefix: str, event: dict[str, Any]) -> None:
         decision = event.get("decision")
         what = event.get("effect") or decision or "note"
+        what = effect_words(what, event.get("dialect"))
         if event.get("shadow"):
             what = f"shadow, would {what}, not applied"
         if event.get("code"):

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookwright.cli.hook_entries import entry_field, rejected_entries, under, whole_file_failed
-from hookwright.config.loading import Diagnostic, Discovery, LoadContext
+from hookwright.cli.hook_entries import entry_field, rejected_entries, whole_file_failed
+from hookwright.config.loading import Diagnostic, Discovery, LoadContext, under
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
 from hookwright.core.words import counted

@@ -43,6 +43,11 @@ class Diagnostic:
         where = f"{self.file}: {self.path}" if self.path else self.file
         return f"{self.severity}: {where}: {self.message}"
 
+    @property
+    def said(self) -> str:
+        """Where in the file and what, without the file (``handler.timout: unknown field``)."""
+        return f"{self.path}: {self.message}" if self.path else self.message
+
 
 @dataclass(slots=True)
 class LoadContext:
@@ -117,6 +122,9 @@ class DiscoveredHook:
     #: Each of `events` in the words of the hook's author ("" where those are the canonical
     #: ones); empty when every one is canonical.
     own_events: tuple[str, ...] = ()
+    #: What the engine allows beyond the hook's own timeout, included in `timeout`
+    #: (`timeout_grace`).
+    grace: float | None = None
 
     def own_event(self, event: Event) -> str | None:
         """`event` in the words of the hook's author, when they differ from the canonical."""
@@ -146,7 +154,37 @@ class DiscoveredHook:
             mode=first.mode,
             timeout=first.timeout,
             priority=first.priority,
+            grace=timeout_grace(first),
         )
+
+
+def under(path: str, field: str) -> bool:
+    """True when the field path `path` is `field` or inside it (every path is inside the
+    empty field: the whole file)."""
+    return not field or path == field or path.startswith((f"{field}.", f"{field}["))
+
+
+def load_error(hook: DiscoveredHook, diagnostics: Sequence[Diagnostic]) -> Diagnostic | None:
+    """The first error under a hook's entry in its file: why a hook that bound to nothing did
+    not load. A hook its file declares alone (an OpenHarness file) has no entry: the file's
+    first error."""
+    file, _, entry = hook.origin.rpartition(":")
+    if not file:
+        file, entry = hook.origin, ""
+    for d in diagnostics:
+        if d.severity == "error" and d.file == file and under(d.path, entry):
+            return d
+    return None
+
+
+def timeout_grace(spec: HookSpec) -> float | None:
+    """What the engine allows beyond a hook's own timeout (OpenHarness: the handler's
+    `timeout_seconds` ends it first, the engine's deadline, `spec.timeout`, is this much
+    later); None when there is no such margin."""
+    declared = getattr(spec.dialect_data, "timeout_seconds", None)
+    if isinstance(declared, int | float) and spec.timeout and spec.timeout > declared:
+        return spec.timeout - declared
+    return None
 
 
 @dataclass(slots=True)

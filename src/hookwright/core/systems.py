@@ -31,3 +31,70 @@ def authored_event(dialect_data: object) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+#: A dialect -> the effects its hooks' authors name otherwise (OpenHarness `decision: block`).
+OWN_EFFECTS = {"openharness": {"deny": "block"}}
+
+
+def own_effect(effect: str, dialect: str | None) -> str | None:
+    """`effect` in the words of the hook's system, None where they are the canonical ones."""
+    return OWN_EFFECTS.get(dialect or "", {}).get(effect)
+
+
+def effect_words(effect: str, dialect: str | None) -> str:
+    """``block (deny)``: the system's own word first, the canonical one beside it, as events
+    are said (`hookwright.host.labels.event_words`)."""
+    own = own_effect(effect, dialect)
+    return f"{own} ({effect})" if own else effect
+
+
+def event_words(canonical: str, own: str | None) -> str:
+    """``after_tool_call (PostToolBatch)``: the system's own name first when it differs."""
+    return f"{own} ({canonical})" if own and own != canonical else canonical
+
+
+#: A dialect -> its own name of each canonical event it names one way only (the audit viewer
+#: says a record's event in them; a record keeps the canonical event alone). Gemini CLI's
+#: two model-call events and a skill's two agent-step timings share a canonical event: left
+#: out, said canonically.
+OWN_EVENTS: dict[str, dict[str, str]] = {
+    "picoclaw": {
+        "PreModelCall": "before_llm",
+        "PostModelCall": "after_llm",
+        "PreToolUse": "before_tool",
+        "PostToolUse": "after_tool",
+        "PermissionRequest": "approve_tool",
+    },
+    "openharness": {
+        "PreContextBuild": "before_context_build",
+        "PostContextBuild": "after_context_build",
+        "PreModelCall": "before_model_call",
+        "PostModelCall": "after_model_call",
+        "PreToolUse": "before_tool_dispatch",
+        "PostToolUse": "after_tool_dispatch",
+        "Stop": "run_completed",
+        "StopFailure": "run_failed",
+        "PreCompact": "before_context_compact",
+        "PostCompact": "after_context_compact",
+    },
+    "gemini": {
+        "UserPromptSubmit": "BeforeAgent",
+        "PostModelCall": "AfterModel",
+        "PreToolUse": "BeforeTool",
+        "PostToolUse": "AfterTool",
+        "Stop": "AfterAgent",
+        "PreCompact": "PreCompress",
+    },
+    "skill": {
+        "UserPromptSubmit": "after_user_input",
+        "PrePlanning": "before_planning",
+        "PostToolBatch": "after_tool_call",
+    },
+}
+
+
+def recorded_event_words(event: str, dialect: str | None) -> str:
+    """A record's canonical `event` with its `dialect`'s own name for it first
+    (``before_tool_dispatch (PreToolUse)``), where the dialect names it one way."""
+    return event_words(event, OWN_EVENTS.get(dialect or "", {}).get(event))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 # re-exported: every view imports the label helpers from here
 from hookwright.core.systems import authored_event
+from hookwright.core.systems import event_words as event_words
 from hookwright.core.systems import system_name as system_name
 
 if TYPE_CHECKING:  # only named in annotations: opening a project never imports the engine's records
@@ -29,11 +30,6 @@ def short_name(name: str) -> str:
         return name
     scripts = _SCRIPT.findall(name)
     return scripts[-1] if scripts else name
-
-
-def event_words(canonical: str, own: str | None) -> str:
-    """``after_tool_call (PostToolBatch)``: the system's own name first when it differs."""
-    return f"{own} ({canonical})" if own and own != canonical else canonical
 
 
 def own_event(spec: HookSpec) -> str | None:

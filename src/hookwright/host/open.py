@@ -42,6 +42,7 @@ from hookwright.config.loading import (
     LoadResult,
     discover,
     discover_by_dialect,
+    load_error,
     source_names,
     unrecognised_configs,
 )
@@ -68,6 +69,10 @@ NotRunReason = Literal["untrusted", "not_bound", "missing_command", "not_executa
 #: Where the PicoClaw config came from and what is trusted: what a running session watches.
 ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
 
+
+#: Why a trusted hook bound to nothing does not run, and what to do, when its dialect did not
+#: say (a load error, a setting such as Claude Code's `disableAllHooks`).
+NOT_BOUND_FIX = "it failed to load, or a setting turns it off; see the warnings for its file"
 
 #: The logger `report_not_run` warns on, one line per hook that will not run.
 NOT_RUN_LOGGER = "hookwright.open"
@@ -112,13 +117,15 @@ class NotRun:
             return f"make it executable: chmod +x {self.path}"
         if self.detail is not None:
             return self.detail
-        return "see the diagnostics for this file (disabled by a setting, or failed to load)"
+        return NOT_BOUND_FIX
 
     def __str__(self) -> str:
+        hook = f"hook {self.hook.name!r} ({system_name(self.hook.dialect)})"
+        if self.reason == "not_bound":  # the fix says why in the user's words
+            return f"{self.file}: {hook} not run: {self.fix}"
         why = self.reason.replace("_", " ")
         if self.path is not None:
             why = f"{why}: {self.path}"
-        hook = f"hook {self.hook.name!r} ({system_name(self.hook.dialect)})"
         return f"{self.file}: {hook} not run: {why}; {self.fix}"
 
 
@@ -446,6 +453,7 @@ def bind_hooks(
     if scope.keeps("picoclaw"):
         watch = LoadContext(project_dir, home, scope.config_files), policy
     summary = _untrusted_warning(loaded, project_dir, home)
+    unloaded, said = _why_not_bound(loaded)
     profile, profile_problems = project_profile(project_dir, home, scope, policy)
     opened = OpenedProject(
         project_dir=project_dir,
@@ -455,15 +463,12 @@ def bind_hooks(
         diagnostics=(*map(str, loaded.diagnostics), *profile_problems, *summary),
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
-            *(
-                NotRun(hook, "not_bound", detail=loaded.off.get(id(hook)))
-                for hook in loaded.unloaded
-            ),
+            *(NotRun(hook, "not_bound", detail=why) for hook, why in unloaded),
             *(NotRun(hook, problem, path) for hook, problem, path in missing),
         ),
         watch=watch,
         failure_policy=failure,
-        not_run_summary=(*summary, *_said_by_not_run(loaded)),
+        not_run_summary=(*summary, *said),
         claude_code=profile,
         load_failures=load_failures(
             loaded.diagnostics,
@@ -500,10 +505,28 @@ def _close_and_check(
     return list(command_problems(bound_hooks, project_dir, home))
 
 
-def _said_by_not_run(loaded: LoadResult) -> tuple[str, ...]:
-    """The diagnostics a turned-off hook's not-run line says again (its `detail`)."""
+def _why_not_bound(
+    loaded: LoadResult,
+) -> tuple[list[tuple[DiscoveredHook, str | None]], tuple[str, ...]]:
+    """Each hook bound to nothing -> why, when known: what its dialect said turned it off, or
+    the error it failed to load with; and the diagnostics its not-run line says again, so
+    that each is said once."""
+    why: list[tuple[DiscoveredHook, str | None]] = []
     reasons = set(loaded.off.values())
-    return tuple(str(d) for d in loaded.diagnostics if d.message in reasons)
+    # What turned a hook off, said by its dialect as the note on its entry or as the reason.
+    noted = {hook.origin for hook in loaded.unloaded if id(hook) in loaded.off}
+    said = [
+        str(d)
+        for d in loaded.diagnostics
+        if d.message in reasons or (d.severity == "warning" and f"{d.file}:{d.path}" in noted)
+    ]
+    for hook in loaded.unloaded:
+        off = loaded.off.get(id(hook))
+        error = load_error(hook, loaded.diagnostics) if off is None else None
+        why.append((hook, off if error is None else error.said))
+        if error is not None and str(error) not in said:
+            said.append(str(error))
+    return why, tuple(said)
 
 
 def _untrusted_warning(loaded: LoadResult, project_dir: Path, home: Path) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from hookwright.core.effects import failure_fix
 from hookwright.core.events import MATCH_FIELD, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
+from hookwright.core.systems import authored_event, effect_words, event_words
 from hookwright.core.words import counted
 from hookwright.monitor.debug import short, trace
 
@@ -60,7 +61,9 @@ def results(verdict: Verdict) -> None:
         name = spec.describe() if spec else "?"
         parts = [result.status.value]
         if result.status is Status.ok:
-            parts.append(effect_of(result) if result.has_effect else "ran, no decision")
+            dialect = spec.dialect if spec else None
+            effect = effect_words(effect_of(result), dialect) if result.has_effect else None
+            parts.append(effect or "ran, no decision")
         parts.append(f"{result.duration_ms:.1f} ms")
         if result.exit_code is not None:
             parts.append(f"exit {result.exit_code}")
@@ -76,7 +79,8 @@ def results(verdict: Verdict) -> None:
                 text += f"; {label}: {short(value)}"
         if result.status is not Status.ok or result.error:
             text += _failure_facts(result)
-        trace("result", f"{event} {name}: {text}")
+        own = authored_event(spec.dialect_data) if spec else None
+        trace("result", f"{event_words(event, own)} {name}: {text}")
     decision = verdict.decision.value if verdict.decision else "none"
     trace(
         "result", f"{event}: merged decision {decision}, {counted(len(verdict.runs), 'hook')} ran"

@@ -633,9 +633,21 @@ class _Connection:
                     self.stdin.write(data)
                 await self.stdin.drain()
         except (ConnectionError, RuntimeError, OSError) as exc:
-            raise RpcProcessError(f"hook {self.name}: cannot write to process: {exc}") from exc
+            raise await self._write_error(exc) from exc
         finally:
             self.waiting_writes -= 1
+
+    async def _write_error(self, exc: BaseException) -> RpcProcessError:
+        """Why a write failed: a process that ended leaves only "connection lost" or a broken
+        pipe to the writer, so its exit (waited for briefly) is the reason said."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.protocol.exited.wait(), 0.5)
+        code = self.transport.get_returncode()
+        if code is not None:
+            return RpcProcessError(
+                f"hook {self.name}: process exited with code {code} before reading the request"
+            )
+        return RpcProcessError(f"hook {self.name}: cannot write to process: {exc}")
 
     def _on_stdout_line(self, line: bytes | None) -> None:
         if line is None:
@@ -1176,15 +1188,16 @@ class RpcProcess:
         if self._closed:
             return
         self._record_failure(conn.lost or RpcProcessError("process exited"))
+        why = (self.last_error or "").removeprefix(f"hook {self.name}: ")  # named once
         if self.restart.enabled:
             log.warning(
                 "hook %s: %s; restart allowed in %.2fs",
                 self.name,
-                self.last_error,
+                why,
                 self.restart.backoff(self.failures),
             )
         else:
-            log.warning("hook %s: %s; not restarting", self.name, self.last_error)
+            log.warning("hook %s: %s; not restarting", self.name, why)
 
     async def _close(self) -> None:
         self._closed = True
@@ -1205,7 +1218,9 @@ def _stray_note(conn: _Connection) -> str:
 
 
 def _consume_exception(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
+    """Mark a future's exception as retrieved, if it has one: a future still pending (a
+    request whose write failed before any answer) has none to read."""
+    if future.done() and not future.cancelled():
         future.exception()
 
 

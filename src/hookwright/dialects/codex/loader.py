@@ -100,7 +100,8 @@ def bind_reviewed(hook: CodexHook, spec: HookSpec, gate: Gate, trust: TrustPolic
         return LoadResult(specs=[spec], diagnostics=notes)
     where = hook.origin.rpartition(":")[2]
     note = Diagnostic(str(hook.declared_in or hook.source), where, review_note(hook, review))
-    return LoadResult(diagnostics=[replace(note, severity="warning")], off_because=note.message)
+    off = review_note(hook, review, said="")  # said where "not run" is said already
+    return LoadResult(diagnostics=[replace(note, severity="warning")], off_because=off)
 
 
 def _said(note: Diagnostic) -> str:

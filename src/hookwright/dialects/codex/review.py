@@ -86,13 +86,14 @@ def review_of(hook: CodexHook, states: Mapping[str, HookState]) -> Review:
     return "reviewed" if state.trusted_hash == trusted_hash(hook) else "modified"
 
 
-def review_note(hook: CodexHook, review: Review) -> str:
-    """Why a hook does not run, and the exact lines that make Codex (and hookwright) run it."""
+def review_note(hook: CodexHook, review: Review, said: str = "; not run") -> str:
+    """Why a hook does not run, and the exact lines that make Codex (and hookwright) run it;
+    `said` follows the why (empty for a line that says "not run" itself)."""
     if review == "disabled":
-        return "turned off in the Codex config ([hooks.state] enabled = false); not run"
+        return f"turned off in the Codex config ([hooks.state] enabled = false){said}"
     why = "not reviewed" if review == "unreviewed" else "changed since it was reviewed"
     return (
-        f"{why} in Codex; not run. Review it with /hooks in Codex, or add to your Codex "
+        f"{why} in Codex{said}. Review it with /hooks in Codex, or add to your Codex "
         "config.toml ($CODEX_HOME, else ~/.codex): "
         f'[hooks.state."{review_key(hook)}"] trusted_hash = "{trusted_hash(hook)}"'
     )

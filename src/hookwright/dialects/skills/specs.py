@@ -151,9 +151,10 @@ def _tool_filter(hook: HookInfo) -> tuple[str, ...] | None:
 
 
 def _description(hook: HookInfo) -> str:
-    """``skill prompt hook (after_tool_call); tool_filter: Write, Edit``: the note names the
-    field the views show as the hook's matcher (`SkillSpecData.shown_matcher`)."""
-    text = f"skill prompt hook ({hook.timing})"
+    """``skill prompt hook; tool_filter: Write, Edit``: the note names the field the views show
+    as the hook's matcher (`SkillSpecData.shown_matcher`); the timing is said beside it as the
+    hook's own event (``as after_tool_call``), not again here."""
+    text = "skill prompt hook"
     if hook.timing == "after_tool_call" and hook.tool_filter:
         text += f"; tool_filter: {', '.join(hook.tool_filter)}"
     return text
