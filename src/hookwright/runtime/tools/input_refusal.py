@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ValidationError
 
+from hookwright.core.validation import json_type_name
 from hookwright.runtime.tools.input_order import INPUT_ORDER
 
 #: pydantic's type errors and the type Claude Code names for them (its schema's: integers are
@@ -143,7 +144,7 @@ def _nulls(
 def _wrong_type(loc: Sequence[int | str], expected: str, value: Any) -> str:
     return (
         f"The parameter `{_path(loc)}` type is expected as `{expected}` "
-        f"but provided as `{_json_type(value)}`"
+        f"but provided as `{json_type_name(value)}`"
     )
 
 
@@ -162,15 +163,3 @@ def _path(loc: Sequence[int | str]) -> str:
         else:
             text = f"{text}.{part}" if text else part
     return text
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
