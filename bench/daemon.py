@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.table import Table
 
-from hookwright.bridges.daemon_pool import WORKERS_VARIABLE
+from hookwright.bridges.daemon_pool import WORKERS_VARIABLE, worker_count
 from hookwright.config.trust import TrustStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -60,6 +60,12 @@ COMMAND_HOOK = (
     "print(json.dumps({'decision': 'deny', 'reason': 'GUARD-RAN'}))\n"
 )
 GUARD_RAN = b"GUARD-RAN"
+
+
+def processes() -> str:
+    """How many processes the daemon serves http from: the environment's
+    `HOOKWRIGHT_DAEMON_WORKERS`, else one per core this process may run on."""
+    return os.environ.get(WORKERS_VARIABLE) or str(len(os.sched_getaffinity(0)))
 
 
 def make_project(root: Path) -> Path:
@@ -113,7 +119,7 @@ def serving_pids(env: dict[str, str], runtime: Path) -> tuple[int, ...]:
     """The daemon's pid and its http workers', once every worker the environment asks for
     listens."""
     pid = int(next(runtime.rglob("daemon.pid")).read_text())
-    extra = int(env.get(WORKERS_VARIABLE, "1")) - 1
+    extra = worker_count(env) - 1
     deadline = time.monotonic() + 60
     while True:
         workers = daemon_status(env)["workers"]
@@ -188,7 +194,7 @@ def measure(tmp: Path) -> tuple[dict[str, float], list[LoadRun]]:
     runtime.mkdir(mode=0o700)
     env = {**os.environ, "HOME": str(tmp / "home"), "XDG_RUNTIME_DIR": str(runtime)}
     env.pop("HOOKWRIGHT_HOOK_RUN", None)
-    env.setdefault(WORKERS_VARIABLE, str(len(os.sched_getaffinity(0))))
+    env[WORKERS_VARIABLE] = processes()
     project = make_project(tmp / "project")
     TrustStore(tmp / "home").trust(project)
     hooks = install(project, env)
@@ -219,7 +225,7 @@ def measure(tmp: Path) -> tuple[dict[str, float], list[LoadRun]]:
 
 
 def show_load(runs: list[LoadRun]) -> None:
-    table = Table(title="The daemon under load (each run)")
+    table = Table(title=f"The daemon under load, {processes()} http process(es) (each run)")
     for column in ("run", "case", "daemon", "floor", "ratio"):
         table.add_column(column, justify="right")
     for number, run in enumerate(runs, 1):
