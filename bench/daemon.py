@@ -12,6 +12,10 @@ daemon. Cases take turns within each round; the best round of each counts. Merge
 Then the load cases of `bench.daemon_load` (the daemon against a bare HTTP server, many
 clients and agents, CPU per event with a command hook), three runs, the worst of each ratio
 merged into bench/results.json.
+
+The daemon serves http from one process per core this process may run on
+(`HOOKWRIGHT_DAEMON_WORKERS`, as a daemon answering a team's agents is set up; a value in
+the environment is kept), and every CPU figure sums the daemon and its workers.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.table import Table
 
+from hookwright.bridges.daemon_pool import WORKERS_VARIABLE, worker_count
 from hookwright.config.trust import TrustStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -55,6 +60,12 @@ COMMAND_HOOK = (
     "print(json.dumps({'decision': 'deny', 'reason': 'GUARD-RAN'}))\n"
 )
 GUARD_RAN = b"GUARD-RAN"
+
+
+def processes() -> str:
+    """How many processes the daemon serves http from: the environment's
+    `HOOKWRIGHT_DAEMON_WORKERS`, else one per core this process may run on."""
+    return os.environ.get(WORKERS_VARIABLE) or str(len(os.sched_getaffinity(0)))
 
 
 def make_project(root: Path) -> Path:
@@ -102,6 +113,19 @@ def daemon_status(env: dict[str, str]) -> dict[str, Any]:
     done = subprocess.run(command, env=env, check=True, capture_output=True, timeout=120)
     status: dict[str, Any] = json.loads(done.stdout)
     return status
+
+
+def serving_pids(env: dict[str, str], runtime: Path) -> tuple[int, ...]:
+    """The daemon's pid and its http workers', once every worker the environment asks for
+    listens."""
+    pid = int(next(runtime.rglob("daemon.pid")).read_text())
+    extra = worker_count(env) - 1
+    deadline = time.monotonic() + 60
+    while True:
+        workers = daemon_status(env)["workers"]
+        if len(workers) >= extra or time.monotonic() > deadline:
+            return (pid, *workers)
+        time.sleep(0.2)
 
 
 def command_case(command: str, stdin: bytes, env: dict[str, str], cwd: Path) -> Callable[[], None]:
@@ -156,8 +180,7 @@ def load(tmp: Path, env: dict[str, str], hook: dict[str, Any], prompt: bytes) ->
     tool = event(project, "PreToolUse", tool_name="Bash", tool_input={"command": "ls"})
     command = Target.of_hook(install(project, env)["PreToolUse"], tool, GUARD_RAN)
     inprocess = Target.of_hook(hook, prompt, CONTEXT)
-    pid = int(next((tmp / "run").rglob("daemon.pid")).read_text())
-    pids = (pid, *daemon_status(env)["workers"])
+    pids = serving_pids(env, tmp / "run")
     floor = Floor(b'{"hookSpecificOutput":{"additionalContext":"HOUSE-RULES: one line."}}')
     try:
         target = floor.target(prompt, CONTEXT)
@@ -171,6 +194,7 @@ def measure(tmp: Path) -> tuple[dict[str, float], list[LoadRun]]:
     runtime.mkdir(mode=0o700)
     env = {**os.environ, "HOME": str(tmp / "home"), "XDG_RUNTIME_DIR": str(runtime)}
     env.pop("HOOKWRIGHT_HOOK_RUN", None)
+    env[WORKERS_VARIABLE] = processes()
     project = make_project(tmp / "project")
     TrustStore(tmp / "home").trust(project)
     hooks = install(project, env)
@@ -201,7 +225,7 @@ def measure(tmp: Path) -> tuple[dict[str, float], list[LoadRun]]:
 
 
 def show_load(runs: list[LoadRun]) -> None:
-    table = Table(title="The daemon under load (each run)")
+    table = Table(title=f"The daemon under load, {processes()} http process(es) (each run)")
     for column in ("run", "case", "daemon", "floor", "ratio"):
         table.add_column(column, justify="right")
     for number, run in enumerate(runs, 1):
