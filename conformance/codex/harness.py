@@ -261,7 +261,7 @@ def hookwright_command(case: CodexCase, project: Path) -> list[str]:
         str(project),
         *(["--trust"] if case.trusted else []),
         "--model",
-        f"openai:{MODEL}",
+        f"openai-responses:{MODEL}",
         "--permission-mode",
         "bypassPermissions",
     ]
