@@ -16,6 +16,7 @@ from conformance.fake_responses import Reply, Shell
 from conformance.harness import HOOK_PROGRAM, Action
 
 H = CodexHook
+ASYNC = {"async": True}
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd")
 
 
@@ -260,6 +261,33 @@ CASES: list[CodexCase] = [
         ],
         # Concurrent hooks log their stdin in the order they start, in either agent.
         compare=frozenset({"model", "files"}),
+    ),
+    CodexCase(
+        "async_hooks",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            H(
+                "UserPromptSubmit",
+                "prompt",
+                specific("UserPromptSubmit", additionalContext="MARK prompt"),
+                extra=ASYNC,
+            ),
+            H(
+                "PreToolUse",
+                "deny",
+                Action(stderr="MARK async says no\n", exit=2),
+                "Bash",
+                extra=ASYNC,
+            ),
+            H(
+                "PostToolUse",
+                "post",
+                specific("PostToolUse", additionalContext="MARK post"),
+                "Bash",
+                extra=ASYNC,
+            ),
+        ],
     ),
     CodexCase(
         "prompt_context",
