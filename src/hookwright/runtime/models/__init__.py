@@ -25,7 +25,7 @@ from hookwright.runtime.models.base import (
 from hookwright.runtime.models.retry import RetryCallback, RetryingModel
 from hookwright.runtime.models.scripted import END_OF_SCRIPT, ScriptedCall, ScriptedModel
 
-SPEC_HELP = "use scripted:PATH, openai:NAME, openai-responses:NAME or anthropic:NAME"
+SPEC_HELP = "use scripted:PATH, openai:NAME or anthropic:NAME"
 #: The `--model` backends; `openai-responses` speaks the OpenAI Responses API (as Codex does).
 BACKENDS = ("scripted", "openai", "openai-responses", "anthropic")
 
