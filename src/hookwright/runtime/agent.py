@@ -198,8 +198,7 @@ class Agent:
         #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
         self.context_tokens = 0
         self._pending_context: list[str] = []
-        #: Tool hooks' paragraphs shown beside their call: (call id, text).
-        self._pending_beside: list[tuple[str, str]] = []
+        self._pending_beside: list[tuple[str, str]] = []  # (call id, text): `queue_call_context`
         self._initial_message: str | None = None
         self._iteration = 0
         self._turn_record = TurnRecord("", str(config.working_dir))
