@@ -132,6 +132,10 @@ LAYER_CASES: list[CodexCase] = [
         one_call("printf x > made.txt"),
         [ADMIN_DENY, *observers("PostToolUse")],
         toml={"project": HOOKS_OFF},
+        differs=(
+            "a project's [features] hooks = false turns off managed hooks too in Codex, "
+            "not in hookwright"
+        ),
     ),
     CodexCase(
         "linked_worktree",

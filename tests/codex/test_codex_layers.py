@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli_runner import run_hookwright, run_scripted
+from tests.cli_runner import run_scripted
 from tests.codex.project import bash, script
 from tests.codex.test_codex_run import tool_results
 
@@ -110,22 +110,16 @@ def test_allow_managed_hooks_only_runs_the_managed_hooks_and_says_so(
     assert len(notes) == 1 and notes[0].file == str(requirements)
 
 
-def test_a_project_turning_hooks_off_turns_off_every_hook_and_names_itself_for_each_managed(
+def test_a_project_turning_hooks_off_turns_off_its_own_and_the_user_s_not_the_managed(
     tmp_path: Path, managed_dir: Path
 ) -> None:
-    """As Codex does (measured): every hook off, the administrator's included; a warning
-    names the project's file, the field and the pin that keeps managed hooks on."""
+    """Codex turns off every hook here; hookwright keeps the administrator's, and says why."""
     home, project = every_layer(tmp_path, managed_dir)
-    config = project / ".codex" / "config.toml"
-    config.write_text("[features]\nhooks = false\n")
+    (project / ".codex" / "config.toml").write_text("[features]\nhooks = false\n")
     result = bound(home, project)
-    assert result.specs == []
-    (managed,) = [d for d in result.diagnostics if "managed hooks on" in d.message]
-    assert (managed.file, managed.path, managed.severity) == (
-        str(config),
-        "features.hooks",
-        "warning",
-    )
+    assert {spec.source for spec in result.specs} == {"managed"}
+    (kept,) = [d for d in result.diagnostics if "keeps running the managed" in d.message]
+    assert kept.file == str(project / ".codex" / "config.toml")
     assert len(bound(home, project, trusted=False).specs) == 5, "untrusted: its config is unread"
 
 
@@ -219,33 +213,26 @@ def run(
     return tool_results(events)
 
 
-def test_a_project_turning_hooks_off_lets_a_managed_deny_go_as_codex_does_and_says_so(
+def test_a_managed_deny_holds_against_a_project_rewrite_and_its_hooks_switch(
     tmp_path: Path, managed_dir: Path
 ) -> None:
-    """The requirements' guard does not run once a trusted project's `[features] hooks =
-    false` turns every hook off (Codex CLI 0.171.0, case `project_turns_hooks_off`); the run
-    says so on the terminal and in the audit, naming the project's file and the field, and a
-    requirements pin keeps the guard."""
+    """The requirements' guard refuses; the project's hook rewriting the command to something
+    harmless and its `[features] hooks = false` loosen nothing: the command does not run."""
     home, project = tmp_path / "home", tmp_path / "project"
     (home / ".codex").mkdir(parents=True)
     deny = "echo no from the administrator >&2; exit 2"
-    requirements = managed_dir / "requirements.toml"
-    requirements.write_text(inline(deny.replace('"', '\\"')))
-    config = project / ".codex" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text("[features]\nhooks = false\n")
-    env = {"CODEX_HOME": str(home / ".codex"), "HOOKWRIGHT_CODEX_MANAGED_DIR": str(managed_dir)}
+    (managed_dir / "requirements.toml").write_text(inline(deny.replace('"', '\\"')))
+    rewrite = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"command": "true"},
+        }
+    }
+    hooks_json(project / ".codex", f"echo '{json.dumps(rewrite)}'")
+    (project / ".codex" / "config.toml").write_text("[features]\nhooks = false\n")
+    (home / ".codex" / "config.toml").write_text(reviews(project / ".codex"))
     model = script(tmp_path / "s.json", [bash("touch made.txt"), {"content": "ok"}])
-    done = run_scripted(project, model, home=home, env=env)
-    assert done.returncode == 0, done.stderr
-    assert (project / "made.txt").exists()
-    assert f"{config}: features.hooks: hooks = false turns off every Codex hook" in done.stderr
-    audit = run_hookwright("audit", "--json", home=home, env=env)
-    records = [json.loads(line) for line in audit.stdout.splitlines()]
-    (skipped,) = [r for r in records if r["status"] == "not_run"]
-    assert str(config) in skipped["reason"] and "features.hooks" in skipped["reason"]
-    (project / "made.txt").unlink()
-    requirements.write_text(requirements.read_text() + "\n[features]\nhooks = true\n")
     assert run(home, project, model, managed_dir) == [
         "Command blocked by PreToolUse hook: no from the administrator. Command: touch made.txt"
     ]

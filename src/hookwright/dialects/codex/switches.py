@@ -6,11 +6,10 @@ Codex CLI 0.171.0 (measured): ``allow_managed_hooks_only = true`` in ``requireme
 runs managed hooks only; ``[features] hooks = false`` in the effective config runs no hook
 at all, managed ones included, unless ``requirements.toml`` pins ``[features] hooks = true``.
 
-hookwright does the same, and never silently: a managed hook that a user's or a project's
-``hooks = false`` turns off is listed as not run, with a warning (on the terminal, in the
-host's log, in its ``not_run`` audit record) naming that file, ``features.hooks``, and the
-pin that keeps managed hooks on. A project folder's config counts only once hookwright trusts
-that folder (Codex: once Codex trusts the project).
+hookwright differs on purpose in one place: a user's or a project's ``hooks = false`` turns
+off their own hooks, never the administrator's. Managed hooks keep running, with a warning
+naming the file and the pin that makes Codex agree. A project folder's config counts only
+once hookwright trusts that folder (Codex: once Codex trusts the project).
 
 Measured on Codex CLI 0.171.0: a handler with ``async: true`` never runs (no process is
 started, reviewed or not, and ``exec`` says nothing); hookwright lists it as not run, naming
@@ -71,7 +70,7 @@ def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) ->
     if feature is None or feature.value:
         return Verdict(True)
     if hook.layer == "managed" and feature.layer != "managed":
-        return Verdict(False, _note(feature.file, "features.hooks", _MANAGED_OFF))
+        return Verdict(True, _note(feature.file, "features.hooks", _KEPT))
     return Verdict(False, _note(feature.file, "features.hooks", _OFF))
 
 
@@ -79,10 +78,9 @@ _ASYNC = "true: Codex runs no async hook (measured on Codex CLI 0.171.0); this h
 _ONLY = "allow_managed_hooks_only = true: only managed Codex hooks run; this hook does not"
 _NO_PLUGINS = "false turns off Codex plugins: this plugin's hook does not run"
 _OFF = "hooks = false turns off Codex hooks; this hook does not run"
-_MANAGED_OFF = (
-    "hooks = false turns off every Codex hook, the administrator's managed ones too, as "
-    "Codex does: this managed hook does not run (pin [features] hooks = true in "
-    "requirements.toml to keep managed hooks on)"
+_KEPT = (
+    "hooks = false: Codex turns off every hook, managed ones too; hookwright keeps running "
+    "the managed hooks (pin [features] hooks = true in requirements.toml so Codex agrees)"
 )
 
 
