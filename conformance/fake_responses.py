@@ -1,9 +1,10 @@
 """A scripted OpenAI model API on 127.0.0.1, shared by real Codex CLI and hookwright.
 
-Codex speaks the Responses API (`POST /v1/responses`, streamed); `hookwright run
---model openai:NAME` speaks chat completions (`POST /v1/chat/completions`). Both take the next
-scripted turn of one script, so a case states each shell call once: Codex gets it as its
-`exec_command` tool (`{"cmd": ...}`), hookwright as `Bash` (`{"command": ...}`). Requests that
+Codex speaks the Responses API (`POST /v1/responses`, streamed), as does `hookwright run
+--model openai-responses:NAME`; `--model openai:NAME` speaks chat completions (`POST
+/v1/chat/completions`). All take the next scripted turn of one script, so a case states each
+shell call once: Codex gets it as its `exec_command` tool (`{"cmd": ...}`), hookwright as
+`Bash` (`{"command": ...}`), by the tools the request offers. Requests that
 offer no shell tool (titles, summaries) are side requests and get `side_reply`. Every request
 body is recorded with the API it came through.
 """
@@ -145,14 +146,16 @@ class _Handler(LoopbackHandler[FakeOpenAI]):
                     "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
                 }
             )
+        codex = CODEX_SHELL in _tool_names(body)
         for call in reply.calls:
+            arguments = {"cmd": call.command} if codex else {"command": call.command}
             items.append(
                 {
                     "type": "function_call",
                     "id": f"fc_{call.id}",
                     "call_id": call.id,
-                    "name": CODEX_SHELL,
-                    "arguments": json.dumps({"cmd": call.command}),
+                    "name": CODEX_SHELL if codex else HOOKWRIGHT_SHELL,
+                    "arguments": json.dumps(arguments),
                     "status": "completed",
                 }
             )

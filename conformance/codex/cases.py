@@ -16,6 +16,7 @@ from conformance.fake_responses import Reply, Shell
 from conformance.harness import HOOK_PROGRAM, Action
 
 H = CodexHook
+ASYNC = {"async": True}
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd")
 
 
@@ -42,16 +43,12 @@ STOP_ONCE = _logged(
     'echo "MARK keep going" >&2; exit 2',
 )
 SLOW = _logged("slow", "sleep 5")
-AFTER_TOOL_RESULTS = (
-    "tool-hook context follows the tool result in hookwright (chat completions allow nothing "
-    "between a call and its result), precedes it in Codex"
-)
 
 
 def layered(event: str, *layers: CaseLayer) -> list[CodexHook]:
     """One hook per layer adding `MARK <layer>` context to `event`, each finishing 0.3 s after
-    the one before: hookwright merges concurrent hooks' context in the order they finish,
-    Codex in its configured order (a documented difference), so both read the same."""
+    the one before (both agents deliver it in the configured order whatever the finish order:
+    case `context_in_configured_order`)."""
     return [
         H(event, layer, _context_after(event, layer, 0.3 * place), layer=layer)
         for place, layer in enumerate(layers)
@@ -61,6 +58,15 @@ def layered(event: str, *layers: CaseLayer) -> list[CodexHook]:
 def _context_after(event: str, layer: str, delay: float) -> Action:
     answer = specific(event, additionalContext=f"MARK {layer}")
     return Action(answer.stdout, delay=delay)
+
+
+def _finishing_first_last(event: str) -> list[CodexHook]:
+    """Two hooks of `event` giving context, the first configured finishing a second later."""
+    matcher = "Bash" if "Tool" in event else None
+    return [
+        H(event, f"{event}-slow", _context_after(event, f"{event} first", 1.0), matcher),
+        H(event, f"{event}-quick", _context_after(event, f"{event} second", 0.0), matcher),
+    ]
 
 
 EVERY_LAYER: tuple[CaseLayer, ...] = (
@@ -226,7 +232,6 @@ CASES: list[CodexCase] = [
         "make a file",
         one_call("printf hi"),
         [H("PostToolUse", "ctx", specific("PostToolUse", additionalContext="MARK post context"))],
-        differs=AFTER_TOOL_RESULTS,
     ),
     CodexCase(
         "post_tool_block",
@@ -239,7 +244,54 @@ CASES: list[CodexCase] = [
         "make a file",
         one_call("printf hi"),
         [H("PreToolUse", "ctx", specific("PreToolUse", additionalContext="MARK pre context"))],
-        differs=AFTER_TOOL_RESULTS,
+    ),
+    CodexCase(
+        "pre_and_post_tool_context",
+        "make a file",
+        one_call("printf hi"),
+        [
+            H("PreToolUse", "pre", specific("PreToolUse", additionalContext="MARK pre")),
+            H("PostToolUse", "post", specific("PostToolUse", additionalContext="MARK post")),
+        ],
+    ),
+    CodexCase(
+        "context_in_configured_order",
+        "make a file",
+        one_call("printf hi"),
+        [
+            *_finishing_first_last("UserPromptSubmit"),
+            *_finishing_first_last("PreToolUse"),
+            *_finishing_first_last("PostToolUse"),
+        ],
+        # Concurrent hooks log their stdin in the order they start, in either agent.
+        compare=frozenset({"model", "files"}),
+    ),
+    CodexCase(
+        "async_hooks",
+        "make a file",
+        one_call("printf x > made.txt"),
+        [
+            H(
+                "UserPromptSubmit",
+                "prompt",
+                specific("UserPromptSubmit", additionalContext="MARK prompt"),
+                extra=ASYNC,
+            ),
+            H(
+                "PreToolUse",
+                "deny",
+                Action(stderr="MARK async says no\n", exit=2),
+                "Bash",
+                extra=ASYNC,
+            ),
+            H(
+                "PostToolUse",
+                "post",
+                specific("PostToolUse", additionalContext="MARK post"),
+                "Bash",
+                extra=ASYNC,
+            ),
+        ],
     ),
     CodexCase(
         "prompt_context",

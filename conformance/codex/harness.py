@@ -54,6 +54,8 @@ class CodexHook:
     """A shell command to run instead of the logging hook program."""
     reviewed: bool = True
     layer: CaseLayer = "project"
+    #: More fields of the handler (``async``, ``statusMessage``).
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +91,7 @@ def layer_events(case: CodexCase) -> dict[CaseLayer, dict[str, list[dict[str, An
     layers: dict[CaseLayer, dict[str, list[dict[str, Any]]]] = {}
     for hook in case.hooks:
         command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
-        handler = {"type": "command", "command": command, "timeout": hook.timeout}
+        handler = {"type": "command", "command": command, "timeout": hook.timeout, **hook.extra}
         group: dict[str, Any] = {"hooks": [handler]}
         if hook.matcher is not None:
             group = {"matcher": hook.matcher, **group}
@@ -261,7 +263,7 @@ def hookwright_command(case: CodexCase, project: Path) -> list[str]:
         str(project),
         *(["--trust"] if case.trusted else []),
         "--model",
-        f"openai:{MODEL}",
+        f"openai-responses:{MODEL}",
         "--permission-mode",
         "bypassPermissions",
     ]

@@ -1,11 +1,13 @@
 """Normalise two observations of one Codex case and say where they differ.
 
 `stdin`, `order` and `files` are read as for Claude Code (`conformance.compare`). `model` is
-what hooks put in front of the model, per request of the agent loop, in order: user messages
-(the prompt, a Stop continuation), hook context (Codex: developer messages; hookwright: the
-paragraphs of the system messages after the first), and tool results (the text when a hook
-wrote it, `<output>` when the command's own output stands). Codex's own developer and
-environment messages are not hook text and are left out; hook text carries `MARK`.
+what hooks put in front of the model, per request of the agent loop, in order, read from the
+Responses API's input items (Codex; hookwright with `openai-responses:`) or chat messages
+(hookwright with `openai:`): user messages (the prompt, a Stop continuation), hook context
+(developer messages, or the system messages after the first; a paragraph each), and tool
+results (the text when a hook wrote it, `<output>` when the command's own output stands).
+Codex's own developer and environment messages are not hook text and are left out; hook text
+carries `MARK`.
 
 Two documented differences are normalised away: Codex writes the session's `model` into
 every hook input, which a hookwright host does not pass to its hooks; and turn ids are each
@@ -52,9 +54,8 @@ def responses_items(body: dict[str, Any], normalise: Callable[[str], str]) -> li
             if not text.startswith("<environment_context>"):
                 items.append(f"user: {normalise(text)}")
         elif kind == "message" and role == "developer":
-            text = _text(item.get("content"))
-            if MARK in text:
-                items.append(f"context: {normalise(text)}")
+            paragraphs = _text(item.get("content")).split("\n\n")
+            items += [f"context: {normalise(p)}" for p in paragraphs if MARK in p]
     return items
 
 
@@ -84,8 +85,10 @@ def view(observation: Observation, aspects: frozenset[str]) -> dict[str, Any]:
     if "stdin" in aspects:
         result["stdin"] = [f"{r['label']} cwd={r['cwd']} {_stdin(r['stdin'])}" for r in hooks]
     if "model" in aspects:
-        read = responses_items if observation.agent == "codex" else chat_items
-        result["model"] = [read(body, normalise) for body in observation.requests]
+        result["model"] = [
+            (responses_items if "input" in body else chat_items)(body, normalise)
+            for body in observation.requests
+        ]
     if "files" in aspects:
         result["files"] = {name: normalise(text) for name, text in observation.files.items()}
     return result

@@ -51,6 +51,9 @@ class Owner:
     def queue_context(self, texts: Sequence[str]) -> None:
         self.context.extend(texts)
 
+    def queue_call_context(self, call_id: str, texts: Sequence[str]) -> None:
+        self.context.extend(texts)
+
     def flush_context(self) -> None:
         self.history.extend({"role": "system", "content": text} for text in self.context)
         self.context = []

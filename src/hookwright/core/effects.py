@@ -92,13 +92,18 @@ class ModelNote:
     the host drops it when imitating one that does not. A note with `before_prompt` (a
     SessionStart hook's, in a dialect whose CLI shows it so: Codex's developer message) is
     shown before the user's prompt, a message of its own; a host that puts every paragraph
-    after the prompt shows it with the others."""
+    after the prompt shows it with the others. A note with `beside_call` (a tool hook's, in
+    such a dialect) is shown between the tool's call and its output, where the host's model
+    API allows a message there; else with the others. Notes with `ordered` are shown in the
+    order their hooks are declared, whatever order the hooks finish in (Codex)."""
 
     text: str
     label: str = ""
     gather: bool = False
     block_feedback: bool = False
     before_prompt: bool = False
+    beside_call: bool = False
+    ordered: bool = False
 
 
 @dataclass(frozen=True, slots=True)

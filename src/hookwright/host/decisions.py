@@ -84,13 +84,16 @@ ToolAction = Run | Ask | Deny | Respond | Defer
 @dataclass(frozen=True, slots=True)
 class ToolDecision:
     """PreToolUse. `context`: the hooks' paragraphs for the model, shown after the tool results
-    (see `Checkpoint`). `end` (an abort) ends the turn before the tool runs; `stop_after` ends
-    it once the round's calls have run."""
+    (see `Checkpoint`); the first `beside_call` of them their dialect shows between the call
+    and its output instead (Codex: a developer message each), which a host whose model API
+    allows a message there does. `end` (an abort) ends the turn before the tool runs;
+    `stop_after` ends it once the round's calls have run."""
 
     action: ToolAction
     context: tuple[str, ...] = ()
     stop_after: str | None = None
     end: EndTurn | None = None
+    beside_call: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,8 @@ class ToolResultDecision:
     `context` the paragraphs for the model after the tool results (blocking feedback and
     context, worded by each hook's dialect). `response`, when set, is a structured
     replacement the host shows the way the tool shows its own result (Claude Code
-    `updatedToolOutput`), keeping `result` when the tool cannot read it."""
+    `updatedToolOutput`), keeping `result` when the tool cannot read it. `beside_call`: as
+    for `ToolDecision`."""
 
     result: ToolResult
     feedback: str | None = None
@@ -122,6 +126,7 @@ class ToolResultDecision:
     stop_after: str | None = None
     end: EndTurn | None = None
     response: Any = None
+    beside_call: int = 0
 
 
 @dataclass(frozen=True, slots=True)

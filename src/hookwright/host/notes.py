@@ -25,29 +25,60 @@ def _notes_of(result: HookResult, feedback_label: str | None) -> tuple[ModelNote
     return tuple(notes)
 
 
+def _in_declared_order(
+    pairs: list[tuple[HookResult, ModelNote]],
+) -> list[tuple[HookResult, ModelNote]]:
+    """The notes whose dialect orders them (`ordered`) sorted by their hooks' declaration
+    order, in the places such notes held; the others where they were (completion order)."""
+    slots = [index for index, (_, note) in enumerate(pairs) if note.ordered]
+    if len(slots) < 2:
+        return pairs
+    ordered = sorted(
+        (pairs[index] for index in slots),
+        key=lambda pair: pair[0].hook.order if pair[0].hook is not None else 0,
+    )
+    placed = list(pairs)
+    for index, pair in zip(slots, ordered, strict=True):
+        placed[index] = pair
+    return placed
+
+
 def model_notes(
     results: Iterable[HookResult],
     *,
     feedback_label: str | None = None,
     block_feedback: bool = True,
     before_prompt: bool | None = None,
+    beside_call: bool | None = None,
 ) -> tuple[str, ...]:
-    """The paragraphs of `results` (completion order). `feedback_label`: on events whose block
-    is feedback for the model, the label of a block reason no dialect worded;
-    `block_feedback`: False leaves out the notes that repeat a Stop block's reason;
-    `before_prompt`: only the notes whose `before_prompt` is that (None: all). Gathered
-    notes come last, one paragraph per label."""
+    """The paragraphs of `results` (completion order, except notes their dialect orders by
+    declaration). `feedback_label`: on events whose block is feedback for the model, the label
+    of a block reason no dialect worded; `block_feedback`: False leaves out the notes that
+    repeat a Stop block's reason; `before_prompt`, `beside_call`: only the notes whose mark is
+    that (None: all). Gathered notes come last, one paragraph per label."""
     paragraphs: list[str] = []
     gathered: dict[str, list[str]] = {}
-    for result in results:
-        for note in _notes_of(result, feedback_label):
-            if note.block_feedback and not block_feedback:
-                continue
-            if before_prompt is not None and note.before_prompt is not before_prompt:
-                continue
-            if note.gather:
-                gathered.setdefault(note.label, []).append(note.text)
-            else:
-                paragraphs.append(note.label + note.text)
+    pairs = [(result, note) for result in results for note in _notes_of(result, feedback_label)]
+    for _, note in _in_declared_order(pairs):
+        if note.block_feedback and not block_feedback:
+            continue
+        if before_prompt is not None and note.before_prompt is not before_prompt:
+            continue
+        if beside_call is not None and note.beside_call is not beside_call:
+            continue
+        if note.gather:
+            gathered.setdefault(note.label, []).append(note.text)
+        else:
+            paragraphs.append(note.label + note.text)
     paragraphs += [label + "\n".join(texts) for label, texts in gathered.items()]
     return tuple(paragraphs)
+
+
+def placed_notes(
+    results: Iterable[HookResult], *, feedback_label: str | None = None
+) -> tuple[tuple[str, ...], int]:
+    """A tool hook's paragraphs with those shown beside the call first, and how many they are."""
+    listed = tuple(results)
+    beside = model_notes(listed, feedback_label=feedback_label, beside_call=True)
+    rest = model_notes(listed, feedback_label=feedback_label, beside_call=False)
+    return beside + rest, len(beside)

@@ -36,7 +36,7 @@ from hookwright.engine.kernel import HookEngine
 from hookwright.engine.services import ModelEvaluator, WorkspaceAccess
 from hookwright.host import open as opening
 from hookwright.host.claude_profile import stop_feedback, tool_block_message
-from hookwright.host.notes import model_notes
+from hookwright.host.notes import model_notes, placed_notes
 from hookwright.host.open import (
     NEWEST,
     ClaudeCodeProfile,
@@ -794,11 +794,11 @@ class HookSession:
     ) -> ToolDecision:
         from hookwright.host.decisions import Ask, Defer, Deny, Respond, Run, ToolDecision
 
-        context = model_notes(verdict.results)
+        context, beside = placed_notes(verdict.results)
         stop_after = stop_reason_of(verdict)
         end = abort_of(verdict)
         if end is not None:
-            return ToolDecision(Deny("Tool call aborted by hook."), context, None, end)
+            return ToolDecision(Deny("Tool call aborted by hook."), context, None, end, beside)
         action: Run | Ask | Deny | Respond | Defer
         if verdict.respond is not None:
             action = Respond(verdict.respond, verdict.effects.skip_approval)
@@ -824,7 +824,7 @@ class HookSession:
                     approved=approved,
                     decided_by=decider_of(verdict) if approved else None,
                 )
-        return ToolDecision(action, context, stop_after)
+        return ToolDecision(action, context, stop_after, beside_call=beside)
 
     async def permission(
         self,
@@ -948,13 +948,15 @@ class HookSession:
         if feedback is not None and verdict.effects.tool_message is not None:
             final = ToolResult(verdict.effects.tool_message, True, result.data)
             feedback, label = None, None
+        context, beside = placed_notes(verdict.results, feedback_label=label)
         return ToolResultDecision(
             final,
             feedback,
-            model_notes(verdict.results, feedback_label=label),
+            context,
             stop_reason_of(verdict),
             abort_of(verdict),
             replaced,
+            beside,
         )
 
     async def tool_batch(self, calls: Sequence[Mapping[str, Any]]) -> Checkpoint:

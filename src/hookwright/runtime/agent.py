@@ -55,6 +55,7 @@ from hookwright.host.open import NEWEST, ClaudeCodeProfile
 from hookwright.runtime import transcript as transcripts
 from hookwright.runtime.model_command import MODEL_COMMAND, model_command
 from hookwright.runtime.models import Model, ModelError, ModelResponse, ToolCall, refs
+from hookwright.runtime.models.base import BESIDE_CALL
 from hookwright.runtime.observation import TurnRecord
 from hookwright.runtime.permissions import PermissionMode, PermissionPolicy
 from hookwright.runtime.resume_cost import resume_cost
@@ -197,6 +198,7 @@ class Agent:
         #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
         self.context_tokens = 0
         self._pending_context: list[str] = []
+        self._pending_beside: list[tuple[str, str]] = []  # (call id, text): `queue_call_context`
         self._initial_message: str | None = None
         self._iteration = 0
         self._turn_record = TurnRecord("", str(config.working_dir))
@@ -370,6 +372,11 @@ class Agent:
         """Hook paragraphs for the model, placed by the next `flush_context`."""
         self._pending_context.extend(texts)
 
+    def queue_call_context(self, call_id: str, texts: Sequence[str]) -> None:
+        """Tool hook paragraphs their dialect shows beside the call (Codex: a developer message
+        between the call and its output), placed by the next `flush_context`."""
+        self._pending_beside.extend((call_id, text) for text in texts)
+
     def _use_env_files(self, paths: Sequence[str]) -> None:
         for path in paths:
             candidate = Path(path)
@@ -378,14 +385,23 @@ class Agent:
 
     def flush_context(self) -> None:
         """Put the queued hook paragraphs (and what async hooks reported) into the history as
-        one system message, as Claude Code does after the prompt and after tool results."""
+        one system message, as Claude Code does after the prompt and after tool results.
+
+        Paragraphs shown beside a call come first, and the message lists them with their call
+        (`BESIDE_CALL`): chat completions allow no message between a call and its output, so
+        the history keeps them after the tool results, and a Responses API model moves each
+        next to its call."""
+        beside, self._pending_beside = self._pending_beside, []
         for source in self.context_sources:
             self._pending_context.extend(source(self.session_id))
-        if not self._pending_context:
-            return
-        text = "\n\n".join(self._pending_context)
+        texts = [text for _, text in beside] + self._pending_context
         self._pending_context = []
-        self.record({"role": "system", "content": text})
+        if not texts:
+            return
+        message: dict[str, Any] = {"role": "system", "content": "\n\n".join(texts)}
+        if beside:
+            message[BESIDE_CALL] = [[call_id, text] for call_id, text in beside]
+        self.record(message)
 
     def _open_with(self, texts: Sequence[str]) -> None:
         """SessionStart paragraphs whose dialect shows them ahead of the next prompt (Codex's
@@ -492,7 +508,7 @@ class Agent:
         """The person interrupted the running turn (its task was cancelled): every open tool
         call gets a result and the history records the interruption in Claude Code's words,
         so the next prompt continues a valid conversation."""
-        self._pending_context = []
+        self._pending_context, self._pending_beside = [], []
         self._close_open_tool_calls("interrupted by user")
         self.record({"role": "user", "content": INTERRUPTED_TEXT})
         self.emit("turn_end", status="aborted", text="", reason="interrupted by user")

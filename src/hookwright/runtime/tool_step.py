@@ -86,6 +86,10 @@ class ToolStepOwner(Protocol):
 
     def queue_context(self, texts: Sequence[str]) -> None: ...
 
+    def queue_call_context(self, call_id: str, texts: Sequence[str]) -> None:
+        """Paragraphs whose dialect shows them beside the call `call_id`."""
+        ...
+
     def flush_context(self) -> None: ...
 
     def tool_ran(self, name: str, content: str, is_error: bool) -> None:
@@ -211,7 +215,8 @@ class ToolStep:
         decision = await self.hooks.before_tool(
             call.name, observed, call.id, iteration=iteration, **self._mcp_fields(call.name)
         )
-        owner.queue_context(decision.context)
+        owner.queue_call_context(call.id, decision.context[: decision.beside_call])
+        owner.queue_context(decision.context[decision.beside_call :])
         if decision.end is not None:
             self._tool_message(call.id, ToolOutput("Tool call aborted by hook.", is_error=True))
             end_turn_if(decision.end)
@@ -288,7 +293,8 @@ class ToolStep:
         pending, self._after_tool = self._after_tool, []
         for deferred in pending:
             await deferred()
-        self.owner.queue_context(after.context)
+        self.owner.queue_call_context(call.id, after.context[: after.beside_call])
+        self.owner.queue_context(after.context[after.beside_call :])
         output = None
         if after.response is not None:
             output = self.tools.render_response(name, after.response)

@@ -15,8 +15,10 @@
   dropped / the agent continues with the reason.
 * ``hookSpecificOutput.additionalContext`` is context for the model on SessionStart,
   UserPromptSubmit, PreToolUse and PostToolUse; ``systemMessage`` is a warning for the user.
-  Codex sends SessionStart context as a developer message ahead of the user's prompt (a
-  `ModelNote` with `before_prompt`), the others after the prompt or the tool's call.
+  Codex sends each as a developer message of its own, in the hooks' configured order:
+  SessionStart's ahead of the user's prompt (a `ModelNote` with `before_prompt`), a tool
+  hook's between the call and its output (`beside_call`), UserPromptSubmit's after the
+  prompt.
 """
 
 from __future__ import annotations
@@ -82,10 +84,24 @@ def block(inp: HookInput, reason: str, result: HookResult, run_id: str = "") -> 
     return result
 
 
+def _add_context(event: Event, text: str, result: HookResult) -> None:
+    """`text` for the model, placed and ordered as Codex sends it: a developer message of its
+    own, SessionStart's ahead of the prompt, a tool hook's between the call and its output,
+    several hooks' in their configured order."""
+    result.additional_context = text
+    note = ModelNote(
+        text,
+        before_prompt=event is E.SessionStart,
+        beside_call=event in (E.PreToolUse, E.PostToolUse),
+        ordered=True,
+    )
+    result.add_effects(model_notes=(note,))
+
+
 def decode_plain(inp: HookInput, stdout: str, result: HookResult) -> HookResult:
     text = stdout.strip()
     if text and inp.event is E.UserPromptSubmit:
-        result.additional_context = text
+        _add_context(inp.event, text, result)
     return result
 
 
@@ -120,9 +136,7 @@ def _apply(inp: HookInput, data: Mapping[str, Any], result: HookResult, run_id: 
         result.system_message = message
     context = specific.get("additionalContext")
     if isinstance(context, str) and context and event in _CONTEXT_EVENTS:
-        result.additional_context = context
-        if event is E.SessionStart:
-            result.add_effects(model_notes=(ModelNote(context, before_prompt=True),))
+        _add_context(event, context, result)
     if event is E.PreToolUse:
         return _pre_tool_use(inp, data, specific, result)
     if event is E.PermissionRequest:

@@ -11,7 +11,9 @@ off their own hooks, never the administrator's. Managed hooks keep running, with
 naming the file and the pin that makes Codex agree. A project folder's config counts only
 once hookwright trusts that folder (Codex: once Codex trusts the project).
 
-Measured on Codex CLI 0.171.0: ``[features] plugins = false`` (a config layer's, or pinned by
+Measured on Codex CLI 0.171.0: a handler with ``async: true`` never runs (no process is
+started, reviewed or not, and ``exec`` says nothing); hookwright lists it as not run, naming
+its ``async`` field. ``[features] plugins = false`` (a config layer's, or pinned by
 the requirements) loads no plugin, so no plugin hook runs.
 """
 
@@ -55,6 +57,9 @@ def _deciding(
 
 
 def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
+    if hook.is_async:
+        where = hook.origin.rpartition(":")[2]
+        return Verdict(False, _note(hook.declared_in or hook.source, f"{where}.async", _ASYNC))
     if layers.managed_only is not None and hook.layer != "managed":
         return Verdict(False, _note(layers.managed_only, "allow_managed_hooks_only", _ONLY))
     if hook.plugin is not None:
@@ -69,6 +74,7 @@ def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) ->
     return Verdict(False, _note(feature.file, "features.hooks", _OFF))
 
 
+_ASYNC = "true: Codex runs no async hook (measured on Codex CLI 0.171.0); this hook does not run"
 _ONLY = "allow_managed_hooks_only = true: only managed Codex hooks run; this hook does not"
 _NO_PLUGINS = "false turns off Codex plugins: this plugin's hook does not run"
 _OFF = "hooks = false turns off Codex hooks; this hook does not run"

@@ -1,7 +1,8 @@
 """The reference agent's model layer: one `Model` protocol, scripted and real backends.
 
-`make_model` turns a `--model` spec into a model: `scripted:PATH`, `openai:NAME` or
-`anthropic:NAME`. The network backends come wrapped in a `RetryingModel`.
+`make_model` turns a `--model` spec into a model: `scripted:PATH`, `openai:NAME` (chat
+completions), `openai-responses:NAME` (the Responses API) or `anthropic:NAME`. The network
+backends come wrapped in a `RetryingModel`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from hookwright.runtime.models.retry import RetryCallback, RetryingModel
 from hookwright.runtime.models.scripted import END_OF_SCRIPT, ScriptedCall, ScriptedModel
 
 SPEC_HELP = "use scripted:PATH, openai:NAME or anthropic:NAME"
+#: The `--model` backends; `openai-responses` speaks the OpenAI Responses API (as Codex does).
+BACKENDS = ("scripted", "openai", "openai-responses", "anthropic")
 
 
 def make_model(
@@ -36,7 +39,7 @@ def make_model(
     the `openai`/`anthropic` extras installed.
     """
     backend, sep, rest = spec.partition(":")
-    if not sep or backend not in ("scripted", "openai", "anthropic"):
+    if not sep or backend not in BACKENDS:
         raise ModelConfigError(f"unknown model {spec!r}: {SPEC_HELP}")
     if not rest.strip():
         raise ModelConfigError(
@@ -57,19 +60,25 @@ def _sdk_model(backend: str, name: str) -> Model:
             from hookwright.runtime.models.openai_model import OpenAIModel
 
             return OpenAIModel.from_env(name)
+        if backend == "openai-responses":
+            from hookwright.runtime.models.responses_model import OpenAIResponsesModel
+
+            return OpenAIResponsesModel.from_env(name)
         from hookwright.runtime.models.anthropic_model import AnthropicModel
 
         return AnthropicModel.from_env(name)
     except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] != backend:
+        package = backend.partition("-")[0]
+        if (exc.name or "").partition(".")[0] != package:
             raise
         raise ModelConfigError(
-            f"--model {backend}:{name} needs the {backend} package, an optional extra: "
-            f"pip install 'hookwright[{backend}]'"
+            f"--model {backend}:{name} needs the {package} package, an optional extra: "
+            f"pip install 'hookwright[{package}]'"
         ) from None
 
 
 __all__ = [
+    "BACKENDS",
     "END_OF_SCRIPT",
     "ERROR_KINDS",
     "SPEC_HELP",

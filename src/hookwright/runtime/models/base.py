@@ -15,6 +15,12 @@ Message = dict[str, Any]
 ToolDefinition = dict[str, Any]
 TextCallback = Callable[[str], None]
 
+#: A system message's key listing the paragraphs its content begins with that a tool hook's
+#: dialect shows beside the call (Codex: a developer message between the call and its output),
+#: as `[call id, text]` pairs. Chat completions keep the whole message after the tool results
+#: and drop the key; the Responses API translation moves each paragraph next to its call.
+BESIDE_CALL = "beside_call"
+
 ErrorKind = Literal[
     "rate_limit",
     "overloaded",

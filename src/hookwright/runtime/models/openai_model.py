@@ -18,6 +18,7 @@ from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletionChunk
 
 from hookwright.runtime.models.base import (
+    BESIDE_CALL,
     Message,
     ModelConfigError,
     ModelError,
@@ -44,6 +45,9 @@ class _PendingCall:
 
 
 class OpenAIModel:
+    #: The `--model` backend naming this client, in its messages.
+    backend = "openai"
+
     def __init__(
         self,
         name: str,
@@ -67,7 +71,7 @@ class OpenAIModel:
         api_key = env.get("OPENAI_API_KEY") or None
         if api_key is None and base_url is None:
             raise ModelConfigError(
-                f"openai:{name} needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local "
+                f"{cls.backend}:{name} needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local "
                 "OpenAI-compatible server (Ollama, vLLM, llama.cpp); neither is set"
             )
         return cls(name, api_key=api_key or PLACEHOLDER_API_KEY, base_url=base_url)
@@ -81,7 +85,7 @@ class OpenAIModel:
         on_text: TextCallback | None = None,
         model: str | None = None,
     ) -> ModelResponse:
-        extra_body = _extra_body(options)
+        body = extra_body(options)
         # A client per call: its connection pool belongs to the running event loop, and the
         # agent may run several loops (asyncio.run per session) over one model object.
         client = AsyncOpenAI(
@@ -95,7 +99,7 @@ class OpenAIModel:
                     tools=cast(Any, tools) if tools else openai.omit,
                     stream=True,
                     stream_options={"include_usage": True} if self.stream_usage else openai.omit,
-                    extra_body=extra_body or None,
+                    extra_body=body or None,
                 )
                 async with stream:
                     return await self._collect(stream, on_text)
@@ -150,7 +154,7 @@ class OpenAIModel:
         where = self.base_url or "the OpenAI API"
         if isinstance(exc, openai.APIConnectionError):
             return ModelError(
-                "server_error", f"openai:{self.name}: cannot reach {where}: {exc.message}"
+                "server_error", f"{self.backend}:{self.name}: cannot reach {where}: {exc.message}"
             )
         status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
         error_type, code = _error_fields(exc.body)
@@ -158,26 +162,34 @@ class OpenAIModel:
         retry_after = None
         if isinstance(exc, openai.APIStatusError):
             retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
-        message = f"openai:{self.name}: {exc.message}"
+        message = f"{self.backend}:{self.name}: {exc.message}"
         if kind == "model_not_found":
             message += f" (check the model name and the base URL {where})"
         return ModelError(kind, message, status=status, retry_after=retry_after)
 
 
+_LOCAL_KEYS = frozenset({"is_error", BESIDE_CALL})
+
+
 def _wire_messages(messages: list[Message]) -> list[Message]:
     """The history as the chat API takes it: a tool result's `is_error` mark (read by the
-    Anthropic translation) is not an OpenAI field."""
+    Anthropic translation) and a context's `BESIDE_CALL` (read by the Responses translation)
+    are not chat fields."""
     return [
-        {k: v for k, v in message.items() if k != "is_error"} if "is_error" in message else message
+        {k: v for k, v in message.items() if k not in _LOCAL_KEYS}
+        if _LOCAL_KEYS.intersection(message)
+        else message
         for message in messages
     ]
 
 
-def _extra_body(options: dict[str, Any] | None) -> dict[str, Any]:
+def extra_body(
+    options: dict[str, Any] | None, reserved: frozenset[str] = _RESERVED_OPTIONS
+) -> dict[str, Any]:
     """Options go into the request body as given, except the fields this layer owns."""
     if not options:
         return {}
-    clash = sorted(_RESERVED_OPTIONS & options.keys())
+    clash = sorted(reserved & options.keys())
     if clash:
         raise ModelConfigError(
             f"options: {', '.join(clash)} cannot be overridden: the model sets them"

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hookwright.runtime.models import Model, ModelConfigError, ModelError, make_model
+from hookwright.runtime.models import BACKENDS, Model, ModelConfigError, ModelError, make_model
 from hookwright.runtime.models.base import Message, ModelResponse, TextCallback, ToolDefinition
 from hookwright.runtime.models.retry import RetryingModel
 from hookwright.runtime.models.scripted import ScriptedModel
 
-_PROVIDERS = {"OpenAIModel": "openai", "AnthropicModel": "anthropic"}
+_PROVIDERS = {
+    "OpenAIModel": "openai",
+    "OpenAIResponsesModel": "openai",
+    "AnthropicModel": "anthropic",
+}
 #: Ref prefixes that mean "the session's provider" (the real OpenHarness' canonical refs).
 _SESSION_PREFIXES = ("platform", "workspace")
 
@@ -53,7 +57,7 @@ class ModelSwitch:
         if not requested:
             return session, session.name
         backend, sep, _ = requested.partition(":")
-        if sep and backend in ("openai", "anthropic", "scripted"):
+        if sep and backend in BACKENDS:
             model = self._build(requested)
             return model, model.name
         prefix, slash, name = requested.partition("/")
