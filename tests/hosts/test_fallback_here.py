@@ -239,9 +239,10 @@ def guard(inp):
 #: decisions of the host API (a relayed event makes none), the warm runner (no command hook
 #: to fork), the Bash parser and the action derivation (no rule on actions), `logging` and
 #: `traceback` (nothing logged, no hook failed), OpenSSL (the interpreter's own SHA-256),
-#: `uuid` and `sysconfig` (the session is named by the event, no hook failed), and once the
-#: `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is read
-#: without it).
+#: `uuid` and `sysconfig` (the session is named by the event, no hook failed), the code of
+#: `inspect` and what it imports (`dataclasses` imports it, deferred: `quick_deferred`), and
+#: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
+#: read without it).
 NOT_FOR_SYNC_HOOKS = {
     "asyncio",
     "hookwright.host.decisions",
@@ -259,6 +260,9 @@ NOT_FOR_SYNC_HOOKS = {
     "uuid",
     "platform",
     "sysconfig",
+    "ast",
+    "dis",
+    "tokenize",
 }
 
 
@@ -292,3 +296,44 @@ def test_sync_hooks_are_answered_without_an_event_loop(tmp_path: Path, timeout: 
         if answer == "first":
             written = cache.stat().st_mtime_ns
     assert cache.stat().st_mtime_ns == written  # nothing was left to compile and keep
+
+
+#: A guard that reads `inspect` (deferred in the answer's process) and what it imports.
+INSPECTING_GUARD_PY = """\
+import ast, inspect, json, sys
+from hookwright import deny
+
+
+def guard(inp, *, state=None):
+    with open({record!r}, "w") as out:
+        json.dump({{
+            "signature": str(inspect.signature(guard)),
+            "same": sys.modules["inspect"] is inspect,
+            "plain": type(inspect) is type(sys),
+            "parsed": type(ast.parse("x = 1").body[0]).__name__,
+            "state": state is not None,
+        }}, out)
+    if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
+        return deny("rm -rf is not allowed here")
+"""
+
+
+def test_a_hook_reading_inspect_gets_the_whole_module(tmp_path: Path) -> None:
+    """`inspect` is deferred in the answer's process: a hook that reads it gets the whole
+    module, the one in `sys.modules`; a keyword-only `state` is still given (read from the
+    function's code without `inspect`)."""
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    (project / ".hookwright" / "guard.py").write_text(
+        INSPECTING_GUARD_PY.format(record=str(record))
+    )
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    assert json.loads(record.read_text()) == {
+        "signature": "(inp, *, state=None)",
+        "same": True,
+        "plain": True,
+        "parsed": "Assign",
+        "state": True,
+    }
