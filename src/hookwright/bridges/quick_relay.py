@@ -53,6 +53,12 @@ _DIRECTORY = 0o040000
 _FILE_TYPE = 0o170000
 
 
+#: What the in-process answer imports without reading (`quick_deferred`): `dataclasses`
+#: imports `inspect` (with `ast`, `dis` and `tokenize`), `urllib.parse` (through `pathlib`)
+#: `ipaddress`.
+DEFERRED = ("inspect", "ipaddress")
+
+
 class Handoff(Exception):
     """The full client must answer this event (the reason is for a reader of this file)."""
 
@@ -347,7 +353,8 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
             sys.path.append(root)
         from hookwright.bridges.quick_deferred import deferred
 
-        deferred("inspect")  # `dataclasses` imports it; the answer seldom reads it
+        for name in DEFERRED:
+            deferred(name)
         from pathlib import Path
 
         from hookwright.core.digests import prefer_builtin
