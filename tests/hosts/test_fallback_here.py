@@ -19,7 +19,7 @@ import pytest
 from tests.hosts.project import hook_input, run_installed
 from tests.hosts.test_daemon import installed
 
-from hookwright.bridges import claude_client, quick_claude_client, quick_relay
+from hookwright.bridges import claude_client, quick_claude_client, quick_deferred, quick_relay
 from hookwright.config import code_cache
 
 RM = {
@@ -43,6 +43,8 @@ def guard(inp):
             "isolated": sys.flags.isolated,
             "path": sys.path,
             "gc": gc.isenabled(),
+            "deferred": sorted(name for name, module in sys.modules.items()
+                               if type(module).__name__ == "_Deferred"),
         }}, out)
     if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
         return deny("rm -rf is not allowed here")
@@ -93,6 +95,7 @@ def test_the_quick_client_answers_in_its_own_process_in_the_root_folder(
     assert seen["gc"]  # off only while hookwright loads
     assert str(project) not in seen["path"] and "" not in seen["path"]
     assert str(Path(quick_relay.__file__).parent) not in seen["path"]
+    assert seen["deferred"] == sorted(quick_deferred.UNREAD)  # imported, never run
     assert not list(unreachable.iterdir())  # no runtime folder made for a daemon never asked
 
 
@@ -221,6 +224,7 @@ def test_where_the_full_client_answers_in_process_the_hooks_run_with_the_collect
     seen = json.loads(record.read_text())
     assert seen["cmdline"][1:4] == ["-I", "-c", claude_client.ANSWER_BOOT]
     assert seen["cwd"] == "/" and seen["gc"]
+    assert seen["deferred"] == sorted(quick_deferred.UNREAD)
 
 
 #: The guard of `GUARD_PY`, writing the modules its process had loaded when it exited (a
@@ -247,7 +251,7 @@ def guard(inp):
 #: `uuid` and `sysconfig` (the session is named by the event, no hook failed), `ctypes` (no
 #: process to adopt: the subreaper is turned on only where processes may start), the code of
 #: `inspect` and what it imports (`dataclasses` imports it) and of `ipaddress` (`urllib.parse`
-#: does), both deferred (`quick_relay.DEFERRED`), and
+#: does), both deferred (`quick_deferred.UNREAD`), and
 #: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
 #: read without it).
 NOT_FOR_SYNC_HOOKS = {

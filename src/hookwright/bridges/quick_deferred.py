@@ -2,8 +2,9 @@
 something reads them (`deferred`).
 
 `dataclasses` imports `inspect` at its top, and `inspect` imports `ast`, `dis`, `tokenize` and
-`linecache`: about an eighth of the answer's instructions, for a function (`inspect.signature`)
-`dataclasses` calls only for a record class without a docstring. A deferred module is the
+`linecache`: about 7 % of the answer's instructions, for a function (`inspect.signature`)
+`dataclasses` calls only for a record class without a docstring (`ipaddress`, which
+`urllib.parse` imports, about 2 % more). A deferred module is the
 module's own object, made from the spec a plain import would find then and placed in
 `sys.modules` under its name, its code not yet run. The first read of a name it does not hold
 yet runs that code in it (as `importlib.util.LazyLoader` does) and it becomes a plain module;
@@ -16,9 +17,14 @@ fails, instead of running it twice.
 
 import _thread
 import sys
+from importlib.machinery import SourceFileLoader
 from importlib.util import find_spec, module_from_spec
 from types import ModuleType
 
+#: What the one-event answer imports without reading: `dataclasses` imports `inspect` (with
+#: `ast`, `dis`, `tokenize` and `linecache`), `urllib.parse` (which `pathlib` imports)
+#: imports `ipaddress` (read only for a bracketed host).
+UNREAD = ("inspect", "ipaddress")
 _lock = _thread.RLock()
 #: The names of the deferred modules whose code is running now.
 _running: set[str] = set()
@@ -45,16 +51,23 @@ class _Deferred(ModuleType):
 
 
 def deferred(name: str) -> bool:
-    """`name` (a top-level module not imported yet, loaded from a file) placed in
+    """`name` (a top-level module not imported yet, loaded from its source file or its
+    cached bytecode, not a package) placed in
     `sys.modules` with its code not run; False, and nothing changed, otherwise."""
     if name in sys.modules or "." in name:
         return False
     spec = find_spec(name)
-    if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+    if spec is None or not isinstance(spec.loader, SourceFileLoader):
         return False
-    if spec.origin is None or not spec.has_location or spec.submodule_search_locations:
+    if spec.submodule_search_locations is not None:
         return False
     module = module_from_spec(spec)
     module.__class__ = _Deferred
     sys.modules[name] = module
     return True
+
+
+def defer_unread() -> None:
+    """`UNREAD` deferred (each one not imported yet)."""
+    for name in UNREAD:
+        deferred(name)

@@ -53,12 +53,6 @@ _DIRECTORY = 0o040000
 _FILE_TYPE = 0o170000
 
 
-#: What the in-process answer imports without reading (`quick_deferred`): `dataclasses`
-#: imports `inspect` (with `ast`, `dis` and `tokenize`), `urllib.parse` (through `pathlib`)
-#: `ipaddress`.
-DEFERRED = ("inspect", "ipaddress")
-
-
 class Handoff(Exception):
     """The full client must answer this event (the reason is for a reader of this file)."""
 
@@ -351,10 +345,9 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
         root = folder.rpartition("/")[0].rpartition("/")[0]
         if root not in sys.path:
             sys.path.append(root)
-        from hookwright.bridges.quick_deferred import deferred
+        from hookwright.bridges.quick_deferred import defer_unread
 
-        for name in DEFERRED:
-            deferred(name)
+        defer_unread()
         from pathlib import Path
 
         from hookwright.core.digests import prefer_builtin
