@@ -5,12 +5,17 @@ process of its own (the deferral changes `sys.modules`)."""
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from hookwright.bridges import quick_deferred
+from hookwright.core.spec import PythonHandler
 
 SLOW_MODULE = """\
 import time
@@ -97,3 +102,40 @@ print(deferred("json"), deferred("os.path"), deferred("sys"), deferred("pkg"),
 """,
     )
     assert out == "False False False False False False\n"
+
+
+async def _async_hook(inp: object) -> None:
+    return None
+
+
+def _state_hook(inp: object, *, state: object) -> None:
+    return None
+
+
+def _positional_state(inp: object, state: object = None) -> None:
+    return None
+
+
+def _after_args(inp: object, *args: object, state: object = None, **kwargs: object) -> None:
+    return None
+
+
+def _positional_only(inp: object, /, *, other: object = None) -> None:
+    return None
+
+
+@pytest.mark.parametrize(
+    "func", [_async_hook, _state_hook, _positional_state, _after_args, _positional_only]
+)
+def test_a_plain_function_hook_is_read_from_its_code_as_inspect_reads_it(
+    func: Callable[..., object],
+) -> None:
+    """The answer reads a plain function's coroutine flag and `state` parameter from its code
+    (`inspect` stays unrun); the same answers as `inspect` gives."""
+    handler = PythonHandler(func)
+    parameter = inspect.signature(func).parameters.get("state")
+    wants_state = parameter is not None and parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    assert (handler.is_async, handler.wants_state) == (
+        inspect.iscoroutinefunction(func),
+        wants_state,
+    )

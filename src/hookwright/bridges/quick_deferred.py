@@ -52,8 +52,8 @@ class _Deferred(ModuleType):
 
 def deferred(name: str) -> bool:
     """`name` (a top-level module not imported yet, loaded from its source file or its
-    cached bytecode, not a package) placed in
-    `sys.modules` with its code not run; False, and nothing changed, otherwise."""
+    cached bytecode, not a package) placed in `sys.modules` with its code not run; False,
+    and nothing changed, otherwise."""
     if name in sys.modules or "." in name:
         return False
     spec = find_spec(name)
