@@ -19,7 +19,7 @@ import pytest
 from tests.hosts.project import hook_input, run_installed
 from tests.hosts.test_daemon import installed
 
-from hookwright.bridges import claude_client, quick_claude_client, quick_relay
+from hookwright.bridges import claude_client, quick_claude_client, quick_deferred, quick_relay
 from hookwright.config import code_cache
 
 RM = {
@@ -43,6 +43,8 @@ def guard(inp):
             "isolated": sys.flags.isolated,
             "path": sys.path,
             "gc": gc.isenabled(),
+            "deferred": sorted(name for name, module in sys.modules.items()
+                               if type(module).__name__ == "_Deferred"),
         }}, out)
     if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
         return deny("rm -rf is not allowed here")
@@ -93,6 +95,7 @@ def test_the_quick_client_answers_in_its_own_process_in_the_root_folder(
     assert seen["gc"]  # off only while hookwright loads
     assert str(project) not in seen["path"] and "" not in seen["path"]
     assert str(Path(quick_relay.__file__).parent) not in seen["path"]
+    assert seen["deferred"] == sorted(quick_deferred.UNREAD)  # imported, never run
     assert not list(unreachable.iterdir())  # no runtime folder made for a daemon never asked
 
 
@@ -221,14 +224,20 @@ def test_where_the_full_client_answers_in_process_the_hooks_run_with_the_collect
     seen = json.loads(record.read_text())
     assert seen["cmdline"][1:4] == ["-I", "-c", claude_client.ANSWER_BOOT]
     assert seen["cwd"] == "/" and seen["gc"]
+    assert seen["deferred"] == sorted(quick_deferred.UNREAD)
 
 
-#: The guard of `GUARD_PY`, writing the modules its process had loaded when it exited.
+#: The guard of `GUARD_PY`, writing the modules its process had loaded when it exited (a
+#: deferred module whose code never ran is not loaded: `quick_deferred`).
 LISTING_GUARD_PY = """\
 import atexit, json, sys
 from hookwright import deny
 
-atexit.register(lambda: open({listing!r}, "w").write(json.dumps(sorted(sys.modules))))
+def loaded():
+    return sorted(name for name, module in sys.modules.items()
+                  if type(module).__name__ != "_Deferred")
+
+atexit.register(lambda: open({listing!r}, "w").write(json.dumps(loaded())))
 
 
 def guard(inp):
@@ -239,9 +248,12 @@ def guard(inp):
 #: decisions of the host API (a relayed event makes none), the warm runner (no command hook
 #: to fork), the Bash parser and the action derivation (no rule on actions), `logging` and
 #: `traceback` (nothing logged, no hook failed), OpenSSL (the interpreter's own SHA-256),
-#: `uuid` and `sysconfig` (the session is named by the event, no hook failed), and once the
-#: `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is read
-#: without it).
+#: `uuid` and `sysconfig` (the session is named by the event, no hook failed), `ctypes` (no
+#: process to adopt: the subreaper is turned on only where processes may start), the code of
+#: `inspect` and what it imports (`dataclasses` imports it) and of `ipaddress` (`urllib.parse`
+#: does), both deferred (`quick_deferred.UNREAD`), and
+#: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
+#: read without it).
 NOT_FOR_SYNC_HOOKS = {
     "asyncio",
     "hookwright.host.decisions",
@@ -259,6 +271,12 @@ NOT_FOR_SYNC_HOOKS = {
     "uuid",
     "platform",
     "sysconfig",
+    "ctypes",
+    "inspect",
+    "ipaddress",
+    "ast",
+    "dis",
+    "tokenize",
 }
 
 
@@ -292,3 +310,81 @@ def test_sync_hooks_are_answered_without_an_event_loop(tmp_path: Path, timeout: 
         if answer == "first":
             written = cache.stat().st_mtime_ns
     assert cache.stat().st_mtime_ns == written  # nothing was left to compile and keep
+
+
+#: A guard that reads `inspect` (deferred in the answer's process) and what it imports.
+INSPECTING_GUARD_PY = """\
+import ast, inspect, json, sys
+from hookwright import deny
+
+
+def guard(inp, *, state=None):
+    with open({record!r}, "w") as out:
+        json.dump({{
+            "signature": str(inspect.signature(guard)),
+            "same": sys.modules["inspect"] is inspect,
+            "plain": type(inspect) is type(sys),
+            "parsed": type(ast.parse("x = 1").body[0]).__name__,
+            "state": state is not None,
+        }}, out)
+    if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
+        return deny("rm -rf is not allowed here")
+"""
+
+
+def test_a_hook_reading_inspect_gets_the_whole_module(tmp_path: Path) -> None:
+    """`inspect` is deferred in the answer's process: a hook that reads it gets the whole
+    module, the one in `sys.modules`; a keyword-only `state` is still given (read from the
+    function's code without `inspect`)."""
+    record = tmp_path / "record.json"
+    project = guarded(tmp_path / "project", record)
+    (project / ".hookwright" / "guard.py").write_text(
+        INSPECTING_GUARD_PY.format(record=str(record))
+    )
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    assert json.loads(record.read_text()) == {
+        "signature": "(inp, *, state=None)",
+        "same": True,
+        "plain": True,
+        "parsed": "Assign",
+        "state": True,
+    }
+
+
+#: A guard that writes whether its process is the child subreaper (`PR_GET_CHILD_SUBREAPER`).
+SUBREAPER_GUARD_PY = """\
+import ctypes
+from hookwright import deny
+
+
+def guard(inp):
+    flag = ctypes.c_int(-1)
+    ctypes.CDLL(None, use_errno=True).prctl(37, ctypes.byref(flag), 0, 0, 0)
+    with open({record!r}, "w") as out:
+        out.write(str(flag.value))
+    if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
+        return deny("rm -rf is not allowed here")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+@pytest.mark.parametrize(("timeout", "subreaper"), [(None, "0"), (5, "1")])
+def test_the_answer_adopts_what_hooks_detach_where_it_runs_them_on_a_loop(
+    tmp_path: Path, timeout: int | None, subreaper: str
+) -> None:
+    """Where the event's hooks run on an event loop (here a Python hook with a timeout, on a
+    worker thread; a hook process likewise), the answer's process is the subreaper of what
+    they detach before the first one runs; an answer whose hooks all run inline starts no
+    process and has nothing to hunt, and stays as it was started."""
+    record = tmp_path / "record.txt"
+    project = guarded(tmp_path / "project", record)
+    (project / ".hookwright" / "guard.py").write_text(SUBREAPER_GUARD_PY.format(record=str(record)))
+    if timeout is not None:
+        hooks = project / ".hookwright" / "hooks.yaml"
+        hooks.write_text(hooks.read_text() + f"    timeout: {timeout}\n")
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    assert record.read_text() == subreaper

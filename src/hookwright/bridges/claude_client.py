@@ -178,12 +178,16 @@ main()
 #: the command line (`claude_hook.main`), imported as `BOOT` imports it; about a fifth less
 #: to load for every event answered while no daemon can be reached. The garbage collector is
 #: off while it loads and what the imports made is frozen, as in the quick client's own
-#: answer (`quick_relay._answer_in_this_process`); on again before any hook runs.
+#: answer (`quick_relay._answer_in_this_process`); on again before any hook runs. The
+#: standard modules the answer imports without reading are deferred, as there
+#: (`quick_deferred.defer_unread`).
 ANSWER_BOOT = """import gc, sys
 gc.disable()
 root = sys.argv[1]
 if root not in sys.path:
     sys.path.append(root)
+from hookwright.bridges.quick_deferred import defer_unread
+defer_unread()
 from hookwright.bridges.claude_hook import main
 gc.freeze()
 gc.enable()

@@ -208,6 +208,8 @@ def relay_here(
     event: Event,
     hook_input: dict[str, Any],
     caller: ClaudeCodeProfile | None,
+    *,
+    adopt: bool = False,
 ) -> Relayed:
     """`relay_once` for a process that answers this one event. When every hook of the event
     runs inline (sync Python hooks without a timeout, `HookSpec.inline`) and the session has
@@ -215,11 +217,16 @@ def relay_here(
     their end on this thread, with no event loop: none of them suspends, and asyncio (with
     what it pulls in, about a tenth of such an answer) is never loaded. Otherwise the event
     runs on an event loop, as `relay_once` runs it (the session's hook processes then do their
-    I/O on a loop of their own, as a sync host's do)."""
+    I/O on a loop of their own, as a sync host's do), this process first made the subreaper
+    of what they detach when `adopt` (an inline answer starts no process, so it has no
+    leftover to hunt, and loads no `ctypes` for it)."""
     session = completed(open_session(project, home, caller=caller))
     inline = all(spec.inline for spec in session.engine.hooks(event))
     if not inline or uses_picoclaw(session.watch):
         import asyncio
+
+        if adopt:
+            enable_subreaper()
 
         return asyncio.run(_relay_opened(session, event, hook_input))
     try:
@@ -373,9 +380,11 @@ def failure(event: Event, exc: Exception) -> Verdict:
     return failed_dispatch(event, f"hookwright failed: {' '.join(str(exc).split())}")
 
 
-def answer(raw: bytes, project: Path | None) -> bytes:
+def answer(raw: bytes, project: Path | None, *, adopt: bool = False) -> bytes:
     """The bytes to print for one hook input; raises `HookInputError` on a bad input and
-    `HooksFailed` when a hook failed where nothing blocked (see `unanswered`)."""
+    `HooksFailed` when a hook failed where nothing blocked (see `unanswered`). `adopt`: this
+    process becomes the subreaper of what the hooks detach before any hook process starts
+    (`relay_here`)."""
     if os.environ.get(MARKER):
         return b""
     event, hook_input = parse_input(raw)
@@ -384,7 +393,7 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     trusted = trusted_by_store(root, home)
     caller = calling_profile(os.environ.get(AGENT_VARIABLE))
     try:
-        relayed = relay_here(root, home, event, hook_input, caller)
+        relayed = relay_here(root, home, event, hook_input, caller, adopt=adopt)
     except Exception as exc:
         relayed = Relayed(failure(event, exc))
     verdict, failed = settle(relayed, root, trusted)
@@ -449,17 +458,22 @@ def run(
 def in_this_process(raw: bytes, project: str | None) -> tuple[int, bytes, str]:
     """The answer of `hookwright hook claude-code [--project PROJECT]` (exit code, stdout,
     stderr), given in the calling process: the quick client's, when no daemon can ever be
-    reached. Like the command line, the process adopts what the hooks detach."""
-    enable_subreaper()
-    return outcome(raw, Path(project) if project is not None else None)
+    reached. Like the command line, the process adopts what the hooks detach (from before
+    the first hook process starts: `relay_here`)."""
+    return outcome(raw, Path(project) if project is not None else None, _adopting)
 
 
 def main(argv: list[str]) -> int:
     """The in-process answer the Claude Code client falls back to (``[--project DIR]``): the
     same as `hookwright hook claude-code`, without the command line's own imports; like the
-    command line, this process adopts what the hooks detach (`enable_subreaper`)."""
+    command line, this process adopts what the hooks detach (from before the first hook
+    process starts: `relay_here`)."""
     if argv and (len(argv) != 2 or argv[0] != "--project"):
         sys.stderr.write("usage: hookwright hook claude-code [--project DIR]\n")
         return 2
-    enable_subreaper()
-    return run(sys.stdin.buffer.read(), Path(argv[1]) if argv else None)
+    return run(sys.stdin.buffer.read(), Path(argv[1]) if argv else None, _adopting)
+
+
+def _adopting(raw: bytes, project: Path | None) -> bytes:
+    """`answer` for a process that answers one event and adopts what its hooks detach."""
+    return answer(raw, project, adopt=True)

@@ -345,6 +345,9 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
         root = folder.rpartition("/")[0].rpartition("/")[0]
         if root not in sys.path:
             sys.path.append(root)
+        from hookwright.bridges.quick_deferred import defer_unread
+
+        defer_unread()
         from pathlib import Path
 
         from hookwright.core.digests import prefer_builtin

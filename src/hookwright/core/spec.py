@@ -14,6 +14,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field, fields
+from types import CodeType, FunctionType
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from hookwright.core.events import Event, HookInput
@@ -22,6 +23,9 @@ from hookwright.core.results import Decision, HookResult
 from hookwright.core.systems import system_name
 from hookwright.core.tiers import TIER_RANK, Tier
 from hookwright.core.tool_results import tool_result_of
+
+#: `inspect.CO_COROUTINE`: the code of an ``async def``.
+_CO_COROUTINE = 0x80
 
 Mode = Literal["parallel", "chain"]
 OnError = Literal["continue", "block"]
@@ -166,6 +170,9 @@ class PythonHandler:
     ) -> None:
         self.func = func
         self.decode = decode
+        if type(func) is FunctionType and not func.__dict__:
+            self.is_async, self.wants_state = _read_from_code(func.__code__)
+            return
         self.is_async = inspect.iscoroutinefunction(func) or (
             not inspect.isroutine(func) and inspect.iscoroutinefunction(type(func).__call__)
         )
@@ -187,6 +194,16 @@ class PythonHandler:
         if ctx.timeout is not None:
             return self.decode(await ctx.services.workers.run(func, inp, name=ctx.spec.name))
         return self.decode(func(inp))
+
+
+def _read_from_code(code: CodeType) -> tuple[bool, bool]:
+    """Whether a plain function of this code is a coroutine function, and whether it declares
+    a keyword-only parameter named ``state``: what `inspect` answers for a function with no
+    attribute of its own (none that `inspect` follows: ``__wrapped__``, ``__signature__``, a
+    coroutine mark), read without loading `inspect` (the process that answers one event does
+    not load it otherwise)."""
+    keyword_only = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+    return bool(code.co_flags & _CO_COROUTINE), "state" in keyword_only
 
 
 def _takes_state(func: Callable[..., Any]) -> bool:

@@ -29,6 +29,8 @@ NativeMode = Literal["parallel", "chain", "shadow"]
 
 @dataclass(frozen=True, slots=True)
 class NativeEntry:
+    """One entry of a ``hooks.yaml`` as written, checked against its schema."""
+
     name: str
     event: str
     call: str

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import ctypes
 import functools
 import itertools
 import os
@@ -54,6 +53,8 @@ def enable_subreaper(on: bool = True) -> bool:
     no marker (`orphans`)."""
     if not os.path.isdir("/proc/self"):
         return False
+    import ctypes  # here: a process answering one event with in-process hooks never calls it
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         done = int(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)) == 0

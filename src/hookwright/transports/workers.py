@@ -44,6 +44,8 @@ class PoolExhausted(RuntimeError):
 
 @dataclass(slots=True, eq=False)
 class _Job:
+    """One callable handed to the pool, and where its caller waits for it."""
+
     func: Callable[..., Any]
     args: tuple[Any, ...]
     loop: asyncio.AbstractEventLoop
