@@ -198,11 +198,15 @@ class ToolStep:
             return self._finish(call, output, outcome, skipped="invalid arguments")
         arguments = self.tools.read_input(call.name, call.arguments)
         call = replace(call, arguments=arguments)
-        refusal = self.tools.schema_refusal(call.name, arguments)
+        refusal = self.tools.schema_refusal(
+            call.name,
+            arguments,
+            lists_invalid_values=self.hooks.claude_code.lists_invalid_values,
+        )
         outcome.tool_input = self.tools.parsed_input(
             call.name, arguments, refused=refusal is not None
         )
-        refusal = refusal or self.tools.refusal(call.name, arguments)
+        refusal = refusal or await self.tools.refusal(call.name, arguments, owner.working_dir)
         if refusal is not None:
             output = ToolOutput(f"<tool_use_error>{refusal}</tool_use_error>", is_error=True)
             return self._finish(call, output, outcome, skipped="refused by the tool")

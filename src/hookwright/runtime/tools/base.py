@@ -87,9 +87,10 @@ class RendersResponse(Protocol):
 class ChecksInput(Protocol):
     """A tool that refuses some inputs before any hook sees the call, as Claude Code's tools
     validate theirs: the model gets ``<tool_use_error>REASON</tool_use_error>`` as an error
-    result, PostToolBatch sees that text, and no PreToolUse or PostToolUse hook runs."""
+    result, PostToolBatch sees that text, and no PreToolUse or PostToolUse hook runs. `cwd` is
+    the session's working directory (a relative path is taken from it)."""
 
-    def refusal(self, arguments: Mapping[str, Any]) -> str | None: ...
+    async def refusal(self, arguments: Mapping[str, Any], cwd: Path) -> str | None: ...
 
 
 def failure(message: str, *, data: dict[str, Any] | None = None) -> ToolOutput:

@@ -101,13 +101,17 @@ class ToolRegistry:
         defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
         return {key: value for key, value in defaults.items() if key not in arguments}
 
-    def schema_refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+    def schema_refusal(
+        self, name: str, arguments: Mapping[str, Any], *, lists_invalid_values: bool = True
+    ) -> str | None:
         """Claude Code's refusal of an input its schema for tool `name` does not take, before
         any hook runs (`input_refusal.schema_refusal`); None when it takes it."""
         tool = self.get(name)
         model = _args_model(tool)
-        return (
-            None if tool is None or model is None else schema_refusal(tool.name, model, arguments)
+        if tool is None or model is None:
+            return None
+        return schema_refusal(
+            tool.name, model, arguments, lists_invalid_values=lists_invalid_values
         )
 
     def read_input(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -119,11 +123,11 @@ class ToolRegistry:
             return arguments
         return dict(with_numbers(tool.name, model, arguments))
 
-    def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+    async def refusal(self, name: str, arguments: Mapping[str, Any], cwd: Path) -> str | None:
         """Why tool `name` refuses an input its schema takes before any hook runs
         (`ChecksInput`); None when it does not."""
         tool = self.get(name)
-        return tool.refusal(arguments) if isinstance(tool, ChecksInput) else None
+        return await tool.refusal(arguments, cwd) if isinstance(tool, ChecksInput) else None
 
     def render_response(self, name: str, response: Any) -> ToolOutput | None:
         """A hook's replacement for the result of tool `name`, shown as the tool shows its own;
