@@ -395,6 +395,10 @@ def describe_os_error(exc: OSError) -> str:
     return f"{reason}: {exc.filename}" if exc.filename else reason
 
 
+def _below(value: Any, bound: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value < bound
+
+
 class ReadTool(ModelTool[ReadInput]):
     name = "Read"
     description = (
@@ -406,6 +410,20 @@ class ReadTool(ModelTool[ReadInput]):
     read_only = True
     args_model = ReadInput
     path_fields = ("file_path",)
+
+    @staticmethod
+    def shown_input(arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The input as PreToolUse and PostToolUse hooks read it: a negative `offset` and a
+        `limit` below 1 left out, an empty `file_path` as the working directory (measured with
+        2.1.240 and 2.1.332: Claude Code reads the file from its start, whole)."""
+        shown = {
+            key: value
+            for key, value in arguments.items()
+            if not ((key == "offset" and _below(value, 0)) or (key == "limit" and _below(value, 1)))
+        }
+        if shown.get("file_path") == "":
+            shown["file_path"] = "."
+        return shown
 
     async def call(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)

@@ -23,8 +23,8 @@ MESSAGE`` for each after them, and 2.1.240 leaves them out (measured with both;
 Before that, a number written as a string (``"5000"``) for a numeric key is read as the
 number, and hooks see the number (measured with both); a boolean is not a number there.
 
-The tools' own models add no limit beyond Claude Code's schema: an empty Bash command, a
-timeout of 0, a negative Read offset reach PreToolUse as in Claude Code.
+Bash and Read add no limit beyond Claude Code's schema: an empty command, a timeout of 0, a
+negative Read offset reach PreToolUse as in Claude Code.
 """
 
 from __future__ import annotations

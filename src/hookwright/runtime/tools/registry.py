@@ -74,7 +74,10 @@ class ToolRegistry:
         against the shell's directory, defaults the model left out added after its own fields
         (Edit's `replace_all: false`)."""
         tool = self.get(name)
-        observed = in_schema_order(tool.name if tool else name, arguments)
+        shown = getattr(tool, "shown_input", None)
+        observed = in_schema_order(
+            tool.name if tool else name, shown(arguments) if callable(shown) else arguments
+        )
         for field in getattr(tool, "path_fields", ()):
             value = observed.get(field)
             if isinstance(value, str) and value:
