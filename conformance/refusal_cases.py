@@ -24,7 +24,8 @@ def _agent(use_id: str, **fields: object) -> ToolUse:
 def refusal_cases() -> list[Case]:
     """Agent's `model` and `isolation` outside their options (alone: the raw issue list;
     beside a wrong type: listed by 2.1.332 only); Edits Claude Code refuses before its hooks;
-    Bash and Read inputs it takes and runs."""
+    Bash and Read inputs it takes and runs; a Write to a folder (refused before its hooks by
+    2.1.332 only)."""
     edit = {"file_path": "{project}/a.txt", "old_string": "absent", "new_string": "b"}
     return [
         _case(
@@ -57,5 +58,10 @@ def refusal_cases() -> list[Case]:
             ToolUse("toolu_e", "Read", {"file_path": "{project}/b.txt", "limit": 0}),
             ToolUse("toolu_f", "Read", {"file_path": ""}),
             files={"a.txt": "hello\n", "b.txt": "one\ntwo\n"},
+        ),
+        _case(
+            "write-to-folder",
+            ToolUse("toolu_a", "Write", {"file_path": "{project}/sub", "content": "x"}),
+            files={"sub/a.txt": "x\n"},
         ),
     ]

@@ -135,3 +135,33 @@ def test_an_empty_command_and_timeouts_out_of_range_reach_the_hooks_and_run(
     post = [line for line in lines if line["hook_event_name"] == "PostToolUse"]
     assert len(post) == 3
     assert (tmp_path / "zero.txt").exists() and (tmp_path / "over.txt").exists()
+
+
+@pytest.mark.parametrize(("version", "refused"), [("2.1.332", True), ("2.1.240", False)])
+def test_a_write_to_a_folder_fails_as_each_version_fails_it(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path, version: str, refused: bool
+) -> None:
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    arguments = {"file_path": str(folder), "content": "x"}
+    seen = logged_stdin(
+        tmp_path,
+        isolated_home,
+        server,
+        FakeToolCall("Write", json.dumps(arguments), id="t1"),
+        version=version,
+    )
+    lines = [json.loads(line) for line in seen.splitlines()]
+    events = [line["hook_event_name"] for line in lines]
+    (batch,) = [line for line in lines if line["hook_event_name"] == "PostToolBatch"]
+    (call,) = batch["tool_calls"]
+    if refused:
+        assert events == ["PostToolBatch"]
+        assert call["tool_response"] == (
+            f"<tool_use_error>{folder} is a directory, not a file. To create a file inside it, "
+            "include the file name in file_path.</tool_use_error>"
+        )
+    else:
+        assert events == ["PreToolUse", "PostToolBatch"]
+        assert call["tool_response"] == "EISDIR: illegal operation on a directory, read"
+    assert list(folder.iterdir()) == []

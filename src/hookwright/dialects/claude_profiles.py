@@ -41,7 +41,9 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   names the model by the version's display name, 2.1.332 in backticks (measured with both CLIs:
   ``/model NAME`` for every model of the tables, a family name, an unknown id, and alone);
 * a tool input refused both for a value outside a key's options (Agent's ``model: "gpt"``)
-  and for another issue lists that value in 2.1.332 and leaves it out in 2.1.240 (measured).
+  and for another issue lists that value in 2.1.332 and leaves it out in 2.1.240 (measured);
+* a Write to a folder is refused before any hook in 2.1.332 and fails after PreToolUse in
+  2.1.240 (measured).
 """
 
 from __future__ import annotations
@@ -144,6 +146,9 @@ class ClaudeCodeProfile:
     #: A tool input refused for several kinds of issue also lists its values outside a key's
     #: options (``The parameter `KEY` is invalid: ...``); else only the other kinds are listed.
     lists_invalid_values: bool = False
+    #: A Write whose `file_path` is a folder is refused before any hook runs (else it fails
+    #: after PreToolUse, as the file cannot be read).
+    refuses_folder_writes: bool = False
 
     @property
     def shown(self) -> str:
@@ -243,6 +248,7 @@ V2_1_332: Final = replace(
     model_set="Set model to `{model}` for this session only",
     model_current="Current model: `{model}`",
     lists_invalid_values=True,
+    refuses_folder_writes=True,
 )
 
 #: Every profile, oldest first.

@@ -45,6 +45,7 @@ from hookwright.runtime.permissions import (
 )
 from hookwright.runtime.suggestions import allow_rule_text, permission_suggestions
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
+from hookwright.runtime.tools.base import InputCheck
 from hookwright.runtime.turn_end import TurnEnded, end_turn_if
 
 #: PicoClaw's channels without a channel manager to deliver media to.
@@ -206,7 +207,11 @@ class ToolStep:
         outcome.tool_input = self.tools.parsed_input(
             call.name, arguments, refused=refusal is not None
         )
-        refusal = refusal or await self.tools.refusal(call.name, arguments, owner.working_dir)
+        check = InputCheck(
+            owner.working_dir,
+            refuses_folder_writes=self.hooks.claude_code.refuses_folder_writes,
+        )
+        refusal = refusal or await self.tools.refusal(call.name, arguments, check)
         if refusal is not None:
             output = ToolOutput(f"<tool_use_error>{refusal}</tool_use_error>", is_error=True)
             return self._finish(call, output, outcome, skipped="refused by the tool")

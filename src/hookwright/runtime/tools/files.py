@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.tools.base import (
+    InputCheck,
     ModelTool,
     ToolContext,
     ToolOutput,
@@ -256,7 +257,7 @@ def edit_message(path: str, replace_all: bool, in_context: bool = True) -> str:
 
 def _write(path: Path, shown: str, content: str) -> ToolOutput:
     if path.is_dir():
-        raise FileToolError(f"{path} is a directory; cannot write a file there.")
+        raise FileToolError("EISDIR: illegal operation on a directory, read")
     original: str | None = None
     if path.exists():
         original = path.read_text(encoding="utf-8", errors="replace")
@@ -443,6 +444,20 @@ class WriteTool(ModelTool[WriteInput]):
     args_model = WriteInput
     path_fields = ("file_path",)
 
+    async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
+        """A folder as `file_path`, where the profile refuses it before any hook (measured:
+        2.1.332, in these words; 2.1.240 runs PreToolUse and fails with ``EISDIR: illegal
+        operation on a directory, read``)."""
+        raw = arguments.get("file_path")
+        if not check.refuses_folder_writes or not isinstance(raw, str):
+            return None
+        if not await asyncio.to_thread(absolute_path(check.cwd, raw).is_dir):
+            return None
+        return (
+            f"{raw} is a directory, not a file. To create a file inside it, include the file "
+            "name in file_path."
+        )
+
     async def call(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
         return await _tracked(ctx, path, _write, path, args.file_path, args.content)
@@ -463,8 +478,8 @@ class EditTool(ModelTool[EditInput]):
     path_fields = ("file_path",)
     input_defaults = MappingProxyType({"replace_all": False})
 
-    async def refusal(self, arguments: Mapping[str, Any], cwd: Path) -> str | None:
-        return await asyncio.to_thread(edit_refusal, arguments, cwd)
+    async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
+        return await asyncio.to_thread(edit_refusal, arguments, check.cwd)
 
     async def call(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)

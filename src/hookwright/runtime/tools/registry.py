@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from hookwright.runtime.tools.base import (
     ChecksInput,
+    InputCheck,
     RendersResponse,
     Tool,
     ToolContext,
@@ -126,11 +127,13 @@ class ToolRegistry:
             return arguments
         return dict(with_numbers(tool.name, model, arguments))
 
-    async def refusal(self, name: str, arguments: Mapping[str, Any], cwd: Path) -> str | None:
+    async def refusal(
+        self, name: str, arguments: Mapping[str, Any], check: InputCheck
+    ) -> str | None:
         """Why tool `name` refuses an input its schema takes before any hook runs
         (`ChecksInput`); None when it does not."""
         tool = self.get(name)
-        return await tool.refusal(arguments, cwd) if isinstance(tool, ChecksInput) else None
+        return await tool.refusal(arguments, check) if isinstance(tool, ChecksInput) else None
 
     def render_response(self, name: str, response: Any) -> ToolOutput | None:
         """A hook's replacement for the result of tool `name`, shown as the tool shows its own;
