@@ -165,3 +165,27 @@ def test_a_write_to_a_folder_fails_as_each_version_fails_it(
         assert events == ["PreToolUse", "PostToolBatch"]
         assert call["tool_response"] == "EISDIR: illegal operation on a directory, read"
     assert list(folder.iterdir()) == []
+
+
+def test_read_hooks_see_its_input_without_the_bounds_it_ignores(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    calls = [
+        {"file_path": "a.txt", "offset": -1},
+        {"file_path": "a.txt", "limit": 0},
+        {"file_path": ""},
+    ]
+    seen = logged_stdin(
+        tmp_path,
+        isolated_home,
+        server,
+        *(FakeToolCall("Read", json.dumps(call), id=f"t{n}") for n, call in enumerate(calls)),
+    )
+    lines = [json.loads(line) for line in seen.splitlines()]
+    pre = [line["tool_input"] for line in lines if line["hook_event_name"] == "PreToolUse"]
+    whole = {"file_path": str(tmp_path / "a.txt")}
+    assert pre == [whole, whole, {"file_path": str(tmp_path)}]
+    (batch,) = [line for line in lines if line["hook_event_name"] == "PostToolBatch"]
+    read = {call["tool_use_id"]: call["tool_response"] for call in batch["tool_calls"]}
+    assert read["t0"] == read["t1"] == "1\tone\n2\ttwo\n3\t"
