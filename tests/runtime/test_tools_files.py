@@ -287,7 +287,7 @@ async def test_write_onto_a_directory_fails(ctx: ToolContext) -> None:
 
     output = await call(WriteTool(), ctx, file_path="d", content="x")
 
-    assert_failed(output, "is a directory")
+    assert_failed(output, "EISDIR: illegal operation on a directory")
 
 
 async def test_write_below_a_regular_file_fails_cleanly(ctx: ToolContext) -> None:
