@@ -199,19 +199,7 @@ class ToolStep:
             return self._finish(call, output, outcome, skipped="invalid arguments")
         arguments = self.tools.read_input(call.name, call.arguments)
         call = replace(call, arguments=arguments)
-        refusal = self.tools.schema_refusal(
-            call.name,
-            arguments,
-            lists_invalid_values=self.hooks.claude_code.lists_invalid_values,
-        )
-        outcome.tool_input = self.tools.parsed_input(
-            call.name, arguments, refused=refusal is not None
-        )
-        check = InputCheck(
-            owner.working_dir,
-            refuses_folder_writes=self.hooks.claude_code.refuses_folder_writes,
-        )
-        refusal = refusal or await self.tools.refusal(call.name, arguments, check)
+        refusal = await self._refusal(call.name, arguments, outcome)
         if refusal is not None:
             output = ToolOutput(f"<tool_use_error>{refusal}</tool_use_error>", is_error=True)
             return self._finish(call, output, outcome, skipped="refused by the tool")
@@ -247,6 +235,24 @@ class ToolStep:
             owner.emit("notice", text="a hook answered defer; ignored (only for a single call)")
             action = Run(call.name, observed)
         return await self._run(call, action, outcome, observed)
+
+    async def _refusal(
+        self, name: str, arguments: dict[str, Any], outcome: CallOutcome
+    ) -> str | None:
+        """Why Claude Code refuses the call before any hook runs (its schema, then the tool's
+        own check), as its profile words it; None: the call goes on to its hooks. Sets the
+        input PostToolBatch reads."""
+        profile = self.hooks.claude_code
+        refusal = self.tools.schema_refusal(
+            name, arguments, lists_invalid_values=profile.lists_invalid_values
+        )
+        outcome.tool_input = self.tools.parsed_input(name, arguments, refused=refusal is not None)
+        if refusal is not None:
+            return refusal
+        check = InputCheck(
+            self.owner.working_dir, refuses_folder_writes=profile.refuses_folder_writes
+        )
+        return await self.tools.refusal(name, arguments, check)
 
     async def _run(
         self, call: ToolCall, action: Run | Ask, outcome: CallOutcome, observed: dict[str, Any]
