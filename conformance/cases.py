@@ -32,6 +32,7 @@ from conformance.fake_api import ToolUse, Turn
 from conformance.harness import Action, Case, Hook
 from conformance.model_cases import model_switch_cases
 from conformance.order_cases import input_order_cases, unread_file_cases
+from conformance.refusal_cases import refusal_cases
 from conformance.skill_cases import (
     frontmatter_cases,
     nested_command_cases,
@@ -843,6 +844,7 @@ CASES: list[Case] = [
     *_skill_and_mcp_cases(),
     *input_order_cases(),
     *unread_file_cases(),
+    *refusal_cases(),
     *slash_and_skill_cases(),
     *nested_command_cases(),
     *frontmatter_cases(),

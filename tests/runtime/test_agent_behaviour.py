@@ -386,10 +386,10 @@ HOOK_ASKED = "Hook PreToolUse:Read asked for confirmation for this tool"
         ),
         (
             "Edit",
-            {"file_path": "/abs/a", "old_string": "a", "new_string": "b"},
+            {"file_path": "a", "old_string": "a", "new_string": "b"},
             None,
             None,
-            NOT_GRANTED.format("write to /abs/a"),
+            NOT_GRANTED.format("write to {project}/a"),
         ),
         ("Bash", {"command": "echo hi"}, "Bash(echo *)", None, NOT_GRANTED.format("use Bash")),
         ("Bash", {"command": "echo hi"}, None, ask("a human should look"), "a human should look"),

@@ -39,7 +39,11 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   user texts before the next prompt: a ``<local-command-caveat>`` worded per version, the
   command in ``<command-name>`` tags, and its output in ``<local-command-stdout>``; the output
   names the model by the version's display name, 2.1.332 in backticks (measured with both CLIs:
-  ``/model NAME`` for every model of the tables, a family name, an unknown id, and alone).
+  ``/model NAME`` for every model of the tables, a family name, an unknown id, and alone);
+* a tool input refused both for a value outside a key's options (Agent's ``model: "gpt"``)
+  and for another issue lists that value in 2.1.332 and leaves it out in 2.1.240 (measured);
+* a Write to a folder is refused before any hook in 2.1.332 and fails after PreToolUse in
+  2.1.240 (measured).
 """
 
 from __future__ import annotations
@@ -139,6 +143,12 @@ class ClaudeCodeProfile:
     model_set: str = "Set model to {model} for this session only"
     #: ``/model`` alone: its first line.
     model_current: str = "Current model: {model}"
+    #: A tool input refused for several kinds of issue also lists its values outside a key's
+    #: options (``The parameter `KEY` is invalid: ...``); else only the other kinds are listed.
+    lists_invalid_values: bool = False
+    #: A Write whose `file_path` is a folder is refused before any hook runs (else it fails
+    #: after PreToolUse, as the file cannot be read).
+    refuses_folder_writes: bool = False
 
     @property
     def shown(self) -> str:
@@ -237,6 +247,8 @@ V2_1_332: Final = replace(
     catalog=CATALOG_2_1_332,
     model_set="Set model to `{model}` for this session only",
     model_current="Current model: `{model}`",
+    lists_invalid_values=True,
+    refuses_folder_writes=True,
 )
 
 #: Every profile, oldest first.

@@ -36,6 +36,7 @@ from hookwright.runtime.tools.base import ModelTool, failure
 
 if TYPE_CHECKING:
     from hookwright.runtime.agent import Agent
+    from hookwright.runtime.tools.base import InputCheck
 
 
 class SkillInput(BaseModel):
@@ -57,7 +58,7 @@ class SkillTool(ModelTool[SkillInput]):
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
-    def refusal(self, arguments: Mapping[str, Any]) -> str | None:
+    async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
         """Claude Code's refusal, before any hook runs, of a name no skill has and of a skill
         whose frontmatter sets ``disable-model-invocation`` (the same texts in 2.1.240 and
         2.1.332)."""

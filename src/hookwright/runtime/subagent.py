@@ -65,6 +65,8 @@ class AgentTool:
         "Agent). Returns the subagent's final answer."
     )
     read_only = True
+    #: Checked against Claude Code's schema before any hook runs (`ToolRegistry.schema_refusal`).
+    args_model = AgentInput
 
     def __init__(self, parent: Agent) -> None:
         self.parent = parent

@@ -45,6 +45,7 @@ from hookwright.runtime.permissions import (
 )
 from hookwright.runtime.suggestions import allow_rule_text, permission_suggestions
 from hookwright.runtime.tools import ToolContext, ToolOutput, ToolRegistry
+from hookwright.runtime.tools.base import InputCheck
 from hookwright.runtime.turn_end import TurnEnded, end_turn_if
 
 #: PicoClaw's channels without a channel manager to deliver media to.
@@ -202,11 +203,7 @@ class ToolStep:
             return self._finish(call, output, outcome, skipped="invalid arguments")
         arguments = self.tools.read_input(call.name, call.arguments)
         call = replace(call, arguments=arguments)
-        refusal = self.tools.schema_refusal(call.name, arguments)
-        outcome.tool_input = self.tools.parsed_input(
-            call.name, arguments, refused=refusal is not None
-        )
-        refusal = refusal or self.tools.refusal(call.name, arguments)
+        refusal = await self._refusal(call.name, arguments, outcome)
         if refusal is not None:
             output = ToolOutput(f"<tool_use_error>{refusal}</tool_use_error>", is_error=True)
             return self._finish(call, output, outcome, skipped="refused by the tool")
@@ -243,6 +240,24 @@ class ToolStep:
             owner.emit("notice", text="a hook answered defer; ignored (only for a single call)")
             action = Run(call.name, observed)
         return await self._run(call, action, outcome, observed)
+
+    async def _refusal(
+        self, name: str, arguments: dict[str, Any], outcome: CallOutcome
+    ) -> str | None:
+        """Why Claude Code refuses the call before any hook runs (its schema, then the tool's
+        own check), as its profile words it; None: the call goes on to its hooks. Sets the
+        input PostToolBatch reads."""
+        profile = self.hooks.claude_code
+        refusal = self.tools.schema_refusal(
+            name, arguments, lists_invalid_values=profile.lists_invalid_values
+        )
+        outcome.tool_input = self.tools.parsed_input(name, arguments, refused=refusal is not None)
+        if refusal is not None:
+            return refusal
+        check = InputCheck(
+            self.owner.working_dir, refuses_folder_writes=profile.refuses_folder_writes
+        )
+        return await self.tools.refusal(name, arguments, check)
 
     async def _run(
         self, call: ToolCall, action: Run | Ask, outcome: CallOutcome, observed: dict[str, Any]

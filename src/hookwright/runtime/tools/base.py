@@ -89,7 +89,17 @@ class ChecksInput(Protocol):
     validate theirs: the model gets ``<tool_use_error>REASON</tool_use_error>`` as an error
     result, PostToolBatch sees that text, and no PreToolUse or PostToolUse hook runs."""
 
-    def refusal(self, arguments: Mapping[str, Any]) -> str | None: ...
+    async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class InputCheck:
+    """What a tool's check of an input before its hooks knows of the session."""
+
+    #: The working directory (a relative path is taken from it).
+    cwd: Path
+    #: A Write to a folder is refused here (else it fails when it runs, after PreToolUse).
+    refuses_folder_writes: bool = False
 
 
 def failure(message: str, *, data: dict[str, Any] | None = None) -> ToolOutput:

@@ -59,15 +59,16 @@ _LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
 class BashInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    command: str = Field(min_length=1, description="The command to execute")
+    # The bounds are shown to the model and not enforced: Claude Code runs an empty command and
+    # any timeout (`timeout_for`), after its hooks (measured).
+    command: str = Field(description="The command to execute", json_schema_extra={"minLength": 1})
     description: str | None = Field(
         default=None, description="Clear, concise description of what this command does"
     )
-    timeout: int | None = Field(
+    timeout: float | None = Field(
         default=None,
-        gt=0,
-        le=MAX_TIMEOUT_MS,
         description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
+        json_schema_extra={"exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_MS},
     )
     run_in_background: bool | None = Field(
         default=None,
@@ -314,7 +315,7 @@ class BashTool(ModelTool[BashInput]):
         ran_in = start_dir(ctx)
         if ran_in is None:
             return failure(f"Working directory does not exist: {ctx.cwd}")
-        timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
+        timeout_ms = timeout_for(args.timeout)
         env = shell_environment(ctx)
         with cwd_record() as record:
             result = await run_shell(
@@ -330,12 +331,20 @@ class BashTool(ModelTool[BashInput]):
         return bash_response(response)
 
 
+def timeout_for(asked: float | None) -> float:
+    """The timeout a call runs with, in ms, as Claude Code's schema takes any number (measured
+    with 2.1.240 and 2.1.332: an empty command, a timeout of 0, over the maximum, negative or
+    fractional all reach PreToolUse and run): none or 0 is the default, more than the maximum
+    is the maximum, a negative one times out at once."""
+    return min(asked or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
+
+
 def trim_output(text: str) -> str:
     """Claude Code's trim of a command's output: leading blank lines and trailing whitespace."""
     return _LEADING_BLANK_LINES.sub("", text).rstrip()
 
 
-def _notes(result: ShellResult, args: BashInput, timeout_ms: int) -> list[str]:
+def _notes(result: ShellResult, args: BashInput, timeout_ms: float) -> list[str]:
     notes: list[str] = []
     if result.interrupted:
         notes.append(f"Command timed out after {timeout_ms / 1000:g}s")
@@ -350,7 +359,7 @@ def _notes(result: ShellResult, args: BashInput, timeout_ms: int) -> list[str]:
 
 
 def _to_output(
-    result: ShellResult, args: BashInput, timeout_ms: int, settled: Settled
+    result: ShellResult, args: BashInput, timeout_ms: float, settled: Settled
 ) -> ToolOutput:
     """Claude Code's Bash result: the trimmed output as `stdout`, a reset notice as `stderr`;
     the model reads both, or `(Bash completed with no output)`, or `Exit code N` first."""

@@ -17,7 +17,7 @@ import difflib
 import os
 import secrets
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -25,9 +25,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from hookwright.runtime.tools.base import (
+    InputCheck,
     ModelTool,
     ToolContext,
     ToolOutput,
+    absolute_path,
     failure,
     resolve_path,
 )
@@ -51,14 +53,20 @@ NO_NEWLINE_MARK = "\\ No newline at end of file"
 class ReadInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    file_path: str = Field(min_length=1, description="The path of the file to read")
+    # The bounds are shown to the model and not enforced: Claude Code reads an empty path, a
+    # negative offset or a limit of 0 (measured), so the call reaches its hooks and runs.
+    file_path: str = Field(
+        description="The path of the file to read", json_schema_extra={"minLength": 1}
+    )
     offset: int | None = Field(
-        default=None, ge=0, description="The line number to start reading from (1-based)"
+        default=None,
+        description="The line number to start reading from (1-based)",
+        json_schema_extra={"minimum": 0},
     )
     limit: int | None = Field(
         default=None,
-        ge=1,
         description=f"The number of lines to read (default {DEFAULT_READ_LIMIT})",
+        json_schema_extra={"minimum": 1},
     )
 
 
@@ -249,7 +257,7 @@ def edit_message(path: str, replace_all: bool, in_context: bool = True) -> str:
 
 def _write(path: Path, shown: str, content: str) -> ToolOutput:
     if path.is_dir():
-        raise FileToolError(f"{path} is a directory; cannot write a file there.")
+        raise FileToolError("EISDIR: illegal operation on a directory, read")
     original: str | None = None
     if path.exists():
         original = path.read_text(encoding="utf-8", errors="replace")
@@ -308,16 +316,52 @@ def _replace(text: str, old: str, new: str, replace_all: bool) -> str:
                 "old_string is empty but the file already has content; quote the text to replace."
             )
         return new
-    count = text.count(old)
+    problem = _match_problem(text, old, old, replace_all)
+    if problem is not None:
+        raise FileToolError(problem)
+    return text.replace(old, new) if replace_all else text.replace(old, new, 1)
+
+
+def _match_problem(text: str, target: str, shown: str, replace_all: bool) -> str | None:
+    """Why `target` cannot be replaced in `text` (quoting the model's `shown` string); None:
+    it can."""
+    count = text.count(target)
     if count == 0:
-        raise FileToolError(f"String to replace not found in file.\nString: {old}")
+        return f"String to replace not found in file.\nString: {shown}"
     if count > 1 and not replace_all:
-        raise FileToolError(
+        return (
             f"Found {count} matches of the string to replace, but replace_all is false. To "
             "replace all occurrences, set replace_all to true. To replace only one occurrence, "
-            f"provide more context to uniquely identify the instance.\nString: {old}"
+            f"please provide more context to uniquely identify the instance.\nString: {shown}"
         )
-    return text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    return None
+
+
+def edit_refusal(arguments: Mapping[str, Any], cwd: Path) -> str | None:
+    """Claude Code's refusal of an Edit before any hook runs (measured with 2.1.240 and
+    2.1.332: the model reads it in ``<tool_use_error>``, no PreToolUse or PostToolUse runs):
+    nothing to change, a folder, a missing file, an empty `old_string` for a file with text,
+    an `old_string` the file does not hold, or holds more than once without `replace_all`.
+    None: the Edit goes on to its hooks (an input of the wrong shape is the schema's)."""
+    raw, old, new = (arguments.get(key) for key in ("file_path", "old_string", "new_string"))
+    if not (isinstance(raw, str) and isinstance(old, str) and isinstance(new, str)):
+        return None
+    if old == new:
+        return "No changes to make: old_string and new_string are exactly the same."
+    path = absolute_path(cwd, raw)
+    if path.is_dir():
+        return "Error calling tool (Edit): EISDIR: illegal operation on a directory, read"
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        missing = f"File does not exist. Note: your current working directory is {cwd}."
+        return missing if old else None
+    except (OSError, UnicodeDecodeError):
+        return None  # the Edit itself reports it, after its hooks
+    if not old:
+        return "Cannot create new file - file already exists." if text else None
+    target = _match_line_endings(text, old, new)[0]
+    return _match_problem(text, target, old, arguments.get("replace_all") is True)
 
 
 async def _tracked(
@@ -352,6 +396,10 @@ def describe_os_error(exc: OSError) -> str:
     return f"{reason}: {exc.filename}" if exc.filename else reason
 
 
+def _below(value: Any, bound: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value < bound
+
+
 class ReadTool(ModelTool[ReadInput]):
     name = "Read"
     description = (
@@ -363,6 +411,20 @@ class ReadTool(ModelTool[ReadInput]):
     read_only = True
     args_model = ReadInput
     path_fields = ("file_path",)
+
+    @staticmethod
+    def shown_input(arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The input as PreToolUse and PostToolUse hooks read it: a negative `offset` and a
+        `limit` below 1 left out, an empty `file_path` as the working directory (measured with
+        2.1.240 and 2.1.332: Claude Code reads the file from its start, whole)."""
+        shown = {
+            key: value
+            for key, value in arguments.items()
+            if not ((key == "offset" and _below(value, 0)) or (key == "limit" and _below(value, 1)))
+        }
+        if shown.get("file_path") == "":
+            shown["file_path"] = "."
+        return shown
 
     async def call(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
@@ -381,6 +443,20 @@ class WriteTool(ModelTool[WriteInput]):
     read_only = False
     args_model = WriteInput
     path_fields = ("file_path",)
+
+    async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
+        """A folder as `file_path`, where the profile refuses it before any hook (measured:
+        2.1.332, in these words; 2.1.240 runs PreToolUse and fails with ``EISDIR: illegal
+        operation on a directory, read``)."""
+        raw = arguments.get("file_path")
+        if not check.refuses_folder_writes or not isinstance(raw, str):
+            return None
+        if not await asyncio.to_thread(absolute_path(check.cwd, raw).is_dir):
+            return None
+        return (
+            f"{raw} is a directory, not a file. To create a file inside it, include the file "
+            "name in file_path."
+        )
 
     async def call(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
@@ -401,6 +477,9 @@ class EditTool(ModelTool[EditInput]):
     args_model = EditInput
     path_fields = ("file_path",)
     input_defaults = MappingProxyType({"replace_all": False})
+
+    async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
+        return await asyncio.to_thread(edit_refusal, arguments, check.cwd)
 
     async def call(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)

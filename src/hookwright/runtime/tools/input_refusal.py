@@ -12,12 +12,19 @@ schema's order), keys the schema does not have (the model's order), values of th
     An unexpected parameter `zeta` was provided
     The parameter `timeout` type is expected as `number` but provided as `string`
 
+A value a key with a fixed set of options does not take (Agent's `model`, `isolation`; any
+value but the options, null and numbers included) is refused too. When such values are all
+that is wrong, Claude Code shows its schema library's issues as they are: the JSON of a list
+of ``{"code": "invalid_value", "values": [...], "path": [KEY], "message": ...}``, indented by
+two spaces. Beside the other kinds, 2.1.332 adds a line ``The parameter `KEY` is invalid:
+MESSAGE`` for each after them, and 2.1.240 leaves them out (measured with both;
+`ClaudeCodeProfile.lists_invalid_values`).
+
 Before that, a number written as a string (``"5000"``) for a numeric key is read as the
 number, and hooks see the number (measured with both); a boolean is not a number there.
 
-Limits the reference agent's own models add beyond Claude Code's schema (an empty command, a
-timeout range) are not among these kinds: such an input is not refused here and fails when
-the tool runs, as before.
+Bash and Read add no limit beyond Claude Code's schema: an empty command, a timeout of 0, a
+negative Read offset reach PreToolUse as in Claude Code.
 """
 
 from __future__ import annotations
@@ -48,6 +55,15 @@ EXPECTED: Final[Mapping[str, str]] = {
     "model_attributes_type": "object",
 }
 
+#: The keys of Claude Code's tools that take one of a fixed set of values, and those values in
+#: its schema's order (the same in 2.1.240 and 2.1.332).
+OPTIONS: Final[Mapping[str, Mapping[str, tuple[str, ...]]]] = {
+    "Agent": {
+        "model": ("sonnet", "opus", "haiku", "fable"),
+        "isolation": ("worktree", "remote"),
+    },
+}
+
 #: A number written as a string, as Claude Code reads it for a numeric key.
 NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -55,11 +71,41 @@ NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?")
 SCHEMA_TYPES: Final[Mapping[str, str]] = {"integer": "number"}
 
 
-def schema_refusal(tool: str, model: type[BaseModel], arguments: Mapping[str, Any]) -> str | None:
+def schema_refusal(
+    tool: str,
+    model: type[BaseModel],
+    arguments: Mapping[str, Any],
+    *,
+    lists_invalid_values: bool = True,
+) -> str | None:
     """Claude Code's refusal of `arguments` for `tool` (None: its schema takes them, or `tool`
-    is not one of Claude Code's)."""
+    is not one of Claude Code's); with `lists_invalid_values`, values outside a key's options
+    are listed beside the other kinds of issue."""
     if tool not in INPUT_ORDER:
         return None
+    invalid = _invalid_values(tool, arguments)
+    lines = _issue_lines(tool, model, arguments, {key for key, _ in invalid})
+    if invalid and not lines:
+        raw = [_invalid_issue(key, options) for key, options in invalid]
+        return "InputValidationError: " + json.dumps(raw, indent=2, ensure_ascii=False)
+    if lists_invalid_values:
+        lines += [
+            f"The parameter `{key}` is invalid: {_invalid_message(options)}"
+            for key, options in invalid
+        ]
+    if not lines:
+        return None
+    issues = "issue" if len(lines) == 1 else "issues"
+    return f"InputValidationError: {tool} failed due to the following {issues}:\n" + "\n".join(
+        lines
+    )
+
+
+def _issue_lines(
+    tool: str, model: type[BaseModel], arguments: Mapping[str, Any], invalid: set[str]
+) -> list[str]:
+    """The lines of the missing, unexpected and wrongly typed keys, each kind in its order
+    (a key whose value is outside its options is not among them)."""
     missing: list[tuple[int, str]] = []
     unexpected: list[str] = []
     wrong: list[tuple[int, str]] = []
@@ -68,6 +114,8 @@ def schema_refusal(tool: str, model: type[BaseModel], arguments: Mapping[str, An
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
             loc, kind = error["loc"], error["type"]
+            if loc and loc[0] in invalid:
+                continue
             rank = _rank(tool, loc)
             if kind == "missing":
                 missing.append((rank, f"The required parameter `{_path(loc)}` is missing"))
@@ -75,18 +123,37 @@ def schema_refusal(tool: str, model: type[BaseModel], arguments: Mapping[str, An
                 unexpected.append(f"An unexpected parameter `{loc[-1]}` was provided")
             elif kind in EXPECTED:
                 wrong.append((rank, _wrong_type(loc, EXPECTED[kind], error["input"])))
-    wrong.extend(_nulls(tool, model, arguments))
-    lines = [
+    wrong.extend(_nulls(tool, model, arguments, invalid))
+    return [
         *(line for _, line in sorted(missing, key=lambda item: item[0])),
         *unexpected,
         *(line for _, line in sorted(wrong, key=lambda item: item[0])),
     ]
-    if not lines:
-        return None
-    issues = "issue" if len(lines) == 1 else "issues"
-    return f"InputValidationError: {tool} failed due to the following {issues}:\n" + "\n".join(
-        lines
-    )
+
+
+def _invalid_values(tool: str, arguments: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """The keys of `arguments` whose value is not one of the key's options, in the schema's
+    order, with those options."""
+    options = OPTIONS.get(tool, {})
+    return [
+        (key, options[key])
+        for key in INPUT_ORDER[tool]
+        if key in options and key in arguments and arguments[key] not in options[key]
+    ]
+
+
+def _invalid_message(options: Sequence[str]) -> str:
+    return "Invalid option: expected one of " + "|".join(json.dumps(o) for o in options)
+
+
+def _invalid_issue(key: str, options: Sequence[str]) -> dict[str, Any]:
+    """One issue as Claude Code's schema library writes it."""
+    return {
+        "code": "invalid_value",
+        "values": list(options),
+        "path": [key],
+        "message": _invalid_message(options),
+    }
 
 
 def with_numbers(
@@ -125,9 +192,10 @@ def _types(model: type[BaseModel]) -> dict[str, list[str]]:
 
 
 def _nulls(
-    tool: str, model: type[BaseModel], arguments: Mapping[str, Any]
+    tool: str, model: type[BaseModel], arguments: Mapping[str, Any], skipped: set[str]
 ) -> list[tuple[int, str]]:
-    """A null for an optional key the model takes: Claude Code's optional keys take no null."""
+    """A null for an optional key the model takes: Claude Code's optional keys take no null
+    (a key in `skipped` is reported otherwise)."""
     if all(value is not None for value in arguments.values()):
         return []
     types = _types(model)
@@ -135,7 +203,7 @@ def _nulls(
     for key, value in arguments.items():
         kinds = types.get(key, [])
         named = [kind for kind in kinds if kind != "null"]
-        if value is None and named and "null" in kinds:
+        if value is None and named and "null" in kinds and key not in skipped:
             expected = SCHEMA_TYPES.get(named[0], named[0])
             found.append((_rank(tool, (key,)), _wrong_type((key,), expected, None)))
     return found

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from hookwright.runtime.tools.base import (
     ChecksInput,
+    InputCheck,
     RendersResponse,
     Tool,
     ToolContext,
@@ -74,7 +75,10 @@ class ToolRegistry:
         against the shell's directory, defaults the model left out added after its own fields
         (Edit's `replace_all: false`)."""
         tool = self.get(name)
-        observed = in_schema_order(tool.name if tool else name, arguments)
+        shown = getattr(tool, "shown_input", None)
+        observed = in_schema_order(
+            tool.name if tool else name, shown(arguments) if callable(shown) else arguments
+        )
         for field in getattr(tool, "path_fields", ()):
             value = observed.get(field)
             if isinstance(value, str) and value:
@@ -101,13 +105,17 @@ class ToolRegistry:
         defaults: Mapping[str, Any] = getattr(tool, "input_defaults", {})
         return {key: value for key, value in defaults.items() if key not in arguments}
 
-    def schema_refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+    def schema_refusal(
+        self, name: str, arguments: Mapping[str, Any], *, lists_invalid_values: bool = True
+    ) -> str | None:
         """Claude Code's refusal of an input its schema for tool `name` does not take, before
         any hook runs (`input_refusal.schema_refusal`); None when it takes it."""
         tool = self.get(name)
         model = _args_model(tool)
-        return (
-            None if tool is None or model is None else schema_refusal(tool.name, model, arguments)
+        if tool is None or model is None:
+            return None
+        return schema_refusal(
+            tool.name, model, arguments, lists_invalid_values=lists_invalid_values
         )
 
     def read_input(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -119,11 +127,13 @@ class ToolRegistry:
             return arguments
         return dict(with_numbers(tool.name, model, arguments))
 
-    def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+    async def refusal(
+        self, name: str, arguments: Mapping[str, Any], check: InputCheck
+    ) -> str | None:
         """Why tool `name` refuses an input its schema takes before any hook runs
         (`ChecksInput`); None when it does not."""
         tool = self.get(name)
-        return tool.refusal(arguments) if isinstance(tool, ChecksInput) else None
+        return await tool.refusal(arguments, check) if isinstance(tool, ChecksInput) else None
 
     def render_response(self, name: str, response: Any) -> ToolOutput | None:
         """A hook's replacement for the result of tool `name`, shown as the tool shows its own;

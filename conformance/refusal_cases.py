@@ -1,0 +1,67 @@
+"""Tool inputs Claude Code refuses before any hook runs, and inputs it takes that look like
+they might be refused: values outside a key's options, an Edit that cannot apply, an empty
+command, out-of-range numbers."""
+
+from __future__ import annotations
+
+from conformance.case_kit import observers
+from conformance.fake_api import ToolUse, Turn
+from conformance.harness import Case
+
+WATCHED = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch")
+
+
+def _case(name: str, *calls: ToolUse, files: dict[str, str] | None = None) -> Case:
+    """The model makes `calls`, one turn each."""
+    turns = [*(Turn(tools=[call]) for call in calls), Turn("done")]
+    return Case(name, "go", turns, observers(*WATCHED), files or {})
+
+
+def _agent(use_id: str, **fields: object) -> ToolUse:
+    return ToolUse(use_id, "Agent", {"description": "d", "prompt": "p", **fields})
+
+
+def refusal_cases() -> list[Case]:
+    """Agent's `model` and `isolation` outside their options (alone: the raw issue list;
+    beside a wrong type: listed by 2.1.332 only); Edits Claude Code refuses before its hooks;
+    Bash and Read inputs it takes and runs; a Write to a folder (refused before its hooks by
+    2.1.332 only)."""
+    edit = {"file_path": "{project}/a.txt", "old_string": "absent", "new_string": "b"}
+    return [
+        _case(
+            "tool-input-invalid-option",
+            _agent("toolu_a", model="gpt"),
+            _agent("toolu_b", isolation="bogus"),
+            _agent("toolu_c", model=None),
+            _agent("toolu_d", model=5, isolation="bogus"),
+            _agent("toolu_e", prompt=3, model="gpt"),
+        ),
+        _case(
+            "edit-refused-before-hooks",
+            ToolUse("toolu_a", "Edit", edit),
+            ToolUse("toolu_b", "Read", {"file_path": "{project}/a.txt"}),
+            ToolUse("toolu_c", "Edit", edit),
+            ToolUse("toolu_d", "Edit", {**edit, "old_string": "hello", "new_string": "hello"}),
+            ToolUse("toolu_e", "Edit", {**edit, "old_string": "hello"}),
+            ToolUse("toolu_f", "Edit", {**edit, "file_path": "{project}/missing.txt"}),
+            ToolUse("toolu_g", "Edit", {**edit, "old_string": ""}),
+            ToolUse("toolu_h", "Edit", {**edit, "file_path": "{project}"}),
+            ToolUse("toolu_i", "Edit", {**edit, "old_string": "world", "new_string": "earth"}),
+            files={"a.txt": "hello\nhello\nworld\n"},
+        ),
+        _case(
+            "tool-input-limits-run",
+            ToolUse("toolu_a", "Bash", {"command": ""}),
+            ToolUse("toolu_b", "Bash", {"command": "echo hi", "timeout": 0}),
+            ToolUse("toolu_c", "Bash", {"command": "echo hi", "timeout": 700000}),
+            ToolUse("toolu_d", "Read", {"file_path": "{project}/a.txt", "offset": -1}),
+            ToolUse("toolu_e", "Read", {"file_path": "{project}/b.txt", "limit": 0}),
+            ToolUse("toolu_f", "Read", {"file_path": ""}),
+            files={"a.txt": "hello\n", "b.txt": "one\ntwo\n"},
+        ),
+        _case(
+            "write-to-folder",
+            ToolUse("toolu_a", "Write", {"file_path": "{project}/sub", "content": "x"}),
+            files={"sub/a.txt": "x\n"},
+        ),
+    ]
