@@ -1,8 +1,8 @@
 """hookwright: one lifecycle-hook engine for LLM agents."""
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from hookwright.core.lazy_names import lazy_getattr
 from hookwright.wiring import install as _install_defaults
 
 if TYPE_CHECKING:
@@ -51,14 +51,14 @@ _install_defaults()
 #: Where each public name lives. Names load on first use, so `hookwright --version` and the
 #: CLI's light commands do not pay for the engine, the dialects or the host API at start-up.
 _HOMES = {
-    **dict.fromkeys(("Effects", "ModelNote", "Notice"), "core.effects"),
+    **dict.fromkeys(("Effects", "ModelNote", "Notice"), ".core.effects"),
     **dict.fromkeys(
-        ("HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"), "engine.kernel"
+        ("HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"), ".engine.kernel"
     ),
     **dict.fromkeys(
-        ("ALIASES", "CLAUDE_CODE_EVENTS", "Event", "HookInput", "resolve_event"), "core.events"
+        ("ALIASES", "CLAUDE_CODE_EVENTS", "Event", "HookInput", "resolve_event"), ".core.events"
     ),
-    "RuntimeEvent": "engine.observers",
+    "RuntimeEvent": ".engine.observers",
     **dict.fromkeys(
         (
             "Decision",
@@ -77,9 +77,9 @@ _HOMES = {
             "rewrite_output",
             "stop",
         ),
-        "core.results",
+        ".core.results",
     ),
-    **dict.fromkeys(("HookSpec", "PythonHandler", "RunContext"), "core.spec"),
+    **dict.fromkeys(("HookSpec", "PythonHandler", "RunContext"), ".core.spec"),
     **dict.fromkeys(
         (
             "HookSession",
@@ -94,18 +94,12 @@ _HOMES = {
             "Respond",
             "Defer",
         ),
-        "host",
+        ".host",
     ),
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'hookwright' has no attribute {name!r}")
-    value = getattr(import_module(f"hookwright.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _HOMES)
 
 
 __all__ = [  # noqa: RUF022 (host names last, as they were)

@@ -35,30 +35,33 @@ WIRE_FIELD = "hookwright_actions"
 
 
 @dataclass(frozen=True, slots=True)
-class FileRead:
+class FileAction:
+    """What the three file actions hold: the path, and whether it is `dynamic`. Each kind is
+    its own class, so a read never equals a write of the same path."""
+
+    path: str
+    dynamic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileRead(FileAction):
     """A file or folder read (listed, searched)."""
 
     kind: ClassVar[str] = "file.read"
-    path: str
-    dynamic: bool = False
 
 
 @dataclass(frozen=True, slots=True)
-class FileWrite:
+class FileWrite(FileAction):
     """A file created, changed, moved to, or its metadata changed."""
 
     kind: ClassVar[str] = "file.write"
-    path: str
-    dynamic: bool = False
 
 
 @dataclass(frozen=True, slots=True)
-class FileDelete:
+class FileDelete(FileAction):
     """A file or folder removed (or moved away)."""
 
     kind: ClassVar[str] = "file.delete"
-    path: str
-    dynamic: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,6 @@ class McpCall:
 
 
 Action = FileRead | FileWrite | FileDelete | NetFetch | ProcExec | McpCall
-FileAction = FileRead | FileWrite | FileDelete
 
 
 def action_json(action: Action) -> dict[str, object]:

@@ -11,8 +11,9 @@ decision it applies (docs/embedding.md shows a whole loop).
         case Defer(): ...
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hookwright.core.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from hookwright.config.policy import FailurePolicy
@@ -122,20 +123,11 @@ _HOMES = {
     ),
     "SyncHookSession": "hookwright.host.sync",
     **dict.fromkeys(("ToolAlias", "ToolMap", "unmatched_tool_hooks"), "hookwright.host.toolmap"),
+    # kept for a function that lives elsewhere under another name
+    "tool_result_from_value": "hookwright.core.tool_results:tool_result_of",
 }
 
-
-#: Names kept for a function that lives elsewhere under another name: (module, its name there).
-_ALIASES = {"tool_result_from_value": ("hookwright.core.tool_results", "tool_result_of")}
-
-
-def __getattr__(name: str) -> Any:
-    home, attribute = _ALIASES.get(name) or (_HOMES.get(name), name)
-    if home is None:
-        raise AttributeError(f"module 'hookwright.host' has no attribute {name!r}")
-    value = getattr(import_module(home), attribute)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _HOMES)
 
 
 def __dir__() -> list[str]:

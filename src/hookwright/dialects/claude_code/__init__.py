@@ -21,8 +21,9 @@ What a host uses:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hookwright.core.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from hookwright.dialects.claude_code.answer import encode_output, encode_output_json
@@ -50,13 +51,13 @@ if TYPE_CHECKING:
 #: The module each name above lives in. Names load on first use: answering one event
 #: (`hookwright hook claude-code`) needs the answer's encoder, not the settings' validation.
 _HOMES = {
-    **dict.fromkeys(("encode_output", "encode_output_json"), "answer"),
-    **dict.fromkeys(("decode_command", "decode_http"), "codec"),
-    "load_frontmatter_hooks": "frontmatter",
-    **dict.fromkeys(("LoaderOptions", "discover", "load_policy", "make_loader"), "loader"),
-    "decode_prompt_reply": "prompt",
-    "Policy": "sources",
-    "watched_file_names": "specs",
+    **dict.fromkeys(("encode_output", "encode_output_json"), ".answer"),
+    **dict.fromkeys(("decode_command", "decode_http"), ".codec"),
+    "load_frontmatter_hooks": ".frontmatter",
+    **dict.fromkeys(("LoaderOptions", "discover", "load_policy", "make_loader"), ".loader"),
+    "decode_prompt_reply": ".prompt",
+    "Policy": ".sources",
+    "watched_file_names": ".specs",
     **dict.fromkeys(
         (
             "EFFORT_EVENTS",
@@ -67,18 +68,12 @@ _HOMES = {
             "encode_input",
             "encode_stdin",
         ),
-        "stdin",
+        ".stdin",
     ),
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _HOMES)
 
 
 __all__ = [

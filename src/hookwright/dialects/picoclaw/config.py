@@ -22,9 +22,10 @@ file and key (``hooks.processes.<name>.intercept[1]``) and only that hook is lef
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -43,6 +44,8 @@ from hookwright.dialects.picoclaw.isolation import Isolation, Mount
 from hookwright.dialects.picoclaw.kinds import UnknownKindError, normalize_kind
 
 Protocol = Literal["seed", "current"]
+#: A validated entry of `hooks.processes` or `hooks.builtins`.
+_Entry = TypeVar("_Entry", bound=BaseModel)
 
 DEFAULT_OBSERVER_TIMEOUT_MS = 500
 DEFAULT_INTERCEPTOR_TIMEOUT_MS = 5000
@@ -416,36 +419,35 @@ class _Merge:
             interceptor=_ms(merged.interceptor_timeout_ms, DEFAULT_INTERCEPTOR_TIMEOUT_MS),
             approval=_ms(merged.approval_timeout_ms, DEFAULT_APPROVAL_TIMEOUT_MS),
         )
-        for name in sorted(self.processes):
-            raw, origin = self.processes[name]
-            file = str(origin.path)
-            where = f"hooks.processes.{name}"
-            settings.diagnostics += unknown_keys(file, where, raw, ProcessConfig)
-            try:
-                proc = ProcessConfig.model_validate(raw)
-            except ValidationError as exc:
-                settings.diagnostics.extend(_errors(file, f"hooks.processes.{name}", exc))
-                continue
+        for name, proc, file, origin in self._valid("processes", self.processes, ProcessConfig):
             protocol = proc.protocol or settings.protocol
             assumed = proc.protocol is None and not settings.protocol_set
             settings.processes.append(
                 ProcessEntry(name, proc, file, origin.source, protocol, origin.trust_root, assumed)
             )
-        for name in sorted(self.builtins):
-            raw, origin = self.builtins[name]
-            file = str(origin.path)
-            where = f"hooks.builtins.{name}"
-            settings.diagnostics += unknown_keys(file, where, raw, BuiltinConfig)
-            try:
-                builtin = BuiltinConfig.model_validate(raw)
-            except ValidationError as exc:
-                settings.diagnostics.extend(_errors(file, f"hooks.builtins.{name}", exc))
-                continue
+        for name, builtin, file, origin in self._valid("builtins", self.builtins, BuiltinConfig):
             settings.builtins.append(
                 BuiltinEntry(
                     name, builtin, file, settings.protocol, origin.source, origin.trust_root
                 )
             )
+
+    def _valid(
+        self, key: str, entries: dict[str, tuple[Any, ConfigFile]], model: type[_Entry]
+    ) -> Iterator[tuple[str, _Entry, str, ConfigFile]]:
+        """The winning entries of `hooks.<key>` that validate as `model`, by name; each one's
+        unknown keys and each invalid one are reported in `settings.diagnostics`."""
+        for name in sorted(entries):
+            raw, origin = entries[name]
+            file = str(origin.path)
+            where = f"hooks.{key}.{name}"
+            self.settings.diagnostics += unknown_keys(file, where, raw, model)
+            try:
+                entry = model.model_validate(raw)
+            except ValidationError as exc:
+                self.settings.diagnostics.extend(_errors(file, where, exc))
+                continue
+            yield name, entry, file, origin
 
 
 def unknown_keys(file: str, where: str, raw: object, model: type[BaseModel]) -> list[Diagnostic]:
