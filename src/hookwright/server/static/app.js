@@ -455,7 +455,7 @@ function handleFrame(frame) {
       const decision = frame.decision || (frame.status !== "ok" ? "failed" : frame.effect);
       const detail = frame.reason || frame.error;
       add(`note decision-${decision.replace(/[^a-z]+/g, "-")}`, "hook",
-        `${frame.event_words || frame.event}: ${frame.hook} → ${frame.effect}` +
+        `${frame.event_words || frame.event}: ${frame.hook} → ${frame.effect_words || frame.effect}` +
         (detail ? ` (${detail})` : ""),
         hookBadges(frame.system || frame.dialect, frame.file), frame.fix);
       break;
