@@ -180,6 +180,8 @@ class SkillPromptFrame(_Strict):
     timing: str
     role: str
     content: str
+    #: The file its prompt came from, relative to the project.
+    file: str | None = None
 
 
 class HookResultFrame(_Strict):

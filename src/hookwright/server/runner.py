@@ -121,7 +121,8 @@ def frame_for_event(event: AgentEvent) -> OutFrame | None:
         return HookFrame(name=event["name"], role=event["role"], content=event["content"])
     if kind == "skill_prompt" and not event.get("persistent"):
         return SkillPromptFrame(
-            **{k: event[k] for k in ("skill", "hook", "timing", "role", "content")}
+            **{k: event[k] for k in ("skill", "hook", "timing", "role", "content")},
+            file=event.get("file"),
         )
     if kind == "hook_result":
         fields = {
