@@ -92,6 +92,12 @@ def test_an_openharness_block_reads_in_its_own_word_in_the_summary_and_the_json_
     assert "blocked (denied) Bash echo hi: no shell" in row, ran.stdout
     audit = run_hookwright("audit", home=isolated_home).stdout
     assert "blocked (denied) Bash echo hi: no shell" in audit, audit
+    counted = run_hookwright("audit", "--summary", home=isolated_home).stdout.splitlines()
+    assert [line.split()[2:4] for line in counted if " guard " in line] == [["block", "(deny)"]], (
+        counted
+    )
+    as_jsonl = run_hookwright("audit", "--summary", "--format", "jsonl", home=isolated_home)
+    assert '"hook": "guard", "decision": "deny"' in as_jsonl.stdout  # the data stays canonical
 
 
 def test_audit_says_what_the_log_holds_when_nothing_matches(
