@@ -143,3 +143,27 @@ def test_validate_holds_an_untrusted_folders_skill_hooks_back_and_says_how_to_tr
     trusted = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert "  ok    skills/careful/hooks/hooks.json (skill): 1 hook loaded" in trusted.stdout
     assert "will not run" not in trusted.stdout
+
+
+def test_explain_says_a_python_hooks_traceback_as_one_not_as_stderr(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "mine.py").write_text(
+        "def facts(inp):\n    return {'additional_context': inp.payload['nope']}\n"
+    )
+    (project / ".hookwright" / "hooks.yaml").write_text(
+        "hooks:\n  - {name: facts, event: SessionStart, call: 'mine:facts'}\n"
+    )
+    tested = run_hookwright("hooks", "test", "SessionStart", "-p", str(project), "-i", "-",
+                            "--explain", stdin="{}", home=isolated_home)  # fmt: skip
+    assert tested.returncode == 0, tested.stderr
+    lines = tested.stderr.splitlines()
+    start = lines.index("  facts (Python, .hookwright/hooks.yaml): error — KeyError: 'nope'")
+    assert lines[start + 1 : start + 4] == [
+        "      Traceback (most recent call last, the hook's own frames):",
+        f'        File "{project / ".hookwright" / "mine.py"}", line 2, in facts',
+        "          return {'additional_context': inp.payload['nope']}",
+    ], lines
+    assert "stderr:" not in tested.stderr
