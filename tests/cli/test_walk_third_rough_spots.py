@@ -167,3 +167,14 @@ def test_explain_says_a_python_hooks_traceback_as_one_not_as_stderr(
         "          return {'additional_context': inp.payload['nope']}",
     ], lines
     assert "stderr:" not in tested.stderr
+
+
+def test_a_hooks_command_typed_without_its_group_is_pointed_to(isolated_home: Path) -> None:
+    typed = run_hookwright("validate", "-p", str(DEMO), home=isolated_home)
+    assert typed.returncode == 2
+    assert typed.stderr == (
+        "hookwright: error: No such command 'validate'; did you mean: hookwright hooks "
+        "validate? (see: hookwright --help)\n"
+    )
+    other = run_hookwright("nope", home=isolated_home)
+    assert other.stderr == "hookwright: error: No such command 'nope'. (see: hookwright --help)\n"
