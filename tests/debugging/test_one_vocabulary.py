@@ -27,8 +27,8 @@ def test_hooks_validate_names_each_system_as_hooks_list_does(isolated_home: Path
     for file, (system, count) in SYSTEMS.items():
         hooks = "1 hook" if count == 1 else f"{count} hooks"
         line = f"  ok    {file} ({system}): {hooks} checked (folder not trusted: code not loaded)"
-        if system == "skill":  # a skill's hooks are prompts: read and loaded, nothing runs
-            line = f"  ok    {file} ({system}): {hooks} loaded"
+        if system == "skill":  # a skill's hooks are prompts: no code, they only do not run
+            line = f"  ok    {file} ({system}): {hooks} checked (folder not trusted: will not run)"
         assert f"{line}\n" in checked.stdout, checked.stdout
     assert not any(f"({dialect})" in checked.stdout for dialect in IDS), checked.stdout
     listed = run_hookwright("hooks", "list", "-p", str(DEMO), home=isolated_home)

@@ -404,7 +404,8 @@ def test_every_hook_shows_its_system_and_file_and_the_status_is_right_at_once(
     assert "hook Python .hookwright/hooks.yaml" in labels, labels
     assert "hook Claude Code .claude/settings.json" in labels, labels
     skill = [t for t in texts(browser, ".msg.hook .label") if "flow/start" in t]
-    assert skill == ["hook flow/start (system, after_user_input, this call only) skill"], skill
+    label = "hook flow/start (system, after_user_input, this call only) skill"
+    assert skill == [f"{label} skills/flow/hooks/start.md"], skill
     assert "H:start" in texts(browser, ".msg.hook .body")
     [python] = browser.find_elements(
         By.XPATH, "//div[contains(@class,'decision-deny')]//span[contains(@class,'system-python')]"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -412,8 +413,28 @@ def _usage_error(exc: click_errors.UsageError) -> int:
         return 2
     where = exc.ctx.command_path if exc.ctx is not None else "hookwright"
     message = " ".join(exc.format_message().split())
+    said = _hooks_command_meant(exc)
+    if said is not None:
+        message = f"{message.rstrip('.')}; did you mean: hookwright hooks {said}?"
     say_err(f"hookwright: error: {message} (see: {where} --help)")
     return 2
+
+
+#: The usage error of a command name its group does not have.
+_NO_SUCH_COMMAND = re.compile(r"No such command '([\w-]+)'\.")
+
+
+def _hooks_command_meant(exc: click_errors.UsageError) -> str | None:
+    """`validate` when `hookwright validate` was typed for `hookwright hooks validate` (the
+    `hooks` commands, named without their group)."""
+    ctx = exc.ctx
+    if ctx is None or ctx.parent is not None or not isinstance(ctx.command, TyperGroup):
+        return None
+    typed = _NO_SUCH_COMMAND.fullmatch(exc.format_message())
+    hooks = ctx.command.get_command(ctx, "hooks")
+    if typed is None or not isinstance(hooks, TyperGroup):
+        return None
+    return typed[1] if hooks.get_command(ctx, typed[1]) is not None else None
 
 
 def main() -> None:

@@ -42,7 +42,9 @@ class Reader:
     kept: int = 0
     #: Show the records `hooks test` wrote (``"test": true``); hidden by default.
     tests: bool = False
-    #: Records of `hooks test` the query keeps but `tests` hides (said when nothing else is).
+    #: Records of `hooks test` `tests` hides, and of those the ones the query keeps (said
+    #: when nothing else is).
+    tests_seen: int = 0
     hidden_tests: int = 0
     warn: TextIO | None = None
 
@@ -60,6 +62,7 @@ class Reader:
             return None
         assert isinstance(record, dict)
         if record.get("test") is True and not self.tests:
+            self.tests_seen += 1
             self.hidden_tests += self.query.keeps(record)
             return None
         self.read += 1
@@ -263,12 +266,28 @@ def _report(reader: Reader, path: Path, query: Query) -> None:
             f"files {_NOT_RECORDS[reader.skipped == 1]} skipped\n"
         )
     given = query.describe()
-    if reader.kept or not ((reader.read and given) or reader.hidden_tests):
+    if reader.kept or not (given or reader.tests_seen):
         return
     said = f"no audit records match {given}" if given else "no audit records"
-    if reader.read:
-        said += f" ({counted(reader.read, 'record')} read from {path} and its rotated files)"
+    read = _what_was_read(reader, path)
+    if read:
+        said += f" ({read})"
     if reader.hidden_tests:  # hidden by default: say how to see them
         match = "matches" if reader.hidden_tests == 1 else "match"
         said += f"; {counted(reader.hidden_tests, 'record')} of `hooks test` {match}: add --tests"
     sys.stderr.write(f"hookwright: {said}\n")
+
+
+def _what_was_read(reader: Reader, path: Path) -> str:
+    """What the files held, for a query that kept nothing: never silence."""
+    where = f"{path} and its rotated files"
+    tests = counted(reader.tests_seen, "test record")  # written by `hooks test`
+    if reader.read and reader.tests_seen:
+        return f"{counted(reader.read, 'record')} and {tests} read from {where}"
+    if reader.read:
+        return f"{counted(reader.read, 'record')} read from {where}"
+    if not reader.tests_seen:
+        return f"{where} hold no records"
+    if not reader.hidden_tests:
+        return f"{where} hold only {tests}, none of which match"
+    return f"{where} hold only {tests}" if reader.tests_seen > reader.hidden_tests else ""

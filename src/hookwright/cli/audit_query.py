@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from hookwright.core.audit_record import iso_utc
+from hookwright.core.systems import effect_words
 from hookwright.monitor.audit_chain import record_time
 
 Record = dict[str, Any]
@@ -152,10 +153,15 @@ class Summary:
 
     def __init__(self) -> None:
         self.counts: Counter[tuple[str, str, str]] = Counter()
+        #: Each hook's dialect, for its decisions in its system's own words (the text table).
+        self.dialects: dict[str, str] = {}
 
     def add(self, record: Record) -> None:
         decision = record.get("decision") or record.get("effect") or "none"
-        self.counts[(day_of(record), str(record.get("hook")), str(decision))] += 1
+        hook = str(record.get("hook"))
+        self.counts[(day_of(record), hook, str(decision))] += 1
+        if record.get("event") != "Permission" and isinstance(record.get("dialect"), str):
+            self.dialects.setdefault(hook, record["dialect"])
 
     def write(self, out: TextIO, fmt: str) -> None:
         rows = sorted(self.counts.items())
@@ -172,7 +178,8 @@ class Summary:
         width = max((len(hook) for (_, hook, _), _ in rows), default=4)
         out.write(f"{'day':<10}  {'hook':<{width}}  {'decision':<14}  count\n")
         for (day, hook, decision), count in rows:
-            out.write(f"{day:<10}  {hook:<{width}}  {decision:<14}  {count:>5}\n")
+            said = effect_words(decision, self.dialects.get(hook))  # `block (deny)`
+            out.write(f"{day:<10}  {hook:<{width}}  {said:<14}  {count:>5}\n")
 
 
 def csv_printer(out: TextIO) -> Callable[[Record], None]:

@@ -20,6 +20,7 @@ from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
 from hookwright.core.systems import effect_words
+from hookwright.core.tracebacks import AUTHOR_TRACEBACK
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.core.words import counted
 from hookwright.engine.selection import Candidate
@@ -223,7 +224,10 @@ def _result_lines(verdict: Verdict, project_dir: Path | None) -> list[str]:
         if detail:
             text += f" — {detail}"
         lines.append(text)
-        lines += [f"      stderr: {line}" for line in _unsaid(_tail(result.stderr), detail)]
+        stderr = _tail(result.stderr) or ""
+        # An in-process Python hook's "stderr" is the traceback of its own frames: said as one
+        label = "" if result.exit_code is None and AUTHOR_TRACEBACK in stderr else "stderr: "
+        lines += [f"      {label}{line}" for line in _unsaid(stderr, detail)]
         if fix := failure_fix(result.effects):
             lines.append(f"      fix: {fix}")
     return lines

@@ -60,6 +60,9 @@ class HookRow:
     grace: float | None = None
     #: The event in the words of the hook's author, when they differ from `event`.
     own_event: str | None = None
+    #: Where the entry line points instead of `origin` (a load error's file: its note names
+    #: the field, said once).
+    shown_origin: str | None = None
 
 
 def is_plumbing(spec: HookSpec) -> bool:
@@ -119,6 +122,7 @@ def not_run_row(event: Event | None, item: NotRun, policy: FailurePolicy) -> Hoo
         fails=mode.fails,
         closed_by=mode.closed_by,
         own_event=hook.own_event(event) if event is not None else None,
+        shown_origin=item.file if item.error is not None else None,
     )
 
 
@@ -187,7 +191,7 @@ def _entry(row: HookRow, project: Path | None, width: int) -> list[tuple[Text, T
     )
     lines = [(Text(f"  {row.index or '-':>2} ", "dim"), first)]
     blank = Text(" " * INDENT)
-    where = _shorter_origin(row.origin, project)
+    where = _shorter_origin(row.shown_origin or row.origin, project)
     own = f"as {row.own_event}" if row.own_event else ""
     details = [part for part in (own, where, row.note) if part]
     if details:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookwright.core.systems import own_effect
+from hookwright.core.systems import done_words
 
 #: Longest text shown for one value (a command, a reason, a context).
 SHOWN = 100
@@ -61,9 +61,6 @@ def _raised_at(record: Mapping[str, Any]) -> str:
     return f" at {file}:{line}"
 
 
-_VERBS = {"deny": "denied", "block": "blocked", "allow": "allowed", "ask": "asked about"}
-
-
 def describe(record: Mapping[str, Any]) -> str:
     """One phrase: `denied Bash rm -rf build/: no rm`, `added context: ...`."""
     # Records written before `effect` existed: their decision is the best summary.
@@ -81,9 +78,8 @@ def describe(record: Mapping[str, Any]) -> str:
     reason = record.get("reason") or ""
     detail = f": {clip(reason)}" if reason else ""
     target = _call(record) or str(record.get("event"))
-    if effect in _VERBS:
-        own = own_effect(effect, record.get("dialect"))
-        verb = f"{_VERBS[own]} ({_VERBS[effect]})" if own in _VERBS else _VERBS[effect]
+    verb = done_words(effect, record.get("dialect")) if isinstance(effect, str) else None
+    if verb is not None:
         return f"{verb} {target}{detail}"
     if effect == "rewrite input":
         return _rewrite(record)

@@ -148,16 +148,24 @@ def check_mode(mode: str | None) -> PermissionMode | None:
 _NOT_RUN_HANDLER = "hookwright-cli-not-run"
 
 
+class _SeverityFormatter(logging.Formatter):
+    """`error: MESSAGE` or `warning: MESSAGE`, as the command line's diagnostics read."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        word = "error" if record.levelno >= logging.ERROR else "warning"
+        return f"{word}: {record.getMessage()}"
+
+
 def say_not_run_on_stderr() -> None:
-    """Show every hook that will not run (the `hookwright.open` warnings of
-    `report_not_run`: file, hook, reason, fix) as one `warning:` line each on stderr, beside
-    the diagnostics; once per process."""
+    """Show every hook that will not run (the `hookwright.open` lines of `report_not_run`:
+    file, hook, reason, fix) as one line each on stderr, beside the diagnostics: `error:` for
+    a hook that failed to load, `warning:` for one held back; once per process."""
     logger = logging.getLogger(NOT_RUN_LOGGER)
     if any(handler.get_name() == _NOT_RUN_HANDLER for handler in logger.handlers):
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.set_name(_NOT_RUN_HANDLER)
-    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    handler.setFormatter(_SeverityFormatter())
     logger.addHandler(handler)
     logger.propagate = False
 

@@ -190,9 +190,11 @@ def _failures(bound: BoundHooks) -> list[tuple[str, HookFailure]]:
     return found
 
 
-def _add_skills(report: Report, project: Path) -> None:
-    """Every skill's `hooks/hooks.json` under `<project>/skills` (read, nothing runs)."""
+def _add_skills(report: Report, project: Path, policy: TrustPolicy) -> None:
+    """Every skill's `hooks/hooks.json` under `<project>/skills` (read, nothing runs); the
+    hooks of a folder not trusted are counted as such, as `hooks list` and `run` treat them."""
     root = project / "skills"
+    trusted = policy.trusts(root)
     skills = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     for skill in skills:
         config = root / skill / "hooks" / "hooks.json"
@@ -202,7 +204,10 @@ def _add_skills(report: Report, project: Path) -> None:
         loaded = scan_hooks([skill], str(root), errors=errors, quiet=True)
         file = report.file(str(config), "skill")
         file.hooks += len(loaded)
-        file.loaded += len(loaded)
+        if trusted:
+            file.loaded += len(loaded)
+        else:
+            file.untrusted += len(loaded)
         problems = [Diagnostic(error.file, error.field, error.message) for error in errors]
         for problem in problems:
             report.file(problem.file, "skill").problems.append(problem)
@@ -221,7 +226,7 @@ def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:
     found, unrecognised = discover_each_dialect(project, home, scope.config_files)
     for dialect, discovery in found.items():
         _add_dialect(report, dialect, discovery, policy, scope, home)
-    _add_skills(report, project)
+    _add_skills(report, project, policy)
     for diagnostic in unrecognised:
         report.file(diagnostic.file, "-").problems.append(diagnostic)
     return report
@@ -282,6 +287,12 @@ def _hooks(count: int) -> str:
     return "1 hook" if count == 1 else f"{count or 'no'} hooks"
 
 
+def _held_back(report: FileReport) -> str:
+    """What a folder's trust holds back of a file's hooks: a skill's prompt hooks have no
+    code to load, they only do not run."""
+    return "will not run" if report.dialect == "skill" else "code not loaded"
+
+
 def _what_loaded(report: FileReport) -> str:
     """``1 hook loaded, 2 hooks failed``: what became of the file's hooks, in plain words."""
     if report.unreadable:
@@ -289,7 +300,7 @@ def _what_loaded(report: FileReport) -> str:
     others = [
         f"{_hooks(report.failed)} failed" if report.failed else "",
         f"{_hooks(report.off)} turned off" if report.off else "",
-        f"{_hooks(report.untrusted)} checked (folder not trusted: code not loaded)"
+        f"{_hooks(report.untrusted)} checked (folder not trusted: {_held_back(report)})"
         if report.untrusted
         else "",
     ]
@@ -314,6 +325,12 @@ def to_lines(report: Report) -> list[str]:
             for h in f.failures
             if h.mode.closed_by is not None
         ]
+    held_back = sum(f.untrusted for f in report.files.values())
+    if held_back:
+        lines.append(
+            f"{_hooks(held_back)} will not run until the folder is trusted: "
+            f"hookwright trust {report.project}, or run with --trust"
+        )
     if report.unchecked:
         lines.append(
             f"{_hooks(report.unchecked)} of a folder that is not trusted "

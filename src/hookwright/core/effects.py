@@ -56,6 +56,9 @@ class PromptInjection:
     position: int = 0
     #: The skill the hook belongs to (skill prompt hooks), for what the user is shown.
     skill: str | None = None
+    #: The file the hook's prompt came from, relative to the project, for what the user is
+    #: shown.
+    file: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,10 @@ class LazyLogger:
         kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
         self.logger.warning(msg, *args, **kwargs)
 
+    def error(self, msg: object, *args: object, **kwargs: Any) -> None:
+        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1
+        self.logger.error(msg, *args, **kwargs)
+
     def exception(self, msg: object, *args: object, **kwargs: Any) -> None:
         """Within an `except` block, as `logging.Logger.exception`."""
         kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1

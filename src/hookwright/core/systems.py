@@ -44,9 +44,23 @@ def own_effect(effect: str, dialect: str | None) -> str | None:
 
 def effect_words(effect: str, dialect: str | None) -> str:
     """``block (deny)``: the system's own word first, the canonical one beside it, as events
-    are said (`hookwright.host.labels.event_words`)."""
+    are said (`hookwright.host.labels.event_words`). What the terminal, `--explain`, the
+    debug trace and the page say as a hook answers; `done_words` says it once done."""
     own = own_effect(effect, dialect)
     return f"{own} ({effect})" if own else effect
+
+
+#: A decision -> the word for it done (the audit viewer, the run summary).
+DONE = {"deny": "denied", "block": "blocked", "allow": "allowed", "ask": "asked about"}
+
+
+def done_words(effect: str, dialect: str | None) -> str | None:
+    """``blocked (denied)``: a decision done, in the system's own word first as
+    `effect_words` says it; None for an effect that is not a decision."""
+    if effect not in DONE:
+        return None
+    own = own_effect(effect, dialect)
+    return f"{DONE[own]} ({DONE[effect]})" if own in DONE else DONE[effect]
 
 
 def event_words(canonical: str, own: str | None) -> str:

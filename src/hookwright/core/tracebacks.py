@@ -65,13 +65,17 @@ def where(frame: traceback.FrameSummary) -> str:
     return f"{line}: {frame.line.strip()}" if frame.line else line
 
 
+#: The first line of `author_traceback`.
+AUTHOR_TRACEBACK = "Traceback (most recent call last, the hook's own frames):"
+
+
 def author_traceback(exc: BaseException) -> str | None:
     """The traceback Python would print, limited to the author's frames; None when none of
     its frames are the author's (the failure is not in the author's code)."""
     frames = author_frames(exc)
     if not frames:
         return None
-    lines = ["Traceback (most recent call last, the hook's own frames):"]
+    lines = [AUTHOR_TRACEBACK]
     for frame in frames:
         lines.append(f'  File "{frame.filename}", line {frame.lineno}, in {frame.name}')
         if frame.line:

@@ -202,6 +202,13 @@ def _bind(
     except MissingCallable as exc:
         message = f"cannot import {hook.call}: {exc}"
         return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
+    except ModuleNotFoundError as exc:
+        message = f"cannot import {hook.call}: {describe_exception(exc)}"
+        module = hook.call.partition(":")[0]
+        if exc.name == module.partition(".")[0]:  # the hook's own module, not one it imports
+            file_name = Path(*module.split(".")).with_suffix(".py")
+            message += f"; create {file_name} beside {path.name}, or install {exc.name}"
+        return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
     except Exception as exc:
         message = f"cannot import {hook.call}: {describe_exception(exc)}"
         frames = author_frames(exc)

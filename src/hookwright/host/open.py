@@ -87,12 +87,21 @@ class NotRun:
     program. Such a command hook stays registered: it fails when it runs, and blocks where
     the failure policy or its own field fails it closed. `detail`: for a hook its dialect
     turned off on purpose (a Codex hook not reviewed, a folder Gemini CLI does not trust),
-    why, and what makes it run."""
+    why, and what makes it run. `error`: the load error of a hook that failed to load (its
+    file and field, said once on the line)."""
 
     hook: DiscoveredHook
     reason: NotRunReason
     path: str | None = None
     detail: str | None = None
+    error: Diagnostic | None = None
+
+    @property
+    def severity(self) -> Literal["error", "warning"]:
+        """ "error" for a hook that failed to load; "warning" for one held back (a folder not
+        trusted, a setting or a dialect's rule turning it off) or registered to fail when it
+        runs (its program missing: Claude Code's own non-blocking error)."""
+        return "error" if self.error is not None else "warning"
 
     @property
     def registered(self) -> bool:
@@ -102,7 +111,10 @@ class NotRun:
 
     @property
     def file(self) -> str:
-        """The file (and field) that declares the hook."""
+        """The file (and field) that declares the hook; for a load error the file alone (the
+        error names the field)."""
+        if self.error is not None:
+            return self.error.file
         return self.hook.origin or self.hook.source
 
     @property
@@ -412,7 +424,7 @@ def report_not_run(
     log = LazyLogger(NOT_RUN_LOGGER)  # `logging` loaded only when there is one to say
     now = time.time()
     for item in not_run:
-        log.warning("%s", item)
+        (log.error if item.severity == "error" else log.warning)("%s", item)
         hook = item.hook
         engine.audit.note(
             AuditRecord(
@@ -463,7 +475,7 @@ def bind_hooks(
         diagnostics=(*map(str, loaded.diagnostics), *profile_problems, *summary),
         not_run=(
             *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
-            *(NotRun(hook, "not_bound", detail=why) for hook, why in unloaded),
+            *(NotRun(hook, "not_bound", detail=why, error=error) for hook, why, error in unloaded),
             *(NotRun(hook, problem, path) for hook, problem, path in missing),
         ),
         watch=watch,
@@ -507,11 +519,11 @@ def _close_and_check(
 
 def _why_not_bound(
     loaded: LoadResult,
-) -> tuple[list[tuple[DiscoveredHook, str | None]], tuple[str, ...]]:
+) -> tuple[list[tuple[DiscoveredHook, str | None, Diagnostic | None]], tuple[str, ...]]:
     """Each hook bound to nothing -> why, when known: what its dialect said turned it off, or
-    the error it failed to load with; and the diagnostics its not-run line says again, so
-    that each is said once."""
-    why: list[tuple[DiscoveredHook, str | None]] = []
+    the error it failed to load with (and that error); and the diagnostics its not-run line
+    says again, so that each is said once."""
+    why: list[tuple[DiscoveredHook, str | None, Diagnostic | None]] = []
     reasons = set(loaded.off.values())
     # What turned a hook off, said by its dialect as the note on its entry or as the reason.
     noted = {hook.origin for hook in loaded.unloaded if id(hook) in loaded.off}
@@ -523,7 +535,7 @@ def _why_not_bound(
     for hook in loaded.unloaded:
         off = loaded.off.get(id(hook))
         error = load_error(hook, loaded.diagnostics) if off is None else None
-        why.append((hook, off if error is None else error.said))
+        why.append((hook, off if error is None else error.said, error))
         if error is not None and str(error) not in said:
             said.append(str(error))
     return why, tuple(said)

@@ -599,6 +599,7 @@ class Agent:
             role=prompt.role,
             persistent=prompt.persistent,
             content=prompt.content,
+            file=prompt.file,
         )
 
     def _skill_events(self, events: list[dict[str, Any]]) -> None:

@@ -180,6 +180,8 @@ class SkillPromptFrame(_Strict):
     timing: str
     role: str
     content: str
+    #: The file its prompt came from, relative to the project.
+    file: str | None = None
 
 
 class HookResultFrame(_Strict):
@@ -201,6 +203,8 @@ class HookResultFrame(_Strict):
     shadow: bool | None = None
     system: str | None = None
     event_words: str | None = None
+    #: The effect in the system's own word first (``block (deny)``), as the terminal says it.
+    effect_words: str | None = None
     file: str | None = None
     #: What makes a failed hook (or a dropped patch) work, when its dialect knows.
     fix: str | None = None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookwright.core.systems import effect_words
 from hookwright.core.words import listed
 from hookwright.dialects.skills import available_skills
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
@@ -120,13 +121,15 @@ def frame_for_event(event: AgentEvent) -> OutFrame | None:
         return HookFrame(name=event["name"], role=event["role"], content=event["content"])
     if kind == "skill_prompt" and not event.get("persistent"):
         return SkillPromptFrame(
-            **{k: event[k] for k in ("skill", "hook", "timing", "role", "content")}
+            **{k: event[k] for k in ("skill", "hook", "timing", "role", "content")},
+            file=event.get("file"),
         )
     if kind == "hook_result":
         fields = {
             k: v for k, v in event.items() if k != "type" and k in HookResultFrame.model_fields
         }
-        return HookResultFrame(**fields)
+        said = effect_words(event["effect"], event.get("dialect"))  # as the terminal says it
+        return HookResultFrame(**fields, effect_words=said)
     if kind == "notice":
         return NoticeFrame(text=event["text"])
     if kind == "permission" and event.get("behavior") == "deny":
@@ -263,4 +266,4 @@ def _say_opening_notes(setup: SessionSetup, emit: Callable[[OutFrame], None]) ->
             logger.warning("%s", line)
             emit(NoticeFrame(text=line))
     for item in setup.not_run:  # logged on `hookwright.open` and audited when opened
-        emit(NoticeFrame(text=f"warning: {item}"))
+        emit(NoticeFrame(text=f"{item.severity}: {item}"))

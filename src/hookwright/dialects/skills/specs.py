@@ -75,8 +75,19 @@ TIMING_EVENTS: dict[str, Event] = {
 
 def injection(hook: HookInfo) -> PromptInjection:
     return PromptInjection(
-        hook.name, hook.timing, hook.role, hook.content, hook.persistent, skill=hook.skill
+        hook.name,
+        hook.timing,
+        hook.role,
+        hook.content,
+        hook.persistent,
+        skill=hook.skill,
+        file=prompt_file(hook),
     )
+
+
+def prompt_file(hook: HookInfo) -> str:
+    """The hook's prompt file, relative to the project."""
+    return f"skills/{hook.skill}/hooks/{hook.file}"
 
 
 def _main_agent(inp: HookInput) -> bool:
@@ -135,7 +146,7 @@ def skill_specs(hooks: Iterable[HookInfo], scope: str | None = None) -> list[Hoo
                 dialect=DIALECT,
                 scope=scope,
                 when=_first_round if first else _main_agent,
-                origin=f"skills/{hook.skill}/hooks/{hook.file}",
+                origin=prompt_file(hook),
                 description=_description(hook),
                 dialect_data=SkillSpecData(hook.timing, _tool_filter(hook)),
             )

@@ -45,14 +45,23 @@ function saveHistory() {
   localStorage.setItem(HISTORY_KEY, JSON.stringify(history));
 }
 
-// The log as shown: one {kind, label, text} per entry.
+// The log as shown: one {kind, label, text, badges, fix} per entry, so a reload shows each
+// hook's system and file badges as they were.
 function saveDisplay() {
-  const entries = Array.from(log.children).map((element) => ({
-    kind: element.className.replace(/^msg ?/, ""),
-    label: element.querySelector(".label")?.textContent || "",
-    text: element.querySelector(".body")?.textContent || "",
-    fix: element.querySelector(".fix")?.dataset.fix || "",
-  }));
+  const entries = Array.from(log.children).map((element) => {
+    const caption = element.querySelector(".label");
+    const badges = Array.from(element.querySelectorAll(".label .badge")).map((badge) => ({
+      kind: badge.className.replace(/^badge ?/, ""),
+      text: badge.textContent,
+    }));
+    return {
+      kind: element.className.replace(/^msg ?/, ""),
+      label: (badges.length ? caption.firstChild.textContent : caption?.textContent) || "",
+      text: element.querySelector(".body")?.textContent || "",
+      badges,
+      fix: element.querySelector(".fix")?.dataset.fix || "",
+    };
+  });
   localStorage.setItem(DISPLAY_KEY, JSON.stringify(entries));
 }
 
@@ -144,7 +153,10 @@ function renderHistory() {
   log.textContent = "";
   const shown = loadList(DISPLAY_KEY);
   if (shown.length > 0 || history.length === 0) {
-    for (const entry of shown) add(entry.kind, entry.label, entry.text, [], entry.fix);
+    for (const entry of shown) {
+      const badges = Array.isArray(entry.badges) ? entry.badges : [];
+      add(entry.kind, entry.label, entry.text, badges, entry.fix);
+    }
     return;
   }
   const toolNames = {};
@@ -449,13 +461,13 @@ function handleFrame(frame) {
       break;
     case "skill_prompt":
       add("hook", `hook ${frame.skill ? `${frame.skill}/` : ""}${frame.hook} (${frame.role}, ` +
-        `${frame.timing}, this call only)`, frame.content, hookBadges("skill"));
+        `${frame.timing}, this call only)`, frame.content, hookBadges("skill", frame.file));
       break;
     case "hook_result": {
       const decision = frame.decision || (frame.status !== "ok" ? "failed" : frame.effect);
       const detail = frame.reason || frame.error;
       add(`note decision-${decision.replace(/[^a-z]+/g, "-")}`, "hook",
-        `${frame.event_words || frame.event}: ${frame.hook} → ${frame.effect}` +
+        `${frame.event_words || frame.event}: ${frame.hook} → ${frame.effect_words || frame.effect}` +
         (detail ? ` (${detail})` : ""),
         hookBadges(frame.system || frame.dialect, frame.file), frame.fix);
       break;
