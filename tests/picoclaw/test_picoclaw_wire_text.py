@@ -93,6 +93,19 @@ def test_the_text_is_the_encoded_params(
         )
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"channel": "c"}, {"chat_id": 4}, {"sender_id": ""}, {"context": "x"}, {"context": {}}],
+)
+def test_the_current_protocols_context_member(extra: dict[str, Any]) -> None:
+    """A tool call with no context and no inbound field (written as one constant), and each
+    field or context that makes it written out: the encoded dict's bytes every time."""
+    inp = HookInput(Event.PreToolUse, session_id="s", payload={"tool_name": "Bash", **extra})
+    assert tool_call_text(inp, "before_tool", "current") == old_encoding(
+        inp, "before_tool", "current"
+    )
+
+
 def test_what_the_text_cannot_say_is_left_to_the_dict() -> None:
     """A value of the wrong type where the meta wants a string, or arguments that do not
     encode: None, so the params are built and sent (or fail) as before."""

@@ -72,9 +72,10 @@ class HookServices(Protocol):
     def state(self) -> StateSessions: ...
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RunContext:
-    """Handed to a handler for one run."""
+    """Handed to a handler for each of its runs: the engine makes one per hook and services
+    and hands the same one to every run (read it, never keep per-run state on it)."""
 
     spec: HookSpec
     timeout: float | None

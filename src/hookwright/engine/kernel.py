@@ -40,16 +40,18 @@ from hookwright.core.events import Event, HookInput, resolve_event
 from hookwright.core.logs import LazyLogger
 from hookwright.core.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.core.results import Verdict, failed_dispatch
-from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler
+from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
 from hookwright.engine.defaults import DEFAULT_AUDIT, engine_defaults
 from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
 from hookwright.engine.observers import ObserverBus, ObserverFunc
 from hookwright.engine.run_loop import (
+    AwaitedStages,
     InlineStages,
     apply_to_input,
     inline_calls,
     plan_stages,
     run_awaited,
+    run_contexts,
     run_inline,
 )
 from hookwright.engine.selection import Candidate, explain_with_warnings, if_rule_matches
@@ -67,22 +69,29 @@ T = TypeVar("T")
 _SCOPE_ENDING = frozenset({Event.SessionEnd, Event.SubagentStop})
 
 
+#: A hook's run context under the engine's services (`HookEngine._context`).
+ContextOf = Callable[[HookSpec], RunContext]
+
+
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """The stages of one dispatch, and how to run them."""
 
-    stages: tuple[tuple[HookSpec, ...], ...]
+    #: The stages as `run_awaited` runs them (each hook's run context); empty when `calls`
+    #: is not None.
+    stages: AwaitedStages
     #: When every hook is a sync Python callable without a timeout (`HookSpec.inline`): the
-    #: same stages as calls, which `run_inline` makes on the dispatching thread; else None.
+    #: stages as calls, which `run_inline` makes on the dispatching thread; else None.
     calls: InlineStages | None
 
     @classmethod
-    def of(cls, selected: list[HookSpec]) -> _Plan:
+    def of(cls, selected: list[HookSpec], context_of: ContextOf) -> _Plan:
         if not selected:
             return _NOTHING
-        stages = tuple(tuple(stage) for stage in plan_stages(selected))
-        inline = all(spec.inline for spec in selected)
-        return cls(stages, inline_calls(stages) if inline else None)
+        stages = plan_stages(selected)
+        if all(spec.inline for spec in selected):
+            return cls((), inline_calls(stages))
+        return cls(run_contexts(stages, context_of), None)
 
 
 _NOTHING = _Plan((), ())
@@ -99,7 +108,7 @@ class _Candidates:
     plan: _Plan | None
 
     @classmethod
-    def of(cls, hooks: list[HookSpec], value: str | None) -> _Candidates:
+    def of(cls, hooks: list[HookSpec], value: str | None, context_of: ContextOf) -> _Candidates:
         candidates = [
             spec
             for spec in hooks
@@ -114,7 +123,7 @@ class _Candidates:
             and spec.dedup_key is None
             for spec in candidates
         )
-        return cls(candidates, _Plan.of(candidates) if plain else None)
+        return cls(candidates, _Plan.of(candidates, context_of) if plain else None)
 
 
 #: The candidates of an event without hooks.
@@ -170,7 +179,10 @@ class HookEngine:
         self.monitor: DispatchMonitor = watch
         #: The default monitor, kept when `monitor` is wrapped or replaced: it follows the audit.
         self._watch = watch
-        self.services = services if services is not None else Services()
+        self._services = services if services is not None else Services()
+        #: Each hook's run context under `services`, made on its first awaited run (cleared
+        #: whenever the hooks or the services change).
+        self._contexts: dict[HookSpec, RunContext] = {}
         self._audit = audit
         self._use_audit(audit)
         self.observers = ObserverBus(capacity=observer_capacity, timeout=observer_timeout)
@@ -184,6 +196,25 @@ class HookEngine:
         self._loop_thread: _LoopThread | None = None
         self._loop_lock = threading.Lock()
         self._empty: dict[Event, Verdict] = {}
+
+    @property
+    def services(self) -> Services:
+        return self._services
+
+    @services.setter
+    def services(self, services: Services) -> None:
+        """Replace the services every hook run from now on is lent (its plans and run contexts
+        are made again)."""
+        self._services = services
+        self._contexts.clear()
+        self._candidates.clear()
+
+    def _context(self, spec: HookSpec) -> RunContext:
+        """The run context `spec` is handed on every run under the current services."""
+        context = self._contexts.get(spec)
+        if context is None:
+            context = self._contexts[spec] = RunContext(spec, spec.timeout, self._services)
+        return context
 
     @property
     def audit(self) -> AuditTrail:
@@ -231,6 +262,7 @@ class HookEngine:
         else:
             self._by_event.pop(event, None)
         self._candidates.clear()
+        self._contexts.clear()
         self._once_hooks = sum(1 for specs in self._by_event.values() for s in specs if s.once)
 
     def hooks(self, event: Event | str | None = None) -> list[HookSpec]:
@@ -368,7 +400,7 @@ class HookEngine:
         key = (event, value)
         cached = self._candidates.get(key)
         if cached is None:
-            cached = _Candidates.of(self._by_event.get(event, []), value)
+            cached = _Candidates.of(self._by_event.get(event, []), value, self._context)
             if len(self._candidates) > 4096:
                 self._candidates.clear()
             self._candidates[key] = cached
@@ -380,7 +412,7 @@ class HookEngine:
             return _NO_CANDIDATES
         if any(spec.matcher is not None and spec.match_field is None for spec in hooks):
             return _BY_VALUE
-        return _Candidates.of(hooks, None)
+        return _Candidates.of(hooks, None, self._context)
 
     @staticmethod
     def _select_from(candidates: list[HookSpec], inp: HookInput) -> list[HookSpec]:
@@ -425,12 +457,12 @@ class HookEngine:
             cached = self._candidates.get(inp.event)  # `_candidates_of`, its usual case inline
             if cached is None or cached is _BY_VALUE:
                 cached = self._candidates_of(inp)
-            plan = cached.plan or _Plan.of(self._select_from(cached.hooks, inp))
+            plan = cached.plan or _Plan.of(self._select_from(cached.hooks, inp), self._context)
         else:
-            plan = _Plan.of(selected)
+            plan = _Plan.of(selected, self._context)
         mark = self.monitor.before(inp, self._by_event)
         if plan.calls is None:
-            verdict = await run_awaited(inp, plan.stages, self.services, self._secrets)
+            verdict = await run_awaited(inp, plan.stages, self._secrets)
         elif plan.calls:
             verdict = run_inline(inp, plan.calls, self._secrets)
         else:
@@ -445,7 +477,7 @@ class HookEngine:
         """The sync facade: the same dispatch, run to its end on the calling thread. Sync
         Python hooks run on it; anything else runs on the engine's private event loop thread."""
         cached = self._candidates_of(inp)
-        plan = cached.plan or _Plan.of(self._select_from(cached.hooks, inp))
+        plan = cached.plan or _Plan.of(self._select_from(cached.hooks, inp), self._context)
         if plan.calls is None and _in_running_loop():
             return failed_dispatch(
                 inp.event,
@@ -455,7 +487,7 @@ class HookEngine:
             )
         mark = self.monitor.before(inp, self._by_event)
         if plan.calls is None:
-            awaited = run_awaited(inp, plan.stages, self.services, self._secrets)
+            awaited = run_awaited(inp, plan.stages, self._secrets)
             verdict = self._loop().run(awaited)
         elif plan.calls:
             verdict = run_inline(inp, plan.calls, self._secrets)

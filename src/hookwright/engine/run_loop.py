@@ -20,7 +20,8 @@ Two loops drive the stages, differing only in how a handler is called:
   calls completes in call order, so its merge is the awaited loop's.
 * `run_awaited`: any handler (a process, an HTTP endpoint, an async function, a timed sync
   function), awaited under its timeout (`_step`); the hooks of a parallel stage run
-  concurrently.
+  concurrently. Its stages hold each hook's `RunContext`, which the engine makes once per
+  hook and services (`run_contexts`), not once per run.
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ from hookwright.core.results import Decision, HookResult, Status, Verdict
 from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
 from hookwright.core.systems import system_name
 from hookwright.core.tracebacks import author_traceback, describe_exception
-from hookwright.engine.services import Services
 
 #: The planned stages of one dispatch, in run order.
 Stages = Sequence[Sequence[HookSpec]]
+#: The same stages as `run_awaited` runs them: each hook's run context (`RunContext.spec`).
+AwaitedStages = Sequence[Sequence[RunContext]]
 #: A sync Python hook as the fast path calls it: its spec, its callable, its return decoder.
 InlineCall = tuple[HookSpec, Callable[[HookInput], Any], Callable[[Any], HookResult | None]]
 InlineStages = Sequence[Sequence[InlineCall]]
@@ -219,21 +221,26 @@ def run_inline(inp: HookInput, stages: InlineStages, secrets: AbstractSet[str]) 
     return verdict
 
 
+def run_contexts(
+    stages: Stages, context_of: Callable[[HookSpec], RunContext]
+) -> tuple[tuple[RunContext, ...], ...]:
+    """The stages as `run_awaited` takes them: each hook's `context_of(spec)`."""
+    return tuple(tuple(context_of(spec) for spec in stage) for stage in stages)
+
+
 def run_awaited(
-    inp: HookInput, stages: Stages, services: Services, secrets: AbstractSet[str]
+    inp: HookInput, stages: AwaitedStages, secrets: AbstractSet[str]
 ) -> Coroutine[Any, Any, Verdict]:
     """The stages of any hooks, each awaited under its timeout; a parallel stage's hooks run
     concurrently and merge as they complete. One stage of one hook (a JSON-RPC hook on a
     tool call) is its step alone: no stage rule applies, and the dispatch awaits one
     coroutine less."""
     if len(stages) == 1 and len(stages[0]) == 1:
-        return _step(Verdict(inp.event), stages[0][0], inp, services, secrets)
-    return _run_stages(inp, stages, services, secrets)
+        return _step(Verdict(inp.event), stages[0][0], inp, secrets)
+    return _run_stages(inp, stages, secrets)
 
 
-async def _run_stages(
-    inp: HookInput, stages: Stages, services: Services, secrets: AbstractSet[str]
-) -> Verdict:
+async def _run_stages(inp: HookInput, stages: AwaitedStages, secrets: AbstractSet[str]) -> Verdict:
     verdict = Verdict(inp.event)
     current = inp
     for stage in stages:
@@ -243,26 +250,23 @@ async def _run_stages(
                 break
             current = following
         if len(stage) == 1:
-            await _step(verdict, stage[0], current, services, secrets)
+            await _step(verdict, stage[0], current, secrets)
         else:
-            await _concurrently(verdict, stage, current, services, secrets)
+            await _concurrently(verdict, stage, current, secrets)
     return verdict
 
 
 async def _step(
-    verdict: Verdict,
-    spec: HookSpec,
-    inp: HookInput,
-    services: Services,
-    secrets: AbstractSet[str],
+    verdict: Verdict, context: RunContext, inp: HookInput, secrets: AbstractSet[str]
 ) -> Verdict:
-    """One hook's step in the awaited loop: its handler awaited, bounded by `spec.timeout`
-    (`TimeoutError` past it), then `record` into `verdict`, which it returns. The call is
-    written out here rather than in a helper: on the JSON-RPC path every coroutine level
-    costs each round trip twice (the suspension at the pipe and the resumption)."""
+    """One hook's step in the awaited loop: its handler awaited with its `context`, bounded
+    by `spec.timeout` (`TimeoutError` past it), then `record` into `verdict`, which it
+    returns. The call is written out here rather than in a helper: on the JSON-RPC path
+    every coroutine level costs each round trip twice (the suspension at the pipe and the
+    resumption)."""
+    spec = context.spec
     handler = spec.handler
-    timeout = spec.timeout
-    context = RunContext(spec, timeout, services)
+    timeout = context.timeout
     started = _clock()
     try:
         if timeout is None or getattr(handler, "enforces_timeout", False) is True:
@@ -285,17 +289,13 @@ async def _step(
 
 
 async def _concurrently(
-    verdict: Verdict,
-    stage: Sequence[HookSpec],
-    inp: HookInput,
-    services: Services,
-    secrets: AbstractSet[str],
+    verdict: Verdict, stage: Sequence[RunContext], inp: HookInput, secrets: AbstractSet[str]
 ) -> None:
     """One parallel stage: every hook's step as a task, each merged as it completes; when
     the dispatch is cancelled, so are they, and it waits for them to end."""
     import asyncio
 
-    tasks = [asyncio.ensure_future(_step(verdict, spec, inp, services, secrets)) for spec in stage]
+    tasks = [asyncio.ensure_future(_step(verdict, context, inp, secrets)) for context in stage]
     try:
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:

@@ -37,6 +37,9 @@ _MAIN_SOURCE = _string(MAIN_TURN_SOURCE)
 _MAIN_AGENT = _string(MAIN_AGENT_ID)
 #: Each method's `TracePath`, as JSON text.
 _STAGES = {method: _string(path) for method, path in TRACE_PATHS.items()}
+#: The context `_context` writes for a payload with no context and none of the inbound
+#: fields (the usual tool call): every member empty.
+_EMPTY_INBOUND = '{"inbound":{"channel":"","chat_id":"","sender_id":""}}'
 
 
 def _sub_turn_meta(stage: str, turn_source: str) -> str:
@@ -72,7 +75,16 @@ def tool_call_text(inp: HookInput, method: str, protocol: Protocol) -> bytes | N
             encoded = json_text(arguments if type(arguments) is dict else dict(arguments))
             members = f'{members},"arguments":{encoded}'
         if protocol == "current":
-            members = f'"context":{_context(payload, context, inbound)},{members}'
+            if (
+                context is None
+                and "channel" not in payload
+                and "chat_id" not in payload
+                and "sender_id" not in payload
+            ):
+                # What `_context` writes for these, without its calls.
+                members = f'"context":{_EMPTY_INBOUND},{members}'
+            else:
+                members = f'"context":{_context(payload, context, inbound)},{members}'
         elif inbound is not None or "channel" in payload or "chat_id" in payload:
             members += _seed_channel(payload, inbound)
         turn_source = payload.get("turn_source")
