@@ -196,6 +196,8 @@ class Agent:
         self._turn_model: str | None = None
         #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
         self.context_tokens = 0
+        #: When the model last answered (seconds since the epoch), for PreModelSwitch.
+        self.answered_at: float | None = None
         self._pending_context: list[str] = []
         self._initial_message: str | None = None
         self._iteration = 0
@@ -410,6 +412,8 @@ class Agent:
                 self.transcript.path, self.model_name, time.time(), self.hooks.claude_code
             )
             self.context_tokens = cost.context_tokens
+            if cost.context_tokens:
+                self.answered_at = time.time() - cost.seconds_since_last_response
         decision = await self.hooks.start(source, resume_cost=cost)
         self._open_with(decision.before_prompt)
         self.queue_context(decision.after_prompt)
@@ -736,6 +740,7 @@ class Agent:
         except ModelError as exc:
             await self._fail_run(exc.kind, str(exc))
             raise TurnEnded("failed", f"{exc.kind}: {exc}") from None
+        self.answered_at = time.time()
         if response.usage is not None:
             self.context_tokens = response.usage.total_tokens
         model_ref = refs.model_ref(model, model_name)

@@ -26,6 +26,14 @@ from hookwright.runtime.transcript import last_response
 CACHE_TTL_SECONDS: Final = 300
 
 
+def cache_warm(answered_at: float | None, now: float) -> bool:
+    """Whether the prompt cache of a session whose model last answered at `answered_at`
+    (seconds since the epoch; None: never) is still warm at `now`: PreModelSwitch's
+    ``prompt_cache_warm``, the contrary of ``prompt_cache_likely_expired`` (measured: true after
+    an answer that reported no cache tokens at all)."""
+    return answered_at is not None and math.floor(now - answered_at) <= CACHE_TTL_SECONDS
+
+
 def resume_cost(transcript: Path, model: str, now: float, profile: ClaudeCodeProfile) -> ResumeCost:
     """The cost of resuming the session of `transcript` with `model` at `now` (seconds since
     the epoch), priced by `profile`'s catalog. A transcript without an answer (or one without
