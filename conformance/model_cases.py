@@ -54,7 +54,8 @@ def model_name_cases() -> list[Case]:
     """`/model NAME` for the version's names that are no family name: where the requests go,
     what the output says, and what PreModelSwitch is asked (twice for 2.1.332's `haiku` and
     `opusplan`; `default` reads `requested_model: null`); a deny of the second model asked
-    about keeps the model; a switch after the model answered reads the cache warm."""
+    about keeps the model; a switch after the model answered (in the session, or before the session
+    was resumed) reads the cache warm."""
     watched = observers(*SWITCH_EVENTS)
     after_answer = Case(
         "model-switch-cache-warm",
@@ -63,6 +64,14 @@ def model_name_cases() -> list[Case]:
         [*watched, *observers("Stop")],
         follow_ups=("/model claude-sonnet-5-5", "go"),
         compare=frozenset({"stdin", "order", "model", "files", "models"}),
+    )
+    after_resume = Case(
+        "model-switch-after-resume",
+        "go",
+        [Turn("done")],
+        watched,
+        resume="/model sonnet",
+        compare=frozenset({"stdin", "order", "files"}),
     )
     return [
         _switch("model-switch-haiku", "/model haiku", *watched),
@@ -77,6 +86,7 @@ def model_name_cases() -> list[Case]:
             *watched,
         ),
         after_answer,
+        after_resume,
     ]
 
 

@@ -407,13 +407,13 @@ class Agent:
             audit=str(audit) if audit is not None else None,
         )
         cost = None
-        if source in ("resume", "fork") and self.hooks.claude_code.resume_cost:
-            cost = resume_cost(
-                self.transcript.path, self.model_name, time.time(), self.hooks.claude_code
-            )
-            self.context_tokens = cost.context_tokens
-            if cost.context_tokens:
-                self.answered_at = time.time() - cost.seconds_since_last_response
+        if source in ("resume", "fork"):
+            last = transcripts.last_response(self.transcript.path)
+            self.answered_at = None if last is None else last.at
+            if self.hooks.claude_code.resume_cost:
+                profile = self.hooks.claude_code
+                cost = resume_cost(last, self.model_name, time.time(), profile)
+                self.context_tokens = cost.context_tokens
         decision = await self.hooks.start(source, resume_cost=cost)
         self._open_with(decision.before_prompt)
         self.queue_context(decision.after_prompt)
