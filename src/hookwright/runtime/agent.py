@@ -194,9 +194,8 @@ class Agent:
         self.session_effort = config.effort
         #: The model the running turn's requests go to, when the skill it typed names one.
         self._turn_model: str | None = None
-        #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
+        #: For PreModelSwitch: the last model call's tokens, and when it answered (epoch s).
         self.context_tokens = 0
-        #: When the model last answered (seconds since the epoch), for PreModelSwitch.
         self.answered_at: float | None = None
         self._pending_context: list[str] = []
         self._initial_message: str | None = None
