@@ -28,6 +28,13 @@ def blocked(stderr: str) -> Action:
     return Action(stderr=stderr, exit=2)
 
 
+#: A foreground subagent (2.1.332 runs one in the background unless told).
+SUBAGENT_INPUT = {
+    "description": "make it",
+    "prompt": "touch sub.txt",
+    "subagent_type": "general-purpose",
+    "run_in_background": False,
+}
 ONE_BASH = [Turn(tools=[bash("toolu_a", "echo hi")]), Turn("done")]
 WRITES = [Turn(tools=[bash("toolu_a", "touch ran.txt")]), Turn("done")]
 EVERY_EVENT = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PostToolBatch")

@@ -18,6 +18,7 @@ from conformance.case_kit import (
     ONE_BASH,
     PROMPT_GATE,
     SKILL,
+    SUBAGENT_INPUT,
     TOOL_EVENTS,
     WRITES,
     bash,
@@ -40,6 +41,7 @@ from conformance.skill_cases import (
     resume_cases,
     slash_and_skill_cases,
 )
+from conformance.subagent_cases import read_set_cases
 
 # A Stop-loop plugin in the popular style: it finds the transcript in its stdin and greps it for
 # the assistant's lines. Claude Code writes the transcript shortly after the reply, so the hook
@@ -479,16 +481,10 @@ NOT_JSON = '{"hookSpecificOutput": {unquoted: 1}}'
 
 #: onFailure on mcp_tool hooks (added between 2.1.325 and 2.1.328).
 MCP_ON_FAILURE = "2.1.328"
-# A foreground subagent (2.1.332 runs one in the background unless told) that runs one Bash
-# call and answers; then the main agent answers. Compared: which hooks ran, the files and
-# every request of the parent and the subagent (a SubagentStop that kept the subagent working
-# would add one), the hand-back itself aside: its framing is each agent's own.
-SUBAGENT_INPUT = {
-    "description": "make it",
-    "prompt": "touch sub.txt",
-    "subagent_type": "general-purpose",
-    "run_in_background": False,
-}
+# A foreground subagent that runs one Bash call and answers; then the main agent answers.
+# Compared: which hooks ran, the files and every request of the parent and the subagent (a
+# SubagentStop that kept the subagent working would add one), the hand-back itself aside: its
+# framing is each agent's own.
 SUBAGENT = [
     Turn(tools=[ToolUse("toolu_a", "Agent", SUBAGENT_INPUT)]),
     Turn(tools=[bash("toolu_s", "touch sub.txt")]),
@@ -845,6 +841,7 @@ CASES: list[Case] = [
     *input_order_cases(),
     *unread_file_cases(),
     *refusal_cases(),
+    *read_set_cases(),
     *slash_and_skill_cases(),
     *nested_command_cases(),
     *frontmatter_cases(),

@@ -57,6 +57,9 @@ AGENT_NOISE = (
     "If the user's request might be served by one of these servers",
     "The following MCP servers are still connecting",
     "You are powered by the model",
+    # 2.1.332 on some models (claude-opus-5-5) in bypassPermissions mode: its note on the mode
+    "While bypass permissions mode is active:",
+    "You can do much of your work through the Bash tool when it is the simpler route",
     # 2.1.332 run as a teammate: its own note on the team it belongs to
     "# Team Coordination",
     "**IMPORTANT:** Always refer to active teammates",

@@ -5,20 +5,25 @@ version."""
 
 from __future__ import annotations
 
+import json
+
 from conformance.case_kit import WRITES, observers, specific
+from conformance.fake_api import Turn
 from conformance.harness import Case, Hook
 
+#: Both switch events, observed.
+SWITCH_EVENTS = ("PreModelSwitch", "PostModelSwitch")
 
-def _switch(name: str, command: str, *hooks: Hook, read: str = "model") -> Case:
-    """`command` typed, then the prompt `go`; the tool and stop hooks log what they read.
-    `read`: how what the model reads is compared (`verdict`: each text's first line)."""
+
+def _switch(name: str, command: str, *hooks: Hook) -> Case:
+    """`command` typed, then the prompt `go`; the tool and stop hooks log what they read."""
     return Case(
         name,
         command,
         WRITES,
         [*hooks, *observers("PreToolUse", "Stop")],
         follow_ups=("go",),
-        compare=frozenset({"stdin", "order", read, "files", "models"} - {""}),
+        compare=frozenset({"stdin", "order", "model", "files", "models"}),
     )
 
 
@@ -29,22 +34,77 @@ def _gate(decision: str) -> Hook:
     return Hook("PreModelSwitch", f"pre-{decision}", answer)
 
 
+def _deny_switch_to(model: str) -> Hook:
+    """A PreModelSwitch hook that denies the switch to `model` alone (it reads the stdin JSON
+    as both agents write it, without spaces)."""
+    answer = json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreModelSwitch",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": f"MARK not {model}",
+            }
+        }
+    )
+    command = f"grep '\"to_model\":\"{model}\"' >/dev/null && printf '%s' '{answer}' || true"
+    return Hook("PreModelSwitch", "deny-one", command=command)
+
+
+def model_name_cases() -> list[Case]:
+    """`/model NAME` for the version's names that are no family name: where the requests go,
+    what the output says, and what PreModelSwitch is asked (twice for 2.1.332's `haiku` and
+    `opusplan`; `default` reads `requested_model: null`); a deny of the second model asked
+    about keeps the model; a switch after the model answered (in the session, or before the session
+    was resumed) reads the cache warm."""
+    watched = observers(*SWITCH_EVENTS)
+    after_answer = Case(
+        "model-switch-cache-warm",
+        "go",
+        [Turn("done"), Turn("done again")],
+        [*watched, *observers("Stop")],
+        follow_ups=("/model claude-sonnet-5-5", "go"),
+        compare=frozenset({"stdin", "order", "model", "files", "models"}),
+    )
+    after_resume = Case(
+        "model-switch-after-resume",
+        "go",
+        [Turn("done")],
+        watched,
+        resume="/model sonnet",
+        compare=frozenset({"stdin", "order", "files"}),
+    )
+    return [
+        _switch("model-switch-haiku", "/model haiku", *watched),
+        _switch("model-switch-opusplan", "/model opusplan", *watched),
+        _switch("model-switch-default", "/model default", *watched),
+        _switch("model-switch-best", "/model best", *watched),
+        _switch("model-switch-opus-1m", "/model opus[1m]", *watched),
+        _switch(
+            "model-switch-haiku-second-denied",
+            "/model haiku",
+            _deny_switch_to("claude-sonnet-5-5"),
+            *watched,
+        ),
+        after_answer,
+        after_resume,
+    ]
+
+
 def model_switch_cases() -> list[Case]:
     """`/model NAME` (a model the version names, a family name, one it does not know),
-    `/model` alone, and a switch a PreModelSwitch hook denies or asks about or a
-    PostModelSwitch hook adds context to (an older version has neither event: the switch
-    goes through)."""
+    `/model` alone (listing the version's names for models), and a switch a PreModelSwitch
+    hook denies or asks about or a PostModelSwitch hook adds context to (an older version has
+    neither event: the switch goes through)."""
     context = specific("PostModelSwitch", additionalContext="MARK after the switch")
     return [
         _switch("effort-switch-sonnet", "/model claude-sonnet-5-5"),
         _switch("effort-switch-haiku-4-5", "/model claude-haiku-4-5"),
         _switch("model-switch-family", "/model sonnet", *observers("PreModelSwitch")),
-        # After the first line, the names each agent takes.
-        _switch("model-current", "/model", read="verdict"),
-        # Claude Code adds a line on the context window it assumes for a model it does not
-        # know; hookwright assumes none. The hooks' effort and the requests' model compared.
-        _switch("model-switch-unknown", "/model claude-foo-9", read=""),
+        _switch("model-current", "/model"),
+        # 2.1.332 adds a note on the context window it assumes for a model it does not know.
+        _switch("model-switch-unknown", "/model claude-foo-9", *observers(*SWITCH_EVENTS)),
         _switch("model-switch-denied", "/model claude-sonnet-5-5", _gate("deny")),
+        *model_name_cases(),
         _switch("model-switch-ask", "/model claude-sonnet-5-5", _gate("ask")),
         _switch(
             "model-switch-context",

@@ -213,3 +213,17 @@ def test_a_bad_flag_is_a_one_line_error_from_hookwright_run(tmp_path: Path) -> N
         "hookwright: error: --claude-code-version: not a Claude Code version: 'two' "
         "(profiles: 2.1.240, 2.1.295, 2.1.332)\n"
     )
+
+
+@pytest.mark.parametrize("profile", [V2_1_240, V2_1_295, V2_1_332])
+def test_every_name_for_a_model_means_a_model_of_the_version_catalog(
+    profile: ClaudeCodeProfile,
+) -> None:
+    """A name `/model` alone lists switches to a model the version knows (so no switch by one
+    of its own names reads `pricing: "default"` or gets the unknown-model note)."""
+    for alias in profile.model_aliases:
+        for model in (alias.model, *alias.also):
+            assert profile.cache_write(model, 1)[1] == "catalog", (profile.shown, alias.name)
+            assert profile.unrecognized(model) is None
+    assert V2_1_332.unrecognized("claude-foo-9") is not None
+    assert V2_1_240.unrecognized("claude-foo-9") is None

@@ -132,3 +132,150 @@ def test_pre_model_switch_prices_the_switch_by_the_version_catalog(
         (0.125, "catalog"),
         (1.25, "default"),
     ]
+
+
+#: Logs each hook's stdin; as PreModelSwitch, denies the switch to `$DENY_TO`.
+DENYING_HOOK = """\
+import json, os, sys
+data = sys.stdin.read()
+with open(os.environ["HOOK_LOG"], "a") as log:
+    log.write(data)
+event = json.loads(data)
+if event["hook_event_name"] == "PreModelSwitch" and event["to_model"] == os.environ["DENY_TO"]:
+    answer = {"hookEventName": "PreModelSwitch", "permissionDecision": "deny",
+              "permissionDecisionReason": "not " + event["to_model"]}
+    print(json.dumps({"hookSpecificOutput": answer}))
+"""
+
+
+def switch_hooks(tmp_path: Path) -> None:
+    """PreModelSwitch and PostModelSwitch hooks that log, the first denying `$DENY_TO`."""
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / "hook.py").write_text(DENYING_HOOK)
+    hook = [{"hooks": [{"type": "command", "command": f"python3 {tmp_path / 'hook.py'}"}]}]
+    settings = {"hooks": {"PreModelSwitch": hook, "PostModelSwitch": hook}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(settings))
+
+
+def switch_events(tmp_path: Path) -> list[dict[str, Any]]:
+    log = tmp_path / "hooks.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def command_output(request: dict[str, Any]) -> str:
+    """The recorded output of the first local command in `request`."""
+    texts = [block["text"] for block in request["messages"][0]["content"]]
+    (output,) = [text for text in texts if text.startswith("<local-command-stdout>")]
+    return output.removeprefix("<local-command-stdout>").removesuffix("</local-command-stdout>\n")
+
+
+@pytest.mark.parametrize(("version", "current"), [("2.1.240", "Opus 5"), ("2.1.332", "`Opus 5`")])
+def test_model_alone_lists_the_names_the_version_takes(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path, version: str, current: str
+) -> None:
+    server.queue_anthropic(FakeReply("done"))
+    (request,) = chat(tmp_path, isolated_home, server, "/model\ngo\n", version)
+    assert command_output(request) == (
+        f"Current model: {current}\nUsage: /model <name>. Available: sonnet, opus, haiku, fable, "
+        "best, sonnet[1m], opus[1m], fable[1m], opusplan, default, or a full model ID."
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "name", "model", "output"),
+    [
+        ("2.1.240", "fable", "claude-fable-5", "Set model to Fable 5 for this session only"),
+        (
+            "2.1.240",
+            "opus[1m]",
+            "claude-opus-5",
+            "Set model to Opus 5 (1M context) for this session only",
+        ),
+        ("2.1.332", "best", "claude-opus-5-5", "Set model to `Opus 5.5` for this session only"),
+        (
+            "2.1.332",
+            "opusplan",
+            "claude-sonnet-5-5",
+            "Set model to `Opus in plan mode, else Sonnet` for this session only",
+        ),
+    ],
+)
+def test_a_name_of_the_version_switches_to_its_model(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    name: str,
+    model: str,
+    output: str,
+) -> None:
+    server.queue_anthropic(FakeReply("done"))
+    (request,) = chat(tmp_path, isolated_home, server, f"/model {name}\ngo\n", version)
+    assert request["model"] == model
+    assert command_output(request) == output
+
+
+@pytest.mark.parametrize(
+    ("version", "note"),
+    [
+        ("2.1.240", ""),
+        (
+            "2.1.332",
+            '\nClaude Code doesn\'t recognize the model "claude-foo-9", so it assumes a context '
+            "window of 1m tokens. Update Claude Code, or see https://code.claude.com/docs/en/"
+            "model-config#correct-the-window-for-a-gateway-or-custom-model-id to set the window.",
+        ),
+    ],
+)
+def test_a_model_the_catalog_does_not_list_gets_the_version_note(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path, version: str, note: str
+) -> None:
+    server.queue_anthropic(FakeReply("done"))
+    (request,) = chat(tmp_path, isolated_home, server, "/model claude-foo-9\ngo\n", version)
+    assert request["model"] == "claude-foo-9"
+    name = "claude-foo-9" if version == "2.1.240" else "`claude-foo-9`"
+    assert command_output(request) == f"Set model to {name} for this session only{note}"
+
+
+def test_haiku_asks_about_sonnet_too_and_its_deny_keeps_the_model(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2.1.332's ``haiku`` has PreModelSwitch asked about Haiku 5.5, then Sonnet 5.5: a deny of
+    the second keeps the session's model, and no PostModelSwitch fires."""
+    switch_hooks(tmp_path)
+    monkeypatch.setenv("DENY_TO", "claude-sonnet-5-5")
+    server.queue_anthropic(FakeReply("done"))
+    (request,) = chat(tmp_path, isolated_home, server, "/model haiku\ngo\n", "2.1.332")
+    assert request["model"] == "claude-opus-5"
+    assert command_output(request) == (
+        "Model switch to Haiku 5.5 was blocked by a PreModelSwitch hook: not claude-sonnet-5-5"
+    )
+    seen = [
+        (e["hook_event_name"], e["to_model"], e["requested_model"]) for e in switch_events(tmp_path)
+    ]
+    assert seen == [
+        ("PreModelSwitch", "claude-haiku-5-5", "haiku"),
+        ("PreModelSwitch", "claude-sonnet-5-5", "haiku"),
+    ]
+
+
+def test_default_names_no_model_and_a_switch_after_an_answer_reads_the_cache_warm(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    switch_hooks(tmp_path)
+    monkeypatch.setenv("DENY_TO", "none")
+    server.queue_anthropic(FakeReply("one"), FakeReply("two"))
+    lines = "/model default\nhello\n/model sonnet\nagain\n"
+    first, second = chat(tmp_path, isolated_home, server, lines, "2.1.332")
+    assert (first["model"], second["model"]) == ("claude-opus-5-5", "claude-sonnet-5-5")
+    assert command_output(first) == "Set model to `Opus 5.5 (default)` for this session only"
+    seen = [
+        (e["hook_event_name"], e["requested_model"], e["prompt_cache_warm"])
+        for e in switch_events(tmp_path)
+    ]
+    assert seen == [
+        ("PreModelSwitch", None, False),
+        ("PostModelSwitch", None, False),
+        ("PreModelSwitch", "sonnet", True),
+        ("PostModelSwitch", "sonnet", True),
+    ]

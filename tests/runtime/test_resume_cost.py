@@ -112,3 +112,37 @@ def test_an_older_profile_sends_no_cost(project: Path, tmp_path: Path, isolated_
     start = resumed(tmp_path, isolated_home, "2.1.240", 400)
     assert start["source"] == "resume"
     assert "context_tokens" not in start and "seconds_since_last_response" not in start
+
+
+@pytest.mark.parametrize(("seconds", "warm"), [(0, True), (400, False)])
+def test_a_switch_after_a_resume_reads_the_cache_warm_within_its_lifetime(
+    project: Path, tmp_path: Path, isolated_home: Path, seconds: int, warm: bool
+) -> None:
+    """`prompt_cache_warm` of a `/model` switch as a resumed run's prompt: the transcript's
+    last answer within the 5 minute cache lifetime or not."""
+    hook = [{"hooks": [{"type": "command", "command": f"python3 {tmp_path / 'hook.py'}"}]}]
+    settings = {"hooks": {"PreModelSwitch": hook}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    run(tmp_path, isolated_home, "2.1.332")
+    [session] = [
+        p.stem for p in (isolated_home / ".hookwright").rglob("*.jsonl") if p.stem != "audit"
+    ]
+    age_transcript(isolated_home, seconds, {"input_tokens": 150, "output_tokens": 20})
+    done = run_hookwright(
+        "run",
+        "/model sonnet",
+        "--project",
+        str(project),
+        "--trust",
+        "--model",
+        f"scripted:{tmp_path / 'script.json'}",
+        "--claude-code-version",
+        "2.1.332",
+        "--resume",
+        session,
+        home=isolated_home,
+        env={"HOOK_LOG": str(tmp_path / "hooks.jsonl")},
+    )
+    assert done.returncode == 0, done.stderr
+    [switch] = session_starts(tmp_path)
+    assert (switch["context_tokens"], switch["prompt_cache_warm"]) == (170, warm)

@@ -7,6 +7,11 @@ PreModelSwitch reads ``pricing: "catalog"`` for a catalog model, ``"default"`` (
 `DEFAULT_CACHE_WRITE_USD`) for another (measured with 2.1.332). Claude Code 2.1.240 also names
 a model it does not list by the listed model its id extends (``claude-sonnet-5-5`` is
 ``Sonnet 5``): those names are its `CatalogModel` rows' `aliases`.
+
+Each version also has its names for models (`ModelAlias`: ``sonnet``, ``best``,
+``opusplan``, ``default`` ...), listed in that order by ``/model`` alone and measured with
+``/model NAME`` for every one of them: the model the requests go to, the name the output gives,
+the ``requested_model`` and the models PreModelSwitch is asked about.
 """
 
 from __future__ import annotations
@@ -31,6 +36,31 @@ class CatalogModel:
     long_prompt: tuple[int, float] | None = None
     #: Ids the version does not list but names as this model (2.1.240's prefix match).
     aliases: tuple[str, ...] = ()
+
+
+#: What 2.1.332 adds after ``Set model to ...`` for a model its catalog does not list.
+UNKNOWN_MODEL_NOTE: Final = (
+    'Claude Code doesn\'t recognize the model "{model}", so it assumes a context window of 1m '
+    "tokens. Update Claude Code, or see https://code.claude.com/docs/en/model-config"
+    "#correct-the-window-for-a-gateway-or-custom-model-id to set the window."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelAlias:
+    """A name a version takes for one of its models (``/model NAME``, a skill's or
+    subagent's ``model``)."""
+
+    name: str
+    model: str
+    #: How ``/model``'s output names it (None: by its model's catalog name).
+    label: str | None = None
+    #: Models PreModelSwitch is asked about after `model`, one hook round each, in order
+    #: (2.1.332: ``haiku`` then Sonnet, ``opusplan`` then the Opus of plan mode); a deny of
+    #: any of them keeps the session's model.
+    also: tuple[str, ...] = ()
+    #: The hooks read the name as ``requested_model`` (False: ``null``, for ``default``).
+    requested: bool = True
 
 
 #: What both catalogs list alike.
@@ -75,6 +105,40 @@ CATALOG_2_1_332: Final = (
     CatalogModel("claude-mythos-5", "Mythos 5", 12.5),
     CatalogModel("claude-mythos-5-1", "Mythos 5.1", 12.5),
     CatalogModel("claude-mythos-5-2", "Mythos 5.2", 10.0),
+)
+
+
+#: 2.1.240's names, in the order ``/model`` alone lists them (measured: each one's model and
+#: output).
+ALIASES_2_1_240: Final = (
+    ModelAlias("sonnet", "claude-sonnet-5"),
+    ModelAlias("opus", "claude-opus-5"),
+    ModelAlias("haiku", "claude-haiku-4-5-20251001"),
+    ModelAlias("fable", "claude-fable-5"),
+    ModelAlias("best", "claude-opus-5"),
+    ModelAlias("sonnet[1m]", "claude-sonnet-5"),
+    ModelAlias("opus[1m]", "claude-opus-5", "Opus 5 (1M context)"),
+    ModelAlias("fable[1m]", "claude-fable-5"),
+    ModelAlias("opusplan", "claude-sonnet-5", "Opus in plan mode, else Sonnet"),
+    ModelAlias("default", "claude-opus-5", "Opus 5 (1M context) (default)", requested=False),
+)
+
+ALIASES_2_1_332: Final = (
+    ModelAlias("sonnet", "claude-sonnet-5-5"),
+    ModelAlias("opus", "claude-opus-5-5"),
+    ModelAlias("haiku", "claude-haiku-5-5", also=("claude-sonnet-5-5",)),
+    ModelAlias("fable", "claude-fable-5-2"),
+    ModelAlias("best", "claude-opus-5-5"),
+    ModelAlias("sonnet[1m]", "claude-sonnet-5-5"),
+    ModelAlias("opus[1m]", "claude-opus-5-5"),
+    ModelAlias("fable[1m]", "claude-fable-5-2"),
+    ModelAlias(
+        "opusplan",
+        "claude-sonnet-5-5",
+        "Opus in plan mode, else Sonnet",
+        also=("claude-opus-5-5",),
+    ),
+    ModelAlias("default", "claude-opus-5-5", "Opus 5.5 (default)", requested=False),
 )
 
 

@@ -40,6 +40,10 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   command in ``<command-name>`` tags, and its output in ``<local-command-stdout>``; the output
   names the model by the version's display name, 2.1.332 in backticks (measured with both CLIs:
   ``/model NAME`` for every model of the tables, a family name, an unknown id, and alone);
+  ``/model`` alone lists the version's names for models (the same ten in both);
+* 2.1.332 adds a note on the context window it assumes to ``/model NAME``'s output for a model
+  its catalog does not list, and asks PreModelSwitch about a second model for ``haiku`` and
+  ``opusplan`` (`ModelAlias.also`; measured: a deny of the second keeps the model);
 * a tool input refused both for a value outside a key's options (Agent's ``model: "gpt"``)
   and for another issue lists that value in 2.1.332 and leaves it out in 2.1.240 (measured);
 * a Write to a folder is refused before any hook in 2.1.332 and fails after PreToolUse in
@@ -54,10 +58,15 @@ from typing import Final
 
 from hookwright.core.events import CLAUDE_CODE_EVENTS, Event
 from hookwright.dialects.claude_catalogs import (
+    ALIASES_2_1_240,
+    ALIASES_2_1_332,
     CATALOG_2_1_240,
     CATALOG_2_1_332,
+    UNKNOWN_MODEL_NOTE,
     CatalogModel,
+    ModelAlias,
     cache_write_usd,
+    listed,
     named,
 )
 
@@ -130,8 +139,9 @@ class ClaudeCodeProfile:
     #: SessionStart on a resume carries ``seconds_since_last_response``, ``context_tokens``,
     #: ``prompt_cache_likely_expired`` and ``estimated_cache_write_usd``.
     resume_cost: bool = False
-    #: The model each family name means (a skill's frontmatter ``model: haiku``).
-    model_aliases: tuple[tuple[str, str], ...] = ()
+    #: The version's names for models (``/model haiku``, a skill's frontmatter ``model:
+    #: haiku``), in the order ``/model`` alone lists them.
+    model_aliases: tuple[ModelAlias, ...] = ALIASES_2_1_240
     #: The models whose first request goes without `CONCURRENCY_NOTE`.
     quiet_models: frozenset[str] = frozenset({"claude-opus-5"})
     #: The text of the ``<local-command-caveat>`` recorded before a local command.
@@ -149,20 +159,44 @@ class ClaudeCodeProfile:
     #: A Write whose `file_path` is a folder is refused before any hook runs (else it fails
     #: after PreToolUse, as the file cannot be read).
     refuses_folder_writes: bool = False
+    #: What ``/model NAME``'s output adds for a model the catalog does not list, ``{model}``
+    #: the model's id (None: nothing).
+    unknown_model_note: str | None = None
 
     @property
     def shown(self) -> str:
         return ".".join(map(str, self.version))
 
+    def alias(self, name: str) -> ModelAlias | None:
+        """The version's name `name` (None: not one of its names)."""
+        return next((alias for alias in self.model_aliases if alias.name == name), None)
+
     def model_named(self, name: str) -> str:
-        """The model `name` means: a family's model for this version, else `name` itself."""
-        return dict(self.model_aliases).get(name, name)
+        """The model `name` means: the model of this version's name, else `name` itself."""
+        alias = self.alias(name)
+        return name if alias is None else alias.model
 
     def display_name(self, model: str) -> str:
-        """What a local command's output calls `model` (a family name: its model's)."""
+        """What a local command's output calls `model` (one of the version's names: its label,
+        else its model's)."""
+        alias = self.alias(model)
+        if alias is not None and alias.label is not None:
+            return alias.label
         model = self.model_named(model)
         row = named(self.catalog, _DATED.sub("", model))
         return model if row is None else row.name
+
+    @property
+    def model_usage(self) -> str:
+        """``/model`` alone: the line after the current model, listing the version's names."""
+        names = ", ".join(alias.name for alias in self.model_aliases)
+        return f"Usage: /model <name>. Available: {names}, or a full model ID."
+
+    def unrecognized(self, model: str) -> str | None:
+        """The note ``/model`` adds for `model` (an id) when the catalog does not list it."""
+        if self.unknown_model_note is None or listed(self.catalog, _DATED.sub("", model)):
+            return None
+        return self.unknown_model_note.format(model=model)
 
     def cache_write(self, model: str, tokens: int) -> tuple[float, str]:
         """What re-caching `tokens` on `model` costs (USD, 4 decimals) and the ``pricing``
@@ -203,11 +237,6 @@ V2_1_240: Final = ClaudeCodeProfile(
     stop_block_notes=False,
     on_failure=False,
     expansion_first=True,
-    model_aliases=(
-        ("sonnet", "claude-sonnet-5"),
-        ("opus", "claude-opus-5"),
-        ("haiku", "claude-haiku-4-5-20251001"),
-    ),
 )
 #: Each later profile is the one before it with what that version changed.
 V2_1_295: Final = replace(
@@ -238,17 +267,14 @@ V2_1_332: Final = replace(
         ("claude-mythos-5-1", "high"),
         ("claude-mythos-5-2", "medium"),
     ),
-    model_aliases=(
-        ("sonnet", "claude-sonnet-5-5"),
-        ("opus", "claude-opus-5-5"),
-        ("haiku", "claude-haiku-5-5"),
-    ),
+    model_aliases=ALIASES_2_1_332,
     local_command_caveat=CAVEAT_2_1_332,
     catalog=CATALOG_2_1_332,
     model_set="Set model to `{model}` for this session only",
     model_current="Current model: `{model}`",
     lists_invalid_values=True,
     refuses_folder_writes=True,
+    unknown_model_note=UNKNOWN_MODEL_NOTE,
 )
 
 #: Every profile, oldest first.

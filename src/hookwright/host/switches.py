@@ -95,10 +95,13 @@ def switch_payload(
     source: str,
     context_tokens: int,
     cache_write: tuple[float, str],
+    *,
+    cache_warm: bool = False,
 ) -> dict[str, Any]:
-    """The event fields, in Claude Code's order. hookwright keeps no prompt cache, so it is
-    never warm; `cache_write` is the estimate of writing `context_tokens` to the new model's
-    cache and the pricing it came from (the version's catalog, or its default price)."""
+    """The event fields, in Claude Code's order. `cache_write` is the estimate of writing
+    `context_tokens` to the new model's cache and the pricing it came from (the version's
+    catalog, or its default price); `cache_warm`: the session's model answered within the
+    cache's lifetime (Claude Code reads so whatever the answer's usage says about caching)."""
     usd, pricing = cache_write
     return {
         "from_model": from_model,
@@ -106,7 +109,7 @@ def switch_payload(
         "requested_model": requested,
         "source": source,
         "context_tokens": context_tokens,
-        "prompt_cache_warm": False,
+        "prompt_cache_warm": cache_warm,
         "cache_ttl": "5m",
         "estimated_cache_write_usd": usd,
         "pricing": pricing,

@@ -195,8 +195,9 @@ class Agent:
         self.session_effort = config.effort
         #: The model the running turn's requests go to, when the skill it typed names one.
         self._turn_model: str | None = None
-        #: Tokens of the last model call (its prompt and answer), for PreModelSwitch.
+        #: For PreModelSwitch: the last model call's tokens, and when it answered (epoch s).
         self.context_tokens = 0
+        self.answered_at: float | None = None
         self._pending_context: list[str] = []
         self._pending_beside: list[tuple[str, str]] = []  # (call id, text): `queue_call_context`
         self._initial_message: str | None = None
@@ -421,11 +422,13 @@ class Agent:
             audit=str(audit) if audit is not None else None,
         )
         cost = None
-        if source in ("resume", "fork") and self.hooks.claude_code.resume_cost:
-            cost = resume_cost(
-                self.transcript.path, self.model_name, time.time(), self.hooks.claude_code
-            )
-            self.context_tokens = cost.context_tokens
+        if source in ("resume", "fork"):
+            last = transcripts.last_response(self.transcript.path)
+            self.answered_at = None if last is None else last.at
+            if self.hooks.claude_code.resume_cost:
+                profile = self.hooks.claude_code
+                cost = resume_cost(last, self.model_name, time.time(), profile)
+                self.context_tokens = cost.context_tokens
         decision = await self.hooks.start(source, resume_cost=cost)
         self._open_with(decision.before_prompt)
         self.queue_context(decision.after_prompt)
@@ -753,6 +756,7 @@ class Agent:
         except ModelError as exc:
             await self._fail_run(exc.kind, str(exc))
             raise TurnEnded("failed", f"{exc.kind}: {exc}") from None
+        self.answered_at = time.time()
         if response.usage is not None:
             self.context_tokens = response.usage.total_tokens
         model_ref = refs.model_ref(model, model_name)

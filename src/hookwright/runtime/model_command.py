@@ -7,7 +7,10 @@ before_model_switch`): deny keeps the model; ask switches only once the person a
 terminal confirms (without one, it is refused as Claude Code refuses it); then PostModelSwitch
 gives context that reaches the new model with its next request. The answers are Claude Code's
 words, the model named as the profile's version names it (``Sonnet 5.5``; a model it does not
-know by its id).
+know by its id; 2.1.332 adds its note on the context window it assumes for such a model).
+One of the version's names for models may have PreModelSwitch asked about more than one model
+(2.1.332's ``haiku`` and ``opusplan``), in turn: the first refusal keeps the model, and the
+output names the switch by the name's label (``Opus in plan mode, else Sonnet``).
 
 The command and its answer are recorded in the conversation as Claude Code records them, so
 the model reads them before the next prompt: the version's caveat, the command in
@@ -17,9 +20,11 @@ the model reads them before the next prompt: the version's caveat, the command i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Final
+import time
+from typing import TYPE_CHECKING, Any, Final
 
 from hookwright.host.switches import switch_payload
+from hookwright.runtime.resume_cost import cache_warm
 
 if TYPE_CHECKING:
     from hookwright.runtime.agent import Agent
@@ -35,32 +40,50 @@ COMMAND_TAGS: Final = (
     "            <command-message>{name}</command-message>\n"
     "            <command-args>{args}</command-args>"
 )
-#: ``/model`` alone: what follows the current model (Claude Code lists its own aliases here).
-MODEL_USAGE: Final = "Usage: /model <name>. Available: sonnet, opus, haiku, or a full model ID."
 
 
 async def switch_model(agent: Agent, requested: str, source: str = "command") -> str:
     """Switch `agent` to `requested` unless a hook refuses; the line Claude Code prints."""
-    from_name = agent.model_name
     profile = agent.hooks.claude_code
     model, to_name = agent.models.resolve(agent.model, profile.model_named(requested))
-    tokens = agent.context_tokens
-    cost = profile.cache_write(to_name, tokens)
-    fields = switch_payload(from_name, to_name, requested, source, tokens, cost)
-    decision = await agent.hooks.before_model_switch(**fields)
-    shown = profile.display_name(to_name)
+    alias = profile.alias(requested)
+    fields = _switch_fields(agent, to_name, requested, source)
+    shown = alias.label if alias is not None and alias.label else profile.display_name(to_name)
     refused = f"Model switch to {shown} was blocked by a PreModelSwitch hook"
-    if decision.refused:
-        return _with_reason(refused, decision.reason)
-    if decision.action == "ask" and not await _confirmed(agent, to_name, decision.reason):
-        text = _with_reason(refused, decision.reason)
-        return (
-            text if agent.ask_user is not None else f"{text} (run /model interactively to confirm)"
-        )
+    for target in (to_name, *(alias.also if alias is not None else ())):
+        gate = fields if target == to_name else _switch_fields(agent, target, requested, source)
+        decision = await agent.hooks.before_model_switch(**gate)
+        if decision.refused:
+            return _with_reason(refused, decision.reason)
+        if decision.action == "ask" and not await _confirmed(agent, target, decision.reason):
+            text = _with_reason(refused, decision.reason)
+            interactively = " (run /model interactively to confirm)"
+            return text if agent.ask_user is not None else text + interactively
+    from_name, same_api = agent.model_name, model is agent.model
     agent.use_model(model, to_name)
     agent.queue_context(await agent.hooks.after_model_switch(**fields))
     agent.emit("model_switch", from_model=from_name, to_model=to_name, source=source)
-    return profile.model_set.format(model=shown)
+    text = profile.model_set.format(model=shown)
+    # Only a model id sent to the session's API is Claude Code's to recognize (not a `--model`
+    # spec that builds another client, which Claude Code has no way to switch to).
+    note = profile.unrecognized(to_name) if same_api else None
+    return text if note is None else f"{text}\n{note}"
+
+
+def _switch_fields(agent: Agent, to_name: str, requested: str, source: str) -> dict[str, Any]:
+    """PreModelSwitch's and PostModelSwitch's fields for a switch of `agent` to `to_name`."""
+    profile = agent.hooks.claude_code
+    alias = profile.alias(requested)
+    tokens = agent.context_tokens
+    return switch_payload(
+        agent.model_name,
+        to_name,
+        requested if alias is None or alias.requested else None,
+        source,
+        tokens,
+        profile.cache_write(to_name, tokens),
+        cache_warm=cache_warm(agent.answered_at, time.time()),
+    )
 
 
 async def model_command(agent: Agent, argument: str | None) -> str:
@@ -69,7 +92,7 @@ async def model_command(agent: Agent, argument: str | None) -> str:
     profile = agent.hooks.claude_code
     if argument is None:
         current = profile.model_current.format(model=profile.display_name(agent.model_name))
-        text = f"{current}\n{MODEL_USAGE}"
+        text = f"{current}\n{profile.model_usage}"
     else:
         text = await switch_model(agent, argument)
     record_local_command(agent, "model", argument or "", text)

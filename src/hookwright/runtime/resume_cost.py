@@ -15,22 +15,30 @@ back between runs):
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Final
 
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.switches import ResumeCost
-from hookwright.runtime.transcript import last_response
+from hookwright.runtime.transcript import LastResponse
 
 #: Seconds a prompt cache entry lives (Claude Code's default 5 minute cache).
 CACHE_TTL_SECONDS: Final = 300
 
 
-def resume_cost(transcript: Path, model: str, now: float, profile: ClaudeCodeProfile) -> ResumeCost:
-    """The cost of resuming the session of `transcript` with `model` at `now` (seconds since
-    the epoch), priced by `profile`'s catalog. A transcript without an answer (or one without
-    usage) counts no tokens and no time."""
-    last = last_response(transcript)
+def cache_warm(answered_at: float | None, now: float) -> bool:
+    """Whether the prompt cache of a session whose model last answered at `answered_at`
+    (seconds since the epoch; None: never) is still warm at `now`: PreModelSwitch's
+    ``prompt_cache_warm``, the contrary of ``prompt_cache_likely_expired`` (measured: true after
+    an answer that reported no cache tokens at all)."""
+    return answered_at is not None and math.floor(now - answered_at) <= CACHE_TTL_SECONDS
+
+
+def resume_cost(
+    last: LastResponse | None, model: str, now: float, profile: ClaudeCodeProfile
+) -> ResumeCost:
+    """The cost of resuming, with `model` at `now` (seconds since the epoch), a session whose
+    transcript's last answer is `last`, priced by `profile`'s catalog. No answer (or one
+    without usage) counts no tokens and no time."""
     seconds = max(0, math.floor(now - last.at)) if last is not None else 0
     tokens = (last.context_tokens or 0) if last is not None else 0
     usd, _pricing = profile.cache_write(model, tokens)

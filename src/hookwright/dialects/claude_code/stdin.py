@@ -164,7 +164,12 @@ EFFORT_EVENTS: Final[frozenset[Event]] = frozenset(
 #: Event fields Claude Code writes as `null` when it has no value (PreCompact without
 #: instructions), rather than leaving them out.
 NULL_FIELDS: Final[frozenset[tuple[Event, str]]] = frozenset(
-    {(E.PreCompact, "custom_instructions")}
+    {
+        (E.PreCompact, "custom_instructions"),
+        # ``/model default`` names no model (measured with 2.1.332).
+        (E.PreModelSwitch, "requested_model"),
+        (E.PostModelSwitch, "requested_model"),
+    }
 )
 
 #: `JSON.stringify` writes an integral number below this without a fraction or exponent.
