@@ -45,8 +45,13 @@ PYTEST_WORKERS ?= $(shell echo $$(($(CORES) + 1)))
 # in the venv instead, never into the source tree or a test's project folders.
 PYCACHE := $(abspath $(VENV))/pycache
 
+# Two pytest plugins that come with dependencies and that no test uses are not loaded: LangSmith's
+# (most of a second of CPU in each pytest process, the controller's before any worker starts) and
+# anyio's (the async tests run under pytest-asyncio).
+UNUSED_PLUGINS := -p no:langsmith_plugin -p no:anyio
+
 PYTEST := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE) \
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -rs
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -rs $(UNUSED_PLUGINS)
 
 unit: $(STAMP) browser
 	$(PYTEST)

@@ -27,7 +27,10 @@ class LoopbackServer:
     def __init__(self, handler: type[LoopbackHandler[Any]]) -> None:
         self._httpd = _HTTPServer(("127.0.0.1", 0), handler, self)
         self._httpd.daemon_threads = self.daemon_threads
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # Polled every 50 ms, not the standard 0.5 s: closing waits for the loop's next check.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     def __enter__(self) -> Self:
         self._thread.start()

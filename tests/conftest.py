@@ -10,6 +10,7 @@ from hypothesis import settings
 # through hookwright.host.open, which imports them); tests call discovery directly.
 import hookwright.dialects  # noqa: F401
 from claude_pin import MEASURED_ON, PIN_ENV
+from runtime.fake_llm_server import FakeLLMServer
 
 
 @pytest.fixture(autouse=True)
@@ -24,6 +25,14 @@ def isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("HOOKWRIGHT_AUDIT_LOG", raising=False)
     yield home
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    """A fake OpenAI and Anthropic API on 127.0.0.1 for one test (the reference agent's model
+    in `tests/runtime` and `tests/codex`); stopped, its threads joined, when the test ends."""
+    with FakeLLMServer() as running:
+        yield running
 
 
 #: `make fuzz`: each fuzz property runs its share (tests/fuzz/budget.py) of 10,000 inputs instead

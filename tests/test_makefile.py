@@ -51,13 +51,23 @@ def test_the_tests_run_in_one_worker_more_than_the_machine_has_cores() -> None:
     [("true", "true", True), ("false", "true", False), ("true", "false", False)],
 )
 def test_make_test_fails_when_pytest_or_mypy_beside_it_fails(
-    tests: str, typecheck: str, passes: bool
+    tests: str, typecheck: str, passes: bool, tmp_path: Path
 ) -> None:
     """`make test` runs mypy beside pytest; its exit status is still that of both (each stands
-    in here as `true` or `false`)."""
+    in here as `true` or `false`). The report goes to the test's folder: written to the usual
+    one, it would replace the report of a `make test` that runs this test."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    report = f"MYPY_REPORT={tmp_path / 'mypy-report.txt'}"
     proc = subprocess.run(
-        ["make", "-s", "--no-print-directory", "test", f"PYTEST={tests}", f"MYPY={typecheck}"],
+        [
+            "make",
+            "-s",
+            "--no-print-directory",
+            "test",
+            f"PYTEST={tests}",
+            f"MYPY={typecheck}",
+            report,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -8,23 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from tests.cli_runner import run_hookwright
 from tests.codex.project import command, write_project
-from tests.runtime.fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 from hookwright.runtime.agent import DEFAULT_SYSTEM_PROMPT
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
+from runtime.fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 
 
 def context_hook(event: str, text: str, matcher: str | None = None) -> list[dict[str, Any]]:

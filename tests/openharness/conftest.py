@@ -36,7 +36,9 @@ def http_server() -> Iterator[HookServer]:
     host, port = httpd.server_address[:2]
     server = HookServer(url=f"http://{host!s}:{port}")
     holder["server"] = server
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server

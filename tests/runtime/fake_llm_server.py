@@ -32,6 +32,9 @@ Api = Literal["openai", "anthropic"]
 
 OPENAI_PATHS = ("/v1/chat/completions", "/chat/completions")
 ANTHROPIC_PATHS = ("/v1/messages",)
+#: Seconds between the serving loop's checks for `stop` (the standard library's 0.5 made each
+#: test using the server wait a quarter of a second on average to end it).
+POLL_INTERVAL = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +121,10 @@ class FakeLLMServer:
             raise RuntimeError("FakeLLMServer already started")
         self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler, self)
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="fake-llm-server", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": POLL_INTERVAL},
+            name="fake-llm-server",
+            daemon=True,
         )
         self._thread.start()
         return self

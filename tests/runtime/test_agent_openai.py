@@ -14,12 +14,6 @@ from hookwright.runtime.opening import SessionOptions, open_session
 from .fake_llm_server import FakeError, FakeLLMServer, FakeReply, FakeToolCall
 
 
-@pytest.fixture
-def server() -> object:
-    with FakeLLMServer() as fake:
-        yield fake
-
-
 async def test_run_with_openai_streaming_and_tool_calls(
     server: FakeLLMServer, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +47,6 @@ BLOCK_PROMPT = """\
 import json
 print(json.dumps({"decision": "block", "reason": "nope"}))
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
 
 
 def project_with(root: Path, hooks: dict[str, list[tuple[str, str]]]) -> dict[str, str]:

@@ -36,12 +36,6 @@ elif event["hook_event_name"] == "PreToolUse":
 """
 
 
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
-
-
 def stdio_entry() -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(SERVER)]}
 

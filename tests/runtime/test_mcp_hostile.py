@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cli_runner import run_cli
 from hookwright.runtime.mcp.stdio import KEEP_BYTES, LineSplitter, Overlong
 from procs import running
 
@@ -43,12 +43,6 @@ MEASURE = (
     "sys.stderr.write(f'\\npeak-rss-mib {peak}\\n')\n"
     "sys.exit(code)\n"
 )
-
-
-@pytest.fixture
-def model() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
 
 
 @dataclass
@@ -92,8 +86,11 @@ def run(
     *replies: FakeReply,
     env: dict[str, str] | None = None,
     project_settings: dict[str, Any] | None = None,
+    measure: bool = False,
 ) -> Outcome:
-    """`hookwright run` on a project whose only MCP server is `evil`, the hostile server."""
+    """`hookwright run` on a project whose only MCP server is `evil`, the hostile server;
+    `measure`: spawned under a parent that reports its peak memory (`Outcome.peak_rss_mib`),
+    else forked from the tests' warm command line (`cli_runner.run_cli`)."""
     project = tmp_path / "project"
     project.mkdir(parents=True)
     if project_settings is not None:
@@ -106,9 +103,9 @@ def run(
     earlier = len(model.requests_for("anthropic"))
     model.queue_anthropic(*replies)
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    command = [sys.executable, "-m", "hookwright", "run", "go", "--project", str(project)]
-    command += ["--model", "anthropic:claude-test", "--permission-mode", "bypassPermissions"]
-    command += ["--mcp-config", str(config), "--trust"]
+    args = ["run", "go", "--project", str(project)]
+    args += ["--model", "anthropic:claude-test", "--permission-mode", "bypassPermissions"]
+    args += ["--mcp-config", str(config), "--trust"]
     environment = {
         **clean,
         "HOME": str(home),
@@ -117,31 +114,42 @@ def run(
         "HOSTILE_PIDS": str(pids),
         **(env or {}),
     }
-    with subprocess.Popen(
-        [sys.executable, "-c", MEASURE, *command],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-        start_new_session=True,
-    ) as child:
-        try:
-            stdout, stderr = child.communicate(timeout=WAIT)
-        except subprocess.TimeoutExpired:
-            end_everything(child.pid, pids)
-            raise
-    proc = subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+    try:
+        proc = measured(args, environment) if measure else run_cli(args, environment, timeout=WAIT)
+    except subprocess.TimeoutExpired:
+        end_server(pids)
+        raise
     started = [int(pid) for pid in pids.read_text().split()] if pids.exists() else []
     log = home / ".hookwright" / "logs" / "mcp-evil.log"
     return Outcome(proc, model.requests_for("anthropic")[earlier:], log, started)
 
 
-def end_everything(group: int, pids: Path) -> None:
-    """After a hang: end the command's process group and the server's."""
-    groups = [group, *(int(pid) for pid in pids.read_text().split()[:1] if pids.exists())]
-    for each in groups:
+def measured(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m hookwright ARGS` spawned under `MEASURE`; killed with its process group
+    when it does not end within `WAIT` seconds."""
+    command = [sys.executable, "-c", MEASURE, sys.executable, "-m", "hookwright", *args]
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    ) as child:
+        try:
+            stdout, stderr = child.communicate(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+            raise
+    return subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+
+
+def end_server(pids: Path) -> None:
+    """After a hang: end the hostile server's process group."""
+    for pid in pids.read_text().split()[:1] if pids.exists() else []:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(each, signal.SIGKILL)
+            os.killpg(int(pid), signal.SIGKILL)
 
 
 def assert_clean(outcome: Outcome) -> None:
@@ -165,18 +173,18 @@ def calls_dump(times: int = 1) -> list[FakeReply]:
 
 
 def test_control_a_well_behaved_server_answers(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
-    outcome = run(tmp_path, isolated_home, model, "well", *calls_dump())
+    outcome = run(tmp_path, isolated_home, server, "well", *calls_dump())
     assert_clean(outcome)
     assert outcome.text() == "ok"
 
 
 def test_a_huge_result_is_cut_with_a_note_and_memory_stays_bounded(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
-    control = run(tmp_path / "control", isolated_home, model, "well", *calls_dump())
-    outcome = run(tmp_path / "attack", isolated_home, model, "huge", *calls_dump())
+    control = run(tmp_path / "control", isolated_home, server, "well", *calls_dump(), measure=True)
+    outcome = run(tmp_path / "attack", isolated_home, server, "huge", *calls_dump(), measure=True)
     assert_clean(outcome)
     text = outcome.text()
     note = (
@@ -189,10 +197,15 @@ def test_a_huge_result_is_cut_with_a_note_and_memory_stays_bounded(
 
 
 def test_a_large_result_is_cut_to_the_output_limit(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
     outcome = run(
-        tmp_path, isolated_home, model, "large", *calls_dump(), env={"MAX_MCP_OUTPUT_TOKENS": "500"}
+        tmp_path,
+        isolated_home,
+        server,
+        "large",
+        *calls_dump(),
+        env={"MAX_MCP_OUTPUT_TOKENS": "500"},
     )
     assert_clean(outcome)
     note = (
@@ -203,16 +216,17 @@ def test_a_large_result_is_cut_to_the_output_limit(
 
 
 def test_an_endless_result_ends_at_the_message_limit_not_at_the_timeout(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
-    control = run(tmp_path / "control", isolated_home, model, "well", *calls_dump())
+    control = run(tmp_path / "control", isolated_home, server, "well", *calls_dump(), measure=True)
     outcome = run(
         tmp_path / "attack",
         isolated_home,
-        model,
+        server,
         "endless",
         *calls_dump(),
         env={"MCP_TOOL_TIMEOUT": str(10 * WAIT * 1000)},
+        measure=True,
     )
     assert_clean(outcome)
     assert outcome.text().startswith("A" * 100_000 + "\n[hookwright: the MCP server's answer")
@@ -220,12 +234,12 @@ def test_an_endless_result_ends_at_the_message_limit_not_at_the_timeout(
 
 
 def test_a_server_that_never_answers_times_out_naming_server_and_tool(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
     outcome = run(
         tmp_path,
         isolated_home,
-        model,
+        server,
         "silent",
         *calls_dump(2),
         env={"MCP_TOOL_TIMEOUT": "1500"},
@@ -240,12 +254,12 @@ def test_a_server_that_never_answers_times_out_naming_server_and_tool(
 
 
 def test_a_handshake_that_is_never_answered_is_one_line_naming_the_server(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
     outcome = run(
         tmp_path,
         isolated_home,
-        model,
+        server,
         "mute-handshake",
         FakeReply("no tools then"),
         env={"MCP_TIMEOUT": "1500"},
@@ -261,9 +275,9 @@ def test_a_handshake_that_is_never_answered_is_one_line_naming_the_server(
 
 @pytest.mark.parametrize("mode", ["exit", "exit-held"])
 def test_a_server_that_exits_mid_call_is_an_error_and_the_agent_goes_on(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer, mode: str
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer, mode: str
 ) -> None:
-    outcome = run(tmp_path, isolated_home, model, mode, *calls_dump(2))
+    outcome = run(tmp_path, isolated_home, server, mode, *calls_dump(2))
     assert_clean(outcome)
     expected = "Error: MCP server 'evil': tool 'dump': the server exited (code 3)"
     assert outcome.text(1) == expected
@@ -273,9 +287,9 @@ def test_a_server_that_exits_mid_call_is_an_error_and_the_agent_goes_on(
 
 
 def test_garbage_on_stdout_is_skipped_and_logged_within_bounds(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
-    outcome = run(tmp_path, isolated_home, model, "garbage", *calls_dump())
+    outcome = run(tmp_path, isolated_home, server, "garbage", *calls_dump())
     assert_clean(outcome)
     assert outcome.text() == "ok"
     assert outcome.stderr == "", outcome.stderr
@@ -286,9 +300,9 @@ def test_garbage_on_stdout_is_skipped_and_logged_within_bounds(
 
 
 def test_a_stderr_flood_is_logged_within_bounds(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
-    outcome = run(tmp_path, isolated_home, model, "stderr", *calls_dump())
+    outcome = run(tmp_path, isolated_home, server, "stderr", *calls_dump())
     assert_clean(outcome)
     assert outcome.text() == "ok"
     assert outcome.stderr == ""
@@ -311,7 +325,7 @@ TIMED_OUT = (
 
 @pytest.mark.parametrize(("mode", "errors"), [("exit-held", (EXITED,)), ("silent", TIMED_OUT)])
 def test_mcp_tool_hooks_against_a_hostile_server_fail_without_blocking(
-    tmp_path: Path, isolated_home: Path, model: FakeLLMServer, mode: str, errors: tuple[str, ...]
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer, mode: str, errors: tuple[str, ...]
 ) -> None:
     hook = {"type": "mcp_tool", "server": "evil", "tool": "dump", "timeout": 2}
     settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
@@ -319,7 +333,7 @@ def test_mcp_tool_hooks_against_a_hostile_server_fail_without_blocking(
     outcome = run(
         tmp_path,
         isolated_home,
-        model,
+        server,
         mode,
         FakeReply(tool_calls=[bash]),
         FakeReply("done"),

@@ -10,23 +10,13 @@ from typing import Any
 
 from cli_runner import run_hookwright
 
-#: Logs the stdin of each hook, and answers as `$ANSWERS` says for its event.
-HOOK = """\
-import json, os, sys
-data = sys.stdin.read()
-with open(os.environ["HOOK_LOG"], "a") as log:
-    log.write(data.strip() + "\\n")
-event = json.loads(data)["hook_event_name"]
-answer = json.loads(os.environ.get("ANSWERS", "{}")).get(event)
-if answer is not None:
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": event, **answer}}))
-"""
+from .hook_log import ANSWERING_LOG_HOOK
 
 
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / ".claude").mkdir(parents=True)
-    (root / "hook.py").write_text(HOOK)
+    (root / "hook.py").write_text(ANSWERING_LOG_HOOK)
     command = [{"hooks": [{"type": "command", "command": f"python3 {root / 'hook.py'}"}]}]
     events = ("PreModelSwitch", "PostModelSwitch", "UserPromptSubmit")
     settings = {"hooks": {event: command for event in events}}

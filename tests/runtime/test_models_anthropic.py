@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,12 +31,6 @@ READ_TOOL = {
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
     },
 }
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,12 +27,6 @@ READ_TOOL = {
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
     },
 }
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
 
 
 @pytest.fixture

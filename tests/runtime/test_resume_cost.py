@@ -14,11 +14,7 @@ import pytest
 
 from cli_runner import run_hookwright
 
-HOOK = """\
-import os, sys
-with open(os.environ["HOOK_LOG"], "a") as log:
-    log.write(sys.stdin.read().strip() + "\\n")
-"""
+from .hook_log import ANSWERING_LOG_HOOK
 
 
 def run(tmp_path: Path, home: Path, version: str, *args: str) -> None:
@@ -62,7 +58,7 @@ def session_starts(tmp_path: Path) -> list[dict[str, Any]]:
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / ".claude").mkdir(parents=True)
-    (tmp_path / "hook.py").write_text(HOOK)
+    (tmp_path / "hook.py").write_text(ANSWERING_LOG_HOOK)
     hook = {"type": "command", "command": f"python3 {tmp_path / 'hook.py'}"}
     (root / ".claude" / "settings.json").write_text(
         json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}})

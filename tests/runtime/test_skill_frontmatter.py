@@ -9,7 +9,6 @@ whose SessionStart says ``fork``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,6 @@ allowed-tools: Bash(echo:*)
 ---
 Hello $ARGUMENTS.
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
 
 
 def project(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -11,22 +11,14 @@ from typing import Any
 
 from cli_runner import run_hookwright
 
+from .hook_log import ANSWERING_LOG_HOOK
+
 SKILL = """---
 description: Greets
 ---
 Greeting $ARGUMENTS.
 Status: !`echo SHELL_OUT && touch ran.txt`
 End.
-"""
-HOOK = """\
-import json, os, sys
-data = sys.stdin.read()
-with open(os.environ["HOOK_LOG"], "a") as log:
-    log.write(data.strip() + "\\n")
-event = json.loads(data)["hook_event_name"]
-answer = json.loads(os.environ.get("ANSWERS", "{}")).get(event)
-if answer is not None:
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": event, **answer}}))
 """
 EVENTS = ("UserPromptSubmit", "UserPromptExpansion", "PreSkillShellCommand")
 
@@ -35,7 +27,7 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / ".claude" / "skills" / "greet").mkdir(parents=True)
     (root / ".claude" / "skills" / "greet" / "SKILL.md").write_text(SKILL)
-    (tmp_path / "hook.py").write_text(HOOK)
+    (tmp_path / "hook.py").write_text(ANSWERING_LOG_HOOK)
     command = [{"hooks": [{"type": "command", "command": f"python3 {tmp_path / 'hook.py'}"}]}]
     settings = {"hooks": {event: command for event in EVENTS}}
     (root / ".claude" / "settings.json").write_text(json.dumps(settings))

@@ -5,7 +5,6 @@ the tool's schema: Claude Code's schema order (measured with 2.1.240 and 2.1.332
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,7 @@ import pytest
 from cli_runner import run_hookwright
 
 from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
-
-LOG_HOOK = """\
-import os, sys
-with open(os.environ["HOOK_LOG"], "a") as log:
-    log.write(sys.stdin.read())
-"""
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
-        yield running
+from .hook_log import LOG_HOOK
 
 
 def logged_stdin(

@@ -219,7 +219,12 @@ def foreign_site(pages: dict[str, str]) -> Iterator[str]:
             return
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, name="foreign-site", daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever,
+        kwargs={"poll_interval": 0.05},
+        name="foreign-site",
+        daemon=True,
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
