@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from .fake_llm_server import FakeLLMServer, FakeToolCall
-from .test_tool_input_order import logged_stdin, server
-
-__all__ = ["server"]
+from .test_tool_input_order import logged_stdin
 
 OPTIONS_ISSUE = """\
 InputValidationError: [
