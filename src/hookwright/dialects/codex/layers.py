@@ -4,8 +4,10 @@ Measured against Codex CLI 0.171.0 (``/etc/codex`` is the platform's managed fol
 `managed_paths`, ``$HOOKWRIGHT_CODEX_MANAGED_DIR`` when set). Codex lists, and runs, hooks in
 this order:
 
-1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml``, then of the macOS
-   managed preference ``requirements_toml_base64`` (`requirements` composes them; named by a
+1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml``, then of the
+   workspace's cloud-managed requirements Codex keeps in
+   ``$CODEX_HOME/cloud-config-bundle-cache.json`` (`cloud`), then of the macOS managed
+   preference ``requirements_toml_base64`` (`requirements` composes them; named by a
    ``managed_dir``, on Windows ``windows_managed_dir``, when one is set; no ``hooks.json`` is
    read there);
 2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
