@@ -128,6 +128,8 @@ def cloud_layers(
 def _valid_bundle(file: Path, sign_in: SignIn, now: datetime) -> dict[str, list[Any]]:
     """The cached bundle's fragments, config ones as read and requirements ones parsed, when
     Codex would use the copy (checked in Codex's order)."""
+    if sign_in.user_id is None or sign_in.account_id is None:
+        raise _Unusable("the sign-in names no ChatGPT user or account")
     if not file.exists():
         raise _Unusable(f"{file.name} is absent")
     try:
@@ -141,8 +143,6 @@ def _valid_bundle(file: Path, sign_in: SignIn, now: datetime) -> dict[str, list[
         raise _Unusable(f"{file.name} fails its signature check")
     if payload["version"] != _VERSION:
         raise _Unusable(f"{file.name} has version {payload['version']}, not {_VERSION}")
-    if sign_in.user_id is None or sign_in.account_id is None:
-        raise _Unusable("the sign-in names no ChatGPT user or account")
     cached = (payload["chatgpt_user_id"], payload["account_id"])
     if None in cached or cached != (sign_in.user_id, sign_in.account_id):
         raise _Unusable(f"{file.name} was kept for another user or account")
