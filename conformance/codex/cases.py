@@ -699,4 +699,23 @@ MARKER_CASES: list[CodexCase] = [
 
 CASES += LAYER_CASES + MARKER_CASES + PLUGIN_CASES + MARKETPLACE_NAME_CASES
 
+
+CLOUD_GUARD = (
+    '[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\n'
+    'command = "echo refused by the workspace >&2; exit 2"\ntimeout = 5\n'
+)
+
+CLOUD_CASES = [
+    CodexCase(
+        "cloud_requirements_from_codex_s_cache",
+        "make a file",
+        one_call("printf x > made.txt"),
+        sign_in="business",
+        cloud=CLOUD_GUARD,
+        compare=frozenset({"model", "files"}),
+    ),
+]
+
+CASES += CLOUD_CASES
+
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

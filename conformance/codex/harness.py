@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from conformance.codex.cloud import PLAN, write_cloud_cache
 from conformance.codex.layers import (
     PLUGIN_ID,
     WORKTREE,
@@ -79,8 +80,11 @@ class CodexCase:
     plugin: str = PLUGIN_ID
     #: ``auth.json`` as the user is signed in: None (not signed in), ``chatgpt`` (tokens made
     #: for the run; the model is still the fake API's, through the case's provider) or
-    #: ``apikey``.
+    #: ``apikey``; ``business``: a ChatGPT sign-in on a workspace plan.
     sign_in: str | None = None
+    #: The requirements TOML of the workspace's cloud-managed bundle, cached by Codex for the
+    #: ``business`` sign-in (``{root}`` stands for the case's folder).
+    cloud: str | None = None
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
@@ -134,6 +138,8 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     (codex_home / "config.toml").write_text(user_toml)
     if case.sign_in is not None:
         (codex_home / "auth.json").write_text(json.dumps(auth_json(case.sign_in)))
+    if case.cloud is not None:
+        write_cloud_cache(codex_home, case.cloud.replace("{root}", str(root)), "user", "account")
     make_links(root, project, case.links)
     if working_folder(project) != project and not os.path.lexists(project / ".git"):
         subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)
@@ -172,7 +178,7 @@ def auth_json(sign_in: str) -> dict[str, Any]:
         "exp": 4102444800,
         "https://api.openai.com/auth": {
             "chatgpt_account_id": "account",
-            "chatgpt_plan_type": "plus",
+            "chatgpt_plan_type": PLAN if sign_in == PLAN else "plus",
             "chatgpt_user_id": "user",
         },
     }

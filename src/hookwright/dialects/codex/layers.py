@@ -4,8 +4,10 @@ Measured against Codex CLI 0.171.0 (``/etc/codex`` is the platform's managed fol
 `managed_paths`, ``$HOOKWRIGHT_CODEX_MANAGED_DIR`` when set). Codex lists, and runs, hooks in
 this order:
 
-1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml``, then of the macOS
-   managed preference ``requirements_toml_base64`` (`requirements` composes them; named by a
+1. managed requirements: ``[hooks]`` of ``/etc/codex/requirements.toml``, then of the
+   workspace's cloud-managed requirements Codex keeps in
+   ``$CODEX_HOME/cloud-config-bundle-cache.json`` (`cloud`), then of the macOS managed
+   preference ``requirements_toml_base64`` (`requirements` composes them; named by a
    ``managed_dir``, on Windows ``windows_managed_dir``, when one is set; no ``hooks.json`` is
    read there);
 2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from hookwright.config.loading import Diagnostic, LoadContext
+from hookwright.dialects.codex.cloud import CACHE_FILE, applies, cloud_layers
 from hookwright.dialects.codex.config import (
     CodexHook,
     Layer,
@@ -72,7 +75,7 @@ from hookwright.dialects.codex.requirements import (
     feature_value,
 )
 from hookwright.dialects.codex.root import ROOT_SEARCH_LIMIT, project_folders, root_markers
-from hookwright.dialects.codex.signin import AUTH_FILE, SignIn, read_sign_in
+from hookwright.dialects.codex.signin import AUTH_FILE, SignIn, keyring_warning, read_sign_in
 from hookwright.dialects.codex.worktree import LinkedWorktree, linked_worktree
 from hookwright.dialects.managed_paths import (
     CODEX_MANAGED_DIR_ENV,
@@ -160,16 +163,21 @@ def read_layers(
     user = codex_home(ctx.home)
     forced = read_preferences(preferences, diagnostics)
     requirements = managed / "requirements.toml"
-    requirement_layers = _requirement_layers(requirements, forced, diagnostics)
+    sign_in = read_sign_in(user)
+    cloud = cloud_layers(user, sign_in, requirements, diagnostics)
+    requirement_layers = _requirement_layers(requirements, cloud, forced, diagnostics)
     required = compose(requirement_layers, MANAGED[platform].codex_hooks_dir_key, diagnostics)
     ordered = _config_layers(ctx, managed, user, platform, diagnostics)
+    stored = keyring_warning([(files.file_read, files.config) for files in ordered[:2]], sign_in)
+    diagnostics.extend([stored] if stored is not None else [])
     if CONFIG_KEY in forced:
         ordered.append(_preference_layer(forced[CONFIG_KEY]))
     hooks = list(required.hooks)
     for files in ordered:
         hooks += layer_hooks(files, diagnostics)
     hooks += plugin_hooks(user, ordered, diagnostics)
-    read = [requirements, *preferences, *_layer_files(ordered)]
+    cache = [user / CACHE_FILE] if applies(sign_in) else []
+    read = [requirements, *cache, *preferences, *_layer_files(ordered)]
     return CodexLayers(
         hooks=hooks,
         files=_files_read(list(dict.fromkeys(read))),
@@ -182,7 +190,7 @@ def read_layers(
         plugins_pinned=_pinned_feature(required.plugins_pinned),
         remote_plugin_feature=tuple(_feature_settings(ordered, REMOTE_PLUGIN_FEATURE)),
         remote_plugin_pinned=_pinned_feature(required.remote_plugin_pinned),
-        sign_in=read_sign_in(user),
+        sign_in=sign_in,
         marketplaces=compose_policy(requirement_layers, diagnostics),
         configured=tuple(configured_marketplaces(ordered)),
         homes=(user, ctx.home),
@@ -221,13 +229,18 @@ def _project_layer(
 
 
 def _requirement_layers(
-    path: Path, forced: Mapping[str, Preference], diagnostics: list[Diagnostic]
+    path: Path,
+    cloud: Sequence[RequirementLayer],
+    forced: Mapping[str, Preference],
+    diagnostics: list[Diagnostic],
 ) -> list[RequirementLayer]:
-    """``requirements.toml``, then the managed preference's requirements, when set."""
+    """``requirements.toml``, the workspace's cloud-managed requirements (`cloud`), then the
+    managed preference's requirements, when set."""
     layers = []
     table = read_toml(path, diagnostics)
     if table is not None:
         layers.append(RequirementLayer(path, path, table))
+    layers.extend(cloud)
     if REQUIREMENTS_KEY in forced:
         preference = forced[REQUIREMENTS_KEY]
         layers.append(

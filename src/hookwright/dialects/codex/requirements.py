@@ -8,8 +8,8 @@ and two layers naming different folders stop Codex from starting (hookwright kee
 and reports the second in one error line); a switch (``allow_managed_hooks_only``,
 ``[features] hooks``) set by a later layer wins. Hooks one layer declares are named by that
 layer (the file, or the preference's synthetic path); hooks of two layers by
-``/<requirements-composition>/requirements.toml``. Cloud-managed requirements are fetched from
-OpenAI and are not read.
+``/<requirements-composition>/requirements.toml``. The workspace's cloud-managed requirements
+are read from the copy Codex keeps on disk (`cloud`), between the two.
 """
 
 from __future__ import annotations

@@ -7,26 +7,40 @@ the other modes served by Codex's own backend (``chatgptAuthTokens``, ``agentIde
 ``personalAccessToken``, ``headers``), count as signed in with ChatGPT; an API key, a Bedrock
 key or no sign-in at all do not. Measured with plugins of each marketplace and a ChatGPT
 ``auth.json`` made for the run (Codex asked no server): see `marketplaces.sign_in_refusal`.
+
+The ChatGPT identity (the ``id_token``'s claims under ``https://api.openai.com/auth``: its
+``chatgpt_plan_type`` and ``chatgpt_user_id``, and ``tokens.account_id``) decides whether the
+workspace's cloud-managed config applies and whose cached copy may be used (`cloud`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from hookwright.config.loading import Diagnostic
+
 AUTH_FILE: Final = "auth.json"
 #: ``auth_mode`` values Codex serves without its own backend.
 _DIRECT_MODES: Final = frozenset({"apikey", "bedrockApiKey", "bedrockAccessKeys"})
+_CLAIMS: Final = "https://api.openai.com/auth"
 
 
 @dataclass(frozen=True, slots=True)
 class SignIn:
-    """`chatgpt`: signed in through Codex's backend; `file`: the ``auth.json`` read."""
+    """`chatgpt`: signed in through Codex's backend; `file`: the ``auth.json`` read; `plan`,
+    `user_id`, `account_id`: the ChatGPT identity, None where ``auth.json`` holds none."""
 
     chatgpt: bool
     file: Path
+    plan: str | None = None
+    user_id: str | None = None
+    account_id: str | None = None
 
 
 def read_sign_in(codex_home: Path) -> SignIn:
@@ -36,7 +50,36 @@ def read_sign_in(codex_home: Path) -> SignIn:
         data: Any = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return SignIn(False, file)
-    return SignIn(isinstance(data, dict) and _through_backend(data), file)
+    if not isinstance(data, dict):
+        return SignIn(False, file)
+    tokens = data.get("tokens")
+    tokens = tokens if isinstance(tokens, dict) else {}
+    claims = _claims(tokens.get("id_token"))
+    account = tokens.get("account_id")
+    if not isinstance(account, str) or not account:
+        account = _text(claims, "chatgpt_account_id")
+    user = _text(claims, "chatgpt_user_id") or _text(claims, "user_id")
+    plan = _text(claims, "chatgpt_plan_type")
+    return SignIn(_through_backend(data), file, plan, user, account)
+
+
+def _claims(token: object) -> Mapping[str, Any]:
+    """The ``https://api.openai.com/auth`` claims of an ``id_token`` (its signature is not
+    checked: Codex does not check it either when it reads ``auth.json``)."""
+    if not isinstance(token, str) or token.count(".") != 2:
+        return {}
+    body = token.split(".")[1]
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return {}
+    claims = payload.get(_CLAIMS) if isinstance(payload, dict) else None
+    return claims if isinstance(claims, dict) else {}
+
+
+def _text(table: Mapping[str, Any], key: str) -> str | None:
+    value = table.get(key)
+    return value if isinstance(value, str) and value else None
 
 
 def _through_backend(data: dict[str, Any]) -> bool:
@@ -47,3 +90,38 @@ def _through_backend(data: dict[str, Any]) -> bool:
     if isinstance(key, str) and key:
         return False
     return isinstance(data.get("tokens"), dict)
+
+
+#: Where Codex keeps the sign-in (``cli_auth_credentials_store``): ``file`` (the default) is
+#: ``auth.json``; ``keyring`` the system keyring (service ``Codex Auth``, account
+#: ``cli|`` and the first 16 hex digits of the SHA-256 of the canonical ``$CODEX_HOME``);
+#: ``auto`` the keyring when one answers, else the file.
+STORE_KEY: Final = "cli_auth_credentials_store"
+_KEYRING_STORES: Final = {
+    "keyring": "keeps the sign-in in the system keyring",
+    "auto": "keeps the sign-in in the system keyring when one answers",
+}
+
+
+def keyring_warning(
+    settings: list[tuple[Path, Mapping[str, Any] | None]], sign_in: SignIn
+) -> Diagnostic | None:
+    """One warning when the last of `settings` (config files, lowest precedence first) to set
+    ``cli_auth_credentials_store`` puts the sign-in in the keyring, which hookwright does not
+    read: what it assumed instead."""
+    chosen = [
+        (file, value)
+        for file, config in settings
+        if config is not None and isinstance(value := config.get(STORE_KEY), str)
+    ]
+    if not chosen or chosen[-1][1] not in _KEYRING_STORES:
+        return None
+    file, value = chosen[-1]
+    assumed = "signed in with ChatGPT" if sign_in.chatgpt else "not signed in with ChatGPT"
+    message = (
+        f"{value!r}: Codex {_KEYRING_STORES[value]}, which hookwright does not read; it "
+        f"takes the user as {assumed}, as {sign_in.file} records, for OpenAI's curated plugin "
+        f'marketplaces and the workspace\'s cloud-managed config: set {STORE_KEY} = "file" '
+        "(and sign in again) to have both read the same sign-in"
+    )
+    return Diagnostic(str(file), STORE_KEY, message, "warning")

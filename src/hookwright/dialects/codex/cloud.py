@@ -1,0 +1,254 @@
+"""The workspace's cloud-managed requirements, read from the copy Codex keeps on disk.
+
+Codex CLI 0.171.0 fetches a bundle of ``config.toml`` and ``requirements.toml`` fragments
+from OpenAI (``<chatgpt_base_url>/wham/config/bundle``) when the user is signed in with
+ChatGPT on a workspace plan (measured: ``business``, ``enterprise``, ``edu``, ``edu_plus``,
+``edu_pro``, ``ent26``, ``enterprise_cbp_automation``, ``enterprise_cbp_usage_based``; not
+``team``, ``plus``, ``k12``, ``free_workspace``, ``self_serve_business_usage_based``). It keeps
+the bundle in ``$CODEX_HOME/cloud-config-bundle-cache.json``:
+``{"signed_payload": {"version": 1, "cached_at", "expires_at", "chatgpt_user_id",
+"account_id", "bundle": {"config_toml": {"enterprise_managed": [{"id", "name",
+"contents"}]}, "requirements_toml": {...}}}, "signature"}``, the signature the base64
+HMAC-SHA256 of the payload as serde_json writes it compactly (fields in that order, unknown
+fields dropped) under a key built into Codex, for an hour. Codex uses the copy only when it
+parses, its signature holds, its version is 1, it names the signed-in user and account, it
+has not expired and every fragment parses; otherwise it fetches the bundle again, and does not
+start when it cannot (measured offline: "Failed to load cloud config bundle (workspace-managed
+policies)."). hookwright reads the copy under the same rules and never fetches: when Codex
+would fetch, one warning says what is not read and how to have both run it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from hookwright.config.loading import Diagnostic
+from hookwright.config.safeparse import ParseError, read_text
+from hookwright.dialects.codex.requirements import RequirementLayer
+from hookwright.dialects.codex.signin import SignIn
+
+CACHE_FILE: Final = "cloud-config-bundle-cache.json"
+_VERSION: Final = 1
+_KEY: Final = b"codex-cloud-config-bundle-cache-v1-6160ae70-bcfd-4ca8-a99b-40f73b3b072e"
+WORKSPACE_PLANS: Final = frozenset(
+    {
+        "business",
+        "enterprise",
+        "edu",
+        "edu_plus",
+        "edu_pro",
+        "ent26",
+        "enterprise_cbp_automation",
+        "enterprise_cbp_usage_based",
+    }
+)
+_FRAGMENTS: Final = "enterprise_managed"
+#: RFC 3339 as chrono reads it: the date, ``T`` (or a space), the time, a fraction, the offset.
+_TIMESTAMP: Final = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})"
+)
+
+
+class _Unusable(Exception):
+    """Why Codex would not use the cached bundle (and would fetch it instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Moment:
+    """A UTC instant to the nanosecond, as chrono keeps it."""
+
+    when: datetime
+    nanos: int
+
+    def text(self) -> str:
+        """As chrono writes it: no fraction, or 3, 6 or 9 digits, then ``Z``."""
+        base = self.when.strftime("%Y-%m-%dT%H:%M:%S")
+        if self.nanos == 0:
+            return base + "Z"
+        for digits, unit in ((3, 1_000_000), (6, 1_000)):
+            if self.nanos % unit == 0:
+                return f"{base}.{self.nanos // unit:0{digits}d}Z"
+        return f"{base}.{self.nanos:09d}Z"
+
+
+def applies(sign_in: SignIn) -> bool:
+    """Whether Codex looks for the workspace's cloud-managed config under this sign-in."""
+    return sign_in.chatgpt and sign_in.plan in WORKSPACE_PLANS
+
+
+def cloud_layers(
+    codex_home: Path,
+    sign_in: SignIn,
+    requirements: Path,
+    diagnostics: list[Diagnostic],
+    now: datetime | None = None,
+) -> list[RequirementLayer]:
+    """The requirements fragments of a cached bundle Codex would use, in the bundle's order;
+    a warning instead when Codex would fetch the bundle (`requirements`: the file to mirror
+    them into)."""
+    if not applies(sign_in):
+        return []
+    file = codex_home / CACHE_FILE
+    try:
+        bundle = _valid_bundle(file, sign_in, now or datetime.now(UTC))
+    except _Unusable as reason:
+        message = (
+            f"the workspace's cloud-managed config and requirements (plan "
+            f"{sign_in.plan!r} in {sign_in.file}) are not read: {reason}; Codex fetches them "
+            f"from OpenAI, hookwright never does: mirror them into {requirements} to have both "
+            "run them"
+        )
+        diagnostics.append(Diagnostic(str(file), "", message, "warning"))
+        return []
+    if bundle["config_toml"]:
+        message = (
+            "the workspace's cloud-managed config.toml fragments are not read (hooks they set "
+            f"run in Codex only): mirror them into {requirements.parent / 'config.toml'}"
+        )
+        diagnostics.append(
+            Diagnostic(str(file), f"bundle.config_toml.{_FRAGMENTS}", message, "warning")
+        )
+    return [
+        RequirementLayer(file, file, table, f"bundle.requirements_toml.{_FRAGMENTS}[{index}]")
+        for index, table in enumerate(bundle["requirements_toml"])
+    ]
+
+
+def _valid_bundle(file: Path, sign_in: SignIn, now: datetime) -> dict[str, list[Any]]:
+    """The cached bundle's fragments, config ones as read and requirements ones parsed, when
+    Codex would use the copy (checked in Codex's order)."""
+    if sign_in.user_id is None or sign_in.account_id is None:
+        raise _Unusable("the sign-in names no ChatGPT user or account")
+    if not file.exists():
+        raise _Unusable(f"{file.name} is absent")
+    try:
+        data = json.loads(read_text(file))
+    except ParseError as exc:
+        raise _Unusable(f"{file.name} {exc.reason}") from None
+    except (ValueError, RecursionError) as exc:
+        raise _Unusable(f"{file.name} is not JSON ({exc})") from None
+    payload, signature = _cache_file(data)
+    if not _signed(payload, signature):
+        raise _Unusable(f"{file.name} fails its signature check")
+    if payload["version"] != _VERSION:
+        raise _Unusable(f"{file.name} has version {payload['version']}, not {_VERSION}")
+    cached = (payload["chatgpt_user_id"], payload["account_id"])
+    if None in cached or cached != (sign_in.user_id, sign_in.account_id):
+        raise _Unusable(f"{file.name} was kept for another user or account")
+    expires: _Moment = payload["expires_at"]
+    moment = now.astimezone(UTC)
+    if (expires.when, expires.nanos) <= (moment.replace(microsecond=0), moment.microsecond * 1000):
+        raise _Unusable(f"{file.name} expired at {payload['expires_at'].text()}")
+    bundle = payload["bundle"]
+    return {
+        "config_toml": bundle["config_toml"][_FRAGMENTS],
+        "requirements_toml": [_fragment_toml(f) for f in bundle["requirements_toml"][_FRAGMENTS]],
+    }
+
+
+def _cache_file(data: Any) -> tuple[dict[str, Any], str]:
+    """The signed payload (its fields in serde's order, timestamps as `_Moment`) and the
+    signature; `_Unusable` where serde would not read the file."""
+    if not isinstance(data, dict) or not isinstance(data.get("signature"), str):
+        raise _Unusable(f"{CACHE_FILE} is not a signed payload")
+    raw = data.get("signed_payload")
+    if not isinstance(raw, dict):
+        raise _Unusable(f"{CACHE_FILE} has no signed_payload")
+    version = raw.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version < 2**32:
+        raise _Unusable(f"{CACHE_FILE}: signed_payload.version is not a version")
+    payload = {
+        "version": version,
+        "cached_at": _moment(raw.get("cached_at"), "cached_at"),
+        "expires_at": _moment(raw.get("expires_at"), "expires_at"),
+        "chatgpt_user_id": _optional_text(raw, "chatgpt_user_id"),
+        "account_id": _optional_text(raw, "account_id"),
+        "bundle": _bundle(raw.get("bundle")),
+    }
+    return payload, data["signature"]
+
+
+def _moment(value: Any, name: str) -> _Moment:
+    match = _TIMESTAMP.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise _Unusable(f"{CACHE_FILE}: signed_payload.{name} is not an RFC 3339 time")
+    date, time, fraction, offset = match.groups()
+    zone = "+00:00" if offset in {"Z", "z"} else offset
+    try:
+        when = datetime.fromisoformat(f"{date}T{time}{zone}").astimezone(UTC)
+    except ValueError:
+        raise _Unusable(f"{CACHE_FILE}: signed_payload.{name} is not a time") from None
+    return _Moment(when, int((fraction or "0").ljust(9, "0")))
+
+
+def _optional_text(raw: Mapping[str, Any], key: str) -> str | None:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, str):
+        raise _Unusable(f"{CACHE_FILE}: signed_payload.{key} is not text")
+    return value
+
+
+def _bundle(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise _Unusable(f"{CACHE_FILE}: signed_payload.bundle is missing")
+    return {key: {_FRAGMENTS: _fragments(raw.get(key), key)} for key in _BUCKETS}
+
+
+_BUCKETS: Final = ("config_toml", "requirements_toml")
+_FIELDS: Final = ("id", "name", "contents")
+
+
+def _fragments(raw: Any, bucket: str) -> list[dict[str, str]]:
+    where = f"{CACHE_FILE}: bundle.{bucket}.{_FRAGMENTS}"
+    items = raw.get(_FRAGMENTS) if isinstance(raw, dict) else None
+    if not isinstance(items, list):
+        raise _Unusable(f"{where} is missing")
+    fragments: list[dict[str, str]] = []
+    for item in items:
+        fields = {key: item.get(key) for key in _FIELDS} if isinstance(item, dict) else {}
+        texts = {key: value for key, value in fields.items() if isinstance(value, str)}
+        if len(texts) != len(_FIELDS):
+            raise _Unusable(f"{where} holds a fragment without id, name and contents")
+        fragments.append(texts)
+    return fragments
+
+
+def _signed(payload: Mapping[str, Any], signature: str) -> bool:
+    """Whether `signature` is Codex's HMAC of the payload as serde_json writes it."""
+    try:
+        given = base64.b64decode(signature, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    ordered = {
+        **payload,
+        "cached_at": payload["cached_at"].text(),
+        "expires_at": payload["expires_at"].text(),
+    }
+    text = json.dumps(ordered, ensure_ascii=False, separators=(",", ":"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    digest = hmac.new(_KEY, data, hashlib.sha256).digest()
+    return hmac.compare_digest(given, digest)
+
+
+def _fragment_toml(fragment: Mapping[str, str]) -> Mapping[str, Any]:
+    """A requirements fragment's TOML (a fragment that does not parse: Codex refetches)."""
+    try:
+        return tomllib.loads(fragment["contents"])
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        raise _Unusable(
+            f"{CACHE_FILE}: requirements fragment {fragment['name']!r} is not TOML ({exc})"
+        ) from None

@@ -1,0 +1,234 @@
+"""The workspace's cloud-managed requirements, read from the signed copy Codex CLI 0.171.0
+keeps in ``$CODEX_HOME/cloud-config-bundle-cache.json``, under Codex's rules; and the sign-in
+kept in the system keyring, which hookwright does not read and says so.
+
+``cloud_bundle_cache_0171.json`` is a copy Codex CLI 0.171.0 wrote itself, fetched from a
+local server standing for OpenAI's, for a ChatGPT Business sign-in as `auth_json` makes."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import hmac
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.cli_runner import run_scripted
+from tests.codex.project import bash, script
+from tests.codex.test_codex_layers import bound, hooks_json, reviews, run
+
+from hookwright.config.loading import Diagnostic
+from hookwright.dialects.codex.cloud import CACHE_FILE, cloud_layers
+from hookwright.dialects.codex.signin import read_sign_in
+
+CODEX_WROTE = Path(__file__).with_name("cloud_bundle_cache_0171.json")
+WRITTEN_AT = datetime(2026, 11, 28, 4, 42, 21, tzinfo=UTC)
+KEY = b"codex-cloud-config-bundle-cache-v1-6160ae70-bcfd-4ca8-a99b-40f73b3b072e"
+GUARD = (
+    '[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\n'
+    'command = "echo refused by the workspace >&2; exit 2"\ntimeout = 5\n'
+)
+REFUSED = "Command blocked by PreToolUse hook: refused by the workspace. Command: touch made.txt"
+
+
+def auth_json(codex_home: Path, plan: str, user: str = "user") -> None:
+    """A ChatGPT sign-in as Codex records it: unsigned tokens naming `user`, account
+    ``account`` and `plan`."""
+    claims = {
+        "https://api.openai.com/auth": {
+            "chatgpt_account_id": "account",
+            "chatgpt_plan_type": plan,
+            "chatgpt_user_id": user,
+        }
+    }
+    body = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+    token = f"eyJhbGciOiJub25lIn0.{body}.signature"
+    tokens = {"id_token": token, "access_token": token, "refresh_token": "r"}
+    auth = {"OPENAI_API_KEY": None, "tokens": {**tokens, "account_id": "account"}}
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "auth.json").write_text(json.dumps(auth))
+
+
+def cache(codex_home: Path, requirements: str, **payload: Any) -> Path:
+    """A bundle cached as Codex caches it, signed over serde_json's compact form; `payload`
+    replaces fields after signing (a tampered copy) when it holds ``tamper=True``."""
+    tamper = payload.pop("tamper", False)
+    now = datetime.now(UTC)
+    signed: dict[str, Any] = {
+        "version": 1,
+        "cached_at": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "expires_at": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "chatgpt_user_id": "user",
+        "account_id": "account",
+        "bundle": {
+            "config_toml": {"enterprise_managed": []},
+            "requirements_toml": {
+                "enterprise_managed": [{"id": "r1", "name": "Guard", "contents": requirements}]
+            },
+        },
+    }
+    if not tamper:
+        signed.update(payload)
+    text = json.dumps(signed, separators=(",", ":"), ensure_ascii=False).encode()
+    signature = base64.b64encode(hmac.new(KEY, text, hashlib.sha256).digest()).decode()
+    if tamper:
+        signed.update(payload)
+    file = codex_home / CACHE_FILE
+    file.write_text(json.dumps({"signed_payload": signed, "signature": signature}, indent=2))
+    return file
+
+
+def cloud_read(codex_home: Path, now: datetime | None = None) -> tuple[list[Any], list[str]]:
+    diagnostics: list[Diagnostic] = []
+    layers = cloud_layers(
+        codex_home, read_sign_in(codex_home), Path("/etc/codex/requirements.toml"), diagnostics, now
+    )
+    return [layer.table for layer in layers], [str(d) for d in diagnostics]
+
+
+def test_the_copy_codex_wrote_is_read_while_it_holds(tmp_path: Path) -> None:
+    codex_home = tmp_path / ".codex"
+    auth_json(codex_home, "business")
+    shutil.copy(CODEX_WROTE, codex_home / CACHE_FILE)
+    tables, said = cloud_read(codex_home, WRITTEN_AT)
+    assert said == []
+    assert [table["hooks"]["managed_dir"] for table in tables] == ["/opt/corp/codex-hooks"]
+    assert tables[0]["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("contents", "fails its signature check"),
+        ("expired", "expired at 2026-11-28T05:42:20.901155172Z"),
+        ("account", "was kept for another user or account"),
+        ("version", "fails its signature check"),
+    ],
+)
+def test_a_tampered_expired_or_foreign_copy_is_not_read_and_said_once(
+    tmp_path: Path, change: str, reason: str
+) -> None:
+    codex_home = tmp_path / ".codex"
+    auth_json(codex_home, "business", user="someone-else" if change == "account" else "user")
+    data = json.loads(CODEX_WROTE.read_text())
+    if change == "contents":
+        fragment = data["signed_payload"]["bundle"]["requirements_toml"]["enterprise_managed"][0]
+        fragment["contents"] = "allow_managed_hooks_only = false\n"
+    if change == "version":
+        data["signed_payload"]["version"] = 2
+    (codex_home / CACHE_FILE).write_text(json.dumps(data))
+    now = WRITTEN_AT + timedelta(hours=2) if change == "expired" else WRITTEN_AT
+    tables, said = cloud_read(codex_home, now)
+    assert tables == []
+    assert len(said) == 1 and f"{CACHE_FILE} {reason}" in said[0]
+    assert said[0].startswith(f"warning: {codex_home / CACHE_FILE}: ")
+    assert "mirror them into /etc/codex/requirements.toml" in said[0]
+
+
+@pytest.mark.parametrize("plan", ["plus", "team", "k12"])
+def test_no_cloud_config_outside_a_workspace_plan(tmp_path: Path, plan: str) -> None:
+    codex_home = tmp_path / ".codex"
+    auth_json(codex_home, plan)
+    cache(codex_home, GUARD)
+    assert cloud_read(codex_home) == ([], [])
+
+
+def test_a_workspace_sign_in_without_a_copy_says_what_is_not_read(tmp_path: Path) -> None:
+    codex_home = tmp_path / ".codex"
+    auth_json(codex_home, "enterprise")
+    tables, said = cloud_read(codex_home)
+    assert tables == [] and len(said) == 1
+    assert f"{CACHE_FILE} is absent; Codex fetches them from OpenAI" in said[0]
+
+
+def test_cloud_config_fragments_are_said_not_read(tmp_path: Path) -> None:
+    codex_home = tmp_path / ".codex"
+    auth_json(codex_home, "business")
+    fragment = {"id": "c1", "name": "Config", "contents": 'model = "x"\n'}
+    bundle = {
+        "config_toml": {"enterprise_managed": [fragment]},
+        "requirements_toml": {"enterprise_managed": []},
+    }
+    cache(codex_home, "", bundle=bundle)
+    tables, said = cloud_read(codex_home)
+    assert tables == []
+    assert said == [
+        f"warning: {codex_home / CACHE_FILE}: bundle.config_toml.enterprise_managed: the "
+        "workspace's cloud-managed config.toml fragments are not read (hooks they set run in "
+        "Codex only): mirror them into /etc/codex/config.toml"
+    ]
+
+
+def scene(tmp_path: Path, **payload: Any) -> tuple[Path, Path, Path]:
+    """(home, project, model): a Business sign-in whose cached bundle holds the workspace's
+    guard, and a model that runs ``touch made.txt``."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    codex_home = home / ".codex"
+    auth_json(codex_home, "business")
+    cache(codex_home, GUARD, **payload)
+    hooks_json(project / ".codex", "true")
+    (codex_home / "config.toml").write_text(reviews(project / ".codex"))
+    model = script(tmp_path / "s.json", [bash("touch made.txt"), {"content": "ok"}])
+    return home, project, model
+
+
+def test_the_workspace_guard_of_a_cached_bundle_refuses_in_a_real_run(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    home, project, model = scene(tmp_path)
+    assert run(home, project, model, managed_dir) == [REFUSED]
+    assert not (project / "made.txt").exists()
+    result = bound(home, project)
+    guard = [spec for spec in result.specs if spec.source == "managed"]
+    assert len(guard) == 1 and result.diagnostics == []
+
+
+def test_a_tampered_bundle_runs_no_workspace_guard_and_says_so_once(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    home, project, model = scene(tmp_path, tamper=True, account_id="another")
+    env = {"CODEX_HOME": str(home / ".codex"), "HOOKWRIGHT_CODEX_MANAGED_DIR": str(managed_dir)}
+    done = run_scripted(project, model, "--json", home=home, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (project / "made.txt").exists()
+    said_in_run = [line for line in done.stderr.splitlines() if CACHE_FILE in line]
+    assert len(said_in_run) == 1 and said_in_run[0].startswith("warning: "), done.stderr
+    said = [d for d in bound(home, project).diagnostics if d.file.endswith(CACHE_FILE)]
+    assert len(said) == 1 and "was kept for another user or account" not in said[0].message
+    assert "fails its signature check" in said[0].message
+
+
+@pytest.mark.parametrize(("store", "warned"), [("keyring", True), ("auto", True), ("file", False)])
+def test_a_keyring_sign_in_is_said_with_what_was_assumed(
+    tmp_path: Path, managed_dir: Path, store: str, warned: bool
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".codex").mkdir(parents=True)
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'cli_auth_credentials_store = "{store}"\n')
+    said = [d for d in bound(home, project).diagnostics if d.path == "cli_auth_credentials_store"]
+    assert len(said) == int(warned)
+    if warned:
+        assert said[0].file == str(config) and said[0].severity == "warning"
+        assert "takes the user as not signed in with ChatGPT" in said[0].message
+        assert 'set cli_auth_credentials_store = "file"' in said[0].message
+
+
+def test_the_copy_is_checked_as_serde_rewrites_it(tmp_path: Path) -> None:
+    """Unknown fields are dropped and times rewritten as chrono writes them before the
+    signature is checked, as Codex does: a copy with both still holds."""
+    codex_home = tmp_path / ".codex"
+    auth_json(codex_home, "business")
+    data = json.loads(CODEX_WROTE.read_text())
+    payload = copy.deepcopy(data["signed_payload"])
+    payload["note"] = "ignored"
+    payload["expires_at"] = "2026-11-28T06:42:20.901155172+01:00"
+    (codex_home / CACHE_FILE).write_text(json.dumps({**data, "signed_payload": payload}))
+    tables, said = cloud_read(codex_home, WRITTEN_AT)
+    assert said == [] and len(tables) == 1
