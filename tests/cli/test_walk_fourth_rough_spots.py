@@ -1,0 +1,74 @@
+"""Rough spots a fourth newcomer walk found, through the real command: `validate` checks a
+PicoClaw process hook's program and the run's hint says it is missing; a YAML hook file whose
+command needs quoting says so with its file and line; an untrusted folder's warning is one line
+per folder; the skill note names the real file; `audit --summary` counts one decision once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_runner import run_hookwright
+
+
+def _scripted_bash(path: Path, command: str) -> Path:
+    call = {"name": "Bash", "arguments": {"command": command}}
+    turns = [{"tool_calls": [call]}, {"content": "ok"}]
+    path.write_text(json.dumps({"model": "s", "turns": turns}))
+    return path
+
+
+def _picoclaw_audit(project: Path) -> Path:
+    """A project whose PicoClaw process runs `.picoclaw/audit.py`, which is not there."""
+    config = project / ".picoclaw" / "config.json"
+    config.parent.mkdir(parents=True)
+    process = {"command": ["python3", ".picoclaw/audit.py"], "observe": ["*"]}
+    config.write_text(json.dumps({"hooks": {"processes": {"audit": process}}}))
+    return config
+
+
+def test_validate_reports_a_picoclaw_program_that_is_not_there_and_the_run_says_missing(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    _picoclaw_audit(project)
+    checked = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home,
+                             cwd=project)  # fmt: skip
+    assert checked.returncode == 1, checked.stdout
+    lines = checked.stdout.splitlines()
+    assert "  error .picoclaw/config.json (PicoClaw): 1 hook failed" in lines, lines
+    assert (
+        "        error: hooks.processes.audit.command: process 'audit': .picoclaw/audit.py is "
+        f'not there (looked in {project}) (command ["python3", ".picoclaw/audit.py"]); every '
+        "call fails and the run goes on as if the hook were not there; fix: create it, or "
+        "correct the path in command"
+    ) in lines, lines
+    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
+                         "--permission-mode", "bypassPermissions", home=isolated_home,
+                         cwd=project)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    [line] = [line for line in ran.stderr.splitlines() if line.startswith("error: PicoClaw")]
+    assert line.endswith(
+        f"; .picoclaw/audit.py is missing: it is not in {project}, the folder the hook ran in; "
+        "create it, or correct the path in .picoclaw/config.json hooks.processes.audit.command"
+    ), line
+    assert '"dir"' not in line, line
+    (project / ".picoclaw" / "audit.py").write_text("")
+    present = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home,
+                             cwd=project)  # fmt: skip
+    assert "  ok    .picoclaw/config.json (PicoClaw)" in present.stdout, present.stdout
+
+
+def test_a_picoclaw_program_not_on_path_is_reported(tmp_path: Path, isolated_home: Path) -> None:
+    project = tmp_path / "proj"
+    config = project / ".picoclaw" / "config.json"
+    config.parent.mkdir(parents=True)
+    process = {"command": ["hw-no-such-program", "--serve"], "intercept": ["before_tool"]}
+    config.write_text(json.dumps({"hooks": {"processes": {"gate": process}}}))
+    checked = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
+    assert checked.returncode == 1, checked.stdout
+    assert (
+        "error: hooks.processes.gate.command: process 'gate': hw-no-such-program is not found "
+        "on PATH"
+    ) in checked.stdout, checked.stdout
