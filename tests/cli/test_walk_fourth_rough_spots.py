@@ -72,3 +72,32 @@ def test_a_picoclaw_program_not_on_path_is_reported(tmp_path: Path, isolated_hom
         "error: hooks.processes.gate.command: process 'gate': hw-no-such-program is not found "
         "on PATH"
     ) in checked.stdout, checked.stdout
+
+
+def test_an_openharness_command_with_an_unquoted_colon_says_to_quote_it(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    hook = project / ".openharness" / "hooks" / "guard.yaml"
+    hook.parent.mkdir(parents=True)
+    hook.write_text(
+        "name: guard\nevents: [before_tool_dispatch]\nhandler:\n  type: command\n"
+        "  command: echo reason: no\n"
+    )
+    hint = (
+        "invalid YAML: mapping values are not allowed here (line 5 column 23); line 5 of "
+        "guard.yaml: the command holds ': ', which YAML reads as a new key; quote the whole "
+        "value: command: 'echo reason: no'"
+    )
+    checked = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
+    assert checked.returncode == 1
+    assert f"        error: {hint}" in checked.stdout.splitlines(), checked.stdout
+    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
+                         "--permission-mode", "bypassPermissions", home=isolated_home)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr.count(hint) == 1, ran.stderr
+    assert f"error: {hook}: {hint}" in ran.stderr.splitlines(), ran.stderr
+    hook.write_text(hook.read_text().replace("echo reason: no", "'echo reason: no'"))
+    fixed = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
+    assert "invalid YAML" not in fixed.stdout, fixed.stdout
