@@ -6,9 +6,12 @@ per folder; the skill note names the real file; `audit --summary` counts one dec
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from cli_runner import run_hookwright
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
 
 
 def _scripted_bash(path: Path, command: str) -> Path:
@@ -101,3 +104,26 @@ def test_an_openharness_command_with_an_unquoted_colon_says_to_quote_it(
     hook.write_text(hook.read_text().replace("echo reason: no", "'echo reason: no'"))
     fixed = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert "invalid YAML" not in fixed.stdout, fixed.stdout
+
+
+def test_an_untrusted_run_says_one_line_per_folder_with_the_count_and_the_trust_command(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(DEMO, project, ignore=shutil.ignore_patterns("skills"))
+    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    ran = run_hookwright("run", "go", "-p", str(project), "--model", f"scripted:{model}",
+                         home=isolated_home)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    held_back = [line for line in ran.stderr.splitlines() if "not run" in line]
+    assert held_back == [
+        f"warning: {project}: 5 hooks not run: untrusted; trust the folder with: hookwright "
+        f"trust {project}, or run again with --trust (no_destructive_rm.py (Claude Code), "
+        "redact-secrets (PicoClaw), force-dry-run (Python), project-facts (Python), and 1 more)"
+    ], ran.stderr
+    audit = [json.loads(line) for line in (isolated_home / ".hookwright" / "audit.jsonl").open()]
+    assert len([r for r in audit if r["status"] == "not_run"]) == 5  # each hook still audited
+    as_json = run_hookwright("run", "go", "-p", str(project), "--model", f"scripted:{model}",
+                             "--json", home=isolated_home)  # fmt: skip
+    per_hook = [line for line in as_json.stderr.splitlines() if "not run: untrusted" in line]
+    assert len(per_hook) == 5, as_json.stderr  # a program reading --json gets each hook
