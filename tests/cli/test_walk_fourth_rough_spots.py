@@ -127,3 +127,28 @@ def test_an_untrusted_run_says_one_line_per_folder_with_the_count_and_the_trust_
                              "--json", home=isolated_home)  # fmt: skip
     per_hook = [line for line in as_json.stderr.splitlines() if "not run: untrusted" in line]
     assert len(per_hook) == 5, as_json.stderr  # a program reading --json gets each hook
+
+
+def test_the_skill_not_enabled_note_names_each_skills_real_file(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(DEMO / "skills", project / "skills")
+    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    args = ("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}")
+    ran = run_hookwright(*args, home=isolated_home)
+    assert ran.returncode == 0, ran.stderr
+    [note] = [line for line in ran.stderr.splitlines() if line.startswith("note: ")]
+    assert note == (
+        "note: the hooks of skill careful (skills/careful/hooks/hooks.json) do not run in this "
+        "session: a skill's hooks run once it is enabled (--skill careful)"
+    )
+    assert (project / "skills" / "careful" / "hooks" / "hooks.json").is_file()
+    second = project / "skills" / "tidy" / "hooks"
+    shutil.copytree(project / "skills" / "careful" / "hooks", second)
+    both = run_hookwright(*args, home=isolated_home)
+    [note] = [line for line in both.stderr.splitlines() if line.startswith("note: ")]
+    assert (
+        "skills careful, tidy (skills/careful/hooks/hooks.json, skills/tidy/hooks/hooks.json)"
+        in (note)
+    ), note
