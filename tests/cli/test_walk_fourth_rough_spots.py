@@ -152,3 +152,28 @@ def test_the_skill_not_enabled_note_names_each_skills_real_file(
         "skills careful, tidy (skills/careful/hooks/hooks.json, skills/tidy/hooks/hooks.json)"
         in (note)
     ), note
+
+
+def test_audit_summary_counts_a_hooks_deny_once(tmp_path: Path, isolated_home: Path) -> None:
+    project = tmp_path / "proj"
+    guard = "grep -q 'rm ' && { echo 'no rm' >&2; exit 2; } || exit 0"
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": guard}]}]}}  # fmt: skip
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    model = _scripted_bash(tmp_path / "model.json", "rm -rf build")
+    ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
+                         home=isolated_home)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    log = isolated_home / ".hookwright" / "audit.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    denies = [(r["event"], r.get("permission", {}).get("by")) for r in records
+              if r["decision"] == "deny"]  # fmt: skip
+    assert denies == [("PreToolUse", None), ("Permission", "hook")]  # one decision, two records
+
+    def counted(*extra: str) -> list[list[str]]:
+        summary = run_hookwright("audit", "--summary", *extra, home=isolated_home).stdout
+        return [line.split()[-2:] for line in summary.splitlines() if f"command:{guard}" in line]
+
+    assert counted() == [["deny", "1"]]
+    assert counted("--event", "Permission") == [["deny", "1"]]  # alone, it is still counted
