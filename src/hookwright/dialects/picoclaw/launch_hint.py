@@ -28,7 +28,8 @@ def missing_script_hint(
 ) -> StartHint | None:
     """The hint for a process that failed to start, when a relative script path of `command`
     is not in the folder it ran in (`workdir`, its `dir`, else the current folder): the `dir`
-    that holds it, or that it is missing; None otherwise. Its brief form names the script and
+    that holds it, or, with no `dir`, that it is missing; None otherwise (a `dir` holding no
+    such script: the program's own error names the file). Its brief form names the script and
     what to change, for the failures after the first."""
     folder = workdir if workdir is not None else Path.cwd()
     missing = [script for script in relative_scripts(command) if not (folder / script).exists()]
@@ -37,6 +38,8 @@ def missing_script_hint(
     script = missing[0]
     holder = script_holder(script, config_file, project_dir)
     where = f"{_shown(config_file, project_dir)} hooks.processes.{hook}"
+    if holder is None and workdir is not None:
+        return None  # its own "dir" names the folder: the program's own error says which file
     if holder is None:
         nor = "" if folder == project_dir else f", nor in the project {project_dir}"
         return StartHint(
