@@ -1,8 +1,8 @@
 """The chat page (headless Chromium, as in test_page.py) on the demo project, which has a hook
 of every system (Claude Code, PicoClaw, OpenHarness, skill, Python), plus an OpenHarness hook
-that blocks a call: every hook's note carries its system and file badges, before and after a
-reload; the status is right from the first moment; the block reads in OpenHarness's own word
-beside the canonical one, as the terminal says it."""
+that blocks a call: every hook's note (a persistent skill hook's too) carries its system and
+file badges, before and after a reload; the status is right from the first moment; the block
+reads in OpenHarness's own word beside the canonical one, as the terminal says it."""
 
 from __future__ import annotations
 
@@ -89,7 +89,16 @@ def test_every_systems_hooks_show_their_badges_and_a_block_its_own_word(
     assert shown >= EXPECTED_LABELS, shown
     skill = "hook careful/no-surprises (system, after_user_input, this call only) skill "
     assert f"{skill}skills/careful/hooks/no-surprises.md" in shown, shown
-    assert "hook remember (system) skill" in shown, shown  # persistent: its frame has no file
+    # a persistent skill hook carries its file as the others do
+    assert "hook remember (system) skill skills/memory/hooks/remember.md" in shown, shown
+    [kept] = [
+        note
+        for note in browser.find_elements(By.CSS_SELECTOR, ".msg.hook")
+        if "hook remember" in note.text
+    ]
+    assert kept.find_element(By.CSS_SELECTOR, ".badge.file").text == (
+        "skills/memory/hooks/remember.md"
+    )
     [blocked] = [
         note
         for note in browser.find_elements(By.CSS_SELECTOR, ".msg.note.decision-deny")

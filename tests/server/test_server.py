@@ -106,6 +106,7 @@ def test_persistent_hook_travels_through_the_client_history(serve: ServerFactory
             "name": "remember",
             "role": "system",
             "content": "H:remember",
+            "file": "skills/memory/hooks/remember.md",  # the page's file badge
         }
         (tool_call,) = of_type(first, "tool_call")
         (tool_result,) = of_type(first, "tool_result")

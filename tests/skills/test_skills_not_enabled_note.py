@@ -12,7 +12,7 @@ import yaml
 from cli_runner import run_hookwright
 
 NOTE = (
-    "note: the hooks of skill tidy (skills/…/hooks/hooks.json) do not run in this session: a "
+    "note: the hooks of skill tidy (skills/tidy/hooks/hooks.json) do not run in this session: a "
     "skill's hooks run once it is enabled (--skill tidy)"
 )
 

@@ -148,22 +148,48 @@ def day_of(record: Record) -> str:
     return "?" if when is None else datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%d")
 
 
+#: A decision of one hook on one tool call: (session, tool call id, hook, decision).
+_CallDecision = tuple[str, str, str, str]
+
+
 class Summary:
-    """Counts of records per UTC day, hook and decision (the effect when no decision)."""
+    """Counts of records per UTC day, hook and decision (the effect when no decision).
+
+    A hook that decides a tool call's permission is two records: its own run, and the
+    permission outcome (`event` ``Permission``, `permission.by` ``hook``) restating that same
+    decision under its name for the same call. That is one decision, counted once: the
+    outcome is counted only when the run's record is not among those summed (filtered out,
+    or in a file not read)."""
 
     def __init__(self) -> None:
         self.counts: Counter[tuple[str, str, str]] = Counter()
         #: Each hook's dialect, for its decisions in its system's own words (the text table).
         self.dialects: dict[str, str] = {}
+        self._runs: set[_CallDecision] = set()
+        self._restated: dict[_CallDecision, str] = {}
 
     def add(self, record: Record) -> None:
-        decision = record.get("decision") or record.get("effect") or "none"
+        decision = str(record.get("decision") or record.get("effect") or "none")
         hook = str(record.get("hook"))
-        self.counts[(day_of(record), hook, str(decision))] += 1
+        call = _call_decision(record, hook, decision)
+        if call is not None and _restates_a_hook(record):
+            self._restated[call] = day_of(record)
+            return
+        if call is not None:
+            self._runs.add(call)
+        self.counts[(day_of(record), hook, decision)] += 1
         if record.get("event") != "Permission" and isinstance(record.get("dialect"), str):
             self.dialects.setdefault(hook, record["dialect"])
 
+    def _count_restated(self) -> None:
+        """Count the permission outcomes whose hook's own record was not summed, once."""
+        for call, day in self._restated.items():
+            if call not in self._runs:
+                self.counts[(day, call[2], call[3])] += 1
+        self._restated.clear()
+
     def write(self, out: TextIO, fmt: str) -> None:
+        self._count_restated()
         rows = sorted(self.counts.items())
         if fmt == "jsonl":
             for (day, hook, decision), count in rows:
@@ -180,6 +206,21 @@ class Summary:
         for (day, hook, decision), count in rows:
             said = effect_words(decision, self.dialects.get(hook))  # `block (deny)`
             out.write(f"{day:<10}  {hook:<{width}}  {said:<14}  {count:>5}\n")
+
+
+def _call_decision(record: Record, hook: str, decision: str) -> _CallDecision | None:
+    """The call and decision a record is about; None for one not about a tool call."""
+    session, call = record.get("session_id"), record.get("tool_use_id")
+    if not isinstance(session, str) or not isinstance(call, str):
+        return None
+    return (session, call, hook, decision)
+
+
+def _restates_a_hook(record: Record) -> bool:
+    """A permission outcome that a hook decided: the hook's own record says it too."""
+    permission = record.get("permission")
+    by_hook = isinstance(permission, dict) and permission.get("by") == "hook"
+    return record.get("event") == "Permission" and by_hook
 
 
 def csv_printer(out: TextIO) -> Callable[[Record], None]:

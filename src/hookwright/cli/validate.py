@@ -5,10 +5,11 @@ Discovery reads and validates the files without running anything; so does readin
 `hooks/hooks.json` under `<project>/skills`. Claude Code hooks are then checked for guards
 that load but can never work (`dialects.claude_code.checks`: a missing or non-executable
 command, a matcher no tool has, an http URL that is malformed, refused or not in
-`allowedHttpHookUrls`). Hooks of trusted folders are then bound as a session binds them
-(native modules imported, PicoClaw builtin factories called), so a `call:` that cannot be
-imported is an error too; hooks of a folder that is not trusted are bound only with
-`--trust`.
+`allowedHttpHookUrls`), and OpenHarness and PicoClaw hooks for a program or script that is
+not there (`dialects.openharness.checks`, `dialects.picoclaw.checks`). Hooks of trusted
+folders are then bound as a session binds them (native modules imported, PicoClaw builtin
+factories called), so a `call:` that cannot be imported is an error too; hooks of a folder
+that is not trusted are bound only with `--trust`.
 
 Each file says how many of its hooks loaded and how many did not (failed, turned off by a
 setting, or not loaded because their folder is not trusted), and each hook how it fails under
@@ -129,6 +130,10 @@ def _dead_guards(dialect: str, project: Path, home: Path, scope: ProjectScope) -
         from hookwright.dialects.openharness import checks
 
         return checks.check(project, home)
+    if dialect == "picoclaw":
+        from hookwright.dialects.picoclaw import checks as picoclaw_checks
+
+        return picoclaw_checks.check(LoadContext(project, home, scope.config_files))
     return []
 
 

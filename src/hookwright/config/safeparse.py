@@ -29,12 +29,14 @@ MAX_YAML_NODES = 100_000
 
 class ParseError(ValueError):
     """Input that cannot be parsed within the bounds: `reason` is one line for a user, `where`
-    names the input (a file) when the caller gave it; `str()` is both."""
+    names the input (a file) when the caller gave it, `line` the 1-based line of a YAML syntax
+    error; `str()` is both."""
 
-    def __init__(self, reason: str, where: str = "") -> None:
+    def __init__(self, reason: str, where: str = "", *, line: int | None = None) -> None:
         super().__init__(f"{where}: {reason}" if where else reason)
         self.reason = reason
         self.where = where
+        self.line = line
 
 
 def decode_utf8(data: bytes, *, where: str = "") -> str:

@@ -93,7 +93,9 @@ def load_yaml_text(text: str | bytes, *, where: str = "") -> Any:
     try:
         return _construct(text)
     except yaml.YAMLError as exc:
-        raise ParseError(f"invalid YAML: {_yaml_problem(exc)}", where) from None
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise ParseError(f"invalid YAML: {_yaml_problem(exc)}", where, line=line) from None
     except (ValueError, OverflowError) as exc:
         raise ParseError(f"invalid YAML value: {one_line(exc)}", where) from None
     except RecursionError:

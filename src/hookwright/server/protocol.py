@@ -168,6 +168,8 @@ class HookFrame(_Strict):
     name: str
     role: str
     content: str
+    #: The file its prompt came from, relative to the project.
+    file: str | None = None
 
 
 class SkillPromptFrame(_Strict):

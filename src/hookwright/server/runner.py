@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,8 +97,11 @@ def _skills_for(settings: ServerSettings, request: ChatRequest) -> list[str]:
     return wanted
 
 
-def frame_for_event(event: AgentEvent) -> OutFrame | None:
-    """The frame a client gets for one agent event, or None for events it does not need.
+def frame_for_event(
+    event: AgentEvent, prompt_files: Mapping[str, str] | None = None
+) -> OutFrame | None:
+    """The frame a client gets for one agent event, or None for events it does not need;
+    `prompt_files`: the file of each persistent skill hook by name, for its `HookFrame`.
 
     Events of subagents (they carry ``agent_id``) are left out: their text would interleave with
     the answer, and their outcome reaches the client as the Agent tool's result.
@@ -118,7 +121,10 @@ def frame_for_event(event: AgentEvent) -> OutFrame | None:
             is_error=event["is_error"],
         )
     if kind == "hook":
-        return HookFrame(name=event["name"], role=event["role"], content=event["content"])
+        file = (prompt_files or {}).get(event["name"])
+        return HookFrame(
+            name=event["name"], role=event["role"], content=event["content"], file=file
+        )
     if kind == "skill_prompt" and not event.get("persistent"):
         return SkillPromptFrame(
             **{k: event[k] for k in ("skill", "hook", "timing", "role", "content")},
@@ -208,10 +214,15 @@ def _relay(
     request: ChatRequest, emit: Callable[[OutFrame], None], hooks: list[HookFrame]
 ) -> Callable[[AgentEvent], None]:
     """The agent's event callback: each event's frame to `emit` (skill prompts only when the
-    request asked for them), the persistent hook messages also kept in `hooks`."""
+    request asked for them), the persistent hook messages also kept in `hooks`. A persistent
+    hook's injection is said (`skill_prompt`, with its file) before its `hook` event, which
+    gets the file from it."""
+    prompt_files: dict[str, str] = {}
 
     def on_event(event: AgentEvent) -> None:
-        frame = frame_for_event(event)
+        if event["type"] == "skill_prompt" and event.get("persistent") and event.get("file"):
+            prompt_files[event["hook"]] = event["file"]
+        frame = frame_for_event(event, prompt_files)
         if frame is None or (isinstance(frame, SkillPromptFrame) and not request.skill_prompts):
             return
         if isinstance(frame, HookFrame):

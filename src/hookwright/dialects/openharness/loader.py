@@ -68,6 +68,7 @@ from hookwright.dialects.openharness.workspace import (
     read_kind,
     resolve_inside,
 )
+from hookwright.dialects.openharness.yaml_hint import quote_hint
 from hookwright.transports.base import Transport
 from hookwright.transports.http import HttpTransport
 from hookwright.transports.model import ModelTransport
@@ -162,7 +163,7 @@ def _parse(path: Path, environ: Mapping[str, str], store: SecretStore) -> _FileL
     try:
         raw = read_yaml(path)
     except ParseError as exc:
-        out.error(file, "", exc.reason)
+        out.error(file, "", exc.reason + quote_hint(path, exc))
         return out
     if raw is None:
         out.error(file, "", "empty hook file: name, events and handler are required")

@@ -122,9 +122,9 @@ def available_skills(project_dir: Path) -> list[str]:
 
 def skills_not_enabled(project_dir: Path, skills: list[str]) -> str | None:
     """A note naming the skills of the project that declare hooks (``hooks/hooks.json``) and
-    are not among `skills`, so their hooks do not run in this session (the reference agent
-    runs only the skills it is told to, while `hooks list` lists every skill's); None when
-    every such skill is enabled."""
+    are not among `skills`, each with its file, so their hooks do not run in this session
+    (the reference agent runs only the skills it is told to, while `hooks list` lists every
+    skill's); None when every such skill is enabled."""
     root = project_dir / DEFAULT_SKILLS_DIR
     off = [
         name
@@ -134,9 +134,10 @@ def skills_not_enabled(project_dir: Path, skills: list[str]) -> str | None:
     if not off:
         return None
     flags = " ".join(f"--skill {name}" for name in off)
+    files = ", ".join(f"{DEFAULT_SKILLS_DIR}/{name}/hooks/{HOOKS_FILE}" for name in off)
     return (
-        f"note: the hooks of {listed(off, 'skill')} ({DEFAULT_SKILLS_DIR}/…/hooks/{HOOKS_FILE}) "
-        f"do not run in this session: a skill's hooks run once it is enabled ({flags})"
+        f"note: the hooks of {listed(off, 'skill')} ({files}) do not run in this session: a "
+        f"skill's hooks run once it is enabled ({flags})"
     )
 
 

@@ -457,7 +457,8 @@ function handleFrame(frame) {
       add(frame.is_error ? "tool failed" : "tool", `← ${frame.name}`, frame.content);
       break;
     case "hook":
-      add("hook", `hook ${frame.name} (${frame.role})`, frame.content, hookBadges("skill"));
+      add("hook", `hook ${frame.name} (${frame.role})`, frame.content,
+        hookBadges("skill", frame.file));
       break;
     case "skill_prompt":
       add("hook", `hook ${frame.skill ? `${frame.skill}/` : ""}${frame.hook} (${frame.role}, ` +
