@@ -4,7 +4,7 @@ command, out-of-range numbers."""
 
 from __future__ import annotations
 
-from conformance.case_kit import observers
+from conformance.case_kit import SUBAGENT_INPUT, observers
 from conformance.fake_api import ToolUse, Turn
 from conformance.harness import Case
 
@@ -65,3 +65,42 @@ def refusal_cases() -> list[Case]:
             files={"sub/a.txt": "x\n"},
         ),
     ]
+
+
+def edit_create_cases() -> list[Case]:
+    """An Edit with an empty `old_string`: a missing file is created (its folders too), a file
+    of whitespace only is taken; the created file is then edited."""
+    return [
+        _case(
+            "edit-creates-missing-file",
+            ToolUse("toolu_a", "Edit", _create("{project}/new.txt", "hello\n")),
+            ToolUse("toolu_b", "Edit", _create("{project}/deep/er/new.txt", "x")),
+            ToolUse("toolu_c", "Edit", _create("{project}/blank.txt", "y\n")),
+            ToolUse(
+                "toolu_d",
+                "Edit",
+                {"file_path": "{project}/new.txt", "old_string": "hello", "new_string": "bye"},
+            ),
+            files={"blank.txt": " \n"},
+        ),
+    ]
+
+
+def _create(path: str, text: str) -> dict[str, str]:
+    return {"file_path": path, "old_string": "", "new_string": text}
+
+
+def agent_unknown_key_cases() -> list[Case]:
+    """An Agent call with a key its schema does not have: taken, not refused. Compared: the
+    Agent's PreToolUse stdin (the key left out), which hooks ran, the requests (the hand-back
+    aside: Claude Code starts the subagent in the background) and the file its subagent made."""
+    agent = ToolUse("toolu_a", "Agent", {**SUBAGENT_INPUT, "zeta": 1})
+    turns = [
+        Turn(tools=[agent]),
+        Turn(tools=[ToolUse("toolu_s", "Bash", {"command": "touch sub.txt"})]),
+        Turn("sub done"),
+        Turn("main done"),
+    ]
+    hooks = observers("PreToolUse", matcher="Agent")
+    compared = frozenset({"order", "stdin", "handback", "files"})
+    return [Case("agent-unknown-key", "go", turns, hooks, {}, compare=compared)]
