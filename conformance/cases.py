@@ -36,6 +36,7 @@ from conformance.order_cases import input_order_cases, unread_file_cases
 from conformance.refusal_cases import (
     agent_unknown_key_cases,
     edit_create_cases,
+    missing_file_hint_cases,
     refusal_cases,
 )
 from conformance.skill_cases import (
@@ -847,6 +848,7 @@ CASES: list[Case] = [
     *refusal_cases(),
     *edit_create_cases(),
     *agent_unknown_key_cases(),
+    *missing_file_hint_cases(),
     *read_set_cases(),
     *slash_and_skill_cases(),
     *nested_command_cases(),

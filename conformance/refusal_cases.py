@@ -104,3 +104,30 @@ def agent_unknown_key_cases() -> list[Case]:
     hooks = observers("PreToolUse", matcher="Agent")
     compared = frozenset({"order", "stdin", "handback", "files"})
     return [Case("agent-unknown-key", "go", turns, hooks, {}, compare=compared)]
+
+
+def missing_file_hint_cases() -> list[Case]:
+    """Read and Edit of a file that does not exist, beside files of a similar name: the same
+    stem with another extension (or none), another case, a typo, an odd extension, and the
+    path written without the project's folder."""
+    edit = {"old_string": "x", "new_string": "y"}
+    return [
+        _case(
+            "missing-file-hint",
+            ToolUse("toolu_a", "Read", {"file_path": "{project}/notes.md"}),
+            ToolUse("toolu_b", "Read", {"file_path": "{project}/NOTES.txt"}),
+            ToolUse("toolu_c", "Read", {"file_path": "{project}/notes"}),
+            ToolUse("toolu_d", "Read", {"file_path": "{project}/note.txt"}),
+            ToolUse("toolu_e", "Read", {"file_path": "{project}/data.md"}),
+            ToolUse("toolu_f", "Read", {"file_path": "{project}/../src/app.py"}),
+            ToolUse("toolu_g", "Edit", {"file_path": "{project}/notes.md", **edit}),
+            ToolUse("toolu_h", "Edit", {"file_path": "{project}/../src/app.py", **edit}),
+            ToolUse("toolu_i", "Read", {"file_path": "sub/notes.md"}),
+            files={
+                "notes.txt": "x\n",
+                "data.a=b": "x\n",
+                "src/app.py": "x\n",
+                "sub/notes.txt": "x\n",
+            },
+        ),
+    ]

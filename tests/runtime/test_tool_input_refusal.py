@@ -263,3 +263,46 @@ def test_an_agent_call_with_an_unknown_key_runs_and_its_hooks_read_it_without_th
     ]
     assert list(batch.items()) == list(arguments.items())
     assert (tmp_path / "sub.txt").exists()
+
+
+@pytest.mark.parametrize(("version", "odd_hinted"), [("2.1.332", False), ("2.1.240", True)])
+def test_a_missing_file_names_a_similar_one_as_each_version_does(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    odd_hinted: bool,
+) -> None:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    for name in ("notes.txt", "data.a=b", "src/app.py"):
+        (project / name).write_text("x\n")
+    outside = str(tmp_path / "src" / "app.py")
+    reads = ["notes.md", "NOTES.txt", "note.txt", "data.md", outside]
+
+    def call(use_id: str, tool: str, path: str, **more: str) -> FakeToolCall:
+        return FakeToolCall(tool, json.dumps({"file_path": path, **more}), id=use_id)
+
+    seen = logged_stdin(
+        project,
+        isolated_home,
+        server,
+        *(call(f"r{n}", "Read", path) for n, path in enumerate(reads)),
+        call("e0", "Edit", "notes.md", old_string="x", new_string="y"),
+        version=version,
+    )
+    lines = [json.loads(line) for line in seen.splitlines()]
+    (batch,) = [line for line in lines if line["hook_event_name"] == "PostToolBatch"]
+    read = {call["tool_use_id"]: call["tool_response"] for call in batch["tool_calls"]}
+    missing = f"File does not exist. Note: your current working directory is {project}."
+    assert read == {
+        "r0": f"{missing} Did you mean notes.txt?",
+        "r1": missing,
+        "r2": missing,
+        "r3": f"{missing} Did you mean data.a=b?" if odd_hinted else missing,
+        "r4": f"{missing} Did you mean {project / 'src' / 'app.py'}?",
+        "e0": f"<tool_use_error>{missing} Did you mean notes.txt?</tool_use_error>",
+    }
+    pre = [line["tool_use_id"] for line in lines if line["hook_event_name"] == "PreToolUse"]
+    assert pre == [f"r{n}" for n in range(len(reads))], "the Edit is refused before its hooks"
+    assert not (project / "notes.md").exists()

@@ -33,6 +33,7 @@ from hookwright.runtime.tools.base import (
     failure,
     resolve_path,
 )
+from hookwright.runtime.tools.path_hint import missing_file_message
 from hookwright.runtime.tools.responses import edit_response, read_response, write_response
 
 DEFAULT_READ_LIMIT = 2000
@@ -108,10 +109,11 @@ def check_readable_file(path: Path) -> None:
         raise FileToolError(f"Cannot read {path}: it appears to be a binary file.")
 
 
-def check_file_to_read(path: Path, cwd: Path) -> None:
-    """Read's own errors, worded as Claude Code words them."""
+def check_file_to_read(path: Path, cwd: Path, plain_hint_extensions: bool = False) -> None:
+    """Read's own errors, worded as Claude Code words them (a missing file's hint: `path_hint`,
+    `plain_hint_extensions` as the profile's)."""
     if not path.exists():
-        raise FileToolError(f"File does not exist. Note: your current working directory is {cwd}.")
+        raise FileToolError(missing_file_message(path, cwd, plain_extensions=plain_hint_extensions))
     if path.is_dir():
         raise FileToolError(f"EISDIR: illegal operation on a directory, read '{path}'")
     if looks_binary(path):
@@ -205,8 +207,8 @@ def _split_lines(path: Path) -> Iterator[str]:
         yield ""
 
 
-def _read(path: Path, offset: int | None, limit: int | None, cwd: Path) -> ToolOutput:
-    check_file_to_read(path, cwd)
+def _read(path: Path, offset: int | None, limit: int | None, ctx: ToolContext) -> ToolOutput:
+    check_file_to_read(path, ctx.cwd, ctx.plain_hint_extensions)
     start = max(offset or 1, 1)
     wanted = limit or DEFAULT_READ_LIMIT
     selected: list[str] = []
@@ -350,7 +352,9 @@ def _match_problem(text: str, target: str, shown: str, replace_all: bool) -> str
     return None
 
 
-def edit_refusal(arguments: Mapping[str, Any], cwd: Path) -> str | None:
+def edit_refusal(
+    arguments: Mapping[str, Any], cwd: Path, plain_hint_extensions: bool = False
+) -> str | None:
     """Claude Code's refusal of an Edit before any hook runs (measured with 2.1.240 and
     2.1.332: the model reads it in ``<tool_use_error>``, no PreToolUse or PostToolUse runs):
     nothing to change, a folder, a missing file (unless `old_string` is empty: the Edit creates
@@ -368,8 +372,9 @@ def edit_refusal(arguments: Mapping[str, Any], cwd: Path) -> str | None:
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        missing = f"File does not exist. Note: your current working directory is {cwd}."
-        return missing if old else None
+        if not old:
+            return None
+        return missing_file_message(path, cwd, plain_extensions=plain_hint_extensions)
     except (OSError, UnicodeDecodeError):
         return None  # the Edit itself reports it, after its hooks
     if not old:
@@ -442,7 +447,7 @@ class ReadTool(ModelTool[ReadInput]):
 
     async def call(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
-        return await _tracked(ctx, path, _read, path, args.offset, args.limit, ctx.cwd)
+        return await _tracked(ctx, path, _read, path, args.offset, args.limit, ctx)
 
     def render_response(self, response: Any) -> ToolOutput | None:
         return read_response(response, number_lines)
@@ -493,7 +498,9 @@ class EditTool(ModelTool[EditInput]):
     input_defaults = MappingProxyType({"replace_all": False})
 
     async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
-        return await asyncio.to_thread(edit_refusal, arguments, check.cwd)
+        return await asyncio.to_thread(
+            edit_refusal, arguments, check.cwd, check.plain_hint_extensions
+        )
 
     async def call(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
