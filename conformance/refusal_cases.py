@@ -1,6 +1,7 @@
 """Tool inputs Claude Code refuses before any hook runs, and inputs it takes that look like
 they might be refused: values outside a key's options, an Edit that cannot apply, an empty
-command, out-of-range numbers."""
+command, out-of-range numbers, an Edit that creates a file, an Agent key its schema lacks;
+and the hint a Read or an Edit of a missing file gets."""
 
 from __future__ import annotations
 
