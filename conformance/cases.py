@@ -33,7 +33,12 @@ from conformance.fake_api import ToolUse, Turn
 from conformance.harness import Action, Case, Hook
 from conformance.model_cases import model_switch_cases
 from conformance.order_cases import input_order_cases, unread_file_cases
-from conformance.refusal_cases import refusal_cases
+from conformance.refusal_cases import (
+    agent_unknown_key_cases,
+    edit_create_cases,
+    missing_file_hint_cases,
+    refusal_cases,
+)
 from conformance.skill_cases import (
     frontmatter_cases,
     nested_command_cases,
@@ -841,6 +846,9 @@ CASES: list[Case] = [
     *input_order_cases(),
     *unread_file_cases(),
     *refusal_cases(),
+    *edit_create_cases(),
+    *agent_unknown_key_cases(),
+    *missing_file_hint_cases(),
     *read_set_cases(),
     *slash_and_skill_cases(),
     *nested_command_cases(),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .fake_llm_server import FakeLLMServer, FakeToolCall
+from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 from .test_tool_input_order import logged_stdin
 
 OPTIONS_ISSUE = """\
@@ -187,3 +187,122 @@ def test_read_hooks_see_its_input_without_the_bounds_it_ignores(
     (batch,) = [line for line in lines if line["hook_event_name"] == "PostToolBatch"]
     read = {call["tool_use_id"]: call["tool_response"] for call in batch["tool_calls"]}
     assert read["t0"] == read["t1"] == "1\tone\n2\ttwo\n3\t"
+
+
+def test_an_empty_old_string_creates_a_missing_file_through_its_hooks(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    created = tmp_path / "deep" / "er" / "new.txt"
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" \n")
+
+    def edit(use_id: str, path: Path, old: str, new: str) -> FakeToolCall:
+        arguments = {"file_path": str(path), "old_string": old, "new_string": new}
+        return FakeToolCall("Edit", json.dumps(arguments), id=use_id)
+
+    seen = logged_stdin(
+        tmp_path,
+        isolated_home,
+        server,
+        edit("t2", created, "hello", "bye"),
+        edit("t3", blank, "", "y\n"),
+        first=(edit("t1", created, "", "hello\n"),),
+        version="2.1.332",
+    )
+    lines = [json.loads(line) for line in seen.splitlines()]
+    events = [(line["hook_event_name"], line.get("tool_use_id")) for line in lines]
+    assert events == [
+        ("PreToolUse", "t1"),
+        ("PostToolUse", "t1"),
+        ("PostToolBatch", None),
+        ("PreToolUse", "t2"),
+        ("PostToolUse", "t2"),
+        ("PreToolUse", "t3"),
+        ("PostToolUse", "t3"),
+        ("PostToolBatch", None),
+    ]
+    response = lines[1]["tool_response"]
+    assert response["originalFile"] == ""
+    assert response["structuredPatch"] == [
+        {"oldStart": 1, "oldLines": 0, "newStart": 1, "newLines": 1, "lines": ["+hello"]}
+    ]
+    assert lines[6]["tool_response"]["contentNotInModelContext"] is True, lines[6]
+    fresh = "(file state is current in your context \u2014 no need to Read it back)"
+    read = {
+        call["tool_use_id"]: call["tool_response"]
+        for line in lines
+        if line["hook_event_name"] == "PostToolBatch"
+        for call in line["tool_calls"]
+    }
+    assert read == {
+        "t1": f"The file {created} has been updated successfully. {fresh}",
+        "t2": f"The file {created} has been updated successfully. {fresh}",
+        "t3": f"The file {blank} has been updated successfully.",
+    }
+    assert created.read_text() == "bye\n"
+    assert blank.read_text() == "y\n"
+
+
+def test_an_agent_call_with_an_unknown_key_runs_and_its_hooks_read_it_without_the_key(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    arguments = {"prompt": "touch sub.txt", "zeta": 1, "description": "make it"}
+    server.queue_anthropic(FakeReply(tool_calls=[FakeToolCall("Agent", json.dumps(arguments))]))
+    touch = FakeToolCall("Bash", json.dumps({"command": "touch sub.txt"}), id="t2")
+    seen = logged_stdin(tmp_path, isolated_home, server, first=(touch,))
+    lines = [json.loads(line) for line in seen.splitlines()]
+    agent = [line for line in lines if line.get("tool_name") == "Agent"]
+    assert [line["hook_event_name"] for line in agent] == ["PreToolUse", "PostToolUse"]
+    assert agent[0]["tool_input"] == {"description": "make it", "prompt": "touch sub.txt"}
+    (batch,) = [
+        call["tool_input"]
+        for line in lines
+        if line["hook_event_name"] == "PostToolBatch"
+        for call in line["tool_calls"]
+        if call["tool_name"] == "Agent"
+    ]
+    assert list(batch.items()) == list(arguments.items())
+    assert (tmp_path / "sub.txt").exists()
+
+
+@pytest.mark.parametrize(("version", "odd_hinted"), [("2.1.332", False), ("2.1.240", True)])
+def test_a_missing_file_names_a_similar_one_as_each_version_does(
+    server: FakeLLMServer,
+    tmp_path: Path,
+    isolated_home: Path,
+    version: str,
+    odd_hinted: bool,
+) -> None:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    for name in ("notes.txt", "data.a=b", "src/app.py"):
+        (project / name).write_text("x\n")
+    outside = str(tmp_path / "src" / "app.py")
+    reads = ["notes.md", "NOTES.txt", "note.txt", "data.md", outside]
+
+    def call(use_id: str, tool: str, path: str, **more: str) -> FakeToolCall:
+        return FakeToolCall(tool, json.dumps({"file_path": path, **more}), id=use_id)
+
+    seen = logged_stdin(
+        project,
+        isolated_home,
+        server,
+        *(call(f"r{n}", "Read", path) for n, path in enumerate(reads)),
+        call("e0", "Edit", "notes.md", old_string="x", new_string="y"),
+        version=version,
+    )
+    lines = [json.loads(line) for line in seen.splitlines()]
+    (batch,) = [line for line in lines if line["hook_event_name"] == "PostToolBatch"]
+    read = {call["tool_use_id"]: call["tool_response"] for call in batch["tool_calls"]}
+    missing = f"File does not exist. Note: your current working directory is {project}."
+    assert read == {
+        "r0": f"{missing} Did you mean notes.txt?",
+        "r1": missing,
+        "r2": missing,
+        "r3": f"{missing} Did you mean data.a=b?" if odd_hinted else missing,
+        "r4": f"{missing} Did you mean {project / 'src' / 'app.py'}?",
+        "e0": f"<tool_use_error>{missing} Did you mean notes.txt?</tool_use_error>",
+    }
+    pre = [line["tool_use_id"] for line in lines if line["hook_event_name"] == "PreToolUse"]
+    assert pre == [f"r{n}" for n in range(len(reads))], "the Edit is refused before its hooks"
+    assert not (project / "notes.md").exists()

@@ -159,6 +159,9 @@ class ClaudeCodeProfile:
     #: A Write whose `file_path` is a folder is refused before any hook runs (else it fails
     #: after PreToolUse, as the file cannot be read).
     refuses_folder_writes: bool = False
+    #: A missing file's ``Did you mean NAME?`` hint names only an entry of the same stem whose
+    #: extension is plain (a dot and 1 to 32 letters, digits or ``_+~#-``); else any.
+    plain_hint_extensions: bool = False
     #: What ``/model NAME``'s output adds for a model the catalog does not list, ``{model}``
     #: the model's id (None: nothing).
     unknown_model_note: str | None = None
@@ -274,6 +277,7 @@ V2_1_332: Final = replace(
     model_current="Current model: `{model}`",
     lists_invalid_values=True,
     refuses_folder_writes=True,
+    plain_hint_extensions=True,
     unknown_model_note=UNKNOWN_MODEL_NOTE,
 )
 

@@ -321,6 +321,7 @@ class Agent:
             project_dir=self.config.project_dir,
             files_in_context=self.files_in_context,
             marks_unread_edits=self.hooks.claude_code.marks_unread_edits,
+            plain_hint_extensions=self.hooks.claude_code.plain_hint_extensions,
         )
 
     def tool_ran(self, name: str, content: str, is_error: bool) -> None:

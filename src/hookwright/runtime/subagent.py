@@ -28,7 +28,9 @@ AGENT_TYPE = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class AgentInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Claude Code's Agent schema leaves out a key it does not have instead of refusing it
+    # (measured with 2.1.240 and 2.1.332): its hooks read the input without the key.
+    model_config = ConfigDict(extra="ignore")
 
     prompt: str = Field(description="The task for the subagent.")
     description: str = Field(default="", description="A 3-5 word summary of the task.")

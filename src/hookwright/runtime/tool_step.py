@@ -255,7 +255,9 @@ class ToolStep:
         if refusal is not None:
             return refusal
         check = InputCheck(
-            self.owner.working_dir, refuses_folder_writes=profile.refuses_folder_writes
+            self.owner.working_dir,
+            refuses_folder_writes=profile.refuses_folder_writes,
+            plain_hint_extensions=profile.plain_hint_extensions,
         )
         return await self.tools.refusal(name, arguments, check)
 

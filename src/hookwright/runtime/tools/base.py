@@ -36,6 +36,9 @@ class ToolContext:
     #: An Edit of a file not in `files_in_context` says so (the Claude Code profile's
     #: `marks_unread_edits`).
     marks_unread_edits: bool = False
+    #: A missing file's `Did you mean` hint names only an entry with a plain extension (the
+    #: Claude Code profile's `plain_hint_extensions`; `path_hint`).
+    plain_hint_extensions: bool = False
 
 
 @dataclass(slots=True)
@@ -100,6 +103,8 @@ class InputCheck:
     cwd: Path
     #: A Write to a folder is refused here (else it fails when it runs, after PreToolUse).
     refuses_folder_writes: bool = False
+    #: As `ToolContext.plain_hint_extensions`.
+    plain_hint_extensions: bool = False
 
 
 def failure(message: str, *, data: dict[str, Any] | None = None) -> ToolOutput:

@@ -33,6 +33,7 @@ from hookwright.runtime.tools.base import (
     failure,
     resolve_path,
 )
+from hookwright.runtime.tools.path_hint import missing_file_message
 from hookwright.runtime.tools.responses import edit_response, read_response, write_response
 
 DEFAULT_READ_LIMIT = 2000
@@ -108,10 +109,11 @@ def check_readable_file(path: Path) -> None:
         raise FileToolError(f"Cannot read {path}: it appears to be a binary file.")
 
 
-def check_file_to_read(path: Path, cwd: Path) -> None:
-    """Read's own errors, worded as Claude Code words them."""
+def check_file_to_read(path: Path, cwd: Path, plain_hint_extensions: bool = False) -> None:
+    """Read's own errors, worded as Claude Code words them (a missing file's hint: `path_hint`,
+    `plain_hint_extensions` as the profile's)."""
     if not path.exists():
-        raise FileToolError(f"File does not exist. Note: your current working directory is {cwd}.")
+        raise FileToolError(missing_file_message(path, cwd, plain_extensions=plain_hint_extensions))
     if path.is_dir():
         raise FileToolError(f"EISDIR: illegal operation on a directory, read '{path}'")
     if looks_binary(path):
@@ -205,8 +207,8 @@ def _split_lines(path: Path) -> Iterator[str]:
         yield ""
 
 
-def _read(path: Path, offset: int | None, limit: int | None, cwd: Path) -> ToolOutput:
-    check_file_to_read(path, cwd)
+def _read(path: Path, offset: int | None, limit: int | None, ctx: ToolContext) -> ToolOutput:
+    check_file_to_read(path, ctx.cwd, ctx.plain_hint_extensions)
     start = max(offset or 1, 1)
     wanted = limit or DEFAULT_READ_LIMIT
     selected: list[str] = []
@@ -277,13 +279,9 @@ def _write(path: Path, shown: str, content: str) -> ToolOutput:
 def _edit(
     path: Path, shown: str, old: str, new: str, replace_all: bool, in_context: bool
 ) -> ToolOutput:
-    check_readable_file(path)
+    original = _edit_source(path, old)
     if old == new:
         raise FileToolError("No changes to make: old_string and new_string are exactly the same.")
-    try:
-        original = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise FileToolError(f"Cannot edit {path}: it is not valid UTF-8 text.") from None
     target, replacement = _match_line_endings(original, old, new)
     updated = _replace(original, target, replacement, replace_all)
     atomic_write(path, updated)
@@ -302,6 +300,23 @@ def _edit(
     return ToolOutput(content=message, data=data)
 
 
+def _edit_source(path: Path, old: str) -> str:
+    """The text an Edit of `path` starts from: empty for a missing file and an empty `old`
+    (Claude Code creates the file, measured with 2.1.240 and 2.1.332)."""
+    if not old and not path.exists():
+        return ""
+    check_readable_file(path)
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise FileToolError(f"Cannot edit {path}: it is not valid UTF-8 text.") from None
+
+
+def _blank(text: str) -> bool:
+    """Whether `text` holds only whitespace, as JavaScript's `trim()` sees it."""
+    return not text.replace("\ufeff", "").strip()
+
+
 def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:
     """Let `\\n`-only strings from the model edit a CRLF file, as Read showed it without `\\r`."""
     if old in text or "\r\n" not in text or "\r" in old:
@@ -311,7 +326,7 @@ def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:
 
 def _replace(text: str, old: str, new: str, replace_all: bool) -> str:
     if not old:
-        if text:
+        if not _blank(text):
             raise FileToolError(
                 "old_string is empty but the file already has content; quote the text to replace."
             )
@@ -337,10 +352,13 @@ def _match_problem(text: str, target: str, shown: str, replace_all: bool) -> str
     return None
 
 
-def edit_refusal(arguments: Mapping[str, Any], cwd: Path) -> str | None:
+def edit_refusal(
+    arguments: Mapping[str, Any], cwd: Path, plain_hint_extensions: bool = False
+) -> str | None:
     """Claude Code's refusal of an Edit before any hook runs (measured with 2.1.240 and
     2.1.332: the model reads it in ``<tool_use_error>``, no PreToolUse or PostToolUse runs):
-    nothing to change, a folder, a missing file, an empty `old_string` for a file with text,
+    nothing to change, a folder, a missing file (unless `old_string` is empty: the Edit creates
+    it), an empty `old_string` for a file with more than whitespace,
     an `old_string` the file does not hold, or holds more than once without `replace_all`.
     None: the Edit goes on to its hooks (an input of the wrong shape is the schema's)."""
     raw, old, new = (arguments.get(key) for key in ("file_path", "old_string", "new_string"))
@@ -354,12 +372,13 @@ def edit_refusal(arguments: Mapping[str, Any], cwd: Path) -> str | None:
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        missing = f"File does not exist. Note: your current working directory is {cwd}."
-        return missing if old else None
+        if not old:
+            return None
+        return missing_file_message(path, cwd, plain_extensions=plain_hint_extensions)
     except (OSError, UnicodeDecodeError):
         return None  # the Edit itself reports it, after its hooks
     if not old:
-        return "Cannot create new file - file already exists." if text else None
+        return None if _blank(text) else "Cannot create new file - file already exists."
     target = _match_line_endings(text, old, new)[0]
     return _match_problem(text, target, old, arguments.get("replace_all") is True)
 
@@ -428,7 +447,7 @@ class ReadTool(ModelTool[ReadInput]):
 
     async def call(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
-        return await _tracked(ctx, path, _read, path, args.offset, args.limit, ctx.cwd)
+        return await _tracked(ctx, path, _read, path, args.offset, args.limit, ctx)
 
     def render_response(self, response: Any) -> ToolOutput | None:
         return read_response(response, number_lines)
@@ -479,11 +498,16 @@ class EditTool(ModelTool[EditInput]):
     input_defaults = MappingProxyType({"replace_all": False})
 
     async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
-        return await asyncio.to_thread(edit_refusal, arguments, check.cwd)
+        return await asyncio.to_thread(
+            edit_refusal, arguments, check.cwd, check.plain_hint_extensions
+        )
 
     async def call(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(ctx, args.file_path)
         edit = (args.file_path, args.old_string, args.new_string, bool(args.replace_all))
+        if not args.old_string and not await asyncio.to_thread(path.exists):
+            # Creating the file puts it in the model's context, as a Write does.
+            return await _tracked(ctx, path, _edit, path, *edit, True)
         return await _in_thread(_edit, path, *edit, _in_context(ctx, path))
 
     def render_response(self, response: Any) -> ToolOutput | None:

@@ -24,7 +24,7 @@ from hookwright.runtime.tools.base import (
     absolute_path,
     failure,
 )
-from hookwright.runtime.tools.input_order import in_schema_order
+from hookwright.runtime.tools.input_order import in_schema_order, unexpected_keys
 from hookwright.runtime.tools.input_refusal import schema_refusal, with_numbers
 
 ALIASES: dict[str, str] = {"Task": "Agent"}
@@ -71,13 +71,15 @@ class ToolRegistry:
 
     def observed_input(self, name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
         """The input as Claude Code shows it to PreToolUse and PostToolUse hooks: the fields in
-        Claude Code's schema order (`in_schema_order`), relative file paths made absolute
+        Claude Code's schema order (`in_schema_order`) without the keys a schema that ignores
+        unknown keys left out, relative file paths made absolute
         against the shell's directory, defaults the model left out added after its own fields
         (Edit's `replace_all: false`)."""
         tool = self.get(name)
         shown = getattr(tool, "shown_input", None)
+        known = _without_ignored_keys(tool, arguments)
         observed = in_schema_order(
-            tool.name if tool else name, shown(arguments) if callable(shown) else arguments
+            tool.name if tool else name, shown(known) if callable(shown) else known
         )
         for field in getattr(tool, "path_fields", ()):
             value = observed.get(field)
@@ -159,6 +161,16 @@ class ToolRegistry:
             return await tool.run(validated, ctx)
         except Exception as exc:
             return failure(_describe_exception(exc))
+
+
+def _without_ignored_keys(tool: Tool | None, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`arguments` without the keys Claude Code's schema for `tool` does not have, when the
+    tool's input model ignores unknown keys (Agent's) rather than refusing them."""
+    model = _args_model(tool)
+    if tool is None or model is None or model.model_config.get("extra") != "ignore":
+        return arguments
+    unknown = set(unexpected_keys(tool.name, arguments))
+    return {key: value for key, value in arguments.items() if key not in unknown}
 
 
 def _args_model(tool: Tool | None) -> type[BaseModel] | None:
