@@ -24,7 +24,8 @@ def logged_stdin(
     version: str | None = None,
 ) -> str:
     """The hooks' stdin, in order, after a run whose model makes `calls` in one turn (after
-    `first` in a turn of their own), as Claude Code `version` (default: the newest)."""
+    `first` in a turn of their own), as Claude Code `version` (default: the version the
+    tests pin)."""
     (tmp_path / ".claude").mkdir()
     (tmp_path / "hook.py").write_text(LOG_HOOK)
     hook = [{"hooks": [{"type": "command", "command": f"python3 {tmp_path / 'hook.py'}"}]}]
