@@ -1,7 +1,7 @@
 """CPU per event of the daemon's answer in its own process, without the http front: one
 UserPromptSubmit on a trusted project whose in-process Python hook adds context, answered by
-`WarmProjects.answer` as the daemon answers it, with the user's audit on (its writer thread
-included in the process's CPU time) or off.
+`WarmProjects.answer` as the daemon answers an http hook (the project named by the input's
+cwd), with the user's audit on (its writer thread included in the process's CPU time) or off.
 
     python bench/daemon_answer.py [events] [rounds]
 
@@ -66,14 +66,14 @@ def event_body(project: Path) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode() + b"\n"
 
 
-async def answer_cpu(warm: WarmProjects, body: bytes, project: Path, events: int) -> float:
+async def answer_cpu(warm: WarmProjects, body: bytes, events: int) -> float:
     """Microseconds of this process's CPU per answered event (the audit writer included)."""
-    reply = await warm.answer(body, project, None)
+    reply = await warm.answer(body, None, None)
     if CONTEXT not in reply.stdout:
         raise SystemExit(f"the answer lacks the hook's context: {reply}")
     start = time.process_time()
     for _ in range(events):
-        await warm.answer(body, project, None)
+        await warm.answer(body, None, None)
     return (time.process_time() - start) / events * 1e6
 
 
@@ -84,19 +84,19 @@ def piece_cpu(call: Callable[[], object], events: int) -> float:
     return (time.process_time() - start) / events * 1e6
 
 
-async def pieces(home: Path, body: bytes, project: Path, events: int) -> dict[str, float]:
+async def pieces(home: Path, body: bytes, events: int) -> dict[str, float]:
     """The answer's parts outside the hooks' dispatch, each timed alone (audit off)."""
     event, hook_input = parse_input(body)
-    root = project_for(project, hook_input, None)
+    root = project_for(None, hook_input, None)
     session = await open_session(root, home, host="daemon")
     watch, _stamp = hook_watch.watch(root, home)
     try:
         relayed = await relay_on(session, event, hook_input)
         verdict = relayed.verdict
-        trust_path = TrustStore(home).path
+        trust_path = str(TrustStore(home).path)
         times = {
             "decode input": piece_cpu(lambda: parse_input(body), events),
-            "project folder": piece_cpu(lambda: project_for(project, hook_input, None), events),
+            "project folder": piece_cpu(lambda: project_for(None, hook_input, None), events),
             "trust fingerprint": piece_cpu(lambda: fingerprint(trust_path), events),
             "settle": piece_cpu(lambda: settle(relayed, root, True), events),
             "encode answer": piece_cpu(lambda: encode_output_json(verdict), events),
@@ -118,7 +118,7 @@ async def run_case(home: Path, project: Path, events: int, rounds: int) -> list[
     warm = WarmProjects(home)
     try:
         body = event_body(project)
-        return [await answer_cpu(warm, body, project, events) for _ in range(rounds)]
+        return [await answer_cpu(warm, body, events) for _ in range(rounds)]
     finally:
         await warm.aclose()
 
@@ -136,7 +136,7 @@ def main() -> int:
         with mock.patch.object(claude_hook, "default_audit_path", lambda: None):
             cpu = asyncio.run(run_case(home, project, events, rounds))
             print(f"audit off  median {statistics.median(cpu):6.1f} µs  best {min(cpu):6.1f} µs")
-            times = asyncio.run(pieces(home, event_body(project), project, events))
+            times = asyncio.run(pieces(home, event_body(project), events))
         for name, cpu_us in times.items():
             print(f"  {name:20} {cpu_us:6.2f} µs")
     return 0

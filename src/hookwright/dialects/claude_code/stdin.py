@@ -229,10 +229,11 @@ def _js(value: Any) -> Any:
         if value.is_integer() and abs(value) < _PLAIN_INTEGER_LIMIT:
             return int(value)
         return value
+    # A plain leaf is taken as it is without a call (most of an answer's values are).
     if isinstance(value, dict):
-        return {key: _js(item) for key, item in value.items()}
+        return {k: v if type(v) in _PLAIN else _js(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_js(item) for item in value]
+        return [v if type(v) in _PLAIN else _js(v) for v in value]
     return value
 
 
