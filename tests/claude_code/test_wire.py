@@ -20,6 +20,7 @@ from hookwright.dialects.claude_code import (
     encode_output_json,
     encode_stdin,
 )
+from hookwright.dialects.claude_code.stdin import js_json
 
 FOREIGN = {
     "openharness_context": {"messages": []},
@@ -120,6 +121,44 @@ def test_numbers_and_strings_as_json_stringify_writes_them() -> None:
         b'"tool_input":{"a":2,"b":0.5,"c":null,"d":"\\ud800","e":"\xe2\x80\xa8"},'
         b'"duration_ms":12}\n'
     )
+
+
+#: Nested values with every kind of leaf `js_json` meets, floats of each kind and lone
+#: surrogates included; tuples and lists mixed.
+JS_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(st.characters(exclude_categories=()), max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+def stringify_reference(value: Any) -> Any:
+    """`JSON.stringify`'s numbers, spelled out: a non-finite float is null, a whole one (below
+    1e21, where `JSON.stringify` turns to exponents) an integer."""
+    if isinstance(value, float) and not isinstance(value, bool):
+        if value != value or value in (float("inf"), float("-inf")):
+            return None
+        return int(value) if value.is_integer() and abs(value) < 1e21 else value
+    if isinstance(value, dict):
+        return {key: stringify_reference(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [stringify_reference(item) for item in value]
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(JS_VALUES)
+def test_js_json_is_json_dumps_of_stringify_numbers(value: Any) -> None:
+    expected = json.dumps(stringify_reference(value), ensure_ascii=False, separators=(",", ":"))
+    assert js_json(value) == expected.encode("utf-8", errors="backslashreplace")
 
 
 # Encoder round trip ---------------------------------------------------------------------------

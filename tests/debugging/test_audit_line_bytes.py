@@ -150,3 +150,37 @@ def test_the_records_path_is_whole_record_json() -> None:
     assert body.startswith(b'{"ts": "1970-01-01T00:00:00.000000Z", "event": "Stop"')
     assert b'"duration_ms": NaN, "exit_code": 1180591620717411303424, ' in body
     assert '"reason": "é\\u0001"'.encode() in body
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            runs,
+            maybe_texts,
+            st.sampled_from([None, "t-1", "t-2"]),
+            st.sampled_from([Event.UserPromptSubmit, Event.Stop, Event.SessionStart]),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    st.floats(min_value=0, max_value=4e9),
+)
+def test_lines_of_dispatches_without_a_tool_call_are_the_bytes_json_writes(
+    dispatches: list[tuple[Any, ...]], now: float
+) -> None:
+    """Events without a tool call share their call fields per turn: turns changing back and
+    forth, and sessions, still give the records' very bytes."""
+    submitted = []
+    for hook_runs, session_id, turn_id, event in dispatches:
+        verdict = Verdict(
+            event=event, runs=[(spec, _for(spec, result), ns) for spec, result, ns in hook_runs]
+        )
+        inp = HookInput(event.value, session_id=session_id, turn_id=turn_id, payload={})
+        submitted.append((verdict, session_id, inp))
+    clock = SimpleNamespace(time=lambda: now, monotonic=time.monotonic)
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(audit_module, "time", clock):
+        lines = written(Path(tmp) / "lines.jsonl", False, submitted)
+        records = written(Path(tmp) / "records.jsonl", True, submitted)
+    assert lines == records
+    assert b'"tool_name": null' in lines

@@ -127,9 +127,9 @@ class WarmProjects:
         self._warm: OrderedDict[Path, _Warm] = OrderedDict()
         self._loading = asyncio.Lock()
         self._trust: tuple[Fingerprint, TrustPolicy] | None = None
-        #: The trust store's file, fingerprinted on every event (named once: building the
-        #: path cost as much as the `lstat`).
-        self._trust_path = TrustStore(home).path
+        #: The trust store's file, fingerprinted on every event (named once, as text: building
+        #: the path cost as much as the `lstat`, and a `Path` is made text for each call).
+        self._trust_path = str(TrustStore(home).path)
 
     @property
     def projects(self) -> list[str]:

@@ -85,6 +85,8 @@ opening.register_tool_result_readers()
 DEFAULT_STOP_BLOCK_CAP = 8
 #: The fields every hook input of a host carries, adopted by `HookSession.adopt`.
 HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
+#: The fields of a host's hook input that are not the event's payload (`HookSession.relay`).
+_NOT_PAYLOAD = frozenset({*HOST_COMMON_FIELDS, "hook_event_name"})
 log = LazyLogger("hookwright.host")
 
 
@@ -510,8 +512,7 @@ class HookSession:
         fields are adopted, a tool's name and arguments are mapped to the hooks' (`tool_map`)
         and a rewritten input back to the host's."""
         self.adopt(hook_input)
-        skipped = {*HOST_COMMON_FIELDS, "hook_event_name"}
-        payload = {k: v for k, v in hook_input.items() if k not in skipped}
+        payload = {k: v for k, v in hook_input.items() if k not in _NOT_PAYLOAD}
         name = payload.get("tool_name")
         if not isinstance(name, str):
             return await self.fire(event, **payload)

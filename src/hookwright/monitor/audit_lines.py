@@ -216,6 +216,13 @@ class LineEncoder:
         self._second_text = ""
         #: The `AuditContext` fields every line ends with (set by the audit).
         self.about = about_text(AuditContext())
+        #: The tail of the last turn's dispatches without a tool call (`_turn_text`), and the
+        #: last quiet fields with what they were made of (`_quiet_text`).
+        self._turn_id: str | None = None
+        self._turn_tail = ""
+        self._quiet_tail = ""
+        self._quiet_about = ""
+        self._quiet = b""
 
     def add(
         self,
@@ -232,10 +239,8 @@ class LineEncoder:
         head = f'{{"ts": "{self._iso(ts)}", {event}'.encode("utf-8", "replace")
         if session_id != self._session_id:
             self._new_session(session_id)
-        tail = self._call_text(verdict, turn_id, call)
-        quiet = f'"patch": null, "effect": null, {tail}"context": null, {self.about}'.encode(
-            "utf-8", "replace"
-        )
+        tail = self._call_text(verdict, turn_id, call) if call else self._turn_text(turn_id)
+        quiet = self._quiet_text(tail)
         mark = len(out)
         try:
             self._add_runs(out, verdict.runs, head, quiet, tail)
@@ -315,6 +320,25 @@ class LineEncoder:
             f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}{self.about}{last}"
         )
 
+    def _turn_text(self, turn_id: str | None) -> str:
+        """`_call_text` of a dispatch without a tool call, made once per turn."""
+        if turn_id != self._turn_id or not self._turn_tail:
+            self._turn_id = turn_id
+            self._turn_tail = (
+                f'"turn_id": {_text(turn_id)}, "tool_name": null, "tool_use_id": null, '
+                '"tool_input": null, "executed_input": null, '
+            )
+        return self._turn_tail
+
+    def _quiet_text(self, tail: str) -> bytes:
+        """A quiet run's fields after its hook's, for this dispatch's `tail`: made again only
+        when the tail or the context fields changed."""
+        if tail != self._quiet_tail or self.about is not self._quiet_about:
+            self._quiet_tail, self._quiet_about = tail, self.about
+            quiet = f'"patch": null, "effect": null, {tail}"context": null, {self.about}'
+            self._quiet = utf8(quiet)
+        return self._quiet
+
     def _call_text(self, verdict: Verdict, turn_id: str | None, call: Call | None) -> str:
         turn, tool_name, use_id, tool_input, executed = call_facts(verdict, turn_id, call)
         input_text = "null" if tool_input is None else self._input_text(tool_input)
@@ -353,15 +377,23 @@ class LineEncoder:
         stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
         acted = result.has_effect or result.status is not Status.ok
         decision = result.decision.value if result.decision else None
-        answer = (
-            f'"status": {_text(result.status.value)}, "decision": {_text(decision)}, '
-            f'"duration_ms": {_text(round(result.duration_ms, 3))}, '
-            f'"exit_code": {_text(result.exit_code)}, "reason": {_text(redact(result.reason))}, '
-            f'"error": {_text(redact(result.error))}, "stderr_tail": {_text(redact(stderr))}, '
-        )
-        patch = clean(result.patches, redact, cap=False) if result.patches else None
-        effect = (
-            f'"patch": {_text(patch)}, "effect": {_text(effect_of(result) if acted else None)}, '
-        )
+        plain = result.status is Status.ok and decision is None and result.exit_code is None
+        if plain and stderr is None and result.reason is None and result.error is None:
+            # A hook that answered only with effects (context, a message): the fields of a
+            # quiet run's line around its duration.
+            answer = f"{_QUIET_A}{_text(round(result.duration_ms, 3))}{_QUIET_B}"
+        else:
+            answer = (
+                f'"status": {_text(result.status.value)}, "decision": {_text(decision)}, '
+                f'"duration_ms": {_text(round(result.duration_ms, 3))}, '
+                f'"exit_code": {_text(result.exit_code)}, '
+                f'"reason": {_text(redact(result.reason))}, '
+                f'"error": {_text(redact(result.error))}, "stderr_tail": {_text(redact(stderr))}, '
+            )
+        effect = f'"effect": {_text(effect_of(result) if acted else None)}, '
+        if result.patches:
+            effect = f'"patch": {_text(clean(result.patches, redact, cap=False))}, {effect}'
+        else:
+            effect = f'"patch": null, {effect}'
         context = f'"context": {_text(redact(cap_text(added_text(result))))}, '
         return answer, effect, context

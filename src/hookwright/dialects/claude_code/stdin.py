@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 from hookwright.core.actions import WIRE_FIELD, actions_json
@@ -233,10 +234,11 @@ def _js(value: Any) -> Any:
         if value.is_integer() and abs(value) < _PLAIN_INTEGER_LIMIT:
             return int(value)
         return value
+    # A plain leaf is taken as it is without a call (most of an answer's values are).
     if isinstance(value, dict):
-        return {key: _js(item) for key, item in value.items()}
+        return {k: v if type(v) in _PLAIN else _js(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_js(item) for item in value]
+        return [v if type(v) in _PLAIN else _js(v) for v in value]
     return value
 
 
@@ -245,19 +247,34 @@ def _js(value: Any) -> Any:
 _JS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-#: The C encoder `JSONEncoder.iterencode` makes (None where `_json` is missing).
+#: The C encoder `JSONEncoder.iterencode` makes (None where `_json` is missing), made once and
+#: without the circular-reference bookkeeping: what it encodes comes from `_js`, which copies
+#: every dict and list, so it holds no cycle.
 _c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE: Callable[[Any, int], list[str]] | None = (
+    None
+    if _c_make_encoder is None
+    else _c_make_encoder(
+        None,  # markers: no circular-reference check
+        _JS_ENCODER.default,
+        json.encoder.encode_basestring,
+        None,  # indent
+        ":",
+        ",",
+        False,  # sort_keys
+        False,  # skipkeys
+        False,  # allow_nan
+    )
+)
 
 
 def _encoded(value: Any) -> str:
-    """`_JS_ENCODER.encode(value)`, calling the C encoder it would call directly (its two
-    Python frames and their closures cost as much as the encoding of a small answer)."""
-    if _c_make_encoder is None or isinstance(value, str):
+    """`_JS_ENCODER.encode(value)` for a value `_js` returned, calling the C encoder it would
+    call directly (its two Python frames and their closures cost as much as the encoding of a
+    small answer)."""
+    if _C_ENCODE is None or isinstance(value, str):
         return _JS_ENCODER.encode(value)
-    encode = _c_make_encoder(
-        {}, _JS_ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, False
-    )
-    return "".join(encode(value, 0))
+    return "".join(_C_ENCODE(value, 0))
 
 
 def js_json(value: Any) -> bytes:
