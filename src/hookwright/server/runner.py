@@ -134,7 +134,8 @@ def frame_for_event(
         fields = {
             k: v for k, v in event.items() if k != "type" and k in HookResultFrame.model_fields
         }
-        said = effect_words(event["effect"], event.get("dialect"))  # as the terminal says it
+        # as the terminal says it: `block (deny)`, `deny_tool (deny)`
+        said = effect_words(event["effect"], event.get("dialect"), event.get("own_event"))
         return HookResultFrame(**fields, effect_words=said)
     if kind == "notice":
         return NoticeFrame(text=event["text"])
