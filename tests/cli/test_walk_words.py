@@ -1,6 +1,7 @@
 """One vocabulary, through the real command: a PicoClaw hook's decision reads in PicoClaw's own
 word for its method (a before_tool `deny_tool`, an approve_tool `"approved": false`) in the
-terminal, `--explain`, the summary and the audit viewer, as an OpenHarness block reads `block`."""
+terminal, `--explain`, the summary and the audit viewer, as an OpenHarness block reads `block`;
+a skill prompt hook's line names its timing next to the canonical event, the skill and the file."""
 
 from __future__ import annotations
 
@@ -78,3 +79,24 @@ def test_a_picoclaw_denial_reads_deny_tool_or_not_approved_in_every_view(
                                "-i", "-", stdin=json.dumps(call), home=isolated_home,
                                cwd=project)  # fmt: skip
     assert "deny_tool (deny)" in explained.stdout + explained.stderr, explained.stderr
+
+
+def test_a_skill_prompt_line_names_the_timing_the_canonical_event_the_skill_and_the_file(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    hooks = project / "skills" / "tidy" / "hooks"
+    hooks.mkdir(parents=True)
+    hook = {"name": "at-batch", "file": "batch.md", "timing": "after_tool_call",
+            "role": "user", "persistent": True}  # fmt: skip
+    (hooks / "hooks.json").write_text(json.dumps({"hooks": [hook]}))
+    (hooks / "batch.md").write_text("Check what the tool did.")
+    model = _scripted(tmp_path / "model.json", "echo hi")
+    ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--skill", "tidy",
+                         "--model", f"scripted:{model}", "--permission-mode",
+                         "bypassPermissions", home=isolated_home, cwd=project)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert (
+        "✚ after_tool_call (PostToolBatch) at-batch (skill tidy, skills/tidy/hooks/batch.md): "
+        "user prompt, kept: Check what the tool did."
+    ) in ran.stdout.splitlines(), ran.stdout
