@@ -18,6 +18,7 @@ from typing import Any
 from hookwright.core.systems import effect_words
 from hookwright.core.words import listed
 from hookwright.dialects.skills import available_skills
+from hookwright.host.held_back import held_back_lines
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import Model, ModelConfigError
@@ -278,4 +279,7 @@ def _say_opening_notes(setup: SessionSetup, emit: Callable[[OutFrame], None]) ->
             logger.warning("%s", line)
             emit(NoticeFrame(text=line))
     for item in setup.not_run:  # logged on `hookwright.open` and audited when opened
-        emit(NoticeFrame(text=f"{item.severity}: {item}"))
+        if item.reason != "untrusted":  # those are said once per folder, below
+            emit(NoticeFrame(text=f"{item.severity}: {item}"))
+    for line in held_back_lines(setup.not_run):
+        emit(NoticeFrame(text=line))
