@@ -79,6 +79,10 @@ def test_a_picoclaw_denial_reads_deny_tool_or_not_approved_in_every_view(
                                "-i", "-", stdin=json.dumps(call), home=isolated_home,
                                cwd=project)  # fmt: skip
     assert "deny_tool (deny)" in explained.stdout + explained.stderr, explained.stderr
+    traced = run_hookwright("--debug", "hooks", "test", "before_tool", "-p", str(project),
+                            "-i", "-", stdin=json.dumps(call), home=isolated_home,
+                            cwd=project)  # fmt: skip
+    assert "ok, deny_tool (deny)" in traced.stdout + traced.stderr, traced.stderr
 
 
 def test_a_skill_prompt_line_names_the_timing_the_canonical_event_the_skill_and_the_file(
