@@ -85,7 +85,10 @@ def test_the_terminal_run_names_model_transcript_audit_and_sums_up(isolated_home
     out = proc.stdout
     session = out.splitlines()[0].removeprefix("session ")
     assert "model       scripted/demo" in out
-    assert "✚ skill careful no-surprises at after_user_input (system): Be careful" in out
+    assert (
+        "✚ after_user_input (UserPromptSubmit) no-surprises (skill careful, "
+        "skills/careful/hooks/no-surprises.md): system prompt: Be careful"
+    ) in out, out
     transcript = isolated_home / ".hookwright" / "projects"
     assert f"transcript  {transcript}" in out and f"{session}.jsonl" in out
     assert f"audit       {isolated_home / '.hookwright' / 'audit.jsonl'}" in out

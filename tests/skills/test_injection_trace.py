@@ -74,16 +74,21 @@ def test_run_prints_one_line_per_injection(tmp_path: Path, isolated_home: Path) 
     assert proc.returncode == 0, proc.stderr
     lines = trace_lines(proc.stdout)
     # after_user_input once, before_each_agent on both rounds, after_tool_call after the Bash.
-    assert [line.split(":")[0] for line in lines] == [
-        "✚ skill tidy on-input at after_user_input (system, kept)",
-        "✚ skill tidy each-round at before_each_agent (system)",
-        "✚ skill tidy after-bash at after_tool_call (system)",
-        "✚ skill tidy each-round at before_each_agent (system)",
+    # the skill's timing next to the canonical event, the hook, the skill and its file
+    assert [line.partition(": Prompt of ")[0] for line in lines] == [
+        "✚ after_user_input (UserPromptSubmit) on-input (skill tidy, "
+        "skills/tidy/hooks/on-input.md): system prompt, kept",
+        "✚ before_each_agent (PreAgentStep) each-round (skill tidy, "
+        "skills/tidy/hooks/each-round.md): system prompt",
+        "✚ after_tool_call (PostToolBatch) after-bash (skill tidy, "
+        "skills/tidy/hooks/after-bash.md): system prompt",
+        "✚ before_each_agent (PreAgentStep) each-round (skill tidy, "
+        "skills/tidy/hooks/each-round.md): system prompt",
     ]
-    assert all("Prompt of " in line and line.endswith("…") for line in lines)
-    assert all(len(line) < 120 for line in lines), "abbreviated"
+    assert all(line.endswith("…") for line in lines)
+    assert all(len(line.partition(": Prompt of ")[2]) < 60 for line in lines), "abbreviated"
     output = proc.stdout
-    assert output.index("after-bash at after_tool_call") > output.index("⎿ hi")
+    assert output.index("✚ after_tool_call (PostToolBatch) after-bash") > output.index("⎿ hi")
 
 
 def test_json_has_a_skill_prompt_object_per_injection(tmp_path: Path, isolated_home: Path) -> None:
@@ -108,4 +113,4 @@ def test_chat_prints_the_injections_of_each_prompt(tmp_path: Path, isolated_home
     assert proc.returncode == 0, proc.stderr
     lines = trace_lines(proc.stdout)
     assert len(lines) == 4
-    assert lines[0].startswith("✚ skill tidy on-input at after_user_input")
+    assert lines[0].startswith("✚ after_user_input (UserPromptSubmit) on-input (skill tidy, ")

@@ -49,7 +49,10 @@ def test_a_skill_whose_hooks_do_not_run_is_named_with_the_flag(
     project = _project(tmp_path / "proj")
     out, err = _run(project, isolated_home)
     assert err.count(NOTE) == 1, err
-    assert "✚ skill tidy" not in out, out
+    assert "(skill tidy" not in out, out
     out, err = _run(project, isolated_home, "--skill", "tidy")
     assert "do not run in this session" not in err, err
-    assert "✚ skill tidy tidy at after_user_input (system): Keep the files tidy." in out, out
+    assert (
+        "✚ after_user_input (UserPromptSubmit) tidy (skill tidy, skills/tidy/hooks/tidy.md): "
+        "system prompt: Keep the files tidy."
+    ) in out, out

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from hookwright.core.audit_record import iso_utc
-from hookwright.core.systems import effect_words
+from hookwright.core.systems import effect_words, recorded_own_event
 from hookwright.monitor.audit_chain import record_time
 
 Record = dict[str, Any]
@@ -163,8 +163,8 @@ class Summary:
 
     def __init__(self) -> None:
         self.counts: Counter[tuple[str, str, str]] = Counter()
-        #: Each hook's dialect, for its decisions in its system's own words (the text table).
-        self.dialects: dict[str, str] = {}
+        #: (hook, decision) -> the decision in the hook's system's own words (the text table).
+        self.words: dict[tuple[str, str], str] = {}
         self._runs: set[_CallDecision] = set()
         self._restated: dict[_CallDecision, str] = {}
 
@@ -179,7 +179,14 @@ class Summary:
             self._runs.add(call)
         self.counts[(day_of(record), hook, decision)] += 1
         if record.get("event") != "Permission" and isinstance(record.get("dialect"), str):
-            self.dialects.setdefault(hook, record["dialect"])
+            self._word(hook, decision, record["dialect"], str(record.get("event")))
+
+    def _word(self, hook: str, decision: str, dialect: str, event: str) -> None:
+        """Keep the decision's own words for the hook; where its records say it in two
+        (a PicoClaw process denying as before_tool and as approve_tool), the canonical one."""
+        said = effect_words(decision, dialect, recorded_own_event(event, dialect))
+        if self.words.setdefault((hook, decision), said) != said:
+            self.words[(hook, decision)] = decision
 
     def _count_restated(self) -> None:
         """Count the permission outcomes whose hook's own record was not summed, once."""
@@ -201,11 +208,12 @@ class Summary:
             writer.writerow(("day", "hook", "decision", "count"))
             writer.writerows((*key, count) for key, count in rows)
             return
+        said = [self.words.get((hook, decision), decision) for (_, hook, decision), _ in rows]
         width = max((len(hook) for (_, hook, _), _ in rows), default=4)
-        out.write(f"{'day':<10}  {'hook':<{width}}  {'decision':<14}  count\n")
-        for (day, hook, decision), count in rows:
-            said = effect_words(decision, self.dialects.get(hook))  # `block (deny)`
-            out.write(f"{day:<10}  {hook:<{width}}  {said:<14}  {count:>5}\n")
+        wide = max([14, *map(len, said)])  # `not approved (deny)` is wider
+        out.write(f"{'day':<10}  {'hook':<{width}}  {'decision':<{wide}}  count\n")
+        for ((day, hook, _), count), words in zip(rows, said, strict=True):
+            out.write(f"{day:<10}  {hook:<{width}}  {words:<{wide}}  {count:>5}\n")
 
 
 def _call_decision(record: Record, hook: str, decision: str) -> _CallDecision | None:

@@ -19,7 +19,7 @@ from hookwright.core.effects import failure_fix
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
-from hookwright.core.systems import effect_words
+from hookwright.core.systems import authored_event, effect_words
 from hookwright.core.tracebacks import AUTHOR_TRACEBACK
 from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.core.words import counted
@@ -200,7 +200,8 @@ def _what_it_did(result: HookResult) -> str:
     spec = result.hook
     what = "ran, no decision"
     if result.has_effect:
-        what = effect_words(effect_of(result), spec.dialect if spec is not None else None)
+        own = authored_event(spec.dialect_data) if spec is not None else None
+        what = effect_words(effect_of(result), spec.dialect if spec is not None else None, own)
     return f"shadow, would {what}, not applied" if spec is not None and spec.shadow else what
 
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookwright.core.systems import done_words
+from hookwright.core.systems import done_words, recorded_own_event
 
 #: Longest text shown for one value (a command, a reason, a context).
 SHOWN = 100
@@ -61,6 +61,17 @@ def _raised_at(record: Mapping[str, Any]) -> str:
     return f" at {file}:{line}"
 
 
+def _done(effect: object, record: Mapping[str, Any]) -> str | None:
+    """A decision done in the words of the hook's system at its own event (PicoClaw
+    `deny_tool`, `not approved`); None for an effect that is not a decision."""
+    if not isinstance(effect, str):
+        return None
+    dialect, event = record.get("dialect"), record.get("event")
+    dialect = dialect if isinstance(dialect, str) else None
+    own = recorded_own_event(event, dialect) if isinstance(event, str) else None
+    return done_words(effect, dialect, own)
+
+
 def describe(record: Mapping[str, Any]) -> str:
     """One phrase: `denied Bash rm -rf build/: no rm`, `added context: ...`."""
     # Records written before `effect` existed: their decision is the best summary.
@@ -78,7 +89,7 @@ def describe(record: Mapping[str, Any]) -> str:
     reason = record.get("reason") or ""
     detail = f": {clip(reason)}" if reason else ""
     target = _call(record) or str(record.get("event"))
-    verb = done_words(effect, record.get("dialect")) if isinstance(effect, str) else None
+    verb = _done(effect, record)
     if verb is not None:
         return f"{verb} {target}{detail}"
     if effect == "rewrite input":

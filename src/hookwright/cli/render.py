@@ -15,7 +15,8 @@ from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
-from hookwright.core.systems import effect_words
+from hookwright.cli.skill_events import skill_event
+from hookwright.core.systems import effect_words, event_words
 
 #: How much of a hook's added context the terminal shows.
 CONTEXT_CHARS = 160
@@ -203,15 +204,21 @@ class RichRenderer:
             self._session_header(event)
 
     def _skill_prompt(self, prefix: str, event: dict[str, Any]) -> None:
-        """One line per injection: skill, hook, checkpoint, then the start of the prompt."""
+        """One line per injection, as a hook's line names its hook: the skill's timing next
+        to the canonical event, the hook, its system (the skill) and file, then the role and
+        the start of the prompt."""
+        timing = event["timing"]
+        canonical = skill_event(timing)
+        said = event_words(canonical.value, timing) if canonical else timing
+        where = ", ".join(filter(None, (f"skill {event.get('skill') or '-'}", event.get("file"))))
         kept = ", kept" if event.get("persistent") else ""
         body = Text.assemble(
-            (f"skill {event.get('skill') or '-'} ", "blue"),
             (f"{event['hook']} ", "bold"),
-            (f"at {event['timing']} ({event['role']}{kept}): ", "dim"),
+            (f"({where}): ", "dim"),
+            (f"{event['role']} prompt{kept}: ", "blue"),
             (_short(event["content"], SKILL_PROMPT_CHARS), "dim"),
         )
-        self._line(f"{prefix}✚ ", body, "blue")
+        self._line(f"{prefix}✚ {said} ", body, "blue")
 
     def _tool_result(self, prefix: str, event: dict[str, Any]) -> None:
         multiline = self.console.is_terminal
@@ -226,7 +233,7 @@ class RichRenderer:
     def _hook_result(self, prefix: str, event: dict[str, Any]) -> None:
         decision = event.get("decision")
         what = event.get("effect") or decision or "note"
-        what = effect_words(what, event.get("dialect"))
+        what = effect_words(what, event.get("dialect"), event.get("own_event"))
         if event.get("shadow"):
             what = f"shadow, would {what}, not applied"
         if event.get("code"):

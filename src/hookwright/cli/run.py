@@ -16,12 +16,12 @@ from rich.console import Console
 from rich.prompt import Confirm
 
 from hookwright.cli.elicit import TerminalElicitation
-from hookwright.cli.held_back import SkipUntrusted, held_back_lines
 from hookwright.cli.summary import RunSummary
 from hookwright.config.safeparse import MAX_TEXT_CHARS, ParseError, decode_utf8
 from hookwright.core.words import counted
 from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import skills_not_enabled, unknown_skills
+from hookwright.host.held_back import SkipUntrusted, held_back_lines
 from hookwright.host.open import NOT_RUN_LOGGER
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation

@@ -36,30 +36,51 @@ def authored_event(dialect_data: object) -> str | None:
 #: A dialect -> the effects its hooks' authors name otherwise (OpenHarness `decision: block`).
 OWN_EFFECTS = {"openharness": {"deny": "block"}}
 
+#: (dialect, the hook's own event) -> the effects its authors name otherwise where the word
+#: depends on the event: a PicoClaw before_tool hook denies with its action `deny_tool`, an
+#: approve_tool hook answers `"approved": false` (or true).
+OWN_EVENT_EFFECTS = {
+    ("picoclaw", "before_tool"): {"deny": "deny_tool"},
+    ("picoclaw", "approve_tool"): {"deny": "not approved", "allow": "approved"},
+}
 
-def own_effect(effect: str, dialect: str | None) -> str | None:
-    """`effect` in the words of the hook's system, None where they are the canonical ones."""
-    return OWN_EFFECTS.get(dialect or "", {}).get(effect)
+
+def own_effect(effect: str, dialect: str | None, event: str | None = None) -> str | None:
+    """`effect` in the words of the hook's system at the hook's own `event` (its
+    `authored_event`), None where they are the canonical ones."""
+    by_event = OWN_EVENT_EFFECTS.get((dialect or "", event or ""), {})
+    return by_event.get(effect) or OWN_EFFECTS.get(dialect or "", {}).get(effect)
 
 
-def effect_words(effect: str, dialect: str | None) -> str:
-    """``block (deny)``: the system's own word first, the canonical one beside it, as events
-    are said (`hookwright.host.labels.event_words`). What the terminal, `--explain`, the
-    debug trace and the page say as a hook answers; `done_words` says it once done."""
-    own = own_effect(effect, dialect)
+def effect_words(effect: str, dialect: str | None, event: str | None = None) -> str:
+    """``block (deny)``, ``deny_tool (deny)``: the system's own word first, the canonical one
+    beside it, as events are said (`hookwright.host.labels.event_words`); `event` is the
+    hook's own event, where the word depends on it (PicoClaw). What the terminal,
+    `--explain`, the debug trace and the page say as a hook answers; `done_words` says it
+    once done."""
+    own = own_effect(effect, dialect, event)
     return f"{own} ({effect})" if own else effect
 
 
-#: A decision -> the word for it done (the audit viewer, the run summary).
-DONE = {"deny": "denied", "block": "blocked", "allow": "allowed", "ask": "asked about"}
+#: A decision -> the word for it done (the audit viewer, the run summary); a system's own
+#: word that names an action (PicoClaw `deny_tool`) or a state (`not approved`) is kept.
+DONE = {
+    "deny": "denied",
+    "block": "blocked",
+    "allow": "allowed",
+    "ask": "asked about",
+    "deny_tool": "deny_tool",
+    "not approved": "not approved",
+    "approved": "approved",
+}
 
 
-def done_words(effect: str, dialect: str | None) -> str | None:
+def done_words(effect: str, dialect: str | None, event: str | None = None) -> str | None:
     """``blocked (denied)``: a decision done, in the system's own word first as
     `effect_words` says it; None for an effect that is not a decision."""
     if effect not in DONE:
         return None
-    own = own_effect(effect, dialect)
+    own = own_effect(effect, dialect, event)
     return f"{DONE[own]} ({DONE[effect]})" if own in DONE else DONE[effect]
 
 
@@ -108,7 +129,13 @@ OWN_EVENTS: dict[str, dict[str, str]] = {
 }
 
 
+def recorded_own_event(event: str, dialect: str | None) -> str | None:
+    """A record's canonical `event` in its `dialect`'s own name (``before_tool`` for a
+    PicoClaw PreToolUse), where the dialect names it one way; else None."""
+    return OWN_EVENTS.get(dialect or "", {}).get(event)
+
+
 def recorded_event_words(event: str, dialect: str | None) -> str:
     """A record's canonical `event` with its `dialect`'s own name for it first
     (``before_tool_dispatch (PreToolUse)``), where the dialect names it one way."""
-    return event_words(event, OWN_EVENTS.get(dialect or "", {}).get(event))
+    return event_words(event, recorded_own_event(event, dialect))

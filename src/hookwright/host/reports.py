@@ -9,7 +9,7 @@ from pathlib import Path
 from hookwright.core.effects import failure_fix
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
-from hookwright.host.labels import label_of
+from hookwright.host.labels import label_of, own_event
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
@@ -17,7 +17,9 @@ from hookwright.host.labels import label_of
 #: dialect knows; ``context``: the text it added for the model;
 #: ``stderr``: a failed hook's stderr, for a Python hook the traceback of its own frames;
 #: ``tier`` and ``shadow``: its policy tier and shadow mode, only when it has either;
-#: ``system``, ``event_words``, ``file``: the hook's `HookLabel`, as every view names it),
+#: ``system``, ``event_words``, ``file``: the hook's `HookLabel`, as every view names it;
+#: ``own_event``: the event in its author's words, which a system's word for an effect may
+#: depend on, `hookwright.core.systems.effect_words`),
 #: ``notice`` (with a failed hook's record when its dialect keeps one: OpenHarness
 #: ``hookName``, ``eventName``, ``handlerType``, ``errorCode``, ``errorMessage``).
 Reporter = Callable[..., None]
@@ -51,6 +53,7 @@ def report_verdict(report: Reporter, verdict: Verdict, project_dir: Path | None 
             system=label.system if label else "?",
             event_words=label.event if label else event,
             file=label.file if label else None,
+            own_event=own_event(spec) if spec else None,
             **(_tier_fields(spec) if spec and (spec.tier or spec.shadow) else {}),
         )
     for message in verdict.system_messages:

@@ -59,10 +59,11 @@ def results(verdict: Verdict) -> None:
     for result in verdict.results:
         spec = result.hook
         name = spec.describe() if spec else "?"
+        own = authored_event(spec.dialect_data) if spec else None
         parts = [result.status.value]
         if result.status is Status.ok:
             dialect = spec.dialect if spec else None
-            effect = effect_words(effect_of(result), dialect) if result.has_effect else None
+            effect = effect_words(effect_of(result), dialect, own) if result.has_effect else None
             parts.append(effect or "ran, no decision")
         parts.append(f"{result.duration_ms:.1f} ms")
         if result.exit_code is not None:
@@ -79,7 +80,6 @@ def results(verdict: Verdict) -> None:
                 text += f"; {label}: {short(value)}"
         if result.status is not Status.ok or result.error:
             text += _failure_facts(result)
-        own = authored_event(spec.dialect_data) if spec else None
         trace("result", f"{event_words(event, own)} {name}: {text}")
     decision = verdict.decision.value if verdict.decision else "none"
     trace(

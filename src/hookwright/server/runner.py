@@ -18,6 +18,7 @@ from typing import Any
 from hookwright.core.systems import effect_words
 from hookwright.core.words import listed
 from hookwright.dialects.skills import available_skills
+from hookwright.host.held_back import held_back_lines
 from hookwright.runtime.agent import Agent, AgentEvent, AskUser
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import Model, ModelConfigError
@@ -134,7 +135,8 @@ def frame_for_event(
         fields = {
             k: v for k, v in event.items() if k != "type" and k in HookResultFrame.model_fields
         }
-        said = effect_words(event["effect"], event.get("dialect"))  # as the terminal says it
+        # as the terminal says it: `block (deny)`, `deny_tool (deny)`
+        said = effect_words(event["effect"], event.get("dialect"), event.get("own_event"))
         return HookResultFrame(**fields, effect_words=said)
     if kind == "notice":
         return NoticeFrame(text=event["text"])
@@ -277,4 +279,7 @@ def _say_opening_notes(setup: SessionSetup, emit: Callable[[OutFrame], None]) ->
             logger.warning("%s", line)
             emit(NoticeFrame(text=line))
     for item in setup.not_run:  # logged on `hookwright.open` and audited when opened
-        emit(NoticeFrame(text=f"{item.severity}: {item}"))
+        if item.reason != "untrusted":  # those are said once per folder, below
+            emit(NoticeFrame(text=f"{item.severity}: {item}"))
+    for line in held_back_lines(setup.not_run):
+        emit(NoticeFrame(text=line))
