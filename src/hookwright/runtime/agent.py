@@ -155,6 +155,11 @@ def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
 
 
 class Agent:
+    #: What starts every session (set per instance as the session goes on).
+    last_assistant_message: str = ""
+    _idle_blocks: int = 0
+    closed: bool = False
+
     def __init__(
         self,
         engine: HookEngine,
@@ -205,9 +210,6 @@ class Agent:
         self._turn_record = TurnRecord("", str(config.working_dir))
         self.context_sources: list[ContextSource] = []
         self.closers: list[Callable[[], Awaitable[None]]] = []
-        self.last_assistant_message = ""
-        self._idle_blocks = 0
-        self.closed = False
         #: The skills invoked in this session (their frontmatter hooks are registered).
         self.invoked_skills: set[Path] = set()
         self._start_dir = config.working_dir
