@@ -76,6 +76,13 @@ class OpenAIModel:
             )
         return cls(name, api_key=api_key or PLACEHOLDER_API_KEY, base_url=base_url)
 
+    def _client(self) -> AsyncOpenAI:
+        """A client per call: its connection pool belongs to the running event loop, and the
+        agent may run several loops (asyncio.run per session) over one model object."""
+        return AsyncOpenAI(
+            api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
+        )
+
     async def complete(
         self,
         messages: list[Message],
@@ -86,11 +93,7 @@ class OpenAIModel:
         model: str | None = None,
     ) -> ModelResponse:
         body = extra_body(options)
-        # A client per call: its connection pool belongs to the running event loop, and the
-        # agent may run several loops (asyncio.run per session) over one model object.
-        client = AsyncOpenAI(
-            api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
-        )
+        client = self._client()
         try:
             async with client:
                 stream = await client.chat.completions.create(

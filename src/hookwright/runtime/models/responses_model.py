@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, cast
 
 import openai
-from openai import AsyncOpenAI
 
 from hookwright.runtime.models.base import (
     Message,
@@ -44,9 +43,7 @@ class OpenAIResponsesModel(OpenAIModel):
     ) -> ModelResponse:
         body = extra_body(options, _RESERVED)
         instructions, items = input_items(messages)
-        client = AsyncOpenAI(
-            api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
-        )
+        client = self._client()
         try:
             async with client:
                 stream = await client.responses.create(
