@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 from cli_runner import run_hookwright
+from hook_programs import OPENHARNESS_BLOCKER
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
 
@@ -63,23 +64,12 @@ def test_an_untrusted_hook_stays_a_warning(tmp_path: Path, isolated_home: Path) 
     assert line.startswith("warning: ") and "not run: untrusted; trust the folder" in line, line
 
 
-#: An OpenHarness command hook that answers `decision: block`.
-BLOCKER = {
-    "name": "guard",
-    "events": ["before_tool_dispatch"],
-    "handler": {
-        "type": "command",
-        "command": """echo '{"decision": "block", "reason": "no shell"}'""",
-    },
-}
-
-
 def test_an_openharness_block_reads_in_its_own_word_in_the_summary_and_the_json_stream(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project = tmp_path / "proj"
     (project / ".openharness" / "hooks").mkdir(parents=True)
-    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(BLOCKER))
+    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(OPENHARNESS_BLOCKER))
     model = _scripted_bash(tmp_path / "model.json", "echo hi")
     args = ("run", "hi", "-p", str(project), "--trust", "--model", f"scripted:{model}",
             "--permission-mode", "bypassPermissions")  # fmt: skip

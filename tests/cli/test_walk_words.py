@@ -10,22 +10,7 @@ import sys
 from pathlib import Path
 
 from cli_runner import run_hookwright
-
-#: A PicoClaw process: before_tool denies an `rm` with `deny_tool`, approve_tool approves nothing.
-PICOCLAW_GATE = (
-    "import json, sys\n"
-    "for line in sys.stdin:\n"
-    "    msg = json.loads(line)\n"
-    "    if 'id' not in msg: continue\n"
-    "    params = msg.get('params') or {}\n"
-    "    result = {'action': 'continue'}\n"
-    "    if msg['method'] == 'hook.before_tool':\n"
-    "        rm = 'rm' in (params.get('arguments') or {}).get('command', '')\n"
-    "        result = {'action': 'deny_tool' if rm else 'continue', 'reason': 'no rm'}\n"
-    "    if msg['method'] == 'hook.approve_tool':\n"
-    "        result = {'approved': False, 'reason': 'ask me first'}\n"
-    "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
-)
+from hook_programs import PICOCLAW_GATE
 
 
 def _picoclaw_gate(project: Path) -> None:

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from cli_runner import run_hookwright
+from hook_programs import OPENHARNESS_BLOCKER
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
 
@@ -69,23 +70,12 @@ def test_a_load_error_is_said_once_on_its_hooks_row_or_at_the_top(
     assert f"hook 'guard' (OpenHarness) not run: {error}" in ran.stderr
 
 
-#: An OpenHarness command hook that answers `decision: block`.
-BLOCKER = {
-    "name": "guard",
-    "events": ["before_tool_dispatch"],
-    "handler": {
-        "type": "command",
-        "command": """echo '{"decision": "block", "reason": "no shell"}'""",
-    },
-}
-
-
 def test_an_openharness_block_is_said_in_its_own_word_beside_the_canonical_one(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project = tmp_path / "proj"
     (project / ".openharness" / "hooks").mkdir(parents=True)
-    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(BLOCKER))
+    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(OPENHARNESS_BLOCKER))
     label = "guard (OpenHarness, .openharness/hooks/guard.yaml)"
     tested = run_hookwright("hooks", "test", "before_tool_dispatch", "-p", str(project),
                             "--explain", "-i", "-", stdin=BASH_LS, home=isolated_home)  # fmt: skip
@@ -108,7 +98,7 @@ def test_audit_says_how_to_see_the_hooks_test_records_a_session_filter_hides(
 ) -> None:
     project = tmp_path / "proj"
     (project / ".openharness" / "hooks").mkdir(parents=True)
-    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(BLOCKER))
+    (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(OPENHARNESS_BLOCKER))
     call = json.dumps({"session_id": "abc123", "tool_name": "Bash", "tool_input": {}})
     for _ in range(2):
         tested = run_hookwright("hooks", "test", "before_tool_dispatch", "-p", str(project),

@@ -8,31 +8,16 @@ import json
 import sys
 from pathlib import Path
 
+from hook_programs import PICOCLAW_GATE
 from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import ServerFactory
 from .test_server import call, client, of_type
 
-#: before_tool denies an `rm` with `deny_tool`; approve_tool approves nothing.
-GATE = (
-    "import json, sys\n"
-    "for line in sys.stdin:\n"
-    "    msg = json.loads(line)\n"
-    "    if 'id' not in msg: continue\n"
-    "    params = msg.get('params') or {}\n"
-    "    result = {'action': 'continue'}\n"
-    "    if msg['method'] == 'hook.before_tool':\n"
-    "        rm = 'rm' in (params.get('arguments') or {}).get('command', '')\n"
-    "        result = {'action': 'deny_tool' if rm else 'continue', 'reason': 'no rm'}\n"
-    "    if msg['method'] == 'hook.approve_tool':\n"
-    "        result = {'approved': False, 'reason': 'ask me first'}\n"
-    "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
-)
-
 
 def test_the_page_says_deny_tool_and_not_approved(serve: ServerFactory, project: Path) -> None:
     (project / ".picoclaw").mkdir()
-    (project / "gate.py").write_text(GATE)
+    (project / "gate.py").write_text(PICOCLAW_GATE)
     command = [sys.executable, str(project / "gate.py")]
     processes = {
         "gate": {"command": command, "intercept": ["before_tool"]},
