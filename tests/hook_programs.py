@@ -26,3 +26,25 @@ OPENHARNESS_BLOCKER = {
         "command": """echo '{"decision": "block", "reason": "no shell"}'""",
     },
 }
+
+
+#: A PicoClaw process whose before_tool answers in PicoClaw's other actions: `respond` with a
+#: result of its own for an `echo`, `abort_turn` for an `rm`, `hard_abort` for a `kill`.
+PICOCLAW_ANSWERS = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if 'id' not in msg: continue\n"
+    "    params = msg.get('params') or {}\n"
+    "    result = {'action': 'continue'}\n"
+    "    if msg['method'] == 'hook.before_tool':\n"
+    "        command = (params.get('arguments') or {}).get('command', '')\n"
+    "        if command.startswith('echo'):\n"
+    "            result = {'action': 'respond', 'reason': 'answered here',\n"
+    "                      'result': {'for_llm': 'hook-responded'}}\n"
+    "        elif command.startswith('rm'):\n"
+    "            result = {'action': 'abort_turn', 'reason': 'stop right there'}\n"
+    "        elif command.startswith('kill'):\n"
+    "            result = {'action': 'hard_abort', 'reason': 'roll it back'}\n"
+    "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
+)

@@ -149,3 +149,37 @@ def test_the_claude_agent_sdk_offline_variant_runs_the_real_cli(
     assert f"PreToolUse:Bash hook error: {REFUSED}" in stdout, stdout
     assert "build/ is still there: True" in stdout
     assert (demo / "build" / "app.bin").read_text() == "built"
+
+
+#: A dialect page that shows how the views word a decision -> the dialect it describes.
+DECISION_PAGES = {
+    "picoclaw.md": "picoclaw",
+    "gemini.md": "gemini",
+    "codex.md": "codex",
+    "openharness.md": "openharness",
+}
+DECISION_SECTION = "## How the views word a decision"
+
+
+def _decision_rows(page: str) -> list[list[str]]:
+    """The cells of the page's decision table, without backticks."""
+    section = (ROOT / "docs" / page).read_text().split(DECISION_SECTION, 1)[1]
+    lines = section.split("\n## ", 1)[0].splitlines()
+    table = [line for line in lines if line.startswith("|")][2:]
+    return [[cell.strip().strip("`") for cell in line.strip("|").split(" | ")] for line in table]
+
+
+@pytest.mark.parametrize("page", sorted(DECISION_PAGES))
+def test_a_dialect_page_shows_the_decision_words_the_views_print(page: str) -> None:
+    """Each row's words are those `effect_words` (the hook's line) and `done_words` (the audit
+    viewer, the run summary) give for its canonical effect on each event it names."""
+    from hookwright.core.systems import done_words, effect_words
+
+    dialect = DECISION_PAGES[page]
+    rows = _decision_rows(page)
+    assert rows, page
+    for _answer, events, canonical, line, done in rows:
+        for event in events.split(", "):
+            own = None if event == "any method" else event
+            assert effect_words(canonical, dialect, own) == line, (page, event, canonical)
+            assert done_words(canonical, dialect, own) == done, (page, event, canonical)

@@ -1010,7 +1010,7 @@ def test_missing_script_in_shell_form_does_not_block(project: Project) -> None:
     script = project.root / ".claude" / "hooks" / "not-there.sh"
     [warning] = run.stderr.splitlines()
     assert warning.startswith(f"warning: {settings}:hooks.PreToolUse[0].hooks[0]: ")
-    assert f"not run: missing command: {script}; create {script}" in warning
+    assert f"fails when it runs: missing command: {script}; create {script}" in warning
     [result] = run.hook_results("PreToolUse")
     assert (result["status"], result["decision"]) == ("error", None)
     assert result["error"].startswith("command not found (exit 127):")

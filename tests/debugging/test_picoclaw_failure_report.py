@@ -24,13 +24,15 @@ TIMED_OUT = (
     "  before_tool (PreToolUse) chatty (PicoClaw, .picoclaw/config.json): timeout — ",
     "timed out after",
 )
-#: No script at the path the command names: the process exits before it answers.
+#: No script at the path the command names: the process exits before it answers, and the
+#: failure names the path its `dir` resolves to and the fix.
 CANNOT_START = (
     "gone",
     None,
     {},
-    "error — hook gone: hook.hello failed: process exited with code 2\n",
-    "hook.hello failed",
+    "/proj/.picoclaw/gone.py is not there; fix in .picoclaw/config.json hooks.processes.gone: "
+    'create it, or correct "dir" or the path in command\n',
+    "hook.hello failed: process exited with code 2; ",
 )
 
 

@@ -256,7 +256,7 @@ async def test_a_missing_or_non_executable_command_is_reported_at_open(
         [missing] = session.skipped
     assert (missing.reason, missing.path) == ("missing_command", str(guard))
     assert str(missing).endswith(
-        f"not run: missing command: {guard}; create {guard} or correct the command"
+        f"fails when it runs: missing command: {guard}; create {guard} or correct the command"
     )
     guard.parent.mkdir()
     guard.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")

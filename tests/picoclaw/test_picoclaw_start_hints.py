@@ -162,9 +162,8 @@ def test_a_dir_that_does_not_hold_the_script_is_corrected(
     )  # fmt: skip
     [hook] = json.loads(tested.stdout)["hooks"]
     assert hook["error"].endswith(
-        f'; guard.py is not in {project / "hooks"}, the folder the hook ran in (its "dir"); '
-        f'correct "dir" in .picoclaw/config.json hooks.processes.guard to {project}, '
-        "which holds it"
+        f"; {project / 'hooks' / 'guard.py'} is not there; fix in .picoclaw/config.json "
+        f'hooks.processes.guard: set "dir" to {project}, which holds it'
     ), hook
 
 

@@ -168,7 +168,11 @@ def test_chat_streams_keeps_history_and_sends_it_back(
     assert any("Answer one." in snapshot for snapshot in running), running
     assert any("H:remember" in t for t in texts(browser, ".msg.hook"))
     assert [m["role"] for m in stored_history(browser)] == ["user", "system", "assistant"]
-    assert stored_history(browser)[1] == {**REMEMBER, "_hook": "remember"}
+    assert stored_history(browser)[1] == {
+        **REMEMBER,
+        "_hook": "remember",
+        "_hook_file": "skills/memory/hooks/remember.md",
+    }
 
     browser.refresh()
     wait_idle(browser, "Answer one.")

@@ -1,8 +1,10 @@
 """The chat page (headless Chromium, as in test_page.py) on the demo project, which has a hook
 of every system (Claude Code, PicoClaw, OpenHarness, skill, Python), plus an OpenHarness hook
 that blocks a call: every hook's note (a persistent skill hook's too) carries its system and
-file badges, before and after a reload; the status is right from the first moment; the block
-reads in OpenHarness's own word beside the canonical one, as the terminal says it."""
+file badges, before and after a reload, and when the page redraws a persistent hook's message
+from the history alone (what it keeps for the model); the status is right from the first
+moment; the block reads in OpenHarness's own word beside the canonical one, as the terminal
+says it."""
 
 from __future__ import annotations
 
@@ -129,3 +131,20 @@ def test_every_systems_hooks_show_their_badges_and_a_block_its_own_word(
     assert browser.save_screenshot(str(reloaded))
     [picoclaw] = browser.find_elements(By.CSS_SELECTOR, ".badge.system-picoclaw")
     assert colour_in_screenshot(browser, reloaded.read_bytes(), picoclaw, PICOCLAW_BLUE) > 20
+
+    # redrawn from the history alone (no record of what was shown): the persistent hook's
+    # message carries its system and file badges as it did live
+    browser.execute_script("localStorage.removeItem('hookwright.display');")
+    browser.refresh()
+    wait_idle(browser, "All done.")
+    [redrawn] = [
+        note
+        for note in browser.find_elements(By.CSS_SELECTOR, ".msg.hook")
+        if "hook remember" in note.text
+    ]
+    label = redrawn.find_element(By.CLASS_NAME, "label").text
+    assert label == "hook remember (system) skill skills/memory/hooks/remember.md", label
+    from_history = tmp_path / "from-history.png"
+    assert browser.save_screenshot(str(from_history))
+    badge = redrawn.find_element(By.CSS_SELECTOR, ".badge.system-skill")
+    assert colour_in_screenshot(browser, from_history.read_bytes(), badge, SKILL_OCHRE) > 20

@@ -125,16 +125,17 @@ def test_persistent_hook_travels_through_the_client_history(serve: ServerFactory
         # Only the persistent hook is handed back; the non-persistent ones stayed on the server.
         assert [m["role"] for m in history] == ["user", "system", "assistant", "tool", "assistant"]
         assert history[0] == {"role": "user", "content": "read the notes"}
-        assert history[1] == {**REMEMBER, "_hook": "remember"}
+        kept = {**REMEMBER, "_hook": "remember", "_hook_file": "skills/memory/hooks/remember.md"}
+        assert history[1] == kept
 
         second = ws.chat("and again", history)
         assert kinds(second) == ["hook", "text", "done"]
         seen = model.calls[-1].messages
         assert seen.count(REMEMBER) == 2
-        assert not any("_hook" in m for m in seen)
+        assert not any("_hook" in m or "_hook_file" in m for m in seen)
         assert {"role": "system", "content": "H:start"} in seen
         history += second[-1]["messages"]
-        assert history.count({**REMEMBER, "_hook": "remember"}) == 2
+        assert history.count(kept) == 2
 
         third = ws.chat("skills off", history, skills=[])
         assert kinds(third) == ["text", "done"]

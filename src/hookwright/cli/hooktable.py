@@ -26,15 +26,16 @@ NOT_TRUSTED = "not trusted: will not run"
 NOT_RUN_NOTES: dict[NotRunReason, str] = {
     "untrusted": NOT_TRUSTED,
     "not_bound": f"will not run: {NOT_BOUND_FIX}",
-    "missing_command": "missing command: fails when it runs",
-    "not_executable": "command not executable: fails when it runs",
+    "missing_command": "fails when it runs: missing command",
+    "not_executable": "fails when it runs: command not executable",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class HookRow:
     """One listed hook; `event` "-" for a hook only its code can place; `not_run` why a
-    declared hook will not run (None for a hook that runs); `fails` whether its failure lets
+    declared hook will not run, or why a registered one fails when it runs (its program is
+    missing or not executable; None for a hook that runs); `fails` whether its failure lets
     the action go on (open) or blocks it (closed), `closed_by` the policy rule (file and
     `rules[<i>]`) or the hook's own field that closed it."""
 
@@ -71,8 +72,16 @@ def is_plumbing(spec: HookSpec) -> bool:
     return not spec.enabled and spec.source == "in-process" and spec.origin is None
 
 
-def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -> HookRow:
+def bound_row(
+    event: Event, index: int, spec: HookSpec, policy: FailurePolicy, failing: NotRun | None = None
+) -> HookRow:
+    """A hook on the engine; `failing`: why it fails when it runs (its program is missing or
+    not executable), said on its row with the path and the fix."""
     mode = failure_mode(spec, policy)
+    note = spec.description or ""
+    if failing is not None:
+        said = f"{NOT_RUN_NOTES[failing.reason]}: {failing.path}; {failing.fix}"
+        note = f"{said}; {note}" if note else said
     return HookRow(
         event=event.value,
         index=index,
@@ -85,7 +94,8 @@ def bound_row(event: Event, index: int, spec: HookSpec, policy: FailurePolicy) -
         timeout=spec.timeout,
         origin=spec.origin or "",
         trusted=True,
-        note=spec.description or "",
+        note=note,
+        not_run=failing.reason if failing is not None else None,
         fails=mode.fails,
         closed_by=mode.closed_by,
         once=spec.once,
@@ -137,12 +147,16 @@ def collect(
     under `policy` (`OpenedProject.failure_policy`)."""
     policy = policy or FailurePolicy()
     rows: list[HookRow] = []
+    failing = {item.hook.origin: item for item in not_run if item.registered}
     not_run = [item for item in not_run if not item.registered]  # the bound rows list these
     for event in Event:
         if only is not None and event is not only:
             continue
         specs = enumerate((s for s in engine.hooks(event) if not is_plumbing(s)), 1)
-        rows += [bound_row(event, i, spec, policy) for i, spec in specs]
+        rows += [
+            bound_row(event, i, spec, policy, failing.get(spec.origin) if spec.origin else None)
+            for i, spec in specs
+        ]
         rows += [not_run_row(event, item, policy) for item in not_run if event in item.hook.events]
     rows += [not_run_row(None, item, policy) for item in not_run if not item.hook.events]
     return rows

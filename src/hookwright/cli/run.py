@@ -157,20 +157,19 @@ class _SeverityFormatter(logging.Formatter):
         return f"{word}: {record.getMessage()}"
 
 
-def say_not_run_on_stderr(*, per_folder: bool = False) -> None:
+def say_not_run_on_stderr() -> None:
     """Show every hook that will not run (the `hookwright.open` lines of `report_not_run`:
     file, hook, reason, fix) as one line each on stderr, beside the diagnostics: `error:` for
-    a hook that failed to load, `warning:` for one held back; once per process. With
-    `per_folder`, the hooks an untrusted folder holds back are left out here, to be said once
-    per folder (`held_back_lines`)."""
+    a hook that failed to load, `warning:` for one held back; once per process. The hooks an
+    untrusted folder holds back are left out here, to be said once per folder
+    (`held_back_lines`), with `--json` as in the terminal."""
     logger = logging.getLogger(NOT_RUN_LOGGER)
     if any(handler.get_name() == _NOT_RUN_HANDLER for handler in logger.handlers):
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.set_name(_NOT_RUN_HANDLER)
     handler.setFormatter(_SeverityFormatter())
-    if per_folder:
-        handler.addFilter(SkipUntrusted())
+    handler.addFilter(SkipUntrusted())
     logger.addHandler(handler)
     logger.propagate = False
 
@@ -215,7 +214,7 @@ async def open_cli_session(
     _check_files(options.session)
     sink: EventSink = JsonRenderer() if options.json_out else RichRenderer()
     interactive = options.session.interactive
-    say_not_run_on_stderr(per_folder=not options.json_out)
+    say_not_run_on_stderr()
     session = replace(
         options.session,
         resume=resume,
@@ -233,9 +232,8 @@ async def open_cli_session(
     for line in setup.diagnostics:
         if line not in setup.not_run_summary:  # said hook by hook (`say_not_run_on_stderr`)
             sys.stderr.write(line + "\n")
-    if not options.json_out:
-        for line in held_back_lines(setup.not_run):
-            sys.stderr.write(line + "\n")
+    for line in held_back_lines(setup.not_run):
+        sys.stderr.write(line + "\n")
     off = skills_not_enabled(session.project_dir.resolve(), list(session.skills))
     if off is not None:
         sys.stderr.write(off + "\n")

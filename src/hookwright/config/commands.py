@@ -12,10 +12,23 @@ import os
 import re
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 CommandProblem = Literal["missing_command", "not_executable"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramProblem:
+    """A hook's program that cannot start, as its dialect found it when the hook was read
+    (a PicoClaw process's program or script, resolved against its `dir`): the problem, the
+    resolved `path` that is missing, and `fix`, what makes it run, naming the field."""
+
+    problem: CommandProblem
+    path: str
+    fix: str
+
 
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 

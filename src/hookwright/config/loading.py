@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from hookwright.config.commands import ProgramProblem
 from hookwright.config.safeparse import ParseError, read_json, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
@@ -119,6 +120,9 @@ class DiscoveredHook:
     #: The command line a command hook runs, as declared: its first word is checked when the
     #: project is opened (`hookwright.config.commands`). None for other hooks.
     command: str | None = None
+    #: A program that cannot start, found by the dialect when it read the hook (a PicoClaw
+    #: process's program or script in its `dir`); None: not known to be missing.
+    program_problem: ProgramProblem | None = None
     #: Each of `events` in the words of the hook's author ("" where those are the canonical
     #: ones); empty when every one is canonical.
     own_events: tuple[str, ...] = ()

@@ -297,6 +297,7 @@ def effect_of(result: HookResult) -> str:
     if result.decision is not None:
         return result.decision.value
     checks: tuple[tuple[str, Any], ...] = (
+        ("hard abort", result.abort == "hard"),
         ("abort", result.abort is not None),
         ("stop", not result.continue_),
         ("respond", result.respond is not None),

@@ -33,8 +33,16 @@ def authored_event(dialect_data: object) -> str | None:
     return None
 
 
-#: A dialect -> the effects its hooks' authors name otherwise (OpenHarness `decision: block`).
-OWN_EFFECTS = {"openharness": {"deny": "block"}}
+#: A dialect -> the effects its hooks' authors name otherwise: OpenHarness's `decision:
+#: block`; Gemini CLI's `decision: "deny"` (`block` its alias) where the effect is canonically
+#: a block (AfterTool, BeforeAgent, AfterAgent, BeforeModel, AfterModel); PicoClaw's actions
+#: `abort_turn`, `hard_abort` and `respond` on any method. Codex's words are Claude Code's
+#: (`permissionDecision: "deny"`, `decision: "block"`, `behavior: "allow"`), the canonical ones.
+OWN_EFFECTS = {
+    "openharness": {"deny": "block"},
+    "gemini": {"block": "deny"},
+    "picoclaw": {"abort": "abort_turn", "hard abort": "hard_abort", "respond": "respond"},
+}
 
 #: (dialect, the hook's own event) -> the effects its authors name otherwise where the word
 #: depends on the event: a PicoClaw before_tool hook denies with its action `deny_tool`, an
@@ -53,35 +61,40 @@ def own_effect(effect: str, dialect: str | None, event: str | None = None) -> st
 
 
 def effect_words(effect: str, dialect: str | None, event: str | None = None) -> str:
-    """``block (deny)``, ``deny_tool (deny)``: the system's own word first, the canonical one
-    beside it, as events are said (`hookwright.host.labels.event_words`); `event` is the
-    hook's own event, where the word depends on it (PicoClaw). What the terminal,
-    `--explain`, the debug trace and the page say as a hook answers; `done_words` says it
-    once done."""
+    """``block (deny)``, ``deny_tool (deny)``, ``abort_turn (abort)``: the system's own word
+    first, the canonical one beside it where they differ, as events are said
+    (`hookwright.host.labels.event_words`); `event` is the hook's own event, where the word
+    depends on it (PicoClaw). What the terminal, `--explain`, the debug trace, the page and
+    `audit --summary` say as a hook answers; `done_words` says it once done."""
     own = own_effect(effect, dialect, event)
-    return f"{own} ({effect})" if own else effect
+    return f"{own} ({effect})" if own and own != effect else effect
 
 
-#: A decision -> the word for it done (the audit viewer, the run summary); a system's own
-#: word that names an action (PicoClaw `deny_tool`) or a state (`not approved`) is kept.
+#: A decision (and an answer that ends or replaces an action: a PicoClaw abort or respond)
+#: -> the word for it done (the audit viewer, the run summary).
 DONE = {
     "deny": "denied",
     "block": "blocked",
     "allow": "allowed",
     "ask": "asked about",
-    "deny_tool": "deny_tool",
-    "not approved": "not approved",
-    "approved": "approved",
+    "respond": "answered",
+    "abort": "aborted",
+    "hard abort": "aborted, rolled back",
 }
+#: A system's own word for a decision -> its word done, where it names a state ("not
+#: approved") or a canonical decision under another name (`block`, `deny`); a word that names
+#: an action (PicoClaw `deny_tool`, `abort_turn`, `respond`) is kept as it is.
+OWN_DONE = {"block": "blocked", "deny": "denied"}
 
 
 def done_words(effect: str, dialect: str | None, event: str | None = None) -> str | None:
-    """``blocked (denied)``: a decision done, in the system's own word first as
-    `effect_words` says it; None for an effect that is not a decision."""
+    """``blocked (denied)``, ``deny_tool (denied)``, ``respond (answered)``: a decision done,
+    in the system's own word first as `effect_words` says it; None for an effect that is not
+    a decision."""
     if effect not in DONE:
         return None
     own = own_effect(effect, dialect, event)
-    return f"{DONE[own]} ({DONE[effect]})" if own in DONE else DONE[effect]
+    return f"{OWN_DONE.get(own, own)} ({DONE[effect]})" if own else DONE[effect]
 
 
 def event_words(canonical: str, own: str | None) -> str:

@@ -206,11 +206,16 @@ def _guard(
 def command_problems(
     hooks: Iterable[DiscoveredHook], project_dir: Path, home: Path
 ) -> list[tuple[DiscoveredHook, CommandProblem, str]]:
-    """The command hooks among `hooks` whose program is missing or not executable, with its
-    path (relative paths are read from the project folder, where hooks run)."""
+    """The hooks among `hooks` whose program is missing or not executable, with its path:
+    as its dialect found it when it read the hook (`DiscoveredHook.program_problem`: a
+    PicoClaw process's program or script in its `dir`), or a command hook's first word
+    (relative paths are read from the project folder, where hooks run)."""
     variables = {"CLAUDE_PROJECT_DIR": str(project_dir), "HOME": str(home)}
     found: list[tuple[DiscoveredHook, CommandProblem, str]] = []
     for hook in hooks:
+        if hook.program_problem is not None:
+            found.append((hook, hook.program_problem.problem, hook.program_problem.path))
+            continue
         if hook.command is None:
             continue
         problem = command_problem(hook.command, cwd=project_dir, variables=variables)

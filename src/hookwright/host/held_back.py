@@ -1,7 +1,7 @@
-"""An untrusted folder's hooks said once to a person (the terminal, the page's notices): one
-warning line per folder, with how many hooks will not run, which, and the command that trusts
-it, instead of one near identical line per hook. The hook-by-hook lines stay in the audit, in
-`hooks list` and on stderr with `--json`, where a program reads them."""
+"""An untrusted folder's hooks said once (the terminal's stderr, with `--json` too, and the
+page's notices): one warning line per folder, with how many hooks will not run, which, and the
+command that trusts it, instead of one near identical line per hook. The hook-by-hook records
+stay in the audit and in `hooks list` (`--json` there too), where a program reads them."""
 
 from __future__ import annotations
 

@@ -123,6 +123,8 @@ class NotRun:
         if self.reason == "untrusted":
             folder = self.hook.trust_root or Path(self.file).parent
             return f"trust the folder with: hookwright trust {folder}, or run again with --trust"
+        if self.registered and self.hook.program_problem is not None:  # the field to change
+            return self.hook.program_problem.fix
         if self.reason == "missing_command":
             return f"create {self.path} or correct the command"
         if self.reason == "not_executable":
@@ -138,7 +140,8 @@ class NotRun:
         why = self.reason.replace("_", " ")
         if self.path is not None:
             why = f"{why}: {self.path}"
-        return f"{self.file}: {hook} not run: {why}; {self.fix}"
+        happens = "fails when it runs" if self.registered else "not run"
+        return f"{self.file}: {hook} {happens}: {why}; {self.fix}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,9 +80,10 @@ class ToolCallPart(_Strict):
 class HistoryMessage(_Strict):
     """One OpenAI-format message of the client's history.
 
-    ``_hook`` is the name of the persistent skill hook that produced the message: the server
-    sets it in `DoneFrame.messages` so a client can show the message as a hook, and drops it
-    before the message reaches the model. ``is_error`` marks a failed or denied tool result, as
+    ``_hook`` is the name of the persistent skill hook that produced the message and
+    ``_hook_file`` the file its prompt came from: the server sets them in `DoneFrame.messages`
+    so a client can show the message as a hook with its file, and drops them before the
+    message reaches the model. ``is_error`` marks a failed or denied tool result, as
     the agent's own messages carry it (a denied call's history must come back accepted).
     """
 
@@ -93,6 +94,7 @@ class HistoryMessage(_Strict):
     name: str | None = None
     is_error: bool | None = None
     hook: str | None = Field(default=None, alias="_hook")
+    hook_file: str | None = Field(default=None, alias="_hook_file", max_length=4096)
 
     @model_validator(mode="after")
     def _shape_fits_role(self) -> HistoryMessage:
@@ -106,7 +108,7 @@ class HistoryMessage(_Strict):
 
     def to_message(self) -> dict[str, Any]:
         """The message as the agent and the model see it."""
-        return self.model_dump(exclude_none=True, exclude={"hook"}, mode="json")
+        return self.model_dump(exclude_none=True, exclude={"hook", "hook_file"}, mode="json")
 
 
 class ChatRequest(_Strict):
@@ -283,7 +285,7 @@ class DoneFrame(_Strict):
     reason: str | None = None
     messages: list[dict[str, Any]]
     """What the client appends to its history: the user message, persistent hook messages
-    (marked with ``_hook``), assistant and tool messages."""
+    (marked with ``_hook`` and ``_hook_file``), assistant and tool messages."""
 
 
 class ErrorFrame(_Strict):

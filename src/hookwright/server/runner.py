@@ -148,7 +148,9 @@ def frame_for_event(
 
 
 def mark_hooks(messages: list[dict[str, Any]], hooks: list[HookFrame]) -> list[dict[str, Any]]:
-    """Copies of ``messages`` with ``_hook`` set on the persistent hook messages.
+    """Copies of ``messages`` with ``_hook`` set on the persistent hook messages, and
+    ``_hook_file`` to the file its prompt came from (where known), so a page that redraws
+    its history shows the hook's file badge as it did live.
 
     Hooks were injected in the order they were yielded, so each one is matched to the next
     message after the previous match with the same role and content.
@@ -160,6 +162,8 @@ def mark_hooks(messages: list[dict[str, Any]], hooks: list[HookFrame]) -> list[d
             message = marked[index]
             if message.get("role") == hook.role and message.get("content") == hook.content:
                 message["_hook"] = hook.name
+                if hook.file:
+                    message["_hook_file"] = hook.file
                 start = index + 1
                 break
     return marked

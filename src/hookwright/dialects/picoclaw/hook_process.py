@@ -10,6 +10,7 @@ from hookwright.dialects.picoclaw.config import ProcessEntry, Timeouts
 from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
 from hookwright.dialects.picoclaw.launch_hint import missing_script_hint
+from hookwright.dialects.picoclaw.program import workdir
 from hookwright.engine.observers import RuntimeEvent
 from hookwright.transports.base import IoRunner
 from hookwright.transports.rpc import RestartPolicy, RpcProcess, RpcTransport
@@ -36,16 +37,11 @@ class ProcessTarget:
         self.observes = bool(config.observe)
         #: Normalised kinds; None observes every kind.
         self.observe_kinds = normalize_observe(config.observe) if self.observes else ()
-        workdir = None
-        if config.dir:
-            workdir = Path(config.dir)
-            if not workdir.is_absolute():
-                workdir = project_dir / workdir
         restart = config.restart
         self.rpc = RpcProcess(
             entry.name,
             config.command,
-            cwd=workdir,
+            cwd=workdir(config, project_dir),
             env=config.env or None,
             hello_params={"name": entry.name, "version": 1, "modes": config.modes},
             restart=RestartPolicy(
@@ -57,9 +53,7 @@ class ProcessTarget:
             launcher=functools.partial(sandbox, isolation=isolation)
             if isolation is not None and isolation.enabled
             else None,
-            start_hint=functools.partial(
-                missing_script_hint, config.command, workdir, entry.file, entry.name, project_dir
-            ),
+            start_hint=functools.partial(missing_script_hint, entry, project_dir),
         )
         self._transport = RpcTransport(self.rpc)
         self.attached_to: set[int] = set()

@@ -1,45 +1,53 @@
-"""Why a PicoClaw process hook may have failed to start, when its command names a script by a
-relative path that is not in the folder the process runs in.
+"""Why a PicoClaw process hook may have failed to start, when its config tells
+(`program.missing_program`), or when its command names a script by a relative path that is
+not in the folder the process runs in.
 
 A process without `dir` runs in the folder hookwright was started in, as PicoClaw runs it in
 its own: `["python3", "hook.py"]` works from the project folder and fails from any other with
 the interpreter's "can't open file" and nothing more. The hint says which folder the process
 ran in, where the script is, and which `dir` to set in which file; or, when the script is in
-none of the folders it could be meant from, that it is missing.
+none of the folders it could be meant from, that it is missing. A process with `dir` gets what
+`hooks validate` says of it: the resolved path that is missing and the field to change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from hookwright.core.script_paths import relative_scripts
+from hookwright.dialects.picoclaw.config import ProcessEntry
+from hookwright.dialects.picoclaw.program import missing_program, script_holder, workdir
 from hookwright.transports.rpc import StartHint
 
-__all__ = ["missing_script_hint", "relative_scripts", "script_holder"]
+__all__ = ["missing_script_hint", "relative_scripts"]
 
 
-def missing_script_hint(
-    command: Sequence[str],
-    workdir: Path | None,
-    config_file: str,
-    hook: str,
-    project_dir: Path,
-) -> StartHint | None:
-    """The hint for a process that failed to start, when a relative script path of `command`
-    is not in the folder it ran in (`workdir`, its `dir`, else the current folder): the `dir`
-    that holds it, or, with no `dir`, that it is missing; None otherwise (a `dir` holding no
-    such script: the program's own error names the file). Its brief form names the script and
-    what to change, for the failures after the first."""
-    folder = workdir if workdir is not None else Path.cwd()
+def missing_script_hint(entry: ProcessEntry, project_dir: Path) -> StartHint | None:
+    """The hint for a process that failed to start: what its config says is missing; with
+    no `dir`, the `dir` that holds a script not in the folder it ran in, or that the script
+    is missing; None otherwise. Its brief form names the path and what to change, for the
+    failures after the first."""
+    where = f"{_shown(entry.file, project_dir)} hooks.processes.{entry.name}"
+    folder = workdir(entry.config, project_dir)
+    if folder is not None:
+        missing = missing_program(entry, project_dir)
+        if missing is None:
+            return None
+        return StartHint(
+            f"{missing.why}; fix in {where}: {missing.fix}",
+            f"{missing.why}; fix {where}.{missing.field} (said at the first failure)",
+        )
+    return _no_dir_hint(entry, where, project_dir)
+
+
+def _no_dir_hint(entry: ProcessEntry, where: str, project_dir: Path) -> StartHint | None:
+    folder = Path.cwd()
+    command = entry.config.command
     missing = [script for script in relative_scripts(command) if not (folder / script).exists()]
     if not missing:
         return None
     script = missing[0]
-    holder = script_holder(script, config_file, project_dir)
-    where = f"{_shown(config_file, project_dir)} hooks.processes.{hook}"
-    if holder is None and workdir is not None:
-        return None  # its own "dir" names the folder: the program's own error says which file
+    holder = script_holder(script, entry.file, project_dir)
     if holder is None:
         nor = "" if folder == project_dir else f", nor in the project {project_dir}"
         return StartHint(
@@ -47,29 +55,11 @@ def missing_script_hint(
             f"create it, or correct the path in {where}.command",
             f"{script} is missing (said at the first failure)",
         )
-    if workdir is not None:
-        ran_in, verb = 'its "dir"', "correct"
-    else:
-        ran_in, verb = 'no "dir" set: the folder hookwright was started in', "set"
     return StartHint(
-        f'{script} is not in {folder}, the folder the hook ran in ({ran_in}); {verb} "dir" in '
-        f"{where} to {holder}, which holds it",
-        f'{script} is not in the folder the hook ran in: {verb} "dir" (said at the first failure)',
+        f'{script} is not in {folder}, the folder the hook ran in (no "dir" set: the folder '
+        f'hookwright was started in); set "dir" in {where} to {holder}, which holds it',
+        f'{script} is not in the folder the hook ran in: set "dir" (said at the first failure)',
     )
-
-
-def script_holder(script: str, config_file: str, project_dir: Path) -> Path | None:
-    """The first folder a script named relative to a config file is usually kept in that
-    holds it (`_candidates`); None: it is in none of them."""
-    holders = (d for d in _candidates(config_file, project_dir) if (d / script).exists())
-    return next(holders, None)
-
-
-def _candidates(config_file: str, project_dir: Path) -> list[Path]:
-    """Where a script named relative to a config file is usually kept: the project folder,
-    and the folder of the config file and its parent."""
-    config_folder = Path(config_file).parent
-    return list(dict.fromkeys((project_dir, config_folder.parent, config_folder)))
 
 
 def _shown(file: str, project_dir: Path) -> str:

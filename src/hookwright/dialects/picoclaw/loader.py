@@ -65,6 +65,7 @@ from hookwright.dialects.picoclaw.handler import (
 )
 from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.isolation import instance_root
+from hookwright.dialects.picoclaw.program import missing_program
 
 DIALECT = "picoclaw"
 
@@ -170,9 +171,12 @@ def discover_settings(settings: HooksSettings, project_dir: Path) -> Discovery:
             )
         )
     for entry in processes:
-        discovery.hooks.append(
-            DiscoveredHook.of_specs(_process_specs(entry, settings, project_dir), entry.trust_root)
+        hook = DiscoveredHook.of_specs(
+            _process_specs(entry, settings, project_dir), entry.trust_root
         )
+        missing = missing_program(entry, project_dir)
+        problem = missing.problem() if missing is not None else None
+        discovery.hooks.append(replace(hook, program_problem=problem))
     return discovery
 
 

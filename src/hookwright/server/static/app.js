@@ -133,7 +133,8 @@ function contentText(content) {
 function renderMessage(message, toolNames) {
   const text = contentText(message.content);
   if (message._hook) {
-    add("hook", `hook ${message._hook} (${message.role})`, text);
+    add("hook", `hook ${message._hook} (${message.role})`, text,
+      hookBadges("skill", message._hook_file));
   } else if (message.role === "user") {
     add("user", "you", text);
   } else if (message.role === "system") {
