@@ -380,6 +380,18 @@ CASES: list[CodexCase] = [
             H("PreToolUse", "reviewed"),
         ],
     ),
+    CodexCase(
+        "interrupt_mid_tool_call",
+        "make a file slowly",
+        one_call("sleep 30; printf x > made.txt"),
+        [
+            *observers("PreToolUse", "PostToolUse", "Stop", "StopFailure"),
+            H("Interrupt", "interrupt", Action.json({"systemMessage": "MARK interrupted"})),
+            H("Interrupt", "interrupt-default", timeout=None),
+            H("SessionEnd", "session-end-default", timeout=None),
+        ],
+        interrupt_after="log-PreToolUse",
+    ),
 ]
 
 #: The plugin's PreToolUse guard and a user hook: whether the guard runs says whether the

@@ -563,6 +563,11 @@ class HookSession:
     async def end(self, reason: str = "other") -> None:
         await self.fire(Event.SessionEnd, reason=reason)
 
+    async def interrupt(self) -> None:
+        """Interrupt: the person interrupted the running turn. Hooks are told; nothing they
+        answer changes anything but a message for the user."""
+        await self.fire(Event.Interrupt)
+
     async def notification(self, notification_type: str, message: str, **payload: Any) -> None:
         """Notification: hooks are told; their output is discarded."""
         await self.fire(
