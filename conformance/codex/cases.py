@@ -581,6 +581,18 @@ MARKETPLACE_NAME_CASES: list[CodexCase] = [
         "openai-curated",
         "chatgpt",
     ),
+    _market_case(
+        "curated_with_chatgpt_kept_in_the_keyring",
+        {"user": 'cli_auth_credentials_store = "keyring"\n' + REMOTE_PLUGINS_OFF},
+        "openai-curated",
+        "chatgpt",
+    ),
+    _market_case(
+        "curated_with_chatgpt_kept_in_the_keyring_or_the_file",
+        {"user": 'cli_auth_credentials_store = "auto"\n' + REMOTE_PLUGINS_OFF},
+        "openai-curated",
+        "chatgpt",
+    ),
     _market_case("curated_remote_without_sign_in", {}, "openai-curated-remote"),
     _market_case("curated_remote_with_chatgpt", {}, "openai-curated-remote", "chatgpt"),
     _market_case("api_curated_without_sign_in", {}, "openai-api-curated"),
