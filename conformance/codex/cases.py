@@ -392,6 +392,12 @@ CASES: list[CodexCase] = [
         ],
         interrupt_after="log-PreToolUse",
     ),
+    CodexCase(
+        "stop_failure_not_fired_on_a_failed_request",
+        "say hi",
+        [Reply(status=400)],
+        observers("UserPromptSubmit", "Stop", "StopFailure", "SessionEnd"),
+    ),
 ]
 
 #: The plugin's PreToolUse guard and a user hook: whether the guard runs says whether the
