@@ -38,6 +38,8 @@ class Reply:
 
     text: str = ""
     calls: Sequence[Shell] = ()
+    #: An HTTP error status to answer with instead (its body an OpenAI error object).
+    status: int | None = None
 
 
 @dataclass(slots=True)
@@ -131,6 +133,10 @@ class _Handler(LoopbackHandler[FakeOpenAI]):
     # Responses API (Codex) -------------------------------------------------------------------
 
     def _responses(self, reply: Reply, body: dict[str, Any]) -> None:
+        if reply.status is not None:
+            error = {"message": "MARK the model failed", "type": "server_error", "code": None}
+            self.send_json(reply.status, {"error": error})
+            return
         number = self.owner.next_id()
         response = {"id": f"resp_{number}", "object": "response", "model": body.get("model")}
         self._start_stream()

@@ -380,6 +380,24 @@ CASES: list[CodexCase] = [
             H("PreToolUse", "reviewed"),
         ],
     ),
+    CodexCase(
+        "interrupt_mid_tool_call",
+        "make a file slowly",
+        one_call("sleep 30; printf x > made.txt"),
+        [
+            *observers("PreToolUse", "PostToolUse", "Stop", "StopFailure"),
+            H("Interrupt", "interrupt", Action.json({"systemMessage": "MARK interrupted"})),
+            H("Interrupt", "interrupt-default", timeout=None),
+            H("SessionEnd", "session-end-default", timeout=None),
+        ],
+        interrupt_after="log-PreToolUse",
+    ),
+    CodexCase(
+        "stop_failure_not_fired_on_a_failed_request",
+        "say hi",
+        [Reply(status=400)],
+        observers("UserPromptSubmit", "Stop", "StopFailure", "SessionEnd"),
+    ),
 ]
 
 #: The plugin's PreToolUse guard and a user hook: whether the guard runs says whether the
@@ -566,6 +584,18 @@ MARKETPLACE_NAME_CASES: list[CodexCase] = [
     _market_case(
         "curated_with_chatgpt_remote_plugins_off",
         {"user": REMOTE_PLUGINS_OFF},
+        "openai-curated",
+        "chatgpt",
+    ),
+    _market_case(
+        "curated_with_chatgpt_kept_in_the_keyring",
+        {"user": 'cli_auth_credentials_store = "keyring"\n' + REMOTE_PLUGINS_OFF},
+        "openai-curated",
+        "chatgpt",
+    ),
+    _market_case(
+        "curated_with_chatgpt_kept_in_the_keyring_or_the_file",
+        {"user": 'cli_auth_credentials_store = "auto"\n' + REMOTE_PLUGINS_OFF},
         "openai-curated",
         "chatgpt",
     ),

@@ -17,7 +17,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +35,14 @@ from conformance.codex.layers import (
     write_layers,
 )
 from conformance.fake_responses import FakeOpenAI, Reply
-from conformance.harness import HOOK_PROGRAM, RUN_TIMEOUT, Action, Observation, observe
+from conformance.harness import (
+    HOOK_PROGRAM,
+    RUN_TIMEOUT,
+    Action,
+    Observation,
+    hook_records,
+    observe,
+)
 from hookwright.config.loading import LoadContext
 from hookwright.dialects.codex.config import CodexHook as DeclaredHook
 from hookwright.dialects.codex.config import LayerFiles, layer_hooks
@@ -50,7 +58,8 @@ class CodexHook:
     label: str
     action: Action = field(default_factory=Action)
     matcher: str | None = None
-    timeout: int = 10
+    #: Seconds; None writes no ``timeout`` (Codex's default for the event).
+    timeout: int | None = 10
     command: str | None = None
     """A shell command to run instead of the logging hook program."""
     reviewed: bool = True
@@ -88,6 +97,9 @@ class CodexCase:
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
+    #: The label of a hook after whose run the agent gets SIGINT (a second later, the agent's
+    #: process alone, as `kill -INT` sends it), as a person pressing Ctrl-C mid-turn.
+    interrupt_after: str | None = None
 
 
 def layer_events(case: CodexCase) -> dict[CaseLayer, dict[str, list[dict[str, Any]]]]:
@@ -95,7 +107,8 @@ def layer_events(case: CodexCase) -> dict[CaseLayer, dict[str, list[dict[str, An
     layers: dict[CaseLayer, dict[str, list[dict[str, Any]]]] = {}
     for hook in case.hooks:
         command = hook.command or f"python3 {HOOK_PROGRAM} {hook.label}"
-        handler = {"type": "command", "command": command, "timeout": hook.timeout, **hook.extra}
+        timeout = {} if hook.timeout is None else {"timeout": hook.timeout}
+        handler = {"type": "command", "command": command, **timeout, **hook.extra}
         group: dict[str, Any] = {"hooks": [handler]}
         if hook.matcher is not None:
             group = {"matcher": hook.matcher, **group}
@@ -275,9 +288,11 @@ def hookwright_command(case: CodexCase, project: Path) -> list[str]:
     ]
 
 
-def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run(
+    command: list[str], cwd: Path, env: dict[str, str], interrupt: Callable[[], bool] | None
+) -> subprocess.CompletedProcess[str]:
     """Run in a process group of its own, killed whole on timeout (Codex's npm shim starts
-    the native binary as a child)."""
+    the native binary as a child); SIGINT to the agent a second after `interrupt` says so."""
     with subprocess.Popen(
         command,
         cwd=cwd,
@@ -289,11 +304,24 @@ def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Compl
         start_new_session=True,
     ) as process:
         try:
+            if interrupt is not None:
+                _interrupt_when(process, interrupt)
             out, err = process.communicate(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             out, err = process.communicate()
         return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def _interrupt_when(process: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
+    """SIGINT to `process` a second after `ready()` holds (polled; the run's timeout bounds
+    it), unless it ended first."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while not ready() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
 
 
 def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None) -> Observation:
@@ -304,6 +332,8 @@ def run(agent: str, case: CodexCase, fake: FakeOpenAI, codex: Path | None = None
     command = codex_command(codex, case) if codex else hookwright_command(case, cwd)
     if codex:
         command = in_namespace(root, command)
-    done = _run(command, cwd, env)
+    label = case.interrupt_after
+    ready = None if label is None else lambda: any(r["label"] == label for r in hook_records(root))
+    done = _run(command, cwd, env, ready)
     files_of = cwd if cwd == root / WORKTREE else project
     return observe(agent, done, [r.body for r in script.requests if r.loop], root, home, files_of)

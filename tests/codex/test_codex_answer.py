@@ -99,3 +99,35 @@ def test_other_exit_codes_and_timeouts_fail_open() -> None:
     assert timed_out is not None
     assert timed_out.status is Status.timeout
     assert timed_out.decision is None
+
+
+@pytest.mark.parametrize(
+    ("stdout", "code", "error"),
+    [
+        ("", 3, "hook exited with code 3"),
+        ("", 2, "hook exited with code 2"),
+        ("aloha", 0, "Interrupt hook returned non-JSON stdout"),
+        ('{"systemMessage": "x"', 0, "hook returned invalid interrupt hook JSON output"),
+        ('{"continue": true}', 0, "hook returned invalid interrupt hook JSON output"),
+        ('{"decision": "block"}', 0, "hook returned invalid interrupt hook JSON output"),
+        ('{"stopReason": null}', 0, "hook returned invalid interrupt hook JSON output"),
+        ('{"systemMessage": 1}', 0, "hook returned invalid interrupt hook JSON output"),
+        ("[1]", 0, "hook returned invalid interrupt hook JSON output"),
+    ],
+)
+def test_an_interrupt_hook_that_says_more_than_a_message_has_failed(
+    stdout: str, code: int, error: str
+) -> None:
+    """Codex's `parse_interrupt`: the turn is over; exit 2 is no block, and any field but
+    `systemMessage` (or text that is not JSON) is a failed hook."""
+    result = decode(Event.Interrupt, stdout, stderr="MARK", code=code)
+    assert result.status is Status.error
+    assert result.error == error
+    assert result.decision is None and result.system_message is None
+
+
+def test_an_interrupt_hook_s_system_message_is_for_the_user() -> None:
+    result = decode(Event.Interrupt, '{"systemMessage": "watch the tide"}')
+    assert result.status is Status.ok
+    assert result.system_message == "watch the tide"
+    assert decode(Event.Interrupt, "  \n").status is Status.ok

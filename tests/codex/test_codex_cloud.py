@@ -1,6 +1,6 @@
 """The workspace's cloud-managed requirements, read from the signed copy Codex CLI 0.171.0
-keeps in ``$CODEX_HOME/cloud-config-bundle-cache.json``, under Codex's rules; and the sign-in
-kept in the system keyring, which hookwright does not read and says so.
+keeps in ``$CODEX_HOME/cloud-config-bundle-cache.json``, under Codex's rules (a sign-in kept in
+the system keyring: `test_codex_keyring`).
 
 ``cloud_bundle_cache_0171.json`` is a copy Codex CLI 0.171.0 wrote itself, fetched from a
 local server standing for OpenAI's, for a ChatGPT Business sign-in as `auth_json` makes."""
@@ -201,23 +201,6 @@ def test_a_tampered_bundle_runs_no_workspace_guard_and_says_so_once(
     said = [d for d in bound(home, project).diagnostics if d.file.endswith(CACHE_FILE)]
     assert len(said) == 1 and "was kept for another user or account" not in said[0].message
     assert "fails its signature check" in said[0].message
-
-
-@pytest.mark.parametrize(("store", "warned"), [("keyring", True), ("auto", True), ("file", False)])
-def test_a_keyring_sign_in_is_said_with_what_was_assumed(
-    tmp_path: Path, managed_dir: Path, store: str, warned: bool
-) -> None:
-    home, project = tmp_path / "home", tmp_path / "project"
-    (project / ".codex").mkdir(parents=True)
-    config = home / ".codex" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text(f'cli_auth_credentials_store = "{store}"\n')
-    said = [d for d in bound(home, project).diagnostics if d.path == "cli_auth_credentials_store"]
-    assert len(said) == int(warned)
-    if warned:
-        assert said[0].file == str(config) and said[0].severity == "warning"
-        assert "takes the user as not signed in with ChatGPT" in said[0].message
-        assert 'set cli_auth_credentials_store = "file"' in said[0].message
 
 
 def test_the_copy_is_checked_as_serde_rewrites_it(tmp_path: Path) -> None:

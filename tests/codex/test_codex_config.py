@@ -81,3 +81,37 @@ def test_hostile_project_files_are_reported_not_read(
     problems = {d.file: d.message for d in found.diagnostics}
     assert "not a regular file" in problems[str(folder / "hooks.json")]
     assert problems[str(folder / "config.toml")].startswith("invalid TOML")
+
+
+@pytest.mark.parametrize(
+    ("event", "declared", "seconds"),
+    [
+        ("Interrupt", None, 1),
+        ("Interrupt", 10, 3),
+        ("Interrupt", 0, 1),
+        ("SessionEnd", None, 1),
+        ("SessionEnd", 2, 2),
+        ("Stop", None, 600),
+        ("Stop", 0, 1),
+    ],
+)
+def test_interrupt_and_session_end_hooks_get_codex_s_short_timeout_and_are_reviewed_so(
+    tmp_path: Path, event: str, declared: int | None, seconds: int
+) -> None:
+    """Measured on Codex CLI 0.171.0 (conformance case `interrupt_mid_tool_call`): such a
+    hook without a timeout runs for at most 1 s, a longer one is clamped to 3 s, and Codex's
+    review hashes the timeout it gives the hook."""
+    folder = tmp_path / ".codex"
+    folder.mkdir()
+    handler: dict[str, object] = {"type": "command", "command": "note"}
+    if declared is not None:
+        handler["timeout"] = declared
+    (folder / "hooks.json").write_text(json.dumps({"hooks": {event: [{"hooks": [handler]}]}}))
+    (hook,) = layer_hooks(LayerFiles("project", folder, None), [])
+    assert hook.timeout == seconds
+    label = {"Interrupt": "interrupt", "SessionEnd": "session_end", "Stop": "stop"}[event]
+    normalised = (
+        f'{{"event_name":"{label}","hooks":[{{"async":false,"command":"note",'
+        f'"timeout":{seconds},"type":"command"}}]}}'
+    )
+    assert trusted_hash(hook) == "sha256:" + hashlib.sha256(normalised.encode()).hexdigest()

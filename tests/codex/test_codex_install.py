@@ -42,6 +42,9 @@ def test_install_then_uninstall_restores_the_file_bytes_and_mode(tmp_path: Path)
     assert ours["command"].endswith("-I -m hookwright hook codex")
     assert f'[hooks.state."{hooks}:pre_tool_use:0:0"]' in installed.stdout
     assert f'[hooks.state."{hooks}:stop:1:0"]' in installed.stdout
+    interrupt = data["hooks"]["Interrupt"][0]["hooks"][0]
+    assert interrupt["timeout"] == 3, "Codex clamps a longer Interrupt timeout, warning each start"
+    assert f'[hooks.state."{hooks}:interrupt:0:0"]' in installed.stdout
     removed = run_hookwright("uninstall", "codex", home=home, env=codex_env(home))
     assert removed.returncode == 0, removed.stderr
     assert hooks.read_bytes() == original
@@ -83,6 +86,35 @@ def test_a_claude_code_guard_answers_codex_in_codex_terms(tmp_path: Path) -> Non
     answer = json.loads(asked.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
     assert "no deleting" in answer["permissionDecisionReason"]
+
+
+def test_codex_s_interrupt_reaches_a_project_s_python_hook(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    hooks = project / ".hookwright"
+    hooks.mkdir(parents=True)
+    (hooks / "told.py").write_text(
+        "import json\n"
+        "def note(inp):\n"
+        "    with open('told.json', 'w') as f:\n"
+        "        json.dump([inp.event.value, inp.session_id, inp.turn_id], f)\n"
+    )
+    (hooks / "hooks.yaml").write_text(
+        "hooks:\n  - {name: told, event: Interrupt, call: 'told:note'}\n"
+    )
+    assert run_hookwright("trust", str(project), home=home).returncode == 0
+    sent = {
+        "session_id": "s",
+        "turn_id": "t",
+        "transcript_path": None,
+        "cwd": str(project),
+        "hook_event_name": "Interrupt",
+        "model": "gpt-5",
+        "permission_mode": "bypassPermissions",
+    }
+    asked = run_hookwright("hook", "codex", home=home, stdin=json.dumps(sent), cwd=project)
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout == "", "Codex takes nothing but a systemMessage from an Interrupt hook"
+    assert json.loads((project / "told.json").read_text()) == ["Interrupt", "s", "t"]
 
 
 def test_an_untrusted_project_s_guard_does_not_run_and_nothing_is_decided(

@@ -23,9 +23,13 @@ def write_project(root: Path, turns: str) -> Path:
         "    with open(os.environ['STARTS'], 'a') as f:\n"
         "        f.write(json.dumps([inp.session_id, inp.payload.get('source')]) + '\\n')\n"
         "    return add_context('chat hook ran')\n"
+        "def interrupted(inp):\n"
+        "    with open(os.environ['STARTS'], 'a') as f:\n"
+        "        f.write(json.dumps(['interrupted', inp.session_id, inp.turn_id]) + '\\n')\n"
     )
     (hooks / "hooks.yaml").write_text(
         "hooks:\n  - {name: starter, event: SessionStart, call: 'ctx:start'}\n"
+        "  - {name: interrupted, event: Interrupt, call: 'ctx:interrupted'}\n"
     )
     script = root / "script.yaml"
     script.write_text(turns)
@@ -125,6 +129,10 @@ def test_ctrl_c_interrupts_the_turn_and_a_second_exits(tmp_path: Path, isolated_
     lines = [json.loads(line) for line in transcript.read_text().splitlines()]
     users = [x["message"]["content"] for x in lines if x.get("type") == "user"]
     assert "[Request interrupted by user]" in json.dumps(users)
+    records = [json.loads(line) for line in starts.read_text().splitlines()]
+    interrupted = [record for record in records if record[0] == "interrupted"]
+    assert len(interrupted) == 1, "one Ctrl-C during the turn, one Interrupt"
+    assert interrupted[0][1] == transcript.stem and interrupted[0][2]
 
 
 def test_ctrl_c_at_the_permission_question_interrupts_only_the_turn(

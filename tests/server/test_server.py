@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -301,6 +302,37 @@ def test_a_client_that_disconnects_mid_stream_cancels_its_run(serve: ServerFacto
     other = serve(model=lambda: quick)
     with client(other) as ws:
         assert ws.chat("hello", [])[-1]["text"] == "after"
+
+
+def test_a_page_gone_mid_turn_interrupts_the_turn_and_its_interrupt_hooks_run(
+    serve: ServerFactory, project: Path
+) -> None:
+    """Closing the page (its socket) is the person's stop: the run is cancelled and the
+    Interrupt hooks run with the session's ids, as Codex runs them on Ctrl-C."""
+    told = project / "interrupted.json"
+    hooks = project / ".hookwright"
+    hooks.mkdir()
+    (hooks / "told.py").write_text(
+        "import json, pathlib\n"
+        "def note(inp):\n"
+        f"    pathlib.Path({str(told)!r}).write_text(\n"
+        "        json.dumps([inp.event.value, inp.session_id, inp.turn_id]))\n"
+    )
+    (hooks / "hooks.yaml").write_text(
+        "hooks:\n  - {name: told, event: Interrupt, call: 'told:note'}\n"
+    )
+    model = BlockingModel()
+    server = serve(model=lambda: model, trust=True)
+    with client(server) as ws:
+        ws.send({"type": "chat", "history": [], "message": "take your time"})
+        assert ws.recv() == {"type": "text", "delta": "thinking"}
+        assert not told.exists()
+    assert model.cancelled.wait(timeout=RECV_TIMEOUT), "the run was not cancelled"
+    deadline = time.monotonic() + RECV_TIMEOUT
+    while not told.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    event, session_id, turn_id = json.loads(told.read_text())
+    assert event == "Interrupt" and session_id and turn_id
 
 
 @pytest.mark.parametrize(

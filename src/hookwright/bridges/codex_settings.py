@@ -22,7 +22,13 @@ from typing import Any, Final
 
 from hookwright.bridges.claude_settings import CODEX_MARK, Target, install_groups, uninstall
 from hookwright.config.loading import Diagnostic, LoadContext
-from hookwright.dialects.codex.config import LayerFiles, codex_home, layer_hooks
+from hookwright.dialects.codex.config import (
+    SESSION_END_TIMEOUT,
+    SHORT_TIMEOUT_EVENTS,
+    LayerFiles,
+    codex_home,
+    layer_hooks,
+)
 from hookwright.dialects.codex.layers import managed_dir, read_layers, trusts_no_folder
 from hookwright.dialects.codex.review import review_key, trusted_hash
 from hookwright.dialects.codex.switches import effective_feature
@@ -35,8 +41,11 @@ RELAYED: Final = (
     "PermissionRequest",
     "PostToolUse",
     "Stop",
+    "Interrupt",
 )
-#: Seconds Codex gives each relayed event (a fresh interpreter opens the project each time).
+#: Seconds Codex gives each relayed event (a fresh interpreter opens the project each time);
+#: an Interrupt hook at most `SESSION_END_TIMEOUT` (Codex clamps a longer one, with a
+#: warning at every start).
 TIMEOUT: Final = 30
 
 
@@ -52,8 +61,14 @@ def hook_command() -> str:
 
 def install_codex(home: Path, managed: bool = False) -> bool:
     """Add hookwright's hooks; False when exactly these were already there."""
-    hook: dict[str, Any] = {"type": "command", "command": hook_command(), "timeout": TIMEOUT}
-    return install_groups(target(home, managed), home, lambda: dict.fromkeys(RELAYED, hook))
+
+    def hook(event: str) -> dict[str, Any]:
+        seconds = SESSION_END_TIMEOUT if event in SHORT_TIMEOUT_EVENTS else TIMEOUT
+        return {"type": "command", "command": hook_command(), "timeout": seconds}
+
+    return install_groups(
+        target(home, managed), home, lambda: {event: hook(event) for event in RELAYED}
+    )
 
 
 def uninstall_codex(home: Path, managed: bool = False) -> bool:

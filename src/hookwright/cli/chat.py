@@ -117,14 +117,13 @@ class ChatSession:
 
     async def turn(self, text: str) -> None:
         agent = self.agent_setup.agent
-        task: asyncio.Task[object] = asyncio.ensure_future(agent.run(text))
+        task: asyncio.Task[object] = asyncio.ensure_future(agent.run_interruptible(text))
         self.interrupts.turn = task
         try:
             await task
         except asyncio.CancelledError:
             if not task.cancelled():
                 raise
-            agent.interrupted()
         finally:
             self.interrupts.turn = None
             # The press that ended this turn is spent: at the prompt, exiting takes two more.

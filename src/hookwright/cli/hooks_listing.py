@@ -88,6 +88,7 @@ SUMMARIES: dict[Event, str] = {
     Event.PostContextBuild: "After the model's context is built",
     Event.PreModelCall: "Before each model call",
     Event.PostModelCall: "After each model call",
+    Event.Interrupt: "When the user interrupts a running turn",
     Event.PreModelSwitch: "Before the model is switched",
     Event.PostModelSwitch: "After the model is switched",
     Event.PreSkillShellCommand: "Before a skill's shell command runs",

@@ -319,7 +319,7 @@ def run(
             setup.engine.add_audit_callback(collector)
         try:
             await agent.start(_start_source(resume, fork_session))
-            result = await agent.run(prompt)
+            result = await agent.run_interruptible(prompt)
         finally:
             await agent.close("other")
             await setup.engine.aclose()

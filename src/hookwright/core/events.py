@@ -58,6 +58,8 @@ class Event(StrEnum):
     PostContextBuild = "PostContextBuild"
     PreModelCall = "PreModelCall"
     PostModelCall = "PostModelCall"
+    #: The person interrupted a running turn (Ctrl-C, the page's stop): Codex's Interrupt.
+    Interrupt = "Interrupt"
     # Claude Code events newer than v2.1.240 (`dialects.claude_profiles` says which version
     # has which).
     PreModelSwitch = "PreModelSwitch"

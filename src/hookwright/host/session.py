@@ -83,8 +83,9 @@ if TYPE_CHECKING:
 
 opening.register_tool_result_readers()
 DEFAULT_STOP_BLOCK_CAP = 8
-#: The fields every hook input of a host carries, adopted by `HookSession.adopt`.
-HOST_COMMON_FIELDS = ("session_id", "transcript_path", "cwd", "permission_mode")
+#: The fields every hook input of a host carries, adopted by `HookSession.adopt` (a Codex
+#: input also names its turn).
+HOST_COMMON_FIELDS = ("session_id", "turn_id", "transcript_path", "cwd", "permission_mode")
 #: The fields of a host's hook input that are not the event's payload (`HookSession.relay`).
 _NOT_PAYLOAD = frozenset({*HOST_COMMON_FIELDS, "hook_event_name"})
 log = LazyLogger("hookwright.host")
@@ -500,7 +501,8 @@ class HookSession:
 
     def adopt(self, hook_input: Mapping[str, Any]) -> None:
         """Take the common fields of a host's own hook input (a Claude Code CLI's session_id,
-        transcript_path, cwd and permission_mode), so hooks see the host's session."""
+        transcript_path, cwd and permission_mode; a Codex CLI's turn_id), so hooks see the
+        host's session."""
         for name in HOST_COMMON_FIELDS:
             value = hook_input.get(name)
             if isinstance(value, str) and value:
@@ -562,6 +564,11 @@ class HookSession:
 
     async def end(self, reason: str = "other") -> None:
         await self.fire(Event.SessionEnd, reason=reason)
+
+    async def interrupt(self) -> None:
+        """Interrupt: the person interrupted the running turn. Hooks are told; nothing they
+        answer changes anything but a message for the user."""
+        await self.fire(Event.Interrupt)
 
     async def notification(self, notification_type: str, message: str, **payload: Any) -> None:
         """Notification: hooks are told; their output is discarded."""

@@ -14,6 +14,7 @@
           PostToolBatch (+ skill after_tool_call per tool)
         no tool calls: Stop (block -> continue with the reason, at most 8 in a row)
       model error: StopFailure
+    interrupted() (the person cancelled the running turn): Interrupt
     close(): SessionEnd
 
 Each checkpoint asks the public host API (`hookwright.host.HookSession`) for a typed decision
@@ -25,6 +26,7 @@ instead of Stop.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import os
@@ -510,13 +512,25 @@ class Agent:
         self.emit("turn_end", status=result.status, text=result.final_text, reason=result.reason)
         return result
 
-    def interrupted(self) -> None:
+    async def run_interruptible(self, prompt: str) -> TurnResult:
+        """`run(prompt)`, where cancelling the calling task (Ctrl-C, the page's stop)
+        interrupts the turn: `interrupted`, then the cancellation goes on."""
+        try:
+            return await self.run(prompt)
+        except asyncio.CancelledError:
+            await self.interrupted()
+            raise
+
+    async def interrupted(self) -> None:
         """The person interrupted the running turn (its task was cancelled): every open tool
         call gets a result and the history records the interruption in Claude Code's words,
-        so the next prompt continues a valid conversation."""
+        so the next prompt continues a valid conversation; then the Interrupt hooks are told,
+        after the history, as Codex tells them (a hook reading the transcript sees it)."""
         self._pending_context, self._pending_beside = [], []
         self._close_open_tool_calls("interrupted by user")
         self.record({"role": "user", "content": INTERRUPTED_TEXT})
+        if self.agent_id is None:
+            await self.hooks.interrupt()
         self.emit("turn_end", status="aborted", text="", reason="interrupted by user")
 
     def _prompt_gate(self, end: EndTurn | None, prompt: str) -> None:

@@ -183,7 +183,8 @@ async def run_chat(
     server's request for input; otherwise calls that need approval are denied and elicitation
     requests no hook answers are cancelled, as in ``claude -p``. Raises `RequestError` before
     anything runs when the request names an unknown skill or the model cannot be built.
-    Cancelling the calling task stops the run; the agent and its hook engine are closed either way.
+    Cancelling the calling task stops the run (the page closed or gone: the turn is interrupted,
+    and the Interrupt hooks run); the agent and its hook engine are closed either way.
     """
     skills = _skills_for(settings, request)
     history = [message.to_message() for message in request.history]
@@ -201,7 +202,7 @@ async def run_chat(
     _say_opening_notes(setup, emit)
     try:
         await agent.start("resume" if history else "startup")
-        result = await agent.run(request.message)
+        result = await agent.run_interruptible(request.message)
     finally:
         try:
             await agent.close("other")

@@ -19,6 +19,9 @@
   SessionStart's ahead of the user's prompt (a `ModelNote` with `before_prompt`), a tool
   hook's between the call and its output (`beside_call`), UserPromptSubmit's after the
   prompt.
+* Interrupt (:func:`decode_interrupt`) can change nothing: exit 0 with empty stdout, or a JSON
+  object holding at most ``systemMessage`` (a warning for the user); any other field, text
+  that is not JSON, and every other exit (2 included) are failures.
 """
 
 from __future__ import annotations
@@ -117,6 +120,31 @@ def decode_json(inp: HookInput, stdout: str, result: HookResult, run_id: str = "
         return _apply(inp, data, result, run_id)
     except Unsupported as exc:
         return failed(str(exc), exit_code=0)
+
+
+def decode_interrupt(code: int, stdout: str, stderr: str) -> HookResult:
+    """An Interrupt hook's answer, read as Codex's `parse_interrupt` reads it: the turn is
+    over, so only a ``systemMessage`` for the user counts, and nothing is ever blocked."""
+    if code != 0:
+        return failed(f"hook exited with code {code}", exit_code=code, stderr=stderr or None)
+    result = HookResult(exit_code=0, stderr=stderr or None)
+    text = stdout.strip()
+    if not text:
+        return result
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        if text.startswith(("{", "[")):
+            return failed("hook returned invalid interrupt hook JSON output", exit_code=0)
+        return failed("Interrupt hook returned non-JSON stdout", exit_code=0)
+    message = data.get("systemMessage")
+    if set(data) - {"systemMessage"} or not isinstance(message, str | None):
+        return failed("hook returned invalid interrupt hook JSON output", exit_code=0)
+    if message:
+        result.system_message = message
+    return result
 
 
 def _specific(data: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -13,11 +13,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from hookwright.core.events import HookInput
+from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import RunContext
 from hookwright.dialects.base import Handler
-from hookwright.dialects.codex.answer import block, decode_json, decode_plain, failed
+from hookwright.dialects.codex.answer import (
+    block,
+    decode_interrupt,
+    decode_json,
+    decode_plain,
+    failed,
+)
 from hookwright.dialects.codex.stdin import encode_stdin
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport
@@ -94,6 +100,8 @@ class CodexCodec:
     def _decode(self, inp: HookInput, output: Output) -> HookResult:
         code = output.code if output.code is not None else 0
         stdout, stderr = output.text, output.stderr
+        if inp.event is Event.Interrupt:
+            return decode_interrupt(code, stdout, stderr)
         if code == 0:
             result = HookResult(exit_code=0, stderr=stderr or None)
             if not stdout.strip():

@@ -3,11 +3,11 @@
 A layer (see `layers` for which ones Codex reads, and in what order) keeps hooks in
 ``hooks.json`` (``{"hooks": {EVENT: [group...]}}``) and/or inline under ``[hooks]`` in its TOML
 file; both are read, in that order, with a warning when one layer uses both. Every layer's
-hooks run. A group is Claude
-Code's shape: ``{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout":
-seconds}]}``. Codex reads ``timeout`` (alias ``timeout_sec``, default 600, at least 1; at
-most 3 on SessionEnd), ``async`` and ``statusMessage``; ``prompt`` and ``agent`` handlers
-are skipped with a warning, as Codex skips them.
+hooks run. A group is Claude Code's shape: ``{"matcher": ..., "hooks": [{"type": "command",
+"command": ..., "timeout": seconds}]}``. Codex reads ``timeout`` (alias ``timeout_sec``,
+default 600, at least 1; on SessionEnd and Interrupt default 1, at most 3), ``async`` and
+``statusMessage``; ``prompt`` and ``agent`` handlers are skipped with a warning, as Codex
+skips them.
 """
 
 from __future__ import annotations
@@ -27,8 +27,11 @@ from hookwright.core.events import Event
 #: config) run first in a mixed project and need no review.
 Layer = Literal["managed", "user", "project", "plugin"]
 DEFAULT_TIMEOUT: Final = 600
-#: Codex clamps a SessionEnd hook's timeout to this when it loads the hook (and reviews the
-#: clamped hook).
+#: Codex gives a SessionEnd or Interrupt hook without a timeout this one, and clamps a longer
+#: one to `SESSION_END_TIMEOUT`, when it loads the hook (and reviews the hook so, measured on
+#: Codex CLI 0.171.0).
+SHORT_TIMEOUT_EVENTS: Final = frozenset({"SessionEnd", "Interrupt"})
+SHORT_DEFAULT_TIMEOUT: Final = 1
 SESSION_END_TIMEOUT: Final = 3
 
 #: Codex's event names, in its order, and the snake-case label of its review keys.
@@ -47,11 +50,8 @@ EVENT_LABELS: Final[dict[str, str]] = {
     "Interrupt": "interrupt",
     "SessionEnd": "session_end",
 }
-#: Codex event -> canonical event. `Interrupt` has no canonical event: hookwright's agents
-#: fire none when the person interrupts a turn, so such hooks are listed and never run.
-CANONICAL: Final[dict[str, Event]] = {
-    name: Event(name) for name in EVENT_LABELS if name != "Interrupt"
-}
+#: Codex event -> canonical event (each of the same name).
+CANONICAL: Final[dict[str, Event]] = {name: Event(name) for name in EVENT_LABELS}
 #: Events whose matcher Codex ignores (every group matches).
 MATCHER_IGNORED: Final = frozenset({"UserPromptSubmit", "Stop", "SessionEnd", "Interrupt"})
 
@@ -254,15 +254,13 @@ def _group(
         spot = f"{where}.hooks[{handler_index}]"
         parsed = _handler(handler, str(source), spot, problems)
         if parsed is not None:
-            command, timeout, is_async, status = parsed
-            if event == "SessionEnd":
-                timeout = min(timeout, SESSION_END_TIMEOUT)
+            command, declared, is_async, status = parsed
             handlers.append(
                 CodexHook(
                     event,
                     None if event in MATCHER_IGNORED else matcher,
                     command,
-                    timeout,
+                    effective_timeout(event, declared),
                     is_async,
                     status,
                     source,
@@ -274,9 +272,18 @@ def _group(
     return handlers
 
 
+def effective_timeout(event: str, declared: int | None) -> int:
+    """The seconds Codex gives a hook of `event` whose ``timeout`` is `declared` (None: not
+    set)."""
+    if event in SHORT_TIMEOUT_EVENTS:
+        seconds = SHORT_DEFAULT_TIMEOUT if declared is None else declared
+        return min(max(seconds, 1), SESSION_END_TIMEOUT)
+    return max(DEFAULT_TIMEOUT if declared is None else declared, 1)
+
+
 def _handler(
     handler: Any, file: str, where: str, problems: list[Diagnostic]
-) -> tuple[str, int, bool, str | None] | None:
+) -> tuple[str, int | None, bool, str | None] | None:
     if not isinstance(handler, Mapping):
         problems.append(Diagnostic(file, where, "must be a table"))
         return None
@@ -294,15 +301,15 @@ def _handler(
         problems.append(Diagnostic(file, f"{where}.command", "empty hook command; skipped"))
         return None
     timeout = handler.get("timeout", handler.get("timeout_sec"))
-    if timeout is None:
-        timeout = DEFAULT_TIMEOUT
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0:
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0
+    ):
         problems.append(Diagnostic(file, f"{where}.timeout", "must be whole seconds"))
         return None
     status = handler.get("statusMessage")
     return (
         command,
-        max(timeout, 1),
+        timeout,
         handler.get("async") is True,
         status if isinstance(status, str) else None,
     )

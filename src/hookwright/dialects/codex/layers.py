@@ -75,7 +75,13 @@ from hookwright.dialects.codex.requirements import (
     feature_value,
 )
 from hookwright.dialects.codex.root import ROOT_SEARCH_LIMIT, project_folders, root_markers
-from hookwright.dialects.codex.signin import AUTH_FILE, SignIn, keyring_warning, read_sign_in
+from hookwright.dialects.codex.signin import (
+    AUTH_FILE,
+    SignIn,
+    keyring_answers,
+    read_sign_in,
+    stored_sign_in,
+)
 from hookwright.dialects.codex.worktree import LinkedWorktree, linked_worktree
 from hookwright.dialects.managed_paths import (
     CODEX_MANAGED_DIR_ENV,
@@ -163,13 +169,16 @@ def read_layers(
     user = codex_home(ctx.home)
     forced = read_preferences(preferences, diagnostics)
     requirements = managed / "requirements.toml"
-    sign_in = read_sign_in(user)
+    ordered = _config_layers(ctx, managed, user, platform, diagnostics)
+    sign_in, stored = stored_sign_in(
+        [(files.file_read, files.config) for files in ordered[:2]],
+        read_sign_in(user),
+        keyring_answers(os.environ, platform),
+    )
+    diagnostics.extend([stored] if stored is not None else [])
     cloud = cloud_layers(user, sign_in, requirements, diagnostics)
     requirement_layers = _requirement_layers(requirements, cloud, forced, diagnostics)
     required = compose(requirement_layers, MANAGED[platform].codex_hooks_dir_key, diagnostics)
-    ordered = _config_layers(ctx, managed, user, platform, diagnostics)
-    stored = keyring_warning([(files.file_read, files.config) for files in ordered[:2]], sign_in)
-    diagnostics.extend([stored] if stored is not None else [])
     if CONFIG_KEY in forced:
         ordered.append(_preference_layer(forced[CONFIG_KEY]))
     hooks = list(required.hooks)

@@ -123,16 +123,6 @@ def discover(ctx: LoadContext) -> Discovery:
 
 def _add(discovery: Discovery, hook: CodexHook, ctx: LoadContext, gate: Gate, order: int) -> int:
     """List `hook`; how many places of Codex's display order it takes (0 or 1)."""
-    if hook.event not in CANONICAL:
-        discovery.diagnostics.append(
-            Diagnostic(
-                str(hook.source),
-                f"hooks.{hook.event}",
-                "hookwright's agents fire no Interrupt event; this hook never runs",
-                "warning",
-            )
-        )
-        return 1
     valid, matcher = _matcher(hook, discovery.diagnostics)
     if not valid:
         return 0

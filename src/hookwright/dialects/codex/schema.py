@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookwright.dialects.codex.config import DEFAULT_TIMEOUT, EVENT_LABELS, SESSION_END_TIMEOUT
+from hookwright.dialects.codex.config import (
+    DEFAULT_TIMEOUT,
+    EVENT_LABELS,
+    SESSION_END_TIMEOUT,
+    SHORT_DEFAULT_TIMEOUT,
+)
 
 _TIMEOUT = {
     "type": "integer",
     "minimum": 0,
     "description": (
-        f"Seconds (default {DEFAULT_TIMEOUT}, at least 1; Codex caps a SessionEnd hook at "
-        f"{SESSION_END_TIMEOUT})."
+        f"Seconds (default {DEFAULT_TIMEOUT}, at least 1; a SessionEnd or Interrupt hook's "
+        f"default is {SHORT_DEFAULT_TIMEOUT}, and Codex caps it at {SESSION_END_TIMEOUT})."
     ),
 }
 

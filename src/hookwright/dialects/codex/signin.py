@@ -18,12 +18,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from hookwright.config.loading import Diagnostic
+from hookwright.dialects.managed_paths import Platform
 
 AUTH_FILE: Final = "auth.json"
 #: ``auth_mode`` values Codex serves without its own backend.
@@ -103,25 +105,56 @@ _KEYRING_STORES: Final = {
 }
 
 
-def keyring_warning(
-    settings: list[tuple[Path, Mapping[str, Any] | None]], sign_in: SignIn
-) -> Diagnostic | None:
-    """One warning when the last of `settings` (config files, lowest precedence first) to set
-    ``cli_auth_credentials_store`` puts the sign-in in the keyring, which hookwright does not
-    read: what it assumed instead."""
+def keyring_answers(environ: Mapping[str, str], platform: Platform) -> bool:
+    """Whether Codex could reach the system keyring: on Linux and the BSDs (``unix``) it is
+    the Secret Service, reachable only over a D-Bus session bus (``DBUS_SESSION_BUS_ADDRESS``,
+    else the socket ``bus`` in ``$XDG_RUNTIME_DIR``, else in ``/run/user/<uid>``); the macOS
+    and Windows keychains are always there."""
+    if platform != "unix":
+        return True
+    if environ.get("DBUS_SESSION_BUS_ADDRESS", "").strip():
+        return True
+    runtime = environ.get("XDG_RUNTIME_DIR", "").strip() or f"/run/user/{os.getuid()}"
+    return Path(runtime, "bus").exists()
+
+
+def stored_sign_in(
+    settings: list[tuple[Path, Mapping[str, Any] | None]], sign_in: SignIn, answers: bool
+) -> tuple[SignIn, Diagnostic | None]:
+    """The sign-in Codex reads, given `settings` (config files, lowest precedence first; the
+    last to set ``cli_auth_credentials_store`` decides) and whether a keyring `answers`, and
+    one warning where that is not what ``auth.json`` says. Measured on Codex CLI 0.171.0
+    without a session bus: ``keyring`` reads no sign-in at all (``codex login`` fails with "no
+    secret service provider or dbus session found"), ``auto`` reads ``auth.json``. hookwright
+    never reads the keyring itself: a hook engine has no business holding the user's OpenAI
+    tokens, and a locked keyring would ask the user to unlock it in the middle of a run."""
     chosen = [
         (file, value)
         for file, config in settings
         if config is not None and isinstance(value := config.get(STORE_KEY), str)
     ]
     if not chosen or chosen[-1][1] not in _KEYRING_STORES:
-        return None
+        return sign_in, None
     file, value = chosen[-1]
+    fix = (
+        f'to keep it where both read it, set {STORE_KEY} = "file" in {file} and sign in again '
+        "(codex login)"
+    )
+    if value == "auto" and not answers:
+        return sign_in, None
+    if not answers:
+        message = (
+            f"{value!r}: Codex keeps the sign-in in the system keyring, and no D-Bus session "
+            "bus is reachable here (DBUS_SESSION_BUS_ADDRESS, $XDG_RUNTIME_DIR/bus), so Codex "
+            f"reads no sign-in; hookwright takes the user as not signed in with ChatGPT, not "
+            f"as {sign_in.file} records, for OpenAI's curated plugin marketplaces and the "
+            f"workspace's cloud-managed config: {fix}"
+        )
+        return SignIn(False, sign_in.file), Diagnostic(str(file), STORE_KEY, message, "warning")
     assumed = "signed in with ChatGPT" if sign_in.chatgpt else "not signed in with ChatGPT"
     message = (
         f"{value!r}: Codex {_KEYRING_STORES[value]}, which hookwright does not read; it "
         f"takes the user as {assumed}, as {sign_in.file} records, for OpenAI's curated plugin "
-        f'marketplaces and the workspace\'s cloud-managed config: set {STORE_KEY} = "file" '
-        "(and sign in again) to have both read the same sign-in"
+        f"marketplaces and the workspace's cloud-managed config: {fix}"
     )
-    return Diagnostic(str(file), STORE_KEY, message, "warning")
+    return sign_in, Diagnostic(str(file), STORE_KEY, message, "warning")

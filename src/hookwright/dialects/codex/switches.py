@@ -20,6 +20,7 @@ the requirements) loads no plugin, so no plugin hook runs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.config import CodexHook
@@ -57,9 +58,13 @@ def _deciding(
 
 
 def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
+    where = hook.origin.rpartition(":")[2]
     if hook.is_async:
-        where = hook.origin.rpartition(":")[2]
         return Verdict(False, _note(hook.declared_in or hook.source, f"{where}.async", _ASYNC))
+    if hook.event in NEVER_FIRED:
+        return Verdict(
+            False, _note(hook.declared_in or hook.source, where, NEVER_FIRED[hook.event])
+        )
     if layers.managed_only is not None and hook.layer != "managed":
         return Verdict(False, _note(layers.managed_only, "allow_managed_hooks_only", _ONLY))
     if hook.plugin is not None:
@@ -75,6 +80,13 @@ def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) ->
 
 
 _ASYNC = "true: Codex runs no async hook (measured on Codex CLI 0.171.0); this hook does not run"
+#: Events Codex accepts in a hooks file and never fires (measured on Codex CLI 0.171.0).
+NEVER_FIRED: Final = {
+    "StopFailure": (
+        "Codex CLI 0.171.0 accepts StopFailure hooks but never runs them (measured: a model "
+        "request failing with 400, 429 or 500 ends the turn without one); this hook does not run"
+    ),
+}
 _ONLY = "allow_managed_hooks_only = true: only managed Codex hooks run; this hook does not"
 _NO_PLUGINS = "false turns off Codex plugins: this plugin's hook does not run"
 _OFF = "hooks = false turns off Codex hooks; this hook does not run"
