@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from hookwright.bridges import quick_deferred
 from hookwright.cli import hooks_test, project, quick
 from hookwright.cli.hooks_test import HooksTest, run
+from hookwright.config import code_cache
 from hookwright.config.loading import LoadResult
 from hookwright.core.events import Event
 from hookwright.engine.kernel import HookEngine
@@ -301,6 +305,58 @@ def test_a_project_with_hooks_loads_its_dialect_but_not_the_framework(
     modules = loaded_modules(tmp_path, isolated_home, project)
     assert "hookwright.dialects.claude_code.loader" in modules
     assert not modules & (FRAMEWORK | {"httpx", "hookwright.dialects.picoclaw.loader"})
+
+
+#: What the command line's start never runs (`bridges.lean_start`): the code of `inspect` and
+#: what it imports (`dataclasses` imports it) and of `ipaddress` (`urllib.parse` does), both
+#: deferred, and OpenSSL (the code cache's file is named with the interpreter's own SHA-256).
+NOT_AT_START = {"inspect", "ast", "dis", "tokenize", "ipaddress", "hashlib", "_hashlib"}
+
+
+def started(tmp_path: Path, home: Path, project: Path) -> dict[str, Any]:
+    """`hooks test` on `project` through the console script's code: the modules whose code ran,
+    those deferred and never run, and the garbage collector's state when it is done."""
+    listing = tmp_path / "started.json"
+    code = (
+        "import gc, json, sys\n"
+        f"sys.argv = ['hookwright', 'hooks', 'test', 'PreToolUse', '-p', {str(project)!r}]\n"
+        "from hookwright.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "kinds = {name: type(module).__name__ for name, module in sys.modules.items()}\n"
+        f"open({str(listing)!r}, 'w').write(json.dumps({{\n"
+        "    'ran': sorted(name for name, kind in kinds.items() if kind != '_Deferred'),\n"
+        "    'deferred': sorted(name for name, kind in kinds.items() if kind == '_Deferred'),\n"
+        "    'gc': gc.isenabled(), 'frozen': gc.get_freeze_count()}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKWRIGHT_")}
+    done = subprocess.run(
+        [PY, "-c", code], env={**env, "HOME": str(home)}, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hooks"] == []
+    started: dict[str, Any] = json.loads(listing.read_text())
+    return started
+
+
+def test_the_start_defers_inspect_and_compiles_no_record_class_twice(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """The command line's start loads as a one-event process does: `inspect` and `ipaddress`
+    imported but never run, no OpenSSL, the collector on again with what loaded frozen, and
+    the record classes' code compiled once, by the first start, into the user's private
+    cache; the next start finds all of it there."""
+    project = tmp_path / "project"
+    project.mkdir()
+    cache = code_cache.cache_file(isolated_home)
+    for start in ("first", "again"):
+        seen = started(tmp_path, isolated_home, project)
+        assert not NOT_AT_START & set(seen["ran"]), sorted(NOT_AT_START & set(seen["ran"]))
+        assert seen["deferred"] == sorted(quick_deferred.UNREAD)
+        assert seen["gc"] and seen["frozen"] > 0
+        assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+        if start == "first":
+            written = cache.stat().st_mtime_ns
+    assert cache.stat().st_mtime_ns == written  # nothing was left to compile and keep
 
 
 @pytest.mark.parametrize("event", list(Event))

@@ -163,3 +163,21 @@ def test_named_tuples_made_again_compile_nothing_and_behave_the_same(
     assert typed(1) == (1, None)
     for module, name in ((dataclasses, "exec"), (collections, "eval"), (typing, "compile")):
         assert name not in vars(module)
+
+
+def test_a_home_folder_that_does_not_exist_is_not_made(tmp_path: Path) -> None:
+    """Nor is a cache made in another user's home (`sudo` keeping `HOME`): see below."""
+    home = tmp_path / "gone"
+    behaves_as_made_without_the_cache(made_in_window(home))
+    assert not home.exists() and list(tmp_path.iterdir()) == []
+    behaves_as_made_without_the_cache(made_in_window(tmp_path))
+    assert code_cache.cache_file(tmp_path).is_file()  # an existing home gets its cache
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
+def test_another_users_home_gets_no_cache(tmp_path: Path) -> None:
+    home = tmp_path / "theirs"
+    home.mkdir()
+    os.chown(home, 1, 1)
+    behaves_as_made_without_the_cache(made_in_window(home))
+    assert list(home.iterdir()) == []

@@ -176,21 +176,19 @@ main()
 
 #: What `python -I -c` runs for the in-process answer: `hookwright hook claude-code` without
 #: the command line (`claude_hook.main`), imported as `BOOT` imports it; about a fifth less
-#: to load for every event answered while no daemon can be reached. The garbage collector is
-#: off while it loads and what the imports made is frozen, as in the quick client's own
-#: answer (`quick_relay._answer_in_this_process`); on again before any hook runs. The
-#: standard modules the answer imports without reading are deferred, as there
-#: (`quick_deferred.defer_unread`).
+#: to load for every event answered while no daemon can be reached. It is imported as every
+#: process that answers one event imports it (`lean_start.lean_imports`), as in the quick
+#: client's own answer (`quick_relay._answer_in_this_process`); the garbage collector is off
+#: from the start, while hookwright's root package loads too, and on again before any hook
+#: runs.
 ANSWER_BOOT = """import gc, sys
 gc.disable()
 root = sys.argv[1]
 if root not in sys.path:
     sys.path.append(root)
-from hookwright.bridges.quick_deferred import defer_unread
-defer_unread()
-from hookwright.bridges.claude_hook import main
-gc.freeze()
-gc.enable()
+from hookwright.bridges.lean_start import lean_imports
+with lean_imports():
+    from hookwright.bridges.claude_hook import main
 sys.exit(main(sys.argv[2:]))
 """
 

@@ -1,8 +1,10 @@
-"""Standard modules the quick client's one-event answer imports without using, run only when
+"""Standard modules a process that answers one event or runs one command (`lean_start`: the
+quick client's answer, the command line's fast path) imports without using, run only when
 something reads them (`deferred`).
 
 `dataclasses` imports `inspect` at its top, and `inspect` imports `ast`, `dis`, `tokenize` and
-`linecache`: about 7 % of the answer's instructions, for a function (`inspect.signature`)
+`linecache`: about 7 % of the answer's instructions (a tenth of `hooks test`'s), for a
+function (`inspect.signature`)
 `dataclasses` calls only for a record class without a docstring (`ipaddress`, which
 `urllib.parse` imports, about 2 % more). A deferred module is the
 module's own object, made from the spec a plain import would find then and placed in
@@ -21,7 +23,7 @@ from importlib.machinery import SourceFileLoader
 from importlib.util import find_spec, module_from_spec
 from types import ModuleType
 
-#: What the one-event answer imports without reading: `dataclasses` imports `inspect` (with
+#: What a one-event process imports without reading: `dataclasses` imports `inspect` (with
 #: `ast`, `dis`, `tokenize` and `linecache`), `urllib.parse` (which `pathlib` imports)
 #: imports `ipaddress` (read only for a bracketed host).
 UNREAD = ("inspect", "ipaddress")

@@ -324,14 +324,10 @@ def not_running(body: bytes, unreachable: str, why: str) -> int:
 def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes, str]]":
     """`claude_hook.in_this_process`, imported as `python -I` imports it: this folder taken
     off the path, site-packages added (the client starts with `-S`), hookwright's root last
-    when it is missing (as the full client's `hookwright_command` adds it).
-
-    The cyclic garbage collector is off while the modules load and what they made is frozen
-    (never scanned again, here or when the interpreter exits): its passes over the imported
-    modules cost about a sixth of the answer. It is on again before any hook runs. The code
-    of hookwright's record classes comes from the user's private cache
-    (`config.code_cache`) instead of being compiled again, about a third of the answer; its
-    few SHA-256 hashes are the interpreter's own (`core.digests`), not OpenSSL's."""
+    when it is missing (as the full client's `hookwright_command` adds it). It is imported as
+    every process that answers one event imports it (`lean_start.lean_imports`: the garbage
+    collector off, then on again before any hook runs; the record classes' code from the
+    user's cache); the collector is off from the start, while `site` loads too."""
     import gc
 
     folder = __file__.rpartition("/")[0]
@@ -345,21 +341,12 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
         root = folder.rpartition("/")[0].rpartition("/")[0]
         if root not in sys.path:
             sys.path.append(root)
-        from hookwright.bridges.quick_deferred import defer_unread
+        from hookwright.bridges.lean_start import lean_imports
 
-        defer_unread()
-        from pathlib import Path
-
-        from hookwright.core.digests import prefer_builtin
-
-        prefer_builtin()  # a few short hashes: not worth loading OpenSSL
-        from hookwright.config.code_cache import compiled_once
-
-        with compiled_once(Path.home()):
+        with lean_imports():
             from hookwright.bridges.claude_hook import in_this_process
     finally:
-        gc.freeze()
-        gc.enable()
+        gc.enable()  # on already, unless what came before `lean_imports` failed
     return in_this_process
 
 

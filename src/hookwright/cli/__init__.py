@@ -2,7 +2,9 @@
 
 `main` answers `--version`, a plain `hooks test` and a plain `hook claude-code` itself (see
 `quick`) and imports the commands (typer, rich) only for everything else, so a host that
-probes the version, tests a hook or runs hookwright as its hook does not pay for them.
+probes the version, tests a hook or runs hookwright as its hook does not pay for them. What a
+plain command runs is imported as every process that answers one event imports it
+(`bridges.lean_start`), and runs after.
 """
 
 import sys
@@ -15,15 +17,15 @@ def main() -> None:
 
         sys.stdout.write(f"hookwright {__version__}\n")
         return
-    from hookwright.cli import quick
+    from hookwright.bridges.lean_start import lean_imports
 
-    hook = quick.parse_claude_hook(argv)
-    if hook is not None:
-        sys.exit(quick.run_claude_hook(hook))
-    args = quick.parse(argv)
-    if args is None:
+    with lean_imports():
+        from hookwright.cli.quick import command
+
+        fast = command(argv)
+    if fast is None:
         from hookwright.cli.app import main as run_commands
 
         run_commands()
         return
-    sys.exit(quick.run(args))
+    sys.exit(fast())

@@ -6,10 +6,10 @@ for the engine and the hooks, not for the command framework.
 `--project`/`-p DIR`, `--input`/`-i FILE` and `--config`/`-c FILE` (repeatable), each option
 and its value as two words. Anything else (`--help`, `--explain`, `--opt=value`, a value that
 starts with `-`, an option given twice, a path typer's checks refuse, shell completion)
-returns None, and the full command line runs instead. `run` then behaves as the typer command
-does around the same `hooks_test.run`: the same exit codes for interrupts and closed pipes.
-`parse_claude_hook` and `run_claude_hook` do the same for `hook claude-code [--project DIR]`
-around the one body both share (`claude_hook.run`).
+returns None, and the full command line runs instead. `parse_claude_hook` does the same for
+`hook claude-code [--project DIR]`. `command` gives what either runs: the typer command's body
+(`hooks_test.run`, `claude_hook.run`) with its exit codes for interrupts and closed pipes, its
+modules imported before it runs (`hookwright.cli.main` imports them in `lean_imports`).
 """
 
 from __future__ import annotations
@@ -98,15 +98,6 @@ def parse_claude_hook(argv: Sequence[str]) -> ClaudeHook | None:
     return ClaudeHook(Path(project))
 
 
-def run_claude_hook(args: ClaudeHook) -> int:
-    """`hook claude-code`, adopting what its hooks detach as the command line does."""
-    from hookwright.bridges import claude_hook
-    from hookwright.transports.adoption import enable_subreaper
-
-    enable_subreaper()
-    return _guarded(lambda: claude_hook.run(sys.stdin.buffer.read(), args.project))
-
-
 def _typer_accepts(path: str, *, dir_only: bool) -> bool:
     """What typer's path check lets through: a missing path, or a readable one (not a file
     where a directory is wanted)."""
@@ -119,11 +110,32 @@ def _typer_accepts(path: str, *, dir_only: bool) -> bool:
     return os.access(path, os.R_OK)
 
 
-def run(args: HooksTest) -> int:
-    """`hooks test`, with the typer command's handling of interrupts and closed pipes."""
+def command(argv: Sequence[str]) -> Callable[[], int] | None:
+    """What a plain `hooks test` or `hook claude-code` command line runs (returning its exit
+    code), every module it runs already imported, so that `hookwright.cli.main` imports them
+    all inside `lean_imports` and runs the command after; None for any other command line."""
+    hook = parse_claude_hook(argv)
+    if hook is not None:
+        return _claude_hook_command(hook)
+    args = parse(argv)
+    if args is None:
+        return None
     from hookwright.cli.hooks_test import run as run_hooks_test
 
-    return _guarded(lambda: run_hooks_test(args))
+    # the typer command's handling of interrupts and closed pipes
+    return lambda: _guarded(lambda: run_hooks_test(args))
+
+
+def _claude_hook_command(args: ClaudeHook) -> Callable[[], int]:
+    """`hook claude-code`, adopting what its hooks detach as the command line does."""
+    from hookwright.bridges import claude_hook
+    from hookwright.transports.adoption import enable_subreaper
+
+    def run() -> int:
+        enable_subreaper()
+        return _guarded(lambda: claude_hook.run(sys.stdin.buffer.read(), args.project))
+
+    return run
 
 
 def _guarded(command: Callable[[], int]) -> int:

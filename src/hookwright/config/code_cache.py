@@ -19,13 +19,16 @@ One file per interpreter build (named by its version text: code objects are not 
 read only when it is a regular file of this user closed to everyone else, in such a folder,
 never through a link (`private_files.read_private`), and only a mapping of texts to code objects
 is taken from it; anything else is ignored and compiled as usual. New entries are written back
-privately when the window closes; past `MAX_ENTRIES` the file starts again with the new ones
-alone."""
+privately when the window closes, in a home folder of this user only (one that does not exist
+is not made, another user's gets nothing of this one: `sudo` keeping `HOME`); past
+`MAX_ENTRIES` the file starts again with the new ones alone."""
 
 from __future__ import annotations
 
 import contextlib
 import marshal
+import os
+import stat
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -81,6 +84,15 @@ def store(path: Path, known: Mapping[str, CodeType], new: Mapping[str, CodeType]
             write_private(path, marshal.dumps(entries))
 
 
+def _own_folder(home: Path) -> bool:
+    """Whether `home` is a folder (through a link or not) this user owns."""
+    try:
+        info = os.stat(home)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+
+
 #: Marks the key of a text `eval` compiled (a source text cannot hold a NUL).
 EVAL_KEY = "eval\0"
 
@@ -131,5 +143,5 @@ def compiled_once(home: Path) -> Iterator[None]:
         del dataclasses.exec  # type: ignore[attr-defined]
         del collections.eval  # type: ignore[attr-defined]
         del typing.compile  # type: ignore[attr-defined]
-        if new:
+        if new and _own_folder(home):
             store(path, known, new)

@@ -1,0 +1,52 @@
+"""How a process that answers one event or runs one command loads hookwright: the command
+line's fast path (`hookwright hooks test`, `hookwright hook claude-code`), the Claude Code quick
+client's in-process answer and the full client's fallback all import what they run inside
+`lean_imports`, the one place that says how.
+
+Inside the window the cyclic garbage collector is off (its passes over the modules being loaded
+cost about a sixth of such a process), the standard modules these processes import without
+reading are deferred (`quick_deferred.defer_unread`: `inspect`, which `dataclasses` imports, and
+`ipaddress`), SHA-256 is the interpreter's own (`core.digests.prefer_builtin`: naming the code
+cache's file would otherwise load OpenSSL) and the code `dataclasses`, `collections` and
+`typing` compile for hookwright's record classes comes from the user's private cache
+(`config.code_cache`), about a third of such a process's instructions. When it closes, what
+loaded is frozen (never scanned again) and the collector is on again, before any hook runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+from hookwright.bridges.quick_deferred import defer_unread
+
+
+@contextlib.contextmanager
+def lean_imports() -> Iterator[None]:
+    """Modules imported in this window load as a one-event process loads them (see above)."""
+    gc.disable()
+    try:
+        defer_unread()
+        from hookwright.core.digests import prefer_builtin
+
+        prefer_builtin()  # a few short hashes: not worth loading OpenSSL
+        with _code_cache():
+            yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
+def _code_cache() -> contextlib.AbstractContextManager[None]:
+    """The user's code cache, open (imported after the deferral: `pathlib` imports
+    `ipaddress`); no cache where this user has no home folder, and everything compiles."""
+    from pathlib import Path
+
+    from hookwright.config.code_cache import compiled_once
+
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):
+        return contextlib.nullcontext()
+    return compiled_once(home)
