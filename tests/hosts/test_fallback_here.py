@@ -251,7 +251,10 @@ def guard(inp):
 #: `uuid` and `sysconfig` (the session is named by the event, no hook failed), `ctypes` (no
 #: process to adopt: the subreaper is turned on only where processes may start), the code of
 #: `inspect` and what it imports (`dataclasses` imports it) and of `ipaddress` (`urllib.parse`
-#: does), both deferred (`quick_deferred.UNREAD`), and
+#: does), both deferred (`quick_deferred.UNREAD`), the process tracking of
+#: `transports.adoption` (only its marker is read), `getpass` with `termios` (the audit's user
+#: is read without them), OpenTelemetry's spans and the debug trace (no collector named, no
+#: trace asked for), `queue` (the engine has no observer), and
 #: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
 #: read without it).
 NOT_FOR_SYNC_HOOKS = {
@@ -277,6 +280,13 @@ NOT_FOR_SYNC_HOOKS = {
     "ast",
     "dis",
     "tokenize",
+    "hookwright.transports.adoption",
+    "contextvars",
+    "getpass",
+    "termios",
+    "hookwright.monitor.otel",
+    "hookwright.monitor.tracing",
+    "queue",
 }
 
 
