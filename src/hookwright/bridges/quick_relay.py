@@ -330,7 +330,8 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
     (never scanned again, here or when the interpreter exits): its passes over the imported
     modules cost about a sixth of the answer. It is on again before any hook runs. The code
     of hookwright's record classes comes from the user's private cache
-    (`config.code_cache`) instead of being compiled again, about a third of the answer; its
+    (`config.code_cache`) instead of being compiled again, about a third of the answer, until
+    the event is answered (the dialects a project has are loaded as its files are found); its
     few SHA-256 hashes are the interpreter's own (`core.digests`), not OpenSSL's."""
     import gc
 
@@ -353,14 +354,25 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
         from hookwright.core.digests import prefer_builtin
 
         prefer_builtin()  # a few short hashes: not worth loading OpenSSL
+        from contextlib import ExitStack
+
         from hookwright.config.code_cache import compiled_once
 
-        with compiled_once(Path.home()):
+        window = ExitStack()  # the code cache's, open until the event is answered
+        with window:
+            window.enter_context(compiled_once(Path.home()))
             from hookwright.bridges.claude_hook import in_this_process
+
+            window = window.pop_all()
     finally:
         gc.freeze()
         gc.enable()
-    return in_this_process
+
+    def answer(raw: bytes, project: str | None) -> tuple[int, bytes, str]:
+        with window:
+            return in_this_process(raw, project)
+
+    return answer
 
 
 def answered_here(argv: list[str], unreachable: str) -> int:
