@@ -29,12 +29,12 @@ user's mode 0700) is refused: one line on stderr and exit 1 (a `systemMessage` a
 SessionStart), as the full client answers when nothing can.
 """
 
-import _socket
 import posix
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import _socket
     from collections.abc import Callable
     from typing import NoReturn
 
@@ -183,6 +183,8 @@ def read_answer(data: bytes) -> tuple[int, str, bytes]:
 
 
 def peer_uid(conn: "_socket.socket") -> int | None:
+    import _socket
+
     option = getattr(_socket, "SO_PEERCRED", None)
     if option is None:
         return None
@@ -191,6 +193,8 @@ def peer_uid(conn: "_socket.socket") -> int | None:
 
 
 def connected(path: str) -> "_socket.socket":
+    import _socket  # here: an event answered in this process opens no socket
+
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     conn.settimeout(EXCHANGE_TIMEOUT)
     try:
@@ -202,6 +206,8 @@ def connected(path: str) -> "_socket.socket":
 
 
 def exchange(conn: "_socket.socket", header: bytes, body: bytes) -> bytes:
+    import _socket
+
     try:
         conn.sendall(header + b"\n" + body)
         conn.shutdown(_socket.SHUT_WR)
