@@ -246,7 +246,8 @@ def guard(inp):
 """
 #: What an event whose hooks are all sync Python hooks never loads: an event loop, the typed
 #: decisions of the host API (a relayed event makes none), the warm runner (no command hook
-#: to fork, and the quick client opens no socket to answer here), the Bash parser and the action derivation (no rule on actions), `logging` and
+#: to fork, and the quick client opens no socket to answer here), the Bash parser and the
+#: action derivation (no rule on actions), `logging` and
 #: `traceback` (nothing logged, no hook failed), OpenSSL (the interpreter's own SHA-256),
 #: `uuid` and `sysconfig` (the session is named by the event, no hook failed), `ctypes` (no
 #: process to adopt: the subreaper is turned on only where processes may start), the code of
