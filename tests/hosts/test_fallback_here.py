@@ -257,7 +257,8 @@ def guard(inp):
 #: is read without them), OpenTelemetry's spans and the debug trace (no collector named, no
 #: trace asked for), `queue` (the engine has no observer), the transports' protocols (the
 #: services name them in annotations alone), `shlex`, the canonical actions and the
-#: ``utf-8-sig`` codec (no command to check, no rule on actions, a BOM read past), and
+#: ``utf-8-sig`` codec (no command to check, no rule on actions, a BOM read past), the
+#: views' labels (a bridge reports nothing to an operator), and
 #: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
 #: read without it) and `math` (only a parse being cached is checked for floats).
 NOT_FOR_SYNC_HOOKS = {
@@ -295,6 +296,7 @@ NOT_FOR_SYNC_HOOKS = {
     "hookwright.core.actions",
     "shlex",
     "encodings.utf_8_sig",
+    "hookwright.host.labels",
 }
 
 
