@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import stat
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -87,3 +91,51 @@ def test_records_are_json_dumps_lines_and_odd_values_do_not_stop_the_writer(
     assert json.loads(lines[0])["reason"] == "naïve ?"
     assert json.loads(lines[1])["patch"] == {"x": {"set": "{1}"}}
     assert seen == ["odd", "set", "odd", "set"]
+
+
+def test_a_log_written_on_close_starts_no_writer_and_keeps_every_record(tmp_path: Path) -> None:
+    """A process answering one event (`write_on_close`): the records wait for the close and
+    are written then by the closing thread, in order, chained as the writer chains them."""
+    path = tmp_path / "audit.jsonl"
+    engine = engine_with(path)
+    engine.audit.write_on_close()
+    for index in range(3):
+        engine.dispatch_sync(HookInput(Event.Stop, session_id=f"s{index}"))
+    assert "hookwright-audit" not in {thread.name for thread in threading.enumerate()}
+    assert not path.exists()
+    engine.close()
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [record["session_id"] for record in records] == ["s0", "s1", "s2"]
+    assert records[1]["prev"] and records[1]["prev"] != records[2]["prev"]
+    assert mode(path) == 0o600
+
+
+#: A process that answers with a log written on close and exits without closing it.
+UNCLOSED = """\
+import sys
+from hookwright import Event, HookEngine, HookInput, HookResult
+engine = HookEngine(audit_path=sys.argv[1])
+engine.add(lambda inp: HookResult(reason="r"), Event.Stop, name="h")
+engine.audit.write_on_close()
+engine.dispatch_sync(HookInput(Event.Stop, session_id="left"))
+"""
+
+
+def test_a_log_written_on_close_is_written_at_exit_when_never_closed(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", UNCLOSED, str(path)], capture_output=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(path.read_text())["session_id"] == "left"
+
+
+@pytest.mark.parametrize("variable", [None, "LOGNAME", "USER", "LNAME", "USERNAME"])
+def test_the_records_name_the_user_getpass_names(
+    variable: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(name, raising=False)
+    if variable is not None:
+        monkeypatch.setenv(variable, f"someone-{variable}")
+    assert AuditLog(None).about.user == getpass.getuser()

@@ -48,12 +48,16 @@ class Defaults:
     ) -> tuple[AuditTrail, AuditedMonitor]:
         from pathlib import Path
 
+        from hookwright.monitor import names_a_collector
         from hookwright.monitor.audit import AuditLog, default_audit_path
-        from hookwright.monitor.otel import spans_from_environment
         from hookwright.monitor.watch import EngineMonitor
 
         path = default_audit_path() if audit_path is defaults.DEFAULT_AUDIT else audit_path
         audit = AuditLog(Path(path) if path is not None else None)
+        if not names_a_collector():
+            return audit, EngineMonitor(audit, None, explain)
+        from hookwright.monitor.otel import spans_from_environment
+
         return audit, EngineMonitor(audit, spans_from_environment(audit), explain)
 
 

@@ -46,7 +46,7 @@ from hookwright.host.open import ProjectScope, trusted_by_store, untrusted_hooks
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
-from hookwright.transports.adoption import MARKER, enable_subreaper
+from hookwright.transports.marker import MARKER
 
 T = TypeVar("T")
 
@@ -240,11 +240,16 @@ def relay_here(
     of what they detach when `adopt` (an inline answer starts no process, so it has no
     leftover to hunt, and loads no `ctypes` for it)."""
     session = completed(open_session(project, home, caller=caller))
+    write_on_close = getattr(session.engine.audit, "write_on_close", None)
+    if write_on_close is not None:
+        write_on_close()  # the session closes once this event is answered
     inline = all(spec.inline for spec in session.engine.hooks(event))
     if not inline or uses_picoclaw(session.watch):
         import asyncio
 
         if adopt:
+            from hookwright.transports.adoption import enable_subreaper
+
             enable_subreaper()
 
         return asyncio.run(_relay_opened(session, event, hook_input))

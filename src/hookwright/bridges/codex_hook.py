@@ -24,7 +24,7 @@ from hookwright.bridges.claude_hook import (
 )
 from hookwright.dialects.codex.verdict import encode_output_json
 from hookwright.host.open import trusted_by_store
-from hookwright.transports.adoption import MARKER
+from hookwright.transports.marker import MARKER
 
 #: The dialect the bridge leaves to Codex itself.
 EXCLUDED = frozenset({"codex"})

@@ -37,7 +37,7 @@ from hookwright.dialects.gemini.events import TOOLS
 from hookwright.dialects.gemini.verdict import encode_output_json
 from hookwright.host.open import trusted_by_store
 from hookwright.host.toolmap import ToolAlias, ToolMap
-from hookwright.transports.adoption import MARKER
+from hookwright.transports.marker import MARKER
 
 __all__ = ["RELAYED", "HookInputError", "HooksFailed", "answer"]
 

@@ -23,16 +23,21 @@ from hookwright.bridges.quick_deferred import defer_unread
 
 
 @contextlib.contextmanager
-def lean_imports() -> Iterator[None]:
-    """Modules imported in this window load as a one-event process loads them (see above)."""
+def lean_imports() -> Iterator[contextlib.ExitStack]:
+    """Modules imported in this window load as a one-event process loads them (see above).
+
+    It yields the stack that holds the code cache open: a process that goes on loading
+    record classes after the window (the one-event answer loads the dialects a project has as
+    its files are found) takes it with `pop_all()` and closes what it took when done."""
     gc.disable()
     try:
         defer_unread()
         from hookwright.core.digests import prefer_builtin
 
         prefer_builtin()  # a few short hashes: not worth loading OpenSSL
-        with _code_cache():
-            yield
+        with contextlib.ExitStack() as code_cache:
+            code_cache.enter_context(_code_cache())
+            yield code_cache
     finally:
         gc.freeze()
         gc.enable()

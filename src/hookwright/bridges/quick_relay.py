@@ -29,12 +29,12 @@ user's mode 0700) is refused: one line on stderr and exit 1 (a `systemMessage` a
 SessionStart), as the full client answers when nothing can.
 """
 
-import _socket
 import posix
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import _socket
     from collections.abc import Callable
     from typing import NoReturn
 
@@ -183,6 +183,8 @@ def read_answer(data: bytes) -> tuple[int, str, bytes]:
 
 
 def peer_uid(conn: "_socket.socket") -> int | None:
+    import _socket
+
     option = getattr(_socket, "SO_PEERCRED", None)
     if option is None:
         return None
@@ -191,6 +193,8 @@ def peer_uid(conn: "_socket.socket") -> int | None:
 
 
 def connected(path: str) -> "_socket.socket":
+    import _socket  # here: an event answered in this process opens no socket
+
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     conn.settimeout(EXCHANGE_TIMEOUT)
     try:
@@ -202,6 +206,8 @@ def connected(path: str) -> "_socket.socket":
 
 
 def exchange(conn: "_socket.socket", header: bytes, body: bytes) -> bytes:
+    import _socket
+
     try:
         conn.sendall(header + b"\n" + body)
         conn.shutdown(_socket.SHUT_WR)
@@ -327,7 +333,9 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
     when it is missing (as the full client's `hookwright_command` adds it). It is imported as
     every process that answers one event imports it (`lean_start.lean_imports`: the garbage
     collector off, then on again before any hook runs; the record classes' code from the
-    user's cache); the collector is off from the start, while `site` loads too."""
+    user's cache); the collector is off from the start, while `site` loads too. The code
+    cache stays open until the event is answered: the dialects a project has are loaded as
+    its files are found."""
     import gc
 
     folder = __file__.rpartition("/")[0]
@@ -343,11 +351,18 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
             sys.path.append(root)
         from hookwright.bridges.lean_start import lean_imports
 
-        with lean_imports():
+        with lean_imports() as code_cache:
             from hookwright.bridges.claude_hook import in_this_process
+
+            window = code_cache.pop_all()
     finally:
         gc.enable()  # on already, unless what came before `lean_imports` failed
-    return in_this_process
+
+    def answer(raw: bytes, project: str | None) -> tuple[int, bytes, str]:
+        with window:
+            return in_this_process(raw, project)
+
+    return answer
 
 
 def answered_here(argv: list[str], unreachable: str) -> int:

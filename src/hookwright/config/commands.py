@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,9 @@ class ProgramProblem:
     fix: str
 
 
-_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+#: A ``$NAME`` or ``${NAME}`` (compiled by `re` at its first use: most answers never check
+#: a command).
+_VARIABLE = r"\$(?:\{(\w+)\}|(\w+))"
 
 
 def command_problem(
@@ -38,6 +39,8 @@ def command_problem(
 ) -> tuple[CommandProblem, str] | None:
     """Why the program `command` starts with cannot run, and its path; None when it can, or
     when the check cannot tell."""
+    import shlex  # here: only a hook's command is checked
+
     try:
         words = shlex.split(command)
     except ValueError:
@@ -74,5 +77,5 @@ def _expanded(word: str, variables: Mapping[str, str]) -> str | None:
             return ""
         return variables[name]
 
-    expanded = _VARIABLE.sub(value, word)
+    expanded = re.sub(_VARIABLE, value, word)
     return None if unknown else expanded

@@ -39,10 +39,15 @@ class ParseError(ValueError):
         self.line = line
 
 
+#: The byte order mark a UTF-8 file may start with (read past, as the ``utf-8-sig`` codec
+#: does, without loading that codec's module).
+_BOM = b"\xef\xbb\xbf"
+
+
 def decode_utf8(data: bytes, *, where: str = "") -> str:
     """`data` as text, or a `ParseError` naming the first byte that is not UTF-8."""
     try:
-        return data.decode("utf-8-sig")
+        return data.removeprefix(_BOM).decode("utf-8")
     except UnicodeDecodeError as exc:
         bad = f"byte 0x{data[exc.start : exc.start + 1].hex()} at offset {exc.start}"
         raise ParseError(f"not valid UTF-8 ({bad})", where) from None

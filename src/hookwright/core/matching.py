@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 from urllib.parse import urlsplit
 
-from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, NetFetch, ProcExec
 from hookwright.core.logs import LazyLogger
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
+    from hookwright.core.actions import Action
     from hookwright.core.bash_syntax import parse_bash, unquote_word
 
 __all__ = [
@@ -610,6 +610,8 @@ class IfRule:
         """Any action of the rule's kind matches its pattern. An opaque ``ProcExec`` (a command
         that could not be understood) matches every action rule, and a dynamic path every
         file rule of its kind: what they do is not known, so the hook runs and decides."""
+        from hookwright.core.actions import ProcExec  # loaded with the actions given
+
         wanted = ACTION_RULES[self.tool]
         for action in actions:
             if isinstance(action, ProcExec) and action.opaque:
@@ -621,6 +623,8 @@ class IfRule:
         return False
 
     def _action_matches(self, action: Action, cwd: str | None, home: str | None) -> bool:
+        from hookwright.core.actions import FileDelete, FileRead, FileWrite, NetFetch, ProcExec
+
         regex = self._regex
         if isinstance(action, ProcExec):
             assert regex is not None

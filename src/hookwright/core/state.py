@@ -13,7 +13,6 @@ operation counts, set sizes, TTLs) and refuses anything else whole, with a one-l
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -130,6 +129,8 @@ def _scalar(key: str, value: object) -> Scalar:
             raise StateError(f"set.{key}: integer larger than 2**53")
         return value  # type: ignore[return-value]
     if type(value) is float:
+        import math  # here: a state value is rarely a float
+
         if not math.isfinite(value):
             raise StateError(f"set.{key}: expected a finite number")
         return value

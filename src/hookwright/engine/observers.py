@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import itertools
-import queue
 import threading
 import time
 from collections.abc import Callable, Collection
@@ -21,6 +20,7 @@ from hookwright.core.logs import LazyLogger
 
 if TYPE_CHECKING:
     import asyncio
+    import queue
 
 log = LazyLogger("hookwright.engine.observers")
 
@@ -59,7 +59,8 @@ class ObserverBus:
         self.delivered = 0
         self.failed = 0
         self._observers: list[_Observer] = []
-        self._queue: queue.Queue[Any] = queue.Queue(maxsize=capacity)
+        #: Made with the first observer: an engine without any (most) loads no `queue`.
+        self._queue: queue.Queue[Any] | None = None
         self._seq = itertools.count(1)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -74,6 +75,10 @@ class ObserverBus:
         wanted = None if kinds is None or {"*", "all", ""} & set(kinds) else frozenset(kinds)
         is_async = inspect.iscoroutinefunction(func)
         label = name or str(getattr(func, "__qualname__", repr(func)))
+        if self._queue is None:
+            import queue
+
+            self._queue = queue.Queue(maxsize=self.capacity)
         self._observers.append(_Observer(func, wanted, is_async, label))
 
     def remove(self, func: ObserverFunc) -> None:
@@ -85,11 +90,14 @@ class ObserverBus:
 
     def publish(self, kind: str, payload: dict[str, Any] | None = None) -> bool:
         """Queue an event for the observers; False when it was dropped."""
-        if not self._observers:
+        events = self._queue
+        if not self._observers or events is None:
             return False
+        import queue
+
         event = RuntimeEvent(kind, payload or {}, time.time(), next(self._seq))
         try:
-            self._queue.put_nowait(event)
+            events.put_nowait(event)
         except queue.Full:
             self.dropped += 1
             return False
@@ -108,16 +116,18 @@ class ObserverBus:
     def _run(self) -> None:
         import asyncio
 
+        events = self._queue
+        assert events is not None  # the thread starts with the first published event
         loop = asyncio.new_event_loop()
         try:
             while True:
-                item = self._queue.get()
+                item = events.get()
                 try:
                     if item is _STOP:
                         return
                     self._deliver(loop, item)
                 finally:
-                    self._queue.task_done()
+                    events.task_done()
         finally:
             loop.close()
 
@@ -139,18 +149,21 @@ class ObserverBus:
 
     def drain(self, timeout: float = 5.0) -> None:
         """Wait until every queued event has been delivered (tests, shutdown)."""
-        if self._thread is None:
+        events = self._queue
+        if self._thread is None or events is None:
             return
         deadline = time.monotonic() + timeout
-        while self._queue.unfinished_tasks and time.monotonic() < deadline:
+        while events.unfinished_tasks and time.monotonic() < deadline:
             time.sleep(0.002)
 
     def close(self) -> None:
-        thread = self._thread
-        if thread is None:
+        thread, events = self._thread, self._queue
+        if thread is None or events is None:
             return
+        import queue
+
         self.drain(timeout=2.0)
         with contextlib.suppress(queue.Full):
-            self._queue.put(_STOP, timeout=1.0)
+            events.put(_STOP, timeout=1.0)
         thread.join(timeout=2.0)
         self._thread = None

@@ -39,13 +39,15 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hookwright.core.spec import RunContext
 from hookwright.engine.defaults import engine_defaults
 from hookwright.engine.inbox import AsyncInbox
 from hookwright.engine.state import StateStore
-from hookwright.transports.base import IoRunner, WarmRunner, WorkerRunner
+
+if TYPE_CHECKING:
+    from hookwright.transports.base import IoRunner, WarmRunner, WorkerRunner
 
 ModelKind = Literal["prompt", "agent"]
 

@@ -48,10 +48,10 @@ from hookwright.config.loading import (
 )
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
+from hookwright.core.systems import system_name
 from hookwright.core.words import counted, listed
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 from hookwright.dialects.claude_version_setting import choose_profile
-from hookwright.host.labels import system_name
 from hookwright.host.load_failures import LoadFailure, load_failures
 
 if TYPE_CHECKING:

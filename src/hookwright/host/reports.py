@@ -9,7 +9,6 @@ from pathlib import Path
 from hookwright.core.effects import failure_fix
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
 from hookwright.core.spec import HookSpec
-from hookwright.host.labels import label_of, own_event
 
 #: `report(kind, **fields)`: kinds ``hooks_running`` (with ``status``: the status messages of
 #: the hooks about to run), ``hooks_done``, ``hook_result`` (with ``code``: a failed hook's
@@ -26,6 +25,8 @@ Reporter = Callable[..., None]
 
 
 def report_verdict(report: Reporter, verdict: Verdict, project_dir: Path | None = None) -> None:
+    from hookwright.host.labels import label_of, own_event  # here: a bridge reports nothing
+
     event = verdict.event.value
     for result in verdict.results:
         spec = result.hook

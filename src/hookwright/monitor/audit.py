@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import getpass
 import os
 import threading
 import time
@@ -83,10 +82,25 @@ def _env_rollover() -> bool:
     return value == "daily"
 
 
+#: Where `getpass.getuser` looks for the user's name, in its order.
+_USER_VARIABLES = ("LOGNAME", "USER", "LNAME", "USERNAME")
+
+
 def _user() -> str | None:
+    """The name `getpass.getuser()` answers, without importing `getpass` (which imports
+    `termios` at its top, for a password prompt an audit never shows): the first of its
+    variables set, else the password database's entry for this uid."""
+    for name in _USER_VARIABLES:
+        user = os.environ.get(name)
+        if user:
+            return user
     try:
-        return getpass.getuser()
-    except (KeyError, OSError):
+        import pwd
+    except ImportError:
+        return None
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
         return None
 
 
@@ -184,6 +198,8 @@ class AuditLog:
         self._drained = threading.Event()
         self._closed = False
         self._thread: threading.Thread | None = None
+        #: Records are written by the thread that flushes or closes the log (`write_on_close`).
+        self._on_close = False
         self._lock = threading.Lock()
         #: Every record is marked ``"test": true`` (`hookwright hooks test`).
         self.test = False
@@ -262,7 +278,17 @@ class AuditLog:
             return
         self._pending.append(item)
         if self._thread is None:
-            self._start()
+            if self._on_close:
+                _live_logs.add(self)  # written at exit if never closed, as the writer's are
+            else:
+                self._start()
+
+    def write_on_close(self) -> None:
+        """Keep the records until `flush` or `close`, and write them then on the calling
+        thread: for a process that answers one event and closes its session right after,
+        which has nothing to write meanwhile (no writer thread to start, wake and hand the
+        records to). A writer already started stays in charge."""
+        self._on_close = True
 
     def _start(self) -> None:
         with self._lock:
@@ -286,6 +312,15 @@ class AuditLog:
                 self._drained.set()
                 if self._closed:
                     return
+
+    def _drain_here(self) -> None:
+        """What the writer does with the pending records, done by the calling thread
+        (`write_on_close`): nothing a record holds may raise into the caller."""
+        with self._lock:
+            try:
+                self._drain()
+            except Exception:
+                log.exception("audit: a batch of records was lost")
 
     def _drain(self) -> None:
         if not self._pending:
@@ -451,6 +486,8 @@ class AuditLog:
     def flush(self, timeout: float = 5.0) -> None:
         """Wait until every submitted verdict is written."""
         if self._thread is None:
+            if self._on_close:
+                self._drain_here()
             return
         deadline = time.monotonic() + timeout
         while self._pending or not self._idle.is_set():

@@ -20,7 +20,6 @@ either way."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -34,6 +33,7 @@ from hookwright.core.digests import sha256_function
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
 from hookwright.core.logs import LazyLogger
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
+from hookwright.monitor import names_a_collector
 from hookwright.monitor.otel_relay import (
     OpenCalls,
     RelayedTool,
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from hookwright.core.spec import HookSpec
     from hookwright.monitor.audit import AuditSink
 
-ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 #: Sessions whose first dispatch is remembered for their root span.
 MAX_OPEN_SESSIONS = 1024
 log = LazyLogger("hookwright.monitor.otel")
@@ -327,7 +326,7 @@ def _environment_tracer() -> Tracer | None:
 def spans_from_environment(audit: AuditSink) -> DispatchSpans | None:
     """The spans of an engine whose environment names a collector, else None (and nothing of
     OpenTelemetry imported)."""
-    if not any(os.environ.get(name) for name in ENDPOINT_VARIABLES):
+    if not names_a_collector():
         return None
     tracer = _environment_tracer()
     return None if tracer is None else DispatchSpans(tracer, audit)

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Verdict
 from hookwright.core.spec import HookSpec
-from hookwright.monitor import tracing
 from hookwright.monitor.audit import AuditSink
 from hookwright.monitor.debug import state as debug
-from hookwright.monitor.otel import DispatchSpans
+
+if TYPE_CHECKING:
+    from hookwright.monitor import tracing
+    from hookwright.monitor.otel import DispatchSpans
 
 
 class EngineMonitor:
@@ -44,6 +47,8 @@ class EngineMonitor:
 
     def before(self, inp: HookInput, registered: Mapping[Event, Sequence[HookSpec]]) -> int | None:
         if debug.on:
+            from hookwright.monitor import tracing  # here: the trace is off unless asked for
+
             tracing.selection(registered.get(inp.event, ()), inp, self.explain)
         elif self.spans is None and not self.audit.active:
             # Nothing to trace, time or record: the engine skips `after`.
@@ -56,6 +61,8 @@ class EngineMonitor:
                 self.spans.quiet(inp, verdict)
             return
         if debug.on:
+            from hookwright.monitor import tracing
+
             tracing.results(verdict)
         if self.spans is not None:
             self.spans.dispatch(inp, verdict, mark)

@@ -34,8 +34,8 @@ import time
 from collections.abc import Collection, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 
-#: The environment variable carrying a hook or tool run's token.
-MARKER = "HOOKWRIGHT_HOOK_RUN"
+from hookwright.transports.marker import MARKER as MARKER
+
 #: A run's token is this many random bytes, in hex.
 TOKEN_BYTES = 12
 _PR_SET_CHILD_SUBREAPER = 36

@@ -18,11 +18,9 @@ as the request body.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from typing import Any, Final
 
-from hookwright.core.actions import WIRE_FIELD, actions_json
 from hookwright.core.events import Event, HookInput
 
 E = Event
@@ -215,6 +213,8 @@ def encode_input(inp: HookInput, *, actions: bool = False) -> dict[str, Any]:
             wire[name] = None
         put(name, value)
     if actions and inp.tool_name:
+        from hookwright.core.actions import WIRE_FIELD, actions_json  # here: asked by the hook
+
         wire[WIRE_FIELD] = actions_json(inp.actions)
     return wire
 
@@ -229,6 +229,8 @@ def _js(value: Any) -> Any:
     if type(value) in _PLAIN:
         return value
     if isinstance(value, float):
+        import math  # here: an answer or an input rarely holds a float
+
         if not math.isfinite(value):
             return None
         if value.is_integer() and abs(value) < _PLAIN_INTEGER_LIMIT:
