@@ -99,6 +99,8 @@ CONCURRENCY_NOTE: Final = (
 
 #: A model name's date suffix (``-20251001``).
 _DATED: Final = re.compile(r"-\d{8}$")
+#: A model name's context-size tag, which no request carries (``claude-opus-5[1m]``).
+_CONTEXT_TAG: Final = re.compile(r"\[1m\]$", re.IGNORECASE)
 #: The effort level of a model that a version's model table gives none.
 FALLBACK_EFFORT: Final = "high"
 
@@ -179,6 +181,15 @@ class ClaudeCodeProfile:
         alias = self.alias(name)
         return name if alias is None else alias.model
 
+    def request_model(self, name: str, *, planning: bool = False) -> str:
+        """The model a session on `name` sends its requests to: one of the version's names as
+        its model (``opusplan``'s Opus in plan mode), else `name` without a ``[1m]`` tag
+        (measured with ``--model`` in both versions)."""
+        alias = self.alias(name)
+        if alias is None:
+            return _CONTEXT_TAG.sub("", name)
+        return alias.planning if planning and alias.planning else alias.model
+
     def display_name(self, model: str) -> str:
         """What a local command's output calls `model` (one of the version's names: its label,
         else its model's)."""
@@ -210,7 +221,7 @@ class ClaudeCodeProfile:
         """The note a session on `model` that can launch subagents gets after its first
         prompt (None: none; a model no profile's model table lists gets none either, so a
         model Claude Code never called is sent nothing it was not measured to send)."""
-        undated = _DATED.sub("", model)
+        undated = _DATED.sub("", self.request_model(model))
         if undated not in known_models() or undated in self.quiet_models:
             return None
         return CONCURRENCY_NOTE
@@ -218,7 +229,7 @@ class ClaudeCodeProfile:
     def effort_for(self, model: str, setting: str | None) -> str | None:
         """The effort level this version sends hooks for a session or turn on `model`, the
         settings' `effortLevel` being `setting` (None: unset); None: no `effort` field."""
-        undated = _DATED.sub("", model)
+        undated = _DATED.sub("", self.request_model(model))
         known = dict(self.effort_defaults)
         if undated in known and known[undated] is None:
             return None
