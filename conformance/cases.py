@@ -45,6 +45,7 @@ from conformance.skill_cases import (
     repeated_skill_cases,
     resume_cases,
     slash_and_skill_cases,
+    unknown_skill_cases,
 )
 from conformance.subagent_cases import read_set_cases
 
@@ -851,6 +852,7 @@ CASES: list[Case] = [
     *missing_file_hint_cases(),
     *read_set_cases(),
     *slash_and_skill_cases(),
+    *unknown_skill_cases(),
     *nested_command_cases(),
     *frontmatter_cases(),
     *repeated_skill_cases(),

@@ -47,7 +47,13 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
 * a tool input refused both for a value outside a key's options (Agent's ``model: "gpt"``)
   and for another issue lists that value in 2.1.332 and leaves it out in 2.1.240 (measured);
 * a Write to a folder is refused before any hook in 2.1.332 and fails after PreToolUse in
-  2.1.240 (measured).
+  2.1.240 (measured);
+* the ``Skill`` tool knows each version's own commands and bundled skills, refuses a UI or
+  CLI command by its kind and suggests the closest name for an unknown one (measured:
+  `hookwright.dialects.claude_commands`);
+* ``opusplan`` calls the version's Opus in plan mode and its Sonnet otherwise, and a ``[1m]``
+  name (``sonnet[1m]``, ``claude-opus-5[1m]``) calls its model without the tag (measured with
+  ``--model``: the requests' ``model``; the ``effort`` hooks read is that model's).
 """
 
 from __future__ import annotations
@@ -68,6 +74,11 @@ from hookwright.dialects.claude_catalogs import (
     cache_write_usd,
     listed,
     named,
+)
+from hookwright.dialects.claude_commands import (
+    COMMANDS_2_1_240,
+    COMMANDS_2_1_332,
+    BuiltinCommand,
 )
 
 Version = tuple[int, int, int]
@@ -167,6 +178,9 @@ class ClaudeCodeProfile:
     #: What ``/model NAME``'s output adds for a model the catalog does not list, ``{model}``
     #: the model's id (None: nothing).
     unknown_model_note: str | None = None
+    #: The version's own commands and bundled skills, in the order a ``Skill`` call of an
+    #: unknown name looks for a close one among them (`hookwright.dialects.claude_commands`).
+    builtin_commands: tuple[BuiltinCommand, ...] = COMMANDS_2_1_240
 
     @property
     def shown(self) -> str:
@@ -290,6 +304,7 @@ V2_1_332: Final = replace(
     refuses_folder_writes=True,
     plain_hint_extensions=True,
     unknown_model_note=UNKNOWN_MODEL_NOTE,
+    builtin_commands=COMMANDS_2_1_332,
 )
 
 #: Every profile, oldest first.
