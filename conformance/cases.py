@@ -35,6 +35,7 @@ from conformance.model_cases import model_switch_cases
 from conformance.order_cases import input_order_cases, unread_file_cases
 from conformance.refusal_cases import (
     agent_unknown_key_cases,
+    bash_timeout_cases,
     edit_create_cases,
     missing_file_hint_cases,
     refusal_cases,
@@ -848,6 +849,7 @@ CASES: list[Case] = [
     *unread_file_cases(),
     *refusal_cases(),
     *edit_create_cases(),
+    *bash_timeout_cases(),
     *agent_unknown_key_cases(),
     *missing_file_hint_cases(),
     *read_set_cases(),
