@@ -245,3 +245,33 @@ def test_the_skill_tool_names_no_path(tmp_path: Path, isolated_home: Path) -> No
     [result] = user_contents(isolated_home)[1]
     refused = "<tool_use_error>Unknown skill: ../../../outside</tool_use_error>"
     assert result["is_error"] and result["content"] == refused
+
+
+def test_a_hint_names_nested_commands_and_follows_no_linked_commands_folder(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """A project's nested command is a candidate (``sub:name``); the user's ``commands``
+    folder, a link elsewhere, is not walked for hints."""
+    project(tmp_path, {".claude/commands/deep/qqqqqqqqq1.md": "x\n"})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "wwwwwwwww1.md").write_text("x\n")
+    (isolated_home / ".claude").mkdir(exist_ok=True)
+    (isolated_home / ".claude" / "commands").symlink_to(elsewhere)
+    calls = [
+        {"id": f"toolu_{n}", "name": "Skill", "arguments": {"skill": name}}
+        for n, name in enumerate(["deep:qqqqqqqqq2", "wwwwwwwww2"])
+    ]
+    run(
+        tmp_path,
+        isolated_home,
+        "go",
+        [{"tool_calls": calls}, {"content": "done"}],
+        "bypassPermissions",
+    )
+    results = [entry[0]["content"] for entry in user_contents(isolated_home)[1:3]]
+    assert results == [
+        "<tool_use_error>Unknown skill: deep:qqqqqqqqq2. Did you mean deep:qqqqqqqqq1?"
+        "</tool_use_error>",
+        "<tool_use_error>Unknown skill: wwwwwwwww2</tool_use_error>",
+    ]
