@@ -35,6 +35,7 @@ from conformance.model_cases import model_switch_cases
 from conformance.order_cases import input_order_cases, unread_file_cases
 from conformance.refusal_cases import (
     agent_unknown_key_cases,
+    bash_timeout_cases,
     edit_create_cases,
     missing_file_hint_cases,
     refusal_cases,
@@ -45,6 +46,7 @@ from conformance.skill_cases import (
     repeated_skill_cases,
     resume_cases,
     slash_and_skill_cases,
+    unknown_skill_cases,
 )
 from conformance.subagent_cases import read_set_cases
 
@@ -847,10 +849,12 @@ CASES: list[Case] = [
     *unread_file_cases(),
     *refusal_cases(),
     *edit_create_cases(),
+    *bash_timeout_cases(),
     *agent_unknown_key_cases(),
     *missing_file_hint_cases(),
     *read_set_cases(),
     *slash_and_skill_cases(),
+    *unknown_skill_cases(),
     *nested_command_cases(),
     *frontmatter_cases(),
     *repeated_skill_cases(),

@@ -90,6 +90,39 @@ def model_name_cases() -> list[Case]:
     ]
 
 
+def _flag(name: str, model: str, *, planning: bool = False) -> Case:
+    """A session started on `model` (``--model`` for both agents): where its requests go and
+    the `effort` its hooks read. In plan mode (`planning`) the model answers at once: each agent
+    words plan mode its own way, so the texts are not compared."""
+    if planning:
+        turns, watched = [Turn("done")], observers("SessionStart", "UserPromptSubmit", "Stop")
+        compared = frozenset({"stdin", "order", "models"})
+    else:
+        turns, watched = WRITES, observers("SessionStart", "PreToolUse", "PostToolUse", "Stop")
+        compared = frozenset({"stdin", "order", "model", "files", "models"})
+    return Case(
+        name,
+        "go",
+        turns,
+        watched,
+        permission_mode="plan" if planning else "bypassPermissions",
+        compare=compared,
+        claude_args=("--model", model),
+        hookwright_args=("--model", f"anthropic:{model}"),
+    )
+
+
+def model_flag_cases() -> list[Case]:
+    """``opusplan`` (the version's Opus in plan mode, its Sonnet otherwise) and a ``[1m]``
+    name (a family's or a model id's: the requests go to the model without the suffix)."""
+    return [
+        _flag("model-flag-opusplan", "opusplan"),
+        _flag("model-flag-opusplan-plan", "opusplan", planning=True),
+        _flag("model-flag-sonnet-1m", "sonnet[1m]"),
+        _flag("model-flag-id-1m", "claude-opus-5[1m]"),
+    ]
+
+
 def model_switch_cases() -> list[Case]:
     """`/model NAME` (a model the version names, a family name, one it does not know),
     `/model` alone (listing the version's names for models), and a switch a PreModelSwitch
@@ -105,6 +138,7 @@ def model_switch_cases() -> list[Case]:
         _switch("model-switch-unknown", "/model claude-foo-9", *observers(*SWITCH_EVENTS)),
         _switch("model-switch-denied", "/model claude-sonnet-5-5", _gate("deny")),
         *model_name_cases(),
+        *model_flag_cases(),
         _switch("model-switch-ask", "/model claude-sonnet-5-5", _gate("ask")),
         _switch(
             "model-switch-context",

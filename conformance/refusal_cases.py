@@ -68,6 +68,26 @@ def refusal_cases() -> list[Case]:
     ]
 
 
+def bash_timeout_cases() -> list[Case]:
+    """A Bash call past its `timeout` that starts with ``sleep``: killed at the timeout in both
+    versions (exit code 143, what it printed before, PostToolUseFailure), its later commands
+    never run. (Claude Code moves any other command that times out to the background, which
+    hookwright does not: docs/claude-code.md.)"""
+    return [
+        _case(
+            "bash-timeout-killed",
+            ToolUse(
+                "toolu_a", "Bash", {"command": "sleep 5; echo late > late.txt", "timeout": 1000}
+            ),
+            ToolUse(
+                "toolu_b",
+                "Bash",
+                {"command": "sleep 0.1 && echo early && sleep 5 && touch b.txt", "timeout": 1500},
+            ),
+        ),
+    ]
+
+
 def edit_create_cases() -> list[Case]:
     """An Edit with an empty `old_string`: a missing file is created (its folders too), a file
     of whitespace only is taken; the created file is then edited."""

@@ -113,6 +113,52 @@ def slash_and_skill_cases() -> list[Case]:
     ]
 
 
+#: Names no skill has: near a project skill, a command, the version's own commands, bundled
+#: skills and aliases (with spaces and a slash around one), or near nothing.
+NEAR_NAMES = (
+    "gret",
+    " /gret ",
+    "Greet",
+    "zop",
+    "deploy-ap",
+    "revew",
+    "compakt",
+    "hep",
+    "simplfy",
+    "int",
+    "cg",
+    "rn",
+    "securty-review",
+    "contxt",
+    "tsks",
+    "xyzzy",
+)
+#: The version's own commands (a UI one, a CLI one, an alias of each, a bundled skill that
+#: refuses the model).
+OWN_COMMANDS = ("cost", "help", "quit", "clear", "reset", "checkup", "batch")
+
+
+def unknown_skill_cases() -> list[Case]:
+    """`Skill` calls of names no skill has, refused before any hook: `Did you mean` the closest
+    name among the project's skills and commands and the version's own, and the refusal of a
+    command of the version; then a name with spaces and a slash around it, which runs."""
+    files = {
+        ".claude/skills/greet/SKILL.md": SKILL,
+        ".claude/skills/zip/SKILL.md": "---\ndescription: Zips\n---\nZip.\n",
+        ".claude/commands/zap.md": "Zap.\n",
+        ".claude/commands/deploy-app.md": "Deploy.\n",
+    }
+    names = (*NEAR_NAMES, *OWN_COMMANDS)
+    calls = [skill_call(f"toolu_{index:02d}", name) for index, name in enumerate(names)]
+    turns = [
+        Turn(tools=calls),
+        Turn(tools=[skill_call("toolu_z", " /greet ", "world")]),
+        Turn("done"),
+    ]
+    hooks = observers(*PROMPT_GATE, *TOOL_EVENTS, "PostToolUseFailure")
+    return [Case("skill-tool-near-names", "go", turns, hooks, files)]
+
+
 def nested_command_cases() -> list[Case]:
     """A legacy command in a subfolder of ``commands/``: typed and called by the model as
     ``sub:hello`` (folders and file name joined by ``:``)."""

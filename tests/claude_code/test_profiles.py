@@ -227,3 +227,50 @@ def test_every_name_for_a_model_means_a_model_of_the_version_catalog(
             assert profile.unrecognized(model) is None
     assert V2_1_332.unrecognized("claude-foo-9") is not None
     assert V2_1_240.unrecognized("claude-foo-9") is None
+
+
+def _models_of(model: str, mode: str, version: str) -> tuple[list[str], list[str]]:
+    """The model of each request of a session started on `model` in `mode`, and the effort
+    levels its hooks read."""
+    case = Case(
+        "model-flag",
+        "go",
+        [Turn(tools=[ToolUse("toolu_a", "Bash", {"command": "true"})]), Turn("done")],
+        [Hook("PreToolUse", "pre"), Hook("Stop", "stop")],
+        permission_mode=mode,
+        hookwright_args=("--model", f"anthropic:{model}"),
+    )
+    with FakeAnthropic() as fake:
+        observation = run("hookwright", case, fake, version=version)
+    try:
+        assert observation.returncode == 0, observation.stderr
+        efforts = [json.loads(h["stdin"])["effort"]["level"] for h in observation.hooks]
+        return view(observation, frozenset({"models"}))["models"], efforts
+    finally:
+        cleanup(observation)
+
+
+@pytest.mark.parametrize(
+    ("version", "sonnet", "opus", "effort"),
+    [
+        ("2.1.240", "claude-sonnet-5", "claude-opus-5", "high"),
+        ("2.1.332", "claude-sonnet-5-5", "claude-opus-5-5", "medium"),
+    ],
+)
+def test_opusplan_calls_opus_in_plan_mode_and_sonnet_otherwise(
+    version: str, sonnet: str, opus: str, effort: str
+) -> None:
+    assert _models_of("opusplan", "bypassPermissions", version) == ([sonnet] * 2, [effort] * 2)
+    planned, _ = _models_of("opusplan", "plan", version)
+    assert planned and set(planned) == {opus}
+
+
+def test_a_1m_tag_is_left_off_the_requests_model() -> None:
+    assert _models_of("sonnet[1m]", "bypassPermissions", "2.1.332") == (
+        ["claude-sonnet-5-5"] * 2,
+        ["medium"] * 2,
+    )
+    models, _ = _models_of("claude-opus-5[1M]", "bypassPermissions", "2.1.240")
+    assert models == ["claude-opus-5"] * 2
+    assert V2_1_332.request_model("claude-foo-9[1m]") == "claude-foo-9"
+    assert V2_1_332.request_model("claude-foo-9[2m]") == "claude-foo-9[2m]"

@@ -152,12 +152,48 @@ def test_the_model_invokes_a_skill_with_the_skill_tool(tmp_path: Path, isolated_
 
 def test_an_unknown_skill_is_an_error_for_the_model(tmp_path: Path, isolated_home: Path) -> None:
     project(tmp_path, {".claude/skills/greet/SKILL.md": SKILL})
-    turns = [skill("toolu_a", "nope", ""), {"content": "done"}]
+    turns = [skill("toolu_a", "xyzzy-frobnicate", ""), {"content": "done"}]
     hooks = run(tmp_path, isolated_home, "go", turns, "bypassPermissions")
     assert hooks == [], "refused before any hook, as Claude Code refuses it"
     [result] = user_contents(isolated_home)[1]
-    refused = "<tool_use_error>Unknown skill: nope</tool_use_error>"
+    refused = "<tool_use_error>Unknown skill: xyzzy-frobnicate</tool_use_error>"
     assert (result["content"], result["is_error"]) == (refused, True)
+
+
+def test_an_unknown_skill_names_the_closest_skill_or_command(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Within two edits: the project's skill before its command, then Claude Code's own
+    commands; its own UI command is refused by its kind; nothing near reads as before."""
+    files = {".claude/skills/zip/SKILL.md": SKILL, ".claude/commands/zap.md": "Zap.\n"}
+    project(tmp_path, files)
+    names = ["zop", "zpa", " /zup ", "hep", "cost", "qwertyuiop", "z" * 5000]
+    calls = [
+        {"id": f"toolu_{n}", "name": "Skill", "arguments": {"skill": name}}
+        for n, name in enumerate(names)
+    ]
+    hooks = run(
+        tmp_path,
+        isolated_home,
+        "go",
+        [{"tool_calls": calls}, {"content": "done"}],
+        "bypassPermissions",
+    )
+    assert hooks == [], "refused before any hook"
+    results = [entry[0]["content"] for entry in user_contents(isolated_home)[1:8]]
+    assert results == [
+        f"<tool_use_error>{text}</tool_use_error>"
+        for text in (
+            "Unknown skill: zop. Did you mean zip?",
+            "Unknown skill: zpa. Did you mean zap?",
+            "Unknown skill: zup. Did you mean zip?",
+            "Unknown skill: hep. Did you mean help?",
+            "cost is a UI command, not a skill. Ask the user to run /cost themselves \u2014 it "
+            "cannot be invoked via the Skill tool.",
+            "Unknown skill: qwertyuiop",
+            f"Unknown skill: {'z' * 5000}",
+        )
+    ]
 
 
 #: What the skill's hooks read on the two Bash calls after it was invoked: its `once` hook only
@@ -209,3 +245,33 @@ def test_the_skill_tool_names_no_path(tmp_path: Path, isolated_home: Path) -> No
     [result] = user_contents(isolated_home)[1]
     refused = "<tool_use_error>Unknown skill: ../../../outside</tool_use_error>"
     assert result["is_error"] and result["content"] == refused
+
+
+def test_a_hint_names_nested_commands_and_follows_no_linked_commands_folder(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """A project's nested command is a candidate (``sub:name``); the user's ``commands``
+    folder, a link elsewhere, is not walked for hints."""
+    project(tmp_path, {".claude/commands/deep/qqqqqqqqq1.md": "x\n"})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "wwwwwwwww1.md").write_text("x\n")
+    (isolated_home / ".claude").mkdir(exist_ok=True)
+    (isolated_home / ".claude" / "commands").symlink_to(elsewhere)
+    calls = [
+        {"id": f"toolu_{n}", "name": "Skill", "arguments": {"skill": name}}
+        for n, name in enumerate(["deep:qqqqqqqqq2", "wwwwwwwww2"])
+    ]
+    run(
+        tmp_path,
+        isolated_home,
+        "go",
+        [{"tool_calls": calls}, {"content": "done"}],
+        "bypassPermissions",
+    )
+    results = [entry[0]["content"] for entry in user_contents(isolated_home)[1:3]]
+    assert results == [
+        "<tool_use_error>Unknown skill: deep:qqqqqqqqq2. Did you mean deep:qqqqqqqqq1?"
+        "</tool_use_error>",
+        "<tool_use_error>Unknown skill: wwwwwwwww2</tool_use_error>",
+    ]

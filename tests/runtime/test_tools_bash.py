@@ -11,7 +11,7 @@ import pytest
 from bounds import eventually
 from hookwright.runtime.tools import bash as bash_module
 from hookwright.runtime.tools.base import ToolContext, ToolInputError, ToolOutput
-from hookwright.runtime.tools.bash import BashTool, CappedText, timeout_for
+from hookwright.runtime.tools.bash import BashTool, CappedText, duration_text, timeout_for
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="process checks read /proc"
@@ -182,10 +182,29 @@ async def test_timeout_kills_the_whole_process_group(ctx: ToolContext) -> None:
     assert output.data is not None
     assert output.data["interrupted"] is True
     assert output.error is not None
-    assert output.error.splitlines()[0] == "Exit code 143"
-    assert output.error.splitlines()[-1] == "Command timed out after 0.3s"
     child = int(output.data["stdout"])
+    assert output.error == f"Exit code 143\nCommand timed out after 0s\n{child}", (
+        "Claude Code's order: the timeout before the output, in whole seconds"
+    )
     assert eventually(lambda: not running(child))
+
+
+@pytest.mark.parametrize(
+    ("ms", "text"),
+    [
+        (0, "0s"),
+        (0.5, "0.0s"),
+        (1500, "1s"),
+        (59_999, "59s"),
+        (60_000, "1m 0s"),
+        (119_600, "2m 0s"),
+        (600_000, "10m 0s"),
+        (3_600_000, "1h 0m 0s"),
+        (90_061_000, "1d 1h 1m"),
+    ],
+)
+def test_a_duration_reads_as_claude_code_words_it(ms: float, text: str) -> None:
+    assert duration_text(ms) == text
 
 
 async def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(ctx: ToolContext) -> None:

@@ -61,6 +61,8 @@ class ModelAlias:
     also: tuple[str, ...] = ()
     #: The hooks read the name as ``requested_model`` (False: ``null``, for ``default``).
     requested: bool = True
+    #: The model requests go to in plan mode instead of `model` (``opusplan``'s Opus).
+    planning: str | None = None
 
 
 #: What both catalogs list alike.
@@ -119,7 +121,9 @@ ALIASES_2_1_240: Final = (
     ModelAlias("sonnet[1m]", "claude-sonnet-5"),
     ModelAlias("opus[1m]", "claude-opus-5", "Opus 5 (1M context)"),
     ModelAlias("fable[1m]", "claude-fable-5"),
-    ModelAlias("opusplan", "claude-sonnet-5", "Opus in plan mode, else Sonnet"),
+    ModelAlias(
+        "opusplan", "claude-sonnet-5", "Opus in plan mode, else Sonnet", planning="claude-opus-5"
+    ),
     ModelAlias("default", "claude-opus-5", "Opus 5 (1M context) (default)", requested=False),
 )
 
@@ -137,6 +141,7 @@ ALIASES_2_1_332: Final = (
         "claude-sonnet-5-5",
         "Opus in plan mode, else Sonnet",
         also=("claude-opus-5-5",),
+        planning="claude-opus-5-5",
     ),
     ModelAlias("default", "claude-opus-5-5", "Opus 5.5 (default)", requested=False),
 )

@@ -47,7 +47,13 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
 * a tool input refused both for a value outside a key's options (Agent's ``model: "gpt"``)
   and for another issue lists that value in 2.1.332 and leaves it out in 2.1.240 (measured);
 * a Write to a folder is refused before any hook in 2.1.332 and fails after PreToolUse in
-  2.1.240 (measured).
+  2.1.240 (measured);
+* the ``Skill`` tool knows each version's own commands and bundled skills, refuses a UI or
+  CLI command by its kind and suggests the closest name for an unknown one (measured:
+  `hookwright.dialects.claude_commands`);
+* ``opusplan`` calls the version's Opus in plan mode and its Sonnet otherwise, and a ``[1m]``
+  name (``sonnet[1m]``, ``claude-opus-5[1m]``) calls its model without the tag (measured with
+  ``--model``: the requests' ``model``; the ``effort`` hooks read is that model's).
 """
 
 from __future__ import annotations
@@ -68,6 +74,11 @@ from hookwright.dialects.claude_catalogs import (
     cache_write_usd,
     listed,
     named,
+)
+from hookwright.dialects.claude_commands import (
+    COMMANDS_2_1_240,
+    COMMANDS_2_1_332,
+    BuiltinCommand,
 )
 
 Version = tuple[int, int, int]
@@ -99,6 +110,8 @@ CONCURRENCY_NOTE: Final = (
 
 #: A model name's date suffix (``-20251001``).
 _DATED: Final = re.compile(r"-\d{8}$")
+#: A model name's context-size tag, which no request carries (``claude-opus-5[1m]``).
+_CONTEXT_TAG: Final = re.compile(r"\[1m\]$", re.IGNORECASE)
 #: The effort level of a model that a version's model table gives none.
 FALLBACK_EFFORT: Final = "high"
 
@@ -165,6 +178,9 @@ class ClaudeCodeProfile:
     #: What ``/model NAME``'s output adds for a model the catalog does not list, ``{model}``
     #: the model's id (None: nothing).
     unknown_model_note: str | None = None
+    #: The version's own commands and bundled skills, in the order a ``Skill`` call of an
+    #: unknown name looks for a close one among them (`hookwright.dialects.claude_commands`).
+    builtin_commands: tuple[BuiltinCommand, ...] = COMMANDS_2_1_240
 
     @property
     def shown(self) -> str:
@@ -178,6 +194,15 @@ class ClaudeCodeProfile:
         """The model `name` means: the model of this version's name, else `name` itself."""
         alias = self.alias(name)
         return name if alias is None else alias.model
+
+    def request_model(self, name: str, *, planning: bool = False) -> str:
+        """The model a session on `name` sends its requests to: one of the version's names as
+        its model (``opusplan``'s Opus in plan mode), else `name` without a ``[1m]`` tag
+        (measured with ``--model`` in both versions)."""
+        alias = self.alias(name)
+        if alias is None:
+            return _CONTEXT_TAG.sub("", name)
+        return alias.planning if planning and alias.planning else alias.model
 
     def display_name(self, model: str) -> str:
         """What a local command's output calls `model` (one of the version's names: its label,
@@ -210,7 +235,7 @@ class ClaudeCodeProfile:
         """The note a session on `model` that can launch subagents gets after its first
         prompt (None: none; a model no profile's model table lists gets none either, so a
         model Claude Code never called is sent nothing it was not measured to send)."""
-        undated = _DATED.sub("", model)
+        undated = _DATED.sub("", self.request_model(model))
         if undated not in known_models() or undated in self.quiet_models:
             return None
         return CONCURRENCY_NOTE
@@ -218,7 +243,7 @@ class ClaudeCodeProfile:
     def effort_for(self, model: str, setting: str | None) -> str | None:
         """The effort level this version sends hooks for a session or turn on `model`, the
         settings' `effortLevel` being `setting` (None: unset); None: no `effort` field."""
-        undated = _DATED.sub("", model)
+        undated = _DATED.sub("", self.request_model(model))
         known = dict(self.effort_defaults)
         if undated in known and known[undated] is None:
             return None
@@ -279,6 +304,7 @@ V2_1_332: Final = replace(
     refuses_folder_writes=True,
     plain_hint_extensions=True,
     unknown_model_note=UNKNOWN_MODEL_NOTE,
+    builtin_commands=COMMANDS_2_1_332,
 )
 
 #: Every profile, oldest first.

@@ -306,6 +306,13 @@ class Agent:
         """The model name the next model call uses."""
         return self._turn_model or self._model_name or self.model.name
 
+    @property
+    def request_model_name(self) -> str:
+        """`model_name` as the Claude Code profile sends it: a version's name for a model as
+        that model (``opusplan`` by the permission mode), a ``[1m]`` tag left off."""
+        planning = self.policy.mode == "plan"
+        return self.hooks.claude_code.request_model(self.model_name, planning=planning)
+
     def use_model(self, model: Model, name: str) -> None:
         """Later model calls go to `model`, called `name` (`/model`, a subagent's own model);
         the hooks read the effort the Claude Code profile gives that model (measured: the
@@ -746,7 +753,7 @@ class Agent:
         self.flush_context()
         planned = await self.hooks.model_request(
             ModelRequest(
-                self.model_name,
+                self.request_model_name,
                 self.messages,
                 self.tools.definitions() if with_tools else [],
                 dict(self.config.model_options),

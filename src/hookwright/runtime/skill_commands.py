@@ -26,9 +26,11 @@ PreSkillShellCommand: without it nothing of the skill reaches the model and the 
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -54,6 +56,9 @@ MODEL_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\[\]-]*")
 #: ``$ARGUMENTS[N]`` or ``$N``: the Nth argument, counted from 0.
 POSITIONAL: Final = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$(\d+)")
 SKILL_FILE: Final = "SKILL.md"
+#: The most skills, and commands (and folders of commands), of one place `skill_names` looks
+#: at (a repository may hold any number).
+MAX_LISTED: Final = 1000
 #: Seconds a skill's shell command may run.
 COMMAND_TIMEOUT: Final = 120.0
 
@@ -142,6 +147,36 @@ def any_skill(agent: Agent) -> bool:
         if any(claude.glob(f"skills/*/{SKILL_FILE}")) or any(claude.glob("commands/**/*.md")):
             return True
     return False
+
+
+def skill_names(agent: Agent) -> list[str]:
+    """The names of the session's skills and legacy commands, in the order the ``Skill`` tool
+    looks for a close one: the project's (once trusted) before the user's, in each place its
+    skills before its commands (measured: ``zop`` reads ``Did you mean zip?`` for a skill
+    ``zip`` beside a command ``zap``); at most `MAX_LISTED` of each kind in a place."""
+    config = agent.config
+    roots = [*([config.project_dir] if config.project_trusted else []), config.home]
+    names: list[str] = []
+    for root in roots:
+        claude = root / ".claude"
+        skills = islice(claude.glob(f"skills/*/{SKILL_FILE}"), MAX_LISTED)
+        names += sorted(path.parent.name for path in skills)
+        names += sorted(_command_names(claude / "commands"))
+    return [name for name in names if NESTED_NAME.fullmatch(name)]
+
+
+def _command_names(folder: Path) -> list[str]:
+    """The commands under `folder` as ``sub:name``, looking at no more than `MAX_LISTED`
+    folders and never following a link out of it (a repository's ``commands`` may be a link
+    to the whole disk)."""
+    if folder.is_symlink():
+        return []
+    names: list[str] = []
+    walked = islice(os.walk(folder, followlinks=False), MAX_LISTED)
+    for place, _, files in walked:
+        prefix = Path(place).relative_to(folder).parts
+        names += [":".join((*prefix, name[:-3])) for name in files if name.endswith(".md")]
+    return names[:MAX_LISTED]
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hookwright.dialects.claude_commands import BUNDLED, RESERVED, closest, not_a_skill, reserved
 from hookwright.runtime.skill_commands import (
     MODEL_NAME,
     ShellCommandRefused,
     Skill,
     named_skill,
     reinvoked_note,
+    skill_names,
     skill_text,
 )
 from hookwright.runtime.tools import ToolContext, ToolOutput
@@ -59,24 +61,31 @@ class SkillTool(ModelTool[SkillInput]):
         self.agent = agent
 
     async def refusal(self, arguments: Mapping[str, Any], check: InputCheck) -> str | None:
-        """Claude Code's refusal, before any hook runs, of a name no skill has and of a skill
-        whose frontmatter sets ``disable-model-invocation`` (the same texts in 2.1.240 and
+        """Claude Code's refusal, before any hook runs, of a name no skill has (one of the
+        version's own commands by its kind, else with the closest name) and of a skill whose
+        frontmatter sets ``disable-model-invocation`` (the same texts in 2.1.240 and
         2.1.332)."""
-        name = str(arguments.get("skill", "")).removeprefix("/")
+        name = _name(str(arguments.get("skill", "")))
         skill = named_skill(self.agent, name)
         if skill is None:
-            return f"Unknown skill: {name}"
-        if skill.model_invocable:
-            return None
-        return (
-            f"Skill {name} cannot be used with Skill tool due to disable-model-invocation. Ask "
-            f"the user to run /{name} themselves \u2014 it cannot be invoked via the Skill tool. "
-            "Do not replicate this skill's workflow by other means \u2014 it is reserved for "
-            "explicit user invocation."
-        )
+            return self._unknown(name)
+        return None if skill.model_invocable else reserved(name)
+
+    def _unknown(self, name: str) -> str:
+        """The refusal of `name`, which names no skill of the session: a command of the
+        version by its kind, else an unknown skill and the closest name there is."""
+        commands = self.agent.hooks.claude_code.builtin_commands
+        kind = next((command.kind for command in commands if command.name == name), None)
+        if kind == RESERVED:
+            return reserved(name)
+        if kind is not None and kind != BUNDLED:
+            return not_a_skill(name, kind)
+        names = [*skill_names(self.agent), *(command.name for command in commands)]
+        near = closest(name, names)
+        return f"Unknown skill: {name}" + (f". Did you mean {near}?" if near else "")
 
     async def call(self, args: SkillInput, ctx: ToolContext) -> ToolOutput:
-        name = args.skill.removeprefix("/")
+        name = _name(args.skill)
         skill = named_skill(self.agent, name)
         if skill is None:
             return failure(f"Unknown skill: {name}")
@@ -101,3 +110,8 @@ class SkillTool(ModelTool[SkillInput]):
         if skill.model is not None and MODEL_NAME.fullmatch(skill.model):
             response["model"] = self.agent.hooks.claude_code.model_named(skill.model)
         return response
+
+
+def _name(asked: str) -> str:
+    """The skill a call names: without surrounding spaces and a leading ``/`` (measured)."""
+    return asked.strip().removeprefix("/")

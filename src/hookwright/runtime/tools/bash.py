@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import math
 import os
 import re
 import shlex
@@ -344,10 +345,37 @@ def trim_output(text: str) -> str:
     return _LEADING_BLANK_LINES.sub("", text).rstrip()
 
 
-def _notes(result: ShellResult, args: BashInput, timeout_ms: float) -> list[str]:
+def duration_text(ms: float) -> str:
+    """A duration as Claude Code words it: whole seconds under a minute (``1s`` for 1500 ms),
+    else minutes and seconds (``2m 0s``), hours, days."""
+    if ms < 60_000:
+        if ms == 0:
+            return "0s"
+        return f"{ms / 1000:.1f}s" if ms < 1 else f"{math.floor(ms / 1000)}s"
+    days, rest = divmod(ms, 86_400_000)
+    hours, rest = divmod(rest, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds = _round_half_up(rest / 1000)
+    if seconds == 60:
+        seconds, minutes = 0, minutes + 1
+    if minutes == 60:
+        minutes, hours = 0, hours + 1
+    if hours == 24:
+        hours, days = 0, days + 1
+    if days:
+        return f"{int(days)}d {int(hours)}h {int(minutes)}m"
+    if hours:
+        return f"{int(hours)}h {int(minutes)}m {seconds}s"
+    return f"{int(minutes)}m {seconds}s"
+
+
+def _round_half_up(value: float) -> int:
+    """JavaScript's `Math.round`."""
+    return math.floor(value + 0.5)
+
+
+def _notes(result: ShellResult, args: BashInput) -> list[str]:
     notes: list[str] = []
-    if result.interrupted:
-        notes.append(f"Command timed out after {timeout_ms / 1000:g}s")
     if result.stray_killed:
         notes.append(
             "Background processes still holding the command's output were stopped; redirect "
@@ -371,9 +399,14 @@ def _to_output(
         "isImage": False,
         "noOutputExpected": no_output_expected(args.command),
     }
-    notes = _notes(result, args, timeout_ms)
+    notes = _notes(result, args)
     if result.exit_code == 0 and not result.interrupted:
         text = trim_output(output + settled.note) or BASH_NO_OUTPUT
         return ToolOutput("\n".join([text, *notes]), data=data, cwd=settled.cwd)
-    error = "\n".join([f"Exit code {result.exit_code}", *([output] if output else []), *notes])
+    # Claude Code says a timeout before the output (measured in 2.1.240 and 2.1.332).
+    timed_out = (
+        [f"Command timed out after {duration_text(timeout_ms)}"] if result.interrupted else []
+    )
+    lines = [f"Exit code {result.exit_code}", *timed_out, *([output] if output else []), *notes]
+    error = "\n".join(lines)
     return ToolOutput(error, is_error=True, data=data, error=error, cwd=settled.cwd)
