@@ -305,7 +305,7 @@ async def _start(
     """Report what will not run, add the agent's own tools, connect the dialects to the agent,
     start the hook processes and then the MCP servers; one line per problem."""
     engine, registry = agent.engine, agent.tools
-    report_not_run(engine, opened.not_run, agent.session_id)
+    report_not_run(engine, opened.not_run, agent.session_id, opened.unread)
     _register_agent_tools(registry, agent, settings.env)
     _connect_dialects(agent, engine, agent.model, opened.project_dir, opened.home)
     lines = await start_processes(engine, opened.watch)
