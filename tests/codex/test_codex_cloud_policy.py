@@ -106,7 +106,7 @@ async def test_an_embedder_s_session_is_refused_and_one_left_open_is_logged(
     home, project, env = unread_workspace(tmp_path, CLOSED_CODEX)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    with pytest.raises(ProjectRefused, match="not starting: .*it is absent"):
+    with pytest.raises(ProjectRefused, match=r"not starting: .*it is absent"):
         await HookSession.open(project, home=home)
     (home / ".hookwright" / "policy.yaml").write_text(CLOSED_OTHERS)
     with caplog.at_level(logging.WARNING, logger=NOT_RUN_LOGGER):
