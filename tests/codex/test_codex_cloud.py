@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from tests.cli_runner import run_scripted
 from tests.codex.project import bash, script
-from tests.codex.test_codex_layers import bound, hooks_json, reviews, run
+from tests.codex.test_codex_layers import bound, every_layer, hooks_json, inline, reviews, run
 
 from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.cloud import CACHE_FILE, cloud_layers
@@ -175,6 +175,56 @@ def test_config_fragments_are_managed_layers_the_bundle_s_last_first(tmp_path: P
         "bundle.config_toml.enterprise_managed[0]",
     ]
     assert {layer.file_read for layer in read.config} == {codex_home / CACHE_FILE}
+
+
+def test_config_fragment_hooks_run_unreviewed_between_the_system_s_and_the_user_s(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """Measured with Codex CLI 0.171.0 (conformance case
+    ``cloud_config_fragment_between_system_and_user``): the bundle's config hooks come after
+    the system's ``config.toml`` and before the user's, the bundle's last fragment first; no
+    review is needed, and ``[hooks.state] enabled = false`` does not turn them off."""
+    home, project = every_layer(tmp_path, managed_dir)
+    codex_home = home / ".codex"
+    auth_json(codex_home, "business")
+    fragments = [
+        {"id": f"c{index}", "name": f"F{index}", "contents": inline(f"cloud-{index}")}
+        for index in range(2)
+    ]
+    cache(
+        codex_home,
+        inline("cloud-requirements"),
+        bundle={
+            "config_toml": {"enterprise_managed": fragments},
+            "requirements_toml": {
+                "enterprise_managed": [
+                    {"id": "r", "name": "R", "contents": inline("cloud-requirements")}
+                ]
+            },
+        },
+    )
+    key = f"{codex_home / CACHE_FILE}:pre_tool_use:0:0"
+    with (codex_home / "config.toml").open("a") as config:
+        config.write(f"[hooks.state.{json.dumps(key)}]\nenabled = false\n")
+    result = bound(home, project)
+    assert [(spec.source, spec.name) for spec in result.specs] == [
+        ("managed", "command:requirements"),
+        ("managed", "command:cloud-requirements"),
+        ("managed", "command:system-json"),
+        ("managed", "command:system-toml"),
+        ("managed", "command:cloud-1"),
+        ("managed", "command:cloud-0"),
+        ("user", "command:user"),
+        ("project", "command:project"),
+        ("managed", "command:legacy"),
+    ]
+    origins = [spec.origin for spec in result.specs if "cloud-" in spec.name][1:]
+    assert origins == [
+        f"{codex_home / CACHE_FILE}:bundle.config_toml.enterprise_managed[{index}]"
+        ".hooks.PreToolUse[0].hooks[0]"
+        for index in (1, 0)
+    ]
+    assert [d for d in result.diagnostics if CACHE_FILE in d.file] == []
 
 
 def test_a_config_fragment_that_is_not_toml_makes_the_copy_unusable(tmp_path: Path) -> None:

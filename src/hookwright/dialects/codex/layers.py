@@ -176,8 +176,11 @@ def read_layers(
     if CONFIG_KEY in forced:
         ordered.append(_preference_layer(forced[CONFIG_KEY]))
     hooks = list(required.hooks)
+    fragments = {id(files) for files in cloud.config}
     for files in ordered:
-        hooks += layer_hooks(files, diagnostics)
+        found = layer_hooks(files, diagnostics)
+        part = files.key if id(files) in fragments else ""
+        hooks += [replace(hook, part=part) for hook in found] if part else found
     hooks += plugin_hooks(user, ordered, diagnostics)
     cache = [user / CACHE_FILE] if applies(sign_in) else []
     read = [requirements, *cache, *preferences, *_layer_files(ordered)]
