@@ -174,7 +174,8 @@ class OpenedProject:
     load_failures: tuple[LoadFailure, ...] = ()
     #: The files of hooks an organization requires that could not be read (`Diagnostic.
     #: required`), under a failure policy that lets the session start without them: logged
-    #: and audited by `report_not_run`, as loudly as the hooks that will not run.
+    #: and audited by `report_not_run`, as loudly as the hooks that will not run (and left
+    #: in `diagnostics`, for a host that prints those).
     unread: tuple[Diagnostic, ...] = ()
 
     @property
@@ -531,7 +532,7 @@ def bind_hooks(
         ),
         watch=watch,
         failure_policy=failure,
-        not_run_summary=(*summary, *said, *map(str, unread)),
+        not_run_summary=(*summary, *said),
         claude_code=profile,
         load_failures=load_failures(
             loaded.diagnostics,
