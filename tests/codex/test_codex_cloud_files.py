@@ -6,6 +6,8 @@ owner: a FIFO hangs it, another user's copy is trusted.)"""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -158,3 +160,19 @@ def test_validate_answers_on_a_fifo_without_hanging(
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stdout.splitlines() if "cannot read: not a regular file" in line]
     assert len(lines) == 1 and str(file) in done.stdout
+
+
+def test_an_id_token_nested_past_the_bound_is_no_identity(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """A token whose claims nest deeper than any parser bound: no traceback, no plan, so no
+    cloud config is looked for (as for any token without claims)."""
+    home, project = workspace(tmp_path)
+    file = home / ".codex" / AUTH
+    deep = base64.urlsafe_b64encode(b"[" * 100_000 + b"]" * 100_000).rstrip(b"=").decode()
+    data = json.loads(file.read_text())
+    data["tokens"]["id_token"] = f"e30.{deep}.signature"
+    file.write_text(json.dumps(data))
+    commands, diagnostics = guards(home, project)
+    assert commands == [] and said_about(diagnostics, file) == []
+    assert said_about(diagnostics, home / ".codex" / CACHE_FILE) == []

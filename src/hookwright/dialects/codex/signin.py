@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -84,8 +83,8 @@ def _claims(token: object) -> Mapping[str, Any]:
         return {}
     body = token.split(".")[1]
     try:
-        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        payload = load_json_text(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (binascii.Error, ValueError):  # `ParseError` is a `ValueError`
         return {}
     claims = payload.get(_CLAIMS) if isinstance(payload, dict) else None
     return claims if isinstance(claims, dict) else {}
