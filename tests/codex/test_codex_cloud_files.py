@@ -7,8 +7,10 @@ owner: a FIFO hangs it, another user's copy is trusted.)"""
 from __future__ import annotations
 
 import base64
+import grp
 import json
 import os
+import pwd
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +44,14 @@ def _other_owner(file: Path) -> None:
     os.chown(file, 65534, 65534)
 
 
+def _shared_group(file: Path) -> None:
+    """Writable by a group other users are in (``nogroup``)."""
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another group needs root")
+    os.chown(file, -1, 65534)
+    file.chmod(0o660)
+
+
 def _huge(file: Path) -> None:
     with file.open("a") as out:
         out.write(" " * MAX_TEXT_CHARS)
@@ -64,10 +74,7 @@ ATTACKS: dict[str, tuple[Callable[[Path], None], str]] = {
         lambda f: f.chmod(0o666),
         "cannot read: other users may write it (mode 666): make it private with chmod go-w",
     ),
-    "group_writable": (
-        lambda f: f.chmod(0o620),
-        "cannot read: other users may write it (mode 620)",
-    ),
+    "group_writable": (_shared_group, "cannot read: other users may write it (mode 660)"),
     "huge": (_huge, f"file is larger than {MAX_TEXT_CHARS:,} bytes"),
 }
 
@@ -129,6 +136,21 @@ def test_a_link_to_the_user_s_own_file_elsewhere_is_followed_and_said(
     said = said_about(diagnostics, file)
     assert len(said) == 1 and said[0].severity == "warning" and not said[0].required
     assert f"is a link to {tmp_path / 'home' / 'elsewhere' / target}: " in said[0].message
+
+
+def test_a_file_writable_by_the_user_s_own_group_is_read(tmp_path: Path, managed_dir: Path) -> None:
+    """Codex writes its files under the user's umask: 002 where each user has a group of
+    their own, so the copy is group-writable, and no one else is in that group."""
+    user, group = pwd.getpwuid(os.geteuid()), grp.getgrgid(os.getegid())
+    if group.gr_name != user.pw_name or set(group.gr_mem) - {user.pw_name}:
+        pytest.skip("the user has no group of their own here")
+    home, project = workspace(tmp_path)
+    for name in (CACHE_FILE, AUTH):
+        os.chown(home / ".codex" / name, -1, user.pw_gid)
+        (home / ".codex" / name).chmod(0o664)
+    commands, diagnostics = guards(home, project)
+    assert len(commands) == 1
+    assert [d for d in diagnostics if ".codex" in d.file] == []
 
 
 def test_a_link_to_another_user_s_file_is_refused(tmp_path: Path, managed_dir: Path) -> None:

@@ -83,16 +83,34 @@ def read_bytes(path: Path, *, limit: int = MAX_TEXT_CHARS, owned: bool = False) 
 
 def not_owned(info: os.stat_result) -> str | None:
     """Why a file is not taken as the user's own: it belongs to another user (root's files
-    are the machine's, and taken), or a user other than its owner may write it; None when
-    only its owner (the user, or root) can have written it. For a file whose content runs
+    are the machine's, and taken), or a user other than its owner may write it (through
+    its group, unless that is the user's own, `_private_group`); None when only its owner
+    (the user, or root) can have written it. For a file whose content runs
     code unreviewed (a sign-in, a managed config's copy), where a link is followed to the
     file it names and that file is checked."""
     if info.st_uid not in (os.geteuid(), 0):
         return f"it belongs to another user (uid {info.st_uid})"
     mode = stat.S_IMODE(info.st_mode)
-    if mode & 0o022:
+    shared = 0o002 if _private_group(info.st_gid) else 0o022
+    if mode & shared:
         return f"other users may write it (mode {mode:o}): make it private with chmod go-w"
     return None
+
+
+def _private_group(gid: int) -> bool:
+    """Whether `gid` is the user's own group, which a group-writable file may belong to (a
+    umask of 002, usual where each user has a group of their own): the user's primary group,
+    named as the user, with no other member."""
+    import grp
+    import pwd
+
+    try:
+        user = pwd.getpwuid(os.geteuid())
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    others = set(group.gr_mem) - {user.pw_name}
+    return gid == user.pw_gid and group.gr_name == user.pw_name and not others
 
 
 def _where(path: Path) -> str:
