@@ -144,3 +144,41 @@ def test_the_installed_hook_answer_refuses_each_gated_call(
     assert output["permissionDecision"] == "deny"
     assert f"not starting: {cache_of(home)}: " in output["permissionDecisionReason"]
     assert not (tmp_path / "hook-ran").exists()
+
+
+def claude_code_input(project: Path, event: str, **fields: object) -> str:
+    base = {"session_id": "s", "transcript_path": "", "cwd": str(project)}
+    return json.dumps({**base, "hook_event_name": event, **fields})
+
+
+def test_the_installed_hook_answer_says_so_without_a_fail_closed_policy(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """SessionStart: a message the user sees names the copy; a gated call: the command
+    fails (Claude Code's non-blocking error) with the same line, nothing blocked."""
+    home, project, env = unread_workspace(tmp_path, None)
+    start = run_hookwright(
+        "hook",
+        "claude-code",
+        "--project",
+        str(project),
+        home=home,
+        env=env,
+        stdin=claude_code_input(project, "SessionStart", source="startup"),
+    )
+    assert start.returncode == 0, start.stderr
+    message = json.loads(start.stdout)["systemMessage"]
+    assert f"{cache_of(home)} did not load: the workspace's cloud-managed hooks" in message
+    gated = run_hookwright(
+        "hook",
+        "claude-code",
+        "--project",
+        str(project),
+        home=home,
+        env=env,
+        stdin=claude_code_input(
+            project, "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}
+        ),
+    )
+    assert gated.returncode == 1 and gated.stdout == ""
+    assert "(it is absent; plan 'business' in auth.json)" in gated.stderr
