@@ -735,6 +735,14 @@ CLOUD_GUARD = (
     'command = "echo refused by the workspace >&2; exit 2"\ntimeout = 5\n'
 )
 
+#: A UserPromptSubmit hook of the bundle's config fragment: its plain stdout is context.
+CLOUD_CONTEXT = (
+    '[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\ntype = "command"\n'
+    'command = "echo MARK cloud-config"\ntimeout = 10\n'
+)
+#: What hookwright's user policy says to fail Codex's hooks closed.
+CLOSED_CODEX = "rules:\n  - fail: closed\n    dialects: [codex]\n"
+
 CLOUD_CASES = [
     CodexCase(
         "cloud_requirements_from_codex_s_cache",
@@ -743,6 +751,39 @@ CLOUD_CASES = [
         sign_in="business",
         cloud=CLOUD_GUARD,
         compare=frozenset({"model", "files"}),
+    ),
+    CodexCase(
+        "cloud_config_fragment_hooks_from_codex_s_cache",
+        "make a file",
+        one_call("printf x > made.txt"),
+        hooks=observers("SessionStart"),
+        sign_in="business",
+        cloud_config=CLOUD_GUARD,
+    ),
+    CodexCase(
+        "cloud_config_fragment_between_system_and_user",
+        "say hi",
+        [Reply("hi")],
+        layered("UserPromptSubmit", "requirements", "system", "user", "project"),
+        sign_in="business",
+        cloud_config=CLOUD_CONTEXT,
+        compare=frozenset({"model"}),
+    ),
+    CodexCase(
+        "cloud_bundle_not_cached_fail_closed_does_not_start",
+        "make a file",
+        one_call("printf x > made.txt"),
+        hooks=observers("SessionStart", "PreToolUse"),
+        sign_in="business",
+        policy=CLOSED_CODEX,
+    ),
+    CodexCase(
+        "cloud_bundle_not_cached_runs_without_it_by_default",
+        "make a file",
+        one_call("printf x > made.txt"),
+        hooks=observers("SessionStart"),
+        sign_in="business",
+        differs="without a fail-closed policy hookwright runs on, saying the copy is not read",
     ),
 ]
 

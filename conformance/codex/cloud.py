@@ -1,6 +1,9 @@
 """The workspace's cloud-managed bundle as Codex CLI 0.171.0 caches it in
 ``$CODEX_HOME/cloud-config-bundle-cache.json``: signed for the case's ChatGPT sign-in and
-fresh, so that Codex uses it without asking OpenAI (measured) and hookwright reads it."""
+fresh, so that Codex uses it without asking OpenAI (measured) and hookwright reads it.
+
+Codex is pointed at a closed port on 127.0.0.1 for everything it would ask ChatGPT's backend
+(`CHATGPT_BASE_URL`): a case without a usable copy shows what Codex does offline."""
 
 from __future__ import annotations
 
@@ -16,11 +19,20 @@ from typing import Any, Final
 _KEY: Final = b"codex-cloud-config-bundle-cache-v1-6160ae70-bcfd-4ca8-a99b-40f73b3b072e"
 #: The workspace plan the case signs in with: one Codex fetches the bundle for.
 PLAN: Final = "business"
+#: Where Codex asks ChatGPT's backend (the bundle, its apps): port 9 on 127.0.0.1, refused.
+CHATGPT_BASE_URL: Final = "http://127.0.0.1:9/backend-api/"
 
 
-def write_cloud_cache(codex_home: Path, requirements: str, user: str, account: str) -> None:
-    """One requirements fragment, `requirements`, cached for `user` and `account` for an
-    hour, signed over the payload as serde_json writes it."""
+def _fragments(contents: str | None, name: str) -> list[dict[str, str]]:
+    return [] if contents is None else [{"id": "case", "name": name, "contents": contents}]
+
+
+def write_cloud_cache(
+    codex_home: Path, requirements: str | None, config: str | None, user: str, account: str
+) -> None:
+    """A requirements fragment, `requirements`, and a config fragment, `config` (each when
+    given), cached for `user` and `account` for an hour, signed over the payload as
+    serde_json writes it."""
     now = datetime.now(UTC)
     payload: dict[str, Any] = {
         "version": 1,
@@ -29,12 +41,8 @@ def write_cloud_cache(codex_home: Path, requirements: str, user: str, account: s
         "chatgpt_user_id": user,
         "account_id": account,
         "bundle": {
-            "config_toml": {"enterprise_managed": []},
-            "requirements_toml": {
-                "enterprise_managed": [
-                    {"id": "case", "name": "Conformance", "contents": requirements}
-                ]
-            },
+            "config_toml": {"enterprise_managed": _fragments(config, "Conformance config")},
+            "requirements_toml": {"enterprise_managed": _fragments(requirements, "Conformance")},
         },
     }
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()

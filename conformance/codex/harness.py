@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from conformance.codex.cloud import PLAN, write_cloud_cache
+from conformance.codex.cloud import CHATGPT_BASE_URL, PLAN, write_cloud_cache
 from conformance.codex.layers import (
     PLUGIN_ID,
     WORKTREE,
@@ -92,8 +92,12 @@ class CodexCase:
     #: ``apikey``; ``business``: a ChatGPT sign-in on a workspace plan.
     sign_in: str | None = None
     #: The requirements TOML of the workspace's cloud-managed bundle, cached by Codex for the
-    #: ``business`` sign-in (``{root}`` stands for the case's folder).
+    #: ``business`` sign-in (``{root}`` stands for the case's folder); `cloud_config` its
+    #: ``config.toml`` fragment. Neither: no copy is cached.
     cloud: str | None = None
+    cloud_config: str | None = None
+    #: hookwright's failure policy (the user's ``policy.yaml``); Codex has none.
+    policy: str | None = None
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
     #: printed, and it is counted apart from the agreeing and the failing cases.
     differs: str | None = None
@@ -126,6 +130,7 @@ def config_toml(fake: FakeOpenAI, reviews: Sequence[tuple[str, str]], user_toml:
     lines = [
         f"model = {_toml(MODEL)}",
         'model_provider = "local"',
+        f"chatgpt_base_url = {_toml(CHATGPT_BASE_URL)}",
         user_toml,
         "[model_providers.local]",
         'name = "local"',
@@ -151,8 +156,15 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     (codex_home / "config.toml").write_text(user_toml)
     if case.sign_in is not None:
         (codex_home / "auth.json").write_text(json.dumps(auth_json(case.sign_in)))
-    if case.cloud is not None:
-        write_cloud_cache(codex_home, case.cloud.replace("{root}", str(root)), "user", "account")
+    if case.cloud is not None or case.cloud_config is not None:
+        requirements, config = (
+            None if text is None else text.replace("{root}", str(root))
+            for text in (case.cloud, case.cloud_config)
+        )
+        write_cloud_cache(codex_home, requirements, config, "user", "account")
+    if case.policy is not None:
+        (home / ".hookwright").mkdir()
+        (home / ".hookwright" / "policy.yaml").write_text(case.policy)
     make_links(root, project, case.links)
     if working_folder(project) != project and not os.path.lexists(project / ".git"):
         subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=30)

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from tests.cli_runner import run_scripted
 from tests.codex.project import bash, script
-from tests.codex.test_codex_layers import bound, hooks_json, reviews, run
+from tests.codex.test_codex_layers import bound, every_layer, hooks_json, inline, reviews, run
 
 from hookwright.config.loading import Diagnostic
 from hookwright.dialects.codex.cloud import CACHE_FILE, cloud_layers
@@ -84,11 +84,13 @@ def cache(codex_home: Path, requirements: str, **payload: Any) -> Path:
 
 
 def cloud_read(codex_home: Path, now: datetime | None = None) -> tuple[list[Any], list[str]]:
+    """The requirements tables read from the copy, and every line said."""
     diagnostics: list[Diagnostic] = []
-    layers = cloud_layers(
-        codex_home, read_sign_in(codex_home), Path("/etc/codex/requirements.toml"), diagnostics, now
+    sign_in = read_sign_in(codex_home, diagnostics)
+    bundle = cloud_layers(
+        codex_home, sign_in, Path("/etc/codex/requirements.toml"), diagnostics, now
     )
-    return [layer.table for layer in layers], [str(d) for d in diagnostics]
+    return [layer.table for layer in bundle.requirements], [str(d) for d in diagnostics]
 
 
 def test_the_copy_codex_wrote_is_read_while_it_holds(tmp_path: Path) -> None:
@@ -104,10 +106,10 @@ def test_the_copy_codex_wrote_is_read_while_it_holds(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ("contents", "fails its signature check"),
-        ("expired", "expired at 2026-11-28T05:42:20.901155172Z"),
-        ("account", "was kept for another user or account"),
-        ("version", "fails its signature check"),
+        ("contents", "it fails its signature check"),
+        ("expired", "it expired at 2026-11-28T05:42:20.901155172Z"),
+        ("account", "it was kept for another user or account"),
+        ("version", "it fails its signature check"),
     ],
 )
 def test_a_tampered_expired_or_foreign_copy_is_not_read_and_said_once(
@@ -125,9 +127,10 @@ def test_a_tampered_expired_or_foreign_copy_is_not_read_and_said_once(
     now = WRITTEN_AT + timedelta(hours=2) if change == "expired" else WRITTEN_AT
     tables, said = cloud_read(codex_home, now)
     assert tables == []
-    assert len(said) == 1 and f"{CACHE_FILE} {reason}" in said[0]
-    assert said[0].startswith(f"warning: {codex_home / CACHE_FILE}: ")
-    assert "mirror them into /etc/codex/requirements.toml" in said[0]
+    assert len(said) == 1 and f"are not read ({reason}; plan 'business' in auth.json)" in said[0]
+    assert said[0].startswith(f"error: {codex_home / CACHE_FILE}: ")
+    assert "start Codex online once to refresh the copy" in said[0]
+    assert "mirror the bundle into /etc/codex/requirements.toml" in said[0]
 
 
 @pytest.mark.parametrize("plan", ["plus", "team", "k12"])
@@ -143,25 +146,99 @@ def test_a_workspace_sign_in_without_a_copy_says_what_is_not_read(tmp_path: Path
     auth_json(codex_home, "enterprise")
     tables, said = cloud_read(codex_home)
     assert tables == [] and len(said) == 1
-    assert f"{CACHE_FILE} is absent; Codex fetches them from OpenAI" in said[0]
+    assert "(it is absent; plan 'enterprise' in auth.json): Codex does not start" in said[0]
 
 
-def test_cloud_config_fragments_are_said_not_read(tmp_path: Path) -> None:
+def test_config_fragments_are_managed_layers_the_bundle_s_last_first(tmp_path: Path) -> None:
+    """Codex stacks the bundle's ``config.toml`` fragments lowest precedence first (the bundle
+    lists the highest first), as managed layers named by the copy and the fragment."""
     codex_home = tmp_path / ".codex"
     auth_json(codex_home, "business")
-    fragment = {"id": "c1", "name": "Config", "contents": 'model = "x"\n'}
+    fragments = [
+        {"id": "c1", "name": "High", "contents": 'model = "high"\n'},
+        {"id": "c2", "name": "Low", "contents": 'model = "low"\n'},
+    ]
+    bundle = {
+        "config_toml": {"enterprise_managed": fragments},
+        "requirements_toml": {"enterprise_managed": []},
+    }
+    cache(codex_home, "", bundle=bundle)
+    diagnostics: list[Diagnostic] = []
+    read = cloud_layers(codex_home, read_sign_in(codex_home), Path("/r.toml"), diagnostics)
+    assert diagnostics == [] and read.requirements == []
+    assert [(layer.layer, layer.config) for layer in read.config] == [
+        ("managed", {"model": "low"}),
+        ("managed", {"model": "high"}),
+    ]
+    assert [layer.key for layer in read.config] == [
+        "bundle.config_toml.enterprise_managed[1]",
+        "bundle.config_toml.enterprise_managed[0]",
+    ]
+    assert {layer.file_read for layer in read.config} == {codex_home / CACHE_FILE}
+
+
+def test_config_fragment_hooks_run_unreviewed_between_the_system_s_and_the_user_s(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """Measured with Codex CLI 0.171.0 (conformance case
+    ``cloud_config_fragment_between_system_and_user``): the bundle's config hooks come after
+    the system's ``config.toml`` and before the user's, the bundle's last fragment first; no
+    review is needed, and ``[hooks.state] enabled = false`` does not turn them off."""
+    home, project = every_layer(tmp_path, managed_dir)
+    codex_home = home / ".codex"
+    auth_json(codex_home, "business")
+    fragments = [
+        {"id": f"c{index}", "name": f"F{index}", "contents": inline(f"cloud-{index}")}
+        for index in range(2)
+    ]
+    cache(
+        codex_home,
+        inline("cloud-requirements"),
+        bundle={
+            "config_toml": {"enterprise_managed": fragments},
+            "requirements_toml": {
+                "enterprise_managed": [
+                    {"id": "r", "name": "R", "contents": inline("cloud-requirements")}
+                ]
+            },
+        },
+    )
+    key = f"{codex_home / CACHE_FILE}:pre_tool_use:0:0"
+    with (codex_home / "config.toml").open("a") as config:
+        config.write(f"[hooks.state.{json.dumps(key)}]\nenabled = false\n")
+    result = bound(home, project)
+    assert [(spec.source, spec.name) for spec in result.specs] == [
+        ("managed", "command:requirements"),
+        ("managed", "command:cloud-requirements"),
+        ("managed", "command:system-json"),
+        ("managed", "command:system-toml"),
+        ("managed", "command:cloud-1"),
+        ("managed", "command:cloud-0"),
+        ("user", "command:user"),
+        ("project", "command:project"),
+        ("managed", "command:legacy"),
+    ]
+    origins = [spec.origin for spec in result.specs if "cloud-" in spec.name][1:]
+    assert origins == [
+        f"{codex_home / CACHE_FILE}:bundle.config_toml.enterprise_managed[{index}]"
+        ".hooks.PreToolUse[0].hooks[0]"
+        for index in (1, 0)
+    ]
+    assert [d for d in result.diagnostics if CACHE_FILE in d.file] == []
+
+
+def test_a_config_fragment_that_is_not_toml_makes_the_copy_unusable(tmp_path: Path) -> None:
+    codex_home = tmp_path / ".codex"
+    auth_json(codex_home, "business")
+    fragment = {"id": "c1", "name": "Broken", "contents": "model = \n"}
     bundle = {
         "config_toml": {"enterprise_managed": [fragment]},
         "requirements_toml": {"enterprise_managed": []},
     }
     cache(codex_home, "", bundle=bundle)
     tables, said = cloud_read(codex_home)
-    assert tables == []
-    assert said == [
-        f"warning: {codex_home / CACHE_FILE}: bundle.config_toml.enterprise_managed: the "
-        "workspace's cloud-managed config.toml fragments are not read (hooks they set run in "
-        "Codex only): mirror them into /etc/codex/config.toml"
-    ]
+    assert tables == [] and len(said) == 1
+    assert "(its config fragment 'Broken' is not TOML (" in said[0]
 
 
 def scene(tmp_path: Path, **payload: Any) -> tuple[Path, Path, Path]:
@@ -197,10 +274,10 @@ def test_a_tampered_bundle_runs_no_workspace_guard_and_says_so_once(
     assert done.returncode == 0, done.stderr
     assert (project / "made.txt").exists()
     said_in_run = [line for line in done.stderr.splitlines() if CACHE_FILE in line]
-    assert len(said_in_run) == 1 and said_in_run[0].startswith("warning: "), done.stderr
+    assert len(said_in_run) == 1 and said_in_run[0].startswith("error: "), done.stderr
     said = [d for d in bound(home, project).diagnostics if d.file.endswith(CACHE_FILE)]
     assert len(said) == 1 and "was kept for another user or account" not in said[0].message
-    assert "fails its signature check" in said[0].message
+    assert "it fails its signature check" in said[0].message and said[0].required
 
 
 def test_the_copy_is_checked_as_serde_rewrites_it(tmp_path: Path) -> None:

@@ -17,7 +17,13 @@ from hookwright.config.loading import DiscoveredHook
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile, named_profile
-from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_project
+from hookwright.host.open import (
+    BoundHooks,
+    ProjectRefused,
+    ProjectScope,
+    bind_hooks,
+    discover_project,
+)
 
 if TYPE_CHECKING:
     from hookwright.engine.kernel import HookEngine
@@ -97,7 +103,10 @@ def bound(
         from hookwright.transports.adoption import enable_subreaper
 
         enable_subreaper()
-    return bind_hooks(discovery, policy, folder, home, scope)
+    try:
+        return bind_hooks(discovery, policy, folder, home, scope)
+    except ProjectRefused as exc:
+        raise CliError(str(exc)) from None
 
 
 def engine_for(hooks: BoundHooks) -> tuple[HookEngine, dict[int, DiscoveredHook]]:

@@ -229,8 +229,9 @@ async def open_cli_session(
         setup = await open_session(session)
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
+    said = {*setup.not_run_summary, *setup.unread}  # said by `say_not_run_on_stderr`
     for line in setup.diagnostics:
-        if line not in setup.not_run_summary:  # said hook by hook (`say_not_run_on_stderr`)
+        if line not in said:
             sys.stderr.write(line + "\n")
     for line in held_back_lines(setup.not_run):
         sys.stderr.write(line + "\n")

@@ -29,7 +29,13 @@ from hookwright.core.words import counted
 from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.host.failure_policy import FailureMode, failure_mode, untrusted_failure_mode
 from hookwright.host.labels import system_name
-from hookwright.host.open import BoundHooks, ProjectScope, bind_hooks, discover_each_dialect
+from hookwright.host.open import (
+    BoundHooks,
+    ProjectRefused,
+    ProjectScope,
+    bind_hooks,
+    discover_each_dialect,
+)
 from hookwright.skills import SkillHookError, scan_hooks
 
 
@@ -108,7 +114,13 @@ def _add_dialect(
         report.file(name, dialect)
     for hook in discovery.hooks:
         report.file(_file_of(hook.origin), dialect).hooks += 1
-    bound = bind_hooks(discovery, policy, report.project, home, scope)
+    try:
+        bound = bind_hooks(discovery, policy, report.project, home, scope)
+    except ProjectRefused as exc:  # nothing is bound: the files' own problems, and why
+        refused = Diagnostic(str(report.project), "", str(exc))
+        for diagnostic in [*discovery.diagnostics, refused]:
+            report.file(diagnostic.file, dialect).problems.append(diagnostic)
+        return
     report.unchecked += len(bound.opened.untrusted)
     problems = list(bound.loaded.diagnostics)
     problems += [d for d in _dead_guards(dialect, report.project, home, scope) if d not in problems]

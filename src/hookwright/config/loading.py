@@ -33,12 +33,16 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True, frozen=True)
 class Diagnostic:
-    """One problem found in a config file: the file, where in it, and what."""
+    """One problem found in a config file: the file, where in it, and what. `required`: the
+    file holds hooks an organization requires (a managed config the agent itself refuses to
+    start without) and could not be read; under a failure policy that closes its hooks no
+    session starts (`host.failure_policy.start_refusal`)."""
 
     file: str
     path: str
     message: str
     severity: Literal["error", "warning"] = "error"
+    required: bool = False
 
     def __str__(self) -> str:
         where = f"{self.file}: {self.path}" if self.path else self.file

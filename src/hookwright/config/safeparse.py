@@ -53,13 +53,14 @@ def decode_utf8(data: bytes, *, where: str = "") -> str:
         raise ParseError(f"not valid UTF-8 ({bad})", where) from None
 
 
-def read_text(path: Path, *, limit: int = MAX_TEXT_CHARS) -> str:
+def read_text(path: Path, *, limit: int = MAX_TEXT_CHARS, owned: bool = False) -> str:
     """The UTF-8 text of `path`; `ParseError` for an unreadable, oversized or non-UTF-8 file, a
-    FIFO or device (opened without blocking, never read), or a path with a NUL byte."""
-    return decode_utf8(read_bytes(path, limit=limit), where=_where(path))
+    FIFO or device (opened without blocking, never read), or a path with a NUL byte; with
+    `owned`, also for a file another user could have written (`not_owned`)."""
+    return decode_utf8(read_bytes(path, limit=limit, owned=owned), where=_where(path))
 
 
-def read_bytes(path: Path, *, limit: int = MAX_TEXT_CHARS) -> bytes:
+def read_bytes(path: Path, *, limit: int = MAX_TEXT_CHARS, owned: bool = False) -> bytes:
     """The bytes of `path`, with the checks of `read_text` but the UTF-8 one."""
     where = _where(path)
     try:
@@ -68,9 +69,13 @@ def read_bytes(path: Path, *, limit: int = MAX_TEXT_CHARS) -> bytes:
         raise ParseError(f"cannot read: {exc.strerror or exc}", where) from None
     except ValueError:
         raise ParseError("cannot read: the path contains a NUL byte", where) from None
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+    info = os.fstat(descriptor)
+    problem = "not a regular file" if not stat.S_ISREG(info.st_mode) else None
+    if problem is None and owned:
+        problem = not_owned(info)
+    if problem is not None:
         os.close(descriptor)
-        raise ParseError("cannot read: not a regular file", where)
+        raise ParseError(f"cannot read: {problem}", where)
     with os.fdopen(descriptor, "rb") as handle:
         try:
             data = handle.read(limit + 1)
@@ -79,6 +84,38 @@ def read_bytes(path: Path, *, limit: int = MAX_TEXT_CHARS) -> bytes:
     if len(data) > limit:
         raise ParseError(f"file is larger than {limit:,} bytes", where)
     return data
+
+
+def not_owned(info: os.stat_result) -> str | None:
+    """Why a file is not taken as the user's own: it belongs to another user (root's files
+    are the machine's, and taken), or a user other than its owner may write it (through
+    its group, unless that is the user's own, `_private_group`); None when only its owner
+    (the user, or root) can have written it. For a file whose content runs
+    code unreviewed (a sign-in, a managed config's copy), where a link is followed to the
+    file it names and that file is checked."""
+    if info.st_uid not in (os.geteuid(), 0):
+        return f"it belongs to another user (uid {info.st_uid})"
+    mode = stat.S_IMODE(info.st_mode)
+    shared = 0o002 if _private_group(info.st_gid) else 0o022
+    if mode & shared:
+        return f"other users may write it (mode {mode:o}): make it private with chmod go-w"
+    return None
+
+
+def _private_group(gid: int) -> bool:
+    """Whether `gid` is the user's own group, which a group-writable file may belong to (a
+    umask of 002, usual where each user has a group of their own): the user's primary group,
+    named as the user, with no other member."""
+    import grp
+    import pwd
+
+    try:
+        user = pwd.getpwuid(os.geteuid())
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    others = set(group.gr_mem) - {user.pw_name}
+    return gid == user.pw_gid and group.gr_name == user.pw_name and not others
 
 
 def _where(path: Path) -> str:

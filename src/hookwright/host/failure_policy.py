@@ -13,11 +13,14 @@
 * `load_failure_closing`: whether the policy fails an event closed for the hooks of a config
   file that did not load, decided as for an untrusted hook.
 * `command_problems`: a bound command hook whose program is missing or not executable.
+* `start_refusal`: a file of hooks an organization requires (`Diagnostic.required`: Codex's
+  cloud-managed config) that could not be read, which the policy closes, stops the session
+  from starting, as the agent itself would not start without it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -110,6 +113,36 @@ def load_failure_closing(file: str, event: Event, policy: FailurePolicy) -> Poli
     if event not in GUARDED_EVENTS:
         return None
     return policy.decide(PolicyTarget(file, "", file, event)).closing
+
+
+#: `GUARDED_EVENTS` in the order a refusal names the first that closes.
+_GUARDED_ORDER = (
+    Event.PreToolUse,
+    Event.PermissionRequest,
+    Event.UserPromptSubmit,
+    Event.PreModelCall,
+)
+
+
+def start_refusal(
+    diagnostics: Iterable[Diagnostic], dialects: Mapping[str, str], policy: FailurePolicy
+) -> str | None:
+    """Why no session starts: the first `required` file that could not be read whose hooks
+    the policy fails closed on an event that gates an action (decided as for an untrusted
+    hook, the file standing for the hooks' name and origin, `dialects` naming the dialect that
+    read it), in one line naming the file, why, the fix and the rule; None: it starts."""
+    for diagnostic in diagnostics:
+        if not diagnostic.required:
+            continue
+        dialect = dialects.get(diagnostic.file, "")
+        for event in _GUARDED_ORDER:
+            target = PolicyTarget(diagnostic.file, dialect, diagnostic.file, event)
+            rule = policy.decide(target).closing
+            if rule is not None:
+                said = str(diagnostic).partition(": ")[2]  # without the severity
+                closes = f"the failure policy ({rule.where}) fails its hooks closed"
+                return f"not starting: {said}; {closes}"
+    return None
 
 
 def closing_decision(event: Event) -> Decision:

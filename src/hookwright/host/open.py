@@ -57,6 +57,7 @@ from hookwright.host.load_failures import LoadFailure, load_failures
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
 
+    from hookwright.core.audit_record import AuditRecord
     from hookwright.core.effects import ToolResult
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
@@ -76,6 +77,12 @@ NOT_BOUND_FIX = "it failed to load, or a setting turns it off; see the warnings 
 
 #: The logger `report_not_run` warns on, one line per hook that will not run.
 NOT_RUN_LOGGER = "hookwright.open"
+
+
+class ProjectRefused(ValueError):
+    """No session starts on the project: a file of hooks an organization requires could not
+    be read and the failure policy fails its hooks closed (`failure_policy.start_refusal`).
+    One line: the file, why, the fix and the rule."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +175,11 @@ class OpenedProject:
     #: The config files whose hooks (or some of them) did not load, outside untrusted
     #: folders: what a host that prints no diagnostics answers with (`host.load_failures`).
     load_failures: tuple[LoadFailure, ...] = ()
+    #: The files of hooks an organization requires that could not be read (`Diagnostic.
+    #: required`), under a failure policy that lets the session start without them: logged
+    #: and audited by `report_not_run`, as loudly as the hooks that will not run (and left
+    #: in `diagnostics`, for a host that prints those).
+    unread: tuple[Diagnostic, ...] = ()
 
     @property
     def untrusted(self) -> tuple[DiscoveredHook, ...]:
@@ -414,18 +426,26 @@ def bind_project(
 
 
 def report_not_run(
-    engine: HookEngine, not_run: Iterable[NotRun], session_id: str | None = None
+    engine: HookEngine,
+    not_run: Iterable[NotRun],
+    session_id: str | None = None,
+    unread: Iterable[Diagnostic] = (),
 ) -> None:
     """Every hook that will not run, one warning each on the `hookwright.open` logger and one
-    audit record (status ``not_run``, for `session_id` when the host knows it already). Every
-    host reports here: `HookSession.open` (adapters, bridges, the daemon) and the reference
-    agent (`hookwright run`, `chat`, `serve`), whose command line shows these warnings on
-    stderr (`hookwright.cli.run.say_not_run_on_stderr`)."""
+    audit record (status ``not_run``, for `session_id` when the host knows it already); and
+    each required file that could not be read (`OpenedProject.unread`), one error and one
+    record (status ``not_loaded``). Every host reports here: `HookSession.open` (adapters,
+    bridges, the daemon) and the reference agent (`hookwright run`, `chat`, `serve`), whose
+    command line shows these lines on stderr (`hookwright.cli.run.say_not_run_on_stderr`)."""
     from hookwright.core.audit_record import AuditRecord
     from hookwright.core.logs import LazyLogger
 
     log = LazyLogger(NOT_RUN_LOGGER)  # `logging` loaded only when there is one to say
     now = time.time()
+    for diagnostic in unread:
+        line = str(diagnostic).partition(": ")[2]
+        log.error("%s", line)
+        engine.audit.note(_unread_record(diagnostic, line, now, session_id))
     for item in not_run:
         (log.error if item.severity == "error" else log.warning)("%s", item)
         hook = item.hook
@@ -449,6 +469,30 @@ def report_not_run(
         )
 
 
+def _unread_record(
+    diagnostic: Diagnostic, line: str, now: float, session_id: str | None
+) -> AuditRecord:
+    """The audit record of a required file that could not be read (status ``not_loaded``)."""
+    from hookwright.core.audit_record import AuditRecord
+
+    return AuditRecord(
+        ts=now,
+        event="open",
+        hook=diagnostic.file,
+        source="config",
+        dialect="",
+        status="not_loaded",
+        decision=None,
+        duration_ms=0.0,
+        exit_code=None,
+        reason=line,
+        error=diagnostic.message,
+        stderr_tail=None,
+        session_id=session_id,
+        origin=diagnostic.file,
+    )
+
+
 def bind_hooks(
     discovery: Discovery,
     policy: TrustPolicy,
@@ -457,9 +501,16 @@ def bind_hooks(
     scope: ProjectScope,
 ) -> BoundHooks:
     """Bind the hooks `policy` trusts (their code runs: modules imported, factories called),
-    keep the others unbound, and report every hook that will not run and why."""
-    loaded = discovery.bind(policy)
+    keep the others unbound, and report every hook that will not run and why. Raises
+    `ProjectRefused`, before any hook code runs, when the failure policy closes the hooks of
+    a required file that could not be read."""
+    from hookwright.host.failure_policy import start_refusal
+
     failure, policy_problems = load_failure_policy(project_dir, home)
+    refusal = start_refusal(discovery.diagnostics, discovery.dialects, failure)
+    if refusal is not None:
+        raise ProjectRefused(refusal)
+    loaded = discovery.bind(policy)
     loaded.diagnostics += policy_problems
     missing: list[tuple[DiscoveredHook, NotRunReason, str]] = []
     if discovery.hooks:  # the policy's rules act on hooks; a folder without any has none
@@ -469,6 +520,7 @@ def bind_hooks(
         watch = LoadContext(project_dir, home, scope.config_files), policy
     summary = _untrusted_warning(loaded, project_dir, home)
     unloaded, said = _why_not_bound(loaded)
+    unread = tuple(d for d in loaded.diagnostics if d.required)
     profile, profile_problems = project_profile(project_dir, home, scope, policy)
     opened = OpenedProject(
         project_dir=project_dir,
@@ -493,6 +545,7 @@ def bind_hooks(
             scope.config_files,
             discovery.dialects,
         ),
+        unread=unread,
     )
     return BoundHooks(loaded, opened)
 
@@ -703,6 +756,7 @@ __all__ = [
     "NotRun",
     "OpenedProject",
     "ProjectHooks",
+    "ProjectRefused",
     "ProjectScope",
     "add_frontmatter_hooks",
     "add_skill_hooks",

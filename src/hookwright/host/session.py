@@ -240,7 +240,7 @@ class HookSession:
         )
         self.untrusted = opened.untrusted
         self.skipped = opened.not_run
-        opening.report_not_run(self.engine, opened.not_run)
+        opening.report_not_run(self.engine, opened.not_run, unread=opened.unread)
         self.opened = opened
         self.failure_policy = opened.failure_policy
         self.watch = opened.watch

@@ -57,7 +57,9 @@ NO_MODEL_TEXT = (
 class SessionSetup:
     """The opened session. `not_run`: every declared hook that will not run, and why (each
     already logged on `hookwright.open` and audited, `report_not_run`); `not_run_summary`: the
-    line of `diagnostics` those lines say again hook by hook, for a host that shows both."""
+    line of `diagnostics` those lines say again hook by hook, for a host that shows both;
+    `unread`: the lines of `diagnostics` naming a required file that could not be read
+    (`OpenedProject.unread`), logged on `hookwright.open` and audited too."""
 
     agent: Agent
     engine: HookEngine
@@ -65,6 +67,7 @@ class SessionSetup:
     untrusted_hooks: int = 0
     not_run: tuple[NotRun, ...] = ()
     not_run_summary: tuple[str, ...] = ()
+    unread: tuple[str, ...] = ()
 
 
 def default_model_spec(project_dir: Path, *, project_trusted: bool) -> str | None:
@@ -118,7 +121,13 @@ async def open_session(options: SessionOptions) -> SessionSetup:
     lines += await _start(agent, opened, settings, options.mcp_config_files, ask_elicitation)
     untrusted = len(opened.untrusted)
     return SessionSetup(
-        agent, engine, diagnostics + lines, untrusted, opened.not_run, opened.not_run_summary
+        agent,
+        engine,
+        diagnostics + lines,
+        untrusted,
+        opened.not_run,
+        opened.not_run_summary,
+        tuple(map(str, opened.unread)),
     )
 
 
@@ -305,7 +314,7 @@ async def _start(
     """Report what will not run, add the agent's own tools, connect the dialects to the agent,
     start the hook processes and then the MCP servers; one line per problem."""
     engine, registry = agent.engine, agent.tools
-    report_not_run(engine, opened.not_run, agent.session_id)
+    report_not_run(engine, opened.not_run, agent.session_id, opened.unread)
     _register_agent_tools(registry, agent, settings.env)
     _connect_dialects(agent, engine, agent.model, opened.project_dir, opened.home)
     lines = await start_processes(engine, opened.watch)

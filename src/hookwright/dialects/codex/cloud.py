@@ -13,9 +13,19 @@ HMAC-SHA256 of the payload as serde_json writes it compactly (fields in that ord
 fields dropped) under a key built into Codex, for an hour. Codex uses the copy only when it
 parses, its signature holds, its version is 1, it names the signed-in user and account, it
 has not expired and every fragment parses; otherwise it fetches the bundle again, and does not
-start when it cannot (measured offline: "Failed to load cloud config bundle (workspace-managed
-policies)."). hookwright reads the copy under the same rules and never fetches: when Codex
-would fetch, one warning says what is not read and how to have both run it.
+start when it cannot (measured offline: "Error loading config.toml: Failed to load cloud config
+bundle (workspace-managed policies)."). hookwright reads the copy under the same rules and
+never fetches. Its requirements fragments are requirements layers; its ``config.toml``
+fragments are managed config layers between the system's ``config.toml`` and the user's
+(Codex's ``EnterpriseManaged`` layers), the last fragment of the bundle first, as Codex stacks
+them: their hooks run unreviewed, as managed hooks. When Codex would fetch the bundle, or
+``auth.json`` cannot be read, one error says what is not read, why, and how to have both run
+it; it is `required`: under a failure policy that closes its hooks, no session starts.
+
+Both files are read with `safeparse`'s bounds and only when no other user can have written
+them (`safeparse.not_owned`: anyone who can write the copy can sign it, the key being in
+Codex): a FIFO, a device, a folder, a link loop, an oversized file, another user's file or one
+others may write is refused with its reason; a link is followed and said.
 """
 
 from __future__ import annotations
@@ -25,18 +35,20 @@ import binascii
 import hashlib
 import hmac
 import json
+import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from hookwright.config.loading import Diagnostic
-from hookwright.config.safeparse import ParseError, read_text
+from hookwright.config.safeparse import ParseError, load_json_text, read_text
+from hookwright.dialects.codex.config import LayerFiles
 from hookwright.dialects.codex.requirements import RequirementLayer
-from hookwright.dialects.codex.signin import SignIn
+from hookwright.dialects.codex.signin import SignIn, link_warning
 
 CACHE_FILE: Final = "cloud-config-bundle-cache.json"
 _VERSION: Final = 1
@@ -87,87 +99,119 @@ def applies(sign_in: SignIn) -> bool:
     return sign_in.chatgpt and sign_in.plan in WORKSPACE_PLANS
 
 
+@dataclass(frozen=True, slots=True)
+class CloudBundle:
+    """What hookwright reads of a cached bundle: its requirements fragments as requirements
+    layers, in the bundle's order, and its ``config.toml`` fragments as managed config layers,
+    in Codex's stack order (the bundle lists the highest precedence first)."""
+
+    requirements: list[RequirementLayer] = field(default_factory=list)
+    config: list[LayerFiles] = field(default_factory=list)
+
+
 def cloud_layers(
     codex_home: Path,
     sign_in: SignIn,
     requirements: Path,
     diagnostics: list[Diagnostic],
     now: datetime | None = None,
-) -> list[RequirementLayer]:
-    """The requirements fragments of a cached bundle Codex would use, in the bundle's order;
-    a warning instead when Codex would fetch the bundle (`requirements`: the file to mirror
-    them into)."""
+) -> CloudBundle:
+    """The fragments of a cached bundle Codex would use; instead, a required error when Codex
+    would fetch the bundle or the sign-in cannot be read (`requirements`: the file to mirror
+    the requirements into)."""
+    if sign_in.unread is not None:
+        diagnostics.append(_unread_sign_in(sign_in))
+        return CloudBundle()
     if not applies(sign_in):
-        return []
+        return CloudBundle()
     file = codex_home / CACHE_FILE
     try:
         bundle = _valid_bundle(file, sign_in, now or datetime.now(UTC))
     except _Unusable as reason:
-        message = (
-            f"the workspace's cloud-managed config and requirements (plan "
-            f"{sign_in.plan!r} in {sign_in.file}) are not read: {reason}; Codex fetches them "
-            f"from OpenAI, hookwright never does: mirror them into {requirements} to have both "
-            "run them"
-        )
-        diagnostics.append(Diagnostic(str(file), "", message, "warning"))
-        return []
-    if bundle["config_toml"]:
-        message = (
-            "the workspace's cloud-managed config.toml fragments are not read (hooks they set "
-            f"run in Codex only): mirror them into {requirements.parent / 'config.toml'}"
-        )
-        diagnostics.append(
-            Diagnostic(str(file), f"bundle.config_toml.{_FRAGMENTS}", message, "warning")
-        )
-    return [
-        RequirementLayer(file, file, table, f"bundle.requirements_toml.{_FRAGMENTS}[{index}]")
-        for index, table in enumerate(bundle["requirements_toml"])
-    ]
+        diagnostics.append(_not_read(file, sign_in, str(reason), requirements))
+        return CloudBundle()
+    said = link_warning(file, "the workspace's cloud-managed config")
+    diagnostics.extend([said] if said is not None else [])
+    return CloudBundle(
+        [
+            RequirementLayer(file, file, table, f"{_BUCKET_REQUIREMENTS}[{index}]")
+            for index, table in enumerate(bundle["requirements_toml"])
+        ],
+        [
+            LayerFiles("managed", None, table, file, file, f"{_BUCKET_CONFIG}[{index}]")
+            for index, table in reversed(list(enumerate(bundle["config_toml"])))
+        ],
+    )
+
+
+_BUCKET_CONFIG: Final = f"bundle.config_toml.{_FRAGMENTS}"
+_BUCKET_REQUIREMENTS: Final = f"bundle.requirements_toml.{_FRAGMENTS}"
+
+
+def _fix(requirements: Path) -> str:
+    return (
+        "start Codex online once to refresh the copy (`codex login` first if its sign-in "
+        f"expired), or mirror the bundle into {requirements} and "
+        f"{requirements.parent / 'config.toml'}"
+    )
+
+
+def _not_read(file: Path, sign_in: SignIn, reason: str, requirements: Path) -> Diagnostic:
+    message = (
+        f"the workspace's cloud-managed hooks and settings are not read ({reason}; plan "
+        f"{sign_in.plan!r} in {sign_in.file.name}): Codex does not start without them until "
+        f"it fetches them from OpenAI, and hookwright never does: {_fix(requirements)}"
+    )
+    return Diagnostic(str(file), "", message, "error", required=True)
+
+
+def _unread_sign_in(sign_in: SignIn) -> Diagnostic:
+    message = (
+        f"not read ({sign_in.unread}): whether the workspace's cloud-managed hooks and "
+        "settings apply is not known, so none are read: make it a file only you can write, "
+        "or sign in again with `codex login`"
+    )
+    return Diagnostic(str(sign_in.file), "", message, "error", required=True)
 
 
 def _valid_bundle(file: Path, sign_in: SignIn, now: datetime) -> dict[str, list[Any]]:
-    """The cached bundle's fragments, config ones as read and requirements ones parsed, when
-    Codex would use the copy (checked in Codex's order)."""
+    """The cached bundle's fragments, each parsed, when Codex would use the copy (checked in
+    Codex's order)."""
     if sign_in.user_id is None or sign_in.account_id is None:
         raise _Unusable("the sign-in names no ChatGPT user or account")
-    if not file.exists():
-        raise _Unusable(f"{file.name} is absent")
+    if not os.path.lexists(file):
+        raise _Unusable("it is absent")
     try:
-        data = json.loads(read_text(file))
+        data = load_json_text(read_text(file, owned=True), where=str(file))
     except ParseError as exc:
-        raise _Unusable(f"{file.name} {exc.reason}") from None
-    except (ValueError, RecursionError) as exc:
-        raise _Unusable(f"{file.name} is not JSON ({exc})") from None
+        raise _Unusable(exc.reason) from None
     payload, signature = _cache_file(data)
     if not _signed(payload, signature):
-        raise _Unusable(f"{file.name} fails its signature check")
+        raise _Unusable("it fails its signature check")
     if payload["version"] != _VERSION:
-        raise _Unusable(f"{file.name} has version {payload['version']}, not {_VERSION}")
+        raise _Unusable(f"it has version {payload['version']}, not {_VERSION}")
     cached = (payload["chatgpt_user_id"], payload["account_id"])
     if None in cached or cached != (sign_in.user_id, sign_in.account_id):
-        raise _Unusable(f"{file.name} was kept for another user or account")
+        raise _Unusable("it was kept for another user or account")
     expires: _Moment = payload["expires_at"]
     moment = now.astimezone(UTC)
     if (expires.when, expires.nanos) <= (moment.replace(microsecond=0), moment.microsecond * 1000):
-        raise _Unusable(f"{file.name} expired at {payload['expires_at'].text()}")
+        raise _Unusable(f"it expired at {payload['expires_at'].text()}")
     bundle = payload["bundle"]
-    return {
-        "config_toml": bundle["config_toml"][_FRAGMENTS],
-        "requirements_toml": [_fragment_toml(f) for f in bundle["requirements_toml"][_FRAGMENTS]],
-    }
+    return {key: [_fragment_toml(f, key) for f in bundle[key][_FRAGMENTS]] for key in _BUCKETS}
 
 
 def _cache_file(data: Any) -> tuple[dict[str, Any], str]:
     """The signed payload (its fields in serde's order, timestamps as `_Moment`) and the
     signature; `_Unusable` where serde would not read the file."""
     if not isinstance(data, dict) or not isinstance(data.get("signature"), str):
-        raise _Unusable(f"{CACHE_FILE} is not a signed payload")
+        raise _Unusable("it is not a signed payload")
     raw = data.get("signed_payload")
     if not isinstance(raw, dict):
-        raise _Unusable(f"{CACHE_FILE} has no signed_payload")
+        raise _Unusable("it has no signed_payload")
     version = raw.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version < 2**32:
-        raise _Unusable(f"{CACHE_FILE}: signed_payload.version is not a version")
+        raise _Unusable("signed_payload.version is not a version")
     payload = {
         "version": version,
         "cached_at": _moment(raw.get("cached_at"), "cached_at"),
@@ -182,26 +226,26 @@ def _cache_file(data: Any) -> tuple[dict[str, Any], str]:
 def _moment(value: Any, name: str) -> _Moment:
     match = _TIMESTAMP.fullmatch(value) if isinstance(value, str) else None
     if match is None:
-        raise _Unusable(f"{CACHE_FILE}: signed_payload.{name} is not an RFC 3339 time")
+        raise _Unusable(f"signed_payload.{name} is not an RFC 3339 time")
     date, time, fraction, offset = match.groups()
     zone = "+00:00" if offset in {"Z", "z"} else offset
     try:
         when = datetime.fromisoformat(f"{date}T{time}{zone}").astimezone(UTC)
     except ValueError:
-        raise _Unusable(f"{CACHE_FILE}: signed_payload.{name} is not a time") from None
+        raise _Unusable(f"signed_payload.{name} is not a time") from None
     return _Moment(when, int((fraction or "0").ljust(9, "0")))
 
 
 def _optional_text(raw: Mapping[str, Any], key: str) -> str | None:
     value = raw.get(key)
     if value is not None and not isinstance(value, str):
-        raise _Unusable(f"{CACHE_FILE}: signed_payload.{key} is not text")
+        raise _Unusable(f"signed_payload.{key} is not text")
     return value
 
 
 def _bundle(raw: Any) -> dict[str, Any]:
     if not isinstance(raw, dict):
-        raise _Unusable(f"{CACHE_FILE}: signed_payload.bundle is missing")
+        raise _Unusable("signed_payload.bundle is missing")
     return {key: {_FRAGMENTS: _fragments(raw.get(key), key)} for key in _BUCKETS}
 
 
@@ -210,7 +254,7 @@ _FIELDS: Final = ("id", "name", "contents")
 
 
 def _fragments(raw: Any, bucket: str) -> list[dict[str, str]]:
-    where = f"{CACHE_FILE}: bundle.{bucket}.{_FRAGMENTS}"
+    where = f"bundle.{bucket}.{_FRAGMENTS}"
     items = raw.get(_FRAGMENTS) if isinstance(raw, dict) else None
     if not isinstance(items, list):
         raise _Unusable(f"{where} is missing")
@@ -244,11 +288,10 @@ def _signed(payload: Mapping[str, Any], signature: str) -> bool:
     return hmac.compare_digest(given, digest)
 
 
-def _fragment_toml(fragment: Mapping[str, str]) -> Mapping[str, Any]:
-    """A requirements fragment's TOML (a fragment that does not parse: Codex refetches)."""
+def _fragment_toml(fragment: Mapping[str, str], bucket: str) -> Mapping[str, Any]:
+    """A fragment's TOML (a fragment that does not parse: Codex refetches)."""
+    kind = "config" if bucket == "config_toml" else "requirements"
     try:
         return tomllib.loads(fragment["contents"])
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise _Unusable(
-            f"{CACHE_FILE}: requirements fragment {fragment['name']!r} is not TOML ({exc})"
-        ) from None
+        raise _Unusable(f"its {kind} fragment {fragment['name']!r} is not TOML ({exc})") from None

@@ -82,6 +82,9 @@ class CodexHook:
     env: Mapping[str, str] = field(default_factory=dict)
     #: The ``<name>@<marketplace>`` id of the plugin that declares the hook.
     plugin: str | None = None
+    #: Where in its file the table declaring it is, when the file holds several (a fragment
+    #: of the workspace's cloud-managed bundle: ``bundle.config_toml.enterprise_managed[0]``).
+    part: str = ""
 
     @property
     def run_command(self) -> str:
@@ -95,7 +98,8 @@ class CodexHook:
     @property
     def origin(self) -> str:
         file = self.declared_in or self.source
-        return f"{file}:hooks.{self.event}[{self.group_index}].hooks[{self.handler_index}]"
+        part = f"{self.part}." if self.part else ""
+        return f"{file}:{part}hooks.{self.event}[{self.group_index}].hooks[{self.handler_index}]"
 
 
 @dataclass(frozen=True, slots=True)

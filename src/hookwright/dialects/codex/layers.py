@@ -10,7 +10,8 @@ this order:
    preference ``requirements_toml_base64`` (`requirements` composes them; named by a
    ``managed_dir``, on Windows ``windows_managed_dir``, when one is set; no ``hooks.json`` is
    read there);
-2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``;
+2. system (managed): ``/etc/codex/hooks.json`` and ``[hooks]`` of ``/etc/codex/config.toml``,
+   then ``[hooks]`` of the workspace's cloud-managed ``config.toml`` fragments (`cloud`);
 3. user: ``$CODEX_HOME`` (else ``~/.codex``) ``hooks.json`` and ``config.toml``;
 4. project: ``.codex/hooks.json`` and ``config.toml`` of every folder from the project root
    (the nearest folder at or above the project holding one of ``project_root_markers``,
@@ -170,20 +171,25 @@ def read_layers(
     forced = read_preferences(preferences, diagnostics)
     requirements = managed / "requirements.toml"
     ordered = _config_layers(ctx, managed, user, platform, diagnostics)
+    user_layer = ordered[1]
     sign_in, stored = stored_sign_in(
         [(files.file_read, files.config) for files in ordered[:2]],
-        read_sign_in(user),
+        read_sign_in(user, diagnostics),
         keyring_answers(os.environ, platform),
     )
     diagnostics.extend([stored] if stored is not None else [])
     cloud = cloud_layers(user, sign_in, requirements, diagnostics)
-    requirement_layers = _requirement_layers(requirements, cloud, forced, diagnostics)
+    requirement_layers = _requirement_layers(requirements, cloud.requirements, forced, diagnostics)
     required = compose(requirement_layers, MANAGED[platform].codex_hooks_dir_key, diagnostics)
+    ordered[1:1] = cloud.config  # the workspace's config: above the system's, below the user's
     if CONFIG_KEY in forced:
         ordered.append(_preference_layer(forced[CONFIG_KEY]))
     hooks = list(required.hooks)
+    fragments = {id(files) for files in cloud.config}
     for files in ordered:
-        hooks += layer_hooks(files, diagnostics)
+        found = layer_hooks(files, diagnostics)
+        part = files.key if id(files) in fragments else ""
+        hooks += [replace(hook, part=part) for hook in found] if part else found
     hooks += plugin_hooks(user, ordered, diagnostics)
     cache = [user / CACHE_FILE] if applies(sign_in) else []
     read = [requirements, *cache, *preferences, *_layer_files(ordered)]
@@ -193,7 +199,7 @@ def read_layers(
         managed_only=required.managed_only,
         feature=tuple(_feature_settings(ordered, HOOKS_FEATURE)),
         pinned=_pinned_feature(required.pinned),
-        user_config=ordered[1].config,
+        user_config=user_layer.config,
         plugins=tuple(plugin_ids(ordered)),
         plugins_feature=tuple(_feature_settings(ordered, PLUGINS_FEATURE)),
         plugins_pinned=_pinned_feature(required.plugins_pinned),

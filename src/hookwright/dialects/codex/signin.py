@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from hookwright.config.loading import Diagnostic
+from hookwright.config.safeparse import ParseError, load_json_text, read_text
 from hookwright.dialects.managed_paths import Platform
 
 AUTH_FILE: Final = "auth.json"
@@ -36,24 +36,36 @@ _CLAIMS: Final = "https://api.openai.com/auth"
 @dataclass(frozen=True, slots=True)
 class SignIn:
     """`chatgpt`: signed in through Codex's backend; `file`: the ``auth.json`` read; `plan`,
-    `user_id`, `account_id`: the ChatGPT identity, None where ``auth.json`` holds none."""
+    `user_id`, `account_id`: the ChatGPT identity, None where ``auth.json`` holds none;
+    `unread`: why an ``auth.json`` that is there was not read (then nothing is known of the
+    sign-in, and the workspace's cloud-managed config may apply)."""
 
     chatgpt: bool
     file: Path
     plan: str | None = None
     user_id: str | None = None
     account_id: str | None = None
+    unread: str | None = None
 
 
-def read_sign_in(codex_home: Path) -> SignIn:
-    """The sign-in ``$CODEX_HOME/auth.json`` records (an unreadable file: none)."""
+def read_sign_in(codex_home: Path, diagnostics: list[Diagnostic] | None = None) -> SignIn:
+    """The sign-in ``$CODEX_HOME/auth.json`` records: none when it is absent, or cannot be
+    read (a FIFO, a device, a folder, a link loop, over the size cap, not JSON) or may have
+    been written by another user (`safeparse.not_owned`); a link is followed, and said in
+    `diagnostics`. Codex itself reads any file there without a bound (a FIFO hangs it) and
+    takes one it cannot parse as no sign-in."""
     file = codex_home / AUTH_FILE
+    if not os.path.lexists(file):
+        return SignIn(False, file)
     try:
-        data: Any = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return SignIn(False, file)
+        data: Any = load_json_text(read_text(file, owned=True), where=str(file))
+    except ParseError as exc:
+        return SignIn(False, file, unread=exc.reason)
+    said = link_warning(file, "the sign-in")
+    if said is not None and diagnostics is not None:
+        diagnostics.append(said)
     if not isinstance(data, dict):
-        return SignIn(False, file)
+        return SignIn(False, file, unread="it is not a JSON object")
     tokens = data.get("tokens")
     tokens = tokens if isinstance(tokens, dict) else {}
     claims = _claims(tokens.get("id_token"))
@@ -72,8 +84,8 @@ def _claims(token: object) -> Mapping[str, Any]:
         return {}
     body = token.split(".")[1]
     try:
-        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        payload = load_json_text(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (binascii.Error, ValueError):  # `ParseError` is a `ValueError`
         return {}
     claims = payload.get(_CLAIMS) if isinstance(payload, dict) else None
     return claims if isinstance(claims, dict) else {}
@@ -158,3 +170,17 @@ def stored_sign_in(
         f"marketplaces and the workspace's cloud-managed config: {fix}"
     )
     return sign_in, Diagnostic(str(file), STORE_KEY, message, "warning")
+
+
+def link_warning(file: Path, what: str) -> Diagnostic | None:
+    """A warning when `file` is a link: Codex follows it, and so does hookwright, checking the
+    file it names (`safeparse.not_owned`); but a file Codex writes itself is not normally a
+    link, so the user is told where `what` was read from."""
+    try:
+        if not file.is_symlink():
+            return None
+        target = Path(os.path.realpath(file))
+    except (OSError, ValueError):
+        return None
+    message = f"is a link to {target}: {what} is read from there, as Codex reads it"
+    return Diagnostic(str(file), "", message, "warning")
