@@ -6,11 +6,12 @@ browser through the ``browser`` fixture, which hands it a tab that has forgotten
 before it: every origin the tab showed has its storage (the page's ``localStorage``) and
 cookies cleared, the cache is emptied, the tab is back on ``about:blank`` at the size the
 browser started with. A browser that cannot be put back (a test left a dialog open, the
-driver died) is ended, and the next test starts a new one.
+driver died, a second window is open) is ended, and the next test starts a new one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -47,7 +48,9 @@ class Chromium:
         self.size: dict[str, int] = {}
 
     def tab(self) -> webdriver.Chrome:
-        """The browser, started if it is not running, on a blank tab."""
+        """The browser on one blank tab, started anew if it is not running or not so."""
+        if self.driver is not None and not self._blank(self.driver):
+            self.quit()
         if self.driver is None:
             options = Options()
             options.binary_location = CHROMIUM
@@ -59,9 +62,16 @@ class Chromium:
             self.driver = webdriver.Chrome(options=options, service=service)
             self.size = self.driver.get_window_size()
             self.driver.get("about:blank")
-        assert self.driver.window_handles == [self.driver.current_window_handle]
-        assert self.driver.current_url == "about:blank", self.driver.current_url
+        assert self._blank(self.driver), "a new browser is not on one blank tab"
         return self.driver
+
+    @staticmethod
+    def _blank(driver: webdriver.Chrome) -> bool:
+        try:
+            handles = driver.window_handles
+            return handles == [driver.current_window_handle] and driver.current_url == "about:blank"
+        except WebDriverException:
+            return False
 
     def forget(self) -> None:
         """Clear what the last test left in the browser, or end the browser if it cannot."""
@@ -81,9 +91,11 @@ class Chromium:
             self.quit()
 
     def quit(self) -> None:
+        """End the browser; its driver is stopped even when the browser no longer answers."""
         if self.driver is not None:
             driver, self.driver = self.driver, None
-            driver.quit()
+            with contextlib.suppress(WebDriverException):
+                driver.quit()
 
 
 def _origin(url: str) -> str | None:
