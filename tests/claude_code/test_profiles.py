@@ -4,8 +4,7 @@ each, through `hookwright run` against a scripted Anthropic API."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import Action, Case, Hook, cleanup, run
 
 from claude_pin import pin_claude_code
+from cli_runner import run_cli
 from hookwright.dialects.claude_profiles import (
     NEWEST,
     STOP_PREAMBLE,
@@ -200,14 +200,8 @@ def test_the_environment_comes_after_the_flag_and_before_the_settings(tmp_path: 
 
 
 def test_a_bad_flag_is_a_one_line_error_from_hookwright_run(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "hookwright", "run", "go", "--project", str(tmp_path)]
-    done = subprocess.run(
-        [*command, "--model", "scripted:none.json", "--claude-code-version", "two"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    args = ["run", "go", "--project", str(tmp_path), "--model", "scripted:none.json"]
+    done = run_cli([*args, "--claude-code-version", "two"], dict(os.environ), stdin="", timeout=60)
     assert done.returncode == 2
     assert done.stderr == (
         "hookwright: error: --claude-code-version: not a Claude Code version: 'two' "

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from tests.bounds import eventually
 from tests.hosts.conftest import alive, reap
 from tests.hosts.project import hook_input, make_project
 
+from cli_runner import run_cli
 from hookwright.bridges import claude_client
 from hookwright.config.trust import TrustStore
 
@@ -54,9 +54,7 @@ NOBODY = 65534
 
 
 def hookwright(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(list(args), dict(os.environ), timeout=60)
 
 
 def client_command(*install_args: str, settings: Path) -> str:

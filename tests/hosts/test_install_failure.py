@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from tests.bounds import eventually
 from tests.hosts.project import make_project
 from tests.hosts.test_daemon import RM, installed, run_command
 
+from cli_runner import run_cli
 from hookwright.config.trust import TrustStore
 
 FAKE_CLAUDE = """#!/bin/sh
@@ -26,13 +26,8 @@ echo "{version} (Claude Code)"
 
 def install(project: Path, *args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PATH": os.environ.get("PATH", "") if path is None else path}
-    return subprocess.run(
-        [sys.executable, "-m", "hookwright", "install", "claude-code", "-p", str(project), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        cwd=project,
+    return run_cli(
+        ["install", "claude-code", "-p", str(project), *args], env, timeout=60, cwd=project
     )
 
 

@@ -4,11 +4,13 @@ connection guards `hookwright serve` runs it with.
 The thread has its own event loop, so blocking clients (the `websockets` sync client,
 Selenium) can drive it from the test. Every server started is stopped and its thread joined.
 Each server has its own access token, which `LiveServer.http_url` and `LiveServer.ws_url` carry.
+The page tests share one headless Chromium per test process (`tests/server/browser.py`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -17,10 +19,13 @@ from typing import Any
 
 import pytest
 import uvicorn
+from selenium import webdriver
 
 from hookwright.server import ServerSettings, create_app
 from hookwright.server.access import new_token
 from hookwright.server.transport import ServeConfig
+
+from .browser import Chromium, browser_missing
 
 STARTUP_TIMEOUT = 30.0
 
@@ -127,3 +132,29 @@ def serve(project: Path, isolated_home: Path) -> Iterator[ServerFactory]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
+    """The test process's browser: started by the first page test, ended with the process."""
+    shared = Chromium(tmp_path_factory.mktemp("chromium") / "profile")
+    yield shared
+    shared.quit()
+
+
+@pytest.fixture
+def browser(chromium: Chromium) -> Iterator[webdriver.Chrome]:
+    """A blank tab of the shared browser that remembers nothing of the tests before it.
+
+    Without the browser the test is skipped locally and fails under CI (``CI`` set), where
+    ``make browser`` installs it."""
+    missing = browser_missing()
+    if missing:
+        reason = f"{missing} not installed (run `make browser` as root)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; the page test must run under CI")
+        pytest.skip(reason)
+    try:
+        yield chromium.tab()
+    finally:
+        chromium.forget()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,10 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
 from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -29,19 +24,7 @@ from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import LiveServer, ServerFactory
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 WAIT = 30.0
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
 REMEMBER = {"role": "system", "content": "H:remember"}
 
 # Records what #log shows after every change while a request is running, so the test can tell
@@ -54,31 +37,6 @@ new MutationObserver(() => {
   }
 }).observe(document.getElementById("log"), {childList: true, subtree: true, characterData: true});
 """
-
-
-def _browser_missing() -> str | None:
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not os.access(path, os.X_OK)]
-    return ", ".join(missing) or None
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
-    missing = _browser_missing()
-    if missing:
-        reason = f"{missing} not installed (run `make browser` as root)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; the page test must run under CI")
-        pytest.skip(reason)
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def wait_idle(driver: webdriver.Chrome, text: str) -> None:

@@ -16,9 +16,7 @@ from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import ServerFactory
-from .test_page import browser, colour_in_screenshot, send, texts, wait_idle
-
-__all__ = ["browser"]
+from .test_page import colour_in_screenshot, send, texts, wait_idle
 
 CODEX_TEAL = (15, 118, 110)
 GEMINI_BLUE = (26, 86, 196)

@@ -20,7 +20,7 @@ from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import ServerFactory
 from .elicitation_project import calling, elicitation_project, hook_events, lines
-from .test_page import WAIT, browser, send, texts, wait_idle  # noqa: F401 (fixture)
+from .test_page import WAIT, send, texts, wait_idle
 
 
 def prompt(driver: webdriver.Chrome) -> WebElement:
@@ -49,7 +49,7 @@ def serve_project(serve: ServerFactory, project: Path, tool: str) -> tuple[Any, 
 
 
 def test_accept_sends_the_form_content_after_the_server_side_check(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
@@ -125,7 +125,7 @@ def test_accept_sends_the_form_content_after_the_server_side_check(
 
 
 def test_decline_in_the_page_declines(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
@@ -146,7 +146,7 @@ def test_decline_in_the_page_declines(
 
 
 def test_a_url_request_shows_the_url_as_a_link(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
@@ -165,7 +165,7 @@ def test_a_url_request_shows_the_url_as_a_link(
 
 
 def test_a_page_that_goes_away_cancels_the_turn(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:

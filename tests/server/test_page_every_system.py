@@ -19,9 +19,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import ServerFactory
-from .test_page import WAIT, browser, colour_in_screenshot, send, texts, wait_idle
-
-__all__ = ["browser"]
+from .test_page import WAIT, colour_in_screenshot, send, texts, wait_idle
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
 #: An OpenHarness command hook that blocks any Bash call running curl.

@@ -17,7 +17,7 @@ from bounds import eventually
 from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import ServerFactory
-from .test_page import WAIT, browser, send, texts, wait_idle  # noqa: F401 (fixture)
+from .test_page import WAIT, send, texts, wait_idle
 
 RECORDER = """
 from pathlib import Path
@@ -61,7 +61,7 @@ def tool_results(model: ScriptedModel) -> list[dict[str, Any]]:
 
 
 def test_allow_in_the_page_runs_the_call(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
@@ -87,7 +87,7 @@ def test_allow_in_the_page_runs_the_call(
 
 
 def test_deny_in_the_page_keeps_the_call_from_running(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
@@ -112,7 +112,7 @@ def test_deny_in_the_page_keeps_the_call_from_running(
 
 
 def test_rule_asks_show_the_rule_as_the_reason(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
@@ -131,7 +131,7 @@ def test_rule_asks_show_the_rule_as_the_reason(
 
 
 def test_no_answer_in_time_denies(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
@@ -151,7 +151,7 @@ def test_no_answer_in_time_denies(
 
 
 def test_a_page_that_goes_away_cancels_the_turn_and_nothing_runs(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     serve: ServerFactory,
     project: Path,
 ) -> None:
