@@ -13,9 +13,9 @@ Then the load cases of `bench.daemon_load` (the daemon against a bare HTTP serve
 clients and agents, CPU per event with a command hook), three runs, the worst of each ratio
 merged into bench/results.json.
 
-The daemon serves http from one process per core this process may run on
-(`HOOKWRIGHT_DAEMON_WORKERS`, as a daemon answering a team's agents is set up; a value in
-the environment is kept), and every CPU figure sums the daemon and its workers.
+The daemon serves http as it does by default, from one process per core this process may run
+on, at most four (`HOOKWRIGHT_DAEMON_WORKERS`; a value in the environment is kept), and every
+CPU figure sums the daemon and its workers.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.table import Table
 
-from hookwright.bridges.daemon_pool import WORKERS_VARIABLE, worker_count
+from hookwright.bridges.daemon_pool import WORKERS_VARIABLE, default_workers, worker_count
 from hookwright.config.trust import TrustStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -64,8 +64,8 @@ GUARD_RAN = b"GUARD-RAN"
 
 def processes() -> str:
     """How many processes the daemon serves http from: the environment's
-    `HOOKWRIGHT_DAEMON_WORKERS`, else one per core this process may run on."""
-    return os.environ.get(WORKERS_VARIABLE) or str(len(os.sched_getaffinity(0)))
+    `HOOKWRIGHT_DAEMON_WORKERS`, else the daemon's default (one per core, at most four)."""
+    return os.environ.get(WORKERS_VARIABLE) or str(default_workers())
 
 
 def make_project(root: Path) -> Path:

@@ -19,8 +19,13 @@ def isolated_home(
 ) -> Iterator[Path]:
     """Every test gets its own HOME so nothing reads or writes the real user's files, and Claude
     Code 2.1.240 pinned (`$HOOKWRIGHT_CLAUDE_CODE_VERSION`), the version most tests' expected
-    wording was measured on; tests of a newer profile choose it themselves."""
+    wording was measured on; tests of a newer profile choose it themselves. A daemon a test
+    starts serves http from one process (`HOOKWRIGHT_DAEMON_WORKERS`; the default is one per
+    core): its counts, connection cap and loaded projects are then the whole front's, and
+    the suite does not start a worker per daemon; the tests of several processes, and of the
+    default, set or remove it themselves."""
     home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOOKWRIGHT_DAEMON_WORKERS", "1")
     monkeypatch.setenv(PIN_ENV, MEASURED_ON)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("HOOKWRIGHT_AUDIT_LOG", raising=False)

@@ -39,9 +39,11 @@ from tests.hosts.test_daemon_flood import (
 from hookwright.bridges.claude_client import hookwright_command
 from hookwright.bridges.daemon_http import BUSY
 from hookwright.bridges.daemon_pool import (
+    DEFAULT_MAX_WORKERS,
     MAX_WORKERS,
     WORKER_BOOT,
     WORKERS_VARIABLE,
+    default_workers,
     endpoint_digest,
     worker_count,
 )
@@ -166,20 +168,101 @@ def test_workers_end_with_a_killed_daemon(project: Path, runtime_dir: Path) -> N
     assert eventually(lambda: not any(alive(pid) for pid in pids), GENEROUS_BOUND * 2)
 
 
+@pytest.mark.parametrize(("value", "count"), [("1", 1), ("4", 4), (str(MAX_WORKERS), MAX_WORKERS)])
+def test_worker_count_is_read_from_the_environment(value: str, count: int) -> None:
+    assert worker_count({WORKERS_VARIABLE: value}) == count
+
+
 @pytest.mark.parametrize(
-    ("value", "count"), [(None, 1), ("1", 1), ("4", 4), (str(MAX_WORKERS), MAX_WORKERS)]
+    ("cores", "count"), [(1, 1), (2, 2), (DEFAULT_MAX_WORKERS, DEFAULT_MAX_WORKERS), (96, 4)]
 )
-def test_worker_count_is_read_from_the_environment(value: str | None, count: int) -> None:
-    environ = {} if value is None else {WORKERS_VARIABLE: value}
-    assert worker_count(environ) == count
+def test_the_default_is_one_process_per_core_the_daemon_may_run_on_at_most_four(
+    cores: int, count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(100, 100 + cores)))
+    assert DEFAULT_MAX_WORKERS == 4
+    assert worker_count({}) == default_workers() == count
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "two", "", str(MAX_WORKERS + 1)])
-def test_a_bad_worker_count_is_named_and_one_kept(
-    value: str, capsys: pytest.CaptureFixture[str]
+def test_a_bad_worker_count_is_named_and_the_default_kept(
+    value: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert worker_count({WORKERS_VARIABLE: value}) == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    assert worker_count({WORKERS_VARIABLE: value}) == 3
     assert f"{WORKERS_VARIABLE}={value!r}" in capsys.readouterr().err
+
+
+def test_without_the_variable_the_daemon_serves_from_one_process_per_core(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(WORKERS_VARIABLE)
+    hooks = installed(project, "http")
+    run_command(hooks["SessionStart"], project, "SessionStart", source="startup")
+    extra = default_workers() - 1
+    assert eventually(lambda: len(daemon_status()["workers"]) == extra)
+    pids = every_pid()
+    answered = {ask(hooks["UserPromptSubmit"], project) for _ in range(40)}
+    assert answered <= set(pids) and len(answered) == min(2, len(pids))
+    assert hookwright("daemon", "stop").returncode == 0
+    assert eventually(lambda: not any(alive(pid) for pid in pids))
+
+
+#: Appends its process's pid to `loads` each time it is imported (a project loaded afresh).
+COUNTING_PY = """\
+import os
+from pathlib import Path
+from hookwright import add_context
+
+with (Path(__file__).parent.parent.parent / "loads").open("a") as loads:
+    loads.write(f"{os.getpid()} {Path(__file__).parent.parent.name}\\n")
+
+
+def whoami(inp):
+    return add_context(f"PID {os.getpid()}")
+"""
+
+
+def test_each_process_keeps_its_own_bound_on_loaded_projects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one project loaded at most, a process answering two projects in turns on one
+    kept-alive connection loads each afresh every time: a worker keeps the bound too."""
+    monkeypatch.setenv(WORKERS_VARIABLE, "2")
+    monkeypatch.setenv("HOOKWRIGHT_DAEMON_PROJECTS", "1")
+    roots = [tmp_path / name for name in ("a", "b")]
+    for root in roots:
+        (root / ".hookwright").mkdir(parents=True)
+        (root / ".hookwright" / "hooks.yaml").write_text(HOOKS_YAML)
+        (root / ".hookwright" / "whoami.py").write_text(COUNTING_PY)
+    hooks = {root: installed(root, "http")["UserPromptSubmit"] for root in roots}
+    run_command(installed(roots[0], "http")["SessionStart"], roots[0], "SessionStart")
+    assert eventually(lambda: len(daemon_status()["workers"]) == 1)
+    worker = daemon_status()["workers"][0]
+    for _ in range(40):  # new connections until one lands on the worker
+        parts = urlsplit(hooks[roots[0]]["url"])
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
+        pids = [_ask_on(conn, hooks[root], root) for root in roots * 3]
+        conn.close()
+        if set(pids) == {worker}:
+            break
+    else:
+        pytest.fail("no connection reached the worker")
+    loads = (tmp_path / "loads").read_text().split("\n")
+    by_worker = [line.split()[1] for line in loads if line.startswith(f"{worker} ")]
+    assert by_worker[-6:] == ["a", "b"] * 3
+
+
+def _ask_on(conn: http.client.HTTPConnection, hook: dict[str, Any], project: Path) -> int:
+    """The pid that answered one event of `project` sent on the kept-alive `conn`."""
+    parts = urlsplit(hook["url"])
+    body = hook_input(project, "UserPromptSubmit", prompt="hi")
+    conn.request("POST", f"{parts.path}?{parts.query}", body, hook["headers"])
+    response = conn.getresponse()
+    answer = response.read()
+    assert response.status == 200, answer
+    context = json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+    return int(context.removeprefix("PID "))
 
 
 def bind_shared(port: int) -> Work:

@@ -245,16 +245,26 @@ def body_length(request: RequestHead) -> int:
     return int(request.single(b"content-length") or b"0")
 
 
+def _sent(conn: socket.socket, data: bytes) -> int:
+    """How much of `data` the socket takes at once (an answer: almost always all of it)."""
+    try:
+        return conn.send(data)
+    except (BlockingIOError, InterruptedError):
+        return 0
+
+
+async def _send_rest(conn: socket.socket, data: bytes, sent: int, seconds: float) -> None:
+    """Send what is left of `data` after its first `sent` bytes, within `seconds`."""
+    async with asyncio.timeout(seconds):
+        await asyncio.get_running_loop().sock_sendall(conn, memoryview(data)[sent:])
+
+
 async def _send(conn: socket.socket, data: bytes, seconds: float) -> None:
     """Send `data` whole within `seconds`; what the socket takes at once (an answer, almost
     always) is sent without arming a deadline."""
-    try:
-        sent = conn.send(data)
-    except (BlockingIOError, InterruptedError):
-        sent = 0
+    sent = _sent(conn, data)
     if sent < len(data):
-        async with asyncio.timeout(seconds):
-            await asyncio.get_running_loop().sock_sendall(conn, memoryview(data)[sent:])
+        await _send_rest(conn, data, sent, seconds)
 
 
 @functools.lru_cache(maxsize=64)
@@ -316,7 +326,9 @@ async def _exchange(wire: Wire, request: Admitted, answer: Answer, limits: Limit
     try:
         if request.expects_continue:
             await _send(conn, CONTINUE, limits.body)
-        body = await wire.read_body(request.length, limits.body)
+        body = wire.take_body(request.length)  # the usual case: no coroutine to wait on
+        if body is None:
+            body = await wire.read_body(request.length, limits.body)
     except Refusal as exc:
         text = f"hookwright: {exc}\n".encode()
         await _send(conn, _response(exc.status, text, None), limits.body)
@@ -324,10 +336,12 @@ async def _exchange(wire: Wire, request: Admitted, answer: Answer, limits: Limit
     reply = await answer(body, request.folder, None)
     kept = limits.idle if request.keep_alive else None
     if reply.exit == 0:
-        await _send(conn, _response(200, reply.stdout, kept), limits.body)
+        out = _response(200, reply.stdout, kept)
     else:
-        status = 500 if reply.failed else 400
-        await _send(conn, _response(status, reply.stderr.encode(), kept), limits.body)
+        out = _response(500 if reply.failed else 400, reply.stderr.encode(), kept)
+    sent = _sent(conn, out)  # the usual case: taken whole, no coroutine and no deadline
+    if sent < len(out):
+        await _send_rest(conn, out, sent, limits.body)
     return not request.keep_alive
 
 

@@ -1,8 +1,9 @@
 """The daemon's http workers, seen from the daemon: extra processes that serve the http front
 on the same port, so a team's agents are answered on every core.
 
-One Python process answers on one core at a time; with `HOOKWRIGHT_DAEMON_WORKERS` set to N
-(2 or more), the daemon starts N - 1 workers (`daemon_worker`) once it serves http. Each
+One Python process answers on one core at a time; serving http from N processes
+(`HOOKWRIGHT_DAEMON_WORKERS`, by default one per core the daemon may run on, at most
+`DEFAULT_MAX_WORKERS`), the daemon starts N - 1 workers (`daemon_worker`) once it serves http. Each
 binds the endpoint's port itself with `SO_REUSEPORT` (the kernel spreads new connections over
 the sockets of the group, and admits to the group only sockets of the same user), loads its
 own projects and keeps every rule of the daemon's front (peer uid, token, deadlines,
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import socket
 import subprocess
 import sys
@@ -38,9 +40,15 @@ from hookwright.bridges.claude_client import NEUTRAL_CWD, hookwright_command
 from hookwright.bridges.endpoint import Endpoint
 
 #: The environment variable naming how many processes serve the http front (1: the daemon
-#: alone, the default), and the most it may name.
+#: alone), and the most it may name.
 WORKERS_VARIABLE = "HOOKWRIGHT_DAEMON_WORKERS"
 MAX_WORKERS = 64
+#: The most processes the default (one per core) starts. Each loads its own projects, so N
+#: processes keep up to N times `HOOKWRIGHT_DAEMON_PROJECTS` loaded (N times their memory,
+#: and one inotify instance per loaded project and process, out of the kernel's per-user
+#: limit, 128 by default: 4 x 32 projects reaches it, and a project the kernel will not
+#: watch is stamped on every event instead).
+DEFAULT_MAX_WORKERS = 4
 #: Seconds before a worker that died is started again.
 RESPAWN_PAUSE = 1.0
 #: What a worker process runs (`python -I -c WORKER_BOOT ROOT FD DIGEST`): the worker alone, without
@@ -61,22 +69,34 @@ def endpoint_digest(endpoint: Endpoint) -> str:
     return hashlib.sha256(f"{endpoint.port}:{endpoint.token}".encode()).hexdigest()
 
 
+def default_workers() -> int:
+    """One process per core this process may run on (its CPU affinity), at most
+    `DEFAULT_MAX_WORKERS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no affinity on this system
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, DEFAULT_MAX_WORKERS))
+
+
 def worker_count(environ: Mapping[str, str]) -> int:
-    """How many processes serve the http front (`WORKERS_VARIABLE`, 1 to `MAX_WORKERS`); a
-    bad value is named on stderr and 1 kept."""
+    """How many processes serve the http front (`WORKERS_VARIABLE`, 1 to `MAX_WORKERS`;
+    `default_workers` without it); a bad value is named on stderr and the default kept."""
     raw = environ.get(WORKERS_VARIABLE)
     if raw is None:
-        return 1
+        return default_workers()
     try:
         count = int(raw)
     except ValueError:
         count = 0
     if not 1 <= count <= MAX_WORKERS:
+        default = default_workers()
         sys.stderr.write(
             f"hookwright daemon: {WORKERS_VARIABLE}={raw!r} is not a number from 1 to "
-            f"{MAX_WORKERS}; using 1\n"
+            f"{MAX_WORKERS}; using {default} (one process per core, at most "
+            f"{DEFAULT_MAX_WORKERS})\n"
         )
-        return 1
+        return default
     return count
 
 
@@ -194,10 +214,12 @@ class WorkerPool:
 
 __all__ = [
     "ANSWERED",
+    "DEFAULT_MAX_WORKERS",
     "LISTENING",
     "MAX_WORKERS",
     "WORKERS_VARIABLE",
     "WorkerPool",
+    "default_workers",
     "endpoint_digest",
     "worker_count",
 ]

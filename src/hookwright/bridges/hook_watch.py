@@ -23,6 +23,7 @@ is written back, a change of mtime).
 from __future__ import annotations
 
 import os
+import select
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,6 +154,10 @@ class HookWatch:
         self._bases = tuple((str(base), _identity(base)) for base in (project, home))
         self._notes = INotify(nonblocking=True)
         self._fd = self._notes.fileno()
+        #: Asks whether a note waits (one `poll`, which a daemon makes per event: cheaper than
+        #: a `read` failing with `EAGAIN`, and no descriptor of its own).
+        self._waiting = select.poll()
+        self._waiting.register(self._fd, select.POLLIN)
         self._filters: dict[int, _Filter] = {}
         try:
             for base, name in _roots(project, home):
@@ -196,12 +201,15 @@ class HookWatch:
 
     def changed(self) -> bool:
         """Whether anything that matters changed since the watches were set (a lost note, a
-        watch dropped, or a base folder now naming another folder counts). The notes are
-        read from the non-blocking descriptor until none is left (`EAGAIN`): one `read`
-        when none came."""
+        watch dropped, or a base folder now naming another folder counts). The kernel queues
+        a note within the call that makes the change, and `poll` reports the queue as it is
+        when asked: one `poll` when none came; else the notes are read from the non-blocking
+        descriptor until none is left (`EAGAIN`)."""
         for base, identity in self._bases:
             if _identity(base) != identity:
                 return True
+        if not self._waiting.poll(0):
+            return False
         while True:
             try:
                 data = os.read(self._fd, _NOTES_BYTES)

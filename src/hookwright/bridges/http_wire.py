@@ -43,6 +43,8 @@ class Wire:
         #: bytes the peek saw.
         self._unread = 0
         self._visible = 0
+        #: The part of a body `take_body` took when not all of it was there.
+        self._first = b""
 
     def clock(self) -> float:
         return self._loop.time()
@@ -166,37 +168,44 @@ class Wire:
             if HEAD_END.search(head, max(0, len(head) - len(taken) - 2)):
                 return bytes(head)
 
-    async def read_body(self, length: int, within: float) -> bytes:
-        """Exactly `length` bytes of body (nothing of a next request), within `within`
-        seconds, after the head `read_head` left in the socket (taken in the same read when
-        the whole body was seen waiting behind it); raises `Refusal` when they do not come."""
+    def take_body(self, length: int) -> bytes | None:
+        """Exactly `length` bytes of body when one read takes them whole, after the head
+        `read_head` left in the socket (taken in the same read when the whole body was seen
+        waiting behind it): the usual case, with no coroutine. None when the rest must be
+        waited for (`read_body` reads it, after what was taken here); raises `Refusal` when
+        the body cannot come."""
         unread = self._unread
         if unread and (not length or self._visible < unread + length):
             if not self.take_head():
                 raise Refusal(400, "the request head ended early")
             unread = 0
         self._unread = 0
+        self._first = b""
         if not length:
             return b""
-        first: bytes | None
         try:
-            taken = self.conn.recv(unread + length)  # the usual case: the whole body at once
+            taken = self.conn.recv(unread + length)
         except (BlockingIOError, InterruptedError):
             if unread:  # the peeked head is gone: nothing left is this request's
                 raise Refusal(400, "the request head ended early") from None
-            first = None
-        else:
-            self._reads += 1
-            first = taken[unread:] if unread else taken
-            if not first:
-                raise Refusal(400, "the body ended early")
-            if len(first) == length:
-                return first
+            return None
+        self._reads += 1
+        first = taken[unread:] if unread else taken
+        if not first:
+            raise Refusal(400, "the body ended early")
+        if len(first) == length:
+            return first
+        self._first = first
+        return None
+
+    async def read_body(self, length: int, within: float) -> bytes:
+        """Exactly `length` bytes of body (nothing of a next request), within `within`
+        seconds: what `take_body` took (call it first), then the rest as it comes; raises
+        `Refusal` when it does not come."""
+        first, self._first = self._first, b""
         data = bytearray(length)
-        view, got = memoryview(data), 0
-        if first:
-            view[: len(first)] = first
-            got = len(first)
+        view, got = memoryview(data), len(first)
+        view[:got] = first
         deadline = self._loop.time() + within
         while got < length:
             try:

@@ -91,6 +91,12 @@ _NOT_PAYLOAD = frozenset({*HOST_COMMON_FIELDS, "hook_event_name"})
 log = LazyLogger("hookwright.host")
 
 
+def _engine_failed(event: Event, exc: Exception) -> Verdict:
+    """The verdict of a dispatch the engine raised out of (it turns hook failures into values:
+    this is a bug, answered as a failed dispatch)."""
+    return failed_dispatch(event, f"hookwright could not run the {event} hooks: {exc}")
+
+
 def new_session_id() -> str:
     """A fresh random UUID (version 4) as `str(uuid.uuid4())` writes it, made without the
     `uuid` module, which loads `platform` (about 2 % of a process that answers one event)."""
@@ -362,6 +368,10 @@ class HookSession:
     # Dispatch -----------------------------------------------------------------------------
 
     def input(self, event: Event, **payload: Any) -> HookInput:
+        return self._input(event, payload)
+
+    def _input(self, event: Event, payload: Mapping[str, Any]) -> HookInput:
+        """`input`, for a payload already in a dict of its own (`fire` has one)."""
         ident = self.identity
         base = {
             "channel": ident.channel,
@@ -388,9 +398,12 @@ class HookSession:
 
     async def fire(self, event: Event, **payload: Any) -> Verdict:
         """Dispatch one checkpoint and report what the hooks did."""
-        inp = self.input(event, **payload)
+        inp = self._input(event, payload)
         if self.report is None:  # nothing to report: the engine selects, from its cached plan
-            return await self._dispatch(event, inp, None)
+            try:  # `_dispatch` without its coroutine (a daemon fires every event this way)
+                return await self.engine.dispatch(inp)
+            except Exception as exc:
+                return _engine_failed(event, exc)
         return await self._dispatch(event, inp, self.engine.select(inp))
 
     async def _dispatch(
@@ -407,8 +420,8 @@ class HookSession:
             report("hooks_running", event=event.value, count=len(selected), status=status)
         try:
             verdict = await self.engine.dispatch(inp, selected)
-        except Exception as exc:  # the engine turns hook failures into values; this is a bug
-            verdict = failed_dispatch(event, f"hookwright could not run the {event} hooks: {exc}")
+        except Exception as exc:
+            verdict = _engine_failed(event, exc)
         if report is not None:
             if slow:
                 report("hooks_done", event=event.value)
