@@ -313,10 +313,11 @@ def test_a_page_gone_mid_turn_interrupts_the_turn_and_its_interrupt_hooks_run(
     hooks = project / ".hookwright"
     hooks.mkdir()
     (hooks / "told.py").write_text(
-        "import json, pathlib\n"
-        "def note(inp):\n"
-        f"    pathlib.Path({str(told)!r}).write_text(\n"
+        "import json, os, pathlib\n"
+        "def note(inp):\n"  # written whole, then named: the test never reads half a file
+        f"    pathlib.Path({str(told) + '.part'!r}).write_text(\n"
         "        json.dumps([inp.event.value, inp.session_id, inp.turn_id]))\n"
+        f"    os.replace({str(told) + '.part'!r}, {str(told)!r})\n"
     )
     (hooks / "hooks.yaml").write_text(
         "hooks:\n  - {name: told, event: Interrupt, call: 'told:note'}\n"

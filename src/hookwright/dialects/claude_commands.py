@@ -29,6 +29,9 @@ BUNDLED: Final = "bundled"
 
 @dataclass(frozen=True, slots=True)
 class BuiltinCommand:
+    """One of a Claude Code version's own commands or bundled skills, by `name`, and its
+    `kind` (`UI`, `CLI`, `RESERVED`, `BUNDLED`): what the Skill tool's refusal says of it."""
+
     name: str
     kind: str
 
