@@ -789,4 +789,23 @@ CLOUD_CASES = [
 
 CASES += CLOUD_CASES
 
+#: Not TOML: a managed file Codex cannot parse.
+UNPARSABLE = "hooks = [\n"
+
+UNPARSABLE_MANAGED_CASES = [
+    CodexCase(
+        f"managed_{layer}_unparsable_{policy_name}",
+        "make a file",
+        one_call("printf x > made.txt"),
+        hooks=observers("SessionStart", "PreToolUse"),
+        toml={layer: UNPARSABLE},
+        policy=policy,
+        differs=None if policy else "without a fail-closed policy hookwright runs on, saying so",
+    )
+    for layer in ("requirements", "system")
+    for policy_name, policy in (("fail_closed_does_not_start", CLOSED_CODEX), ("by_default", None))
+]
+
+CASES += UNPARSABLE_MANAGED_CASES
+
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

@@ -1,7 +1,9 @@
 """Telling that a project's hook files changed without looking at every one of them per event.
 
 `stamp` is the exact answer: the path and `hookwright.config.fingerprint` of every hook file a
-project's hooks can come from (a walk of its hook folders). `HookWatch` makes it cheap to ask
+project's hooks can come from (a walk of its hook folders), and of the files Codex's hooks are
+read under (``$CODEX_HOME``'s sign-in, cached cloud requirements and config, the managed
+folder's requirements and config). `HookWatch` makes it cheap to ask
 again: it asks the kernel (inotify, through `inotify_simple`) to note every change to those
 files, to the folders holding them and to the folders leading to them, *before* it takes the
 stamp. The kernel queues a note within the very call that makes the change, so once the
@@ -29,6 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookwright.config.fingerprint import Fingerprint, fingerprint
+from hookwright.dialects.codex.cloud import CACHE_FILE
+from hookwright.dialects.codex.config import codex_home
+from hookwright.dialects.codex.signin import AUTH_FILE
+from hookwright.dialects.managed_paths import codex_managed_dir, platform_of
 
 try:
     from inotify_simple import INotify, flags, parse_events
@@ -40,8 +46,12 @@ except ImportError:  # pragma: no cover - inotify_simple is installed on Linux o
 _NOTES_BYTES = 64 * 1024
 
 #: Where a project's hooks are declared, under the project and under the home folder.
-PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw/config.json")
+PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw/config.json", ".codex")
 HOME_ROOTS = (".hookwright/hooks.yaml", ".picoclaw/config.json")
+#: Codex's files in ``$CODEX_HOME`` (else ``~/.codex``) and in its managed folder: a sign-in
+#: changed decides whether the workspace's cloud requirements apply.
+CODEX_USER_FILES = (AUTH_FILE, CACHE_FILE, "config.toml", "hooks.json")
+CODEX_MANAGED_FILES = ("requirements.toml", "config.toml", "managed_config.toml")
 #: Files whose change reloads a project (others, such as a hook's own data files, do not).
 HOOK_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".py", ".md", ".toml"})
 #: A folder with more files than this is not scanned further (the stamp stays cheap).
@@ -67,7 +77,14 @@ def _files(root: Path) -> Iterator[str]:
 
 def _roots(project: Path, home: Path) -> list[tuple[Path, str]]:
     """Each root with the folder it is named from."""
-    return [(project, r) for r in PROJECT_ROOTS] + [(home, r) for r in HOME_ROOTS]
+    user = codex_home(home)
+    managed = Path(codex_managed_dir(platform_of()))
+    return [
+        *((project, r) for r in PROJECT_ROOTS),
+        *((home, r) for r in HOME_ROOTS),
+        *((user.parent, f"{user.name}/{r}") for r in CODEX_USER_FILES),
+        *((managed.parent, f"{managed.name}/{r}") for r in CODEX_MANAGED_FILES),
+    ]
 
 
 def stamp(project: Path, home: Path) -> Stamp:

@@ -1,8 +1,9 @@
 """The daemon's projects: per project folder, its hooks loaded once and kept warm, reloaded
 when one of its hook files changes (noted by `hook_watch.HookWatch`, or where a project cannot
 be watched, a `hookwright.config.fingerprint` of each per request: a file swapped for one of
-the same size and mtime, or a link retargeted, counts), answered only while the folder is
-trusted.
+the same size and mtime, or a link retargeted, counts) or what it read expires with no file
+changing (`OpenedProject.valid_until`: Codex's cached cloud requirements, after which a fresh
+session would not read them), answered only while the folder is trusted.
 
 Trust is judged when a project is loaded and again whenever its watch notes a change or the
 trust store's file changed (on every request for a project without a watch); a folder that
@@ -96,16 +97,21 @@ class _Warm:
     busy: int = 0
     #: The watch noted a change: stamp again before the next event.
     stale: bool = False
+    #: When what the session read expires (Unix time; None: never): reloaded after it.
+    valid_until: float | None = None
 
     def unchanged(self, trust_key: Fingerprint | None) -> bool:
         """Whether nothing the project was judged and loaded under changed (for a project
         without a watch, never: it is stamped and judged again on every event)."""
         if self.stale or self.watch is None or trust_key != self.trust_key:
             return False
-        if self.watch.changed():
+        if self.watch.changed() or self.expired():
             self.stale = True
             return False
         return True
+
+    def expired(self) -> bool:
+        return self.valid_until is not None and time.time() >= self.valid_until
 
     async def close(self) -> None:
         if self.watch is not None:
@@ -222,7 +228,7 @@ class WarmProjects:
         if warm is not None and not warm.stale and warm.watch is not None:
             return warm
         watch, current = hook_watch.watch(root, self.home)
-        same = warm is not None and warm.caller == caller
+        same = warm is not None and warm.caller == caller and not warm.expired()
         if warm is not None and same and warm.watch is None and warm.stamp == current:
             if warm.watch is not None:
                 warm.watch.close()
@@ -239,6 +245,7 @@ class WarmProjects:
                 watch.close()
             raise
         warm = _Warm(session, watch, current, None, caller)
+        warm.valid_until = None if session.opened is None else session.opened.valid_until
         self._warm[root] = warm
         idle = [other for other, kept in self._warm.items() if not kept.busy and other != root]
         for other in idle[: max(0, len(self._warm) - self.limits.loaded)]:

@@ -206,12 +206,17 @@ class Discovery:
     #: Each config file read, or with a problem -> the dialect that read it, so a file none of
     #: whose hooks loaded is still named with its system (`hookwright.host.load_failures`).
     dialects: dict[str, str] = field(default_factory=dict)
+    #: When what was read stops holding with no file changing (Unix time; None: never): a
+    #: copy that expires, such as Codex's cached cloud requirements. A host that keeps the
+    #: hooks loaded opens the project again once it passes.
+    valid_until: float | None = None
 
     def extend(self, other: Discovery) -> None:
         self.hooks.extend(other.hooks)
         self.diagnostics.extend(other.diagnostics)
         self.files.extend(other.files)
         self.dialects.update(other.dialects)
+        self.valid_until = earliest(self.valid_until, other.valid_until)
 
     def read_by(self, dialect: str) -> Discovery:
         """This discovery with each of its files marked as read by `dialect`."""
@@ -248,6 +253,13 @@ class Discovery:
                     result.off[id(hook)] = bound.off_because
         result.diagnostics = list(dict.fromkeys(result.diagnostics))
         return result
+
+
+def earliest(first: float | None, second: float | None) -> float | None:
+    """The earlier of two deadlines (None: none)."""
+    if first is None or second is None:
+        return second if first is None else first
+    return min(first, second)
 
 
 SourceDiscoverer = Callable[[LoadContext], Discovery]

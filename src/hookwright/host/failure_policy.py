@@ -14,8 +14,9 @@
   file that did not load, decided as for an untrusted hook.
 * `command_problems`: a bound command hook whose program is missing or not executable.
 * `start_refusal`: a file of hooks an organization requires (`Diagnostic.required`: Codex's
-  cloud-managed config) that could not be read, which the policy closes, stops the session
-  from starting, as the agent itself would not start without it.
+  cloud-managed config, its managed requirements and config files) that could not be read,
+  which the policy closes, stops the session from starting, as the agent itself would not
+  start without it.
 """
 
 from __future__ import annotations

@@ -180,6 +180,9 @@ class OpenedProject:
     #: and audited by `report_not_run`, as loudly as the hooks that will not run (and left
     #: in `diagnostics`, for a host that prints those).
     unread: tuple[Diagnostic, ...] = ()
+    #: When what was read stops holding with no file changing (`Discovery.valid_until`): a
+    #: host that keeps the session opens the project again once it passes.
+    valid_until: float | None = None
 
     @property
     def untrusted(self) -> tuple[DiscoveredHook, ...]:
@@ -546,6 +549,7 @@ def bind_hooks(
             discovery.dialects,
         ),
         unread=unread,
+        valid_until=discovery.valid_until,
     )
     return BoundHooks(loaded, opened)
 

@@ -93,6 +93,10 @@ class _Moment:
                 return f"{base}.{self.nanos // unit:0{digits}d}Z"
         return f"{base}.{self.nanos:09d}Z"
 
+    def unix(self) -> float:
+        """As Unix time (to the float's precision)."""
+        return self.when.timestamp() + self.nanos / 1e9
+
 
 def applies(sign_in: SignIn) -> bool:
     """Whether Codex looks for the workspace's cloud-managed config under this sign-in."""
@@ -103,10 +107,12 @@ def applies(sign_in: SignIn) -> bool:
 class CloudBundle:
     """What hookwright reads of a cached bundle: its requirements fragments as requirements
     layers, in the bundle's order, and its ``config.toml`` fragments as managed config layers,
-    in Codex's stack order (the bundle lists the highest precedence first)."""
+    in Codex's stack order (the bundle lists the highest precedence first); when the copy
+    expires (Unix time), after which Codex no longer uses it."""
 
     requirements: list[RequirementLayer] = field(default_factory=list)
     config: list[LayerFiles] = field(default_factory=list)
+    expires: float | None = None
 
 
 def cloud_layers(
@@ -126,7 +132,7 @@ def cloud_layers(
         return CloudBundle()
     file = codex_home / CACHE_FILE
     try:
-        bundle = _valid_bundle(file, sign_in, now or datetime.now(UTC))
+        bundle, expires = _valid_bundle(file, sign_in, now or datetime.now(UTC))
     except _Unusable as reason:
         diagnostics.append(_not_read(file, sign_in, str(reason), requirements))
         return CloudBundle()
@@ -141,6 +147,7 @@ def cloud_layers(
             LayerFiles("managed", None, table, file, file, f"{_BUCKET_CONFIG}[{index}]")
             for index, table in reversed(list(enumerate(bundle["config_toml"])))
         ],
+        expires.unix(),
     )
 
 
@@ -174,9 +181,11 @@ def _unread_sign_in(sign_in: SignIn) -> Diagnostic:
     return Diagnostic(str(sign_in.file), "", message, "error", required=True)
 
 
-def _valid_bundle(file: Path, sign_in: SignIn, now: datetime) -> dict[str, list[Any]]:
-    """The cached bundle's fragments, each parsed, when Codex would use the copy (checked in
-    Codex's order)."""
+def _valid_bundle(
+    file: Path, sign_in: SignIn, now: datetime
+) -> tuple[dict[str, list[Any]], _Moment]:
+    """The cached bundle's fragments, each parsed, and when the copy expires, when Codex would
+    use it (checked in Codex's order)."""
     if sign_in.user_id is None or sign_in.account_id is None:
         raise _Unusable("the sign-in names no ChatGPT user or account")
     if not os.path.lexists(file):
@@ -198,7 +207,8 @@ def _valid_bundle(file: Path, sign_in: SignIn, now: datetime) -> dict[str, list[
     if (expires.when, expires.nanos) <= (moment.replace(microsecond=0), moment.microsecond * 1000):
         raise _Unusable(f"it expired at {payload['expires_at'].text()}")
     bundle = payload["bundle"]
-    return {key: [_fragment_toml(f, key) for f in bundle[key][_FRAGMENTS]] for key in _BUCKETS}
+    fragments = {key: [_fragment_toml(f, key) for f in bundle[key][_FRAGMENTS]] for key in _BUCKETS}
+    return fragments, expires
 
 
 def _cache_file(data: Any) -> tuple[dict[str, Any], str]:

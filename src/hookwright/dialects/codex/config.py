@@ -135,17 +135,29 @@ def codex_home(home: Path, environ: Mapping[str, str] | None = None) -> Path:
     return Path(value) if value else home / ".codex"
 
 
-def read_toml(path: Path, diagnostics: list[Diagnostic]) -> Mapping[str, Any] | None:
-    """The parsed file (None when absent or unreadable: a diagnostic says why). Read with the
-    bounds of `safeparse` (no FIFO, no oversized file)."""
+#: Said of a managed file that is not read: Codex CLI 0.171.0 does not start with it (measured:
+#: "Error loading config.toml: failed to parse requirements layer /etc/codex/requirements.toml:
+#: TOML parse error ...", and likewise for the managed ``config.toml`` and a file that is not
+#: UTF-8).
+_REQUIRED: Final = "Codex does not start while it cannot read it: fix or remove it"
+
+
+def read_toml(
+    path: Path, diagnostics: list[Diagnostic], required: bool = False
+) -> Mapping[str, Any] | None:
+    """The parsed file (None when absent or unreadable: a diagnostic says why, `required`
+    when it is a managed file Codex does not start without). Read with the bounds of
+    `safeparse` (no FIFO, no oversized file)."""
     if not os.path.lexists(path):
         return None
     try:
         return tomllib.loads(read_text(path))
     except ParseError as exc:
-        diagnostics.append(Diagnostic(str(path), "", exc.reason))
+        reason = exc.reason
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        diagnostics.append(Diagnostic(str(path), "", f"invalid TOML: {exc}"))
+        reason = f"invalid TOML: {exc}"
+    said = f"{reason}; {_REQUIRED}" if required else reason
+    diagnostics.append(Diagnostic(str(path), "", said, required=required))
     return None
 
 

@@ -151,6 +151,8 @@ class CodexLayers:
     configured: tuple[Configured, ...] = ()
     #: ``$CODEX_HOME`` and the user's home: where Codex keeps its own marketplaces.
     homes: tuple[Path, Path] = (Path(), Path())
+    #: When the cached cloud-managed config read expires (Unix time; None: none read).
+    valid_until: float | None = None
 
 
 def read_layers(
@@ -209,6 +211,7 @@ def read_layers(
         marketplaces=compose_policy(requirement_layers, diagnostics),
         configured=tuple(configured_marketplaces(ordered)),
         homes=(user, ctx.home),
+        valid_until=cloud.expires,
     )
 
 
@@ -217,7 +220,7 @@ def _config_layers(
 ) -> list[LayerFiles]:
     """The config layers held in files: system, user, the project's folders, legacy."""
     ordered = [
-        LayerFiles("managed", managed, read_toml(managed / "config.toml", diagnostics)),
+        LayerFiles("managed", managed, read_toml(managed / "config.toml", diagnostics, True)),
         LayerFiles("user", user, read_toml(user / "config.toml", diagnostics)),
     ]
     markers = root_markers(ordered, diagnostics)
@@ -228,7 +231,8 @@ def _config_layers(
     legacy_name = MANAGED[platform].codex_legacy
     if legacy_name is not None:
         legacy = managed / legacy_name
-        ordered.append(LayerFiles("managed", None, read_toml(legacy, diagnostics), legacy))
+        table = read_toml(legacy, diagnostics, required=True)
+        ordered.append(LayerFiles("managed", None, table, legacy))
     return ordered
 
 
@@ -252,7 +256,7 @@ def _requirement_layers(
     """``requirements.toml``, the workspace's cloud-managed requirements (`cloud`), then the
     managed preference's requirements, when set."""
     layers = []
-    table = read_toml(path, diagnostics)
+    table = read_toml(path, diagnostics, required=True)
     if table is not None:
         layers.append(RequirementLayer(path, path, table))
     layers.extend(cloud)

@@ -114,6 +114,7 @@ def discover(ctx: LoadContext) -> Discovery:
     discovery = Discovery()
     layers = read_layers(ctx, discovery.diagnostics)
     discovery.files += [str(path) for path in layers.files]
+    discovery.valid_until = layers.valid_until
     gate = Gate(layers, hook_states(layers.user_config))
     order = 0
     for hook in layers.hooks:
