@@ -55,7 +55,15 @@ def test_what_is_no_hook_file_is_ignored(tmp_path: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", [".picoclaw/config.json", ".hookwright/more/hooks.yaml", "HOME/.hookwright/hooks.yaml"]
+    "name",
+    [
+        ".picoclaw/config.json",
+        ".hookwright/more/hooks.yaml",
+        "HOME/.hookwright/hooks.yaml",
+        ".gemini/settings.json",
+        "HOME/.gemini/settings.json",
+        "HOME/.gemini/trustedFolders.json",
+    ],
 )
 def test_a_new_hook_file_is_seen(tmp_path: Path, name: str) -> None:
     project, home = make_project(tmp_path / "p"), tmp_path / "h"
@@ -167,3 +175,22 @@ def test_an_idle_project_is_closed(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert servers
     assert eventually(lambda: daemon_status()["projects"] == [])
     assert eventually(lambda: not any(alive(pid) for pid in servers))
+
+
+def test_gemini_system_settings_are_watched_from_a_folder_not_made_yet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI's system settings (here named by its variable) may sit in a folder that is
+    not there yet: the project is still watched, and the file appearing is seen."""
+    system = tmp_path / "etc" / "gemini-cli" / "settings.json"
+    system.parent.parent.mkdir()
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(system))
+    project, home = make_project(tmp_path / "p"), tmp_path / "h"
+    home.mkdir()
+    hooks = _watched(project, home)
+    try:
+        system.parent.mkdir()
+        system.write_text("{}")
+        assert hooks.changed()
+    finally:
+        hooks.close()

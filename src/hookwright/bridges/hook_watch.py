@@ -3,7 +3,8 @@
 `stamp` is the exact answer: the path and `hookwright.config.fingerprint` of every hook file a
 project's hooks can come from (a walk of its hook folders), and of the files Codex's hooks are
 read under (``$CODEX_HOME``'s sign-in, cached cloud requirements and config, the managed
-folder's requirements and config). `HookWatch` makes it cheap to ask
+folder's requirements and config), and Gemini CLI's (the project's, the user's and the
+system's settings, and the user's trusted folders). `HookWatch` makes it cheap to ask
 again: it asks the kernel (inotify, through `inotify_simple`) to note every change to those
 files, to the folders holding them and to the folders leading to them, *before* it takes the
 stamp. The kernel queues a note within the very call that makes the change, so once the
@@ -34,7 +35,12 @@ from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.dialects.codex.cloud import CACHE_FILE
 from hookwright.dialects.codex.config import codex_home
 from hookwright.dialects.codex.signin import AUTH_FILE
-from hookwright.dialects.managed_paths import codex_managed_dir, platform_of
+from hookwright.dialects.gemini.trust import trusted_folders_file
+from hookwright.dialects.managed_paths import (
+    codex_managed_dir,
+    gemini_system_settings,
+    platform_of,
+)
 
 try:
     from inotify_simple import INotify, flags, parse_events
@@ -46,8 +52,14 @@ except ImportError:  # pragma: no cover - inotify_simple is installed on Linux o
 _NOTES_BYTES = 64 * 1024
 
 #: Where a project's hooks are declared, under the project and under the home folder.
-PROJECT_ROOTS = (".hookwright", ".openharness", ".picoclaw/config.json", ".codex")
-HOME_ROOTS = (".hookwright/hooks.yaml", ".picoclaw/config.json")
+PROJECT_ROOTS = (
+    ".hookwright",
+    ".openharness",
+    ".picoclaw/config.json",
+    ".codex",
+    ".gemini/settings.json",
+)
+HOME_ROOTS = (".hookwright/hooks.yaml", ".picoclaw/config.json", ".gemini/settings.json")
 #: Codex's files in ``$CODEX_HOME`` (else ``~/.codex``) and in its managed folder: a sign-in
 #: changed decides whether the workspace's cloud requirements apply.
 CODEX_USER_FILES = (AUTH_FILE, CACHE_FILE, "config.toml", "hooks.json")
@@ -78,13 +90,24 @@ def _files(root: Path) -> Iterator[str]:
 def _roots(project: Path, home: Path) -> list[tuple[Path, str]]:
     """Each root with the folder it is named from."""
     user = codex_home(home)
-    managed = Path(codex_managed_dir(platform_of()))
+    platform = platform_of()
+    managed = Path(codex_managed_dir(platform))
+    gemini = [trusted_folders_file(home), Path(gemini_system_settings(platform))]
     return [
         *((project, r) for r in PROJECT_ROOTS),
         *((home, r) for r in HOME_ROOTS),
         *((user.parent, f"{user.name}/{r}") for r in CODEX_USER_FILES),
         *((managed.parent, f"{managed.name}/{r}") for r in CODEX_MANAGED_FILES),
+        *(_from_grandparent(file) for file in gemini),
     ]
+
+
+def _from_grandparent(file: Path) -> tuple[Path, str]:
+    """`file` as a root named from the folder above its own, which is watched for the
+    file's folder to appear (a folder that is not there yet, such as ``/etc/gemini-cli``,
+    is then no reason to stamp the project on every event)."""
+    folder = file.parent
+    return (folder.parent, f"{folder.name}/{file.name}") if folder.name else (folder, file.name)
 
 
 def stamp(project: Path, home: Path) -> Stamp:
