@@ -6,6 +6,7 @@ line imported already (`warm_cli`): the same process boundary, a fraction of the
 from __future__ import annotations
 
 import json
+import locale
 import os
 import subprocess
 import sys
@@ -40,8 +41,25 @@ def run_cli(
     timeout: float = 120,
     cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m hookwright ARGS` with exactly `env`: forked from the warm server when it can
-    serve that environment, spawned otherwise."""
+    """`run_cli_bytes` as `subprocess.run(text=True)` gives it: `stdin` encoded, the output
+    decoded (newlines translated) with the locale's encoding."""
+    encoding = locale.getpreferredencoding(False)
+    data = None if stdin is None else stdin.encode(encoding)
+    done = run_cli_bytes(args, env, data, timeout, cwd)
+    stdout, stderr = (_text(stream, encoding) for stream in (done.stdout, done.stderr))
+    return subprocess.CompletedProcess(done.args, done.returncode, stdout, stderr)
+
+
+def run_cli_bytes(
+    args: list[str],
+    env: dict[str, str],
+    stdin: bytes | None = None,
+    timeout: float = 120,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """`python -m hookwright ARGS` with exactly `env`, `stdin` on its standard input (None:
+    the test's own): forked from the warm server when it can serve that environment, spawned
+    otherwise."""
     warm = warm_cli(args, env)
     if warm is not None:
         return warm.run(args, env, cwd, stdin, timeout)
@@ -49,11 +67,15 @@ def run_cli(
         [sys.executable, "-m", "hookwright", *args],
         input=stdin,
         capture_output=True,
-        text=True,
         env=env,
         timeout=timeout,
         cwd=cwd,
     )
+
+
+def _text(data: bytes, encoding: str) -> str:
+    """What `subprocess.run(text=True)` makes of a stream: decoded, newlines translated."""
+    return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def run_scripted(

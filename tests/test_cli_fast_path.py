@@ -1,5 +1,9 @@
 """`hookwright hooks test` through the fast path (`hookwright.cli.quick`, no typer) prints what
-the typer command prints, byte for byte, and loads no more than the project needs."""
+the typer command prints, byte for byte, and loads no more than the project needs.
+
+The comparison forks most runs of each entry point from a server of its own that has run the
+entry point's import with the runs' environment (`warm_cli.warm_entry`), as a spawned
+`python -c "ENTRY; main()"` runs it before calling `main`; one run of each is spawned."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from hookwright.config import code_cache
 from hookwright.config.loading import LoadResult
 from hookwright.core.events import Event
 from hookwright.engine.kernel import HookEngine
+from warm_cli import WarmCli, warm_entry
 
 PY = sys.executable
 #: The two entry points: the console script's (fast path first) and the typer command line's.
@@ -29,12 +34,27 @@ FAST = "from hookwright.cli import main"
 FULL = "from hookwright.cli.app import main"
 
 
-def hookwright(
-    entry: str, args: list[str], home: Path, stdin: str = "", pythonpath: str = ""
-) -> subprocess.CompletedProcess[bytes]:
-    code = f"import sys; sys.argv = ['hookwright', *{args!r}]; {entry}; main()"
+def entry_env(home: Path, pythonpath: str) -> dict[str, str]:
+    """The environment of every run of the command line here."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HOOKWRIGHT_", "OTEL_"))}
     env.update(HOME=str(home), COLUMNS="200", PYTHONPATH=pythonpath)
+    return env
+
+
+def hookwright(
+    entry: str,
+    args: list[str],
+    home: Path,
+    stdin: str = "",
+    pythonpath: str = "",
+    warm: WarmCli | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """`python -c "import sys; sys.argv = [...]; ENTRY; main()"` in this folder: forked from
+    `warm` (the entry point's server) when it serves the run's environment, else spawned."""
+    env = entry_env(home, pythonpath)
+    if warm is not None and warm.serves(env):
+        return warm.run(args, env, None, stdin.encode(), 120)
+    code = f"import sys; sys.argv = ['hookwright', *{args!r}]; {entry}; main()"
     return subprocess.run(
         [PY, "-c", code], input=stdin.encode(), capture_output=True, env=env, timeout=120
     )
@@ -158,6 +178,10 @@ def comparable(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, by
     return done.returncode, stdout, done.stderr
 
 
+#: The layout whose first run of each entry point is spawned (the others are forked).
+SPAWNED = "every dialect"
+
+
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 def test_fast_path_prints_what_the_typer_command_prints(
     layout: str, tmp_path: Path, isolated_home: Path
@@ -167,14 +191,21 @@ def test_fast_path_prints_what_the_typer_command_prints(
     for build in LAYOUTS[layout]:
         build(project)
     pythonpath = str(project / "lib")
-    for args, stdin in invocations(project, tmp_path, errors=layout == "every dialect"):
-        assert quick.parse(args) is not None, args
-        with ThreadPoolExecutor(2) as both:
-            fast_run = both.submit(hookwright, FAST, args, isolated_home, stdin, pythonpath)
-            full = hookwright(FULL, args, isolated_home, stdin, pythonpath)
-            fast = fast_run.result()
-        assert comparable(fast) == comparable(full), (layout, args)
-        assert b"Traceback" not in fast.stderr, (layout, args, fast.stderr)
+    env = entry_env(isolated_home, pythonpath)
+    runs = invocations(project, tmp_path, errors=layout == "every dialect")
+    with warm_entry(FAST, env) as fast_cli, warm_entry(FULL, env) as full_cli:
+        for number, (args, stdin) in enumerate(runs):
+            assert quick.parse(args) is not None, args
+            spawn = layout == SPAWNED and number == 0
+            warm = (None, None) if spawn else (fast_cli, full_cli)
+            with ThreadPoolExecutor(2) as both:
+                fast_run = both.submit(
+                    hookwright, FAST, args, isolated_home, stdin, pythonpath, warm[0]
+                )
+                full = hookwright(FULL, args, isolated_home, stdin, pythonpath, warm[1])
+                fast = fast_run.result()
+            assert comparable(fast) == comparable(full), (layout, args)
+            assert b"Traceback" not in fast.stderr, (layout, args, fast.stderr)
 
 
 def test_the_matrix_exercises_every_dialect_and_both_outcomes(

@@ -53,7 +53,7 @@ def test_both_servers_fork_the_same_runs_and_end_with_no_process_left(tmp_path: 
         for args in (["--version"], ["no-such-command"]):
             one, other = (server.run(args, env, tmp_path, None, 60) for server in (lean, backends))
             assert (one.returncode, one.stdout) == (other.returncode, other.stdout)
-        assert (one.returncode, "No such command" in one.stderr) == (2, True)
+        assert (one.returncode, b"No such command" in one.stderr) == (2, True)
         # The SDKs read their logging variables while the server imports them: a run that
         # sets one differently is not forked from a process that kept the server's value.
         noisy = {**env, "ANTHROPIC_LOG": "debug"}

@@ -11,6 +11,9 @@ cost more to copy and tear down). A run is spawned instead when its environment 
 server's in what acts at interpreter start (any `PYTHON*`, `LANG` or `LC_*` variable) or in a
 variable a module read while the server imported it (`HOOKWRIGHT_DEBUG`, say): the server
 reports those.
+
+A test that compares entry points (`warm_entry`) has its own server per entry point, started
+with exactly the environment of its runs, which has run only that entry point's import.
 """
 
 from __future__ import annotations
@@ -19,17 +22,19 @@ import array
 import atexit
 import contextlib
 import json
-import locale
 import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 SERVER = Path(__file__).with_name("warm_cli_server.py")
 BOOT = "import sys; path = sys.argv[1]; exec(compile(open(path).read(), path, 'exec'))"
+#: The server's flag before an entry point's code (`warm_cli_server.ENTRY_FLAG`).
+ENTRY_FLAG = "--entry"
 
 #: The `--model` backends with an SDK behind them, and the modules that import those SDKs.
 SDK_BACKENDS = ("anthropic:", "openai:")
@@ -64,17 +69,24 @@ def names_sdk_model(args: list[str], env: dict[str, str]) -> bool:
 
 
 class WarmCli:
-    def __init__(self, env: dict[str, str], modules: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, env: dict[str, str], modules: tuple[str, ...] = (), entry: str | None = None
+    ) -> None:
         """A server started with `env`'s interpreter settings, importing `modules` beyond the
-        command line's own."""
+        command line's own; or, given the code of an `entry` point's import, started with
+        exactly `env` and running only that code, its runs calling that entry point's `main`."""
         self.modules = modules
         self.settings = interpreter_settings(env)
         # Only what acts at interpreter start, and PATH: nothing of the first run's (its HOME,
-        # a test's process marker) belongs to the server, which outlives that run.
+        # a test's process marker) belongs to the server, which outlives that run. An entry
+        # point's server serves one test's runs, all with this environment.
         server_env = {**self.settings, "PATH": env.get("PATH", os.defpath)}
+        extra = [*modules]
+        if entry is not None:
+            server_env, extra = dict(env), [ENTRY_FLAG, entry]
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", BOOT, str(SERVER), *modules, str(theirs.fileno())],
+            [sys.executable, "-c", BOOT, str(SERVER), *extra, str(theirs.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -111,10 +123,12 @@ class WarmCli:
         args: list[str],
         env: dict[str, str],
         cwd: Path | None,
-        stdin: str | None,
+        stdin: bytes | None,
         timeout: float,
-    ) -> subprocess.CompletedProcess[str]:
-        encoding = locale.getpreferredencoding(False)
+    ) -> subprocess.CompletedProcess[bytes]:
+        """The run forked with `stdin` on its standard input (None: the test's own) and
+        `args`, `env`, `cwd` (None: the test's folder) and the test's umask, as a spawned run
+        would have them; its exit code and output as `subprocess.run` gives them."""
         status, status_theirs = socket.socketpair()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -130,14 +144,10 @@ class WarmCli:
         streams: dict[int, bytes] = {}
         workers = [_reader(out_r, streams), _reader(err_r, streams)]
         if stdin is not None:
-            workers.append(_writer(in_w, stdin.encode(encoding)))
+            workers.append(_writer(in_w, stdin))
         returncode = _finish(status, workers, args, timeout)
-        return subprocess.CompletedProcess(
-            [sys.executable, "-m", "hookwright", *args],
-            returncode,
-            _text(streams[out_r], encoding),
-            _text(streams[err_r], encoding),
-        )
+        command = [sys.executable, "-m", "hookwright", *args]
+        return subprocess.CompletedProcess(command, returncode, streams[out_r], streams[err_r])
 
 
 def _umask() -> int:
@@ -192,11 +202,6 @@ def _finish(
     return int(code_line)
 
 
-def _text(data: bytes, encoding: str) -> str:
-    """What `subprocess.run(text=True)` makes of a stream: decoded, newlines translated."""
-    return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
-
-
 #: This process's servers by the modules they import beyond the command line (the lean one: none).
 _servers: dict[tuple[str, ...], WarmCli] = {}
 _servers_pid = 0
@@ -225,3 +230,18 @@ def warm_cli(args: list[str], env: dict[str, str]) -> WarmCli | None:
             if _servers[modules].serves(env):
                 return _servers[modules]
         return None
+
+
+@contextlib.contextmanager
+def warm_entry(entry: str, env: dict[str, str]) -> Iterator[WarmCli | None]:
+    """A server for runs of `python -c "ENTRY; main()"` with exactly `env` (`ENTRY` imports a
+    command line's `main`), ended on leaving; None when such runs are to be spawned
+    (`SPAWN_CLI=1`). A run forks from it only while it `serves` the run's environment."""
+    if SPAWN_ALWAYS:
+        yield None
+        return
+    server = WarmCli(env, entry=entry)
+    try:
+        yield server
+    finally:
+        server.close()

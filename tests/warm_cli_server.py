@@ -3,7 +3,9 @@ forks one process per request and runs `python -m hookwright` in it.
 
 Started as `python -c` by `warm_cli.WarmCli` with the control socket's descriptor as its last
 argument, after the modules to import beyond `PRELOAD` (the model backends, for the server that
-serves the runs on a fake model API). Each request on it is one message: the run's JSON
+serves the runs on a fake model API), or after `--entry CODE`: then it runs only CODE, the import
+of a command line's `main` (`from hookwright.cli.app import main`), and each run calls `main()`,
+as `python -c "CODE; main()"` would. Each request on it is one message: the run's JSON
 (arguments, environment, folder, umask) and four descriptors (the status socket, stdin, stdout,
 stderr). A short-lived middle process forks the run, writes its pid and then its wait status to
 the status socket, and exits; the run itself is a child of nothing the test holds, like a
@@ -14,6 +16,7 @@ when the control socket closes, once the middle processes still running have exi
 from __future__ import annotations
 
 import array
+import contextlib
 import gc
 import importlib
 import json
@@ -21,8 +24,10 @@ import os
 import runpy
 import socket
 import sys
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 
+#: The flag before the code of an entry point to import instead of `PRELOAD`.
+ENTRY_FLAG = "--entry"
 #: Room for one request's JSON (the environment is most of it).
 MESSAGE_BYTES = 1 << 20
 FDS_PER_REQUEST = 4
@@ -102,22 +107,40 @@ def _from_sysconfig() -> bool:
     return False
 
 
-def preload(extra: list[str]) -> set[str]:
-    """Import `PRELOAD` and `extra` (a module that is gone or fails to import is left to the
-    run); the environment variables read meanwhile, whose values the loaded modules may have
-    kept."""
+@contextlib.contextmanager
+def reads_noted() -> Iterator[set[str]]:
+    """The environment variables read in the window, whose values what loaded may have kept."""
     real = os.environ
     recording = RecordingEnviron(real)
     os.environ = recording  # type: ignore[assignment]  # noqa: B003 - reads only, undone below
     try:
-        for name in (*PRELOAD, *extra):
-            try:
-                importlib.import_module(name)
-            except Exception:  # the run imports it again and reports the error there
-                continue
+        yield recording.read
     finally:
         os.environ = real  # noqa: B003 - the real mapping back
-    return recording.read
+
+
+def preload(extra: list[str]) -> None:
+    """Import `PRELOAD` and `extra` (a module that is gone or fails to import is left to the
+    run)."""
+    for name in (*PRELOAD, *extra):
+        try:
+            importlib.import_module(name)
+        except Exception:  # the run imports it again and reports the error there
+            continue
+
+
+def load_entry(code: str) -> Callable[[], object]:
+    """Run `code` as `python -c "CODE; main()"` runs it before `main()` (in a `__main__`
+    namespace of its own, the program named but its arguments not set yet: the entry points
+    read them only when called); the call of its `main`."""
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    sys.argv = ["hookwright"]
+    exec(code, namespace)
+    return lambda: exec("main()", namespace)
+
+
+def run_module() -> None:
+    runpy.run_module("hookwright", run_name="__main__", alter_sys=True)
 
 
 def receive(control: socket.socket) -> tuple[dict[str, object], list[int]] | None:
@@ -133,9 +156,12 @@ def receive(control: socket.socket) -> tuple[dict[str, object], list[int]] | Non
     return json.loads(data), list(fds)
 
 
-def become_the_run(request: dict[str, object], stdio: list[int]) -> None:
-    """In the forked run: take the request's stdio, environment and folder, then run
-    `python -m hookwright ARGS` (its exit, atexit handlers and flushes are the process's own)."""
+def become_the_run(
+    request: dict[str, object], stdio: list[int], command: Callable[[], object]
+) -> None:
+    """In the forked run: take the request's stdio, environment and folder, then run the
+    command (`python -m hookwright ARGS`, or the entry point's `main()`; its exit, atexit
+    handlers and flushes are the process's own)."""
     for target, fd in enumerate(stdio):
         os.dup2(fd, target)
     for fd in set(stdio):
@@ -152,17 +178,17 @@ def become_the_run(request: dict[str, object], stdio: list[int]) -> None:
     args = request["args"]
     assert isinstance(args, list)
     sys.argv = ["hookwright", *args]
-    runpy.run_module("hookwright", run_name="__main__", alter_sys=True)
+    command()
     sys.exit(0)
 
 
-def serve_one(request: dict[str, object], fds: list[int]) -> None:
+def serve_one(request: dict[str, object], fds: list[int], command: Callable[[], object]) -> None:
     """In the middle process: fork the run, report its pid and wait status, exit."""
     status_fd, *stdio = fds
     pid = os.fork()
     if pid == 0:
         os.close(status_fd)
-        become_the_run(request, stdio)
+        become_the_run(request, stdio, command)
     for fd in stdio:
         os.close(fd)
     status = socket.socket(fileno=status_fd)
@@ -185,7 +211,13 @@ def reap_finished(block: bool = False) -> None:
 
 
 def main() -> None:
-    read = preload(sys.argv[2:-1])
+    extra, control_fd = sys.argv[2:-1], int(sys.argv[-1])
+    command: Callable[[], object] = run_module
+    with reads_noted() as read:
+        if extra[:1] == [ENTRY_FLAG]:
+            command = load_entry(extra[1])
+        else:
+            preload(extra)
     # The client serves a run warm only when these variables have the same values in its
     # environment (what a module read at import would otherwise keep from this process).
     sys.stdout.write(json.dumps(sorted(read)) + "\n")
@@ -193,12 +225,12 @@ def main() -> None:
     # What is loaded now stays out of every run's garbage collections, so a run does not
     # copy the pages of the whole preloaded heap (each collection would touch every object).
     gc.freeze()
-    control = socket.socket(fileno=int(sys.argv[-1]))
+    control = socket.socket(fileno=control_fd)
     while (received := receive(control)) is not None:
         request, fds = received
         if os.fork() == 0:
             control.close()
-            serve_one(request, fds)
+            serve_one(request, fds, command)
         for fd in fds:
             os.close(fd)
         reap_finished()

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +15,8 @@ from tests.hosts.project import hook_input, run_installed
 from tests.hosts.test_daemon import installed
 from tests.state.redis_server import redis_server
 from tests.state.test_bridge_budget import BUDGET, openharness_project
+
+from cli_runner import run_cli_bytes
 
 CALL = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_01"}
 
@@ -55,14 +55,7 @@ def test_a_budget_counted_by_the_daemon_holds_in_a_hook_process(
         assert refusal(done.stdout) == ""
     assert [pid for pid in daemon_pids(runtime_dir) if alive(pid)], "no daemon answered"
     env = {k: v for k, v in os.environ.items() if k != "HOOKWRIGHT_HOOK_RUN"}
-    one_shot = subprocess.run(
-        [sys.executable, "-m", "hookwright", "hook", "claude-code", "--project", str(project)],
-        input=body,
-        capture_output=True,
-        timeout=60,
-        env=env,
-        check=False,
-    )
+    one_shot = run_cli_bytes(["hook", "claude-code", "--project", str(project)], env, body, 60)
     assert one_shot.returncode == 0, one_shot.stderr
     assert "tool-call budget spent" in refusal(one_shot.stdout)
     if backend == "sqlite":

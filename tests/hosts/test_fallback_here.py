@@ -19,6 +19,7 @@ import pytest
 from tests.hosts.project import hook_input, run_installed
 from tests.hosts.test_daemon import installed
 
+from cli_runner import run_cli_bytes
 from hookwright.bridges import claude_client, quick_claude_client, quick_deferred, quick_relay
 from hookwright.config import code_cache
 
@@ -150,8 +151,8 @@ def test_a_broken_hooks_yaml_is_answered_as_the_command_line_answers_it(tmp_path
     (project / ".hookwright" / "hooks.yaml").write_text("hooks: [\n")
     stdin = hook_input(project, "PreToolUse", **RM)
     done = run_installed(command_of(project), stdin, project)
-    plain = [sys.executable, "-m", "hookwright", "hook", "claude-code", "--project", str(project)]
-    expected = subprocess.run(plain, input=stdin, capture_output=True, timeout=60, check=False)
+    plain = ["hook", "claude-code", "--project", str(project)]
+    expected = run_cli_bytes(plain, dict(os.environ), stdin, timeout=60)
     assert (done.returncode, done.stdout) == (expected.returncode, expected.stdout) == (1, b"")
     line = expected.stderr.decode().strip()
     assert f"{project / '.hookwright' / 'hooks.yaml'} did not load: invalid YAML:" in line
