@@ -76,6 +76,10 @@ def model_name_cases() -> list[Case]:
     return [
         _switch("model-switch-haiku", "/model haiku", *watched),
         _switch("model-switch-opusplan", "/model opusplan", *watched),
+        _switch_in_plan_mode("model-switch-opusplan-plan", "/model opusplan"),
+        _switch_in_plan_mode(
+            "model-switch-from-opusplan-plan", "/model opusplan", "go", "/model sonnet"
+        ),
         _switch("model-switch-default", "/model default", *watched),
         _switch("model-switch-best", "/model best", *watched),
         _switch("model-switch-opus-1m", "/model opus[1m]", *watched),
@@ -109,6 +113,21 @@ def _flag(name: str, model: str, *, planning: bool = False) -> Case:
         compare=compared,
         claude_args=("--model", model),
         hookwright_args=("--model", f"anthropic:{model}"),
+    )
+
+
+def _switch_in_plan_mode(name: str, command: str, *then: str) -> Case:
+    """`command` typed in plan mode, then the prompts `then` and `go` the model answers at
+    once: where the requests go and what the switch and prompt hooks read (each agent words
+    plan mode its own way, so the texts are not compared)."""
+    return Case(
+        name,
+        command,
+        [Turn("done"), Turn("done again")],
+        observers(*SWITCH_EVENTS, "UserPromptSubmit", "Stop"),
+        permission_mode="plan",
+        follow_ups=(*then, "go"),
+        compare=frozenset({"stdin", "order", "models"}),
     )
 
 

@@ -204,6 +204,19 @@ class ClaudeCodeProfile:
             return _CONTEXT_TAG.sub("", name)
         return alias.planning if planning and alias.planning else alias.model
 
+    def switch_models(self, name: str, *, planning: bool = False) -> tuple[str, ...]:
+        """The models ``/model name`` asks PreModelSwitch about, in order: the one requests go
+        to now (`request_model`, so ``opusplan``'s Opus in plan mode), then the name's others
+        (measured with 2.1.332: ``opusplan`` asks Sonnet then Opus, in plan mode Opus then
+        Sonnet, and PostModelSwitch reads the first), as many as out of plan mode."""
+        alias = self.alias(name)
+        if alias is None:
+            return (name,)
+        first = self.request_model(name, planning=planning)
+        asked = (alias.model, *alias.also)
+        others = tuple(model for model in asked if model != first)
+        return (first, *others[: len(asked) - 1])
+
     def display_name(self, model: str) -> str:
         """What a local command's output calls `model` (one of the version's names: its label,
         else its model's)."""
