@@ -53,7 +53,9 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   `hookwright.dialects.claude_commands`);
 * ``opusplan`` calls the version's Opus in plan mode and its Sonnet otherwise, and a ``[1m]``
   name (``sonnet[1m]``, ``claude-opus-5[1m]``) calls its model without the tag (measured with
-  ``--model``: the requests' ``model``; the ``effort`` hooks read is that model's).
+  ``--model``: the requests' ``model``; the ``effort`` hooks read is that model's), and so
+  after ``/model opusplan`` typed mid-session, where PreModelSwitch is asked first about the
+  model the requests go to (`ClaudeCodeProfile.switch_models`).
 """
 
 from __future__ import annotations
