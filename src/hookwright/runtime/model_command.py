@@ -51,7 +51,7 @@ async def switch_model(agent: Agent, requested: str, source: str = "command") ->
     fields = _switch_fields(agent, to_name, requested, source)
     shown = alias.label if alias is not None and alias.label else profile.display_name(to_name)
     refused = f"Model switch to {shown} was blocked by a PreModelSwitch hook"
-    for target in targets:
+    for target in (to_name, *targets[1:]):
         gate = fields if target == to_name else _switch_fields(agent, target, requested, source)
         decision = await agent.hooks.before_model_switch(**gate)
         if decision.refused:
