@@ -153,6 +153,14 @@ def model_switch_cases() -> list[Case]:
         _switch("effort-switch-haiku-4-5", "/model claude-haiku-4-5"),
         _switch("model-switch-family", "/model sonnet", *observers("PreModelSwitch")),
         _switch("model-current", "/model"),
+        Case(
+            "model-current-opusplan",
+            "/model opusplan",
+            WRITES,
+            observers("PreToolUse", "Stop"),
+            follow_ups=("/model", "go"),
+            compare=frozenset({"stdin", "order", "model", "files", "models"}),
+        ),
         # 2.1.332 adds a note on the context window it assumes for a model it does not know.
         _switch("model-switch-unknown", "/model claude-foo-9", *observers(*SWITCH_EVENTS)),
         _switch("model-switch-denied", "/model claude-sonnet-5-5", _gate("deny")),
