@@ -76,6 +76,10 @@ def model_name_cases() -> list[Case]:
     return [
         _switch("model-switch-haiku", "/model haiku", *watched),
         _switch("model-switch-opusplan", "/model opusplan", *watched),
+        _switch_in_plan_mode("model-switch-opusplan-plan", "/model opusplan"),
+        _switch_in_plan_mode(
+            "model-switch-from-opusplan-plan", "/model opusplan", "go", "/model sonnet"
+        ),
         _switch("model-switch-default", "/model default", *watched),
         _switch("model-switch-best", "/model best", *watched),
         _switch("model-switch-opus-1m", "/model opus[1m]", *watched),
@@ -112,6 +116,22 @@ def _flag(name: str, model: str, *, planning: bool = False) -> Case:
     )
 
 
+def _switch_in_plan_mode(name: str, command: str, *then: str) -> Case:
+    """`command` typed in plan mode, then the prompts `then` and `go` the model answers at
+    once: where the requests go and what the switch and Stop hooks read (each agent words
+    plan mode its own way, so the texts are not compared; Claude Code's PostModelSwitch may
+    run before or after the next prompt's UserPromptSubmit, so that is not observed)."""
+    return Case(
+        name,
+        command,
+        [Turn("done"), Turn("done again")],
+        observers(*SWITCH_EVENTS, "Stop"),
+        permission_mode="plan",
+        follow_ups=(*then, "go"),
+        compare=frozenset({"stdin", "order", "models"}),
+    )
+
+
 def model_flag_cases() -> list[Case]:
     """``opusplan`` (the version's Opus in plan mode, its Sonnet otherwise) and a ``[1m]``
     name (a family's or a model id's: the requests go to the model without the suffix)."""
@@ -134,6 +154,14 @@ def model_switch_cases() -> list[Case]:
         _switch("effort-switch-haiku-4-5", "/model claude-haiku-4-5"),
         _switch("model-switch-family", "/model sonnet", *observers("PreModelSwitch")),
         _switch("model-current", "/model"),
+        Case(
+            "model-current-opusplan",
+            "/model opusplan",
+            WRITES,
+            observers("PreToolUse", "Stop"),
+            follow_ups=("/model", "go"),
+            compare=frozenset({"stdin", "order", "model", "files", "models"}),
+        ),
         # 2.1.332 adds a note on the context window it assumes for a model it does not know.
         _switch("model-switch-unknown", "/model claude-foo-9", *observers(*SWITCH_EVENTS)),
         _switch("model-switch-denied", "/model claude-sonnet-5-5", _gate("deny")),

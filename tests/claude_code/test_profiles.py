@@ -259,6 +259,19 @@ def test_opusplan_calls_opus_in_plan_mode_and_sonnet_otherwise(
     assert planned and set(planned) == {opus}
 
 
+def test_a_switch_asks_first_about_the_model_the_requests_go_to() -> None:
+    """``/model opusplan`` asks about the Opus of plan mode first in plan mode, as many models
+    as out of it; a name without a plan-mode model, or no name of the version, is unchanged."""
+    assert V2_1_332.switch_models("opusplan") == ("claude-sonnet-5-5", "claude-opus-5-5")
+    plan = V2_1_332.switch_models("opusplan", planning=True)
+    assert plan == ("claude-opus-5-5", "claude-sonnet-5-5")
+    assert V2_1_240.switch_models("opusplan") == ("claude-sonnet-5",)
+    assert V2_1_240.switch_models("opusplan", planning=True) == ("claude-opus-5",)
+    haiku = V2_1_332.switch_models("haiku", planning=True)
+    assert haiku == ("claude-haiku-5-5", "claude-sonnet-5-5")
+    assert V2_1_332.switch_models("claude-foo-9", planning=True) == ("claude-foo-9",)
+
+
 def test_a_1m_tag_is_left_off_the_requests_model() -> None:
     assert _models_of("sonnet[1m]", "bypassPermissions", "2.1.332") == (
         ["claude-sonnet-5-5"] * 2,

@@ -29,11 +29,13 @@ CAVEAT_332 = (
 
 
 def chat(
-    tmp_path: Path, home: Path, server: FakeLLMServer, lines: str, version: str
+    tmp_path: Path, home: Path, server: FakeLLMServer, lines: str, version: str, *more: str
 ) -> list[dict[str, Any]]:
-    """`lines` typed into `hookwright chat` as Claude Code `version`; the request bodies."""
+    """`lines` typed into `hookwright chat` as Claude Code `version` (with the arguments
+    `more`); the request bodies."""
     done = run_hookwright(
         "chat",
+        *more,
         "--project",
         str(tmp_path),
         "--trust",
@@ -267,4 +269,27 @@ def test_default_names_no_model_and_a_switch_after_an_answer_reads_the_cache_war
         ("PostModelSwitch", None, False),
         ("PreModelSwitch", "sonnet", True),
         ("PostModelSwitch", "sonnet", True),
+    ]
+
+
+def test_opusplan_typed_in_plan_mode_calls_opus_and_switches_from_it(
+    server: FakeLLMServer, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/model opusplan`` in plan mode (2.1.332): PreModelSwitch is asked about Opus 5.5 then
+    Sonnet 5.5, PostModelSwitch reads Opus 5.5, the requests go to Opus 5.5, and a later
+    switch comes from Opus 5.5."""
+    switch_hooks(tmp_path)
+    monkeypatch.setenv("DENY_TO", "none")
+    server.queue_anthropic(FakeReply("one"), FakeReply("two"))
+    lines = "/model opusplan\nhello\n/model sonnet\nagain\n"
+    plan = ("--permission-mode", "plan")
+    first, second = chat(tmp_path, isolated_home, server, lines, "2.1.332", *plan)
+    assert (first["model"], second["model"]) == ("claude-opus-5-5", "claude-sonnet-5-5")
+    seen = [(e["hook_event_name"], e["from_model"], e["to_model"]) for e in switch_events(tmp_path)]
+    assert seen == [
+        ("PreModelSwitch", "claude-opus-5", "claude-opus-5-5"),
+        ("PreModelSwitch", "claude-opus-5", "claude-sonnet-5-5"),
+        ("PostModelSwitch", "claude-opus-5", "claude-opus-5-5"),
+        ("PreModelSwitch", "claude-opus-5-5", "claude-sonnet-5-5"),
+        ("PostModelSwitch", "claude-opus-5-5", "claude-sonnet-5-5"),
     ]

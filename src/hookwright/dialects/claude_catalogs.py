@@ -57,7 +57,8 @@ class ModelAlias:
     label: str | None = None
     #: Models PreModelSwitch is asked about after `model`, one hook round each, in order
     #: (2.1.332: ``haiku`` then Sonnet, ``opusplan`` then the Opus of plan mode); a deny of
-    #: any of them keeps the session's model.
+    #: any of them keeps the session's model. In plan mode `planning` is asked about first
+    #: (`ClaudeCodeProfile.switch_models`).
     also: tuple[str, ...] = ()
     #: The hooks read the name as ``requested_model`` (False: ``null``, for ``default``).
     requested: bool = True

@@ -53,7 +53,9 @@ Measured against the real CLI (its requests to the Messages API and its hooks' s
   `hookwright.dialects.claude_commands`);
 * ``opusplan`` calls the version's Opus in plan mode and its Sonnet otherwise, and a ``[1m]``
   name (``sonnet[1m]``, ``claude-opus-5[1m]``) calls its model without the tag (measured with
-  ``--model``: the requests' ``model``; the ``effort`` hooks read is that model's).
+  ``--model``: the requests' ``model``; the ``effort`` hooks read is that model's), and so
+  after ``/model opusplan`` typed mid-session, where PreModelSwitch is asked first about the
+  model the requests go to (`ClaudeCodeProfile.switch_models`).
 """
 
 from __future__ import annotations
@@ -203,6 +205,19 @@ class ClaudeCodeProfile:
         if alias is None:
             return _CONTEXT_TAG.sub("", name)
         return alias.planning if planning and alias.planning else alias.model
+
+    def switch_models(self, name: str, *, planning: bool = False) -> tuple[str, ...]:
+        """The models ``/model name`` asks PreModelSwitch about, in order: the one requests go
+        to now (`request_model`, so ``opusplan``'s Opus in plan mode), then the name's others
+        (measured with 2.1.332: ``opusplan`` asks Sonnet then Opus, in plan mode Opus then
+        Sonnet, and PostModelSwitch reads the first), as many as out of plan mode."""
+        alias = self.alias(name)
+        if alias is None:
+            return (name,)
+        first = self.request_model(name, planning=planning)
+        asked = (alias.model, *alias.also)
+        others = tuple(model for model in asked if model != first)
+        return (first, *others[: len(asked) - 1])
 
     def display_name(self, model: str) -> str:
         """What a local command's output calls `model` (one of the version's names: its label,

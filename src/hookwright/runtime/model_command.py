@@ -45,12 +45,13 @@ COMMAND_TAGS: Final = (
 async def switch_model(agent: Agent, requested: str, source: str = "command") -> str:
     """Switch `agent` to `requested` unless a hook refuses; the line Claude Code prints."""
     profile = agent.hooks.claude_code
-    model, to_name = agent.models.resolve(agent.model, profile.model_named(requested))
+    targets = profile.switch_models(requested, planning=agent.policy.mode == "plan")
+    model, to_name = agent.models.resolve(agent.model, targets[0])
     alias = profile.alias(requested)
     fields = _switch_fields(agent, to_name, requested, source)
     shown = alias.label if alias is not None and alias.label else profile.display_name(to_name)
     refused = f"Model switch to {shown} was blocked by a PreModelSwitch hook"
-    for target in (to_name, *(alias.also if alias is not None else ())):
+    for target in (to_name, *targets[1:]):
         gate = fields if target == to_name else _switch_fields(agent, target, requested, source)
         decision = await agent.hooks.before_model_switch(**gate)
         if decision.refused:
@@ -60,7 +61,9 @@ async def switch_model(agent: Agent, requested: str, source: str = "command") ->
             interactively = " (run /model interactively to confirm)"
             return text if agent.ask_user is not None else text + interactively
     from_name, same_api = agent.model_name, model is agent.model
-    agent.use_model(model, to_name)
+    # A name whose model follows the permission mode stays that name, so each request
+    # resolves it (`Agent.request_model_name`).
+    agent.use_model(model, requested if alias is not None and alias.planning else to_name)
     agent.queue_context(await agent.hooks.after_model_switch(**fields))
     agent.emit("model_switch", from_model=from_name, to_model=to_name, source=source)
     text = profile.model_set.format(model=shown)
@@ -71,12 +74,13 @@ async def switch_model(agent: Agent, requested: str, source: str = "command") ->
 
 
 def _switch_fields(agent: Agent, to_name: str, requested: str, source: str) -> dict[str, Any]:
-    """PreModelSwitch's and PostModelSwitch's fields for a switch of `agent` to `to_name`."""
+    """PreModelSwitch's and PostModelSwitch's fields for a switch of `agent` to `to_name`,
+    from the model its requests go to now (measured: ``opusplan``'s Opus in plan mode)."""
     profile = agent.hooks.claude_code
     alias = profile.alias(requested)
     tokens = agent.context_tokens
     return switch_payload(
-        agent.model_name,
+        agent.request_model_name,
         to_name,
         requested if alias is None or alias.requested else None,
         source,
