@@ -36,12 +36,19 @@ def authored_event(dialect_data: object) -> str | None:
 #: A dialect -> the effects its hooks' authors name otherwise: OpenHarness's `decision:
 #: block`; Gemini CLI's `decision: "deny"` (`block` its alias) where the effect is canonically
 #: a block (AfterTool, BeforeAgent, AfterAgent, BeforeModel, AfterModel); PicoClaw's actions
-#: `abort_turn`, `hard_abort` and `respond` on any method. Codex's words are Claude Code's
-#: (`permissionDecision: "deny"`, `decision: "block"`, `behavior: "allow"`), the canonical ones.
+#: `abort_turn`, `hard_abort` and `respond` on any method, and `modify` for a rewrite.
+#: Codex's words are Claude Code's (`permissionDecision: "deny"`, `decision: "block"`,
+#: `behavior: "allow"`), the canonical ones.
 OWN_EFFECTS = {
     "openharness": {"deny": "block"},
     "gemini": {"block": "deny"},
-    "picoclaw": {"abort": "abort_turn", "hard abort": "hard_abort", "respond": "respond"},
+    "picoclaw": {
+        "abort": "abort_turn",
+        "hard abort": "hard_abort",
+        "respond": "respond",
+        "rewrite input": "modify",
+        "rewrite output": "modify",
+    },
 }
 
 #: (dialect, the hook's own event) -> the effects its authors name otherwise where the word
