@@ -1,5 +1,9 @@
 """Hook programs and files several tests write into a project: one copy each."""
 
+import json
+import sys
+from pathlib import Path
+
 #: A PicoClaw process: before_tool denies an `rm` with `deny_tool`, approve_tool approves nothing.
 PICOCLAW_GATE = (
     "import json, sys\n"
@@ -15,6 +19,20 @@ PICOCLAW_GATE = (
     "        result = {'approved': False, 'reason': 'ask me first'}\n"
     "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
 )
+
+
+def write_picoclaw_gate(project: Path) -> None:
+    """`PICOCLAW_GATE` as the project's `gate.py`, run by `.picoclaw/config.json` as two
+    processes: `gate` on before_tool, `approver` on approve_tool."""
+    (project / ".picoclaw").mkdir(parents=True, exist_ok=True)
+    (project / "gate.py").write_text(PICOCLAW_GATE)
+    command = [sys.executable, str(project / "gate.py")]
+    processes = {
+        "gate": {"command": command, "intercept": ["before_tool"]},
+        "approver": {"command": command, "intercept": ["approve_tool"]},
+    }
+    config = {"hooks": {"processes": processes}}
+    (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
 
 
 #: An OpenHarness command hook that answers `decision: block`.

@@ -6,23 +6,14 @@ a skill prompt hook's line names its timing next to the canonical event, the ski
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from cli_runner import run_hookwright
-from hook_programs import PICOCLAW_GATE
+from hook_programs import write_picoclaw_gate
 
 
 def _picoclaw_gate(project: Path) -> None:
-    (project / ".picoclaw").mkdir(parents=True)
-    (project / "gate.py").write_text(PICOCLAW_GATE)
-    command = [sys.executable, str(project / "gate.py")]
-    processes = {
-        "gate": {"command": command, "intercept": ["before_tool"]},
-        "approver": {"command": command, "intercept": ["approve_tool"]},
-    }
-    config = {"hooks": {"processes": processes}}
-    (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
+    write_picoclaw_gate(project)
 
 
 def _scripted(path: Path, *commands: str) -> Path:

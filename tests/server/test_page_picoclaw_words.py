@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from hook_programs import PICOCLAW_ANSWERS, PICOCLAW_GATE
+from hook_programs import PICOCLAW_ANSWERS, write_picoclaw_gate
 from hookwright.runtime.models.scripted import ScriptedModel
 
 from .conftest import ServerFactory
@@ -17,15 +17,7 @@ from .test_server import call, client, of_type
 
 
 def test_the_page_says_deny_tool_and_not_approved(serve: ServerFactory, project: Path) -> None:
-    (project / ".picoclaw").mkdir()
-    (project / "gate.py").write_text(PICOCLAW_GATE)
-    command = [sys.executable, str(project / "gate.py")]
-    processes = {
-        "gate": {"command": command, "intercept": ["before_tool"]},
-        "approver": {"command": command, "intercept": ["approve_tool"]},
-    }
-    config = {"hooks": {"processes": processes}}
-    (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
+    write_picoclaw_gate(project)
     model = ScriptedModel.from_turns(
         [
             {"tool_calls": [call("Bash", command="rm -rf build")]},
