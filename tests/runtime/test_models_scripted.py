@@ -79,7 +79,16 @@ async def test_json_mapping_with_model_name(tmp_path: Path) -> None:
             "- content: a\n- content: b\n- tool_calls:\n    - arguments: {}\n",
             "script.yaml: turns[2].tool_calls[0].name: field required",
         ),
-        ("- contnet: hi\n", "script.yaml: turns[0].contnet: extra inputs are not permitted"),
+        (
+            "- contnet: hi\n",
+            "script.yaml: turns[0].contnet: unknown field 'contnet' (did you mean 'content'?);"
+            " it takes: content, tool_calls, error, match, finish_reason",
+        ),
+        (
+            "- tool_calls: [{name: Bash, input: {command: ls}}]\n",
+            "script.yaml: turns[0].tool_calls[0].input: unknown field 'input'; it takes: name,"
+            " arguments, id",
+        ),
         ("- error: exploded\n", "script.yaml: turns[0].error: input should be 'rate_limit'"),
         (
             "- tool_calls: [{name: Read, arguments: [1, 2]}]\n",
@@ -93,7 +102,10 @@ async def test_json_mapping_with_model_name(tmp_path: Path) -> None:
         ("- content: [1]\n", "script.yaml: turns[0].content: input should be a valid string"),
         ("- tool_calls: [{name: ''}]\n", "script.yaml: turns[0].tool_calls[0].name: string should"),
         ("model: x\n", "script.yaml: turns: field required"),
-        ("model: x\nturns: []\nextra: 1\n", "script.yaml: extra: extra inputs are not permitted"),
+        (
+            "model: x\nturns: []\nextra: 1\n",
+            "script.yaml: extra: unknown field 'extra'; it takes: model, turns",
+        ),
         ("just text\n", "script.yaml: expected a list of turns or a mapping with 'turns', got str"),
         (
             "- content: [unclosed\n",

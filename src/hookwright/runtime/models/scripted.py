@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hookwright.config.safeparse import ParseError, load_json_text, load_yaml_text, read_text
-from hookwright.core.validation import field_path
+from hookwright.core.validation import did_you_mean, field_path
 from hookwright.runtime.models.base import (
     ErrorKind,
     Message,
@@ -252,10 +252,30 @@ def _validate(data: dict[str, Any], source: str) -> _Script:
         return _Script.model_validate(data)
     except ValidationError as exc:
         lines = [
-            f"{source}: {field_path(err['loc']) or '(top level)'}: {_describe(err['msg'])}"
+            f"{source}: {field_path(err['loc']) or '(top level)'}: {_problem(err)}"
             for err in exc.errors()
         ]
         raise ModelConfigError("\n".join(lines)) from None
+
+
+#: What each place of a script takes, named in the message for a key it does not take (a
+#: tool call's `input` or a turn's `text` would otherwise be only "extra inputs").
+_PLACES: dict[str, type[BaseModel]] = {
+    "tool_calls": _ScriptToolCall,
+    "turns": _ScriptTurn,
+    "": _Script,
+}
+
+
+def _problem(error: Any) -> str:
+    """An error's message; an unknown key says which keys its place takes."""
+    if error["type"] != "extra_forbidden" or not error["loc"]:
+        return _describe(error["msg"])
+    names = [part for part in error["loc"][:-1] if isinstance(part, str)]
+    place = _PLACES[names[-1] if names else ""]
+    key = str(error["loc"][-1])
+    fields = ", ".join(place.model_fields)
+    return f"unknown field {key!r}{did_you_mean(key, place.model_fields)}; it takes: {fields}"
 
 
 def _describe(message: str) -> str:
