@@ -114,3 +114,17 @@ def test_hooks_test_records_are_marked_and_hidden_by_default(
     assert shown.stdout == ""
     with_tests = hookwright(audit, "audit", "--file", str(audit), "--tests")
     assert "[test] PreToolUse" in with_tests.stdout
+
+
+def test_the_audit_viewer_says_who_decided_each_call(tmp_path: Path, isolated_home: Path) -> None:
+    audit = tmp_path / "audit.jsonl"
+    run(tmp_path, audit)
+    done = hookwright(audit, "audit", "--file", str(audit))
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if " Permission " in line]
+    assert len(lines) == 3
+    rm, write, echo = lines
+    assert "Permission Bash(rm *) (by rule, .claude/settings.json): denied Bash rm -rf" in rm
+    assert "(by hook): allowed Write" in write
+    assert "Permission default (by mode): denied Bash echo hi" in echo
+    assert "(host" not in done.stdout

@@ -107,13 +107,18 @@ def _lines(path: Path) -> Iterator[str]:
 
 def _where(record: Record) -> str:
     """``Python, .hookwright/hooks.yaml``: the hook's system as every view names it, and its
-    file (its source, `project`, in records that name no file)."""
+    file (its source, `project`, in records that name no file). A permission outcome says who
+    decided (``by rule, .claude/settings.json``, ``by hook``, ``by person``, ``by mode``)."""
     project = record.get("project")
     origin = record.get("origin")
     file = origin_file(
         origin if isinstance(origin, str) else None,
         Path(project) if isinstance(project, str) else None,
     )
+    if record.get("dialect") == "host":  # a permission outcome, or what the host could not do
+        by = record.get("source")
+        who = "hookwright" if by == "host" else f"by {by}"
+        return f"{who}, {file}" if file else who
     return f"{system_name(str(record.get('dialect')))}, {file or record.get('source')}"
 
 
