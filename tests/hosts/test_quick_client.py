@@ -18,11 +18,11 @@ import pytest
 from tests.hosts.project import hook_input, make_project, run_installed
 from tests.hosts.test_daemon import DENY, RM, installed
 
-from hookwright.bridges import claude_client, quick_claude_client, quick_relay
+from hookwright.bridges import claude_client, quick_claude_client, quick_exchange
 
-#: What the client may import: its relay and the C modules that names (the digest one only
-#: when asked).
-ALLOWED = {"quick_relay", "_json", "_socket", "_sha256", "_sha2"}
+#: What the client may import: its common case and the C modules that names (the digest one
+#: only when asked); `quick_relay` only beyond the common case.
+ALLOWED = {"quick_exchange", "_json", "_socket", "_sha256", "_sha2"}
 
 
 def imported(*args: str) -> set[str]:
@@ -43,7 +43,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_the_quick_client_imports_only_the_interpreters_c_modules() -> None:
     extra = imported(quick_claude_client.__file__) - imported("-c", "pass")
-    assert extra <= ALLOWED and "quick_relay" in extra
+    assert extra <= ALLOWED and "quick_exchange" in extra
     assert "_socket" not in extra  # loaded where a socket is opened (not for the marker)
 
 
@@ -54,7 +54,7 @@ def test_it_answers_through_the_running_daemon_by_itself(project: Path, tmp_path
     alone = tmp_path / "alone" / "quick_claude_client.py"
     alone.parent.mkdir()
     shutil.copy(quick_claude_client.__file__, alone)
-    shutil.copy(quick_relay.__file__, alone.parent)
+    shutil.copy(quick_exchange.__file__, alone.parent)  # the common case needs no other module
     command = f"{sys.executable} -I -S {alone} --project {project}"
     done = run_installed(command, hook_input(project, "PreToolUse", **RM), project)
     assert done.returncode == 0, done.stderr
@@ -208,6 +208,7 @@ def test_the_header_is_json_and_json_loads_only_for_an_unusual_path(
     assert json.loads(printed)["hookSpecificOutput"] == DENY
     assert ("_json" in modules) is loads_json
     assert "_socket" in modules
+    assert "quick_relay" not in modules  # the common case loads none of the rarer paths
 
 
 def test_a_text_is_written_as_the_json_encoder_writes_it() -> None:
@@ -215,4 +216,4 @@ def test_a_text_is_written_as_the_json_encoder_writes_it() -> None:
 
     texts = [chr(n) for n in range(0x180)] + ["/home/me/proj", "", 'a"b', "a\\b", "\ud800"]
     for text in texts:
-        assert quick_relay._json_text(text) == _json.encode_basestring_ascii(text), repr(text)
+        assert quick_exchange.json_text(text) == _json.encode_basestring_ascii(text), repr(text)
