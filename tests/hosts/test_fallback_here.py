@@ -97,7 +97,7 @@ def test_the_quick_client_answers_in_its_own_process_in_the_root_folder(
     assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
     seen = json.loads(record.read_text())
     assert seen["command"] == "rm -rf build"
-    assert seen["cmdline"][1:4] == ["-I", "-S", quick_claude_client.__file__]
+    assert seen["cmdline"][1:6] == ["-I", "-S", "-X", "utf8", quick_claude_client.__file__]
     assert seen["cwd"] == "/" and seen["isolated"] == 1
     assert seen["gc"]  # off only while hookwright loads
     assert str(project) not in seen["path"] and "" not in seen["path"]

@@ -70,8 +70,9 @@ class FakeDaemon:
         self.server.listen()
         self.answer = answer
         self.connections = 0
-        #: The pid of each process that connected (`SO_PEERCRED`).
+        #: The pid of each process that connected (`SO_PEERCRED`), and its command line then.
         self.peers: list[int] = []
+        self.command_lines: list[list[str]] = []
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -85,6 +86,8 @@ class FakeDaemon:
                 self.connections += 1
                 raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
                 self.peers.append(int.from_bytes(raw[:4], sys.byteorder))
+                cmdline = Path(f"/proc/{self.peers[-1]}/cmdline").read_bytes()
+                self.command_lines.append(cmdline.decode().split("\0")[:-1])
                 while conn.recv(65536):
                     pass
                 conn.sendall(self.answer)
@@ -217,3 +220,54 @@ def test_a_text_is_written_as_the_json_encoder_writes_it() -> None:
     texts = [chr(n) for n in range(0x180)] + ["/home/me/proj", "", 'a"b', "a\\b", "\ud800"]
     for text in texts:
         assert quick_exchange.json_text(text) == _json.encode_basestring_ascii(text), repr(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "utf8"),
+    [
+        (None, True),
+        ("C", True),
+        ("POSIX", True),
+        ("C.UTF-8", True),
+        ("en_US.utf8", True),
+        ("de_DE.UTF-8@euro", True),
+        ("en_US", False),
+        ("de_DE.ISO-8859-1", False),
+        ("ja_JP.eucJP", False),
+        (".UTF-8", False),
+        ("/usr/share/locale/x.UTF-8/..", False),
+    ],
+)
+def test_a_locale_is_utf8_only_when_its_name_says_so(name: str | None, utf8: bool) -> None:
+    for variable in ("LC_ALL", "LC_CTYPE", "LANG"):
+        environ = {} if name is None else {variable.encode(): name.encode()}
+        assert quick_exchange.utf8_locale(environ) is utf8, (variable, name)
+    legacy = {b"LC_ALL": b"de_DE.ISO-8859-1", b"LC_CTYPE": b"C.UTF-8", b"LANG": b"C.UTF-8"}
+    assert not quick_exchange.utf8_locale(legacy)  # LC_ALL first, then LC_CTYPE, then LANG
+    assert quick_exchange.utf8_locale({b"LC_ALL": b"", b"LC_CTYPE": b"C.UTF-8"})
+
+
+@pytest.mark.parametrize(("locale", "utf8_mode"), [("C.UTF-8", True), ("de_DE.ISO-8859-1", False)])
+def test_the_client_runs_in_utf8_mode_only_under_a_utf8_locale(
+    project: Path,
+    fake_daemon: list[FakeDaemon],
+    monkeypatch: pytest.MonkeyPatch,
+    locale: str,
+    utf8_mode: bool,
+) -> None:
+    """Under another locale the client starts again without `-X utf8` before it reads
+    anything, and answers as before (the daemon asked once, its answer printed whole)."""
+    hooks = installed(project, "command")
+    assert " -I -S -X utf8 " in hooks["PreToolUse"]["command"]
+    fake_daemon.append(
+        FakeDaemon(claude_client.socket_path(Path.home()), b'{"exit": 0, "stderr": ""}\nANSWER')
+    )
+    monkeypatch.setenv("LC_ALL", locale)
+    done = run_installed(
+        hooks["PreToolUse"]["command"], hook_input(project, "PreToolUse", **RM), project
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"ANSWER", b"")
+    assert fake_daemon[0].connections == 1
+    [words] = fake_daemon[0].command_lines
+    flags = ["-I", "-S", "-X", "utf8"] if utf8_mode else ["-I", "-S"]
+    assert words[1:] == [*flags, quick_claude_client.__file__, "--project", str(project)]

@@ -8,7 +8,10 @@ strict reading of an unusual answer, the refusals, the in-process answer) is in 
 loaded only when needed; this module is loaded from the client's own folder as a top-level
 module, and loads `quick_relay` the same way. It imports no module written in Python, only the
 interpreter's own C modules (`posix`, `_socket`, `_sha256`, and `_json` only for a text that is
-not plain ASCII), and ends with `_exit` once the daemon's answer is out.
+not plain ASCII), and ends with `_exit` once the daemon's answer is out. It runs in the
+interpreter's UTF-8 mode (`-X utf8`, see `claude_settings.client_command`) under a UTF-8, C
+or POSIX locale, where that mode reads and writes every text as the locale does; under any
+other locale it starts again without it.
 
 The common case: the daemon's private runtime folder already exists
 (``$XDG_RUNTIME_DIR/hookwright-KEY``, or ``hookwright-UID/hookwright-KEY`` under the temporary
@@ -227,9 +230,30 @@ def printed(code: int, stdout: bytes, stderr: str) -> "NoReturn":
     posix._exit(code & 0xFF)
 
 
+def utf8_locale(environ: "dict[bytes, bytes]") -> bool:
+    """Whether the locale `environ` names reads text as UTF-8 (a name with a UTF-8 codeset),
+    or is C or POSIX, which the interpreter reads as UTF-8 whatever its flags; a name without
+    a codeset or that cannot be read counts as another encoding."""
+    value = environ.get(b"LC_ALL") or environ.get(b"LC_CTYPE") or environ.get(b"LANG")
+    if not value or value in (b"C", b"POSIX"):
+        return True
+    name, dot, codeset = value.partition(b"@")[0].rpartition(b".")
+    return bool(name and dot) and codeset.lower() in (b"utf-8", b"utf8")
+
+
+def _in_locale_mode(argv: list[str]) -> None:
+    """Under a locale that is not UTF-8, start the client again without `-X utf8`, so
+    arguments, paths and printed text are read and written as before that flag (as the full
+    client reads and writes them), before anything is read."""
+    if "utf8" in sys._xoptions and not utf8_locale(posix.environ):
+        client = __file__.rpartition("/")[0] + "/quick_claude_client.py"
+        posix.execv(sys.executable, [sys.executable, "-I", "-S", client, *argv])
+
+
 def main(argv: list[str]) -> int:
     if posix.environ.get(MARKER.encode()):
         return 0
+    _in_locale_mode(argv)
     try:
         conn, header = prepared(argv)
     except Unreachable as exc:
