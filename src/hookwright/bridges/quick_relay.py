@@ -3,14 +3,15 @@ writes) does beyond its common case (`quick_exchange`: a running daemon found an
 the event to the full client, read an unusual answer strictly, refuse a daemon that is not
 this user's, and answer in its own process when no daemon can ever listen.
 
-Like `quick_exchange`, it imports no module written in Python until it answers in-process, only
-the interpreter's own C modules (`posix`, `_json`); the client loads it from its own folder,
-and only on these paths, so the common case does not pay for its code. It is the full client
-(`claude_client.py`) that creates the folder, starts the daemon, answers in-process when no
-daemon can be reached and says why when nothing answers: no daemon yet, a folder to create or
-squatted, an unusual ``HOME``, a daemon gone mid-exchange or an answer that is not the daemon's
-(then the full client asks again and falls back in-process, so an unreadable answer is never
-printed as one).
+Besides `quick_exchange`, it imports no module written in Python until it answers
+in-process, only the interpreter's own C modules (`posix`, `_json`); the client loads it from
+its own folder, and only on these paths, so the common case does not pay for its code.
+
+It is the full client (`claude_client.py`) that creates the folder, starts the daemon,
+answers in-process when no daemon can be reached and says why when nothing answers: no daemon
+yet, a folder to create or squatted, an unusual ``HOME``, a daemon gone mid-exchange or an
+answer that is not the daemon's (then the full client asks again and falls back in-process, so
+an unreadable answer is never printed as one).
 
 One case is not handed on: a socket path longer than a Unix socket may be, where no daemon
 can ever listen. The full client would answer it in-process at once, in a third interpreter;
