@@ -20,7 +20,13 @@ from tests.hosts.project import hook_input, run_installed
 from tests.hosts.test_daemon import installed
 
 from cli_runner import run_cli_bytes
-from hookwright.bridges import claude_client, quick_claude_client, quick_deferred, quick_relay
+from hookwright.bridges import (
+    claude_client,
+    quick_claude_client,
+    quick_deferred,
+    quick_exchange,
+    quick_relay,
+)
 from hookwright.config import code_cache
 
 RM = {
@@ -91,7 +97,7 @@ def test_the_quick_client_answers_in_its_own_process_in_the_root_folder(
     assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
     seen = json.loads(record.read_text())
     assert seen["command"] == "rm -rf build"
-    assert seen["cmdline"][1:4] == ["-I", "-S", quick_claude_client.__file__]
+    assert seen["cmdline"][1:6] == ["-I", "-S", "-X", "utf8", quick_claude_client.__file__]
     assert seen["cwd"] == "/" and seen["isolated"] == 1
     assert seen["gc"]  # off only while hookwright loads
     assert str(project) not in seen["path"] and "" not in seen["path"]
@@ -171,7 +177,7 @@ def test_hookwright_that_cannot_be_imported_is_never_an_empty_answer(
     bridges = tmp_path / "root" / "hookwright" / "bridges"
     bridges.mkdir(parents=True)
     (bridges.parent / "__init__.py").write_text("raise ImportError('broken on purpose')\n")
-    for module in (quick_claude_client, quick_relay):
+    for module in (quick_claude_client, quick_exchange, quick_relay):
         shutil.copy(str(module.__file__), bridges)
     python = getattr(sys, "_base_executable", sys.executable)
     found = subprocess.run([python, "-I", "-c", "import hookwright"], capture_output=True)

@@ -18,11 +18,11 @@ import pytest
 from tests.hosts.project import hook_input, make_project, run_installed
 from tests.hosts.test_daemon import DENY, RM, installed
 
-from hookwright.bridges import claude_client, quick_claude_client, quick_relay
+from hookwright.bridges import claude_client, quick_claude_client, quick_exchange
 
-#: What the client may import: its relay and the C modules that names (the digest one only
-#: when asked).
-ALLOWED = {"quick_relay", "_json", "_socket", "_sha256", "_sha2"}
+#: What the client may import: its common case and the C modules that names (the digest one
+#: only when asked); `quick_relay` only beyond the common case.
+ALLOWED = {"quick_exchange", "_json", "_socket", "_sha256", "_sha2"}
 
 
 def imported(*args: str) -> set[str]:
@@ -43,7 +43,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_the_quick_client_imports_only_the_interpreters_c_modules() -> None:
     extra = imported(quick_claude_client.__file__) - imported("-c", "pass")
-    assert extra <= ALLOWED and "quick_relay" in extra
+    assert extra <= ALLOWED and "quick_exchange" in extra
     assert "_socket" not in extra  # loaded where a socket is opened (not for the marker)
 
 
@@ -54,7 +54,7 @@ def test_it_answers_through_the_running_daemon_by_itself(project: Path, tmp_path
     alone = tmp_path / "alone" / "quick_claude_client.py"
     alone.parent.mkdir()
     shutil.copy(quick_claude_client.__file__, alone)
-    shutil.copy(quick_relay.__file__, alone.parent)
+    shutil.copy(quick_exchange.__file__, alone.parent)  # the common case needs no other module
     command = f"{sys.executable} -I -S {alone} --project {project}"
     done = run_installed(command, hook_input(project, "PreToolUse", **RM), project)
     assert done.returncode == 0, done.stderr
@@ -70,8 +70,9 @@ class FakeDaemon:
         self.server.listen()
         self.answer = answer
         self.connections = 0
-        #: The pid of each process that connected (`SO_PEERCRED`).
+        #: The pid of each process that connected (`SO_PEERCRED`), and its command line then.
         self.peers: list[int] = []
+        self.command_lines: list[list[str]] = []
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -85,6 +86,8 @@ class FakeDaemon:
                 self.connections += 1
                 raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
                 self.peers.append(int.from_bytes(raw[:4], sys.byteorder))
+                cmdline = Path(f"/proc/{self.peers[-1]}/cmdline").read_bytes()
+                self.command_lines.append(cmdline.decode().split("\0")[:-1])
                 while conn.recv(65536):
                     pass
                 conn.sendall(self.answer)
@@ -208,6 +211,7 @@ def test_the_header_is_json_and_json_loads_only_for_an_unusual_path(
     assert json.loads(printed)["hookSpecificOutput"] == DENY
     assert ("_json" in modules) is loads_json
     assert "_socket" in modules
+    assert "quick_relay" not in modules  # the common case loads none of the rarer paths
 
 
 def test_a_text_is_written_as_the_json_encoder_writes_it() -> None:
@@ -215,4 +219,55 @@ def test_a_text_is_written_as_the_json_encoder_writes_it() -> None:
 
     texts = [chr(n) for n in range(0x180)] + ["/home/me/proj", "", 'a"b', "a\\b", "\ud800"]
     for text in texts:
-        assert quick_relay._json_text(text) == _json.encode_basestring_ascii(text), repr(text)
+        assert quick_exchange.json_text(text) == _json.encode_basestring_ascii(text), repr(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "utf8"),
+    [
+        (None, True),
+        ("C", True),
+        ("POSIX", True),
+        ("C.UTF-8", True),
+        ("en_US.utf8", True),
+        ("de_DE.UTF-8@euro", True),
+        ("en_US", False),
+        ("de_DE.ISO-8859-1", False),
+        ("ja_JP.eucJP", False),
+        (".UTF-8", False),
+        ("/usr/share/locale/x.UTF-8/..", False),
+    ],
+)
+def test_a_locale_is_utf8_only_when_its_name_says_so(name: str | None, utf8: bool) -> None:
+    for variable in ("LC_ALL", "LC_CTYPE", "LANG"):
+        environ = {} if name is None else {variable.encode(): name.encode()}
+        assert quick_exchange.utf8_locale(environ) is utf8, (variable, name)
+    legacy = {b"LC_ALL": b"de_DE.ISO-8859-1", b"LC_CTYPE": b"C.UTF-8", b"LANG": b"C.UTF-8"}
+    assert not quick_exchange.utf8_locale(legacy)  # LC_ALL first, then LC_CTYPE, then LANG
+    assert quick_exchange.utf8_locale({b"LC_ALL": b"", b"LC_CTYPE": b"C.UTF-8"})
+
+
+@pytest.mark.parametrize(("locale", "utf8_mode"), [("C.UTF-8", True), ("de_DE.ISO-8859-1", False)])
+def test_the_client_runs_in_utf8_mode_only_under_a_utf8_locale(
+    project: Path,
+    fake_daemon: list[FakeDaemon],
+    monkeypatch: pytest.MonkeyPatch,
+    locale: str,
+    utf8_mode: bool,
+) -> None:
+    """Under another locale the client starts again without `-X utf8` before it reads
+    anything, and answers as before (the daemon asked once, its answer printed whole)."""
+    hooks = installed(project, "command")
+    assert " -I -S -X utf8 " in hooks["PreToolUse"]["command"]
+    fake_daemon.append(
+        FakeDaemon(claude_client.socket_path(Path.home()), b'{"exit": 0, "stderr": ""}\nANSWER')
+    )
+    monkeypatch.setenv("LC_ALL", locale)
+    done = run_installed(
+        hooks["PreToolUse"]["command"], hook_input(project, "PreToolUse", **RM), project
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"ANSWER", b"")
+    assert fake_daemon[0].connections == 1
+    [words] = fake_daemon[0].command_lines
+    flags = ["-I", "-S", "-X", "utf8"] if utf8_mode else ["-I", "-S"]
+    assert words[1:] == [*flags, quick_claude_client.__file__, "--project", str(project)]
