@@ -220,6 +220,11 @@ class SyncHookSession:
             lambda _: CompactedDecision(),
         )
 
+    def interrupt(self) -> None:
+        """`HookSession.interrupt`: the Interrupt hooks are told; when they cannot run (the
+        session closed), nothing happens, as for any observing event."""
+        self._call(Event.Interrupt, self.session.interrupt, lambda _: None)
+
     def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
         """`HookSession.relay`; when the hooks cannot run, a gate is denied with why."""
         return self._call(
