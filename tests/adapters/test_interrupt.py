@@ -382,3 +382,17 @@ def _interruptible_cli() -> type[Any]:
             await super()._answer_control(message)
 
     return CLI
+
+
+def test_an_interrupt_after_the_session_closed_is_said_not_dropped(
+    project: tuple[Path, dict[str, Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    from hookwright.host import Abilities, FrameworkSession
+
+    root, options = project
+    session = FrameworkSession.open(root, Abilities("test"), **options)
+    session.close()
+    with caplog.at_level("WARNING", logger="hookwright.host"):
+        session.interrupted()
+    assert "could not run the Interrupt hooks: session closed" in caplog.text
+    assert not (root / "order.txt").exists()
