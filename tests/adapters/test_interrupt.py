@@ -42,14 +42,14 @@ def needs(module: str) -> None:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, Any]]:
     """(project, adapter options): UserPromptSubmit and Interrupt hooks that log, and one
-    Interrupt hook that sleeps with no timeout of its own."""
+    Interrupt hook that sleeps, with no timeout of its own, longer than the test waits."""
     monkeypatch.setenv(MANAGED_DIR_ENV, str(tmp_path / "no-managed-codex"))
     monkeypatch.delenv("CODEX_HOME", raising=False)
     hooks = {
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": LOG + "prompt"}]}],
         "Interrupt": [
             {"hooks": [{"type": "command", "command": LOG + "interrupt"}]},
-            {"hooks": [{"type": "command", "command": "sleep 30"}]},
+            {"hooks": [{"type": "command", "command": "sleep 120"}]},
         ],
     }
     home, root = write_project(tmp_path, hooks)
