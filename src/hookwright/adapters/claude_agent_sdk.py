@@ -167,9 +167,9 @@ class ClaudeSDKHooks:
 
     async def interrupt(self, client: ClaudeSDKClient) -> None:
         """Interrupt the running turn the SDK's way (`client.interrupt()`), then run the
-        Interrupt hooks (once per turn). The CLI calls back for no interruption, and a task
-        reading `client.receive_response()` that is cancelled tells the CLI nothing: this is
-        the one interruption the project's hooks can hear of."""
+        Interrupt hooks (once per turn). The CLI has no hook event for an interruption, and
+        cancelling a task that reads `client.receive_response()` does not reach the adapter:
+        this is the one interruption the project's hooks can hear of."""
         await client.interrupt()
         await asyncio.to_thread(self.session.interrupted)
 
