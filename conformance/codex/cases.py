@@ -393,6 +393,18 @@ CASES: list[CodexCase] = [
         interrupt_after="log-PreToolUse",
     ),
     CodexCase(
+        "interrupt_during_session_start",
+        "say hi",
+        [Reply("hi")],
+        [
+            H("SessionStart", "session-start", Action(delay=20), timeout=30),
+            *observers("UserPromptSubmit", "Stop"),
+            H("Interrupt", "interrupt-default", timeout=None),
+            H("SessionEnd", "session-end-default", timeout=None),
+        ],
+        interrupt_after="session-start",
+    ),
+    CodexCase(
         "stop_failure_not_fired_on_a_failed_request",
         "say hi",
         [Reply(status=400)],

@@ -17,6 +17,7 @@ from tests.codex.project import bash, command, script, write_project
 from tests.procs import running
 
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
+from terminal import Terminal
 
 #: Logs its stdin, and the transcript as it stood then, under the hook's name.
 LOG = (
@@ -110,3 +111,85 @@ def test_ctrl_c_during_a_tool_call_runs_the_interrupt_hooks_with_codex_bytes(
     assert json.loads((project / "end.json").read_bytes())["reason"] == "other"
     assert not running(int((project / "tool.pid").read_text()))
     assert not (project / "made.txt").exists()
+
+
+#: A SessionStart hook that logs, then waits far longer than any test: only Ctrl-C ends it.
+SLOW_START = LOG + "start; echo $$ > start.pid; exec sleep 60"
+
+
+def _start_project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(home, project, model): a slow SessionStart hook, and every hook that could follow it
+    logging what it read."""
+    hooks = {
+        "SessionStart": command(SLOW_START, timeout=120),
+        "UserPromptSubmit": command(LOG + "prompt"),
+        "Stop": command(LOG + "stop"),
+        "Interrupt": [{"hooks": [{"type": "command", "command": LOG + "interrupt"}]}],
+        "SessionEnd": command(LOG + "end"),
+    }
+    home, project = write_project(tmp_path, hooks)
+    model = script(tmp_path / "s.json", [{"content": "MODEL ANSWERED"}])
+    return home, project, model
+
+
+def _assert_interrupted_start(project: Path, out: str) -> None:
+    """What Codex CLI 0.171.0 does on SIGINT during a SessionStart hook (conformance case
+    `interrupt_during_session_start`): the hook is killed, no prompt is submitted, the
+    Interrupt hooks run, naming a turn, then SessionEnd."""
+    assert (project / "order.txt").read_text().split() == ["start", "interrupt", "end"]
+    start = json.loads((project / "start.json").read_bytes())
+    seen = json.loads((project / "interrupt.json").read_bytes())
+    assert seen == {
+        "session_id": start["session_id"],
+        "turn_id": seen["turn_id"],
+        "transcript_path": start["transcript_path"],
+        "cwd": str(project),
+        "hook_event_name": "Interrupt",
+        "permission_mode": start["permission_mode"],
+    }
+    assert seen["turn_id"]
+    assert "MODEL ANSWERED" not in out
+    assert not running(int((project / "start.pid").read_text()))
+
+
+def test_ctrl_c_during_session_start_runs_the_interrupt_hooks_as_codex_does(
+    tmp_path: Path,
+) -> None:
+    home, project, model = _start_project(tmp_path)
+    process = _start(home, project, model)
+    try:
+        _wait_for(project / "start.pid", process)
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    _assert_interrupted_start(project, out)
+    assert json.loads((project / "end.json").read_bytes())["reason"] == "other"
+
+
+def test_ctrl_c_during_session_start_in_chat_interrupts_and_ends_the_session(
+    tmp_path: Path,
+) -> None:
+    home, project, model = _start_project(tmp_path)
+    argv = ["chat", "--project", str(project), "--trust", "--model", f"scripted:{model}"]
+    codex_home = {"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]}
+    term = Terminal(argv, home, project, extra_env=codex_home)
+    try:
+        deadline = time.monotonic() + 60
+        while not (project / "start.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        term.proc.send_signal(signal.SIGINT)
+        term.send("hello")
+    finally:
+        code = term.close()
+    assert code == 0, term.output
+    assert "Traceback" not in term.output
+    _assert_interrupted_start(project, term.output)
+    assert not (project / "prompt.json").exists()
+    assert json.loads((project / "end.json").read_bytes())["reason"] == "prompt_input_exit"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import typer
+from tests.procs import running
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
@@ -334,6 +335,49 @@ def test_a_page_gone_mid_turn_interrupts_the_turn_and_its_interrupt_hooks_run(
         time.sleep(0.05)
     event, session_id, turn_id = json.loads(told.read_text())
     assert event == "Interrupt" and session_id and turn_id
+
+
+def test_a_page_gone_during_session_start_stops_it_and_the_interrupt_hooks_run(
+    serve: ServerFactory, project: Path
+) -> None:
+    """Closing the page while a SessionStart hook runs: the hook is stopped, no model is
+    asked, and the Interrupt hooks run, as Codex runs them on Ctrl-C at that point."""
+    told = project / "interrupted.json"
+    started = project / "start.pid"
+    hooks = project / ".hookwright"
+    hooks.mkdir()
+    (hooks / "told.py").write_text(
+        "import json, os, pathlib\n"
+        "def note(inp):\n"
+        f"    pathlib.Path({str(told) + '.part'!r}).write_text(\n"
+        "        json.dumps([inp.event.value, inp.session_id, inp.turn_id]))\n"
+        f"    os.replace({str(told) + '.part'!r}, {str(told)!r})\n"
+    )
+    (hooks / "hooks.yaml").write_text(
+        "hooks:\n  - {name: told, event: Interrupt, call: 'told:note'}\n"
+    )
+    slow = {"type": "command", "command": f"echo $$ > {started}; exec sleep 60", "timeout": 120}
+    (project / ".claude").mkdir()
+    settings = {"hooks": {"SessionStart": [{"hooks": [slow]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    model = BlockingModel()
+    server = serve(model=lambda: model, trust=True)
+    with client(server) as ws:
+        ws.send({"type": "chat", "history": [], "message": "hello"})
+        deadline = time.monotonic() + RECV_TIMEOUT
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists() and not told.exists()
+    deadline = time.monotonic() + RECV_TIMEOUT
+    while not told.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    event, session_id, turn_id = json.loads(told.read_text())
+    assert event == "Interrupt" and session_id and turn_id
+    assert not model.cancelled.is_set(), "the model was never asked"
+    deadline = time.monotonic() + RECV_TIMEOUT
+    while running(int(started.read_text())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(int(started.read_text())), "the SessionStart hook was stopped"
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,8 @@ express). An adapter maps the framework's points onto it:
   `step.run`, or answer `step.answer`
   (or pause for the user on `step.ask` where the framework can) -> `after_tool` for a run
 * the agent's final answer        -> `stop`: feedback means run the model again
+* the run, cancelled              -> `ainterruptible` / `interruptible` around it (Interrupt,
+  once per turn, then the cancellation goes on)
 * session close                   -> `close` (SessionEnd)
 
 It declares what the framework can express in `Abilities`; everything else is reported. A

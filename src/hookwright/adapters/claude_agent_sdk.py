@@ -5,6 +5,7 @@
     async with hooks, ClaudeSDKClient(hooks.options) as client:
         await client.query("Tidy up and publish.")
         async for message in client.receive_response(): ...
+    # Stopping a running turn: `await hooks.interrupt(client)` (the Interrupt hooks run).
 
 The SDK's CLI runs the agent loop and applies hook answers itself, with Claude Code's own
 semantics. `options` are yours plus one `HookMatcher` callback per event the SDK can call back
@@ -50,6 +51,7 @@ with needs_extra(__name__, "claude-agent-sdk", "claude_agent_sdk"):
     from claude_agent_sdk import (
         CanUseTool,
         ClaudeAgentOptions,
+        ClaudeSDKClient,
         HookContext,
         HookJSONOutput,
         HookMatcher,
@@ -162,6 +164,14 @@ class ClaudeSDKHooks:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+    async def interrupt(self, client: ClaudeSDKClient) -> None:
+        """Interrupt the running turn the SDK's way (`client.interrupt()`), then run the
+        Interrupt hooks (once per turn). The CLI has no hook event for an interruption, and
+        cancelling a task that reads `client.receive_response()` does not reach the adapter:
+        this is the one interruption the project's hooks can hear of."""
+        await client.interrupt()
+        await asyncio.to_thread(self.session.interrupted)
 
     def _hooks(self, theirs: Mapping[HookEvent, list[HookMatcher]]) -> dict[HookEvent, Any]:
         merged: dict[HookEvent, list[HookMatcher]] = {k: list(v) for k, v in theirs.items()}

@@ -121,23 +121,15 @@ class HookwrightPlugin(BasePlugin):
         self, runner: Runner, *, user_id: str, session_id: str, prompt: str
     ) -> list[ADKEvent]:
         """One user turn through `runner` (which has this plugin): while a Stop hook blocks,
-        the agent runs again with the feedback as the next user message."""
+        the agent runs again with the feedback as the next user message. Cancelling the
+        turn's task (or Ctrl-C inside it) runs the Interrupt hooks, then goes on."""
         conversation = await self._of(session_id)
         conversation.driven = True
-        events: list[ADKEvent] = []
-        message: str | None = prompt
+        turn = _turn(runner, conversation, user_id, session_id, prompt)
         try:
-            while message is not None:
-                content = types.Content(role="user", parts=[types.Part.from_text(text=message)])
-                async for event in runner.run_async(
-                    user_id=user_id, session_id=session_id, new_message=content
-                ):
-                    events.append(event)
-                message, conversation.feedback = conversation.feedback, None
-                conversation.continuing = message is not None
+            return await conversation.session.ainterruptible(turn)
         finally:
             conversation.driven = conversation.continuing = False
-        return events
 
     # The turn ---------------------------------------------------------------------------------
 
@@ -251,6 +243,23 @@ class HookwrightPlugin(BasePlugin):
         conversation = await self._of(tool_context.session.id)
         call_id = tool_context.function_call_id or ""
         return conversation, await conversation.session.abefore_tool(tool.name, tool_args, call_id)
+
+
+async def _turn(
+    runner: Runner, conversation: Conversation, user_id: str, session_id: str, prompt: str
+) -> list[ADKEvent]:
+    """The agent's runs of one turn: the prompt, then each Stop block's feedback."""
+    events: list[ADKEvent] = []
+    message: str | None = prompt
+    while message is not None:
+        content = types.Content(role="user", parts=[types.Part.from_text(text=message)])
+        async for event in runner.run_async(
+            user_id=user_id, session_id=session_id, new_message=content
+        ):
+            events.append(event)
+        message, conversation.feedback = conversation.feedback, None
+        conversation.continuing = message is not None
+    return events
 
 
 def _elapsed(conversation: Conversation, step: ToolStep) -> float:

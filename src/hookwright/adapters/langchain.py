@@ -130,12 +130,14 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
         return {"messages": [HumanMessage(reminder(texts))]} if texts else None
 
     def wrap_model_call(self, request: ModelRequest[Any], handler: Handler) -> ModelCallResult:
-        return call_model(self.session(), request, handler)
+        session = self.session()
+        return session.interruptible(lambda: call_model(session, request, handler))
 
     async def awrap_model_call(
         self, request: ModelRequest[Any], handler: AsyncHandler
     ) -> ModelCallResult:
-        return await acall_model(await asyncio.to_thread(self.session), request, handler)
+        session = await asyncio.to_thread(self.session)
+        return await session.ainterruptible(acall_model(session, request, handler))
 
     @hook_config(can_jump_to=["model"])
     def after_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> Update:
@@ -163,6 +165,14 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolAnswer]
     ) -> ToolAnswer:
         session = self.session(_thread_id(request.runtime.config))
+        return session.interruptible(lambda: self._tool_call(session, request, handler))
+
+    def _tool_call(
+        self,
+        session: FrameworkSession,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolAnswer],
+    ) -> ToolAnswer:
         call = request.tool_call
         step = _asked(session, session.before_tool(call["name"], call["args"], call["id"] or ""))
         if step.run is None:
@@ -184,6 +194,14 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
     ) -> ToolAnswer:
         session = await asyncio.to_thread(self.session, _thread_id(request.runtime.config))
+        return await session.ainterruptible(self._atool_call(session, request, handler))
+
+    async def _atool_call(
+        self,
+        session: FrameworkSession,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolAnswer]],
+    ) -> ToolAnswer:
         call = request.tool_call
         first = await session.abefore_tool(call["name"], call["args"], call["id"] or "")
         step = _asked(session, first)

@@ -108,7 +108,19 @@ class OpenAIAgentsHooks:
         run_config: RunConfig | None = None,
         **options: Any,
     ) -> HookedRun:
-        """One user turn; `options` go to `Runner.run` (context, max_turns, ...)."""
+        """One user turn; `options` go to `Runner.run` (context, max_turns, ...). Cancelling
+        the turn's task (or Ctrl-C inside it) runs the Interrupt hooks, then goes on."""
+        turn = self._turn(agent, prompt, history, run_config, options)
+        return await self.session.ainterruptible(turn)
+
+    async def _turn(
+        self,
+        agent: Agent[Any],
+        prompt: str,
+        history: Sequence[TResponseInputItem],
+        run_config: RunConfig | None,
+        options: dict[str, Any],
+    ) -> HookedRun:
         end = await self.session.aprompt(prompt)
         if end is not None:
             return HookedRun(None, None, end)

@@ -136,6 +136,11 @@ class PydanticAIHooks(AbstractCapability[Any]):
     async def wrap_run(
         self, ctx: RunContext[Any], *, handler: WrapRunHandler
     ) -> AgentRunResult[Any]:
+        """The run, whose cancellation (a cancelled task, Ctrl-C) runs the Interrupt hooks
+        before it goes on."""
+        return await self.session.ainterruptible(self._run(ctx, handler))
+
+    async def _run(self, ctx: RunContext[Any], handler: WrapRunHandler) -> AgentRunResult[Any]:
         if ctx.prompt is not None:  # a run resuming deferred calls has no new prompt
             await self.session.aprompt(prompt_text(ctx.prompt))
         return await handler()

@@ -7,7 +7,7 @@ import asyncio
 import re
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,7 +98,10 @@ class ChatSession:
             ask_elicitation=TerminalElicitation(self.console, self.reader.readline),
         )
         self._opened = True
-        await self.setup.agent.start(source)
+        # Ctrl-C while the SessionStart hooks run interrupts the start and ends the session,
+        # as it ends `codex exec` (the Interrupt hooks run first).
+        if await self._interruptible(self.setup.agent.start_interruptible(source)):
+            self.interrupts.exit_requested.set()
 
     async def ask_permission(self, tool: str, question: str, tool_input: dict[str, Any]) -> bool:
         """The permission question, answered on the chat's own input so that Ctrl-C can
@@ -116,18 +119,23 @@ class ChatSession:
                 await self.setup.engine.aclose()
 
     async def turn(self, text: str) -> None:
-        agent = self.agent_setup.agent
-        task: asyncio.Task[object] = asyncio.ensure_future(agent.run_interruptible(text))
+        await self._interruptible(self.agent_setup.agent.run_interruptible(text))
+
+    async def _interruptible(self, work: Coroutine[Any, Any, object]) -> bool:
+        """Run `work` as the task Ctrl-C cancels; True when Ctrl-C did."""
+        task: asyncio.Task[object] = asyncio.ensure_future(work)
         self.interrupts.turn = task
         try:
             await task
         except asyncio.CancelledError:
             if not task.cancelled():
                 raise
+            return True
         finally:
             self.interrupts.turn = None
             # The press that ended this turn is spent: at the prompt, exiting takes two more.
             self.interrupts.pressed = 0
+        return False
 
     def print_help(self) -> None:
         for name, what in HELP:

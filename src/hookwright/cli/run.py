@@ -319,7 +319,7 @@ def run(
         if collector is not None:
             setup.engine.add_audit_callback(collector)
         try:
-            await agent.start(_start_source(resume, fork_session))
+            await agent.start_interruptible(_start_source(resume, fork_session))
             result = await agent.run_interruptible(prompt)
         finally:
             await agent.close("other")

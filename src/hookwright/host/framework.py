@@ -21,10 +21,10 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from hookwright.core.audit_record import PermissionSource
 from hookwright.core.events import Event
@@ -46,6 +46,7 @@ from hookwright.host.framework_skills import SkillTurns, load_skills, unplaced
 from hookwright.host.open import NotRun, add_skill_hooks
 from hookwright.host.sync import SyncHookSession
 
+T = TypeVar("T")
 log = logging.getLogger("hookwright")
 #: How many calls a relaying host's approval gates allowed are remembered until the host
 #: prompts about them (it prompts right after PreToolUse, if at all).
@@ -124,6 +125,8 @@ class FrameworkSession:
         self._steps: dict[str, ToolStep] = {}
         self._end: EndTurn | None = None
         self._started = False
+        #: The Interrupt hooks ran for this turn's cancellation (`interrupted`).
+        self._interrupted = False
         self._skills: SkillTurns | None = None
         #: Calls whose approval gates `relay` asked and which they allowed (insertion order).
         self._gated: dict[str, None] = {}
@@ -236,6 +239,7 @@ class FrameworkSession:
         checkpoint = self.hooks.prompt(prompt)
         with self._lock:
             self._end = checkpoint.end
+            self._interrupted = False
         if checkpoint.end is not None:
             return checkpoint.end
         self.queue(checkpoint.context)
@@ -256,6 +260,36 @@ class FrameworkSession:
             return None
         context = [reminder(decision.context)] if decision.context else []
         return "\n\n".join([*decision.continue_with, *context])
+
+    def interrupted(self) -> None:
+        """The framework's run was cancelled (a cancelled task, Ctrl-C, an aborted stream):
+        the Interrupt hooks run, as the reference agent runs them (`HookSession.interrupt`:
+        Codex's payload, each hook bounded by its own timeout), once per turn however many of
+        the turn's callbacks saw the cancellation."""
+        with self._lock:
+            if self._interrupted:
+                return
+            self._interrupted = True
+        self.hooks.interrupt()
+
+    def interruptible(self, call: Callable[[], T]) -> T:
+        """`call()`; when Ctrl-C (`KeyboardInterrupt`) interrupts it, `interrupted`, then the
+        interruption goes on to the caller unchanged."""
+        try:
+            return call()
+        except KeyboardInterrupt:
+            self.interrupted()
+            raise
+
+    async def ainterruptible(self, work: Awaitable[T]) -> T:
+        """`await work`; when its task is cancelled (or Ctrl-C lands inside it),
+        `interrupted`, then the cancellation goes on to the caller unchanged. The hooks run
+        on the session's own loop, so cancelling the caller again cannot cut them short."""
+        try:
+            return await work
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            await asyncio.to_thread(self.interrupted)
+            raise
 
     def close(self, reason: str = "other") -> None:
         """SessionEnd, then the hook processes stop. Idempotent."""
@@ -334,6 +368,8 @@ class FrameworkSession:
         self.hooks.session.adopt(hook_input)
         if event is Event.UserPromptSubmit:
             self.start()
+            with self._lock:
+                self._interrupted = False
         verdict = self.hooks.relay(event, hook_input)
         if event is Event.PreToolUse:
             verdict = self._relayed_approval(verdict, hook_input)

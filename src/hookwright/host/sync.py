@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hookwright.core.events import Event
+from hookwright.core.logs import LazyLogger
 from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.host.decisions import (
     Checkpoint,
@@ -39,6 +40,7 @@ from hookwright.host.open import NotRun
 from hookwright.host.session import HookSession
 
 T = TypeVar("T")
+log = LazyLogger("hookwright.host")
 #: How long a call waits for its hooks at most; hooks have their own, shorter timeouts.
 CALL_TIMEOUT = 600.0
 
@@ -219,6 +221,11 @@ class SyncHookSession:
             lambda: self.session.post_compact(trigger, summary),
             lambda _: CompactedDecision(),
         )
+
+    def interrupt(self) -> None:
+        """`HookSession.interrupt`: the Interrupt hooks are told; when they cannot run (the
+        session closed), a warning says why (there is nothing to refuse)."""
+        self._call(Event.Interrupt, self.session.interrupt, log.warning)
 
     def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
         """`HookSession.relay`; when the hooks cannot run, a gate is denied with why."""

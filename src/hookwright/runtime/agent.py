@@ -152,6 +152,11 @@ class TurnResult:
     rounds: int = 0
 
 
+def new_turn_id() -> str:
+    """A fresh id for a user turn (Codex's hook inputs name the turn they belong to)."""
+    return f"turn-{uuid.uuid4().hex[:12]}"
+
+
 def _estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return sum(len(json.dumps(m, ensure_ascii=False, default=str)) for m in messages) // 4
 
@@ -448,6 +453,18 @@ class Agent:
         if not self.config.interactive:
             self._initial_message = decision.initial_user_message
 
+    async def start_interruptible(self, source: str = "startup") -> None:
+        """`start(source)`, where cancelling the calling task (Ctrl-C while the SessionStart
+        hooks run) does what Codex CLI 0.171.0 does (measured): the SessionStart hooks are
+        stopped, no prompt is submitted, the Interrupt hooks run, naming the turn that was
+        beginning, and the cancellation goes on; the caller then ends the session."""
+        try:
+            await self.start(source)
+        except asyncio.CancelledError:
+            self.turn_id = self.turn_id or new_turn_id()
+            await self.hooks.interrupt()
+            raise
+
     async def close(self, reason: str = "other") -> None:
         if self.closed:
             return
@@ -470,7 +487,7 @@ class Agent:
         if self._initial_message is not None:
             first, self._initial_message = self._initial_message, None
             await self.run(first)
-        self.turn_id = f"turn-{uuid.uuid4().hex[:12]}"
+        self.turn_id = new_turn_id()
         if self.agent_id is None:
             self.prompt_id = str(uuid.uuid4())
             if not self.config.interactive:

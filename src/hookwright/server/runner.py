@@ -184,7 +184,8 @@ async def run_chat(
     requests no hook answers are cancelled, as in ``claude -p``. Raises `RequestError` before
     anything runs when the request names an unknown skill or the model cannot be built.
     Cancelling the calling task stops the run (the page closed or gone: the turn is interrupted,
-    and the Interrupt hooks run); the agent and its hook engine are closed either way.
+    or the SessionStart hooks stopped, and the Interrupt hooks run); the agent and its hook
+    engine are closed either way.
     """
     skills = _skills_for(settings, request)
     history = [message.to_message() for message in request.history]
@@ -201,7 +202,7 @@ async def run_chat(
     agent: Agent = setup.agent
     _say_opening_notes(setup, emit)
     try:
-        await agent.start("resume" if history else "startup")
+        await agent.start_interruptible("resume" if history else "startup")
         result = await agent.run_interruptible(request.message)
     finally:
         try:
