@@ -12,7 +12,8 @@ from typing import Any
 
 from conformance.codex.harness import CodexCase, CodexHook
 from conformance.codex.layers import CaseLayer
-from conformance.fake_responses import Reply, Shell
+from conformance.codex.view import SPAWN_CALL
+from conformance.fake_responses import Reply, Shell, Spawn, Wait
 from conformance.harness import HOOK_PROGRAM, Action
 
 H = CodexHook
@@ -43,6 +44,11 @@ STOP_ONCE = _logged(
     'echo "MARK keep going" >&2; exit 2',
 )
 SLOW = _logged("slow", "sleep 5")
+SUBAGENT_STOP_ONCE = _logged(
+    "subagent-stop-once",
+    'case "$in" in *\'"stop_hook_active":true\'*) exit 0;; esac; '
+    'echo "MARK keep going" >&2; exit 2',
+)
 
 
 def layered(event: str, *layers: CaseLayer) -> list[CodexHook]:
@@ -807,5 +813,45 @@ UNPARSABLE_MANAGED_CASES = [
 ]
 
 CASES += UNPARSABLE_MANAGED_CASES
+
+#: The message the main agent starts its subagent on: the subagent's prompt.
+SUBTASK = "print sub"
+
+
+def with_subagent(*sub_turns: Reply) -> list[Reply]:
+    """The main agent starts a subagent answering as `sub_turns`, waits for it (Codex's
+    `wait_agent`; hookwright's `Agent` call returns with it), then ends."""
+    spawn = Spawn(SPAWN_CALL, SUBTASK, sub_turns)
+    return [Reply(calls=[spawn]), Reply(calls=[Wait("call_wait", spawn.id)]), Reply("done")]
+
+
+#: What the cases with a subagent compare: all but the main agent's requests after it
+#: started the subagent (a documented difference of the tools that start one).
+DELEGATED = frozenset({"stdin", "order", "delegated", "files"})
+
+SUBAGENT_CASES = [
+    CodexCase(
+        "subagent_events",
+        "delegate",
+        with_subagent(Reply(calls=[Shell("call_sub", "printf sub")]), Reply("sub done")),
+        [
+            *observers("UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop"),
+            H("PreToolUse", "log-PreToolUse", matcher="Bash"),
+        ],
+        compare=DELEGATED,
+    ),
+    CodexCase(
+        "subagent_start_context_and_stop_continuation",
+        "delegate",
+        with_subagent(Reply("sub done"), Reply("sub done again")),
+        [
+            H("SubagentStart", "start", specific("SubagentStart", additionalContext="MARK start")),
+            H("SubagentStop", "subagent-stop-once", command=SUBAGENT_STOP_ONCE),
+        ],
+        compare=DELEGATED,
+    ),
+]
+
+CASES += SUBAGENT_CASES
 
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])
