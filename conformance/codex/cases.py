@@ -755,7 +755,7 @@ CLOUD_CASES = [
         "make a file",
         one_call("printf x > made.txt"),
         sign_in="business",
-        cloud=CLOUD_GUARD,
+        cloud=[CLOUD_GUARD],
         compare=frozenset({"model", "files"}),
     ),
     CodexCase(
@@ -764,7 +764,7 @@ CLOUD_CASES = [
         one_call("printf x > made.txt"),
         hooks=observers("SessionStart"),
         sign_in="business",
-        cloud_config=CLOUD_GUARD,
+        cloud_config=[CLOUD_GUARD],
     ),
     CodexCase(
         "cloud_config_fragment_between_system_and_user",
@@ -772,7 +772,7 @@ CLOUD_CASES = [
         [Reply("hi")],
         layered("UserPromptSubmit", "requirements", "system", "user", "project"),
         sign_in="business",
-        cloud_config=CLOUD_CONTEXT,
+        cloud_config=[CLOUD_CONTEXT],
         compare=frozenset({"model"}),
     ),
     CodexCase(
@@ -791,6 +791,56 @@ CLOUD_CASES = [
         sign_in="business",
         differs="without a fail-closed policy hookwright runs on, saying the copy is not read",
     ),
+]
+
+
+def _cloud_fragment(name: str, managed_only: bool) -> str:
+    """A requirements fragment setting `allow_managed_hooks_only`, with a UserPromptSubmit
+    hook that writes `<name>.txt` in the project and gives `MARK <name>` as context."""
+    return (
+        f"allow_managed_hooks_only = {str(managed_only).lower()}\n"
+        "[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\n"
+        f'type = "command"\ncommand = "printf ran > {name}.txt; echo MARK {name}"\n'
+        "timeout = 10\n"
+    )
+
+
+def _two_fragments(name: str, first_managed_only: bool) -> CodexCase:
+    """Two requirements fragments of the bundle disagreeing on `allow_managed_hooks_only`,
+    each with a hook, and a user hook: whether the user hook runs says whose word wins, the
+    context's order whose hooks come first."""
+    return CodexCase(
+        name,
+        "say hi",
+        [Reply("hi")],
+        layered("UserPromptSubmit", "requirements", "user"),
+        sign_in="business",
+        cloud=[
+            _cloud_fragment("fragment-one", first_managed_only),
+            _cloud_fragment("fragment-two", not first_managed_only),
+        ],
+    )
+
+
+def _fragment_and_file(name: str, file_managed_only: bool) -> CodexCase:
+    """A requirements fragment of the bundle and ``requirements.toml`` disagreeing on
+    `allow_managed_hooks_only`, each with a hook, and a user hook."""
+    return CodexCase(
+        name,
+        "say hi",
+        [Reply("hi")],
+        layered("UserPromptSubmit", "requirements", "user"),
+        toml={"requirements": f"allow_managed_hooks_only = {str(file_managed_only).lower()}\n"},
+        sign_in="business",
+        cloud=[_cloud_fragment("fragment", not file_managed_only)],
+    )
+
+
+CLOUD_CASES += [
+    _two_fragments("cloud_requirements_two_fragments_first_managed_only", True),
+    _two_fragments("cloud_requirements_two_fragments_second_managed_only", False),
+    _fragment_and_file("cloud_requirements_fragment_and_file_file_managed_only", True),
+    _fragment_and_file("cloud_requirements_fragment_and_file_fragment_managed_only", False),
 ]
 
 CASES += CLOUD_CASES
