@@ -7,6 +7,13 @@ shell call once: Codex gets it as its `exec_command` tool (`{"cmd": ...}`), hook
 `Bash` (`{"command": ...}`), by the tools the request offers. Requests that
 offer no shell tool (titles, summaries) are side requests and get `side_reply`. Every request
 body is recorded with the API it came through.
+
+A turn may start a subagent (`Spawn`): Codex gets it as its `spawn_agent` tool (namespace
+`multi_agent_v1`, `{"message": ...}`) and a later `Wait` as `wait_agent` on the id Codex
+answered with; hookwright gets it as its `Agent` tool, which returns when the subagent is done,
+so a turn of `Wait` calls alone is left out of its script. The subagent's own requests (those
+holding the spawn's message as a user message) take the spawn's own turns, whichever agent
+asks first.
 """
 
 from __future__ import annotations
@@ -22,6 +29,9 @@ from conformance.loopback import LoopbackHandler, LoopbackServer
 
 CODEX_SHELL = "exec_command"
 HOOKWRIGHT_SHELL = "Bash"
+#: Codex CLI 0.171.0's subagent tools, in a namespace of their own (`[features] multi_agent`).
+CODEX_AGENTS = "multi_agent_v1"
+HOOKWRIGHT_AGENT = "Agent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +43,31 @@ class Shell:
 
 
 @dataclass(frozen=True, slots=True)
+class Spawn:
+    """A call starting a subagent on `message`, which then answers as `turns` script it."""
+
+    id: str
+    message: str
+    turns: Sequence[Reply] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Codex's call waiting for the subagent started by the call `spawn` (its id)."""
+
+    id: str
+    spawn: str
+
+
+Call = Shell | Spawn | Wait
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
-    """One scripted assistant message: optional text, then shell calls."""
+    """One scripted assistant message: optional text, then calls."""
 
     text: str = ""
-    calls: Sequence[Shell] = ()
+    calls: Sequence[Call] = ()
     #: An HTTP error status to answer with instead (its body an OpenAI error object).
     status: int | None = None
 
@@ -54,6 +84,27 @@ class Script:
     turns: deque[Reply] = field(default_factory=deque)
     side_reply: str = "ok"
     requests: list[Recorded] = field(default_factory=list)
+    #: Each subagent's turns, by the message it was started on.
+    subagents: dict[str, deque[Reply]] = field(default_factory=dict)
+
+
+def _spawned(turns: Sequence[Reply]) -> dict[str, deque[Reply]]:
+    return {
+        call.message: deque(call.turns)
+        for turn in turns
+        for call in turn.calls
+        if isinstance(call, Spawn)
+    }
+
+
+def _user_texts(body: dict[str, Any]) -> list[str]:
+    texts = []
+    for item in body.get("input") or body.get("messages") or ():
+        if isinstance(item, dict) and item.get("role") == "user":
+            content = item.get("content")
+            parts = content if isinstance(content, list) else [{"text": content}]
+            texts.append("".join(str(p.get("text", "")) for p in parts if isinstance(p, dict)))
+    return texts
 
 
 def _tool_names(body: dict[str, Any]) -> set[str]:
@@ -82,7 +133,7 @@ class FakeOpenAI(LoopbackServer):
 
     def load(self, turns: Sequence[Reply], side_reply: str = "ok") -> Script:
         with self._lock:
-            self.script = Script(deque(turns), side_reply)
+            self.script = Script(deque(turns), side_reply, subagents=_spawned(turns))
             return self.script
 
     def next_id(self) -> int:
@@ -91,14 +142,57 @@ class FakeOpenAI(LoopbackServer):
             return self._count
 
     def take(self, api: str, body: dict[str, Any]) -> Reply:
-        loop = bool(_tool_names(body) & {CODEX_SHELL, HOOKWRIGHT_SHELL})
+        names = _tool_names(body)
+        loop = bool(names & {CODEX_SHELL, HOOKWRIGHT_SHELL})
         with self._lock:
             self.script.requests.append(Recorded(api, body, loop))
-            if loop and self.script.turns:
-                return self.script.turns.popleft()
-            if loop:
-                return Reply("(script exhausted)")
-            return Reply(self.script.side_reply)
+            if not loop:
+                return Reply(self.script.side_reply)
+            turns = self._turns_for(body)
+            if CODEX_AGENTS not in names:
+                while turns and turns[0].calls and all(isinstance(c, Wait) for c in turns[0].calls):
+                    turns.popleft()
+            return turns.popleft() if turns else Reply("(script exhausted)")
+
+    def _turns_for(self, body: dict[str, Any]) -> deque[Reply]:
+        """The subagent's turns when `body` holds the message it was started on, else the
+        main script's."""
+        for text in _user_texts(body):
+            if text in self.script.subagents:
+                return self.script.subagents[text]
+        return self.script.turns
+
+
+def _codex_call(call: Call, body: dict[str, Any]) -> dict[str, Any]:
+    """The name (and namespace) and arguments of `call` as Codex's tools take it."""
+    if isinstance(call, Shell):
+        return {"name": CODEX_SHELL, "arguments": json.dumps({"cmd": call.command})}
+    if isinstance(call, Spawn):
+        spawn = {"message": call.message}
+        return {"name": "spawn_agent", "namespace": CODEX_AGENTS, "arguments": json.dumps(spawn)}
+    wait = {"targets": [_spawned_id(body, call.spawn)], "timeout_ms": 60000}
+    return {"name": "wait_agent", "namespace": CODEX_AGENTS, "arguments": json.dumps(wait)}
+
+
+def _spawned_id(body: dict[str, Any], call_id: str) -> str:
+    """The agent id Codex answered the `spawn_agent` call `call_id` with."""
+    for item in body.get("input") or ():
+        if item.get("type") == "function_call_output" and item.get("call_id") == call_id:
+            try:
+                return str(json.loads(item.get("output") or "{}").get("agent_id", ""))
+            except (ValueError, AttributeError):
+                return ""
+    return ""
+
+
+def _hookwright_call(call: Call) -> dict[str, Any] | None:
+    """`call` as hookwright's tools take it; None for a `Wait` (its `Agent` call waits)."""
+    if isinstance(call, Shell):
+        return {"name": HOOKWRIGHT_SHELL, "arguments": json.dumps({"command": call.command})}
+    if isinstance(call, Spawn):
+        arguments = {"prompt": call.message, "description": "subtask", "subagent_type": "default"}
+        return {"name": HOOKWRIGHT_AGENT, "arguments": json.dumps(arguments)}
+    return None
 
 
 class _Handler(LoopbackHandler[FakeOpenAI]):
@@ -154,17 +248,17 @@ class _Handler(LoopbackHandler[FakeOpenAI]):
             )
         codex = CODEX_SHELL in _tool_names(body)
         for call in reply.calls:
-            arguments = {"cmd": call.command} if codex else {"command": call.command}
-            items.append(
-                {
-                    "type": "function_call",
-                    "id": f"fc_{call.id}",
-                    "call_id": call.id,
-                    "name": CODEX_SHELL if codex else HOOKWRIGHT_SHELL,
-                    "arguments": json.dumps(arguments),
-                    "status": "completed",
-                }
-            )
+            named = _codex_call(call, body) if codex else _hookwright_call(call)
+            if named is not None:
+                items.append(
+                    {
+                        "type": "function_call",
+                        "id": f"fc_{call.id}",
+                        "call_id": call.id,
+                        **named,
+                        "status": "completed",
+                    }
+                )
         for index, item in enumerate(items):
             self._event("response.output_item.added", {"output_index": index, "item": item})
             if item["type"] == "message":
@@ -186,21 +280,15 @@ class _Handler(LoopbackHandler[FakeOpenAI]):
         base = {"id": f"chatcmpl_{number}", "object": "chat.completion.chunk", "model": model}
         self._start_stream()
         delta: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-        if reply.calls:
+        named = [(call.id, _hookwright_call(call)) for call in reply.calls]
+        calls = [(call_id, function) for call_id, function in named if function is not None]
+        if calls:
             delta["tool_calls"] = [
-                {
-                    "index": index,
-                    "id": call.id,
-                    "type": "function",
-                    "function": {
-                        "name": HOOKWRIGHT_SHELL,
-                        "arguments": json.dumps({"command": call.command}),
-                    },
-                }
-                for index, call in enumerate(reply.calls)
+                {"index": index, "id": call_id, "type": "function", "function": function}
+                for index, (call_id, function) in enumerate(calls)
             ]
         self._sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
-        finish = "tool_calls" if reply.calls else "stop"
+        finish = "tool_calls" if calls else "stop"
         self._sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()

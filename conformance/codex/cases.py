@@ -12,7 +12,8 @@ from typing import Any
 
 from conformance.codex.harness import CodexCase, CodexHook
 from conformance.codex.layers import CaseLayer
-from conformance.fake_responses import Reply, Shell
+from conformance.codex.view import SPAWN_CALL
+from conformance.fake_responses import Reply, Shell, Spawn, Wait
 from conformance.harness import HOOK_PROGRAM, Action
 
 H = CodexHook
@@ -43,6 +44,11 @@ STOP_ONCE = _logged(
     'echo "MARK keep going" >&2; exit 2',
 )
 SLOW = _logged("slow", "sleep 5")
+SUBAGENT_STOP_ONCE = _logged(
+    "subagent-stop-once",
+    'case "$in" in *\'"stop_hook_active":true\'*) exit 0;; esac; '
+    'echo "MARK keep going" >&2; exit 2',
+)
 
 
 def layered(event: str, *layers: CaseLayer) -> list[CodexHook]:
@@ -761,7 +767,7 @@ CLOUD_CASES = [
         "make a file",
         one_call("printf x > made.txt"),
         sign_in="business",
-        cloud=CLOUD_GUARD,
+        cloud=[CLOUD_GUARD],
         compare=frozenset({"model", "files"}),
     ),
     CodexCase(
@@ -770,7 +776,7 @@ CLOUD_CASES = [
         one_call("printf x > made.txt"),
         hooks=observers("SessionStart"),
         sign_in="business",
-        cloud_config=CLOUD_GUARD,
+        cloud_config=[CLOUD_GUARD],
     ),
     CodexCase(
         "cloud_config_fragment_between_system_and_user",
@@ -778,7 +784,7 @@ CLOUD_CASES = [
         [Reply("hi")],
         layered("UserPromptSubmit", "requirements", "system", "user", "project"),
         sign_in="business",
-        cloud_config=CLOUD_CONTEXT,
+        cloud_config=[CLOUD_CONTEXT],
         compare=frozenset({"model"}),
     ),
     CodexCase(
@@ -797,6 +803,56 @@ CLOUD_CASES = [
         sign_in="business",
         differs="without a fail-closed policy hookwright runs on, saying the copy is not read",
     ),
+]
+
+
+def _cloud_fragment(name: str, managed_only: bool) -> str:
+    """A requirements fragment setting `allow_managed_hooks_only`, with a UserPromptSubmit
+    hook that writes `<name>.txt` in the project and gives `MARK <name>` as context."""
+    return (
+        f"allow_managed_hooks_only = {str(managed_only).lower()}\n"
+        "[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\n"
+        f'type = "command"\ncommand = "printf ran > {name}.txt; echo MARK {name}"\n'
+        "timeout = 10\n"
+    )
+
+
+def _two_fragments(name: str, first_managed_only: bool) -> CodexCase:
+    """Two requirements fragments of the bundle disagreeing on `allow_managed_hooks_only`,
+    each with a hook, and a user hook: whether the user hook runs says whose word wins, the
+    context's order whose hooks come first."""
+    return CodexCase(
+        name,
+        "say hi",
+        [Reply("hi")],
+        layered("UserPromptSubmit", "requirements", "user"),
+        sign_in="business",
+        cloud=[
+            _cloud_fragment("fragment-one", first_managed_only),
+            _cloud_fragment("fragment-two", not first_managed_only),
+        ],
+    )
+
+
+def _fragment_and_file(name: str, file_managed_only: bool) -> CodexCase:
+    """A requirements fragment of the bundle and ``requirements.toml`` disagreeing on
+    `allow_managed_hooks_only`, each with a hook, and a user hook."""
+    return CodexCase(
+        name,
+        "say hi",
+        [Reply("hi")],
+        layered("UserPromptSubmit", "requirements", "user"),
+        toml={"requirements": f"allow_managed_hooks_only = {str(file_managed_only).lower()}\n"},
+        sign_in="business",
+        cloud=[_cloud_fragment("fragment", not file_managed_only)],
+    )
+
+
+CLOUD_CASES += [
+    _two_fragments("cloud_requirements_two_fragments_first_managed_only", True),
+    _two_fragments("cloud_requirements_two_fragments_second_managed_only", False),
+    _fragment_and_file("cloud_requirements_fragment_and_file_file_managed_only", True),
+    _fragment_and_file("cloud_requirements_fragment_and_file_fragment_managed_only", False),
 ]
 
 CASES += CLOUD_CASES
@@ -819,5 +875,45 @@ UNPARSABLE_MANAGED_CASES = [
 ]
 
 CASES += UNPARSABLE_MANAGED_CASES
+
+#: The message the main agent starts its subagent on: the subagent's prompt.
+SUBTASK = "print sub"
+
+
+def with_subagent(*sub_turns: Reply) -> list[Reply]:
+    """The main agent starts a subagent answering as `sub_turns`, waits for it (Codex's
+    `wait_agent`; hookwright's `Agent` call returns with it), then ends."""
+    spawn = Spawn(SPAWN_CALL, SUBTASK, sub_turns)
+    return [Reply(calls=[spawn]), Reply(calls=[Wait("call_wait", spawn.id)]), Reply("done")]
+
+
+#: What the cases with a subagent compare: all but the main agent's requests after it
+#: started the subagent (a documented difference of the tools that start one).
+DELEGATED = frozenset({"stdin", "order", "delegated", "files"})
+
+SUBAGENT_CASES = [
+    CodexCase(
+        "subagent_events",
+        "delegate",
+        with_subagent(Reply(calls=[Shell("call_sub", "printf sub")]), Reply("sub done")),
+        [
+            *observers("UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop"),
+            H("PreToolUse", "log-PreToolUse", matcher="Bash"),
+        ],
+        compare=DELEGATED,
+    ),
+    CodexCase(
+        "subagent_start_context_and_stop_continuation",
+        "delegate",
+        with_subagent(Reply("sub done"), Reply("sub done again")),
+        [
+            H("SubagentStart", "start", specific("SubagentStart", additionalContext="MARK start")),
+            H("SubagentStop", "subagent-stop-once", command=SUBAGENT_STOP_ONCE),
+        ],
+        compare=DELEGATED,
+    ),
+]
+
+CASES += SUBAGENT_CASES
 
 assert len({case.name for case in CASES}) == len(CASES), json.dumps([c.name for c in CASES])

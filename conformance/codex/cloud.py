@@ -11,6 +11,7 @@ import base64
 import hashlib
 import hmac
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
@@ -23,15 +24,22 @@ PLAN: Final = "business"
 CHATGPT_BASE_URL: Final = "http://127.0.0.1:9/backend-api/"
 
 
-def _fragments(contents: str | None, name: str) -> list[dict[str, str]]:
-    return [] if contents is None else [{"id": "case", "name": name, "contents": contents}]
+def _fragments(contents: Sequence[str], name: str) -> list[dict[str, str]]:
+    return [
+        {"id": f"case-{place}", "name": f"{name} {place}", "contents": text}
+        for place, text in enumerate(contents, 1)
+    ]
 
 
 def write_cloud_cache(
-    codex_home: Path, requirements: str | None, config: str | None, user: str, account: str
+    codex_home: Path,
+    requirements: Sequence[str],
+    config: Sequence[str],
+    user: str,
+    account: str,
 ) -> None:
-    """A requirements fragment, `requirements`, and a config fragment, `config` (each when
-    given), cached for `user` and `account` for an hour, signed over the payload as
+    """The requirements fragments `requirements` and the config fragments `config`, in the
+    bundle's order, cached for `user` and `account` for an hour, signed over the payload as
     serde_json writes it."""
     now = datetime.now(UTC)
     payload: dict[str, Any] = {

@@ -91,11 +91,12 @@ class CodexCase:
     #: for the run; the model is still the fake API's, through the case's provider) or
     #: ``apikey``; ``business``: a ChatGPT sign-in on a workspace plan.
     sign_in: str | None = None
-    #: The requirements TOML of the workspace's cloud-managed bundle, cached by Codex for the
-    #: ``business`` sign-in (``{root}`` stands for the case's folder); `cloud_config` its
-    #: ``config.toml`` fragment. Neither: no copy is cached.
-    cloud: str | None = None
-    cloud_config: str | None = None
+    #: The requirements TOML fragments of the workspace's cloud-managed bundle, in the
+    #: bundle's order, cached by Codex for the ``business`` sign-in (``{root}`` stands for the
+    #: case's folder); `cloud_config` its ``config.toml`` fragments. Neither: no copy is
+    #: cached.
+    cloud: Sequence[str] = ()
+    cloud_config: Sequence[str] = ()
     #: hookwright's failure policy (the user's ``policy.yaml``); Codex has none.
     policy: str | None = None
     #: A deliberate difference documented in docs/codex.md: the case is run and its diff
@@ -156,10 +157,10 @@ def prepare(case: CodexCase, fake: FakeOpenAI) -> tuple[Path, Path, Path]:
     (codex_home / "config.toml").write_text(user_toml)
     if case.sign_in is not None:
         (codex_home / "auth.json").write_text(json.dumps(auth_json(case.sign_in)))
-    if case.cloud is not None or case.cloud_config is not None:
+    if case.cloud or case.cloud_config:
         requirements, config = (
-            None if text is None else text.replace("{root}", str(root))
-            for text in (case.cloud, case.cloud_config)
+            [text.replace("{root}", str(root)) for text in texts]
+            for texts in (case.cloud, case.cloud_config)
         )
         write_cloud_cache(codex_home, requirements, config, "user", "account")
     if case.policy is not None:

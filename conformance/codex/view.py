@@ -9,6 +9,9 @@ results (the text when a hook wrote it, `<output>` when the command's own output
 Codex's own developer and environment messages are not hook text and are left out; hook text
 carries `MARK`.
 
+`delegated` is `model` without the main agent's requests after it started a subagent (those
+holding the start call's result): the subagent's requests and what led to them.
+
 Two documented differences are normalised away: Codex writes the session's `model` into
 every hook input, which a hookwright host does not pass to its hooks; and turn ids are each
 host's own (Codex: a UUIDv7, hookwright: `turn-<hex>`), so both read `<turn>`.
@@ -26,6 +29,8 @@ from conformance.compare import Normaliser, hook_view
 from conformance.harness import Observation
 
 MARK = "MARK"
+#: The call id of the main agent's call starting a subagent (cases `subagent_*`).
+SPAWN_CALL = "call_spawn"
 MODEL_FIELD = re.compile(r'"model":"[^"]*",')
 TURN_ID = re.compile(r'"turn_id":"[^"]*"')
 
@@ -72,23 +77,39 @@ def chat_items(body: dict[str, Any], normalise: Callable[[str], str]) -> list[st
     return items
 
 
+def _after_spawn(items: list[str]) -> bool:
+    """Whether a request of the main agent follows its call starting a subagent, whose
+    hand-back each agent frames its own way (Codex: the agent's id, a `wait_agent` call and a
+    `<subagent_notification>`; hookwright: its `Agent` tool's answer)."""
+    return any(item.startswith(f"tool {SPAWN_CALL}:") for item in items)
+
+
 def _stdin(text: str) -> str:
-    return TURN_ID.sub('"turn_id":"<turn>"', MODEL_FIELD.sub("", text))
+    return MODEL_FIELD.sub("", text)
 
 
 def view(observation: Observation, aspects: frozenset[str]) -> dict[str, Any]:
-    normalise = Normaliser(observation)
+    ids = Normaliser(observation)
+
+    def normalise(text: str) -> str:
+        """Turn ids first: a UUIDv7 of Codex's would take a number the ids after it (a
+        subagent's) are counted from."""
+        return ids(TURN_ID.sub('"turn_id":"<turn>"', text))
+
     hooks = hook_view(observation, normalise)
     result: dict[str, Any] = {}
     if "order" in aspects:
         result["order"] = [f"{r['event']} {r['label']}" for r in hooks]
     if "stdin" in aspects:
         result["stdin"] = [f"{r['label']} cwd={r['cwd']} {_stdin(r['stdin'])}" for r in hooks]
+    requests = [
+        (responses_items if "input" in body else chat_items)(body, normalise)
+        for body in observation.requests
+    ]
     if "model" in aspects:
-        result["model"] = [
-            (responses_items if "input" in body else chat_items)(body, normalise)
-            for body in observation.requests
-        ]
+        result["model"] = requests
+    if "delegated" in aspects:
+        result["delegated"] = [items for items in requests if not _after_spawn(items)]
     if "files" in aspects:
         result["files"] = {name: normalise(text) for name, text in observation.files.items()}
     return result

@@ -183,7 +183,8 @@ def test_config_fragment_hooks_run_unreviewed_between_the_system_s_and_the_user_
     """Measured with Codex CLI 0.171.0 (conformance case
     ``cloud_config_fragment_between_system_and_user``): the bundle's config hooks come after
     the system's ``config.toml`` and before the user's, the bundle's last fragment first; no
-    review is needed, and ``[hooks.state] enabled = false`` does not turn them off."""
+    review is needed, and ``[hooks.state] enabled = false`` does not turn them off. Its
+    requirements hooks come before ``requirements.toml``'s (cases ``cloud_requirements_*``)."""
     home, project = every_layer(tmp_path, managed_dir)
     codex_home = home / ".codex"
     auth_json(codex_home, "business")
@@ -208,8 +209,8 @@ def test_config_fragment_hooks_run_unreviewed_between_the_system_s_and_the_user_
         config.write(f"[hooks.state.{json.dumps(key)}]\nenabled = false\n")
     result = bound(home, project)
     assert [(spec.source, spec.name) for spec in result.specs] == [
-        ("managed", "command:requirements"),
         ("managed", "command:cloud-requirements"),
+        ("managed", "command:requirements"),
         ("managed", "command:system-json"),
         ("managed", "command:system-toml"),
         ("managed", "command:cloud-1"),
@@ -292,3 +293,37 @@ def test_the_copy_is_checked_as_serde_rewrites_it(tmp_path: Path) -> None:
     (codex_home / CACHE_FILE).write_text(json.dumps({**data, "signed_payload": payload}))
     tables, said = cloud_read(codex_home, WRITTEN_AT)
     assert said == [] and len(tables) == 1
+
+
+def test_requirements_fragments_win_over_the_file_the_first_over_later_ones_and_run_first(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """Measured with Codex CLI 0.171.0 (conformance cases ``cloud_requirements_two_fragments_*``
+    and ``cloud_requirements_fragment_and_file_*``): the bundle's first requirements fragment's
+    ``allow_managed_hooks_only`` wins over the second's and over ``requirements.toml``'s, and
+    the fragments' hooks run first, in the bundle's order, then the file's."""
+    home, project = every_layer(tmp_path, managed_dir)
+    codex_home = home / ".codex"
+    auth_json(codex_home, "business")
+    requirements = managed_dir / "requirements.toml"
+    requirements.write_text("allow_managed_hooks_only = true\n" + requirements.read_text())
+    fragments = [
+        {"id": "r1", "name": "First", "contents": "allow_managed_hooks_only = false\n"},
+        {"id": "r2", "name": "Second", "contents": "allow_managed_hooks_only = true\n"},
+    ]
+    for fragment in fragments:
+        fragment["contents"] += inline(f"cloud-{fragment['id']}")
+    bundle = {
+        "config_toml": {"enterprise_managed": []},
+        "requirements_toml": {"enterprise_managed": fragments},
+    }
+    cache(codex_home, "", bundle=bundle)
+    names = [spec.name for spec in bound(home, project).specs]
+    assert names[:3] == ["command:cloud-r1", "command:cloud-r2", "command:requirements"]
+    assert "command:user" in names and "command:project" in names
+    fragments[0]["contents"] = fragments[0]["contents"].replace("false", "true")
+    fragments[1]["contents"] = fragments[1]["contents"].replace("true", "false")
+    cache(codex_home, "", bundle=bundle)
+    names = [spec.name for spec in bound(home, project).specs]
+    assert "command:user" not in names and "command:project" not in names
+    assert names[:3] == ["command:cloud-r1", "command:cloud-r2", "command:requirements"]

@@ -142,6 +142,17 @@ class Checkpoint:
     context: tuple[str, ...] = ()
     end: EndTurn | None = None
     prompts: tuple[PromptInjection, ...] = ()
+    #: How many of `context`, from the start, their dialect shows ahead of the prompt to come
+    #: (SubagentStart's, ahead of the subagent's prompt: Codex's developer messages).
+    leading: int = 0
+
+    @property
+    def before_prompt(self) -> tuple[str, ...]:
+        return self.context[: self.leading]
+
+    @property
+    def after_prompt(self) -> tuple[str, ...]:
+        return self.context[self.leading :]
 
 
 @dataclass(frozen=True, slots=True)

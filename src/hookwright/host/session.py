@@ -406,6 +406,16 @@ class HookSession:
                 return _engine_failed(event, exc)
         return await self._dispatch(event, inp, self.engine.select(inp))
 
+    async def fire_for(
+        self, dialects: frozenset[str] | None, event: Event, **payload: Any
+    ) -> Verdict:
+        """`fire`, running only the hooks of `dialects` (None: every hook)."""
+        if dialects is None:
+            return await self.fire(event, **payload)
+        inp = self._input(event, payload)
+        selected = [spec for spec in self.engine.select(inp) if spec.dialect in dialects]
+        return await self._dispatch(event, inp, selected)
+
     async def _dispatch(
         self, event: Event, inp: HookInput, selected: list[HookSpec] | None
     ) -> Verdict:
@@ -602,13 +612,15 @@ class HookSession:
             return ElicitationDecision()
         return ElicitationDecision(answer.action, answer.content)
 
-    async def prompt(self, prompt: str) -> Checkpoint:
-        """UserPromptSubmit: a block or stop ends the turn before the prompt is recorded."""
+    async def prompt(self, prompt: str, *, dialects: frozenset[str] | None = None) -> Checkpoint:
+        """UserPromptSubmit: a block or stop ends the turn before the prompt is recorded.
+        `dialects`: only the hooks of these dialects run (a subagent's prompt, which only
+        Codex shows its hooks); None: every hook."""
         from hookwright.host.decisions import Checkpoint, EndTurn
 
         self._stop_blocks = 0
         titled = {"session_title": self.session_title} if self.session_title else {}
-        verdict = await self.fire(Event.UserPromptSubmit, prompt=prompt, **titled)
+        verdict = await self.fire_for(dialects, Event.UserPromptSubmit, prompt=prompt, **titled)
         self._remember_title(verdict)
         if verdict.blocked:
             reason = first_block_reason(verdict) or "prompt blocked by a hook"
@@ -655,6 +667,17 @@ class HookSession:
         if end is None and verdict.blocked and event is Event.PostToolBatch:
             end = EndTurn("stopped", verdict.reason or "PostToolBatch hook stopped the loop")
         return Checkpoint(model_notes(verdict.results), end, verdict.effects.prompt_injections)
+
+    async def subagent_start(self, agent_id: str, agent_type: str) -> Checkpoint:
+        """SubagentStart, in the subagent's session before its prompt: the paragraphs their
+        dialect shows ahead of that prompt (Codex's) come first, `leading` of them."""
+        from hookwright.host.decisions import Checkpoint
+
+        verdict = await self.fire(Event.SubagentStart, agent_id=agent_id, agent_type=agent_type)
+        leading = model_notes(verdict.results, before_prompt=True)
+        notes = leading + model_notes(verdict.results, before_prompt=False)
+        prompts = verdict.effects.prompt_injections
+        return Checkpoint(notes, control(verdict), prompts, leading=len(leading))
 
     async def stop(
         self, last_assistant_message: str, *, kept_going: bool = False, **payload: Any

@@ -68,6 +68,7 @@ from hookwright.runtime.skill_commands import (
     expand,
     find_skill,
 )
+from hookwright.runtime.subagent import SUBAGENT_PROMPT_DIALECTS
 from hookwright.runtime.teammate import Teammate, idle_feedback
 from hookwright.runtime.tool_step import AskUser as AskUser  # hosts import it from here
 from hookwright.runtime.tool_step import ToolStep
@@ -421,9 +422,10 @@ class Agent:
             message[BESIDE_CALL] = [[call_id, text] for call_id, text in beside]
         self.record(message)
 
-    def _open_with(self, texts: Sequence[str]) -> None:
-        """SessionStart paragraphs whose dialect shows them ahead of the next prompt (Codex's
-        developer messages): a system message each, in the history now."""
+    def open_with(self, texts: Sequence[str]) -> None:
+        """SessionStart (a subagent's SubagentStart) paragraphs whose dialect shows them ahead
+        of the next prompt (Codex's developer messages): a system message each, in the
+        history now."""
         for text in texts:
             self.record({"role": "system", "content": text})
 
@@ -447,7 +449,7 @@ class Agent:
                 cost = resume_cost(last, self.model_name, time.time(), profile)
                 self.context_tokens = cost.context_tokens
         decision = await self.hooks.start(source, resume_cost=cost)
-        self._open_with(decision.before_prompt)
+        self.open_with(decision.before_prompt)
         self.queue_context(decision.after_prompt)
         self._use_env_files(decision.env_files)
         if not self.config.interactive:
@@ -577,7 +579,8 @@ class Agent:
         texts = [prompt] if invoked is None else None
         if invoked is not None and early:
             texts = await self._expand_skill(prompt, *invoked)
-        submitted = Checkpoint() if self.agent_id else await self.hooks.prompt(prompt)
+        only = SUBAGENT_PROMPT_DIALECTS if self.agent_id else None
+        submitted = await self.hooks.prompt(prompt, dialects=only)
         self._prompt_gate(submitted.end, prompt)
         if invoked is not None and not early:
             texts = await self._expand_skill(prompt, *invoked)
@@ -940,7 +943,7 @@ class Agent:
         compacted = await self.hooks.post_compact(trigger, summary.content)
         text = compacted.summary if compacted.summary is not None else summary.content
         self._replace_history(cut, text, trigger)
-        self._open_with(start.before_prompt)
+        self.open_with(start.before_prompt)
         self.queue_context(start.after_prompt)
         self._use_env_files(start.env_files)
         return True

@@ -1,8 +1,10 @@
 """The `Agent` tool: a subagent runs its own loop, with hooks firing inside it.
 
 Inputs carry `agent_id`/`agent_type`; SubagentStart fires before it starts (its
-additionalContext goes into the subagent), SubagentStop when it finishes (a block keeps it
-working). Its transcript is a sidechain file beside the session's.
+additionalContext goes into the subagent, ahead of its prompt where the hook's dialect puts it
+there: Codex), UserPromptSubmit on its prompt for the dialects that show it (Codex),
+SubagentStop when it finishes (a block keeps it working). Its transcript is a sidechain file
+beside the session's.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from hookwright.host import Event, TrustPolicy
+from hookwright.host import TrustPolicy
 from hookwright.runtime.agent_definitions import definition_model, definition_paths
 from hookwright.runtime.skill_commands import MODEL_NAME
 from hookwright.runtime.tools import ToolContext, ToolInputError, ToolOutput, ToolRegistry
@@ -25,6 +27,10 @@ if TYPE_CHECKING:
     from hookwright.runtime.agent import Agent
 
 AGENT_TYPE = re.compile(r"[A-Za-z0-9_-]+")
+#: The dialects whose hooks see a subagent's prompt (UserPromptSubmit inside it): Codex CLI
+#: 0.171.0 fires it in a subagent its `spawn_agent` tool starts (measured); Claude Code
+#: does not.
+SUBAGENT_PROMPT_DIALECTS: Final = frozenset({"codex"})
 
 
 class AgentInput(BaseModel):
@@ -152,10 +158,9 @@ class AgentTool:
         child.turn_id = parent.turn_id
         child.prompt_id = parent.prompt_id
         self._load_definition_hooks(args.subagent_type, agent_id)
-        start = await child.hooks.checkpoint(
-            Event.SubagentStart, agent_id=agent_id, agent_type=args.subagent_type
-        )
-        child.queue_context(start.context)
+        start = await child.hooks.subagent_start(agent_id, args.subagent_type)
+        child.open_with(start.before_prompt)
+        child.queue_context(start.after_prompt)
         spawn = {"AgentID": agent_id, "Label": agent_id, "ParentTurnID": parent.turn_id or ""}
         child.observe("agent.subturn.spawn", spawn)
         status = "error"

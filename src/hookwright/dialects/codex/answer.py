@@ -11,12 +11,13 @@
   ``stopReason`` and ``suppressOutput`` are errors: the hook failed, the call runs.
 * PostToolUse ``decision: "block"`` (or exit 2) replaces the tool's result with the reason;
   ``continue: false`` replaces it with ``stopReason`` and the turn goes on.
-* UserPromptSubmit and Stop ``decision: "block"`` need a non-empty reason: the prompt is
-  dropped / the agent continues with the reason.
+* UserPromptSubmit, Stop and SubagentStop ``decision: "block"`` need a non-empty reason: the
+  prompt is dropped / the (sub)agent continues with the reason.
 * ``hookSpecificOutput.additionalContext`` is context for the model on SessionStart,
-  UserPromptSubmit, PreToolUse and PostToolUse; ``systemMessage`` is a warning for the user.
-  Codex sends each as a developer message of its own, in the hooks' configured order:
-  SessionStart's ahead of the user's prompt (a `ModelNote` with `before_prompt`), a tool
+  SubagentStart, UserPromptSubmit, PreToolUse and PostToolUse; ``systemMessage`` is a warning
+  for the user. Codex sends each as a developer message of its own, in the hooks' configured
+  order: SessionStart's ahead of the user's prompt and SubagentStart's ahead of the
+  subagent's (a `ModelNote` with `before_prompt`), a tool
   hook's between the call and its output (`beside_call`), UserPromptSubmit's after the
   prompt.
 * Interrupt (:func:`decode_interrupt`) can change nothing: exit 0 with empty stdout, or a JSON
@@ -38,8 +39,10 @@ from hookwright.dialects.codex.stdin import tool_input
 
 E = Event
 _CONTEXT_EVENTS: Final = frozenset(
-    {E.SessionStart, E.UserPromptSubmit, E.PreToolUse, E.PostToolUse}
+    {E.SessionStart, E.SubagentStart, E.UserPromptSubmit, E.PreToolUse, E.PostToolUse}
 )
+#: Events whose context Codex sends ahead of the (sub)agent's prompt.
+_BEFORE_PROMPT: Final = frozenset({E.SessionStart, E.SubagentStart})
 _BLOCK_EVENTS: Final = frozenset({E.UserPromptSubmit, E.Stop, E.SubagentStop, E.PostToolUse})
 
 
@@ -89,12 +92,13 @@ def block(inp: HookInput, reason: str, result: HookResult, run_id: str = "") -> 
 
 def _add_context(event: Event, text: str, result: HookResult) -> None:
     """`text` for the model, placed and ordered as Codex sends it: a developer message of its
-    own, SessionStart's ahead of the prompt, a tool hook's between the call and its output,
+    own, SessionStart's ahead of the prompt (SubagentStart's ahead of the subagent's), a tool
+    hook's between the call and its output,
     several hooks' in their configured order."""
     result.additional_context = text
     note = ModelNote(
         text,
-        before_prompt=event is E.SessionStart,
+        before_prompt=event in _BEFORE_PROMPT,
         beside_call=event in (E.PreToolUse, E.PostToolUse),
         ordered=True,
     )

@@ -181,8 +181,11 @@ def read_layers(
     )
     diagnostics.extend([stored] if stored is not None else [])
     cloud = cloud_layers(user, sign_in, requirements, diagnostics)
-    requirement_layers = _requirement_layers(requirements, cloud.requirements, forced, diagnostics)
-    required = compose(requirement_layers, MANAGED[platform].codex_hooks_dir_key, diagnostics)
+    requirement_layers, hook_order = _requirement_layers(
+        requirements, cloud.requirements, forced, diagnostics
+    )
+    dir_key = MANAGED[platform].codex_hooks_dir_key
+    required = compose(requirement_layers, dir_key, diagnostics, hook_order)
     ordered[1:1] = cloud.config  # the workspace's config: above the system's, below the user's
     if CONFIG_KEY in forced:
         ordered.append(_preference_layer(forced[CONFIG_KEY]))
@@ -252,22 +255,25 @@ def _requirement_layers(
     cloud: Sequence[RequirementLayer],
     forced: Mapping[str, Preference],
     diagnostics: list[Diagnostic],
-) -> list[RequirementLayer]:
-    """``requirements.toml``, the workspace's cloud-managed requirements (`cloud`), then the
-    managed preference's requirements, when set."""
-    layers = []
+) -> tuple[list[RequirementLayer], list[RequirementLayer]]:
+    """The requirements layers lowest precedence first, and in the order their hooks run:
+    ``requirements.toml``, the workspace's cloud-managed fragments (`cloud`, in the bundle's
+    order), the managed preference's requirements when set. Measured on Codex CLI 0.171.0
+    (cases ``cloud_requirements_*``): a fragment's word wins over the file's and the bundle's
+    first fragment's over a later one's, and the fragments' hooks run first, in the bundle's
+    order, then the file's; the preference's hooks follow the file's and its word wins (from
+    Codex's source; Codex reads it only on macOS)."""
     table = read_toml(path, diagnostics, required=True)
-    if table is not None:
-        layers.append(RequirementLayer(path, path, table))
-    layers.extend(cloud)
+    own = [] if table is None else [RequirementLayer(path, path, table)]
+    preference = []
     if REQUIREMENTS_KEY in forced:
-        preference = forced[REQUIREMENTS_KEY]
-        layers.append(
+        forced_toml = forced[REQUIREMENTS_KEY]
+        preference.append(
             RequirementLayer(
-                preference.file, REQUIREMENTS_SOURCE, preference.toml, REQUIREMENTS_KEY
+                forced_toml.file, REQUIREMENTS_SOURCE, forced_toml.toml, REQUIREMENTS_KEY
             )
         )
-    return layers
+    return [*own, *reversed(cloud), *preference], [*cloud, *own, *preference]
 
 
 def _preference_layer(preference: Preference) -> LayerFiles:

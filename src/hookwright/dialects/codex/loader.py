@@ -55,6 +55,12 @@ def _matcher(hook: CodexHook, diagnostics: list[Diagnostic]) -> tuple[bool, Matc
     return True, matcher
 
 
+def run_label(event: str) -> str:
+    """The event as Codex names a run of its hook (``hook_run_id``): kebab case, as
+    ``subagent-stop`` (measured on Codex CLI 0.171.0), where review keys are snake case."""
+    return EVENT_LABELS[event].replace("_", "-")
+
+
 def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None, order: int) -> HookSpec:
     """`order`: the hook's place among every Codex hook discovered, Codex's display order."""
     text = hook.command.strip()
@@ -67,7 +73,7 @@ def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None, order
             timeout=float(hook.timeout),
             codex_home=codex_home(ctx.home),
             project=ctx.project_dir,
-            run_id=f"{EVENT_LABELS[hook.event]}:{order}:{hook.source}",
+            run_id=f"{run_label(hook.event)}:{order}:{hook.source}",
             env=hook.env,
         ),
         matcher=matcher,

@@ -6,10 +6,11 @@ layer after layer (a later layer's groups follow the earlier ones' in each event
 ``managed_dir`` (on Windows ``windows_managed_dir``) names the folder the hooks are keyed by,
 and two layers naming different folders stop Codex from starting (hookwright keeps the first
 and reports the second in one error line); a switch (``allow_managed_hooks_only``,
-``[features] hooks``) set by a later layer wins. Hooks one layer declares are named by that
-layer (the file, or the preference's synthetic path); hooks of two layers by
+``[features] hooks``) set by a layer of higher precedence wins. Hooks one layer declares are
+named by that layer (the file, or the preference's synthetic path); hooks of two layers by
 ``/<requirements-composition>/requirements.toml``. The workspace's cloud-managed requirements
-are read from the copy Codex keeps on disk (`cloud`), between the two.
+are read from the copy Codex keeps on disk (`cloud`): their fragments win over the file (the
+bundle's first fragment over a later one), and their hooks run before the file's (measured).
 """
 
 from __future__ import annotations
@@ -60,11 +61,16 @@ class Requirements:
 
 
 def compose(
-    layers: Sequence[RequirementLayer], dir_key: str, diagnostics: list[Diagnostic]
+    layers: Sequence[RequirementLayer],
+    dir_key: str,
+    diagnostics: list[Diagnostic],
+    hook_order: Sequence[RequirementLayer] | None = None,
 ) -> Requirements:
-    """`layers` lowest precedence first; `dir_key`: the platform's ``managed_dir`` key."""
-    named = _hooks_folder(layers, dir_key, diagnostics)
-    contributing = [layer for layer in layers if _hook_table(layer)]
+    """`layers` lowest precedence first; `hook_order`: the same layers in the order their
+    hooks run (None: `layers`' order); `dir_key`: the platform's ``managed_dir`` key."""
+    running = list(layers if hook_order is None else hook_order)
+    named = _hooks_folder(running, dir_key, diagnostics)
+    contributing = [layer for layer in running if _hook_table(layer)]
     if named is not None:
         source = named
     elif len(contributing) == 1:
@@ -72,7 +78,7 @@ def compose(
     else:
         source = COMPOSITE_SOURCE
     hooks: list[CodexHook] = []
-    for layer in layers:
+    for layer in running:
         hooks += _layer_hooks(layer, source, hooks, diagnostics)
     return Requirements(
         hooks=_in_event_order(hooks),

@@ -4,7 +4,10 @@ Compact JSON (serde_json: no spaces, non-ASCII as UTF-8), no trailing newline. F
 ``session_id, [turn_id], transcript_path, cwd, hook_event_name, model, permission_mode``,
 then the event's fields (:data:`EVENT_FIELDS`). SessionStart and SessionEnd carry no
 ``turn_id``; SessionEnd carries no ``model`` or ``permission_mode``. A field is written only
-when the host has a value for it.
+when the host has a value for it. Inside a subagent (measured on Codex CLI 0.171.0, a
+`spawn_agent` call): ``agent_id, agent_type`` follow ``turn_id`` on every event but
+SubagentStart and SubagentStop, which carry them among their own fields, and SubagentStop's
+``agent_transcript_path`` (the subagent's transcript) follows ``transcript_path``.
 
 Codex shows hooks its shell tool as ``Bash`` with ``{"command": ...}`` alone, and the tool's
 result as a string (the command's output); other tools keep their names and input.
@@ -33,10 +36,12 @@ EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
     E.Stop: ("stop_hook_active", "last_assistant_message"),
     E.StopFailure: ("error", "last_assistant_message"),
     E.SubagentStart: ("agent_id", "agent_type"),
-    E.SubagentStop: ("agent_id", "agent_type", "stop_hook_active", "last_assistant_message"),
+    E.SubagentStop: ("stop_hook_active", "agent_id", "agent_type", "last_assistant_message"),
     E.SessionEnd: ("reason",),
 }
 _NO_TURN: Final = frozenset({E.SessionStart, E.SessionEnd})
+#: Events naming their subagent among their own fields, not after ``turn_id``.
+_OWN_AGENT: Final = frozenset({E.SubagentStart, E.SubagentStop})
 _NO_MODEL: Final = frozenset({E.SessionEnd})
 
 
@@ -84,7 +89,12 @@ def encode_input(inp: HookInput) -> dict[str, Any]:
     put("session_id", inp.session_id)
     if event not in _NO_TURN:
         put("turn_id", inp.turn_id)
+    if event not in _OWN_AGENT and inp.agent_id:
+        put("agent_id", inp.agent_id)
+        put("agent_type", inp.agent_type)
     put("transcript_path", inp.transcript_path)
+    if event is E.SubagentStop:
+        put("agent_transcript_path", inp.payload.get("agent_transcript_path"))
     put("cwd", inp.cwd)
     wire["hook_event_name"] = event.value
     if event not in _NO_MODEL:

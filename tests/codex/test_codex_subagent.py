@@ -1,0 +1,82 @@
+"""A Codex project's hooks around a subagent in `hookwright run`, as Codex CLI 0.171.0 runs
+them around one its `spawn_agent` tool starts (conformance cases `subagent_*`): SubagentStart
+context ahead of the subagent's prompt, UserPromptSubmit on that prompt (Codex's hooks only; a
+Claude Code hook does not see it), the subagent named after `turn_id` in its hooks' input, and
+SubagentStop's own field order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.codex.project import command, write_project
+from tests.codex.test_codex_context_placement import context_hook, run
+
+from hookwright.dialects.codex.loader import run_label
+from runtime.fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
+
+
+def logging(label: str, log: Path) -> list[dict[str, Any]]:
+    """A hook appending its label and stdin, a line, to `log`."""
+    return command(f'printf "%s %s\\n" {label} "$(cat)" >> {log}')
+
+
+def logged(log: Path) -> list[tuple[str, dict[str, Any]]]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [(label, json.loads(text)) for label, text in (line.split(" ", 1) for line in lines)]
+
+
+def test_codex_hooks_around_a_subagent(server: FakeLLMServer, tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    hooks = {
+        "SubagentStart": context_hook("SubagentStart", "start context"),
+        "UserPromptSubmit": logging("codex-prompt", log),
+        "SubagentStop": logging("codex-stop", log),
+    }
+    home, project = write_project(tmp_path, hooks)
+    claude = {"hooks": {"UserPromptSubmit": logging("claude-prompt", log)}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(claude))
+    spawn = {"prompt": "print sub", "description": "subtask", "subagent_type": "default"}
+    call = FakeToolCall("Agent", json.dumps(spawn), id="call_spawn")
+    server.queue_openai(FakeReply(tool_calls=[call]), FakeReply("sub done"), FakeReply("done"))
+    _, sub, _ = run(home, project, server)
+    assert sub[1:] == [
+        {"role": "system", "content": "start context"},
+        {"role": "user", "content": "print sub"},
+    ]
+    seen = logged(log)
+    labels = [label for label, _ in seen]
+    assert sorted(labels[:2]) == ["claude-prompt", "codex-prompt"]  # the main prompt's
+    assert labels[2:] == ["codex-prompt", "codex-stop"]  # the subagent's: Codex's hooks only
+    (_, prompt), (_, stop) = seen[2:]
+    assert list(prompt)[:5] == [
+        "session_id",
+        "turn_id",
+        "agent_id",
+        "agent_type",
+        "transcript_path",
+    ]
+    assert prompt["agent_type"] == "default" and prompt["prompt"] == "print sub"
+    assert list(stop) == [
+        "session_id",
+        "turn_id",
+        "transcript_path",
+        "agent_transcript_path",
+        "cwd",
+        "hook_event_name",
+        "permission_mode",
+        "stop_hook_active",
+        "agent_id",
+        "agent_type",
+        "last_assistant_message",
+    ]
+    assert stop["agent_id"] == prompt["agent_id"] and stop["last_assistant_message"] == "sub done"
+
+
+def test_a_subagent_stop_continuation_is_named_in_kebab_case() -> None:
+    """Codex names the run `subagent-stop:N:FILE` in its `<hook_prompt>` (measured), where its
+    review keys say `subagent_stop`."""
+    assert run_label("SubagentStop") == "subagent-stop"
+    assert run_label("Stop") == "stop"
