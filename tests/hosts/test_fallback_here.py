@@ -27,7 +27,7 @@ from hookwright.bridges import (
     quick_exchange,
     quick_relay,
 )
-from hookwright.config import code_cache
+from hookwright.config import code_cache, hook_code_cache
 
 RM = {
     "tool_name": "Bash",
@@ -265,7 +265,8 @@ def guard(inp):
 #: trace asked for), `queue` (the engine has no observer), the transports' protocols (the
 #: services name them in annotations alone), `shlex`, the canonical actions and the
 #: ``utf-8-sig`` codec (no command to check, no rule on actions, a BOM read past), the
-#: views' labels (a bridge reports nothing to an operator), and
+#: views' labels (a bridge reports nothing to an operator), the Claude Code versions' model
+#: catalogs and command tables (no `/model`, no `Skill` call), and
 #: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
 #: read without it) and `math` (only a parse being cached is checked for floats).
 NOT_FOR_SYNC_HOOKS = {
@@ -304,6 +305,8 @@ NOT_FOR_SYNC_HOOKS = {
     "shlex",
     "encodings.utf_8_sig",
     "hookwright.host.labels",
+    "hookwright.dialects.claude_catalogs",
+    "hookwright.dialects.claude_commands",
 }
 
 
@@ -316,9 +319,9 @@ def modules_of_answer(project: Path, listing: Path) -> set[str]:
 
 @pytest.mark.parametrize("timeout", [None, 5])
 def test_sync_hooks_are_answered_without_an_event_loop(tmp_path: Path, timeout: int | None) -> None:
-    """Sync Python hooks without a timeout run inline: the answer loads no event loop and the
-    record classes' code comes from the private cache the first answer wrote. A hook with a
-    timeout runs on the event loop, as the daemon runs it."""
+    """Sync Python hooks without a timeout run inline: the answer loads no event loop, and the
+    record classes' and the hook module's code come from the private caches the first answer
+    wrote. A hook with a timeout runs on the event loop, as the daemon runs it."""
     listing = tmp_path / "modules.json"
     project = guarded(tmp_path / "project", tmp_path / "record.json")
     (project / ".hookwright" / "guard.py").write_text(LISTING_GUARD_PY.format(listing=str(listing)))
@@ -326,6 +329,7 @@ def test_sync_hooks_are_answered_without_an_event_loop(tmp_path: Path, timeout: 
         hooks = project / ".hookwright" / "hooks.yaml"
         hooks.write_text(hooks.read_text() + f"    timeout: {timeout}\n")
     cache = code_cache.cache_file(Path.home())
+    hook_cache = hook_code_cache.cache_dir(Path.home())
     for answer in ("first", "again"):
         modules = modules_of_answer(project, listing)
         if timeout is None:
@@ -334,9 +338,11 @@ def test_sync_hooks_are_answered_without_an_event_loop(tmp_path: Path, timeout: 
         else:
             assert "asyncio" in modules
         assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+        hook_entries = {entry: entry.stat().st_mtime_ns for entry in hook_cache.iterdir()}
         if answer == "first":
-            written = cache.stat().st_mtime_ns
+            written, hook_written = cache.stat().st_mtime_ns, hook_entries
     assert cache.stat().st_mtime_ns == written  # nothing was left to compile and keep
+    assert len(hook_entries) == 1 and hook_entries == hook_written
 
 
 #: A guard that reads `inspect` (deferred in the answer's process) and what it imports.

@@ -38,14 +38,6 @@ class CatalogModel:
     aliases: tuple[str, ...] = ()
 
 
-#: What 2.1.332 adds after ``Set model to ...`` for a model its catalog does not list.
-UNKNOWN_MODEL_NOTE: Final = (
-    'Claude Code doesn\'t recognize the model "{model}", so it assumes a context window of 1m '
-    "tokens. Update Claude Code, or see https://code.claude.com/docs/en/model-config"
-    "#correct-the-window-for-a-gateway-or-custom-model-id to set the window."
-)
-
-
 @dataclass(frozen=True, slots=True)
 class ModelAlias:
     """A name a version takes for one of its models (``/model NAME``, a skill's or
@@ -146,6 +138,11 @@ ALIASES_2_1_332: Final = (
     ),
     ModelAlias("default", "claude-opus-5-5", "Opus 5.5 (default)", requested=False),
 )
+
+#: Each table's catalog and names for models, by the version that has them
+#: (`ClaudeCodeProfile.tables`).
+CATALOGS: Final = {"2.1.240": CATALOG_2_1_240, "2.1.332": CATALOG_2_1_332}
+ALIASES: Final = {"2.1.240": ALIASES_2_1_240, "2.1.332": ALIASES_2_1_332}
 
 
 def listed(catalog: tuple[CatalogModel, ...], model: str) -> CatalogModel | None:

@@ -91,6 +91,9 @@ COMMANDS_2_1_332: Final = _table(
     },
 )
 
+#: Each table, by the version that has it (`ClaudeCodeProfile.tables`).
+COMMANDS: Final = {"2.1.240": COMMANDS_2_1_240, "2.1.332": COMMANDS_2_1_332}
+
 
 def not_a_skill(name: str, kind: str) -> str:
     """What the ``Skill`` call of the command `name` of the `UI` or `CLI` kind reads."""

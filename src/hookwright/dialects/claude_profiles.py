@@ -62,26 +62,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hookwright.core.events import CLAUDE_CODE_EVENTS, Event
-from hookwright.dialects.claude_catalogs import (
-    ALIASES_2_1_240,
-    ALIASES_2_1_332,
-    CATALOG_2_1_240,
-    CATALOG_2_1_332,
-    UNKNOWN_MODEL_NOTE,
-    CatalogModel,
-    ModelAlias,
-    cache_write_usd,
-    listed,
-    named,
-)
-from hookwright.dialects.claude_commands import (
-    COMMANDS_2_1_240,
-    COMMANDS_2_1_332,
-    BuiltinCommand,
-)
+
+if TYPE_CHECKING:
+    from hookwright.dialects.claude_catalogs import CatalogModel, ModelAlias
+    from hookwright.dialects.claude_commands import BuiltinCommand
 
 Version = tuple[int, int, int]
 
@@ -116,6 +103,12 @@ _DATED: Final = re.compile(r"-\d{8}$")
 _CONTEXT_TAG: Final = re.compile(r"\[1m\]$", re.IGNORECASE)
 #: The effort level of a model that a version's model table gives none.
 FALLBACK_EFFORT: Final = "high"
+#: What 2.1.332 adds after ``Set model to ...`` for a model its catalog does not list.
+UNKNOWN_MODEL_NOTE: Final = (
+    'Claude Code doesn\'t recognize the model "{model}", so it assumes a context window of 1m '
+    "tokens. Update Claude Code, or see https://code.claude.com/docs/en/model-config"
+    "#correct-the-window-for-a-gateway-or-custom-model-id to set the window."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,16 +147,14 @@ class ClaudeCodeProfile:
     #: SessionStart on a resume carries ``seconds_since_last_response``, ``context_tokens``,
     #: ``prompt_cache_likely_expired`` and ``estimated_cache_write_usd``.
     resume_cost: bool = False
-    #: The version's names for models (``/model haiku``, a skill's frontmatter ``model:
-    #: haiku``), in the order ``/model`` alone lists them.
-    model_aliases: tuple[ModelAlias, ...] = ALIASES_2_1_240
+    #: The version whose model names, model catalog and own commands this version has
+    #: (`model_aliases`, `catalog`, `builtin_commands`: tables loaded when first read, so a
+    #: process answering one hook event does not build them).
+    tables: str = "2.1.240"
     #: The models whose first request goes without `CONCURRENCY_NOTE`.
     quiet_models: frozenset[str] = frozenset({"claude-opus-5"})
     #: The text of the ``<local-command-caveat>`` recorded before a local command.
     local_command_caveat: str = CAVEAT_2_1_240
-    #: The version's model catalog: the names a local command's output gives models (one not
-    #: listed is named by its id) and their cache-write prices.
-    catalog: tuple[CatalogModel, ...] = CATALOG_2_1_240
     #: ``/model NAME``'s output, ``{model}`` the model's display name.
     model_set: str = "Set model to {model} for this session only"
     #: ``/model`` alone: its first line.
@@ -180,13 +171,34 @@ class ClaudeCodeProfile:
     #: What ``/model NAME``'s output adds for a model the catalog does not list, ``{model}``
     #: the model's id (None: nothing).
     unknown_model_note: str | None = None
-    #: The version's own commands and bundled skills, in the order a ``Skill`` call of an
-    #: unknown name looks for a close one among them (`hookwright.dialects.claude_commands`).
-    builtin_commands: tuple[BuiltinCommand, ...] = COMMANDS_2_1_240
 
     @property
     def shown(self) -> str:
         return ".".join(map(str, self.version))
+
+    @property
+    def model_aliases(self) -> tuple[ModelAlias, ...]:
+        """The version's names for models (``/model haiku``, a skill's frontmatter ``model:
+        haiku``), in the order ``/model`` alone lists them."""
+        from hookwright.dialects.claude_catalogs import ALIASES
+
+        return ALIASES[self.tables]
+
+    @property
+    def catalog(self) -> tuple[CatalogModel, ...]:
+        """The version's model catalog: the names a local command's output gives models (one
+        not listed is named by its id) and their cache-write prices."""
+        from hookwright.dialects.claude_catalogs import CATALOGS
+
+        return CATALOGS[self.tables]
+
+    @property
+    def builtin_commands(self) -> tuple[BuiltinCommand, ...]:
+        """The version's own commands and bundled skills, in the order a ``Skill`` call of an
+        unknown name looks for a close one among them (`hookwright.dialects.claude_commands`)."""
+        from hookwright.dialects.claude_commands import COMMANDS
+
+        return COMMANDS[self.tables]
 
     def alias(self, name: str) -> ModelAlias | None:
         """The version's name `name` (None: not one of its names)."""
@@ -225,6 +237,8 @@ class ClaudeCodeProfile:
         alias = self.alias(model)
         if alias is not None and alias.label is not None:
             return alias.label
+        from hookwright.dialects.claude_catalogs import named
+
         model = self.model_named(model)
         row = named(self.catalog, _DATED.sub("", model))
         return model if row is None else row.name
@@ -237,6 +251,8 @@ class ClaudeCodeProfile:
 
     def unrecognized(self, model: str) -> str | None:
         """The note ``/model`` adds for `model` (an id) when the catalog does not list it."""
+        from hookwright.dialects.claude_catalogs import listed
+
         if self.unknown_model_note is None or listed(self.catalog, _DATED.sub("", model)):
             return None
         return self.unknown_model_note.format(model=model)
@@ -244,6 +260,8 @@ class ClaudeCodeProfile:
     def cache_write(self, model: str, tokens: int) -> tuple[float, str]:
         """What re-caching `tokens` on `model` costs (USD, 4 decimals) and the ``pricing``
         that says where the price came from (``catalog`` or ``default``)."""
+        from hookwright.dialects.claude_catalogs import cache_write_usd
+
         return cache_write_usd(self.catalog, _DATED.sub("", self.model_named(model)), tokens)
 
     def concurrency_note(self, model: str) -> str | None:
@@ -310,16 +328,14 @@ V2_1_332: Final = replace(
         ("claude-mythos-5-1", "high"),
         ("claude-mythos-5-2", "medium"),
     ),
-    model_aliases=ALIASES_2_1_332,
+    tables="2.1.332",
     local_command_caveat=CAVEAT_2_1_332,
-    catalog=CATALOG_2_1_332,
     model_set="Set model to `{model}` for this session only",
     model_current="Current model: `{model}`",
     lists_invalid_values=True,
     refuses_folder_writes=True,
     plain_hint_extensions=True,
     unknown_model_note=UNKNOWN_MODEL_NOTE,
-    builtin_commands=COMMANDS_2_1_332,
 )
 
 #: Every profile, oldest first.

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import TYPE_CHECKING, Any
 
+from hookwright.config.hook_code_cache import compiled
 from hookwright.config.loading import (
     Diagnostic,
     DiscoveredHook,
@@ -102,12 +103,15 @@ def _public(obj: Any) -> list[str]:
 
 
 class _SourceLoader(importlib.machinery.SourceFileLoader):
-    """Compiles a hook module from its source at every load, never from `__pycache__`: a
-    cached file is trusted on the source's mtime (in seconds) and size alone, so a module
-    swapped for one of the same size and mtime would run its old code after a reload."""
+    """Reads a hook module's source at every load and never takes its code from
+    `__pycache__`: a cached file is trusted on the source's mtime (in seconds) and size alone,
+    so a module swapped for one of the same size and mtime would run its old code after a
+    reload. The code of bytes compiled before comes from the user's cache, named by those
+    exact bytes (`hook_code_cache`)."""
 
     def get_code(self, fullname: str) -> CodeType:
-        return self.source_to_code(self.get_data(self.path), self.path)
+        source = self.get_data(self.path)
+        return compiled(source, self.path, lambda: self.source_to_code(source, self.path))
 
 
 def _load_file(unique: str, path: Path) -> ModuleType:
