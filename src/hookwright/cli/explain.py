@@ -201,7 +201,8 @@ def _what_it_did(result: HookResult) -> str:
     what = "ran, no decision"
     if result.has_effect:
         own = authored_event(spec.dialect_data) if spec is not None else None
-        what = effect_words(effect_of(result), spec.dialect if spec is not None else None, own)
+        dialect = spec.dialect if spec is not None else None
+        what = effect_words(effect_of(result), dialect, own, result.own_word)
     return f"shadow, would {what}, not applied" if spec is not None and spec.shadow else what
 
 

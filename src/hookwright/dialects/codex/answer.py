@@ -223,6 +223,7 @@ def _pre_tool_use(
         text = _text(data.get("reason"))
         if text is None:
             raise Unsupported("PreToolUse hook returned decision:block without a non-empty reason")
+        result.own_word = "block"  # the views say the legacy word it answered: block (deny)
         return block(inp, text, result)
     if legacy is not None:
         raise Unsupported(f"PreToolUse hook returned unsupported decision:{legacy}")
