@@ -66,3 +66,34 @@ PICOCLAW_ANSWERS = (
     "            result = {'action': 'hard_abort', 'reason': 'roll it back'}\n"
     "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
 )
+
+
+#: A PicoClaw process that rewrites with `modify`: before_tool a `touch made` into `touch
+#: made-by-hook`, after_tool an `echo` call's output into `hook-rewrote-this`.
+PICOCLAW_MODIFY = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if 'id' not in msg: continue\n"
+    "    params = msg.get('params') or {}\n"
+    "    command = (params.get('arguments') or {}).get('command', '')\n"
+    "    result = {'action': 'continue'}\n"
+    "    if msg['method'] == 'hook.before_tool' and command == 'touch made':\n"
+    "        call = {**params, 'arguments': {'command': 'touch made-by-hook'}}\n"
+    "        result = {'action': 'modify', 'call': call}\n"
+    "    if msg['method'] == 'hook.after_tool' and command.startswith('echo'):\n"
+    "        wrapper = {**params, 'result': {'for_llm': 'hook-rewrote-this'}}\n"
+    "        result = {'action': 'modify', 'result': wrapper}\n"
+    "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': result}), flush=True)\n"
+)
+
+
+def write_picoclaw_modify(project: Path) -> None:
+    """`PICOCLAW_MODIFY` as the project's `modify.py`, run by `.picoclaw/config.json` as the
+    process `rewriter` on before_tool and after_tool."""
+    (project / ".picoclaw").mkdir(parents=True, exist_ok=True)
+    (project / "modify.py").write_text(PICOCLAW_MODIFY)
+    command = [sys.executable, str(project / "modify.py")]
+    rewriter = {"command": command, "intercept": ["before_tool", "after_tool"]}
+    config = {"hooks": {"processes": {"rewriter": rewriter}}}
+    (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
