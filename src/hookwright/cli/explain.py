@@ -140,6 +140,8 @@ def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
         entry["effect"] = effect_of(result) if result.has_effect or result.error else None
         entry["reason"] = result.reason
         entry["stderr_tail"] = _tail(result.stderr)
+        if result.own_word is not None:
+            entry["own_word"] = result.own_word
         if result.hook is not None and (result.hook.tier or result.hook.shadow):
             entry["tier"] = result.hook.tier
             entry["shadow"] = result.hook.shadow
