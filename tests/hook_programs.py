@@ -97,3 +97,28 @@ def write_picoclaw_modify(project: Path) -> None:
     rewriter = {"command": command, "intercept": ["before_tool", "after_tool"]}
     config = {"hooks": {"processes": {"rewriter": rewriter}}}
     (project / ".picoclaw" / "config.json").write_text(json.dumps(config))
+
+
+#: A Gemini CLI hook that answers `decision` in the word its call names: on BeforeTool for an
+#: `rm`, on AfterTool for an `echo`; the reason names the event and the word.
+GEMINI_WORDS = """import json, sys
+data = json.load(sys.stdin)
+event, command = data["hook_event_name"], data["tool_input"]["command"]
+if command.startswith("rm" if event == "BeforeTool" else "echo"):
+    word = "block" if "block" in command else "deny"
+    print(json.dumps({"decision": word, "reason": f"{event} {word}"}))
+"""
+
+
+def write_gemini_words(project: Path, home: Path) -> None:
+    """`GEMINI_WORDS` as the project's `.gemini/words.py`, the hook `no` on BeforeTool and
+    AfterTool of `run_shell_command`, in a folder `home` trusts."""
+    (project / ".gemini").mkdir(parents=True)
+    (project / ".gemini" / "words.py").write_text(GEMINI_WORDS)
+    hook = {"type": "command", "command": f"{sys.executable} .gemini/words.py", "name": "no"}
+    groups = [{"matcher": "run_shell_command", "hooks": [hook]}]
+    settings = {"hooks": {"BeforeTool": groups, "AfterTool": groups}}
+    (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    (home / ".gemini").mkdir()
+    trusted = {str(project): "TRUST_FOLDER"}
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))

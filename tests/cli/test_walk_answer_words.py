@@ -11,17 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli_runner import run_hookwright
+from tests.codex.project import write_project
 
-#: A Gemini CLI hook that answers `decision` in the word its call names: on BeforeTool for an
-#: `rm`, on AfterTool for an `echo`; the reason names the event and the word.
-GEMINI_WORDS = """import json, sys
-data = json.load(sys.stdin)
-event, command = data["hook_event_name"], data["tool_input"]["command"]
-if command.startswith("rm" if event == "BeforeTool" else "echo"):
-    word = "block" if "block" in command else "deny"
-    print(json.dumps({"decision": word, "reason": f"{event} {word}"}))
-"""
+from cli_runner import run_hookwright
+from hook_programs import write_gemini_words
+from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 
 
 def _script(path: Path, calls: list[str], heard: list[str]) -> Path:
@@ -51,23 +45,11 @@ def _audit_summary(home: Path) -> set[tuple[str, ...]]:
     return {tuple(line.split()[1:]) for line in lines[1:]}
 
 
-def _gemini_project(project: Path, home: Path) -> None:
-    (project / ".gemini").mkdir(parents=True)
-    (project / ".gemini" / "words.py").write_text(GEMINI_WORDS)
-    hook = {"type": "command", "command": f"{sys.executable} .gemini/words.py", "name": "no"}
-    groups = [{"matcher": "run_shell_command", "hooks": [hook]}]
-    settings = {"hooks": {"BeforeTool": groups, "AfterTool": groups}}
-    (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
-    (home / ".gemini").mkdir()
-    trusted = {str(project): "TRUST_FOLDER"}
-    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
-
-
 def test_a_gemini_block_and_deny_read_as_answered_on_beforetool_and_aftertool(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project = tmp_path / "proj"
-    _gemini_project(project, isolated_home)
+    write_gemini_words(project, isolated_home)
     for name in ("deny-me", "block-me"):
         (project / name).write_text("kept")
     calls = ["rm deny-me", "rm block-me", "echo deny-me", "echo block-me"]
@@ -105,7 +87,7 @@ def test_a_gemini_block_reads_block_in_the_explain_and_the_debug_trace(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project = tmp_path / "proj"
-    _gemini_project(project, isolated_home)
+    write_gemini_words(project, isolated_home)
     call = json.dumps({"tool_name": "run_shell_command", "tool_input": {"command": "rm block"}})
     explained = run_hookwright("hooks", "test", "BeforeTool", "-p", str(project), "--explain",
                                "-i", "-", stdin=call, home=isolated_home,
@@ -157,3 +139,78 @@ def test_a_claude_code_legacy_block_and_approve_read_as_answered(
     assert "blocked (denied) Bash rm kept: legacy block" in audit, audit
     assert "denied Bash mv kept gone: permission deny" in audit, audit
     assert "approved (allowed) Bash touch made: legacy approve" in audit, audit
+
+
+#: A Codex PreToolUse hook denying in both its words: the legacy `decision: "block"` for an
+#: `rm`, `permissionDecision: "deny"` for a `mv`.
+CODEX_WORDS = """import json, sys
+command = json.load(sys.stdin)["tool_input"]["command"]
+if command.startswith("rm"):
+    print(json.dumps({"decision": "block", "reason": "legacy block"}))
+elif command.startswith("mv"):
+    out = {"permissionDecision": "deny", "permissionDecisionReason": "permission deny"}
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **out}}))
+"""
+
+
+def test_a_codex_legacy_block_reads_block_beside_a_permission_deny(tmp_path: Path) -> None:
+    command = f"{sys.executable} .codex/words.py"
+    group = [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]
+    home, project = write_project(tmp_path, {"PreToolUse": group})
+    (project / ".codex" / "words.py").write_text(CODEX_WORDS)
+    (project / "kept").write_text("kept")
+    env = {"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: str(tmp_path / "no-managed")}
+    heard = ["legacy block", "permission deny"]
+    model = _script(tmp_path / "m.json", ["rm kept", "mv kept gone"], heard)
+    ran = _run(project, model, home, env)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    assert (project / "kept").exists()
+    name = f"command:{command} (Codex, .codex/hooks.json)"
+    lines = ran.stdout.splitlines()
+    assert f"⚑ PreToolUse {name}: block (deny) — legacy block" in lines, ran.stdout
+    assert f"⚑ PreToolUse {name}: deny — permission deny" in lines, ran.stdout
+    audit = run_hookwright("audit", home=home, env=env).stdout
+    assert "blocked (denied) Bash rm kept: legacy block" in audit, audit
+    assert "denied Bash mv kept gone: permission deny" in audit, audit
+
+
+#: An OpenHarness before_tool_dispatch hook blocking in both its answers: `decision: "block"`
+#: for an `rm`, `continue: false` for a `mv`.
+OPENHARNESS_WORDS = """import json, sys
+command = json.load(sys.stdin)["tool_input"]["command"]
+if command.startswith("rm"):
+    print(json.dumps({"decision": "block", "reason": "said block"}))
+elif command.startswith("mv"):
+    print(json.dumps({"continue": False, "stopReason": "said stop"}))
+"""
+
+
+def test_an_openharness_continue_false_reads_as_answered_beside_a_block(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    hooks = project / ".openharness" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "words.py").write_text(OPENHARNESS_WORDS)
+    command = f"{sys.executable} {hooks / 'words.py'}"
+    hook = {"name": "guard", "events": ["before_tool_dispatch"], "matcher": "Bash",
+            "handler": {"type": "command", "command": command}}  # fmt: skip
+    (hooks / "guard.yaml").write_text(json.dumps(hook))
+    (project / "kept").write_text("kept")
+    heard = ["said block", "said stop"]
+    model = _script(tmp_path / "m.json", ["rm kept", "mv kept gone"], heard)
+    ran = _run(project, model, isolated_home)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    assert (project / "kept").exists()
+    line = (
+        "⚑ before_tool_dispatch (PreToolUse) guard (OpenHarness, .openharness/hooks/guard.yaml): "
+    )
+    lines = ran.stdout.splitlines()
+    assert line + "block (deny) — said block" in lines, ran.stdout
+    assert line + "continue: false (deny) — said stop" in lines, ran.stdout
+    audit = run_hookwright("audit", home=isolated_home).stdout
+    assert "blocked (denied) Bash rm kept: said block" in audit, audit
+    assert "continue: false (denied) Bash mv kept gone: said stop" in audit, audit
+    rows = _audit_summary(isolated_home)
+    expected = {("guard", "block", "(deny)", "1"), ("guard", "continue:", "false", "(deny)", "1")}
+    assert expected <= rows, rows
