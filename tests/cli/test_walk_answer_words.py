@@ -214,3 +214,39 @@ def test_an_openharness_continue_false_reads_as_answered_beside_a_block(
     rows = _audit_summary(isolated_home)
     expected = {("guard", "block", "(deny)", "1"), ("guard", "continue:", "false", "(deny)", "1")}
     assert expected <= rows, rows
+
+
+#: A Python hook denying while naming its decision in another word: a result it built with
+#: `own_word`, and a dict with `own_word` among its fields.
+PYTHON_WORDS = """
+from hookwright import HookResult, Decision
+def worded(inp):
+    return HookResult(decision=Decision.deny, reason='worded', own_word='allow')
+def fielded(inp):
+    return {'decision': 'deny', 'reason': 'fielded', 'own_word': 'allow'}
+"""
+PYTHON_HOOKS = """hooks:
+  - {name: worded, event: PreToolUse, matcher: Bash, if: 'Bash(rm *)', call: 'words:worded'}
+  - {name: fielded, event: PreToolUse, matcher: Bash, if: 'Bash(echo *)', call: 'words:fielded'}
+"""
+
+
+def test_a_python_hook_cannot_make_a_view_say_another_word_than_its_decision(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".hookwright").mkdir(parents=True)
+    (project / ".hookwright" / "words.py").write_text(PYTHON_WORDS)
+    (project / ".hookwright" / "hooks.yaml").write_text(PYTHON_HOOKS)
+    (project / "kept").write_text("kept")
+    model = _script(tmp_path / "m.json", ["rm kept", "echo ok"], ["worded", "ok"])
+    ran = _run(project, model, isolated_home)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    assert (project / "kept").exists()  # the worded hook denied; the fielded one failed
+    lines = ran.stdout.splitlines()
+    name = "worded (Python, .hookwright/hooks.yaml)"
+    assert f"⚑ PreToolUse {name}: deny — worded" in lines, ran.stdout
+    assert "allow" not in ran.stdout, ran.stdout
+    assert "returned unknown field own_word" in ran.stdout, ran.stdout
+    records = run_hookwright("audit", "--json", home=isolated_home).stdout.splitlines()
+    assert not [r for r in map(json.loads, records) if "own_word" in r], records

@@ -42,7 +42,7 @@ from hookwright.core.events import (
 from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
 from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
-from hookwright.core.systems import system_name
+from hookwright.core.systems import ANSWER_WORDS, system_name
 from hookwright.core.tracebacks import author_traceback, describe_exception
 
 #: The planned stages of one dispatch, in run order.
@@ -139,6 +139,8 @@ def finish(
         result = replace(result)
     result.hook = spec
     result.duration_ms = duration_ns / 1e6
+    if result.own_word is not None and result.own_word not in ANSWER_WORDS.get(spec.dialect, ()):
+        result.own_word = None  # a word its system does not spell (a Python hook's own)
     if spec.on_error == "block" and result.status in _FAILED and result.decision not in _BLOCKING:
         result.decision = Decision.deny if spec.event in _DENY_EVENTS else Decision.block
         result.reason = failed_closed_reason(spec, result)
