@@ -18,7 +18,9 @@ How a block reads per event (the host applies it): PreToolUse and PermissionRequ
 SubagentStop: Claude continues with the reason as its next instruction; PostToolUse and
 PostToolUseFailure: the reason is fed back next to the tool result; UserPromptSubmit: the
 prompt is erased and the reason shown to the user; WorktreeCreate: creation fails; PreCompact:
-compaction is skipped).
+compaction is skipped). A PreToolUse legacy top-level ``decision`` (``"block"``, ``"approve"``)
+keeps its word on the result (`HookResult.own_word`), which every view says first; a
+``permissionDecision`` beside it, or exit 2, decides in the canonical word.
 """
 
 from __future__ import annotations
