@@ -7,8 +7,9 @@
 * Any other exit, a timeout or a spawn error: the hook failed. A failed hook never blocks.
 * PreToolUse takes only a deny (``permissionDecision: "deny"`` with a reason, or the legacy
   ``decision: "block"`` with one, whose word the result keeps, `HookResult.own_word`) and
-  ``permissionDecision: "allow"`` with ``updatedInput`` (the command is rewritten). ``allow`` alone, ``ask``, ``approve``, ``continue: false``,
-  ``stopReason`` and ``suppressOutput`` are errors: the hook failed, the call runs.
+  ``permissionDecision: "allow"`` with ``updatedInput`` (the command is rewritten).
+  ``allow`` alone, ``ask``, ``approve``, ``continue: false``, ``stopReason`` and
+  ``suppressOutput`` are errors: the hook failed, the call runs.
 * PostToolUse ``decision: "block"`` (or exit 2) replaces the tool's result with the reason;
   ``continue: false`` replaces it with ``stopReason`` and the turn goes on.
 * UserPromptSubmit and Stop ``decision: "block"`` need a non-empty reason: the prompt is
