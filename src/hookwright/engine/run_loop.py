@@ -139,13 +139,20 @@ def finish(
         result = replace(result)
     result.hook = spec
     result.duration_ms = duration_ns / 1e6
-    if result.own_word is not None and result.own_word not in ANSWER_WORDS.get(spec.dialect, ()):
-        result.own_word = None  # a word its system does not spell (a Python hook's own)
+    if result.own_word is not None and not _own_word_kept(spec, result):
+        result.own_word = None
     if spec.on_error == "block" and result.status in _FAILED and result.decision not in _BLOCKING:
         result.decision = Decision.deny if spec.event in _DENY_EVENTS else Decision.block
         result.reason = failed_closed_reason(spec, result)
     make_outward(result, secrets)
     return result
+
+
+def _own_word_kept(spec: HookSpec, result: HookResult) -> bool:
+    """Whether the word a result says its decision in is its answer's: one its system spells
+    (not a Python hook's own), on an answer that did not fail (a hook that failed closed
+    decided in no word of its own)."""
+    return result.status is Status.ok and result.own_word in ANSWER_WORDS.get(spec.dialect, ())
 
 
 def failed_closed_reason(spec: HookSpec, result: HookResult) -> str:
