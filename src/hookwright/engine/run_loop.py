@@ -130,8 +130,9 @@ def failure(spec: HookSpec, exc: BaseException) -> HookResult:
 def finish(
     spec: HookSpec, result: HookResult, duration_ns: int, secrets: AbstractSet[str]
 ) -> HookResult:
-    """Stamp provenance and duration, apply `on_error`, redact `secrets` and cap the texts
-    (`outward`); a result object shared between hooks is copied.
+    """Stamp provenance and duration, drop an `own_word` that is not the answer's
+    (`_own_word_kept`), apply `on_error`, redact `secrets` and cap the texts (`outward`); a
+    result object shared between hooks is copied.
 
     `on_error: block`: an error or timeout result, raised or returned, blocks (deny on
     PreToolUse and PermissionRequest, block elsewhere)."""
