@@ -153,6 +153,7 @@ def test_the_claude_agent_sdk_offline_variant_runs_the_real_cli(
 
 #: A dialect page that shows how the views word a decision -> the dialect it describes.
 DECISION_PAGES = {
+    "claude-code.md": "claude_code",
     "picoclaw.md": "picoclaw",
     "gemini.md": "gemini",
     "codex.md": "codex",
@@ -172,15 +173,18 @@ def _decision_rows(page: str) -> list[list[str]]:
 @pytest.mark.parametrize("page", sorted(DECISION_PAGES))
 def test_a_dialect_page_shows_the_decision_words_the_views_print(page: str) -> None:
     """Each row's words are those `effect_words` (the hook's line) and `done_words` (the audit
-    viewer, the run summary) give for its canonical effect on each event it names."""
+    viewer, the run summary) give for its canonical effect on each event it names, with the
+    word its answer said it in (`own_word`, `—` for none)."""
     from hookwright.core.systems import done_words, effect_words
 
     dialect = DECISION_PAGES[page]
     rows = _decision_rows(page)
     assert rows, page
-    for _answer, events, canonical, line, done in rows:
+    for _answer, events, canonical, word, line, done in rows:
+        kept = None if word == "—" else word
         for event in events.split(", "):
             own = None if event == "any method" else event
-            assert effect_words(canonical, dialect, own) == line, (page, event, canonical)
-            said_done = done_words(canonical, dialect, own)
-            assert said_done == (None if done == "—" else done), (page, event, canonical)
+            said = effect_words(canonical, dialect, own, kept)
+            assert said == line, (page, event, canonical, word)
+            said_done = done_words(canonical, dialect, own, kept)
+            assert said_done == (None if done == "—" else done), (page, event, canonical, word)

@@ -163,8 +163,10 @@ class Summary:
 
     def __init__(self) -> None:
         self.counts: Counter[tuple[str, str, str]] = Counter()
-        #: (hook, decision) -> the decision in the hook's system's own words (the text table).
-        self.words: dict[tuple[str, str], str] = {}
+        #: The text table's counts: per day, hook and the decision in the words the hook's
+        #: records say it in (`deny_tool (deny)`, a Gemini CLI `block (deny)` apart from its
+        #: `deny`), each said as every view says it (`effect_words`).
+        self.said: Counter[tuple[str, str, str]] = Counter()
         self._runs: set[_CallDecision] = set()
         self._restated: dict[_CallDecision, str] = {}
 
@@ -178,21 +180,14 @@ class Summary:
         if call is not None:
             self._runs.add(call)
         self.counts[(day_of(record), hook, decision)] += 1
-        if record.get("event") != "Permission" and isinstance(record.get("dialect"), str):
-            self._word(hook, decision, record["dialect"], str(record.get("event")))
-
-    def _word(self, hook: str, decision: str, dialect: str, event: str) -> None:
-        """Keep the decision's own words for the hook; where its records say it in two
-        (a PicoClaw process denying as before_tool and as approve_tool), the canonical one."""
-        said = effect_words(decision, dialect, recorded_own_event(event, dialect))
-        if self.words.setdefault((hook, decision), said) != said:
-            self.words[(hook, decision)] = decision
+        self.said[(day_of(record), hook, _words(record, decision))] += 1
 
     def _count_restated(self) -> None:
         """Count the permission outcomes whose hook's own record was not summed, once."""
         for call, day in self._restated.items():
             if call not in self._runs:
                 self.counts[(day, call[2], call[3])] += 1
+                self.said[(day, call[2], call[3])] += 1
         self._restated.clear()
 
     def write(self, out: TextIO, fmt: str) -> None:
@@ -208,12 +203,22 @@ class Summary:
             writer.writerow(("day", "hook", "decision", "count"))
             writer.writerows((*key, count) for key, count in rows)
             return
-        said = [self.words.get((hook, decision), decision) for (_, hook, decision), _ in rows]
-        width = max((len(hook) for (_, hook, _), _ in rows), default=4)
-        wide = max([14, *map(len, said)])  # `not approved (deny)` is wider
+        said = sorted(self.said.items())
+        width = max((len(hook) for (_, hook, _), _ in said), default=4)
+        wide = max([14, *(len(words) for (_, _, words), _ in said)])  # `not approved (deny)`
         out.write(f"{'day':<10}  {'hook':<{width}}  {'decision':<{wide}}  count\n")
-        for ((day, hook, _), count), words in zip(rows, said, strict=True):
+        for (day, hook, words), count in said:
             out.write(f"{day:<10}  {hook:<{width}}  {words:<{wide}}  {count:>5}\n")
+
+
+def _words(record: Record, decision: str) -> str:
+    """A record's decision in the words of its hook's system (`effect_words`); a permission
+    outcome's, canonically."""
+    dialect, word = record.get("dialect"), record.get("own_word")
+    if record.get("event") == "Permission" or not isinstance(dialect, str):
+        return decision
+    own = recorded_own_event(str(record.get("event")), dialect)
+    return effect_words(decision, dialect, own, word if isinstance(word, str) else None)
 
 
 def _call_decision(record: Record, hook: str, decision: str) -> _CallDecision | None:

@@ -140,6 +140,8 @@ def verdict_json(verdict: Verdict, explanation: Explanation) -> dict[str, Any]:
         entry["effect"] = effect_of(result) if result.has_effect or result.error else None
         entry["reason"] = result.reason
         entry["stderr_tail"] = _tail(result.stderr)
+        if result.own_word is not None:
+            entry["own_word"] = result.own_word
         if result.hook is not None and (result.hook.tier or result.hook.shadow):
             entry["tier"] = result.hook.tier
             entry["shadow"] = result.hook.shadow
@@ -201,7 +203,8 @@ def _what_it_did(result: HookResult) -> str:
     what = "ran, no decision"
     if result.has_effect:
         own = authored_event(spec.dialect_data) if spec is not None else None
-        what = effect_words(effect_of(result), spec.dialect if spec is not None else None, own)
+        dialect = spec.dialect if spec is not None else None
+        what = effect_words(effect_of(result), dialect, own, result.own_word)
     return f"shadow, would {what}, not applied" if spec is not None and spec.shadow else what
 
 

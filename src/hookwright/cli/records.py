@@ -63,13 +63,14 @@ def _raised_at(record: Mapping[str, Any]) -> str:
 
 def _done(effect: object, record: Mapping[str, Any]) -> str | None:
     """A decision done in the words of the hook's system at its own event (PicoClaw
-    `deny_tool`, `not approved`); None for an effect that is not a decision."""
+    `deny_tool`, `not approved`), or in the word its answer said it in (Gemini CLI `block`);
+    None for an effect that is not a decision."""
     if not isinstance(effect, str):
         return None
-    dialect, event = record.get("dialect"), record.get("event")
+    dialect, event, word = record.get("dialect"), record.get("event"), record.get("own_word")
     dialect = dialect if isinstance(dialect, str) else None
     own = recorded_own_event(event, dialect) if isinstance(event, str) else None
-    return done_words(effect, dialect, own)
+    return done_words(effect, dialect, own, word if isinstance(word, str) else None)
 
 
 def describe(record: Mapping[str, Any]) -> str:

@@ -233,7 +233,9 @@ class RichRenderer:
     def _hook_result(self, prefix: str, event: dict[str, Any]) -> None:
         decision = event.get("decision")
         what = event.get("effect") or decision or "note"
-        what = effect_words(what, event.get("dialect"), event.get("own_event"))
+        what = effect_words(
+            what, event.get("dialect"), event.get("own_event"), event.get("own_word")
+        )
         if event.get("shadow"):
             what = f"shadow, would {what}, not applied"
         if event.get("code"):

@@ -144,17 +144,22 @@ class AuditRecord:
     shadow: bool = False
     #: What makes a failed hook work, when its dialect says (`Notice.fix`).
     fix: str | None = None
+    #: The word the hook's answer said its decision in, where its system has two
+    #: (`HookResult.own_word`: Gemini CLI `block` or `deny`), so the audit viewer says it.
+    own_word: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The record as its audit line holds it: `ts` in ISO 8601 UTC, then the fields in
-        order, the context's fields (`AuditContext`) after them; `fix`, `tier` and `chain` only when
-        known, `shadow` only when true, `permission` only on permission records, `test` only
-        when true."""
+        order, the context's fields (`AuditContext`) after them; `fix`, `own_word`, `tier` and
+        `chain` only when known, `shadow` only when true, `permission` only on permission
+        records, `test` only when true."""
         data = {name: getattr(self, name) for name in _RECORD_FIELDS}
         data["ts"] = iso_utc(self.ts)
         data.update((self.about or _NO_CONTEXT).to_dict())
         if self.fix is not None:
             data["fix"] = self.fix
+        if self.own_word is not None:
+            data["own_word"] = self.own_word
         if self.tier is not None:
             data["tier"] = self.tier
         if self.chain is not None:
@@ -168,7 +173,7 @@ class AuditRecord:
         return data
 
 
-_OPTIONAL = ("permission", "test", "about", "tier", "chain", "shadow", "fix")
+_OPTIONAL = ("permission", "test", "about", "tier", "chain", "shadow", "fix", "own_word")
 _RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord) if f.name not in _OPTIONAL)
 _NO_CONTEXT = AuditContext()
 

@@ -93,6 +93,13 @@ class HookResult:
     stderr: str | None = None
     duration_ms: float = 0.0
     hook: HookSpec | None = None
+    #: The decision in the hook's own word, as its answer spelled it, where its system spells
+    #: one decision two ways (Gemini CLI `decision: "block"` or `"deny"`, Claude Code's and
+    #: Codex's legacy PreToolUse `decision: "block"` beside `permissionDecision: "deny"`,
+    #: OpenHarness `decision: "block"` or `continue: false`); set by the codec with the
+    #: decision. None: the system's one word for it at the event
+    #: (`hookwright.core.systems.effect_words` says both).
+    own_word: str | None = None
     #: Typed effects beyond the fields above (tool message, permission updates, notices, ...).
     effects: Effects | None = None
 

@@ -105,6 +105,7 @@ _RESULT_FIELDS = frozenset(f.name for f in fields(HookResult)) - {
     "stderr",
     "duration_ms",
     "hook",
+    "own_word",  # a codec's, for a system that spells a decision two ways; Python has one
 }
 
 

@@ -33,15 +33,13 @@ def authored_event(dialect_data: object) -> str | None:
     return None
 
 
-#: A dialect -> the effects its hooks' authors name otherwise: OpenHarness's `decision:
-#: block`; Gemini CLI's `decision: "deny"` (`block` its alias) where the effect is canonically
-#: a block (AfterTool, BeforeAgent, AfterAgent, BeforeModel, AfterModel); PicoClaw's actions
-#: `abort_turn`, `hard_abort` and `respond` on any method, and `modify` for a rewrite.
-#: Codex's words are Claude Code's (`permissionDecision: "deny"`, `decision: "block"`,
-#: `behavior: "allow"`), the canonical ones.
+#: A dialect -> the effects its hooks' authors name otherwise, whatever the answer spelled:
+#: OpenHarness's block where no word said it (exit 2); PicoClaw's actions `abort_turn`,
+#: `hard_abort` and `respond` on any method, and `modify` for a rewrite. Gemini CLI's words
+#: are the answer's own (`ANSWER_WORDS`); Codex's and Claude Code's are the canonical ones
+#: but for their legacy PreToolUse `decision` (`ANSWER_WORDS`).
 OWN_EFFECTS = {
     "openharness": {"deny": "block"},
-    "gemini": {"block": "deny"},
     "picoclaw": {
         "abort": "abort_turn",
         "hard abort": "hard_abort",
@@ -60,20 +58,45 @@ OWN_EVENT_EFFECTS = {
 }
 
 
-def own_effect(effect: str, dialect: str | None, event: str | None = None) -> str | None:
-    """`effect` in the words of the hook's system at the hook's own `event` (its
-    `authored_event`), None where they are the canonical ones."""
+#: A dialect -> the words its answers spell one decision in two ways, kept on the hook's
+#: result as it answered (`HookResult.own_word`): Gemini CLI's top-level `decision: "deny"`
+#: and `"block"` (one effect on every event); Claude Code's and Codex's legacy PreToolUse
+#: `decision: "block"` (and Claude Code's `"approve"`) beside `permissionDecision`;
+#: OpenHarness's `decision: "block"` and `continue: false`. PicoClaw names each decision one
+#: way per method (`OWN_EVENT_EFFECTS`). A word outside these is never shown (a Python hook
+#: cannot make a view say another word than its decision's).
+ANSWER_WORDS = {
+    "gemini": frozenset({"deny", "block"}),
+    "claude_code": frozenset({"block", "approve"}),
+    "codex": frozenset({"block"}),
+    "openharness": frozenset({"block", "continue: false"}),
+}
+#: The effects that are a decision, the ones an answer's own word names.
+DECISIONS = frozenset({"allow", "deny", "ask", "defer", "block"})
+
+
+def own_effect(
+    effect: str, dialect: str | None, event: str | None = None, word: str | None = None
+) -> str | None:
+    """`effect` in the words of the hook's system: the `word` its answer spelled the
+    decision in (`HookResult.own_word`), where the system has two; else the system's word at
+    the hook's own `event` (its `authored_event`); None where they are the canonical ones."""
+    if word is not None and effect in DECISIONS and word in ANSWER_WORDS.get(dialect or "", ()):
+        return word
     by_event = OWN_EVENT_EFFECTS.get((dialect or "", event or ""), {})
     return by_event.get(effect) or OWN_EFFECTS.get(dialect or "", {}).get(effect)
 
 
-def effect_words(effect: str, dialect: str | None, event: str | None = None) -> str:
+def effect_words(
+    effect: str, dialect: str | None, event: str | None = None, word: str | None = None
+) -> str:
     """``block (deny)``, ``deny_tool (deny)``, ``abort_turn (abort)``: the system's own word
     first, the canonical one beside it where they differ, as events are said
     (`hookwright.host.labels.event_words`); `event` is the hook's own event, where the word
-    depends on it (PicoClaw). What the terminal, `--explain`, the debug trace, the page and
+    depends on it (PicoClaw); `word` the one its answer used, where its system has two
+    (`own_effect`). What the terminal, `--explain`, the debug trace, the page and
     `audit --summary` say as a hook answers; `done_words` says it once done."""
-    own = own_effect(effect, dialect, event)
+    own = own_effect(effect, dialect, event, word)
     return f"{own} ({effect})" if own and own != effect else effect
 
 
@@ -91,17 +114,20 @@ DONE = {
 #: A system's own word for a decision -> its word done, where it names a state ("not
 #: approved") or a canonical decision under another name (`block`, `deny`); a word that names
 #: an action (PicoClaw `deny_tool`, `abort_turn`, `respond`) is kept as it is.
-OWN_DONE = {"block": "blocked", "deny": "denied"}
+OWN_DONE = {"block": "blocked", "deny": "denied", "approve": "approved"}
 
 
-def done_words(effect: str, dialect: str | None, event: str | None = None) -> str | None:
+def done_words(
+    effect: str, dialect: str | None, event: str | None = None, word: str | None = None
+) -> str | None:
     """``blocked (denied)``, ``deny_tool (denied)``, ``respond (answered)``: a decision done,
     in the system's own word first as `effect_words` says it; None for an effect that is not
     a decision."""
     if effect not in DONE:
         return None
-    own = own_effect(effect, dialect, event)
-    return f"{OWN_DONE.get(own, own)} ({DONE[effect]})" if own else DONE[effect]
+    own = own_effect(effect, dialect, event, word)
+    done = OWN_DONE.get(own or "", own)
+    return f"{done} ({DONE[effect]})" if own and done != DONE[effect] else DONE[effect]
 
 
 def event_words(canonical: str, own: str | None) -> str:

@@ -42,7 +42,7 @@ from hookwright.core.events import (
 from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
 from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
-from hookwright.core.systems import system_name
+from hookwright.core.systems import ANSWER_WORDS, system_name
 from hookwright.core.tracebacks import author_traceback, describe_exception
 
 #: The planned stages of one dispatch, in run order.
@@ -130,8 +130,9 @@ def failure(spec: HookSpec, exc: BaseException) -> HookResult:
 def finish(
     spec: HookSpec, result: HookResult, duration_ns: int, secrets: AbstractSet[str]
 ) -> HookResult:
-    """Stamp provenance and duration, apply `on_error`, redact `secrets` and cap the texts
-    (`outward`); a result object shared between hooks is copied.
+    """Stamp provenance and duration, drop an `own_word` that is not the answer's
+    (`_own_word_kept`), apply `on_error`, redact `secrets` and cap the texts (`outward`); a
+    result object shared between hooks is copied.
 
     `on_error: block`: an error or timeout result, raised or returned, blocks (deny on
     PreToolUse and PermissionRequest, block elsewhere)."""
@@ -139,11 +140,20 @@ def finish(
         result = replace(result)
     result.hook = spec
     result.duration_ms = duration_ns / 1e6
+    if result.own_word is not None and not _own_word_kept(spec, result):
+        result.own_word = None
     if spec.on_error == "block" and result.status in _FAILED and result.decision not in _BLOCKING:
         result.decision = Decision.deny if spec.event in _DENY_EVENTS else Decision.block
         result.reason = failed_closed_reason(spec, result)
     make_outward(result, secrets)
     return result
+
+
+def _own_word_kept(spec: HookSpec, result: HookResult) -> bool:
+    """Whether the word a result says its decision in is its answer's: one its system spells
+    (not a Python hook's own), on an answer that did not fail (a hook that failed closed
+    decided in no word of its own)."""
+    return result.status is Status.ok and result.own_word in ANSWER_WORDS.get(spec.dialect, ())
 
 
 def failed_closed_reason(spec: HookSpec, result: HookResult) -> str:

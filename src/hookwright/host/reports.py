@@ -18,7 +18,8 @@ from hookwright.core.spec import HookSpec
 #: ``tier`` and ``shadow``: its policy tier and shadow mode, only when it has either;
 #: ``system``, ``event_words``, ``file``: the hook's `HookLabel`, as every view names it;
 #: ``own_event``: the event in its author's words, which a system's word for an effect may
-#: depend on, `hookwright.core.systems.effect_words`),
+#: depend on, and ``own_word``: the word its answer said its decision in, where its system
+#: has two (`HookResult.own_word`), both for `hookwright.core.systems.effect_words`),
 #: ``notice`` (with a failed hook's record when its dialect keeps one: OpenHarness
 #: ``hookName``, ``eventName``, ``handlerType``, ``errorCode``, ``errorMessage``).
 Reporter = Callable[..., None]
@@ -55,6 +56,7 @@ def report_verdict(report: Reporter, verdict: Verdict, project_dir: Path | None 
             event_words=label.event if label else event,
             file=label.file if label else None,
             own_event=own_event(spec) if spec else None,
+            own_word=result.own_word,
             **(_tier_fields(spec) if spec and (spec.tier or spec.shadow) else {}),
         )
     for message in verdict.system_messages:

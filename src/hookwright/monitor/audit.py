@@ -473,6 +473,7 @@ class AuditLog:
             test=self.test,
             about=self.about,
             fix=self._redact(failure_fix(result.effects)),
+            own_word=result.own_word,
         )
 
     def _append_bodies(self, bodies: list[bytes]) -> None:

@@ -316,6 +316,8 @@ class LineEncoder:
         answer, effect, context = self._result_text(result)
         fix = failure_fix(result.effects)
         last = f', "fix": {_text(self._redact(fix))}' if fix else ""
+        if result.own_word is not None:
+            last += f', "own_word": {_text(result.own_word)}'
         return utf8(
             f"{first}{answer}{self._session_text}{second}{effect}{tail}{context}{self.about}{last}"
         )

@@ -63,7 +63,8 @@ def results(verdict: Verdict) -> None:
         parts = [result.status.value]
         if result.status is Status.ok:
             dialect = spec.dialect if spec else None
-            effect = effect_words(effect_of(result), dialect, own) if result.has_effect else None
+            said = effect_words(effect_of(result), dialect, own, result.own_word)
+            effect = said if result.has_effect else None
             parts.append(effect or "ran, no decision")
         parts.append(f"{result.duration_ms:.1f} ms")
         if result.exit_code is not None:

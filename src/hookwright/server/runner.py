@@ -136,7 +136,9 @@ def frame_for_event(
             k: v for k, v in event.items() if k != "type" and k in HookResultFrame.model_fields
         }
         # as the terminal says it: `block (deny)`, `deny_tool (deny)`
-        said = effect_words(event["effect"], event.get("dialect"), event.get("own_event"))
+        said = effect_words(
+            event["effect"], event.get("dialect"), event.get("own_event"), event.get("own_word")
+        )
         return HookResultFrame(**fields, effect_words=said)
     if kind == "notice":
         return NoticeFrame(text=event["text"])

@@ -18,7 +18,9 @@ How a block reads per event (the host applies it): PreToolUse and PermissionRequ
 SubagentStop: Claude continues with the reason as its next instruction; PostToolUse and
 PostToolUseFailure: the reason is fed back next to the tool result; UserPromptSubmit: the
 prompt is erased and the reason shown to the user; WorktreeCreate: creation fails; PreCompact:
-compaction is skipped).
+compaction is skipped). A PreToolUse legacy top-level ``decision`` (``"block"``, ``"approve"``)
+keeps its word on the result (`HookResult.own_word`), which every view says first; a
+``permissionDecision`` beside it, or exit 2, decides in the canonical word.
 """
 
 from __future__ import annotations
@@ -206,6 +208,7 @@ def _apply_pre_tool_use(specific: PreToolUseOutput, result: HookResult) -> None:
     if specific.permissionDecision is not None:
         result.decision = Decision(specific.permissionDecision)
         result.reason = specific.permissionDecisionReason
+        result.own_word = None  # said in the canonical word, over a legacy `decision`
     elif specific.permissionDecisionReason and result.decision is not None:
         result.reason = specific.permissionDecisionReason
     if result.decision is Decision.deny and not result.reason:
@@ -255,7 +258,7 @@ def apply_output(
     if output.decision is not None:
         if event is Event.PreToolUse:
             legacy = Decision.allow if output.decision == "approve" else Decision.deny
-            result.decision = legacy
+            result.decision, result.own_word = legacy, output.decision
             result.reason = output.reason or (
                 DEFAULT_DENY_REASON if legacy is Decision.deny else None
             )
@@ -352,7 +355,7 @@ def _decode_command(
     if exit_code == 2 and event in EXIT2_BLOCKS and can_block(inp):
         if parsed is not None:
             apply_output(inp, parsed, result, skip_specific=event in EXIT2_SKIPS_SPECIFIC)
-        result.decision = _blocking_decision(event)
+        result.decision, result.own_word = _blocking_decision(event), None  # exit 2 decided
         json_reason = _json_block_reason(parsed, inp)
         result.reason = json_reason or block_message(label, stderr)
         if json_reason is None and event is Event.PreToolUse:

@@ -6,9 +6,10 @@
 * Exit 2 blocks with stderr (trimmed) as the reason; exit 2 with empty stderr has failed.
 * Any other exit, a timeout or a spawn error: the hook failed. A failed hook never blocks.
 * PreToolUse takes only a deny (``permissionDecision: "deny"`` with a reason, or the legacy
-  ``decision: "block"`` with one) and ``permissionDecision: "allow"`` with ``updatedInput``
-  (the command is rewritten). ``allow`` alone, ``ask``, ``approve``, ``continue: false``,
-  ``stopReason`` and ``suppressOutput`` are errors: the hook failed, the call runs.
+  ``decision: "block"`` with one, whose word the result keeps, `HookResult.own_word`) and
+  ``permissionDecision: "allow"`` with ``updatedInput`` (the command is rewritten).
+  ``allow`` alone, ``ask``, ``approve``, ``continue: false``, ``stopReason`` and
+  ``suppressOutput`` are errors: the hook failed, the call runs.
 * PostToolUse ``decision: "block"`` (or exit 2) replaces the tool's result with the reason;
   ``continue: false`` replaces it with ``stopReason`` and the turn goes on.
 * UserPromptSubmit, Stop and SubagentStop ``decision: "block"`` need a non-empty reason: the
@@ -227,6 +228,7 @@ def _pre_tool_use(
         text = _text(data.get("reason"))
         if text is None:
             raise Unsupported("PreToolUse hook returned decision:block without a non-empty reason")
+        result.own_word = "block"  # the views say the legacy word it answered: block (deny)
         return block(inp, text, result)
     if legacy is not None:
         raise Unsupported(f"PreToolUse hook returned unsupported decision:{legacy}")

@@ -3,7 +3,9 @@ the per-event hook outputs), as a `HookResult`.
 
 The answer is stdout, or stderr when stdout is blank. JSON (an object, or a string holding
 one) is read field by field; any other text is plain: exit 0 allows and shows it to the user,
-exit 1 allows with ``Warning: <text>``, any other exit denies with the text as reason.
+exit 1 allows with ``Warning: <text>``, any other exit denies with the text as reason
+(``decision: "deny"``, as Gemini CLI reads it). A block keeps the word it was answered in
+(`HookResult.own_word`: ``deny`` or ``block``, which Gemini treats alike).
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ def decode_answer(answer: Mapping[str, Any], event_name: str, inp: HookInput) ->
     if answer.get("decision") == "ask":
         result.decision = Decision.ask
     _EVENT_DECODERS[event_name](result, specific, inp, reason if blocking else None)
+    if blocking and result.decision in (Decision.deny, Decision.block):
+        # `deny` and `block` do the same on every event; the views say the one it answered
+        result.own_word = str(answer["decision"])
     return result
 
 

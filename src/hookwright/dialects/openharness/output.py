@@ -17,7 +17,8 @@ Mapping to a `HookResult`:
   "Hook <name> blocked execution.": `Decision.deny` on before_tool_dispatch, `Decision.block`
   elsewhere (the runtime turns a tool-dispatch block into a tool error the model sees, and a
   block at model or context events into a failed run). `continue_` stays true: a block is not
-  "stop the agent". Nothing else in a blocking answer is applied.
+  "stop the agent". Nothing else in a blocking answer is applied. The result keeps the word
+  it was answered in (`HookResult.own_word`: ``block`` or ``continue: false``; exit 2 none).
 * Another `decision` value (`"deny"`, `"approve"`, `"Block"`) is ignored, as the real
   engine ignores it (it tests `decision === "block"` only): the rest of the answer applies,
   and an ``ignored_decision`` `Notice` (with a `fix`) is added, whose message becomes the
@@ -362,9 +363,12 @@ def to_result(
             return blocked(binding, out.stop_reason or out.reason or "", '"continue": false')
         return HookResult()
     if out.blocks:
-        return blocked(
+        result = blocked(
             binding, out.stop_reason or out.reason or f"Hook {binding.name} blocked execution."
         )
+        # the word the views say it in: each blocks alike; exit 2 has none (`blocked`)
+        result.own_word = "block" if out.decision == "block" else "continue: false"
+        return result
     decoder = _Decoder(binding, inp, envelope)
     if out.decision is not None:
         decoder.ignore_decision(out.decision)
