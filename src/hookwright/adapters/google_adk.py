@@ -28,6 +28,7 @@ from typing import Any
 from hookwright.adapters._extras import needs_extra
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
+from hookwright.core.home import user_home
 from hookwright.host import (
     Abilities,
     FrameworkSession,
@@ -89,7 +90,7 @@ class HookwrightPlugin(BasePlugin):
     def __init__(self, project_dir: Path, *, name: str = "hookwright", **options: Any) -> None:
         super().__init__(name)
         self.project_dir = project_dir
-        options.setdefault("trust", TrustPolicy.load(options.get("home") or Path.home()))
+        options.setdefault("trust", TrustPolicy.load(options.get("home") or user_home()))
         self.options = options
         self._conversations: dict[str, Conversation] = {}
         self._lock = threading.Lock()

@@ -28,6 +28,7 @@ from typing import Any
 from hookwright.adapters._extras import needs_extra
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
+from hookwright.core.home import user_home
 from hookwright.host import (
     Abilities,
     FrameworkSession,
@@ -76,7 +77,7 @@ class HookwrightMiddleware(AgentMiddleware[AgentState[Any], Any]):
     def __init__(self, project_dir: Path, **options: Any) -> None:
         super().__init__()
         self.project_dir = project_dir
-        home = options.get("home") or Path.home()
+        home = options.get("home") or user_home()
         options.setdefault("trust", TrustPolicy.load(home))
         self.options = options
         self._sessions: dict[str, FrameworkSession] = {}

@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hookwright.core.home import user_home
+
 #: Set in the environment of the hooks hookwright itself runs: the client answers nothing.
 MARKER = "HOOKWRIGHT_HOOK_RUN"
 SOCKET_NAME = "daemon.sock"
@@ -310,7 +312,7 @@ def main(argv: list[str]) -> int:
     if os.environ.get(MARKER):
         return 0
     body = sys.stdin.buffer.read()
-    home = Path.home()
+    home = user_home()
     python = sys.executable
     env_project = _absolute(os.environ.get("CLAUDE_PROJECT_DIR"))
     # Which Claude Code runs this hook (`claude_version.calling_version` reads it).

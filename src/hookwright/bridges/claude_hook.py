@@ -29,6 +29,7 @@ from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
 from hookwright.config.policy import FailurePolicy
 from hookwright.core.audit_record import AuditRecord
 from hookwright.core.events import Event
+from hookwright.core.home import user_home
 from hookwright.core.results import (
     GATE_EVENTS,
     Decision,
@@ -413,7 +414,7 @@ def answer(raw: bytes, project: Path | None, *, adopt: bool = False) -> bytes:
         return b""
     event, hook_input = parse_input(raw)
     root = project_for(project, hook_input, os.environ.get("CLAUDE_PROJECT_DIR"))
-    home = Path.home()
+    home = user_home()
     trusted = trusted_by_store(root, home)
     caller = calling_profile(os.environ.get(AGENT_VARIABLE))
     try:

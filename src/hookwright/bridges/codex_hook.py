@@ -22,6 +22,7 @@ from hookwright.bridges.claude_hook import (
     relay_once,
     settle,
 )
+from hookwright.core.home import user_home
 from hookwright.dialects.codex.verdict import encode_output_json
 from hookwright.host.open import trusted_by_store
 from hookwright.transports.marker import MARKER
@@ -38,7 +39,7 @@ def answer(raw: bytes, project: Path | None) -> bytes:
         return b""
     event, hook_input = parse_input(raw)
     root = project_for(project, hook_input)
-    home = Path.home()
+    home = user_home()
     trusted = trusted_by_store(root, home)
     try:
         relayed = asyncio.run(

@@ -29,6 +29,7 @@ from hookwright.bridges.daemon import (
 from hookwright.bridges.daemon_pool import ANSWERED, LISTENING, endpoint_digest
 from hookwright.bridges.endpoint import HOST, load_endpoint
 from hookwright.bridges.projects import ProjectLimits, Reply, WarmProjects
+from hookwright.core.home import user_home
 
 #: At most one note of activity to the daemon per this many seconds.
 BEACON_EVERY = 1.0
@@ -134,7 +135,7 @@ def main(args: list[str]) -> int:
     read)."""
     link = socket.socket(fileno=int(args[0]))
     limits = daemon_http.limits_from(os.environ, raise_descriptor_limit())
-    worker = Worker(Path.home(), link, args[1], limits, project_limits(os.environ))
+    worker = Worker(user_home(), link, args[1], limits, project_limits(os.environ))
     try:
         asyncio.run(worker.run())
     finally:

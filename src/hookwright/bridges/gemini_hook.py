@@ -33,6 +33,7 @@ from hookwright.bridges.claude_hook import (
 )
 from hookwright.config.safeparse import ParseError, load_json_text
 from hookwright.core.events import Event
+from hookwright.core.home import user_home
 from hookwright.dialects.gemini.events import TOOLS
 from hookwright.dialects.gemini.verdict import encode_output_json
 from hookwright.host.open import trusted_by_store
@@ -152,7 +153,7 @@ def answer(raw: bytes, project: Path | None) -> bytes:
         return b""
     hook_input = canonical_input(event_name, data)
     root = project_for(project, hook_input, os.environ.get("GEMINI_PROJECT_DIR"))
-    home = Path.home()
+    home = user_home()
     trusted = trusted_by_store(root, home)
     try:
         relayed = asyncio.run(

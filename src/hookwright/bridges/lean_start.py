@@ -46,12 +46,11 @@ def lean_imports() -> Iterator[contextlib.ExitStack]:
 def _code_cache() -> contextlib.AbstractContextManager[None]:
     """The user's code cache, open (imported after the deferral: `pathlib` imports
     `ipaddress`); no cache where this user has no home folder, and everything compiles."""
-    from pathlib import Path
-
     from hookwright.config.code_cache import compiled_once
+    from hookwright.core.home import user_home
 
     try:
-        home = Path.home()
+        home = user_home()
     except (RuntimeError, KeyError):
         return contextlib.nullcontext()
     return compiled_once(home)

@@ -31,6 +31,7 @@ from hookwright.bridges.picoclaw_rpc import (
     parse_call,
     result_line,
 )
+from hookwright.core.home import user_home
 from hookwright.host.open import trusted_by_store
 from hookwright.transports.rpc import LineSplitter
 
@@ -159,5 +160,5 @@ async def _serve(project: Path, home: Path, proto_in: int, proto_out: int) -> No
 def serve(project: Path, home: Path | None = None) -> int:
     """Serve PicoClaw on this process's stdin/stdout until stdin closes; the exit code."""
     proto_in, proto_out = _private_stdio()
-    asyncio.run(_serve(project.resolve(), home or Path.home(), proto_in, proto_out))
+    asyncio.run(_serve(project.resolve(), home or user_home(), proto_in, proto_out))
     return 0

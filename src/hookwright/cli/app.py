@@ -33,6 +33,7 @@ from hookwright.cli.project import (
 )
 from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
 from hookwright.core.events import UnknownEventError, resolve_event
+from hookwright.core.home import user_home
 from hookwright.core.words import counted
 from hookwright.monitor import debug as debug_trace
 from hookwright.transports.adoption import enable_subreaper
@@ -249,7 +250,7 @@ def _print_hooks(
     if hooks.opened.untrusted:
         console.print(
             f"{counted(len(hooks.opened.untrusted), 'hook')} {hooktable.NOT_TRUSTED}: "
-            + TrustStore(Path.home()).how_to_trust(
+            + TrustStore(user_home()).how_to_trust(
                 folder_to_trust((hook.trust_root for hook in hooks.opened.untrusted), project)
             )
         )

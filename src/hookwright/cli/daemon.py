@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from hookwright.bridges import claude_client
+from hookwright.core.home import user_home
 
 daemon_app = typer.Typer(
     help="The per-user daemon that answers Claude Code hook events.", no_args_is_help=True
@@ -21,7 +21,7 @@ START_WAIT = 30.0
 
 def _ask(op: str) -> dict[str, Any] | None:
     """The daemon's status for `op`; None when no daemon answers."""
-    path = claude_client.socket_path(Path.home())
+    path = claude_client.socket_path(user_home())
     try:
         answer = claude_client.exchange(path, {"op": op}, b"", 10.0)
         data = json.loads(answer["stdout"])
@@ -76,7 +76,7 @@ def start() -> None:
     """Start the daemon unless it runs (clients also start it on demand)."""
     data = _ask("status")
     if data is None:
-        claude_client.start_daemon(Path.home(), sys.executable)
+        claude_client.start_daemon(user_home(), sys.executable)
         deadline = time.monotonic() + START_WAIT
         while data is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -94,7 +94,7 @@ def stop() -> None:
     if data is None:
         typer.echo("hookwright daemon not running")
         return
-    path = claude_client.socket_path(Path.home())
+    path = claude_client.socket_path(user_home())
     deadline = time.monotonic() + START_WAIT
     while path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -116,4 +116,4 @@ def serve(
     """Run the daemon in the foreground (what `start` and the clients run detached)."""
     from hookwright.bridges import daemon
 
-    raise typer.Exit(code=daemon.serve(Path.home(), idle))
+    raise typer.Exit(code=daemon.serve(user_home(), idle))

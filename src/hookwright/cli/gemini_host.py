@@ -12,6 +12,7 @@ import typer
 from hookwright.bridges import gemini_hook, gemini_settings
 from hookwright.bridges.claude_settings import SettingsError, Target
 from hookwright.cli.hosts import answer_stdin, fail, warn_when_untrusted
+from hookwright.core.home import user_home
 
 HOST = "gemini"
 
@@ -31,7 +32,7 @@ def _target(project: Path | None, user: bool) -> Target:
         raise fail("give exactly one of --project DIR or --user")
     if project is not None and not project.is_dir():
         raise fail(f"project directory {project} does not exist")
-    return gemini_settings.target(project, Path.home())
+    return gemini_settings.target(project, user_home())
 
 
 def install_gemini(project: ProjectOpt = None, user: UserOpt = False) -> None:
@@ -39,7 +40,7 @@ def install_gemini(project: ProjectOpt = None, user: UserOpt = False) -> None:
     Code, OpenHarness, PicoClaw, Codex, skill and Python hooks (its Gemini hooks stay
     Gemini's)."""
     target = _target(project, user)
-    home = Path.home()
+    home = user_home()
     try:
         changed = gemini_settings.install_gemini(target, home)
     except SettingsError as exc:
@@ -58,7 +59,7 @@ def uninstall_gemini(project: ProjectOpt = None, user: UserOpt = False) -> None:
     """Remove exactly the hooks `install gemini` added."""
     target = _target(project, user)
     try:
-        changed = gemini_settings.uninstall_gemini(target, Path.home())
+        changed = gemini_settings.uninstall_gemini(target, user_home())
     except SettingsError as exc:
         raise fail(str(exc)) from None
     verb = "removed from" if changed else "not installed in"

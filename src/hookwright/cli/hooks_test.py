@@ -32,6 +32,7 @@ from hookwright.config.safeparse import (
 )
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput, UnknownEventError, resolve_event
+from hookwright.core.home import user_home
 from hookwright.core.results_json import verdict_to_json
 from hookwright.monitor import debug as debug_trace
 
@@ -290,7 +291,7 @@ def _recorded(args: HooksTest, event: Event) -> dict[str, Any]:
     from hookwright.cli.recorded import RecordedCallError, recorded_call, transcript_file
 
     try:
-        path = transcript_file(args.from_transcript, Path.home(), args.project.resolve())
+        path = transcript_file(args.from_transcript, user_home(), args.project.resolve())
         return recorded_call(path, event, args.tool_use)
     except RecordedCallError as exc:
         raise CliError(str(exc)) from None

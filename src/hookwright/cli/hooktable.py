@@ -15,6 +15,7 @@ from rich.text import Text
 from hookwright.config.loading import timeout_grace
 from hookwright.config.policy import FailurePolicy
 from hookwright.core.events import Event
+from hookwright.core.home import user_home
 from hookwright.core.spec import HookSpec
 from hookwright.engine.kernel import HookEngine
 from hookwright.host.failure_policy import OPEN, FailureMode, failure_mode, untrusted_failure_mode
@@ -167,7 +168,7 @@ def _shorter_origin(origin: str, project: Path | None) -> str:
         prefix = f"{project}/"
         if origin.startswith(prefix):
             return origin[len(prefix) :]
-    home = f"{Path.home()}/"
+    home = f"{user_home()}/"
     return "~/" + origin[len(home) :] if origin.startswith(home) else origin
 
 

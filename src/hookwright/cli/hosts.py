@@ -22,6 +22,7 @@ from hookwright.bridges.claude_settings import (
     uninstall,
 )
 from hookwright.cli.daemon import daemon_app
+from hookwright.core.home import user_home
 from hookwright.host.open import trusted_by_store
 
 HOST = "claude-code"
@@ -65,7 +66,7 @@ def _target(project: Path | None, user: bool) -> Target:
         raise fail("give exactly one of --project DIR or --user")
     if project is not None and not project.is_dir():
         raise fail(f"project directory {project} does not exist")
-    return target_for(project, Path.home())
+    return target_for(project, user_home())
 
 
 def _mode(given: str) -> Mode:
@@ -89,7 +90,7 @@ def install_claude_code(
     chosen = _mode(mode)
     cli = _cli_version(claude_code_version, target.project)
     try:
-        changed = install(target, Path.home(), chosen, cli.blocks_on_failure)
+        changed = install(target, user_home(), chosen, cli.blocks_on_failure)
     except SettingsError as exc:
         raise fail(str(exc)) from None
     verb = "installed into" if changed else "already installed in"
@@ -145,7 +146,7 @@ def warn_when_untrusted(
 ) -> None:
     """An untrusted project's hooks do not run inside `host`: say so, what they are, and how
     to trust."""
-    home = Path.home()
+    home = user_home()
     if trusted_by_store(project, home):
         return
     try:
@@ -166,7 +167,7 @@ def warn_when_untrusted(
 def _warn_when_committable(settings: Path) -> None:
     """Say so when git would commit the settings file holding the token (worked out from the
     ignore files alone: no git, nothing the repository configures, runs)."""
-    if git_ignore.committable(settings, Path.home(), os.environ):
+    if git_ignore.committable(settings, user_home(), os.environ):
         sys.stderr.write(
             f"hookwright: warning: {settings} holds the daemon's token and git does "
             "not ignore it: add it to .gitignore\n"
@@ -178,7 +179,7 @@ def uninstall_claude_code(project: ProjectOpt = None, user: UserOpt = False) -> 
     """Remove exactly the hooks `install claude-code` added."""
     target = _target(project, user)
     try:
-        changed = uninstall(target, Path.home())
+        changed = uninstall(target, user_home())
     except SettingsError as exc:
         raise fail(str(exc)) from None
     verb = "removed from" if changed else "not installed in"
@@ -204,7 +205,7 @@ _CODEX_MANAGED = typer.Option(
 def install_codex(managed: Annotated[bool, _CODEX_MANAGED] = False) -> None:
     """Add hooks to the user's Codex `hooks.json` so each Codex event runs the project's
     Claude Code, OpenHarness, PicoClaw, skill and Python hooks (its Codex hooks stay Codex's)."""
-    home = Path.home()
+    home = user_home()
     try:
         changed = codex_settings.install_codex(home, managed)
     except SettingsError as exc:
@@ -226,7 +227,7 @@ def install_codex(managed: Annotated[bool, _CODEX_MANAGED] = False) -> None:
 @uninstall_app.command("codex")
 def uninstall_codex(managed: Annotated[bool, _CODEX_MANAGED] = False) -> None:
     """Remove exactly the hooks `install codex` added."""
-    home = Path.home()
+    home = user_home()
     try:
         changed = codex_settings.uninstall_codex(home, managed)
     except SettingsError as exc:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.home import user_home
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile, named_profile
 from hookwright.host.open import (
@@ -68,7 +69,7 @@ def claude_code_profile(version: str | None) -> ClaudeCodeProfile | None:
 
 def trust_store() -> TrustPolicy:
     try:
-        return TrustPolicy.load(Path.home())
+        return TrustPolicy.load(user_home())
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
@@ -97,7 +98,7 @@ def bound(
             raise CliError(problem)
     scope = replace(scope, claude_code=claude_code, skills=skills, host_tools=REFERENCE_AGENT_TOOLS)
     policy = policy or trust_store()
-    home = Path.home()
+    home = user_home()
     discovery = discover_project(folder, home, scope, policy)
     if discovery.hooks:
         from hookwright.transports.adoption import enable_subreaper

@@ -21,6 +21,7 @@ from hookwright.cli.project import CliError, bound, error_line, say_diagnostics,
 from hookwright.cli.replay_read import RecordedCall, Recording
 from hookwright.cli.replay_run import ReplayReport, replay
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.home import user_home
 from hookwright.core.words import counted
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def replay_engine(folder: Path, trust: bool) -> tuple[HookEngine, BoundHooks]:
     hooks = bound(folder, None, policy)
     if hooks.opened.untrusted:
         count = len(hooks.opened.untrusted)
-        how = TrustStore(Path.home()).how_to_trust(folder.resolve())
+        how = TrustStore(user_home()).how_to_trust(folder.resolve())
         raise CliError(
             f"{counted(count, 'hook')} of {folder.resolve()} "
             f"{'is' if count == 1 else 'are'} not trusted and would not run; {how}"
@@ -189,7 +190,7 @@ def run_replay(
             owner = str(project.resolve())
             if wanted.project is None:
                 wanted = replace(wanted, project=owner)
-            named = default_sources(project.resolve(), Path.home())
+            named = default_sources(project.resolve(), user_home())
             calls, recording = read_calls(named, wanted, owner)
         engine, _ = replay_engine(folder, trust)
     except CliError as exc:

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from hookwright.core.home import user_home
 from hookwright.core.words import counted
 from hookwright.runtime.transcript import transcript_path
 
@@ -77,7 +78,7 @@ def sessions(
     ] = False,
 ) -> None:
     """The project's sessions, newest first: continue one with run/chat --resume ID."""
-    found = find_sessions(Path.home(), project.resolve())
+    found = find_sessions(user_home(), project.resolve())
     if json_out:
         sys.stdout.write(json.dumps([asdict(s) for s in found], ensure_ascii=False) + "\n")
         return

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from hookwright.config.trust import TrustStore
+from hookwright.core.home import user_home
 
 FolderArg = Annotated[
     Path | None,
@@ -26,7 +27,7 @@ def _too_broad(folder: Path) -> str | None:
     resolved = folder.resolve()
     if resolved == Path(resolved.anchor):
         return "the root folder"
-    if resolved == Path.home().resolve():
+    if resolved == user_home().resolve():
         return "your home folder"
     return None
 
@@ -50,7 +51,7 @@ def trust(
 ) -> None:
     """Trust FOLDER: its project hooks (and those of every folder inside it) run from now
     on. --list shows the trusted folders."""
-    store = TrustStore(Path.home())
+    store = TrustStore(user_home())
     if list_only:
         for entry in _store_folders(store):
             sys.stdout.write(entry + "\n")
@@ -74,7 +75,7 @@ def untrust(
     folder: Annotated[Path, typer.Argument(metavar="FOLDER", hidden=True)],
 ) -> None:
     """Stop trusting FOLDER: its project hooks no longer run."""
-    store = TrustStore(Path.home())
+    store = TrustStore(user_home())
     listed = _store_folders(store)
     if not store.untrust(folder):
         resolved = folder.resolve()

@@ -24,6 +24,7 @@ from typing import Any
 from hookwright.cli.hook_entries import entry_field, rejected_entries, whole_file_failed
 from hookwright.config.loading import Diagnostic, Discovery, LoadContext, under
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.home import user_home
 from hookwright.core.tool_names import REFERENCE_AGENT_TOOLS
 from hookwright.core.words import counted
 from hookwright.dialects.skills.tools import tool_filter_warnings
@@ -239,7 +240,7 @@ def validate(project: Path, scope: ProjectScope, policy: TrustPolicy) -> Report:
     host opens a project (`hookwright.host.open`), one dialect at a time so each problem is
     reported under its own dialect."""
     report = Report(project)
-    home = Path.home()
+    home = user_home()
     found, unrecognised = discover_each_dialect(project, home, scope.config_files)
     for dialect, discovery in found.items():
         _add_dialect(report, dialect, discovery, policy, scope, home)

@@ -34,6 +34,7 @@ from hookwright.config.private_files import (
     write_private,
 )
 from hookwright.core.digests import sha256_hex
+from hookwright.core.home import user_home
 
 #: Entries kept before the folder is emptied (one per distinct hook file compiled).
 MAX_ENTRIES = 256
@@ -56,7 +57,7 @@ def entry_key(source: bytes, path: str) -> str:
 def _own_home() -> Path | None:
     """The home folder, when it is a folder this user owns; else None (nothing is kept)."""
     try:
-        home = Path.home()
+        home = user_home()
         info = os.stat(home)
     except (OSError, RuntimeError, KeyError):
         return None

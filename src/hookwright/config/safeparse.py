@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hookwright.core.home import user_home
+
 MAX_DEPTH = 200
 MAX_TEXT_CHARS = 10_000_000
 MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
@@ -210,7 +212,7 @@ def read_yaml(path: Path) -> Any:
 
     text = read_text(path)
     try:
-        home = Path.home()
+        home = user_home()
     except RuntimeError:  # no HOME and no password entry: nothing is kept
         return load_yaml_text(text, where=str(path))
     hit, value = yaml_cache.cached(home, text)

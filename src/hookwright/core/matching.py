@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 from urllib.parse import urlsplit
 
+from hookwright.core.home import home_text
 from hookwright.core.logs import LazyLogger
 
 if TYPE_CHECKING:
@@ -641,7 +642,7 @@ class IfRule:
             return True
         anchor = self._anchor
         if anchor == "home":
-            base = os.path.abspath(home or os.path.expanduser("~"))
+            base = os.path.abspath(home or home_text())
             relative = _relative_to(action.path, base)
         elif anchor == "cwd":
             relative = _relative_to(action.path, os.path.abspath(cwd) if cwd else os.getcwd())
@@ -676,7 +677,7 @@ class IfRule:
         home: str | None,
     ) -> bool:
         work_dir = os.path.abspath(cwd) if cwd is not None else os.getcwd()
-        home_dir = os.path.abspath(home if home is not None else os.path.expanduser("~"))
+        home_dir = os.path.abspath(home if home is not None else home_text())
         canonical = canonical_tool_name(tool_name)
         value: Any = None
         for name in _FILE_TOOL_FIELDS.get(canonical, ("file_path",)):

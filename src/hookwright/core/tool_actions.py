@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from hookwright.core.actions import Action, FileDelete, FileRead, FileWrite, McpCall
 from hookwright.core.code_actions import url_actions
+from hookwright.core.home import home_text
 from hookwright.core.programs import command_actions
 from hookwright.core.shell_actions import script_actions, shell_actions
 from hookwright.core.shell_scope import NO_STDIN, Scope, Word, normal_path
@@ -98,7 +99,7 @@ def derive_actions(
     """The actions of a call of `tool_name` with `tool_input` run in `cwd` (default: the
     process's); `home` resolves ``~`` (default: the user's)."""
     work_dir = normal_path(cwd if cwd and cwd.startswith("/") else os.path.abspath(cwd or "."))
-    home_dir = home if home is not None else os.path.expanduser("~")
+    home_dir = home if home is not None else home_text()
     prefix: tuple[Action, ...] = ()
     name = tool_name
     if tool_name.startswith("mcp__"):

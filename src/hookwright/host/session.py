@@ -23,6 +23,7 @@ from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import TOOL_EVENTS, Event, HookInput
+from hookwright.core.home import user_home
 from hookwright.core.logs import LazyLogger
 from hookwright.core.messages import (
     collapse_leading_system,
@@ -207,7 +208,7 @@ class HookSession:
         Claude Code version to imitate (None: the `claudeCodeVersion` of the project's, once
         trusted, or the user's `.hookwright/settings.json`, else the newest)."""
         project_dir = project_dir.resolve()
-        home = home or Path.home()
+        home = home or user_home()
         policy = trust or TrustPolicy.load(home)
         engine, state_problems = opening.session_engine(
             home, audit_path=audit_path, evaluator=evaluator, workspace_access=workspace_access
@@ -361,7 +362,7 @@ class HookSession:
         home (a file that cannot be read is a diagnostic)."""
         if self.failure_policy is None:
             project = Path(self.identity.project_dir or self.identity.cwd or ".")
-            self.failure_policy, problems = load_failure_policy(project, Path.home())
+            self.failure_policy, problems = load_failure_policy(project, user_home())
             self.diagnostics = (*self.diagnostics, *map(str, problems))
         return self.failure_policy
 

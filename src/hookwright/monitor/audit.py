@@ -25,6 +25,7 @@ from hookwright.core.audit_record import AuditRecord as AuditRecord
 from hookwright.core.audit_record import PermissionSource as PermissionSource
 from hookwright.core.effects import failure_fix
 from hookwright.core.events import TOOL_EVENTS, HookInput
+from hookwright.core.home import user_home
 from hookwright.core.logs import LazyLogger
 from hookwright.core.redaction import redact, redact_json, register
 from hookwright.core.results import HookResult, Status, Verdict, effect_of
@@ -138,7 +139,7 @@ def default_audit_path() -> Path:
     override = os.environ.get("HOOKWRIGHT_AUDIT_LOG")
     if override:
         return Path(override)
-    return Path.home() / ".hookwright" / "audit.jsonl"
+    return user_home() / ".hookwright" / "audit.jsonl"
 
 
 class AuditLog:

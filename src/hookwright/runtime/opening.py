@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.home import user_home
 from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.tools import tool_filter_warnings
@@ -157,7 +158,7 @@ class _Settings:
 async def _open_hooks(options: SessionOptions) -> tuple[HookEngine, OpenedProject, list[str]]:
     """The project's hooks opened onto the host's engine (None: a new session engine), asking
     about trust only in an interactive session, and the diagnostics of opening it."""
-    project_dir, home = options.project_dir.resolve(), options.home or Path.home()
+    project_dir, home = options.project_dir.resolve(), options.home or user_home()
     version = options.claude_code_version
     given = named_profile(version) if version is not None else None
     policy = TrustPolicy.load(home, everything=options.trust)

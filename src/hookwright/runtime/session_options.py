@@ -27,7 +27,7 @@ class SessionOptions:
     non-interactive run on the user's trust store."""
 
     project_dir: Path
-    #: The user's home (None: `Path.home()`): the trust store, settings, logs, transcripts.
+    #: The user's home (None: `user_home()`): the trust store, settings, logs, transcripts.
     home: Path | None = None
 
     # -- the model and the agent's loop

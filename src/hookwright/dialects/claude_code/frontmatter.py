@@ -22,6 +22,7 @@ from typing import Any, Literal
 from hookwright.config.loading import Diagnostic, LoadResult
 from hookwright.config.safeparse import ParseError, load_yaml_text, read_text
 from hookwright.core.events import Event
+from hookwright.core.home import user_home
 from hookwright.core.words import counted
 from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.environment import HookSite
@@ -94,7 +95,7 @@ def load_frontmatter_hooks(
     root = path.parent
     site = HookSite(
         Path(project_dir) if project_dir is not None else Path.cwd(),
-        Path(home) if home is not None else Path.home(),
+        Path(home) if home is not None else user_home(),
         plugin_root=root if kind == "skill" else None,
     )
     build = build_options(

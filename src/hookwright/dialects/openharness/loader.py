@@ -39,6 +39,7 @@ from hookwright.config.safeparse import ParseError, is_regular_file, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core import validation
 from hookwright.core.events import Event, HookInput
+from hookwright.core.home import user_home
 from hookwright.core.matching import Matcher, MatcherError, compile_matcher
 from hookwright.core.spec import DialectData, HookSpec
 from hookwright.core.words import counted
@@ -385,7 +386,7 @@ def discover_workspace(
         if files:
             result.diagnostics.append(_chat_ignores(workspace, len(files)))
         return result
-    store = SecretStore(home if home is not None else Path.home(), env)
+    store = SecretStore(home if home is not None else user_home(), env)
     first_file: dict[str, str] = {}
     for path in files:
         file = str(path)

@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookwright.core.home import user_home
+
 INSTALL_HINT = (
     "apt install bubblewrap; dnf install bubblewrap; yum install bubblewrap; "
     "pacman -S bubblewrap; apk add bubblewrap"
@@ -153,7 +155,7 @@ def sandbox(
             f"back to running the hook unisolated; install it ({INSTALL_HINT}) or set "
             '"isolation": {"enabled": false} in config.json'
         )
-    root = isolation.root or instance_root(Path.home())
+    root = isolation.root or instance_root(user_home())
     for folder in (root, *(root / d for d in INSTANCE_DIRS)):
         folder.mkdir(parents=True, exist_ok=True)
     for sub in USER_ENV.values():
