@@ -193,11 +193,10 @@ def become_the_run(
 def exit_as_python_does(code: object) -> NoReturn:
     """End the run as the interpreter's own exit would, up to the end of the steps a spawned
     run's observers see: `code` (None 0, an int itself, anything else printed on stderr and
-    1), the wait for non-daemon threads, the atexit handlers, stdout and stderr flushed
-    unless closed (a failed flush: 120, as Python exits then). The interpreter's teardown of
-    the preloaded modules is skipped: it would free, and so copy, every page of the server's
-    heap this process shares (about 40 % of a short forked run's CPU); `SPAWN_CLI=1` spawns
-    runs that have it."""
+    1), the wait for non-daemon threads, the atexit handlers, stdout and stderr flushed (a
+    failed flush: 120, as Python exits then). The interpreter's teardown of the preloaded
+    modules is skipped: it would free, and so copy, every page of the server's heap this
+    process shares (about 40 % of a short forked run's CPU); `SPAWN_CLI=1` runs it."""
     status = 0 if code is None else code
     if not isinstance(status, int):
         print(status, file=sys.stderr)
@@ -205,11 +204,9 @@ def exit_as_python_does(code: object) -> NoReturn:
     threading._shutdown()  # type: ignore[attr-defined]  # the interpreter's exit step
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        if stream is None or stream.closed:
-            continue  # as the interpreter skips a closed stream
         try:
             stream.flush()
-        except Exception:
+        except (OSError, ValueError):
             status = 120
     os._exit(status)
 
