@@ -14,6 +14,7 @@ Imports count at any depth: inside functions and under `TYPE_CHECKING` too.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,8 +45,11 @@ TOP_MODULES = {"__init__.py", "__main__.py", "skills.py"}
 MAX_PLAIN_MODULES = 3
 
 
-def imported_modules(path: Path) -> list[str]:
-    return imports_of(path.read_text(encoding="utf-8"), path.relative_to(SRC).as_posix())
+@functools.cache
+def imported_modules(path: Path) -> tuple[str, ...]:
+    """`imports_of` a source file, read and parsed once per test process (the tests below
+    each walk every module)."""
+    return tuple(imports_of(path.read_text(encoding="utf-8"), path.relative_to(SRC).as_posix()))
 
 
 def imports_of(source: str, file: str) -> list[str]:

@@ -8,6 +8,7 @@ import signal
 import time
 from pathlib import Path
 
+from bounds import eventually
 from terminal import Terminal
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
@@ -101,11 +102,12 @@ def test_clear_starts_a_new_session(tmp_path: Path, isolated_home: Path) -> None
 
 def test_ctrl_c_interrupts_the_turn_and_a_second_exits(tmp_path: Path, isolated_home: Path) -> None:
     project = tmp_path / "repo"
-    marker = tmp_path / "slept"
+    marker, running = tmp_path / "slept", tmp_path / "running"
+    command = f"touch {running}; sleep 30; touch {marker}"
     script = write_project(
         project,
         "turns:\n"
-        f"  - tool_calls: [{{name: Bash, arguments: {{command: 'sleep 30; touch {marker}'}}}}]\n"
+        f"  - tool_calls: [{{name: Bash, arguments: {{command: '{command}'}}}}]\n"
         "  - content: after the interruption\n",
     )
     starts = tmp_path / "starts.jsonl"
@@ -114,7 +116,7 @@ def test_ctrl_c_interrupts_the_turn_and_a_second_exits(tmp_path: Path, isolated_
     term.send("slow")
     term.expect("Allow? [y/n]")
     term.send("y")
-    time.sleep(1)
+    assert eventually(running.exists), "the command started"
     term.proc.send_signal(signal.SIGINT)
     term.expect("interrupted by user")
     term.send("go on")
@@ -182,17 +184,18 @@ def test_hooks_names_systems_own_events_and_grace_and_hides_plumbing(
 def test_after_an_interrupted_turn_one_ctrl_c_at_the_prompt_does_not_exit(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    project = tmp_path / "repo"
+    project, running = tmp_path / "repo", tmp_path / "running"
+    command = f"touch {running}; sleep 30"
     script = write_project(
         project,
-        "turns:\n  - tool_calls: [{name: Bash, arguments: {command: 'sleep 30'}}]\n",
+        f"turns:\n  - tool_calls: [{{name: Bash, arguments: {{command: '{command}'}}}}]\n",
     )
     term = chat(project, script, isolated_home, tmp_path / "starts.jsonl")
     term.expect("› ")
     term.send("slow")
     term.expect("Allow? [y/n]")
     term.send("y")
-    time.sleep(1)
+    assert eventually(running.exists), "the command started"
     term.proc.send_signal(signal.SIGINT)
     term.expect("interrupted by user")
     term.expect("› ")
