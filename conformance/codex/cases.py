@@ -796,6 +796,22 @@ CLOUD_CASES = [
         policy=CLOSED_CODEX,
     ),
     CodexCase(
+        "cloud_copy_used_with_an_expired_sign_in",
+        "make a file",
+        one_call("printf x > made.txt"),
+        sign_in="business-expired",
+        cloud=CLOUD_GUARD,
+        compare=frozenset({"model", "files"}),
+    ),
+    CodexCase(
+        "cloud_bundle_not_cached_expired_sign_in_fail_closed_does_not_start",
+        "make a file",
+        one_call("printf x > made.txt"),
+        hooks=observers("SessionStart", "PreToolUse"),
+        sign_in="business-expired",
+        policy=CLOSED_CODEX,
+    ),
+    CodexCase(
         "cloud_bundle_not_cached_runs_without_it_by_default",
         "make a file",
         one_call("printf x > made.txt"),

@@ -3,7 +3,8 @@
 fresh, so that Codex uses it without asking OpenAI (measured) and hookwright reads it.
 
 Codex is pointed at a closed port on 127.0.0.1 for everything it would ask ChatGPT's backend
-(`CHATGPT_BASE_URL`): a case without a usable copy shows what Codex does offline."""
+(`CHATGPT_BASE_URL`) and for renewing an expired sign-in (`REFRESH_TOKEN_URL`): a case without
+a usable copy shows what Codex does offline."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ _KEY: Final = b"codex-cloud-config-bundle-cache-v1-6160ae70-bcfd-4ca8-a99b-40f73
 PLAN: Final = "business"
 #: Where Codex asks ChatGPT's backend (the bundle, its apps): port 9 on 127.0.0.1, refused.
 CHATGPT_BASE_URL: Final = "http://127.0.0.1:9/backend-api/"
+#: Where Codex renews an expired sign-in (``CODEX_REFRESH_TOKEN_URL_OVERRIDE``): refused too.
+REFRESH_TOKEN_URL: Final = "http://127.0.0.1:9/oauth/token"
 
 
 def _fragments(contents: Sequence[str], name: str) -> list[dict[str, str]]:

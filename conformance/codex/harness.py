@@ -24,7 +24,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from conformance.codex.cloud import CHATGPT_BASE_URL, PLAN, write_cloud_cache
+from conformance.codex.cloud import (
+    CHATGPT_BASE_URL,
+    PLAN,
+    REFRESH_TOKEN_URL,
+    write_cloud_cache,
+)
 from conformance.codex.layers import (
     PLUGIN_ID,
     WORKTREE,
@@ -89,7 +94,8 @@ class CodexCase:
     plugin: str = PLUGIN_ID
     #: ``auth.json`` as the user is signed in: None (not signed in), ``chatgpt`` (tokens made
     #: for the run; the model is still the fake API's, through the case's provider) or
-    #: ``apikey``; ``business``: a ChatGPT sign-in on a workspace plan.
+    #: ``apikey``; ``business``: a ChatGPT sign-in on a workspace plan; ``business-expired``:
+    #: the same, its access token expired an hour ago (Codex tries to renew it, offline).
     sign_in: str | None = None
     #: The requirements TOML fragments of the workspace's cloud-managed bundle, in the
     #: bundle's order, cached by Codex for the ``business`` sign-in (``{root}`` stands for the
@@ -199,12 +205,13 @@ def auth_json(sign_in: str) -> dict[str, Any]:
     made-up account, refreshed now, so Codex asks no server) or for an API key."""
     if sign_in == "apikey":
         return {"OPENAI_API_KEY": "sk-conformance"}
+    expires = int(time.time()) - 3600 if sign_in.endswith("-expired") else 4102444800
     claims = {
         "email": "case@example.invalid",
-        "exp": 4102444800,
+        "exp": expires,
         "https://api.openai.com/auth": {
             "chatgpt_account_id": "account",
-            "chatgpt_plan_type": PLAN if sign_in == PLAN else "plus",
+            "chatgpt_plan_type": PLAN if sign_in.startswith(PLAN) else "plus",
             "chatgpt_user_id": "user",
         },
     }
@@ -266,6 +273,7 @@ def environment(root: Path, home: Path, fake: FakeOpenAI) -> dict[str, str]:
         "LOCAL_API_KEY": "sk-conformance",
         "OPENAI_API_KEY": "sk-conformance",
         "OPENAI_BASE_URL": fake.base_url,
+        "CODEX_REFRESH_TOKEN_URL_OVERRIDE": REFRESH_TOKEN_URL,
         "HW_CONF_LOG": str(root / "hooks.jsonl"),
         "HW_CONF_ACTIONS": str(root / "actions.json"),
         MANAGED_DIR_ENV: str(managed_folder(root)),

@@ -182,3 +182,24 @@ def test_the_installed_hook_answer_says_so_without_a_fail_closed_policy(
     )
     assert gated.returncode == 1 and gated.stdout == ""
     assert "(it is absent; plan 'business' in auth.json)" in gated.stderr
+
+
+def test_the_installed_hook_shows_the_refusal_on_events_that_gate_nothing(
+    tmp_path: Path, managed_dir: Path
+) -> None:
+    """Refused, the session does not open: SessionStart answers the line to the user instead
+    of nothing (`claude_hook.failure`), as every relay does."""
+    home, project, env = unread_workspace(tmp_path, CLOSED_CODEX)
+    start = run_hookwright(
+        "hook",
+        "claude-code",
+        "--project",
+        str(project),
+        home=home,
+        env=env,
+        stdin=claude_code_input(project, "SessionStart", source="startup"),
+    )
+    assert start.returncode == 0, start.stderr
+    message = json.loads(start.stdout)["systemMessage"]
+    assert message.startswith(f"hookwright failed: not starting: {cache_of(home)}: ")
+    assert message.endswith("fails its hooks closed") and "\n" not in message

@@ -1,7 +1,8 @@
 """The daemon keeping a project warm whose Codex hooks come with the workspace's cloud-managed
 requirements (Codex's signed copy in ``~/.codex``): a real `hookwright daemon` started by the
 installed command client answers as a fresh `hookwright hook claude-code` does when the copy
-expires with no file changing, and when the sign-in in ``auth.json`` changes."""
+expires with no file changing, when the sign-in in ``auth.json`` changes, and when the sign-in
+reaches the minutes in which Codex renews it."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from typing import Any
 import pytest
 from tests.codex.test_codex_cloud import GUARD, auth_json, cache
 from tests.codex.test_codex_cloud_policy import CLOSED_CODEX
+from tests.codex.test_codex_cloud_signin import signed_in
 from tests.hosts.project import hook_input
 from tests.hosts.test_daemon import daemon_status, installed, run_command
 
 from cli_runner import run_cli
 from hookwright.dialects.codex.cloud import CACHE_FILE
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
+from hookwright.dialects.codex.signin import REFRESH_MARGIN
 from hookwright.dialects.managed_paths import CODEX_MANAGED_PREFERENCES_ENV
 
 RM = {"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}, "tool_use_id": "t1"}
@@ -99,3 +102,26 @@ def test_a_changed_sign_in_is_noticed_by_the_warm_session(
     auth_json(Path.home() / ".codex", "plus")
     warm = run_command(hooks["PreToolUse"], project, "PreToolUse", **RM)
     assert warm == {} == fresh(project, "PreToolUse", **RM)
+
+
+def test_a_sign_in_reaching_codex_s_renewal_is_said_by_the_warm_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No copy, and an access token a few seconds from the five minutes in which Codex renews
+    it first: once they begin, the warm session's refusal names the sign-in and `codex login`
+    with no file changing, as a fresh `hookwright hook claude-code` does."""
+    project = cloud_project(tmp_path, monkeypatch, CLOSED_CODEX)
+    (Path.home() / ".codex" / CACHE_FILE).unlink()
+    renews = time.time() + 8
+    signed_in(Path.home() / ".codex", int(renews) + REFRESH_MARGIN + 1)
+    hooks = installed(project, "command")
+    before = reason(run_command(hooks["PreToolUse"], project, "PreToolUse", **RM))
+    assert "(it is absent;" in before and "codex login` first if" in before
+    assert "renewed the sign-in" not in before
+    time.sleep(max(0.0, renews + 2 - time.time()))
+
+    warm = run_command(hooks["PreToolUse"], project, "PreToolUse", **RM)
+    said = reason(warm)
+    assert f"renewed the sign-in in {Path.home() / '.codex' / 'auth.json'}" in said
+    assert "(its access token expires at " in said and "sign in again with `codex login`" in said
+    assert warm == fresh(project, "PreToolUse", **RM)

@@ -188,11 +188,14 @@ async def open_session(
     tool_map: ToolMap | None = None,
     host: str = "hook claude-code",
     caller: ClaudeCodeProfile | None = None,
+    required_of: frozenset[str] = frozenset(),
 ) -> HookSession:
     """The project's session as the bridge runs it: the hooks of the asking CLI's own dialect
     (`exclude`) left to that CLI, its tools under the hooks' names (`tool_map`), the user's
     audit on (`HOOKWRIGHT_AUDIT_LOG` or ``~/.hookwright/audit.jsonl``), its records naming
-    `host`; loaded as the calling CLI's version (`caller`; None: as the settings choose)."""
+    `host`; loaded as the calling CLI's version (`caller`; None: as the settings choose).
+    `required_of`: dialects of `exclude` whose required files are read still, to refuse as
+    every host does (`HookSession.open`)."""
     session = await HookSession.open(
         project,
         home=home,
@@ -200,6 +203,7 @@ async def open_session(
         tool_map=tool_map,
         audit_path=default_audit_path(),
         claude_code=caller,
+        required_of=required_of,
     )
     session.engine.audit.describe(host=host)
     return session
@@ -214,10 +218,11 @@ async def relay_once(
     tool_map: ToolMap | None = None,
     host: str = "hook claude-code",
     caller: ClaudeCodeProfile | None = None,
+    required_of: frozenset[str] = frozenset(),
 ) -> Relayed:
     """One event on a session opened for it alone and closed after (so its audit is
-    flushed), its records naming `host`."""
-    session = await open_session(project, home, exclude, tool_map, host, caller)
+    flushed), its records naming `host` (`required_of`: see `open_session`)."""
+    session = await open_session(project, home, exclude, tool_map, host, caller, required_of)
     async with session:
         return await relay_on(session, event, hook_input)
 
@@ -402,7 +407,14 @@ def unanswered(verdict: Verdict) -> str | None:
 
 
 def failure(event: Event, exc: Exception) -> Verdict:
-    return failed_dispatch(event, f"hookwright failed: {' '.join(str(exc).split())}")
+    """The answer when the event could not be relayed (the project refused, `ProjectRefused`,
+    or opening it failed): a gate event refused with the line as the reason, any other event
+    showing it to the user."""
+    line = f"hookwright failed: {' '.join(str(exc).split())}"
+    verdict = failed_dispatch(event, line)
+    if event not in GATE_EVENTS:
+        verdict.system_messages = [line]
+    return verdict
 
 
 def answer(raw: bytes, project: Path | None, *, adopt: bool = False) -> bytes:

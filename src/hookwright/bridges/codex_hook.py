@@ -5,7 +5,14 @@ The same bridge as Claude Code's (`claude_hook`), with Codex's words: the projec
 without its Codex hooks (Codex runs those itself), so a Claude Code guard, an OpenHarness hook
 and a Python hook of the project govern Codex; the answer is Codex's (`dialects.codex.verdict`),
 which prints nothing for a verdict that changes nothing. Codex names no project directory, so
-the project is `--project`, else the input's `cwd`."""
+the project is `--project`, else the input's `cwd`.
+
+The files an organization requires of Codex (its managed requirements and config, the
+workspace's cloud-managed copy) are read still, though their hooks are Codex's: where
+hookwright cannot read one (a copy another user may write, one that expired since Codex
+started) and the failure policy fails its hooks closed, the relay refuses as every host does
+(`host.open.ProjectRefused`): a gate event is refused in Codex's wording with the line as the
+reason, any other event shows the line (`claude_hook.failure`)."""
 
 from __future__ import annotations
 
@@ -43,7 +50,9 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     trusted = trusted_by_store(root, home)
     try:
         relayed = asyncio.run(
-            relay_once(root, home, event, hook_input, EXCLUDED, host="hook codex")
+            relay_once(
+                root, home, event, hook_input, EXCLUDED, host="hook codex", required_of=EXCLUDED
+            )
         )
     except Exception as exc:
         relayed = Relayed(failure(event, exc))

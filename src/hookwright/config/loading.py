@@ -210,10 +210,15 @@ class Discovery:
     #: copy that expires, such as Codex's cached cloud requirements. A host that keeps the
     #: hooks loaded opens the project again once it passes.
     valid_until: float | None = None
+    #: The errors of files an organization requires (`Diagnostic.required`) read for a
+    #: dialect whose hooks the host runs itself (`host.open.ProjectScope.required_of`): they
+    #: refuse the session under the failure policy, and are otherwise the host's to report.
+    required_elsewhere: list[Diagnostic] = field(default_factory=list)
 
     def extend(self, other: Discovery) -> None:
         self.hooks.extend(other.hooks)
         self.diagnostics.extend(other.diagnostics)
+        self.required_elsewhere.extend(other.required_elsewhere)
         self.files.extend(other.files)
         self.dialects.update(other.dialects)
         self.valid_until = earliest(self.valid_until, other.valid_until)

@@ -42,6 +42,7 @@ from hookwright.config.loading import (
     LoadResult,
     discover,
     discover_by_dialect,
+    earliest,
     load_error,
     source_names,
     unrecognised_configs,
@@ -210,6 +211,10 @@ class ProjectScope:
     claude_code: ClaudeCodeProfile | None = None
     skills: Sequence[str] | None = ()
     host_tools: Collection[str] | None = None
+    #: Dialects left out whose files an organization requires are read still, for the refusal
+    #: alone (`bind_hooks`): the host runs their hooks itself, but one of those files that
+    #: hookwright cannot read refuses the session as it does in every other host.
+    required_of: Collection[str] = ()
 
     def keeps(self, dialect: str) -> bool:
         return (self.dialects is None or dialect in self.dialects) and dialect not in self.exclude
@@ -300,8 +305,26 @@ def discover_project(
             )
         )
     found.hooks = [hook for hook in found.hooks if scope.keeps(hook.dialect)]
+    found.extend(_required_files(ctx, scope))
     if (scope.skills is None or scope.skills) and scope.keeps("skill"):
         found.extend(discover_skills(project_dir, scope.skills, scope.host_tools))
+    return found
+
+
+def _required_files(ctx: LoadContext, scope: ProjectScope) -> Discovery:
+    """What the dialects `scope` leaves out but reads for their required files say of those
+    files (`ProjectScope.required_of`): their errors alone, each file named with its dialect,
+    and when what was read expires."""
+    wanted = {name for name in scope.required_of if not scope.keeps(name)}
+    if not wanted:
+        return Discovery()
+    others = {name for name in source_names() if name not in wanted}
+    found = Discovery()
+    for part in discover_by_dialect(ctx, present_only=True, leave_out=others).values():
+        required = [problem for problem in part.diagnostics if problem.required]
+        found.required_elsewhere += required
+        found.dialects.update({d.file: part.dialects.get(d.file, "") for d in required})
+        found.valid_until = earliest(found.valid_until, part.valid_until)
     return found
 
 
@@ -510,7 +533,8 @@ def bind_hooks(
     from hookwright.host.failure_policy import start_refusal
 
     failure, policy_problems = load_failure_policy(project_dir, home)
-    refusal = start_refusal(discovery.diagnostics, discovery.dialects, failure)
+    required = (*discovery.diagnostics, *discovery.required_elsewhere)
+    refusal = start_refusal(required, discovery.dialects, failure)
     if refusal is not None:
         raise ProjectRefused(refusal)
     loaded = discovery.bind(policy)

@@ -198,6 +198,7 @@ class HookSession:
         host_objects: Mapping[str, Any] | None = None,
         stop_block_cap: int = DEFAULT_STOP_BLOCK_CAP,
         claude_code: ClaudeCodeProfile | None = None,
+        required_of: Collection[str] = (),
     ) -> HookSession:
         """A session on a project's hooks, for any host. Discovery runs no hook code; only
         folders `trust` trusts (default: the user's trust store, `hookwright trust DIR`) are
@@ -206,7 +207,10 @@ class HookSession:
         `workspace_access` leases the workspace's files to hooks that touch them (OpenHarness
         command hooks and prompt files) when the host keeps them elsewhere. `claude_code`: the
         Claude Code version to imitate (None: the `claudeCodeVersion` of the project's, once
-        trusted, or the user's `.hookwright/settings.json`, else the newest)."""
+        trusted, or the user's `.hookwright/settings.json`, else the newest). `required_of`:
+        dialects of `exclude_dialects` (their hooks run by the host itself) whose files an
+        organization requires are read still, so that one hookwright cannot read refuses the
+        session under the failure policy (`ProjectRefused`), as in every other host."""
         project_dir = project_dir.resolve()
         home = home or user_home()
         policy = trust or TrustPolicy.load(home)
@@ -218,7 +222,9 @@ class HookSession:
             project_dir,
             home,
             policy,
-            ProjectScope(config_files, dialects, exclude_dialects, claude_code),
+            ProjectScope(
+                config_files, dialects, exclude_dialects, claude_code, required_of=required_of
+            ),
         )
         ident = identity or SessionIdentity()
         ident.cwd = ident.cwd or str(project_dir)

@@ -48,7 +48,7 @@ from hookwright.config.loading import Diagnostic
 from hookwright.config.safeparse import ParseError, load_json_text, read_text
 from hookwright.dialects.codex.config import LayerFiles
 from hookwright.dialects.codex.requirements import RequirementLayer
-from hookwright.dialects.codex.signin import SignIn, link_warning
+from hookwright.dialects.codex.signin import REFRESH_MARGIN, SignIn, link_warning
 
 CACHE_FILE: Final = "cloud-config-bundle-cache.json"
 _VERSION: Final = 1
@@ -124,18 +124,24 @@ def cloud_layers(
 ) -> CloudBundle:
     """The fragments of a cached bundle Codex would use; instead, a required error when Codex
     would fetch the bundle or the sign-in cannot be read (`requirements`: the file to mirror
-    the requirements into)."""
+    the requirements into). A usable copy is used whatever the sign-in's expiry, as Codex uses
+    it; the error says when the sign-in must be renewed first (`codex login`), and holds until
+    it would say so (`CloudBundle.expires`)."""
     if sign_in.unread is not None:
         diagnostics.append(_unread_sign_in(sign_in))
         return CloudBundle()
     if not applies(sign_in):
         return CloudBundle()
     file = codex_home / CACHE_FILE
+    moment = now or datetime.now(UTC)
     try:
-        bundle, expires = _valid_bundle(file, sign_in, now or datetime.now(UTC))
+        bundle, expires = _valid_bundle(file, sign_in, moment)
     except _Unusable as reason:
-        diagnostics.append(_not_read(file, sign_in, str(reason), requirements))
-        return CloudBundle()
+        diagnostics.append(_not_read(file, sign_in, str(reason), requirements, moment))
+        renew = sign_in.expires
+        if renew is None or sign_in.needs_refresh(moment.timestamp()):
+            return CloudBundle()
+        return CloudBundle(expires=renew - REFRESH_MARGIN)
     said = link_warning(file, "the workspace's cloud-managed config")
     diagnostics.extend([said] if said is not None else [])
     return CloudBundle(
@@ -155,21 +161,45 @@ _BUCKET_CONFIG: Final = f"bundle.config_toml.{_FRAGMENTS}"
 _BUCKET_REQUIREMENTS: Final = f"bundle.requirements_toml.{_FRAGMENTS}"
 
 
-def _fix(requirements: Path) -> str:
+def _fix(requirements: Path, renew: bool) -> str:
+    online = (
+        "sign in again with `codex login`, then start Codex online once to refresh the copy"
+        if renew
+        else "start Codex online once to refresh the copy (`codex login` first if its "
+        "sign-in expired)"
+    )
     return (
-        "start Codex online once to refresh the copy (`codex login` first if its sign-in "
-        f"expired), or mirror the bundle into {requirements} and "
+        f"{online}, or mirror the bundle into {requirements} and "
         f"{requirements.parent / 'config.toml'}"
     )
 
 
-def _not_read(file: Path, sign_in: SignIn, reason: str, requirements: Path) -> Diagnostic:
+def _not_read(
+    file: Path, sign_in: SignIn, reason: str, requirements: Path, now: datetime
+) -> Diagnostic:
+    fetches = "Codex does not start without them until it fetches them from OpenAI"
+    renew = sign_in.expires is not None and sign_in.needs_refresh(now.timestamp())
+    if sign_in.expires is not None and renew:
+        when = _utc(sign_in.expires)
+        tense = "expired" if sign_in.expires <= now.timestamp() else "expires"
+        fetches += (
+            f", which it does only once it has renewed the sign-in in {sign_in.file} (its "
+            f"access token {tense} at {when})"
+        )
     message = (
         f"the workspace's cloud-managed hooks and settings are not read ({reason}; plan "
-        f"{sign_in.plan!r} in {sign_in.file.name}): Codex does not start without them until "
-        f"it fetches them from OpenAI, and hookwright never does: {_fix(requirements)}"
+        f"{sign_in.plan!r} in {sign_in.file.name}): {fetches}, and hookwright never does: "
+        f"{_fix(requirements, renew)}"
     )
     return Diagnostic(str(file), "", message, "error", required=True)
+
+
+def _utc(unix: float) -> str:
+    """`unix` as an RFC 3339 UTC time; as a number where no date has it (a hostile ``exp``)."""
+    try:
+        return datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return f"Unix time {unix:g}"
 
 
 def _unread_sign_in(sign_in: SignIn) -> Diagnostic:

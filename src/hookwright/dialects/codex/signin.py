@@ -10,13 +10,20 @@ key or no sign-in at all do not. Measured with plugins of each marketplace and a
 
 The ChatGPT identity (the ``id_token``'s claims under ``https://api.openai.com/auth``: its
 ``chatgpt_plan_type`` and ``chatgpt_user_id``, and ``tokens.account_id``) decides whether the
-workspace's cloud-managed config applies and whose cached copy may be used (`cloud`).
+workspace's cloud-managed config applies and whose cached copy may be used (`cloud`). The
+access token's ``exp`` says when the sign-in expires: Codex refreshes the tokens (with the
+refresh token, from OpenAI) once it is less than five minutes away, before it asks its backend
+for anything. Measured offline: a usable cached copy is used whatever the sign-in's state (an
+access token past its ``exp``, a refresh OpenAI refuses, an ``id_token`` past its ``exp``, a
+``last_refresh`` a month old); without one Codex does not start, as with a live sign-in.
+Neither the ``id_token``'s ``exp`` nor ``last_refresh`` starts a refresh.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,7 +45,8 @@ class SignIn:
     """`chatgpt`: signed in through Codex's backend; `file`: the ``auth.json`` read; `plan`,
     `user_id`, `account_id`: the ChatGPT identity, None where ``auth.json`` holds none;
     `unread`: why an ``auth.json`` that is there was not read (then nothing is known of the
-    sign-in, and the workspace's cloud-managed config may apply)."""
+    sign-in, and the workspace's cloud-managed config may apply); `expires`: the access
+    token's ``exp`` (Unix time; None where it has none)."""
 
     chatgpt: bool
     file: Path
@@ -46,6 +54,17 @@ class SignIn:
     user_id: str | None = None
     account_id: str | None = None
     unread: str | None = None
+    expires: float | None = None
+
+    def needs_refresh(self, now: float) -> bool:
+        """Whether Codex would refresh the sign-in before asking its backend for anything,
+        which offline it cannot: the access token expired, or expires within five minutes."""
+        return self.expires is not None and self.expires - now <= REFRESH_MARGIN
+
+
+#: How long before the access token's ``exp`` Codex refreshes it (measured: 299 s before
+#: it refreshes, 310 s before it does not).
+REFRESH_MARGIN: Final = 300
 
 
 def read_sign_in(codex_home: Path, diagnostics: list[Diagnostic] | None = None) -> SignIn:
@@ -68,18 +87,31 @@ def read_sign_in(codex_home: Path, diagnostics: list[Diagnostic] | None = None) 
         return SignIn(False, file, unread="it is not a JSON object")
     tokens = data.get("tokens")
     tokens = tokens if isinstance(tokens, dict) else {}
-    claims = _claims(tokens.get("id_token"))
+    claims = _payload(tokens.get("id_token")).get(_CLAIMS)
+    claims = claims if isinstance(claims, dict) else {}
     account = tokens.get("account_id")
     if not isinstance(account, str) or not account:
         account = _text(claims, "chatgpt_account_id")
     user = _text(claims, "chatgpt_user_id") or _text(claims, "user_id")
     plan = _text(claims, "chatgpt_plan_type")
-    return SignIn(_through_backend(data), file, plan, user, account)
+    expires = _unix(_payload(tokens.get("access_token")).get("exp"))
+    return SignIn(_through_backend(data), file, plan, user, account, expires=expires)
 
 
-def _claims(token: object) -> Mapping[str, Any]:
-    """The ``https://api.openai.com/auth`` claims of an ``id_token`` (its signature is not
-    checked: Codex does not check it either when it reads ``auth.json``)."""
+def _unix(value: object) -> float | None:
+    """A JWT's ``exp`` as Unix time; None for what is not a finite number."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        unix = float(value)
+    except OverflowError:
+        return None
+    return unix if math.isfinite(unix) else None
+
+
+def _payload(token: object) -> Mapping[str, Any]:
+    """The claims of a JWT (its signature is not checked: Codex does not check it either when
+    it reads ``auth.json``); empty for what is not one."""
     if not isinstance(token, str) or token.count(".") != 2:
         return {}
     body = token.split(".")[1]
@@ -87,8 +119,7 @@ def _claims(token: object) -> Mapping[str, Any]:
         payload = load_json_text(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except (binascii.Error, ValueError):  # `ParseError` is a `ValueError`
         return {}
-    claims = payload.get(_CLAIMS) if isinstance(payload, dict) else None
-    return claims if isinstance(claims, dict) else {}
+    return payload if isinstance(payload, dict) else {}
 
 
 def _text(table: Mapping[str, Any], key: str) -> str | None:
