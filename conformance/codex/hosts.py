@@ -144,7 +144,7 @@ def refused(codex: Path, root: Path, fake: FakeOpenAI, managed: bool = False) ->
     home, project, env = installed_project(root, fake, managed)
     codex_home = home / ".codex"
     (codex_home / "auth.json").write_text(json.dumps(auth_json(PLAN)))
-    write_cloud_cache(codex_home, None, None, "user", "account")
+    write_cloud_cache(codex_home, (), (), "user", "account")
     copy = codex_home / "cloud-config-bundle-cache.json"
     copy.chmod(0o666)
     (home / ".hookwright").mkdir(exist_ok=True)
