@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from hookwright.bridges import claude_client
 from hookwright.cli.app import app
 from hookwright.config.trust import TrustStore
 from hookwright.core.home import home_text, user_home
@@ -84,3 +85,24 @@ def test_a_trust_store_planted_under_a_relative_home_does_not_trust_the_project(
     rows = json.loads(listed.stdout)["hooks"]
     assert rows and all(row["hookwright"]["trusted"] is True for row in rows), listed.stdout
     assert not (project / "env" / "home" / ".hookwright" / "audit.jsonl").exists()
+
+
+@pytest.mark.parametrize("home", ["/somewhere/home", "env/home", ".", "", "~", None])
+@pytest.mark.parametrize("entry", ["/account", "relative", None])
+def test_the_command_client_finds_the_same_home_as_the_daemon(
+    monkeypatch: pytest.MonkeyPatch, home: str | None, entry: str | None
+) -> None:
+    """The standard-library client restates the rule; the daemon it starts keys its socket's
+    folder by the home folder, so the two must agree on every input, errors included."""
+    if home is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", home)
+    account(monkeypatch, None if entry is None else Path(entry))
+    answers = []
+    for rule in (user_home, claude_client.user_home):
+        try:
+            answers.append(rule())
+        except RuntimeError:
+            answers.append(None)
+    assert answers[0] == answers[1]

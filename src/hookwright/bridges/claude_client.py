@@ -34,8 +34,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hookwright.core.home import user_home
-
 #: Set in the environment of the hooks hookwright itself runs: the client answers nothing.
 MARKER = "HOOKWRIGHT_HOOK_RUN"
 SOCKET_NAME = "daemon.sock"
@@ -50,6 +48,25 @@ EXCHANGE_TIMEOUT = 600.0
 MAX_LOG_BYTES = 1024 * 1024
 #: Variables of the Claude Code session a daemon serving every session must not inherit.
 SESSION_VARIABLES = ("CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE", "AI_AGENT", MARKER)
+
+
+def user_home() -> Path:
+    """The user's home folder by hookwright's one rule (`hookwright.core.home.user_home`:
+    ``$HOME`` only when absolute, else the account's), restated because this client imports
+    only the standard library; a test holds the two to the same answers. The daemon keys its
+    folder by this path, so the client and the daemon it starts must agree on it."""
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return Path(home)
+    import pwd
+
+    try:
+        account = pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        raise RuntimeError(f"HOME is not an absolute path ({home!r}) and no account") from None
+    if not os.path.isabs(account):
+        raise RuntimeError(f"HOME is not an absolute path ({home!r}) and neither is the account's")
+    return Path(account)
 
 
 def private_dir(path: Path) -> Path:
@@ -312,15 +329,14 @@ def main(argv: list[str]) -> int:
     if os.environ.get(MARKER):
         return 0
     body = sys.stdin.buffer.read()
-    home = user_home()
     python = sys.executable
     env_project = _absolute(os.environ.get("CLAUDE_PROJECT_DIR"))
     # Which Claude Code runs this hook (`claude_version.calling_version` reads it).
     agent = os.environ.get("AI_AGENT", "")[:200]
     header = {"op": "hook", "project": project, "env_project": env_project, "agent": agent}
     try:
-        answer = ask_daemon(home, header, body, python)
-    except OSError as exc:
+        answer = ask_daemon(user_home(), header, body, python)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: no home folder to find a daemon by
         answer = fallback(project or env_project, body, python, str(exc))
     except ValueError:
         answer = fallback(project or env_project, body, python, "its answer could not be read")
