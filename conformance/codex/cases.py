@@ -800,7 +800,7 @@ CLOUD_CASES = [
         "make a file",
         one_call("printf x > made.txt"),
         sign_in="business-expired",
-        cloud=CLOUD_GUARD,
+        cloud=[CLOUD_GUARD],
         compare=frozenset({"model", "files"}),
     ),
     CodexCase(

@@ -112,6 +112,13 @@ class CodexCase:
     #: process alone, as `kill -INT` sends it), as a person pressing Ctrl-C mid-turn.
     interrupt_after: str | None = None
 
+    def __post_init__(self) -> None:
+        # A text is a sequence of texts too: one fragment given bare would be cached as one
+        # fragment per character, which Codex refuses to start on.
+        for name in ("cloud", "cloud_config"):
+            if isinstance(getattr(self, name), str):
+                raise TypeError(f"{self.name}: {name} is a list of fragments, not one text")
+
 
 def layer_events(case: CodexCase) -> dict[CaseLayer, dict[str, list[dict[str, Any]]]]:
     """Each layer's hooks, as the ``hooks`` object of a ``hooks.json``."""
