@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +72,18 @@ def hookwright(home: Path, *args: str, check: bool = True) -> str:
 
 def daemon_problems(home: Path, mode: str) -> list[str]:
     """The events must have gone through the daemon, over http in http mode."""
-    status = json.loads(hookwright(home, "daemon", "status", "--json", check=False) or "null")
-    if not isinstance(status, dict):
-        return ["no daemon answered the hooks"]
     front = "http_events" if mode == "http" else "unix_events"
-    if status.get(front, 0) < 2:
-        return [f"the daemon answered {status.get(front, 0)} event(s) through {front}"]
-    return []
+    deadline = time.monotonic() + 5  # an http worker reports its count within a second
+    while True:
+        text = hookwright(home, "daemon", "status", "--json", check=False)
+        status = json.loads(text or "null")
+        if not isinstance(status, dict):
+            return ["no daemon answered the hooks"]
+        if status.get(front, 0) >= 2:
+            return []
+        if time.monotonic() > deadline:
+            return [f"the daemon answered {status.get(front, 0)} event(s) through {front}"]
+        time.sleep(0.5)
 
 
 def prepare(

@@ -123,6 +123,19 @@ def test_events_are_answered_by_the_daemon_and_its_workers_and_stop_leaves_none(
     assert eventually(lambda: not any(alive(pid) for pid in pids))
 
 
+def test_status_counts_the_events_its_workers_answered(project: Path) -> None:
+    """Every event answered over http is counted, whichever process the kernel gave its
+    connection to (the daemon counted only its own: a status that said 0 while workers
+    answered)."""
+    hook = serving(project)
+    before = daemon_status()["http_events"]
+    daemon = every_pid()[0]
+    answered = [ask(hook, project) for _ in range(30)]
+    assert any(pid != daemon for pid in answered)  # the workers answered some
+    assert eventually(lambda: daemon_status()["http_events"] - before == len(answered))
+    assert f"{before + len(answered)} over http" in hookwright("daemon", "status").stdout
+
+
 def test_a_worker_killed_mid_event_leaves_its_client_unanswered_and_is_replaced(
     project: Path,
 ) -> None:

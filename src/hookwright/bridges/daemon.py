@@ -191,6 +191,11 @@ class Daemon:
             self.last_request = time.monotonic()
 
     def status(self) -> dict[str, Any]:
+        """What `daemon status` prints; the http counts are the daemon's and its workers'
+        (each worker's as it last reported them, at most a second old)."""
+        counts = dict(self.counts)
+        for name, count in ({} if self.pool is None else self.pool.counts).items():
+            counts[name] = counts.get(name, 0) + count
         return {
             "pid": os.getpid(),
             "socket": str(self.paths.socket),
@@ -202,7 +207,7 @@ class Daemon:
             "http_limits": dataclasses.asdict(self.limits),
             "http_open": 0 if self.http is None else self.http.open_connections,
             "workers": [] if self.pool is None else self.pool.pids,
-            **self.counts,
+            **counts,
         }
 
     async def on_unix(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

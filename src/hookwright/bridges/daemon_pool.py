@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hookwright.bridges.claude_client import NEUTRAL_CWD, hookwright_command
 from hookwright.bridges.endpoint import Endpoint
@@ -100,9 +100,26 @@ def worker_count(environ: Mapping[str, str]) -> int:
     return count
 
 
-#: What a worker sends on its link: once it listens, and after it answered.
+#: What a worker sends on its link: once it listens, and after it answered (`ANSWERED`, then
+#: its counts so far as `events,connections,refused` and a newline).
 LISTENING = b"+"
 ANSWERED = b"."
+#: The counts a worker reports, in that order.
+WORKER_COUNTS = ("http_events", "http_connections", "http_refused")
+
+
+def answered_note(counts: dict[str, int]) -> bytes:
+    """A worker's note that it answered, with its counts (what `daemon status` adds up)."""
+    return ANSWERED + ",".join(str(counts[name]) for name in WORKER_COUNTS).encode() + b"\n"
+
+
+def _last_counts(lines: list[bytes]) -> dict[str, int] | None:
+    """The counts of the last whole note in `lines`; None when they hold none."""
+    for line in reversed(lines):
+        fields = line.rpartition(ANSWERED)[2].split(b",")
+        if len(fields) == len(WORKER_COUNTS) and all(field.isdigit() for field in fields):
+            return dict(zip(WORKER_COUNTS, map(int, fields), strict=True))
+    return None
 
 
 @dataclass(slots=True)
@@ -110,6 +127,10 @@ class _Worker:
     proc: subprocess.Popen[bytes]
     link: socket.socket
     listening: bool = False
+    #: Its counts as it last reported them.
+    counts: dict[str, int] = field(default_factory=dict)
+    #: The start of a note whose end has not come yet (a stream may cut a note in two).
+    partial: bytes = b""
 
 
 class WorkerPool:
@@ -124,6 +145,14 @@ class WorkerPool:
         #: Workers whose link ended, not reaped yet.
         self._ended: list[subprocess.Popen[bytes]] = []
         self._closing = False
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The running workers' counts as they last reported them, added up."""
+        return {
+            name: sum(worker.counts.get(name, 0) for worker in self._workers)
+            for name in WORKER_COUNTS
+        }
 
     @property
     def pids(self) -> list[int]:
@@ -161,7 +190,7 @@ class WorkerPool:
 
     def _on_link(self, worker: _Worker) -> None:
         try:
-            data = worker.link.recv(64)
+            data = worker.link.recv(4096)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -169,6 +198,9 @@ class WorkerPool:
         if data:
             worker.listening = worker.listening or LISTENING in data
             if ANSWERED in data:
+                *lines, rest = (worker.partial + data).split(b"\n")
+                worker.partial = rest[-64:]
+                worker.counts = _last_counts(lines) or worker.counts
                 self._on_activity()
             return
         self._forget(worker)

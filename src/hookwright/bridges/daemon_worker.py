@@ -26,7 +26,7 @@ from hookwright.bridges.daemon import (
     project_limits,
     raise_descriptor_limit,
 )
-from hookwright.bridges.daemon_pool import ANSWERED, LISTENING, endpoint_digest
+from hookwright.bridges.daemon_pool import LISTENING, answered_note, endpoint_digest
 from hookwright.bridges.endpoint import HOST, load_endpoint
 from hookwright.bridges.projects import ProjectLimits, Reply, WarmProjects
 from hookwright.core.home import user_home
@@ -53,6 +53,7 @@ class Worker:
         self.stopping = asyncio.Event()
         self.counts = {"http_events": 0, "http_connections": 0, "http_refused": 0}
         self._noted = -BEACON_EVERY
+        self._told_later = False
 
     async def answer(self, body: bytes, project: Path | None, env_project: str | None) -> Reply:
         self.counts["http_events"] += 1
@@ -64,11 +65,23 @@ class Worker:
             self._note_activity()
 
     def _note_activity(self) -> None:
-        """Tell the daemon this worker answered (its idle timeout counts it)."""
+        """Tell the daemon this worker answered (its idle timeout counts it) and its counts
+        (`daemon status` adds them up), at most once every `BEACON_EVERY` seconds; answers in
+        between are told once that time is up, so the last count always reaches it."""
         now = time.monotonic()
         if now - self._noted >= BEACON_EVERY:
             self._noted = now
-            self._send(ANSWERED)
+            self._send(answered_note(self.counts))
+        elif not self._told_later:
+            self._told_later = True
+            asyncio.get_running_loop().call_later(
+                self._noted + BEACON_EVERY - now, self._tell_later
+            )
+
+    def _tell_later(self) -> None:
+        self._told_later = False
+        self._noted = time.monotonic()
+        self._send(answered_note(self.counts))
 
     def _send(self, note: bytes) -> None:
         try:
