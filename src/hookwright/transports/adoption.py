@@ -31,7 +31,7 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Collection, Container, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from hookwright.transports.marker import MARKER as MARKER
@@ -176,14 +176,13 @@ def processes(since: int | None = None) -> list[Proc]:
     return [proc for proc in found if proc is not None and proc.pid != os.getpid()]
 
 
-def _children(skip: Container[int] = ()) -> list[Proc]:
-    """This process's children (every thread's) but those in `skip`, read from
-    ``/proc/<pid>/task/*/children`` where the kernel has it, else from a scan of every
-    process."""
+def _children() -> list[Proc]:
+    """This process's children (every thread's), read from ``/proc/<pid>/task/*/children``
+    where the kernel has it, else from a scan of every process."""
     me = os.getpid()
     if not lists_children():
-        return [proc for proc in processes() if proc.ppid == me and proc.pid not in skip]
-    found = (_read_stat(str(pid)) for pid in child_pids(me) if pid not in skip)
+        return [proc for proc in processes() if proc.ppid == me]
+    found = (_read_stat(str(pid)) for pid in child_pids(me))
     return [proc for proc in found if proc is not None and proc.ppid == me]
 
 
@@ -223,10 +222,11 @@ def read_proc(pid: int) -> Proc | None:
 
 def adopted() -> list[Proc]:
     """This process's children that hookwright did not start (no run's leader, not `own`):
-    processes re-parented here, and children other code in this process started."""
+    processes re-parented here, and children other code in this process started. A child
+    that only has the pid of a process hookwright started (gone, its pid reused) is one."""
     with _adoptions.lock:
-        known = _adoptions.leaders.keys() | _adoptions.others
-    return _children(known)
+        known = _adoptions.named()
+    return [proc for proc in _children() if not _is_one(proc, known)]
 
 
 def fostered() -> list[Proc]:
@@ -234,10 +234,15 @@ def fostered() -> list[Proc]:
     leader: its standbys, and any process a run's process made its sibling there
     (``clone(CLONE_PARENT)``), which the run's process tree does not reach."""
     with _adoptions.lock:
-        hosts = list(_adoptions.others)
-        leaders = set(_adoptions.leaders)
-    found = (read_proc(pid) for host in hosts for pid in child_pids(host) if pid not in leaders)
-    return [proc for proc in found if proc is not None and proc.ppid in hosts]
+        hosts = dict(_adoptions.others)
+        leaders = {pid: leader.start for pid, leader in _adoptions.leaders.items()}
+    hosts = {pid: start for pid, start in hosts.items() if _still(pid, start)}
+    found = (read_proc(pid) for host in hosts for pid in child_pids(host))
+    return [
+        proc
+        for proc in found
+        if proc is not None and proc.ppid in hosts and not _is_one(proc, leaders)
+    ]
 
 
 def carries(pid: int, needle: bytes) -> bool:
@@ -277,6 +282,16 @@ def reap(pid: int) -> bool:
     return done != 0
 
 
+@dataclass(frozen=True, slots=True)
+class _Leader:
+    """A run's leader as `started` named it: the moment before it was started, and its own
+    start time (None when it was gone already), which tells it from a later process that was
+    given its pid once it was gone."""
+
+    moment: Instant
+    start: int | None
+
+
 @dataclass(slots=True)
 class _Adoptions:
     """Process-wide, like the subreaper setting itself: the processes hookwright started
@@ -284,15 +299,21 @@ class _Adoptions:
     alive, and when each start still under way began (`opened`, by the start's number)."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
-    #: Each run's leader, with the moment before it was started.
-    leaders: dict[int, Instant] = field(default_factory=dict)
-    others: set[int] = field(default_factory=set)
+    #: Each run's leader, with the moment before it was started and its start time.
+    leaders: dict[int, _Leader] = field(default_factory=dict)
+    #: The processes named `own`, with their start times.
+    others: dict[int, int | None] = field(default_factory=dict)
     seen: set[int] = field(default_factory=set)
     opened: dict[int, Instant] = field(default_factory=dict)
     numbers: Iterator[int] = field(default_factory=itertools.count)
     subreaper: bool = False
     #: `sweep` forgets the leaders that are gone once there are this many.
     prune_at: int = _PRUNE_FLOOR
+
+    def named(self) -> dict[int, int | None]:
+        """Every process hookwright started, run leaders and `own` alike, with its start
+        time (call it holding `lock`)."""
+        return {pid: leader.start for pid, leader in self.leaders.items()} | self.others
 
 
 _adoptions = _Adoptions()
@@ -328,16 +349,18 @@ def started(leader: int) -> None:
     """`leader` was started in a session of its own by hookwright, for a hook or tool run
     (called inside `starting`, whose beginning is when the run's processes may start)."""
     moment = _start.get() or Instant(0, None)
+    named = _Leader(moment, _start_time(leader))
     with _adoptions.lock:
-        _adoptions.leaders[leader] = moment
+        _adoptions.leaders[leader] = named
 
 
 def own(pid: int) -> None:
     """`pid` was started by this process and is no hook or tool run (a warm interpreter, a
     probe; a host that made this process the subreaper names here the processes it starts in
     sessions of their own): the leftover hunt never claims it. Call it inside `starting`."""
+    start = _start_time(pid)
     with _adoptions.lock:
-        _adoptions.others.add(pid)
+        _adoptions.others[pid] = start
 
 
 def sweep() -> None:
@@ -346,8 +369,9 @@ def sweep() -> None:
     with _adoptions.lock:
         leaders, seen = _adoptions.leaders, _adoptions.seen
         record = not _adoptions.opened
+        led = {pid: leader.start for pid, leader in leaders.items()}
         for proc in children:
-            if proc.pid in leaders:
+            if _is_one(proc, led):
                 continue
             if proc.zombie:
                 if (proc.session in leaders or proc.pid in seen) and reap(proc.pid):
@@ -357,20 +381,37 @@ def sweep() -> None:
         seen.intersection_update(proc.pid for proc in children)
         if len(leaders) >= _adoptions.prune_at:
             _prune(leaders, {proc.session for proc in children})
-        _adoptions.others = {pid for pid in _adoptions.others if _exists(pid)}
+        others = _adoptions.others
+        _adoptions.others = {pid: at for pid, at in others.items() if _still(pid, at)}
 
 
-def _prune(leaders: dict[int, Instant], sessions: set[int]) -> None:
+def _prune(leaders: dict[int, _Leader], sessions: set[int]) -> None:
     """Forget the leaders that are gone and whose session nothing adopted is in. Done once
     the table has doubled since the last time, so a sweep costs the same however many runs
     are in flight; a dead leader kept meanwhile only attributes its session's zombies."""
-    for pid in [pid for pid in leaders if pid not in sessions and not _exists(pid)]:
+    gone = [pid for pid, run in leaders.items() if not _still(pid, run.start, zombie=True)]
+    for pid in (pid for pid in gone if pid not in sessions):
         del leaders[pid]
     _adoptions.prune_at = max(_PRUNE_FLOOR, 2 * len(leaders))
 
 
-def _exists(pid: int) -> bool:
-    return os.path.exists(f"/proc/{pid}")
+def _start_time(pid: int) -> int | None:
+    """The start time of `pid` (a zombie's too), None when it is gone."""
+    proc = _read_stat(str(pid))
+    return None if proc is None else proc.start
+
+
+def _is_one(proc: Proc, named: Mapping[int, int | None]) -> bool:
+    """Whether `proc` is one of the processes `named` (pid to start time): the same pid and
+    the same start, not a later process that was given the pid of one that is gone."""
+    return proc.pid in named and named[proc.pid] == proc.start
+
+
+def _still(pid: int, start: int | None, zombie: bool = False) -> bool:
+    """Whether the process `pid` that started at `start` is alive (`zombie`: or unreaped),
+    not gone with its pid free or given to a later process."""
+    proc = _read_stat(str(pid))
+    return proc is not None and proc.start == start and (zombie or not proc.zombie)
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,14 +452,14 @@ def orphans(
     if children is None:
         children = adopted()
     with _adoptions.lock:
-        known = _adoptions.leaders.keys() | _adoptions.others
-        runs = [(pid, moment) for pid, moment in _adoptions.leaders.items() if pid != leader]
+        known = _adoptions.named()
+        runs = [(pid, run) for pid, run in _adoptions.leaders.items() if pid != leader]
         opened = dict(_adoptions.opened)
     own_session = os.getsid(0)
     candidates: list[Proc] = []
     owners: list[Instant] = []
     for proc in children:
-        if proc.pid in known or proc.session == own_session:
+        if _is_one(proc, known) or proc.session == own_session:
             continue
         mark = _token(proc.pid)
         if mark == "" and since.precedes(proc):
@@ -427,7 +468,7 @@ def orphans(
             owners.append(Instant(proc.start, proc.pid - 1))
     if not candidates:
         return Orphans()
-    owners += [moment for pid, moment in runs if _alive(pid)]
+    owners += [run.moment for pid, run in runs if _still(pid, run.start)]
     ours = [proc for proc in candidates if not any(o.may_precede(proc) for o in owners)]
     return _settle(ours, opened)
 
@@ -443,8 +484,3 @@ def _settle(ours: list[Proc], opened: dict[int, Instant]) -> Orphans:
         if not under_way:
             settled.append(proc)
     return Orphans(tuple(settled), frozenset(pending))
-
-
-def _alive(pid: int) -> bool:
-    proc = _read_stat(str(pid))
-    return proc is not None and not proc.zombie
