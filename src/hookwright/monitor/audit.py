@@ -348,7 +348,7 @@ class AuditLog:
                 if isinstance(item, AuditRecord):
                     out.append(_body(self._redacted(item)))
                     count += 1
-                elif item[0].cut or tiered(item[0].runs):
+                elif (item[0].terminal and item[0].cut) or tiered(item[0].runs):
                     # Tiers, shadow hooks and the hooks a terminal answer kept from running
                     # add fields and records the line encoder does not write.
                     records = self._records(*item)
@@ -436,7 +436,7 @@ class AuditLog:
                 )
                 for record, result in zip(records, verdict.results, strict=True)
             ]
-        if verdict.cut:
+        if verdict.terminal and verdict.cut:
             records += self._cut_records(verdict, session_id, ts, shared)
         return records
 
