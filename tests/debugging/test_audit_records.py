@@ -98,3 +98,42 @@ def test_the_writer_survives_bad_records_and_keeps_writing(tmp_path: Path) -> No
     assert odd["hook"] == "odd" and odd["patch"]["odd"].startswith("<object object")
     assert after["hook"] == "after"
     assert engine.audit.dropped == 1
+
+
+def test_a_hook_a_chain_deny_kept_from_running_is_recorded_as_cut(tmp_path: Path) -> None:
+    """The fast path (sync Python hooks) and the awaited one (an async hook) alike: the
+    hook after a chain-mode deny never runs, and its record names the deny."""
+    path = tmp_path / "audit.jsonl"
+    engine = HookEngine(audit_path=path)
+    ran: list[str] = []
+    engine.add(lambda inp: deny("no rm"), "PreToolUse", name="no-rm", mode="chain")
+    engine.add(lambda inp: ran.append("after"), "PreToolUse", name="after", mode="chain")
+    engine.dispatch_sync(bash("rm -rf /", "toolu_3"))
+
+    async def later(inp: HookInput) -> None:
+        ran.append("later")
+
+    engine.add(later, "PreToolUse", name="later", mode="chain")
+    engine.dispatch_sync(bash("rm -rf /", "toolu_4"))
+    engine.close()
+    assert ran == []
+    cut = [r for r in records(path) if r["status"] == "cut"]
+    assert [(r["hook"], r["tool_use_id"]) for r in cut] == [
+        ("after", "toolu_3"),
+        ("after", "toolu_4"),
+        ("later", "toolu_4"),
+    ]
+    assert {json.dumps(r["cut_by"]) for r in cut} == {'{"hook": "no-rm", "decision": "deny"}'}
+    assert all(r["decision"] is None and r["effect"] is None for r in cut)
+    assert all(r["tool_input"] == {"command": "rm -rf /"} for r in cut)
+
+
+def test_a_dispatch_every_hook_ran_in_has_no_cut_records(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    engine = HookEngine(audit_path=path)
+    engine.add(lambda inp: deny("no rm"), "PreToolUse", name="no-rm")
+    engine.add(lambda inp: None, "PreToolUse", name="beside")  # same parallel stage: it runs
+    verdict = engine.dispatch_sync(bash("rm -rf /", "toolu_5"))
+    engine.close()
+    assert verdict.cut == ()
+    assert [r["status"] for r in records(path)] == ["ok", "ok"]

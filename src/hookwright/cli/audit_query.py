@@ -49,6 +49,7 @@ CSV_COLUMNS = (
     "tier",
     "chain",
     "permission",
+    "cut_by",
 )
 _AGO = re.compile(r"^(\d+)([smhdw])$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -171,7 +172,8 @@ class Summary:
         self._restated: dict[_CallDecision, str] = {}
 
     def add(self, record: Record) -> None:
-        decision = str(record.get("decision") or record.get("effect") or "none")
+        cut = record.get("status") == "cut"  # a hook kept from running: neither ran nor decided
+        decision = "cut" if cut else str(record.get("decision") or record.get("effect") or "none")
         hook = str(record.get("hook"))
         call = _call_decision(record, hook, decision)
         if call is not None and _restates_a_hook(record):

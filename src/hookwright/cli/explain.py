@@ -238,9 +238,9 @@ def _result_lines(verdict: Verdict, project_dir: Path | None) -> list[str]:
 
 
 def _not_reached_lines(verdict: Verdict, explanation: Explanation) -> list[str]:
-    """The selected hooks that never ran: an earlier hook's decision ended the dispatch."""
-    ran = {id(result.hook) for result in verdict.results}
-    missed = [c.spec for c in explanation.candidates if c.selected and id(c.spec) not in ran]
+    """The selected hooks that never ran (`Verdict.cut`): an earlier hook's decision ended
+    the dispatch."""
+    missed = verdict.cut
     decided = verdict.decision.value if verdict.decision else None
     why = f"an earlier hook's {decided} ended the dispatch" if decided else "the dispatch ended"
     here = explanation.project_dir

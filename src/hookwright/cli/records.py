@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hookwright.core.systems import done_words, recorded_own_event
+from hookwright.host.labels import short_name
 
 #: Longest text shown for one value (a command, a reason, a context).
 SHOWN = 100
@@ -73,6 +74,16 @@ def _done(effect: object, record: Mapping[str, Any]) -> str | None:
     return done_words(effect, dialect, own, word if isinstance(word, str) else None)
 
 
+def cut_text(record: Mapping[str, Any]) -> str:
+    """A selected hook an earlier hook's answer kept from running (status ``cut``): ``cut by
+    guard.sh's deny on Bash curl example.com``."""
+    by = record.get("cut_by")
+    by = by if isinstance(by, Mapping) else {}
+    who = short_name(str(by.get("hook") or "an earlier hook"))
+    target = _call(record) or str(record.get("event"))
+    return f"cut by {who}'s {by.get('decision') or 'answer'} on {target}"
+
+
 def describe(record: Mapping[str, Any]) -> str:
     """One phrase: `denied Bash rm -rf build/: no rm`, `added context: ...`."""
     # Records written before `effect` existed: their decision is the best summary.
@@ -87,6 +98,8 @@ def describe(record: Mapping[str, Any]) -> str:
     if status == "not_run":  # the reason names the file and hook first; the line names them
         why = str(record.get("reason") or record.get("error") or "").partition(" not run: ")
         return f"not run: {clip(why[2] or why[0])}"
+    if status == "cut":
+        return cut_text(record)
     reason = record.get("reason") or ""
     detail = f": {clip(reason)}" if reason else ""
     target = _call(record) or str(record.get("event"))

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, cast
@@ -22,7 +23,7 @@ from hookwright.core.words import counted
 from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import skills_not_enabled, unknown_skills
 from hookwright.host.held_back import SkipUntrusted, held_back_lines
-from hookwright.host.open import NOT_RUN_LOGGER
+from hookwright.host.open import NOT_RUN_LOGGER, NotRun
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import ModelConfigError
@@ -157,21 +158,36 @@ class _SeverityFormatter(logging.Formatter):
         return f"{word}: {record.getMessage()}"
 
 
-def say_not_run_on_stderr() -> None:
+def say_not_run_on_stderr() -> logging.Handler | None:
     """Show every hook that will not run (the `hookwright.open` lines of `report_not_run`:
     file, hook, reason, fix) as one line each on stderr, beside the diagnostics: `error:` for
     a hook that failed to load, `warning:` for one held back; once per process. The hooks an
     untrusted folder holds back are left out here, to be said once per folder
-    (`held_back_lines`), with `--json` as in the terminal."""
+    (`held_back_lines`), with `--json` as in the terminal. Returns the handler it added (None
+    when there is one already), for a caller that says them only for a while."""
     logger = logging.getLogger(NOT_RUN_LOGGER)
     if any(handler.get_name() == _NOT_RUN_HANDLER for handler in logger.handlers):
-        return
+        return None
     handler = logging.StreamHandler(sys.stderr)
     handler.set_name(_NOT_RUN_HANDLER)
     handler.setFormatter(_SeverityFormatter())
     handler.addFilter(SkipUntrusted())
     logger.addHandler(handler)
     logger.propagate = False
+    return handler
+
+
+def say_opening_on_stderr(
+    diagnostics: Sequence[str], not_run: Sequence[NotRun], said: Collection[str]
+) -> None:
+    """What opening the project said beside the `hookwright.open` lines (which say the lines
+    of `said`): its other diagnostics, and one line per folder whose hooks its trust holds
+    back (`held_back_lines`)."""
+    for line in diagnostics:
+        if line not in said:
+            sys.stderr.write(line + "\n")
+    for line in held_back_lines(not_run):
+        sys.stderr.write(line + "\n")
 
 
 def check_claude_code_version(given: str | None) -> str | None:
@@ -230,11 +246,7 @@ async def open_cli_session(
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
     said = {*setup.not_run_summary, *setup.unread}  # said by `say_not_run_on_stderr`
-    for line in setup.diagnostics:
-        if line not in said:
-            sys.stderr.write(line + "\n")
-    for line in held_back_lines(setup.not_run):
-        sys.stderr.write(line + "\n")
+    say_opening_on_stderr(setup.diagnostics, setup.not_run, said)
     off = skills_not_enabled(session.project_dir.resolve(), list(session.skills))
     if off is not None:
         sys.stderr.write(off + "\n")

@@ -13,6 +13,7 @@ import typer
 import uvicorn
 
 from hookwright.cli.run import MaxTurnsOpt, ModelOpt, PlanOpt, SkillOpt, TrustOpt
+from hookwright.cli.serve_hooks import say_hooks_not_run
 from hookwright.dialects.skills import SkillHookError, scan_hooks, unknown_skills
 from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.permissions import MODES, PermissionMode
@@ -265,6 +266,7 @@ def serve(
         max_connections=max_connections,
     )
     warn_if_exposed(host, settings.project_dir)
+    say_hooks_not_run(settings)
     listener = listening_socket(host, port)
     token = new_token()
     config = ServeConfig(create_app(settings, token=token), settings, port=port, log_level="info")

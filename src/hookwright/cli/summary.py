@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from hookwright.cli.records import describe
+from hookwright.cli.records import cut_text, describe
+from hookwright.core.events import TOOL_EVENTS
 from hookwright.core.spec import HookSpec
 from hookwright.host.labels import event_words, hook_file, own_event, short_name, system_name
 from hookwright.monitor.audit import AuditRecord
@@ -38,8 +39,17 @@ class HookLine:
     own_events: dict[str, str] = field(default_factory=dict)
     #: The file the hook came from.
     file: str | None = None
+    #: Why it did not run where nothing cut it: "no Bash call reached it", "its event never
+    #: fired" (`_unreached`).
+    unreached: str = "its event never fired"
+    #: The calls an earlier hook's answer kept it from (`cut` records), in words.
+    cut: list[str] = field(default_factory=list)
 
     def add(self, record: dict[str, Any]) -> None:
+        if record.get("status") == "cut":
+            if (text := cut_text(record)) not in self.cut:
+                self.cut.append(text)
+            return
         self.runs += 1
         event = event_words(record["event"], self.own_events.get(record["event"]))
         if event not in self.events:
@@ -65,7 +75,9 @@ class RunSummary:
             if not spec.enabled:
                 continue
             key = (spec.name, spec.dialect)
-            line = self._declared.setdefault(key, HookLine(*key, file=_file(spec, project_dir)))
+            line = self._declared.setdefault(
+                key, HookLine(*key, file=_file(spec, project_dir), unreached=_unreached(spec))
+            )
             if own := own_event(spec):
                 line.own_events[spec.event.value] = own
 
@@ -80,7 +92,9 @@ class RunSummary:
     def lines(self) -> list[HookLine]:
         """One line per hook, those that ran first, in the order they first ran."""
         by_hook = {
-            key: HookLine(*key, own_events=dict(line.own_events), file=line.file)
+            key: HookLine(
+                *key, own_events=dict(line.own_events), file=line.file, unreached=line.unreached
+            )
             for key, line in self._declared.items()
         }
         with self._lock:
@@ -133,15 +147,29 @@ def _system(line: HookLine) -> Text:
     return text
 
 
+def _unreached(spec: HookSpec) -> str:
+    """Why a hook that nothing cut did not run: a tool hook's matcher selected no call that
+    came (``no Bash call reached it``), or its event never came with it selected."""
+    matcher = spec.shown_matcher() if spec.event in TOOL_EVENTS else None
+    if matcher and matcher != "*":
+        return f"no {matcher} call reached it"
+    return "its event never fired"
+
+
+def _listed(phrases: list[str]) -> list[str]:
+    """The first `MOST_ACTIONS` phrases, and how many more there are."""
+    shown = phrases[:MOST_ACTIONS]
+    more = [f"{len(phrases) - len(shown)} more"] if len(phrases) > len(shown) else []
+    return [*shown, *more]
+
+
 def _did(line: HookLine) -> Text:
     if not line.runs:
-        return Text("did not run", style="dim")
+        return Text("did not run: " + "; ".join(_listed(line.cut) or [line.unreached]), style="dim")
     text = Text(", ".join(line.events) + ": ", style="dim")
-    shown = line.actions[:MOST_ACTIONS]
-    parts = list(shown)
-    if len(line.actions) > len(shown):
-        parts.append(f"{len(line.actions) - len(shown)} more")
+    parts = _listed(line.actions)
     if line.quiet:
         parts.append("ran, no decision " + ("once" if line.quiet == 1 else f"{line.quiet} times"))
+    parts += _listed(line.cut)
     text.append("; ".join(parts))
     return text

@@ -63,6 +63,19 @@ class VerdictLink:
 
 
 @dataclass(slots=True, frozen=True)
+class CutBy:
+    """What kept a selected hook from running (a `cut` record's `cut_by`): `hook`, whose
+    `decision` (`deny`, `block`, `defer`, `respond`, `abort`, `stop`) ended the dispatch
+    before the hook's stage."""
+
+    hook: str
+    decision: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"hook": self.hook, "decision": self.decision}
+
+
+@dataclass(slots=True, frozen=True)
 class AuditContext:
     """Who and what wrote a record, the same for every record of one audit: the project
     folder, the host that ran the hooks (``reference agent``, ``daemon``, an adapter's name,
@@ -147,12 +160,15 @@ class AuditRecord:
     #: The word the hook's answer said its decision in, where its system has two
     #: (`HookResult.own_word`: Gemini CLI `block` or `deny`), so the audit viewer says it.
     own_word: str | None = None
+    #: Set on a record of status ``cut`` (a selected hook an earlier hook's terminal answer
+    #: kept from running): that hook and its answer.
+    cut_by: CutBy | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The record as its audit line holds it: `ts` in ISO 8601 UTC, then the fields in
-        order, the context's fields (`AuditContext`) after them; `fix`, `own_word`, `tier` and
-        `chain` only when known, `shadow` only when true, `permission` only on permission
-        records, `test` only when true."""
+        order, the context's fields (`AuditContext`) after them; `fix`, `own_word`, `tier`,
+        `chain` and `cut_by` only when known, `shadow` only when true, `permission` only on
+        permission records, `test` only when true."""
         data = {name: getattr(self, name) for name in _RECORD_FIELDS}
         data["ts"] = iso_utc(self.ts)
         data.update((self.about or _NO_CONTEXT).to_dict())
@@ -168,12 +184,24 @@ class AuditRecord:
             data["shadow"] = True
         if self.permission is not None:
             data["permission"] = self.permission.to_dict()
+        if self.cut_by is not None:
+            data["cut_by"] = self.cut_by.to_dict()
         if self.test:
             data["test"] = True
         return data
 
 
-_OPTIONAL = ("permission", "test", "about", "tier", "chain", "shadow", "fix", "own_word")
+_OPTIONAL = (
+    "permission",
+    "test",
+    "about",
+    "tier",
+    "chain",
+    "shadow",
+    "fix",
+    "own_word",
+    "cut_by",
+)
 _RECORD_FIELDS = tuple(f.name for f in fields(AuditRecord) if f.name not in _OPTIONAL)
 _NO_CONTEXT = AuditContext()
 
@@ -185,6 +213,7 @@ __all__ = [
     "AuditContext",
     "AuditRecord",
     "Change",
+    "CutBy",
     "Decider",
     "PermissionSource",
     "PromptChannel",

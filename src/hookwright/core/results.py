@@ -189,6 +189,8 @@ class Verdict:
     #: True once a hook rewrote the input, output or payload (the engine then re-derives the
     #: input the next stage sees).
     rewritten: bool = False
+    #: Set by `cut_off` only: left out of `__init__`, so a verdict pays nothing for it.
+    _cut: tuple[HookSpec, ...] = field(init=False, repr=False, compare=False)
     _reasons: tuple[str, ...] = ()
     _results: list[HookResult] | None = None
 
@@ -200,6 +202,19 @@ class Verdict:
             or self.abort is not None
             or not self.continue_
         )
+
+    @property
+    def cut(self) -> tuple[HookSpec, ...]:
+        """The selected hooks this verdict kept from running (the stages after the one that
+        made it terminal), in run order; empty unless the dispatch ended so."""
+        try:
+            return self._cut
+        except AttributeError:
+            return ()
+
+    def cut_off(self, hooks: tuple[HookSpec, ...]) -> None:
+        """Record the selected `hooks` the verdict, now terminal, kept from running."""
+        self._cut = hooks
 
     @property
     def blocked(self) -> bool:

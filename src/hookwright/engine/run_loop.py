@@ -4,7 +4,8 @@ The selected hooks come planned in stages (`plan_stages`): consecutive parallel-
 one stage, whose hooks all see the same input and merge in completion order; each chain-mode
 hook is a stage of one. Stages run in order. After each stage, `next_input` applies the one
 stage rule: a terminal verdict (deny, block, defer, respond, abort, continue: false) ends the
-dispatch; otherwise the next stage sees the input as this one rewrote it.
+dispatch (the selected hooks it kept from running go on `Verdict.cut`, which the audit records
+as status ``cut``); otherwise the next stage sees the input as this one rewrote it.
 
 Every hook runs the same step: read the clock, call the handler, turn what it raised into its
 result (`failure`: an error, or a timeout past `spec.timeout`; only what `escapes_hook` names
@@ -165,6 +166,14 @@ def failed_closed_reason(spec: HookSpec, result: HookResult) -> str:
     return f"hook {who} {failed}" + (f": {result.error}" if result.error else "")
 
 
+def _not_reached(specs: Sequence[HookSpec], runs: Sequence[object]) -> tuple[HookSpec, ...]:
+    """The hooks of `specs` (every stage's, in run order) a terminal verdict kept from running:
+    the stages before it all ran, so those past the first `len(runs)` (a parallel stage's
+    runs are in completion order, but all of its hooks ran). Worked out only when a dispatch
+    ends early, so a dispatch that runs every hook pays nothing for it."""
+    return tuple(specs[len(runs) :])
+
+
 # The step -------------------------------------------------------------------------------------
 
 
@@ -212,6 +221,9 @@ def run_inline(inp: HookInput, stages: InlineStages, secrets: AbstractSet[str]) 
         if verdict.runs:
             following = next_input(current, verdict)
             if following is None:
+                verdict.cut_off(
+                    _not_reached([spec for each in stages for spec, _, _ in each], runs)
+                )
                 break
             current = following
         started = _clock()
@@ -257,6 +269,8 @@ async def _run_stages(inp: HookInput, stages: AwaitedStages, secrets: AbstractSe
         if verdict.runs:
             following = next_input(current, verdict)
             if following is None:
+                specs = [context.spec for each in stages for context in each]
+                verdict.cut_off(_not_reached(specs, verdict.runs))
                 break
             current = following
         if len(stage) == 1:

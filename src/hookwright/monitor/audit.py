@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from hookwright.core.audit_record import AuditCallback as AuditCallback
 from hookwright.core.audit_record import AuditContext as AuditContext
 from hookwright.core.audit_record import AuditRecord as AuditRecord
+from hookwright.core.audit_record import CutBy
 from hookwright.core.audit_record import PermissionSource as PermissionSource
 from hookwright.core.effects import failure_fix
 from hookwright.core.events import TOOL_EVENTS, HookInput
@@ -347,8 +348,9 @@ class AuditLog:
                 if isinstance(item, AuditRecord):
                     out.append(_body(self._redacted(item)))
                     count += 1
-                elif tiered(item[0].runs):
-                    # Tiers and shadow hooks add fields the line encoder does not write.
+                elif (item[0].terminal and item[0].cut) or tiered(item[0].runs):
+                    # Tiers, shadow hooks and the hooks a terminal answer kept from running
+                    # add fields and records the line encoder does not write.
                     records = self._records(*item)
                     out += [_body(record) for record in records]
                     count += len(records)
@@ -423,17 +425,53 @@ class AuditLog:
         records = [
             self._record(verdict, result, session_id, ts, shared) for result in verdict.results
         ]
-        if not tiered(verdict.runs):
-            return records
-        chain = verdict_chain(verdict.runs)
+        if tiered(verdict.runs):
+            chain = verdict_chain(verdict.runs)
+            records = [
+                replace(
+                    record,
+                    tier=result.hook.tier if result.hook else None,
+                    shadow=result.hook.shadow if result.hook else False,
+                    chain=chain,
+                )
+                for record, result in zip(records, verdict.results, strict=True)
+            ]
+        if verdict.terminal and verdict.cut:
+            records += self._cut_records(verdict, session_id, ts, shared)
+        return records
+
+    def _cut_records(
+        self, verdict: Verdict, session_id: str | None, ts: float, call: _CallFacts
+    ) -> list[AuditRecord]:
+        """One record (status ``cut``) per selected hook the verdict's terminal answer kept
+        from running, naming the hook whose answer it was (`cut_by`)."""
+        by = cut_by(verdict)
         return [
-            replace(
-                record,
-                tier=result.hook.tier if result.hook else None,
-                shadow=result.hook.shadow if result.hook else False,
-                chain=chain,
+            AuditRecord(
+                ts=ts,
+                event=verdict.event.value,
+                hook=spec.name,
+                source=spec.source,
+                dialect=spec.dialect,
+                status="cut",
+                decision=None,
+                duration_ms=0.0,
+                exit_code=None,
+                reason=self._redact(f"not run: {by.hook!r}'s {by.decision} ended the dispatch"),
+                error=None,
+                stderr_tail=None,
+                session_id=session_id,
+                origin=spec.origin,
+                turn_id=call.turn_id,
+                tool_name=call.tool_name,
+                tool_use_id=call.tool_use_id,
+                tool_input=call.tool_input,
+                test=self.test,
+                about=self.about,
+                tier=spec.tier,
+                cut_by=replace(by, hook=self._redact(by.hook) or by.hook),
             )
-            for record, result in zip(records, verdict.results, strict=True)
+            for spec in verdict.cut
         ]
 
     def _record(
@@ -512,6 +550,21 @@ class AuditLog:
 
 #: (verdict, session_id, time, turn_id, call): one dispatch waiting for the writer.
 _Pending = tuple[Verdict, str | None, float, str | None, Call | None]
+
+
+def cut_by(verdict: Verdict) -> CutBy:
+    """The hook whose answer made `verdict` terminal, and that answer: the first applied
+    (not shadow) result after which the merged verdict was terminal. A verdict never turns
+    non-terminal again, and the dispatch ends after that result's stage."""
+    merged = Verdict(verdict.event)
+    for result in verdict.results:
+        spec = result.hook
+        if spec is None or spec.shadow:
+            continue
+        merged.absorb(result)
+        if merged.terminal:
+            return CutBy(hook=spec.name, decision=effect_of(result))
+    return CutBy(hook="?", decision="answer")
 
 
 def _call_of(inp: HookInput, updated: dict[str, Any] | None) -> Call:
