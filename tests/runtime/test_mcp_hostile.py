@@ -9,6 +9,7 @@ running afterwards.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
@@ -25,6 +26,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cli_runner import run_cli
+from hookwright.runtime.mcp.client import McpServers
+from hookwright.runtime.mcp.config import ServerConfig
 from hookwright.runtime.mcp.stdio import KEEP_BYTES, LineSplitter, Overlong
 from procs import running
 
@@ -365,3 +368,50 @@ def test_stdout_is_split_into_whole_lines_however_it_is_chunked(
             # Cut the moment it passed the limit: a prefix of the line, over the limit.
             assert isinstance(got, Overlong)
             assert line.startswith(got.head) and limit < len(got.head) <= KEEP_BYTES
+
+
+def test_a_server_that_ignores_its_input_ending_and_sigterm_is_killed_before_the_run_ends(
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
+) -> None:
+    outcome = run(
+        tmp_path,
+        isolated_home,
+        server,
+        "stubborn",
+        *calls_dump(),
+        env={"MCP_TOOL_TIMEOUT": "1500"},
+        measure=True,
+    )
+    assert_clean(outcome)
+    assert outcome.text() == "Error: MCP server 'evil': tool 'dump': no answer within 1.5 s"
+
+
+async def test_a_close_cancelled_half_way_still_ends_only_once_the_server_is_dead(
+    tmp_path: Path,
+) -> None:
+    """The kill does not depend on the close running to its end: cancelled while a server
+    that ignores the end of its input and SIGTERM is given its time to exit, the close still
+    ends only once the server and its child are dead."""
+    pids = tmp_path / "pids"
+    evil = ServerConfig(
+        name="evil",
+        transport="stdio",
+        source="test",
+        command=sys.executable,
+        args=(str(SERVER), "stubborn"),
+        env={"HOSTILE_PIDS": str(pids)},
+    )
+    servers = McpServers(tmp_path / "logs")
+    assert await servers.start([evil]) == []
+    closing = asyncio.create_task(servers.close())
+    await asyncio.sleep(0.5)  # the server's stdin is closed; it is given time to exit
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 2
+    assert all(running(pid) for pid in started), "the server ended before the close was cut"
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    left = [pid for pid in started if running(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "the server or its child is still running"

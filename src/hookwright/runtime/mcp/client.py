@@ -46,7 +46,7 @@ from mcp.types import (
 from hookwright.config.private_files import appending_text
 from hookwright.engine.services import McpToolReply
 from hookwright.runtime.mcp.config import ServerConfig
-from hookwright.runtime.mcp.stdio import ServerLog, StdioLink, open_stdio
+from hookwright.runtime.mcp.stdio import STOP_WITHIN, ServerLog, StdioLink, open_stdio
 
 #: Answers a server's elicitation request: (server name, the request) -> the answer.
 ElicitHandler = Callable[[str, ElicitRequestParams], Awaitable[ElicitResult]]
@@ -57,6 +57,9 @@ Observer = Callable[[str, dict[str, Any]], None]
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
 DEFAULT_TOOL_TIMEOUT = 600.0
+CLOSE_WITHIN = STOP_WITHIN + 1.0
+"""How long `McpServers.close` lets the servers stop as the MCP spec says (a stdio server's
+stop, and a second for its session to wind down) before it cuts the stops short."""
 
 
 def startup_timeout() -> float:
@@ -276,12 +279,33 @@ class McpServers:
             await asyncio.wait(set(self._told), timeout=5.0)
         for stop in self._stops:
             stop.set()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(task, 5.0)
-        self._stops.clear()
-        self._tasks.clear()
-        self.connections.clear()
+        try:
+            await _end(self._tasks)
+        finally:
+            self._stops.clear()
+            self._tasks.clear()
+            self.connections.clear()
+
+
+async def _end(tasks: list[asyncio.Task[None]]) -> None:
+    """Let each server's task stop its server, for up to `CLOSE_WITHIN`; then cancel the late
+    ones (their stop still kills the server's process group: `stdio._stop`) and wait for every
+    task to end, also when this wait is cancelled, so that no server outlives the close."""
+    cancelled = False
+    try:
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_WITHIN)
+    except asyncio.CancelledError:
+        cancelled = True
+    for task in tasks:
+        task.cancel()
+    while pending := [task for task in tasks if not task.done()]:
+        try:
+            await asyncio.wait(pending)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 @asynccontextmanager
