@@ -7,8 +7,9 @@
 - ``large``: answers with 1 MiB of text (one message well under the transport's limit);
 - ``endless``: starts the answer and never ends the line;
 - ``silent``: never answers the call;
-- ``stubborn``: never answers the call, and neither the end of its input nor SIGTERM ends it
-  (nor its child, which inherits the ignored SIGTERM): only SIGKILL does;
+- ``stubborn``: never answers the call, and neither the end of its input (on which it writes
+  ``input ended`` to stderr) nor SIGTERM ends it (nor its child, which inherits the ignored
+  SIGTERM): only SIGKILL does;
 - ``mute-handshake``: never answers ``initialize``;
 - ``exit``: exits in the middle of the call (``exit-held``: while the child it started still
   holds its stdout open);
@@ -32,8 +33,9 @@ import sys
 import time
 from typing import Any
 
-MODE = sys.argv[1]
+MODE = sys.argv[1] if __name__ == "__main__" else ""
 MIB = 1024 * 1024
+INPUT_ENDED = "input ended"
 TOOL = {"name": "dump", "description": "Dump everything.", "inputSchema": {"type": "object"}}
 
 
@@ -113,8 +115,11 @@ def main() -> None:
             sink.write(f"{os.getpid()}\n{grandchild.pid}\n")
     for line in sys.stdin:
         handle(json.loads(line))
-    while MODE == "stubborn":
-        time.sleep(60)
+    if MODE == "stubborn":
+        sys.stderr.write(f"{INPUT_ENDED}\n")
+        sys.stderr.flush()
+        while True:
+            time.sleep(60)
 
 
 if __name__ == "__main__":
