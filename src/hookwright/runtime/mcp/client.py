@@ -275,33 +275,39 @@ class McpServers:
         return receive
 
     async def close(self) -> None:
-        if self._told:
-            await asyncio.wait(set(self._told), timeout=5.0)
-        for stop in self._stops:
-            stop.set()
+        """Stop every server, each given `CLOSE_WITHIN` to stop as the MCP spec says; then (or
+        at once when this close is cancelled) cut the stops short and wait for them."""
         try:
-            await _end(self._tasks)
+            if self._told:
+                await asyncio.wait(set(self._told), timeout=5.0)
+            for stop in self._stops:
+                stop.set()
+            if self._tasks:
+                await asyncio.wait(self._tasks, timeout=CLOSE_WITHIN)
         finally:
-            self._stops.clear()
-            self._tasks.clear()
-            self.connections.clear()
+            for stop in self._stops:
+                stop.set()
+            try:
+                await _cut(self._tasks)
+            finally:
+                self._stops.clear()
+                self._tasks.clear()
+                self.connections.clear()
 
 
-async def _end(tasks: list[asyncio.Task[None]]) -> None:
-    """Let each server's task stop its server, for up to `CLOSE_WITHIN`; then cancel the late
-    ones (their stop still kills the server's process group: `stdio._stop`) and wait for every
-    task to end, also when this wait is cancelled, so that no server outlives the close."""
-    cancelled = False
-    try:
-        if tasks:
-            await asyncio.wait(tasks, timeout=CLOSE_WITHIN)
-    except asyncio.CancelledError:
-        cancelled = True
+async def _cut(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel the servers' tasks still running and wait, at most `CLOSE_WITHIN`, for them to
+    end, also when this wait is cancelled (the cancellation is raised again after): a cut
+    stdio stop still kills its server's process group and waits until it is gone
+    (`stdio._stop`), so no server outlives the close."""
     for task in tasks:
         task.cancel()
-    while pending := [task for task in tasks if not task.done()]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CLOSE_WITHIN
+    cancelled = False
+    while (pending := [task for task in tasks if not task.done()]) and loop.time() < deadline:
         try:
-            await asyncio.wait(pending)
+            await asyncio.wait(pending, timeout=deadline - loop.time())
         except asyncio.CancelledError:
             cancelled = True
     if cancelled:
