@@ -7,6 +7,9 @@
 - ``large``: answers with 1 MiB of text (one message well under the transport's limit);
 - ``endless``: starts the answer and never ends the line;
 - ``silent``: never answers the call;
+- ``stubborn``: never answers the call, and neither the end of its input (on which it writes
+  ``input ended`` to stderr) nor SIGTERM ends it (nor its child, which inherits the ignored
+  SIGTERM): only SIGKILL does;
 - ``mute-handshake``: never answers ``initialize``;
 - ``exit``: exits in the middle of the call (``exit-held``: while the child it started still
   holds its stdout open);
@@ -24,12 +27,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
-MODE = sys.argv[1]
+MODE = sys.argv[1] if __name__ == "__main__" else ""
 MIB = 1024 * 1024
+INPUT_ENDED = "input ended"
 TOOL = {"name": "dump", "description": "Dump everything.", "inputSchema": {"type": "object"}}
 
 
@@ -59,7 +65,7 @@ def answer_call(request_id: Any) -> None:
         stream_text(request_id, 1)
     elif MODE == "endless":
         stream_text(request_id, None)
-    elif MODE == "silent":
+    elif MODE in ("silent", "stubborn"):
         return
     elif MODE in ("exit", "exit-held"):
         os._exit(3)
@@ -98,6 +104,8 @@ def handle(message: dict[str, Any]) -> None:
 
 
 def main() -> None:
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     grandchild = subprocess.Popen(
         ["sleep", "600"], stdout=subprocess.DEVNULL if MODE == "exit" else None
     )
@@ -107,6 +115,11 @@ def main() -> None:
             sink.write(f"{os.getpid()}\n{grandchild.pid}\n")
     for line in sys.stdin:
         handle(json.loads(line))
+    if MODE == "stubborn":
+        sys.stderr.write(f"{INPUT_ENDED}\n")
+        sys.stderr.flush()
+        while True:
+            time.sleep(60)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ running afterwards.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
@@ -16,6 +17,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,10 +28,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cli_runner import run_cli
+from hookwright.runtime.mcp.client import McpServers
+from hookwright.runtime.mcp.config import ServerConfig
 from hookwright.runtime.mcp.stdio import KEEP_BYTES, LineSplitter, Overlong
 from procs import running
 
 from .fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
+from .hostile_mcp_server import INPUT_ENDED
 
 SERVER = Path(__file__).with_name("hostile_mcp_server.py")
 WAIT = 120
@@ -43,6 +49,9 @@ MEASURE = (
     "sys.stderr.write(f'\\npeak-rss-mib {peak}\\n')\n"
     "sys.exit(code)\n"
 )
+
+#: Runs `hookwright ARGS` in an environment: (args, environment) -> what it did.
+Launch = Callable[[list[str], dict[str, str]], subprocess.CompletedProcess[str]]
 
 
 @dataclass
@@ -87,10 +96,12 @@ def run(
     env: dict[str, str] | None = None,
     project_settings: dict[str, Any] | None = None,
     measure: bool = False,
+    launch: Launch | None = None,
 ) -> Outcome:
     """`hookwright run` on a project whose only MCP server is `evil`, the hostile server;
     `measure`: spawned under a parent that reports its peak memory (`Outcome.peak_rss_mib`),
-    else forked from the tests' warm command line (`cli_runner.run_cli`)."""
+    else run by `launch`, else forked from the tests' warm command line
+    (`cli_runner.run_cli`)."""
     project = tmp_path / "project"
     project.mkdir(parents=True)
     if project_settings is not None:
@@ -114,8 +125,9 @@ def run(
         "HOSTILE_PIDS": str(pids),
         **(env or {}),
     }
+    launch = measured if measure else launch or forked
     try:
-        proc = measured(args, environment) if measure else run_cli(args, environment, timeout=WAIT)
+        proc = launch(args, environment)
     except subprocess.TimeoutExpired:
         end_server(pids)
         raise
@@ -124,10 +136,32 @@ def run(
     return Outcome(proc, model.requests_for("anthropic")[earlier:], log, started)
 
 
-def measured(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """`python -m hookwright ARGS` spawned under `MEASURE`; killed with its process group
-    when it does not end within `WAIT` seconds."""
-    command = [sys.executable, "-c", MEASURE, sys.executable, "-m", "hookwright", *args]
+def forked(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return run_cli(args, env, timeout=WAIT)
+
+
+def interrupted_when_stopping(log: Path) -> Launch:
+    """Spawns `python -m hookwright ARGS` and sends it SIGINT (Ctrl-C) once the server's log
+    `log` says the server's input ended: the run is then stopping the server."""
+
+    def launch(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "hookwright", *args]
+        with spawned(command, env) as child:
+            deadline = time.monotonic() + WAIT
+            while INPUT_ENDED not in (log.read_text() if log.exists() else ""):
+                assert child.poll() is None, "the run ended before it stopped the server"
+                assert time.monotonic() < deadline, "the run never stopped the server"
+                time.sleep(0.05)
+            child.send_signal(signal.SIGINT)
+            stdout, stderr = child.communicate(timeout=WAIT)
+        return subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
+
+    return launch
+
+
+@contextlib.contextmanager
+def spawned(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """`command` in a session of its own, killed with its process group on any failure."""
     with subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
@@ -137,12 +171,20 @@ def measured(args: list[str], env: dict[str, str]) -> subprocess.CompletedProces
         start_new_session=True,
     ) as child:
         try:
-            stdout, stderr = child.communicate(timeout=WAIT)
-        except subprocess.TimeoutExpired:
+            yield child
+        except BaseException:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(child.pid, signal.SIGKILL)
             raise
-    return subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+
+
+def measured(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m hookwright ARGS` spawned under `MEASURE`; killed with its process group
+    when it does not end within `WAIT` seconds."""
+    command = [sys.executable, "-c", MEASURE, sys.executable, "-m", "hookwright", *args]
+    with spawned(command, env) as child:
+        stdout, stderr = child.communicate(timeout=WAIT)
+    return subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
 
 
 def end_server(pids: Path) -> None:
@@ -157,10 +199,15 @@ def assert_clean(outcome: Outcome) -> None:
     assert outcome.proc.returncode == 0, outcome.stderr
     assert "Traceback" not in outcome.stderr, outcome.stderr
     assert len(outcome.pids) == 2, "the server did not start its child"
-    left = [pid for pid in outcome.pids if running(pid)]
+    assert kill_left(outcome.pids) == [], "the server or its child is still running"
+
+
+def kill_left(pids: list[int]) -> list[int]:
+    """Which of `pids` still run; they are killed, so that a failing test leaves nothing."""
+    left = [pid for pid in pids if running(pid)]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    assert left == [], "the server or its child is still running"
+    return left
 
 
 def calls_dump(times: int = 1) -> list[FakeReply]:
@@ -365,3 +412,67 @@ def test_stdout_is_split_into_whole_lines_however_it_is_chunked(
             # Cut the moment it passed the limit: a prefix of the line, over the limit.
             assert isinstance(got, Overlong)
             assert line.startswith(got.head) and limit < len(got.head) <= KEEP_BYTES
+
+
+def test_a_server_that_ignores_its_input_ending_and_sigterm_is_killed_before_the_run_ends(
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
+) -> None:
+    outcome = run(
+        tmp_path,
+        isolated_home,
+        server,
+        "stubborn",
+        *calls_dump(),
+        env={"MCP_TOOL_TIMEOUT": "1500"},
+        measure=True,
+    )
+    assert_clean(outcome)
+    assert outcome.text() == "Error: MCP server 'evil': tool 'dump': no answer within 1.5 s"
+
+
+def test_an_interrupt_while_a_stubborn_server_is_stopped_still_kills_it_before_the_run_ends(
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
+) -> None:
+    log = isolated_home / ".hookwright" / "logs" / "mcp-evil.log"
+    outcome = run(
+        tmp_path,
+        isolated_home,
+        server,
+        "stubborn",
+        *calls_dump(),
+        env={"MCP_TOOL_TIMEOUT": "1500"},
+        launch=interrupted_when_stopping(log),
+    )
+    assert len(outcome.pids) == 2, "the server did not start its child"
+    assert kill_left(outcome.pids) == [], "the server or its child is still running"
+    assert outcome.proc.returncode == 130, outcome.stderr
+
+
+async def test_a_close_cancelled_half_way_still_ends_only_once_the_server_is_dead(
+    tmp_path: Path,
+) -> None:
+    """The kill does not depend on the close running to its end: cancelled while a server
+    that ignores the end of its input and SIGTERM is given its time to exit, the close still
+    ends only once the server and its child are dead."""
+    pids = tmp_path / "pids"
+    evil = ServerConfig(
+        name="evil",
+        transport="stdio",
+        source="test",
+        command=sys.executable,
+        args=(str(SERVER), "stubborn"),
+        env={"HOSTILE_PIDS": str(pids)},
+    )
+    servers = McpServers(tmp_path / "logs")
+    assert await servers.start([evil]) == []
+    closing = asyncio.create_task(servers.close())
+    log = tmp_path / "logs" / "mcp-evil.log"
+    while INPUT_ENDED not in (log.read_text() if log.exists() else ""):
+        await asyncio.sleep(0.05)  # then the server is given its time to exit
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 2
+    assert all(running(pid) for pid in started), "the server ended before the close was cut"
+    closing.cancel()
+    ended = await asyncio.gather(closing, return_exceptions=True)
+    assert kill_left(started) == [], "the server or its child is still running"
+    assert isinstance(ended[0], asyncio.CancelledError), "the close swallowed its cancellation"

@@ -46,7 +46,7 @@ from mcp.types import (
 from hookwright.config.private_files import appending_text
 from hookwright.engine.services import McpToolReply
 from hookwright.runtime.mcp.config import ServerConfig
-from hookwright.runtime.mcp.stdio import ServerLog, StdioLink, open_stdio
+from hookwright.runtime.mcp.stdio import STOP_WITHIN, ServerLog, StdioLink, open_stdio
 
 #: Answers a server's elicitation request: (server name, the request) -> the answer.
 ElicitHandler = Callable[[str, ElicitRequestParams], Awaitable[ElicitResult]]
@@ -57,6 +57,9 @@ Observer = Callable[[str, dict[str, Any]], None]
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
 DEFAULT_TOOL_TIMEOUT = 600.0
+CLOSE_WITHIN = STOP_WITHIN + 1.0
+"""How long `McpServers.close` lets the servers stop as the MCP spec says (a stdio server's
+stop, and a second for its session to wind down) before it cuts the stops short."""
 
 
 def startup_timeout() -> float:
@@ -272,16 +275,43 @@ class McpServers:
         return receive
 
     async def close(self) -> None:
-        if self._told:
-            await asyncio.wait(set(self._told), timeout=5.0)
-        for stop in self._stops:
-            stop.set()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(task, 5.0)
-        self._stops.clear()
-        self._tasks.clear()
-        self.connections.clear()
+        """Stop every server, each given `CLOSE_WITHIN` to stop as the MCP spec says; then (or
+        at once when this close is cancelled) cut the stops short and wait for them."""
+        try:
+            if self._told:
+                await asyncio.wait(set(self._told), timeout=5.0)
+            for stop in self._stops:
+                stop.set()
+            if self._tasks:
+                await asyncio.wait(self._tasks, timeout=CLOSE_WITHIN)
+        finally:
+            for stop in self._stops:
+                stop.set()
+            try:
+                await _cut(self._tasks)
+            finally:
+                self._stops.clear()
+                self._tasks.clear()
+                self.connections.clear()
+
+
+async def _cut(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel the servers' tasks still running and wait, at most `CLOSE_WITHIN`, for them to
+    end, also when this wait is cancelled (the cancellation is raised again after): a cut
+    stdio stop still kills its server's process group and waits until it is gone
+    (`stdio._stop`), so no server outlives the close."""
+    for task in tasks:
+        task.cancel()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CLOSE_WITHIN
+    cancelled = False
+    while (pending := [task for task in tasks if not task.done()]) and loop.time() < deadline:
+        try:
+            await asyncio.wait(pending, timeout=deadline - loop.time())
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 @asynccontextmanager

@@ -14,8 +14,10 @@ disk or time:
 - When the server process exits, the connection ends at once (calls in flight fail with
   `StdioLink.ended` saying how), even when a child it started still holds its stdout open.
 - The server runs in its own process group; closing stops it as the MCP spec says (stdin closed,
-  then SIGTERM, then SIGKILL, each after `STOP_GRACE` seconds) and then ends whatever is left in
-  its group, so a server's children do not outlive the session.
+  then SIGTERM, then SIGKILL, each after `STOP_GRACE` seconds), ends whatever is left in its
+  group and waits (at most `STOP_GRACE` seconds more) until nothing of the group runs, so a
+  server's children do not outlive the session. The kill happens even when the stop is
+  cancelled half-way; `STOP_WITHIN` bounds the whole stop.
 
 POSIX only (process groups).
 """
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import signal
 import subprocess
@@ -39,6 +40,8 @@ import mcp_types as types
 from anyio.abc import ByteReceiveStream, Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+
+from hookwright.transports.groups import group_alive, signal_group
 
 __all__ = [
     "KEEP_BYTES",
@@ -65,6 +68,9 @@ KEEP_BYTES = 1024 * 1024
 OVERLONG_META = "hookwright/overlong"
 """`_meta` key of a result cut at `MAX_MESSAGE_BYTES`; its value is the limit."""
 STOP_GRACE = 2.0
+STOP_WITHIN = 3 * STOP_GRACE
+"""The longest a stop takes: `STOP_GRACE` seconds after stdin is closed, after SIGTERM, and
+after SIGKILL for the group to be gone."""
 EXIT_POLL = 0.05
 EXIT_DRAIN = 0.25
 """After the server exits, how long its last output may take to be read (a child of the
@@ -327,23 +333,32 @@ async def _watch_exit(
 
 
 async def _stop(process: Process) -> None:
-    """Close stdin, then SIGTERM and SIGKILL the group if it lingers; then end what is left."""
+    """Ask the server to end (stdin closed, then SIGTERM to its group), then SIGKILL whatever
+    is left of the group and wait until none of it runs. The kill is in a `finally`: a native
+    asyncio cancellation (which an anyio shield does not stop) skips the asking, not the
+    kill; after a kill, a process may still run for a moment, so the wait is what makes the
+    stop end only once the group is gone."""
+    try:
+        await _ask_to_end(process)
+    finally:
+        signal_group(process.pid, signal.SIGKILL)
+        with anyio.move_on_after(STOP_GRACE):
+            await process.aclose()
+            while group_alive(process.pid):
+                await anyio.sleep(EXIT_POLL / 5)
+
+
+async def _ask_to_end(process: Process) -> None:
+    """Close the server's stdin, then SIGTERM its group, each followed by up to `STOP_GRACE`
+    seconds for the server to exit."""
     assert process.stdin is not None
     with contextlib.suppress(Exception):
         await process.stdin.aclose()
-    for ending in (None, signal.SIGTERM, signal.SIGKILL):
+    for ending in (None, signal.SIGTERM):
         if ending is not None:
-            _signal_group(process.pid, ending)
+            signal_group(process.pid, ending)
         if await _exited(process, STOP_GRACE):
-            break
-    _signal_group(process.pid, signal.SIGKILL)
-    with anyio.move_on_after(STOP_GRACE):
-        await process.aclose()
-
-
-def _signal_group(group: int, signum: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signum)
+            return
 
 
 async def _exited(process: Process, within: float) -> bool:
