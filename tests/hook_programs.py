@@ -110,11 +110,11 @@ if command.startswith("rm" if event == "BeforeTool" else "echo"):
 """
 
 
-def write_gemini_words(project: Path, home: Path) -> None:
-    """`GEMINI_WORDS` as the project's `.gemini/words.py`, the hook `no` on BeforeTool and
-    AfterTool of `run_shell_command`, in a folder `home` trusts."""
+def write_gemini_words(project: Path, home: Path, program: str = GEMINI_WORDS) -> None:
+    """`program` (by default `GEMINI_WORDS`) as the project's `.gemini/words.py`, the hook
+    `no` on BeforeTool and AfterTool of `run_shell_command`, in a folder `home` trusts."""
     (project / ".gemini").mkdir(parents=True)
-    (project / ".gemini" / "words.py").write_text(GEMINI_WORDS)
+    (project / ".gemini" / "words.py").write_text(program)
     hook = {"type": "command", "command": f"{sys.executable} .gemini/words.py", "name": "no"}
     groups = [{"matcher": "run_shell_command", "hooks": [hook]}]
     settings = {"hooks": {"BeforeTool": groups, "AfterTool": groups}}

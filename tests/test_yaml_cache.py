@@ -114,6 +114,19 @@ def test_a_folder_open_to_others_is_neither_read_nor_written(hooks_yaml: Path) -
     assert json.loads(entry.read_text())["value"] == FORGED  # left as found
 
 
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
+def test_a_home_of_another_user_gets_no_entry(hooks_yaml: Path) -> None:
+    """As under `sudo` keeping HOME: the file is read, nothing is written in that home, and
+    an entry planted there (by its owner) is not what the file says."""
+    home = Path.home()
+    home.mkdir(parents=True, exist_ok=True)
+    os.chown(home, 65534, 65534)
+    assert read_in_process(hooks_yaml)["value"] == PARSED
+    assert not yaml_cache.cache_dir(home).exists()
+    forge(HOOKS, FORGED)
+    assert read_in_process(hooks_yaml) == {"value": PARSED, "yaml": True}
+
+
 def test_an_entry_naming_another_text_is_passed_over(hooks_yaml: Path) -> None:
     entry = forge(HOOKS, FORGED)
     entry.write_text(json.dumps({"key": yaml_cache._key("other"), "value": FORGED}))

@@ -15,7 +15,7 @@ from typing import Any
 from tests.codex.project import write_project
 
 from cli_runner import run_hookwright
-from hook_programs import PICOCLAW_ANSWERS
+from hook_programs import PICOCLAW_ANSWERS, write_gemini_words
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 
 
@@ -90,15 +90,7 @@ def test_a_gemini_deny_reads_deny_where_it_is_canonically_a_block(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project = tmp_path / "proj"
-    (project / ".gemini").mkdir(parents=True)
-    (project / ".gemini" / "deny.py").write_text(GEMINI_DENY)
-    hook = {"type": "command", "command": f"{sys.executable} .gemini/deny.py", "name": "no"}
-    groups = [{"matcher": "run_shell_command", "hooks": [hook]}]
-    settings = {"hooks": {"BeforeTool": groups, "AfterTool": groups}}
-    (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
-    (isolated_home / ".gemini").mkdir()
-    trusted = {str(project): "TRUST_FOLDER"}
-    (isolated_home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
+    write_gemini_words(project, isolated_home, GEMINI_DENY)
     ran = _run(project, _scripted(tmp_path / "m.json", "rm -rf build", "echo hi"), isolated_home)
     assert ran.returncode == 0, ran.stderr
     lines = ran.stdout.splitlines()

@@ -62,6 +62,20 @@ def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
     assert path.exists(), process.communicate()
 
 
+def _ctrl_c_once(path: Path, process: subprocess.Popen[str]) -> tuple[str, str]:
+    """SIGINT to `process` once `path` exists (half a second later, as a person would), and
+    what it printed; the process is killed if the test fails before it ends."""
+    try:
+        _wait_for(path, process)
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        return process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+
+
 def test_ctrl_c_during_a_tool_call_runs_the_interrupt_hooks_with_codex_bytes(
     tmp_path: Path,
 ) -> None:
@@ -79,15 +93,7 @@ def test_ctrl_c_during_a_tool_call_runs_the_interrupt_hooks_with_codex_bytes(
     tool = "echo $$ > tool.pid; sleep 30; touch made.txt"
     model = script(tmp_path / "s.json", [bash(tool), {"content": "not reached"}])
     process = _start(home, project, model)
-    try:
-        _wait_for(project / "tool.pid", process)
-        time.sleep(0.5)
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+    out, err = _ctrl_c_once(project / "tool.pid", process)
     assert process.returncode == 130, err
     order = (project / "order.txt").read_text().split()
     assert order[:1] == ["pre"] and order[-1] == "end"
@@ -157,15 +163,7 @@ def test_ctrl_c_during_session_start_runs_the_interrupt_hooks_as_codex_does(
 ) -> None:
     home, project, model = _start_project(tmp_path)
     process = _start(home, project, model)
-    try:
-        _wait_for(project / "start.pid", process)
-        time.sleep(0.5)
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+    out, err = _ctrl_c_once(project / "start.pid", process)
     assert process.returncode == 130, err
     assert "Traceback" not in err
     _assert_interrupted_start(project, out)

@@ -27,15 +27,19 @@ from __future__ import annotations
 
 import contextlib
 import marshal
-import os
-import stat
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from hookwright.config.private_files import is_private_dir, private_dir, read_private, write_private
+from hookwright.config.private_files import (
+    is_private_dir,
+    owned_folder,
+    private_dir,
+    read_private,
+    write_private,
+)
 from hookwright.core.digests import sha256_hex
 
 #: Entries kept in the file (one per distinct text; hookwright's classes make about 450).
@@ -82,15 +86,6 @@ def store(path: Path, known: Mapping[str, CodeType], new: Mapping[str, CodeType]
         private_dir(path.parent)
         if is_private_dir(path.parent):
             write_private(path, marshal.dumps(entries))
-
-
-def _own_folder(home: Path) -> bool:
-    """Whether `home` is a folder (through a link or not) this user owns."""
-    try:
-        info = os.stat(home)
-    except OSError:
-        return False
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
 
 
 #: Marks the key of a text `eval` compiled (a source text cannot hold a NUL).
@@ -143,5 +138,5 @@ def compiled_once(home: Path) -> Iterator[None]:
         del dataclasses.exec  # type: ignore[attr-defined]
         del collections.eval  # type: ignore[attr-defined]
         del typing.compile  # type: ignore[attr-defined]
-        if new and _own_folder(home):
+        if new and owned_folder(home):
             store(path, known, new)

@@ -18,10 +18,7 @@ it is emptied before the next one is written.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
-import os
-import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -29,9 +26,9 @@ from types import CodeType
 
 from hookwright.config.private_files import (
     is_private_dir,
-    private_dir,
+    owned_folder,
     read_private,
-    write_private,
+    write_entry,
 )
 from hookwright.core.digests import sha256_hex
 from hookwright.core.home import user_home
@@ -58,12 +55,9 @@ def _own_home() -> Path | None:
     """The home folder, when it is a folder this user owns; else None (nothing is kept)."""
     try:
         home = user_home()
-        info = os.stat(home)
-    except (OSError, RuntimeError, KeyError):
+    except RuntimeError:
         return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-        return None
-    return home
+    return home if owned_folder(home) else None
 
 
 def _cached(folder: Path, key: str, path: str) -> CodeType | None:
@@ -81,21 +75,6 @@ def _cached(folder: Path, key: str, path: str) -> CodeType | None:
     return code
 
 
-def _remember(folder: Path, key: str, code: CodeType) -> None:
-    """`code` written as the entry; a folder or an entry that cannot be written is left as it
-    is (the next process compiles again)."""
-    with contextlib.suppress(OSError, ValueError):
-        private_dir(folder)
-        if not is_private_dir(folder):
-            return
-        entries = os.listdir(folder)
-        if len(entries) >= MAX_ENTRIES:
-            for name in entries:
-                with contextlib.suppress(OSError):
-                    os.unlink(folder / name)
-        write_private(folder / f"{key}.marshal", marshal.dumps(code))
-
-
 def compiled(source: bytes, path: str, compile_source: Callable[[], CodeType]) -> CodeType:
     """The code of the hook file at `path` whose bytes are `source`: from the cache when it
     was compiled before, else `compile_source()` (kept for the next process)."""
@@ -107,5 +86,5 @@ def compiled(source: bytes, path: str, compile_source: Callable[[], CodeType]) -
     code = _cached(folder, key, path)
     if code is None:
         code = compile_source()
-        _remember(folder, key, code)
+        write_entry(folder, f"{key}.marshal", marshal.dumps(code), MAX_ENTRIES)
     return code

@@ -61,6 +61,32 @@ def is_private_dir(folder: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and owned
 
 
+def owned_folder(path: Path) -> bool:
+    """Whether `path` is a folder (through a link or not) this user owns: a home folder a
+    cache may be kept in (another user's, as under `sudo` keeping ``HOME``, gets nothing)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+
+
+def write_entry(folder: Path, name: str, data: bytes, max_entries: int) -> None:
+    """`data` written privately as the entry `name` of the cache `folder` (made private when
+    missing, emptied first once it holds `max_entries` entries); a folder or an entry that
+    cannot be written is left as it is, and the next process computes the value again."""
+    with contextlib.suppress(OSError, ValueError):
+        private_dir(folder)
+        if not is_private_dir(folder):
+            return
+        entries = os.listdir(folder)
+        if len(entries) >= max_entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / entry)
+        write_private(folder / name, data)
+
+
 def read_private(path: Path, max_bytes: int) -> bytes | None:
     """The bytes of `path` when it is a regular file of this user, closed to others and of at
     most `max_bytes` (opened without following a link); None otherwise."""

@@ -209,11 +209,14 @@ def read_yaml(path: Path) -> Any:
     """The YAML value in `path` (see `read_text` and `load_yaml_text`); a text parsed before
     is read back from the user's cache (`yaml_cache`), without loading PyYAML."""
     from hookwright.config import yaml_cache
+    from hookwright.config.private_files import owned_folder
 
     text = read_text(path)
     try:
         home = user_home()
     except RuntimeError:  # no HOME and no password entry: nothing is kept
+        return load_yaml_text(text, where=str(path))
+    if not owned_folder(home):  # another user's home (`sudo` keeping HOME): nothing is kept
         return load_yaml_text(text, where=str(path))
     hit, value = yaml_cache.cached(home, text)
     if hit:

@@ -8,24 +8,18 @@ values JSON writes back exactly are kept (mappings with text keys, lists, text, 
 finite numbers, booleans, null); a date or a set is parsed again each time. An entry is read
 only from a real folder and a regular file of this user closed to everyone else, never
 through a link; anything else is parsed again, and the entry, when it can be written, is
-replaced (written privately, see `private_files`). The folder holds at most `MAX_ENTRIES`
+replaced (written privately, see `private_files`), in a home folder of this user only
+(`safeparse.read_yaml` keeps nothing in another user's). The folder holds at most `MAX_ENTRIES`
 entries: past that, it is emptied before the next one is written.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from hookwright.config.private_files import (
-    is_private_dir,
-    private_dir,
-    read_private,
-    write_private,
-)
+from hookwright.config.private_files import is_private_dir, read_private, write_entry
 from hookwright.core.digests import sha256_hex
 
 #: Entries kept before the folder is emptied (one per distinct text parsed).
@@ -92,16 +86,6 @@ def remember(home: Path, text: str, value: Any) -> None:
     entry that cannot be written is left as it is (the next process parses again)."""
     if not exact_in_json(value):
         return
-    folder = cache_dir(home)
     key = _key(text)
     data = json.dumps({"key": key, "value": value}, separators=(",", ":")).encode()
-    with contextlib.suppress(OSError, ValueError):
-        private_dir(folder)
-        if not is_private_dir(folder):
-            return
-        entries = os.listdir(folder)
-        if len(entries) >= MAX_ENTRIES:
-            for name in entries:
-                with contextlib.suppress(OSError):
-                    os.unlink(folder / name)
-        write_private(folder / f"{key}.json", data)
+    write_entry(cache_dir(home), f"{key}.json", data, MAX_ENTRIES)
