@@ -79,8 +79,10 @@ def test_a_hook_an_earlier_deny_cut_says_so_in_the_summary_and_the_audit(
     assert seen.read_text() == "echo hi\n"  # the marker ran on the call the guard let by only
     rows = _rows(ran.stdout)
     assert "cut by guard.sh's deny on Bash curl example.com" in rows["marker"], ran.stdout
-    assert "did not run: no Write call reached it" in rows["writes"], ran.stdout
-    assert "did not run: its event never fired" in rows["compact"], ran.stdout
+    writes = "did not run: its matcher 'Write' matched no call (Bash ×2)"
+    assert writes in rows["writes"], ran.stdout
+    never = "did not run: before_context_compact (PreCompact) never fired"
+    assert never in rows["compact"], ran.stdout
 
     log = isolated_home / ".hookwright" / "audit.jsonl"
     records = [json.loads(line) for line in log.read_text().splitlines()]
@@ -101,3 +103,19 @@ def test_a_hook_an_earlier_deny_cut_says_so_in_the_summary_and_the_audit(
     assert as_csv[0].endswith(",cut_by") and sum(",cut," in line for line in as_csv) == 1
     verified = run_hookwright("audit", "verify", home=isolated_home)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_hook_only_ever_cut_says_so_and_not_that_its_event_never_fired(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    seen = tmp_path / "seen.txt"
+    project = _project(tmp_path, seen)
+    model = _scripted(tmp_path / "model.json", "curl example.com")
+    ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
+                         "--permission-mode", "bypassPermissions", "--summary",
+                         home=isolated_home)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert not seen.exists()  # the marker never ran
+    marker = _rows(ran.stdout)["marker"]
+    assert "did not run: cut by guard.sh's deny on Bash curl example.com" in marker, ran.stdout
+    assert "never fired" not in marker, ran.stdout

@@ -3,7 +3,9 @@ decided, and agrees with `select` on which hooks run."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookwright import Event, HookEngine, HookInput, HookSpec, PythonHandler
-from hookwright.engine.selection import input_warnings
+from hookwright.cli.skip_tally import Skipped, SkipTally
+from hookwright.engine.selection import Check, input_warnings
 
 
 @pytest.fixture
@@ -137,3 +140,46 @@ def test_hook_input_takes_event_names_and_aliases(engine: HookEngine) -> None:
 def test_hook_input_refuses_what_is_not_an_event(value: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         HookInput(value)
+
+
+async def test_a_once_hook_that_ran_is_explained_as_once_from_then_on(engine: HookEngine) -> None:
+    ran: list[str] = []
+    engine.add(lambda inp: ran.append(inp.tool_name or ""), "PreToolUse", once=True, name="first")
+    engine.add(nothing, "PreToolUse", matcher="Write", once=True, name="writes")
+    await engine.dispatch(call("Bash"))
+    await engine.dispatch(call("Read"))
+    assert ran == ["Bash"]
+    explained = {c.spec.name: c for c in engine.explain(call("Read"))}
+    assert (explained["first"].selected, explained["first"].check) == (False, Check.once)
+    # a spent `once` hook another check keeps out is said by that check; one never run is
+    # explained as any hook
+    assert (explained["writes"].check, explained["writes"].seen) == (Check.matcher, "Read")
+    assert engine.select(call("Read")) == []
+
+
+async def test_the_tally_records_why_each_hook_did_not_run_and_keeps_the_audit(
+    tmp_path: Path,
+) -> None:
+    """The tally wraps the engine's monitor: the audit still gets each run; a hook the engine
+    selected but the host left out of the dispatch is `held`; a cut hook is not recorded."""
+    engine = HookEngine(audit_path=tmp_path / "audit.jsonl")
+    record: list[tuple[str, Skipped]] = []
+    engine.monitor = SkipTally(
+        engine.monitor, engine.explain, lambda spec, why: record.append((spec.name, why))
+    )
+    try:
+        engine.add(nothing, "PreToolUse", name="sent")
+        engine.add(nothing, "PreToolUse", name="left-out")
+        engine.add(nothing, "PreToolUse", if_="Bash(rm *)", name="rm-only")
+        inp = call("Bash")
+        sent = [spec for spec in engine.select(inp) if spec.name == "sent"]
+        verdict = await engine.dispatch(inp, sent)
+        assert [spec.name for spec, _r, _d in verdict.runs] == ["sent"]
+    finally:
+        engine.close()
+    assert record == [
+        ("left-out", Skipped(Check.held, "PreToolUse")),
+        ("rm-only", Skipped(Check.if_rule, "PreToolUse", "Bash(rm *)", "Bash")),
+    ]
+    audited = (tmp_path / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(line)["hook"] for line in audited] == ["sent"]

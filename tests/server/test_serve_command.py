@@ -105,10 +105,11 @@ class ServeProcess:
     """`python -m hookwright serve --port 0`; a thread collects its output (uvicorn's request
     log goes to stdout, the rest to stderr)."""
 
-    def __init__(self, project: Path, home: Path) -> None:
+    def __init__(self, project: Path, home: Path, *first: str) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKWRIGHT_")}
+        serve = ["serve", "-p", str(project), "--port", "0"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hookwright", "serve", "-p", str(project), "--port", "0"],
+            [sys.executable, "-m", "hookwright", *first, *serve],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -171,7 +172,33 @@ def test_serve_prints_a_url_with_the_bound_port_and_a_token_it_keeps_out_of_logs
     assert first_url.endswith(url), log
 
 
-def test_serve_on_a_busy_port_is_one_line_and_exit_1(project: Path, isolated_home: Path) -> None:
+def test_serve_says_where_it_listens_in_one_line_of_its_own(
+    serve_process: ServeProcess, project: Path
+) -> None:
+    """At the default verbosity the start-up is hookwright's one line: none of uvicorn's
+    ("Started server process", "Waiting for application startup.", ...), nor its shutdown."""
+    assert serve_process.ready.wait(WAIT) and serve_process.url, "".join(serve_process.lines)
+    started = "".join(serve_process.lines)
+    log = serve_process.stop()
+    assert started == f"hookwright: serving {project} until Ctrl-C; open {serve_process.url}\n"
+    assert log == started, log  # nothing more as it stops
+
+
+def test_serve_under_debug_keeps_uvicorns_start_up_lines(
+    project: Path, isolated_home: Path
+) -> None:
+    process = ServeProcess(project, isolated_home, "--debug")
+    try:
+        assert process.ready.wait(WAIT) and process.url, "".join(process.lines)
+    finally:
+        log = process.stop()
+    assert "Application startup complete." in log and "Started server process" in log, log
+    assert f"until Ctrl-C; open {process.url}\n" in log
+
+
+def test_serve_on_a_busy_port_is_one_line_with_the_fix_and_exit_1(
+    project: Path, isolated_home: Path
+) -> None:
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
         refused = run_hookwright(
@@ -180,8 +207,26 @@ def test_serve_on_a_busy_port_is_one_line_and_exit_1(project: Path, isolated_hom
     assert refused.returncode == 1
     assert refused.stdout == ""
     assert refused.stderr == (
-        f"hookwright: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+        f"hookwright: error: cannot listen on 127.0.0.1:{port}: Address already in use; "
+        "another program listens there: stop it, or choose another --port (--port 0 picks a "
+        "free one)\n"
     )
+
+
+def test_serve_on_an_address_of_no_interface_is_one_line_with_the_fix(
+    project: Path, isolated_home: Path
+) -> None:
+    """192.0.2.1 (TEST-NET-1, never a local interface): the bind is refused, not the host."""
+    refused = run_hookwright(
+        "serve", "-p", str(project), "--host", "192.0.2.1", "--port", "0", home=isolated_home
+    )
+    assert refused.returncode == 1
+    last = refused.stderr.splitlines()[-1]
+    assert last == (
+        "hookwright: error: cannot listen on 192.0.2.1:0: Cannot assign requested address; "
+        "no interface of this machine has that address: choose another --host (127.0.0.1 is "
+        "this machine only)"
+    ), refused.stderr
 
 
 def test_permission_timeout_option(project: Path, isolated_home: Path) -> None:

@@ -330,6 +330,7 @@ def run(
         )
         if collector is not None:
             setup.engine.add_audit_callback(collector)
+            collector.watch(setup.engine)
         try:
             await agent.start_interruptible(_start_source(resume, fork_session))
             result = await agent.run_interruptible(prompt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import socket
@@ -15,6 +16,7 @@ import uvicorn
 from hookwright.cli.run import MaxTurnsOpt, ModelOpt, PlanOpt, SkillOpt, TrustOpt
 from hookwright.cli.serve_hooks import say_hooks_not_run
 from hookwright.dialects.skills import SkillHookError, scan_hooks, unknown_skills
+from hookwright.monitor import debug
 from hookwright.runtime.models import ModelConfigError, make_model
 from hookwright.runtime.permissions import MODES, PermissionMode
 from hookwright.server import ServerSettings, create_app
@@ -197,21 +199,65 @@ class RedactToken(logging.Filter):
         return True
 
 
+class QuietLifecycle(logging.Filter):
+    """Drops uvicorn's informational lifecycle lines ("Started server process", "Waiting for
+    application startup.", "Application startup complete.", the shutdown lines): those its
+    server and lifespan modules log below WARNING. Its warnings and errors pass, and so do the
+    request lines of WebSockets, logged on the same logger by its protocol modules."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING:
+            return True
+        return not record.pathname.endswith(_LIFECYCLE_FILES)
+
+
+#: The uvicorn modules that log its lifecycle (`QuietLifecycle`).
+_LIFECYCLE_FILES = (os.path.join("uvicorn", "server.py"), os.path.join("lifespan", "on.py"))
+
+
+def quiet_uvicorn(token: str) -> None:
+    """uvicorn's log as `serve` shows it: request lines with the token redacted, warnings and
+    errors; its lifecycle lines only under `hookwright --debug` (at start, hookwright says
+    where the page listens itself)."""
+    errors = logging.getLogger("uvicorn.error")
+    if not debug.state.on:
+        errors.addFilter(QuietLifecycle())
+    for logger in (logging.getLogger("uvicorn.access"), errors):
+        logger.addFilter(RedactToken(token))
+
+
+#: The fix for each reason a socket cannot listen, by errno.
+_LISTEN_FIXES = {
+    errno.EADDRINUSE: "another program listens there: stop it, or choose another --port "
+    "(--port 0 picks a free one)",
+    errno.EACCES: "this user may not listen on that port: choose a --port of 1024 or above "
+    "(--port 0 picks a free one)",
+    errno.EADDRNOTAVAIL: "no interface of this machine has that address: choose another "
+    "--host (127.0.0.1 is this machine only)",
+}
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """The server's socket, bound here rather than by uvicorn: a busy port or an unknown host
-    is one line and exit 1 (uvicorn logs its own lines and exits 3), and uvicorn, given the
-    socket, prints no URL of its own before hookwright's (which carries the token)."""
+    is one line naming the address and the fix, and exit 1 (uvicorn logs its own lines and
+    exits 3), and uvicorn, given the socket, prints no URL of its own before hookwright's
+    (which carries the token)."""
     try:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         return socket.create_server((host, port), family=family)
+    except socket.gaierror as exc:
+        why, fix = exc.strerror or str(exc), "check the --host name (127.0.0.1 is this machine)"
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)
-        sys.stderr.write(f"hookwright: error: cannot listen on {host}:{port}: {why}\n")
-        raise typer.Exit(code=1) from None
+        fix = _LISTEN_FIXES.get(exc.errno or 0, "choose another --host or --port")
+    authority = f"[{host}]" if ":" in host else host
+    sys.stderr.write(f"hookwright: error: cannot listen on {authority}:{port}: {why}; {fix}\n")
+    raise typer.Exit(code=1)
 
 
 class _AnnouncingServer(uvicorn.Server):
-    """Prints the page URL, with the bound port and the token, once the socket listens."""
+    """Prints the page URL, with the bound port and the token, once the socket listens: the
+    one start-up line (uvicorn's own lifecycle lines are `quiet_uvicorn`'s)."""
 
     def __init__(self, config: uvicorn.Config, project_dir: Path, token: str) -> None:
         super().__init__(config)
@@ -224,7 +270,7 @@ class _AnnouncingServer(uvicorn.Server):
             return
         port = int(self.servers[0].sockets[0].getsockname()[1])
         url = page_url(self.config.host, port, self.token)
-        sys.stderr.write(f"hookwright: serving {self.project_dir}; open {url}\n")
+        sys.stderr.write(f"hookwright: serving {self.project_dir} until Ctrl-C; open {url}\n")
 
 
 def serve(
@@ -270,7 +316,6 @@ def serve(
     listener = listening_socket(host, port)
     token = new_token()
     config = ServeConfig(create_app(settings, token=token), settings, port=port, log_level="info")
-    for name in ("uvicorn.access", "uvicorn.error"):
-        logging.getLogger(name).addFilter(RedactToken(token))
+    quiet_uvicorn(token)
     with listener:
         _AnnouncingServer(config, settings.project_dir, token).run(sockets=[listener])

@@ -67,6 +67,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 _SCOPE_ENDING = frozenset({Event.SessionEnd, Event.SubagentStop})
+#: Most retired `once` hooks remembered per event (`HookEngine.explain`).
+MOST_SPENT = 64
 
 
 #: A hook's run context under the engine's services (`HookEngine._context`).
@@ -192,6 +194,9 @@ class HookEngine:
         #: `_BY_VALUE`); cleared whenever the hooks change.
         self._candidates: dict[Event | tuple[Event, str | None], _Candidates] = {}
         self._once_hooks = 0
+        #: Event -> its `once` hooks that ran and were retired (the last `MOST_SPENT`), so
+        #: `explain` can say why they no longer run.
+        self._spent: dict[Event, list[HookSpec]] = {}
         self._order = itertools.count()
         self._loop_thread: _LoopThread | None = None
         self._loop_lock = threading.Lock()
@@ -357,6 +362,8 @@ class HookEngine:
     def end_scope(self, scope_id: str) -> int:
         """Remove every hook registered for `scope_id`; returns how many were removed."""
         removed = 0
+        for spent in self._spent.values():
+            spent[:] = [s for s in spent if s.scope != scope_id]
         for event in list(self._by_event):
             hooks = self._by_event[event]
             kept = [s for s in hooks if s.scope != scope_id]
@@ -445,8 +452,9 @@ class HookEngine:
 
     def explain(self, inp: HookInput) -> list[Candidate]:
         """Every hook registered on the input's event, in run order, selected or not and why
-        (the checks of `select`, spelled out)."""
-        return explain_selection(self._by_event.get(inp.event, ()), inp)
+        (the checks of `select`, spelled out), then its `once` hooks that ran already."""
+        event = inp.event
+        return explain_selection(self._by_event.get(event, ()), inp, self._spent.get(event, ()))
 
     # Dispatch -------------------------------------------------------------------------------
 
@@ -517,8 +525,10 @@ class HookEngine:
         """After a dispatch: the `once` hooks that ran are removed, and so are a session's or
         agent's hooks when it ends (unless a hook kept it going)."""
         for spec, _result, _duration in verdict.runs:
-            if spec.once:
-                self.unregister(spec)
+            if spec.once and self.unregister(spec):
+                spent = self._spent.setdefault(spec.event, [])
+                spent.append(spec)
+                del spent[:-MOST_SPENT]
         if inp.event in _SCOPE_ENDING and not (verdict.blocked and verdict.continue_):
             self._end_scopes(inp)
 
