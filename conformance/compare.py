@@ -1,6 +1,7 @@
 """Normalise two observations of one case and say where they differ.
 
-What is compared, after ids, paths and durations are replaced by placeholders:
+What is compared, after ids, paths and durations are replaced by placeholders (transcript
+paths and ids numbered in the order first seen, so which hooks read the same one is compared):
 - `stdin`: the exact bytes every hook read, in event order (hooks of one event run in
   parallel, so a run of records of the same event is ordered by tool-use id and label);
 - `order`: the sequence of (event, hook label);
@@ -42,7 +43,7 @@ WAITED = re.compile(r'"seconds_since_last_response":\d+')
 BUDGET_NOTE = re.compile(
     r"\n\n<system-reminder>\n<total_tokens>[^<]*</total_tokens>\n</system-reminder>$"
 )
-TRANSCRIPT = re.compile(r'"(transcript_path|agent_transcript_path)":"[^"]*"')
+TRANSCRIPT = re.compile(r'"(transcript_path|agent_transcript_path)":"([^"]*)"')
 AGENT_NOISE = (
     "<system-reminder>\nAs you answer",
     "<system-reminder>\nAttribution for git commits",
@@ -91,15 +92,22 @@ class Normaliser:
             (str(observation.root), "<root>"),
         ]
         self._ids: dict[str, str] = {}
+        self._transcripts: dict[str, str] = {}
 
     def __call__(self, text: str) -> str:
-        text = TRANSCRIPT.sub(lambda m: f'"{m.group(1)}":"<transcript>"', text)
+        text = TRANSCRIPT.sub(self._transcript, text)
         text = DURATION.sub('"duration_ms":<ms>', text)
         text = WAITED.sub('"seconds_since_last_response":<s>', text)
         for path, placeholder in self._paths:
             text = text.replace(path, placeholder)
         text = AGENT_ID.sub(self._id, text)
         return UUID.sub(self._id, text)
+
+    def _transcript(self, match: re.Match[str]) -> str:
+        """Each agent keeps its transcripts where it does, so a path reads as the order it was
+        first seen in: which events share one (the session's, a subagent's) is compared."""
+        number = self._transcripts.setdefault(match.group(2), str(len(self._transcripts) + 1))
+        return f'"{match.group(1)}":"<transcript{number}>"'
 
     def _id(self, match: re.Match[str]) -> str:
         return self._ids.setdefault(match.group(0), f"<id{len(self._ids) + 1}>")

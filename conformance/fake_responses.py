@@ -49,6 +49,9 @@ class Spawn:
     id: str
     message: str
     turns: Sequence[Reply] = ()
+    #: The kind of subagent asked for (Codex's `agent_type`, hookwright's `subagent_type`);
+    #: None: Codex's call names none, hookwright's asks for `default`, as Codex names it.
+    agent_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +172,8 @@ def _codex_call(call: Call, body: dict[str, Any]) -> dict[str, Any]:
         return {"name": CODEX_SHELL, "arguments": json.dumps({"cmd": call.command})}
     if isinstance(call, Spawn):
         spawn = {"message": call.message}
+        if call.agent_type is not None:
+            spawn["agent_type"] = call.agent_type
         return {"name": "spawn_agent", "namespace": CODEX_AGENTS, "arguments": json.dumps(spawn)}
     wait = {"targets": [_spawned_id(body, call.spawn)], "timeout_ms": 60000}
     return {"name": "wait_agent", "namespace": CODEX_AGENTS, "arguments": json.dumps(wait)}
@@ -190,7 +195,11 @@ def _hookwright_call(call: Call) -> dict[str, Any] | None:
     if isinstance(call, Shell):
         return {"name": HOOKWRIGHT_SHELL, "arguments": json.dumps({"command": call.command})}
     if isinstance(call, Spawn):
-        arguments = {"prompt": call.message, "description": "subtask", "subagent_type": "default"}
+        arguments = {
+            "prompt": call.message,
+            "description": "subtask",
+            "subagent_type": call.agent_type or "default",
+        }
         return {"name": HOOKWRIGHT_AGENT, "arguments": json.dumps(arguments)}
     return None
 

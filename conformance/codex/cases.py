@@ -44,6 +44,10 @@ STOP_ONCE = _logged(
     'echo "MARK keep going" >&2; exit 2',
 )
 SLOW = _logged("slow", "sleep 5")
+SUBAGENT_PROMPT_BLOCK = _logged(
+    "block-subagent-prompt",
+    'case "$in" in *\'"prompt":"print sub"\'*) echo "MARK not this prompt" >&2; exit 2;; esac',
+)
 SUBAGENT_STOP_ONCE = _logged(
     "subagent-stop-once",
     'case "$in" in *\'"stop_hook_active":true\'*) exit 0;; esac; '
@@ -896,10 +900,10 @@ CASES += UNPARSABLE_MANAGED_CASES
 SUBTASK = "print sub"
 
 
-def with_subagent(*sub_turns: Reply) -> list[Reply]:
+def with_subagent(*sub_turns: Reply, agent_type: str | None = None) -> list[Reply]:
     """The main agent starts a subagent answering as `sub_turns`, waits for it (Codex's
     `wait_agent`; hookwright's `Agent` call returns with it), then ends."""
-    spawn = Spawn(SPAWN_CALL, SUBTASK, sub_turns)
+    spawn = Spawn(SPAWN_CALL, SUBTASK, sub_turns, agent_type)
     return [Reply(calls=[spawn]), Reply(calls=[Wait("call_wait", spawn.id)]), Reply("done")]
 
 
@@ -927,6 +931,70 @@ SUBAGENT_CASES = [
             H("SubagentStop", "subagent-stop-once", command=SUBAGENT_STOP_ONCE),
         ],
         compare=DELEGATED,
+    ),
+]
+
+#: SubagentStart and SubagentStop matchers, by kind: Codex matches them against `agent_type`.
+AGENT_TYPE_MATCHERS = {
+    "exact": "default",
+    "regex": "^def.*t$",
+    "star": "*",
+    "empty": "",
+    "other": "explorer",
+}
+
+
+def _agent_type_matchers(name: str, agent_type: str | None) -> CodexCase:
+    """A subagent of `agent_type` (None: the call names none, Codex's `default`) among
+    SubagentStart and SubagentStop hooks of every kind of matcher."""
+    return CodexCase(
+        name,
+        "delegate",
+        with_subagent(Reply("sub done"), agent_type=agent_type),
+        [
+            H(event, f"{event}-{kind}", matcher=matcher)
+            for event in ("SubagentStart", "SubagentStop")
+            for kind, matcher in AGENT_TYPE_MATCHERS.items()
+        ],
+        compare=DELEGATED,
+    )
+
+
+SUBAGENT_CASES += [
+    # Codex: the subagent ends without asking its model, and without SubagentStop; the main
+    # agent's wait reads it completed with no message (hookwright's `Agent` call: that it
+    # ended blocked). Compared as the other subagent cases.
+    CodexCase(
+        "subagent_prompt_blocked",
+        "delegate",
+        with_subagent(Reply("sub done")),
+        [
+            H("UserPromptSubmit", "block-subagent-prompt", command=SUBAGENT_PROMPT_BLOCK),
+            *observers("SubagentStart", "SubagentStop", "Stop"),
+        ],
+        compare=DELEGATED,
+    ),
+    _agent_type_matchers("subagent_matchers_on_agent_type", None),
+    _agent_type_matchers("subagent_matchers_on_a_named_agent_type", "explorer"),
+    # A deny of the call starting the subagent: no subagent, no PostToolUse; the model reads
+    # the tool's name (`<spawn>` in the view: each host's own tool). Everything compared.
+    CodexCase(
+        "subagent_spawn_denied",
+        "delegate",
+        [Reply(calls=[Spawn(SPAWN_CALL, SUBTASK, [Reply("sub done")])]), Reply("done")],
+        [
+            H(
+                "PreToolUse",
+                "deny",
+                specific(
+                    "PreToolUse",
+                    permissionDecision="deny",
+                    permissionDecisionReason="MARK no subagents",
+                ),
+                "*",
+            ),
+            *observers("SubagentStart", "PostToolUse", "Stop"),
+        ],
     ),
 ]
 

@@ -68,6 +68,20 @@ def test_a_deny_reaches_the_model_as_codex_words_it() -> None:
     )
 
 
+def test_a_deny_of_another_tool_names_the_tool() -> None:
+    """Codex words a denied call of a tool other than its shell by the tool's name (measured:
+    a denied `spawn_agent`, conformance case `subagent_spawn_denied`)."""
+    codec = CodexCodec("hook", timeout=5, codex_home=Path("/h"), project=Path("/p"), run_id="r")
+    agent = {"tool_name": "Agent", "tool_input": {"prompt": "print sub"}}
+    inp = HookInput(Event.PreToolUse, session_id="s", payload=agent)
+    result = codec.decode(Output(stderr="no agents\n", code=2), Envelope(), inp, CTX)
+    assert result is not None and result.effects is not None
+    assert (
+        result.effects.tool_message
+        == "Tool call blocked by PreToolUse hook: no agents. Tool: Agent"
+    )
+
+
 def test_exit_2_blocks_with_stderr_and_without_it_fails() -> None:
     assert decode(Event.PreToolUse, stderr="nope\n", code=2).decision is Decision.deny
     failed = decode(Event.PreToolUse, code=2)

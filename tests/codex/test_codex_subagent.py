@@ -73,6 +73,12 @@ def test_codex_hooks_around_a_subagent(server: FakeLLMServer, tmp_path: Path) ->
         "last_assistant_message",
     ]
     assert stop["agent_id"] == prompt["agent_id"] and stop["last_assistant_message"] == "sub done"
+    # Inside the subagent `transcript_path` is its own; on SubagentStop the session's, its own
+    # the `agent_transcript_path` (measured: case `subagent_events`).
+    main = next(wire for label, wire in seen[:2] if label == "codex-prompt")
+    assert stop["transcript_path"] == main["transcript_path"]
+    assert prompt["transcript_path"] == stop["agent_transcript_path"] != main["transcript_path"]
+    assert Path(stop["agent_transcript_path"]).is_file()
 
 
 def test_a_subagent_stop_continuation_is_named_in_kebab_case() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conformance.__main__ import runs_on
 from conformance.cases import CASES, bash
+from conformance.codex.view import view as codex_view
 from conformance.compare import Normaliser, differences, view
 from conformance.fake_api import FakeAnthropic, ToolUse, Turn
 from conformance.harness import Action, Case, Hook, Observation, cleanup, run, run_agent
@@ -81,6 +82,39 @@ def test_normaliser_numbers_ids_by_first_sight(observed: Observation) -> None:
         normalise(text)
         == '{"session_id":"<id1>","prompt_id":"<id2>","x":"<id1>","duration_ms":<ms>}'
     )
+
+
+def test_normaliser_numbers_transcripts_by_first_sight(observed: Observation) -> None:
+    """Which hooks read the same transcript is compared: the session's against a subagent's."""
+    normalise = Normaliser(observed)
+    main, sub = "/h/s.jsonl", "/h/s/subagents/agent-a.jsonl"
+    assert normalise(f'{{"transcript_path":"{main}"}}') == '{"transcript_path":"<transcript1>"}'
+    assert (
+        normalise(f'{{"transcript_path":"{sub}","agent_transcript_path":"{main}"}}')
+        == '{"transcript_path":"<transcript2>","agent_transcript_path":"<transcript1>"}'
+    )
+
+
+def test_codex_view_numbers_turns_and_hides_the_spawn_tool(observed: Observation) -> None:
+    """Codex's and hookwright's turn ids read `<turnN>` by first sight; the call starting a
+    subagent (each host's own tool) reads `<spawn>` in a hook's input and a denial."""
+    spawn = '"tool_name":"spawn_agent","tool_input":{"message":"go"},"tool_use_id":"c"'
+    stdins = [
+        f'{{"turn_id":"t-main",{spawn}}}',
+        '{"turn_id":"t-sub","hook_event_name":"SubagentStart"}',
+        '{"turn_id":"t-main","hook_event_name":"Stop"}',
+    ]
+    hooks = [{"label": "h", "cwd": "/", "stdin": text} for text in stdins]
+    denial = "Tool call blocked by PreToolUse hook: MARK no. Tool: Agent"
+    output = {"type": "function_call_output", "call_id": "c", "output": denial}
+    seen = replace(observed, hooks=hooks, requests=[{"input": [output]}])
+    rendered = codex_view(seen, frozenset({"stdin", "model"}))
+    assert [line.split(" ", 2)[2] for line in rendered["stdin"]] == [
+        '{"turn_id":"<turn1>","tool_name":"<spawn>","tool_input":<spawn input>,"tool_use_id":"c"}',
+        '{"turn_id":"<turn2>","hook_event_name":"SubagentStart"}',
+        '{"turn_id":"<turn1>","hook_event_name":"Stop"}',
+    ]
+    assert rendered["model"] == [[f"tool c: {denial.replace('Agent', '<spawn>')}"]]
 
 
 def test_without_npm_the_suite_skips_and_succeeds(tmp_path: Path) -> None:

@@ -225,10 +225,17 @@ async def test_every_checkpoint_fires_in_order_with_exact_fields(session: Any) -
         "SubagentStop",
     ]
     assert all(wire["agent_type"] == "Explore" for wire in inside)
+    # The subagent's one turn from SubagentStart on (Codex names it there), not the parent's.
+    assert {wire["turn_id"] for wire in inside} == {sub_start["turn_id"]}
+    assert sub_start["turn_id"] != prompt["turn_id"]
+    # The session's transcript on every input inside the subagent, its own beside it.
+    assert {wire["transcript_path"] for wire in inside} == {transcript}
     sub_stop = recorder.of("SubagentStop")[0]
+    assert {wire["agent_transcript_path"] for wire in inside} == {sub_stop["agent_transcript_path"]}
     assert sub_stop["last_assistant_message"] == "Sub: notes say hello."
     assert sub_stop["stop_hook_active"] is False
     assert Path(sub_stop["agent_transcript_path"]).is_file()
+    assert sub_stop["agent_transcript_path"] != transcript
     agent_post = recorder.of("PostToolUse")[1]
     assert agent_post["tool_name"] == "Agent"
     assert agent_post["tool_response"]["agentId"] == agent_id

@@ -115,7 +115,10 @@ class SessionIdentity:
 
     `prompt_id` names the user prompt being answered (Claude Code: a fresh uuid4 per prompt,
     kept until the next one); `effort` is the model's reasoning effort level (`"high"`), sent
-    as `{"level": effort}` on the events that carry it."""
+    as `{"level": effort}` on the events that carry it. Inside a subagent `transcript_path` is
+    the session's transcript and `agent_transcript_path` the subagent's own, on every input's
+    payload (Claude Code's hooks read the session's, Codex's the subagent's but on
+    SubagentStop: measured)."""
 
     session_id: str = field(default_factory=new_session_id)
     cwd: str | None = None
@@ -125,6 +128,7 @@ class SessionIdentity:
     turn_id: str | None = None
     agent_id: str | None = None
     agent_type: str | None = None
+    agent_transcript_path: str | None = None
     channel: str = "cli"
     prompt_id: str | None = None
     effort: str | None = None
@@ -389,6 +393,8 @@ class HookSession:
         }
         if ident.prompt_id is not None:
             base["prompt_id"] = ident.prompt_id
+        if ident.agent_transcript_path is not None:
+            base["agent_transcript_path"] = ident.agent_transcript_path
         effort = {"effort": {"level": ident.effort}} if ident.effort else {}
         return HookInput(
             event,

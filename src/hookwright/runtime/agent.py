@@ -489,7 +489,8 @@ class Agent:
         if self._initial_message is not None:
             first, self._initial_message = self._initial_message, None
             await self.run(first)
-        self.turn_id = new_turn_id()
+        if self.agent_id is None or self.turn_id is None:  # a subagent's turn is named already
+            self.turn_id = new_turn_id()
         if self.agent_id is None:
             self.prompt_id = str(uuid.uuid4())
             if not self.config.interactive:
@@ -872,8 +873,6 @@ class Agent:
             "turn_prompt": self._turn_record.prompt,
             "turn_replies": list(self._turn_record.replies),
         }
-        if self.agent_id:
-            extra["agent_transcript_path"] = self.transcript_path
         decision = await self.hooks.stop(
             self.last_assistant_message, kept_going=self._idle_blocks > 0, **extra
         )

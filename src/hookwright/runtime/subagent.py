@@ -4,7 +4,8 @@ Inputs carry `agent_id`/`agent_type`; SubagentStart fires before it starts (its
 additionalContext goes into the subagent, ahead of its prompt where the hook's dialect puts it
 there: Codex), UserPromptSubmit on its prompt for the dialects that show it (Codex),
 SubagentStop when it finishes (a block keeps it working). Its transcript is a sidechain file
-beside the session's.
+beside the session's: its hooks' `transcript_path` is still the session's, the sidechain their
+`agent_transcript_path` (each dialect shows them as its system does).
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ class AgentTool:
         return self.parent.hooks.claude_code.model_named(requested)
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        from hookwright.runtime.agent import Agent
+        from hookwright.runtime.agent import Agent, new_turn_id
 
         try:
             args = parse_arguments(AgentInput, arguments)
@@ -155,7 +156,9 @@ class AgentTool:
         model = self._model_of(args)
         if model is not None:
             child.use_model(parent.model, model)
-        child.turn_id = parent.turn_id
+        child.turn_id = new_turn_id()  # its one turn's, which SubagentStart names (Codex)
+        child.hooks.identity.transcript_path = parent.hooks.identity.transcript_path
+        child.hooks.identity.agent_transcript_path = child.transcript_path
         child.prompt_id = parent.prompt_id
         self._load_definition_hooks(args.subagent_type, agent_id)
         start = await child.hooks.subagent_start(agent_id, args.subagent_type)

@@ -36,7 +36,7 @@ from xml.sax.saxutils import escape
 from hookwright.core.effects import ModelNote
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
-from hookwright.dialects.codex.stdin import tool_input
+from hookwright.dialects.codex.stdin import SHELL_TOOL, tool_input
 
 E = Event
 _CONTEXT_EVENTS: Final = frozenset(
@@ -52,8 +52,12 @@ class Unsupported(Exception):
 
 
 def blocked_text(inp: HookInput, reason: str) -> str:
-    """The function output the model reads for a blocked call."""
-    arguments = tool_input(inp.payload.get("tool_name"), inp.payload.get("tool_input"))
+    """The function output the model reads for a blocked call: a shell call's names its
+    command, any other call's the tool (measured: a denied `spawn_agent`)."""
+    name = inp.payload.get("tool_name")
+    if name != SHELL_TOOL:
+        return f"Tool call blocked by PreToolUse hook: {reason}. Tool: {name}"
+    arguments = tool_input(name, inp.payload.get("tool_input"))
     command = arguments.get("command") if isinstance(arguments, Mapping) else None
     if not isinstance(command, str):
         command = json.dumps(arguments, ensure_ascii=False)

@@ -6,8 +6,9 @@ then the event's fields (:data:`EVENT_FIELDS`). SessionStart and SessionEnd carr
 ``turn_id``; SessionEnd carries no ``model`` or ``permission_mode``. A field is written only
 when the host has a value for it. Inside a subagent (measured on Codex CLI 0.171.0, a
 `spawn_agent` call): ``agent_id, agent_type`` follow ``turn_id`` on every event but
-SubagentStart and SubagentStop, which carry them among their own fields, and SubagentStop's
-``agent_transcript_path`` (the subagent's transcript) follows ``transcript_path``.
+SubagentStart and SubagentStop, which carry them among their own fields; ``transcript_path``
+is the subagent's own transcript on every event inside it but SubagentStop, where it is the
+session's and ``agent_transcript_path`` (the subagent's) follows it.
 
 Codex shows hooks its shell tool as ``Bash`` with ``{"command": ...}`` alone, and the tool's
 result as a string (the command's output); other tools keep their names and input.
@@ -92,9 +93,13 @@ def encode_input(inp: HookInput) -> dict[str, Any]:
     if event not in _OWN_AGENT and inp.agent_id:
         put("agent_id", inp.agent_id)
         put("agent_type", inp.agent_type)
-    put("transcript_path", inp.transcript_path)
+    own_transcript = inp.payload.get("agent_transcript_path") if inp.agent_id else None
+    if event is E.SubagentStop or own_transcript is None:
+        put("transcript_path", inp.transcript_path)
+    else:
+        put("transcript_path", own_transcript)
     if event is E.SubagentStop:
-        put("agent_transcript_path", inp.payload.get("agent_transcript_path"))
+        put("agent_transcript_path", own_transcript)
     put("cwd", inp.cwd)
     wire["hook_event_name"] = event.value
     if event not in _NO_MODEL:
