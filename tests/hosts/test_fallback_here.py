@@ -421,3 +421,68 @@ def test_the_answer_adopts_what_hooks_detach_where_it_runs_them_on_a_loop(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
     assert record.read_text() == subreaper
+
+
+#: A guard that leaves behind what an interpreter's exit finishes: a file written and never
+#: flushed nor closed, an object with a finalizer, an atexit handler, and a thread still at
+#: work (not a daemon) that writes after the hook returned.
+LEFTOVERS_GUARD_PY = """\
+import atexit, threading, time
+from hookwright import deny
+
+LOG = open({folder!r} + "/left-open.txt", "w")
+
+
+class Finalized:
+    def __del__(self):
+        open({folder!r} + "/finalized.txt", "w").write("finalized")
+
+
+KEPT = Finalized()
+atexit.register(lambda: open({folder!r} + "/atexit.txt", "w").write("atexit"))
+
+
+def late():
+    time.sleep(0.3)
+    open({folder!r} + "/thread.txt", "w").write("thread")
+
+
+def guard(inp):
+    LOG.write("written, never flushed")
+    threading.Thread(target=late).start()
+    return deny("rm -rf is not allowed here")
+"""
+
+
+def test_the_answer_ends_as_an_interpreter_ends_for_what_hooks_leave_behind(
+    tmp_path: Path,
+) -> None:
+    """The answering process ends at once after its answer (`quick_relay.end_here`), without
+    tearing hookwright down, yet what a hook left is finished as an interpreter's exit
+    finishes it: its thread joined, its atexit handler run, its open file flushed and its
+    finalizer run; and the event's audit record is in the file before the process is gone."""
+    folder = tmp_path / "left"
+    folder.mkdir()
+    project = guarded(tmp_path / "project", tmp_path / "record.json")
+    guard = LEFTOVERS_GUARD_PY.format(folder=str(folder))
+    (project / ".hookwright" / "guard.py").write_text(guard)
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    assert done.stderr == b""
+    written = {path.name: path.read_text() for path in folder.iterdir()}
+    assert written == {
+        "left-open.txt": "written, never flushed",
+        "finalized.txt": "finalized",
+        "atexit.txt": "atexit",
+        "thread.txt": "thread",
+    }
+    records = [json.loads(line) for line in audit_lines()]
+    assert [(r["event"], r["hook"], r["decision"]) for r in records] == [
+        ("PreToolUse", "guard", "deny")
+    ]
+
+
+def audit_lines() -> list[str]:
+    audit = Path(os.environ.get("HOOKWRIGHT_AUDIT_LOG") or Path.home() / ".hookwright/audit.jsonl")
+    return audit.read_text().splitlines()
