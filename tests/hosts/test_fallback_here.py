@@ -266,7 +266,8 @@ def guard(inp):
 #: services name them in annotations alone), `shlex`, the canonical actions and the
 #: ``utf-8-sig`` codec (no command to check, no rule on actions, a BOM read past), the
 #: views' labels (a bridge reports nothing to an operator), the Claude Code versions' model
-#: catalogs and command tables (no `/model`, no `Skill` call), and
+#: catalogs and command tables (no `/model`, no `Skill` call), the session's thread pool
+#: (no hook's code blocks on it: `wiring.WorkersOnFirstUse`), and
 #: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
 #: read without it) and `math` (only a parse being cached is checked for floats).
 NOT_FOR_SYNC_HOOKS = {
@@ -307,6 +308,7 @@ NOT_FOR_SYNC_HOOKS = {
     "hookwright.host.labels",
     "hookwright.dialects.claude_catalogs",
     "hookwright.dialects.claude_commands",
+    "hookwright.transports.workers",
 }
 
 
