@@ -251,6 +251,22 @@ def guard(inp):
     if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
         return deny("rm -rf is not allowed here")
 """
+#: Packages and standard modules other paths of hookwright use, none of which one event
+#: answered in-process needs: the command line's (`typer`, `click`, `rich`), the data
+#: models' validation (`pydantic`), the MCP SDK, OpenTelemetry, the SQLite state (opened at
+#: the first read of a hook's state), the http transports and their `email` parsing.
+HEAVY_ELSEWHERE = (
+    "typer",
+    "click",
+    "rich",
+    "pydantic",
+    "pydantic_core",
+    "mcp",
+    "opentelemetry",
+    "sqlite3",
+    "http.client",
+    "email",
+)
 #: What an event whose hooks are all sync Python hooks never loads: an event loop, the typed
 #: decisions of the host API (a relayed event makes none), the warm runner (no command hook
 #: to fork, and the quick client opens no socket to answer here), the Bash parser and the
@@ -309,6 +325,7 @@ NOT_FOR_SYNC_HOOKS = {
     "hookwright.dialects.claude_catalogs",
     "hookwright.dialects.claude_commands",
     "hookwright.transports.workers",
+    *HEAVY_ELSEWHERE,
 }
 
 
