@@ -2,7 +2,8 @@
 
 The engine knows its runners and its audit by protocols only (`transports.base`,
 `engine.monitoring`); this module names the concrete ones: the session's `IoLoop`,
-`WorkerPool` and `WarmPython` (made when its first hook is launched, `WarmOnFirstUse`), and
+`WorkerPool` (made when blocking hook code first runs, `WorkersOnFirstUse`) and `WarmPython`
+(made when its first hook is launched, `WarmOnFirstUse`), and
 the default monitor (`monitor.watch.EngineMonitor`: the
 debug trace, the OpenTelemetry spans, the audit at `default_audit_path()`). The package root
 calls `install()` on import (`hookwright/__init__.py`), which Python runs before any module of
@@ -12,11 +13,12 @@ engine is built: `hookwright --version` and the CLI's light commands load none o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hookwright.engine import defaults
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from hookwright.engine.defaults import Explain
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
     from hookwright.transports.workers import WorkerPool
 
 
+T = TypeVar("T")
+
+
 class Defaults:
     """The shipped `engine.defaults.EngineDefaults`."""
 
@@ -35,10 +40,8 @@ class Defaults:
 
         return IoLoop()
 
-    def workers(self) -> WorkerPool:
-        from hookwright.transports.workers import WorkerPool
-
-        return WorkerPool()
+    def workers(self) -> WorkersOnFirstUse:
+        return WorkersOnFirstUse()
 
     def warm_python(self) -> WarmOnFirstUse:
         return WarmOnFirstUse()
@@ -59,6 +62,49 @@ class Defaults:
         from hookwright.monitor.otel import spans_from_environment
 
         return audit, EngineMonitor(audit, spans_from_environment(audit), explain)
+
+
+class WorkersOnFirstUse:
+    """A session's `WorkerPool`, made when blocking hook code first runs on it (a sync hook
+    with a timeout, a PicoClaw builtin): a process answering one event whose hooks all run
+    inline never loads the pool's module. Its counters are 0 before first use; closing it
+    before then has nothing to stop (a pool's `close` is not final either)."""
+
+    def __init__(self) -> None:
+        import threading  # here: `import hookwright` alone loads no thread machinery
+
+        self._pool: WorkerPool | None = None
+        self._lock = threading.Lock()
+
+    def _made(self) -> WorkerPool:
+        with self._lock:
+            if self._pool is None:
+                from hookwright.transports.workers import WorkerPool
+
+                self._pool = WorkerPool()
+            return self._pool
+
+    @property
+    def abandoned(self) -> int:
+        """Jobs whose caller stopped waiting while they ran."""
+        return self._pool.abandoned if self._pool is not None else 0
+
+    @property
+    def stuck(self) -> int:
+        """Abandoned jobs still running."""
+        return self._pool.stuck if self._pool is not None else 0
+
+    @property
+    def threads(self) -> int:
+        return self._pool.threads if self._pool is not None else 0
+
+    async def run(self, func: Callable[..., T], *args: Any, name: str | None = None) -> T:
+        return await self._made().run(func, *args, name=name)
+
+    def close(self) -> None:
+        pool = self._pool
+        if pool is not None:
+            pool.close()
 
 
 class WarmOnFirstUse:

@@ -153,6 +153,25 @@ EDGES = [
         "print(re.sub('a', 'b', 'aaa'), pathlib.Path(__file__).name, __name__)\n"
         "print(hashlib.sha256(b'x').hexdigest()[:8], type(datetime.datetime.now()).__name__)\n",
     ),
+    Hook(
+        "logging-handlers",
+        PRELUDE + "import logging\n"
+        "logging.basicConfig(level=logging.INFO, format='%(levelname)s %(message)s')\n"
+        "logging.getLogger().addHandler(logging.FileHandler('log.txt'))\n"
+        "logging.getLogger('hook').info('checked %s', sys.argv[0])\n"
+        "print('done')\n",
+    ),
+    Hook(
+        "logging-at-exit",
+        PRELUDE + "import atexit, logging\n"
+        "log = logging.getLogger('hook')\n"
+        "log.addHandler(logging.FileHandler('log.txt'))\n"
+        "log.addHandler(logging.StreamHandler(sys.stdout))\n"
+        "log.setLevel(logging.INFO)\n"
+        "atexit.register(lambda: log.info('atexit line'))\n"
+        "class T:\n    def __del__(self):\n        log.info('finalizer line')\n"
+        "t = T()\nlog.info('main line')\n",
+    ),
     Hook("random-differs", PRELUDE + "import random\nprint(len(str(random.random())) > 2)\n"),
     Hook(
         "reads-env-file",

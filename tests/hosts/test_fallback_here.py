@@ -251,6 +251,22 @@ def guard(inp):
     if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
         return deny("rm -rf is not allowed here")
 """
+#: Packages and standard modules other paths of hookwright use, none of which one event
+#: answered in-process needs: the command line's (`typer`, `click`, `rich`), the data
+#: models' validation (`pydantic`), the MCP SDK, OpenTelemetry, the SQLite state (opened at
+#: the first read of a hook's state), the http transports and their `email` parsing.
+HEAVY_ELSEWHERE = (
+    "typer",
+    "click",
+    "rich",
+    "pydantic",
+    "pydantic_core",
+    "mcp",
+    "opentelemetry",
+    "sqlite3",
+    "http.client",
+    "email",
+)
 #: What an event whose hooks are all sync Python hooks never loads: an event loop, the typed
 #: decisions of the host API (a relayed event makes none), the warm runner (no command hook
 #: to fork, and the quick client opens no socket to answer here), the Bash parser and the
@@ -266,7 +282,8 @@ def guard(inp):
 #: services name them in annotations alone), `shlex`, the canonical actions and the
 #: ``utf-8-sig`` codec (no command to check, no rule on actions, a BOM read past), the
 #: views' labels (a bridge reports nothing to an operator), the Claude Code versions' model
-#: catalogs and command tables (no `/model`, no `Skill` call), and
+#: catalogs and command tables (no `/model`, no `Skill` call), the session's thread pool
+#: (no hook's code blocks on it: `wiring.WorkersOnFirstUse`), and
 #: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
 #: read without it) and `math` (only a parse being cached is checked for floats).
 NOT_FOR_SYNC_HOOKS = {
@@ -307,6 +324,8 @@ NOT_FOR_SYNC_HOOKS = {
     "hookwright.host.labels",
     "hookwright.dialects.claude_catalogs",
     "hookwright.dialects.claude_commands",
+    "hookwright.transports.workers",
+    *HEAVY_ELSEWHERE,
 }
 
 
@@ -421,3 +440,68 @@ def test_the_answer_adopts_what_hooks_detach_where_it_runs_them_on_a_loop(
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
     assert record.read_text() == subreaper
+
+
+#: A guard that leaves behind what an interpreter's exit finishes: a file written and never
+#: flushed nor closed, an object with a finalizer, an atexit handler, and a thread still at
+#: work (not a daemon) that writes after the hook returned.
+LEFTOVERS_GUARD_PY = """\
+import atexit, threading, time
+from hookwright import deny
+
+LOG = open({folder!r} + "/left-open.txt", "w")
+
+
+class Finalized:
+    def __del__(self):
+        open({folder!r} + "/finalized.txt", "w").write("finalized")
+
+
+KEPT = Finalized()
+atexit.register(lambda: open({folder!r} + "/atexit.txt", "w").write("atexit"))
+
+
+def late():
+    time.sleep(0.3)
+    open({folder!r} + "/thread.txt", "w").write("thread")
+
+
+def guard(inp):
+    LOG.write("written, never flushed")
+    threading.Thread(target=late).start()
+    return deny("rm -rf is not allowed here")
+"""
+
+
+def test_the_answer_ends_as_an_interpreter_ends_for_what_hooks_leave_behind(
+    tmp_path: Path,
+) -> None:
+    """The answering process ends at once after its answer (`quick_relay.end_here`), without
+    tearing hookwright down, yet what a hook left is finished as an interpreter's exit
+    finishes it: its thread joined, its atexit handler run, its open file flushed and its
+    finalizer run; and the event's audit record is in the file before the process is gone."""
+    folder = tmp_path / "left"
+    folder.mkdir()
+    project = guarded(tmp_path / "project", tmp_path / "record.json")
+    guard = LEFTOVERS_GUARD_PY.format(folder=str(folder))
+    (project / ".hookwright" / "guard.py").write_text(guard)
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY
+    assert done.stderr == b""
+    written = {path.name: path.read_text() for path in folder.iterdir()}
+    assert written == {
+        "left-open.txt": "written, never flushed",
+        "finalized.txt": "finalized",
+        "atexit.txt": "atexit",
+        "thread.txt": "thread",
+    }
+    records = [json.loads(line) for line in audit_lines()]
+    assert [(r["event"], r["hook"], r["decision"]) for r in records] == [
+        ("PreToolUse", "guard", "deny")
+    ]
+
+
+def audit_lines() -> list[str]:
+    audit = Path(os.environ.get("HOOKWRIGHT_AUDIT_LOG") or Path.home() / ".hookwright/audit.jsonl")
+    return audit.read_text().splitlines()

@@ -62,6 +62,7 @@ import types  # noqa: E402
 import typing  # noqa: E402
 import urllib.parse  # noqa: E402,F401
 import warnings  # noqa: E402
+import weakref  # noqa: E402
 
 _KNOWN_MAIN_KEYS = frozenset(
     (
@@ -545,6 +546,14 @@ def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
 
 def _run(job: _Job, template: _Template) -> None:
     job.pid = os.getpid()
+    status, by_sigint = _executed(job, template)
+    _finish(status, job, by_sigint=by_sigint)
+
+
+def _executed(job: _Job, template: _Template) -> tuple[int, bool]:
+    """Run the script as ``__main__``; its exit status and whether a KeyboardInterrupt ended
+    it. Once this returns no frame holds the hook's namespace or exception, so `_finish`
+    lets them go as an interpreter's exit does."""
     namespace = _become(job, template)
     path = namespace["__file__"]
     try:
@@ -553,18 +562,18 @@ def _run(job: _Job, template: _Template) -> None:
         code = _compiled(job, path, source)
     except SyntaxError as exc:
         _report(exc, None)
-        _finish(1, namespace, job)
+        return 1, False
     try:
         exec(code, namespace)
     except SystemExit as exc:
-        _finish(_exit_status(exc), namespace, job)
+        return _exit_status(exc), False
     except BaseException as exc:
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code is not code:
             tb = tb.tb_next
         _report(exc, tb)
-        _finish(1, namespace, job, by_sigint=isinstance(exc, KeyboardInterrupt))
-    _finish(0, namespace, job)
+        return 1, isinstance(exc, KeyboardInterrupt)
+    return 0, False
 
 
 def _exit_status(exc: SystemExit) -> int:
@@ -602,29 +611,57 @@ def _flush_std() -> bool:
     return ok
 
 
-def _finish(
-    status: int, namespace: dict[str, typing.Any], job: _Job, *, by_sigint: bool = False
-) -> None:
+def _release_modules() -> None:
+    """The hook's modules let go as `finalize_modules` lets go of every module: the last
+    exception forgotten, the modules taken out of ``sys.modules`` and collected, so
+    finalizers run with their globals whole; then the modules still alive (held by the
+    template's modules, say a handler registered at fork) have their names set to None,
+    last imported first, and what that frees is collected. Set to None, not removed: code
+    that runs later (a weak reference's callback, a finalizer) is written to expect None at
+    exit (`logging._removeHandlerRef`), not a missing name."""
+    sys.last_type = sys.last_value = sys.last_traceback = None
+    if hasattr(sys, "last_exc"):
+        sys.last_exc = None
+    alive = []
+    for name in ["__main__", *(name for name in sys.modules if name not in _TEMPLATE_MODULES)]:
+        module = sys.modules.pop(name, None)
+        if isinstance(module, types.ModuleType):
+            alive.append(weakref.ref(module))
+    module = None
+    gc.collect()
+    for held in reversed(alive):
+        module = held()
+        if module is not None:
+            _release(module.__dict__)
+    module = None
+    gc.collect()
+
+
+def _release(namespace: dict[str, typing.Any]) -> None:
+    """A module's names set to None as `_PyModule_ClearDict` sets them: those with one
+    leading underscore first, then the rest but ``__builtins__`` (the in-process fallback's
+    `quick_relay._release` does the same; this file cannot import hookwright)."""
+    for private in (True, False):
+        for name in list(namespace):
+            if name != "__builtins__" and (name[:1] == "_" and name[1:2] != "_") is private:
+                namespace[name] = None
+
+
+def _finish(status: int, job: _Job, *, by_sigint: bool = False) -> None:
     """End the process as `Py_FinalizeEx` would, in its order, then exit at once.
 
     Threads are joined, atexit handlers run and the std streams flushed (a failed stdout
-    flush makes the status 120); then the hook's own objects are released (its ``__main__``
-    and the modules it imported, so files it left open are flushed and closed and finalizers
-    run) and collected. The template's modules are not torn down: that would only touch
-    every page inherited from the template, which is what made a warm run slow. The exit
-    status is then reported ahead of the exit itself (`_report_exit`).
+    flush makes the status 120); then the hook's own objects are let go (`_release_modules`:
+    its ``__main__`` and the modules it imported, so files it left open are flushed and
+    closed and finalizers run). The template's modules are not torn down: that would only
+    touch every page inherited from the template, which is what made a warm run slow. The
+    exit status is then reported ahead of the exit itself (`_report_exit`).
     """
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     if not _flush_std():
         status = 120
-    for name in [name for name in sys.modules if name not in _TEMPLATE_MODULES]:
-        module = sys.modules.pop(name, None)
-        if module is not None and name != "__main__":
-            with contextlib.suppress(Exception):
-                module.__dict__.clear()
-    namespace.clear()
-    gc.collect()
+    _release_modules()
     _flush_std()
     if by_sigint:
         signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -30,6 +30,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import NoReturn
 
 if __package__:  # imported from hookwright's package (the tests)
     from hookwright.bridges.quick_exchange import absolute, environ_text, json_text
@@ -179,7 +180,8 @@ def _answer_in_this_process() -> "Callable[[bytes, str | None], tuple[int, bytes
 
 def answered_here(argv: list[str], unreachable: str) -> int:
     """The event answered as the full client's in-process fallback answers it, in this
-    process: in `/`, the project by its absolute path, never an empty answer on failure."""
+    process: in `/`, the project by its absolute path, never an empty answer on failure;
+    once answered, the process ends here (`end_here`)."""
     project = absolute(argv[1] if argv else None) or absolute(environ_text("CLAUDE_PROJECT_DIR"))
     body = sys.stdin.buffer.read()
     posix.chdir("/")
@@ -188,6 +190,7 @@ def answered_here(argv: list[str], unreachable: str) -> int:
     except Exception as exc:
         why = f"the in-process fallback cannot start: {_one_line(exc)}"
         return not_running(body, unreachable, why)
+    loaded = frozenset(sys.modules)
     try:
         code, out, err = answer(body, project)
     except SystemExit as exc:
@@ -198,5 +201,59 @@ def answered_here(argv: list[str], unreachable: str) -> int:
         sys.stdout.buffer.write(out)
         sys.stdout.flush()
         sys.stderr.write(err)
-        return code
-    return not_running(body, unreachable, f"the in-process fallback failed: {_last_line(err)}")
+    else:
+        code = not_running(body, unreachable, f"the in-process fallback failed: {_last_line(err)}")
+    end_here(code, loaded)
+
+
+def _flush_std() -> bool:
+    """The standard streams flushed, as the interpreter flushes them at exit; False when
+    stdout could not be (the exit status is then 120, as the interpreter's)."""
+    ok = True
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except Exception:
+            ok = ok and stream is not sys.stdout
+    return ok
+
+
+def _own(name: str) -> bool:
+    return name == "hookwright" or name.startswith("hookwright.")
+
+
+def _release(namespace: "dict[str, object]") -> None:
+    """A module's names set to None as the interpreter's tear-down sets them
+    (`_PyModule_ClearDict`): those with one leading underscore first, then the rest but
+    ``__builtins__``; code that runs later (a finalizer, a weak reference's callback) finds
+    None, as it is written to expect at exit, rather than a missing name."""
+    for private in (True, False):
+        for name in list(namespace):
+            if name != "__builtins__" and (name[:1] == "_" and name[1:2] != "_") is private:
+                namespace[name] = None
+
+
+def end_here(code: int, loaded: "frozenset[str]") -> "NoReturn":
+    """End the process that answered as `Py_FinalizeEx` would, in its order, then at once
+    (`_exit`), as a hook the warm runner forked ends (`_warm.server._finish`, which cannot
+    import hookwright): threads joined, atexit handlers run (the audit's flush among them),
+    the standard streams flushed; then what the hooks loaded (the modules loaded since
+    hookwright was, but hookwright's own) is released and collected, so a file a hook left
+    open is flushed and closed and its finalizers run. Hookwright's modules and records are
+    not torn down one by one: that tear-down was about a twelfth of this process's time."""
+    import atexit
+    import gc
+    import threading
+
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
+    if not _flush_std():
+        code = 120
+    for name in [name for name in reversed(sys.modules) if name not in loaded and not _own(name)]:
+        module = sys.modules.pop(name, None)
+        if module is not None:
+            _release(module.__dict__)
+    gc.collect()
+    _flush_std()
+    posix._exit(code & 0xFF)
