@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
 from hookwright.config.policy import FailurePolicy
@@ -377,10 +377,15 @@ def note_load_failures(
         )
 
 
+#: Named once: `expressible` runs on every answer, and a member looked up on `Event` goes
+#: through the enum type's attribute hook.
+_PRE_TOOL_USE: Final = Event.PreToolUse
+
+
 def expressible(verdict: Verdict) -> Verdict:
     """A hook's own tool result (no tool runs) and a renamed tool have no Claude Code field:
     both become a refusal, the tool result's text as the reason."""
-    if verdict.event is not Event.PreToolUse or verdict.blocked:
+    if verdict.event is not _PRE_TOOL_USE or verdict.blocked:
         return verdict
     if verdict.respond is not None:
         text = verdict.respond.content
