@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Coroutine, Mapping
@@ -63,17 +62,18 @@ class HooksFailed(Exception):
 #: The standard decoder's own steps, called directly: `json.loads` reaches them through three
 #: Python frames, about a third of the decoding of a hook input (a daemon decodes every event).
 _SCAN = cast("Callable[[str, int], tuple[Any, int]]", vars(json.JSONDecoder())["scan_once"])
-#: `json.decoder.WHITESPACE`: what the decoder skips around the document (it always matches).
-_SPACE = cast("Callable[[str, int], re.Match[str]]", re.compile(r"[ \t\n\r]*").match)
+#: `json.decoder.WHITESPACE`'s characters: what the decoder skips around the document
+#: (skipped here by `str.lstrip`, a tenth of the cost of the decoder's regular expression).
+_SPACE = " \t\n\r"
 
 
 def _decoded(text: str) -> Any:
     """`json.loads(text)`; an input it refuses is left to it, for its own error."""
     try:
-        value, end = _SCAN(text, _SPACE(text, 0).end())
+        value, end = _SCAN(text, len(text) - len(text.lstrip(_SPACE)))
     except StopIteration:
         return json.loads(text)
-    if _SPACE(text, end).end() != len(text):
+    if end != len(text) and text[end:].lstrip(_SPACE):
         return json.loads(text)
     return value
 
