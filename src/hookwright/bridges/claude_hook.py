@@ -403,8 +403,8 @@ def unanswered(verdict: Verdict) -> str | None:
     blocked, the first failed hook and its failure; None when it can be answered."""
     if verdict.event not in GATE_EVENTS or verdict.blocked:
         return None
-    for result in verdict.results:
-        if result.status in _FAILED:
+    for _spec, result, _duration in verdict.runs:  # a run without a result did not fail
+        if result is not None and result.status in _FAILED:
             name = result.hook.name if result.hook is not None else "a hook"
             error = " ".join((result.error or result.status.value).split())
             return f"hookwright: hook {name!r} failed, so no verdict was given: {error}"
