@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from hookwright.core.effects import NO_EFFECTS, Effects, ToolResult
 from hookwright.core.events import Event
@@ -56,6 +56,9 @@ DECISION_RANK: dict[Decision, int] = {
     Decision.block: 4,
 }
 TERMINAL_DECISIONS = frozenset({Decision.deny, Decision.block, Decision.defer})
+#: Read by `Verdict.blocked` on every dispatch: a member looked up on its enum class goes
+#: through the enum type's attribute hook, several times the cost of a global.
+_BLOCKING: Final = (Decision.deny, Decision.block)
 REWRITE_DECISIONS = frozenset({None, Decision.allow, Decision.ask})
 
 
@@ -218,7 +221,7 @@ class Verdict:
 
     @property
     def blocked(self) -> bool:
-        return self.decision in (Decision.deny, Decision.block)
+        return self.decision in _BLOCKING
 
     @property
     def results(self) -> list[HookResult]:

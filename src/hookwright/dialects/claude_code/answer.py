@@ -30,6 +30,7 @@ OpenHarness patches, other payload rewrites, and blocks that only an exit code e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from hookwright.core.events import Event
@@ -117,18 +118,26 @@ def _permission_request(verdict: Verdict, specific: dict[str, Any]) -> None:
         specific["decision"] = answer
 
 
+#: The events whose decision has a field of its own, and what writes it. A daemon encodes
+#: every answer: members named here once, not looked up on `Event` per answer (each lookup
+#: goes through the enum type's attribute hook).
+_DECIDED: Final[dict[Event, Callable[[Verdict, dict[str, Any]], None]]] = {
+    E.PreToolUse: _pre_tool_use,
+    E.PermissionRequest: _permission_request,
+    E.PreModelSwitch: _pre_model_switch,
+    E.PreSkillShellCommand: _pre_skill_shell_command,
+}
+_POST_TOOL_USE: Final = E.PostToolUse
+_PERMISSION_REQUEST: Final = E.PermissionRequest
+
+
 def _specific(verdict: Verdict) -> dict[str, Any]:
     event = verdict.event
     specific: dict[str, Any] = {}
-    if event is E.PreToolUse:
-        _pre_tool_use(verdict, specific)
-    elif event is E.PermissionRequest:
-        _permission_request(verdict, specific)
-    elif event is E.PreModelSwitch:
-        _pre_model_switch(verdict, specific)
-    elif event is E.PreSkillShellCommand:
-        _pre_skill_shell_command(verdict, specific)
-    elif event is E.PostToolUse and verdict.updated_output is not None:
+    decided = _DECIDED.get(event)
+    if decided is not None:
+        decided(verdict, specific)
+    elif event is _POST_TOOL_USE and verdict.updated_output is not None:
         specific["updatedToolOutput"] = verdict.updated_output
     if event in ADDITIONAL_CONTEXT and verdict.additional_context:
         specific["additionalContext"] = "\n".join(verdict.additional_context)
@@ -146,7 +155,7 @@ def _specific(verdict: Verdict) -> dict[str, Any]:
 
 
 def _stops(verdict: Verdict) -> bool:
-    if verdict.event is E.PermissionRequest:
+    if verdict.event is _PERMISSION_REQUEST:
         return not verdict.continue_
     return not verdict.continue_ or verdict.abort is not None
 

@@ -279,9 +279,25 @@ def _encoded(value: Any) -> str:
     return "".join(_C_ENCODE(value, 0))
 
 
+def _shallow_plain(value: Any) -> bool:
+    """Whether `value` is a dict of plain leaves and of dicts of plain leaves (an answer's
+    usual shape): nothing `_js` would rewrite, so it is encoded without `_js`'s copy."""
+    if type(value) is not dict:
+        return False
+    for inner in value.values():
+        if type(inner) not in _PLAIN:
+            if type(inner) is not dict:
+                return False
+            for leaf in inner.values():
+                if type(leaf) not in _PLAIN:
+                    return False
+    return True
+
+
 def js_json(value: Any) -> bytes:
     """`JSON.stringify(value)` as UTF-8 bytes."""
-    return _encoded(_js(value)).encode("utf-8", errors="backslashreplace")
+    plain = value if _shallow_plain(value) else _js(value)
+    return _encoded(plain).encode("utf-8", errors="backslashreplace")
 
 
 def encode_body(inp: HookInput, *, actions: bool = False) -> bytes:
