@@ -244,6 +244,7 @@ class AuditLog:
             self._secrets.add(value)
             # A tuple, replaced whole: the writer thread iterates it while hosts add secrets.
             self._secret_values = (*self._secret_values, value)
+            self._lines.secrets = self._secret_values
             register(value)
 
     def submit(
