@@ -9,9 +9,10 @@ difference by the count (the interpreter's start and the set-up cancel out):
         python bench/audit_writer.py answered 5000 100
 
 The shapes are those of `bench/audit_record.py`. The file is a fresh one in a temporary
-folder, rotated neither by size nor by time. The writer's work is done on this thread (the
-queue drained in batches of `batch`), so no thread hand-off is counted: what is left is the
-writer's own work per record, plus its per-batch work divided by `batch`.
+folder, rotated neither by size nor by time. The writer's step (`AuditLog._drain`, a batch
+taken from the queue and written) runs on this thread, batch after batch as under load, so
+no thread hand-off is counted: what is left is the writer's own work per record, plus its
+per-batch work divided by `batch`.
 """
 
 from __future__ import annotations
@@ -38,14 +39,15 @@ def main() -> int:
         item = audit._pending[0]
         assert not isinstance(item, AuditRecord)
         verdict_, session_id, ts, turn_id, call = item
-        audit.flush()  # the file's first line (its genesis) is not counted
+        audit._drain()  # the file's first line (its genesis) is not counted
         for start in range(0, count // batch * batch, batch):
             # A new time each dispatch, as in a daemon (the date is formatted once a second).
             audit._pending.extend(
                 (verdict_, session_id, ts + index * 1e-4, turn_id, call)
                 for index in range(start, start + batch)
             )
-            audit.flush()
+            audit._drain()  # what the writer thread does with a batch
+        audit.close()
         assert audit.written == (1 + count // batch * batch) * len(verdict.runs)
     return 0
 

@@ -324,9 +324,14 @@ class AuditLog:
                 self._drain()
             except Exception:
                 log.exception("audit: a batch of records was lost")
+            if self._file is not None:
+                self._file.release()
 
     def _drain(self) -> None:
         if not self._pending:
+            # Nothing came since the last batch: the file is closed until something does.
+            if self._file is not None:
+                self._file.release()
             return
         self._idle.clear()
         try:
@@ -546,6 +551,8 @@ class AuditLog:
         thread = self._thread
         if thread is not None:
             thread.join(timeout=5.0)
+        if self._file is not None and (thread is None or not thread.is_alive()):
+            self._file.release()
         _live_logs.discard(self)
 
 
