@@ -361,7 +361,11 @@ class LineEncoder:
         again only when one of them (or the secrets) changed: a hook adds the same context
         to every prompt. The key is read before the text is redacted, so a secret added
         meanwhile makes it again."""
-        effect = effect_of(result) if result.has_effect else None
+        # Of an answer of effects alone (no decision, patch or notice), `has_effect` holds
+        # exactly when its word is not the catch-all `note`.
+        effect: str | None = effect_of(result)
+        if effect == "note":
+            effect = None
         context = result.additional_context or None
         key = (effect, context, tail, self.about, self.secrets)
         if key != self._said_key:
