@@ -24,8 +24,8 @@ from claude_pin import MEASURED_ON, PIN_ENV
 from cli_runner import run_cli
 from hookwright import Event, HookEngine, HookInput, HookResult, __version__
 from hookwright.core.audit_record import AuditRecord, iso_utc
-from hookwright.monitor.audit import AuditLog
-from hookwright.monitor.audit_chain import record_time
+from hookwright.monitor.audit import AuditLog, rotate
+from hookwright.monitor.audit_chain import ChainedFile, RotationRule, record_time
 
 GUARD = "grep -q 'rm ' && { echo 'no rm' >&2; exit 2; } || exit 0"
 SCRIPT = """
@@ -284,3 +284,74 @@ def test_the_written_time_is_read_back_as_datetime_reads_it() -> None:
     ):
         assert record_time(odd) is None, odd
     assert record_time("2026-01-01T00:00:00+00:00") == 1767225600.0
+
+
+def _stop_record(hook: str) -> AuditRecord:
+    return AuditRecord(time.time(), "Stop", hook, "x", "host", "ok", None, 0.0, *[None] * 6)
+
+
+def test_an_open_audit_file_replaced_by_a_link_is_not_written_through(tmp_path: Path) -> None:
+    """The writer keeps the file open between batches; a link put at its name meanwhile is
+    neither followed nor is the file it had open written: the record is a logged error."""
+    audit, moved, target = tmp_path / "audit.jsonl", tmp_path / "moved", tmp_path / "target"
+    log = AuditLog(audit, flush_interval=60.0)  # the writer wakes only when flushed
+    log.note(_stop_record("first"))
+    log.flush()
+    os.replace(audit, moved)
+    target.write_bytes(b"theirs\n")
+    audit.symlink_to(target)
+    log.note(_stop_record("second"))
+    log.close()
+    assert target.read_bytes() == b"theirs\n"
+    assert [json.loads(line)["hook"] for line in moved.read_bytes().splitlines()] == ["first"]
+    assert audit.is_symlink()
+
+
+def test_two_logs_rotating_one_file_in_turn_keep_one_chain(tmp_path: Path) -> None:
+    """Two audits of one process on one file, each keeping it open while it writes: each
+    finds the file the other rotated away and writes to the new one."""
+    audit = tmp_path / "audit.jsonl"
+    logs = [AuditLog(audit, max_bytes=1200, keep=20, flush_interval=60.0) for _ in range(2)]
+    for index in range(12):
+        log = logs[index % 2]
+        log.note(_stop_record(f"r{index}"))
+        log.flush()
+    for log in logs:
+        log.close()
+    rotated = sorted(tmp_path.glob("audit.jsonl.*"), key=lambda path: -int(path.suffix[1:]))
+    files = [*rotated, audit]
+    hooks = [json.loads(line)["hook"] for path in files for line in path.read_bytes().splitlines()]
+    assert hooks == [f"r{index}" for index in range(12)] and len(files) > 3
+    done = hookwright(audit, "audit", "verify")
+    assert done.returncode == 0, done.stdout
+
+
+def test_a_closed_log_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    before = set(os.listdir("/proc/self/fd"))
+    log = AuditLog(tmp_path / "audit.jsonl", flush_interval=60.0)
+    log.note(_stop_record("one"))
+    log.flush()
+    log.close()
+    assert set(os.listdir("/proc/self/fd")) <= before
+
+
+def test_a_forked_process_appends_through_its_own_descriptor(tmp_path: Path) -> None:
+    """A process forked while the file is open does not share the parent's descriptor (whose
+    lock would then be both processes' at once): both append at the same time, one chain."""
+    audit = tmp_path / "audit.jsonl"
+    chained = ChainedFile(audit, RotationRule(max_bytes=0, keep=0), rotate)
+    chained.append([b'{"hook": "first"'])
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's exit status is the assertion
+        try:
+            for _ in range(300):
+                chained.append([b'{"hook": "child", "pad": "' + b"c" * 2000 + b'"'])
+        finally:
+            os._exit(0)
+    for _ in range(300):
+        chained.append([b'{"hook": "parent", "pad": "' + b"p" * 2000 + b'"'])
+    chained.release()
+    assert os.waitpid(pid, 0)[1] == 0
+    assert len(audit.read_bytes().splitlines()) == 601
+    done = hookwright(audit, "audit", "verify")
+    assert done.returncode == 0, done.stdout

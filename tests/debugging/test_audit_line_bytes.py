@@ -5,8 +5,10 @@ integers, floats (NaN and the infinities included), nested values and secrets.""
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -79,6 +81,11 @@ results = st.builds(
     duration_ms=st.floats(allow_nan=True, allow_infinity=True) | st.integers(),
     effects=st.none() | st.lists(notices, max_size=2).map(lambda n: Effects(notices=tuple(n))),
 )
+#: A few hooks that come back from dispatch to dispatch, as a session's do.
+SPECS = [
+    HookSpec(name=f"h{index}", event=Event.PreToolUse, handler=lambda inp: None, origin=origin)
+    for index, origin in enumerate(["hooks.yaml:hooks[0]", None, f"x{SECRET}"])
+]
 runs = st.lists(
     st.tuples(specs, st.none() | results, st.integers(min_value=0, max_value=10**12)),
     min_size=1,
@@ -184,3 +191,81 @@ def test_lines_of_dispatches_without_a_tool_call_are_the_bytes_json_writes(
         records = written(Path(tmp) / "records.jsonl", True, submitted)
     assert lines == records
     assert b'"tool_name": null' in lines
+
+
+#: Answers of effects alone (a context, a message, a rewrite, a stop): the daemon's usual
+#: record, which the line encoder writes from a quiet run's pieces and its remembered fields
+#: after the session's. The same context comes back often, as from one hook prompt after
+#: prompt; durations repeat, and some are ints, zeros of both signs, NaN or infinite.
+effect_answers = st.builds(
+    HookResult,
+    additional_context=st.none() | st.sampled_from(["", "HOUSE-RULES", f"a {SECRET}"]) | texts,
+    system_message=st.none() | st.just("note"),
+    continue_=st.booleans(),
+    updated_input=st.none() | st.just({"command": "ls"}),
+    duration_ms=st.sampled_from([0.017, 0.0, -0.0, 1, 1.0, 2.5e-4])
+    | st.floats(allow_nan=True, allow_infinity=True),
+)
+answer_runs = st.lists(
+    st.tuples(st.sampled_from(SPECS), st.none() | effect_answers, st.integers(0, 10**6)),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            answer_runs,
+            st.sampled_from([None, "s-1", "s-2"]),
+            st.sampled_from([None, "t-1"]),
+            st.none() | st.sampled_from([{}, {"command": f"echo {SECRET}"}]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.floats(min_value=0, max_value=4e9),
+)
+def test_answers_of_effects_alone_are_the_bytes_json_writes(
+    dispatches: list[tuple[Any, ...]], now: float
+) -> None:
+    submitted = []
+    for hook_runs, session_id, turn_id, tool_input in dispatches:
+        event = Event.UserPromptSubmit if tool_input is None else Event.PreToolUse
+        runs = [(spec, _for(spec, _copy(result)), ns) for spec, result, ns in hook_runs]
+        payload = {} if tool_input is None else {"tool_name": "Bash", "tool_input": tool_input}
+        inp = HookInput(event.value, session_id=session_id, turn_id=turn_id, payload=payload)
+        submitted.append((Verdict(event=event, runs=runs), session_id, inp))
+    clock = SimpleNamespace(time=lambda: now, monotonic=time.monotonic)
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(audit_module, "time", clock):
+        lines = written(Path(tmp) / "lines.jsonl", False, submitted)
+        records = written(Path(tmp) / "records.jsonl", True, submitted)
+    assert lines == records
+    assert SECRET.encode() not in lines
+
+
+def _copy(result: HookResult | None) -> HookResult | None:
+    """A result of its own per run (`_for` names the hook on it)."""
+    return None if result is None else replace(result)
+
+
+def test_a_secret_added_after_a_context_was_written_is_redacted_from_then_on(
+    tmp_path: Path,
+) -> None:
+    """The fields after the session's are remembered from one record to the next: a secret
+    the host adds in between is still redacted in the next record's context."""
+    spec = SPECS[0]
+    path = tmp_path / "audit.jsonl"
+    audit = AuditLog(path, max_bytes=0, max_age=0, daily=False)
+    audit.write_on_close()
+    for secret in (None, "abc123", None):
+        if secret is not None:
+            audit.add_secret(secret)
+        result = HookResult(additional_context="key abc123", hook=spec)
+        verdict = Verdict(event=Event.UserPromptSubmit, runs=[(spec, result, 1000)])
+        audit.submit(verdict, "s-1", HookInput("UserPromptSubmit", session_id="s-1"))
+        audit.flush()
+    audit.close()
+    contexts = [json.loads(line)["context"] for line in path.read_bytes().splitlines()]
+    assert contexts == ["key abc123", "key ***", "key ***"]

@@ -316,28 +316,36 @@ class Verdict:
 
 
 def effect_of(result: HookResult) -> str:
-    """A one-word summary of what a hook did (`deny`, `rewrite input`, `context`, ...)."""
+    """A one-word summary of what a hook did (`deny`, `rewrite input`, `context`, ...): the
+    first of these that holds, each checked only when the ones before it did not (the audit
+    asks it for every record of a hook that answered)."""
     if result.status is not Status.ok:
         return result.status.value
     if result.decision is not None:
         return result.decision.value
-    checks: tuple[tuple[str, Any], ...] = (
-        ("hard abort", result.abort == "hard"),
-        ("abort", result.abort is not None),
-        ("stop", not result.continue_),
-        ("respond", result.respond is not None),
-        ("rewrite input", result.updated_input is not None or bool(result.payload_updates)),
-        ("rewrite output", result.updated_output is not None),
-        ("patch", bool(result.patches)),
-        ("context", result.additional_context is not None),
-        ("message", result.system_message is not None),
-        ("prompt", bool(result.effects and result.effects.prompt_injections)),
-        ("decision ignored", _ignored(result, "ignored_decision")),
-        ("patch dropped", _ignored(result, "ignored_patch")),
-    )
-    for effect, present in checks:
-        if present:
-            return effect
+    if result.abort is not None:
+        return "hard abort" if result.abort == "hard" else "abort"
+    if not result.continue_:
+        return "stop"
+    if result.respond is not None:
+        return "respond"
+    if result.updated_input is not None or result.payload_updates:
+        return "rewrite input"
+    if result.updated_output is not None:
+        return "rewrite output"
+    if result.patches:
+        return "patch"
+    if result.additional_context is not None:
+        return "context"
+    if result.system_message is not None:
+        return "message"
+    effects = result.effects
+    if effects and effects.prompt_injections:
+        return "prompt"
+    if _ignored(result, "ignored_decision"):
+        return "decision ignored"
+    if _ignored(result, "ignored_patch"):
+        return "patch dropped"
     return "note"
 
 

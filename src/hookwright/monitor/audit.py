@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import os
 import threading
 import time
@@ -194,9 +195,12 @@ class AuditLog:
         self._pending: collections.deque[_Pending | AuditRecord] = collections.deque()
         self._max_pending = max_pending
         self._interval = flush_interval
-        self._wake = threading.Event()
-        self._idle = threading.Event()
-        self._idle.set()
+        #: Rung (released) to wake the writer before its interval is up: a bare lock, whose
+        #: wait with a timeout is the interpreter's own, where an `Event`'s is Python code.
+        self._bell = threading.Lock()
+        self._bell.acquire()
+        #: A batch is being written (read by `flush`, which waits on `_drained`).
+        self._busy = False
         self._drained = threading.Event()
         self._closed = False
         self._thread: threading.Thread | None = None
@@ -244,6 +248,7 @@ class AuditLog:
             self._secrets.add(value)
             # A tuple, replaced whole: the writer thread iterates it while hosts add secrets.
             self._secret_values = (*self._secret_values, value)
+            self._lines.secrets = self._secret_values
             register(value)
 
     def submit(
@@ -304,8 +309,7 @@ class AuditLog:
     def _run(self) -> None:
         """The writer: nothing a record holds may end it (a bad one is dropped and counted)."""
         while True:
-            self._wake.wait(self._interval)
-            self._wake.clear()
+            self._bell.acquire(timeout=self._interval)
             try:
                 self._drain()
             except Exception:
@@ -323,11 +327,16 @@ class AuditLog:
                 self._drain()
             except Exception:
                 log.exception("audit: a batch of records was lost")
+            if self._file is not None:
+                self._file.release()
 
     def _drain(self) -> None:
         if not self._pending:
+            # Nothing came since the last batch: the file is closed until something does.
+            if self._file is not None:
+                self._file.release()
             return
-        self._idle.clear()
+        self._busy = True
         try:
             pending = self._pending
             batch = [pending.popleft() for _ in range(len(pending))]
@@ -336,7 +345,7 @@ class AuditLog:
             else:
                 self._write_lines(batch)
         finally:
-            self._idle.set()
+            self._busy = False
 
     def _write_lines(self, batch: list[_Pending | AuditRecord]) -> None:
         """The usual case, no callback: lines assembled by the `LineEncoder`."""
@@ -530,21 +539,28 @@ class AuditLog:
                 self._drain_here()
             return
         deadline = time.monotonic() + timeout
-        while self._pending or not self._idle.is_set():
+        while self._pending or self._busy:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
             self._drained.clear()
-            self._wake.set()
+            self._ring()
             self._drained.wait(min(remaining, self._interval))
+
+    def _ring(self) -> None:
+        """Wake the writer (a bell already rung stays rung)."""
+        with contextlib.suppress(RuntimeError):
+            self._bell.release()
 
     def close(self) -> None:
         self.flush()
         self._closed = True
-        self._wake.set()
+        self._ring()
         thread = self._thread
         if thread is not None:
             thread.join(timeout=5.0)
+        if self._file is not None and (thread is None or not thread.is_alive()):
+            self._file.release()
         _live_logs.discard(self)
 
 

@@ -72,12 +72,25 @@ class RotationRule:
 
 class ChainedFile:
     """Appends lines to the audit file, each closed with the hash of the line before it.
-    Used by the audit's writer thread only."""
+    Used by the audit's writer thread only (or by the thread that flushes an audit without
+    one).
+
+    The file stays open from one append to the next while records keep coming (`release`
+    closes it when the writer finds nothing to write, and when the audit closes): a batch
+    costs its lock, two status reads and its writes, not the open and the checks of a new
+    descriptor. Every append still locks the file and compares the name's inode (not
+    following a link) with the descriptor's, and opens the name again, as a link-safe
+    private file, when it was rotated, removed or replaced meanwhile; a process forked from
+    this one opens its own."""
 
     def __init__(self, path: Path, rule: RotationRule, rotate: Rotate) -> None:
         self.path = path
         self.rule = rule
         self._rotate = rotate
+        self._name = os.fspath(path)
+        #: The open file and the process that opened it.
+        self._fd: int | None = None
+        self._pid = 0
         #: (inode, size) the file had after this writer's last append, with its last hash.
         self._left: tuple[int, int] | None = None
         self._last = ""
@@ -89,28 +102,45 @@ class ChainedFile:
         """Write one line per body (a JSON object without its closing brace)."""
         if not bodies:
             return
-        fd = self._locked()
+        fd, info = self._locked()
         try:
-            info = os.fstat(fd)
             if self._rotation_due(fd, info):
-                fd = self._rotated(fd)
-                info = os.fstat(fd)
+                fd, info = self._rotated()
             self._write(fd, info, bodies)
-        finally:
+        except BaseException:
+            self.release()
+            raise
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def release(self) -> None:
+        """Close the file (and so release its lock) until the next append."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
             os.close(fd)
 
-    def _locked(self) -> int:
-        """The current file, opened and locked; reopened when it was rotated meanwhile."""
+    def _locked(self) -> tuple[int, os.stat_result]:
+        """The current file, locked, with its status: the one kept open when its name still
+        leads to it, else the name opened again."""
         while True:
-            fd = open_append(self.path, readable=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            if self._pid != os.getpid():
+                # A forked process's copy: closing it leaves the parent's lock alone.
+                self.release()
+            fd = self._fd
+            if fd is None:
+                fd = self._fd = open_append(self.path, readable=True)
+                self._pid = os.getpid()
             try:
-                same = os.lstat(self.path).st_ino == os.fstat(fd).st_ino
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                info = os.fstat(fd)
+                same = os.lstat(self._name).st_ino == info.st_ino
             except FileNotFoundError:
                 same = False
+            except BaseException:
+                self.release()
+                raise
             if same:
-                return fd
-            os.close(fd)
+                return fd, info
+            self.release()
 
     def _rotation_due(self, fd: int, info: os.stat_result) -> bool:
         rule = self.rule
@@ -121,13 +151,14 @@ class ChainedFile:
             self._started = (info.st_ino, first_time(fd)) if info.st_size else None
         return rule.due(info.st_size, self._started[1] if self._started else None, time.time())
 
-    def _rotated(self, fd: int) -> int:
-        """Rename the full file away (still holding its lock) and open the new one."""
+    def _rotated(self) -> tuple[int, os.stat_result]:
+        """Rename the full file away (still holding its lock), then open and lock the new
+        one."""
         try:
             self._rotate(self.path, self.rule.keep)
-            return self._locked()
         finally:
-            os.close(fd)
+            self.release()
+        return self._locked()
 
     def _write(self, fd: int, info: os.stat_result, bodies: Sequence[bytes]) -> None:
         """The lines, chained, written in chunks of `_CHUNK_LINES` (a buffer for a whole

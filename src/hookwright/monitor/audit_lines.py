@@ -209,6 +209,8 @@ class LineEncoder:
         #: Per hook, its fields before its result and after the session (`_spec_parts`).
         self._specs: dict[HookSpec, tuple[str, str]] = {}
         self._durations: dict[int, bytes] = {}
+        #: The same for answers, by their `duration_ms`.
+        self._answer_ms: dict[float, bytes] = {}
         self._events: dict[Event, str] = {}
         self._session_id: str | None = None
         self._session_text = '"session_id": null, '
@@ -223,6 +225,11 @@ class LineEncoder:
         self._quiet_tail = ""
         self._quiet_about = ""
         self._quiet = b""
+        #: The secrets the audit redacts (set by the audit when it is given one): a change
+        #: makes the remembered `_said` fields again.
+        self.secrets: tuple[str, ...] = ()
+        self._said_key: tuple[object, ...] = ()
+        self._said_text = b""
 
     def add(
         self,
@@ -271,7 +278,7 @@ class LineEncoder:
                 duration = durations.get(duration_ns) or self._duration(duration_ns)
                 out.append(join((head, firsts[spec], duration, seconds[spec], quiet)))
             else:
-                out.append(head + self._answered(result, tail))
+                out.append(self._answered(head, result, tail))
 
     def _learn(self, runs: list[HookRun]) -> None:
         """Encode the pieces of these hooks that are not known yet."""
@@ -310,8 +317,67 @@ class LineEncoder:
         self._session_text = f'"session_id": {_text(session_id)}, '
         self._seconds = {}
 
-    def _answered(self, result: HookResult, tail: str) -> bytes:
-        """The line of a hook that answered something, after its head."""
+    def _answered(self, head: bytes, result: HookResult, tail: str) -> bytes:
+        """The line of a hook that answered something. An answer of effects alone (context, a
+        message: the daemon's usual record) is a quiet run's pieces around its duration, then
+        its `_said` fields; any other is written field by field (`_answer_text`)."""
+        hook = result.hook
+        if (
+            hook is not None
+            and result.status is Status.ok
+            and result.decision is None
+            and result.exit_code is None
+            and result.reason is None
+            and result.error is None
+            and not result.stderr
+            and not result.patches
+            and result.own_word is None
+            and not result.effects
+        ):
+            first = self._firsts.get(hook)
+            second = self._seconds.get(hook)
+            if first is None or second is None:
+                self._learn([(hook, result, 0)])
+                first, second = self._firsts[hook], self._seconds[hook]
+            ms = result.duration_ms
+            duration = (self._answer_ms.get(ms) if type(ms) is float else None) or self._ms(ms)
+            return b"".join((head, first, duration, second, self._said(result, tail)))
+        return head + self._answer_text(result, tail)
+
+    def _ms(self, ms: float) -> bytes:
+        """An answer's `duration_ms`, rounded as the record rounds it; a positive float is
+        remembered, as `_duration` remembers a quiet run's (by type too: an int and a float of
+        one value are one key and two texts, as are 0.0 and -0.0)."""
+        text = utf8(_text(round(ms, 3)))
+        if type(ms) is float and ms > 0.0:
+            if len(self._answer_ms) >= _DURATIONS_LIMIT:
+                self._answer_ms.clear()
+            self._answer_ms[ms] = text
+        return text
+
+    def _said(self, result: HookResult, tail: str) -> bytes:
+        """The fields after the session's of an answer of effects alone: its patch (none), its
+        effect, the dispatch's `tail`, its context and the record's context fields. Made
+        again only when one of them (or the secrets) changed: a hook adds the same context
+        to every prompt. The key is read before the text is redacted, so a secret added
+        meanwhile makes it again."""
+        # Of an answer of effects alone (no decision, patch or notice), `has_effect` holds
+        # exactly when its word is not the catch-all `note`.
+        effect: str | None = effect_of(result)
+        if effect == "note":
+            effect = None
+        context = result.additional_context or None
+        key = (effect, context, tail, self.about, self.secrets)
+        if key != self._said_key:
+            text = (
+                f'"patch": null, "effect": {_text(effect)}, {tail}'
+                f'"context": {_text(self._redact(cap_text(context)))}, {self.about}'
+            )
+            self._said_key, self._said_text = key, utf8(text)
+        return self._said_text
+
+    def _answer_text(self, result: HookResult, tail: str) -> bytes:
+        """The line of any other answer, after its head."""
         first, second = self._parts(result.hook) if result.hook is not None else _UNKNOWN_SPEC
         answer, effect, context = self._result_text(result)
         fix = failure_fix(result.effects)
