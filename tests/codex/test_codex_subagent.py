@@ -128,3 +128,38 @@ def test_a_codex_hook_on_spawn_agent_denies_the_agent_call(
         "Agent",
         spawn,
     )
+
+
+def test_a_codex_hooks_rewrite_of_spawn_agent_reaches_the_subagent(
+    server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """An `updatedInput` of Codex's `spawn_agent` shape is read back as the `Agent` call: the
+    subagent's model reads the rewritten message as its prompt, in the subagent type the call
+    asked for; PostToolUse reads the call as `spawn_agent` and the subagent's answer."""
+    log = tmp_path / "log.txt"
+    rewrite = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"message": "print safe", "agent_type": "default"},
+        }
+    }
+    hooks = {
+        "PreToolUse": command(f"echo '{json.dumps(rewrite)}'", "spawn_agent"),
+        "PostToolUse": [{"matcher": "spawn_agent", **logging("codex-post", log)[0]}],
+        "SubagentStart": logging("codex-start", log),
+    }
+    home, project = write_project(tmp_path, hooks)
+    spawn = {"prompt": "print sub", "description": "subtask", "subagent_type": "explorer"}
+    call = FakeToolCall("Agent", json.dumps(spawn), id="call_spawn")
+    server.queue_openai(FakeReply(tool_calls=[call]), FakeReply("sub done"), FakeReply("done"))
+    _, sub, _ = run(home, project, server)
+    assert sub[-1] == {"role": "user", "content": "print safe"}
+    seen = dict(logged(log))
+    assert seen["codex-start"]["agent_type"] == "default"
+    post = seen["codex-post"]
+    assert (post["tool_name"], post["tool_input"], post["tool_response"]) == (
+        "spawn_agent",
+        {"message": "print safe", "agent_type": "default"},
+        "sub done",
+    )
