@@ -960,6 +960,16 @@ def _agent_type_matchers(name: str, agent_type: str | None) -> CodexCase:
     )
 
 
+#: PreToolUse matchers on the call starting a subagent, by kind: Codex's tool name, exact and
+#: as a regex, and Claude Code's names for its own tool, exact and as a regex.
+SPAWN_MATCHERS = {
+    "exact": "spawn_agent",
+    "regex": "^spawn_a.*t$",
+    "claude": "Agent",
+    "claude-regex": "^Ag",
+    "legacy": "Task",
+}
+
 SUBAGENT_CASES += [
     # Codex: the subagent ends without asking its model, and without SubagentStop; the main
     # agent's wait reads it completed with no message (hookwright's `Agent` call: that it
@@ -977,11 +987,15 @@ SUBAGENT_CASES += [
     _agent_type_matchers("subagent_matchers_on_agent_type", None),
     _agent_type_matchers("subagent_matchers_on_a_named_agent_type", "explorer"),
     # A deny of the call starting the subagent: no subagent, no PostToolUse; the model reads
-    # the tool's name (`<spawn>` in the view: each host's own tool). Everything compared.
+    # the tool's name. Hooks read the call as Codex's `spawn_agent` (hookwright's `Agent`
+    # shown so) and matchers name it so: `Agent` selects nothing. Everything compared.
     CodexCase(
         "subagent_spawn_denied",
         "delegate",
-        [Reply(calls=[Spawn(SPAWN_CALL, SUBTASK, [Reply("sub done")])]), Reply("done")],
+        [
+            Reply(calls=[Spawn(SPAWN_CALL, SUBTASK, [Reply("sub done")], "explorer")]),
+            Reply("done"),
+        ],
         [
             H(
                 "PreToolUse",
@@ -993,6 +1007,10 @@ SUBAGENT_CASES += [
                 ),
                 "*",
             ),
+            *[
+                H("PreToolUse", f"spawn-{kind}", matcher=matcher)
+                for kind, matcher in SPAWN_MATCHERS.items()
+            ],
             *observers("SubagentStart", "PostToolUse", "Stop"),
         ],
     ),

@@ -12,12 +12,11 @@ carries `MARK`.
 `delegated` is `model` without the main agent's requests after it started a subagent (those
 holding the start call's result): the subagent's requests and what led to them.
 
-Three documented differences are normalised away: Codex writes the session's `model` into
-every hook input, which a hookwright host does not pass to its hooks; turn ids are each host's
-own (Codex: a UUIDv7, hookwright: `turn-<hex>`), so each reads `<turnN>`, numbered in the
-order first seen (which hooks share a turn is compared); and the tool starting a subagent is
-each host's own, so its name and input in a hook's input and its name in a denial the model
-reads are `<spawn>`.
+Two documented differences are normalised away: Codex writes the session's `model` into
+every hook input, which a hookwright host does not pass to its hooks; and turn ids are each
+host's own (Codex: a UUIDv7, hookwright: `turn-<hex>`), so each reads `<turnN>`, numbered in
+the order first seen (which hooks share a turn is compared). The call starting a subagent is
+compared as it is: hookwright shows Codex hooks its `Agent` call as Codex's `spawn_agent`.
 """
 
 from __future__ import annotations
@@ -36,10 +35,6 @@ MARK = "MARK"
 SPAWN_CALL = "call_spawn"
 MODEL_FIELD = re.compile(r'"model":"[^"]*",')
 TURN_ID = re.compile(r'"turn_id":"([^"]*)"')
-#: The call starting a subagent, in a hook's input and in a denial of it: each host's own tool
-#: (Codex's `spawn_agent` with `{"message": ...}`, hookwright's `Agent`).
-SPAWN_INPUT = re.compile(r'"tool_name":"(?:spawn_agent|Agent)","tool_input":\{[^{}]*\}')
-SPAWN_DENIED = re.compile(r"(?<=\. Tool: )(?:spawn_agent|Agent)$")
 
 
 def _text(content: Any) -> str:
@@ -91,11 +86,6 @@ def _after_spawn(items: list[str]) -> bool:
     return any(item.startswith(f"tool {SPAWN_CALL}:") for item in items)
 
 
-def spawn_call(text: str) -> str:
-    text = SPAWN_INPUT.sub('"tool_name":"<spawn>","tool_input":<spawn input>', text)
-    return SPAWN_DENIED.sub("<spawn>", text)
-
-
 def _stdin(text: str) -> str:
     return MODEL_FIELD.sub("", text)
 
@@ -110,7 +100,7 @@ def view(observation: Observation, aspects: frozenset[str]) -> dict[str, Any]:
     def normalise(text: str) -> str:
         """Turn ids first: a UUIDv7 of Codex's would take a number the ids after it (a
         subagent's) are counted from."""
-        return ids(TURN_ID.sub(turn, spawn_call(text)))
+        return ids(TURN_ID.sub(turn, text))
 
     hooks = hook_view(observation, normalise)
     result: dict[str, Any] = {}

@@ -69,8 +69,8 @@ def test_a_deny_reaches_the_model_as_codex_words_it() -> None:
 
 
 def test_a_deny_of_another_tool_names_the_tool() -> None:
-    """Codex words a denied call of a tool other than its shell by the tool's name (measured:
-    a denied `spawn_agent`, conformance case `subagent_spawn_denied`)."""
+    """Codex words a denied call of a tool other than its shell by the tool's name as Codex
+    shows it (measured: a denied `spawn_agent`, conformance case `subagent_spawn_denied`)."""
     codec = CodexCodec("hook", timeout=5, codex_home=Path("/h"), project=Path("/p"), run_id="r")
     agent = {"tool_name": "Agent", "tool_input": {"prompt": "print sub"}}
     inp = HookInput(Event.PreToolUse, session_id="s", payload=agent)
@@ -78,7 +78,7 @@ def test_a_deny_of_another_tool_names_the_tool() -> None:
     assert result is not None and result.effects is not None
     assert (
         result.effects.tool_message
-        == "Tool call blocked by PreToolUse hook: no agents. Tool: Agent"
+        == "Tool call blocked by PreToolUse hook: no agents. Tool: spawn_agent"
     )
 
 

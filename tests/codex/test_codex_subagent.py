@@ -86,3 +86,80 @@ def test_a_subagent_stop_continuation_is_named_in_kebab_case() -> None:
     review keys say `subagent_stop`."""
     assert run_label("SubagentStop") == "subagent-stop"
     assert run_label("Stop") == "stop"
+
+
+def test_a_codex_hook_on_spawn_agent_denies_the_agent_call(
+    server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """Codex hooks see the reference agent's `Agent` call as Codex's `spawn_agent`: a matcher
+    naming it selects it (and `Agent`, as in Codex; `Task` does not), and the model reads the
+    deny as Codex words it; a Claude Code hook matching `Agent` in the same project still sees
+    `Agent` and Claude Code's input."""
+    log = tmp_path / "log.txt"
+    deny = f'printf "%s %s\\n" codex-deny "$(cat)" >> {log}; echo R >&2; exit 2'
+    hooks = {
+        "PreToolUse": [
+            *command(deny, "spawn_agent"),
+            {"matcher": "Agent", **logging("codex-agent", log)[0]},
+            {"matcher": "Task", **logging("codex-task", log)[0]},
+        ],
+        "SubagentStart": logging("codex-start", log),
+    }
+    home, project = write_project(tmp_path, hooks)
+    claude = {"hooks": {"PreToolUse": [{"matcher": "Agent", **logging("claude-agent", log)[0]}]}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(claude))
+    spawn = {"prompt": "print sub", "description": "subtask"}
+    call = FakeToolCall("Agent", json.dumps(spawn), id="call_spawn")
+    server.queue_openai(FakeReply(tool_calls=[call]), FakeReply("done"))
+    requests = run(home, project, server)
+    assert len(requests) == 2  # no subagent asked its model
+    answer = [m for m in requests[1] if m["role"] == "tool"]
+    assert [m["content"] for m in answer] == [
+        "Tool call blocked by PreToolUse hook: R. Tool: spawn_agent"
+    ]
+    seen = dict(logged(log))
+    assert sorted(seen) == ["claude-agent", "codex-agent", "codex-deny"]  # no SubagentStart
+    for label in ("codex-deny", "codex-agent"):
+        codex = seen[label]
+        shown = {"message": "print sub"}
+        assert (codex["tool_name"], codex["tool_input"]) == ("spawn_agent", shown)
+    assert (seen["claude-agent"]["tool_name"], seen["claude-agent"]["tool_input"]) == (
+        "Agent",
+        spawn,
+    )
+
+
+def test_a_codex_hooks_rewrite_of_spawn_agent_reaches_the_subagent(
+    server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """An `updatedInput` of Codex's `spawn_agent` shape is read back as the `Agent` call: the
+    subagent's model reads the rewritten message as its prompt, in the subagent type the call
+    asked for; PostToolUse reads the call as `spawn_agent` and the subagent's answer."""
+    log = tmp_path / "log.txt"
+    rewrite = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"message": "print safe", "agent_type": "default"},
+        }
+    }
+    hooks = {
+        "PreToolUse": command(f"echo '{json.dumps(rewrite)}'", "spawn_agent"),
+        "PostToolUse": [{"matcher": "spawn_agent", **logging("codex-post", log)[0]}],
+        "SubagentStart": logging("codex-start", log),
+    }
+    home, project = write_project(tmp_path, hooks)
+    spawn = {"prompt": "print sub", "description": "subtask", "subagent_type": "explorer"}
+    call = FakeToolCall("Agent", json.dumps(spawn), id="call_spawn")
+    server.queue_openai(FakeReply(tool_calls=[call]), FakeReply("sub done"), FakeReply("done"))
+    _, sub, _ = run(home, project, server)
+    assert sub[-1] == {"role": "user", "content": "print safe"}
+    seen = dict(logged(log))
+    assert seen["codex-start"]["agent_type"] == "default"
+    post = seen["codex-post"]
+    assert (post["tool_name"], post["tool_input"], post["tool_response"]) == (
+        "spawn_agent",
+        {"message": "print safe", "agent_type": "default"},
+        "sub done",
+    )

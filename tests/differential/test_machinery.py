@@ -95,9 +95,9 @@ def test_normaliser_numbers_transcripts_by_first_sight(observed: Observation) ->
     )
 
 
-def test_codex_view_numbers_turns_and_hides_the_spawn_tool(observed: Observation) -> None:
+def test_codex_view_numbers_turns_and_compares_the_spawn_tool(observed: Observation) -> None:
     """Codex's and hookwright's turn ids read `<turnN>` by first sight; the call starting a
-    subagent (each host's own tool) reads `<spawn>` in a hook's input and a denial."""
+    subagent is compared as it is (hookwright shows Codex hooks Codex's `spawn_agent`)."""
     spawn = '"tool_name":"spawn_agent","tool_input":{"message":"go"},"tool_use_id":"c"'
     stdins = [
         f'{{"turn_id":"t-main",{spawn}}}',
@@ -105,16 +105,16 @@ def test_codex_view_numbers_turns_and_hides_the_spawn_tool(observed: Observation
         '{"turn_id":"t-main","hook_event_name":"Stop"}',
     ]
     hooks = [{"label": "h", "cwd": "/", "stdin": text} for text in stdins]
-    denial = "Tool call blocked by PreToolUse hook: MARK no. Tool: Agent"
+    denial = "Tool call blocked by PreToolUse hook: MARK no. Tool: spawn_agent"
     output = {"type": "function_call_output", "call_id": "c", "output": denial}
     seen = replace(observed, hooks=hooks, requests=[{"input": [output]}])
     rendered = codex_view(seen, frozenset({"stdin", "model"}))
     assert [line.split(" ", 2)[2] for line in rendered["stdin"]] == [
-        '{"turn_id":"<turn1>","tool_name":"<spawn>","tool_input":<spawn input>,"tool_use_id":"c"}',
+        f'{{"turn_id":"<turn1>",{spawn}}}',
         '{"turn_id":"<turn2>","hook_event_name":"SubagentStart"}',
         '{"turn_id":"<turn1>","hook_event_name":"Stop"}',
     ]
-    assert rendered["model"] == [[f"tool c: {denial.replace('Agent', '<spawn>')}"]]
+    assert rendered["model"] == [[f"tool c: {denial}"]]
 
 
 def test_without_npm_the_suite_skips_and_succeeds(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@
 * Any other exit, a timeout or a spawn error: the hook failed. A failed hook never blocks.
 * PreToolUse takes only a deny (``permissionDecision: "deny"`` with a reason, or the legacy
   ``decision: "block"`` with one, whose word the result keeps, `HookResult.own_word`) and
-  ``permissionDecision: "allow"`` with ``updatedInput`` (the command is rewritten).
+  ``permissionDecision: "allow"`` with ``updatedInput`` (the command is rewritten; a
+  ``spawn_agent`` input is read back as the host's subagent tool takes it, `tools`).
   ``allow`` alone, ``ask``, ``approve``, ``continue: false``, ``stopReason`` and
   ``suppressOutput`` are errors: the hook failed, the call runs.
 * PostToolUse ``decision: "block"`` (or exit 2) replaces the tool's result with the reason;
@@ -36,7 +37,12 @@ from xml.sax.saxutils import escape
 from hookwright.core.effects import ModelNote
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
-from hookwright.dialects.codex.stdin import SHELL_TOOL, tool_input
+from hookwright.dialects.codex.tools import (
+    SHELL_TOOL,
+    codex_tool_input,
+    codex_tool_name,
+    host_tool_input,
+)
 
 E = Event
 _CONTEXT_EVENTS: Final = frozenset(
@@ -53,11 +59,11 @@ class Unsupported(Exception):
 
 def blocked_text(inp: HookInput, reason: str) -> str:
     """The function output the model reads for a blocked call: a shell call's names its
-    command, any other call's the tool (measured: a denied `spawn_agent`)."""
+    command, any other call's the tool by Codex's name (measured: a denied `spawn_agent`)."""
     name = inp.payload.get("tool_name")
     if name != SHELL_TOOL:
-        return f"Tool call blocked by PreToolUse hook: {reason}. Tool: {name}"
-    arguments = tool_input(name, inp.payload.get("tool_input"))
+        return f"Tool call blocked by PreToolUse hook: {reason}. Tool: {codex_tool_name(name)}"
+    arguments = codex_tool_input(name, inp.payload.get("tool_input"))
     command = arguments.get("command") if isinstance(arguments, Mapping) else None
     if not isinstance(command, str):
         command = json.dumps(arguments, ensure_ascii=False)
@@ -212,7 +218,7 @@ def _pre_tool_use(
         if decision == "allow":
             if not isinstance(updated, dict):
                 raise Unsupported("PreToolUse hook returned unsupported permissionDecision:allow")
-            result.updated_input = updated
+            result.updated_input = host_tool_input(inp.tool_name, updated, inp.tool_input)
             return result
         if decision == "deny":
             text = _text(reason)

@@ -24,6 +24,7 @@ from hookwright.config.loading import (
     register_source,
 )
 from hookwright.config.trust import TrustPolicy
+from hookwright.core.events import TOOL_EVENTS
 from hookwright.core.matching import Matcher
 from hookwright.core.spec import HookSpec
 from hookwright.dialects.codex.codec import command_handler
@@ -31,16 +32,19 @@ from hookwright.dialects.codex.config import CANONICAL, EVENT_LABELS, CodexHook,
 from hookwright.dialects.codex.layers import CodexLayers, read_layers
 from hookwright.dialects.codex.review import HookState, hook_states, review_note, review_of
 from hookwright.dialects.codex.switches import switch_verdict
+from hookwright.dialects.codex.tools import CodexToolMatcher
 
 DIALECT = "codex"
 _NAME_LIMIT = 60
 
 
 def _matcher(hook: CodexHook, diagnostics: list[Diagnostic]) -> tuple[bool, Matcher | None]:
-    """(valid, the group's matcher): Codex skips a group whose matcher is invalid."""
+    """(valid, the group's matcher): Codex skips a group whose matcher is invalid. A tool
+    event's is tested against the tool's name as Codex shows it (`spawn_agent`)."""
     if hook.matcher is None:
         return True, None
-    matcher = Matcher(hook.matcher, "claude")
+    kind = CodexToolMatcher if CANONICAL[hook.event] in TOOL_EVENTS else Matcher
+    matcher = kind(hook.matcher, "claude")
     if matcher.error is not None:
         where = f"hooks.{hook.event}[{hook.group_index}].matcher"
         diagnostics.append(

@@ -10,8 +10,9 @@ SubagentStart and SubagentStop, which carry them among their own fields; ``trans
 is the subagent's own transcript on every event inside it but SubagentStop, where it is the
 session's and ``agent_transcript_path`` (the subagent's) follows it.
 
-Codex shows hooks its shell tool as ``Bash`` with ``{"command": ...}`` alone, and the tool's
-result as a string (the command's output); other tools keep their names and input.
+A call reads as Codex shows it (`tools`: the shell tool ``Bash`` with ``{"command": ...}``
+alone, the subagent tool ``spawn_agent`` with ``{"message": ...}``), and the tool's result as a
+string (the command's output).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hookwright.core.events import Event, HookInput
+from hookwright.dialects.codex.tools import codex_tool_input, codex_tool_name
 
 E = Event
-SHELL_TOOL: Final = "Bash"
 
 _TOOL: Final = ("tool_name", "tool_input")
 EVENT_FIELDS: Final[dict[Event, tuple[str, ...]]] = {
@@ -46,13 +47,6 @@ _OWN_AGENT: Final = frozenset({E.SubagentStart, E.SubagentStop})
 _NO_MODEL: Final = frozenset({E.SessionEnd})
 
 
-def tool_input(name: Any, arguments: Any) -> Any:
-    """What a hook sees of a tool's input: only the command of a shell call."""
-    if name == SHELL_TOOL and isinstance(arguments, Mapping):
-        return {"command": arguments.get("command")}
-    return arguments
-
-
 def tool_response(payload: Mapping[str, Any]) -> Any:
     """A tool's result as Codex hands it to hooks: a string, the output the command wrote."""
     response = payload.get("tool_response")
@@ -68,8 +62,10 @@ def tool_response(payload: Mapping[str, Any]) -> Any:
 
 def _value(inp: HookInput, name: str) -> Any:
     payload = inp.payload
+    if name == "tool_name":
+        return codex_tool_name(payload.get("tool_name"))
     if name == "tool_input":
-        return tool_input(payload.get("tool_name"), payload.get("tool_input"))
+        return codex_tool_input(payload.get("tool_name"), payload.get("tool_input"))
     if name == "tool_response":
         return tool_response(payload)
     value = payload.get(name)
