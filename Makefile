@@ -31,14 +31,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(MYPY)
 
-# Two worker processes more than the machine has cores (4 on the 2-core machine the suite is sized
+# One worker process more than the machine has cores (3 on the 2-core machine the suite is sized
 # for): most of a test's time is spent waiting on what it started (a command-line run, a hook's
-# timeout, a server's answer), and the extra workers run tests in those waits (with one extra,
-# the suite kept the quiet 2-core machine busy 1.6 cores of 2 on average). Each test is
+# timeout, a server's answer), and the extra worker runs a test in those waits. Each test is
 # isolated (its own HOME, temporary folder and ports), so any test may run beside any other.
 # `-rs` prints why each skipped test was skipped (a missing browser, CLI or network).
 CORES := $(shell nproc 2>/dev/null || echo 2)
-PYTEST_WORKERS ?= $(shell echo $$(($(CORES) + 2)))
+PYTEST_WORKERS ?= $(shell echo $$(($(CORES) + 1)))
 # The suite starts Python thousands of times (the command line, daemons, warm interpreters,
 # hooks). Where PYTHONDONTWRITEBYTECODE is set (some shells and CI images set it), each start
 # would compile hookwright from source again (about half as much CPU again per command-line

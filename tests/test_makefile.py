@@ -41,9 +41,9 @@ def test_make_test_reports_why_tests_were_skipped() -> None:
     assert " -rs" in pytest_line
 
 
-def test_the_tests_run_in_two_workers_more_than_the_machine_has_cores() -> None:
+def test_the_tests_run_in_one_worker_more_than_the_machine_has_cores() -> None:
     [pytest_line] = [line for line in planned("unit") if "/pytest " in line]
-    assert f" -n {len(os.sched_getaffinity(0)) + 2} " in pytest_line
+    assert f" -n {len(os.sched_getaffinity(0)) + 1} " in pytest_line
 
 
 @pytest.mark.parametrize(
