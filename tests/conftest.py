@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,15 @@ from hypothesis import settings
 import hookwright.dialects  # noqa: F401
 from claude_pin import MEASURED_ON, PIN_ENV
 from runtime.fake_llm_server import FakeLLMServer
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C restored for the processes the tests start: a suite started in the background
+    by a shell without job control (`make test &` in a script) inherits SIGINT ignored, and
+    an ignored signal stays ignored across `exec`, so every run a test interrupts with SIGINT
+    would ignore it. A handled signal is reset to its default at `exec`."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
