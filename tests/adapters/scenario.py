@@ -55,6 +55,7 @@ those names. The returned `DriverSession` has:
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import subprocess
@@ -65,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+import pytest
 import yaml
 
 from hookwright.config.trust import TrustPolicy
@@ -123,6 +125,24 @@ class Driver(Protocol):
     flags_errors: bool
 
     def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> DriverSession: ...
+
+
+@dataclass(frozen=True)
+class DeferredDriver:
+    """A driver named by its module, imported when the scenario first plays (skipping without
+    `requires`): a framework's import costs seconds, which every pytest worker would otherwise
+    pay only to collect the test module."""
+
+    framework: str
+    flags_errors: bool
+    requires: str
+    module: str
+    name: str
+
+    def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> DriverSession:
+        pytest.importorskip(self.requires)
+        driver: Driver = getattr(importlib.import_module(self.module), self.name)()
+        return driver.open(project, tools, options)
 
 
 class Tools:
