@@ -131,7 +131,7 @@ class Driver(Protocol):
 class DeferredDriver:
     """A driver named by its module, imported when the scenario first plays (skipping without
     `requires`): a framework's import costs seconds, which every pytest worker would otherwise
-    pay only to collect the test module."""
+    pay only to collect the test module. `module` is relative to this package."""
 
     framework: str
     flags_errors: bool
@@ -141,7 +141,7 @@ class DeferredDriver:
 
     def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> DriverSession:
         pytest.importorskip(self.requires)
-        driver: Driver = getattr(importlib.import_module(self.module), self.name)()
+        driver: Driver = getattr(importlib.import_module(self.module, __package__), self.name)()
         return driver.open(project, tools, options)
 
 

@@ -23,9 +23,7 @@ def kit() -> ModuleType:
 
 
 class TestGoogleADK(ConformanceScenario):
-    driver = DeferredDriver(
-        "google-adk", True, "google.adk", "tests.adapters.google_adk_kit", "ADKDriver"
-    )
+    driver = DeferredDriver("google-adk", True, "google.adk", ".google_adk_kit", "ADKDriver")
 
 
 # Beyond the scenario --------------------------------------------------------------------------
