@@ -21,20 +21,23 @@ through the `ToolMap`, and ``lookup(query)``) log what they ran.
 Adding a framework
 ------------------
 
-Write a driver (an object with the `Driver` attributes) and subclass `ConformanceScenario`
-in a test module that skips without the framework::
+Write a driver (an object with the `Driver` attributes) in a module of this package that
+imports the framework (its "kit", such as `openai_agents_kit.py`), and subclass
+`ConformanceScenario` in a test module that names it through a `DeferredDriver`, so the
+framework is imported when the scenario plays, not when each pytest worker collects the tests,
+and the tests skip without the framework::
 
-    agents = pytest.importorskip("agents")
-
-    class OpenAIAgentsDriver:
+    class OpenAIAgentsDriver:  # in openai_agents_kit.py
         framework = "openai-agents"
         flags_errors = False  # the framework cannot mark a tool result as an error
 
         def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> DriverSession:
             ...
 
-    class TestOpenAIAgents(ConformanceScenario):
-        driver = OpenAIAgentsDriver()
+    class TestOpenAIAgents(ConformanceScenario):  # in test_openai_agents.py
+        driver = DeferredDriver(
+            "openai-agents", False, "agents", ".openai_agents_kit", "OpenAIAgentsDriver"
+        )
 
 `Driver.open` builds the framework's agent with its own fake model and the adapter, opening
 the adapter's hook session on `project` with `options` (keyword arguments of
