@@ -21,20 +21,23 @@ through the `ToolMap`, and ``lookup(query)``) log what they ran.
 Adding a framework
 ------------------
 
-Write a driver (an object with the `Driver` attributes) and subclass `ConformanceScenario`
-in a test module that skips without the framework::
+Write a driver (an object with the `Driver` attributes) in a module of this package that
+imports the framework (its "kit", such as `openai_agents_kit.py`), and subclass
+`ConformanceScenario` in a test module that names it through a `DeferredDriver`, so the
+framework is imported when the scenario plays, not when each pytest worker collects the tests,
+and the tests skip without the framework::
 
-    agents = pytest.importorskip("agents")
-
-    class OpenAIAgentsDriver:
+    class OpenAIAgentsDriver:  # in openai_agents_kit.py
         framework = "openai-agents"
         flags_errors = False  # the framework cannot mark a tool result as an error
 
         def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> DriverSession:
             ...
 
-    class TestOpenAIAgents(ConformanceScenario):
-        driver = OpenAIAgentsDriver()
+    class TestOpenAIAgents(ConformanceScenario):  # in test_openai_agents.py
+        driver = DeferredDriver(
+            "openai-agents", False, "agents", ".openai_agents_kit", "OpenAIAgentsDriver"
+        )
 
 `Driver.open` builds the framework's agent with its own fake model and the adapter, opening
 the adapter's hook session on `project` with `options` (keyword arguments of
@@ -55,6 +58,7 @@ those names. The returned `DriverSession` has:
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import subprocess
@@ -65,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+import pytest
 import yaml
 
 from hookwright.config.trust import TrustPolicy
@@ -123,6 +128,24 @@ class Driver(Protocol):
     flags_errors: bool
 
     def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> DriverSession: ...
+
+
+@dataclass(frozen=True)
+class DeferredDriver:
+    """A driver named by its module, imported when the scenario first plays (skipping without
+    `requires`): a framework's import costs seconds, which every pytest worker would otherwise
+    pay only to collect the test module. `module` is relative to this package."""
+
+    framework: str
+    flags_errors: bool
+    requires: str
+    module: str
+    name: str
+
+    def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> DriverSession:
+        pytest.importorskip(self.requires)
+        driver: Driver = getattr(importlib.import_module(self.module, __package__), self.name)()
+        return driver.open(project, tools, options)
 
 
 class Tools:

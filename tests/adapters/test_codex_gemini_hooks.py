@@ -7,13 +7,9 @@ and the session says so, naming the review that is missing."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 import pytest
-
-pytest.importorskip("pydantic_ai")
-
-from pydantic_ai import Agent, Tool
-from pydantic_ai.models.function import FunctionModel
 from tests.codex.both import (
     CODEX_BLOCK,
     GEMINI_CONTEXT,
@@ -22,23 +18,30 @@ from tests.codex.both import (
     review_entry,
 )
 
-from hookwright.adapters.pydantic_ai import PydanticAIHooks
 from hookwright.config.trust import TrustPolicy
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 from hookwright.host import ToolAlias, ToolMap
 
 from .scenario import Call, Reply, Tools
-from .test_pydantic_ai import ScriptedFunction, seen
+
+
+@pytest.fixture(scope="module")
+def kit() -> ModuleType:
+    """The pydantic-ai side (pydantic_ai_kit), imported when the test runs, not when collected."""
+    pytest.importorskip("pydantic_ai")
+    from . import pydantic_ai_kit
+
+    return pydantic_ai_kit
 
 
 async def test_codex_and_gemini_hooks_govern_a_pydantic_ai_agent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    kit: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(MANAGED_DIR_ENV, str(tmp_path / "no-managed-codex"))
     monkeypatch.delenv("CODEX_HOME", raising=False)
     home, project = codex_and_gemini_project(tmp_path)
     tools = Tools(project)
-    script = ScriptedFunction(
+    script = kit.ScriptedFunction(
         [
             Reply("", (Call("c1", "shell", {"cmd": "rm -rf build"}),)),
             Reply("", (Call("c2", "shell", {"cmd": "echo hi"}),)),
@@ -51,15 +54,17 @@ async def test_codex_and_gemini_hooks_govern_a_pydantic_ai_agent(
         "tool_map": ToolMap([ToolAlias("shell", "Bash", {"cmd": "command"})]),
         "audit_path": tmp_path / "audit.jsonl",
     }
-    async with PydanticAIHooks.open(project, **options) as capability:
+    async with kit.PydanticAIHooks.open(project, **options) as capability:
         skipped = [(item.hook.dialect, item.detail or "") for item in capability.session.skipped]
-        agent = Agent(FunctionModel(script), tools=[Tool(tools.shell)], capabilities=[capability])
+        agent = kit.Agent(
+            kit.FunctionModel(script), tools=[kit.Tool(tools.shell)], capabilities=[capability]
+        )
         assert (await agent.run("clean up")).output == "done"
 
     assert tools.executed == [("shell", {"cmd": "echo hi"})]
     assert (project / "build" / "out.txt").exists()
     assert not (project / "unreviewed-ran.txt").exists()
-    returned = [m.text for m in seen(script.received[-1]) if m.role == "tool"]
+    returned = [m.text for m in kit.seen(script.received[-1]) if m.role == "tool"]
     assert returned == [CODEX_BLOCK, "hi" + GEMINI_CONTEXT]
     [seen_by_gemini] = gemini_stdin(project)
     assert seen_by_gemini["tool_name"] == "run_shell_command"

@@ -103,7 +103,7 @@ async def test_openai_agents_cancelled_mid_run(project: tuple[Path, dict[str, An
 
     from hookwright.adapters.openai_agents import OpenAIAgentsHooks
 
-    from .test_openai_agents import QUIET
+    from .openai_agents_kit import QUIET
 
     root, options = project
     waiter = Waiter()
@@ -122,8 +122,8 @@ async def test_pydantic_ai_cancelled_mid_run(project: tuple[Path, dict[str, Any]
 
     from hookwright.adapters.pydantic_ai import PydanticAIHooks
 
+    from .pydantic_ai_kit import ScriptedFunction
     from .scenario import Call, Reply
-    from .test_pydantic_ai import ScriptedFunction
 
     root, options = project
     waiter = Waiter()
@@ -144,8 +144,8 @@ async def test_each_cancelled_turn_runs_the_interrupt_hooks(
 
     from hookwright.adapters.pydantic_ai import PydanticAIHooks
 
+    from .pydantic_ai_kit import ScriptedFunction
     from .scenario import Call, Reply
-    from .test_pydantic_ai import ScriptedFunction
 
     root, options = project
     call = Call(CALL["id"], CALL["name"], CALL["args"])
@@ -166,8 +166,8 @@ async def test_google_adk_cancelled_mid_run(project: tuple[Path, dict[str, Any]]
 
     from hookwright.adapters.google_adk import HookwrightPlugin
 
+    from .google_adk_kit import APP, USER, ScriptedLlm
     from .scenario import Call, Reply
-    from .test_google_adk import APP, USER, ScriptedLlm
 
     root, options = project
     waiter = Waiter()
@@ -192,7 +192,7 @@ def langchain_agent(root: Path, options: dict[str, Any], tool: Any) -> tuple[Any
 
     from hookwright.adapters.langchain import HookwrightMiddleware
 
-    from .test_langchain import RecordingChatModel
+    from .langchain_kit import RecordingChatModel
 
     middleware = HookwrightMiddleware(root, **options)
     calls = [{"name": CALL["name"], "args": CALL["args"], "id": CALL["id"]}]
@@ -255,7 +255,7 @@ def test_langchain_ctrl_c_in_a_sync_model_call(project: tuple[Path, dict[str, An
 
     from hookwright.adapters.langchain import HookwrightMiddleware
 
-    from .test_langchain import RecordingChatModel
+    from .langchain_kit import RecordingChatModel
 
     class CtrlCModel(RecordingChatModel):
         def _generate(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
@@ -310,7 +310,7 @@ def _parallel_agent(root: Path, options: dict[str, Any], tools: list[Any]) -> tu
 
     from hookwright.adapters.langchain import HookwrightMiddleware
 
-    from .test_langchain import RecordingChatModel
+    from .langchain_kit import RecordingChatModel
 
     middleware = HookwrightMiddleware(root, **options)
     calls = [

@@ -3,99 +3,44 @@ whose recorded calls are what the model saw (after the adapter's input filter)."
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 import pytest
 
-pytest.importorskip("agents")
-
-from agents import Agent, RunConfig, function_tool
-from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
-
-from hookwright.adapters.openai_agents import HookedRun, OpenAIAgentsHooks
-from hookwright.host import EndTurn, FrameworkSession
+from hookwright.host import EndTurn
 
 from .native import MODEL_CALL_NOTE, native_project, options, runs
-from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
-
-QUIET = RunConfig(tracing_disabled=True)
+from .scenario import Call, ConformanceScenario, DeferredDriver, Reply, Tools
 
 
-def step(reply: Reply) -> ModelStep:
-    output: list[Any] = [assistant_message(reply.text)] if reply.text else []
-    output += [function_call(c.name, c.args, call_id=c.id) for c in reply.calls]
-    return ModelStep(output=output)
+@pytest.fixture(scope="module")
+def kit() -> ModuleType:
+    """The OpenAI Agents side (openai_agents_kit), imported when a test runs, not collected."""
+    pytest.importorskip("agents")
+    from . import openai_agents_kit
 
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-
-
-def seen(call_input: Any, instructions: str | None) -> list[Seen]:
-    """The recorded model input as neutral messages."""
-    messages = [Seen("system", instructions)] if instructions else []
-    if isinstance(call_input, str):
-        return [*messages, Seen("user", call_input)]
-    for item in call_input:
-        data = item if isinstance(item, dict) else item.model_dump()
-        if data.get("type") == "function_call_output":
-            messages.append(Seen("tool", _text(data["output"]), data["call_id"]))
-        elif "role" in data:
-            messages.append(Seen(data["role"], _text(data.get("content", ""))))
-    return messages
-
-
-class OpenAIAgentsSession:
-    def __init__(self, project: Path, tools: Tools, options: dict[str, Any]) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.adapter = self.loop.run_until_complete(OpenAIAgentsHooks.open(project, **options))
-        self.hooks: FrameworkSession = self.adapter.session
-        self.tools = [function_tool(tools.shell), function_tool(tools.lookup)]
-
-    def turn(self, prompt: str, replies: Sequence[Reply]) -> list[list[Seen]]:
-        model = ScriptedModel([*map(step, replies), *[step(Reply(EXHAUSTED))] * 3])
-        agent = Agent(name="scenario", instructions="Test hooks.", model=model, tools=self.tools)
-        self.loop.run_until_complete(self.adapter.run(agent, prompt, run_config=QUIET))
-        return [seen(c.input, c.system_instructions) for c in model.calls]
-
-    def close(self) -> None:
-        try:
-            self.loop.run_until_complete(self.adapter.aclose())
-        finally:
-            self.loop.close()
-
-
-class OpenAIAgentsDriver:
-    framework = "openai-agents"
-    flags_errors = False
-
-    def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> OpenAIAgentsSession:
-        return OpenAIAgentsSession(project, tools, options)
+    return openai_agents_kit
 
 
 class TestOpenAIAgents(ConformanceScenario):
-    driver = OpenAIAgentsDriver()
+    driver = DeferredDriver(
+        "openai-agents", False, "agents", ".openai_agents_kit", "OpenAIAgentsDriver"
+    )
 
 
 # Beyond the scenario --------------------------------------------------------------------------
 
 
-def scenario_agent(model: ScriptedModel, tools: Tools) -> Agent[Any]:
-    return Agent(name="case", model=model, tools=[function_tool(tools.shell)])
-
-
-async def test_a_hook_ending_the_turn_ends_the_run_without_stop(tmp_path: Path) -> None:
+async def test_a_hook_ending_the_turn_ends_the_run_without_stop(
+    kit: ModuleType, tmp_path: Path
+) -> None:
     root = native_project(tmp_path, {"PostToolUse": "stop('enough')", "Stop": "block('never')"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo hi"})
-    model = ScriptedModel([step(Reply("", (call,))), step(Reply("not asked"))])
-    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
-        outcome = await hooks.run(scenario_agent(model, tools), "go", run_config=QUIET)
+    model = kit.ScriptedModel([kit.step(Reply("", (call,))), kit.step(Reply("not asked"))])
+    async with await kit.OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(kit.scenario_agent(model, tools), "go", run_config=kit.QUIET)
     assert outcome.end == EndTurn("stopped", "enough")
     assert outcome.final_output == "enough"
     assert len(model.calls) == 1
@@ -103,38 +48,43 @@ async def test_a_hook_ending_the_turn_ends_the_run_without_stop(tmp_path: Path) 
     assert runs(root) == [("PostToolUse", "c1")]
 
 
-async def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
+async def test_a_blocked_prompt_never_reaches_the_model(kit: ModuleType, tmp_path: Path) -> None:
     root = native_project(tmp_path, {"UserPromptSubmit": "block('not today')", "Stop": "None"})
-    model = ScriptedModel([])
-    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
-        outcome = await hooks.run(scenario_agent(model, Tools(root)), "go", run_config=QUIET)
-    assert outcome == HookedRun(None, None, EndTurn("blocked", "not today"))
+    model = kit.ScriptedModel([])
+    async with await kit.OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(
+            kit.scenario_agent(model, Tools(root)), "go", run_config=kit.QUIET
+        )
+    assert outcome == kit.HookedRun(None, None, EndTurn("blocked", "not today"))
     assert model.calls == ()
     assert runs(root) == [("UserPromptSubmit", None)]
 
 
 async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
+    kit: ModuleType,
     tmp_path: Path,
 ) -> None:
     root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo hi"})
-    model = ScriptedModel([step(Reply("", (call,))), step(Reply("done"))])
-    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
-        outcome = await hooks.run(scenario_agent(model, tools), "go", run_config=QUIET)
+    model = kit.ScriptedModel([kit.step(Reply("", (call,))), kit.step(Reply("done"))])
+    async with await kit.OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(kit.scenario_agent(model, tools), "go", run_config=kit.QUIET)
     assert outcome.final_output == "done"
-    first, second = ([m.text for m in seen(c.input, None)] for c in model.calls)
+    first, second = ([m.text for m in kit.seen(c.input, None)] for c in model.calls)
     assert first[-1] == "<system-reminder>\n1 messages, ScriptedModel\n</system-reminder>"
     assert second[-1] == "<system-reminder>\n3 messages, ScriptedModel\n</system-reminder>"
     assert not any("1 messages" in text for text in second)
     assert [event for event, _ in runs(root)] == ["PreModelCall", "PostModelCall"] * 2
 
 
-async def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
+async def test_a_model_call_hook_blocking_ends_the_turn(kit: ModuleType, tmp_path: Path) -> None:
     root = native_project(tmp_path, {"PreModelCall": "block('no model today')", "Stop": "None"})
-    model = ScriptedModel([])
-    async with await OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
-        outcome = await hooks.run(scenario_agent(model, Tools(root)), "go", run_config=QUIET)
+    model = kit.ScriptedModel([])
+    async with await kit.OpenAIAgentsHooks.open(root, **options(tmp_path)) as hooks:
+        outcome = await hooks.run(
+            kit.scenario_agent(model, Tools(root)), "go", run_config=kit.QUIET
+        )
     assert outcome.final_output == "no model today" and outcome.result is None
     assert outcome.end is not None and outcome.end.status == "failed"
     assert model.calls == ()

@@ -5,145 +5,53 @@ function that records the messages it is given), the capability in the agent, an
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-pytest.importorskip("pydantic_ai")
-
-from pydantic_ai import Agent, Tool
-from pydantic_ai.messages import (
-    ERROR_OUTCOMES,
-    ModelMessage,
-    ModelResponse,
-    SystemPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
-
-from hookwright.adapters.pydantic_ai import PydanticAIHooks
-from hookwright.host import FrameworkSession
-
 from .native import MODEL_CALL_NOTE, native_project, options, runs
-from .scenario import EXHAUSTED, Call, ConformanceScenario, Reply, Seen, Tools
-
-INSTRUCTIONS = "Test hooks."
+from .scenario import Call, ConformanceScenario, DeferredDriver, Reply, Tools
 
 
-class ScriptedFunction:
-    """The function of a `FunctionModel`: answers with the replies in order (then EXHAUSTED)
-    and records the messages of every call."""
+@pytest.fixture(scope="module")
+def kit() -> ModuleType:
+    """The pydantic-ai side (pydantic_ai_kit), imported when a test runs, not when collected."""
+    pytest.importorskip("pydantic_ai")
+    from . import pydantic_ai_kit
 
-    def __init__(self, replies: Sequence[Reply]) -> None:
-        self.replies = list(replies)
-        self.received: list[list[ModelMessage]] = []
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.received.append(list(messages))
-        reply = self.replies.pop(0) if self.replies else Reply(EXHAUSTED)
-        parts: list[Any] = [TextPart(reply.text)] if reply.text else []
-        parts += [ToolCallPart(c.name, c.args, tool_call_id=c.id) for c in reply.calls]
-        return ModelResponse(parts=parts)
-
-
-def seen(messages: list[ModelMessage]) -> list[Seen]:
-    out = [Seen("system", INSTRUCTIONS)]
-    for message in messages:
-        for part in message.parts:
-            out += _seen(part)
-    return out
-
-
-def _seen(part: Any) -> list[Seen]:
-    match part:
-        case SystemPromptPart(content=text):
-            return [Seen("system", text)]
-        case UserPromptPart(content=str() as text):
-            return [Seen("user", text)]
-        case ToolReturnPart():
-            text = part.model_response_str(wrap_if_error=False)
-            return [Seen("tool", text, part.tool_call_id, part.outcome in ERROR_OUTCOMES)]
-        case TextPart(content=text):
-            return [Seen("assistant", text)]
-    return []
-
-
-def tools_of(tools: Tools) -> list[Tool[Any]]:
-    return [Tool(tools.shell), Tool(tools.lookup)]
-
-
-class PydanticAISession:
-    def __init__(self, project: Path, tools: Tools, options: dict[str, Any]) -> None:
-        self.adapter = PydanticAIHooks.open(project, **options)
-        self.hooks: FrameworkSession = self.adapter.session
-        self.tools = tools_of(tools)
-        self.history: list[ModelMessage] = []
-
-    def turn(self, prompt: str, replies: Sequence[Reply]) -> list[list[Seen]]:
-        script = ScriptedFunction(replies)
-        agent = Agent(
-            FunctionModel(script),
-            instructions=INSTRUCTIONS,
-            tools=self.tools,
-            capabilities=[self.adapter],
-        )
-        result = agent.run_sync(prompt, message_history=self.history)
-        self.history = result.all_messages()
-        return [seen(call) for call in script.received]
-
-    def close(self) -> None:
-        self.adapter.close()
-
-
-class PydanticAIDriver:
-    framework = "pydantic-ai"
-    flags_errors = True
-
-    def open(self, project: Path, tools: Tools, options: dict[str, Any]) -> PydanticAISession:
-        return PydanticAISession(project, tools, options)
+    return pydantic_ai_kit
 
 
 class TestPydanticAI(ConformanceScenario):
-    driver = PydanticAIDriver()
+    driver = DeferredDriver(
+        "pydantic-ai", True, "pydantic_ai", ".pydantic_ai_kit", "PydanticAIDriver"
+    )
 
 
 # Beyond the scenario --------------------------------------------------------------------------
-
-
-def approving_agent(hooks: PydanticAIHooks, script: ScriptedFunction, tools: Tools) -> Any:
-    return Agent(
-        FunctionModel(script),
-        tools=[Tool(tools.shell)],
-        capabilities=[hooks],
-        output_type=[str, DeferredToolRequests],
-    )
 
 
 @pytest.mark.parametrize(
     ("answer", "executed", "result"),
     [
         (True, [("shell", {"cmd": "echo approved"})], ("approved", False)),
-        (ToolDenied("not now"), [], ("not now", False)),
+        ("not now", [], ("not now", False)),
     ],
 )
 async def test_ask_defers_the_call_and_resumes_without_running_hooks_twice(
-    tmp_path: Path, answer: Any, executed: list[Any], result: tuple[str, bool]
+    kit: ModuleType, tmp_path: Path, answer: Any, executed: list[Any], result: tuple[str, bool]
 ) -> None:
     hooks = {"PreToolUse": "ask('sure?')", "PermissionRequest": "None", "PostToolUse": "None"}
     root = native_project(tmp_path, hooks)
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo approved"})
-    script = ScriptedFunction([Reply("", (call,)), Reply("done")])
-    async with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
-        agent = approving_agent(capability, script, tools)
+    script = kit.ScriptedFunction([Reply("", (call,)), Reply("done")])
+    async with kit.PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        agent = kit.approving_agent(capability, script, tools)
         paused = await agent.run("go")
-        assert isinstance(paused.output, DeferredToolRequests)
+        assert isinstance(paused.output, kit.DeferredToolRequests)
         [pending] = paused.output.approvals
         assert pending.tool_call_id == "c1"
         assert paused.output.metadata["c1"] == {
@@ -153,7 +61,7 @@ async def test_ask_defers_the_call_and_resumes_without_running_hooks_twice(
             "reason": "sure?",
         }
         assert tools.executed == []
-        approvals = DeferredToolResults(approvals={"c1": answer})
+        approvals = kit.DeferredToolResults(approvals={"c1": kit.approval(answer)})
         done = await agent.run(
             message_history=paused.all_messages(), deferred_tool_results=approvals
         )
@@ -161,28 +69,32 @@ async def test_ask_defers_the_call_and_resumes_without_running_hooks_twice(
     assert tools.executed == executed
     posted = [("PostToolUse", "c1")] if executed else []
     assert runs(root) == [("PreToolUse", "c1"), ("PermissionRequest", "c1"), *posted]
-    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    [tool_result] = [m for m in kit.seen(script.received[-1]) if m.role == "tool"]
     assert (tool_result.text, tool_result.is_error) == result
 
 
-async def test_a_blocked_prompt_never_reaches_the_model(tmp_path: Path) -> None:
+async def test_a_blocked_prompt_never_reaches_the_model(kit: ModuleType, tmp_path: Path) -> None:
     root = native_project(tmp_path, {"UserPromptSubmit": "block('not today')", "Stop": "None"})
-    script = ScriptedFunction([])
-    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
-        agent = Agent(FunctionModel(script), capabilities=[capability])
+    script = kit.ScriptedFunction([])
+    async with kit.PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = kit.Agent(kit.FunctionModel(script), capabilities=[capability])
         outcome = await agent.run("go")
     assert outcome.output == "UserPromptSubmit operation blocked by hook:\nnot today"
     assert script.received == []
     assert runs(root) == [("UserPromptSubmit", None)]
 
 
-async def test_a_hook_ending_the_turn_ends_the_run_without_stop(tmp_path: Path) -> None:
+async def test_a_hook_ending_the_turn_ends_the_run_without_stop(
+    kit: ModuleType, tmp_path: Path
+) -> None:
     root = native_project(tmp_path, {"PostToolUse": "stop('enough')", "Stop": "block('never')"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo hi"})
-    script = ScriptedFunction([Reply("", (call,)), Reply("not asked")])
-    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
-        agent = Agent(FunctionModel(script), tools=[Tool(tools.shell)], capabilities=[capability])
+    script = kit.ScriptedFunction([Reply("", (call,)), Reply("not asked")])
+    async with kit.PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = kit.Agent(
+            kit.FunctionModel(script), tools=[kit.Tool(tools.shell)], capabilities=[capability]
+        )
         outcome = await agent.run("go")
     assert outcome.output == "enough"
     assert len(script.received) == 1
@@ -190,45 +102,48 @@ async def test_a_hook_ending_the_turn_ends_the_run_without_stop(tmp_path: Path) 
     assert runs(root) == [("PostToolUse", "c1")]
 
 
-def test_an_ask_without_approvals_is_refused(tmp_path: Path) -> None:
+def test_an_ask_without_approvals_is_refused(kit: ModuleType, tmp_path: Path) -> None:
     root = native_project(tmp_path, {"PreToolUse": "ask('sure?')", "PermissionRequest": "None"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo no"})
-    script = ScriptedFunction([Reply("", (call,)), Reply("done")])
-    with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
-        agent = Agent(FunctionModel(script), tools=[Tool(tools.shell)], capabilities=[capability])
+    script = kit.ScriptedFunction([Reply("", (call,)), Reply("done")])
+    with kit.PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = kit.Agent(
+            kit.FunctionModel(script), tools=[kit.Tool(tools.shell)], capabilities=[capability]
+        )
         assert agent.run_sync("go").output == "done"
     assert tools.executed == []
-    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    [tool_result] = [m for m in kit.seen(script.received[-1]) if m.role == "tool"]
     assert (tool_result.text, tool_result.is_error) == ("sure?", True)
 
 
 async def test_model_call_hooks_read_the_request_and_their_context_reaches_only_that_call(
+    kit: ModuleType,
     tmp_path: Path,
 ) -> None:
     root = native_project(tmp_path, {"PreModelCall": MODEL_CALL_NOTE, "PostModelCall": "None"})
     tools = Tools(root)
     call = Call("c1", "shell", {"cmd": "echo hi"})
-    script = ScriptedFunction([Reply("", (call,)), Reply("done")])
-    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
-        agent = Agent(
-            FunctionModel(script, model_name="scripted"),
+    script = kit.ScriptedFunction([Reply("", (call,)), Reply("done")])
+    async with kit.PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = kit.Agent(
+            kit.FunctionModel(script, model_name="scripted"),
             instructions="Be brief.",
-            tools=[Tool(tools.shell)],
+            tools=[kit.Tool(tools.shell)],
             capabilities=[capability],
         )
         assert (await agent.run("go")).output == "done"
-    first, second = (json.dumps([m.text for m in seen(call)]) for call in script.received)
+    first, second = (json.dumps([m.text for m in kit.seen(call)]) for call in script.received)
     assert "2 messages, scripted" in first
     assert "4 messages, scripted" in second and "2 messages" not in second
     assert [event for event, _ in runs(root)] == ["PreModelCall", "PostModelCall"] * 2
 
 
-async def test_a_model_call_hook_blocking_ends_the_turn(tmp_path: Path) -> None:
+async def test_a_model_call_hook_blocking_ends_the_turn(kit: ModuleType, tmp_path: Path) -> None:
     root = native_project(tmp_path, {"PreModelCall": "block('no model today')", "Stop": "None"})
-    script = ScriptedFunction([])
-    async with PydanticAIHooks.open(root, **options(tmp_path)) as capability:
-        agent = Agent(FunctionModel(script), capabilities=[capability])
+    script = kit.ScriptedFunction([])
+    async with kit.PydanticAIHooks.open(root, **options(tmp_path)) as capability:
+        agent = kit.Agent(kit.FunctionModel(script), capabilities=[capability])
         assert (await agent.run("go")).output == "no model today"
     assert script.received == []
     assert runs(root) == [("PreModelCall", None)]
@@ -261,16 +176,6 @@ def permission_project(root: Path) -> Path:
     return root
 
 
-def gated_agent(hooks: PydanticAIHooks, script: ScriptedFunction, tools: Tools) -> Any:
-    """An agent whose shell tool pydantic-ai defers for approval (`requires_approval`)."""
-    return Agent(
-        FunctionModel(script),
-        tools=[Tool(tools.shell, requires_approval=True)],
-        capabilities=[hooks],
-        output_type=[str, DeferredToolRequests],
-    )
-
-
 def audited(tmp_path: Path, event: str) -> list[dict[str, Any]]:
     lines = (tmp_path / "audit.jsonl").read_text().splitlines()
     return [record for record in map(json.loads, lines) if record["event"] == event]
@@ -284,16 +189,16 @@ def audited(tmp_path: Path, event: str) -> list[dict[str, Any]]:
     ],
 )
 async def test_a_permission_hook_answers_a_call_pydantic_ai_defers_without_asking(
-    tmp_path: Path, cmd: str, executed: list[Any], returned: str
+    kit: ModuleType, tmp_path: Path, cmd: str, executed: list[Any], returned: str
 ) -> None:
     root = permission_project(tmp_path / "p")
     tools = Tools(root)
-    script = ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": cmd}),)), Reply("done")])
-    async with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
-        outcome = await gated_agent(capability, script, tools).run("go")
+    script = kit.ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": cmd}),)), Reply("done")])
+    async with kit.PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        outcome = await kit.gated_agent(capability, script, tools).run("go")
     assert outcome.output == "done", "nobody was asked"
     assert tools.executed == executed
-    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    [tool_result] = [m for m in kit.seen(script.received[-1]) if m.role == "tool"]
     assert tool_result.text == returned
     [record] = audited(tmp_path, "PermissionRequest")
     assert record["decision"] == ("deny" if not executed else "allow")
@@ -301,24 +206,26 @@ async def test_a_permission_hook_answers_a_call_pydantic_ai_defers_without_askin
 
 @pytest.mark.parametrize(
     ("answer", "decision", "executed"),
-    [(True, "allow", [("shell", {"cmd": "echo hi"})]), (ToolDenied("not now"), "deny", [])],
+    [(True, "allow", [("shell", {"cmd": "echo hi"})]), ("not now", "deny", [])],
 )
 @pytest.mark.parametrize("gate", ["requires_approval", "hook ask"])
 async def test_the_answer_to_a_deferred_call_is_audited_and_a_denial_never_runs(
-    tmp_path: Path, gate: str, answer: Any, decision: str, executed: list[Any]
+    kit: ModuleType, tmp_path: Path, gate: str, answer: Any, decision: str, executed: list[Any]
 ) -> None:
     asking = {"PreToolUse": "ask('sure?')", "PermissionRequest": "None"}
     root = native_project(tmp_path, asking if gate == "hook ask" else {"Stop": "None"})
     tools = Tools(root)
-    script = ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": "echo hi"}),)), Reply("ok")])
-    async with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
-        agent = (gated_agent if gate == "requires_approval" else approving_agent)(
+    script = kit.ScriptedFunction(
+        [Reply("", (Call("c1", "shell", {"cmd": "echo hi"}),)), Reply("ok")]
+    )
+    async with kit.PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        agent = (kit.gated_agent if gate == "requires_approval" else kit.approving_agent)(
             capability, script, tools
         )
         paused = await agent.run("go")
-        assert isinstance(paused.output, DeferredToolRequests)
+        assert isinstance(paused.output, kit.DeferredToolRequests)
         assert tools.executed == []
-        answers = DeferredToolResults(approvals={"c1": answer})
+        answers = kit.DeferredToolResults(approvals={"c1": kit.approval(answer)})
         done = await agent.run(message_history=paused.all_messages(), deferred_tool_results=answers)
     assert done.output == "ok"
     assert tools.executed == executed
@@ -333,15 +240,16 @@ async def test_the_answer_to_a_deferred_call_is_audited_and_a_denial_never_runs(
 
 
 def test_a_pre_tool_use_denial_refuses_a_requires_approval_tool_before_anyone_is_asked(
+    kit: ModuleType,
     tmp_path: Path,
 ) -> None:
     root = native_project(tmp_path, {"PreToolUse": "deny('not this')"})
     tools = Tools(root)
-    script = ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": "rm -rf build"}),))])
+    script = kit.ScriptedFunction([Reply("", (Call("c1", "shell", {"cmd": "rm -rf build"}),))])
     script.replies.append(Reply("done"))
-    with PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
-        outcome = gated_agent(capability, script, tools).run_sync("go")
+    with kit.PydanticAIHooks.open(root, approvals=True, **options(tmp_path)) as capability:
+        outcome = kit.gated_agent(capability, script, tools).run_sync("go")
     assert outcome.output == "done", "no approval was asked for"
     assert tools.executed == []
-    [tool_result] = [m for m in seen(script.received[-1]) if m.role == "tool"]
+    [tool_result] = [m for m in kit.seen(script.received[-1]) if m.role == "tool"]
     assert (tool_result.text, tool_result.is_error) == ("not this", True)

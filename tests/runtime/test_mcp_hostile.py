@@ -27,6 +27,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from claude_pin import MEASURED_ON, PIN_ENV
 from cli_runner import run_cli
 from hookwright.runtime.mcp.client import McpServers
 from hookwright.runtime.mcp.config import ServerConfig
@@ -219,6 +220,22 @@ def calls_dump(times: int = 1) -> list[FakeReply]:
     return [*calls, FakeReply("done")]
 
 
+@pytest.fixture(scope="module")
+def control_peak_mib(tmp_path_factory: pytest.TempPathFactory) -> int:
+    """The peak memory of a run against a well-behaved server, the baseline the memory bounds
+    are measured from: run once for the module, with the environment a test has
+    (tests/conftest.py `isolated_home`), on its own model server and home."""
+    root = tmp_path_factory.mktemp("control")
+    (root / "home").mkdir()
+    with FakeLLMServer() as model, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOOKWRIGHT_DAEMON_WORKERS", "1")
+        patch.setenv(PIN_ENV, MEASURED_ON)
+        patch.delenv("HOOKWRIGHT_AUDIT_LOG", raising=False)
+        control = run(root, root / "home", model, "well", *calls_dump(), measure=True)
+    assert_clean(control)
+    return control.peak_rss_mib
+
+
 def test_control_a_well_behaved_server_answers(
     tmp_path: Path, isolated_home: Path, server: FakeLLMServer
 ) -> None:
@@ -228,10 +245,9 @@ def test_control_a_well_behaved_server_answers(
 
 
 def test_a_huge_result_is_cut_with_a_note_and_memory_stays_bounded(
-    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer, control_peak_mib: int
 ) -> None:
-    control = run(tmp_path / "control", isolated_home, server, "well", *calls_dump(), measure=True)
-    outcome = run(tmp_path / "attack", isolated_home, server, "huge", *calls_dump(), measure=True)
+    outcome = run(tmp_path, isolated_home, server, "huge", *calls_dump(), measure=True)
     assert_clean(outcome)
     text = outcome.text()
     note = (
@@ -240,7 +256,7 @@ def test_a_huge_result_is_cut_with_a_note_and_memory_stays_bounded(
     )
     assert text == "A" * 100_000 + "\n" + note
     assert outcome.tool_result().get("is_error") is not True
-    assert outcome.peak_rss_mib - control.peak_rss_mib < MEMORY_BOUND_MIB
+    assert outcome.peak_rss_mib - control_peak_mib < MEMORY_BOUND_MIB
 
 
 def test_a_large_result_is_cut_to_the_output_limit(
@@ -263,11 +279,10 @@ def test_a_large_result_is_cut_to_the_output_limit(
 
 
 def test_an_endless_result_ends_at_the_message_limit_not_at_the_timeout(
-    tmp_path: Path, isolated_home: Path, server: FakeLLMServer
+    tmp_path: Path, isolated_home: Path, server: FakeLLMServer, control_peak_mib: int
 ) -> None:
-    control = run(tmp_path / "control", isolated_home, server, "well", *calls_dump(), measure=True)
     outcome = run(
-        tmp_path / "attack",
+        tmp_path,
         isolated_home,
         server,
         "endless",
@@ -277,7 +292,7 @@ def test_an_endless_result_ends_at_the_message_limit_not_at_the_timeout(
     )
     assert_clean(outcome)
     assert outcome.text().startswith("A" * 100_000 + "\n[hookwright: the MCP server's answer")
-    assert outcome.peak_rss_mib - control.peak_rss_mib < MEMORY_BOUND_MIB
+    assert outcome.peak_rss_mib - control_peak_mib < MEMORY_BOUND_MIB
 
 
 def test_a_server_that_never_answers_times_out_naming_server_and_tool(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -13,14 +14,20 @@ from hookwright.runtime.models import (
     ToolCall,
     make_model,
 )
-from hookwright.runtime.models.anthropic_model import (
-    DEFAULT_MAX_TOKENS,
-    PLACEHOLDER_API_KEY,
-    AnthropicModel,
-    to_anthropic,
-)
 
 from .fake_llm_server import FakeError, FakeLLMServer, FakeReply, FakeToolCall, split
+
+if TYPE_CHECKING:
+    from hookwright.runtime.models.anthropic_model import AnthropicModel
+
+
+def sdk_module() -> ModuleType:
+    """The Anthropic-backed module, imported when a test runs: the SDK's import costs seconds
+    that every pytest worker would otherwise pay just to collect this file."""
+    from hookwright.runtime.models import anthropic_model
+
+    return anthropic_model
+
 
 USER = [{"role": "user", "content": "hello"}]
 READ_TOOL = {
@@ -35,7 +42,9 @@ READ_TOOL = {
 
 @pytest.fixture
 def model(server: FakeLLMServer) -> AnthropicModel:
-    return AnthropicModel("claude-test", api_key="sk-ant-test", base_url=server.anthropic_base_url)
+    return sdk_module().AnthropicModel(
+        "claude-test", api_key="sk-ant-test", base_url=server.anthropic_base_url
+    )
 
 
 class Sleeps:
@@ -106,7 +115,7 @@ async def test_max_tokens_and_options(server: FakeLLMServer, model: AnthropicMod
     await model.complete(USER)
     await model.complete(USER, options={"max_tokens": 100, "temperature": 0.5})
     first, second = (r.body for r in server.requests)
-    assert first["max_tokens"] == DEFAULT_MAX_TOKENS == 4096
+    assert first["max_tokens"] == sdk_module().DEFAULT_MAX_TOKENS == 4096
     assert "temperature" not in first
     assert (second["max_tokens"], second["temperature"]) == (100, 0.5)
 
@@ -217,7 +226,7 @@ async def test_reply_round_trips_through_history(
 
 
 def test_conversion_edge_cases() -> None:
-    request = to_anthropic(
+    request = sdk_module().to_anthropic(
         [
             {
                 "role": "user",
@@ -286,7 +295,7 @@ def test_conversion_edge_cases() -> None:
 )
 def test_unconvertible_messages_name_the_index(message: dict[str, Any], error: str) -> None:
     with pytest.raises(ModelError, match=error) as info:
-        to_anthropic([*USER, message], None)
+        sdk_module().to_anthropic([*USER, message], None)
     assert info.value.kind == "invalid_request"
 
 
@@ -333,7 +342,7 @@ async def test_529_then_success_through_retrying_model(server: FakeLLMServer) ->
     sleeps = Sleeps()
     seen: list[str] = []
     model = RetryingModel(
-        AnthropicModel("claude-test", api_key="k", base_url=server.anthropic_base_url),
+        sdk_module().AnthropicModel("claude-test", api_key="k", base_url=server.anthropic_base_url),
         sleep=sleeps,
         rng=lambda: 0.0,
         on_retry=lambda attempt, error, delay: seen.append(error.kind),
@@ -348,7 +357,9 @@ async def test_401_is_not_retried(server: FakeLLMServer) -> None:
     server.queue_anthropic(FakeError(401), "never sent")
     sleeps = Sleeps()
     model = RetryingModel(
-        AnthropicModel("claude-test", api_key="bad", base_url=server.anthropic_base_url),
+        sdk_module().AnthropicModel(
+            "claude-test", api_key="bad", base_url=server.anthropic_base_url
+        ),
         sleep=sleeps,
     )
     with pytest.raises(ModelError) as info:
@@ -378,7 +389,7 @@ def test_missing_env_names_the_variables(clean_env: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("variables", "authorization"),
     [
-        ({}, f"Bearer {PLACEHOLDER_API_KEY}"),
+        ({}, None),
         ({"ANTHROPIC_API_KEY": "sk-ant-env"}, "Bearer sk-ant-env"),
         ({"ANTHROPIC_AUTH_TOKEN": "proxy-token"}, "Bearer proxy-token"),
     ],
@@ -387,8 +398,9 @@ async def test_credentials_from_env(
     server: FakeLLMServer,
     clean_env: pytest.MonkeyPatch,
     variables: dict[str, str],
-    authorization: str,
+    authorization: str | None,
 ) -> None:
+    """`None`: the placeholder key stands in for the missing credentials."""
     clean_env.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
     for name, value in variables.items():
         clean_env.setenv(name, value)
@@ -396,12 +408,13 @@ async def test_credentials_from_env(
     assert isinstance(model, RetryingModel)
     server.queue_anthropic("hi")
     assert (await model.complete(USER)).content == "hi"
-    assert server.requests[0].headers["authorization"] == authorization
+    expected = authorization or f"Bearer {sdk_module().PLACEHOLDER_API_KEY}"
+    assert server.requests[0].headers["authorization"] == expected
 
 
 def test_later_system_messages_stay_in_messages_as_claude_code_sends_them() -> None:
     call = {"id": "t1", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}
-    request = to_anthropic(
+    request = sdk_module().to_anthropic(
         [
             {"role": "system", "content": "prompt"},
             {"role": "system", "content": "also leading"},

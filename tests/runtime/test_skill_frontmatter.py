@@ -9,6 +9,8 @@ whose SessionStart says ``fork``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +143,45 @@ def test_a_skill_s_model_serves_the_turn_that_typed_it_only(
     }
 
 
+@dataclass(frozen=True)
+class PlainRun:
+    """What one `run go` on a project without skills showed: the model calls Bash once, then
+    answers."""
+
+    hooks: list[dict[str, Any]]
+    bodies: list[dict[str, Any]]
+
+
+class PlainRuns:
+    """`PlainRun` per (version, session model), each run once for the module's tests that read
+    it (whichever comes first runs it), on its own project and home."""
+
+    def __init__(self, root: Path, server: FakeLLMServer) -> None:
+        self.root = root
+        self.server = server
+        self.done: dict[tuple[str, str], PlainRun] = {}
+
+    def __call__(self, version: str, model: str) -> PlainRun:
+        if (version, model) not in self.done:
+            self.done[version, model] = self.run(version, model)
+        return self.done[version, model]
+
+    def run(self, version: str, model: str) -> PlainRun:
+        where = self.root / f"{version}-{model}"
+        (where / "home").mkdir(parents=True)
+        project(where, {})
+        earlier = len(self.server.requests)
+        self.server.queue_anthropic(call("toolu_a", "Bash", {"command": "echo hi"}), "done")
+        hooks = agent(where, where / "home", self.server, "run", "go", model=model, version=version)
+        return PlainRun(hooks, [r.body for r in self.server.requests[earlier:]])
+
+
+@pytest.fixture(scope="module")
+def plain_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlainRuns]:
+    with FakeLLMServer() as server:
+        yield PlainRuns(tmp_path_factory.mktemp("plain"), server)
+
+
 def pre_tool_efforts(hooks: list[dict[str, Any]]) -> list[Any]:
     """The `effort` each PreToolUse hook read (None: no such field)."""
     inputs = [h["input"] for h in hooks if h["input"]["hook_event_name"] == "PreToolUse"]
@@ -159,17 +200,9 @@ def pre_tool_efforts(hooks: list[dict[str, Any]]) -> list[Any]:
     ],
 )
 def test_the_effort_hooks_read_is_the_version_s_default_for_the_session_model(
-    server: FakeLLMServer,
-    tmp_path: Path,
-    isolated_home: Path,
-    version: str,
-    model: str,
-    effort: dict[str, str] | None,
+    plain_run: PlainRuns, version: str, model: str, effort: dict[str, str] | None
 ) -> None:
-    project(tmp_path, {})
-    server.queue_anthropic(call("toolu_a", "Bash", {"command": "echo hi"}), "done")
-    hooks = agent(tmp_path, isolated_home, server, "run", "go", model=model, version=version)
-    assert pre_tool_efforts(hooks) == [effort]
+    assert pre_tool_efforts(plain_run(version, model).hooks) == [effort]
 
 
 @pytest.mark.parametrize(
@@ -297,11 +330,11 @@ NOTE = (
 )
 
 
-def notes_per_request(server: FakeLLMServer) -> list[int]:
+def notes_per_request(bodies: list[dict[str, Any]]) -> list[int]:
     """How often each request's messages hold Claude Code's note on launching subagents."""
     return [
-        sum(text_of(message["content"]).count(NOTE) for message in request.body["messages"])
-        for request in server.requests
+        sum(text_of(message["content"]).count(NOTE) for message in body["messages"])
+        for body in bodies
     ]
 
 
@@ -316,20 +349,13 @@ def notes_per_request(server: FakeLLMServer) -> list[int]:
     ],
 )
 def test_the_note_on_launching_subagents_follows_the_session_model(
-    server: FakeLLMServer,
-    tmp_path: Path,
-    isolated_home: Path,
-    version: str,
-    model: str,
-    notes: list[int],
+    plain_run: PlainRuns, version: str, model: str, notes: list[int]
 ) -> None:
     """Sent once, after the first prompt, and kept in the history; `claude-opus-5` (its
     prompt bundle) goes without it in both versions."""
-    project(tmp_path, {})
-    server.queue_anthropic(call("toolu_a", "Bash", {"command": "echo hi"}), "done")
-    agent(tmp_path, isolated_home, server, "run", "go", model=model, version=version)
-    assert notes_per_request(server) == notes
-    first = server.requests[0].body["messages"]
+    bodies = plain_run(version, model).bodies
+    assert notes_per_request(bodies) == notes
+    first = bodies[0]["messages"]
     if notes[0]:
         assert [m["role"] for m in first] == ["user", "system"]
         assert text_of(first[1]["content"]) == NOTE, "a system message after the prompt"
@@ -345,7 +371,7 @@ def test_a_skill_s_model_for_the_first_turn_does_not_bring_the_note(
     server.queue_anthropic("one")
     agent(tmp_path, isolated_home, server, "run", "/greet one")
     assert [r.body["model"] for r in server.requests] == ["claude-haiku-5-5"]
-    assert notes_per_request(server) == [0]
+    assert notes_per_request([r.body for r in server.requests]) == [0]
 
 
 @pytest.mark.parametrize(
