@@ -283,7 +283,8 @@ CASES: list[CodexCase] = [
         # model request after it ends, its exit 2 blocks nothing, and it is killed if it still
         # runs when Codex exits. The call outlives both hooks, so both end before the request
         # after it (a hook ending later, as a PostToolUse one may, races that request). The
-        # guard logs nothing: it starts alongside the prompt's hook, in either order.
+        # guard logs nothing: it starts alongside the prompt's hook, in either order. An async
+        # SessionEnd hook is waited for as any other: it logs only after a second.
         one_call("sleep 2; printf x > made.txt"),
         [
             H(
@@ -299,6 +300,7 @@ CASES: list[CodexCase] = [
                 matcher="Bash",
                 extra=ASYNC,
             ),
+            H("SessionEnd", "end", command="sleep 1; " + _logged("end", "true"), extra=ASYNC),
         ],
     ),
     CodexCase(

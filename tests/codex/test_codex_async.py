@@ -1,6 +1,7 @@
 """A Codex handler with `async: true` runs in the background as in Codex CLI 0.171.0 (measured,
 case `async_hooks`): not waited for, its exit 2 blocks nothing, its context reaches the model
-at the next request after it ends, and the run says so, naming the field. A StopFailure
+at the next request after it ends, and the run says so, naming the field; an async SessionEnd
+handler is waited for as any other. A StopFailure
 handler never runs (case `stop_failure_not_fired_on_a_failed_request`), and the run says why,
 through `python -m hookwright run` and `hooks list`."""
 
@@ -42,6 +43,21 @@ def test_an_async_codex_hook_runs_unwaited_its_context_reaching_the_next_request
     assert f"{where}: true: Codex starts an async hook in the background" in (
         listed.stdout + listed.stderr
     )
+
+
+def test_an_async_codex_session_end_hook_is_waited_for_as_in_codex(tmp_path: Path) -> None:
+    """Codex CLI 0.171.0 waits for an async SessionEnd hook (measured, case `async_hooks`):
+    killed at the run's end, it would never write its file."""
+    ending = command("sleep 1; touch ended.txt")
+    ending[0]["hooks"][0]["async"] = True
+    home, project = write_project(tmp_path, {"SessionEnd": ending})
+    env = {"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]}
+    done = run_scripted(
+        project, script(tmp_path / "s.json", [{"content": "ok"}]), home=home, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert (project / "ended.txt").exists()
+    assert ".async: true" not in done.stderr
 
 
 def test_a_codex_stop_failure_hook_does_not_run_on_a_failed_model_request_as_in_codex(

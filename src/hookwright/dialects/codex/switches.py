@@ -58,11 +58,11 @@ def _deciding(
 
 
 def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
-    """Whether the switches let the hook run, and why not; an async hook that runs is
-    noted (it runs unwatched), unless another note says more."""
+    """Whether the switches let the hook run, and why not; an async hook that runs in the
+    background is noted (it runs unwatched), unless another note says more."""
     where = hook.origin.rpartition(":")[2]
     verdict = _switched(hook, layers, trusts, where)
-    if hook.is_async and verdict.runs and verdict.note is None:
+    if hook.background and verdict.runs and verdict.note is None:
         return Verdict(True, _note(hook.declared_in or hook.source, f"{where}.async", _ASYNC))
     return verdict
 
