@@ -279,7 +279,13 @@ CASES: list[CodexCase] = [
     CodexCase(
         "async_hooks",
         "make a file",
-        one_call("printf x > made.txt"),
+        # Codex starts an async hook and goes on without it: its context reaches the next
+        # model request after it ends, its exit 2 blocks nothing, and it is killed if it still
+        # runs when Codex exits. The call outlives both hooks, so both end before the request
+        # after it (a hook ending later, as a PostToolUse one may, races that request). The
+        # guard logs nothing: it starts alongside the prompt's hook, in either order. An async
+        # SessionEnd hook is waited for as any other: it logs only after a second.
+        one_call("sleep 2; printf x > made.txt"),
         [
             H(
                 "UserPromptSubmit",
@@ -290,17 +296,11 @@ CASES: list[CodexCase] = [
             H(
                 "PreToolUse",
                 "deny",
-                Action(stderr="MARK async says no\n", exit=2),
-                "Bash",
+                command='echo "MARK async says no" >&2; exit 2',
+                matcher="Bash",
                 extra=ASYNC,
             ),
-            H(
-                "PostToolUse",
-                "post",
-                specific("PostToolUse", additionalContext="MARK post"),
-                "Bash",
-                extra=ASYNC,
-            ),
+            H("SessionEnd", "end", command="sleep 1; " + _logged("end", "true"), extra=ASYNC),
         ],
     ),
     CodexCase(

@@ -1,34 +1,63 @@
-"""A Codex handler with `async: true`, or on StopFailure: Codex CLI 0.171.0 never runs one
-(measured, cases `async_hooks`, `stop_failure_not_fired_on_a_failed_request`), so neither does
-hookwright, and it says so, naming the field, through `python -m hookwright run` and `hooks
-list`."""
+"""A Codex handler with `async: true` runs in the background as in Codex CLI 0.171.0 (measured,
+case `async_hooks`): not waited for, its exit 2 blocks nothing, its context reaches the model
+at the next request after it ends, and the run says so, naming the field; an async SessionEnd
+handler is waited for as any other. A StopFailure
+handler never runs (case `stop_failure_not_fired_on_a_failed_request`), and the run says why,
+through `python -m hookwright run` and `hooks list`."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from tests.cli_runner import run_hookwright, run_scripted
-from tests.codex.project import bash, command, script, write_project
+from tests.codex.project import command, script, write_project
+from tests.codex.test_codex_context_placement import context_hook, run
 
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
+from runtime.fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 
 
-def test_an_async_codex_guard_does_not_run_and_the_run_says_which_field(tmp_path: Path) -> None:
+def test_an_async_codex_hook_runs_unwaited_its_context_reaching_the_next_request(
+    server: FakeLLMServer, tmp_path: Path
+) -> None:
     guard = command("touch guard-ran.txt; echo no >&2; exit 2", "Bash")
-    guard[0]["hooks"][0]["async"] = True
-    home, project = write_project(tmp_path, {"PreToolUse": guard})
+    prompt = context_hook("UserPromptSubmit", "late context")
+    for hook in (guard, prompt):
+        hook[0]["hooks"][0]["async"] = True
+    home, project = write_project(tmp_path, {"PreToolUse": guard, "UserPromptSubmit": prompt})
+    call = FakeToolCall("Bash", json.dumps({"command": "sleep 1; printf hi"}), id="call_1")
+    server.queue_openai(FakeReply(tool_calls=[call]), FakeReply("done"))
+    first, second = run(home, project, server)
+    assert first[1:] == [{"role": "user", "content": "go"}]
+    assert second[-2:] == [
+        {"role": "tool", "tool_call_id": "call_1", "content": "hi"},
+        {"role": "system", "content": "late context"},
+    ]
+    assert (project / "guard-ran.txt").exists()
     env = {"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]}
-    model = script(tmp_path / "s.json", [bash("touch made.txt"), {"content": "ok"}])
-    done = run_scripted(project, model, home=home, env=env)
-    assert done.returncode == 0, done.stderr
-    assert (project / "made.txt").exists()
-    assert not (project / "guard-ran.txt").exists()
-    where = f"{project / '.codex' / 'hooks.json'}: hooks.PreToolUse[0].hooks[0].async"
-    assert f"{where}: true: Codex runs no async hook" in done.stderr
     assert run_hookwright("trust", str(project), home=home, env=env).returncode == 0
     listed = run_hookwright("hooks", "list", "--project", str(project), home=home, env=env)
-    assert "Codex runs no async hook" in listed.stdout + listed.stderr
+    where = f"{project / '.codex' / 'hooks.json'}: hooks.PreToolUse[0].hooks[0].async"
+    assert f"{where}: true: Codex starts an async hook in the background" in (
+        listed.stdout + listed.stderr
+    )
+
+
+def test_an_async_codex_session_end_hook_is_waited_for_as_in_codex(tmp_path: Path) -> None:
+    """Codex CLI 0.171.0 waits for an async SessionEnd hook (measured, case `async_hooks`):
+    killed at the run's end, it would never write its file."""
+    ending = command("sleep 1; touch ended.txt")
+    ending[0]["hooks"][0]["async"] = True
+    home, project = write_project(tmp_path, {"SessionEnd": ending})
+    env = {"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]}
+    done = run_scripted(
+        project, script(tmp_path / "s.json", [{"content": "ok"}]), home=home, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert (project / "ended.txt").exists()
+    assert ".async: true" not in done.stderr
 
 
 def test_a_codex_stop_failure_hook_does_not_run_on_a_failed_model_request_as_in_codex(

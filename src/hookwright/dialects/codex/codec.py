@@ -2,11 +2,15 @@
 
 The command runs as Codex runs it: ``$SHELL -lc <command>`` (the user's login shell) in the
 session's working directory, with ``CODEX_HOME`` set, reading the Codex input JSON on stdin
-(`stdin`). Its answer is read by `answer`.
+(`stdin`). Its answer is read by `answer`. A handler with ``async: true`` is started in the
+background and not waited for, as Codex CLI 0.171.0 does (measured): it cannot block, its
+``additionalContext`` reaches the model at the next request after it ends, and it is killed
+when the agent exits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pwd
 from collections.abc import Mapping
@@ -15,7 +19,7 @@ from typing import Final
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.spec import HookSpec, RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.codex.answer import (
     block,
@@ -25,12 +29,15 @@ from hookwright.dialects.codex.answer import (
     failed,
 )
 from hookwright.dialects.codex.stdin import encode_stdin
+from hookwright.engine.inbox import AsyncDelivery, AsyncInbox
+from hookwright.engine.services import services_of
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport
 
 #: The most a hook may print on each of stdout and stderr.
 MAX_OUTPUT: Final = 10_000_000
 _CAPS: Final = Caps(max_output=MAX_OUTPUT)
+_BACKGROUND: Final = Caps(max_output=MAX_OUTPUT, background=True)
 
 
 def login_shell() -> str:
@@ -60,8 +67,12 @@ class CodexCodec:
         project: Path,
         run_id: str,
         env: Mapping[str, str] | None = None,
+        background: bool = False,
     ) -> None:
         self.command = command
+        #: ``async: true``: started and not waited for; its answer is never read.
+        self.background = background
+        self._inboxes: list[AsyncInbox] = []
         #: Set for the command on top of hookwright's environment (a plugin's folders).
         self.env = dict(env or {})
         #: Codex's name for a run of this hook, ``<event label>:<order>:<source file>``.
@@ -71,7 +82,7 @@ class CodexCodec:
         self.project = project
 
     def encode(self, inp: HookInput, ctx: RunContext) -> Envelope:
-        timeout = self.timeout if ctx.timeout is None else ctx.timeout
+        timeout = self.timeout if self.background or ctx.timeout is None else ctx.timeout
         cwd = inp.cwd if inp.cwd and os.path.isdir(inp.cwd) else self.project
         return Envelope(
             body=encode_stdin(inp),
@@ -79,12 +90,19 @@ class CodexCodec:
             cwd=cwd,
             env={**os.environ, **self.env, "CODEX_HOME": str(self.codex_home)},
             timeout=timeout,
-            caps=_CAPS,
+            caps=_BACKGROUND if self.background else _CAPS,
         )
 
     def decode(
         self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
     ) -> HookResult | None:
+        if isinstance(reply, Output) and reply.later is not None:
+            inbox = services_of(ctx).inbox
+            if all(known is not inbox for known in self._inboxes):
+                self._inboxes.append(inbox)
+            job = self._later(inp, ctx.spec, reply.later)
+            inbox.spawn(job, owner=self, session_id=inp.session_id)
+            return HookResult()
         if isinstance(reply, Failure):
             if reply.kind == "timeout":
                 return HookResult(
@@ -117,8 +135,27 @@ class CodexCodec:
         detail = _first_line(stderr) or "no stderr output"
         return failed(f"hook exited with code {code}: {detail}", exit_code=code, stderr=stderr)
 
+    async def _later(
+        self, inp: HookInput, spec: HookSpec, later: asyncio.Task[Reply]
+    ) -> AsyncDelivery:
+        """A background run once it ends: its ``additionalContext`` goes in front of the
+        model at its next request, as in Codex; nothing else of its answer counts (it
+        cannot block, the run went on)."""
+        final = await later
+        result = HookResult(stderr=final.stderr or None, duration_ms=final.duration_ms, hook=spec)
+        context = None
+        if isinstance(final, Output):
+            result.exit_code = final.code
+            context = self._decode(inp, final).additional_context if final.code == 0 else None
+        else:
+            result.status, result.error = Status.error, f"async hook did not finish: {final.reason}"
+        return AsyncDelivery(inp.session_id, inp.agent_id, inp.event, result, context)
+
     async def aclose(self) -> None:
-        return None
+        """Kill this hook's background runs still going (the agent exits, as Codex kills
+        them when it exits)."""
+        for inbox in self._inboxes:
+            await inbox.aclose(owner=self)
 
     def __repr__(self) -> str:
         return f"CodexCodec({self.command!r})"
@@ -132,8 +169,15 @@ def command_handler(
     project: Path,
     run_id: str,
     env: Mapping[str, str] | None = None,
+    background: bool = False,
 ) -> Handler:
     codec = CodexCodec(
-        command, timeout=timeout, codex_home=codex_home, project=project, run_id=run_id, env=env
+        command,
+        timeout=timeout,
+        codex_home=codex_home,
+        project=project,
+        run_id=run_id,
+        env=env,
+        background=background,
     )
     return Handler(ProcessTransport(), codec)

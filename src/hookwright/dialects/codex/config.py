@@ -31,6 +31,9 @@ DEFAULT_TIMEOUT: Final = 600
 #: one to `SESSION_END_TIMEOUT`, when it loads the hook (and reviews the hook so, measured on
 #: Codex CLI 0.171.0).
 SHORT_TIMEOUT_EVENTS: Final = frozenset({"SessionEnd", "Interrupt"})
+#: Where Codex waits for an ``async`` hook as for any other (measured on Codex CLI 0.171.0: a
+#: SessionEnd one runs to its end or its timeout before Codex exits).
+AWAITED_ASYNC_EVENTS: Final = frozenset({"SessionEnd"})
 SHORT_DEFAULT_TIMEOUT: Final = 1
 SESSION_END_TIMEOUT: Final = 3
 
@@ -85,6 +88,11 @@ class CodexHook:
     #: Where in its file the table declaring it is, when the file holds several (a fragment
     #: of the workspace's cloud-managed bundle: ``bundle.config_toml.enterprise_managed[0]``).
     part: str = ""
+
+    @property
+    def background(self) -> bool:
+        """Whether Codex starts the hook and goes on without waiting for it (``async``)."""
+        return self.is_async and self.event not in AWAITED_ASYNC_EVENTS
 
     @property
     def run_command(self) -> str:

@@ -79,6 +79,7 @@ def build_spec(hook: CodexHook, ctx: LoadContext, matcher: Matcher | None, order
             project=ctx.project_dir,
             run_id=f"{run_label(hook.event)}:{order}:{hook.source}",
             env=hook.env,
+            background=hook.background,
         ),
         matcher=matcher,
         source=hook.layer,

@@ -58,9 +58,16 @@ def _deciding(
 
 
 def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) -> Verdict:
+    """Whether the switches let the hook run, and why not; an async hook that runs in the
+    background is noted (it runs unwatched), unless another note says more."""
     where = hook.origin.rpartition(":")[2]
-    if hook.is_async:
-        return Verdict(False, _note(hook.declared_in or hook.source, f"{where}.async", _ASYNC))
+    verdict = _switched(hook, layers, trusts, where)
+    if hook.background and verdict.runs and verdict.note is None:
+        return Verdict(True, _note(hook.declared_in or hook.source, f"{where}.async", _ASYNC))
+    return verdict
+
+
+def _switched(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust, where: str) -> Verdict:
     if hook.event in NEVER_FIRED:
         return Verdict(
             False, _note(hook.declared_in or hook.source, where, NEVER_FIRED[hook.event])
@@ -79,7 +86,11 @@ def switch_verdict(hook: CodexHook, layers: CodexLayers, trusts: FolderTrust) ->
     return Verdict(False, _note(feature.file, "features.hooks", _OFF))
 
 
-_ASYNC = "true: Codex runs no async hook (measured on Codex CLI 0.171.0); this hook does not run"
+_ASYNC = (
+    "true: Codex starts an async hook in the background and does not wait for it (measured "
+    "on Codex CLI 0.171.0): it cannot block, its additionalContext reaches the model at the "
+    "next request after it ends, and it is killed if still running when the agent exits"
+)
 #: Events Codex accepts in a hooks file and never fires (measured on Codex CLI 0.171.0).
 NEVER_FIRED: Final = {
     "StopFailure": (
