@@ -241,7 +241,10 @@ def end_here(code: int, loaded: "frozenset[str]") -> "NoReturn":
     the standard streams flushed; then what the hooks loaded (the modules loaded since
     hookwright was, but hookwright's own) is released and collected, so a file a hook left
     open is flushed and closed and its finalizers run. Hookwright's modules and records are
-    not torn down one by one: that tear-down was about a twelfth of this process's time."""
+    not torn down one by one: that tear-down was about a twelfth of this process's time.
+    Unlike the warm runner's order (collect, then set the names of what is still alive to
+    None), the names go first: the engine still holds the hooks' functions and so their
+    globals, and a collection first would free nothing."""
     import atexit
     import gc
     import threading
