@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from cli.walk_kit import scripted_bash, summary_rows
 from cli_runner import run_hookwright
 
 #: The Claude Code guard: denies a `curl` (exit 2, its reason on stderr), lets the rest by.
@@ -48,36 +49,18 @@ def _project(root: Path, seen: Path) -> Path:
     return project
 
 
-def _scripted(path: Path, *commands: str) -> Path:
-    calls = [{"tool_calls": [{"name": "Bash", "arguments": {"command": c}}]} for c in commands]
-    path.write_text(json.dumps({"model": "s", "turns": [*calls, {"content": "ok"}]}))
-    return path
-
-
-def _rows(stdout: str) -> dict[str, str]:
-    """The summary table's rows by hook name, each row's lines joined."""
-    table = stdout.split("─ \n", 1)[1].split("Every hook run:")[0]
-    rows: dict[str, str] = {}
-    name = ""
-    for line in table.splitlines():
-        if line[1:2].strip():
-            name = line.split()[0]
-        rows[name] = rows.get(name, "") + " " + " ".join(line.split())
-    return rows
-
-
 def test_a_hook_an_earlier_deny_cut_says_so_in_the_summary_and_the_audit(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     seen = tmp_path / "seen.txt"
     project = _project(tmp_path, seen)
-    model = _scripted(tmp_path / "model.json", "curl example.com", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "curl example.com", "echo hi")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
                          "--permission-mode", "bypassPermissions", "--summary",
                          home=isolated_home)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert seen.read_text() == "echo hi\n"  # the marker ran on the call the guard let by only
-    rows = _rows(ran.stdout)
+    rows = summary_rows(ran.stdout)
     assert "cut by guard.sh's deny on Bash curl example.com" in rows["marker"], ran.stdout
     writes = "did not run: its matcher 'Write' matched no call (Bash ×2)"
     assert writes in rows["writes"], ran.stdout
@@ -110,12 +93,12 @@ def test_a_hook_only_ever_cut_says_so_and_not_that_its_event_never_fired(
 ) -> None:
     seen = tmp_path / "seen.txt"
     project = _project(tmp_path, seen)
-    model = _scripted(tmp_path / "model.json", "curl example.com")
+    model = scripted_bash(tmp_path / "model.json", "curl example.com")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
                          "--permission-mode", "bypassPermissions", "--summary",
                          home=isolated_home)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert not seen.exists()  # the marker never ran
-    marker = _rows(ran.stdout)["marker"]
+    marker = summary_rows(ran.stdout)["marker"]
     assert "did not run: cut by guard.sh's deny on Bash curl example.com" in marker, ran.stdout
     assert "never fired" not in marker, ran.stdout

@@ -9,16 +9,10 @@ import json
 import shutil
 from pathlib import Path
 
+from cli.walk_kit import scripted_bash
 from cli_runner import run_hookwright
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
-
-
-def _scripted_bash(path: Path, command: str) -> Path:
-    call = {"name": "Bash", "arguments": {"command": command}}
-    turns = [{"tool_calls": [call]}, {"content": "ok"}]
-    path.write_text(json.dumps({"model": "s", "turns": turns}))
-    return path
 
 
 def _picoclaw_audit(project: Path) -> Path:
@@ -46,7 +40,7 @@ def test_validate_reports_a_picoclaw_program_that_is_not_there_and_the_run_says_
         "call fails and the run goes on as if the hook were not there; fix: create it, or "
         "correct the path in command"
     ) in lines, lines
-    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
                          "--permission-mode", "bypassPermissions", home=isolated_home,
                          cwd=project)  # fmt: skip
@@ -95,7 +89,7 @@ def test_an_openharness_command_with_an_unquoted_colon_says_to_quote_it(
     checked = run_hookwright("hooks", "validate", "-p", str(project), home=isolated_home)
     assert checked.returncode == 1
     assert f"        error: {hint}" in checked.stdout.splitlines(), checked.stdout
-    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
                          "--permission-mode", "bypassPermissions", home=isolated_home)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
@@ -111,7 +105,7 @@ def test_an_untrusted_run_says_one_line_per_folder_with_the_count_and_the_trust_
 ) -> None:
     project = tmp_path / "proj"
     shutil.copytree(DEMO, project, ignore=shutil.ignore_patterns("skills"))
-    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     ran = run_hookwright("run", "go", "-p", str(project), "--model", f"scripted:{model}",
                          home=isolated_home)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
@@ -137,7 +131,7 @@ def test_the_skill_not_enabled_note_names_each_skills_real_file(
 ) -> None:
     project = tmp_path / "proj"
     shutil.copytree(DEMO / "skills", project / "skills")
-    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     args = ("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}")
     ran = run_hookwright(*args, home=isolated_home)
     assert ran.returncode == 0, ran.stderr
@@ -164,7 +158,7 @@ def test_audit_summary_counts_a_hooks_deny_once(tmp_path: Path, isolated_home: P
         {"type": "command", "command": guard}]}]}}  # fmt: skip
     (project / ".claude").mkdir(parents=True)
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
-    model = _scripted_bash(tmp_path / "model.json", "rm -rf build")
+    model = scripted_bash(tmp_path / "model.json", "rm -rf build")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
                          home=isolated_home)  # fmt: skip
     assert ran.returncode == 0, ran.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from cli.walk_kit import scripted_bash, summary_rows
 from cli_runner import run_hookwright
 from hookwright import Event, HookSpec, PythonHandler
 from hookwright.cli.skip_tally import Skipped
@@ -51,36 +52,18 @@ def _project(root: Path, marks: Path) -> Path:
     return project
 
 
-def _scripted(path: Path, *commands: str) -> Path:
-    calls = [{"tool_calls": [{"name": "Bash", "arguments": {"command": c}}]} for c in commands]
-    path.write_text(json.dumps({"model": "s", "turns": [*calls, {"content": "ok"}]}))
-    return path
-
-
-def _rows(stdout: str) -> dict[str, str]:
-    """The summary table's rows by hook name, each row's lines joined."""
-    table = stdout.split("─ \n", 1)[1].split("Every hook run:")[0]
-    rows: dict[str, str] = {}
-    name = ""
-    for line in table.splitlines():
-        if line[1:2].strip():
-            name = line.split()[0]
-        rows[name] = rows.get(name, "") + " " + " ".join(line.split())
-    return rows
-
-
 def test_the_summary_says_the_reason_the_engine_did_not_run_each_hook(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     marks = tmp_path / "marks.txt"
     project = _project(tmp_path, marks)
-    model = _scripted(tmp_path / "model.json", "echo one", "echo two", "ls")
+    model = scripted_bash(tmp_path / "model.json", "echo one", "echo two", "ls")
     ran = run_hookwright("run", "/deploy", "-p", str(project), "--trust", "--model",
                          f"scripted:{model}", "--permission-mode", "bypassPermissions",
                          "--summary", home=isolated_home)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert marks.read_text() == "firstbash\n"  # the one hook that ran, once
-    rows = _rows(ran.stdout)
+    rows = summary_rows(ran.stdout)
     assert "did not run: its `if` 'Bash(rm *)' was false on Bash ×3" in rows["rmguard.sh"], rows
     assert "did not run: its matcher 'Write' matched no call (Bash ×3)" in rows["writes.sh"], rows
     assert (

@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+from cli.walk_kit import scripted_bash
 from cli_runner import run_hookwright
 from hook_programs import OPENHARNESS_BLOCKER
 
@@ -18,13 +19,6 @@ DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
 MISSING_MODULE = "hooks:\n  - {name: facts, event: PreToolUse, call: 'hw_no_such_guards:check'}\n"
 
 
-def _scripted_bash(path: Path, command: str) -> Path:
-    call = {"name": "Bash", "arguments": {"command": command}}
-    turns = [{"tool_calls": [call]}, {"content": "ok"}]
-    path.write_text(json.dumps({"model": "s", "turns": turns}))
-    return path
-
-
 def test_a_hook_that_failed_to_load_is_one_error_line_naming_file_field_and_fix(
     tmp_path: Path, isolated_home: Path
 ) -> None:
@@ -32,7 +26,7 @@ def test_a_hook_that_failed_to_load_is_one_error_line_naming_file_field_and_fix(
     (project / ".hookwright").mkdir(parents=True)
     hooks_file = project / ".hookwright" / "hooks.yaml"
     hooks_file.write_text(MISSING_MODULE)
-    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model", f"scripted:{model}",
                          "--permission-mode", "bypassPermissions", home=isolated_home)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
@@ -57,7 +51,7 @@ def test_an_untrusted_hook_stays_a_warning(tmp_path: Path, isolated_home: Path) 
     project = tmp_path / "proj"
     (project / ".hookwright").mkdir(parents=True)
     (project / ".hookwright" / "hooks.yaml").write_text(MISSING_MODULE)
-    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     ran = run_hookwright("run", "go", "-p", str(project), "--model", f"scripted:{model}",
                          home=isolated_home)  # fmt: skip
     [line] = [line for line in ran.stderr.splitlines() if "facts" in line]
@@ -70,7 +64,7 @@ def test_an_openharness_block_reads_in_its_own_word_in_the_summary_and_the_json_
     project = tmp_path / "proj"
     (project / ".openharness" / "hooks").mkdir(parents=True)
     (project / ".openharness" / "hooks" / "guard.yaml").write_text(json.dumps(OPENHARNESS_BLOCKER))
-    model = _scripted_bash(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     args = ("run", "hi", "-p", str(project), "--trust", "--model", f"scripted:{model}",
             "--permission-mode", "bypassPermissions")  # fmt: skip
     ran = run_hookwright(*args, "--summary", home=isolated_home, env={"COLUMNS": "300"})

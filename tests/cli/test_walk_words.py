@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cli.walk_kit import scripted_bash
 from cli_runner import run_hookwright
 from hook_programs import write_picoclaw_gate
 
@@ -16,18 +17,12 @@ def _picoclaw_gate(project: Path) -> None:
     write_picoclaw_gate(project)
 
 
-def _scripted(path: Path, *commands: str) -> Path:
-    calls = [{"tool_calls": [{"name": "Bash", "arguments": {"command": c}}]} for c in commands]
-    path.write_text(json.dumps({"model": "s", "turns": [*calls, {"content": "ok"}]}))
-    return path
-
-
 def test_a_picoclaw_denial_reads_deny_tool_or_not_approved_in_every_view(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     project = tmp_path / "proj"
     _picoclaw_gate(project)
-    model = _scripted(tmp_path / "model.json", "rm -rf build", "touch made")
+    model = scripted_bash(tmp_path / "model.json", "rm -rf build", "touch made")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--model",
                          f"scripted:{model}", "--summary", home=isolated_home, cwd=project,
                          env={"COLUMNS": "300"})  # fmt: skip
@@ -71,7 +66,7 @@ def test_a_skill_prompt_line_names_the_timing_the_canonical_event_the_skill_and_
             "role": "user", "persistent": True}  # fmt: skip
     (hooks / "hooks.json").write_text(json.dumps({"hooks": [hook]}))
     (hooks / "batch.md").write_text("Check what the tool did.")
-    model = _scripted(tmp_path / "model.json", "echo hi")
+    model = scripted_bash(tmp_path / "model.json", "echo hi")
     ran = run_hookwright("run", "go", "-p", str(project), "--trust", "--skill", "tidy",
                          "--model", f"scripted:{model}", "--permission-mode",
                          "bypassPermissions", home=isolated_home, cwd=project)  # fmt: skip
