@@ -71,7 +71,9 @@ def test_a_gemini_block_and_deny_read_as_answered_on_beforetool_and_aftertool(
         f"blocked Bash echo block-me: {heard[3]}",
     ]
     [row] = [line for line in lines if line.lstrip().startswith("no ")]
-    assert all(said in row for said in done[:3]), ran.stdout  # the summary lists three
+    # the summary lists three, each call named as the Gemini CLI hook read it
+    shown = [said.replace(" Bash ", " run_shell_command ") for said in done[:3]]
+    assert all(said in row for said in shown), ran.stdout
     audit = run_hookwright("audit", home=isolated_home).stdout
     assert all(said in audit for said in done), audit
     expected = {

@@ -99,8 +99,8 @@ def test_a_gemini_deny_reads_deny_where_it_is_canonically_a_block(
     assert "⚑ AfterTool (PostToolUse) no (Gemini CLI, .gemini/settings.json): deny (block) — " \
         "AfterTool says no" in lines, ran.stdout  # fmt: skip
     row = _row(ran.stdout, "no")
-    assert "denied Bash rm -rf build: BeforeTool says no" in row, ran.stdout
-    assert "denied (blocked) Bash echo hi: AfterTool says no" in row, ran.stdout
+    assert "denied run_shell_command rm -rf build: BeforeTool says no" in row, ran.stdout
+    assert "denied (blocked) run_shell_command echo hi: AfterTool says no" in row, ran.stdout
     audit = run_hookwright("audit", home=isolated_home).stdout
     assert "denied (blocked) Bash echo hi: AfterTool says no" in audit, audit
     rows = _audit_summary(isolated_home)

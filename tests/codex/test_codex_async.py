@@ -11,9 +11,11 @@ import json
 import os
 from pathlib import Path
 
+from tests.bounds import eventually
 from tests.cli_runner import run_hookwright, run_scripted
-from tests.codex.project import command, script, write_project
+from tests.codex.project import bash, command, script, write_project
 from tests.codex.test_codex_context_placement import context_hook, run
+from tests.procs import running
 
 from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 from runtime.fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
@@ -58,6 +60,26 @@ def test_an_async_codex_session_end_hook_is_waited_for_as_in_codex(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     assert (project / "ended.txt").exists()
     assert ".async: true" not in done.stderr
+
+
+def test_an_async_codex_hook_still_running_is_killed_when_the_run_ends_as_in_codex(
+    tmp_path: Path,
+) -> None:
+    """Codex CLI 0.171.0 kills an async hook still running when it exits (measured, case
+    `async_hooks`): the hook's shell and its child are gone once `hookwright run` returns, and
+    what it would have done after them never happens. The model's one call waits for the
+    hook to have started its child."""
+    hook = command("echo $$ > shell.pid; sleep 60 & echo $! > sleep.pid; wait; touch late.txt")
+    hook[0]["hooks"][0]["async"] = True
+    home, project = write_project(tmp_path, {"UserPromptSubmit": hook})
+    env = {"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]}
+    started = "for _ in $(seq 400); do [ -s sleep.pid ] && break; sleep 0.05; done; cat sleep.pid"
+    model = script(tmp_path / "s.json", [bash(started), {"content": "ok"}])
+    done = run_scripted(project, model, home=home, env=env)
+    assert done.returncode == 0, done.stderr
+    pids = [int((project / f"{name}.pid").read_text()) for name in ("shell", "sleep")]
+    assert all(eventually(lambda pid=pid: not running(pid)) for pid in pids), pids
+    assert not (project / "late.txt").exists()
 
 
 def test_a_codex_stop_failure_hook_does_not_run_on_a_failed_model_request_as_in_codex(

@@ -7,12 +7,16 @@ SubagentStop's own field order."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from tests.codex.project import command, write_project
+from tests.cli.walk_kit import summary_rows
+from tests.cli_runner import run_hookwright
+from tests.codex.project import command, script, write_project
 from tests.codex.test_codex_context_placement import context_hook, run
 
+from hookwright.dialects.codex.layers import MANAGED_DIR_ENV
 from hookwright.dialects.codex.loader import run_label
 from runtime.fake_llm_server import FakeLLMServer, FakeReply, FakeToolCall
 
@@ -163,3 +167,71 @@ def test_a_codex_hooks_rewrite_of_spawn_agent_reaches_the_subagent(
         {"message": "print safe", "agent_type": "default"},
         "sub done",
     )
+
+
+def _script(project: Path, name: str, body: str) -> dict[str, str]:
+    """A command hook running the shell script `body`, saved as `hooks/<name>` in `project`."""
+    (project / "hooks").mkdir(parents=True, exist_ok=True)
+    (project / "hooks" / name).write_text(body)
+    return {"type": "command", "command": f"sh hooks/{name}"}
+
+
+def _three_systems(tmp_path: Path) -> tuple[Path, Path]:
+    """(home, project): on PreToolUse, a Codex hook denying `spawn_agent` and one on `Write`;
+    Claude Code hooks on `Agent` (reading its input) and on `Write`; Gemini CLI hooks
+    denying `run_shell_command` and on `write_file`; the project trusted by Gemini CLI."""
+    root = tmp_path / "project"
+    deny = "cat > /dev/null; echo {} >&2; exit 2\n"
+    hooks = {"PreToolUse": [
+        {"matcher": "spawn_agent", "hooks": [_script(root, "no_agents.sh", deny.format("NA"))]},
+        {"matcher": "Write", "hooks": [_script(root, "codex_write.sh", "exit 0\n")]},
+    ]}  # fmt: skip
+    home, project = write_project(tmp_path, hooks)
+    claude = {"hooks": {"PreToolUse": [
+        {"matcher": "Agent", "hooks": [_script(root, "claude_agent.sh", "cat > /dev/null\n")]},
+        {"matcher": "Write", "hooks": [_script(root, "claude_write.sh", "exit 0\n")]},
+    ]}}  # fmt: skip
+    gemini = {"hooks": {"BeforeTool": [
+        {"matcher": "run_shell_command",
+         "hooks": [{**_script(root, "no_shell.sh", deny.format("NS")), "name": "no_shell"}]},
+        {"matcher": "write_file",
+         "hooks": [{**_script(root, "gemini_write.sh", "exit 0\n"), "name": "gemini_write"}]},
+    ]}}  # fmt: skip
+    for folder, settings in ((".claude", claude), (".gemini", gemini)):
+        (project / folder).mkdir()
+        (project / folder / "settings.json").write_text(json.dumps(settings))
+    (home / ".gemini").mkdir()
+    trusted = {str(project): "TRUST_FOLDER"}
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
+    return home, project
+
+
+def test_the_run_summary_names_each_call_as_the_hooks_of_its_system_read_it(
+    tmp_path: Path,
+) -> None:
+    """`run --summary` over an `Agent` call and a `Bash` call: a Codex hook's row names the
+    first `spawn_agent` with the input Codex showed it, a Gemini CLI hook's the second
+    `run_shell_command`; a Claude Code hook's row names the host's `Agent` and `Bash`, in the
+    same run, for what each hook did and for what a matcher that took neither read."""
+    home, project = _three_systems(tmp_path)
+    spawn = {"prompt": "print sub", "description": "subtask"}
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": "Agent", "arguments": spawn}]},
+        {"tool_calls": [{"id": "c2", "name": "Bash", "arguments": {"command": "echo hi"}}]},
+        {"content": "ok"},
+    ]
+    model = script(tmp_path / "model.json", turns)
+    done = run_hookwright(
+        "run", "go", "--project", str(project), "--trust", "--model", f"scripted:{model}",
+        "--permission-mode", "bypassPermissions", "--summary", home=home,
+        env={"CODEX_HOME": str(home / ".codex"), MANAGED_DIR_ENV: os.environ[MANAGED_DIR_ENV]},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = summary_rows(done.stdout)
+    assert 'denied spawn_agent {"message": "print sub"}: NA' in rows["no_agents.sh"], rows
+    assert "matched no call (spawn_agent, Bash)" in rows["codex_write.sh"], rows
+    assert "run_shell_command echo hi: NS" in rows["no_shell"], rows
+    assert "matched no call (Agent, run_shell_command)" in rows["gemini_write"], rows
+    assert "PreToolUse: ran, no decision once" in rows["claude_agent.sh"], rows
+    assert "matched no call (Agent, Bash)" in rows["claude_write.sh"], rows
+    assert "spawn_agent" not in rows["claude_write.sh"] + rows["claude_agent.sh"]

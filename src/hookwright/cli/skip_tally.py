@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from hookwright.core.events import Event, HookInput
+from hookwright.core.events import MATCH_FIELD, Event, HookInput
 from hookwright.core.results import Verdict
 from hookwright.core.spec import HookSpec
+from hookwright.dialects.tool_views import tool_seen
 from hookwright.engine.monitoring import DispatchMonitor
 from hookwright.engine.selection import Candidate, Check
 
@@ -32,7 +33,7 @@ class Skipped:
     #: The matcher's pattern or the `if` rule's text when one of them decided; else None.
     rule: str | None = None
     #: What the matcher read (the tool name on a tool event) or the tool the `if` rule was
-    #: false on; else None.
+    #: false on, a tool named as the hook reads it (`spawn_agent` to a Codex hook); else None.
     seen: str | None = None
 
 
@@ -43,7 +44,18 @@ def skipped(candidate: Candidate, event: Event, check: Check) -> Skipped:
         rule = spec.shown_matcher()
     elif check is Check.if_rule and spec.if_rule is not None:
         rule = spec.if_rule.source
-    return Skipped(check, event.value, rule, candidate.seen)
+    seen = candidate.seen
+    if seen is not None and _reads_tool(spec, event, check):
+        seen = tool_seen(spec.dialect, seen)
+    return Skipped(check, event.value, rule, seen)
+
+
+def _reads_tool(spec: HookSpec, event: Event, check: Check) -> bool:
+    """Whether what the deciding check read is a tool's name: an `if` rule's, or a matcher's
+    on the tool name."""
+    if check is Check.if_rule:
+        return True
+    return check is Check.matcher and (spec.match_field or MATCH_FIELD.get(event)) == "tool_name"
 
 
 class SkipTally:

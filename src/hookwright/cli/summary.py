@@ -1,6 +1,7 @@
 """`hookwright run --summary`: at the end of the run, per hook, what it did to this run (from the
 audit records of the session), or why it did not run (from the engine's selection on each
-dispatch, `skip_tally`), in one screen."""
+dispatch, `skip_tally`), in one screen. A tool is named as the hook read it (`spawn_agent` to a
+Codex hook, `Agent` to a Claude Code hook, for one call)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from hookwright.cli.records import clip, cut_text, describe
 from hookwright.cli.skip_tally import Skipped, SkipTally
 from hookwright.core.events import TOOL_EVENTS, Event
 from hookwright.core.spec import HookSpec
+from hookwright.dialects.tool_views import call_seen
 from hookwright.engine.selection import Check
 from hookwright.host.labels import event_words, hook_file, own_event, short_name, system_name
 from hookwright.monitor.audit import AuditRecord
@@ -115,7 +117,7 @@ class RunSummary:
         if record.event == "Permission" or record.status == "not_run":
             return
         with self._lock:
-            self._records.append(record.to_dict())
+            self._records.append(_as_read(record.to_dict()))
 
     def lines(self) -> list[HookLine]:
         """One line per hook, those that ran first, in the order they first ran; then those
@@ -160,6 +162,20 @@ class RunSummary:
             Text(f"Every hook run: hookwright audit --session {session_id}", style="dim"),
             soft_wrap=True,
         )
+
+
+def _as_read(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` with its call named as its hook read it, the input that ran too: a Codex
+    hook's `spawn_agent` and `message` for the host's `Agent` and `prompt`, a Gemini CLI
+    hook's `run_shell_command` for `Bash` (`tool_views`)."""
+    tool, dialect = record.get("tool_name"), record.get("dialect")
+    if not isinstance(tool, str) or not isinstance(dialect, str):
+        return record
+    name, shown = call_seen(dialect, tool, record.get("tool_input"))
+    read = {**record, "tool_name": name, "tool_input": shown}
+    if record.get("executed_input") is not None:
+        read["executed_input"] = call_seen(dialect, tool, record["executed_input"])[1]
+    return read
 
 
 def _name(name: str) -> str:

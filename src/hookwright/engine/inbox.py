@@ -1,9 +1,10 @@
 """Where asynchronous hooks report when they finish: one inbox per session (`Services.inbox`).
 
-Claude Code command hooks use it (its spec §3.1): a hook with ``"async": true`` or
-``"asyncRewake": true``, or one whose first stdout line is ``{"async": true}``, runs in the
-background: the dispatch does not wait for it and its decision fields have no effect. When it
-exits, the inbox receives an `AsyncDelivery`:
+Claude Code command hooks use it (its spec §3.1), and Codex's ``async: true`` handlers, each
+through `hookwright.dialects.async_runs`: a hook with ``"async": true`` or ``"asyncRewake":
+true``, or one whose first stdout line is ``{"async": true}``, runs in the background: the
+dispatch does not wait for it and its decision fields have no effect. When it exits, the inbox
+receives an `AsyncDelivery`:
 
 * its ``additionalContext`` and ``systemMessage``, which the host gives to Claude on the next
   turn (``drain(session_id)`` at the start of each turn);

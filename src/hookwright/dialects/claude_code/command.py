@@ -7,12 +7,13 @@ args, no shell. Placeholders are substituted textually in the command and every 
 also exported as environment variables.
 
 Async hooks (``async``/``asyncRewake``, or a first stdout line ``{"async": true}``) return an
-empty result at once and report to their session's inbox (`Services.inbox`) when they finish.
+empty result at once and report to their session's inbox (`Services.inbox`) when they finish,
+as every dialect's async runs do (`dialects.async_runs`).
 """
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import os
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from hookwright.core.effects import Notice
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import HookSpec, RunContext
+from hookwright.dialects.async_runs import AsyncRuns, run_record
 from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import (
     ExitRules,
@@ -43,7 +45,7 @@ from hookwright.dialects.claude_code.limits import (
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.on_failure import HookFailure, command_failure, fail_closed
 from hookwright.dialects.claude_code.stdin import encode_stdin
-from hookwright.engine.inbox import AsyncDelivery, AsyncInbox, Job
+from hookwright.engine.inbox import AsyncDelivery
 from hookwright.engine.services import Services, services_of
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport
@@ -121,8 +123,7 @@ class CommandCodec:
         self.blocks = blocks
         parts = [config.command, *(config.args or [])]
         self.label = " ".join(parts)
-        #: The inboxes this hook's async runs went to, to stop them on close.
-        self._inboxes: list[AsyncInbox] = []
+        self._runs = AsyncRuns()
 
     def _spawn_args(self) -> tuple[str | None, tuple[str, ...] | None, str]:
         """(shell command, argv, shell) of the envelope."""
@@ -174,12 +175,10 @@ class CommandCodec:
         self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
     ) -> HookResult | None:
         if isinstance(reply, Output) and reply.later is not None:
-            if sent.caps.background:
-                job = self._background(inp, ctx.spec, reply.later)
-            else:
-                job = self._detached(inp, ctx.spec, reply.text, reply.later)
-            self._spawn(services_of(ctx).inbox, job, inp)
-            return HookResult()
+            detached = not sent.caps.background
+            finish = functools.partial(self._delivery, inp, ctx.spec, detached=detached)
+            limit = async_timeout(reply.text) if detached else None
+            return self._runs.start(ctx, inp, reply.later, finish, limit)
         if isinstance(reply, Failure):
             result = self._failed(reply)
             timed_out = reply.kind == "timeout"
@@ -208,11 +207,6 @@ class CommandCodec:
             return result
         blocked = fail_closed(inp, result, failure, label=self.label)
         return attach_notes(inp, blocked, command=self.label, plain=False)
-
-    def _spawn(self, inbox: AsyncInbox, job: Job, inp: HookInput) -> None:
-        if all(known is not inbox for known in self._inboxes):
-            self._inboxes.append(inbox)
-        inbox.spawn(job, owner=self, session_id=inp.session_id)
 
     def _decode(
         self, inp: HookInput, output: Output, env_file: Path | None, closed: bool = False
@@ -259,33 +253,15 @@ class CommandCodec:
         plain = parse_json_object(output.text) is None
         return attach_notes(inp, capped, command=self.label, plain=plain)
 
-    async def _background(
-        self, inp: HookInput, spec: HookSpec, later: asyncio.Task[Reply]
+    def _delivery(
+        self, inp: HookInput, spec: HookSpec, final: Reply, *, detached: bool
     ) -> AsyncDelivery:
-        final = await later
-        return self._deliver(inp, spec, final, final.text if isinstance(final, Output) else "")
-
-    async def _detached(
-        self, inp: HookInput, spec: HookSpec, declared: str, later: asyncio.Task[Reply]
-    ) -> AsyncDelivery:
-        limit = async_timeout(declared)
-        final: Reply
-        try:
-            final = await asyncio.wait_for(later, limit)
-        except TimeoutError:
-            final = Failure("timeout", "timed out")
-        text = final.text if isinstance(final, Output) else ""
-        rest = text.split("\n", 1)[1] if "\n" in text else ""
-        return self._deliver(inp, spec, final, rest)
-
-    def _deliver(self, inp: HookInput, spec: HookSpec, final: Reply, stdout: str) -> AsyncDelivery:
-        exit_code = final.code if not isinstance(final, Failure) else None
-        result = HookResult(
-            exit_code=exit_code,
-            stderr=final.stderr or None,
-            duration_ms=final.duration_ms,
-            hook=spec,
-        )
+        """An async run once it ends (§3.1): its context and system message on any exit, the
+        decision fields without effect; an ``asyncRewake`` hook's exit 2 wakes the agent. A
+        `detached` run's answer is what it printed after the line declaring it async."""
+        stdout = _answer(final, detached)
+        result = run_record(final, spec)
+        exit_code = result.exit_code
         if isinstance(final, Failure) and final.kind == "unstarted":
             result.status, result.error = Status.error, f"cannot run hook: {final.reason}"
         elif isinstance(final, Failure) or exit_code is None:
@@ -319,8 +295,16 @@ class CommandCodec:
 
     async def aclose(self) -> None:
         """Kill this hook's async runs that are still going (engine shutdown)."""
-        for inbox in self._inboxes:
-            await inbox.aclose(owner=self)
+        await self._runs.aclose()
+
+
+def _answer(final: Reply, detached: bool) -> str:
+    """A finished async run's stdout; a detached run's after its first line (the one that
+    declared it async)."""
+    text = final.text if isinstance(final, Output) else ""
+    if not detached:
+        return text
+    return text.split("\n", 1)[1] if "\n" in text else ""
 
 
 _DETACHABLE = Caps(max_output=MAX_ANSWER_BYTES, detach=is_async_declaration)

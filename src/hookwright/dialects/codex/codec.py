@@ -5,12 +5,13 @@ session's working directory, with ``CODEX_HOME`` set, reading the Codex input JS
 (`stdin`). Its answer is read by `answer`. A handler with ``async: true`` is started in the
 background and not waited for, as Codex CLI 0.171.0 does (measured): it cannot block, its
 ``additionalContext`` reaches the model at the next request after it ends, and it is killed
-when the agent exits.
+when the agent exits (`dialects.async_runs`). An async SessionEnd handler is waited for as any
+other (`config.AWAITED_ASYNC_EVENTS`).
 """
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import os
 import pwd
 from collections.abc import Mapping
@@ -20,6 +21,7 @@ from typing import Final
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import HookSpec, RunContext
+from hookwright.dialects.async_runs import AsyncRuns, run_record
 from hookwright.dialects.base import Handler
 from hookwright.dialects.codex.answer import (
     block,
@@ -29,8 +31,7 @@ from hookwright.dialects.codex.answer import (
     failed,
 )
 from hookwright.dialects.codex.stdin import encode_stdin
-from hookwright.engine.inbox import AsyncDelivery, AsyncInbox
-from hookwright.engine.services import services_of
+from hookwright.engine.inbox import AsyncDelivery
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport
 
@@ -72,7 +73,7 @@ class CodexCodec:
         self.command = command
         #: ``async: true``: started and not waited for; its answer is never read.
         self.background = background
-        self._inboxes: list[AsyncInbox] = []
+        self._runs = AsyncRuns()
         #: Set for the command on top of hookwright's environment (a plugin's folders).
         self.env = dict(env or {})
         #: Codex's name for a run of this hook, ``<event label>:<order>:<source file>``.
@@ -97,12 +98,8 @@ class CodexCodec:
         self, reply: Reply, sent: Envelope, inp: HookInput, ctx: RunContext
     ) -> HookResult | None:
         if isinstance(reply, Output) and reply.later is not None:
-            inbox = services_of(ctx).inbox
-            if all(known is not inbox for known in self._inboxes):
-                self._inboxes.append(inbox)
-            job = self._later(inp, ctx.spec, reply.later)
-            inbox.spawn(job, owner=self, session_id=inp.session_id)
-            return HookResult()
+            finish = functools.partial(self._delivery, inp, ctx.spec)
+            return self._runs.start(ctx, inp, reply.later, finish)
         if isinstance(reply, Failure):
             if reply.kind == "timeout":
                 return HookResult(
@@ -135,17 +132,13 @@ class CodexCodec:
         detail = _first_line(stderr) or "no stderr output"
         return failed(f"hook exited with code {code}: {detail}", exit_code=code, stderr=stderr)
 
-    async def _later(
-        self, inp: HookInput, spec: HookSpec, later: asyncio.Task[Reply]
-    ) -> AsyncDelivery:
-        """A background run once it ends: its ``additionalContext`` goes in front of the
-        model at its next request, as in Codex; nothing else of its answer counts (it
-        cannot block, the run went on)."""
-        final = await later
-        result = HookResult(stderr=final.stderr or None, duration_ms=final.duration_ms, hook=spec)
+    def _delivery(self, inp: HookInput, spec: HookSpec, final: Reply) -> AsyncDelivery:
+        """A background run once it ends: the ``additionalContext`` of an exit 0 goes in
+        front of the model at its next request, as in Codex; nothing else of its answer
+        counts (it cannot block, the run went on)."""
+        result = run_record(final, spec)
         context = None
         if isinstance(final, Output):
-            result.exit_code = final.code
             context = self._decode(inp, final).additional_context if final.code == 0 else None
         else:
             result.status, result.error = Status.error, f"async hook did not finish: {final.reason}"
@@ -154,8 +147,7 @@ class CodexCodec:
     async def aclose(self) -> None:
         """Kill this hook's background runs still going (the agent exits, as Codex kills
         them when it exits)."""
-        for inbox in self._inboxes:
-            await inbox.aclose(owner=self)
+        await self._runs.aclose()
 
     def __repr__(self) -> str:
         return f"CodexCodec({self.command!r})"
