@@ -285,8 +285,15 @@ HEAVY_ELSEWHERE = (
 #: catalogs and command tables (no `/model`, no `Skill` call), the session's thread pool
 #: (no hook's code blocks on it: `wiring.WorkersOnFirstUse`), and
 #: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
-#: read without it) and `math` (only a parse being cached is checked for floats).
+#: read without it) and `math` (only a parse being cached is checked for floats); nor
+#: `typing`, whose names hookwright's modules on this path import for the type checker alone
+#: (the engine's monitor protocols, the hosts' service protocols and the Bash rules' command
+#: splitting, all `typing` classes, live in modules of their own).
 NOT_FOR_SYNC_HOOKS = {
+    "typing",
+    "hookwright.engine.monitoring",
+    "hookwright.engine.host_seams",
+    "hookwright.core.bash_commands",
     "asyncio",
     "hookwright.host.decisions",
     "hookwright.host.switches",
@@ -444,9 +451,10 @@ def test_the_answer_adopts_what_hooks_detach_where_it_runs_them_on_a_loop(
 
 #: A guard that leaves behind what an interpreter's exit finishes: a file written and never
 #: flushed nor closed, an object with a finalizer, an atexit handler, and a thread still at
-#: work (not a daemon) that writes after the hook returned.
+#: work (not a daemon) that writes after the hook returned; it imports `typing` (which the
+#: answer does not load), whose module puts classes in `sys.modules` (`typing.io`).
 LEFTOVERS_GUARD_PY = """\
-import atexit, threading, time
+import atexit, threading, time, typing
 from hookwright import deny
 
 LOG = open({folder!r} + "/left-open.txt", "w")
@@ -466,7 +474,7 @@ def late():
     open({folder!r} + "/thread.txt", "w").write("thread")
 
 
-def guard(inp):
+def guard(inp: typing.Any) -> typing.Any:
     LOG.write("written, never flushed")
     threading.Thread(target=late).start()
     return deny("rm -rf is not allowed here")

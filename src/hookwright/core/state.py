@@ -16,9 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
 
-Kind = Literal["counter", "value", "set"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeAlias
+
+Kind: TypeAlias = "Literal['counter', 'value', 'set']"
 Scalar = str | int | float | bool | None
 StateValue = int | Scalar | tuple[str, ...]
 

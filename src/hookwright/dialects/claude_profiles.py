@@ -62,11 +62,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
 
 from hookwright.core.events import CLAUDE_CODE_EVENTS, Event
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from hookwright.dialects.claude_catalogs import CatalogModel, ModelAlias
     from hookwright.dialects.claude_commands import BuiltinCommand
 
