@@ -108,13 +108,15 @@ class MatcherError(ValueError):
 
 
 _MATCHER_STYLES: Final = frozenset({"claude", "claude_narrow", "regex"})
-_EXACT_CHARS: Final[dict[str, re.Pattern[str]]] = {
-    "claude": re.compile(r"[A-Za-z0-9_ ,|-]+"),
-    "claude_narrow": re.compile(r"[A-Za-z0-9_|]+"),
+#: The patterns of this module are compiled where first used (`re`'s own cache keeps them),
+#: not at import: a hook without a matcher or an `if` rule never needs one.
+_EXACT_CHARS: Final[dict[str, str]] = {
+    "claude": r"[A-Za-z0-9_ ,|-]+",
+    "claude_narrow": r"[A-Za-z0-9_|]+",
 }
-_EXACT_SPLIT: Final[dict[str, re.Pattern[str]]] = {
-    "claude": re.compile(r"[|,]"),
-    "claude_narrow": re.compile(r"\|"),
+_EXACT_SPLIT: Final[dict[str, str]] = {
+    "claude": r"[|,]",
+    "claude_narrow": r"\|",
 }
 
 _warned_patterns: set[str] = set()
@@ -147,8 +149,8 @@ class Matcher:
         if not pattern or (aliased and pattern == "*"):
             object.__setattr__(self, "_match_all", True)
             return
-        if aliased and _EXACT_CHARS[self.style].fullmatch(pattern):
-            items = (item.strip() for item in _EXACT_SPLIT[self.style].split(pattern))
+        if aliased and re.fullmatch(_EXACT_CHARS[self.style], pattern):
+            items = (item.strip() for item in re.split(_EXACT_SPLIT[self.style], pattern))
             names = frozenset(canonical_tool_name(item) for item in items if item)
             object.__setattr__(self, "_names", names)
             return
@@ -254,7 +256,7 @@ class IfRuleError(ValueError):
     """A malformed permission-rule string."""
 
 
-_TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.:*-]+")
+_TOOL_NAME: Final = r"[A-Za-z0-9_.:*-]+"
 _SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
 _FILE_TOOL_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "Read": ("file_path",),
@@ -459,7 +461,7 @@ class IfRule:
         name or unbalanced parentheses.
         """
         tool, pattern = _split_rule(rule)
-        if not _TOOL_NAME.fullmatch(tool):
+        if not re.fullmatch(_TOOL_NAME, tool):
             raise IfRuleError(f"invalid tool name {tool!r} in permission rule {rule!r}")
         if pattern in ("", "*"):
             pattern = None
