@@ -20,7 +20,6 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from hookwright.core.home import home_text
 from hookwright.core.logs import LazyLogger
@@ -635,6 +634,8 @@ class IfRule:
     def _match_domain(self, url: Any) -> bool:
         if not isinstance(url, str):
             return False
+        from urllib.parse import urlsplit  # deferred in a process answering one event
+
         assert self.pattern is not None
         domain = self.pattern.removeprefix("domain:").strip().lower().rstrip(".")
         try:
