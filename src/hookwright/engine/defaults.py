@@ -72,4 +72,4 @@ def engine_defaults() -> EngineDefaults:
     return _installed
 
 
-__all__ = ["DEFAULT_AUDIT", "EngineDefaults", "engine_defaults", "install"]
+__all__ = ["DEFAULT_AUDIT", "engine_defaults", "install"]

@@ -197,7 +197,6 @@ def _as_raw(update: StateUpdate) -> dict[str, object]:
 __all__ = [
     "MemoryBackend",
     "SessionState",
-    "StateBackend",
     "StateError",
     "StateStore",
     "store_for",
