@@ -1,10 +1,9 @@
 """hookwright: one lifecycle-hook engine for LLM agents."""
 
-from typing import TYPE_CHECKING
-
 from hookwright.core.lazy_names import lazy_getattr
 from hookwright.wiring import install as _install_defaults
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookwright.core.effects import Effects, ModelNote, Notice
     from hookwright.core.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event

@@ -13,13 +13,13 @@ engine is built: `hookwright --version` and the CLI's light commands load none o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
-
 from hookwright.engine import defaults
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+    from typing import Any, TypeVar
 
     from hookwright.engine.defaults import Explain
     from hookwright.engine.monitoring import AuditedMonitor, AuditTrail
@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from hookwright.transports.warm_process import WarmProcess
     from hookwright.transports.workers import WorkerPool
 
-
-T = TypeVar("T")
+    T = TypeVar("T")
 
 
 class Defaults:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hookwright.engine.services import LeaseMode, WorkspaceLease
+from hookwright.engine.host_seams import LeaseMode, WorkspaceLease
 from hookwright.runtime.agent import DEFAULT_SYSTEM_PROMPT
 
 from .support import (

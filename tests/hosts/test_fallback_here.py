@@ -268,25 +268,31 @@ HEAVY_ELSEWHERE = (
     "email",
 )
 #: What an event whose hooks are all sync Python hooks never loads: an event loop, the typed
-#: decisions of the host API (a relayed event makes none), the warm runner (no command hook
-#: to fork, and the quick client opens no socket to answer here), the Bash parser and the
-#: action derivation (no rule on actions), `logging` and
-#: `traceback` (nothing logged, no hook failed), OpenSSL (the interpreter's own SHA-256),
-#: `uuid` and `sysconfig` (the session is named by the event, no hook failed), `ctypes` (no
-#: process to adopt: the subreaper is turned on only where processes may start), the code of
-#: `inspect` and what it imports (`dataclasses` imports it) and of `ipaddress` (`urllib.parse`
-#: does), both deferred (`quick_deferred.UNREAD`), the process tracking of
-#: `transports.adoption` (only its marker is read), `getpass` with `termios` (the audit's user
-#: is read without them), OpenTelemetry's spans and the debug trace (no collector named, no
-#: trace asked for), `queue` (the engine has no observer), the transports' protocols (the
-#: services name them in annotations alone), `shlex`, the canonical actions and the
-#: ``utf-8-sig`` codec (no command to check, no rule on actions, a BOM read past), the
-#: views' labels (a bridge reports nothing to an operator), the Claude Code versions' model
-#: catalogs and command tables (no `/model`, no `Skill` call), the session's thread pool
-#: (no hook's code blocks on it: `wiring.WorkersOnFirstUse`), and
-#: once the `hooks.yaml` was read (PyYAML loads it), `datetime` (the audit's first time is
-#: read without it) and `math` (only a parse being cached is checked for floats).
+#: decisions of the host API (a relayed event makes none), the warm runner (no command hook to fork,
+#: and the quick client opens no socket to answer here), the Bash parser and the action derivation
+#: (no rule on actions), `logging` and `traceback` (nothing logged, no hook failed), OpenSSL (the
+#: interpreter's own SHA-256), `uuid` and `sysconfig` (the session is named by the event, no hook
+#: failed), `ctypes` (no process to adopt: the subreaper is turned on only where processes may
+#: start), the code of `inspect` and what it imports (`dataclasses` imports it), of `urllib.parse`
+#: (`pathlib` does) and of `ipaddress` (`urllib.parse` does), all deferred
+#: (`quick_deferred.UNREAD`), the process tracking of `transports.adoption` (only its marker is
+#: read), `getpass` with `termios` (the audit's user is read without them), OpenTelemetry's spans
+#: and the debug trace (no collector named, no trace asked for), `queue` (the engine has no
+#: observer), the transports' protocols (the services name them in annotations alone), `shlex`, the
+#: canonical actions and the ``utf-8-sig`` codec (no command to check, no rule on actions, a BOM
+#: read past), the views' labels (a bridge reports nothing to an operator), the Claude Code
+#: versions' model catalogs and command tables (no `/model`, no `Skill` call), the session's thread
+#: pool (no hook's code blocks on it: `wiring.WorkersOnFirstUse`), and once the `hooks.yaml` was
+#: read (PyYAML loads it), `datetime` (the audit's first time is read without it) and `math` (only a
+#: parse being cached is checked for floats); nor `typing`, whose names hookwright's modules on this
+#: path import for the type checker alone (the engine's monitor protocols, the hosts' service
+#: protocols and the Bash rules' command splitting, all `typing` classes, live in modules of their
+#: own).
 NOT_FOR_SYNC_HOOKS = {
+    "typing",
+    "hookwright.engine.monitoring",
+    "hookwright.engine.host_seams",
+    "hookwright.core.bash_commands",
     "asyncio",
     "hookwright.host.decisions",
     "hookwright.host.switches",
@@ -307,6 +313,7 @@ NOT_FOR_SYNC_HOOKS = {
     "ctypes",
     "inspect",
     "ipaddress",
+    "urllib.parse",
     "ast",
     "dis",
     "tokenize",
@@ -364,9 +371,10 @@ def test_sync_hooks_are_answered_without_an_event_loop(tmp_path: Path, timeout: 
     assert len(hook_entries) == 1 and hook_entries == hook_written
 
 
-#: A guard that reads `inspect` (deferred in the answer's process) and what it imports.
+#: A guard that reads `inspect` and `urllib.parse` (deferred in the answer's process) and what
+#: they import, and makes a URI with `pathlib` (loaded there without running `urllib.parse`).
 INSPECTING_GUARD_PY = """\
-import ast, inspect, json, sys
+import ast, inspect, json, pathlib, sys, urllib.parse
 from hookwright import deny
 
 
@@ -378,6 +386,9 @@ def guard(inp, *, state=None):
             "plain": type(inspect) is type(sys),
             "parsed": type(ast.parse("x = 1").body[0]).__name__,
             "state": state is not None,
+            "uri": pathlib.Path("/a b").as_uri(),
+            "host": urllib.parse.urlsplit("http://[::1]:8080/x").hostname,
+            "parse": sys.modules["urllib.parse"] is urllib.parse,
         }}, out)
     if "rm -rf" in str((inp.tool_input or {{}}).get("command", "")):
         return deny("rm -rf is not allowed here")
@@ -385,9 +396,9 @@ def guard(inp, *, state=None):
 
 
 def test_a_hook_reading_inspect_gets_the_whole_module(tmp_path: Path) -> None:
-    """`inspect` is deferred in the answer's process: a hook that reads it gets the whole
-    module, the one in `sys.modules`; a keyword-only `state` is still given (read from the
-    function's code without `inspect`)."""
+    """`inspect` and `urllib.parse` are deferred in the answer's process: a hook that reads
+    one gets the whole module, the one in `sys.modules`, and `pathlib` makes URIs; a
+    keyword-only `state` is still given (read from the function's code without `inspect`)."""
     record = tmp_path / "record.json"
     project = guarded(tmp_path / "project", record)
     (project / ".hookwright" / "guard.py").write_text(
@@ -402,6 +413,9 @@ def test_a_hook_reading_inspect_gets_the_whole_module(tmp_path: Path) -> None:
         "plain": True,
         "parsed": "Assign",
         "state": True,
+        "uri": "file:///a%20b",
+        "host": "::1",
+        "parse": True,
     }
 
 
@@ -444,9 +458,10 @@ def test_the_answer_adopts_what_hooks_detach_where_it_runs_them_on_a_loop(
 
 #: A guard that leaves behind what an interpreter's exit finishes: a file written and never
 #: flushed nor closed, an object with a finalizer, an atexit handler, and a thread still at
-#: work (not a daemon) that writes after the hook returned.
+#: work (not a daemon) that writes after the hook returned; it imports `typing` (which the
+#: answer does not load), whose module puts classes in `sys.modules` (`typing.io`).
 LEFTOVERS_GUARD_PY = """\
-import atexit, threading, time
+import atexit, threading, time, typing
 from hookwright import deny
 
 LOG = open({folder!r} + "/left-open.txt", "w")
@@ -466,7 +481,7 @@ def late():
     open({folder!r} + "/thread.txt", "w").write("thread")
 
 
-def guard(inp):
+def guard(inp: typing.Any) -> typing.Any:
     LOG.write("written, never flushed")
     threading.Thread(target=late).start()
     return deny("rm -rf is not allowed here")

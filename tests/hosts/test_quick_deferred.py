@@ -87,7 +87,7 @@ print(cyclic.VALUE)
     assert out == "no\n"
 
 
-def test_only_a_top_level_module_from_a_file_not_yet_imported_is_deferred(
+def test_only_a_module_from_a_file_not_yet_imported_is_deferred(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "pkg").mkdir()
@@ -139,3 +139,48 @@ def test_a_plain_function_hook_is_read_from_its_code_as_inspect_reads_it(
         inspect.iscoroutinefunction(func),
         wants_state,
     )
+
+
+def test_a_submodule_is_deferred_as_its_package_attribute(tmp_path: Path) -> None:
+    """A submodule is placed in `sys.modules` and on its package (imported for it), its code
+    not run; `from package.sub import name` runs it and gets the name."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sub.py").write_text("VALUE = 'ran'\n")
+    out = run_script(
+        tmp_path,
+        PRELUDE
+        + """\
+print(deferred("pkg.sub"), "pkg" in sys.modules, "VALUE" in vars(sys.modules["pkg.sub"]))
+import pkg.sub
+print(pkg.sub is sys.modules["pkg.sub"], "VALUE" in vars(pkg.sub))
+from pkg.sub import VALUE
+print(VALUE, type(pkg.sub) is type(sys))
+""",
+    )
+    assert out == "True True False\nTrue False\nran True\n"
+
+
+def test_pathlib_loads_without_running_urllib_parse_and_still_makes_uris(
+    tmp_path: Path,
+) -> None:
+    """`import_pathlib`: `pathlib` binds `quote_from_bytes` from the deferred `urllib.parse`
+    without running it; `Path.as_uri` runs it, and every later reader of the name gets the
+    module's own function."""
+    out = run_script(
+        tmp_path,
+        PRELUDE
+        + """\
+from hookwright.bridges.quick_deferred import import_pathlib
+assert "pathlib" not in sys.modules and "urllib.parse" not in sys.modules
+assert deferred("urllib.parse")
+import_pathlib()
+parse = sys.modules["urllib.parse"]
+print("pathlib" in sys.modules, type(parse) is type(sys), "quote_from_bytes" in vars(parse))
+import pathlib
+print(pathlib.Path("/a b/c%").as_uri(), type(parse) is type(sys))
+from urllib.parse import quote_from_bytes, urlsplit
+print(quote_from_bytes.__module__, urlsplit("http://[::1]:80/x").hostname)
+""",
+    )
+    assert out == "True False False\nfile:///a%20b/c%25 True\nurllib.parse ::1\n"

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, TypeVar, cast
 
 from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
 from hookwright.config.policy import FailurePolicy
@@ -48,7 +47,11 @@ from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
 from hookwright.transports.marker import MARKER
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, TypeVar
+
+    T = TypeVar("T")
 
 
 class HookInputError(Exception):
@@ -61,7 +64,7 @@ class HooksFailed(Exception):
 
 #: The standard decoder's own steps, called directly: `json.loads` reaches them through three
 #: Python frames, about a third of the decoding of a hook input (a daemon decodes every event).
-_SCAN = cast("Callable[[str, int], tuple[Any, int]]", vars(json.JSONDecoder())["scan_once"])
+_SCAN: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]
 #: `json.decoder.WHITESPACE`'s characters: what the decoder skips around the document
 #: (skipped here by `str.lstrip`, a tenth of the cost of the decoder's regular expression).
 _SPACE = " \t\n\r"
@@ -276,7 +279,8 @@ def completed(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         coroutine.send(None)
     except StopIteration as done:
-        return cast("T", done.value)
+        value: T = done.value
+        return value
     coroutine.close()
     raise RuntimeError("an in-process answer waited on an event loop it does not have")
 

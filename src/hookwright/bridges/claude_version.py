@@ -34,10 +34,11 @@ ON_FAILURE_SINCE = next(profile.version for profile in PROFILES if profile.on_fa
 #: How long `claude --version` may take, in seconds.
 PROBE_TIMEOUT = 15.0
 NEUTRAL_CWD = "/"
-_VERSION = re.compile(r"\b(\d+)\.(\d+)\.(\d+)\b")
+#: ``X.Y.Z``; the patterns here are compiled at their first use (`re` keeps them), not at import.
+_VERSION = r"\b(\d+)\.(\d+)\.(\d+)\b"
 #: The variable Claude Code names itself in for the hooks it runs.
 AGENT_VARIABLE = "AI_AGENT"
-_AGENT = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)(?:_|$)")
+_AGENT = r"claude-code_(\d+)-(\d+)-(\d+)(?:_|$)"
 
 Version = tuple[int, int, int]
 
@@ -65,7 +66,7 @@ class Found:
 
 def parse_version(text: str) -> Version | None:
     """The first ``X.Y.Z`` in `text` (``2.1.332 (Claude Code)``), or None."""
-    match = _VERSION.search(text)
+    match = re.search(_VERSION, text)
     if match is None:
         return None
     major, minor, patch = (int(part) for part in match.groups())
@@ -74,7 +75,8 @@ def parse_version(text: str) -> Version | None:
 
 def calling_version(environ: Mapping[str, str]) -> Version | None:
     """The version of the Claude Code CLI that runs this hook (`AGENT_VARIABLE`), or None."""
-    match = _AGENT.match(environ.get(AGENT_VARIABLE, ""))
+    agent = environ.get(AGENT_VARIABLE, "")
+    match = re.match(_AGENT, agent) if agent else None
     if match is None:
         return None
     major, minor, patch = (int(part) for part in match.groups())

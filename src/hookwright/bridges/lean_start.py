@@ -5,12 +5,13 @@ client's in-process answer and the full client's fallback all import what they r
 
 Inside the window the cyclic garbage collector is off (its passes over the modules being loaded
 cost about a sixth of such a process), the standard modules these processes import without
-reading are deferred (`quick_deferred.defer_unread`: `inspect`, which `dataclasses` imports, and
-`ipaddress`), SHA-256 is the interpreter's own (`core.digests.prefer_builtin`: naming the code
-cache's file would otherwise load OpenSSL) and the code `dataclasses`, `collections` and
-`typing` compile for hookwright's record classes comes from the user's private cache
-(`config.code_cache`), about a third of such a process's instructions. When it closes, what
-loaded is frozen (never scanned again) and the collector is on again, before any hook runs.
+reading are deferred (`quick_deferred.defer_unread`: `inspect`, which `dataclasses` imports,
+`urllib.parse`, which `pathlib` imports, and `ipaddress`), SHA-256 is the interpreter's own
+(`core.digests.prefer_builtin`: naming the code cache's file would otherwise load OpenSSL) and
+the code `dataclasses` and `collections` compile for hookwright's record classes (and `typing`,
+where something loaded it) comes from the user's private cache (`config.code_cache`), about a
+third of such a process's instructions. When it closes, what loaded is frozen (never scanned
+again) and the collector is on again, before any hook runs.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def lean_imports() -> Iterator[contextlib.ExitStack]:
 
 def _code_cache() -> contextlib.AbstractContextManager[None]:
     """The user's code cache, open (imported after the deferral: `pathlib` imports
-    `ipaddress`); no cache where this user has no home folder, and everything compiles."""
+    `urllib.parse`); no cache where this user has no home folder, and everything compiles."""
     from hookwright.config.code_cache import compiled_once
     from hookwright.core.home import user_home
 

@@ -248,6 +248,7 @@ def end_here(code: int, loaded: "frozenset[str]") -> "NoReturn":
     import atexit
     import gc
     import threading
+    from types import ModuleType
 
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
@@ -255,7 +256,7 @@ def end_here(code: int, loaded: "frozenset[str]") -> "NoReturn":
         code = 120
     for name in [name for name in reversed(sys.modules) if name not in loaded and not _own(name)]:
         module = sys.modules.pop(name, None)
-        if module is not None:
+        if isinstance(module, ModuleType):  # not what else a module put there (`typing.io`)
             _release(module.__dict__)
     gc.collect()
     _flush_std()

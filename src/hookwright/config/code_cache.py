@@ -12,8 +12,10 @@ While `compiled_once` is open, the texts `dataclasses` executes (`collections` e
 compiled for them before, and compiled only when missing; the code is what `exec` would have
 compiled (file name ``<string>``, no `__future__` flags of the caller), and it runs with the
 same globals and namespace. Only those three modules see the change (a module global of their
-own in front of the builtin, removed when the window closes); when any already has one, all are
-left alone, and one that no longer calls the builtin simply compiles as before.
+own in front of the builtin, removed when the window closes; `typing` only when it is loaded as
+the window opens, as an answer that loads none of its classes never loads it); when any already
+has one, all are left alone, and one that no longer calls the builtin simply compiles as
+before.
 
 One file per interpreter build (named by its version text: code objects are not portable). It is
 read only when it is a regular file of this user closed to everyone else, in such a folder,
@@ -31,7 +33,6 @@ import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import CodeType
-from typing import Any
 
 from hookwright.config.private_files import (
     is_private_dir,
@@ -41,6 +42,10 @@ from hookwright.config.private_files import (
     write_private,
 )
 from hookwright.core.digests import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Entries kept in the file (one per distinct text; hookwright's classes make about 450).
 MAX_ENTRIES = 4096
@@ -97,9 +102,13 @@ def compiled_once(home: Path) -> Iterator[None]:
     """Record classes made in this window take their methods' code from the cache."""
     import collections
     import dataclasses
-    import typing
 
-    if "exec" in vars(dataclasses) or "eval" in vars(collections) or "compile" in vars(typing):
+    typing = sys.modules.get("typing")  # not loaded for it: an answer may never need `typing`
+    if (
+        "exec" in vars(dataclasses)
+        or "eval" in vars(collections)
+        or "compile" in vars(typing or sys)
+    ):
         yield
         return
     path = cache_file(home)
@@ -131,12 +140,14 @@ def compiled_once(home: Path) -> Iterator[None]:
 
     dataclasses.exec = cached_exec  # type: ignore[attr-defined]
     collections.eval = cached_eval  # type: ignore[attr-defined]
-    typing.compile = cached_compile  # type: ignore[attr-defined]
+    if typing is not None:
+        typing.compile = cached_compile  # type: ignore[attr-defined]
     try:
         yield
     finally:
         del dataclasses.exec  # type: ignore[attr-defined]
         del collections.eval  # type: ignore[attr-defined]
-        del typing.compile  # type: ignore[attr-defined]
+        if typing is not None:
+            del typing.compile
         if new and owned_folder(home):
             store(path, known, new)

@@ -13,9 +13,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-CommandProblem = Literal["missing_command", "not_executable"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+CommandProblem: TypeAlias = "Literal['missing_command', 'not_executable']"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,12 @@ reader's (`state_setting`, `claude_version_setting`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
 
 from hookwright.config.safeparse import ParseError, load_json_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 SETTINGS_FILE: Final = Path(".hookwright") / "settings.json"
 #: Larger settings files are refused, not read.

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from hookwright.config.commands import ProgramProblem
 from hookwright.config.safeparse import ParseError, read_json, read_yaml
@@ -27,7 +26,10 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
 from hookwright.core.systems import authored_event
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal
+
     from hookwright.core.spec import HookSpec, Mode
 
 

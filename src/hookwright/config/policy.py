@@ -24,7 +24,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
 from hookwright.config.loading import Diagnostic
 from hookwright.config.safeparse import ParseError, read_yaml
@@ -33,8 +32,12 @@ from hookwright.core.events import Event, UnknownEventError, resolve_event
 from hookwright.core.tiers import Tier
 from hookwright.core.validation import did_you_mean
 
-PolicyLevel = Literal["managed", "user", "project"]
-Fail = Literal["open", "closed"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+PolicyLevel: TypeAlias = "Literal['managed', 'user', 'project']"
+Fail: TypeAlias = "Literal['open', 'closed']"
 
 #: Names the managed policy file in place of `DEFAULT_MANAGED_POLICY`.
 MANAGED_POLICY_ENV = "HOOKWRIGHT_MANAGED_POLICY"

@@ -22,7 +22,10 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700

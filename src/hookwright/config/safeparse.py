@@ -19,9 +19,12 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 from hookwright.core.home import user_home
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 200
 MAX_TEXT_CHARS = 10_000_000

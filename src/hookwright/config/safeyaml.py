@@ -4,8 +4,6 @@ only when a YAML text is parsed."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import yaml
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
@@ -22,6 +20,10 @@ from hookwright.config.safeparse import (
     decode_utf8,
     one_line,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class BoundedLoader(yaml.SafeLoader):

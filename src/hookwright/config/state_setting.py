@@ -14,16 +14,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
 
 from hookwright.config.hookwright_settings import SETTINGS_FILE, read_setting
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeAlias
 
 ENV: Final = "HOOKWRIGHT_STATE"
 KEY: Final = "state"
 DEFAULT_FILE: Final = Path(".hookwright") / "state.db"
 REDIS_SCHEMES: Final = ("redis://", "rediss://", "unix://")
 
-Backend = Literal["memory", "sqlite", "redis"]
+Backend: TypeAlias = "Literal['memory', 'sqlite', 'redis']"
 
 
 @dataclass(frozen=True, slots=True)

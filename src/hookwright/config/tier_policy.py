@@ -18,13 +18,16 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
 
 from hookwright.config.loading import Diagnostic
 from hookwright.core.tiers import TIERS, Tier
 from hookwright.core.validation import did_you_mean
 
-Level = Literal["managed", "user", "project"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+Level: TypeAlias = "Literal['managed', 'user', 'project']"
 
 #: The tiers a policy file of each level may put in shadow mode.
 REACH: dict[Level, frozenset[Tier]] = {

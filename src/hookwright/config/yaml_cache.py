@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from hookwright.config.private_files import is_private_dir, read_private, write_entry
 from hookwright.core.digests import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Entries kept before the folder is emptied (one per distinct text parsed).
 MAX_ENTRIES = 256

@@ -6,15 +6,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
 
 #: Who or what decided a permission outcome: a permission rule, a person answering a prompt,
 #: a hook's decision, or the permission mode.
-Decider = Literal["rule", "person", "hook", "mode"]
+Decider: TypeAlias = "Literal['rule', 'person', 'hook', 'mode']"
 #: Where a person answered a permission prompt: the terminal of `hookwright chat` / `run`, the
 #: page of `hookwright serve`, or a host's own approval callback (an adapter's framework
 #: callback or interrupt, an embedding's `ask_user`).
-PromptChannel = Literal["terminal", "page", "callback"]
+PromptChannel: TypeAlias = "Literal['terminal', 'page', 'callback']"
 
 
 @dataclass(slots=True, frozen=True)
@@ -41,7 +44,7 @@ class PermissionSource:
 
 #: How one hook's decision moved the verdict of its dispatch: made it stricter, looser, or
 #: left it as the hooks before it had it.
-Change = Literal["tightened", "loosened", "kept"]
+Change: TypeAlias = "Literal['tightened', 'loosened', 'kept']"
 
 
 @dataclass(slots=True, frozen=True)

@@ -11,7 +11,10 @@ OpenSSL's, several times faster on an audit line of a kilobyte or more.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _sha256: Callable[[bytes], Any] | None = None
 _sha1: Callable[[bytes], Any] | None = None

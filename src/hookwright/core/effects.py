@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Literal
 
-NoticeKind = Literal[
-    "hook_failed", "ignored_patch", "ignored_decision", "script_missing", "warning"
-]
-ToolMode = Literal["AUTO", "ANY", "NONE"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeAlias
+
+    NoticeKind: TypeAlias = Literal[
+        "hook_failed", "ignored_patch", "ignored_decision", "script_missing", "warning"
+    ]
+
+ToolMode: TypeAlias = "Literal['AUTO', 'ANY', 'NONE']"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,10 @@ on the first message, and the record names the caller's line, not this module's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
+    from typing import Any
 
 
 class LazyLogger:

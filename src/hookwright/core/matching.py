@@ -14,23 +14,24 @@ This module deliberately imports nothing else from ``hookwright``.
 
 from __future__ import annotations
 
-import functools
 import os
 import posixpath
 import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
-from urllib.parse import urlsplit
 
 from hookwright.core.home import home_text
 from hookwright.core.logs import LazyLogger
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final, Literal, TypeAlias
+
     from pathspec import GitIgnoreSpec
 
     from hookwright.core.actions import Action
+    from hookwright.core.bash_commands import split_bash_commands
     from hookwright.core.bash_syntax import parse_bash, unquote_word
 
 __all__ = [
@@ -57,10 +58,14 @@ def __getattr__(name: str) -> Any:
         from hookwright.core import bash_syntax
 
         return getattr(bash_syntax, name)
+    if name == "split_bash_commands":
+        from hookwright.core.bash_commands import split_bash_commands
+
+        return split_bash_commands
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-MatcherStyle = Literal["claude", "claude_narrow", "regex"]
+MatcherStyle: TypeAlias = "Literal['claude', 'claude_narrow', 'regex']"
 
 TOOL_ALIASES: Final[dict[str, str]] = {"Task": "Agent"}
 """Legacy tool name -> current tool name. Both sides of every comparison are normalised."""
@@ -102,13 +107,15 @@ class MatcherError(ValueError):
 
 
 _MATCHER_STYLES: Final = frozenset({"claude", "claude_narrow", "regex"})
-_EXACT_CHARS: Final[dict[str, re.Pattern[str]]] = {
-    "claude": re.compile(r"[A-Za-z0-9_ ,|-]+"),
-    "claude_narrow": re.compile(r"[A-Za-z0-9_|]+"),
+#: The patterns of this module are compiled where first used (`re`'s own cache keeps them),
+#: not at import: a hook without a matcher or an `if` rule never needs one.
+_EXACT_CHARS: Final[dict[str, str]] = {
+    "claude": r"[A-Za-z0-9_ ,|-]+",
+    "claude_narrow": r"[A-Za-z0-9_|]+",
 }
-_EXACT_SPLIT: Final[dict[str, re.Pattern[str]]] = {
-    "claude": re.compile(r"[|,]"),
-    "claude_narrow": re.compile(r"\|"),
+_EXACT_SPLIT: Final[dict[str, str]] = {
+    "claude": r"[|,]",
+    "claude_narrow": r"\|",
 }
 
 _warned_patterns: set[str] = set()
@@ -141,8 +148,8 @@ class Matcher:
         if not pattern or (aliased and pattern == "*"):
             object.__setattr__(self, "_match_all", True)
             return
-        if aliased and _EXACT_CHARS[self.style].fullmatch(pattern):
-            items = (item.strip() for item in _EXACT_SPLIT[self.style].split(pattern))
+        if aliased and re.fullmatch(_EXACT_CHARS[self.style], pattern):
+            items = (item.strip() for item in re.split(_EXACT_SPLIT[self.style], pattern))
             names = frozenset(canonical_tool_name(item) for item in items if item)
             object.__setattr__(self, "_names", names)
             return
@@ -207,99 +214,11 @@ def compile_matcher(
 # Bash command splitting
 # --------------------------------------------------------------------------------------------
 
-_EXPANSION_TYPES: Final = frozenset({"command_substitution", "simple_expansion", "expansion"})
-_REDIRECT_TYPES: Final = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
-_DECLARATION_TYPES: Final = frozenset({"declaration_command", "unset_command"})
-_WHITESPACE: Final = re.compile(r"\s+")
 
-
-class _SimpleCommand(NamedTuple):
-    start: int
-    text: str
-    forms: tuple[str, ...]
-    """Whitespace-normalised source text, plus its shell-unquoted spelling when different."""
-
-
-class _BashAnalysis(NamedTuple):
-    commands: tuple[_SimpleCommand, ...]
-    has_expansion: bool
-
-
-def _simple_command(node: Any, extra_args: list[Any], source: bytes) -> _SimpleCommand | None:
-    parts: list[Any] = []
-    for index, child in enumerate(node.children):
-        if child.type in _REDIRECT_TYPES or node.field_name_for_child(index) == "redirect":
-            continue
-        if not parts and child.type == "variable_assignment" and node.type == "command":
-            continue
-        parts.append(child)
-    if not parts:
-        return None
-    parts.extend(extra_args)
-    from hookwright.core.bash_syntax import node_text, unquote_word
-
-    text = " ".join(node_text(part, source) for part in parts)
-    normalised = _normalise_ws(text)
-    unquoted = _normalise_ws(" ".join(unquote_word(part, source) for part in parts))
-    forms = (normalised,) if unquoted == normalised else (normalised, unquoted)
-    return _SimpleCommand(start=parts[0].start_byte, text=text, forms=forms)
-
-
-@functools.lru_cache(maxsize=512)
-def _analyse_bash(command: str) -> _BashAnalysis | None:
-    from hookwright.core.bash_syntax import bash_bytes, parsed_bash
-
-    root = parsed_bash(command).root_node
-    if root.has_error:
-        return None
-    source = bash_bytes(command)
-    found: list[_SimpleCommand] = []
-    has_expansion = False
-    # tree-sitter-bash attaches words after a redirection target (``ls > out -la``) to the
-    # redirect node, although bash passes them to the command as arguments.
-    stray_args: dict[int, list[Any]] = {}
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind in _EXPANSION_TYPES:
-            has_expansion = True
-        elif kind == "redirected_statement":
-            body = node.child_by_field_name("body")
-            if body is not None and body.type == "command":
-                extra: list[Any] = []
-                for redirect in node.children_by_field_name("redirect"):
-                    if redirect.type == "file_redirect":
-                        extra.extend(redirect.children_by_field_name("destination")[1:])
-                if extra:
-                    stray_args[body.id] = extra
-        elif kind == "command" or kind in _DECLARATION_TYPES:
-            simple = _simple_command(node, stray_args.get(node.id, []), source)
-            if simple is not None:
-                found.append(simple)
-        stack.extend(reversed(node.children))
-    found.sort(key=lambda item: item.start)
-    return _BashAnalysis(tuple(found), has_expansion)
-
-
-def split_bash_commands(command: str) -> list[str] | None:
-    """Return the source text of every simple command in a Bash script, in source order.
-
-    Covers the parts of ``&&``/``||``/``;``/``|`` chains, newlines, subshells, blocks and
-    control structures, and the commands inside ``$()``, backticks and process substitutions
-    wherever they appear (arguments, assignments, redirections). Leading ``VAR=x`` assignments
-    and redirections are left out; the parts of a command are joined by single spaces.
-    ``export``/``local``/``unset`` statements count as commands; ``[[ ... ]]`` tests do not.
-    Returns ``None`` when the script does not parse cleanly.
-    """
-    analysis = _analyse_bash(command)
-    if analysis is None:
-        return None
-    return [simple.text for simple in analysis.commands]
-
-
-def _normalise_ws(text: str) -> str:
-    return _WHITESPACE.sub(" ", text).strip()
+def normalise_ws(text: str) -> str:
+    """`text` with each run of whitespace one space, none at either end (what ``\\s+``
+    replaced by a space and stripped gives, without a regular expression)."""
+    return " ".join(text.split())
 
 
 def _glob_regex(pattern: str) -> str:
@@ -316,7 +235,7 @@ def _compile_bash_pattern(pattern: str) -> re.Pattern[str]:
     ``prefix *`` (and the legacy ``prefix:*``) accept the prefix alone or followed by a space
     and arguments, so ``ls *`` matches ``ls`` and ``ls -la`` but not ``lsof``.
     """
-    text = _normalise_ws(pattern)
+    text = normalise_ws(pattern)
     if text.endswith(":*"):
         text = text[:-2].rstrip() + " *"
     if text.endswith(" *"):
@@ -336,7 +255,7 @@ class IfRuleError(ValueError):
     """A malformed permission-rule string."""
 
 
-_TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.:*-]+")
+_TOOL_NAME: Final = r"[A-Za-z0-9_.:*-]+"
 _SHELL_TOOLS: Final = frozenset({"Bash", "PowerShell"})
 _FILE_TOOL_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "Read": ("file_path",),
@@ -357,10 +276,11 @@ ACTION_RULES: Final[dict[str, str]] = {
     "ProcExec": "proc.exec",
 }
 
-_Kind = Literal[
-    "any", "shell", "file", "domain", "url", "query", "agent", "generic", "action", "host"
-]
-_Anchor = Literal["root", "home", "project", "cwd", "anywhere"]
+if TYPE_CHECKING:
+    _Kind: TypeAlias = Literal[
+        "any", "shell", "file", "domain", "url", "query", "agent", "generic", "action", "host"
+    ]
+    _Anchor: TypeAlias = Literal["root", "home", "project", "cwd", "anywhere"]
 
 
 def _split_rule(rule: str) -> tuple[str, str | None]:
@@ -540,7 +460,7 @@ class IfRule:
         name or unbalanced parentheses.
         """
         tool, pattern = _split_rule(rule)
-        if not _TOOL_NAME.fullmatch(tool):
+        if not re.fullmatch(_TOOL_NAME, tool):
             raise IfRuleError(f"invalid tool name {tool!r} in permission rule {rule!r}")
         if pattern in ("", "*"):
             pattern = None
@@ -629,7 +549,7 @@ class IfRule:
         regex = self._regex
         if isinstance(action, ProcExec):
             assert regex is not None
-            return regex.fullmatch(_normalise_ws(" ".join(action.argv))) is not None
+            return regex.fullmatch(normalise_ws(" ".join(action.argv))) is not None
         if isinstance(action, NetFetch):
             if self._action_field == "domain":
                 return self._match_domain(action.url)
@@ -655,7 +575,9 @@ class IfRule:
     def _match_shell(self, command: Any) -> bool:
         if not isinstance(command, str):
             return False
-        analysis = _analyse_bash(command)
+        from hookwright.core.bash_commands import analyse_bash
+
+        analysis = analyse_bash(command)
         if analysis is None:
             return True
         if self._detailed and analysis.has_expansion:
@@ -712,6 +634,8 @@ class IfRule:
     def _match_domain(self, url: Any) -> bool:
         if not isinstance(url, str):
             return False
+        from urllib.parse import urlsplit  # deferred in a process answering one event
+
         assert self.pattern is not None
         domain = self.pattern.removeprefix("domain:").strip().lower().rstrip(".")
         try:

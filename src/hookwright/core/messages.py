@@ -9,9 +9,12 @@ OpenHarness engine sends them).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-Message = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+Message: TypeAlias = "dict[str, Any]"
 
 
 def split_leading_system(

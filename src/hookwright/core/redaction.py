@@ -14,7 +14,10 @@ import functools
 import threading
 from collections.abc import Iterable
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 REDACTED = "***"
 

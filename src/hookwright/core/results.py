@@ -20,14 +20,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final, Literal
 
 from hookwright.core.effects import NO_EFFECTS, Effects, ToolResult
 from hookwright.core.events import Event
 from hookwright.core.results_json import JsonValue, verdict_to_json
 from hookwright.core.tool_results import tool_result_json, tool_result_of
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final, Literal, TypeAlias
+
     from hookwright.core.spec import HookSpec
 
 
@@ -46,7 +48,7 @@ class Status(StrEnum):
     skipped = "skipped"
 
 
-Abort = Literal["turn", "hard"]
+Abort: TypeAlias = "Literal['turn', 'hard']"
 
 DECISION_RANK: dict[Decision, int] = {
     Decision.allow: 1,
@@ -139,7 +141,7 @@ class HookResult:
 HookRun = tuple["HookSpec", HookResult | None, int]
 
 
-class _EmptyMapping(Mapping[str, Any]):
+class _EmptyMapping(Mapping[str, "Any"]):
     """The shared, immutable (and so hashable) empty default of a verdict's mappings."""
 
     __slots__ = ()

@@ -6,7 +6,10 @@ the result types (the command line's fast path prints it without building an eng
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeAlias
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 #: A JSON value as hooks exchange it (a replaced tool output or model response, a patch, a
 #: dialect's chain state). Read-only containers, so a `dict[str, str]` or `list[str]` is one.

@@ -15,7 +15,6 @@ import threading
 from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field, fields
 from types import CodeType, FunctionType
-from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.matching import IfRule, Matcher
@@ -24,11 +23,15 @@ from hookwright.core.systems import system_name
 from hookwright.core.tiers import TIER_RANK, Tier
 from hookwright.core.tool_results import tool_result_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, Protocol, TypeAlias, TypeVar, runtime_checkable
+
 #: `inspect.CO_COROUTINE`: the code of an ``async def``.
 _CO_COROUTINE = 0x80
 
-Mode = Literal["parallel", "chain"]
-OnError = Literal["continue", "block"]
+Mode: TypeAlias = "Literal['parallel', 'chain']"
+OnError: TypeAlias = "Literal['continue', 'block']"
 
 #: Mixed-dialect ordering: priority, then this source order, then declaration order.
 SOURCE_ORDER: tuple[str, ...] = (
@@ -44,32 +47,36 @@ SOURCE_ORDER: tuple[str, ...] = (
 SOURCE_RANK: dict[str, int] = {name: rank for rank, name in enumerate(SOURCE_ORDER)}
 
 
-T = TypeVar("T")
+#: The protocols the data model names in annotations alone (a `typing` class each, so a
+#: process that answers one event does not load `typing` for them).
+if TYPE_CHECKING:
+    T = TypeVar("T")
 
+    class BlockingRunner(Protocol):
+        """Runs a blocking callable for an async caller (the engine's bounded worker pool)."""
 
-class BlockingRunner(Protocol):
-    """Runs a blocking callable for an async caller (the engine's bounded worker pool)."""
+        async def run(self, func: Callable[..., T], *args: Any, name: str | None = None) -> T: ...
 
-    async def run(self, func: Callable[..., T], *args: Any, name: str | None = None) -> T: ...
+    class StateSessions(Protocol):
+        """The session state store, as far as a Python hook's handler needs it."""
 
+        def session(self, session_id: str | None) -> Any: ...
 
-class StateSessions(Protocol):
-    """The session state store, as far as a Python hook's handler needs it."""
+    class HookServices(Protocol):
+        """What the data model needs of a session's services: somewhere to run a blocking Python
+        hook, and the session state a Python hook may ask for. The engine's `Services` (model,
+        inbox, I/O loop, counters, ...) satisfies it; a handler that needs more reads it through
+        `hookwright.engine.services.services_of`."""
 
-    def session(self, session_id: str | None) -> Any: ...
+        @property
+        def workers(self) -> BlockingRunner: ...
 
+        @property
+        def state(self) -> StateSessions: ...
 
-class HookServices(Protocol):
-    """What the data model needs of a session's services: somewhere to run a blocking Python
-    hook, and the session state a Python hook may ask for. The engine's `Services` (model,
-    inbox, I/O loop, counters, ...) satisfies it; a handler that needs more reads it through
-    `hookwright.engine.services.services_of`."""
-
-    @property
-    def workers(self) -> BlockingRunner: ...
-
-    @property
-    def state(self) -> StateSessions: ...
+    @runtime_checkable
+    class Handler(Protocol):
+        async def __call__(self, inp: Any, ctx: RunContext) -> HookResult | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +88,6 @@ class RunContext:
     timeout: float | None
     #: The services of the session running the hook (its model, inbox, I/O loop, counters).
     services: HookServices
-
-
-@runtime_checkable
-class Handler(Protocol):
-    async def __call__(self, inp: Any, ctx: RunContext) -> HookResult | None: ...
 
 
 class HookCrashed(Exception):
@@ -218,7 +220,7 @@ def _takes_state(func: Callable[..., Any]) -> bool:
     return found is not None and found.kind is inspect.Parameter.KEYWORD_ONLY
 
 
-Runner = Callable[[Any, RunContext], Awaitable[HookResult | None]]
+Runner: TypeAlias = "Callable[[Any, RunContext], Awaitable[HookResult | None]]"
 
 
 @dataclass(frozen=True, slots=True)

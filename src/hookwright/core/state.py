@@ -16,15 +16,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
 
-Kind = Literal["counter", "value", "set"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeAlias
+
+Kind: TypeAlias = "Literal['counter', 'value', 'set']"
 Scalar = str | int | float | bool | None
 StateValue = int | Scalar | tuple[str, ...]
 
 #: A key: letters, digits and ``_ . : -``, at most this long.
 MAX_KEY: Final = 128
-KEY_PATTERN: Final = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+#: (Compiled at its first use, by `re`, not at import.)
+KEY_PATTERN: Final = r"[A-Za-z0-9_.:-]{1,128}"
 #: The longest string value or set member.
 MAX_STRING: Final = 1024
 #: Operations one update may carry (incr + set + add members + delete + ttl).
@@ -109,7 +113,7 @@ def _pairs(raw: Mapping[str, object], operation: str) -> list[tuple[str, object]
 
 
 def _key(where: str, key: object) -> str:
-    if not isinstance(key, str) or KEY_PATTERN.fullmatch(key) is None:
+    if not isinstance(key, str) or re.fullmatch(KEY_PATTERN, key) is None:
         shown = repr(key[:40] + "...") if isinstance(key, str) and len(key) > 40 else repr(key)
         raise StateError(
             f"{where}: bad key {shown} (letters, digits and _ . : - only, at most {MAX_KEY})"

@@ -4,9 +4,11 @@ read where the engine's data model is not loaded."""
 
 from __future__ import annotations
 
-from typing import Literal
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
 
-Tier = Literal["managed-prepend", "user", "project", "managed-append"]
+Tier: TypeAlias = "Literal['managed-prepend', 'user', 'project', 'managed-append']"
 TIERS: tuple[Tier, ...] = ("managed-prepend", "user", "project", "managed-append")
 #: A hook without a tier (no policy file, or one the host program registers) ranks first.
 TIER_RANK: dict[str | None, int] = {None: 0, **{tier: rank for rank, tier in enumerate(TIERS)}}

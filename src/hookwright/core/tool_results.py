@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from hookwright.core.effects import ToolResult
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
 #: Reads a value in a dialect's own tool-result shape (the value, the default of `is_error`),
 #: or None when the value is not one.
-ToolResultReader = Callable[[Any, bool], ToolResult | None]
+ToolResultReader: TypeAlias = "Callable[[Any, bool], ToolResult | None]"
 _READERS: list[ToolResultReader] = []
 
 

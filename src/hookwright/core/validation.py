@@ -4,11 +4,12 @@ pydantic error location (`hooks[3].timeout`) and the JSON type name of a value."
 from __future__ import annotations
 
 import json
-import typing
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from pydantic import BaseModel
 
 
@@ -89,6 +90,8 @@ def unknown_key(key: str, value: object, known: Iterable[str]) -> tuple[str, boo
 
 def model_keys(model: type[BaseModel]) -> set[str]:
     """Every field name and alias of `model` and of the models nested in it."""
+    import typing
+
     from pydantic import BaseModel
 
     keys: set[str] = set()

@@ -62,11 +62,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final
 
 from hookwright.core.events import CLAUDE_CODE_EVENTS, Event
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from hookwright.dialects.claude_catalogs import CatalogModel, ModelAlias
     from hookwright.dialects.claude_commands import BuiltinCommand
 
@@ -97,10 +99,11 @@ CONCURRENCY_NOTE: Final = (
     "multiple tool uses so they run concurrently."
 )
 
-#: A model name's date suffix (``-20251001``).
-_DATED: Final = re.compile(r"-\d{8}$")
+#: A model name's date suffix (``-20251001``). This module's patterns are compiled where first
+#: used (`re` keeps them), not at import: an answer to a hook event never reads a model name.
+_DATED: Final = r"-\d{8}$"
 #: A model name's context-size tag, which no request carries (``claude-opus-5[1m]``).
-_CONTEXT_TAG: Final = re.compile(r"\[1m\]$", re.IGNORECASE)
+_CONTEXT_TAG: Final = r"(?i)\[1m\]$"
 #: The effort level of a model that a version's model table gives none.
 FALLBACK_EFFORT: Final = "high"
 #: What 2.1.332 adds after ``Set model to ...`` for a model its catalog does not list.
@@ -215,7 +218,7 @@ class ClaudeCodeProfile:
         (measured with ``--model`` in both versions)."""
         alias = self.alias(name)
         if alias is None:
-            return _CONTEXT_TAG.sub("", name)
+            return re.sub(_CONTEXT_TAG, "", name)
         return alias.planning if planning and alias.planning else alias.model
 
     def switch_models(self, name: str, *, planning: bool = False) -> tuple[str, ...]:
@@ -240,7 +243,7 @@ class ClaudeCodeProfile:
         from hookwright.dialects.claude_catalogs import named
 
         model = self.model_named(model)
-        row = named(self.catalog, _DATED.sub("", model))
+        row = named(self.catalog, re.sub(_DATED, "", model))
         return model if row is None else row.name
 
     @property
@@ -253,7 +256,7 @@ class ClaudeCodeProfile:
         """The note ``/model`` adds for `model` (an id) when the catalog does not list it."""
         from hookwright.dialects.claude_catalogs import listed
 
-        if self.unknown_model_note is None or listed(self.catalog, _DATED.sub("", model)):
+        if self.unknown_model_note is None or listed(self.catalog, re.sub(_DATED, "", model)):
             return None
         return self.unknown_model_note.format(model=model)
 
@@ -262,13 +265,13 @@ class ClaudeCodeProfile:
         that says where the price came from (``catalog`` or ``default``)."""
         from hookwright.dialects.claude_catalogs import cache_write_usd
 
-        return cache_write_usd(self.catalog, _DATED.sub("", self.model_named(model)), tokens)
+        return cache_write_usd(self.catalog, re.sub(_DATED, "", self.model_named(model)), tokens)
 
     def concurrency_note(self, model: str) -> str | None:
         """The note a session on `model` that can launch subagents gets after its first
         prompt (None: none; a model no profile's model table lists gets none either, so a
         model Claude Code never called is sent nothing it was not measured to send)."""
-        undated = _DATED.sub("", self.request_model(model))
+        undated = re.sub(_DATED, "", self.request_model(model))
         if undated not in known_models() or undated in self.quiet_models:
             return None
         return CONCURRENCY_NOTE
@@ -276,7 +279,7 @@ class ClaudeCodeProfile:
     def effort_for(self, model: str, setting: str | None) -> str | None:
         """The effort level this version sends hooks for a session or turn on `model`, the
         settings' `effortLevel` being `setting` (None: unset); None: no `effort` field."""
-        undated = _DATED.sub("", self.request_model(model))
+        undated = re.sub(_DATED, "", self.request_model(model))
         known = dict(self.effort_defaults)
         if undated in known and known[undated] is None:
             return None

@@ -12,10 +12,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
 
 from hookwright.config.hookwright_settings import SETTINGS_FILE, read_setting
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile, named_profile
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 KEY: Final = "claudeCodeVersion"
 ENV: Final = "HOOKWRIGHT_CLAUDE_CODE_VERSION"

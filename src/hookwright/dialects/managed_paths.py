@@ -27,9 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath, PurePosixPath, PureWindowsPath
 from types import MappingProxyType
-from typing import Final, Literal
 
-Platform = Literal["unix", "darwin", "win32"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeAlias
+
+Platform: TypeAlias = "Literal['unix', 'darwin', 'win32']"
 CODEX_MANAGED_DIR_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_DIR"
 CODEX_MANAGED_PREFERENCES_ENV: Final = "HOOKWRIGHT_CODEX_MANAGED_PREFERENCES"
 GEMINI_SYSTEM_SETTINGS_ENV: Final = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"

@@ -27,7 +27,6 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import TYPE_CHECKING, Any
 
 from hookwright.config.hook_code_cache import compiled
 from hookwright.config.loading import (
@@ -49,7 +48,10 @@ from hookwright.core.tracebacks import where as where_in
 from hookwright.core.validation import did_you_mean, field_path, unknown_key
 from hookwright.dialects.native_entry import NativeEntry, plain_entry
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookwright.dialects.native_schema import Problem
 
 FILE_NAME = "hooks.yaml"

@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal
 
 from hookwright.core.events import resolve_event
 from hookwright.core.matching import IfRule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final, Literal, TypeAlias
 
 #: `module:function` (dots allowed in both), as the schema checks `call`.
 CALL_PATTERN: Final = r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$"
@@ -23,8 +26,8 @@ CALL_PATTERN: Final = r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$"
 _PLAIN_CALL: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*")
 _LARGEST_PLAIN_INT: Final = 2**63 - 1
 
-OnError = Literal["continue", "block"]
-NativeMode = Literal["parallel", "chain", "shadow"]
+OnError: TypeAlias = "Literal['continue', 'block']"
+NativeMode: TypeAlias = "Literal['parallel', 'chain', 'shadow']"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,14 @@ the services a session lends its hooks, the async inbox, the observer bus.
 ``from hookwright.engine import HookEngine`` keeps working: the kernel's public names load
 on first use, so importing a helper of this package does not pull the kernel in."""
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
+from importlib import import_module
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookwright.engine.kernel import HookEngine, ScopedHooks, apply_to_input, plan_stages
 
 _KERNEL_NAMES = frozenset({"HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"})

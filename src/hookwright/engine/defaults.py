@@ -11,11 +11,11 @@ when an engine is built.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
+    from typing import Any, Protocol
 
     from hookwright.core.events import HookInput
     from hookwright.core.spec import HookSpec
@@ -30,27 +30,31 @@ if TYPE_CHECKING:
 DEFAULT_AUDIT: Any = object()
 
 
-class EngineDefaults(Protocol):
-    """Builds what an engine gets when its caller gives none."""
+#: A protocol, for the type checker alone (a process that answers one event loads no
+#: `typing`); the shipped one is `hookwright.wiring.Defaults`.
+if TYPE_CHECKING:
 
-    def io(self) -> IoRunner:
-        """A session's own I/O loop for hook processes."""
-        ...
+    class EngineDefaults(Protocol):
+        """Builds what an engine gets when its caller gives none."""
 
-    def workers(self) -> WorkerRunner:
-        """A session's own worker pool for blocking hook code."""
-        ...
+        def io(self) -> IoRunner:
+            """A session's own I/O loop for hook processes."""
+            ...
 
-    def warm_python(self) -> WarmRunner:
-        """A session's own warm runner for Python command hooks."""
-        ...
+        def workers(self) -> WorkerRunner:
+            """A session's own worker pool for blocking hook code."""
+            ...
 
-    def watch(
-        self, audit_path: Path | str | None, explain: Explain
-    ) -> tuple[AuditTrail, AuditedMonitor]:
-        """A new engine's audit at `audit_path` (None: no file; `DEFAULT_AUDIT`: the default
-        file) and the monitor that writes to it."""
-        ...
+        def warm_python(self) -> WarmRunner:
+            """A session's own warm runner for Python command hooks."""
+            ...
+
+        def watch(
+            self, audit_path: Path | str | None, explain: Explain
+        ) -> tuple[AuditTrail, AuditedMonitor]:
+            """A new engine's audit at `audit_path` (None: no file; `DEFAULT_AUDIT`: the default
+            file) and the monitor that writes to it."""
+            ...
 
 
 _installed: EngineDefaults | None = None
@@ -68,4 +72,4 @@ def engine_defaults() -> EngineDefaults:
     return _installed
 
 
-__all__ = ["DEFAULT_AUDIT", "EngineDefaults", "engine_defaults", "install"]
+__all__ = ["DEFAULT_AUDIT", "engine_defaults", "install"]

@@ -26,15 +26,16 @@ import collections
 from collections.abc import Callable, Coroutine
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
 
 from hookwright.core.events import Event
 from hookwright.core.logs import LazyLogger
 from hookwright.core.outward import make_outward, outward
 from hookwright.core.results import HookResult, Verdict
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
+    from typing import Any, TypeAlias
 
 log = LazyLogger("hookwright.claude_code")
 
@@ -62,7 +63,7 @@ class AsyncDelivery:
         return bool(self.additional_context or self.system_message or self.rewake)
 
 
-Job = Coroutine[Any, Any, AsyncDelivery]
+Job: TypeAlias = "Coroutine[Any, Any, AsyncDelivery]"
 Listener = Callable[[AsyncDelivery], None]
 #: Reports one finished background hook: a verdict holding its one run, and its session.
 Report = Callable[[Verdict, str | None], None]

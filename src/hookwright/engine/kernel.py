@@ -33,7 +33,6 @@ from collections.abc import Callable, Collection, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from hookwright.core.audit_record import AuditCallback
 from hookwright.core.events import Event, HookInput, resolve_event
@@ -42,7 +41,6 @@ from hookwright.core.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
 from hookwright.engine.defaults import DEFAULT_AUDIT, engine_defaults
-from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
 from hookwright.engine.observers import ObserverBus, ObserverFunc
 from hookwright.engine.run_loop import (
     AwaitedStages,
@@ -58,13 +56,18 @@ from hookwright.engine.selection import Candidate, explain_with_warnings, if_rul
 from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
+    from typing import Any, TypeVar
+
+    from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
+
+    F = TypeVar("F", bound=Callable[..., Any])
+    T = TypeVar("T")
 
 log = LazyLogger("hookwright.engine.kernel")
 
-F = TypeVar("F", bound=Callable[..., Any])
-T = TypeVar("T")
 
 _SCOPE_ENDING = frozenset({Event.SessionEnd, Event.SubagentStop})
 #: Most retired `once` hooks remembered per event (`HookEngine.explain`).

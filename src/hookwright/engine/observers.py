@@ -14,13 +14,14 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from hookwright.core.logs import LazyLogger
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
     import queue
+    from typing import Any, TypeAlias
 
 log = LazyLogger("hookwright.engine.observers")
 
@@ -35,7 +36,7 @@ class RuntimeEvent:
     seq: int = 0
 
 
-ObserverFunc = Callable[[RuntimeEvent], Any]
+ObserverFunc: TypeAlias = "Callable[[RuntimeEvent], Any]"
 
 
 @dataclass(slots=True)

@@ -31,7 +31,6 @@ import time
 from collections.abc import Callable, Coroutine, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
-from typing import Any
 
 from hookwright.core.events import (
     INPUT_FIELD,
@@ -46,12 +45,18 @@ from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContex
 from hookwright.core.systems import ANSWER_WORDS, system_name
 from hookwright.core.tracebacks import author_traceback, describe_exception
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
 #: The planned stages of one dispatch, in run order.
 Stages = Sequence[Sequence[HookSpec]]
 #: The same stages as `run_awaited` runs them: each hook's run context (`RunContext.spec`).
 AwaitedStages = Sequence[Sequence[RunContext]]
 #: A sync Python hook as the fast path calls it: its spec, its callable, its return decoder.
-InlineCall = tuple[HookSpec, Callable[[HookInput], Any], Callable[[Any], HookResult | None]]
+InlineCall: TypeAlias = (
+    "tuple[HookSpec, Callable[[HookInput], Any], Callable[[Any], HookResult | None]]"
+)
 InlineStages = Sequence[Sequence[InlineCall]]
 
 #: Events whose blocking answer is called "deny" rather than "block".

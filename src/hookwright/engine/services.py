@@ -19,11 +19,12 @@ so two sessions in one process never share a model, an inbox, an I/O loop or a c
   ``HOOKWRIGHT_WARM_PYTHON=0`` does);
 * `workspace_access`: how hooks get at the workspace's files when the host keeps them
   elsewhere (OpenHarness command hooks and prompt files take a read lease and run in its
-  root); None: the workspace folder itself;
+  root; `engine.host_seams.WorkspaceAccess`); None: the workspace folder itself;
 * `state`: the session state hooks read and update (`hookwright.engine.state.StateStore`;
   in memory by default; hosts open the user's choice, see docs/state.md);
 * `mcp`: the session's connected MCP servers, which Claude Code `mcp_tool` hooks call
-  (`McpToolCaller`); None: no server is connected, and such hooks fail open with an error.
+  (`engine.host_seams.McpToolCaller`); None: no server is connected, and such hooks fail
+  open with an error.
 
 The I/O loop, the worker pool and the warm runner are known here by their protocols in
 `hookwright.transports.base` (`IoRunner`, `WorkerRunner`, `WarmRunner`); the ones a field
@@ -38,18 +39,20 @@ import threading
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from hookwright.core.spec import RunContext
 from hookwright.engine.defaults import engine_defaults
 from hookwright.engine.inbox import AsyncInbox
 from hookwright.engine.state import StateStore
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    from hookwright.engine.host_seams import McpToolCaller, WorkspaceAccess
     from hookwright.transports.base import IoRunner, WarmRunner, WorkerRunner
 
-ModelKind = Literal["prompt", "agent"]
+ModelKind: TypeAlias = "Literal['prompt', 'agent']"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,24 +85,6 @@ class HookModelRequest:
 ModelEvaluator = Callable[[HookModelRequest], Awaitable[str]]
 """Answers a `HookModelRequest` with the model's reply text; raises to fail the hook."""
 
-LeaseMode = Literal["read", "write"]
-
-
-class WorkspaceLease(Protocol):
-    """Access to a workspace's files while it is held: `root` is where they are (the workspace
-    itself, or a copy the host materialized for the holder)."""
-
-    @property
-    def root(self) -> Path: ...
-
-    async def release(self, *, dirty: bool = False) -> None:
-        """Give the files back; `dirty`: the holder changed them (never for a read lease)."""
-
-
-WorkspaceAccess = Callable[[Path, LeaseMode], Awaitable[WorkspaceLease]]
-"""Leases the workspace at a root (OpenHarness' workspace file-access provider); raises when
-the files cannot be had."""
-
 
 @dataclass(frozen=True, slots=True)
 class McpToolReply:
@@ -108,17 +93,6 @@ class McpToolReply:
 
     text: str
     is_error: bool = False
-
-
-class McpToolCaller(Protocol):
-    """Calls `tool` on the connected server named `server` (Claude Code's server name, e.g.
-    ``github`` or ``plugin:<plugin>:<server>``). Raises `LookupError` when no such server is
-    connected, `TimeoutError` past `timeout` seconds, and any other exception when the call
-    fails."""
-
-    async def __call__(
-        self, server: str, tool: str, arguments: Mapping[str, Any], timeout: float
-    ) -> McpToolReply: ...
 
 
 class Counters:
@@ -182,13 +156,9 @@ def services_of(ctx: RunContext) -> Services:
 __all__ = [
     "Counters",
     "HookModelRequest",
-    "LeaseMode",
-    "McpToolCaller",
     "McpToolReply",
     "ModelEvaluator",
     "ModelKind",
     "Services",
-    "WorkspaceAccess",
-    "WorkspaceLease",
     "services_of",
 ]

@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
 
 from hookwright.config.state_setting import StateSetting
 from hookwright.core.state import (
@@ -32,23 +31,31 @@ from hookwright.core.state import (
     snapshot,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
 Clock = Callable[[], float]
 #: The session name of inputs that carry no session id.
 NO_SESSION = "-"
 
 
-class StateBackend(Protocol):
-    """Where entries are kept. Both methods are atomic against every other writer, in this
-    process and in others sharing the backend."""
+#: A protocol, for the type checker alone (a process that answers one event loads no
+#: `typing`): `MemoryBackend` and the SQLite and Redis backends follow it.
+if TYPE_CHECKING:
 
-    def read(self, session: str) -> dict[str, Entry]: ...
+    class StateBackend(Protocol):
+        """Where entries are kept. Both methods are atomic against every other writer, in this
+        process and in others sharing the backend."""
 
-    def change(self, session: str, update: StateUpdate, now: float) -> dict[str, Entry]:
-        """Apply `update` (raising `StateError` and storing nothing when it cannot apply);
-        returns the session's entries after it."""
-        ...
+        def read(self, session: str) -> dict[str, Entry]: ...
 
-    def close(self) -> None: ...
+        def change(self, session: str, update: StateUpdate, now: float) -> dict[str, Entry]:
+            """Apply `update` (raising `StateError` and storing nothing when it cannot apply);
+            returns the session's entries after it."""
+            ...
+
+        def close(self) -> None: ...
 
 
 class MemoryBackend:
@@ -190,7 +197,6 @@ def _as_raw(update: StateUpdate) -> dict[str, object]:
 __all__ = [
     "MemoryBackend",
     "SessionState",
-    "StateBackend",
     "StateError",
     "StateStore",
     "store_for",

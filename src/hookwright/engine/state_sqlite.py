@@ -16,7 +16,6 @@ import stat
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hookwright.config.private_files import touch_private
 from hookwright.core.state import (
@@ -27,6 +26,7 @@ from hookwright.core.state import (
     entry_to_json,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 

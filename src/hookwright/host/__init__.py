@@ -11,10 +11,9 @@ decision it applies (docs/embedding.md shows a whole loop).
         case Defer(): ...
 """
 
-from typing import TYPE_CHECKING
-
 from hookwright.core.lazy_names import lazy_getattr
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookwright.config.policy import FailurePolicy
     from hookwright.config.trust import TrustPolicy
@@ -22,8 +21,8 @@ if TYPE_CHECKING:
     from hookwright.core.effects import PromptInjection
     from hookwright.core.events import Event
     from hookwright.core.tool_results import tool_result_of as tool_result_from_value
+    from hookwright.engine.host_seams import WorkspaceAccess, WorkspaceLease
     from hookwright.engine.kernel import HookEngine
-    from hookwright.engine.services import WorkspaceAccess, WorkspaceLease
     from hookwright.host.decisions import (
         Ask,
         Checkpoint,
@@ -75,7 +74,7 @@ _HOMES = {
     "PromptInjection": "hookwright.core.effects",
     "Event": "hookwright.core.events",
     "HookEngine": "hookwright.engine.kernel",
-    **dict.fromkeys(("WorkspaceAccess", "WorkspaceLease"), "hookwright.engine.services"),
+    **dict.fromkeys(("WorkspaceAccess", "WorkspaceLease"), "hookwright.engine.host_seams"),
     **dict.fromkeys(
         (
             "Ask",

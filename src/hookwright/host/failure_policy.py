@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from hookwright.config.commands import CommandProblem, command_problem
 from hookwright.config.loading import Diagnostic, DiscoveredHook, LoadResult
@@ -33,7 +32,10 @@ from hookwright.config.trust import TrustStore
 from hookwright.core.events import Event, HookInput
 from hookwright.core.systems import system_name
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal
+
     from hookwright.core.results import Decision
     from hookwright.core.spec import HookSpec
 

@@ -31,7 +31,6 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
 import hookwright.dialects  # (also tells discovery which dialects exist)
 from hookwright.config.loading import (
@@ -55,19 +54,22 @@ from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 from hookwright.dialects.claude_version_setting import choose_profile
 from hookwright.host.load_failures import LoadFailure, load_failures
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
+    from typing import Any, Literal, TypeAlias
 
     from hookwright.core.audit_record import AuditRecord
     from hookwright.core.effects import ToolResult
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
+    from hookwright.engine.host_seams import WorkspaceAccess
     from hookwright.engine.kernel import HookEngine
-    from hookwright.engine.services import ModelEvaluator, WorkspaceAccess
+    from hookwright.engine.services import ModelEvaluator
 
 #: Asked, before binding, whether to trust `folder` for the `count` hooks that need it.
 AskTrust = Callable[[Path, int], Awaitable[bool]]
-NotRunReason = Literal["untrusted", "not_bound", "missing_command", "not_executable"]
+NotRunReason: TypeAlias = "Literal['untrusted', 'not_bound', 'missing_command', 'not_executable']"
 #: Where the PicoClaw config came from and what is trusted: what a running session watches.
 ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
 

@@ -17,7 +17,6 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
 
 from hookwright.config.loading import DiscoveredHook
 from hookwright.config.policy import FailurePolicy, load_failure_policy
@@ -34,7 +33,7 @@ from hookwright.core.results import Decision, HookResult, Verdict, failed_dispat
 from hookwright.core.spec import HookSpec
 from hookwright.core.tool_results import tool_result_of
 from hookwright.engine.kernel import HookEngine
-from hookwright.engine.services import ModelEvaluator, WorkspaceAccess
+from hookwright.engine.services import ModelEvaluator
 from hookwright.host import open as opening
 from hookwright.host.claude_profile import stop_feedback, tool_block_message
 from hookwright.host.notes import model_notes, placed_notes
@@ -51,9 +50,13 @@ from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 from hookwright.monitor.audit import AuditRecord, PermissionSource
 from hookwright.monitor.watch import EngineMonitor
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     # Imported where a decision is made: a bridge relaying a host's own hook input (`relay`)
     # makes none, and a process answering one event does not load their ~20 record classes.
+    from typing import Any, Literal
+
+    from hookwright.engine.host_seams import WorkspaceAccess
     from hookwright.host.decisions import (
         Ask,
         Checkpoint,

@@ -18,7 +18,6 @@ import weakref
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
 
 from hookwright.core.audit_record import AuditCallback as AuditCallback
 from hookwright.core.audit_record import AuditContext as AuditContext
@@ -46,6 +45,10 @@ from hookwright.monitor.audit_lines import (
     snapshot,
     utf8,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeAlias
 
 log = LazyLogger("hookwright.monitor.audit")
 
@@ -119,22 +122,26 @@ def rotate(path: Path, keep: int) -> None:
         path.unlink(missing_ok=True)
 
 
-class AuditSink(Protocol):
-    """What the monitor's watchers need of an audit: somewhere to submit a dispatch's runs,
-    and the secret values never to show."""
+#: A protocol, for the type checker alone (a process that answers one event loads no
+#: `typing`): `AuditLog` follows it.
+if TYPE_CHECKING:
 
-    @property
-    def secrets(self) -> AbstractSet[str]: ...
+    class AuditSink(Protocol):
+        """What the monitor's watchers need of an audit: somewhere to submit a dispatch's runs,
+        and the secret values never to show."""
 
-    @property
-    def active(self) -> bool:
-        """Whether it records anything (a file, a callback): a monitor with nothing else to do
-        skips the end of a dispatch when it does not."""
-        ...
+        @property
+        def secrets(self) -> AbstractSet[str]: ...
 
-    def submit(
-        self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
-    ) -> None: ...
+        @property
+        def active(self) -> bool:
+            """Whether it records anything (a file, a callback): a monitor with nothing else to do
+            skips the end of a dispatch when it does not."""
+            ...
+
+        def submit(
+            self, verdict: Verdict, session_id: str | None, inp: HookInput | None = None
+        ) -> None: ...
 
 
 def default_audit_path() -> Path:
@@ -565,7 +572,7 @@ class AuditLog:
 
 
 #: (verdict, session_id, time, turn_id, call): one dispatch waiting for the writer.
-_Pending = tuple[Verdict, str | None, float, str | None, Call | None]
+_Pending: TypeAlias = "tuple[Verdict, str | None, float, str | None, Call | None]"
 
 
 def cut_by(verdict: Verdict) -> CutBy:

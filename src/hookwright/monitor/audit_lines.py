@@ -19,14 +19,16 @@ import json
 import json.encoder
 from collections.abc import Callable
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Any
 
 from hookwright.core.audit_record import AuditContext, iso_utc
 from hookwright.core.effects import failure_fix
 from hookwright.core.events import INPUT_FIELD, Event
 from hookwright.core.results import Decision, HookResult, HookRun, Status, Verdict, effect_of
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
     from hookwright.core.spec import HookSpec
 
 STDERR_TAIL = 2000
@@ -49,7 +51,7 @@ _FAST_ENCODE: Callable[[Any, int], list[str]] | None = (
 
 #: (tool_name, tool_use_id, tool_input, input after this dispatch's rewrite): what the records
 #: of a tool event's dispatch say about the call, copied when the dispatch returned.
-Call = tuple[Any, Any, dict[str, Any], dict[str, Any] | None]
+Call: TypeAlias = "tuple[Any, Any, dict[str, Any], dict[str, Any] | None]"
 Redact = Callable[[str | None], str | None]
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})

@@ -17,9 +17,12 @@ import os
 import sys
 import threading
 import time
-from typing import Any
 
 from hookwright.core.redaction import known, redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ENV = "HOOKWRIGHT_DEBUG"
 #: Longest text of one traced value (a stdin, an output, a payload).

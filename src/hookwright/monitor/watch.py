@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Verdict
 from hookwright.core.spec import HookSpec
-from hookwright.monitor.audit import AuditSink
 from hookwright.monitor.debug import state as debug
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookwright.monitor import tracing
+    from hookwright.monitor.audit import AuditSink
     from hookwright.monitor.otel import DispatchSpans
 
 

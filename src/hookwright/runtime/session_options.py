@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hookwright.engine.host_seams import WorkspaceAccess
     from hookwright.engine.kernel import HookEngine
-    from hookwright.engine.services import WorkspaceAccess
     from hookwright.host import PromptChannel
     from hookwright.host.open import AskTrust
     from hookwright.runtime.agent import AskUser, EventSink

@@ -11,8 +11,8 @@ another session's processes.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
 

@@ -21,10 +21,9 @@ What a host uses:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from hookwright.core.lazy_names import lazy_getattr
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookwright.dialects.claude_code.answer import encode_output, encode_output_json
     from hookwright.dialects.claude_code.codec import decode_command, decode_http

@@ -31,7 +31,6 @@ OpenHarness patches, other payload rewrites, and blocks that only an exit code e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
 
 from hookwright.core.events import Event
 from hookwright.core.results import REWRITE_DECISIONS, Decision, Verdict
@@ -44,6 +43,10 @@ from hookwright.dialects.claude_code.tables import (
     SYSTEM_MESSAGE_KEPT,
     TOP_LEVEL_BLOCK,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 E = Event
 

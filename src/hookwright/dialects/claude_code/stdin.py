@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Final
 
 from hookwright.core.events import Event, HookInput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 E = Event
 

@@ -6,11 +6,13 @@ the tables read as the spec.
 
 from __future__ import annotations
 
-from typing import Final, Literal
-
 from hookwright.core.events import CLAUDE_CODE_EVENTS, CLAUDE_CODE_LATER_EVENTS, MATCH_FIELD, Event
 
-HookType = Literal["command", "http", "mcp_tool", "prompt", "agent"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeAlias
+
+HookType: TypeAlias = "Literal['command', 'http', 'mcp_tool', 'prompt', 'agent']"
 
 E = Event
 
