@@ -357,6 +357,8 @@ async def _exchange(wire: Wire, request: Admitted, answer: Answer, limits: Limit
 #: Where a connection is: a request to read at once, the next to wait for, the end of the
 #: connection (idle or gone), or an answer sent after which it must close (lingering).
 _READ, _NEXT, _GONE, _CLOSE = range(4)
+#: Answer heads a connection keeps, by length (a hook's answers mostly have one or a few).
+_HEADS_KEPT = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,6 +400,14 @@ class _Connection:
         #: What an answer begun in place left the task to do, or what it raised.
         self.pending: _Pending | BaseException | None = None
         self.task: asyncio.Task[None] | None = None
+        #: The head of a kept-alive 200 answer, by its body's length (`in_place`).
+        self.heads: dict[int, bytes] = {}
+
+    def head_of(self, length: int) -> bytes:
+        if len(self.heads) >= _HEADS_KEPT:
+            self.heads.clear()
+        head = self.heads[length] = _head(200, length, self.limits.idle)
+        return head
 
     async def run(self) -> None:
         self.task = asyncio.current_task()
@@ -512,7 +522,13 @@ class _Connection:
         if isinstance(stepped, Suspended):
             self.pending = _Pending(request, suspended=stepped)
             return False
-        out = _answer_bytes(stepped[0], request, self.limits)
+        reply = stepped[0]
+        if reply.exit == 0:  # kept alive: the head of a 200 of this length, made once
+            heads, length = self.heads, len(reply.stdout)
+            head = heads.get(length) or self.head_of(length)
+            out = head + reply.stdout
+        else:
+            out = _answer_bytes(reply, request, self.limits)
         sent = _sent(self.wire.conn, out)
         if sent < len(out):
             self.pending = _Pending(request, out=out, sent=sent)
