@@ -4,12 +4,13 @@ the CPU time per event do.
 
     python bench/daemon_instructions.py [events] [clients]
 
-Each server runs alone under ``valgrind --tool=callgrind --separate-threads=yes``: the
-daemon's front answering the UserPromptSubmit of `bench.daemon` (one in-process Python hook
-adding context, the user's audit on) as each of its http processes does (`HttpFront` over
-`WarmProjects`), then the floor of `bench.daemon_load` (a bare asyncio server answering a fixed
-body). This process sends `WARMUP` events from `clients` kept-alive connections (closed loop),
-zeroes the counters, sends `events` more and has the counters dumped: instructions per event,
+Each server runs alone under ``valgrind --tool=callgrind --separate-threads=yes``: the daemon's
+front answering the UserPromptSubmit of `bench.daemon` (one in-process Python hook adding
+context, the user's audit on) as each of its http processes does (`HttpFront` over
+`WarmProjects`), the front alone (the same `HttpFront` answering a fixed reply, no project),
+then the floor of `bench.daemon_load` (a bare asyncio server answering a fixed body). This
+process sends `WARMUP` events from `clients` kept-alive connections (closed loop), zeroes the
+counters, sends `events` more and has the counters dumped: instructions per event,
 by thread (the event loop's, and the daemon's audit writer), are printed.
 
 Under callgrind a server is some fifty times slower than at full speed, so the audit writer,
