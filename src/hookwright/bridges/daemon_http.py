@@ -13,7 +13,10 @@ Any local process can connect to 127.0.0.1, so the front expects hostile peers:
   (`http_wire`):
   Host, token, path, method and Content-Length are judged before any of the body is read,
   and every refusal answers with `Connection: close` and closes after a short lingering
-  read (`linger`) that drops what the peer still sends, the body never parsed.
+  read (`linger`) that drops what the peer still sends, the body never parsed. A request
+  whose head is byte for byte the one the connection had answered last (what a client sends
+  with every event) is taken whole, with its body, and answered from the event loop's
+  readiness report (`_Connection.quick`): the same bytes, the same outcome.
 * Deadlines (`Limits`): a connection waits `idle` seconds for a request to begin (a fresh one
   too), a head must be complete `head` seconds after its first byte, and the body must arrive,
   and the answer be taken, within `body` seconds each.

@@ -149,19 +149,14 @@ class Wire:
         self._reads += 1
         return len(taken) == unread
 
-    async def read_head(
-        self, idle: float, within: float, *, answered: bool = False
-    ) -> bytes | None:
+    async def read_head(self, idle: float, within: float) -> bytes | None:
         """The next request's head, its bytes up to and with its blank line (parsed by the
         caller); None when the peer closed, or sent nothing for `idle` seconds. Raises
-        `Refusal` for a head too large, or not complete `within`
-        seconds of its first byte. Once a request was `answered`, the next is waited for
-        before any read (a client sends it when it has read the answer; one sent earlier is
-        read a turn of the event loop later)."""
+        `Refusal` for a head too large, or not complete `within` seconds of its first byte.
+        What is waiting is tried at once: after an answer, the front waits for the next
+        request's bytes first (`readable`) and answers it in place when it can."""
         head = bytearray()
         deadline = self._loop.time() + idle
-        if answered and not await self.readable(deadline):
-            return None
         while True:
             taken = self._take_head(head)
             if taken is None:
