@@ -4,12 +4,13 @@ the CPU time per event do.
 
     python bench/daemon_instructions.py [events] [clients]
 
-Each server runs alone under ``valgrind --tool=callgrind --separate-threads=yes``: the
-daemon's front answering the UserPromptSubmit of `bench.daemon` (one in-process Python hook
-adding context, the user's audit on) as each of its http processes does (`HttpFront` over
-`WarmProjects`), then the floor of `bench.daemon_load` (a bare asyncio server answering a fixed
-body). This process sends `WARMUP` events from `clients` kept-alive connections (closed loop),
-zeroes the counters, sends `events` more and has the counters dumped: instructions per event,
+Each server runs alone under ``valgrind --tool=callgrind --separate-threads=yes``: the daemon's
+front answering the UserPromptSubmit of `bench.daemon` (one in-process Python hook adding
+context, the user's audit on) as each of its http processes does (`HttpFront` over
+`WarmProjects`), the front alone (the same `HttpFront` answering a fixed reply, no project),
+then the floor of `bench.daemon_load` (a bare asyncio server answering a fixed body). This
+process sends `WARMUP` events from `clients` kept-alive connections (closed loop), zeroes the
+counters, sends `events` more and has the counters dumped: instructions per event,
 by thread (the event loop's, and the daemon's audit writer), are printed.
 
 Under callgrind a server is some fifty times slower than at full speed, so the audit writer,
@@ -47,13 +48,17 @@ TOKEN = "bench-token-" + "x" * 32
 FLOOR_BODY = b'{"hookSpecificOutput":{"additionalContext":"HOUSE-RULES: one line."}}'
 
 
-async def serve(home: Path) -> None:
-    """The daemon's http front over its projects on a free port (printed), until SIGTERM."""
+async def serve(home: Path, fixed: bool) -> None:
+    """The daemon's http front over its projects on a free port (printed), until SIGTERM;
+    with `fixed`, the front alone, answering `FLOOR_BODY` to every event."""
     warm = WarmProjects(home)
     counts = {"http_events": 0, "http_connections": 0, "http_refused": 0}
+    reply = Reply(0, FLOOR_BODY)
 
     async def answer(body: bytes, project: Path | None, env_project: str | None) -> Reply:
         counts["http_events"] += 1  # as a worker's answer counts it
+        if fixed:
+            return reply
         return await warm.answer(body, project, env_project)
 
     probe = socket.create_server(("127.0.0.1", 0))
@@ -164,14 +169,16 @@ def measure(tmp: Path, events: int, clients: int) -> dict[str, list[int]]:
     env.pop("HOOKWRIGHT_HOOK_RUN", None)
     body = event(project, "UserPromptSubmit", prompt="hi")
     found: dict[str, list[int]] = {}
-    proc, port = started([sys.executable, __file__, "--serve", str(home)], tmp / "daemon", env)
-    try:
-        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-        path = f"{HOOK_PATH}?project={project}"
-        target = Target.of("127.0.0.1", port, path, headers, body, CONTEXT)
-        found["daemon"] = per_event(proc, tmp / "daemon", target, events, clients)
-    finally:
-        stop(proc)
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    path = f"{HOOK_PATH}?project={project}"
+    for name in ("daemon", "front"):
+        command = [sys.executable, __file__, f"--{name}", str(home)]
+        proc, port = started(command, tmp / name, env)
+        try:
+            target = Target.of("127.0.0.1", port, path, headers, body, CONTEXT)
+            found[name] = per_event(proc, tmp / name, target, events, clients)
+        finally:
+            stop(proc)
     floor = [sys.executable, "-c", FLOOR_SERVER, FLOOR_BODY.decode()]
     proc, port = started(floor, tmp / "floor", env)
     try:
@@ -184,8 +191,8 @@ def measure(tmp: Path, events: int, clients: int) -> dict[str, list[int]]:
 
 
 def main() -> int:
-    if sys.argv[1:2] == ["--serve"]:
-        asyncio.run(serve(Path(sys.argv[2])))
+    if sys.argv[1:2] in (["--daemon"], ["--front"]):
+        asyncio.run(serve(Path(sys.argv[2]), fixed=sys.argv[1] == "--front"))
         return 0
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("needs valgrind and callgrind_control")

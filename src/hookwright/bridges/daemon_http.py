@@ -13,7 +13,10 @@ Any local process can connect to 127.0.0.1, so the front expects hostile peers:
   (`http_wire`):
   Host, token, path, method and Content-Length are judged before any of the body is read,
   and every refusal answers with `Connection: close` and closes after a short lingering
-  read (`linger`) that drops what the peer still sends, the body never parsed.
+  read (`linger`) that drops what the peer still sends, the body never parsed. A request
+  whose head is byte for byte the one the connection had answered last (what a client sends
+  with every event) is taken whole, with its body, and answered from the event loop's
+  readiness report (`_Connection.quick`): the same bytes, the same outcome.
 * Deadlines (`Limits`): a connection waits `idle` seconds for a request to begin (a fresh one
   too), a head must be complete `head` seconds after its first byte, and the body must arrive,
   and the answer be taken, within `body` seconds each.
@@ -33,6 +36,7 @@ so Claude Code reports a hook error and, with `onFailure: "block"`, blocks the a
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import errno
 import functools
 import hmac
@@ -40,17 +44,18 @@ import math
 import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Callable, Coroutine, Mapping, MutableMapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from hookwright.bridges import tcp_peer
 from hookwright.bridges.endpoint import HOOK_PATH, HOST, Endpoint
 from hookwright.bridges.http_head import Refusal, RequestHead, parse_head
 from hookwright.bridges.http_wire import Wire
+from hookwright.bridges.in_place import Suspended, first_step, resumed
 from hookwright.bridges.projects import Reply
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -74,7 +79,7 @@ LINGER_BYTES = 256 * 1024
 _JSON = b"application/json"
 _TEXT = b"text/plain; charset=utf-8"
 
-Answer = Callable[[bytes, Path | None, str | None], Awaitable[Reply]]
+Answer = Callable[[bytes, Path | None, str | None], Coroutine[Any, Any, Reply]]
 _Number = TypeVar("_Number", int, float)
 
 
@@ -320,6 +325,22 @@ def admit(head: bytes, endpoint: Endpoint) -> Admitted:
     return admitted
 
 
+def _answer_bytes(reply: Reply, request: Admitted, limits: Limits) -> bytes:
+    kept = limits.idle if request.keep_alive else None
+    if reply.exit == 0:
+        return _response(200, reply.stdout, kept)
+    return _response(500 if reply.failed else 400, reply.stderr.encode(), kept)
+
+
+async def _reply(conn: socket.socket, request: Admitted, reply: Reply, limits: Limits) -> bool:
+    """Send the answer to `request`; True when the connection must close."""
+    out = _answer_bytes(reply, request, limits)
+    sent = _sent(conn, out)  # the usual case: taken whole, no coroutine and no deadline
+    if sent < len(out):
+        await _send_rest(conn, out, sent, limits.body)
+    return not request.keep_alive
+
+
 async def _exchange(wire: Wire, request: Admitted, answer: Answer, limits: Limits) -> bool:
     """Answer one admitted request; True when the connection must close."""
     conn = wire.conn
@@ -333,16 +354,190 @@ async def _exchange(wire: Wire, request: Admitted, answer: Answer, limits: Limit
         text = f"hookwright: {exc}\n".encode()
         await _send(conn, _response(exc.status, text, None), limits.body)
         return True
-    reply = await answer(body, request.folder, None)
-    kept = limits.idle if request.keep_alive else None
-    if reply.exit == 0:
-        out = _response(200, reply.stdout, kept)
-    else:
-        out = _response(500 if reply.failed else 400, reply.stderr.encode(), kept)
-    sent = _sent(conn, out)  # the usual case: taken whole, no coroutine and no deadline
-    if sent < len(out):
-        await _send_rest(conn, out, sent, limits.body)
-    return not request.keep_alive
+    return await _reply(conn, request, await answer(body, request.folder, None), limits)
+
+
+#: Where a connection is: a request to read at once, the next to wait for, the end of the
+#: connection (idle or gone), or an answer sent after which it must close (lingering).
+_READ, _NEXT, _GONE, _CLOSE = range(4)
+#: Answer heads a connection keeps, by length (a hook's answers mostly have one or a few).
+_HEADS_KEPT = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """What an answer begun in place (`_Connection.in_place`) leaves the connection's task:
+    an answer that suspended, or the part of the answer's bytes the socket did not take."""
+
+    request: Admitted
+    suspended: Suspended[Reply] | None = None
+    out: bytes = b""
+    sent: int = 0
+
+
+class _Connection:
+    """The requests of one connection. A head the connection sent and had answered, sent
+    again whole with its body (what a client does with every event), is answered from the
+    readiness report itself (`quick`): its bytes are the head admitted before, so its
+    outcome is the same, and the request is taken in one read, answered (`in_place`) and its
+    answer sent without waking the connection's task. Anything else (another head, a head or
+    body still coming, an answer that suspends or that the socket does not take whole) wakes
+    the task, which reads, judges and answers as for a first request."""
+
+    def __init__(
+        self,
+        conn: socket.socket,
+        endpoint: Endpoint,
+        answer: Answer,
+        limits: Limits,
+        context: contextvars.Context,
+    ) -> None:
+        self.wire = Wire(conn)
+        self.endpoint = endpoint
+        self.answer = answer
+        self.limits = limits
+        self.context = context
+        #: The last head answered on this connection and what it admitted, when a request
+        #: with those bytes can be answered in place (kept alive, no `100 Continue`).
+        self.known: tuple[bytes, Admitted] | None = None
+        #: What an answer begun in place left the task to do, or what it raised.
+        self.pending: _Pending | BaseException | None = None
+        self.task: asyncio.Task[None] | None = None
+        #: The head of a kept-alive 200 answer, by its body's length (`in_place`).
+        self.heads: dict[int, bytes] = {}
+
+    def head_of(self, length: int) -> bytes:
+        if len(self.heads) >= _HEADS_KEPT:
+            self.heads.clear()
+        head = self.heads[length] = _head(200, length, self.limits.idle)
+        return head
+
+    async def run(self) -> None:
+        self.task = asyncio.current_task()
+        wire = self.wire
+        found = _READ
+        try:
+            while found in (_READ, _NEXT):
+                if found == _READ:
+                    found = await self.one_request()
+                else:
+                    found = await self.next_request()
+            if found == _CLOSE:
+                wire.close()
+                await linger(wire.conn)
+        finally:
+            wire.close()
+
+    async def one_request(self) -> int:
+        """Read, judge and answer one request (`_NEXT`; `_GONE` when none came, `_CLOSE`
+        when the connection must close: after a refusal, or an answer that closes it)."""
+        wire, limits = self.wire, self.limits
+        try:
+            head = await wire.read_head(limits.idle, limits.head)
+            if head is None:
+                return _GONE
+            request = admit(head, self.endpoint)
+        except Refusal as exc:
+            wire.take_head()
+            text = f"hookwright: {exc}\n".encode()
+            answer_bytes = _response(exc.status, text, None, bodiless=exc.bodiless)
+            await _send(wire.conn, answer_bytes, limits.body)
+            return _CLOSE
+        if await _exchange(wire, request, self.answer, limits):
+            return _CLOSE
+        kept = request.keep_alive and not request.expects_continue
+        self.known = (head, request) if kept and len(head) <= ADMITTED_BYTES else None
+        return _NEXT
+
+    async def next_request(self) -> int:
+        """Wait for the next request (`_READ` once bytes came; `_GONE` when none came within
+        the idle time), answering in place each that comes whole as the last one; what an
+        answer begun in place left is done here (`_CLOSE` when it must close)."""
+        wire = self.wire
+        while True:
+            wire.quick = self.quick if self.known is not None else None
+            try:
+                ready = await wire.readable(wire.clock() + self.limits.idle)
+            except asyncio.CancelledError as exc:
+                pending, self.pending = self.pending, None
+                if not isinstance(pending, _Pending) or pending.suspended is None:
+                    raise
+                if not await self.finish(pending, exc):  # cancelled as it took over
+                    return _CLOSE
+                continue
+            finally:
+                wire.quick = None
+            pending, self.pending = self.pending, None
+            if not ready:
+                return _GONE
+            if pending is None:
+                return _READ
+            if isinstance(pending, BaseException):
+                raise pending
+            if not await self.finish(pending):
+                return _CLOSE
+
+    async def finish(self, pending: _Pending, thrown: BaseException | None = None) -> bool:
+        """Do what an answer begun in place left (`pending`); False when the connection must
+        close."""
+        conn, request, limits = self.wire.conn, pending.request, self.limits
+        if pending.suspended is not None:
+            reply = await resumed(pending.suspended, thrown)
+            return not await _reply(conn, request, reply, limits)
+        await _send_rest(conn, pending.out, pending.sent, limits.body)
+        return request.keep_alive
+
+    def quick(self) -> bool:
+        """Answer in place the request waiting, when it is the last head answered followed
+        by its whole body (True); False to leave it to the task (and what an answer begun
+        here left, `pending`)."""
+        assert self.known is not None
+        head, request = self.known
+        conn, size = self.wire.conn, len(head) + request.length
+        try:
+            waiting = conn.recv(size, socket.MSG_PEEK)
+        except (BlockingIOError, InterruptedError):
+            return True  # nothing to read after all: wait on
+        except OSError:
+            return False
+        if len(waiting) < size or not waiting.startswith(head):
+            return False
+        try:
+            taken = conn.recv(size)
+        except OSError as exc:
+            self.pending = exc
+            return False
+        if len(taken) != size:
+            self.pending = ConnectionError("a peeked request was not there to take")
+            return False
+        return self.in_place(taken[len(head) :], request)
+
+    def in_place(self, body: bytes, request: Admitted) -> bool:
+        """Answer `body` in the callback (True), or leave the rest to the task (False,
+        with `pending` set)."""
+        assert self.task is not None
+        coro = self.answer(body, request.folder, None)
+        try:
+            stepped = first_step(coro, self.task, self.context)
+        except BaseException as exc:  # the task raises it, as when it awaits the answer
+            self.pending = exc
+            return False
+        if isinstance(stepped, Suspended):
+            self.pending = _Pending(request, suspended=stepped)
+            return False
+        reply = stepped[0]
+        if reply.exit == 0:  # kept alive: the head of a 200 of this length, made once
+            heads, length = self.heads, len(reply.stdout)
+            head = heads.get(length) or self.head_of(length)
+            out = head + reply.stdout
+        else:
+            out = _answer_bytes(reply, request, self.limits)
+        sent = _sent(self.wire.conn, out)
+        if sent < len(out):
+            self.pending = _Pending(request, out=out, sent=sent)
+            return False
+        self.wire.wait_on(self.limits.idle)
+        return True
 
 
 async def serve_connection(
@@ -350,31 +545,11 @@ async def serve_connection(
 ) -> None:
     """Answer the requests of one accepted (non-blocking) connection until the peer closes
     it, idles or misbehaves. Raises OSError or TimeoutError when the peer stops taking
-    what is sent."""
-    wire = Wire(conn)
-    answered = False
-    try:
-        while True:
-            try:
-                head = await wire.read_head(limits.idle, limits.head, answered=answered)
-                if head is None:
-                    return
-                request = admit(head, endpoint)
-            except Refusal as exc:
-                wire.take_head()
-                text = f"hookwright: {exc}\n".encode()
-                answer_bytes = _response(exc.status, text, None, bodiless=exc.bodiless)
-                await _send(conn, answer_bytes, limits.body)
-                wire.close()
-                await linger(conn)
-                return
-            if await _exchange(wire, request, answer, limits):
-                wire.close()
-                await linger(conn)
-                return
-            answered = True
-    finally:
-        wire.close()
+    what is sent. The connection is served by a task of its own, in a context of its own
+    (answers begun in place run in it, `in_place`)."""
+    context = contextvars.copy_context()
+    served = _Connection(conn, endpoint, answer, limits, context)
+    await asyncio.get_running_loop().create_task(served.run(), context=context)
 
 
 def no_delay(conn: socket.socket) -> None:

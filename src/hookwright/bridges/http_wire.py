@@ -8,7 +8,11 @@ for: a timer that fires early (its deadline was pushed back since) sets itself f
 one. A wake-up with nobody waiting stops the watch until the next wait (bytes left unread
 never spin the loop). The loop reports a descriptor readable as it was when it last polled,
 which may be before the last read: the first report after a read is passed over, and the
-descriptor, still watched, is reported again at the next poll if bytes are there."""
+descriptor, still watched, is reported again at the next poll if bytes are there.
+
+While a connection waits for its next request, a readiness report may be handled in place
+(`Wire.quick`, set by the front): a request that came whole is then taken and answered in
+the report's own callback, and the wait goes on without the waiting task waking."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import asyncio
 import math
 import re
 import socket
+from collections.abc import Callable
 
 from hookwright.bridges.http_head import Refusal
 
@@ -45,6 +50,9 @@ class Wire:
         self._visible = 0
         #: The part of a body `take_body` took when not all of it was there.
         self._first = b""
+        #: Called with each real readiness report while a task waits (`readable`): True when
+        #: it dealt with the report itself (the wait goes on), False to wake the task.
+        self.quick: Callable[[], bool] | None = None
 
     def clock(self) -> float:
         return self._loop.time()
@@ -77,9 +85,14 @@ class Wire:
             self._watched = False
         elif self._reported != self._reads:
             self._reported = self._reads  # polled before the last read, maybe
-        else:
+        elif self.quick is None or not self.quick():
             self._waiter = None
             waiter.set_result(True)
+
+    def wait_on(self, seconds: float) -> None:
+        """Move the deadline of the wait under way to `seconds` from now (the timer, set for
+        an earlier one, sets itself again when it fires)."""
+        self._deadline = self._loop.time() + seconds
 
     def _on_timer(self) -> None:
         self._timer = None
@@ -136,19 +149,14 @@ class Wire:
         self._reads += 1
         return len(taken) == unread
 
-    async def read_head(
-        self, idle: float, within: float, *, answered: bool = False
-    ) -> bytes | None:
+    async def read_head(self, idle: float, within: float) -> bytes | None:
         """The next request's head, its bytes up to and with its blank line (parsed by the
         caller); None when the peer closed, or sent nothing for `idle` seconds. Raises
-        `Refusal` for a head too large, or not complete `within`
-        seconds of its first byte. Once a request was `answered`, the next is waited for
-        before any read (a client sends it when it has read the answer; one sent earlier is
-        read a turn of the event loop later)."""
+        `Refusal` for a head too large, or not complete `within` seconds of its first byte.
+        What is waiting is tried at once: after an answer, the front waits for the next
+        request's bytes first (`readable`) and answers it in place when it can."""
         head = bytearray()
         deadline = self._loop.time() + idle
-        if answered and not await self.readable(deadline):
-            return None
         while True:
             taken = self._take_head(head)
             if taken is None:

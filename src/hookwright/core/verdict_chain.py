@@ -37,7 +37,12 @@ def verdict_chain(runs: Sequence[HookRun]) -> tuple[VerdictLink, ...]:
 def tiered(runs: Sequence[HookRun]) -> bool:
     """Whether any run is of a hook with a policy tier or in shadow mode: its records then
     carry `tier`, `chain` and `shadow`."""
-    return any(spec.tier is not None or spec.shadow for spec, _result, _duration in runs)
+    # A loop, not `any` over a generator: the audit writer asks it of every dispatch, which
+    # mostly has one run, where making the generator costs more than the test.
+    for spec, _result, _duration in runs:  # noqa: SIM110
+        if spec.tier is not None or spec.shadow:
+            return True
+    return False
 
 
 __all__ = ["tiered", "verdict_chain"]

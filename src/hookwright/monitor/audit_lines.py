@@ -181,6 +181,9 @@ _UNKNOWN_SPEC = (
     '"origin": null, "capabilities": null, ',
 )
 _CACHE_LIMIT = 4096
+#: Named once: an enum member looked up on its class goes through the enum type's attribute
+#: hook, some ten times a global's cost, and the writer asks it of every answer.
+_OK = Status.ok
 _DURATIONS_LIMIT = 16384
 
 
@@ -213,11 +216,13 @@ class LineEncoder:
         self._durations: dict[int, bytes] = {}
         #: The same for answers, by their `duration_ms`.
         self._answer_ms: dict[float, bytes] = {}
-        self._events: dict[Event, str] = {}
+        #: Per event, its field as bytes; the start of a line up to its second, as bytes
+        #: (made once a second).
+        self._events: dict[Event, bytes] = {}
         self._session_id: str | None = None
         self._session_text = '"session_id": null, '
         self._second = -1
-        self._second_text = ""
+        self._second_text = b""
         #: The `AuditContext` fields every line ends with (set by the audit).
         self.about = about_text(AuditContext())
         #: The tail of the last turn's dispatches without a tool call (`_turn_text`), and the
@@ -245,39 +250,38 @@ class LineEncoder:
         """Append to `out` one line per hook run of `verdict`, each without its closing brace
         (the chain closes it); returns the number of lines."""
         event = self._events.get(verdict.event) or self._event_text(verdict.event)
-        head = f'{{"ts": "{self._iso(ts)}", {event}'.encode("utf-8", "replace")
+        whole = int(ts // 1)
+        if whole != self._second:
+            self._new_second(whole)
+        micro = min(999_999, round((ts - whole) * 1_000_000))
+        head = b'%s.%06dZ", %s' % (self._second_text, micro, event)
         if session_id != self._session_id:
             self._new_session(session_id)
         tail = self._call_text(verdict, turn_id, call) if call else self._turn_text(turn_id)
-        quiet = self._quiet_text(tail)
         mark = len(out)
         try:
-            self._add_runs(out, verdict.runs, head, quiet, tail)
+            self._add_runs(out, verdict.runs, head, tail)
         except KeyError:
             del out[mark:]
             self._learn(verdict.runs)
-            self._add_runs(out, verdict.runs, head, quiet, tail)
+            self._add_runs(out, verdict.runs, head, tail)
         return len(verdict.runs)
 
-    def _iso(self, ts: float) -> str:
-        """`iso_utc(ts)`, its date and time of day formatted once per second."""
-        whole = int(ts // 1)
-        if whole != self._second:
-            self._second = whole
-            self._second_text = iso_utc(whole)[:-8]
-        micro = min(999_999, round((ts - whole) * 1_000_000))
-        return f"{self._second_text}.{micro:06d}Z"
+    def _new_second(self, whole: int) -> None:
+        """A line's start up to its time's microseconds (`iso_utc`), for second `whole`."""
+        self._second = whole
+        self._second_text = b'{"ts": "' + iso_utc(whole)[:-8].encode("ascii")
 
-    def _add_runs(
-        self, out: list[bytes], runs: list[HookRun], head: bytes, quiet: bytes, tail: str
-    ) -> None:
+    def _add_runs(self, out: list[bytes], runs: list[HookRun], head: bytes, tail: str) -> None:
         firsts = self._firsts
         seconds = self._seconds
         durations = self._durations
         join = b"".join
+        quiet = b""  # made at the first quiet run: a dispatch of answers needs none
         for spec, result, duration_ns in runs:
             if result is None:
                 duration = durations.get(duration_ns) or self._duration(duration_ns)
+                quiet = quiet or self._quiet_text(tail)
                 out.append(join((head, firsts[spec], duration, seconds[spec], quiet)))
             else:
                 out.append(self._answered(head, result, tail))
@@ -310,8 +314,8 @@ class LineEncoder:
         text = self._durations[duration_ns] = utf8(repr(round(duration_ns / 1e6, 3)))
         return text
 
-    def _event_text(self, event: Event) -> str:
-        text = self._events[event] = f'"event": {_text(event.value)}, '
+    def _event_text(self, event: Event) -> bytes:
+        text = self._events[event] = utf8(f'"event": {_text(event.value)}, ')
         return text
 
     def _new_session(self, session_id: str | None) -> None:
@@ -326,7 +330,7 @@ class LineEncoder:
         hook = result.hook
         if (
             hook is not None
-            and result.status is Status.ok
+            and result.status is _OK
             and result.decision is None
             and result.exit_code is None
             and result.reason is None
@@ -342,19 +346,21 @@ class LineEncoder:
                 self._learn([(hook, result, 0)])
                 first, second = self._firsts[hook], self._seconds[hook]
             ms = result.duration_ms
-            duration = (self._answer_ms.get(ms) if type(ms) is float else None) or self._ms(ms)
+            if type(ms) is float and ms > 0.0:
+                rounded = round(ms, 3)
+                duration = self._answer_ms.get(rounded) or self._ms(rounded)
+            else:
+                duration = utf8(_text(round(ms, 3)))
             return b"".join((head, first, duration, second, self._said(result, tail)))
         return head + self._answer_text(result, tail)
 
-    def _ms(self, ms: float) -> bytes:
-        """An answer's `duration_ms`, rounded as the record rounds it; a positive float is
-        remembered, as `_duration` remembers a quiet run's (by type too: an int and a float of
-        one value are one key and two texts, as are 0.0 and -0.0)."""
-        text = utf8(_text(round(ms, 3)))
-        if type(ms) is float and ms > 0.0:
-            if len(self._answer_ms) >= _DURATIONS_LIMIT:
-                self._answer_ms.clear()
-            self._answer_ms[ms] = text
+    def _ms(self, rounded: float) -> bytes:
+        """A positive `duration_ms` already rounded as the record rounds it, as text,
+        remembered by its rounded value (answers take a few thousand distinct values to the
+        microsecond, where their exact durations hardly repeat)."""
+        if len(self._answer_ms) >= _DURATIONS_LIMIT:
+            self._answer_ms.clear()
+        text = self._answer_ms[rounded] = utf8(_text(rounded))
         return text
 
     def _said(self, result: HookResult, tail: str) -> bytes:
@@ -445,9 +451,9 @@ class LineEncoder:
         the separators `json.dumps` writes between the fields of an object."""
         redact = self._redact
         stderr = result.stderr[-STDERR_TAIL:] if result.stderr else None
-        acted = result.has_effect or result.status is not Status.ok
+        acted = result.has_effect or result.status is not _OK
         decision = result.decision.value if result.decision else None
-        plain = result.status is Status.ok and decision is None and result.exit_code is None
+        plain = result.status is _OK and decision is None and result.exit_code is None
         if plain and stderr is None and result.reason is None and result.error is None:
             # A hook that answered only with effects (context, a message): the fields of a
             # quiet run's line around its duration.
