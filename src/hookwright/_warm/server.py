@@ -24,7 +24,6 @@ import sys  # noqa: E402
 del sys.path[0]
 
 import argparse  # noqa: E402,F401
-import atexit  # noqa: E402
 import base64  # noqa: E402,F401
 import builtins  # noqa: E402
 import collections  # noqa: E402,F401
@@ -62,7 +61,25 @@ import types  # noqa: E402
 import typing  # noqa: E402
 import urllib.parse  # noqa: E402,F401
 import warnings  # noqa: E402
-import weakref  # noqa: E402
+
+
+def _load_by_path(name: str, path: str) -> types.ModuleType:
+    """The module in `path`, run as `name` (this process cannot import hookwright's package;
+    the module is not put in ``sys.modules``, where a hook would see it)."""
+    module = types.ModuleType(name)
+    module.__file__ = path
+    with open(path, "rb") as fh:
+        exec(compile(fh.read(), path, "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
+if typing.TYPE_CHECKING:
+    from hookwright.core import python_exit as _python_exit
+else:
+    _python_exit = _load_by_path(
+        "_hookwright_python_exit",
+        os.path.join(os.path.dirname(os.path.dirname(__file__)), "core", "python_exit.py"),
+    )
 
 _KNOWN_MAIN_KEYS = frozenset(
     (
@@ -674,74 +691,27 @@ def _report(exc: BaseException, tb: types.TracebackType | None) -> None:
         traceback.print_exc()
 
 
-def _flush_std() -> bool:
-    ok = True
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None and not stream.closed:
-                stream.flush()
-        except Exception:
-            ok = ok and stream is not sys.stdout
-    return ok
-
-
-def _release_modules() -> None:
-    """The hook's modules let go as `finalize_modules` lets go of every module: the last
-    exception forgotten, the modules taken out of ``sys.modules`` and collected, so
-    finalizers run with their globals whole; then the modules still alive (held by the
-    template's modules, say a handler registered at fork) have their names set to None,
-    last imported first, and what that frees is collected. Set to None, not removed: code
-    that runs later (a weak reference's callback, a finalizer) is written to expect None at
-    exit (`logging._removeHandlerRef`), not a missing name."""
-    sys.last_type = sys.last_value = sys.last_traceback = None
-    if hasattr(sys, "last_exc"):
-        sys.last_exc = None
-    alive = []
-    for name in ["__main__", *(name for name in sys.modules if name not in _TEMPLATE_MODULES)]:
-        module = sys.modules.pop(name, None)
-        if isinstance(module, types.ModuleType):
-            alive.append(weakref.ref(module))
-    module = None
-    gc.collect()
-    for held in reversed(alive):
-        module = held()
-        if module is not None:
-            _release(module.__dict__)
-    module = None
-    gc.collect()
-
-
-def _release(namespace: dict[str, typing.Any]) -> None:
-    """A module's names set to None as `_PyModule_ClearDict` sets them: those with one
-    leading underscore first, then the rest but ``__builtins__`` (the in-process fallback's
-    `quick_relay._release` does the same; this file cannot import hookwright)."""
-    for private in (True, False):
-        for name in list(namespace):
-            if name != "__builtins__" and (name[:1] == "_" and name[1:2] != "_") is private:
-                namespace[name] = None
-
-
 def _finish(status: int, job: _Job, *, by_sigint: bool = False) -> None:
     """End the process as `Py_FinalizeEx` would, in its order, then exit at once.
 
-    Threads are joined, atexit handlers run and the std streams flushed (a failed stdout
-    flush makes the status 120); then the hook's own objects are let go (`_release_modules`:
-    its ``__main__`` and the modules it imported, so files it left open are flushed and
-    closed and finalizers run). The template's modules are not torn down: that would only
-    touch every page inherited from the template, which is what made a warm run slow. The
-    exit status is then reported ahead of the exit itself (`_report_exit`).
+    The steps are `hookwright.core.python_exit.finish`'s (threads joined, atexit handlers
+    run, the std streams flushed, the hook's own modules let go: its ``__main__`` and the
+    modules it imported, collected first), shared with the quick client's in-process answer.
+    The template's modules are not torn down: that would only touch every page inherited
+    from the template, which is what made a warm run slow. The exit status is then reported
+    ahead of the exit itself (`_report_exit`).
     """
-    threading._shutdown()  # type: ignore[attr-defined]
-    atexit._run_exitfuncs()
-    if not _flush_std():
-        status = 120
-    _release_modules()
-    _flush_std()
+    status = _python_exit.finish(status, _hook_modules, collect_first=True)
     if by_sigint:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
-    _report_exit(status & 0xFF, job)
-    os._exit(status & 0xFF)
+    _report_exit(status, job)
+    os._exit(status)
+
+
+def _hook_modules() -> list[str]:
+    """The modules a run loaded, in import order, its ``__main__`` first."""
+    return ["__main__", *(name for name in sys.modules if name not in _TEMPLATE_MODULES)]
 
 
 def _report_exit(code: int, job: _Job) -> None:
