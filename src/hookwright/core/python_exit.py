@@ -72,36 +72,27 @@ def release_modules(names: list[str], *, collect_first: bool) -> None:
     sys.last_type = sys.last_value = sys.last_traceback = None
     if hasattr(sys, "last_exc"):
         sys.last_exc = None
-    if collect_first:
-        alive = _taken(names)
+    if not collect_first:
+        for name in reversed(names):
+            module = sys.modules.pop(name, None)
+            if isinstance(module, types.ModuleType):
+                release(module.__dict__)
+        module = None
         gc.collect()
-        _release_alive(alive)
-    else:
-        _release_taken(names)
-    gc.collect()
-
-
-def _taken(names: list[str]) -> list[weakref.ref[types.ModuleType]]:
-    """Take `names` out of ``sys.modules``; weak references to the modules among them (no
-    frame keeps one alive)."""
-    taken = (sys.modules.pop(name, None) for name in names)
-    return [weakref.ref(module) for module in taken if isinstance(module, types.ModuleType)]
-
-
-def _release_alive(modules: list[weakref.ref[types.ModuleType]]) -> None:
-    """`release` each module still alive, last first."""
-    for ref in reversed(modules):
-        module = ref()
-        if module is not None:
-            release(module.__dict__)
-
-
-def _release_taken(names: list[str]) -> None:
-    """Take `names` out of ``sys.modules`` and `release` each module, last first."""
-    for name in reversed(names):
+        return
+    alive = []
+    for name in names:
         module = sys.modules.pop(name, None)
         if isinstance(module, types.ModuleType):
+            alive.append(weakref.ref(module))
+    module = None  # no frame holds a module while they are collected
+    gc.collect()
+    for held in reversed(alive):
+        module = held()
+        if module is not None:
             release(module.__dict__)
+    module = None
+    gc.collect()
 
 
 def release(namespace: dict[str, object]) -> None:
