@@ -231,7 +231,7 @@ class _Template:
         self.notes[note.fileno()] = (pidfd, note)
         self.waiting.add(pidfd)
         try:
-            socket.send_fds(self.control, [json.dumps({"standby": pid}).encode()], [ours.fileno()])
+            socket.send_fds(self.control, [b'{"standby": %d}' % pid], [ours.fileno()])
         except OSError:
             self.listening = False
             self.poller.unregister(self.control.fileno())
@@ -336,7 +336,7 @@ class _Template:
         pidfd = os.pidfd_open(pid)
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, channel)
-        _send(channel, {"pid": pid})
+        _send_line(channel, b'{"pid": %d}' % pid)
         _precompile(job.cwd, job.script)
         return self.fill()
 
@@ -352,7 +352,7 @@ class _Template:
         self.waiting.discard(pidfd)
         _pid, status = os.waitpid(pid, 0)
         if channel is not None:
-            _send(channel, {"status": status})
+            _send_line(channel, b'{"status": %d}' % status)
             channel.close()
         return self.fill() if note is not None else None
 
@@ -461,8 +461,15 @@ def _mark(mark: "str | None", memory: "int | None" = None) -> None:
 
 
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
+    _send_line(channel, json.dumps(message).encode())
+
+
+def _send_line(channel: socket.socket, line: bytes) -> None:
+    """`line` and a newline on `channel` (the server's messages of one number are written
+    without `json`: its encoder's objects are pages a forked run shares with this process,
+    each copied on first write)."""
     with contextlib.suppress(OSError):
-        channel.sendall(json.dumps(message).encode() + b"\n")
+        channel.sendall(line + b"\n")
 
 
 def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> io.TextIOWrapper:
