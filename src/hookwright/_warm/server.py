@@ -303,7 +303,7 @@ class _Template:
         note.close()
         self.waiting.discard(pidfd)
         if pidfd in self.runs and fds:
-            self.runs[pidfd] = (self.runs[pidfd][0], socket.socket(fileno=fds[0]))
+            self.runs[pidfd] = (self.runs[pidfd][0], _channel(fds[0]))
         else:
             for extra in fds:
                 os.close(extra)
@@ -313,7 +313,7 @@ class _Template:
             for fd in fds:
                 os.close(fd)
             return None
-        return self.fork_now(msg, fds, socket.socket(fileno=fds[0]))
+        return self.fork_now(msg, fds, _channel(fds[0]))
 
     def fork_now(self, msg: bytes, fds: "list[int]", channel: socket.socket) -> "_Job | None":
         """Fork the run directly (no standby was ready)."""
@@ -458,6 +458,12 @@ def _mark(mark: "str | None", memory: "int | None" = None) -> None:
         pass
     finally:
         os.close(memory)
+
+
+def _channel(fd: int) -> socket.socket:
+    """The socket object of a run's reply channel (the engine's end of a stream socketpair),
+    named as such: without its family and type, the object asks the kernel (three calls)."""
+    return socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd)
 
 
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:

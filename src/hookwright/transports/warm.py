@@ -278,7 +278,9 @@ class _Server:
             if not fds:
                 return
             os.set_inheritable(fds[0], False)
-            standby = socket.socket(fileno=fds[0])
+            # Named, not asked of the kernel (three calls): the server's end of a standby's
+            # socketpair.
+            standby = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, 0, fds[0])
             try:
                 pid = json.loads(msg)["standby"]
             except (ValueError, KeyError, TypeError):
