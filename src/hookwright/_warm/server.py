@@ -514,10 +514,13 @@ def _copy(name: str) -> str:
 
 
 def _rehearse() -> None:
-    """In a standby, before its run (unless the run is already there): the steps of a run's
-    end that touch objects shared with the template, so the pages they write are copied now
-    rather than while the run waits (`_finish` goes through `sys.modules`, and collects what
-    the template and the standby left to the collector, clearing its free lists)."""
+    """In a standby, before its run (unless the run is already there): the steps of a run
+    that touch objects shared with the template, so the pages they write are copied now
+    rather than while the run waits: reading the run's request and writing the note on it
+    (`json`'s decoder and encoder, about 20 pages each); at the run's end, `_finish` goes
+    through `sys.modules` and collects what the template and the standby left to the
+    collector, clearing its free lists."""
+    json.loads(json.dumps({"cwd": "", "set": [["", ""]], "report": [0, 0], "mark": None}))
     for name in sys.modules:
         if name not in _TEMPLATE_MODULES:
             break
