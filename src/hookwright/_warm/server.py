@@ -13,8 +13,9 @@ channel. Either way the template reports the wait status on the channel when the
 exits. The child becomes a fresh session leader, writes the run's marker into its initial
 environment block (`_mark`), takes the descriptors as 0, 1 and 2, closes everything else,
 replaces its environment, cwd, argv and std streams, and runs the script as ``__main__``;
-then it ends as a fresh process would, reporting its exit code on the status board (a memory
-file shared with the engine) just before it exits.
+then it ends as a fresh process would (the steps of `hookwright/core/python_exit.py`, loaded by
+its path), reporting its exit code on the status board (a memory file shared with the engine)
+just before it exits.
 """
 
 _MAIN_KEYS = tuple(globals())
