@@ -574,3 +574,33 @@ async def test_the_interpreter_probe_imports_nothing_from_the_hooks_folder(
     assert warm.forked == before + 1
     assert outcome.exit_code == 0, outcome.stderr
     assert not (folder / "PWNED").exists()
+
+
+def test_the_template_copies_the_module_names_in_place(tmp_path: Path) -> None:
+    """Before serving, the template gives ``sys.modules`` new key strings (`_compact_module_names`,
+    so a run's walk through them writes to few pages): the same names, in the same order, for
+    the very same module objects; an import after it finds the modules as before."""
+    import importlib.util
+    import subprocess
+
+    spec = importlib.util.find_spec("hookwright._warm.server")
+    assert spec is not None and spec.origin is not None
+    probe = (
+        "import runpy, sys\n"
+        "ns = runpy.run_path(sys.argv[1], run_name='probe')\n"
+        "before = list(sys.modules.items())\n"
+        "ns['_compact_module_names']()\n"
+        "after = list(sys.modules.items())\n"
+        "print([k for k, _ in before] == [k for k, _ in after],\n"
+        "      all(a is b for (_, a), (_, b) in zip(before, after)),\n"
+        "      any(a is b for (a, _), (b, _) in zip(before, after)),\n"
+        "      __import__('json') is sys.modules['json'] is dict(before)['json'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, spec.origin],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=GENEROUS_BOUND,
+    )
+    assert (done.stdout, done.returncode) == ("True True False True\n", 0), done.stderr

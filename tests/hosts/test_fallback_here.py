@@ -520,3 +520,32 @@ def test_the_answer_ends_as_an_interpreter_ends_for_what_hooks_leave_behind(
 def audit_lines() -> list[str]:
     audit = Path(os.environ.get("HOOKWRIGHT_AUDIT_LOG") or Path.home() / ".hookwright/audit.jsonl")
     return audit.read_text().splitlines()
+
+
+#: A guard that puts in ``sys.modules`` an entry that is no module and has no ``__dict__``
+#: (as some libraries stand an object in for a module).
+STAND_IN_GUARD_PY = """\
+import sys
+from hookwright import deny
+
+
+class StandIn:
+    __slots__ = ()
+
+
+sys.modules["guard_stand_in"] = StandIn()
+
+
+def guard(inp):
+    return deny("rm -rf is not allowed here")
+"""
+
+
+def test_an_entry_of_sys_modules_that_is_no_module_is_only_taken_out(tmp_path: Path) -> None:
+    """As at an interpreter's exit, an object a hook put in ``sys.modules`` in place of a
+    module is taken out, not cleared like a module: the answer and the exit are as usual."""
+    project = guarded(tmp_path / "project", tmp_path / "record.json")
+    (project / ".hookwright" / "guard.py").write_text(STAND_IN_GUARD_PY)
+    done = run_installed(command_of(project), hook_input(project, "PreToolUse", **RM), project)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert json.loads(done.stdout)["hookSpecificOutput"] == DENY

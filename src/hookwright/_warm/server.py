@@ -13,8 +13,9 @@ channel. Either way the template reports the wait status on the channel when the
 exits. The child becomes a fresh session leader, writes the run's marker into its initial
 environment block (`_mark`), takes the descriptors as 0, 1 and 2, closes everything else,
 replaces its environment, cwd, argv and std streams, and runs the script as ``__main__``;
-then it ends as a fresh process would, reporting its exit code on the status board (a memory
-file shared with the engine) just before it exits.
+then it ends as a fresh process would (the steps of `hookwright/core/python_exit.py`, loaded by
+its path), reporting its exit code on the status board (a memory file shared with the engine)
+just before it exits.
 """
 
 _MAIN_KEYS = tuple(globals())
@@ -24,7 +25,6 @@ import sys  # noqa: E402
 del sys.path[0]
 
 import argparse  # noqa: E402,F401
-import atexit  # noqa: E402
 import base64  # noqa: E402,F401
 import builtins  # noqa: E402
 import collections  # noqa: E402,F401
@@ -62,7 +62,25 @@ import types  # noqa: E402
 import typing  # noqa: E402
 import urllib.parse  # noqa: E402,F401
 import warnings  # noqa: E402
-import weakref  # noqa: E402
+
+
+def _load_by_path(name: str, path: str) -> types.ModuleType:
+    """The module in `path`, run as `name` (this process cannot import hookwright's package;
+    the module is not put in ``sys.modules``, where a hook would see it)."""
+    module = types.ModuleType(name)
+    module.__file__ = path
+    with open(path, "rb") as fh:
+        exec(compile(fh.read(), path, "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
+if typing.TYPE_CHECKING:
+    from hookwright.core import python_exit as _python_exit
+else:
+    _python_exit = _load_by_path(
+        "_hookwright_python_exit",
+        os.path.join(os.path.dirname(os.path.dirname(__file__)), "core", "python_exit.py"),
+    )
 
 _KNOWN_MAIN_KEYS = frozenset(
     (
@@ -88,9 +106,9 @@ _SLOT = struct.Struct("<II")
 _STD_NAMES = ("<stdin>", "<stdout>", "<stderr>")
 #: How many standbys wait for a run at a time.
 _STANDBYS = 2
-#: Scripts compiled ahead by the template (`_Template.precompile`): (cwd, script) -> (the path
-#: compiled as, the source, the code).
-_COMPILED: "dict[tuple[str, str], tuple[str, bytes, types.CodeType]]" = {}
+#: Scripts compiled ahead by the template (`_precompile`): (cwd, script) -> (the path compiled
+#: as, the source, the code, what `stat` said of the file then).
+_COMPILED: "dict[tuple[str, str], tuple[str, bytes, types.CodeType, tuple[int, ...]]]" = {}
 _MAX_COMPILED = 16
 _MAX_PRECOMPILE = 1 << 17
 #: Every signal, as plain numbers (`signal.valid_signals()` makes an enum member of each,
@@ -112,6 +130,9 @@ class _Job:
         self.report: list[int] | None = request.get("report")
         #: ``NAME=token``: the run's marker, as the leftover hunt reads it.
         self.mark: str | None = request.get("mark")
+        #: The values to set to make the inherited environment `env` (`_env_changes`), when
+        #: a standby worked them out; None: the whole environment is compared.
+        self.changes: list[tuple[str, str]] | None = None
         self.pid = 0
 
 
@@ -143,6 +164,10 @@ class _Template:
         self.buffered = not getattr(sys.stdout, "write_through", False)
         #: The std streams of the next run, built here once (see `_pipe_streams`).
         self.streams = _pipe_streams(self.stdio, self.buffered)
+        #: This process's own std streams, held so that a run, replacing them with its own,
+        #: does not finalize them (their flush, close and release touched about 30 pages
+        #: shared with this process, each copied, about 0.1 ms of the run).
+        self.own_streams = (sys.__stdin__, sys.__stdout__, sys.__stderr__, *streams)
 
     def serve(self) -> "_Job | None":
         """Until the engine hangs up and every run has ended: None; in a forked child: its
@@ -211,7 +236,7 @@ class _Template:
         self.notes[note.fileno()] = (pidfd, note)
         self.waiting.add(pidfd)
         try:
-            socket.send_fds(self.control, [json.dumps({"standby": pid}).encode()], [ours.fileno()])
+            socket.send_fds(self.control, [b'{"standby": %d}' % pid], [ours.fileno()])
         except OSError:
             self.listening = False
             self.poller.unregister(self.control.fileno())
@@ -237,6 +262,7 @@ class _Template:
         memory = _open_memory()
         if not select.select([theirs], [], [], 0)[0]:
             _rehearse()
+        current = list(os.environ.items())
         try:
             msg, fds, _flags, _addr = socket.recv_fds(theirs, _MAX_REQUEST, 4)
             job = _Job(json.loads(msg)) if len(fds) == 4 else None
@@ -246,8 +272,9 @@ class _Template:
             os._exit(0)
         _mark(job.mark, memory)
         job.mark = None
+        job.changes = _env_changes(job.env, current)
         with contextlib.suppress(OSError):
-            socket.send_fds(note, [msg], fds[:1])
+            socket.send_fds(note, [_note(job)], fds[:1])
         self.become_child(fds[1:], theirs, note)
         return job
 
@@ -260,13 +287,19 @@ class _Template:
         """Keep the reply channel a standby sent on its note socket (the wait status goes
         there), and take the environment of its run as this process's own: the standbys
         forked next inherit it, so their runs usually change a value or two (the run's
-        marker) instead of every variable. The template runs nothing that reads it."""
+        marker) instead of every variable. The template runs nothing that reads it. The
+        note (`_note`) carries only the values the standby found different from the
+        environment it inherited, or the whole environment when the names differ."""
         pidfd, note = self.notes.pop(fd)
         self.poller.unregister(fd)
         try:
             msg, fds, _flags, _addr = socket.recv_fds(note, _MAX_REQUEST, 1)
             request = json.loads(msg)
-            _apply_env(request["env"])
+            changes = request.get("set")
+            if changes is None:
+                _apply_env(request["env"])
+            else:
+                _set_values(changes)
             _precompile(request["cwd"], request["script"])
         except OSError:
             fds = []
@@ -275,7 +308,7 @@ class _Template:
         note.close()
         self.waiting.discard(pidfd)
         if pidfd in self.runs and fds:
-            self.runs[pidfd] = (self.runs[pidfd][0], socket.socket(fileno=fds[0]))
+            self.runs[pidfd] = (self.runs[pidfd][0], _channel(fds[0]))
         else:
             for extra in fds:
                 os.close(extra)
@@ -285,7 +318,7 @@ class _Template:
             for fd in fds:
                 os.close(fd)
             return None
-        return self.fork_now(msg, fds, socket.socket(fileno=fds[0]))
+        return self.fork_now(msg, fds, _channel(fds[0]))
 
     def fork_now(self, msg: bytes, fds: "list[int]", channel: socket.socket) -> "_Job | None":
         """Fork the run directly (no standby was ready)."""
@@ -308,7 +341,7 @@ class _Template:
         pidfd = os.pidfd_open(pid)
         self.poller.register(pidfd, select.POLLIN)
         self.runs[pidfd] = (pid, channel)
-        _send(channel, {"pid": pid})
+        _send_line(channel, b'{"pid": %d}' % pid)
         _precompile(job.cwd, job.script)
         return self.fill()
 
@@ -324,7 +357,7 @@ class _Template:
         self.waiting.discard(pidfd)
         _pid, status = os.waitpid(pid, 0)
         if channel is not None:
-            _send(channel, {"status": status})
+            _send_line(channel, b'{"status": %d}' % status)
             channel.close()
         return self.fill() if note is not None else None
 
@@ -337,17 +370,50 @@ class _Template:
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
 
 
+def _env_changes(
+    env: "list[list[str]]", current: "list[tuple[str, str]]"
+) -> "list[tuple[str, str]] | None":
+    """The values to set to turn the environment `current` (``os.environ.items()``) into
+    `env`, when both have the same names in the same order; else None (the whole
+    environment is replaced)."""
+    if len(env) != len(current):
+        return None
+    changes = []
+    for (name, value), (known, old) in zip(env, current, strict=True):
+        if name != known:
+            return None
+        if value != old:
+            changes.append((name, value))
+    return changes
+
+
+def _set_values(changes: "typing.Iterable[typing.Sequence[str]]") -> None:
+    """Set each (name, value) of `changes` in `os.environ` and the C environment."""
+    for name, value in changes:
+        os.environ[name] = value
+
+
 def _apply_env(env: "list[list[str]]") -> None:
     """Make `os.environ` and the C environment exactly `env`, in its order: only the values
     that differ are set when the names are already the same, in the same order."""
-    current = list(os.environ.items())
-    if [name for name, _value in current] == [name for name, _value in env]:
-        for (name, value), (_name, old) in zip(env, current, strict=True):
-            if value != old:
-                os.environ[name] = value
+    changes = _env_changes(env, list(os.environ.items()))
+    if changes is not None:
+        _set_values(changes)
         return
     os.environ.clear()
     os.environ.update((name, value) for name, value in env)
+
+
+def _note(job: _Job) -> bytes:
+    """What a standby tells the template of the run it took (`_Template.collect`): the
+    script, its folder, and the values it found different from the environment it
+    inherited (the whole environment when the names differ)."""
+    note: dict[str, typing.Any] = {"cwd": job.cwd, "script": job.script}
+    if job.changes is None:
+        note["env"] = job.env
+    else:
+        note["set"] = job.changes
+    return json.dumps(note).encode()
 
 
 def _find_mark_place(name: str) -> "tuple[int, int] | None":
@@ -399,9 +465,22 @@ def _mark(mark: "str | None", memory: "int | None" = None) -> None:
         os.close(memory)
 
 
+def _channel(fd: int) -> socket.socket:
+    """The socket object of a run's reply channel (the engine's end of a stream socketpair),
+    named as such: without its family and type, the object asks the kernel (three calls)."""
+    return socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, fd)
+
+
 def _send(channel: socket.socket, message: "dict[str, typing.Any]") -> None:
+    _send_line(channel, json.dumps(message).encode())
+
+
+def _send_line(channel: socket.socket, line: bytes) -> None:
+    """`line` and a newline on `channel` (the server's messages of one number are written
+    without `json`: its encoder's objects are pages a forked run shares with this process,
+    each copied on first write)."""
     with contextlib.suppress(OSError):
-        channel.sendall(json.dumps(message).encode() + b"\n")
+        channel.sendall(line + b"\n")
 
 
 def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> io.TextIOWrapper:
@@ -417,11 +496,32 @@ def _stream(fd: int, name: str, encoding: str, errors: str, buffered: bool) -> i
     return stream
 
 
+def _compact_module_names() -> None:
+    """Give ``sys.modules`` keys copied next to each other, in the same order, for the same
+    modules. A run's end goes through the keys (`_finish`), and each key it takes is written
+    to (its reference count): the names made at import time lie on about 90 different pages,
+    each copied from the template on first write (about 0.3 ms); the copies lie on a dozen.
+    Run in the template, before it serves, with no other thread."""
+    renamed = [(_copy(name), module) for name, module in sys.modules.items()]
+    sys.modules.clear()
+    sys.modules.update(renamed)
+
+
+def _copy(name: str) -> str:
+    """An equal string, made now (any other key is kept as it is)."""
+    if type(name) is not str:
+        return name
+    return name.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+
+
 def _rehearse() -> None:
-    """In a standby, before its run (unless the run is already there): the steps of a run's
-    end that touch objects shared with the template, so the pages they write are copied now
-    rather than while the run waits (`_finish` goes through `sys.modules`, and collects what
-    the template and the standby left to the collector, clearing its free lists)."""
+    """In a standby, before its run (unless the run is already there): the steps of a run
+    that touch objects shared with the template, so the pages they write are copied now
+    rather than while the run waits: reading the run's request and writing the note on it
+    (`json`'s decoder and encoder, about 20 pages each); at the run's end, `_finish` goes
+    through `sys.modules` and collects what the template and the standby left to the
+    collector, clearing its free lists."""
+    json.loads(json.dumps({"cwd": "", "set": [["", ""]], "report": [0, 0], "mark": None}))
     for name in sys.modules:
         if name not in _TEMPLATE_MODULES:
             break
@@ -433,13 +533,22 @@ def _precompile(cwd: str, script: str) -> None:
     child reads the script itself and uses this code only when it read the same bytes and
     compiles under the same path; else it compiles as before. Not kept: a large script, one
     that does not compile, or one whose compilation warns (the child's own compile would
-    print the warning)."""
+    print the warning). A script whose `stat` (inode, size, times) is what it was when it
+    was compiled is not read again."""
     try:
-        source = _read_regular_file(os.path.join(cwd, script), _MAX_PRECOMPILE + 1)
+        target = os.path.join(cwd, script)
+        info = os.stat(target)
+        seen = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        known = _COMPILED.get((cwd, script))
+        if known is not None and known[3] == seen:
+            return
+        source = _read_regular_file(target, _MAX_PRECOMPILE + 1)
         if source is None:
             return
-        known = _COMPILED.get((cwd, script))
-        if len(source) > _MAX_PRECOMPILE or (known is not None and known[1] == source):
+        if known is not None and known[1] == source:
+            _COMPILED[(cwd, script)] = (known[0], source, known[2], seen)
+            return
+        if len(source) > _MAX_PRECOMPILE:
             return
         path = os.path.join(os.path.realpath(cwd), script)
         with warnings.catch_warnings(record=True) as caught:
@@ -450,7 +559,7 @@ def _precompile(cwd: str, script: str) -> None:
     if not caught:
         if len(_COMPILED) >= _MAX_COMPILED:
             _COMPILED.clear()
-        _COMPILED[(cwd, script)] = (path, source, code)
+        _COMPILED[(cwd, script)] = (path, source, code, seen)
 
 
 def _read_regular_file(path: str, limit: int) -> bytes | None:
@@ -512,7 +621,10 @@ def _become(job: _Job, template: _Template) -> "dict[str, typing.Any]":
     """Turn this forked child into the fresh process the hook would have been."""
     _mark(job.mark)
     os.chdir(job.cwd)
-    _apply_env(job.env)
+    if job.changes is None:
+        _apply_env(job.env)
+    else:
+        _set_values(job.changes)
     sys.argv[:] = job.argv
     sys.orig_argv[:] = job.orig_argv
     sys.path.insert(0, job.path0)
@@ -600,74 +712,27 @@ def _report(exc: BaseException, tb: types.TracebackType | None) -> None:
         traceback.print_exc()
 
 
-def _flush_std() -> bool:
-    ok = True
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None and not stream.closed:
-                stream.flush()
-        except Exception:
-            ok = ok and stream is not sys.stdout
-    return ok
-
-
-def _release_modules() -> None:
-    """The hook's modules let go as `finalize_modules` lets go of every module: the last
-    exception forgotten, the modules taken out of ``sys.modules`` and collected, so
-    finalizers run with their globals whole; then the modules still alive (held by the
-    template's modules, say a handler registered at fork) have their names set to None,
-    last imported first, and what that frees is collected. Set to None, not removed: code
-    that runs later (a weak reference's callback, a finalizer) is written to expect None at
-    exit (`logging._removeHandlerRef`), not a missing name."""
-    sys.last_type = sys.last_value = sys.last_traceback = None
-    if hasattr(sys, "last_exc"):
-        sys.last_exc = None
-    alive = []
-    for name in ["__main__", *(name for name in sys.modules if name not in _TEMPLATE_MODULES)]:
-        module = sys.modules.pop(name, None)
-        if isinstance(module, types.ModuleType):
-            alive.append(weakref.ref(module))
-    module = None
-    gc.collect()
-    for held in reversed(alive):
-        module = held()
-        if module is not None:
-            _release(module.__dict__)
-    module = None
-    gc.collect()
-
-
-def _release(namespace: dict[str, typing.Any]) -> None:
-    """A module's names set to None as `_PyModule_ClearDict` sets them: those with one
-    leading underscore first, then the rest but ``__builtins__`` (the in-process fallback's
-    `quick_relay._release` does the same; this file cannot import hookwright)."""
-    for private in (True, False):
-        for name in list(namespace):
-            if name != "__builtins__" and (name[:1] == "_" and name[1:2] != "_") is private:
-                namespace[name] = None
-
-
 def _finish(status: int, job: _Job, *, by_sigint: bool = False) -> None:
     """End the process as `Py_FinalizeEx` would, in its order, then exit at once.
 
-    Threads are joined, atexit handlers run and the std streams flushed (a failed stdout
-    flush makes the status 120); then the hook's own objects are let go (`_release_modules`:
-    its ``__main__`` and the modules it imported, so files it left open are flushed and
-    closed and finalizers run). The template's modules are not torn down: that would only
-    touch every page inherited from the template, which is what made a warm run slow. The
-    exit status is then reported ahead of the exit itself (`_report_exit`).
+    The steps are `hookwright.core.python_exit.finish`'s (threads joined, atexit handlers
+    run, the std streams flushed, the hook's own modules let go: its ``__main__`` and the
+    modules it imported, collected first), shared with the quick client's in-process answer.
+    The template's modules are not torn down: that would only touch every page inherited
+    from the template, which is what made a warm run slow. The exit status is then reported
+    ahead of the exit itself (`_report_exit`).
     """
-    threading._shutdown()  # type: ignore[attr-defined]
-    atexit._run_exitfuncs()
-    if not _flush_std():
-        status = 120
-    _release_modules()
-    _flush_std()
+    status = _python_exit.finish(status, _hook_modules, collect_first=True)
     if by_sigint:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
-    _report_exit(status & 0xFF, job)
-    os._exit(status & 0xFF)
+    _report_exit(status, job)
+    os._exit(status)
+
+
+def _hook_modules() -> list[str]:
+    """The modules a run loaded, in import order, its ``__main__`` first."""
+    return ["__main__", *(name for name in sys.modules if name not in _TEMPLATE_MODULES)]
 
 
 def _report_exit(code: int, job: _Job) -> None:
@@ -710,6 +775,7 @@ def _main() -> None:
         return
     template = _Template(control)
     global _TEMPLATE_MODULES
+    _compact_module_names()
     _TEMPLATE_MODULES = frozenset(sys.modules)
     gc.freeze()
     job = template.serve()

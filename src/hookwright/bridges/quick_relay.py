@@ -187,6 +187,7 @@ def answered_here(argv: list[str], unreachable: str) -> int:
     posix.chdir("/")
     try:
         answer = _answer_in_this_process()
+        from hookwright.core import python_exit  # noqa: F401 - `end_here`'s, loaded before `loaded`
     except Exception as exc:
         why = f"the in-process fallback cannot start: {_one_line(exc)}"
         return not_running(body, unreachable, why)
@@ -206,58 +207,24 @@ def answered_here(argv: list[str], unreachable: str) -> int:
     end_here(code, loaded)
 
 
-def _flush_std() -> bool:
-    """The standard streams flushed, as the interpreter flushes them at exit; False when
-    stdout could not be (the exit status is then 120, as the interpreter's)."""
-    ok = True
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None and not stream.closed:
-                stream.flush()
-        except Exception:
-            ok = ok and stream is not sys.stdout
-    return ok
-
-
 def _own(name: str) -> bool:
     return name == "hookwright" or name.startswith("hookwright.")
 
 
-def _release(namespace: "dict[str, object]") -> None:
-    """A module's names set to None as the interpreter's tear-down sets them
-    (`_PyModule_ClearDict`): those with one leading underscore first, then the rest but
-    ``__builtins__``; code that runs later (a finalizer, a weak reference's callback) finds
-    None, as it is written to expect at exit, rather than a missing name."""
-    for private in (True, False):
-        for name in list(namespace):
-            if name != "__builtins__" and (name[:1] == "_" and name[1:2] != "_") is private:
-                namespace[name] = None
-
-
 def end_here(code: int, loaded: "frozenset[str]") -> "NoReturn":
     """End the process that answered as `Py_FinalizeEx` would, in its order, then at once
-    (`_exit`), as a hook the warm runner forked ends (`_warm.server._finish`, which cannot
-    import hookwright): threads joined, atexit handlers run (the audit's flush among them),
-    the standard streams flushed; then what the hooks loaded (the modules loaded since
-    hookwright was, but hookwright's own) is released and collected, so a file a hook left
-    open is flushed and closed and its finalizers run. Hookwright's modules and records are
-    not torn down one by one: that tear-down was about a twelfth of this process's time.
-    Unlike the warm runner's order (collect, then set the names of what is still alive to
-    None), the names go first: the engine still holds the hooks' functions and so their
-    globals, and a collection first would free nothing."""
-    import atexit
-    import gc
-    import threading
-    from types import ModuleType
+    (`_exit`), as a hook the warm runner forked ends: the steps are
+    `hookwright.core.python_exit.finish`'s (threads joined, atexit handlers run, the audit's
+    flush among them, the standard streams flushed), then what the hooks loaded (the modules
+    loaded since hookwright was, but hookwright's own) is released and collected, so a file a
+    hook left open is flushed and closed and its finalizers run. Hookwright's modules and
+    records are not torn down one by one: that tear-down was about a twelfth of this
+    process's time. The one difference from the warm runner: the hooks' names are set to
+    None before collecting (``collect_first=False``), as the engine still holds the hooks'
+    functions and so their globals, and a collection first would free nothing."""
+    from hookwright.core.python_exit import finish
 
-    threading._shutdown()  # type: ignore[attr-defined]
-    atexit._run_exitfuncs()
-    if not _flush_std():
-        code = 120
-    for name in [name for name in reversed(sys.modules) if name not in loaded and not _own(name)]:
-        module = sys.modules.pop(name, None)
-        if isinstance(module, ModuleType):  # not what else a module put there (`typing.io`)
-            _release(module.__dict__)
-    gc.collect()
-    _flush_std()
-    posix._exit(code & 0xFF)
+    def hooks_modules() -> list[str]:
+        return [name for name in sys.modules if name not in loaded and not _own(name)]
+
+    posix._exit(finish(code, hooks_modules, collect_first=False))

@@ -16,6 +16,7 @@ from hookwright.transports.adoption import (
     last_pid,
     processes,
     read_proc,
+    read_small,
     tracking,
 )
 
@@ -44,8 +45,7 @@ def signal_group(pgid: int, sig: signal.Signals) -> bool:
 def _proc_stat_fields(entry: str) -> tuple[str, int] | None:
     """State and process group of /proc/<entry>, or None when it is gone or unreadable."""
     try:
-        with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
-            stat = fh.read()
+        stat = read_small(f"/proc/{entry}/stat").decode("utf-8", errors="replace")
     except OSError:
         return None
     fields = stat[stat.rfind(")") + 2 :].split()

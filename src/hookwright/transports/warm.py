@@ -43,6 +43,7 @@ from hookwright.config.fingerprint import fingerprint
 from hookwright.monitor import debug
 from hookwright.transports import adoption
 from hookwright.transports.warm_invocation import (
+    SHELL_HOOKS,
     Invocation,
     Word,
     is_native,
@@ -104,8 +105,31 @@ _MARK_PLACEHOLDER = "0" * (len(adoption.MARKER) + 2 * adoption.TOKEN_BYTES - len
 _ANNOUNCED = 64
 
 
-def _startup_var(name: str) -> bool:
-    return name.startswith(_STARTUP_PREFIXES) or name in _STARTUP_NAMES
+@dataclass(frozen=True, slots=True)
+class _EnvRead:
+    """What the runner goes by in a run's environment, read in one pass (`_read_env`)."""
+
+    #: A shell function or a variable that makes a shell read a file is set.
+    shell_hooks: bool
+    #: The values a shell or Python's start-up acts on, in the environment's order.
+    sensitive: tuple[tuple[str, str], ...]
+    #: The values Python's start-up acts on, in the environment's order.
+    startup: tuple[tuple[str, str], ...]
+
+
+def _read_env(env: Mapping[str, str]) -> _EnvRead:
+    shell_hooks = False
+    sensitive: list[tuple[str, str]] = []
+    startup: list[tuple[str, str]] = []
+    for name, value in env.items():
+        if name.startswith(_STARTUP_PREFIXES) or name in _STARTUP_NAMES:
+            startup.append((name, value))
+            sensitive.append((name, value))
+        elif name in _SHELL_SENSITIVE:
+            sensitive.append((name, value))
+        elif name.startswith("BASH_FUNC_") or name in SHELL_HOOKS:
+            shell_hooks = True
+    return _EnvRead(shell_hooks, tuple(sensitive), tuple(startup))
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +250,9 @@ class _Server:
 
     def hand_to_standby(self, request: bytes, fds: list[int]) -> int | None:
         """Give a run straight to a standby process the server forked: its pid, or None
-        when no standby took it (then the server is asked)."""
-        if self.control is None or not self.usable():
+        when no standby took it (then the server is asked). Called just after `_server`
+        found the server usable."""
+        if self.control is None or self.dead:
             return None
         with self.send_lock:
             self._collect_standbys()
@@ -253,7 +278,9 @@ class _Server:
             if not fds:
                 return
             os.set_inheritable(fds[0], False)
-            standby = socket.socket(fileno=fds[0])
+            # Named, not asked of the kernel (three calls): the server's end of a standby's
+            # socketpair.
+            standby = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, 0, fds[0])
             try:
                 pid = json.loads(msg)["standby"]
             except (ValueError, KeyError, TypeError):
@@ -348,11 +375,14 @@ class WarmPython:
     async def _launch(
         self, args: list[str], *, shell: bool, env: dict[str, str], cwd: str, stdin_data: bytes
     ) -> WarmProcess | None:
+        read = _read_env(env)
+        if read.shell_hooks:
+            return None
         checked = self._invocation(args, shell=shell, env=env, cwd=cwd)
         if checked is None:
             return None
         invocation, path0 = checked
-        probe = await self._probe(args, invocation, env, cwd, shell=shell)
+        probe = await self._probe(args, invocation, env, cwd, read.sensitive, shell=shell)
         if probe is None:
             self._decline(args, "its interpreter could not be probed, or runs it unusually")
             return None
@@ -360,7 +390,7 @@ class WarmPython:
         if environment is None:
             self._decline(args, "the shell or Python start-up changed its environment")
             return None
-        server = await self._server(probe, env)
+        server = await self._server(probe, read.startup)
         if server is None:
             self._decline(args, "no warm interpreter matches the probed start-up state")
             return None
@@ -395,8 +425,6 @@ class WarmPython:
         """The Python script run `args` are and its ``sys.path[0]``, or None. A command found
         plain is remembered with the fingerprints of its script and interpreter files, so a
         repeated call costs two `lstat` calls (more for a link)."""
-        if any(name.startswith("BASH_FUNC_") or name in ("BASH_ENV", "ENV") for name in env):
-            return None
         key = (tuple(args), shell, cwd, env.get("PATH"))
         with self._lock:
             known = self._invocations.get(key)
@@ -428,12 +456,12 @@ class WarmPython:
         invocation: Invocation,
         env: Mapping[str, str],
         cwd: str,
+        sensitive: tuple[tuple[str, str], ...],
         *,
         shell: bool,
     ) -> _Probe | None:
-        sensitive = tuple(
-            (k, v) for k, v in env.items() if k in _SHELL_SENSITIVE or _startup_var(k)
-        )
+        """The probe of this launch (run once per distinct launch; `sensitive`: the values
+        of the environment a shell or Python's start-up acts on)."""
         launcher = tuple(word.raw if shell else word.value for word in invocation.launcher)
         picked = invocation.shim.state(env, cwd) if invocation.shim is not None else None
         key = (args[0] if shell else None, launcher, cwd, tuple(env), sensitive, picked)
@@ -455,10 +483,9 @@ class WarmPython:
                 self._probes[key] = probe
         return probe
 
-    async def _server(self, probe: _Probe, env: Mapping[str, str]) -> _Server | None:
+    async def _server(self, probe: _Probe, startup: tuple[tuple[str, str], ...]) -> _Server | None:
         executable = str(probe.fingerprint["exe"])
-        startup = {k: v for k, v in env.items() if _startup_var(k)}
-        key = (executable, tuple(sorted(startup.items())))
+        key = (executable, tuple(sorted(startup)))
         with self._lock:
             server = self._servers.get(key)
             if server is not None and not server.usable():
@@ -470,7 +497,7 @@ class WarmPython:
                     return None
                 if len(self._servers) >= _MAX_SERVERS:
                     self._retire(next(iter(self._servers)))
-                server = self._servers[key] = _Server(executable, startup)
+                server = self._servers[key] = _Server(executable, dict(startup))
         import asyncio  # loaded: this is awaited (`asyncio` is not loaded to build a runner)
 
         deadline = time.monotonic() + _BOOT_TIMEOUT

@@ -33,7 +33,7 @@ _BLANKS = " \t"
 _ENV_SHEBANG = re.compile(rb"#!/usr/bin/env (python(3(\.\d+)?)?)\n")
 _PATH_SHEBANG = re.compile(rb"#!(/[^\s]*/python(3(\.\d+)?)?)\n")
 #: Shell start-up variables that make a shell read files or define functions.
-_SHELL_HOOKS = ("BASH_ENV", "ENV")
+SHELL_HOOKS = ("BASH_ENV", "ENV")
 #: How a pyenv or asdf shim hands over to its manager (the line it execs).
 _SHIM_EXEC = re.compile(rb"""(pyenv|asdf)["']? exec """)
 _SHIM_HEAD = 4096
@@ -247,7 +247,7 @@ def plain_invocation(
     """The Python script run `words` are, or None (see the module docstring)."""
     if any(name.startswith("BASH_FUNC_") for name in env):
         return None
-    if shell and any(name in env for name in _SHELL_HOOKS):
+    if shell and any(name in env for name in SHELL_HOOKS):
         return None
     first = words[0].value
     if _PYTHON_NAME.fullmatch(os.path.basename(first)):
