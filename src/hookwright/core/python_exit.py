@@ -22,6 +22,7 @@ import sys
 import threading
 import types
 import weakref
+
 TYPE_CHECKING = False  # `typing` is not loaded by the one-event answer
 if TYPE_CHECKING:
     from collections.abc import Callable
