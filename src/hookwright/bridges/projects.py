@@ -21,6 +21,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hookwright.bridges import hook_watch
 from hookwright.bridges.claude_hook import (
@@ -29,7 +30,8 @@ from hookwright.bridges.claude_hook import (
     failure,
     open_session,
     parse_input,
-    project_for,
+    project_named,
+    real_path,
     relay_on,
     relay_once,
     settle,
@@ -38,6 +40,7 @@ from hookwright.bridges.claude_version import calling_profile, unknown_caller_no
 from hookwright.bridges.hook_watch import HookWatch, Stamp
 from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.events import Event
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.session import HookSession
@@ -110,6 +113,18 @@ class _Warm:
             return False
         return True
 
+    def fresh(self) -> bool:
+        """Whether the project answers as it was loaded and judged, told by its watch alone
+        (one `poll` when nothing came): no change to its hook files or to the folders its
+        path and the home's go through, no trust note, and nothing it read expired."""
+        watch = self.watch
+        if self.stale or watch is None or not watch.trust_watched:
+            return False
+        if watch.changed() or self.expired():
+            self.stale = True
+            return False
+        return not watch.trust_noted
+
     def expired(self) -> bool:
         return self.valid_until is not None and time.time() >= self.valid_until
 
@@ -136,6 +151,8 @@ class WarmProjects:
         #: The trust store's file, fingerprinted on every event (named once, as text: building
         #: the path cost as much as the `lstat`, and a `Path` is made text for each call).
         self._trust_path = str(TrustStore(home).path)
+        #: Each loaded project by its real path's text (`_fresh`).
+        self._real: dict[str, Path] = {}
 
     @property
     def projects(self) -> list[str]:
@@ -154,31 +171,58 @@ class WarmProjects:
         agent: str | None = None,
     ) -> Reply:
         """One hook event, answered as the Claude Code that named itself `agent` (see
-        `claude_version.calling_version`)."""
+        `claude_version.calling_version`): at once by a loaded project that nothing changed
+        for (`_fresh`), else once the project is resolved and judged (`_judged`)."""
         try:
             event, hook_input = parse_input(body)
         except HookInputError as exc:
             return Reply(1, b"", f"hookwright: error: {exc}\n")
-        root = project_for(project, hook_input, env_project)
         caller = calling_profile(agent)
-        trust_key = self._trust_key()
+        named = project_named(project, hook_input, env_project)
+        fresh = self._fresh(named, caller)
+        if fresh is None:
+            return await self._judged(real_path(named), event, hook_input, caller)
+        root, warm = fresh
+        try:
+            relayed = await self._relay_warm(warm, event, hook_input)
+        except Exception as exc:
+            relayed = Relayed(failure(event, exc))
+        return _reply(relayed, root, True)
+
+    def _fresh(
+        self, named: str | Path, caller: ClaudeCodeProfile | None
+    ) -> tuple[Path, _Warm] | None:
+        """The loaded project `named` names, when it answers as it was loaded and judged:
+        named by its real path (the watch over that path's folders tells that it still names
+        the project: no resolution per event), loaded for this Claude Code, and nothing
+        changed since (`_Warm.fresh`); None otherwise."""
+        root = self._real.get(named if type(named) is str else str(named))
+        warm = None if root is None else self._warm.get(root)
+        if root is None or warm is None or warm.caller != caller or not warm.fresh():
+            return None
+        self._warm.move_to_end(root)
+        return root, warm
+
+    async def _judged(
+        self,
+        root: Path,
+        event: Event,
+        hook_input: dict[str, Any],
+        caller: ClaudeCodeProfile | None,
+    ) -> Reply:
+        """The event of a project judged afresh: loaded (or reloaded) and answered while its
+        folder is trusted, else answered by a session of its own."""
         warm = self._warm.get(root)
+        if warm is not None and warm.watch is not None:
+            warm.watch.renew_trust()  # before the store is read: a later change is noted
+        trust_key = self._trust_key()
         trusted = (
             warm is not None and warm.caller == caller and warm.unchanged(trust_key)
         ) or self._trusts(root, trust_key)
         try:
             if trusted:
-                if warm is None or warm.stale or warm.watch is None or warm.caller != caller:
-                    warm = await self._session(root, trust_key, caller)
-                else:  # loaded and unchanged (`_session` without its coroutine)
-                    warm.trust_key = trust_key
-                    self._warm.move_to_end(root)
-                warm.busy += 1
-                try:
-                    relayed = await relay_on(warm.session, event, hook_input)
-                finally:
-                    warm.busy -= 1
-                    warm.used = time.monotonic()
+                warm = await self._session(root, trust_key, caller)
+                relayed = await self._relay_warm(warm, event, hook_input)
             else:
                 await self._drop(root)
                 relayed = await relay_once(
@@ -186,10 +230,16 @@ class WarmProjects:
                 )
         except Exception as exc:
             relayed = Relayed(failure(event, exc))
-        verdict, failed = settle(relayed, root, trusted)
-        if failed is not None:
-            return Reply(1, b"", f"{failed}\n", failed=True)
-        return Reply(0, encode_output_json(verdict))
+        return _reply(relayed, root, trusted)
+
+    @staticmethod
+    async def _relay_warm(warm: _Warm, event: Event, hook_input: dict[str, Any]) -> Relayed:
+        warm.busy += 1
+        try:
+            return await relay_on(warm.session, event, hook_input)
+        finally:
+            warm.busy -= 1
+            warm.used = time.monotonic()
 
     def _trust_key(self) -> Fingerprint | None:
         return fingerprint(self._trust_path)
@@ -221,6 +271,7 @@ class WarmProjects:
                 warm = await self._load(root, caller)
         warm.trust_key = trust_key
         self._warm.move_to_end(root)
+        self._real[str(root)] = root
         return warm
 
     async def _load(self, root: Path, caller: ClaudeCodeProfile | None) -> _Warm:
@@ -261,6 +312,7 @@ class WarmProjects:
                 await self._drop(root)
 
     async def _drop(self, root: Path) -> None:
+        self._real.pop(str(root), None)
         warm = self._warm.pop(root, None)
         if warm is not None:
             await warm.close()
@@ -269,3 +321,11 @@ class WarmProjects:
     async def aclose(self) -> None:
         for root in list(self._warm):
             await self._drop(root)
+
+
+def _reply(relayed: Relayed, root: Path, trusted: bool) -> Reply:
+    """The reply to an event relayed for the project at `root` (see `claude_hook.settle`)."""
+    verdict, failed = settle(relayed, root, trusted)
+    if failed is not None:
+        return Reply(1, b"", f"{failed}\n", failed=True)
+    return Reply(0, encode_output_json(verdict))
