@@ -20,9 +20,9 @@ import os
 import sys
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, NamedTuple, TypeVar, cast
 
 from hookwright.bridges.claude_version import AGENT_VARIABLE, calling_profile
 from hookwright.config.policy import FailurePolicy
@@ -288,9 +288,9 @@ def completed(coroutine: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("an in-process answer waited on an event loop it does not have")
 
 
-@dataclass(frozen=True, slots=True)
-class Relayed:
-    """One relayed event's verdict, and the config files of the session that did not load."""
+class Relayed(NamedTuple):
+    """One relayed event's verdict, and the config files of the session that did not load.
+    (A named tuple, immutable as a frozen dataclass: one is made per event, for less.)"""
 
     verdict: Verdict
     failures: tuple[LoadFailure, ...] = ()

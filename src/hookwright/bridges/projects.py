@@ -21,7 +21,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookwright.bridges import hook_watch
 from hookwright.bridges.claude_hook import (
@@ -64,9 +64,9 @@ class ProjectLimits:
 DEFAULT_PROJECT_LIMITS = ProjectLimits()
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """What a hook command would do: its exit code, stdout bytes and stderr text."""
+class Reply(NamedTuple):
+    """What a hook command would do: its exit code, stdout bytes and stderr text. (A named
+    tuple, immutable as a frozen dataclass: one is made per event, at half the cost.)"""
 
     exit: int
     stdout: bytes
