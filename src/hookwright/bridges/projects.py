@@ -120,7 +120,7 @@ class _Warm:
         watch = self.watch
         if self.stale or watch is None or not watch.trust_watched:
             return False
-        if watch.changed() or self.expired():
+        if watch.changed() or (self.valid_until is not None and self.expired()):
             self.stale = True
             return False
         return not watch.trust_noted
@@ -148,11 +148,12 @@ class WarmProjects:
         self._warm: OrderedDict[Path, _Warm] = OrderedDict()
         self._loading = asyncio.Lock()
         self._trust: tuple[Fingerprint, TrustPolicy] | None = None
-        #: The trust store's file, fingerprinted on every event (named once, as text: building
-        #: the path cost as much as the `lstat`, and a `Path` is made text for each call).
+        #: The trust store's file, fingerprinted on every event judged afresh (named once, as
+        #: text: building the path cost as much as the `lstat`, and a `Path` is made text for
+        #: each call).
         self._trust_path = str(TrustStore(home).path)
-        #: Each loaded project by its real path's text (`_fresh`).
-        self._real: dict[str, Path] = {}
+        #: Each loaded project and its folder, by the folder's real path as text (`_fresh`).
+        self._real: dict[str, tuple[Path, _Warm]] = {}
 
     @property
     def projects(self) -> list[str]:
@@ -179,14 +180,21 @@ class WarmProjects:
             return Reply(1, b"", f"hookwright: error: {exc}\n")
         caller = calling_profile(agent)
         named = project_named(project, hook_input, env_project)
-        fresh = self._fresh(named, caller)
-        if fresh is None:
-            return await self._judged(real_path(named), event, hook_input, caller)
-        root, warm = fresh
+        loaded = self._fresh(named, caller)
+        if loaded is None:
+            judged = await self._judged(real_path(named), event, hook_input, caller)
+            if isinstance(judged, Reply):
+                return judged
+            loaded = judged
+        root, warm = loaded
+        warm.busy += 1
         try:
-            relayed = await self._relay_warm(warm, event, hook_input)
+            relayed = await relay_on(warm.session, event, hook_input)
         except Exception as exc:
             relayed = Relayed(failure(event, exc))
+        finally:
+            warm.busy -= 1
+            warm.used = time.monotonic()
         return _reply(relayed, root, True)
 
     def _fresh(
@@ -196,12 +204,10 @@ class WarmProjects:
         named by its real path (the watch over that path's folders tells that it still names
         the project: no resolution per event), loaded for this Claude Code, and nothing
         changed since (`_Warm.fresh`); None otherwise."""
-        root = self._real.get(named if type(named) is str else str(named))
-        warm = None if root is None else self._warm.get(root)
-        if root is None or warm is None or warm.caller != caller or not warm.fresh():
+        loaded = self._real.get(named if type(named) is str else str(named))
+        if loaded is None or loaded[1].caller != caller or not loaded[1].fresh():
             return None
-        self._warm.move_to_end(root)
-        return root, warm
+        return loaded
 
     async def _judged(
         self,
@@ -209,9 +215,10 @@ class WarmProjects:
         event: Event,
         hook_input: dict[str, Any],
         caller: ClaudeCodeProfile | None,
-    ) -> Reply:
-        """The event of a project judged afresh: loaded (or reloaded) and answered while its
-        folder is trusted, else answered by a session of its own."""
+    ) -> tuple[Path, _Warm] | Reply:
+        """The project of an event judged afresh: while its folder is trusted, loaded (or
+        reloaded) for `answer` to relay the event on; else the event's reply, from a session
+        of its own (or the failure to load it)."""
         warm = self._warm.get(root)
         if warm is not None and warm.watch is not None:
             warm.watch.renew_trust()  # before the store is read: a later change is noted
@@ -221,25 +228,14 @@ class WarmProjects:
         ) or self._trusts(root, trust_key)
         try:
             if trusted:
-                warm = await self._session(root, trust_key, caller)
-                relayed = await self._relay_warm(warm, event, hook_input)
-            else:
-                await self._drop(root)
-                relayed = await relay_once(
-                    root, self.home, event, hook_input, host="daemon", caller=caller
-                )
+                return root, await self._session(root, trust_key, caller)
+            await self._drop(root)
+            relayed = await relay_once(
+                root, self.home, event, hook_input, host="daemon", caller=caller
+            )
         except Exception as exc:
             relayed = Relayed(failure(event, exc))
         return _reply(relayed, root, trusted)
-
-    @staticmethod
-    async def _relay_warm(warm: _Warm, event: Event, hook_input: dict[str, Any]) -> Relayed:
-        warm.busy += 1
-        try:
-            return await relay_on(warm.session, event, hook_input)
-        finally:
-            warm.busy -= 1
-            warm.used = time.monotonic()
 
     def _trust_key(self) -> Fingerprint | None:
         return fingerprint(self._trust_path)
@@ -270,8 +266,7 @@ class WarmProjects:
             async with self._loading:
                 warm = await self._load(root, caller)
         warm.trust_key = trust_key
-        self._warm.move_to_end(root)
-        self._real[str(root)] = root
+        self._real[str(root)] = (root, warm)
         return warm
 
     async def _load(self, root: Path, caller: ClaudeCodeProfile | None) -> _Warm:
@@ -298,7 +293,10 @@ class WarmProjects:
         warm = _Warm(session, watch, current, None, caller)
         warm.valid_until = None if session.opened is None else session.opened.valid_until
         self._warm[root] = warm
-        idle = [other for other, kept in self._warm.items() if not kept.busy and other != root]
+        idle = sorted(
+            (other for other, kept in self._warm.items() if not kept.busy and other != root),
+            key=lambda other: self._warm[other].used,
+        )
         for other in idle[: max(0, len(self._warm) - self.limits.loaded)]:
             await self._drop(other)
         return warm
