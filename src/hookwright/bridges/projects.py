@@ -5,9 +5,12 @@ the same size and mtime, or a link retargeted, counts) or what it read expires w
 changing (`OpenedProject.valid_until`: Codex's cached cloud requirements, after which a fresh
 session would not read them), answered only while the folder is trusted.
 
-Trust is judged when a project is loaded and again whenever its watch notes a change or the
-trust store's file changed (on every request for a project without a watch); a folder that
-lost its trust has its warm session closed.
+Trust is judged when a project is loaded and again whenever its watch notes a change to its
+files or to the trust store (a trust note, which keeps the session; on every request for a
+project without a watch, by the store's fingerprint); a folder that lost its trust has its
+warm session closed. A loaded project named by its real path that its watch noted nothing
+for answers without resolving its folder or looking at the trust store: the watch covers the
+folders above it too (`hook_watch`).
 An untrusted folder is never kept warm: each of its events opens a session of its own (none
 of its hooks bound), so the failure policy still decides whether its guarded actions are
 blocked. Every session is opened by `claude_hook.open_session`, so each answered event lands
