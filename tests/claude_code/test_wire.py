@@ -380,3 +380,44 @@ def test_pre_compact_without_instructions_sends_null() -> None:
         b'{"session_id":"s","cwd":"/p","prompt_id":"p-1","hook_event_name":"PreCompact",'
         b'"trigger":"manual","custom_instructions":null}\n'
     )
+
+
+def _context_only(event: Event, context: str) -> Verdict:
+    verdict = Verdict(event)
+    verdict.absorb(HookResult(additional_context=context))
+    return verdict
+
+
+def _encoded_afresh(verdict: Verdict) -> bytes:
+    return js_json(encode_output(verdict)) + b"\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(verdicts())
+def test_a_remembered_context_answer_goes_only_to_a_context_only_verdict(verdict: Verdict) -> None:
+    """A context-only verdict's answer is encoded once per event and context: the answer
+    remembered for this event and context is never given to a verdict that says more."""
+    primed = _context_only(verdict.event, (verdict.additional_context or ["rules"])[0])
+    assert encode_output_json(primed) == encode_output_json(primed) == _encoded_afresh(primed)
+    assert encode_output_json(verdict) == _encoded_afresh(verdict)
+
+
+def test_a_context_with_anything_else_is_encoded_whole() -> None:
+    for event in (Event.UserPromptSubmit, Event.PreToolUse, Event.SessionStart):
+        remembered = encode_output_json(_context_only(event, "rules"))
+        assert json.loads(remembered)["hookSpecificOutput"]["additionalContext"] == "rules"
+        more = [HookResult(system_message="hi"), HookResult(decision=Decision.allow)]
+        more.append(HookResult(updated_input={"command": "ls"}))
+        more.append(HookResult(continue_=False, stop_reason="stop"))
+        titled = HookResult()
+        titled.add_effects(session_title="named")
+        more.append(titled)
+        for extra in more:
+            verdict = _context_only(event, "rules")
+            verdict.absorb(extra)
+            assert encode_output_json(verdict) == _encoded_afresh(verdict)
+    other = encode_output_json(_context_only(Event.UserPromptSubmit, "other rules"))
+    assert json.loads(other)["hookSpecificOutput"]["additionalContext"] == "other rules"
+    stopped = _context_only(Event.UserPromptSubmit, "rules")
+    stopped.absorb(HookResult(continue_=False, stop_reason="stop"))
+    assert json.loads(encode_output_json(stopped))["continue"] is False

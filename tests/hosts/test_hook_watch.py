@@ -16,6 +16,7 @@ from tests.hosts.project import make_project
 from tests.hosts.test_daemon import RM, daemon_status, installed, run_command
 
 from hookwright.bridges.hook_watch import HookWatch, watch
+from hookwright.config.trust import TrustStore
 
 
 def _watched(project: Path, home: Path) -> HookWatch:
@@ -192,5 +193,79 @@ def test_gemini_system_settings_are_watched_from_a_folder_not_made_yet(
         system.parent.mkdir()
         system.write_text("{}")
         assert hooks.changed()
+    finally:
+        hooks.close()
+
+
+def test_a_folder_above_the_project_replaced_is_seen(tmp_path: Path) -> None:
+    """No `stat` of the project per look: a folder above it renamed away, and another
+    project made at the same path, is a note of the watch over the folders above."""
+    project, home = make_project(tmp_path / "above" / "p"), tmp_path / "h"
+    home.mkdir()
+    hooks = _watched(project, home)
+    try:
+        assert not hooks.changed()
+        (tmp_path / "above").rename(tmp_path / "moved")
+        make_project(project)
+        assert hooks.changed()
+    finally:
+        hooks.close()
+
+
+def test_busy_folders_above_the_project_send_no_note(tmp_path: Path) -> None:
+    project, home = make_project(tmp_path / "above" / "p"), tmp_path / "h"
+    home.mkdir()
+    hooks = _watched(project, home)
+    try:
+        (tmp_path / "above" / "other").write_text("x")
+        (tmp_path / "other").mkdir()
+        assert not hooks.changed() and not hooks.trust_noted
+    finally:
+        hooks.close()
+
+
+def test_a_trust_store_change_is_a_trust_note_every_time(tmp_path: Path) -> None:
+    """Trusting a folder rewrites the store whole (a new file): noted as trust, not as a
+    hook change (the session is kept), and noted again after `renew_trust`, also when the
+    store is written in place."""
+    project, home = make_project(tmp_path / "p"), tmp_path / "h"
+    store = TrustStore(home)
+    store.trust(project)
+    hooks = _watched(project, home)
+    try:
+        assert hooks.trust_watched and not hooks.changed() and not hooks.trust_noted
+        for step in range(3):
+            hooks.renew_trust()
+            assert not hooks.changed() and not hooks.trust_noted
+            if step == 2:
+                with open(store.path, "r+") as fh:
+                    fh.write(" ")
+            else:
+                store.trust(tmp_path / f"other{step}")
+            assert not hooks.changed() and hooks.trust_noted
+    finally:
+        hooks.close()
+
+
+def test_the_trust_store_made_after_the_watch_is_noted(tmp_path: Path) -> None:
+    project, home = make_project(tmp_path / "p"), tmp_path / "h"
+    (home / ".hookwright").mkdir(parents=True)
+    hooks = _watched(project, home)
+    try:
+        TrustStore(home).trust(project)
+        assert not hooks.changed() and hooks.trust_noted
+    finally:
+        hooks.close()
+
+
+def test_a_linked_trust_store_is_not_watched(tmp_path: Path) -> None:
+    project, home = make_project(tmp_path / "p"), tmp_path / "h"
+    elsewhere = TrustStore(tmp_path / "elsewhere")
+    elsewhere.trust(project)
+    (home / ".hookwright").mkdir(parents=True)
+    TrustStore(home).path.symlink_to(elsewhere.path)
+    hooks = _watched(project, home)
+    try:
+        assert not hooks.trust_watched
     finally:
         hooks.close()

@@ -107,15 +107,22 @@ _EVENTS: Mapping[str, Event] = {event.value: event for event in Event}
 HOOK_FOLDERS = (".hookwright", ".openharness", ".picoclaw")
 
 
+def project_named(
+    given: Path | None, hook_input: Mapping[str, Any], env_project: str | None = None
+) -> str | Path:
+    """`--project`, else the project Claude Code names (`CLAUDE_PROJECT_DIR`), else the
+    input's cwd, else this process's; as named (`project_for` resolves it)."""
+    if given is not None:
+        return given
+    named = env_project or hook_input.get("cwd")
+    return named if isinstance(named, str) and named else Path.cwd()
+
+
 def project_for(
     given: Path | None, hook_input: Mapping[str, Any], env_project: str | None = None
 ) -> Path:
-    """`--project`, else the project Claude Code names (`CLAUDE_PROJECT_DIR`), else the
-    input's cwd; resolved."""
-    if given is not None:
-        return real_path(given)
-    named = env_project or hook_input.get("cwd")
-    return real_path(named if isinstance(named, str) and named else Path.cwd())
+    """The project folder `project_named` names, resolved."""
+    return real_path(project_named(given, hook_input, env_project))
 
 
 _O_PATH = getattr(os, "O_PATH", None)
@@ -287,7 +294,9 @@ def completed(coroutine: Coroutine[Any, Any, T]) -> T:
 
 @dataclass(frozen=True, slots=True)
 class Relayed:
-    """One relayed event's verdict, and the config files of the session that did not load."""
+    """One relayed event's verdict, and the config files of the session that did not load.
+    (Not a named tuple, though one costs less to make: `typing` is not loaded on the
+    one-event answer's path, see docs/performance.md.)"""
 
     verdict: Verdict
     failures: tuple[LoadFailure, ...] = ()

@@ -16,11 +16,18 @@ A project is not watched (and is stamped on every event, as exact as before) whe
 could be missed: no inotify (another system, or the per-user watch limit reached), a link
 whose target is a link or lies behind one (its retargeting would happen where nothing is
 watched), or a dangling link (its target may appear anywhere). The project folder and the home
-folder are checked by identity on each event too (a `stat` each), so a path that comes to name
-another folder is noticed.
+folder, and every folder above them, are watched for their own rename or removal: a path of
+real folders (no link on the way) can come to name another folder in no other way, so a path
+that does is noticed without a look per event. A base named through a link is checked by
+identity on each event instead (a `stat`).
 
-Limit: a file changed through a writable shared memory mapping raises no note (nor, until it
-is written back, a change of mtime).
+The user's trust store (``~/.hookwright/trust.json``) is watched too, apart: a change to it is a
+trust note (`HookWatch.trust_noted`), after which the project's trust is judged again and its
+session kept (`renew_trust` watches the store's new file, as it is written whole).
+
+Limits: a file changed through a writable shared memory mapping raises no note (nor, until it
+is written back, a change of mtime); a file system mounted over a watched folder raises none
+either (mounting needs privileges the daemon's user does not give hooks).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookwright.config.fingerprint import Fingerprint, fingerprint
+from hookwright.config.trust import TrustStore
 from hookwright.dialects.codex.cloud import CACHE_FILE
 from hookwright.dialects.codex.config import codex_home
 from hookwright.dialects.codex.signin import AUTH_FILE
@@ -148,20 +156,29 @@ if INotify is not None:
     )
     #: What is noted of a hook folder's files and of a hook file itself.
     _CONTENT = _ENTRIES | flags.MODIFY | flags.CLOSE_WRITE
+    #: What is noted of a folder above a base: only its own rename or removal (no note about
+    #: its entries, so a busy folder such as ``/tmp`` sends none).
+    _SELF = flags.MOVE_SELF | flags.DELETE_SELF
 
 
 @dataclass(frozen=True, slots=True)
 class _Filter:
-    """Which notes of one watch matter: those about the watched file or folder itself, and
-    those about its entries named in `names`, about hook files and sub-folders (`hooks`), or
-    about any entry (`everything`). One folder watched for several reasons merges them."""
+    """Which notes of one watch matter: those about the watched file or folder itself
+    (unless `own` is False), and those about its entries named in `names`, about hook files
+    and sub-folders (`hooks`), or about any entry (`everything`). Notes about the entries in
+    `trust_names` ("" for the watched file itself) that do not matter are trust notes. One
+    folder watched for several reasons merges them."""
 
     names: frozenset[str] = frozenset()
     hooks: bool = False
     everything: bool = False
+    own: bool = True
+    trust_names: frozenset[str] = frozenset()
 
     def matters(self, name: str, is_dir: bool) -> bool:
-        if not name or self.everything or name in self.names:
+        if not name:
+            return self.own
+        if self.everything or name in self.names:
             return True
         if not self.hooks:
             return False
@@ -171,8 +188,16 @@ class _Filter:
 
     def merged(self, other: _Filter) -> _Filter:
         return _Filter(
-            self.names | other.names, self.hooks or other.hooks, self.everything or other.everything
+            self.names | other.names,
+            self.hooks or other.hooks,
+            self.everything or other.everything,
+            self.own or other.own,
+            self.trust_names | other.trust_names,
         )
+
+
+#: The trust store's file, as a watch filter: every note about it is a trust note.
+_TRUST_FILE = _Filter(own=False, trust_names=frozenset({""}))
 
 
 def _plain_link(path: str) -> None:
@@ -190,8 +215,6 @@ class HookWatch:
     def __init__(self, project: Path, home: Path) -> None:
         if INotify is None:
             raise Unwatchable("no inotify")
-        #: Named as text: each event looks them up, and a `Path` is made text for each call.
-        self._bases = tuple((str(base), _identity(base)) for base in (project, home))
         self._notes = INotify(nonblocking=True)
         self._fd = self._notes.fileno()
         #: Asks whether a note waits (one `poll`, which a daemon makes per event: cheaper than
@@ -199,9 +222,20 @@ class HookWatch:
         self._waiting = select.poll()
         self._waiting.register(self._fd, select.POLLIN)
         self._filters: dict[int, _Filter] = {}
+        #: A change to the trust store was noted (cleared by `renew_trust`).
+        self.trust_noted = False
+        #: Whether the trust store is watched (else its fingerprint is taken per event).
+        self.trust_watched = False
+        self._trust = TrustStore(home).path
         try:
             for base, name in _roots(project, home):
                 self._watch_root(base, name)
+            #: The bases named through a link, checked by identity on each look (named as
+            #: text: each look makes a `Path` text for its call).
+            self._bases = tuple(
+                (str(base), _identity(base)) for base in (project, home) if not self._above(base)
+            )
+            self._watch_trust()
             self.stamp = stamp(project, home)
         except (OSError, Unwatchable):
             self.close()
@@ -213,6 +247,42 @@ class HookWatch:
         wd = int(self._notes.add_watch(path, mask | flags.MASK_ADD))
         known = self._filters.get(wd)
         self._filters[wd] = rule if known is None else known.merged(rule)
+
+    def _above(self, base: Path) -> bool:
+        """Watch `base` and every folder above it (but the root) for its own rename or
+        removal, when `base` is a real path; False (a `stat` per look instead) otherwise."""
+        if os.path.realpath(base) != str(base):
+            return False
+        try:
+            for folder in (base, *base.parents[:-1]):
+                self._add(folder, _SELF, _Filter())
+        except OSError:  # a folder this user cannot read: its watch is left harmless
+            return False
+        return True
+
+    def _watch_trust(self) -> None:
+        """Watch the trust store's entry in its folder and the file itself (trust notes: the
+        folder's other entries, such as the audit file, send none); `trust_watched` stays
+        False where the store is a link or a watch cannot be set."""
+        folder = self._trust.parent
+        if not folder.is_dir() or folder.is_symlink() or self._trust.is_symlink():
+            return
+        try:
+            entry = _Filter(own=False, trust_names=frozenset({self._trust.name}))
+            self._add(folder, _ENTRIES, entry)
+            if self._trust.exists():
+                self._add(self._trust, _CONTENT, _TRUST_FILE)
+        except (OSError, Unwatchable):
+            return
+        self.trust_watched = True
+
+    def renew_trust(self) -> None:
+        """Before the trust store is read again: the trust note cleared and the store's file
+        watched anew (it is written whole, a new file replacing the old)."""
+        self.trust_noted = False
+        if self.trust_watched:
+            self.trust_watched = False
+            self._watch_trust()
 
     def _watch_root(self, base: Path, name: str) -> None:
         """Watch the folders from `base` down to the root `name`, then the root itself: its
@@ -261,13 +331,17 @@ class HookWatch:
                 return True
 
     def _matters(self, data: bytes) -> bool:
-        """Whether any of the notes in `data` matters."""
+        """Whether any of the notes in `data` matters (a watch dropped counts as a note about
+        its file); trust notes are kept in `trust_noted`."""
         for event in parse_events(data):
-            if event.mask & (flags.Q_OVERFLOW | flags.IGNORED):
+            if event.mask & flags.Q_OVERFLOW:
                 return True
             rule = self._filters.get(event.wd)
-            if rule is None or rule.matters(event.name, bool(event.mask & flags.ISDIR)):
+            name = "" if event.mask & flags.IGNORED else event.name
+            if rule is None or rule.matters(name, bool(event.mask & flags.ISDIR)):
                 return True
+            if name in rule.trust_names:
+                self.trust_noted = True
         return False
 
     def close(self) -> None:

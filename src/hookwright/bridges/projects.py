@@ -5,9 +5,12 @@ the same size and mtime, or a link retargeted, counts) or what it read expires w
 changing (`OpenedProject.valid_until`: Codex's cached cloud requirements, after which a fresh
 session would not read them), answered only while the folder is trusted.
 
-Trust is judged when a project is loaded and again whenever its watch notes a change or the
-trust store's file changed (on every request for a project without a watch); a folder that
-lost its trust has its warm session closed.
+Trust is judged when a project is loaded and again whenever its watch notes a change to its
+files or to the trust store (a trust note, which keeps the session; on every request for a
+project without a watch, by the store's fingerprint); a folder that lost its trust has its
+warm session closed. A loaded project named by its real path that its watch noted nothing
+for answers without resolving its folder or looking at the trust store: the watch covers the
+folders above it too (`hook_watch`).
 An untrusted folder is never kept warm: each of its events opens a session of its own (none
 of its hooks bound), so the failure policy still decides whether its guarded actions are
 blocked. Every session is opened by `claude_hook.open_session`, so each answered event lands
@@ -21,6 +24,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from hookwright.bridges import hook_watch
 from hookwright.bridges.claude_hook import (
@@ -29,7 +33,8 @@ from hookwright.bridges.claude_hook import (
     failure,
     open_session,
     parse_input,
-    project_for,
+    project_named,
+    real_path,
     relay_on,
     relay_once,
     settle,
@@ -38,6 +43,7 @@ from hookwright.bridges.claude_version import calling_profile, unknown_caller_no
 from hookwright.bridges.hook_watch import HookWatch, Stamp
 from hookwright.config.fingerprint import Fingerprint, fingerprint
 from hookwright.config.trust import TrustPolicy, TrustStore
+from hookwright.core.events import Event
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.session import HookSession
@@ -61,9 +67,9 @@ class ProjectLimits:
 DEFAULT_PROJECT_LIMITS = ProjectLimits()
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """What a hook command would do: its exit code, stdout bytes and stderr text."""
+class Reply(NamedTuple):
+    """What a hook command would do: its exit code, stdout bytes and stderr text. (A named
+    tuple, immutable as a frozen dataclass: one is made per event, at half the cost.)"""
 
     exit: int
     stdout: bytes
@@ -110,6 +116,18 @@ class _Warm:
             return False
         return True
 
+    def fresh(self) -> bool:
+        """Whether the project answers as it was loaded and judged, told by its watch alone
+        (one `poll` when nothing came): no change to its hook files or to the folders its
+        path and the home's go through, no trust note, and nothing it read expired."""
+        watch = self.watch
+        if self.stale or watch is None or not watch.trust_watched:
+            return False
+        if watch.changed() or (self.valid_until is not None and self.expired()):
+            self.stale = True
+            return False
+        return not watch.trust_noted
+
     def expired(self) -> bool:
         return self.valid_until is not None and time.time() >= self.valid_until
 
@@ -133,9 +151,12 @@ class WarmProjects:
         self._warm: OrderedDict[Path, _Warm] = OrderedDict()
         self._loading = asyncio.Lock()
         self._trust: tuple[Fingerprint, TrustPolicy] | None = None
-        #: The trust store's file, fingerprinted on every event (named once, as text: building
-        #: the path cost as much as the `lstat`, and a `Path` is made text for each call).
+        #: The trust store's file, fingerprinted on every event judged afresh (named once, as
+        #: text: building the path cost as much as the `lstat`, and a `Path` is made text for
+        #: each call).
         self._trust_path = str(TrustStore(home).path)
+        #: Each loaded project and its folder, by the folder's real path as text (`_fresh`).
+        self._real: dict[str, tuple[Path, _Warm]] = {}
 
     @property
     def projects(self) -> list[str]:
@@ -154,42 +175,70 @@ class WarmProjects:
         agent: str | None = None,
     ) -> Reply:
         """One hook event, answered as the Claude Code that named itself `agent` (see
-        `claude_version.calling_version`)."""
+        `claude_version.calling_version`): at once by a loaded project that nothing changed
+        for (`_fresh`), else once the project is resolved and judged (`_judged`)."""
         try:
             event, hook_input = parse_input(body)
         except HookInputError as exc:
             return Reply(1, b"", f"hookwright: error: {exc}\n")
-        root = project_for(project, hook_input, env_project)
         caller = calling_profile(agent)
-        trust_key = self._trust_key()
+        named = project_named(project, hook_input, env_project)
+        loaded = self._fresh(named, caller)
+        if loaded is None:
+            judged = await self._judged(real_path(named), event, hook_input, caller)
+            if isinstance(judged, Reply):
+                return judged
+            loaded = judged
+        root, warm = loaded
+        warm.busy += 1
+        try:
+            relayed = await relay_on(warm.session, event, hook_input)
+        except Exception as exc:
+            relayed = Relayed(failure(event, exc))
+        finally:
+            warm.busy -= 1
+            warm.used = time.monotonic()
+        return _reply(relayed, root, True)
+
+    def _fresh(
+        self, named: str | Path, caller: ClaudeCodeProfile | None
+    ) -> tuple[Path, _Warm] | None:
+        """The loaded project `named` names, when it answers as it was loaded and judged:
+        named by its real path (the watch over that path's folders tells that it still names
+        the project: no resolution per event), loaded for this Claude Code, and nothing
+        changed since (`_Warm.fresh`); None otherwise."""
+        loaded = self._real.get(named if type(named) is str else str(named))
+        if loaded is None or loaded[1].caller != caller or not loaded[1].fresh():
+            return None
+        return loaded
+
+    async def _judged(
+        self,
+        root: Path,
+        event: Event,
+        hook_input: dict[str, Any],
+        caller: ClaudeCodeProfile | None,
+    ) -> tuple[Path, _Warm] | Reply:
+        """The project of an event judged afresh: while its folder is trusted, loaded (or
+        reloaded) for `answer` to relay the event on; else the event's reply, from a session
+        of its own (or the failure to load it)."""
         warm = self._warm.get(root)
+        if warm is not None and warm.watch is not None:
+            warm.watch.renew_trust()  # before the store is read: a later change is noted
+        trust_key = self._trust_key()
         trusted = (
             warm is not None and warm.caller == caller and warm.unchanged(trust_key)
         ) or self._trusts(root, trust_key)
         try:
             if trusted:
-                if warm is None or warm.stale or warm.watch is None or warm.caller != caller:
-                    warm = await self._session(root, trust_key, caller)
-                else:  # loaded and unchanged (`_session` without its coroutine)
-                    warm.trust_key = trust_key
-                    self._warm.move_to_end(root)
-                warm.busy += 1
-                try:
-                    relayed = await relay_on(warm.session, event, hook_input)
-                finally:
-                    warm.busy -= 1
-                    warm.used = time.monotonic()
-            else:
-                await self._drop(root)
-                relayed = await relay_once(
-                    root, self.home, event, hook_input, host="daemon", caller=caller
-                )
+                return root, await self._session(root, trust_key, caller)
+            await self._drop(root)
+            relayed = await relay_once(
+                root, self.home, event, hook_input, host="daemon", caller=caller
+            )
         except Exception as exc:
             relayed = Relayed(failure(event, exc))
-        verdict, failed = settle(relayed, root, trusted)
-        if failed is not None:
-            return Reply(1, b"", f"{failed}\n", failed=True)
-        return Reply(0, encode_output_json(verdict))
+        return _reply(relayed, root, trusted)
 
     def _trust_key(self) -> Fingerprint | None:
         return fingerprint(self._trust_path)
@@ -220,7 +269,7 @@ class WarmProjects:
             async with self._loading:
                 warm = await self._load(root, caller)
         warm.trust_key = trust_key
-        self._warm.move_to_end(root)
+        self._real[str(root)] = (root, warm)
         return warm
 
     async def _load(self, root: Path, caller: ClaudeCodeProfile | None) -> _Warm:
@@ -247,7 +296,10 @@ class WarmProjects:
         warm = _Warm(session, watch, current, None, caller)
         warm.valid_until = None if session.opened is None else session.opened.valid_until
         self._warm[root] = warm
-        idle = [other for other, kept in self._warm.items() if not kept.busy and other != root]
+        idle = sorted(
+            (other for other, kept in self._warm.items() if not kept.busy and other != root),
+            key=lambda other: self._warm[other].used,
+        )
         for other in idle[: max(0, len(self._warm) - self.limits.loaded)]:
             await self._drop(other)
         return warm
@@ -261,6 +313,7 @@ class WarmProjects:
                 await self._drop(root)
 
     async def _drop(self, root: Path) -> None:
+        self._real.pop(str(root), None)
         warm = self._warm.pop(root, None)
         if warm is not None:
             await warm.close()
@@ -269,3 +322,11 @@ class WarmProjects:
     async def aclose(self) -> None:
         for root in list(self._warm):
             await self._drop(root)
+
+
+def _reply(relayed: Relayed, root: Path, trusted: bool) -> Reply:
+    """The reply to an event relayed for the project at `root` (see `claude_hook.settle`)."""
+    verdict, failed = settle(relayed, root, trusted)
+    if failed is not None:
+        return Reply(1, b"", f"{failed}\n", failed=True)
+    return Reply(0, encode_output_json(verdict))

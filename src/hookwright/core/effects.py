@@ -230,7 +230,9 @@ class Effects:
         return Effects(**{f.name: changes.get(f.name, getattr(self, f.name)) for f in fields(self)})
 
     def __bool__(self) -> bool:
-        return self != NO_EFFECTS
+        """Whether any effect is set (the shared empty one, most hooks' answer, is told by
+        identity: the field-by-field comparison builds two tuples of every field)."""
+        return self is not NO_EFFECTS and self != NO_EFFECTS
 
 
 NO_EFFECTS = Effects()

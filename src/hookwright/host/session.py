@@ -414,6 +414,11 @@ class HookSession:
 
     async def fire(self, event: Event, **payload: Any) -> Verdict:
         """Dispatch one checkpoint and report what the hooks did."""
+        return await self._fire(event, payload)
+
+    async def _fire(self, event: Event, payload: dict[str, Any]) -> Verdict:
+        """`fire`, for a payload already in a dict of its own (`relay` makes one: passed on
+        as it is, not copied into keyword arguments and out again)."""
         inp = self._input(event, payload)
         if self.report is None:  # nothing to report: the engine selects, from its cached plan
             try:  # `_dispatch` without its coroutine (a daemon fires every event this way)
@@ -556,11 +561,11 @@ class HookSession:
         payload = {k: v for k, v in hook_input.items() if k not in _NOT_PAYLOAD}
         name = payload.get("tool_name")
         if not isinstance(name, str):
-            return await self.fire(event, **payload)
+            return await self._fire(event, payload)
         hook_name, arguments = self.tool_map.to_hooks(name, payload.get("tool_input") or {})
         with self._relayed_span(event, name, payload):
-            verdict = await self.fire(
-                event, **{**payload, "tool_name": hook_name, "tool_input": arguments}
+            verdict = await self._fire(
+                event, {**payload, "tool_name": hook_name, "tool_input": arguments}
             )
         if verdict.updated_input is None:
             return verdict

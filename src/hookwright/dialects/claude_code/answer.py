@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hookwright.core.effects import NO_EFFECTS
 from hookwright.core.events import Event
 from hookwright.core.results import REWRITE_DECISIONS, Decision, Verdict
 from hookwright.dialects.claude_code.stdin import js_json
@@ -190,5 +191,34 @@ def encode_output(verdict: Verdict) -> dict[str, Any]:
 
 
 def encode_output_json(verdict: Verdict) -> bytes:
-    """`encode_output` as the bytes a hook prints: compact JSON and a newline."""
+    """`encode_output` as the bytes a hook prints: compact JSON and a newline. A verdict that
+    says nothing but one short context (a context hook's usual answer, which a daemon gives
+    on every prompt) is encoded once per event and context, then looked up: nothing else of
+    it is read by `encode_output` then."""
+    context = verdict.additional_context
+    if (
+        len(context) == 1
+        and verdict.decision is None
+        and verdict.continue_
+        and verdict.abort is None
+        and verdict.effects is NO_EFFECTS
+        and not verdict.system_messages
+        and verdict.updated_input is None
+        and verdict.updated_output is None
+        and len(context[0]) <= _CONTEXT_KEPT
+    ):
+        key = (verdict.event, context[0])
+        answer = _CONTEXT_ANSWERS.get(key)
+        if answer is None:
+            if len(_CONTEXT_ANSWERS) >= _CONTEXT_ANSWERS_KEPT:
+                _CONTEXT_ANSWERS.clear()
+            answer = _CONTEXT_ANSWERS[key] = js_json(encode_output(verdict)) + b"\n"
+        return answer
     return js_json(encode_output(verdict)) + b"\n"
+
+
+#: The answers of context-only verdicts by event and context (`encode_output_json`): at most
+#: this many, of contexts of at most this many characters.
+_CONTEXT_ANSWERS: dict[tuple[Event, str], bytes] = {}
+_CONTEXT_ANSWERS_KEPT = 64
+_CONTEXT_KEPT = 4096
