@@ -394,7 +394,7 @@ class HookSession:
         """The session's part of a hook input's payload, in a new dict, first in its order."""
         ident = self.identity
         project = ident.project_dir or ident.cwd or ""
-        common = {
+        common: dict[str, Any] = {
             "channel": ident.channel,
             "chat_id": ident.session_id,
             "workspace_id": project,
