@@ -35,8 +35,8 @@ from hookwright.bridges.claude_hook import (
     parse_input,
     project_named,
     real_path,
-    relay_on,
     relay_once,
+    relayed_of,
     settle,
 )
 from hookwright.bridges.claude_version import calling_profile, unknown_caller_note
@@ -192,7 +192,7 @@ class WarmProjects:
         root, warm = loaded
         warm.busy += 1
         try:
-            relayed = await relay_on(warm.session, event, hook_input)
+            relayed = relayed_of(warm.session, await warm.session.relay(event, hook_input))
         except Exception as exc:
             relayed = Relayed(failure(event, exc))
         finally:

@@ -386,19 +386,32 @@ class HookSession:
 
     def _input(self, event: Event, payload: Mapping[str, Any]) -> HookInput:
         """`input`, for a payload already in a dict of its own (`fire` has one)."""
+        merged = self._common()
+        merged.update(payload)  # as `{**common, **payload}`: a payload's field wins in place
+        return self._made(event, merged)
+
+    def _common(self) -> dict[str, Any]:
+        """The session's part of a hook input's payload, in a new dict, first in its order."""
         ident = self.identity
-        base = {
+        project = ident.project_dir or ident.cwd or ""
+        common: dict[str, Any] = {
             "channel": ident.channel,
             "chat_id": ident.session_id,
-            "workspace_id": ident.project_dir or ident.cwd or "",
+            "workspace_id": project,
             "run_id": ident.turn_id or "",
-            "project_dir": ident.project_dir or ident.cwd or "",
+            "project_dir": project,
         }
         if ident.prompt_id is not None:
-            base["prompt_id"] = ident.prompt_id
+            common["prompt_id"] = ident.prompt_id
         if ident.agent_transcript_path is not None:
-            base["agent_transcript_path"] = ident.agent_transcript_path
-        effort = {"effort": {"level": ident.effort}} if ident.effort else {}
+            common["agent_transcript_path"] = ident.agent_transcript_path
+        if ident.effort:
+            common["effort"] = {"level": ident.effort}
+        return common
+
+    def _made(self, event: Event, payload: dict[str, Any]) -> HookInput:
+        """The hook input of `event` on this session's common fields, with `payload` whole."""
+        ident = self.identity
         return HookInput(
             event,
             host_objects=self.host_objects,
@@ -409,17 +422,15 @@ class HookSession:
             cwd=ident.cwd,
             transcript_path=ident.transcript_path,
             permission_mode=ident.permission_mode,
-            payload={**base, **effort, **payload},
+            payload=payload,
         )
 
     async def fire(self, event: Event, **payload: Any) -> Verdict:
         """Dispatch one checkpoint and report what the hooks did."""
-        return await self._fire(event, payload)
+        return await self._fire_input(event, self._input(event, payload))
 
-    async def _fire(self, event: Event, payload: dict[str, Any]) -> Verdict:
-        """`fire`, for a payload already in a dict of its own (`relay` makes one: passed on
-        as it is, not copied into keyword arguments and out again)."""
-        inp = self._input(event, payload)
+    async def _fire_input(self, event: Event, inp: HookInput) -> Verdict:
+        """`fire`, for the hook input made already (`relay` makes it from the host's own)."""
         if self.report is None:  # nothing to report: the engine selects, from its cached plan
             try:  # `_dispatch` without its coroutine (a daemon fires every event this way)
                 return await self.engine.dispatch(inp)
@@ -546,11 +557,30 @@ class HookSession:
     def adopt(self, hook_input: Mapping[str, Any]) -> None:
         """Take the common fields of a host's own hook input (a Claude Code CLI's session_id,
         transcript_path, cwd and permission_mode; a Codex CLI's turn_id), so hooks see the
-        host's session."""
-        for name in HOST_COMMON_FIELDS:
-            value = hook_input.get(name)
-            if isinstance(value, str) and value:
-                setattr(self.identity, name, value)
+        host's session. (`HOST_COMMON_FIELDS` one by one: a loop and `setattr` cost a third
+        more, on every relayed event.)"""
+        ident = self.identity
+        get = hook_input.get
+        if isinstance(value := get("session_id"), str) and value:
+            ident.session_id = value
+        if isinstance(value := get("turn_id"), str) and value:
+            ident.turn_id = value
+        if isinstance(value := get("transcript_path"), str) and value:
+            ident.transcript_path = value
+        if isinstance(value := get("cwd"), str) and value:
+            ident.cwd = value
+        if isinstance(value := get("permission_mode"), str) and value:
+            ident.permission_mode = value
+
+    def _merged(self, hook_input: Mapping[str, Any]) -> dict[str, Any]:
+        """`_input`'s payload for a host's own hook input: the same fields in the same order
+        as the common fields merged with the input less `_NOT_PAYLOAD`, without the copy
+        between (none of `_NOT_PAYLOAD` is a common field, so each is taken out after)."""
+        merged = self._common()
+        for name, value in hook_input.items():
+            if name not in _NOT_PAYLOAD:
+                merged[name] = value
+        return merged
 
     async def relay(self, event: Event, hook_input: Mapping[str, Any]) -> Verdict:
         """The verdict of `event`'s hooks on a host's own hook input, for a host that applies
@@ -558,15 +588,14 @@ class HookSession:
         fields are adopted, a tool's name and arguments are mapped to the hooks' (`tool_map`)
         and a rewritten input back to the host's."""
         self.adopt(hook_input)
+        name = hook_input.get("tool_name")
+        if not isinstance(name, str):  # the hooks' input made at once: no payload of its own
+            return await self._fire_input(event, self._made(event, self._merged(hook_input)))
         payload = {k: v for k, v in hook_input.items() if k not in _NOT_PAYLOAD}
-        name = payload.get("tool_name")
-        if not isinstance(name, str):
-            return await self._fire(event, payload)
         hook_name, arguments = self.tool_map.to_hooks(name, payload.get("tool_input") or {})
         with self._relayed_span(event, name, payload):
-            verdict = await self._fire(
-                event, {**payload, "tool_name": hook_name, "tool_input": arguments}
-            )
+            mapped = {**payload, "tool_name": hook_name, "tool_input": arguments}
+            verdict = await self._fire_input(event, self._input(event, mapped))
         if verdict.updated_input is None:
             return verdict
         _, host_input = self.tool_map.to_host(hook_name, verdict.updated_input)
