@@ -8,9 +8,12 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from hookwright import Event, HookEngine, HookInput, add_context
 from hookwright.dialects.claude_code.stdin import encode_input
 from hookwright.host import HookSession, SessionIdentity
+from hookwright.host.session import HOST_COMMON_FIELDS
 
 
 def seen_by_hook(host_input: dict[str, Any]) -> tuple[HookInput, HookInput]:
@@ -54,3 +57,21 @@ def test_the_hook_reads_the_sessions_payload_in_its_order() -> None:
     assert relayed.payload["effort"] == {"level": "high"}
     wire = json.dumps(encode_input(relayed))
     assert wire == json.dumps(encode_input(made))
+
+
+@pytest.mark.parametrize("name", HOST_COMMON_FIELDS)
+def test_adopt_takes_every_field_the_payload_leaves_out(name: str) -> None:
+    """`adopt` names the fields one by one (for speed) while `HOST_COMMON_FIELDS` keeps them
+    out of the payload: a field added to one and not the other would vanish from the hooks'
+    view. Each is taken when a non-empty text, left as it was otherwise."""
+    engine = HookEngine(audit_path=None)
+    try:
+        session = HookSession(engine, SessionIdentity(session_id="s1", cwd="/w"))
+        before = getattr(session.identity, name)
+        session.adopt({name: ""})
+        session.adopt({name: 7})
+        assert getattr(session.identity, name) == before
+        session.adopt({name: f"host-{name}"})
+        assert getattr(session.identity, name) == f"host-{name}"
+    finally:
+        engine.close()
