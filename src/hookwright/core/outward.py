@@ -79,20 +79,20 @@ def _outward_effects(effects: Effects, secrets: Collection[str]) -> Effects:
 
 
 def make_outward(result: HookResult, secrets: Collection[str]) -> None:
-    """Redact and cap, in place, every text of `result` that leaves the engine (a text a
-    result does not have costs no call: most results have one or two)."""
+    """Redact and cap, in place, every text of `result` that leaves the engine, each through
+    `outward` (a text a result does not have costs no call: most results have one or two)."""
     if result.reason is not None:
-        result.reason = cap(redact(result.reason, secrets))
+        result.reason = outward(result.reason, secrets)
     if result.stop_reason is not None:
-        result.stop_reason = cap(redact(result.stop_reason, secrets))
+        result.stop_reason = outward(result.stop_reason, secrets)
     if result.system_message is not None:
-        result.system_message = cap(redact(result.system_message, secrets))
+        result.system_message = outward(result.system_message, secrets)
     if result.additional_context is not None:
-        result.additional_context = cap(redact(result.additional_context, secrets))
+        result.additional_context = outward(result.additional_context, secrets)
     if result.error is not None:
-        result.error = cap(redact(result.error, secrets))
+        result.error = outward(result.error, secrets)
     if result.stderr is not None:
-        result.stderr = cap(redact(result.stderr, secrets))
+        result.stderr = outward(result.stderr, secrets)
     if result.effects is not None:
         result.effects = _outward_effects(result.effects, secrets)
     if secrets:
