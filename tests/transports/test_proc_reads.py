@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,22 @@ def test_a_file_longer_than_one_read_is_read_whole() -> None:
     child = subprocess.Popen(["sleep", "30"], env=big)
     try:
         expected = b"".join(f"{name}={value}\0".encode() for name, value in big.items())
-        assert adoption.read_small(f"/proc/{child.pid}/environ") == expected
+        assert _environ_once_exec_is_done(child.pid) == expected
         assert adoption.carries(child.pid, b"\0HOOKWRIGHT_BIG3=333")
     finally:
         child.kill()
         child.wait()
+
+
+def _environ_once_exec_is_done(pid: int) -> bytes:
+    """The environment as soon as the kernel has placed it. `Popen` returns when the child's
+    descriptors close on exec, which is before exec has set the new image's environment up:
+    in that window ``/proc/<pid>/environ`` reads empty."""
+    deadline = time.monotonic() + 30
+    while not (read := adoption.read_small(f"/proc/{pid}/environ")):
+        assert time.monotonic() < deadline, "the child never showed its environment"
+        time.sleep(0.001)
+    return read
 
 
 def test_what_is_read_of_a_process_is_what_it_is() -> None:
