@@ -5,7 +5,8 @@ from hookwright.wiring import install as _install_defaults
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from hookwright.core.effects import Effects, ModelNote, Notice
+    from hookwright.core.effect_parts import ModelNote, Notice
+    from hookwright.core.effects import Effects
     from hookwright.core.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
     from hookwright.core.results import (
         Decision,
@@ -50,7 +51,8 @@ _install_defaults()
 #: Where each public name lives. Names load on first use, so `hookwright --version` and the
 #: CLI's light commands do not pay for the engine, the dialects or the host API at start-up.
 _HOMES = {
-    **dict.fromkeys(("Effects", "ModelNote", "Notice"), ".core.effects"),
+    "Effects": ".core.effects",
+    **dict.fromkeys(("ModelNote", "Notice"), ".core.effect_parts"),
     **dict.fromkeys(
         ("HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"), ".engine.kernel"
     ),

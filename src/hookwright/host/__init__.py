@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from hookwright.config.policy import FailurePolicy
     from hookwright.config.trust import TrustPolicy
     from hookwright.core.audit_record import PermissionSource, PromptChannel
-    from hookwright.core.effects import PromptInjection
+    from hookwright.core.effect_parts import PromptInjection
     from hookwright.core.events import Event
     from hookwright.core.tool_results import tool_result_of as tool_result_from_value
     from hookwright.engine.host_seams import WorkspaceAccess, WorkspaceLease
@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "TrustPolicy": "hookwright.config.trust",
     "FailurePolicy": "hookwright.config.policy",
-    "PromptInjection": "hookwright.core.effects",
+    "PromptInjection": "hookwright.core.effect_parts",
     "Event": "hookwright.core.events",
     "HookEngine": "hookwright.engine.kernel",
     **dict.fromkeys(("WorkspaceAccess", "WorkspaceLease"), "hookwright.engine.host_seams"),

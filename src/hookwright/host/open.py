@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from typing import Any, Literal, TypeAlias
 
     from hookwright.core.audit_record import AuditRecord
-    from hookwright.core.effects import ToolResult
+    from hookwright.core.effect_parts import ToolResult
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
     from hookwright.engine.host_seams import WorkspaceAccess

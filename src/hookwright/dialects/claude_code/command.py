@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from hookwright.config.private_files import touch_private
-from hookwright.core.effects import Notice
+from hookwright.core.effect_parts import Notice
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
 from hookwright.core.spec import HookSpec, RunContext
