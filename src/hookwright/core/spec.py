@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, fields
 from types import CodeType, FunctionType
 
 from hookwright.core.events import Event, HookInput
-from hookwright.core.matching import IfRule, Matcher
 from hookwright.core.results import Decision, HookResult
 from hookwright.core.systems import system_name
 from hookwright.core.tiers import TIER_RANK, Tier
@@ -26,6 +25,8 @@ from hookwright.core.tool_results import tool_result_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal, Protocol, TypeAlias, TypeVar, runtime_checkable
+
+    from hookwright.core.matching import IfRule, Matcher
 
 #: `inspect.CO_COROUTINE`: the code of an ``async def``.
 _CO_COROUTINE = 0x80

@@ -37,7 +37,6 @@ from pathlib import Path
 from hookwright.core.audit_record import AuditCallback
 from hookwright.core.events import Event, HookInput, resolve_event
 from hookwright.core.logs import LazyLogger
-from hookwright.core.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
 from hookwright.engine.defaults import DEFAULT_AUDIT, engine_defaults
@@ -61,6 +60,7 @@ if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
     from typing import Any, TypeVar
 
+    from hookwright.core.matching import IfRule, Matcher, MatcherStyle
     from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
 
     F = TypeVar("F", bound=Callable[..., Any])
@@ -300,12 +300,13 @@ class HookEngine:
         canonical = resolve_event(event)
         if timeout is not None and timeout <= 0:
             raise ValueError(f"hook {name or func.__name__}: timeout must be > 0, got {timeout}")
+        compiled, if_rule = _rules_of(matcher, matcher_style, if_)
         spec = HookSpec(
             name=name or str(getattr(func, "__qualname__", repr(func))),
             event=canonical,
             handler=PythonHandler(func),
-            matcher=compile_matcher(matcher, matcher_style) if matcher is not None else None,
-            if_rule=IfRule.parse(if_) if if_ is not None else None,
+            matcher=compiled,
+            if_rule=if_rule,
             source=source,
             mode=mode,
             priority=priority,
@@ -640,6 +641,19 @@ def _running_loop() -> AbstractEventLoop | None:
         return None
     loop: AbstractEventLoop | None = asyncio._get_running_loop()
     return loop
+
+
+def _rules_of(
+    matcher: str | None, style: MatcherStyle, if_: str | None
+) -> tuple[Matcher | None, IfRule | None]:
+    """A hook's compiled matcher and `if` rule, each None where it has none: the matching
+    rules load with the first hook that has one."""
+    if matcher is None and if_ is None:
+        return None, None
+    from hookwright.core.matching import IfRule, compile_matcher
+
+    compiled = compile_matcher(matcher, style) if matcher is not None else None
+    return compiled, IfRule.parse(if_) if if_ is not None else None
 
 
 def _origin_of(func: Callable[..., Any]) -> str | None:

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from hookwright.core.events import MATCH_FIELD, TOOL_EVENTS, HookInput
-from hookwright.core.matching import IfRule
 from hookwright.core.spec import HookSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookwright.core.matching import IfRule
 
 
 def if_rule_matches(rule: IfRule, inp: HookInput) -> bool:
