@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookwright.config.policy import FailurePolicy
     from hookwright.config.trust import TrustPolicy
-    from hookwright.core.audit_record import PermissionSource, PromptChannel
+    from hookwright.core.audit_detail import PermissionSource, PromptChannel
     from hookwright.core.effect_parts import PromptInjection
     from hookwright.core.events import Event
     from hookwright.core.tool_results import tool_result_of as tool_result_from_value
@@ -115,7 +115,7 @@ _HOMES = {
     **dict.fromkeys(("HookInfo", "NotRun", "ProjectHooks"), "hookwright.host.open"),
     **dict.fromkeys(("PromptFlow", "PromptPlacement"), "hookwright.host.prompts"),
     "Reporter": "hookwright.host.reports",
-    **dict.fromkeys(("PermissionSource", "PromptChannel"), "hookwright.core.audit_record"),
+    **dict.fromkeys(("PermissionSource", "PromptChannel"), "hookwright.core.audit_detail"),
     **dict.fromkeys(
         ("DEFAULT_STOP_BLOCK_CAP", "HookSession", "SessionIdentity"),
         "hookwright.host.session",

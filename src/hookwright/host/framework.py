@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from hookwright.core.audit_record import PermissionSource
+from hookwright.core.audit_detail import PermissionSource
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict
 from hookwright.host.decisions import (

@@ -47,7 +47,7 @@ from hookwright.host.open import (
 )
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
-from hookwright.monitor.audit import AuditRecord, PermissionSource
+from hookwright.monitor.audit import AuditRecord
 from hookwright.monitor.watch import EngineMonitor
 
 TYPE_CHECKING = False
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     # makes none, and a process answering one event does not load their ~20 record classes.
     from typing import Any, Literal
 
+    from hookwright.core.audit_detail import PermissionSource
     from hookwright.engine.host_seams import WorkspaceAccess
     from hookwright.host.decisions import (
         Ask,
