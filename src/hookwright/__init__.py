@@ -25,7 +25,8 @@ if TYPE_CHECKING:
         rewrite_output,
         stop,
     )
-    from hookwright.core.spec import HookSpec, PythonHandler, RunContext
+    from hookwright.core.run_context import RunContext
+    from hookwright.core.spec import HookSpec, PythonHandler
     from hookwright.engine.kernel import HookEngine, ScopedHooks, apply_to_input, plan_stages
     from hookwright.engine.observers import RuntimeEvent
     from hookwright.host import (
@@ -80,7 +81,8 @@ _HOMES = {
         ),
         ".core.results",
     ),
-    **dict.fromkeys(("HookSpec", "PythonHandler", "RunContext"), ".core.spec"),
+    **dict.fromkeys(("HookSpec", "PythonHandler"), ".core.spec"),
+    "RunContext": ".core.run_context",
     **dict.fromkeys(
         (
             "HookSession",

@@ -19,7 +19,8 @@ from collections.abc import Callable
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult
-from hookwright.core.spec import HookSpec, RunContext
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
 from hookwright.engine.inbox import AsyncDelivery, AsyncInbox
 from hookwright.engine.services import services_of
 from hookwright.transports.base import Failure, Reply

@@ -38,7 +38,7 @@ from hookwright.core.audit_record import AuditCallback
 from hookwright.core.events import Event, HookInput, resolve_event
 from hookwright.core.logs import LazyLogger
 from hookwright.core.results import Verdict, failed_dispatch
-from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
+from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler
 from hookwright.engine.defaults import DEFAULT_AUDIT, engine_defaults
 from hookwright.engine.observers import ObserverBus, ObserverFunc
 from hookwright.engine.run_loop import (
@@ -58,9 +58,10 @@ from hookwright.engine.services import Services
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
-    from typing import Any, TypeVar
+    from typing import Any, TypeAlias, TypeVar
 
     from hookwright.core.matching import IfRule, Matcher, MatcherStyle
+    from hookwright.core.run_context import RunContext
     from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
 
     F = TypeVar("F", bound=Callable[..., Any])
@@ -75,7 +76,7 @@ MOST_SPENT = 64
 
 
 #: A hook's run context under the engine's services (`HookEngine._context`).
-ContextOf = Callable[[HookSpec], RunContext]
+ContextOf: TypeAlias = "Callable[[HookSpec], RunContext]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +222,8 @@ class HookEngine:
         """The run context `spec` is handed on every run under the current services."""
         context = self._contexts.get(spec)
         if context is None:
+            from hookwright.core.run_context import RunContext  # the first hook awaited
+
             context = self._contexts[spec] = RunContext(spec, spec.timeout, self._services)
         return context
 

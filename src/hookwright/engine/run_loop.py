@@ -41,7 +41,7 @@ from hookwright.core.events import (
 )
 from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
-from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
+from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, escapes_hook
 from hookwright.core.systems import ANSWER_WORDS, system_name
 from hookwright.core.tracebacks import author_traceback, describe_exception
 
@@ -49,10 +49,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
+    from hookwright.core.run_context import RunContext
+
 #: The planned stages of one dispatch, in run order.
 Stages = Sequence[Sequence[HookSpec]]
 #: The same stages as `run_awaited` runs them: each hook's run context (`RunContext.spec`).
-AwaitedStages = Sequence[Sequence[RunContext]]
+AwaitedStages: TypeAlias = "Sequence[Sequence[RunContext]]"
 #: A sync Python hook as the fast path calls it: its spec, its callable, its return decoder.
 InlineCall: TypeAlias = (
     "tuple[HookSpec, Callable[[HookInput], Any], Callable[[Any], HookResult | None]]"

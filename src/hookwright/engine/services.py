@@ -40,7 +40,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
-from hookwright.core.spec import RunContext
 from hookwright.engine.defaults import engine_defaults
 from hookwright.engine.inbox import AsyncInbox
 from hookwright.engine.state import StateStore
@@ -49,6 +48,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal, TypeAlias
 
+    from hookwright.core.run_context import RunContext
     from hookwright.engine.host_seams import McpToolCaller, WorkspaceAccess
     from hookwright.transports.base import IoRunner, WarmRunner, WorkerRunner
 

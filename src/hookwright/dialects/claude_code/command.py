@@ -21,7 +21,8 @@ from hookwright.config.private_files import touch_private
 from hookwright.core.effect_parts import Notice
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import HookSpec, RunContext
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.async_runs import AsyncRuns, run_record
 from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import (
