@@ -25,7 +25,8 @@ from hookwright.dialects.claude_code.tables import (
     PROMPT_ENDS_TURN,
     PROMPT_NO_EFFECT,
 )
-from hookwright.engine.services import HookModelRequest, ModelKind, services_of
+from hookwright.engine.hook_requests import HookModelRequest, ModelKind
+from hookwright.engine.services import services_of
 from hookwright.transports.base import Envelope, Failure, Output, Reply
 from hookwright.transports.model import ModelTransport
 
