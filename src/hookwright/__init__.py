@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from hookwright.core.run_context import RunContext
     from hookwright.core.spec import HookSpec, PythonHandler
     from hookwright.engine.kernel import HookEngine, ScopedHooks, apply_to_input, plan_stages
-    from hookwright.engine.observers import RuntimeEvent
+    from hookwright.engine.observed import RuntimeEvent
     from hookwright.host import (
         Ask,
         Defer,
@@ -60,7 +60,7 @@ _HOMES = {
     **dict.fromkeys(
         ("ALIASES", "CLAUDE_CODE_EVENTS", "Event", "HookInput", "resolve_event"), ".core.events"
     ),
-    "RuntimeEvent": ".engine.observers",
+    "RuntimeEvent": ".engine.observed",
     **dict.fromkeys(
         (
             "Decision",
