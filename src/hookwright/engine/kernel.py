@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import sys
 import threading
-from collections.abc import Callable, Collection, Coroutine, Iterator
+from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +40,7 @@ from hookwright.core.logs import LazyLogger
 from hookwright.core.results import Verdict, failed_dispatch
 from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler
 from hookwright.engine.defaults import DEFAULT_AUDIT, engine_defaults
+from hookwright.engine.if_rules import if_rule_matches
 from hookwright.engine.observers import ObserverBus, ObserverFunc
 from hookwright.engine.run_loop import (
     AwaitedStages,
@@ -51,8 +52,6 @@ from hookwright.engine.run_loop import (
     run_contexts,
     run_inline,
 )
-from hookwright.engine.selection import Candidate, explain_with_warnings, if_rule_matches
-from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
 
 TYPE_CHECKING = False
@@ -63,6 +62,7 @@ if TYPE_CHECKING:
     from hookwright.core.matching import IfRule, Matcher, MatcherStyle
     from hookwright.core.run_context import RunContext
     from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
+    from hookwright.engine.selection import Candidate
 
     F = TypeVar("F", bound=Callable[..., Any])
     T = TypeVar("T")
@@ -179,7 +179,7 @@ class HookEngine:
         observer_timeout: float = 0.5,
         services: Services | None = None,
     ) -> None:
-        audit, watch = engine_defaults().watch(audit_path, explain_with_warnings)
+        audit, watch = engine_defaults().watch(audit_path, _explain_with_warnings)
         #: What watches every dispatch: by default the debug trace, the OpenTelemetry spans
         #: (when the environment names a collector) and the audit.
         self.monitor: DispatchMonitor = watch
@@ -460,8 +460,10 @@ class HookEngine:
     def explain(self, inp: HookInput) -> list[Candidate]:
         """Every hook registered on the input's event, in run order, selected or not and why
         (the checks of `select`, spelled out), then its `once` hooks that ran already."""
+        from hookwright.engine.selection import explain
+
         event = inp.event
-        return explain_selection(self._by_event.get(event, ()), inp, self._spent.get(event, ()))
+        return explain(self._by_event.get(event, ()), inp, self._spent.get(event, ()))
 
     # Dispatch -------------------------------------------------------------------------------
 
@@ -644,6 +646,16 @@ def _running_loop() -> AbstractEventLoop | None:
         return None
     loop: AbstractEventLoop | None = asyncio._get_running_loop()
     return loop
+
+
+def _explain_with_warnings(
+    hooks: Sequence[HookSpec], inp: HookInput
+) -> tuple[list[Candidate], list[str]]:
+    """`engine.selection.explain_with_warnings`, loaded when the debug trace first explains a
+    dispatch (an engine without the trace never does)."""
+    from hookwright.engine.selection import explain_with_warnings
+
+    return explain_with_warnings(hooks, inp)
 
 
 def _rules_of(
