@@ -46,7 +46,7 @@ from hookwright.dialects.claude_code.limits import (
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.on_failure import HookFailure, command_failure, fail_closed
 from hookwright.dialects.claude_code.stdin import encode_stdin
-from hookwright.engine.inbox import AsyncDelivery
+from hookwright.engine.async_delivery import AsyncDelivery
 from hookwright.engine.services import Services, services_of
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport

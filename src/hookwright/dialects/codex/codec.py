@@ -32,7 +32,7 @@ from hookwright.dialects.codex.answer import (
     failed,
 )
 from hookwright.dialects.codex.stdin import encode_stdin
-from hookwright.engine.inbox import AsyncDelivery
+from hookwright.engine.async_delivery import AsyncDelivery
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport
 
