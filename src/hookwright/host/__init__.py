@@ -54,7 +54,8 @@ if TYPE_CHECKING:
         ended_text,
         reminder,
     )
-    from hookwright.host.open import HookInfo, NotRun, ProjectHooks
+    from hookwright.host.not_run import NotRun
+    from hookwright.host.open import HookInfo, ProjectHooks
     from hookwright.host.prompts import PromptFlow, PromptPlacement
     from hookwright.host.reports import Reporter
     from hookwright.host.session import (
@@ -112,7 +113,8 @@ _HOMES = {
         ),
         "hookwright.host.framework",
     ),
-    **dict.fromkeys(("HookInfo", "NotRun", "ProjectHooks"), "hookwright.host.open"),
+    **dict.fromkeys(("HookInfo", "ProjectHooks"), "hookwright.host.open"),
+    "NotRun": "hookwright.host.not_run",
     **dict.fromkeys(("PromptFlow", "PromptPlacement"), "hookwright.host.prompts"),
     "Reporter": "hookwright.host.reports",
     **dict.fromkeys(("PermissionSource", "PromptChannel"), "hookwright.core.audit_detail"),

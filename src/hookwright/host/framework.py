@@ -43,7 +43,8 @@ from hookwright.host.decisions import (
     ToolResult,
 )
 from hookwright.host.framework_skills import SkillTurns, load_skills, unplaced
-from hookwright.host.open import NotRun, add_skill_hooks
+from hookwright.host.not_run import NotRun
+from hookwright.host.open import add_skill_hooks
 from hookwright.host.sync import SyncHookSession
 
 T = TypeVar("T")

@@ -41,7 +41,6 @@ from hookwright.host.open import (
     NEWEST,
     ClaudeCodeProfile,
     ConfigWatchTarget,
-    NotRun,
     OpenedProject,
     ProjectScope,
 )
@@ -79,6 +78,7 @@ if TYPE_CHECKING:
         ToolResult,
         ToolResultDecision,
     )
+    from hookwright.host.not_run import NotRun
     from hookwright.host.open import HookInfo
     from hookwright.host.switches import (
         ModelSwitchDecision,
