@@ -64,7 +64,8 @@ if TYPE_CHECKING:
         SessionIdentity,
     )
     from hookwright.host.sync import SyncHookSession
-    from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
+    from hookwright.host.tool_alias import ToolAlias
+    from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 
 #: Where each name of the contract lives. Names load on first use, so a module of this
 #: package (`hookwright.host.open`, which the command line opens projects with) can be
@@ -123,7 +124,8 @@ _HOMES = {
         "hookwright.host.session",
     ),
     "SyncHookSession": "hookwright.host.sync",
-    **dict.fromkeys(("ToolAlias", "ToolMap", "unmatched_tool_hooks"), "hookwright.host.toolmap"),
+    **dict.fromkeys(("ToolMap", "unmatched_tool_hooks"), "hookwright.host.toolmap"),
+    "ToolAlias": "hookwright.host.tool_alias",
     # kept for a function that lives elsewhere under another name
     "tool_result_from_value": "hookwright.core.tool_results:tool_result_of",
 }
