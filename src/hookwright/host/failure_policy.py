@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hookwright.config.commands import CommandProblem, command_problem
 from hookwright.config.loading import Diagnostic, DiscoveredHook, LoadResult
 from hookwright.config.policy import FailurePolicy, PolicyDecision
 from hookwright.config.trust import TrustStore
@@ -36,6 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from hookwright.config.commands import CommandProblem
     from hookwright.config.policy_rules import PolicyRule, PolicyTarget
     from hookwright.core.results import Decision
     from hookwright.core.spec import HookSpec
@@ -263,6 +263,8 @@ def command_problems(
             continue
         if hook.command is None:
             continue
+        from hookwright.config.commands import command_problem  # a command hook's program
+
         problem = command_problem(hook.command, cwd=project_dir, variables=variables)
         if problem is not None:
             found.append((hook, *problem))
