@@ -24,7 +24,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookwright.config.tier_policy import SOURCE_TIER
 from hookwright.core.events import Event
 
 TYPE_CHECKING = False
@@ -88,6 +87,8 @@ class FailurePolicy:
         where the managed file places it, else its source's (`SOURCE_TIER`)."""
         if not self.files:
             return None
+        from hookwright.config.tier_policy import SOURCE_TIER  # with the policy files read
+
         for policy_file in self.files:
             if policy_file.level == "managed":
                 placed = policy_file.tiers.placement(target.name, target.origin)
