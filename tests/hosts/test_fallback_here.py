@@ -290,11 +290,12 @@ HEAVY_ELSEWHERE = (
 #: own); nor the record classes such an event never makes, each in a module of its own: the
 #: effects beyond the verdict (notices, notes, prompt injections, tool results and selections),
 #: an audit record's details (permissions, chains, cut hooks), the matchers and `if` rules (no
-#: hook has one), a policy file's rules (none exists), the state's entries and updates (no hook
-#: touches the state), the run context (no hook is awaited), a dialect's own record, the model
-#: and MCP requests, the runtime events (no observer), the explanation of a selection, an async
-#: hook's delivery, a hook that will not run and a file that failed to load (every hook runs),
-#: a renamed tool, the CLI version `install` probes, and a command hook's program check.
+#: hook has one), a policy file's rules and tier settings (none exists), the state's entries and
+#: updates (no hook touches the state), the run context (no hook is awaited), a dialect's own
+#: record, the model and MCP requests, the runtime events (no observer), the explanation of a
+#: selection, an async hook's delivery, a hook that will not run and a file that failed to load
+#: (every hook runs), a renamed tool, the CLI version `install` probes, and a command hook's
+#: program check.
 NOT_FOR_SYNC_HOOKS = {
     "typing",
     "hookwright.engine.monitoring",
@@ -343,6 +344,7 @@ NOT_FOR_SYNC_HOOKS = {
     "hookwright.core.audit_detail",
     "hookwright.core.matching",
     "hookwright.config.policy_rules",
+    "hookwright.config.tier_policy",
     "hookwright.core.state",
     "hookwright.core.run_context",
     "hookwright.core.dialect_data",
