@@ -294,8 +294,8 @@ HEAVY_ELSEWHERE = (
 #: updates (no hook touches the state), the run context (no hook is awaited), a dialect's own
 #: record, the model and MCP requests, the runtime events (no observer), the explanation of a
 #: selection, an async hook's delivery, a hook that will not run and a file that failed to load
-#: (every hook runs), a renamed tool, the CLI version `install` probes, and a command hook's
-#: program check.
+#: (every hook runs), a renamed tool, the CLI version `install` probes, a command hook's
+#: program check, and the reading of a failed hook's traceback (no hook failed).
 NOT_FOR_SYNC_HOOKS = {
     "typing",
     "hookwright.engine.monitoring",
@@ -357,6 +357,7 @@ NOT_FOR_SYNC_HOOKS = {
     "hookwright.host.tool_alias",
     "hookwright.bridges.claude_installed",
     "hookwright.config.commands",
+    "hookwright.core.tracebacks",
     *HEAVY_ELSEWHERE,
 }
 

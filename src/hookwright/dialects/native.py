@@ -42,8 +42,6 @@ from hookwright.config.trust import TrustPolicy
 from hookwright.core.digests import sha1_hex
 from hookwright.core.events import resolve_event
 from hookwright.core.spec import HookSpec, Mode, PythonHandler
-from hookwright.core.tracebacks import author_frames, describe_exception
-from hookwright.core.tracebacks import where as where_in
 from hookwright.core.validation import did_you_mean, field_path, unknown_key
 from hookwright.dialects.native_entry import NativeEntry, plain_entry
 
@@ -227,6 +225,8 @@ def _bind(
         message = f"cannot import {hook.call}: {exc}"
         return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
     except ModuleNotFoundError as exc:
+        from hookwright.core.tracebacks import describe_exception  # the hook did not load
+
         message = f"cannot import {hook.call}: {describe_exception(exc)}"
         module = hook.call.partition(":")[0]
         if exc.name == module.partition(".")[0]:  # the hook's own module, not one it imports
@@ -234,6 +234,9 @@ def _bind(
             message += f"; create {file_name} beside {path.name}, or install {exc.name}"
         return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
     except Exception as exc:
+        from hookwright.core.tracebacks import author_frames, describe_exception
+        from hookwright.core.tracebacks import where as where_in
+
         message = f"cannot import {hook.call}: {describe_exception(exc)}"
         frames = author_frames(exc)
         if frames:

@@ -43,7 +43,6 @@ from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
 from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, escapes_hook
 from hookwright.core.systems import ANSWER_WORDS, system_name
-from hookwright.core.tracebacks import author_traceback, describe_exception
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,6 +126,8 @@ def failure(spec: HookSpec, exc: BaseException) -> HookResult:
         raise exc
     if isinstance(exc, TimeoutError) and spec.timeout is not None:
         return HookResult(status=Status.timeout, error=f"timed out after {spec.timeout:g}s")
+    from hookwright.core.tracebacks import author_traceback, describe_exception  # it failed
+
     if isinstance(exc, HookCrashed):
         raised = exc.__cause__ or exc
         return HookResult(status=Status.error, error=str(exc), stderr=author_traceback(raised))
