@@ -4,7 +4,8 @@ from typing import Any
 
 import pytest
 
-from hookwright.core.effects import Effects, ToolResult
+from hookwright.core.effect_parts import ToolResult
+from hookwright.core.effects import Effects
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Verdict, respond
 from hookwright.engine.kernel import HookEngine

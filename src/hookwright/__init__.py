@@ -5,7 +5,8 @@ from hookwright.wiring import install as _install_defaults
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from hookwright.core.effects import Effects, ModelNote, Notice
+    from hookwright.core.effect_parts import ModelNote, Notice
+    from hookwright.core.effects import Effects
     from hookwright.core.events import ALIASES, CLAUDE_CODE_EVENTS, Event, HookInput, resolve_event
     from hookwright.core.results import (
         Decision,
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
         rewrite_output,
         stop,
     )
-    from hookwright.core.spec import HookSpec, PythonHandler, RunContext
+    from hookwright.core.run_context import RunContext
+    from hookwright.core.spec import HookSpec, PythonHandler
     from hookwright.engine.kernel import HookEngine, ScopedHooks, apply_to_input, plan_stages
-    from hookwright.engine.observers import RuntimeEvent
+    from hookwright.engine.observed import RuntimeEvent
     from hookwright.host import (
         Ask,
         Defer,
@@ -50,14 +52,15 @@ _install_defaults()
 #: Where each public name lives. Names load on first use, so `hookwright --version` and the
 #: CLI's light commands do not pay for the engine, the dialects or the host API at start-up.
 _HOMES = {
-    **dict.fromkeys(("Effects", "ModelNote", "Notice"), ".core.effects"),
+    "Effects": ".core.effects",
+    **dict.fromkeys(("ModelNote", "Notice"), ".core.effect_parts"),
     **dict.fromkeys(
         ("HookEngine", "ScopedHooks", "apply_to_input", "plan_stages"), ".engine.kernel"
     ),
     **dict.fromkeys(
         ("ALIASES", "CLAUDE_CODE_EVENTS", "Event", "HookInput", "resolve_event"), ".core.events"
     ),
-    "RuntimeEvent": ".engine.observers",
+    "RuntimeEvent": ".engine.observed",
     **dict.fromkeys(
         (
             "Decision",
@@ -78,7 +81,8 @@ _HOMES = {
         ),
         ".core.results",
     ),
-    **dict.fromkeys(("HookSpec", "PythonHandler", "RunContext"), ".core.spec"),
+    **dict.fromkeys(("HookSpec", "PythonHandler"), ".core.spec"),
+    "RunContext": ".core.run_context",
     **dict.fromkeys(
         (
             "HookSession",

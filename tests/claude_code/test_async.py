@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from bounds import eventually
-from hookwright.engine.inbox import AsyncDelivery
+from hookwright.engine.async_delivery import AsyncDelivery
 
 from .conftest import Harness, alive, cmd, group
 from .expect import TOOL

@@ -17,7 +17,7 @@ import pytest
 from hookwright import Decision, Event
 from hookwright.core.results import Status
 from hookwright.dialects.claude_code.mcp_tool import substitute
-from hookwright.engine.services import McpToolReply
+from hookwright.engine.hook_requests import McpToolReply
 
 from .conftest import Harness, cmd, group
 

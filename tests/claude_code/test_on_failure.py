@@ -21,7 +21,7 @@ from hookwright.core.events import Event
 from hookwright.core.results import Status
 from hookwright.dialects.claude_code.config import parse_hooks
 from hookwright.dialects.claude_code.on_failure import MCP_DETAILS_LEFT_OUT, blocks_on_failure
-from hookwright.engine.services import McpToolReply
+from hookwright.engine.hook_requests import McpToolReply
 
 from .conftest import Harness, cmd, group
 from .scripted_run import run_as, tool_result

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hookwright.engine.services import HookModelRequest
+from hookwright.engine.hook_requests import HookModelRequest
 
 from .conftest import Harness, group
 from .expect import TOOL, check

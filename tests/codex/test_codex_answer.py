@@ -11,7 +11,7 @@ import pytest
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.codex.codec import CodexCodec
 from hookwright.transports.base import Envelope, Failure, Output
 

@@ -12,7 +12,7 @@ import pytest
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.matching import Matcher
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.codex.codec import CodexCodec
 from hookwright.dialects.codex.stdin import encode_input
 from hookwright.dialects.codex.tools import (

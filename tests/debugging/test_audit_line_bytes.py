@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookwright import HookInput, HookResult
-from hookwright.core.effects import Effects, Notice
+from hookwright.core.effect_parts import Notice
+from hookwright.core.effects import Effects
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Status, Verdict
 from hookwright.core.spec import HookSpec

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status, allow, deny
-from hookwright.core.spec import HookSpec, RunContext
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.base import Handler
 from hookwright.engine.kernel import HookEngine
 from hookwright.transports.base import Envelope, Failure, Output, Reply

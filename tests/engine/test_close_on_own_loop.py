@@ -11,7 +11,8 @@ import pytest
 
 from hookwright import HookEngine
 from hookwright.core.events import Event
-from hookwright.core.spec import HookSpec, RunContext
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
 from hookwright.engine.services import Services
 from hookwright.transports.ioloop import IoLoop
 

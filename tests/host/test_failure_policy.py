@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from hookwright.config.policy import PolicyTarget, load_failure_policy
+from hookwright.config.policy import load_failure_policy
+from hookwright.config.policy_rules import PolicyTarget
 from hookwright.config.trust import TrustStore
 from hookwright.core.events import Event
 from hookwright.host import Deny, HookSession, Run

@@ -91,7 +91,8 @@ def test_a_rename_or_a_hook_tool_result_becomes_a_refusal_claude_code_can_expres
     """Claude Code has no field for a renamed tool or a hook's own tool result: the typed
     effect (not a payload key) is what turns the verdict into a deny."""
     from hookwright.bridges.claude_hook import expressible
-    from hookwright.core.effects import Effects, ToolResult
+    from hookwright.core.effect_parts import ToolResult
+    from hookwright.core.effects import Effects
     from hookwright.core.events import Event
     from hookwright.core.results import Decision, Verdict
 

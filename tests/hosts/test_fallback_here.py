@@ -287,7 +287,15 @@ HEAVY_ELSEWHERE = (
 #: parse being cached is checked for floats); nor `typing`, whose names hookwright's modules on this
 #: path import for the type checker alone (the engine's monitor protocols, the hosts' service
 #: protocols and the Bash rules' command splitting, all `typing` classes, live in modules of their
-#: own).
+#: own); nor the record classes such an event never makes, each in a module of its own: the
+#: effects beyond the verdict (notices, notes, prompt injections, tool results and selections),
+#: an audit record's details (permissions, chains, cut hooks), the matchers and `if` rules (no
+#: hook has one), a policy file's rules and tier settings (none exists), the state's entries and
+#: updates (no hook touches the state), the run context (no hook is awaited), a dialect's own
+#: record, the model and MCP requests, the runtime events (no observer), the explanation of a
+#: selection, an async hook's delivery, a hook that will not run and a file that failed to load
+#: (every hook runs), a renamed tool, the CLI version `install` probes, a command hook's
+#: program check, and the reading of a failed hook's traceback (no hook failed).
 NOT_FOR_SYNC_HOOKS = {
     "typing",
     "hookwright.engine.monitoring",
@@ -332,6 +340,24 @@ NOT_FOR_SYNC_HOOKS = {
     "hookwright.dialects.claude_catalogs",
     "hookwright.dialects.claude_commands",
     "hookwright.transports.workers",
+    "hookwright.core.effect_parts",
+    "hookwright.core.audit_detail",
+    "hookwright.core.matching",
+    "hookwright.config.policy_rules",
+    "hookwright.config.tier_policy",
+    "hookwright.core.state",
+    "hookwright.core.run_context",
+    "hookwright.core.dialect_data",
+    "hookwright.engine.hook_requests",
+    "hookwright.engine.observed",
+    "hookwright.engine.selection",
+    "hookwright.engine.async_delivery",
+    "hookwright.host.not_run",
+    "hookwright.host.load_failures",
+    "hookwright.host.tool_alias",
+    "hookwright.bridges.claude_installed",
+    "hookwright.config.commands",
+    "hookwright.core.tracebacks",
     *HEAVY_ELSEWHERE,
 }
 

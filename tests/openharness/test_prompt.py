@@ -12,7 +12,7 @@ import pytest
 
 from hookwright import Decision, Event, HookEngine, Status
 from hookwright.dialects.openharness.prompt import INSTRUCTION
-from hookwright.engine.services import HookModelRequest
+from hookwright.engine.hook_requests import HookModelRequest
 
 from .helpers import Workspace, install_ws, model_call, model_reply, tool_call
 

@@ -14,8 +14,8 @@ from hookwright.dialects.openharness.lease import LeasedTransport
 from hookwright.dialects.openharness.loader import load_workspace
 from hookwright.dialects.openharness.prompt import PromptFilesTransport, PromptPlan
 from hookwright.dialects.openharness.schema import PromptSource
+from hookwright.engine.hook_requests import HookModelRequest
 from hookwright.engine.host_seams import LeaseMode, WorkspaceLease
-from hookwright.engine.services import HookModelRequest
 from hookwright.transports.base import Envelope, Failure, MockTransport, Output, Reply
 from hookwright.transports.http import HttpTransport
 from hookwright.transports.model import ModelTransport

@@ -11,7 +11,7 @@ from picoclaw_support import Pico, until
 from bounds import GENEROUS_BOUND, SLOW
 from hookwright.dialects.picoclaw import attach_observers, registered_processes
 from hookwright.dialects.picoclaw.observe import legacy_event_params, runtime_event_params
-from hookwright.engine.observers import RuntimeEvent
+from hookwright.engine.observed import RuntimeEvent
 
 SCOPE = {"agent_id": "agent-1", "session_key": "session-1", "turn_id": "turn-1"}
 TOOL_START = {"Tool": "echo_text", "Arguments": {"text": "hello"}, "scope": SCOPE}

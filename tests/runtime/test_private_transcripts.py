@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hookwright.engine.services import HookModelRequest
+from hookwright.engine.hook_requests import HookModelRequest
 from hookwright.runtime.evaluators import HookModels
 from hookwright.runtime.models.scripted import ScriptedModel
 from hookwright.runtime.transcript import Transcript

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hookwright.engine.services import McpToolReply
+from hookwright.engine.hook_requests import McpToolReply
 from hookwright.transports.base import Envelope, Failure, Output
 from hookwright.transports.mcp import McpTransport
 from hookwright.transports.model import ModelTransport

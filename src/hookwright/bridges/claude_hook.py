@@ -40,7 +40,6 @@ from hookwright.core.systems import system_name
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.failure_policy import closing_decision, load_failure_closing
-from hookwright.host.load_failures import LoadFailure
 from hookwright.host.open import ProjectScope, trusted_by_store, untrusted_hooks, uses_picoclaw
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
@@ -50,6 +49,8 @@ from hookwright.transports.marker import MARKER
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final, TypeVar
+
+    from hookwright.host.load_failures import LoadFailure
 
     T = TypeVar("T")
 

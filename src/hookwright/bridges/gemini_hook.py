@@ -37,7 +37,8 @@ from hookwright.core.home import user_home
 from hookwright.dialects.gemini.events import TOOLS
 from hookwright.dialects.gemini.verdict import encode_output_json
 from hookwright.host.open import trusted_by_store
-from hookwright.host.toolmap import ToolAlias, ToolMap
+from hookwright.host.tool_alias import ToolAlias
+from hookwright.host.toolmap import ToolMap
 from hookwright.transports.marker import MARKER
 
 __all__ = ["RELAYED", "HookInputError", "HooksFailed", "answer"]

@@ -23,7 +23,8 @@ from hookwright.core.messages import text_of
 from hookwright.dialects.picoclaw.codec import content_for_llm, llm_response_from_wire
 from hookwright.host.decisions import ModelRequest, ToolResult
 from hookwright.host.session import HookSession, SessionIdentity
-from hookwright.host.toolmap import ToolAlias, ToolMap
+from hookwright.host.tool_alias import ToolAlias
+from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
 
 #: PicoClaw's tools as hooks see them (Claude Code's names and argument names).

@@ -25,7 +25,7 @@ from hookwright.core.verdict_chain import tiered, verdict_chain
 from hookwright.core.words import counted
 from hookwright.engine.selection import Candidate
 from hookwright.host.labels import event_words, label_of, origin_file, system_name
-from hookwright.host.open import NotRun
+from hookwright.host.not_run import NotRun
 from hookwright.host.reports import failure_code
 
 #: Characters of a hook's stderr kept in the explanation.

@@ -20,7 +20,7 @@ from hookwright.core.spec import HookSpec
 from hookwright.engine.kernel import HookEngine
 from hookwright.host.failure_policy import OPEN, FailureMode, failure_mode, untrusted_failure_mode
 from hookwright.host.labels import own_event, system_name
-from hookwright.host.open import NOT_BOUND_FIX, NotRun, NotRunReason
+from hookwright.host.not_run import NOT_BOUND_FIX, NotRun, NotRunReason
 
 NOT_TRUSTED = "not trusted: will not run"
 #: What each reason a hook will not run reads as in the listing.

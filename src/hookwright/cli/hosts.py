@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from hookwright.bridges import claude_hook, claude_version, codex_hook, codex_settings, git_ignore
+from hookwright.bridges import claude_hook, claude_installed, codex_hook, codex_settings, git_ignore
 from hookwright.bridges.claude_settings import (
     MODES,
     Mode,
@@ -102,15 +102,15 @@ def install_claude_code(
         warn_when_untrusted(target.project, "Claude Code")
 
 
-def _cli_version(given: str | None, project: Path | None) -> claude_version.Found:
-    if given is not None and claude_version.parse_version(given) is None:
+def _cli_version(given: str | None, project: Path | None) -> claude_installed.Found:
+    if given is not None and claude_installed.parse_version(given) is None:
         raise fail(f"--claude-code-version {given!r} is not a version such as 2.1.332")
-    return claude_version.installed_version(given, os.environ, project)
+    return claude_installed.installed_version(given, os.environ, project)
 
 
-def _failure_line(cli: claude_version.Found, mode: Mode) -> str:
+def _failure_line(cli: claude_installed.Found, mode: Mode) -> str:
     """What the installed hooks do when the daemon (or the client) cannot answer."""
-    since = ".".join(map(str, claude_version.ON_FAILURE_SINCE))
+    since = ".".join(map(str, claude_installed.ON_FAILURE_SINCE))
     who = f"Claude Code {cli.shown} ({cli.source})"
     if cli.blocks_on_failure:
         return f"{who}: onFailure: block written; an action hookwright cannot answer is blocked"

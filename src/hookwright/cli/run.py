@@ -23,7 +23,8 @@ from hookwright.core.words import counted
 from hookwright.dialects.claude_profiles import named_profile
 from hookwright.dialects.skills import skills_not_enabled, unknown_skills
 from hookwright.host.held_back import SkipUntrusted, held_back_lines
-from hookwright.host.open import NOT_RUN_LOGGER, NotRun
+from hookwright.host.not_run import NotRun
+from hookwright.host.open import NOT_RUN_LOGGER
 from hookwright.runtime.agent import AskUser, EventSink
 from hookwright.runtime.mcp.elicitation import AskElicitation
 from hookwright.runtime.models import ModelConfigError

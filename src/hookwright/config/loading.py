@@ -20,7 +20,6 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hookwright.config.commands import ProgramProblem
 from hookwright.config.safeparse import ParseError, read_json, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event
@@ -30,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from hookwright.config.commands import ProgramProblem
     from hookwright.core.spec import HookSpec, Mode
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from hookwright.core.effects import NO_EFFECTS, Effects, ToolResult
+from hookwright.core.effects import NO_EFFECTS, Effects
 from hookwright.core.events import Event
 from hookwright.core.results_json import JsonValue, verdict_to_json
 from hookwright.core.tool_results import tool_result_json, tool_result_of
@@ -30,6 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final, Literal, TypeAlias
 
+    from hookwright.core.effect_parts import ToolResult
     from hookwright.core.spec import HookSpec
 
 

@@ -16,8 +16,7 @@ from collections.abc import Awaitable, Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field, fields
 from types import CodeType, FunctionType
 
-from hookwright.core.events import Event, HookInput
-from hookwright.core.matching import IfRule, Matcher
+from hookwright.core.events import Event
 from hookwright.core.results import Decision, HookResult
 from hookwright.core.systems import system_name
 from hookwright.core.tiers import TIER_RANK, Tier
@@ -26,6 +25,10 @@ from hookwright.core.tool_results import tool_result_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal, Protocol, TypeAlias, TypeVar, runtime_checkable
+
+    from hookwright.core.dialect_data import DialectData
+    from hookwright.core.matching import IfRule, Matcher
+    from hookwright.core.run_context import RunContext
 
 #: `inspect.CO_COROUTINE`: the code of an ``async def``.
 _CO_COROUTINE = 0x80
@@ -77,17 +80,6 @@ if TYPE_CHECKING:
     @runtime_checkable
     class Handler(Protocol):
         async def __call__(self, inp: Any, ctx: RunContext) -> HookResult | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class RunContext:
-    """Handed to a handler for each of its runs: the engine makes one per hook and services
-    and hands the same one to every run (read it, never keep per-run state on it)."""
-
-    spec: HookSpec
-    timeout: float | None
-    #: The services of the session running the hook (its model, inbox, I/O loop, counters).
-    services: HookServices
 
 
 class HookCrashed(Exception):
@@ -221,24 +213,6 @@ def _takes_state(func: Callable[..., Any]) -> bool:
 
 
 Runner: TypeAlias = "Callable[[Any, RunContext], Awaitable[HookResult | None]]"
-
-
-@dataclass(frozen=True, slots=True)
-class DialectData:
-    """Base of a dialect's own frozen record on a `HookSpec` (`HookSpec.dialect_data`): each
-    dialect subclasses it with typed fields and reads its own with `isinstance`.
-
-    A dialect whose hooks select by a field of their own, inside the hook rather than by a
-    matcher (a skill hook's `tool_filter`), says so with the two methods below, which the
-    views (`hooks list`, `--explain`, the debug trace) read; the engine never calls them."""
-
-    def shown_matcher(self) -> str | None:
-        """What the views show as the hook's matcher (None: its matcher, if any)."""
-        return None
-
-    def selection_reason(self, inp: HookInput) -> str | None:
-        """Whether the hook's own selection takes `inp`, in words (None: it has none)."""
-        return None
 
 
 @dataclass(slots=True, eq=False, frozen=True)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from hookwright.core.effects import ToolResult
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
+
+    from hookwright.core.effect_parts import ToolResult
 
 #: Reads a value in a dialect's own tool-result shape (the value, the default of `is_error`),
 #: or None when the value is not one.
@@ -33,6 +33,8 @@ def register_tool_result_reader(reader: ToolResultReader) -> None:
 
 def tool_result_of(value: Any, *, default_error: bool = False) -> ToolResult:
     """`value` as a `ToolResult` (see the module docstring for the rule)."""
+    from hookwright.core.effect_parts import ToolResult  # loaded by the first tool result
+
     if isinstance(value, ToolResult):
         return value
     if isinstance(value, str):

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hookwright.core.audit_record import Change, VerdictLink
 from hookwright.core.results import DECISION_RANK, Decision, HookRun
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookwright.core.audit_detail import Change, VerdictLink
 
 
 def verdict_chain(runs: Sequence[HookRun]) -> tuple[VerdictLink, ...]:
     """One link per applied hook run that decided something, in merge order."""
+    from hookwright.core.audit_detail import VerdictLink  # asked for tiered dispatches alone
+
     links: list[VerdictLink] = []
     current: Decision | None = None
     for spec, result, _duration in runs:

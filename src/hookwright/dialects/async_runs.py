@@ -19,8 +19,10 @@ from collections.abc import Callable
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult
-from hookwright.core.spec import HookSpec, RunContext
-from hookwright.engine.inbox import AsyncDelivery, AsyncInbox
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
+from hookwright.engine.async_delivery import AsyncDelivery
+from hookwright.engine.inbox import AsyncInbox
 from hookwright.engine.services import services_of
 from hookwright.transports.base import Failure, Reply
 

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult
-from hookwright.core.spec import RunContext, escapes_hook
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import escapes_hook
 from hookwright.dialects.state_io import ABSENT, apply_answer, state_answer, with_state
 from hookwright.dialects.state_io import FIELD as STATE_FIELD
 from hookwright.transports.base import Envelope, Failure, Output, Reply, Transport

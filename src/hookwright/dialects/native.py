@@ -41,10 +41,7 @@ from hookwright.config.safeparse import ParseError, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.digests import sha1_hex
 from hookwright.core.events import resolve_event
-from hookwright.core.matching import IfRule, Matcher, compile_matcher
 from hookwright.core.spec import HookSpec, Mode, PythonHandler
-from hookwright.core.tracebacks import author_frames, describe_exception
-from hookwright.core.tracebacks import where as where_in
 from hookwright.core.validation import did_you_mean, field_path, unknown_key
 from hookwright.dialects.native_entry import NativeEntry, plain_entry
 
@@ -52,6 +49,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from hookwright.core.matching import IfRule, Matcher
     from hookwright.dialects.native_schema import Problem
 
 FILE_NAME = "hooks.yaml"
@@ -166,7 +164,7 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
             )
             continue
         names.add(hook.name)
-        matcher = compile_matcher(hook.matcher) if hook.matcher is not None else None
+        matcher = _matcher_of(hook.matcher)
         if matcher is not None and matcher.error:
             diagnostics.append(Diagnostic(file, f"{where}.matcher", matcher.error, "warning"))
         discovery.hooks.append(
@@ -186,6 +184,24 @@ def discover_file(path: Path, source: str, trust_root: Path | None) -> Discovery
             )
         )
     return discovery
+
+
+def _matcher_of(text: str | None) -> Matcher | None:
+    """The hook's compiled matcher (the matching rules load with the first hook that has one)."""
+    if text is None:
+        return None
+    from hookwright.core.matching import compile_matcher
+
+    return compile_matcher(text)
+
+
+def _if_rule_of(text: str | None) -> IfRule | None:
+    """The hook's `if` rule, None where it has none (or an empty one)."""
+    if not text:
+        return None
+    from hookwright.core.matching import IfRule
+
+    return IfRule.parse(text)
 
 
 def _run_mode(hook: NativeEntry) -> Mode:
@@ -209,6 +225,8 @@ def _bind(
         message = f"cannot import {hook.call}: {exc}"
         return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
     except ModuleNotFoundError as exc:
+        from hookwright.core.tracebacks import describe_exception  # the hook did not load
+
         message = f"cannot import {hook.call}: {describe_exception(exc)}"
         module = hook.call.partition(":")[0]
         if exc.name == module.partition(".")[0]:  # the hook's own module, not one it imports
@@ -216,6 +234,9 @@ def _bind(
             message += f"; create {file_name} beside {path.name}, or install {exc.name}"
         return LoadResult(diagnostics=[Diagnostic(file, f"{where}.call", message)])
     except Exception as exc:
+        from hookwright.core.tracebacks import author_frames, describe_exception
+        from hookwright.core.tracebacks import where as where_in
+
         message = f"cannot import {hook.call}: {describe_exception(exc)}"
         frames = author_frames(exc)
         if frames:
@@ -226,7 +247,7 @@ def _bind(
         event=resolve_event(hook.event),
         handler=PythonHandler(func),
         matcher=matcher,
-        if_rule=IfRule.parse(hook.if_) if hook.if_ else None,
+        if_rule=_if_rule_of(hook.if_),
         source=source,
         dialect="native",
         mode=_run_mode(hook),

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hookwright.core.events import resolve_event
-from hookwright.core.matching import IfRule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,6 +66,8 @@ def _known_event(value: Any) -> bool:
 def _valid_if(value: Any) -> bool:
     if value is None:
         return True
+    from hookwright.core.matching import IfRule  # loaded by the first hook with an `if`
+
     try:
         IfRule.parse(value)
     except Exception:  # whatever the schema's validator would raise, the schema says

@@ -21,7 +21,7 @@ from typing import Any, Final
 from hookwright.config.safeparse import ParseError, load_json_text
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.core.state import StateError
 from hookwright.engine.services import services_of
 from hookwright.transports.base import Envelope, Output

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from hookwright.engine.services import McpToolReply
+from hookwright.engine.hook_requests import McpToolReply
 
 LeaseMode = Literal["read", "write"]
 

@@ -4,7 +4,7 @@ Claude Code command hooks use it (its spec §3.1), and Codex's ``async: true`` h
 through `hookwright.dialects.async_runs`: a hook with ``"async": true`` or ``"asyncRewake":
 true``, or one whose first stdout line is ``{"async": true}``, runs in the background: the
 dispatch does not wait for it and its decision fields have no effect. When it exits, the inbox
-receives an `AsyncDelivery`:
+receives an `AsyncDelivery` (`hookwright.engine.async_delivery`):
 
 * its ``additionalContext`` and ``systemMessage``, which the host gives to Claude on the next
   turn (``drain(session_id)`` at the start of each turn);
@@ -23,50 +23,30 @@ handlers.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Coroutine
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from hookwright.core.events import Event
 from hookwright.core.logs import LazyLogger
 from hookwright.core.outward import make_outward, outward
-from hookwright.core.results import HookResult, Verdict
+from hookwright.core.results import Verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Callable, Coroutine
     from typing import Any, TypeAlias
+
+    from hookwright.engine.async_delivery import AsyncDelivery
 
 log = LazyLogger("hookwright.claude_code")
 
 HISTORY = 1000
 
 
-@dataclass(slots=True, frozen=True)
-class AsyncDelivery:
-    """An async hook's result, held for the next event of its session."""
-
-    session_id: str | None
-    agent_id: str | None
-    event: Event
-    #: The finished hook's own result (status, exit code, stderr, error) with its spec.
-    result: HookResult
-    additional_context: str | None = None
-    system_message: str | None = None
-    rewake: bool = False
-    rewake_message: str | None = None
-    #: The hook's undocumented `rewakeSummary`, when set.
-    rewake_summary: str | None = None
-
-    @property
-    def has_content(self) -> bool:
-        return bool(self.additional_context or self.system_message or self.rewake)
-
-
 Job: TypeAlias = "Coroutine[Any, Any, AsyncDelivery]"
-Listener = Callable[[AsyncDelivery], None]
+Listener: TypeAlias = "Callable[[AsyncDelivery], None]"
 #: Reports one finished background hook: a verdict holding its one run, and its session.
-Report = Callable[[Verdict, str | None], None]
+Report: TypeAlias = "Callable[[Verdict, str | None], None]"
 
 
 class AsyncInbox:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import sys
 import threading
-from collections.abc import Callable, Collection, Coroutine, Iterator
+from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,10 +37,10 @@ from pathlib import Path
 from hookwright.core.audit_record import AuditCallback
 from hookwright.core.events import Event, HookInput, resolve_event
 from hookwright.core.logs import LazyLogger
-from hookwright.core.matching import IfRule, MatcherStyle, compile_matcher
 from hookwright.core.results import Verdict, failed_dispatch
-from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler, RunContext
+from hookwright.core.spec import HookSpec, Mode, OnError, PythonHandler
 from hookwright.engine.defaults import DEFAULT_AUDIT, engine_defaults
+from hookwright.engine.if_rules import if_rule_matches
 from hookwright.engine.observers import ObserverBus, ObserverFunc
 from hookwright.engine.run_loop import (
     AwaitedStages,
@@ -52,16 +52,17 @@ from hookwright.engine.run_loop import (
     run_contexts,
     run_inline,
 )
-from hookwright.engine.selection import Candidate, explain_with_warnings, if_rule_matches
-from hookwright.engine.selection import explain as explain_selection
 from hookwright.engine.services import Services
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
-    from typing import Any, TypeVar
+    from typing import Any, TypeAlias, TypeVar
 
+    from hookwright.core.matching import IfRule, Matcher, MatcherStyle
+    from hookwright.core.run_context import RunContext
     from hookwright.engine.monitoring import AuditTrail, DispatchMonitor
+    from hookwright.engine.selection import Candidate
 
     F = TypeVar("F", bound=Callable[..., Any])
     T = TypeVar("T")
@@ -75,7 +76,7 @@ MOST_SPENT = 64
 
 
 #: A hook's run context under the engine's services (`HookEngine._context`).
-ContextOf = Callable[[HookSpec], RunContext]
+ContextOf: TypeAlias = "Callable[[HookSpec], RunContext]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,7 @@ class HookEngine:
         observer_timeout: float = 0.5,
         services: Services | None = None,
     ) -> None:
-        audit, watch = engine_defaults().watch(audit_path, explain_with_warnings)
+        audit, watch = engine_defaults().watch(audit_path, _explain_with_warnings)
         #: What watches every dispatch: by default the debug trace, the OpenTelemetry spans
         #: (when the environment names a collector) and the audit.
         self.monitor: DispatchMonitor = watch
@@ -221,6 +222,8 @@ class HookEngine:
         """The run context `spec` is handed on every run under the current services."""
         context = self._contexts.get(spec)
         if context is None:
+            from hookwright.core.run_context import RunContext  # the first hook awaited
+
             context = self._contexts[spec] = RunContext(spec, spec.timeout, self._services)
         return context
 
@@ -300,12 +303,13 @@ class HookEngine:
         canonical = resolve_event(event)
         if timeout is not None and timeout <= 0:
             raise ValueError(f"hook {name or func.__name__}: timeout must be > 0, got {timeout}")
+        compiled, if_rule = _rules_of(matcher, matcher_style, if_)
         spec = HookSpec(
             name=name or str(getattr(func, "__qualname__", repr(func))),
             event=canonical,
             handler=PythonHandler(func),
-            matcher=compile_matcher(matcher, matcher_style) if matcher is not None else None,
-            if_rule=IfRule.parse(if_) if if_ is not None else None,
+            matcher=compiled,
+            if_rule=if_rule,
             source=source,
             mode=mode,
             priority=priority,
@@ -456,8 +460,10 @@ class HookEngine:
     def explain(self, inp: HookInput) -> list[Candidate]:
         """Every hook registered on the input's event, in run order, selected or not and why
         (the checks of `select`, spelled out), then its `once` hooks that ran already."""
+        from hookwright.engine.selection import explain
+
         event = inp.event
-        return explain_selection(self._by_event.get(event, ()), inp, self._spent.get(event, ()))
+        return explain(self._by_event.get(event, ()), inp, self._spent.get(event, ()))
 
     # Dispatch -------------------------------------------------------------------------------
 
@@ -640,6 +646,29 @@ def _running_loop() -> AbstractEventLoop | None:
         return None
     loop: AbstractEventLoop | None = asyncio._get_running_loop()
     return loop
+
+
+def _explain_with_warnings(
+    hooks: Sequence[HookSpec], inp: HookInput
+) -> tuple[list[Candidate], list[str]]:
+    """`engine.selection.explain_with_warnings`, loaded when the debug trace first explains a
+    dispatch (an engine without the trace never does)."""
+    from hookwright.engine.selection import explain_with_warnings
+
+    return explain_with_warnings(hooks, inp)
+
+
+def _rules_of(
+    matcher: str | None, style: MatcherStyle, if_: str | None
+) -> tuple[Matcher | None, IfRule | None]:
+    """A hook's compiled matcher and `if` rule, each None where it has none: the matching
+    rules load with the first hook that has one."""
+    if matcher is None and if_ is None:
+        return None, None
+    from hookwright.core.matching import IfRule, compile_matcher
+
+    compiled = compile_matcher(matcher, style) if matcher is not None else None
+    return compiled, IfRule.parse(if_) if if_ is not None else None
 
 
 def _origin_of(func: Callable[..., Any]) -> str | None:

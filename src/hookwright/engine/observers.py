@@ -2,7 +2,8 @@
 
 `publish` puts the event on a bounded queue and returns at once; when the queue is full the
 event is dropped and counted. One worker thread delivers events to observers in order, each
-call bounded by `timeout` for async observers.
+call bounded by `timeout` for async observers. The events and the observers' records
+(`hookwright.engine.observed`) load with the first observer.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import itertools
 import threading
 import time
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
 
 from hookwright.core.logs import LazyLogger
 
@@ -23,30 +23,11 @@ if TYPE_CHECKING:
     import queue
     from typing import Any, TypeAlias
 
+    from hookwright.engine.observed import Observer, RuntimeEvent
+
 log = LazyLogger("hookwright.engine.observers")
 
-
-@dataclass(slots=True, frozen=True)
-class RuntimeEvent:
-    """One thing the engine reports to its observers: a kind and its payload."""
-
-    kind: str
-    payload: dict[str, Any] = field(default_factory=dict)
-    time: float = 0.0
-    seq: int = 0
-
-
 ObserverFunc: TypeAlias = "Callable[[RuntimeEvent], Any]"
-
-
-@dataclass(slots=True)
-class _Observer:
-    """An observer as registered: the function, the kinds it takes, how to call it."""
-
-    func: ObserverFunc
-    kinds: frozenset[str] | None
-    is_async: bool
-    name: str
 
 
 _STOP = object()
@@ -59,9 +40,11 @@ class ObserverBus:
         self.dropped = 0
         self.delivered = 0
         self.failed = 0
-        self._observers: list[_Observer] = []
+        self._observers: list[Observer] = []
         #: Made with the first observer: an engine without any (most) loads no `queue`.
         self._queue: queue.Queue[Any] | None = None
+        #: `RuntimeEvent`, taken with the first observer (as the queue is made).
+        self._event: type[RuntimeEvent] | None = None
         self._seq = itertools.count(1)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -80,7 +63,10 @@ class ObserverBus:
             import queue
 
             self._queue = queue.Queue(maxsize=self.capacity)
-        self._observers.append(_Observer(func, wanted, is_async, label))
+        from hookwright.engine.observed import Observer, RuntimeEvent
+
+        self._event = RuntimeEvent
+        self._observers.append(Observer(func, wanted, is_async, label))
 
     def remove(self, func: ObserverFunc) -> None:
         self._observers = [o for o in self._observers if o.func is not func]
@@ -91,12 +77,12 @@ class ObserverBus:
 
     def publish(self, kind: str, payload: dict[str, Any] | None = None) -> bool:
         """Queue an event for the observers; False when it was dropped."""
-        events = self._queue
-        if not self._observers or events is None:
+        events, made = self._queue, self._event
+        if not self._observers or events is None or made is None:
             return False
         import queue
 
-        event = RuntimeEvent(kind, payload or {}, time.time(), next(self._seq))
+        event = made(kind, payload or {}, time.time(), next(self._seq))
         try:
             events.put_nowait(event)
         except queue.Full:

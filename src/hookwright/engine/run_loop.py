@@ -41,18 +41,19 @@ from hookwright.core.events import (
 )
 from hookwright.core.outward import make_outward
 from hookwright.core.results import Decision, HookResult, Status, Verdict
-from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, RunContext, escapes_hook
+from hookwright.core.spec import HookCrashed, HookSpec, PythonHandler, escapes_hook
 from hookwright.core.systems import ANSWER_WORDS, system_name
-from hookwright.core.tracebacks import author_traceback, describe_exception
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
+    from hookwright.core.run_context import RunContext
+
 #: The planned stages of one dispatch, in run order.
 Stages = Sequence[Sequence[HookSpec]]
 #: The same stages as `run_awaited` runs them: each hook's run context (`RunContext.spec`).
-AwaitedStages = Sequence[Sequence[RunContext]]
+AwaitedStages: TypeAlias = "Sequence[Sequence[RunContext]]"
 #: A sync Python hook as the fast path calls it: its spec, its callable, its return decoder.
 InlineCall: TypeAlias = (
     "tuple[HookSpec, Callable[[HookInput], Any], Callable[[Any], HookResult | None]]"
@@ -125,6 +126,8 @@ def failure(spec: HookSpec, exc: BaseException) -> HookResult:
         raise exc
     if isinstance(exc, TimeoutError) and spec.timeout is not None:
         return HookResult(status=Status.timeout, error=f"timed out after {spec.timeout:g}s")
+    from hookwright.core.tracebacks import author_traceback, describe_exception  # it failed
+
     if isinstance(exc, HookCrashed):
         raised = exc.__cause__ or exc
         return HookResult(status=Status.error, error=str(exc), stderr=author_traceback(raised))

@@ -6,6 +6,8 @@ for every hook registered on the event, and the `once` hooks of the event that r
 and says, for each, whether it was selected and why (a typed `Check`), for `hookwright hooks
 test --explain`, the `--debug` trace and `hookwright run --summary`. `input_warnings` names what
 the input lacks that the event's matchers and `if` rules read.
+
+Loaded where a selection is explained: a dispatch uses `engine.if_rules` alone.
 """
 
 from __future__ import annotations
@@ -15,29 +17,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from hookwright.core.events import MATCH_FIELD, TOOL_EVENTS, HookInput
-from hookwright.core.matching import IfRule
 from hookwright.core.spec import HookSpec
-
-
-def if_rule_matches(rule: IfRule, inp: HookInput) -> bool:
-    """An `if` rule is checked on tool events only; on any other event it never matches. On
-    an MCP tool only the exact tool name matches (`mcp__srv__echo`, `mcp__srv__echo(*)`),
-    as measured in Claude Code 2.1.240: not `mcp__srv`, globs such as `mcp__srv__*`, nor a
-    content pattern. An action rule (``FileWrite(/etc/**)``) reads the input's actions,
-    whatever the tool."""
-    if inp.event not in TOOL_EVENTS:
-        return False
-    if rule.reads_actions:
-        return rule.matches(inp.tool_name or "", inp.tool_input, cwd=inp.cwd, actions=inp.actions)
-    name = inp.tool_name or ""
-    if name.startswith("mcp__"):
-        return rule.names_exactly(name)
-    return rule.matches(
-        inp.tool_name or "",
-        inp.tool_input,
-        cwd=inp.cwd,
-        project_dir=inp.payload.get("project_dir"),
-    )
+from hookwright.engine.if_rules import if_rule_matches
 
 
 class Check(StrEnum):

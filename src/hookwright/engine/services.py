@@ -5,8 +5,9 @@ it to every handler run in `RunContext.services`. Specs built at load time hold 
 so two sessions in one process never share a model, an inbox, an I/O loop or a counter:
 
 * `evaluator`: the model prompt and agent hooks of every dialect consult (one signature,
-  `ModelEvaluator`); None means no model, and such hooks fail the way their dialect fails an
-  unavailable model (Claude Code and OpenHarness: open, with an error in the result);
+  `ModelEvaluator`, answering a `hook_requests.HookModelRequest`); None means no model, and
+  such hooks fail the way their dialect fails an unavailable model (Claude Code and
+  OpenHarness: open, with an error in the result);
 * `inbox`: where asynchronous hooks (Claude Code ``async``/``asyncRewake``) deliver when they
   finish;
 * `io`: the event loop the session's hook processes (PicoClaw JSON-RPC) do their I/O on;
@@ -37,62 +38,24 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
-from hookwright.core.spec import RunContext
 from hookwright.engine.defaults import engine_defaults
 from hookwright.engine.inbox import AsyncInbox
 from hookwright.engine.state import StateStore
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal, TypeAlias
+    from collections.abc import Awaitable, Callable
+    from typing import TypeAlias
 
+    from hookwright.core.run_context import RunContext
+    from hookwright.engine.hook_requests import HookModelRequest
     from hookwright.engine.host_seams import McpToolCaller, WorkspaceAccess
     from hookwright.transports.base import IoRunner, WarmRunner, WorkerRunner
 
-ModelKind: TypeAlias = "Literal['prompt', 'agent']"
-
-
-@dataclass(frozen=True, slots=True)
-class HookModelRequest:
-    """One prompt or agent hook asking the session's model.
-
-    A prompt hook wants one model call with `prompt`; an agent hook wants an agent that may
-    use read-only tools and whose final answer is the reply: an OpenHarness agent hook names
-    the agent (`agent`), whose prompt is the `system` prompt, which gets `task` and then
-    `prompt`, with the agent's sampling `options`.
-    """
-
-    kind: ModelKind
-    #: The full text to send, already built by the dialect.
-    prompt: str
-    #: The hook's own model name or ``provider:name`` ref; None: the session's model.
-    model: str | None
-    #: The agent an OpenHarness agent hook names; None for Claude Code and prompt hooks.
-    agent: str | None
-    #: Seconds the hook waits for the reply.
-    timeout: float
-    #: The system prompt of the agent an OpenHarness agent hook names; None: the host's own.
-    system: str | None = None
-    #: An OpenHarness agent hook's task: a user message sent before `prompt`.
-    task: str | None = None
-    #: Sampling options the named agent sets (`temperature`, `top_p`, `max_tokens`).
-    options: Mapping[str, float] = field(default_factory=dict)
-
-
-ModelEvaluator = Callable[[HookModelRequest], Awaitable[str]]
+ModelEvaluator: TypeAlias = "Callable[[HookModelRequest], Awaitable[str]]"
 """Answers a `HookModelRequest` with the model's reply text; raises to fail the hook."""
-
-
-@dataclass(frozen=True, slots=True)
-class McpToolReply:
-    """What an MCP tool answered a hook: its text blocks joined by newlines, and whether the
-    server marked the result as an error."""
-
-    text: str
-    is_error: bool = False
 
 
 class Counters:
@@ -153,12 +116,19 @@ def services_of(ctx: RunContext) -> Services:
     return services
 
 
+def __getattr__(name: str) -> object:
+    """The hooks' requests (`hookwright.engine.hook_requests`), kept here for those who import
+    them from this module, loaded on first use."""
+    if name in ("HookModelRequest", "McpToolReply"):
+        from hookwright.engine import hook_requests
+
+        return getattr(hook_requests, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "Counters",
-    "HookModelRequest",
-    "McpToolReply",
     "ModelEvaluator",
-    "ModelKind",
     "Services",
     "services_of",
 ]

@@ -5,7 +5,9 @@ A `StateStore` is a backend plus a clock. Backends (`MemoryBackend` here; SQLite
 Redis-protocol server in `state_sqlite` and `state_redis`) do two things, each atomic against
 every other writer: `read` a session's entries and `change` them by one `StateUpdate`, whose
 rules (`hookwright.core.state.apply_update`) are the same for all. A session is named by its
-id, so the state of a resumed session is the state it left.
+id, so the state of a resumed session is the state it left. The entries, updates and their
+rules (`hookwright.core.state`) load with the first read or change: a session whose hooks
+never touch the state does not load them.
 
 A Python hook asks for it with a keyword-only parameter ``state``: ``def guard(inp, *,
 state)`` gets the `SessionState` of the input's session. Command hooks update it through
@@ -20,20 +22,12 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from hookwright.config.state_setting import StateSetting
-from hookwright.core.state import (
-    Entry,
-    Scalar,
-    StateError,
-    StateUpdate,
-    apply_update,
-    parse_update,
-    snapshot,
-)
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
+
+    from hookwright.config.state_setting import StateSetting
+    from hookwright.core.state import Entry, Scalar, StateError, StateUpdate
 
 Clock = Callable[[], float]
 #: The session name of inputs that carry no session id.
@@ -70,6 +64,8 @@ class MemoryBackend:
             return dict(self._sessions.get(session, {}))
 
     def change(self, session: str, update: StateUpdate, now: float) -> dict[str, Entry]:
+        from hookwright.core.state import apply_update
+
         with self._lock:
             entries = self._sessions.setdefault(session, {})
             for key, entry in apply_update(entries, update, now).items():
@@ -97,11 +93,15 @@ class StateStore:
 
     def snapshot(self, session_id: str | None) -> dict[str, object]:
         """The session's live entries as JSON (what an opted-in command hook is given)."""
+        from hookwright.core.state import snapshot
+
         return dict(snapshot(self.backend.read(session_id or NO_SESSION), self.clock()))
 
     def change(self, session_id: str | None, raw: object) -> None:
         """Apply a hook's raw ``state`` answer; raises `StateError` and stores nothing when it
         is malformed or cannot apply."""
+        from hookwright.core.state import parse_update
+
         self.backend.change(session_id or NO_SESSION, parse_update(raw), self.clock())
 
     def close(self) -> None:
@@ -119,6 +119,8 @@ class SessionState:
         self._session = session
 
     def _change(self, update: StateUpdate, ttl: float | None, key: str) -> Entry | None:
+        from hookwright.core.state import StateUpdate, parse_update
+
         if ttl is not None:
             update = StateUpdate(update.incr, update.set, update.add, update.delete, ((key, ttl),))
         checked = parse_update(_as_raw(update))
@@ -131,20 +133,20 @@ class SessionState:
 
     def incr(self, key: str, by: int = 1, *, ttl: float | None = None) -> int:
         """Add `by` to the counter `key` (absent: 0) and return its new value."""
-        entry = self._change(StateUpdate(incr=((key, by),)), ttl, key)
+        entry = self._change(_update(incr=((key, by),)), ttl, key)
         return int(entry.value) if entry is not None else 0  # type: ignore[arg-type]
 
     def set(self, key: str, value: Scalar = True, *, ttl: float | None = None) -> None:
         """Put a value (a flag by default) at `key`."""
-        self._change(StateUpdate(set=((key, value),)), ttl, key)
+        self._change(_update(set=((key, value),)), ttl, key)
 
     def add(self, key: str, *members: str, ttl: float | None = None) -> frozenset[str]:
         """Add `members` to the set `key`; returns the set after."""
-        entry = self._change(StateUpdate(add=((key, members),)), ttl, key)
+        entry = self._change(_update(add=((key, members),)), ttl, key)
         return frozenset(entry.value) if entry is not None else frozenset()  # type: ignore[arg-type]
 
     def delete(self, *keys: str) -> None:
-        self._change(StateUpdate(delete=keys), None, "")
+        self._change(_update(delete=keys), None, "")
 
     def get(self, key: str, default: object = None) -> object:
         """The live value at `key` (a set as a frozenset), or `default`."""
@@ -183,6 +185,13 @@ def store_for(setting: StateSetting, clock: Clock = time.time) -> StateStore:
     return StateStore(MemoryBackend(), clock)
 
 
+def _update(**operations: Any) -> StateUpdate:
+    """A `StateUpdate` of `operations` (the state's rules load with a hook's first change)."""
+    from hookwright.core.state import StateUpdate
+
+    return StateUpdate(**operations)
+
+
 def _as_raw(update: StateUpdate) -> dict[str, object]:
     """An update in its answer form, so a Python hook's values pass the same checks."""
     return {
@@ -192,6 +201,15 @@ def _as_raw(update: StateUpdate) -> dict[str, object]:
         "delete": list(update.delete),
         "ttl": dict(update.ttl),
     }
+
+
+def __getattr__(name: str) -> Any:
+    """`StateError`, kept here for those who import it from this module, loaded on first use."""
+    if name == "StateError":
+        from hookwright.core.state import StateError
+
+        return StateError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

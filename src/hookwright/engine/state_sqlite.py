@@ -5,7 +5,8 @@ one private-file writer before SQLite opens it; SQLite makes its write-ahead log
 memory files with the same mode. The journal is in WAL mode, so readers never wait for a
 writer, and each change is one ``BEGIN IMMEDIATE`` transaction: the write lock is taken before
 the entries are read, so concurrent writers in several processes never lose an update. The
-connection opens on first use: a session whose hooks never touch the state creates no file.
+connection opens on first use: a session whose hooks never touch the state creates no file
+(and loads neither SQLite nor the state's entries and rules, `hookwright.core.state`).
 """
 
 from __future__ import annotations
@@ -18,17 +19,12 @@ import time
 from pathlib import Path
 
 from hookwright.config.private_files import touch_private
-from hookwright.core.state import (
-    Entry,
-    StateUpdate,
-    apply_update,
-    entry_from_json,
-    entry_to_json,
-)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+
+    from hookwright.core.state import Entry, StateUpdate
 
 #: How long a writer waits for another's lock before the change fails (seconds).
 BUSY_TIMEOUT = 30.0
@@ -60,6 +56,8 @@ class SqliteBackend:
             return _entries(rows.fetchall())
 
     def change(self, session: str, update: StateUpdate, now: float) -> dict[str, Entry]:
+        from hookwright.core.state import apply_update
+
         with self._lock:
             connection = self._connect()
             connection.execute("BEGIN IMMEDIATE")
@@ -113,6 +111,8 @@ def _open(path: Path) -> sqlite3.Connection:
 
 
 def _entries(rows: list[tuple[str, str]]) -> dict[str, Entry]:
+    from hookwright.core.state import entry_from_json
+
     found: dict[str, Entry] = {}
     for key, text in rows:
         entry = entry_from_json(json.loads(text))
@@ -125,6 +125,8 @@ def _write(connection: sqlite3.Connection, session: str, key: str, entry: Entry 
     if entry is None:
         connection.execute("DELETE FROM entries WHERE session = ? AND key = ?", (session, key))
         return
+    from hookwright.core.state import entry_to_json
+
     connection.execute(
         "INSERT OR REPLACE INTO entries (session, key, entry) VALUES (?, ?, ?)",
         (session, key, json.dumps(entry_to_json(entry), separators=(",", ":"))),

@@ -17,8 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookwright.config.policy import FailurePolicy
     from hookwright.config.trust import TrustPolicy
-    from hookwright.core.audit_record import PermissionSource, PromptChannel
-    from hookwright.core.effects import PromptInjection
+    from hookwright.core.audit_detail import PermissionSource, PromptChannel
+    from hookwright.core.effect_parts import PromptInjection
     from hookwright.core.events import Event
     from hookwright.core.tool_results import tool_result_of as tool_result_from_value
     from hookwright.engine.host_seams import WorkspaceAccess, WorkspaceLease
@@ -54,7 +54,8 @@ if TYPE_CHECKING:
         ended_text,
         reminder,
     )
-    from hookwright.host.open import HookInfo, NotRun, ProjectHooks
+    from hookwright.host.not_run import NotRun
+    from hookwright.host.open import HookInfo, ProjectHooks
     from hookwright.host.prompts import PromptFlow, PromptPlacement
     from hookwright.host.reports import Reporter
     from hookwright.host.session import (
@@ -63,7 +64,8 @@ if TYPE_CHECKING:
         SessionIdentity,
     )
     from hookwright.host.sync import SyncHookSession
-    from hookwright.host.toolmap import ToolAlias, ToolMap, unmatched_tool_hooks
+    from hookwright.host.tool_alias import ToolAlias
+    from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
 
 #: Where each name of the contract lives. Names load on first use, so a module of this
 #: package (`hookwright.host.open`, which the command line opens projects with) can be
@@ -71,7 +73,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "TrustPolicy": "hookwright.config.trust",
     "FailurePolicy": "hookwright.config.policy",
-    "PromptInjection": "hookwright.core.effects",
+    "PromptInjection": "hookwright.core.effect_parts",
     "Event": "hookwright.core.events",
     "HookEngine": "hookwright.engine.kernel",
     **dict.fromkeys(("WorkspaceAccess", "WorkspaceLease"), "hookwright.engine.host_seams"),
@@ -112,16 +114,18 @@ _HOMES = {
         ),
         "hookwright.host.framework",
     ),
-    **dict.fromkeys(("HookInfo", "NotRun", "ProjectHooks"), "hookwright.host.open"),
+    **dict.fromkeys(("HookInfo", "ProjectHooks"), "hookwright.host.open"),
+    "NotRun": "hookwright.host.not_run",
     **dict.fromkeys(("PromptFlow", "PromptPlacement"), "hookwright.host.prompts"),
     "Reporter": "hookwright.host.reports",
-    **dict.fromkeys(("PermissionSource", "PromptChannel"), "hookwright.core.audit_record"),
+    **dict.fromkeys(("PermissionSource", "PromptChannel"), "hookwright.core.audit_detail"),
     **dict.fromkeys(
         ("DEFAULT_STOP_BLOCK_CAP", "HookSession", "SessionIdentity"),
         "hookwright.host.session",
     ),
     "SyncHookSession": "hookwright.host.sync",
-    **dict.fromkeys(("ToolAlias", "ToolMap", "unmatched_tool_hooks"), "hookwright.host.toolmap"),
+    **dict.fromkeys(("ToolMap", "unmatched_tool_hooks"), "hookwright.host.toolmap"),
+    "ToolAlias": "hookwright.host.tool_alias",
     # kept for a function that lives elsewhere under another name
     "tool_result_from_value": "hookwright.core.tool_results:tool_result_of",
 }

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hookwright.core.effects import PromptInjection
-from hookwright.core.effects import ToolResult as ToolResult  # its public home was here
+from hookwright.core.effect_parts import PromptInjection
+from hookwright.core.effect_parts import ToolResult as ToolResult  # its public home was here
 
 EndStatus = Literal["stopped", "aborted", "failed", "blocked"]
 

@@ -25,9 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hookwright.config.commands import CommandProblem, command_problem
 from hookwright.config.loading import Diagnostic, DiscoveredHook, LoadResult
-from hookwright.config.policy import FailurePolicy, PolicyDecision, PolicyRule, PolicyTarget
+from hookwright.config.policy import FailurePolicy, PolicyDecision
 from hookwright.config.trust import TrustStore
 from hookwright.core.events import Event, HookInput
 from hookwright.core.systems import system_name
@@ -36,6 +35,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from hookwright.config.commands import CommandProblem
+    from hookwright.config.policy_rules import PolicyRule, PolicyTarget
     from hookwright.core.results import Decision
     from hookwright.core.spec import HookSpec
 
@@ -64,7 +65,15 @@ OPEN = FailureMode("open")
 
 
 def _target(spec: HookSpec) -> PolicyTarget:
-    return PolicyTarget(spec.name, spec.dialect, spec.origin or "", spec.event)
+    return _policy_target(spec.name, spec.dialect, spec.origin or "", spec.event)
+
+
+def _policy_target(name: str, dialect: str, origin: str, event: Event) -> PolicyTarget:
+    """What the policy's rules are tested against (their module loads with the first test:
+    without a policy file nothing is tested)."""
+    from hookwright.config.policy_rules import PolicyTarget
+
+    return PolicyTarget(name, dialect, origin, event)
 
 
 def close_by_policy(spec: HookSpec, policy: FailurePolicy) -> tuple[HookSpec, PolicyDecision]:
@@ -105,7 +114,7 @@ def _untrusted_closing(
     """The rule that has a guard stand in for the untrusted `hook` on `event`, if any."""
     if event not in GUARDED_EVENTS:
         return None
-    return policy.decide(PolicyTarget(hook.name, hook.dialect, hook.origin, event)).closing
+    return policy.decide(_policy_target(hook.name, hook.dialect, hook.origin, event)).closing
 
 
 def load_failure_closing(file: str, event: Event, policy: FailurePolicy) -> PolicyRule | None:
@@ -115,7 +124,7 @@ def load_failure_closing(file: str, event: Event, policy: FailurePolicy) -> Poli
     `dialects` does not cover it."""
     if event not in GUARDED_EVENTS:
         return None
-    return policy.decide(PolicyTarget(file, "", file, event)).closing
+    return policy.decide(_policy_target(file, "", file, event)).closing
 
 
 #: `GUARDED_EVENTS` in the order a refusal names the first that closes.
@@ -139,7 +148,7 @@ def start_refusal(
             continue
         dialect = dialects.get(diagnostic.file, "")
         for event in _GUARDED_ORDER:
-            target = PolicyTarget(diagnostic.file, dialect, diagnostic.file, event)
+            target = _policy_target(diagnostic.file, dialect, diagnostic.file, event)
             rule = policy.decide(target).closing
             if rule is not None:
                 said = str(diagnostic).partition(": ")[2]  # without the severity
@@ -254,6 +263,8 @@ def command_problems(
             continue
         if hook.command is None:
             continue
+        from hookwright.config.commands import command_problem  # a command hook's program
+
         problem = command_problem(hook.command, cwd=project_dir, variables=variables)
         if problem is not None:
             found.append((hook, *problem))

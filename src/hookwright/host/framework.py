@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from hookwright.core.audit_record import PermissionSource
+from hookwright.core.audit_detail import PermissionSource
 from hookwright.core.events import Event
 from hookwright.core.results import Decision, Verdict
 from hookwright.host.decisions import (
@@ -43,7 +43,8 @@ from hookwright.host.decisions import (
     ToolResult,
 )
 from hookwright.host.framework_skills import SkillTurns, load_skills, unplaced
-from hookwright.host.open import NotRun, add_skill_hooks
+from hookwright.host.not_run import NotRun
+from hookwright.host.open import add_skill_hooks
 from hookwright.host.sync import SyncHookSession
 
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hookwright.core.effects import PromptInjection
+from hookwright.core.effect_parts import PromptInjection
 from hookwright.host.open import scan_skill_hooks
 from hookwright.host.prompts import PromptFlow
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hookwright.core.words import counted
 from hookwright.host.labels import short_name, system_name
-from hookwright.host.open import NotRun
+from hookwright.host.not_run import NotRun
 
 #: How many hooks a folder's line names before "and N more".
 _NAMED = 4

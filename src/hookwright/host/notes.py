@@ -10,16 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hookwright.core.effects import ModelNote
 from hookwright.core.results import Decision, HookResult
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookwright.core.effect_parts import ModelNote
 
 
 def _notes_of(result: HookResult, feedback_label: str | None) -> tuple[ModelNote, ...]:
     if result.effects is not None and result.effects.model_notes:
         return result.effects.model_notes
+    reason = result.reason if result.decision is Decision.block else None
+    feedback = reason if feedback_label is not None else None
+    if not feedback and not result.additional_context:
+        return ()
+    from hookwright.core.effect_parts import ModelNote  # a note no dialect worded
+
     notes: list[ModelNote] = []
-    if feedback_label is not None and result.decision is Decision.block and result.reason:
-        notes.append(ModelNote(result.reason, feedback_label))
+    if feedback and feedback_label is not None:
+        notes.append(ModelNote(feedback, feedback_label))
     if result.additional_context:
         notes.append(ModelNote(result.additional_context))
     return tuple(notes)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -48,35 +48,30 @@ from hookwright.config.loading import (
 )
 from hookwright.config.policy import FailurePolicy, load_failure_policy
 from hookwright.config.trust import TrustPolicy, TrustStore, folder_to_trust
-from hookwright.core.systems import system_name
 from hookwright.core.words import counted, listed
 from hookwright.dialects.claude_profiles import NEWEST, ClaudeCodeProfile
 from hookwright.dialects.claude_version_setting import choose_profile
-from hookwright.host.load_failures import LoadFailure, load_failures
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
-    from typing import Any, Literal, TypeAlias
+    from typing import Any, Literal
 
     from hookwright.core.audit_record import AuditRecord
-    from hookwright.core.effects import ToolResult
+    from hookwright.core.effect_parts import ToolResult
     from hookwright.dialects.skills import HookInfo, SkillHookError
     from hookwright.dialects.skills.placement import SkillPlacement
     from hookwright.engine.host_seams import WorkspaceAccess
     from hookwright.engine.kernel import HookEngine
     from hookwright.engine.services import ModelEvaluator
+    from hookwright.host.load_failures import LoadFailure
+    from hookwright.host.not_run import NotRun, NotRunReason
 
 #: Asked, before binding, whether to trust `folder` for the `count` hooks that need it.
 AskTrust = Callable[[Path, int], Awaitable[bool]]
-NotRunReason: TypeAlias = "Literal['untrusted', 'not_bound', 'missing_command', 'not_executable']"
 #: Where the PicoClaw config came from and what is trusted: what a running session watches.
 ConfigWatchTarget = tuple[LoadContext, TrustPolicy]
 
-
-#: Why a trusted hook bound to nothing does not run, and what to do, when its dialect did not
-#: say (a load error, a setting such as Claude Code's `disableAllHooks`).
-NOT_BOUND_FIX = "it failed to load, or a setting turns it off; see the warnings for its file"
 
 #: The logger `report_not_run` warns on, one line per hook that will not run.
 NOT_RUN_LOGGER = "hookwright.open"
@@ -86,72 +81,6 @@ class ProjectRefused(ValueError):
     """No session starts on the project: a file of hooks an organization requires could not
     be read and the failure policy fails its hooks closed (`failure_policy.start_refusal`).
     One line: the file, why, the fix and the rule."""
-
-
-@dataclass(frozen=True, slots=True)
-class NotRun:
-    """A declared hook that will not run: its folder is not trusted (`untrusted`), it is
-    trusted but bound to nothing (`not_bound`: turned off by its settings, or it failed to
-    load; `diagnostics` then says why), or its command's program is not there
-    (`missing_command`) or lacks its execute bit (`not_executable`); `path` names that
-    program. Such a command hook stays registered: it fails when it runs, and blocks where
-    the failure policy or its own field fails it closed. `detail`: for a hook its dialect
-    turned off on purpose (a Codex hook not reviewed, a folder Gemini CLI does not trust),
-    why, and what makes it run. `error`: the load error of a hook that failed to load (its
-    file and field, said once on the line)."""
-
-    hook: DiscoveredHook
-    reason: NotRunReason
-    path: str | None = None
-    detail: str | None = None
-    error: Diagnostic | None = None
-
-    @property
-    def severity(self) -> Literal["error", "warning"]:
-        """ "error" for a hook that failed to load; "warning" for one held back (a folder not
-        trusted, a setting or a dialect's rule turning it off) or registered to fail when it
-        runs (its program missing: Claude Code's own non-blocking error)."""
-        return "error" if self.error is not None else "warning"
-
-    @property
-    def registered(self) -> bool:
-        """True for a command hook whose program is missing or not executable: it is on the
-        engine, and fails when it runs."""
-        return self.reason in ("missing_command", "not_executable")
-
-    @property
-    def file(self) -> str:
-        """The file (and field) that declares the hook; for a load error the file alone (the
-        error names the field)."""
-        if self.error is not None:
-            return self.error.file
-        return self.hook.origin or self.hook.source
-
-    @property
-    def fix(self) -> str:
-        """What makes the hook run."""
-        if self.reason == "untrusted":
-            folder = self.hook.trust_root or Path(self.file).parent
-            return f"trust the folder with: hookwright trust {folder}, or run again with --trust"
-        if self.registered and self.hook.program_problem is not None:  # the field to change
-            return self.hook.program_problem.fix
-        if self.reason == "missing_command":
-            return f"create {self.path} or correct the command"
-        if self.reason == "not_executable":
-            return f"make it executable: chmod +x {self.path}"
-        if self.detail is not None:
-            return self.detail
-        return NOT_BOUND_FIX
-
-    def __str__(self) -> str:
-        hook = f"hook {self.hook.name!r} ({system_name(self.hook.dialect)})"
-        if self.reason == "not_bound":  # the fix says why in the user's words
-            return f"{self.file}: {hook} not run: {self.fix}"
-        why = self.reason.replace("_", " ")
-        if self.path is not None:
-            why = f"{why}: {self.path}"
-        happens = "fails when it runs" if self.registered else "not run"
-        return f"{self.file}: {hook} {happens}: {why}; {self.fix}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -557,23 +486,12 @@ def bind_hooks(
         policy=policy,
         trusted=policy.trusts(project_dir),
         diagnostics=(*map(str, loaded.diagnostics), *profile_problems, *summary),
-        not_run=(
-            *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
-            *(NotRun(hook, "not_bound", detail=why, error=error) for hook, why, error in unloaded),
-            *(NotRun(hook, problem, path) for hook, problem, path in missing),
-        ),
+        not_run=_not_run(loaded, unloaded, missing),
         watch=watch,
         failure_policy=failure,
         not_run_summary=(*summary, *said),
         claude_code=profile,
-        load_failures=load_failures(
-            loaded.diagnostics,
-            project_dir,
-            policy,
-            (hook.trust_root for hook in loaded.untrusted),
-            scope.config_files,
-            discovery.dialects,
-        ),
+        load_failures=_load_failures(loaded, project_dir, policy, scope, discovery.dialects),
         unread=unread,
         valid_until=discovery.valid_until,
     )
@@ -601,6 +519,42 @@ def _close_and_check(
     unbound = {id(hook) for hook in (*loaded.untrusted, *loaded.unloaded)}
     bound_hooks = [hook for hook in discovery.hooks if id(hook) not in unbound]
     return list(command_problems(bound_hooks, project_dir, home))
+
+
+def _not_run(
+    loaded: LoadResult,
+    unloaded: Sequence[tuple[DiscoveredHook, str | None, Diagnostic | None]],
+    missing: Sequence[tuple[DiscoveredHook, NotRunReason, str]],
+) -> tuple[NotRun, ...]:
+    """Every hook that will not run, and why (`host.not_run` loads where there is one)."""
+    if not (loaded.untrusted or unloaded or missing):
+        return ()
+    from hookwright.host.not_run import NotRun
+
+    return (
+        *(NotRun(hook, "untrusted") for hook in loaded.untrusted),
+        *(NotRun(hook, "not_bound", detail=why, error=error) for hook, why, error in unloaded),
+        *(NotRun(hook, problem, path) for hook, problem, path in missing),
+    )
+
+
+def _load_failures(
+    loaded: LoadResult,
+    project_dir: Path,
+    policy: TrustPolicy,
+    scope: ProjectScope,
+    dialects: Mapping[str, str],
+) -> tuple[LoadFailure, ...]:
+    """The config files whose hooks did not all load (`host.load_failures`, loaded where
+    there is a diagnostic: a project whose files all load has none)."""
+    if not loaded.diagnostics:
+        return ()
+    from hookwright.host.load_failures import load_failures
+
+    untrusted = (hook.trust_root for hook in loaded.untrusted)
+    return load_failures(
+        loaded.diagnostics, project_dir, policy, untrusted, scope.config_files, dialects
+    )
 
 
 def _why_not_bound(
@@ -783,7 +737,6 @@ __all__ = [
     "ClaudeCodeProfile",
     "ConfigWatchTarget",
     "HookInfo",
-    "NotRun",
     "OpenedProject",
     "ProjectHooks",
     "ProjectRefused",

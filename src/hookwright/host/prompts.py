@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from hookwright.core.effects import PromptInjection
+from hookwright.core.effect_parts import PromptInjection
 from hookwright.host.open import prompt_placement
 
 Events = list[dict[str, str]]

@@ -41,13 +41,12 @@ from hookwright.host.open import (
     NEWEST,
     ClaudeCodeProfile,
     ConfigWatchTarget,
-    NotRun,
     OpenedProject,
     ProjectScope,
 )
 from hookwright.host.reports import Reporter, report_verdict
 from hookwright.host.toolmap import ToolMap, unmatched_tool_hooks
-from hookwright.monitor.audit import AuditRecord, PermissionSource
+from hookwright.monitor.audit import AuditRecord
 from hookwright.monitor.watch import EngineMonitor
 
 TYPE_CHECKING = False
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     # makes none, and a process answering one event does not load their ~20 record classes.
     from typing import Any, Literal
 
+    from hookwright.core.audit_detail import PermissionSource
     from hookwright.engine.host_seams import WorkspaceAccess
     from hookwright.host.decisions import (
         Ask,
@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         ToolResult,
         ToolResultDecision,
     )
+    from hookwright.host.not_run import NotRun
     from hookwright.host.open import HookInfo
     from hookwright.host.switches import (
         ModelSwitchDecision,

@@ -36,7 +36,7 @@ from hookwright.host.decisions import (
     ToolResult,
     ToolResultDecision,
 )
-from hookwright.host.open import NotRun
+from hookwright.host.not_run import NotRun
 from hookwright.host.session import HookSession
 
 T = TypeVar("T")

@@ -1,10 +1,10 @@
 """How a host's tools look to hooks: a framework's `run_shell(cmd)` seen by every hook as
-`Bash(command)`, and hook rewrites mapped back to the host's names."""
+`Bash(command)`, and hook rewrites mapped back to the host's names (each tool's
+`tool_alias.ToolAlias`, made by the hosts that rename tools)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from hookwright.core.events import TOOL_EVENTS
 from hookwright.core.spec import HookSpec
@@ -13,15 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-
-@dataclass(frozen=True, slots=True)
-class ToolAlias:
-    """One host tool as hooks see it: its hook-facing name and argument renames
-    (host argument -> hook argument)."""
-
-    host_name: str
-    hook_name: str
-    arguments: Mapping[str, str] = field(default_factory=dict)
+    from hookwright.host.tool_alias import ToolAlias
 
 
 class ToolMap:

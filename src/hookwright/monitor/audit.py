@@ -22,8 +22,6 @@ from pathlib import Path
 from hookwright.core.audit_record import AuditCallback as AuditCallback
 from hookwright.core.audit_record import AuditContext as AuditContext
 from hookwright.core.audit_record import AuditRecord as AuditRecord
-from hookwright.core.audit_record import CutBy
-from hookwright.core.audit_record import PermissionSource as PermissionSource
 from hookwright.core.effects import failure_fix
 from hookwright.core.events import TOOL_EVENTS, HookInput
 from hookwright.core.home import user_home
@@ -49,6 +47,8 @@ from hookwright.monitor.audit_lines import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeAlias
+
+    from hookwright.core.audit_detail import CutBy
 
 log = LazyLogger("hookwright.monitor.audit")
 
@@ -579,6 +579,8 @@ def cut_by(verdict: Verdict) -> CutBy:
     """The hook whose answer made `verdict` terminal, and that answer: the first applied
     (not shadow) result after which the merged verdict was terminal. A verdict never turns
     non-terminal again, and the dispatch ends after that result's stage."""
+    from hookwright.core.audit_detail import CutBy  # made for a cut record alone
+
     merged = Verdict(verdict.event)
     for result in verdict.results:
         spec = result.hook

@@ -9,8 +9,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookwright.engine.hook_requests import HookModelRequest
 from hookwright.engine.kernel import HookEngine
-from hookwright.engine.services import HookModelRequest
 from hookwright.runtime.models import Model, make_model
 from hookwright.runtime.tools import GlobTool, GrepTool, ReadTool, ToolRegistry
 

@@ -18,8 +18,8 @@ from hookwright.dialects.skills import HookInfo
 from hookwright.dialects.skills.tools import tool_filter_warnings
 from hookwright.engine.defaults import DEFAULT_AUDIT
 from hookwright.engine.kernel import HookEngine
+from hookwright.host.not_run import NotRun
 from hookwright.host.open import (
-    NotRun,
     OpenedProject,
     ProjectScope,
     open_project,

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from hookwright.config.safeparse import ParseError, load_json_text
-from hookwright.core.effects import ElicitationAnswer
+from hookwright.core.effect_parts import ElicitationAnswer
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
 from hookwright.dialects.claude_code.notes import PERMISSION_DENIED_BY_HOOK, blocking_error

@@ -18,10 +18,11 @@ import os
 from pathlib import Path
 
 from hookwright.config.private_files import touch_private
-from hookwright.core.effects import Notice
+from hookwright.core.effect_parts import Notice
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import HookSpec, RunContext
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.async_runs import AsyncRuns, run_record
 from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import (
@@ -45,7 +46,7 @@ from hookwright.dialects.claude_code.limits import (
 from hookwright.dialects.claude_code.notes import attach_notes
 from hookwright.dialects.claude_code.on_failure import HookFailure, command_failure, fail_closed
 from hookwright.dialects.claude_code.stdin import encode_stdin
-from hookwright.engine.inbox import AsyncDelivery
+from hookwright.engine.async_delivery import AsyncDelivery
 from hookwright.engine.services import Services, services_of
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import decode_http
 from hookwright.dialects.claude_code.config import HttpHook

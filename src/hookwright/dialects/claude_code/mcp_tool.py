@@ -19,7 +19,7 @@ from typing import Any
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.codec import decode_command, parse_json_object
 from hookwright.dialects.claude_code.config import McpToolHook

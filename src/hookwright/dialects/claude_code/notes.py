@@ -21,7 +21,7 @@ Measured against the real CLI (its requests to the Messages API):
 
 from __future__ import annotations
 
-from hookwright.core.effects import ModelNote
+from hookwright.core.effect_parts import ModelNote
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult
 

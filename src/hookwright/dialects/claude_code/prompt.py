@@ -15,7 +15,7 @@ from typing import Any
 from hookwright.config.safeparse import ParseError, load_json_text
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.claude_code.config import AgentHook, PromptHook
 from hookwright.dialects.claude_code.notes import attach_notes, blocking_error
@@ -25,7 +25,8 @@ from hookwright.dialects.claude_code.tables import (
     PROMPT_ENDS_TURN,
     PROMPT_NO_EFFECT,
 )
-from hookwright.engine.services import HookModelRequest, ModelKind, services_of
+from hookwright.engine.hook_requests import HookModelRequest, ModelKind
+from hookwright.engine.services import services_of
 from hookwright.transports.base import Envelope, Failure, Output, Reply
 from hookwright.transports.model import ModelTransport
 

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 from xml.sax.saxutils import escape
 
-from hookwright.core.effects import ModelNote
+from hookwright.core.effect_parts import ModelNote
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import Decision, HookResult, Status
 from hookwright.dialects.codex.tools import (

@@ -20,7 +20,8 @@ from typing import Final
 
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import HookSpec, RunContext
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.async_runs import AsyncRuns, run_record
 from hookwright.dialects.base import Handler
 from hookwright.dialects.codex.answer import (
@@ -31,7 +32,7 @@ from hookwright.dialects.codex.answer import (
     failed,
 )
 from hookwright.dialects.codex.stdin import encode_stdin
-from hookwright.engine.inbox import AsyncDelivery
+from hookwright.engine.async_delivery import AsyncDelivery
 from hookwright.transports.base import Block, Caps, Envelope, Failure, Output, Reply
 from hookwright.transports.process import ProcessTransport
 

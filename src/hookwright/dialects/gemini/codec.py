@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.gemini.output import answer_of, decode_answer
 from hookwright.dialects.gemini.stdin import encode_stdin

@@ -33,7 +33,8 @@ from hookwright.config.loading import (
 )
 from hookwright.config.safeparse import ParseError, read_json
 from hookwright.config.trust import TrustPolicy
-from hookwright.core.spec import DialectData, HookSpec
+from hookwright.core.dialect_data import DialectData
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.gemini.codec import DEFAULT_TIMEOUT_MS, GeminiCommand, command_handler
 from hookwright.dialects.gemini.events import EVENTS, matcher_for
 from hookwright.dialects.gemini.trust import UNTRUSTED_EXIT, folder_trusted

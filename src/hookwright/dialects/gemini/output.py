@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hookwright.core.effects import ModelNote, ToolSelection
+from hookwright.core.effect_parts import ModelNote, ToolSelection
 from hookwright.core.events import HookInput
 from hookwright.core.results import Decision, HookResult
 from hookwright.dialects.gemini.events import gemini_tool_name, host_arguments, host_tool_names

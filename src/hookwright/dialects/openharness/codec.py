@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from hookwright.core.actions import WIRE_FIELD, actions_json
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.openharness.binding import HookBinding
 from hookwright.dialects.openharness.envelope import build_envelope
 from hookwright.dialects.openharness.notices import ANSWER_AS_JSON, failure

@@ -38,10 +38,11 @@ from hookwright.config.loading import Diagnostic, DiscoveredHook, Discovery, Loa
 from hookwright.config.safeparse import ParseError, is_regular_file, read_yaml
 from hookwright.config.trust import TrustPolicy
 from hookwright.core import validation
+from hookwright.core.dialect_data import DialectData
 from hookwright.core.events import Event, HookInput
 from hookwright.core.home import user_home
 from hookwright.core.matching import Matcher, MatcherError, compile_matcher
-from hookwright.core.spec import DialectData, HookSpec
+from hookwright.core.spec import HookSpec
 from hookwright.core.words import counted
 from hookwright.dialects.base import Handler
 from hookwright.dialects.openharness import capabilities as caps

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 
-from hookwright.core.effects import Effects, Notice
+from hookwright.core.effect_parts import Notice
+from hookwright.core.effects import Effects
 from hookwright.core.results import HookResult, Status
 from hookwright.dialects.openharness.binding import HookBinding
 

@@ -62,7 +62,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookwright.config.safeparse import ParseError, load_json_text
-from hookwright.core.effects import Effects, Notice
+from hookwright.core.effect_parts import Notice
+from hookwright.core.effects import Effects
 from hookwright.core.events import Event, HookInput
 from hookwright.core.messages import insert_system_notes
 from hookwright.core.results import Decision, HookResult

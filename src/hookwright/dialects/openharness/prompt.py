@@ -29,7 +29,8 @@ from hookwright.dialects.openharness.lease import LeaseError, workspace_files
 from hookwright.dialects.openharness.notices import timeout_fix
 from hookwright.dialects.openharness.prompt_source import PromptSourceError, read_source
 from hookwright.dialects.openharness.schema import PromptSource
-from hookwright.engine.services import HookModelRequest, Services
+from hookwright.engine.hook_requests import HookModelRequest
+from hookwright.engine.services import Services
 from hookwright.transports.base import (
     BaseTransport,
     Envelope,

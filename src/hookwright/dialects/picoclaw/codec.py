@@ -27,7 +27,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeGuard
 
-from hookwright.core.effects import ToolResult
+from hookwright.core.effect_parts import ToolResult
 from hookwright.core.events import Event, HookInput
 from hookwright.dialects.picoclaw.gojson import (
     LLM_RESPONSE,

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from hookwright.core.actions import WIRE_FIELD, actions_json
 from hookwright.core.events import HookInput
 from hookwright.core.results import HookResult, Status
-from hookwright.core.spec import RunContext
+from hookwright.core.run_context import RunContext
 from hookwright.dialects.base import Handler
 from hookwright.dialects.picoclaw.actions import (
     STAGE_ACTIONS,

@@ -11,7 +11,7 @@ from hookwright.dialects.picoclaw.isolation import Isolation, sandbox
 from hookwright.dialects.picoclaw.kinds import normalize_observe
 from hookwright.dialects.picoclaw.launch_hint import missing_script_hint
 from hookwright.dialects.picoclaw.program import workdir
-from hookwright.engine.observers import RuntimeEvent
+from hookwright.engine.observed import RuntimeEvent
 from hookwright.transports.base import IoRunner
 from hookwright.transports.rpc import RestartPolicy, RpcProcess, RpcTransport
 

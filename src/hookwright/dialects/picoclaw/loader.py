@@ -41,8 +41,9 @@ from hookwright.config.loading import (
     register_source,
 )
 from hookwright.config.trust import NOT_APPLIED, TrustPolicy
+from hookwright.core.dialect_data import DialectData
 from hookwright.core.events import Event
-from hookwright.core.spec import DialectData, HookSpec
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.picoclaw.builtins import BuiltinTarget, resolve_factory
 from hookwright.dialects.picoclaw.codec import EVENTS
 from hookwright.dialects.picoclaw.codec import Protocol as WireProtocol

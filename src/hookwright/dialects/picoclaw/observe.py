@@ -40,7 +40,7 @@ from hookwright.dialects.picoclaw.kinds import (
     severity_of,
 )
 from hookwright.engine.kernel import HookEngine
-from hookwright.engine.observers import RuntimeEvent
+from hookwright.engine.observed import RuntimeEvent
 
 ENVELOPE_KEYS = frozenset(
     {"id", "scope", "correlation", "attrs", "severity", "source", "meta", "context"}

@@ -31,7 +31,8 @@ from hookwright.config.loading import LoadContext
 from hookwright.config.trust import TrustPolicy
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult
-from hookwright.core.spec import HookSpec, RunContext
+from hookwright.core.run_context import RunContext
+from hookwright.core.spec import HookSpec
 from hookwright.dialects.picoclaw.handler import target_of
 from hookwright.dialects.picoclaw.hook_process import ProcessTarget
 from hookwright.dialects.picoclaw.loader import DIALECT, PicoClawSpecData, discover

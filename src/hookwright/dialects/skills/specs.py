@@ -24,10 +24,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hookwright.core.effects import Effects, PromptInjection
+from hookwright.core.dialect_data import DialectData
+from hookwright.core.effect_parts import PromptInjection
+from hookwright.core.effects import Effects
 from hookwright.core.events import Event, HookInput
 from hookwright.core.results import HookResult
-from hookwright.core.spec import DialectData, HookSpec, PythonHandler
+from hookwright.core.spec import HookSpec, PythonHandler
 from hookwright.dialects.skills.config import HookInfo
 
 DIALECT = "skill"

@@ -44,7 +44,7 @@ from mcp.types import (
 )
 
 from hookwright.config.private_files import appending_text
-from hookwright.engine.services import McpToolReply
+from hookwright.engine.hook_requests import McpToolReply
 from hookwright.runtime.mcp.config import ServerConfig
 from hookwright.runtime.mcp.stdio import STOP_WITHIN, ServerLog, StdioLink, open_stdio
 
