@@ -207,8 +207,15 @@ effect_answers = st.builds(
     duration_ms=st.sampled_from([0.017, 0.0, -0.0, 1, 1.0, 2.5e-4])
     | st.floats(allow_nan=True, allow_infinity=True),
 )
+#: A run's nanoseconds: quick hooks, a half microsecond exactly (where the float's own error
+#: decides the rounding), and long runs.
+run_ns = st.one_of(
+    st.integers(0, 10**6),
+    st.integers(0, 10**9).map(lambda ns: ns - ns % 1000 + 500),
+    st.integers(0, 2 * 10**15),
+)
 answer_runs = st.lists(
-    st.tuples(st.sampled_from(SPECS), st.none() | effect_answers, st.integers(0, 10**6)),
+    st.tuples(st.sampled_from(SPECS), st.none() | effect_answers, run_ns, st.booleans()),
     min_size=1,
     max_size=3,
 )
@@ -227,28 +234,45 @@ answer_runs = st.lists(
         max_size=6,
     ),
     st.floats(min_value=0, max_value=4e9),
+    st.sampled_from([0.0, 1e-6, 0.37, 1.0]),
 )
 def test_answers_of_effects_alone_are_the_bytes_json_writes(
-    dispatches: list[tuple[Any, ...]], now: float
+    dispatches: list[tuple[Any, ...]], now: float, step: float
 ) -> None:
+    """Some answers are timed as the engine times them (`duration_ms` is the run's
+    nanoseconds over 1e6), which the line encoder rounds from the nanoseconds; the clock
+    moves by `step` per dispatch, within a second and across seconds."""
     submitted = []
     for hook_runs, session_id, turn_id, tool_input in dispatches:
         event = Event.UserPromptSubmit if tool_input is None else Event.PreToolUse
-        runs = [(spec, _for(spec, _copy(result)), ns) for spec, result, ns in hook_runs]
+        runs = [
+            (spec, _for(spec, _copy(result, ns if engine_timed else None)), ns)
+            for spec, result, ns, engine_timed in hook_runs
+        ]
         payload = {} if tool_input is None else {"tool_name": "Bash", "tool_input": tool_input}
         inp = HookInput(event.value, session_id=session_id, turn_id=turn_id, payload=payload)
         submitted.append((Verdict(event=event, runs=runs), session_id, inp))
-    clock = SimpleNamespace(time=lambda: now, monotonic=time.monotonic)
-    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(audit_module, "time", clock):
-        lines = written(Path(tmp) / "lines.jsonl", False, submitted)
-        records = written(Path(tmp) / "records.jsonl", True, submitted)
+    with tempfile.TemporaryDirectory() as tmp:
+        with mock.patch.object(audit_module, "time", _ticking(now, step)):
+            lines = written(Path(tmp) / "lines.jsonl", False, submitted)
+        with mock.patch.object(audit_module, "time", _ticking(now, step)):
+            records = written(Path(tmp) / "records.jsonl", True, submitted)
     assert lines == records
     assert SECRET.encode() not in lines
 
 
-def _copy(result: HookResult | None) -> HookResult | None:
-    """A result of its own per run (`_for` names the hook on it)."""
-    return None if result is None else replace(result)
+def _ticking(now: float, step: float) -> SimpleNamespace:
+    """A clock at `now` that moves by `step` each time it is read."""
+    reads = iter(range(10**9))
+    return SimpleNamespace(time=lambda: now + step * next(reads), monotonic=time.monotonic)
+
+
+def _copy(result: HookResult | None, ns: int | None = None) -> HookResult | None:
+    """A result of its own per run (`_for` names the hook on it), timed as the engine times
+    it (`ns / 1e6`) when `ns` is given."""
+    if result is None:
+        return None
+    return replace(result) if ns is None else replace(result, duration_ms=ns / 1e6)
 
 
 def test_a_secret_added_after_a_context_was_written_is_redacted_from_then_on(

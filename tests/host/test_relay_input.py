@@ -75,3 +75,24 @@ def test_adopt_takes_every_field_the_payload_leaves_out(name: str) -> None:
         assert getattr(session.identity, name) == f"host-{name}"
     finally:
         engine.close()
+
+
+def test_the_sessions_fields_land_in_the_inputs_own() -> None:
+    """`_made` passes the session's fields by position: each distinct value is read back from
+    the field of its name (a reordered `HookInput.__init__` would swap two of them)."""
+    engine = HookEngine(audit_path=None)
+    try:
+        names = ("session_id", "turn_id", "agent_id", "agent_type", "cwd", "transcript_path")
+        names += ("permission_mode",)
+        identity = SessionIdentity(**{name: f"value of {name}" for name in names})
+        session = HookSession(engine, identity, host_objects={"db": "handle"})
+        made = session.input(Event.UserPromptSubmit, prompt="hi")
+        assert {name: getattr(made, name) for name in names} == {
+            name: f"value of {name}" for name in names
+        }
+        assert made.event is Event.UserPromptSubmit
+        assert dict(made.host_objects) == {"db": "handle"}
+        assert made.payload["prompt"] == "hi"
+        assert made.chain_state == {}
+    finally:
+        engine.close()

@@ -411,19 +411,23 @@ class HookSession:
         return common
 
     def _made(self, event: Event, payload: dict[str, Any]) -> HookInput:
-        """The hook input of `event` on this session's common fields, with `payload` whole."""
+        """The hook input of `event` on this session's common fields, with `payload` whole.
+        The fields go by position, in `HookInput.__init__`'s order: a class called with
+        keywords has them packed into a dict and unpacked again, twice the positional call's
+        cost on every event a daemon relays (`tests/host/test_relay_input.py` checks each
+        field lands in its place)."""
         ident = self.identity
         return HookInput(
             event,
-            host_objects=self.host_objects,
-            session_id=ident.session_id,
-            turn_id=ident.turn_id,
-            agent_id=ident.agent_id,
-            agent_type=ident.agent_type,
-            cwd=ident.cwd,
-            transcript_path=ident.transcript_path,
-            permission_mode=ident.permission_mode,
-            payload=payload,
+            ident.session_id,
+            ident.turn_id,
+            ident.agent_id,
+            ident.agent_type,
+            ident.cwd,
+            ident.transcript_path,
+            ident.permission_mode,
+            payload,
+            self.host_objects,
         )
 
     async def fire(self, event: Event, **payload: Any) -> Verdict:

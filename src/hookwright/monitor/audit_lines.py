@@ -185,6 +185,12 @@ _CACHE_LIMIT = 4096
 #: hook, some ten times a global's cost, and the writer asks it of every answer.
 _OK = Status.ok
 _DURATIONS_LIMIT = 16384
+#: Durations (ns) below which `ns / 1e6`'s error cannot move it across a half microsecond
+#: (`LineEncoder._us`): some 11 days.
+_EXACT_NS = 10**15
+#: Three digits of a time's microseconds, by their value (a line's time in two lookups, where
+#: formatting `%06d` costs several times more).
+_DIGITS = tuple(b"%03d" % value for value in range(1000))
 
 
 def utf8(text: str) -> bytes:
@@ -214,14 +220,16 @@ class LineEncoder:
         #: Per hook, its fields before its result and after the session (`_spec_parts`).
         self._specs: dict[HookSpec, tuple[str, str]] = {}
         self._durations: dict[int, bytes] = {}
-        #: The same for answers, by their `duration_ms`.
-        self._answer_ms: dict[float, bytes] = {}
-        #: Per event, its field as bytes; the start of a line up to its second, as bytes
-        #: (made once a second).
+        #: The same for answers, by their duration in whole microseconds (`_us`).
+        self._answer_us: dict[int, bytes] = {}
+        #: Per event, its field as bytes (after the end of the time's text).
         self._events: dict[Event, bytes] = {}
         self._session_id: str | None = None
         self._session_text = '"session_id": null, '
-        self._second = -1
+        #: The second the last line's time was in, as `[_second, _next_second)`, and the
+        #: start of a line up to it (`_new_second`); none yet.
+        self._second = 0.0
+        self._next_second = 0.0
         self._second_text = b""
         #: The `AuditContext` fields every line ends with (set by the audit).
         self.about = about_text(AuditContext())
@@ -250,11 +258,13 @@ class LineEncoder:
         """Append to `out` one line per hook run of `verdict`, each without its closing brace
         (the chain closes it); returns the number of lines."""
         event = self._events.get(verdict.event) or self._event_text(verdict.event)
-        whole = int(ts // 1)
-        if whole != self._second:
-            self._new_second(whole)
-        micro = min(999_999, round((ts - whole) * 1_000_000))
-        head = b'%s.%06dZ", %s' % (self._second_text, micro, event)
+        whole = self._second
+        if not whole <= ts < self._next_second:
+            whole = self._new_second(ts)
+        micro = round((ts - whole) * 1_000_000)
+        if micro > 999_999:
+            micro = 999_999
+        head = b"".join((self._second_text, _DIGITS[micro // 1000], _DIGITS[micro % 1000], event))
         if session_id != self._session_id:
             self._new_session(session_id)
         tail = self._call_text(verdict, turn_id, call) if call else self._turn_text(turn_id)
@@ -267,10 +277,16 @@ class LineEncoder:
             self._add_runs(out, verdict.runs, head, tail)
         return len(verdict.runs)
 
-    def _new_second(self, whole: int) -> None:
-        """A line's start up to its time's microseconds (`iso_utc`), for second `whole`."""
-        self._second = whole
-        self._second_text = b'{"ts": "' + iso_utc(whole)[:-8].encode("ascii")
+    def _new_second(self, ts: float) -> float:
+        """A line's start up to its time's microseconds (`iso_utc`), for the second `ts` is
+        in, made once a second; returns that second's start. The second is kept as a float
+        (whole seconds are exact in one), so the next lines are told in it by two float
+        comparisons, and `ts` minus it is what `iso_utc` subtracts."""
+        whole = int(ts // 1)
+        self._second = float(whole)
+        self._next_second = float(whole + 1)
+        self._second_text = b'{"ts": "' + iso_utc(whole)[:-8].encode("ascii") + b"."
+        return self._second
 
     def _add_runs(self, out: list[bytes], runs: list[HookRun], head: bytes, tail: str) -> None:
         firsts = self._firsts
@@ -284,7 +300,7 @@ class LineEncoder:
                 quiet = quiet or self._quiet_text(tail)
                 out.append(join((head, firsts[spec], duration, seconds[spec], quiet)))
             else:
-                out.append(self._answered(head, result, tail))
+                out.append(self._answered(head, result, tail, duration_ns))
 
     def _learn(self, runs: list[HookRun]) -> None:
         """Encode the pieces of these hooks that are not known yet."""
@@ -315,7 +331,8 @@ class LineEncoder:
         return text
 
     def _event_text(self, event: Event) -> bytes:
-        text = self._events[event] = utf8(f'"event": {_text(event.value)}, ')
+        """The end of the time's text, then the event's field."""
+        text = self._events[event] = utf8(f'Z", "event": {_text(event.value)}, ')
         return text
 
     def _new_session(self, session_id: str | None) -> None:
@@ -323,10 +340,11 @@ class LineEncoder:
         self._session_text = f'"session_id": {_text(session_id)}, '
         self._seconds = {}
 
-    def _answered(self, head: bytes, result: HookResult, tail: str) -> bytes:
+    def _answered(self, head: bytes, result: HookResult, tail: str, duration_ns: int) -> bytes:
         """The line of a hook that answered something. An answer of effects alone (context, a
-        message: the daemon's usual record) is a quiet run's pieces around its duration, then
-        its `_said` fields; any other is written field by field (`_answer_text`)."""
+        message: the daemon's usual record) is a quiet run's pieces around its duration (told
+        from the run's `duration_ns` when the result's is that, `_us`), then its `_said`
+        fields; any other is written field by field (`_answer_text`)."""
         hook = result.hook
         if (
             hook is not None
@@ -346,21 +364,31 @@ class LineEncoder:
                 self._learn([(hook, result, 0)])
                 first, second = self._firsts[hook], self._seconds[hook]
             ms = result.duration_ms
-            if type(ms) is float and ms > 0.0:
-                rounded = round(ms, 3)
-                duration = self._answer_ms.get(rounded) or self._ms(rounded)
+            if (
+                type(ms) is float
+                and ms > 0.0
+                and ms == duration_ns / 1e6
+                and duration_ns % 1000 != 500
+                and duration_ns < _EXACT_NS
+            ):
+                micros = (duration_ns + 500) // 1000
+                duration = self._answer_us.get(micros) or self._us(micros)
             else:
                 duration = utf8(_text(round(ms, 3)))
             return b"".join((head, first, duration, second, self._said(result, tail)))
         return head + self._answer_text(result, tail)
 
-    def _ms(self, rounded: float) -> bytes:
-        """A positive `duration_ms` already rounded as the record rounds it, as text,
-        remembered by its rounded value (answers take a few thousand distinct values to the
-        microsecond, where their exact durations hardly repeat)."""
-        if len(self._answer_ms) >= _DURATIONS_LIMIT:
-            self._answer_ms.clear()
-        text = self._answer_ms[rounded] = utf8(_text(rounded))
+    def _us(self, micros: int) -> bytes:
+        """`round(duration_ns / 1e6, 3)` as text, for a duration of `micros` microseconds to
+        the nearest, remembered by it (answers take a few thousand distinct values to the
+        microsecond, where their exact durations hardly repeat). The same value: away from a
+        half microsecond (`duration_ns % 1000 == 500`), rounding the float `ns / 1e6` to three
+        places rounds to the nearest microsecond whatever that division's error (below
+        `_EXACT_NS`), and `micros / 1000` is the float nearest that many thousandths, as
+        `round` returns."""
+        if len(self._answer_us) >= _DURATIONS_LIMIT:
+            self._answer_us.clear()
+        text = self._answer_us[micros] = utf8(repr(micros / 1000))
         return text
 
     def _said(self, result: HookResult, tail: str) -> bytes:
