@@ -188,7 +188,7 @@ async def open_project(
     project_dir = project_dir.resolve()
     profile = project_profile(project_dir, home, scope, policy)  # chosen once, used twice
     discovery = discover_project(project_dir, home, scope, policy, profile=profile[0])
-    needing = discovery.needing_trust(policy)
+    needing = discovery.needing_trust(policy) if ask_trust is not None else ()
     if needing and ask_trust is not None and await ask_trust(project_dir, len(needing)):
         TrustStore(home).trust(project_dir)
         before = profile[0]
