@@ -40,7 +40,7 @@ from hookwright.core.systems import system_name
 from hookwright.dialects.claude_code.answer import encode_output_json
 from hookwright.dialects.claude_profiles import ClaudeCodeProfile
 from hookwright.host.failure_policy import closing_decision, load_failure_closing
-from hookwright.host.open import ProjectScope, trusted_by_store, untrusted_hooks, uses_picoclaw
+from hookwright.host.open import ProjectScope, store_policy, untrusted_hooks, uses_picoclaw
 from hookwright.host.session import HookSession
 from hookwright.host.toolmap import ToolMap
 from hookwright.monitor.audit import default_audit_path
@@ -50,6 +50,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final, TypeVar
 
+    from hookwright.config.trust import TrustPolicy
     from hookwright.host.load_failures import LoadFailure
 
     T = TypeVar("T")
@@ -200,16 +201,19 @@ async def open_session(
     host: str = "hook claude-code",
     caller: ClaudeCodeProfile | None = None,
     required_of: frozenset[str] = frozenset(),
+    trust: TrustPolicy | None = None,
 ) -> HookSession:
     """The project's session as the bridge runs it: the hooks of the asking CLI's own dialect
     (`exclude`) left to that CLI, its tools under the hooks' names (`tool_map`), the user's
     audit on (`HOOKWRIGHT_AUDIT_LOG` or ``~/.hookwright/audit.jsonl``), its records naming
     `host`; loaded as the calling CLI's version (`caller`; None: as the settings choose).
     `required_of`: dialects of `exclude` whose required files are read still, to refuse as
-    every host does (`HookSession.open`)."""
+    every host does (`HookSession.open`); `trust`: the trust store as the caller read it
+    (None: read here)."""
     session = await HookSession.open(
         project,
         home=home,
+        trust=trust,
         exclude_dialects=exclude,
         tool_map=tool_map,
         audit_path=default_audit_path(),
@@ -246,6 +250,7 @@ def relay_here(
     caller: ClaudeCodeProfile | None,
     *,
     adopt: bool = False,
+    trust: TrustPolicy | None = None,
 ) -> Relayed:
     """`relay_once` for a process that answers this one event. When every hook of the event
     runs inline (sync Python hooks without a timeout, `HookSpec.inline`) and the session has
@@ -255,8 +260,8 @@ def relay_here(
     runs on an event loop, as `relay_once` runs it (the session's hook processes then do their
     I/O on a loop of their own, as a sync host's do), this process first made the subreaper
     of what they detach when `adopt` (an inline answer starts no process, so it has no
-    leftover to hunt, and loads no `ctypes` for it)."""
-    session = completed(open_session(project, home, caller=caller))
+    leftover to hunt, and loads no `ctypes` for it). `trust`: as `open_session` takes it."""
+    session = completed(open_session(project, home, caller=caller, trust=trust))
     write_on_close = getattr(session.engine.audit, "write_on_close", None)
     if write_on_close is not None:
         write_on_close()  # the session closes once this event is answered
@@ -451,10 +456,11 @@ def answer(raw: bytes, project: Path | None, *, adopt: bool = False) -> bytes:
     event, hook_input = parse_input(raw)
     root = project_for(project, hook_input, os.environ.get("CLAUDE_PROJECT_DIR"))
     home = user_home()
-    trusted = trusted_by_store(root, home)
+    policy = store_policy(home)  # read once: the session opens with it
+    trusted = policy is not None and policy.trusts(root)
     caller = calling_profile(os.environ.get(AGENT_VARIABLE))
     try:
-        relayed = relay_here(root, home, event, hook_input, caller, adopt=adopt)
+        relayed = relay_here(root, home, event, hook_input, caller, adopt=adopt, trust=policy)
     except Exception as exc:
         relayed = Relayed(failure(event, exc))
     verdict, failed = settle(relayed, root, trusted)

@@ -78,15 +78,17 @@ _READS: dict[str, Callable[[LoadContext], list[Path]]] = {
 _WARNS_ABOUT = {"claude_code": ("HOOKWRIGHT_CLAUDE_EXIT_RULES",)}
 
 
-def absent(ctx: LoadContext) -> set[str]:
-    """The built-in dialects that certainly find nothing in `ctx`, checked without importing
-    them (a command that only reads a project's hooks then loads only the dialects it uses)."""
+def absent(ctx: LoadContext, of: Collection[str] | None = None) -> set[str]:
+    """The built-in dialects (of those named in `of`; None: of all) that certainly find
+    nothing in `ctx`, checked without importing them (a command that only reads a project's
+    hooks then loads only the dialects it uses)."""
     if ctx.config_files:
         return set()
     return {
         name
         for name, reads in _READS.items()
-        if not any(os.path.lexists(path) for path in reads(ctx))
+        if (of is None or name in of)
+        and not any(os.path.lexists(path) for path in reads(ctx))
         and not any(os.environ.get(variable) for variable in _WARNS_ABOUT.get(name, ()))
     }
 

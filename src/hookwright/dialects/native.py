@@ -273,9 +273,8 @@ def discover(ctx: LoadContext) -> Discovery:
     candidates += [(Path(p), "project", None) for p in ctx.config_files if _is_native(Path(p))]
     seen: set[Path] = set()
     for path, source, trust_root in candidates:
-        resolved = path.resolve()
         # A file that is there but cannot be read is read for its error, never skipped.
-        if resolved in seen or not (path.exists() or path.is_symlink()):
+        if not (path.exists() or path.is_symlink()) or (resolved := path.resolve()) in seen:
             continue
         seen.add(resolved)
         discovery.files.append(str(path))

@@ -186,15 +186,17 @@ async def open_project(
     their first event."""
     scope = scope or ProjectScope()
     project_dir = project_dir.resolve()
-    discovery = discover_project(project_dir, home, scope, policy)
-    needing = discovery.needing_trust(policy)
+    profile = project_profile(project_dir, home, scope, policy)  # chosen once, used twice
+    discovery = discover_project(project_dir, home, scope, policy, profile=profile[0])
+    needing = discovery.needing_trust(policy) if ask_trust is not None else ()
     if needing and ask_trust is not None and await ask_trust(project_dir, len(needing)):
         TrustStore(home).trust(project_dir)
-        before = project_profile(project_dir, home, scope, policy)[0]
+        before = profile[0]
         policy = policy.with_folder(project_dir)
-        if project_profile(project_dir, home, scope, policy)[0] != before:
-            discovery = discover_project(project_dir, home, scope, policy)
-    return bind_project(engine, discovery, policy, project_dir, home, scope)
+        profile = project_profile(project_dir, home, scope, policy)
+        if profile[0] != before:
+            discovery = discover_project(project_dir, home, scope, policy, profile=profile[0])
+    return bind_project(engine, discovery, policy, project_dir, home, scope, profile=profile)
 
 
 def project_profile(
@@ -209,13 +211,19 @@ def project_profile(
 
 
 def discover_project(
-    project_dir: Path, home: Path, scope: ProjectScope, policy: TrustPolicy | None = None
+    project_dir: Path,
+    home: Path,
+    scope: ProjectScope,
+    policy: TrustPolicy | None = None,
+    *,
+    profile: ClaudeCodeProfile | None = None,
 ) -> Discovery:
     """Every hook the project declares, as read from disk (no hook code runs), limited to the
     dialects `scope` keeps (the others are not read at all) and loaded as the Claude Code
-    version `project_profile` picks under `policy` (None: the trust store's); a dialect name
-    no dialect has is a warning."""
-    profile, _ = project_profile(project_dir, home, scope, policy or _store_policy(home))
+    version `project_profile` picks under `policy` (None: the trust store's), or as `profile`
+    when the caller has it already; a dialect name no dialect has is a warning."""
+    if profile is None:
+        profile = project_profile(project_dir, home, scope, policy or _store_policy(home))[0]
     ctx = LoadContext(
         project_dir=project_dir,
         home=home,
@@ -299,6 +307,16 @@ def trusted_by_store(project: Path, home: Path) -> bool:
     return _store_policy(home).trusts(project)
 
 
+def store_policy(home: Path) -> TrustPolicy | None:
+    """The trust store's policy; None when the store cannot be read (it then trusts no
+    folder, and a session opened without a policy reads the store again and fails to
+    open)."""
+    try:
+        return TrustPolicy.load(home)
+    except ValueError:
+        return None
+
+
 def session_engine(
     home: Path,
     *,
@@ -374,9 +392,12 @@ def bind_project(
     project_dir: Path,
     home: Path,
     scope: ProjectScope,
+    *,
+    profile: tuple[ClaudeCodeProfile, list[str]] | None = None,
 ) -> OpenedProject:
-    """Bind the hooks `policy` trusts onto `engine`; a warning says how to trust the rest."""
-    bound = bind_hooks(discovery, policy, project_dir, home, scope)
+    """Bind the hooks `policy` trusts onto `engine`; a warning says how to trust the rest.
+    `profile`: as `bind_hooks` takes it."""
+    bound = bind_hooks(discovery, policy, project_dir, home, scope, profile=profile)
     bound.register(engine)
     engine.audit.describe(project=str(project_dir))
     return bound.opened
@@ -456,11 +477,14 @@ def bind_hooks(
     project_dir: Path,
     home: Path,
     scope: ProjectScope,
+    *,
+    profile: tuple[ClaudeCodeProfile, list[str]] | None = None,
 ) -> BoundHooks:
     """Bind the hooks `policy` trusts (their code runs: modules imported, factories called),
     keep the others unbound, and report every hook that will not run and why. Raises
     `ProjectRefused`, before any hook code runs, when the failure policy closes the hooks of
-    a required file that could not be read."""
+    a required file that could not be read. `profile`: what `project_profile` answers under
+    `policy`, when the caller has it already (None: asked here)."""
     from hookwright.host.failure_policy import start_refusal
 
     failure, policy_problems = load_failure_policy(project_dir, home)
@@ -479,7 +503,7 @@ def bind_hooks(
     summary = _untrusted_warning(loaded, project_dir, home)
     unloaded, said = _why_not_bound(loaded)
     unread = tuple(d for d in loaded.diagnostics if d.required)
-    profile, profile_problems = project_profile(project_dir, home, scope, policy)
+    chosen, profile_problems = profile or project_profile(project_dir, home, scope, policy)
     opened = OpenedProject(
         project_dir=project_dir,
         home=home,
@@ -490,7 +514,7 @@ def bind_hooks(
         watch=watch,
         failure_policy=failure,
         not_run_summary=(*summary, *said),
-        claude_code=profile,
+        claude_code=chosen,
         load_failures=_load_failures(loaded, project_dir, policy, scope, discovery.dialects),
         unread=unread,
         valid_until=discovery.valid_until,
@@ -619,7 +643,7 @@ def uses_picoclaw(watch: ConfigWatchTarget | None) -> bool:
     may exist (checked as discovery checks it, without loading the dialect)."""
     if "hookwright.dialects.picoclaw.hook_process" in sys.modules:
         return True
-    return watch is not None and "picoclaw" not in hookwright.dialects.absent(watch[0])
+    return watch is not None and not hookwright.dialects.absent(watch[0], of=("picoclaw",))
 
 
 def add_frontmatter_hooks(
@@ -756,6 +780,7 @@ __all__ = [
     "report_not_run",
     "session_engine",
     "start_processes",
+    "store_policy",
     "trusted_by_store",
     "untrusted_hooks",
 ]

@@ -219,7 +219,6 @@ class HookSession:
         dialects of `exclude_dialects` (their hooks run by the host itself) whose files an
         organization requires are read still, so that one hookwright cannot read refuses the
         session under the failure policy (`ProjectRefused`), as in every other host."""
-        project_dir = project_dir.resolve()
         home = home or user_home()
         policy = trust or TrustPolicy.load(home)
         engine, state_problems = opening.session_engine(
@@ -235,8 +234,8 @@ class HookSession:
             ),
         )
         ident = identity or SessionIdentity()
-        ident.cwd = ident.cwd or str(project_dir)
-        ident.project_dir = ident.project_dir or str(project_dir)
+        ident.cwd = ident.cwd or str(opened.project_dir)  # resolved by `open_project`
+        ident.project_dir = ident.project_dir or str(opened.project_dir)
         session = cls(
             engine,
             ident,
