@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+import hookwright
 from hookwright.config import code_cache
 
 
@@ -104,6 +105,22 @@ def test_a_file_that_cannot_be_trusted_is_passed_over(
     compiled.clear()
     behaves_as_made_without_the_cache(made_in_window(tmp_path))
     assert len(compiled) == first
+
+
+def test_another_release_reads_a_file_of_its_own(
+    tmp_path: Path, compiled: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The code an older release's classes needed is not read by a newer one: its file is
+    another, made anew, and the older release's stays as it was."""
+    made_in_window(tmp_path)
+    older = code_cache.cache_file(tmp_path)
+    kept = older.read_bytes()
+    monkeypatch.setattr(hookwright, "__version__", "999.0")
+    newer = code_cache.cache_file(tmp_path)
+    assert newer != older and newer.parent == older.parent
+    compiled.clear()
+    behaves_as_made_without_the_cache(made_in_window(tmp_path))
+    assert compiled and newer.is_file() and older.read_bytes() == kept
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")

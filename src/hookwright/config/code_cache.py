@@ -17,7 +17,8 @@ the window opens, as an answer that loads none of its classes never loads it); w
 has one, all are left alone, and one that no longer calls the builtin simply compiles as
 before.
 
-One file per interpreter build (named by its version text: code objects are not portable). It is
+One file per interpreter build (named by its version text: code objects are not portable) and
+release of hookwright (the code of the record classes an older release made is not read). It is
 read only when it is a regular file of this user closed to everyone else, in such a folder,
 never through a link (`private_files.read_private`), and only a mapping of texts to code objects
 is taken from it; anything else is ignored and compiled as usual. New entries are written back
@@ -60,8 +61,13 @@ def cache_dir(home: Path) -> Path:
 
 
 def cache_file(home: Path) -> Path:
-    """This interpreter build's file."""
-    build = sha256_hex(f"{FORMAT}\0{sys.version}\0{marshal.version}".encode())
+    """This interpreter build's file for this release of hookwright: a release whose record
+    classes changed starts a file of its own, so the code of classes it no longer makes is
+    not read at every start until the file fills up."""
+    from hookwright import __version__
+
+    key = f"{FORMAT}\0{sys.version}\0{marshal.version}\0{__version__}"
+    build = sha256_hex(key.encode())
     return cache_dir(home) / f"{sys.implementation.cache_tag}-{build[:16]}.marshal"
 
 
