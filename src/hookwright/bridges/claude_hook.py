@@ -234,10 +234,13 @@ async def relay_once(
     host: str = "hook claude-code",
     caller: ClaudeCodeProfile | None = None,
     required_of: frozenset[str] = frozenset(),
+    trust: TrustPolicy | None = None,
 ) -> Relayed:
     """One event on a session opened for it alone and closed after (so its audit is
-    flushed), its records naming `host` (`required_of`: see `open_session`)."""
-    session = await open_session(project, home, exclude, tool_map, host, caller, required_of)
+    flushed), its records naming `host` (`required_of`, `trust`: see `open_session`)."""
+    session = await open_session(
+        project, home, exclude, tool_map, host, caller, required_of, trust=trust
+    )
     async with session:
         return await relay_on(session, event, hook_input)
 

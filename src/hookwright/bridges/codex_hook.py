@@ -31,7 +31,7 @@ from hookwright.bridges.claude_hook import (
 )
 from hookwright.core.home import user_home
 from hookwright.dialects.codex.verdict import encode_output_json
-from hookwright.host.open import trusted_by_store
+from hookwright.host.open import store_policy
 from hookwright.transports.marker import MARKER
 
 #: The dialect the bridge leaves to Codex itself.
@@ -47,11 +47,19 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     event, hook_input = parse_input(raw)
     root = project_for(project, hook_input)
     home = user_home()
-    trusted = trusted_by_store(root, home)
+    policy = store_policy(home)  # read once: the session opens with it
+    trusted = policy is not None and policy.trusts(root)
     try:
         relayed = asyncio.run(
             relay_once(
-                root, home, event, hook_input, EXCLUDED, host="hook codex", required_of=EXCLUDED
+                root,
+                home,
+                event,
+                hook_input,
+                EXCLUDED,
+                host="hook codex",
+                required_of=EXCLUDED,
+                trust=policy,
             )
         )
     except Exception as exc:

@@ -36,7 +36,7 @@ from hookwright.core.events import Event
 from hookwright.core.home import user_home
 from hookwright.dialects.gemini.events import TOOLS
 from hookwright.dialects.gemini.verdict import encode_output_json
-from hookwright.host.open import trusted_by_store
+from hookwright.host.open import store_policy
 from hookwright.host.tool_alias import ToolAlias
 from hookwright.host.toolmap import ToolMap
 from hookwright.transports.marker import MARKER
@@ -155,10 +155,13 @@ def answer(raw: bytes, project: Path | None) -> bytes:
     hook_input = canonical_input(event_name, data)
     root = project_for(project, hook_input, os.environ.get("GEMINI_PROJECT_DIR"))
     home = user_home()
-    trusted = trusted_by_store(root, home)
+    policy = store_policy(home)  # read once: the session opens with it
+    trusted = policy is not None and policy.trusts(root)
     try:
         relayed = asyncio.run(
-            relay_once(root, home, event, hook_input, EXCLUDED, GEMINI_TOOLS, "hook gemini")
+            relay_once(
+                root, home, event, hook_input, EXCLUDED, GEMINI_TOOLS, "hook gemini", trust=policy
+            )
         )
     except Exception as exc:
         relayed = Relayed(failure(event, exc))

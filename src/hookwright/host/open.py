@@ -296,10 +296,9 @@ def discover_skills(
 
 
 def _store_policy(home: Path) -> TrustPolicy:
-    try:
-        return TrustPolicy.load(home)
-    except ValueError:
-        return TrustPolicy()
+    """The trust store's policy; an unreadable store trusts none."""
+    policy = store_policy(home)
+    return TrustPolicy() if policy is None else policy
 
 
 def trusted_by_store(project: Path, home: Path) -> bool:
